@@ -228,7 +228,8 @@ func selects(selector, labels map[string]string) bool {
 // (and nothing else as it), workers reaching the replicas' worker Service,
 // every pod non-root and locked down with resources, one image tag
 // everywhere, every Secret and label selector resolving, every QL_
-// variable a documented setting, and a disruption budget per Deployment.
+// variable a documented setting, a disruption budget per Deployment, and
+// retention run by the replicas as the maintenance role.
 func TestTheKubernetesManifestsHoldTheDeploymentsStructure(t *testing.T) {
 	t.Parallel()
 	docs := manifests(t)
@@ -332,6 +333,16 @@ func TestTheKubernetesManifestsHoldTheDeploymentsStructure(t *testing.T) {
 	}
 	if v, _ := r.env("QL_METRICS_ADDR"); v == "" {
 		t.Error("the replicas do not serve metrics (QL_METRICS_ADDR)")
+	}
+	retains := false
+	for _, ef := range r.EnvFrom {
+		if ef.SecretRef != nil {
+			_, ok := secretKeys[ef.SecretRef.Name]["QL_DATABASE_MAINTENANCE_URL"]
+			retains = retains || ok
+		}
+	}
+	if !retains {
+		t.Error("the replicas are not given the maintenance role's URL (QL_DATABASE_MAINTENANCE_URL): no retention runs, and the database grows for ever")
 	}
 
 	job := find(docs, "Job", "qinglong-migrate")
@@ -534,19 +545,35 @@ func TestTheSystemdUnitsAreHardened(t *testing.T) {
 	}
 }
 
-// The worker's unit does not restart the exits that starting it again as
-// it is cannot change — refused input, a conflict (drained, replaced,
-// another worker's data directory), a refused credential — so a drained
-// worker does not start and exit every few seconds, and two processes
+// Neither unit restarts the exits that starting it again as it is cannot
+// change — refused input, a conflict (drained, replaced, another worker's
+// data directory, another server's data directory, a database of a newer
+// build), a refusal — so a drained worker or a server refused its data
+// directory does not start and exit every few seconds, and two processes
 // given one credential do not replace each other in turn.
-func TestTheWorkerUnitDoesNotRestartExitsThatCannotPass(t *testing.T) {
+func TestTheUnitsDoNotRestartExitsThatCannotPass(t *testing.T) {
 	t.Parallel()
-	keys := unitKeys(t, filepath.Join(repoRoot, "deploy", "systemd", "qinglong-worker.service"))
 	// cli.ExitUsage, cli.ExitConflict and cli.ExitDenied (docs/operations.md,
 	// Exit codes), written out: importing cli would link a server into
 	// this package's tests.
 	const want = "2 4 5"
-	if got := keys["RestartPreventExitStatus"]; !slices.Equal(got, []string{want}) {
-		t.Errorf("qinglong-worker.service: RestartPreventExitStatus=%v, want %s", got, want)
+	for _, unit := range []string{"qinglong.service", "qinglong-worker.service"} {
+		keys := unitKeys(t, filepath.Join(repoRoot, "deploy", "systemd", unit))
+		if got := keys["RestartPreventExitStatus"]; !slices.Equal(got, []string{want}) {
+			t.Errorf("%s: RestartPreventExitStatus=%v, want %s", unit, got, want)
+		}
+	}
+}
+
+// Tasks run inside their unit's sandbox, so neither unit denies memory
+// that is writable and executable: Node.js, Java, .NET and PyPy compile
+// code as they run and die at their start without it.
+func TestTheUnitsLetTasksRunRuntimesThatCompileAsTheyRun(t *testing.T) {
+	t.Parallel()
+	for _, unit := range []string{"qinglong.service", "qinglong-worker.service"} {
+		keys := unitKeys(t, filepath.Join(repoRoot, "deploy", "systemd", unit))
+		if got := keys["MemoryDenyWriteExecute"]; len(got) != 0 && !slices.Equal(got, []string{"no"}) {
+			t.Errorf("%s: MemoryDenyWriteExecute=%v kills every task that runs Node.js or Java", unit, got)
+		}
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -141,7 +142,11 @@ Reads with the admin or the runtime role's URL. STATE is draining after ` + "`ql
 and finishes its commands, for up to its stop timeout. SESSIONS counts the worker processes running
 with the credential: one that stopped cleanly ended its session, and a revoked credential's are not
 counted; one that crashed or was cut off counts until its session's lease (45s) passes. FREE is as of each session's last heartbeat (every 10s), not the
-moment: a Run granted or ended since shows at the next one; a draining worker has none free.`,
+moment: a Run granted or ended since shows at the next one; a draining worker has none free.
+LABELS are those a task's placement is matched against: the running process's, which are the
+credential's plus those it gave with ` + "`ql-worker --labels`" + ` (each set in braces when several processes
+run with other labels), or the credential's while none runs. With -o json, "labels" stays the
+credential's and "sessionLabels" lists each live process's set (empty while none runs).`,
 		Args:         cobra.NoArgs,
 		SilenceUsage: true,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -164,7 +169,7 @@ moment: a Run granted or ended since shows at the next one; a draining worker ha
 			tw := cli.NewTable(w)
 			fmt.Fprintln(tw, "NAME\tSTATE\tLABELS\tSESSIONS\tCAPACITY\tFREE\tMAX\tLAST HEARTBEAT")
 			for _, x := range list {
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%d\t%d\t%s\n", x.Name, shownState(x), orDash(task.FormatWorkerLabels(x.Labels)),
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%d\t%d\t%s\n", x.Name, shownState(x), shownLabels(x),
 					x.Sessions, x.Capacity, x.FreeSlots, x.MaxConcurrency, fmtMs(x.LastHeartbeatMs))
 			}
 			if err := tw.Flush(); err != nil {
@@ -227,7 +232,8 @@ func workersResumeCommand(getenv func(string) string) *cobra.Command {
 		Short: "Return a drained worker to service",
 		Long: "Returns a drained worker to service: a session it opens from now on takes work again. A worker\n" +
 			"process that exited on its drain must be started again; one still finishing its commands exits\n" +
-			"once idle, as drained, and takes work when started again.",
+			"once idle, as drained, and takes work when started again. Until it exits `ql workers list` shows\n" +
+			"it \"draining (resumed)\" (-o json: \"resumed\": true), with no free slot.",
 		Args:         oneName("resume"),
 		SilenceUsage: true,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -247,8 +253,9 @@ func workersResumeCommand(getenv func(string) string) *cobra.Command {
 
 // resumed says what resuming worker name made of it. A worker whose
 // process stops on its own (a signal, or an error that ends it) drains
-// whatever its credential says: resuming cannot return that process to
-// work, and "active" alone would say it did.
+// whatever its credential says, and so does one whose process heard the
+// drain being lifted (it exits once its commands end): resuming cannot
+// return that process to work, and "active" alone would say it did.
 func resumed(ctx context.Context, a *pgstore.Admin, name string) string {
 	const active = "active; a worker process started from now on takes work"
 	list, err := a.WorkerList(ctx)
@@ -256,9 +263,14 @@ func resumed(ctx context.Context, a *pgstore.Admin, name string) string {
 		return active
 	}
 	for _, w := range list {
-		if w.Name == name && w.DrainedBy == pgstore.DrainedByWorker {
+		switch {
+		case w.Name != name:
+		case w.DrainedBy == pgstore.DrainedByWorker:
 			return "active; its process running now is stopping on its own and takes no new work, whatever the credential says: " +
 				"it exits once its commands end, and a worker process started again takes work"
+		case w.Resumed:
+			return "active for its next start; its process running now heard the drain and still finishes its commands, " +
+				"taking no new work, then exits: start it again and it takes work (`ql workers list` shows it draining (resumed) until then)"
 		}
 	}
 	return active
@@ -284,8 +296,11 @@ func workerChange(getenv func(string) string, verb string, change func(*pgstore.
 // shownState is a worker's STATE in the table: its state, and for a
 // worker draining because its process stops on its own, that it does.
 func shownState(x pgstore.WorkerInfo) string {
-	if x.DrainedBy == pgstore.DrainedByWorker {
+	switch {
+	case x.DrainedBy == pgstore.DrainedByWorker:
 		return x.State + " (stopping)"
+	case x.Resumed:
+		return x.State + " (resumed)"
 	}
 	return x.State
 }
@@ -305,18 +320,36 @@ func fmtMs(ms *int64) string {
 	return time.UnixMilli(*ms).UTC().Format("2006-01-02T15:04:05.000Z")
 }
 
+// shownLabels is the LABELS cell: the label sets placement matches
+// (pgstore.WorkerInfo.PlacementLabels), one bare, several each in braces.
+func shownLabels(x pgstore.WorkerInfo) string {
+	sets := x.PlacementLabels()
+	if len(sets) == 1 {
+		return orDash(task.FormatWorkerLabels(sets[0]))
+	}
+	shown := make([]string, len(sets))
+	for i, s := range sets {
+		shown[i] = "{" + task.FormatWorkerLabels(s) + "}"
+	}
+	return strings.Join(shown, " ")
+}
+
 // workerJSON is the stable shape of a worker in `ql workers list -o json`.
+// Labels are the credential's, as ever; SessionLabels, added beside them,
+// are each live session's, which placement matches.
 type workerJSON struct {
-	Name            string            `json:"name"`
-	State           string            `json:"state"`
-	DrainedBy       string            `json:"drainedBy,omitempty"`
-	Labels          map[string]string `json:"labels"`
-	MaxConcurrency  int               `json:"maxConcurrency"`
-	Sessions        int               `json:"sessions"`
-	Capacity        int               `json:"capacity"`
-	FreeSlots       int               `json:"freeSlots"`
-	LastHeartbeatMs *int64            `json:"lastHeartbeatMs"`
-	CreatedAtMs     int64             `json:"createdAtMs"`
+	Name            string              `json:"name"`
+	State           string              `json:"state"`
+	DrainedBy       string              `json:"drainedBy,omitempty"`
+	Resumed         bool                `json:"resumed,omitempty"`
+	Labels          map[string]string   `json:"labels"`
+	SessionLabels   []map[string]string `json:"sessionLabels"`
+	MaxConcurrency  int                 `json:"maxConcurrency"`
+	Sessions        int                 `json:"sessions"`
+	Capacity        int                 `json:"capacity"`
+	FreeSlots       int                 `json:"freeSlots"`
+	LastHeartbeatMs *int64              `json:"lastHeartbeatMs"`
+	CreatedAtMs     int64               `json:"createdAtMs"`
 }
 
 func writeWorkersJSON(w io.Writer, list []pgstore.WorkerInfo) error {
@@ -328,7 +361,11 @@ func writeWorkersJSON(w io.Writer, list []pgstore.WorkerInfo) error {
 		if labels == nil {
 			labels = map[string]string{}
 		}
-		out.Workers = append(out.Workers, workerJSON{Name: x.Name, State: x.State, DrainedBy: x.DrainedBy, Labels: labels, MaxConcurrency: x.MaxConcurrency,
+		sessionLabels := x.SessionLabels
+		if sessionLabels == nil {
+			sessionLabels = []map[string]string{}
+		}
+		out.Workers = append(out.Workers, workerJSON{Name: x.Name, State: x.State, DrainedBy: x.DrainedBy, Resumed: x.Resumed, Labels: labels, SessionLabels: sessionLabels, MaxConcurrency: x.MaxConcurrency,
 			Sessions: x.Sessions, Capacity: x.Capacity, FreeSlots: x.FreeSlots, LastHeartbeatMs: x.LastHeartbeatMs, CreatedAtMs: x.CreatedAtMs})
 	}
 	enc := json.NewEncoder(w)

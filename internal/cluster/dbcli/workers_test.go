@@ -35,6 +35,7 @@ type listed struct {
 		Name           string
 		State          string
 		Labels         map[string]string
+		SessionLabels  []map[string]string
 		MaxConcurrency int
 		Sessions       int
 		Capacity       int
@@ -304,5 +305,112 @@ func TestAWorkerStoppingOnItsOwnIsListedDrainingStopping(t *testing.T) {
 	// to work, and the command says so rather than "active" alone.
 	if out, _, err := workers(t, env, "resume", "build-01"); err != nil || !strings.Contains(out, "worker build-01: active; its process running now is stopping on its own") {
 		t.Fatalf("resume of a worker stopping on its own: %v %q; want it to say its process still stops", err, out)
+	}
+}
+
+// The labels a task's placement is matched against are the live
+// session's — the credential's plus those its process gave with
+// `ql-worker --labels` — and the list shows those: the table's LABELS,
+// and -o json's sessionLabels beside the credential's own labels, which
+// keep their meaning. With no process running, the table shows the
+// credential's.
+func TestWorkersListShowsTheLabelsPlacementMatches(t *testing.T) {
+	t.Parallel()
+	c := clustertest.New(t)
+	env := map[string]string{EnvAdminURL: c.URL(pgstore.RoleAdmin)}
+	rt := c.Runtime(t, "workers-test", 30*time.Second)
+	cred, _, err := workers(t, env, "create", "w3", "--labels", "zone=eu")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if table, _, err := workers(t, env, "list"); err != nil || !strings.Contains(table, "w3    active  zone=eu ") {
+		t.Fatalf("list table with no process running: %v %q; want the credential's labels", err, table)
+	}
+	id, err := rt.AuthenticateWorker(t.Context(), strings.TrimSpace(cred))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := rt.RegisterWorker(t.Context(), id, workerproto.RegisterRequest{Capacity: 1, Version: "test", Labels: map[string]string{"sec": "yes"}}, pgstore.WorkerSettings{}); err != nil {
+		t.Fatal(err)
+	}
+	if table, _, err := workers(t, env, "list"); err != nil || !strings.Contains(table, "w3    active  sec=yes,zone=eu ") {
+		t.Fatalf("list table: %v %q; want the session's labels sec=yes,zone=eu", err, table)
+	}
+	w := listWorkers(t, env).Workers[0]
+	if len(w.Labels) != 1 || w.Labels["zone"] != "eu" || len(w.SessionLabels) != 1 || len(w.SessionLabels[0]) != 2 ||
+		w.SessionLabels[0]["sec"] != "yes" || w.SessionLabels[0]["zone"] != "eu" {
+		t.Fatalf("list -o json: labels %v, sessionLabels %v; want the credential's {zone=eu} and the session's {sec=yes,zone=eu}", w.Labels, w.SessionLabels)
+	}
+}
+
+// A worker drained while its process runs, then resumed before that
+// process ended: the process heard the drain and still exits once its
+// commands end, so resume says so, and the list shows it draining
+// (resumed) by the admin, with no free slot — not active with free slots
+// it will not fill, nor stopping on a signal once its draining watch
+// comes. A process started again takes work.
+func TestAResumedWorkerWhoseProcessHeardTheDrainIsListedDrainingResumed(t *testing.T) {
+	t.Parallel()
+	c := clustertest.New(t)
+	env := map[string]string{EnvAdminURL: c.URL(pgstore.RoleAdmin)}
+	rt := c.Runtime(t, "workers-test", 30*time.Second)
+	cred, _, err := workers(t, env, "create", "w2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	id, err := rt.AuthenticateWorker(t.Context(), strings.TrimSpace(cred))
+	if err != nil {
+		t.Fatal(err)
+	}
+	reg, err := rt.RegisterWorker(t.Context(), id, workerproto.RegisterRequest{Capacity: 2, Version: "test"}, pgstore.WorkerSettings{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := workers(t, env, "drain", "w2"); err != nil {
+		t.Fatal(err)
+	}
+	watch := workerproto.PullRequest{SessionID: reg.SessionID, OfferID: ids.New(), Token: strings.Repeat("A", 43), Max: 0}
+	if reply, err := rt.PullGrants(t.Context(), id, watch, pgstore.WorkerSettings{}); err != nil || reply.State != workerproto.SessionDraining {
+		t.Fatalf("the watch after the drain: %+v, %v; want the worker told draining", reply, err)
+	}
+	out, _, err := workers(t, env, "resume", "w2")
+	if err != nil || !strings.Contains(out, "still finishes its commands") || !strings.Contains(out, "then exits") {
+		t.Fatalf("resume: %v %q; want it said the running process still finishes and exits", err, out)
+	}
+	check := func(when string) {
+		t.Helper()
+		table, _, err := workers(t, env, "list")
+		if err != nil || !strings.Contains(table, "w2    draining (resumed)") {
+			t.Fatalf("list table %s: %v %q; want w2 draining (resumed)", when, err, table)
+		}
+		out, _, err := workers(t, env, "list", "-o", "json")
+		var l struct {
+			Workers []struct {
+				State     string `json:"state"`
+				DrainedBy string `json:"drainedBy"`
+				Resumed   bool   `json:"resumed"`
+				FreeSlots int    `json:"freeSlots"`
+			} `json:"workers"`
+		}
+		if err != nil || json.Unmarshal([]byte(out), &l) != nil || len(l.Workers) != 1 {
+			t.Fatalf("list -o json %s: %v %q", when, err, out)
+		}
+		if w := l.Workers[0]; w.State != "draining" || w.DrainedBy != "admin" || !w.Resumed || w.FreeSlots != 0 {
+			t.Fatalf("list -o json %s: %+v; want draining by the admin, resumed, no free slot", when, w)
+		}
+	}
+	check("after the resume")
+	// The process, draining, keeps a draining watch: that is the drain it
+	// heard, not a stop on a signal.
+	watch.OfferID, watch.Draining = ids.New(), true
+	if reply, err := rt.PullGrants(t.Context(), id, watch, pgstore.WorkerSettings{}); err != nil || reply.State != workerproto.SessionDraining {
+		t.Fatalf("the draining watch: %+v, %v", reply, err)
+	}
+	check("after its draining watch")
+	if _, err := rt.RegisterWorker(t.Context(), id, workerproto.RegisterRequest{Capacity: 2, Version: "test"}, pgstore.WorkerSettings{}); err != nil {
+		t.Fatal(err)
+	}
+	if table, _, err := workers(t, env, "list"); err != nil || !strings.Contains(table, "w2    active ") {
+		t.Fatalf("list table once started again: %v %q; want w2 active", err, table)
 	}
 }

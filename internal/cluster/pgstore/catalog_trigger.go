@@ -260,7 +260,7 @@ func (t *adminTx) writeTriggers(ctx context.Context, w *triggerWrites, now int64
 		return err
 	}
 	for _, a := range w.audits {
-		if _, err := t.tx.Exec(ctx, sqlScheduleAuditInsert, ids.New(), a.triggerID, a.audit.Action, a.audit.Actor, nil); err != nil {
+		if _, err := t.tx.Exec(ctx, sqlScheduleAuditInsert, ids.New(), a.triggerID, a.audit.Action, a.audit.Actor, nil, nil); err != nil {
 			return err
 		}
 	}

@@ -15,9 +15,14 @@ import (
 
 // Publish runs fn in one SERIALIZABLE transaction. A serialization failure
 // or deadlock re-runs fn from the start under publishRetry (jittered
-// backoff), so a whole file is retried, never part of one.
+// backoff), so a whole file is retried, never part of one. A role that may
+// not publish is refused before fn runs (PublishPrivilege), even when fn
+// would have found nothing to write.
 func (a *Admin) Publish(ctx context.Context, fn func(tx catalog.Tx) error) error {
 	err := serializable(ctx, a.pool, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, sqlPublishPrivilege); err != nil {
+			return err
+		}
 		return fn(&adminTx{tx: tx, active: map[string]bool{}})
 	})
 	return mapErr(err, "publishing definitions")

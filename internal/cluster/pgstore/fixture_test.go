@@ -92,7 +92,10 @@ func (s *store) fixture() storetest.Fixture {
 		Finish:           fin.finish,
 		FinishWithOutput: fin.finishWithOutput,
 		FinishAfter:      fin.finishAfter,
-		FinishAgain:      fin.finishAgain,
+		PassDeadline: func(ctx context.Context, runID string) error {
+			return s.tamper(ctx, `UPDATE qinglong.attempts SET deadline_at_ms = `+ClockMsSQL+` - 1 WHERE run_id = $1 AND state = 'running'`, runID)
+		},
+		FinishAgain: fin.finishAgain,
 		RequeueRetries: func(ctx context.Context) (int, error) {
 			res, err := s.runtime.SweepLeases(ctx, 10)
 			return res.Requeued, err
@@ -127,6 +130,9 @@ func (s *store) fixture() storetest.Fixture {
 			},
 			SetWrittenAt: func(ctx context.Context, triggerID string, writtenAtMs int64) error {
 				return s.tamper(ctx, `UPDATE qinglong.trigger_schedules SET updated_at_ms = $2 WHERE trigger_id = $1`, triggerID, writtenAtMs)
+			},
+			AgeTokens: func(ctx context.Context, name string, byMs int64) error {
+				return s.tamper(ctx, `UPDATE qinglong.api_tokens SET created_at_ms = created_at_ms - $2, expires_at_ms = expires_at_ms - $2 WHERE name = $1`, name, byMs)
 			},
 			RewriteTrigger: func(ctx context.Context, triggerID, name string, enabled bool, digest string) error {
 				return s.tamper(ctx, `UPDATE qinglong.trigger_revisions tr SET name = $2, enabled = $3, content_digest = $4

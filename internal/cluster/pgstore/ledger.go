@@ -46,7 +46,8 @@ func triggerPause(ctx context.Context, pool *pgxpool.Pool, r schedule.PauseReque
 	err := serializable(ctx, pool, func(tx pgx.Tx) error {
 		var note *string
 		var pausedAt, resumedAt *int64
-		err := tx.QueryRow(ctx, sqlSchedulePauseState, r.TriggerID).Scan(&out.Paused, &note, &pausedAt, &resumedAt)
+		var auditReadable bool
+		err := tx.QueryRow(ctx, sqlSchedulePauseState, r.TriggerID).Scan(&out.Paused, &note, &pausedAt, &resumedAt, &auditReadable)
 		if errors.Is(err, pgx.ErrNoRows) {
 			return qlerror.New(qlerror.NotFound, "trigger %s has no schedule; `ql triggers list` shows the triggers", r.TriggerID).Because(schedule.RefusalTriggerMissing)
 		}
@@ -55,12 +56,14 @@ func triggerPause(ctx context.Context, pool *pgxpool.Pool, r schedule.PauseReque
 		}
 		out.Changed = false
 		out.AtMs = derefInt(resumedAt)
-		if out.Paused {
-			// The note is the pause's: a resumed row keeps its last one
-			// for the record, but no pause is in force to carry it.
-			out.AtMs, out.Note = derefInt(pausedAt), deref(note)
-		}
 		if out.Paused == r.Pause {
+			if out.Paused {
+				// The note is the pause's: a resumed row keeps its last
+				// one for the record, but no pause is in force to carry it.
+				started, err := pauseStartedAt(ctx, tx, r.TriggerID, auditReadable, pausedAt)
+				out.AtMs, out.Note = derefInt(started), deref(note)
+				return err
+			}
 			return nil
 		}
 		q, args, action := sqlScheduleResume, []any{r.TriggerID}, "resume"
@@ -73,7 +76,7 @@ func triggerPause(ctx context.Context, pool *pgxpool.Pool, r schedule.PauseReque
 		if err := refreshEligibility(ctx, tx, sqlEligibilityOfTriggers, []string{r.TriggerID}); err != nil {
 			return err
 		}
-		if _, err := tx.Exec(ctx, sqlScheduleAuditInsert, ids.New(), r.TriggerID, action, r.Actor, nonEmpty(r.Note)); err != nil {
+		if _, err := tx.Exec(ctx, sqlScheduleAuditInsert, ids.New(), r.TriggerID, action, r.Actor, nonEmpty(r.Note), out.AtMs); err != nil {
 			return err
 		}
 		out.Changed, out.Paused, out.Note = true, r.Pause, ""
@@ -83,6 +86,25 @@ func triggerPause(ctx context.Context, pool *pgxpool.Pool, r schedule.PauseReque
 		return nil
 	})
 	return out, mapErr(err, "pausing or resuming trigger "+r.TriggerID)
+}
+
+// pauseStartedAt is when the pause in force on triggerID began: its audit
+// record's time (SchedulePauseStarted). pausedAtMs, the row's, stands in
+// when this role may not read the audit trail (readable false: asking
+// would fail the transaction) or the trail holds no pause.
+func pauseStartedAt(ctx context.Context, tx pgx.Tx, triggerID string, readable bool, pausedAtMs *int64) (*int64, error) {
+	if !readable {
+		return pausedAtMs, nil
+	}
+	var at int64
+	err := tx.QueryRow(ctx, sqlSchedulePauseStart, triggerID).Scan(&at)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return pausedAtMs, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &at, nil
 }
 
 func nonEmpty(s string) *string {
@@ -127,6 +149,9 @@ func (r *Runtime) TriggerDetail(ctx context.Context, triggerID string, ledgerLim
 		// detail shows them only while the pause is in force.
 		if d.Paused {
 			d.PauseNote = deref(note)
+			if d.PausedAtMs, err = pauseStartedAt(ctx, tx, triggerID, auditReadable, d.PausedAtMs); err != nil {
+				return err
+			}
 		} else {
 			d.PausedAtMs = nil
 		}

@@ -256,7 +256,8 @@ func admitManual(ctx context.Context, tx pgx.Tx, f commitFacts, tk schedule.Tick
 	if !force {
 		switch schedule.OverlapOf(tk.Cron.Overlap, len(f.Unfinished)) {
 		case schedule.OverlapPass:
-			out.Skipped, out.Unfinished = schedule.PassOverlap, f.Unfinished[0]
+			out.Unfinished, out.Waiting = schedule.OverlapRefusedBeside(tk.Cron.Overlap, f.Unfinished)
+			out.Skipped = schedule.PassOverlap
 			return out, nil, nil
 		case schedule.OverlapAdmitWaiting:
 			m.waits = true

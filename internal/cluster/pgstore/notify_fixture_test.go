@@ -6,6 +6,7 @@ import (
 	"encoding/base64"
 	"fmt"
 	"sync"
+	"time"
 
 	"github.com/qinglong/qinglong/internal/core/ids"
 	"github.com/qinglong/qinglong/internal/core/run"
@@ -118,10 +119,14 @@ func (f *finisher) finishRun(ctx context.Context, runID string, end run.AttemptS
 		// The sweep ends the attempt timed_out only when its deadline is
 		// at or before its lease's expiry, so both are moved to one
 		// reading of the clock: two readings in one statement may differ
-		// by a millisecond, and the Run then ended lost.
+		// by a millisecond, and the Run then ended lost. A deadline
+		// already passed (PassDeadline) stays where it is; one moved here
+		// passes after anything atStart did, so a cancel atStart asked
+		// came before it: the wait makes that so to the millisecond.
 		deadline := "a.deadline_at_ms"
 		if end == run.AttemptTimedOut {
-			deadline = "n.ms - 1"
+			deadline = "LEAST(a.deadline_at_ms, n.ms - 1)"
+			time.Sleep(2 * time.Millisecond)
 		}
 		if err := f.s.tamper(ctx, `UPDATE qinglong.attempts a SET lease_expires_at_ms = n.ms - 1, deadline_at_ms = `+deadline+`
 			FROM (SELECT `+ClockMsSQL+` AS ms) n WHERE a.id = $1`, l.AttemptID); err != nil {

@@ -58,6 +58,7 @@ var sqlRecoveryPage = stmt("RecoveryPage")
 
 // sql/publish.sql: one project, and reads by name.
 var (
+	sqlPublishPrivilege        = stmt("PublishPrivilege")
 	sqlProjectStatusForPublish = stmt("ProjectStatusForPublish")
 	sqlProjectByName           = stmt("ProjectByName")
 	sqlProjectLock             = stmt("ProjectLock")
@@ -157,13 +158,15 @@ var (
 
 // sql/workers_session.sql: authentication and sessions.
 var (
-	sqlWorkerAuthenticate  = stmt("WorkerAuthenticate")
-	sqlWorkerForRegister   = stmt("WorkerForRegister")
-	sqlSessionState        = stmt("SessionState")
-	sqlSessionStateWatched = stmt("SessionStateWatched")
-	sqlSessionStopsAsked   = stmt("SessionStopsAsked")
-	sqlSessionStopping     = stmt("SessionStopping")
-	sqlSessionUnstarted    = stmt("SessionUnstartedGrants")
+	sqlWorkerAuthenticate         = stmt("WorkerAuthenticate")
+	sqlWorkerForRegister          = stmt("WorkerForRegister")
+	sqlSessionState               = stmt("SessionState")
+	sqlSessionStateWatched        = stmt("SessionStateWatched")
+	sqlSessionStopsAsked          = stmt("SessionStopsAsked")
+	sqlSessionStopping            = stmt("SessionStopping")
+	sqlSessionHeardDrain          = stmt("SessionHeardDrain")
+	sqlSessionHeardDrainOfAttempt = stmt("SessionHeardDrainOfAttempt")
+	sqlSessionUnstarted           = stmt("SessionUnstartedGrants")
 
 	sqlSessionOpen, sessionOpenParams           = namedStmt("SessionOpen")
 	sqlSessionHeartbeat, sessionHeartbeatParams = namedStmt("SessionHeartbeat")
@@ -219,6 +222,7 @@ var (
 var (
 	sqlSchedulePauseState  = stmt("SchedulePauseState")
 	sqlSchedulePause       = stmt("SchedulePause")
+	sqlSchedulePauseStart  = stmt("SchedulePauseStarted")
 	sqlScheduleResume      = stmt("ScheduleResume")
 	sqlScheduleAuditInsert = stmt("ScheduleAuditInsert")
 	sqlTriggerDetail       = stmt("TriggerDetail")
@@ -229,6 +233,7 @@ var (
 // sql/tokens.sql: API tokens.
 var (
 	sqlTokenInsert   = stmt("TokenInsert")
+	sqlTokenHolder   = stmt("TokenNameHolder")
 	sqlTokensList    = stmt("TokensList")
 	sqlTokenRevoke   = stmt("TokenRevoke")
 	sqlTokenByDigest = stmt("TokenByDigest")

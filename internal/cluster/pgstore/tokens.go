@@ -20,7 +20,12 @@ func (a *Admin) TokenCreate(ctx context.Context, t apitoken.NewToken) (apitoken.
 	out := apitoken.Token{ID: t.ID, Name: t.Name, Scope: t.Scope}
 	err := a.pool.QueryRow(ctx, sqlTokenInsert, t.ID, t.Name, string(t.Scope), t.Digest, t.ExpiresIn.Milliseconds()).Scan(&out.CreatedAtMs, &out.ExpiresAtMs)
 	if sqlState(err) == stateUniqueViolation {
-		return apitoken.Token{}, apitoken.ErrNameTaken(t.Name)
+		var expiresAtMs *int64
+		var nowMs int64
+		if err := a.pool.QueryRow(ctx, sqlTokenHolder, t.Name).Scan(&expiresAtMs, &nowMs); err != nil {
+			return apitoken.Token{}, mapErr(err, "reading the token holding the name "+t.Name)
+		}
+		return apitoken.Token{}, apitoken.ErrNameTaken(t.Name, expiresAtMs, nowMs)
 	}
 	if err != nil {
 		return apitoken.Token{}, mapErr(err, "creating token "+t.Name)
@@ -38,7 +43,7 @@ func (a *Admin) TokenList(ctx context.Context) ([]apitoken.Token, error) {
 	return out, mapErr(err, "listing tokens")
 }
 
-// TokenRevoke revokes the active token of that name.
+// TokenRevoke revokes the unrevoked token of that name, expired or not.
 func (a *Admin) TokenRevoke(ctx context.Context, name string) error {
 	var id string
 	err := a.pool.QueryRow(ctx, sqlTokenRevoke, name).Scan(&id)

@@ -16,8 +16,14 @@ import (
 
 // WorkerInfo is one worker as `ql workers list` shows it.
 type WorkerInfo struct {
-	Name           string
-	Labels         map[string]string
+	Name string
+	// Labels are the credential's (`ql workers create --labels`), which
+	// every session of it carries.
+	Labels map[string]string
+	// SessionLabels are the distinct label sets of its live sessions: the
+	// credential's plus those the process gave (`ql-worker --labels`).
+	// Placement matches these, not Labels; none without a live session.
+	SessionLabels  []map[string]string
 	MaxConcurrency int
 	// State is active, draining or revoked: the credential's, or draining
 	// while every live session of an active credential drains (its
@@ -27,6 +33,11 @@ type WorkerInfo struct {
 	// DrainedBy says whose doing a draining worker's drain is: DrainedByAdmin
 	// or DrainedByWorker; empty unless State is draining.
 	DrainedBy string
+	// Resumed: draining by the admin, whose drain `ql workers resume`
+	// lifted since (the credential is active again) while the processes
+	// that heard it still finish their commands and exit; the next process
+	// started with the credential takes work.
+	Resumed bool
 	// Sessions counts the live sessions (active or draining, lease not
 	// passed); Capacity adds up theirs, and FreeSlots the free slots of
 	// those taking work, as the worker last reported them (a draining
@@ -82,6 +93,16 @@ func (s *Runtime) WorkerList(ctx context.Context) ([]WorkerInfo, error) {
 	return listWorkers(ctx, s.pool)
 }
 
+// PlacementLabels are the label sets a task's placement is matched
+// against: each live session's, or, with none live, the credential's (a
+// process that registers carries at least those).
+func (w WorkerInfo) PlacementLabels() []map[string]string {
+	if len(w.SessionLabels) > 0 {
+		return w.SessionLabels
+	}
+	return []map[string]string{w.Labels}
+}
+
 // Whose doing a worker's drain is (WorkerInfo.DrainedBy).
 const (
 	// DrainedByAdmin: `ql workers drain NAME`.
@@ -101,27 +122,29 @@ func listWorkers(ctx context.Context, q querier) ([]WorkerInfo, error) {
 		var w WorkerInfo
 		var draining, stopping int
 		err := row.Scan(&w.Name, &w.Labels, &w.MaxConcurrency, &w.State, &w.CreatedAtMs, &w.Sessions, &draining, &stopping,
-			&w.Capacity, &w.FreeSlots, &w.LastHeartbeatMs)
+			&w.Capacity, &w.FreeSlots, &w.LastHeartbeatMs, &w.SessionLabels)
 		w.settleDrain(draining, stopping)
 		return w, err
 	})
 	return out, mapErr(err, "listing workers")
 }
 
-// settleDrain sets State and DrainedBy from the credential's state and
-// how many of its live sessions drain, and of those how many because
-// their worker said it stops. A drained credential is the admin's doing
-// whatever its process said; an active one whose every live session
-// drains is shown draining, by its worker when each of them said so.
+// settleDrain sets State, DrainedBy and Resumed from the credential's
+// state and how many of its live sessions drain, and of those how many
+// because their worker said it stops. A drained credential is the admin's
+// doing whatever its process said; an active one whose every live session
+// drains is shown draining: by its worker when each of them said so, else
+// by an admin's drain its processes heard (SessionHeardDrain) before `ql
+// workers resume` lifted it — resumed, as they still exit.
 func (w *WorkerInfo) settleDrain(draining, stopping int) {
 	switch {
 	case w.State == workerDraining:
 		w.DrainedBy = DrainedByAdmin
 	case w.State == workerActive && w.Sessions > 0 && draining == w.Sessions:
 		w.State = workerDraining
-		w.DrainedBy = DrainedByAdmin
+		w.DrainedBy, w.Resumed = DrainedByAdmin, true
 		if stopping == w.Sessions {
-			w.DrainedBy = DrainedByWorker
+			w.DrainedBy, w.Resumed = DrainedByWorker, false
 		}
 	}
 }

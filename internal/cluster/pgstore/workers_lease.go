@@ -62,15 +62,33 @@ func lockLease(ctx context.Context, tx querier, attemptID string) (leaseFacts, e
 // worker takes on a lease starts this way.
 func (r *Runtime) inOwnedLease(ctx context.Context, w WorkerIdentity, attemptID string, fn func(tx pgx.Tx, f leaseFacts) error) error {
 	return inTx(ctx, r.pool, func(tx pgx.Tx) error {
-		f, err := lockLease(ctx, tx, attemptID)
-		if err != nil {
-			return err
-		}
-		if err := f.ownedBy(w); err != nil {
-			return err
-		}
-		return fn(tx, f)
+		return ownedLease(ctx, tx, w, attemptID, fn)
 	})
+}
+
+// inToldLease is inOwnedLease for a step whose reply tells the worker its
+// session's state (a start, a renewal: leaseReply): a drain of the
+// credential is first recorded on the session the attempt was granted
+// under (SessionHeardDrainOfAttempt), before the attempt is locked, so
+// the state the reply tells and the state the session records agree.
+func (r *Runtime) inToldLease(ctx context.Context, w WorkerIdentity, attemptID string, fn func(tx pgx.Tx, f leaseFacts) error) error {
+	return inTx(ctx, r.pool, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, sqlSessionHeardDrainOfAttempt, attemptID, w.ID); err != nil {
+			return err
+		}
+		return ownedLease(ctx, tx, w, attemptID, fn)
+	})
+}
+
+func ownedLease(ctx context.Context, tx pgx.Tx, w WorkerIdentity, attemptID string, fn func(tx pgx.Tx, f leaseFacts) error) error {
+	f, err := lockLease(ctx, tx, attemptID)
+	if err != nil {
+		return err
+	}
+	if err := f.ownedBy(w); err != nil {
+		return err
+	}
+	return fn(tx, f)
 }
 
 // ownedBy refuses the lease of another worker. A released grant has no
@@ -94,8 +112,8 @@ func (f leaseFacts) started() bool {
 }
 
 // leaseReply is the answer for a started lease as the facts stand at
-// version, expiring at expiresAtMs: stop when a cancel was asked (it wins)
-// or the deadline passed in database time, renewed otherwise; with the
+// version, expiring at expiresAtMs: stop when a cancel was asked before
+// the deadline passed (cancelled, run.CancelCameFirst) or the deadline passed in database time, renewed otherwise; with the
 // state of the session the attempt was granted under, so a replaced or
 // drained worker hears it now rather than at its next heartbeat.
 func (f leaseFacts) leaseReply(version, expiresAtMs int64, deadlineAtMs *int64) workerproto.LeaseReply {
@@ -107,7 +125,7 @@ func (f leaseFacts) leaseReply(version, expiresAtMs int64, deadlineAtMs *int64) 
 		reply.DeadlineMs = msLeft(*deadlineAtMs, f.NowMs)
 	}
 	switch {
-	case f.CancelAtMs != nil:
+	case run.CancelCameFirst(f.CancelAtMs, deadlineAtMs):
 		reply.Reply, reply.StopReason = workerproto.ReplyStop, workerproto.StopCancelled
 	case deadlineAtMs != nil && *deadlineAtMs <= f.NowMs:
 		reply.Reply, reply.StopReason = workerproto.ReplyStop, workerproto.StopTimedOut
@@ -124,7 +142,7 @@ func (f leaseFacts) leaseReply(version, expiresAtMs int64, deadlineAtMs *int64) 
 func (f leaseFacts) stopOverdue(lease time.Duration) bool {
 	var since int64
 	switch {
-	case f.CancelAtMs != nil:
+	case run.CancelCameFirst(f.CancelAtMs, f.DeadlineAtMs):
 		since = *f.CancelAtMs
 	case f.DeadlineAtMs != nil && *f.DeadlineAtMs <= f.NowMs:
 		since = *f.DeadlineAtMs
@@ -170,7 +188,7 @@ func (r *Runtime) StartAttempt(ctx context.Context, w WorkerIdentity, req worker
 	var reply workerproto.LeaseReply
 	released := false
 	var finished run.State
-	err = r.inOwnedLease(ctx, w, req.AttemptID, func(tx pgx.Tx, f leaseFacts) error {
+	err = r.inToldLease(ctx, w, req.AttemptID, func(tx pgx.Tx, f leaseFacts) error {
 		reply, released, finished = terminalReply, false, ""
 		switch {
 		case !f.sameToken(digest) || !f.live():
@@ -261,7 +279,7 @@ func (r *Runtime) RenewAttempt(ctx context.Context, w WorkerIdentity, req worker
 		return workerproto.LeaseReply{}, err
 	}
 	var reply workerproto.LeaseReply
-	err = r.inOwnedLease(ctx, w, req.AttemptID, func(tx pgx.Tx, f leaseFacts) error {
+	err = r.inToldLease(ctx, w, req.AttemptID, func(tx pgx.Tx, f leaseFacts) error {
 		reply = terminalReply
 		switch {
 		case !f.sameToken(digest) || !f.started() || !f.live():
@@ -357,13 +375,14 @@ func validateCompletion(req workerproto.CompleteRequest) (attemptResult, error) 
 	return res, nil
 }
 
-// attemptEnd decides how a completed attempt ended: a cancel intent wins,
-// then a deadline passed in database time, then a worker that stopped
+// attemptEnd decides how a completed attempt ended: a cancel asked before
+// the deadline passed wins (run.CancelCameFirst), then a deadline passed in
+// database time (also when a cancel was asked after it), then a worker that stopped
 // before its command ended (lost, as a dead worker's attempt is), then the
 // exit code.
 func (f leaseFacts) attemptEnd(req workerproto.CompleteRequest) run.AttemptState {
 	switch {
-	case f.CancelAtMs != nil:
+	case run.CancelCameFirst(f.CancelAtMs, f.DeadlineAtMs):
 		return run.AttemptCancelled
 	case f.DeadlineAtMs != nil && *f.DeadlineAtMs <= f.NowMs:
 		return run.AttemptTimedOut
@@ -490,8 +509,8 @@ var runEnds = map[run.AttemptState]struct {
 
 // settleRun moves the Run after its attempt ended with end: to retry_wait
 // with Attempt N + 1 available after the backoff when the retry policy
-// allows it (never after a cancel: the intent wins), else to the
-// attempt's end. It returns the Run's new state, and whether the change
+// allows it (never after a cancel, even one asked once the deadline had
+// passed, whose attempt ends timed_out), else to the attempt's end. It returns the Run's new state, and whether the change
 // finished the Run (run.Finishes). The event carries how the attempt
 // ended (run.EndPayload), as a standalone server's does.
 func settleRun(ctx context.Context, tx pgx.Tx, f leaseFacts, end run.AttemptState, res attemptResult, w WorkerIdentity) (_ run.State, finished bool, _ error) {

@@ -228,7 +228,8 @@ func (r *Runtime) EndWorkerSession(ctx context.Context, w WorkerIdentity, req wo
 }
 
 // sessionState reads (and, inside a transaction, locks) a session of w
-// and returns its state as of now in database time.
+// and returns its state as of now in database time, the session recorded
+// draining first when its credential is drained (SessionHeardDrain).
 func sessionState(ctx context.Context, q querier, w WorkerIdentity, sessionID string) (string, error) {
 	return readSessionState(ctx, q, sqlSessionState, w, sessionID)
 }
@@ -239,6 +240,9 @@ func watchedSessionState(ctx context.Context, q querier, w WorkerIdentity, sessi
 }
 
 func readSessionState(ctx context.Context, q querier, query string, w WorkerIdentity, sessionID string) (string, error) {
+	if _, err := q.Exec(ctx, sqlSessionHeardDrain, sessionID, w.ID); err != nil {
+		return "", mapErr(err, "recording that session "+sessionID+" heard its drain")
+	}
 	var owner, state string
 	err := q.QueryRow(ctx, query, sessionID).Scan(&owner, &state)
 	switch {

@@ -142,3 +142,41 @@ func TestOnlyADrainingWatchOfAnActiveCredentialCountsAsTheWorkersOwnStop(t *test
 		t.Fatalf("%d sessions recorded as stopping on their own, want none: one never said it drains, the other was drained", stopping)
 	}
 }
+
+// A renewal that tells a worker its credential was drained records its
+// session draining in the same step (SessionHeardDrainOfAttempt), as a
+// pull or watch does: once `ql workers resume` lifts the drain, the
+// process that heard it, which still exits once its commands end, is
+// listed draining by the admin and resumed, with no free slot, and its
+// draining watch does not turn that into a stop on a signal. A renewal
+// replayed after the resume answers the same and changes nothing.
+func TestASessionToldOfItsDrainStaysDrainingAfterTheResume(t *testing.T) {
+	t.Parallel()
+	s := newStore(t)
+	s.admitRuns(t, "heard", 1)
+	w := s.newWorker(t, "w2", nil, 2)
+	l, _ := s.started(t, w)
+	if err := s.admin.WorkerDrain(t.Context(), "w2"); err != nil {
+		t.Fatal(err)
+	}
+	reply, err := s.runtime.RenewAttempt(t.Context(), w.WorkerIdentity, workerproto.RenewRequest{Lease: l}, shortLease)
+	if err != nil || reply.SessionState != workerproto.SessionDraining {
+		t.Fatalf("renew after the drain: %+v, %v; want the session told draining", reply, err)
+	}
+	if err := s.admin.WorkerResume(t.Context(), "w2"); err != nil {
+		t.Fatal(err)
+	}
+	again, err := s.runtime.RenewAttempt(t.Context(), w.WorkerIdentity, workerproto.RenewRequest{Lease: l}, shortLease)
+	if err != nil || again.SessionState != workerproto.SessionDraining || again.LeaseVersion != reply.LeaseVersion {
+		t.Fatalf("the renewal replayed after the resume: %+v, %v; want the same answer, draining", again, err)
+	}
+	if got := s.listed(t, "w2"); got.State != "draining" || got.DrainedBy != DrainedByAdmin || !got.Resumed || got.FreeSlots != 0 {
+		t.Fatalf("after the resume the list shows %+v, want draining by the admin, resumed, no free slot", got)
+	}
+	if state := s.drainingWatch(t, w); state != workerproto.SessionDraining {
+		t.Fatalf("the draining watch answered %s, want draining", state)
+	}
+	if got := s.listed(t, "w2"); got.DrainedBy != DrainedByAdmin || !got.Resumed {
+		t.Fatalf("after its draining watch the list shows %+v, want still the admin's drain, resumed", got)
+	}
+}

@@ -149,10 +149,13 @@ const SweptLateAfter = 2*MaxSweepEvery + time.Second
 
 // sweepStarted ends one page of started attempts whose lease passed:
 // each becomes lost — or timed out, when its lease ran out at or after its
-// deadline: the worker was told to stop and its renewals ran out — then its
-// Run is cancelled (a cancel intent wins), retried (the attempt's end in
-// the policy and attempts left) or ended like the attempt; finished
-// counts the Runs it finished.
+// deadline and no cancel was asked before that deadline: the worker was
+// told to stop and its renewals ran out — then its Run is cancelled when a
+// cancel was asked of a lost attempt (run.RunEndAfterCancel: the attempt
+// stays lost, as nothing says the command heard the cancel), retried (the
+// attempt's end in the policy and attempts left, never after a cancel) or
+// ended like the attempt: a cancel asked once the deadline had passed
+// leaves Run and attempt timed_out. finished counts the Runs it finished.
 func sweepStarted(ctx context.Context, tx pgx.Tx, limit int) (lost, retried, runsLost int, finished run.FinishCounts, err error) {
 	rows, err := tx.Query(ctx, sqlSweepStartedPage, limit)
 	if err != nil {
@@ -193,7 +196,7 @@ func sweepStarted(ctx context.Context, tx pgx.Tx, limit int) (lost, retried, run
 		case late >= SweptLateAfter:
 			res = attemptResult{errorCode: ErrorCodeLeaseExpiredUnswept, errorMessage: run.LeaseUnsweptMessage(late.Round(time.Second), MaxSweepEvery)}
 		}
-		if x.pastDeadline {
+		if x.pastDeadline && !run.CancelCameFirst(f.CancelAtMs, f.DeadlineAtMs) {
 			end, res = run.AttemptTimedOut, attemptResult{errorCode: ErrorCodeLeaseExpiredAfterTimeout,
 				errorMessage: run.LeaseExpiredAfterTimeoutMessage}
 		}
@@ -204,10 +207,7 @@ func sweepStarted(ctx context.Context, tx pgx.Tx, limit int) (lost, retried, run
 		if f.RunState != run.Running {
 			continue
 		}
-		if f.CancelAtMs != nil {
-			end = run.AttemptCancelled
-		}
-		state, fresh, err := settleRun(ctx, tx, f, end, res, WorkerIdentity{})
+		state, fresh, err := settleRun(ctx, tx, f, run.RunEndAfterCancel(end, f.CancelAtMs, f.DeadlineAtMs), res, WorkerIdentity{})
 		if err != nil {
 			return 0, 0, 0, finished, err
 		}

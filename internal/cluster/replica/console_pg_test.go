@@ -18,6 +18,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/qinglong/qinglong/internal/cluster/pgstore"
+	"github.com/qinglong/qinglong/internal/core/workerproto"
 	"github.com/qinglong/qinglong/internal/testkit/browsertest"
 	"github.com/qinglong/qinglong/internal/testkit/clustertest"
 )
@@ -105,6 +106,30 @@ func TestTheClusterReplicaServesTheConsoleAndRevocationEndsItsSessions(t *testin
 	// placement must find all of.
 	if resp, page = get("/workers"); resp.StatusCode != http.StatusOK || !strings.Contains(page, `id="workers"`) || !strings.Contains(page, "<code>gpu=true,region=eu</code>") {
 		t.Fatalf("workers page: %d, want the worker gpu-box with its labels\n%s", resp.StatusCode, page)
+	}
+	// Once its process runs with labels of its own (ql-worker --labels),
+	// the page shows the session's, which placement matches, as the
+	// waiting reason names them: the credential's plus the process's.
+	if code, out := runQL(t, bin, []string{"QL_DATABASE_URL=" + admin}, "workers", "create", "sec-box"); code != 0 {
+		t.Fatalf("workers create: exit %d %q", code, out)
+	} else {
+		var cred string
+		for _, f := range strings.Fields(out) {
+			if strings.HasPrefix(f, workerproto.CredentialPrefix) {
+				cred = f
+			}
+		}
+		rt := env.Runtime(t, "console-test", 30*time.Second)
+		id, err := rt.AuthenticateWorker(t.Context(), cred)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := rt.RegisterWorker(t.Context(), id, workerproto.RegisterRequest{Capacity: 1, Version: "test", Labels: map[string]string{"sec": "yes"}}, pgstore.WorkerSettings{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, page = get("/workers"); !strings.Contains(page, "<code>sec=yes</code>") {
+		t.Fatalf("workers page: want sec-box with its session's labels sec=yes\n%s", page)
 	}
 	// The workers run the commands and hold the secrets: a replica's
 	// console offers no secrets page, and its address says, in either

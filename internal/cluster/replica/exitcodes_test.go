@@ -33,7 +33,9 @@ func runQLIn(t *testing.T, bin, stdin string, env []string, args ...string) (int
 // with what exists exits 4 (a user, token or worker name that is taken, a
 // run of a disabled trigger), and one the URL's role may not make exits 5
 // (a user created, a worker created or a file applied with the runtime
-// role's URL, runs read with the admin role's, a login PostgreSQL refuses,
+// role's URL — also a file that changes nothing, so a CI job given the
+// wrong role fails before its first real change —, runs read with the
+// admin role's, a login PostgreSQL refuses,
 // to a command or to a replica starting), each saying what to do; a name
 // of nothing still exits 1.
 func TestOnTheClusterATakenNameExitsFourAndARoleThatMayNotExitsFive(t *testing.T) {
@@ -71,6 +73,8 @@ func TestOnTheClusterATakenNameExitsFourAndARoleThatMayNotExitsFive(t *testing.T
 	}{
 		{"apply as the runtime role", asRuntime, "", []string{"apply", "-f", file}, 5, "needs the admin role's URL"},
 		{"apply as the admin role", asAdmin, "", []string{"apply", "-f", file}, 0, "trigger t00000: created"},
+		{"apply of an unchanged file as the runtime role", asRuntime, "", []string{"apply", "-f", file}, 5, "publishing definitions needs the admin role's URL"},
+		{"a dry run as the runtime role, which only reads", asRuntime, "", []string{"apply", "--dry-run", "-f", file}, 0, "unchanged"},
 		{"users create", asAdmin, pw, []string{"users", "create", "alice", "--password-stdin"}, 0, `user "alice"`},
 		{"users create again", asAdmin, pw, []string{"users", "create", "alice", "--password-stdin"}, 4, `a user named "alice" exists; choose another name`},
 		{"tokens create", asAdmin, "", []string{"tokens", "create", "ci", "--scope", "read"}, 0, "shown only this once"},

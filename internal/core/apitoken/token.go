@@ -11,7 +11,6 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/qinglong/qinglong/internal/core/qlerror"
@@ -101,24 +100,12 @@ func LooksLikeToken(s string) bool { return ShapeProblem(s) == "" }
 // MaxExpiry bounds --expires.
 const MaxExpiry = 3650 * 24 * time.Hour
 
-// ParseExpiry reads a lifetime: a whole number of days ("90d") or a Go
-// duration ("12h"), from one minute to ten years.
+// ParseExpiry reads a lifetime, from one minute to ten years, as every
+// user-given duration is read (validate.ParseDuration): 90d, 12h, 1d12h.
 func ParseExpiry(raw string) (time.Duration, error) {
-	var d time.Duration
-	if days, ok := strings.CutSuffix(raw, "d"); ok {
-		n, err := strconv.Atoi(days)
-		if err != nil {
-			return 0, qlerror.New(qlerror.Invalid, "expiry %q: write whole days (90d) or a duration (12h), from 1m to 3650d", raw).Because(RefusalExpiry)
-		}
-		d = time.Duration(n) * 24 * time.Hour
-	} else {
-		var err error
-		if d, err = time.ParseDuration(raw); err != nil {
-			return 0, qlerror.New(qlerror.Invalid, "expiry %q: write whole days (90d) or a duration (12h), from 1m to 3650d", raw).Because(RefusalExpiry)
-		}
-	}
-	if d < time.Minute || d > MaxExpiry {
-		return 0, qlerror.New(qlerror.Invalid, "expiry %q is outside 1m–3650d", raw).Because(RefusalExpiry)
+	d, ok := validate.ParseDuration(raw)
+	if !ok || d < time.Minute || d > MaxExpiry {
+		return 0, qlerror.New(qlerror.Invalid, "%s", validate.NotADuration("expiry", raw, time.Minute, MaxExpiry)).Because(RefusalExpiry, "value", raw)
 	}
 	return d, nil
 }
@@ -177,13 +164,13 @@ type NewToken struct {
 // Manager creates, lists and revokes tokens: the admin's work (on the
 // cluster, the admin role).
 type Manager interface {
-	// TokenCreate stores a token; Conflict when an active token has the
-	// name.
+	// TokenCreate stores a token; Conflict when an unrevoked token, active
+	// or expired, has the name (ErrNameTaken).
 	TokenCreate(ctx context.Context, t NewToken) (Token, error)
 	// TokenList returns every token by name, revoked ones included.
 	TokenList(ctx context.Context) ([]Token, error)
-	// TokenRevoke revokes the active token of that name; NotFound when
-	// there is none.
+	// TokenRevoke revokes the unrevoked token of that name, active or
+	// expired; NotFound when there is none.
 	TokenRevoke(ctx context.Context, name string) error
 }
 
@@ -209,7 +196,7 @@ func Create(ctx context.Context, m Manager, id, name string, scope Scope, expire
 		return "", Token{}, qlerror.New(qlerror.Invalid, "scope %q is not one of read, operate, admin", scope).Because(RefusalScope)
 	}
 	if expiresIn != 0 && (expiresIn < time.Minute || expiresIn > MaxExpiry) {
-		return "", Token{}, qlerror.New(qlerror.Invalid, "expiry %s is outside 1m–3650d", expirySetting(expiresIn)).Because(RefusalExpiry)
+		return "", Token{}, qlerror.New(qlerror.Invalid, "%s", validate.NotADuration("expiry", expirySetting(expiresIn), time.Minute, MaxExpiry)).Because(RefusalExpiry, "value", expirySetting(expiresIn))
 	}
 	secret, digest, err := NewSecret()
 	if err != nil {
@@ -222,12 +209,20 @@ func Create(ctx context.Context, m Manager, id, name string, scope Scope, expire
 	return secret, t, nil
 }
 
-// ErrNameTaken is the message of a create whose name an active token holds.
-func ErrNameTaken(name string) error {
-	return qlerror.New(qlerror.Conflict, "an active token named %q exists; revoke it first (`ql tokens revoke %s`) or choose another name", name, name).Because(RefusalNameTaken)
+// ErrNameTaken is the message of a create whose name an unrevoked token
+// holds; expiresAtMs is that token's expiry, nowMs the store's time. An
+// expired token holds its name until it is revoked (its row stays for
+// audit), which the message says rather than calling it active.
+func ErrNameTaken(name string, expiresAtMs *int64, nowMs int64) error {
+	if expiresAtMs != nil && *expiresAtMs <= nowMs {
+		return qlerror.New(qlerror.Conflict, "token %q expired at %s but holds its name until it is revoked: revoke it (`ql tokens revoke %s`; it stays listed) or choose another name",
+			name, time.UnixMilli(*expiresAtMs).UTC().Format(time.RFC3339), name).Because(RefusalNameTaken, "state", StateExpired)
+	}
+	return qlerror.New(qlerror.Conflict, "an active token named %q exists; revoke it first (`ql tokens revoke %s`) or choose another name", name, name).Because(RefusalNameTaken, "state", StateActive)
 }
 
-// ErrNoSuchToken is the message of a revoke of a name no active token has.
+// ErrNoSuchToken is the message of a revoke of a name no unrevoked token
+// (active or expired) has.
 func ErrNoSuchToken(name string) error {
-	return qlerror.New(qlerror.NotFound, "no active token is named %q; list them with `ql tokens list`", name).Because(RefusalNoSuchToken)
+	return qlerror.New(qlerror.NotFound, "no unrevoked token is named %q; list them with `ql tokens list`", name).Because(RefusalNoSuchToken)
 }

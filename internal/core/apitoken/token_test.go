@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/qinglong/qinglong/internal/core/qlerror"
+	"github.com/qinglong/qinglong/internal/core/validate"
 )
 
 // A lifetime out of range is refused as --expires takes it (3651d, 30s),
@@ -15,13 +16,31 @@ func TestAnExpiryOutOfRangeIsSaidAsTheFlagTakesIt(t *testing.T) {
 		in   time.Duration
 		want string
 	}{
-		{3651 * 24 * time.Hour, "expiry 3651d is outside 1m–3650d"},
-		{30 * time.Second, "expiry 30s is outside 1m–3650d"},
-		{(3650*24 + 1) * time.Hour, "expiry 87601h is outside 1m–3650d"},
+		{3651 * 24 * time.Hour, `expiry: "3651d" is not a duration from 1m to 3650d: ` + validate.DurationForms},
+		{30 * time.Second, `expiry: "30s" is not a duration from 1m to 3650d: ` + validate.DurationForms},
+		{(3650*24 + 1) * time.Hour, `expiry: "87601h" is not a duration from 1m to 3650d: ` + validate.DurationForms},
 	} {
 		_, _, err := Create(t.Context(), nil, "id", "ci", Read, c.in)
 		if !qlerror.Is(err, qlerror.Invalid) || err.Error() != c.want {
 			t.Errorf("create with expiry %s: %v; want %q", c.in, err, c.want)
+		}
+	}
+}
+
+// An expiry is read as every user-given duration is: whole days, Go's
+// units, or days then Go's units; anything else, or out of range, is
+// refused in the sentence every duration is refused with.
+func TestAnExpiryReadsAsEveryDurationDoes(t *testing.T) {
+	t.Parallel()
+	for in, want := range map[string]time.Duration{"90d": 90 * 24 * time.Hour, "12h": 12 * time.Hour, "1d12h": 36 * time.Hour, "3650d": MaxExpiry} {
+		if got, err := ParseExpiry(in); err != nil || got != want {
+			t.Errorf("ParseExpiry(%q) = %v, %v; want %v", in, got, err, want)
+		}
+	}
+	for _, in := range []string{"90", "1.5d", "soon", "30s", "3651d"} {
+		_, err := ParseExpiry(in)
+		if want := `expiry: "` + in + `" is not a duration from 1m to 3650d: ` + validate.DurationForms; !qlerror.Is(err, qlerror.Invalid) || err.Error() != want {
+			t.Errorf("ParseExpiry(%q): %v; want %q", in, err, want)
 		}
 	}
 }

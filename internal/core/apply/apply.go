@@ -21,9 +21,10 @@ type Result struct {
 	Name     string
 	Change   catalog.Change
 	Revision int64
-	// Fields names what an update changes ("status", "command.script",
+	// Fields names what an update changes ("command.script",
 	// "cron.expression", "taskRevision" for a trigger following its
-	// task); "notifications" for a project created with some; empty
+	// task; a project's status with its from and to, "status archived →
+	// active"); "notifications" for a project created with some; empty
 	// otherwise. An update of the notifications is followed by the rules
 	// it adds and removes ("notifications.rules +{on: failed, channel:
 	// ops}").
@@ -223,7 +224,7 @@ func converge(ctx context.Context, svc catalog.Service, tx catalog.Tx, doc *Docu
 	}
 	// archiving: this very apply archives the project (or creates it
 	// archived), so a refused publish of its objects is the file's own doing.
-	archiving := doc.Status != project.Active && (change == catalog.Created || slices.Contains(fields, "status"))
+	archiving := proj.Status != project.Active && (change == catalog.Created || slices.ContainsFunc(fields, func(f string) bool { return strings.HasPrefix(f, "status ") }))
 	pinned, res, err := convergeTasks(ctx, svc, tx, proj.ID, doc, archiving, tasks, newID)
 	if err != nil {
 		return nil, err
@@ -314,10 +315,19 @@ func convergeProject(ctx context.Context, tx catalog.Tx, doc *Document, newID fu
 	if doc.HasNotifications {
 		notifications = doc.Notifications.Encode()
 	}
+	// A file without status: leaves the project's as it is; only a file
+	// saying active reactivates an archived project.
+	status := p.Status
+	if doc.Status != "" {
+		status = doc.Status
+	}
 	var fields []string
 	switch {
 	case qlerror.Is(err, qlerror.NotFound):
-		p, change = project.Project{ID: newID(), Name: doc.Project, Status: doc.Status, Notifications: notifications}, catalog.Created
+		if status == "" {
+			status = project.Active
+		}
+		p, change = project.Project{ID: newID(), Name: doc.Project, Status: status, Notifications: notifications}, catalog.Created
 		// Said, so that a dry run's "would create" does not read as a bare
 		// name: the notifications are the project's own part of the file.
 		if doc.HasNotifications && !doc.Notifications.Empty() {
@@ -325,16 +335,18 @@ func convergeProject(ctx context.Context, tx catalog.Tx, doc *Document, newID fu
 		}
 	case err != nil:
 		return p, "", nil, err
-	case p.Status == doc.Status && p.Notifications == notifications:
+	case p.Status == status && p.Notifications == notifications:
 		return p, catalog.Unchanged, nil, nil
 	default:
-		if p.Status != doc.Status {
-			fields = append(fields, "status")
+		if p.Status != status {
+			// From and to, so that a dry run says which way the
+			// project's triggers would go (stop, or start again).
+			fields = append(fields, "status "+string(p.Status)+" → "+string(status))
 		}
 		if p.Notifications != notifications {
 			fields = append(append(fields, "notifications"), ruleChanges(p.Notifications, notifications)...)
 		}
-		p.Status, p.Notifications = doc.Status, notifications
+		p.Status, p.Notifications = status, notifications
 	}
 	if _, err := tx.ProjectSave(ctx, p); err != nil {
 		return p, "", nil, err

@@ -17,7 +17,7 @@
 //
 // Format:
 //
-//	project: demo                # required; status: active|archived (default active)
+//	project: demo                # required; status: active|archived (left out: as it is; a new project is active)
 //	tasks:
 //	  - name: hello
 //	    shell: /bin/sh           # shell mode: shell + script

@@ -137,8 +137,9 @@ func EditScheduleFile(ctx context.Context, r catalog.DefinitionsReader, e EditSc
 	return text, []Expected{{Kind: "trigger", Name: e.Trigger, Revision: cur.Revision}, {Kind: "task", Name: tk.Spec.Name, Revision: tk.Revision}}, err
 }
 
-// statusOnly is the file of p that names its status and nothing else: a
-// file that omits the status would set the project active.
+// statusOnly is the file of p that names its status and nothing else:
+// an archived project's file says so, so that the form shows why an
+// apply of it is refused.
 func statusOnly(p project.Project) exportDoc {
 	doc := exportDoc{Project: p.Name}
 	if p.Status != project.Active {

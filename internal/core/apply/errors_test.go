@@ -71,7 +71,7 @@ func TestEveryIndependentErrorOfAFileIsReportedAtItsLineInFileOrder(t *testing.T
 	t.Parallel()
 	_, err := Parse("x.yaml", []byte(manyMistakes))
 	requireErrors(t, err, 0,
-		place{7, 14, `task.timeout: "soon" is not a duration in whole milliseconds`},
+		place{7, 14, `task.timeout: "soon" is not a duration from 1ms to 365d`},
 		place{8, 0, `task "a" is defined twice`},
 		place{13, 11, `trigger.cron: cron expression "61 * * * *"`},
 		place{15, 0, `trigger "t2": trigger.task "nope" is not a task of this file`},

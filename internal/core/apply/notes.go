@@ -355,8 +355,9 @@ func Notes(doc *Document, s NoteScope) []Note {
 // running: the apply says which. A trigger of a task doc changes follows
 // the task to its new revision, which results (the apply's or its plan's)
 // report as the trigger updated: its item names the task it follows. A
-// project that does not exist yet, or that doc archives, gets no note:
-// nothing of it will run.
+// project that does not exist yet, that doc archives, or that stays
+// archived under a doc without status:, gets no note: nothing of it will
+// run.
 func UnlistedNote(ctx context.Context, r catalog.DefinitionsReader, doc *Document, results []Result) (Note, bool, error) {
 	if doc.Status == project.Archived {
 		return Note{}, false, nil
@@ -367,6 +368,9 @@ func UnlistedNote(ctx context.Context, r catalog.DefinitionsReader, doc *Documen
 	}
 	if err != nil {
 		return Note{}, false, err
+	}
+	if doc.Status == "" && d.Project.Status == project.Archived {
+		return Note{}, false, nil
 	}
 	named := make(map[string]bool, len(doc.Triggers))
 	for _, t := range doc.Triggers {

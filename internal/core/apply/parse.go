@@ -35,8 +35,12 @@ const (
 
 // Document is a parsed definitions file.
 type Document struct {
-	File     string
-	Project  string
+	File    string
+	Project string
+	// Status is the project's status when the file gives it; empty, the
+	// file leaves it as it is (a new project is active): leaving a field
+	// out of a file changes nothing, so only status: active reactivates
+	// an archived project.
 	Status   project.Status
 	Tasks    []TaskDoc
 	Triggers []TriggerDoc
@@ -231,17 +235,28 @@ func (p parser) named(before int, name string) {
 // milliseconds from lo to hi, in the words of format (which names field).
 func (p parser) notDuration(n *yaml.Node, field, s string, lo, hi time.Duration, format string, args ...any) bool {
 	return p.fail(n, invalid(format, args...).Because(validate.RefusalNotDuration,
-		"field", field, "value", s, "min", validate.Duration(lo), "max", validate.Duration(hi)))
+		"field", field, "value", s, "min", validate.DurationBound(lo), "max", validate.DurationBound(hi)))
 }
 
 // notADuration reports n, whose value s does not read as a duration in
-// whole milliseconds from lo to hi, saying the range and the units the
-// field takes as the Chinese sentence for the reason does: a day written
-// 1d is the usual mistake, and the parser's "unknown unit" does not say
-// what to write instead.
+// whole milliseconds from lo to hi, in the sentence every user-given
+// duration is refused with (the parser's "unknown unit" does not say
+// what to write instead), or as finer than a millisecond where it reads
+// but is.
 func (p parser) notADuration(n *yaml.Node, field, s string, lo, hi time.Duration) bool {
-	return p.notDuration(n, field, s, lo, hi, "%s: %q is not a duration in whole milliseconds from %s to %s, like 500ms, 30s, 5m or 2h "+
-		"(the units are ms, s, m and h; there is no d: write a day as 24h)", field, s, validate.Duration(lo), validate.Duration(hi))
+	if d, ok := validate.ParseDuration(s); ok && d%time.Millisecond != 0 {
+		return p.notDuration(n, field, s, lo, hi, "%s: %q is finer than the whole milliseconds it takes, from %s to %s: round it to a millisecond, e.g. 1500ms",
+			field, s, validate.DurationBound(lo), validate.DurationBound(hi))
+	}
+	return p.notDuration(n, field, s, lo, hi, "%s", validate.NotADuration(field, s, lo, hi))
+}
+
+// parseMillis reads s as every user-given duration is read
+// (validate.ParseDuration); ok is false for one that is not a whole
+// number of milliseconds.
+func parseMillis(s string) (time.Duration, bool) {
+	d, ok := validate.ParseDuration(s)
+	return d, ok && d%time.Millisecond == 0
 }
 
 // outOfRange reports n, which must be a whole number from lo to hi, in
@@ -350,21 +365,21 @@ func (p parser) shape(n *yaml.Node) bool {
 // each could be read, for the checks of what they say of each other.
 func (p parser) document(n *yaml.Node) (*Document, []taskEntry, []triggerEntry) {
 	f, complete := p.fields(n, "file", "project", "status", "tasks", "triggers", "notifications")
-	doc := &Document{File: p.file, Status: project.Active}
+	doc := &Document{File: p.file}
 	pn, named := f["project"]
 	if !named {
 		p.required(n, complete, "project", "project: is required (the project's name)")
 	} else {
 		doc.Project, named = p.str(pn, "project")
 	}
-	status := true
+	status, checked := true, project.Active
 	if s, ok := f["status"]; ok {
 		var v string
 		v, status = p.str(s, "status")
-		doc.Status = project.Status(v)
+		doc.Status, checked = project.Status(v), project.Status(v)
 	}
 	if named && status {
-		if err := (project.Project{ID: "00000000-0000-7000-8000-000000000000", Name: doc.Project, Status: doc.Status}).Validate(); err != nil {
+		if err := (project.Project{ID: "00000000-0000-7000-8000-000000000000", Name: doc.Project, Status: checked}).Validate(); err != nil {
 			p.fail(pn, err)
 		}
 	}
@@ -521,14 +536,14 @@ func (p parser) timeout(v *yaml.Node) int64 {
 	if !ok {
 		return 0
 	}
-	d, err := time.ParseDuration(s)
+	d, ok := parseMillis(s)
 	switch {
-	case err != nil || d%time.Millisecond != 0:
+	case !ok:
 		p.notADuration(v, "task.timeout", s, task.MinTimeout, task.MaxTimeout)
 	case d.Milliseconds() == 0:
 		p.notDuration(v, "task.timeout", s, task.MinTimeout, task.MaxTimeout, "task.timeout: must be at least 1ms")
 	case d > task.MaxTimeout:
-		p.notDuration(v, "task.timeout", s, task.MinTimeout, task.MaxTimeout, "task.timeout: %s is longer than the most it takes, 365 days (8760h)", s)
+		p.notDuration(v, "task.timeout", s, task.MinTimeout, task.MaxTimeout, "task.timeout: %s is longer than the most it takes, %s", s, validate.DurationBound(task.MaxTimeout))
 	}
 	return d.Milliseconds()
 }
@@ -559,8 +574,8 @@ func (p parser) retry(n *yaml.Node) task.RetryPolicy {
 	}
 	if v, ok := f["backoff"]; ok {
 		if s, ok := p.str(v, "task.retry.backoff"); ok {
-			d, err := time.ParseDuration(s)
-			if err != nil || d%time.Millisecond != 0 || d < 0 || d.Milliseconds() > task.MaxRetryBackoffMs {
+			d, ok := parseMillis(s)
+			if !ok || d < 0 || d.Milliseconds() > task.MaxRetryBackoffMs {
 				p.notADuration(v, "task.retry.backoff", s, 0, time.Duration(task.MaxRetryBackoffMs)*time.Millisecond)
 			}
 			r.BackoffMs = d.Milliseconds()
@@ -656,12 +671,12 @@ func (p parser) millis(n *yaml.Node, field string, hi time.Duration) (int64, boo
 	if !ok {
 		return 0, false
 	}
-	d, err := time.ParseDuration(s)
-	if err != nil || d%time.Millisecond != 0 || d <= 0 {
+	d, ok := parseMillis(s)
+	if !ok || d <= 0 {
 		return 0, p.notADuration(n, field, s, time.Millisecond, hi)
 	}
 	if d > hi {
-		return 0, p.notDuration(n, field, s, time.Millisecond, hi, "%s: %s is longer than the most it takes, %s", field, s, validate.Duration(hi))
+		return 0, p.notDuration(n, field, s, time.Millisecond, hi, "%s: %s is longer than the most it takes, %s", field, s, validate.DurationBound(hi))
 	}
 	return d.Milliseconds(), true
 }
@@ -800,13 +815,13 @@ func (p parser) duration(n *yaml.Node, field string, maxMs int64) (int64, bool) 
 	if !ok {
 		return 0, false
 	}
-	d, err := time.ParseDuration(s)
+	d, ok := parseMillis(s)
 	hi := time.Duration(maxMs) * time.Millisecond
-	if err != nil || d%time.Millisecond != 0 || d < 0 {
+	if !ok || d < 0 {
 		return 0, p.notADuration(n, field, s, 0, hi)
 	}
 	if d > hi {
-		return 0, p.notDuration(n, field, s, 0, hi, "%s: %s is longer than the most it takes, %s", field, s, validate.Duration(hi))
+		return 0, p.notDuration(n, field, s, 0, hi, "%s: %s is longer than the most it takes, %s", field, s, validate.DurationBound(hi))
 	}
 	return d.Milliseconds(), true
 }

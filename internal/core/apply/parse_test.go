@@ -4,10 +4,12 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/qinglong/qinglong/internal/core/qlerror"
 	"github.com/qinglong/qinglong/internal/core/task"
 	"github.com/qinglong/qinglong/internal/core/trigger"
+	"github.com/qinglong/qinglong/internal/core/validate"
 )
 
 const good = `project: demo
@@ -77,9 +79,9 @@ func TestInvalidInputNamesFileLineAndField(t *testing.T) {
 		{"unknown task field", "project: demo\ntasks:\n  - name: a\n    script: echo\n    retries: 3\n", []string{"x.yaml:5:", `unknown field "retries"`}},
 		{"missing project", "tasks: []\n", []string{"x.yaml:1:", "project: is required"}},
 		{"bad timeout", "project: demo\ntasks:\n  - name: a\n    script: echo\n    timeout: soon\n", []string{"x.yaml:5:", "task.timeout"}},
-		{"timeout too long", "project: demo\ntasks:\n  - name: a\n    script: echo\n    timeout: 100000h\n", []string{"x.yaml:5:", "task.timeout: 100000h is longer than the most it takes, 365 days (8760h)"}},
+		{"timeout too long", "project: demo\ntasks:\n  - name: a\n    script: echo\n    timeout: 100000h\n", []string{"x.yaml:5:", "task.timeout: 100000h is longer than the most it takes, 365d"}},
 		{"jitter too long", "project: demo\ntriggers:\n  - name: t\n    task: a\n    cron: '* * * * *'\n    timezone: UTC\n    jitter: 2h\n", []string{"x.yaml:7:", "trigger.jitter: 2h is longer than the most it takes, 1h"}},
-		{"jitter not a duration", "project: demo\ntriggers:\n  - name: t\n    task: a\n    cron: '* * * * *'\n    timezone: UTC\n    jitter: soon\n", []string{"x.yaml:7:", `trigger.jitter: "soon" is not a duration in whole milliseconds from 0s to 1h`}},
+		{"jitter not a duration", "project: demo\ntriggers:\n  - name: t\n    task: a\n    cron: '* * * * *'\n    timezone: UTC\n    jitter: soon\n", []string{"x.yaml:7:", `trigger.jitter: "soon" is not a duration from 0s to 1h`}},
 		{"kill grace too long", "project: demo\ntasks:\n  - name: a\n    script: echo\n    killGrace: 11m\n", []string{"x.yaml:5:", "task.killGrace: 11m is longer than the most it takes, 10m"}},
 		{"relative path", "project: demo\ntasks:\n  - name: a\n    command: [date]\n", []string{"x.yaml:4:", `task "a": task.command[0]: "date" must be an absolute`}},
 		{"both modes", "project: demo\ntasks:\n  - name: a\n    script: echo\n    command: [/bin/date]\n", []string{"x.yaml:5:", "not both"}},
@@ -210,24 +212,39 @@ func TestAYAMLSyntaxErrorNamesTheLineAtFaultNotTheBlocksFirst(t *testing.T) {
 	}
 }
 
-// A duration that does not read says, in English as in Chinese, the range
-// the field takes and the units there are: a day written 1d, the usual
-// mistake, is told to be 24h.
-func TestADurationThatDoesNotReadSaysItsRangeAndThatThereIsNoDayUnit(t *testing.T) {
+// A duration that does not read says the range the field takes and
+// what a duration may be written as, in the sentence every user-given
+// duration is refused with.
+func TestADurationThatDoesNotReadSaysItsRangeAndWhatIsAccepted(t *testing.T) {
 	t.Parallel()
 	task := "project: demo\ntasks:\n  - name: a\n    script: echo\n"
 	trig := "triggers:\n  - name: t\n    task: a\n    cron: '* * * * *'\n    timezone: UTC\n"
 	for _, c := range []struct{ what, yaml, want string }{
-		{"a timeout", task + "    timeout: 5x\n", `task.timeout: "5x" is not a duration in whole milliseconds from 1ms to 8760h`},
-		{"a kill grace", task + "    killGrace: 1d\n", `task.killGrace: "1d" is not a duration in whole milliseconds from 1ms to 10m`},
-		{"a retry backoff", task + "    retry: {maxAttempts: 2, backoff: 1d}\n", `task.retry.backoff: "1d" is not a duration in whole milliseconds from 0s to 24h`},
-		{"a jitter", task + trig + "    jitter: soon\n", `trigger.jitter: "soon" is not a duration in whole milliseconds from 0s to 1h`},
-		{"a catch-up window", task + trig + "    catchUpWindow: 2d\n", `trigger.catchUpWindow: "2d" is not a duration in whole milliseconds from 0s to 8784h`},
+		{"a timeout", task + "    timeout: 5x\n", `task.timeout: "5x" is not a duration from 1ms to 365d`},
+		{"a kill grace", task + "    killGrace: 1.5d\n", `task.killGrace: "1.5d" is not a duration from 1ms to 10m`},
+		{"a retry backoff", task + "    retry: {maxAttempts: 2, backoff: 12h1d}\n", `task.retry.backoff: "12h1d" is not a duration from 0s to 24h`},
+		{"a jitter", task + trig + "    jitter: soon\n", `trigger.jitter: "soon" is not a duration from 0s to 1h`},
+		{"a catch-up window", task + trig + "    catchUpWindow: 2 days\n", `trigger.catchUpWindow: "2 days" is not a duration from 0s to 366d`},
 	} {
 		_, err := Parse("x.yaml", []byte(c.yaml))
-		if err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), "like 500ms, 30s, 5m or 2h (the units are ms, s, m and h; there is no d: write a day as 24h)") {
-			t.Errorf("%s: %v; want %q, an example and the units", c.what, err, c.want)
+		if err == nil || !strings.Contains(err.Error(), c.want+": "+validate.DurationForms) {
+			t.Errorf("%s: %v; want %q, then what is accepted", c.what, err, c.want)
 		}
+	}
+}
+
+// Every duration field of a file accepts whole days, alone or followed by
+// Go's units, as a token's expiry and a serve flag do.
+func TestEveryDurationFieldOfAFileAcceptsDays(t *testing.T) {
+	t.Parallel()
+	doc, err := Parse("x.yaml", []byte("project: demo\ntasks:\n  - name: a\n    script: echo\n    timeout: 1d12h\n    retry: {maxAttempts: 2, backoff: 1d}\n"+
+		"triggers:\n  - name: t\n    task: a\n    cron: '* * * * *'\n    timezone: UTC\n    catchUpWindow: 2d\n"))
+	if err != nil {
+		t.Fatalf("a file of durations in days: %v", err)
+	}
+	c, r := doc.Tasks[0].Spec.Command, doc.Triggers[0].Spec.Cron
+	if c.TimeoutMs != (36*time.Hour).Milliseconds() || c.Retry.BackoffMs != (24*time.Hour).Milliseconds() || r.CatchUpWindowMs != (48*time.Hour).Milliseconds() {
+		t.Errorf("timeout %dms, backoff %dms, catch-up window %dms; want 1d12h, 1d and 2d", c.TimeoutMs, c.Retry.BackoffMs, r.CatchUpWindowMs)
 	}
 }
 

@@ -125,7 +125,12 @@ enabled trigger with no occurrence left before its endAt is applied with a note:
 
 --dry-run validates the file and prints what applying it would do, writing nothing:
 it never creates the database; a database that does not exist yet would get everything
-created. An update names the fields it changes.
+created. An update names the fields it changes.` + opts.clusterOnly(`
+
+On the cluster apply needs the admin role's URL, and checks that before it compares
+anything: the runtime role's URL exits 5 (publishing definitions needs the admin role's
+URL) even for a file that changes nothing. --dry-run only reads, so the runtime role's
+URL may run it; it does not check the role may publish.`) + `
 
 --api-url sends the file to a server's API instead (POST /api/v1/apply, with an admin
 token in $QL_TOKEN): the server validates and publishes it the same way, records the

@@ -12,8 +12,6 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
-
-	"github.com/qinglong/qinglong/internal/core/shellquote"
 )
 
 // DefaultDBFile is the embedded database's file name inside the data
@@ -130,8 +128,10 @@ func (f *dbFlags) resolve(opts Options) (string, error) {
 	case IsPostgresURL(dir):
 		return "", Usagef("--data-dir (or $QL_DATA_DIR) is a directory; give a PostgreSQL URL as --database-url or in $QL_DATABASE_URL")
 	}
-	if st, err := os.Stat(dir); err == nil && !st.IsDir() {
-		return "", Usagef("--data-dir %s is a file; give the directory holding %s: --data-dir %s", dir, DefaultDBFile, shellquote.Quote(filepath.Dir(dir)))
+	// Its shape only: whether the command may write it is checked where
+	// it opens it to write.
+	if err := CheckDataDir(dir, false); err != nil {
+		return "", err
 	}
 	return filepath.Join(dir, DefaultDBFile), nil
 }
@@ -219,7 +219,12 @@ func open(ctx context.Context, opts Options, f *dbFlags, mustExistRO bool) (*Bac
 		}
 		return opts.OpenSQLiteReadOnly(ctx, dsn)
 	}
-	if _, err := os.Stat(dsn); errors.Is(err, fs.ErrNotExist) && f.defaultLocation() {
+	if err := CheckDataDir(filepath.Dir(dsn), true); err != nil {
+		return nil, err
+	}
+	_, statErr := os.Stat(dsn)
+	var created string
+	if errors.Is(statErr, fs.ErrNotExist) && f.defaultLocation() {
 		switch {
 		case os.Getenv(EnvAdminURL) != "" && opts.OpenPostgres == nil:
 			return nil, Usagef("no embedded database at %s, and $%s is set, but this %s build has no PostgreSQL support: "+
@@ -229,12 +234,16 @@ func open(ctx context.Context, opts Options, f *dbFlags, mustExistRO bool) (*Bac
 				"$QL_DATABASE_URL (only `ql workers` reads $%s); give it the admin role's URL there, or --data-dir DIR to create an embedded database on purpose",
 				dsn, EnvAdminURL, EnvAdminURL)
 		case opts.OpenPostgres == nil:
-			warn(ctx, opts.Binary, "created the embedded database "+dsn+" (no --data-dir or $QL_DATA_DIR was given)")
+			created = "created the embedded database " + dsn + " (no --data-dir or $QL_DATA_DIR was given)"
 		default:
-			warn(ctx, opts.Binary, "created the embedded database "+dsn+" (no --data-dir, --database-url, $QL_DATA_DIR or $QL_DATABASE_URL was given)")
+			created = "created the embedded database " + dsn + " (no --data-dir, --database-url, $QL_DATA_DIR or $QL_DATABASE_URL was given)"
 		}
 	}
 	b, err := opts.OpenSQLite(ctx, dsn)
+	// Said once the database exists: an open that failed created nothing.
+	if err == nil && created != "" {
+		warn(ctx, opts.Binary, created)
+	}
 	if err == nil && b.HeldNone {
 		warn(ctx, opts.Binary, "the database file "+dsn+" held no QingLong database (it was empty): made a new, empty one in it; if it should hold your data "+
 			"(a restore or a copy cut short, a full disk), restore it from a backup (docs/operations.md, \"Backup and restore\")")

@@ -71,6 +71,31 @@ func TestCronNextNeverFiringExitsTwoAsApplyRefusesIt(t *testing.T) {
 	}
 }
 
+// An expression that fires but has no occurrence before the last instant
+// occurrences are computed to ran out of time, not of dates: it says so,
+// and which --after to give, never that its days miss its months.
+func TestCronNextPastTheLastComputedInstantSaysItRanOutOfTime(t *testing.T) {
+	t.Parallel()
+	code, _, stderr := ql(t, "cron", "next", "0 0 * * *", "--tz", "UTC", "--after", "9999-12-31T00:00:00Z")
+	if code != 2 || !strings.Contains(stderr, "the last instant occurrences are computed to; give an earlier --after") || strings.Contains(stderr, "never fires") {
+		t.Fatalf("exit %d stderr %q", code, stderr)
+	}
+	code, out, stderr := ql(t, "cron", "next", "0 0 * * *", "--tz", "UTC", "--after", "9999-12-30T12:00:00Z", "-n", "3")
+	if code != 0 || out != "9999-12-31 00:00:00 UTC +00:00  9999-12-31T00:00:00Z\n(no further occurrence before 9999-12-31T23:59:59Z, the last instant occurrences are computed to)\n" {
+		t.Fatalf("exit %d out %q stderr %q", code, out, stderr)
+	}
+}
+
+// A flag value its type cannot read is refused naming the flag and what
+// it takes, not in the parser's words.
+func TestAnUnreadableFlagValueSaysWhatTheFlagTakes(t *testing.T) {
+	t.Parallel()
+	code, _, stderr := ql(t, "cron", "next", "* * * * *", "--tz", "UTC", "-n", "abc")
+	if code != 2 || !strings.Contains(stderr, `-n/--count "abc" is not a whole number: it takes how many occurrences to print (1–1000)`) || strings.Contains(stderr, "strconv") {
+		t.Fatalf("exit %d stderr %q", code, stderr)
+	}
+}
+
 // One try shows everything wrong with `cron next`: a bad field is
 // reported with a missing or unknown --tz, a bad -n and --after, the
 // expression's mistake first, each on a line led by the binary's name.
@@ -302,5 +327,20 @@ func TestANumberFlagsHelpSaysTheRangeItsRefusalNames(t *testing.T) {
 		if usage := cmd.Flags().Lookup(c.flag).Usage; !strings.Contains(usage, m[1]) {
 			t.Errorf("%s --%s: help %q does not name the range %s its refusal does", cmd.CommandPath(), c.flag, usage, m[1])
 		}
+	}
+}
+
+// runs list --state offers and accepts the states a Run can be in, as
+// the store, the API and the console do: waiting_approval, which the
+// schema keeps for approvals nothing enters, is refused saying so.
+func TestRunsListStateRefusesWaitingApprovalAsTheAPIDoes(t *testing.T) {
+	t.Parallel()
+	code, _, stderr := ql(t, "runs", "list", "--state", "waiting_approval")
+	if code != 2 || !strings.Contains(stderr, "no Run of this release is ever in it") || strings.Contains(stderr, "use one of created, queued, dispatching, running, waiting_approval") {
+		t.Fatalf("exit %d stderr %q", code, stderr)
+	}
+	code, out, _ := ql(t, "runs", "list", "--help")
+	if code != 0 || strings.Contains(out, "waiting_approval") || !strings.Contains(out, "retry_wait") {
+		t.Fatalf("help exit %d %q; want the states a Run can be in, without waiting_approval", code, out)
 	}
 }

@@ -59,14 +59,21 @@ func cronNextCommand(opts Options) *cobra.Command {
 			at := from.UnixMilli()
 			for i := 0; i < n; i++ {
 				next, ok := s.Next(at)
-				if !ok {
-					if i == 0 {
-						// Invalid, as `ql apply` refuses it: the expression is
-						// what is wrong.
-						return qlerror.New(qlerror.Invalid, "%q never fires in %s after %s (its days of the month never fall in its months, e.g. day 30 of February or day 31 of April); fix the day or month",
-							args[0], tz, from.UTC().Format(time.RFC3339))
-					}
-					fmt.Fprintln(out, "(no further occurrence)")
+				last := time.UnixMilli(cron.LastMs).UTC().Format(time.RFC3339)
+				switch {
+				case ok:
+				case !s.MatchesSomeDate():
+					// Invalid, as `ql apply` refuses it: the expression is
+					// what is wrong.
+					return qlerror.New(qlerror.Invalid, "%q never fires in %s after %s (its days of the month never fall in its months, e.g. day 30 of February or day 31 of April); fix the day or month",
+						args[0], tz, from.UTC().Format(time.RFC3339))
+				case i == 0:
+					// The expression fires, but not before the last
+					// instant occurrences are computed to.
+					return Usagef("%q has no occurrence in %s between %s and %s, the last instant occurrences are computed to; give an earlier --after",
+						args[0], tz, from.UTC().Format(time.RFC3339), last)
+				default:
+					fmt.Fprintf(out, "(no further occurrence before %s, the last instant occurrences are computed to)\n", last)
 					return nil
 				}
 				t := time.UnixMilli(next)

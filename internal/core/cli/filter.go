@@ -19,6 +19,19 @@ import (
 // database role can read, so both stores keep filtering by id only. A name
 // that matches nothing is an error naming it, never a silently empty list.
 func resolveFilters(ctx context.Context, r schedule.StatusReader, project, trigger string) (projectID, triggerID string, err error) {
+	return resolve(ctx, r, project, trigger, "--trigger")
+}
+
+// resolveTriggerArg is resolveFilters of a command's trigger argument
+// (NAME, project/name or id) rather than a --trigger flag: a refusal
+// names the argument as the user wrote it, not a flag the command lacks.
+func resolveTriggerArg(ctx context.Context, r schedule.StatusReader, project, arg string) (projectID, triggerID string, err error) {
+	return resolve(ctx, r, project, arg, "trigger")
+}
+
+// resolve is resolveFilters with label, how the trigger was given, for
+// its refusals: "--trigger" (the flag) or "trigger" (an argument).
+func resolve(ctx context.Context, r schedule.StatusReader, project, trigger, label string) (projectID, triggerID string, err error) {
 	if projectID, err = resolveProject(ctx, r, project); err != nil || trigger == "" {
 		return projectID, "", err
 	}
@@ -32,7 +45,7 @@ func resolveFilters(ctx context.Context, r schedule.StatusReader, project, trigg
 			return "", "", err
 		}
 		if projectID != "" && qualified != projectID {
-			return "", "", Usagef("--trigger %q names project %s, but --project %q is another; give the project once", trigger, p, project)
+			return "", "", Usagef("%s %q names project %s, but --project %q is another; give the project once", label, trigger, p, project)
 		}
 		projectID, name, projectLabel = qualified, t, p
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/qinglong/qinglong/internal/core/apply"
 	"github.com/qinglong/qinglong/internal/core/notify"
+	"github.com/qinglong/qinglong/internal/core/retention"
 	"github.com/qinglong/qinglong/internal/core/view"
 )
 
@@ -21,7 +22,7 @@ outbox with the state change that causes them and
 delivered by the server` + opts.clusterOnly(" (every replica on the cluster)") + ` with retries and backoff. A notification
 whose deliveries all failed is dead: fix the channel (URL, secret, receiver), then retry it.
 Retention deletes delivered and dead notifications older than --retention-notifications
-(the runs period by default): a dead one can be retried only until then.
+(` + notificationsRetentionDefault(opts) + `): a dead one can be retried only until then.
 The server's API (GET /api/v1/notifications, POST /api/v1/notifications/ID/retry) and its web
 console's Notifications page list and retry them too; given --api-url URL, these commands ask that
 API instead of the database (a token in $QL_TOKEN: read to list, operate to retry).` +
@@ -121,7 +122,7 @@ func notificationsRetryCommand(opts Options) *cobra.Command {
 		Short: "Make a dead notification pending again, with the same idempotency key",
 		Long: `Make a dead notification pending again, with the same idempotency key and its attempts
 counted afresh. Retention deletes dead notifications older than the server's
---retention-notifications (the runs period by default); one deleted can no longer be retried.
+--retention-notifications (` + notificationsRetentionDefault(opts) + `); one deleted can no longer be retried.
 ` + apiHelp("notifications retry") + `
 The server logs the API token and the address it came from as who asked (the outbox keeps no record
 of it).`,
@@ -175,4 +176,17 @@ func eventText(v view.Notification) string {
 		return v.Event + " (" + v.RunState + ")"
 	}
 	return v.Event
+}
+
+// notificationsRetentionDefault says what --retention-notifications is
+// when not given: each profile's own default, the same as its default
+// runs period, which a --retention-runs given does not move.
+func notificationsRetentionDefault(opts Options) string {
+	var parts []string
+	for _, p := range profileOrder {
+		if prof, ok := opts.Profiles[p]; ok {
+			parts = append(parts, p+" "+retention.AgeSetting(prof.Defaults.Retention.NotificationsAge))
+		}
+	}
+	return "default: " + strings.Join(parts, ", ") + "; --retention-runs does not change it"
 }

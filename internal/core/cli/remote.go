@@ -487,11 +487,12 @@ func (c *apiClient) TriggerRunNow(ctx context.Context, r schedule.RunNowRequest)
 		Created    bool   `json:"created"`
 		Skipped    string `json:"skipped"`
 		Unfinished string `json:"unfinished"`
+		Waiting    bool   `json:"waiting"`
 	}
 	if err := c.post(ctx, "/api/v1/triggers/"+url.PathEscape(r.TriggerID)+"/run", body, &a); err != nil {
 		return schedule.RunNowResult{}, err
 	}
-	return schedule.RunNowResult{RunID: a.RunID, Created: a.Created, Skipped: schedule.PassReason(a.Skipped), Unfinished: a.Unfinished}, nil
+	return schedule.RunNowResult{RunID: a.RunID, Created: a.Created, Skipped: schedule.PassReason(a.Skipped), Unfinished: a.Unfinished, Waiting: a.Waiting}, nil
 }
 
 // TriggerBackfill admits (or, for a dry run, counts) a trigger's
@@ -587,6 +588,7 @@ type rerunAnswer struct {
 	Created    bool   `json:"created"`
 	Skipped    string `json:"skipped"`
 	Unfinished string `json:"unfinished"`
+	Waiting    bool   `json:"waiting"`
 }
 
 // RunRerun asks the server to re-run a Run; the server records the token
@@ -596,7 +598,7 @@ func (c *apiClient) RunRerun(ctx context.Context, r schedule.RerunRequest) (sche
 	if err := c.post(ctx, "/api/v1/runs/"+url.PathEscape(r.RunID)+"/rerun", rerunBody{RequestID: r.RequestID}, &a); err != nil {
 		return schedule.RerunResult{}, err
 	}
-	return schedule.RerunResult{RunID: a.RunID, Created: a.Created, Skipped: schedule.PassReason(a.Skipped), Unfinished: a.Unfinished}, nil
+	return schedule.RerunResult{RunID: a.RunID, Created: a.Created, Skipped: schedule.PassReason(a.Skipped), Unfinished: a.Unfinished, Waiting: a.Waiting}, nil
 }
 
 // runOf is the Run a view shows (the API's JSON back to the model).

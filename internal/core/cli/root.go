@@ -21,6 +21,7 @@ import (
 	"github.com/qinglong/qinglong/internal/core/apitoken"
 	"github.com/qinglong/qinglong/internal/core/catalog"
 	"github.com/qinglong/qinglong/internal/core/notify"
+	"github.com/qinglong/qinglong/internal/core/process"
 	"github.com/qinglong/qinglong/internal/core/qlerror"
 	"github.com/qinglong/qinglong/internal/core/retention"
 	"github.com/qinglong/qinglong/internal/core/run"
@@ -196,9 +197,8 @@ or as many replicas on PostgreSQL (profile cluster).`
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
-		return &UsageError{Err: err}
-	})
+	withVersionFlag(root)
+	root.SetFlagErrorFunc(flagError)
 	// The only pre-run hook of the tree: a subcommand's own would replace it.
 	root.PersistentPreRunE = func(c *cobra.Command, _ []string) error {
 		if fl := c.Flags().Lookup("db"); fl != nil && fl.Changed {
@@ -414,6 +414,9 @@ func execute(ctx context.Context, root *cobra.Command, binary string, args []str
 // by its code: the same on the database and over --api-url, where the
 // client gives the server's answer its code.
 func exitCodeOf(err error) int {
+	if fileToFix(err) {
+		return ExitUsage
+	}
 	switch qlerror.CodeOf(err) {
 	case qlerror.Invalid:
 		return ExitUsage
@@ -423,6 +426,19 @@ func exitCodeOf(err error) int {
 		return ExitDenied
 	}
 	return ExitFailed
+}
+
+// fileToFix reports whether err refuses a secrets file for its owner, its
+// mode or its content: a file on this machine that the user named
+// (--secrets-file, --data-dir), and so the input to fix, as a credential
+// file at mode 0644 is. A server keeps FailedPrecondition for it (its
+// file is no input of the caller's), but no API answer carries a
+// *process.SecretsFileError, so this is the one place every command of
+// every binary that reads such a file exits by. A file the user may not
+// open at all (SecretsDenied) is a failure of the machine's, exit 1.
+func fileToFix(err error) bool {
+	var sf *process.SecretsFileError
+	return errors.As(err, &sf) && sf.Cause != process.SecretsDenied
 }
 
 // asBinary names binary instead of ql in the commands msg tells the user to

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -37,8 +38,8 @@ order, and the API (GET /api/v1/runs) and the console's Runs page list in it too
 			if limit < 1 || limit > run.MaxPageSize {
 				return Usagef("--limit %d is outside 1–%d", limit, run.MaxPageSize)
 			}
-			if state != "" && !knownState(run.State(state)) {
-				return Usagef("--state %q is not a run state; use one of %s", state, stateNames())
+			if err := checkStateFlag(state); err != nil {
+				return err
 			}
 			b, err := openExisting(cmd.Context(), opts, &db)
 			if err != nil {
@@ -100,13 +101,17 @@ func stateNames() string {
 	return strings.Join(names, ", ")
 }
 
-func knownState(s run.State) bool {
-	for _, x := range run.States {
-		if x == s {
-			return true
-		}
+// checkStateFlag refuses a --state no Run of this release can be in, as
+// the store, the API and the console do (run.ListParams.CheckState):
+// waiting_approval, kept for approvals nothing enters yet, included.
+func checkStateFlag(state string) error {
+	switch {
+	case state == "" || slices.Contains(run.Reachable, run.State(state)):
+		return nil
+	case slices.Contains(run.States, run.State(state)):
+		return Usagef("--state %s: no Run of this release is ever in it (the state is kept for approvals, which nothing enters yet); use one of %s", state, stateNames())
 	}
-	return false
+	return Usagef("--state %q is not a run state; use one of %s", state, stateNames())
 }
 
 func runsShowCommand(opts Options) *cobra.Command {

@@ -174,13 +174,13 @@ func runEnd(runID string, d run.Detail) string {
 func (l *logFollower) noteWaiting(w *run.Waiting) {
 	msg := ""
 	if w != nil {
-		msg = w.Message()
+		msg = w.AfterWaits()
 		if l.named != nil {
 			msg = l.named(msg)
 		}
 	}
 	if msg != "" && msg != l.waiting {
-		l.say("(run %s waits: %s)\n", l.runID, oneLine(msg))
+		l.say("(run %s waits%s)\n", l.runID, oneLine(msg))
 	}
 	l.waiting = msg
 }
@@ -210,7 +210,7 @@ func (l *logFollower) once(ctx context.Context) error {
 	case a.LogRemoved:
 		return qlerror.New(qlerror.NotFound, "run %s: the log of attempt %d was removed by log retention (it held %d bytes)", l.runID, a.Number, a.LogBytes)
 	case a.StartedAtMs == nil && d.Waiting != nil && a.ID == d.Attempts[len(d.Attempts)-1].ID:
-		return qlerror.New(qlerror.NotFound, "run %s: attempt %d has not started yet, so it has no output; it waits: %s", l.runID, a.Number, d.Waiting.Message())
+		return qlerror.New(qlerror.NotFound, "run %s: attempt %d has not started yet, so it has no output; it waits%s", l.runID, a.Number, d.Waiting.AfterWaits())
 	case a.StartedAtMs == nil && a.State.Terminal():
 		// A Run cancelled while it waited: its output is empty, and
 		// complete, so this is no failure; "not yet" would promise

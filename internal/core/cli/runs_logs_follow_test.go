@@ -212,3 +212,28 @@ func TestAFollowerSaysHowEachAttemptEndedAndWhenTheNextOneStarts(t *testing.T) {
 		t.Fatalf("followed a Run whose attempt started and ended between two reads: said %q; want %q", errOut.String(), want)
 	}
 }
+
+// The follower's note of why a Run waits says "waits" once for every
+// reason: a busy worker's reads "(run ID waits for a free slot …)", not
+// "(run ID waits: it waits for a free slot …)".
+func TestTheFollowersWaitingNoteSaysWaitsOnceForEveryReason(t *testing.T) {
+	t.Parallel()
+	for _, w := range []run.Waiting{
+		{Reason: run.WaitNoWorker},
+		{Reason: run.WaitWorkersDraining, Workers: 2},
+		{Reason: run.WaitNoMatchingWorker, Labels: map[string]string{"gpu": "a100"}, Workers: 1},
+		{Reason: run.WaitWorkersBusy, Workers: 1},
+		{Reason: run.WaitPrevious, PreviousRun: "01JPREVIOUS"},
+		{Reason: run.WaitServerBusy, Running: 2, Concurrency: 2},
+		{Reason: run.WaitServerStarting, Running: 1, Concurrency: 3},
+		{Reason: run.WaitNoServer, DataDir: "/var/lib/qinglong"},
+	} {
+		var errOut bytes.Buffer
+		l := &logFollower{runID: "01JRUN", out: io.Discard, errOut: &errOut}
+		l.noteWaiting(&w)
+		said := errOut.String()
+		if !strings.HasPrefix(said, "(run 01JRUN waits") || strings.Count(said, "waits") != 1+strings.Count(strings.TrimPrefix(w.Message(), "it waits"), "waits") {
+			t.Errorf("%s: the follower said %q; want waits said once before the reason", w.Reason, said)
+		}
+	}
+}

@@ -72,7 +72,7 @@ will start the new Run, as for ` + "`" + opts.Binary + ` triggers run` + "`" + `
 			}
 			if out == "json" {
 				err = writeJSON(cmd.OutOrStdout(), rerunView{RerunOf: req.RunID, RequestID: req.RequestID, RunID: res.RunID, Created: res.Created,
-					Skipped: string(res.Skipped), Unfinished: res.Unfinished})
+					Skipped: string(res.Skipped), Unfinished: res.Unfinished, Waiting: res.Waiting})
 			} else {
 				printRerun(cmd.OutOrStdout(), cmd, req, res)
 			}
@@ -117,14 +117,16 @@ type rerunView struct {
 	Created   bool   `json:"created"`
 	Skipped   string `json:"skipped,omitempty"`
 	// Unfinished is the earlier Run the overlap policy refused this one
-	// beside, with skipped.
+	// beside, with skipped; waiting says it is one that already waits
+	// (queue_one), not an unfinished one.
 	Unfinished string `json:"unfinished,omitempty"`
+	Waiting    bool   `json:"waiting,omitempty"`
 }
 
 func printRerun(w io.Writer, cmd *cobra.Command, req schedule.RerunRequest, res schedule.RerunResult) {
 	switch {
 	case res.Skipped != "":
-		fmt.Fprintf(w, "run %s: not re-run (%s: %s and the overlap policy refuses another)\n", req.RunID, res.Skipped, earlierRun(cmd, res.Unfinished, " of its trigger"))
+		fmt.Fprintf(w, "run %s: not re-run (%s: %s)\n", req.RunID, res.Skipped, overlapRefusal(cmd, res.Unfinished, " of its trigger", res.Waiting))
 	case res.Created:
 		fmt.Fprintf(w, "run %s: re-run as run %s, queued (request %s; `%s`)\n", req.RunID, res.RunID, req.RequestID, suggest(cmd, "runs", "show", res.RunID))
 	default:

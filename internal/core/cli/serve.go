@@ -244,23 +244,23 @@ wins over the file.`,
 		fs.StringVar(&f.ReplicaID, "replica-id", "", "cluster: this replica's claim owner (default host name + pid)")
 		fs.StringVar(&f.RolePrefix, "role-prefix", "", "cluster: prefix of the five database role names readiness checks (default ql_, as 'ql db roles' creates them)")
 		fs.IntVar(&f.CommitParallel, "commit-parallel", 0, "cluster: commit groups of a claimed page, committed side by side, one transaction each (1–16; default "+strconv.Itoa(cd.CommitParallel)+")")
-		fs.DurationVar(&f.Lease, "lease", 0, "cluster: claim lease (1s–60s; default "+validate.Duration(cd.Lease)+")")
-		fs.DurationVar(&f.ClaimAhead, "claim-ahead", 0, "cluster: how long before the next due instant the replica claims the rows due at it, so that only their admission remains at the instant "+
+		DurationVar(fs, &f.Lease, "lease", 0, "cluster: claim lease (1s–60s; default "+validate.Duration(cd.Lease)+")")
+		DurationVar(fs, &f.ClaimAhead, "claim-ahead", 0, "cluster: how long before the next due instant the replica claims the rows due at it, so that only their admission remains at the instant "+
 			"(0–2s and at most a quarter of --lease; default 0: off, claim at the instant). A replica that stops or dies while it holds rows claimed ahead delays them by a --lease")
 		fs.StringVar(&f.WorkerAddr, "worker-addr", "", "cluster: listen address of the worker ingress (default "+cd.WorkerAddr+"; any other than loopback needs --worker-tls-cert and --worker-tls-key)")
 		fs.StringVar(&f.WorkerTLSCert, "worker-tls-cert", "", "cluster: PEM certificate (chain) file of the worker ingress; serves HTTPS")
 		fs.StringVar(&f.WorkerTLSKey, "worker-tls-key", "", "cluster: PEM private key file of --worker-tls-cert")
 		fs.StringVar(&f.SecretsFile, "secrets-file", "", "cluster: JSON secrets file (name: value, mode 0600) holding the secrets notification channels name (default: none)")
 		fs.StringVar(&f.MaintenanceURL, "database-maintenance-url", "", "cluster: PostgreSQL URL of the maintenance role, without a password (prefer $"+EnvMaintenanceURL+"); given it, the replica runs retention (the runtime role may not delete)")
-		fs.DurationVar(&f.RunLease, "run-lease", 0, "cluster: how long a worker's lease on a Run lives without renewal, in database time (3s–10m; default "+validate.Duration(cd.RunLease)+"); workers renew every third of it")
+		DurationVar(fs, &f.RunLease, "run-lease", 0, "cluster: how long a worker's lease on a Run lives without renewal, in database time (3s–10m; default "+validate.Duration(cd.RunLease)+"); workers renew every third of it")
 	}
 	fs.IntVar(&f.PageSize, "page-size", 0, "rows taken per round (1–256; "+
 		byProfile(func(d ServeDefaults) string { return strconv.Itoa(d.PageSize) })+")")
-	fs.DurationVar(&f.Cadence, "cadence", 0, "wait between rounds that found no more work (250ms–1h; "+
+	DurationVar(fs, &f.Cadence, "cadence", 0, "wait between rounds that found no more work (250ms–1h; "+
 		byProfile(func(d ServeDefaults) string { return validate.Duration(d.Cadence) })+")")
-	fs.DurationVar(&f.Grace, "misfire-grace", 0, "how late an occurrence may be before skip policy drops it (0–24h; 0: only the ones decided within 1s of their time; "+
+	DurationVar(fs, &f.Grace, "misfire-grace", 0, "how late an occurrence may be before skip policy drops it (0–24h; 0: only the ones decided within 1s of their time; "+
 		byProfile(func(d ServeDefaults) string { return validate.Duration(d.Grace) })+")")
-	fs.DurationVar(&f.StopTimeout, "stop-timeout", 0, "drain limit on shutdown (100ms–30s; single-node: running commands get SIGTERM at half of it, SIGKILL at three quarters; "+
+	DurationVar(fs, &f.StopTimeout, "stop-timeout", 0, "drain limit on shutdown (100ms–30s; single-node: running commands get SIGTERM at half of it, SIGKILL at three quarters; "+
 		byProfile(func(d ServeDefaults) string { return validate.Duration(d.StopTimeout) })+")")
 	fs.IntVar(&f.Concurrency, "concurrency", 0, "single-node: commands run at once ("+
 		rangeByProfile(ServeDefaults.concurrencyRange)+byProfile(ServeDefaults.concurrency)+")")
@@ -275,7 +275,7 @@ wins over the file.`,
 	fs.StringVar(&f.Retention.Notifications, "retention-notifications", "", "delete delivered and dead notifications this many days after they were created, never a pending one; a deleted dead one can no longer be retried (off or 0 keeps them; "+
 		byProfile(func(d ServeDefaults) string { return retention.AgeSetting(d.Retention.NotificationsAge) })+")")
 	fs.StringVar(&f.RunAs, "run-as", "", "single-node: user[:group] that runs commands whose task sets no runAs (needs root; default: the server's own user)")
-	fs.DurationVar(&f.NotifyBackoff, "notify-backoff", 0, "wait after a notification's first failed delivery, doubled after each further one, up to "+
+	DurationVar(fs, &f.NotifyBackoff, "notify-backoff", 0, "wait after a notification's first failed delivery, doubled after each further one, up to "+
 		validate.Duration(notify.DefaultMaxBackoff)+" ("+validate.Duration(notify.MinBaseBackoff)+"–"+validate.Duration(notify.MaxBaseBackoff)+"; default "+validate.Duration(notify.DefaultBaseBackoff)+")")
 	fs.IntVar(&f.NotifyMaxAttempts, "notify-max-attempts", 0, "deliveries of a notification before it is dead, shown by 'notifications list --state dead' (1–"+
 		strconv.Itoa(notify.MaxAttemptsLimit)+"; default "+strconv.Itoa(notify.DefaultMaxAttempts)+")")

@@ -48,6 +48,9 @@ It is shown only this once: store it in your secret manager. --expires sets its 
 			if err := checkOutput(out); err != nil {
 				return err
 			}
+			if scope == "" {
+				return Usagef("--scope is required: give read, operate or admin (`%s` says what each may do)", suggest(cmd, "tokens", "--help"))
+			}
 			s, err := apitoken.ParseScope(scope)
 			if err != nil {
 				return Usagef("--scope %q: give read, operate or admin", scope)
@@ -58,7 +61,7 @@ It is shown only this once: store it in your secret manager. --expires sets its 
 					return &UsageError{Err: err}
 				}
 			}
-			b, err := openBackend(cmd.Context(), opts, &db)
+			b, err := openExistingForWrite(cmd.Context(), opts, &db)
 			if err != nil {
 				return err
 			}
@@ -86,7 +89,7 @@ It is shown only this once: store it in your secret manager. --expires sets its 
 	addDBFlags(c, &db, opts.OpenPostgres != nil)
 	addOutputFlag(c, &out)
 	c.Flags().StringVar(&scope, "scope", "", "read, operate or admin (required)")
-	c.Flags().StringVar(&expires, "expires", "", "lifetime: whole days (90d) or a duration (12h), 1m–3650d (default: until revoked)")
+	c.Flags().StringVar(&expires, "expires", "", "lifetime from 1m to 3650d, e.g. 90d, 12h or 1d12h (default: until revoked)")
 	return c
 }
 
@@ -168,9 +171,10 @@ func tokensRevokeCommand(opts Options) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "revoke NAME",
 		Short: "Revoke an API token: its next request is refused",
-		Long: `Revoke the active API token named NAME. Servers refuse it from its next request on. The row stays
-(with its last use) in ` + "`tokens list`" + `; the name may be given to a new token. A token revoked
-already is left as it is, and said so (exit 0).`,
+		Long: `Revoke the API token named NAME that is not revoked yet, active or expired. Servers refuse it from
+its next request on. The row stays (with its last use) in ` + "`tokens list`" + `; the name may be given to a
+new token. An expired token holds its name until it is revoked. A token revoked already is left as it
+is, and said so (exit 0).`,
 		Args: oneTokenArg("revoke"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			b, err := openExistingForWrite(cmd.Context(), opts, &db)
@@ -197,9 +201,9 @@ already is left as it is, and said so (exit 0).`,
 }
 
 // revokedAlready tells, for err, the refusal of a revoke of name because
-// no active token has it, whether a token of that name was revoked before,
+// no unrevoked token has it, whether a token of that name was revoked before,
 // and when the last one was: the state the command asks for holds
-// already, which "no active token" alone would leave the user to find out.
+// already, which "no unrevoked token" alone would leave the user to find out.
 func revokedAlready(ctx context.Context, tokens apitoken.Manager, name string, err error) (int64, bool) {
 	if qlerror.ReasonOf(err) != apitoken.RefusalNoSuchToken {
 		return 0, false

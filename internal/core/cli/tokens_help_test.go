@@ -30,3 +30,13 @@ func TestTokensHelpNamesWhatEachScopeMayDoAsTheRouteTableHasIt(t *testing.T) {
 		}
 	}
 }
+
+// A create without --scope says the flag is required and what it takes,
+// not that an empty scope is wrong.
+func TestTokensCreateWithoutScopeSaysTheFlagIsRequired(t *testing.T) {
+	t.Parallel()
+	code, _, stderr := ql(t, "tokens", "create", "x")
+	if code != 2 || !strings.Contains(stderr, "--scope is required: give read, operate or admin") || strings.Contains(stderr, `--scope ""`) {
+		t.Fatalf("exit %d stderr %q", code, stderr)
+	}
+}

@@ -80,7 +80,7 @@ zone and what mends it.
 
 // findTrigger resolves NAME (name, project/name or id) to its status.
 func findTrigger(cmd *cobra.Command, r schedule.StatusReader, project, name string) (schedule.TriggerStatus, error) {
-	projectID, id, err := resolveFilters(cmd.Context(), r, project, name)
+	projectID, id, err := resolveTriggerArg(cmd.Context(), r, project, name)
 	if err != nil {
 		return schedule.TriggerStatus{}, err
 	}

@@ -68,7 +68,7 @@ none runs on the database, a note on stderr says so and what to start` + opts.cl
 			if b.Manual == nil {
 				return fmt.Errorf("this build cannot run triggers of this database now")
 			}
-			_, id, err := resolveFilters(cmd.Context(), b.Triggers, project, args[0])
+			_, id, err := resolveTriggerArg(cmd.Context(), b.Triggers, project, args[0])
 			if err != nil {
 				return err
 			}
@@ -82,7 +82,7 @@ none runs on the database, a note on stderr says so and what to start` + opts.cl
 			}
 			if out == "json" {
 				err = writeJSON(cmd.OutOrStdout(), runNowView{TriggerID: id, RequestID: req.RequestID, RunID: res.RunID, Created: res.Created,
-					Skipped: string(res.Skipped), Unfinished: res.Unfinished})
+					Skipped: string(res.Skipped), Unfinished: res.Unfinished, Waiting: res.Waiting})
 			} else {
 				printRunNow(cmd.OutOrStdout(), cmd, args[0], req.RequestID, res)
 			}
@@ -113,8 +113,10 @@ type runNowView struct {
 	Created   bool   `json:"created"`
 	Skipped   string `json:"skipped,omitempty"`
 	// Unfinished is the earlier Run the overlap policy refused this one
-	// beside, with skipped.
+	// beside, with skipped; waiting says it is one that already waits
+	// (queue_one), not an unfinished one.
 	Unfinished string `json:"unfinished,omitempty"`
+	Waiting    bool   `json:"waiting,omitempty"`
 }
 
 // noteUnattended tells on stderr what would leave the runs Runs just
@@ -158,20 +160,25 @@ func noteUnattendedOf(cmd *cobra.Command, opts Options, b *Backend, runID string
 	}
 }
 
-// earlierRun says which earlier Run (of what) is unfinished, when an
-// overlap refusal named it, with the command that shows it; a server of an
-// earlier build names none.
-func earlierRun(cmd *cobra.Command, id, of string) string {
-	if id == "" {
-		return "an earlier run" + of + " is unfinished"
+// overlapRefusal says why the overlap policy refused a Run: the earlier
+// Run (of what) it was refused beside, with the command that shows it.
+// Under queue_one (waiting) that Run already waits behind an unfinished
+// one, and no second may; else it is unfinished. A server of an earlier
+// build names none.
+func overlapRefusal(cmd *cobra.Command, id, of string, waiting bool) string {
+	switch {
+	case id == "":
+		return "an earlier run" + of + " is unfinished and the overlap policy refuses another"
+	case waiting:
+		return fmt.Sprintf("run %s%s already waits in the queue for an unfinished run before it (`%s`), and queue_one lets only one wait", id, of, suggest(cmd, "runs", "show", id))
 	}
-	return fmt.Sprintf("the earlier run %s%s is unfinished (`%s`)", id, of, suggest(cmd, "runs", "show", id))
+	return fmt.Sprintf("the earlier run %s%s is unfinished (`%s`) and the overlap policy refuses another", id, of, suggest(cmd, "runs", "show", id))
 }
 
 func printRunNow(w io.Writer, cmd *cobra.Command, name, requestID string, res schedule.RunNowResult) {
 	switch {
 	case res.Skipped != "":
-		fmt.Fprintf(w, "trigger %s: not run (%s: %s and the overlap policy refuses another); --force runs it anyway\n", name, res.Skipped, earlierRun(cmd, res.Unfinished, ""))
+		fmt.Fprintf(w, "trigger %s: not run (%s: %s); --force runs it anyway\n", name, res.Skipped, overlapRefusal(cmd, res.Unfinished, "", res.Waiting))
 	case res.Created:
 		fmt.Fprintf(w, "trigger %s: run %s queued (request %s; `%s`)\n", name, res.RunID, requestID, suggest(cmd, "runs", "show", res.RunID))
 	default:
@@ -238,7 +245,7 @@ from as who asked.` +
 			if b.Manual == nil {
 				return fmt.Errorf("this build cannot backfill triggers of this database")
 			}
-			_, id, err := resolveFilters(cmd.Context(), b.Triggers, project, args[0])
+			_, id, err := resolveTriggerArg(cmd.Context(), b.Triggers, project, args[0])
 			if err != nil {
 				return err
 			}

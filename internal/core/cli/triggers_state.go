@@ -64,7 +64,7 @@ asked (the operating-system user, or the API token or console user with its addr
 			if b.Detail == nil && b.api == nil {
 				return fmt.Errorf("this build cannot show triggers of this database")
 			}
-			_, id, err := resolveFilters(cmd.Context(), b.Triggers, project, args[0])
+			_, id, err := resolveTriggerArg(cmd.Context(), b.Triggers, project, args[0])
 			if err != nil {
 				return err
 			}

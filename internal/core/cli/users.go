@@ -103,7 +103,7 @@ func usersCreateCommand(opts Options) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			b, err := openBackend(cmd.Context(), opts, &db)
+			b, err := openExistingForWrite(cmd.Context(), opts, &db)
 			if err != nil {
 				return err
 			}

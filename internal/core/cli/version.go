@@ -17,22 +17,37 @@ func versionCommand() *cobra.Command {
 		Short: "Print version, commit and Go version",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			commit, modified := "unknown", false
-			if bi, ok := debug.ReadBuildInfo(); ok {
-				for _, s := range bi.Settings {
-					switch s.Key {
-					case "vcs.revision":
-						commit = s.Value
-					case "vcs.modified":
-						modified = s.Value == "true"
-					}
-				}
-			}
-			if modified {
-				commit += "-dirty"
-			}
-			fmt.Fprintf(cmd.OutOrStdout(), "version %s\ncommit  %s\ngo      %s %s/%s\n", Version, commit, runtime.Version(), runtime.GOOS, runtime.GOARCH)
+			fmt.Fprint(cmd.OutOrStdout(), versionText())
 			return nil
 		},
 	}
+}
+
+// withVersionFlag gives root a --version flag that prints what the version
+// subcommand prints, so `ql --version`, `ql-edge --version` and
+// `ql-worker --version` each answer as `ql version` does.
+func withVersionFlag(root *cobra.Command) {
+	root.Version = Version
+	// A template, but versionText holds no action: it is printed as is.
+	root.SetVersionTemplate(versionText())
+}
+
+// versionText is the version, the commit (marked -dirty when built from a
+// modified tree) and the Go version and platform, one a line.
+func versionText() string {
+	commit, modified := "unknown", false
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		for _, s := range bi.Settings {
+			switch s.Key {
+			case "vcs.revision":
+				commit = s.Value
+			case "vcs.modified":
+				modified = s.Value == "true"
+			}
+		}
+	}
+	if modified {
+		commit += "-dirty"
+	}
+	return fmt.Sprintf("version %s\ncommit  %s\ngo      %s %s/%s\n", Version, commit, runtime.Version(), runtime.GOOS, runtime.GOARCH)
 }

@@ -106,7 +106,7 @@ func (c *Console) backfillStep(w http.ResponseWriter, r *http.Request, s *sessio
 		c.fail(w, r, s, err)
 		return
 	case err != nil:
-		status, d.Error = statusOf(err), c.errorText(lang(r), err)
+		status, d.Error = statusOf(err), c.formError(lang(r), err)
 	case dry:
 		d.Preview = &res
 	default:

@@ -192,7 +192,7 @@ func (c *Console) batchAct(r *http.Request, s *session, action string, t schedul
 		case res.RunID == "":
 			// The overlap policy made none: refused in the single
 			// form's words.
-			return "", "", qlerror.New(qlerror.FailedPrecondition, tr(l, "err.overlap"), res.Unfinished)
+			return "", "", qlerror.New(qlerror.FailedPrecondition, tr(l, overlapKey("err.overlap", res.Waiting)), res.Unfinished)
 		case !res.Created:
 			return tr(l, "batch.run.again"), res.RunID, nil
 		}

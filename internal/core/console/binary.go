@@ -36,3 +36,7 @@ func (c *Console) named(msg string) string { return asBinary(c.cfg.Binary, msg) 
 // errorText is err's message in language l (errorText), its commands
 // named with this console's binary.
 func (c *Console) errorText(l string, err error) string { return c.named(errorText(l, err)) }
+
+// formError is err's message in language l as a form says it
+// (formErrorText), its commands named with this console's binary.
+func (c *Console) formError(l string, err error) string { return c.named(formErrorText(l, err)) }

@@ -676,7 +676,7 @@ func (c *Console) signin(w http.ResponseWriter, r *http.Request, _ *session) {
 	l := lang(r)
 	done, err := hold.Admit(c.cfg.Writes)
 	if err != nil {
-		c.renderSignin(w, r, errorText(l, err), statusOf(err))
+		c.renderSignin(w, r, formErrorText(l, err), statusOf(err))
 		return
 	}
 	defer done()

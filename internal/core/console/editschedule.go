@@ -93,7 +93,7 @@ func (c *Console) editScheduleRefused(w http.ResponseWriter, r *http.Request, s 
 			return c.editScheduleRefused(w, r, s, sent, curErr)
 		}
 		c.render(w, r, http.StatusConflict, "editschedule", s, editScheduleData{EditSchedule: cur, Changed: true, YoursCron: sent.Cron, YoursTimezone: sent.Timezone,
-			Errors: []string{c.errorText(lang(r), err)}})
+			Errors: []string{c.formError(lang(r), err)}})
 	case apply.RefusalPinsOlderTask:
 		c.render(w, r, http.StatusConflict, "editschedule", s, editScheduleData{EditSchedule: apply.EditSchedule{Project: sent.Project, Trigger: sent.Trigger},
 			Elsewhere: c.errorText(lang(r), err)})

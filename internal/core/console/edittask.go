@@ -98,7 +98,7 @@ func (c *Console) editTaskRefused(w http.ResponseWriter, r *http.Request, s *ses
 		if curErr != nil {
 			return c.editTaskRefused(w, r, s, sent, curErr)
 		}
-		c.render(w, r, http.StatusConflict, "edittask", s, editTaskData{EditTask: cur, Changed: true, Yours: sent.Script, Errors: []string{c.errorText(lang(r), err)}})
+		c.render(w, r, http.StatusConflict, "edittask", s, editTaskData{EditTask: cur, Changed: true, Yours: sent.Script, Errors: []string{c.formError(lang(r), err)}})
 	case apply.RefusalArgvTask, apply.RefusalScriptNotShown:
 		c.render(w, r, http.StatusConflict, "edittask", s, editTaskData{EditTask: apply.EditTask{Project: sent.Project, Task: sent.Task}, Elsewhere: c.errorText(lang(r), err)})
 	case apply.RefusalNoSuchEntry, catalog.RefusalProjectMissing:

@@ -68,7 +68,16 @@ func (c *Console) formFile(w http.ResponseWriter, r *http.Request, s *session, t
 		list, _ := c.fileErrors(l, err)
 		located, _ := apply.Errors(err)
 		for i, e := range list {
+			// A mistake of no field of the form starts as a sentence, as
+			// the form's others do: the error's own English (not a
+			// sentence of l's) with a capital.
 			at := fieldError{-1, e.Message}
+			switch {
+			case len(located) == 0:
+				at.msg = c.formError(l, err)
+			case i < len(located) && e.Message == c.named(located[i].Detail):
+				at.msg = sentenceStart(e.Message)
+			}
 			if i < len(located) {
 				label := labelOf(located[i].Path())
 				if slices.Contains(blank, label) {

@@ -74,13 +74,19 @@ type Worker struct {
 	// Stopping: it drains because its process stops on its own (a
 	// signal), not because an admin drained it.
 	Stopping bool
+	// Resumed: it drains because its process heard an admin's drain that
+	// `ql workers resume` lifted since; the process still exits once its
+	// commands end, and takes work when started again.
+	Resumed bool
 	// Sessions counts its live sessions; Capacity and FreeSlots add up
 	// theirs, as the worker last reported them.
 	Sessions, Capacity, FreeSlots int
 	LastHeartbeatMs               *int64
-	// Labels are the worker's labels, which a task's placement must find
-	// all of for the worker to run it.
-	Labels map[string]string
+	// Labels are the label sets a task's placement must find all of in
+	// one for the worker to run it: each live session's (the credential's
+	// plus those its process gave with ql-worker --labels), or the
+	// credential's while no process runs.
+	Labels []map[string]string
 }
 
 // fleet is the overview's count of the cluster's workers.

@@ -1,7 +1,6 @@
 package console
 
 import (
-	"io/fs"
 	"regexp"
 	"strings"
 	"testing"
@@ -24,16 +23,7 @@ var (
 // around it or naming its id, or an aria-label. A placeholder is no label:
 // it is gone once something is typed, and is read as a value.
 func TestEveryFormControlHasALabel(t *testing.T) {
-	names, err := fs.Glob(assets, "assets/*.html")
-	if err != nil || len(names) == 0 {
-		t.Fatalf("no templates found: %v", err)
-	}
-	for _, name := range names {
-		b, err := fs.ReadFile(assets, name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		page := string(b)
+	eachTemplate(t, func(name, page string) {
 		labelled := map[string]bool{}
 		for _, m := range labelFor.FindAllStringSubmatch(page, -1) {
 			labelled[m[1]] = true
@@ -54,5 +44,5 @@ func TestEveryFormControlHasALabel(t *testing.T) {
 			}
 			t.Errorf("%s: %s has no label: wrap it in a <label>, name its id in one, or give it an aria-label", name, m[0])
 		}
-	}
+	})
 }

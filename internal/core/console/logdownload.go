@@ -199,16 +199,18 @@ func (c *Console) failFirstRead(w http.ResponseWriter, r *http.Request, s *sessi
 // its Run, from which retention counts).
 func (c *Console) failRemoved(w http.ResponseWriter, r *http.Request, s *session, d run.Detail, a run.Attempt) {
 	l := lang(r)
-	msg := fmt.Sprintf(tr(l, "dl.removed"), a.Number, d.Run.ID, a.LogBytes)
+	msg := formatText(c.named(tr(l, "dl.removed")), a.Number, d.Run.ID, a.LogBytes)
 	ended := d.Run.FinishedAtMs
 	if ended == nil {
 		ended = a.FinishedAtMs
 	}
 	if ended != nil {
+		// The end's time as every other time of the console: whole on
+		// its line, in the viewer's zone with its offset.
 		zone, _ := viewerZones(r)
-		msg += fmt.Sprintf(tr(l, "dl.removed.since"), when(*ended, zone))
+		msg += formatText(c.named(tr(l, "dl.removed.since")), unbroken(when(*ended, zone)))
 	}
-	c.failWith(w, r, s, http.StatusGone, msg)
+	c.failWithHTML(w, r, s, http.StatusGone, msg)
 }
 
 // logFileName is the name a downloaded log is saved under,

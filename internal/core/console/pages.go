@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"html/template"
 	"net/http"
 	"net/url"
 	"slices"
@@ -138,7 +139,10 @@ func langHref(r *http.Request, l string) string {
 // (what was wrong and what to do), and the way back.
 type errorData struct {
 	Title, Message, Back string
-	SignIn               bool
+	// Said is the message made HTML already, for one that holds a time
+	// (kept whole, unbroken); the page shows it in place of Message.
+	Said   template.HTML
+	SignIn bool
 }
 
 // fail answers an error as a page in the console's layout and language,
@@ -210,7 +214,18 @@ func statusOf(err error) int {
 // failWith answers status with msg as the error page, its commands named
 // with this console's binary.
 func (c *Console) failWith(w http.ResponseWriter, r *http.Request, s *session, status int, msg string) {
-	d := errorData{Title: "err." + strconv.Itoa(status), Message: c.named(msg), Back: backHref(r), SignIn: status == http.StatusUnauthorized}
+	c.renderError(w, r, s, status, errorData{Message: c.named(msg)})
+}
+
+// failWithHTML is failWith of a message made HTML already, its commands
+// named with this console's binary before any value was put in it.
+func (c *Console) failWithHTML(w http.ResponseWriter, r *http.Request, s *session, status int, msg template.HTML) {
+	c.renderError(w, r, s, status, errorData{Said: msg})
+}
+
+// renderError answers d, a message, as the error page of status.
+func (c *Console) renderError(w http.ResponseWriter, r *http.Request, s *session, status int, d errorData) {
+	d.Title, d.Back, d.SignIn = "err."+strconv.Itoa(status), backHref(r), status == http.StatusUnauthorized
 	if _, known := messages["en"][d.Title]; !known {
 		d.Title = "err.500"
 	}

@@ -3,6 +3,7 @@ package console
 import (
 	"fmt"
 	"regexp"
+	"strings"
 
 	"github.com/qinglong/qinglong/internal/core/apitoken"
 	"github.com/qinglong/qinglong/internal/core/apply"
@@ -13,6 +14,10 @@ import (
 	"github.com/qinglong/qinglong/internal/core/schedule"
 	"github.com/qinglong/qinglong/internal/core/validate"
 )
+
+// durationFormsZh is validate.DurationForms in Chinese: every refusal of
+// a user-given duration ends with it, as the English does with that.
+const durationFormsZh = "写数字加单位（ms、s、m、h 或 d），如 500ms、30s、5m、2h、1d 或 1d12h。"
 
 // The reasons of the console's own refusals: a server whose store cannot
 // do what a form asks, and a form value that cannot be read.
@@ -83,9 +88,9 @@ var refusalsZH = map[qlerror.Reason]string{ //nolint:gosec // G101: sentences ke
 	schedule.RefusalPauseNoteTooLong: fmt.Sprintf("暂停备注过长：最多 %d 个字符，请缩短。", schedule.MaxPauseNote),
 	schedule.RefusalPauseNoteNotText: "暂停备注只能是一行纯文本，不能含控制字符或文字方向字符。",
 	apitoken.RefusalScope:            "权限范围须是 read、operate 或 admin 之一。",
-	apitoken.RefusalExpiry:           "有效期请写整天数（如 90d）或时长（如 12h），范围 1m 到 3650d。",
-	apitoken.RefusalNameTaken:        "已有同名的有效令牌；请先吊销它，或换一个名称。",
-	apitoken.RefusalNoSuchToken:      "没有该名称的有效令牌；令牌页列出现有的令牌。",
+	apitoken.RefusalExpiry:           "有效期“{value}”无效，须是 1m 到 3650d 之间的时长：" + durationFormsZh,
+	apitoken.RefusalNameTaken:        "已有同名且未吊销的令牌（有效或已过期；过期的令牌在吊销前仍占用其名称）；请先吊销它，或换一个名称。",
+	apitoken.RefusalNoSuchToken:      "没有该名称且未吊销的令牌；令牌页列出现有的令牌。",
 	validate.RefusalNameMissing:      "请填写{field}。",
 	validate.RefusalNameTooLong:      fmt.Sprintf("{field}过长：最多 %d 个字符。", validate.MaxNameLen),
 	validate.RefusalNameShape:        "{field}“{value}”只能使用小写字母、数字、'-'、'_' 和 '.'，且须以字母或数字开头和结尾。",
@@ -124,6 +129,29 @@ func errorText(l string, err error) string {
 		return s
 	}
 	return err.Error()
+}
+
+// formErrorText is errorText for an error a form says beside its fields,
+// as a sentence: the error's own words started with a capital
+// (sentenceStart), as the console's own sentences of a form are.
+func formErrorText(l string, err error) string {
+	if s, ok := sentence(l, err); ok {
+		return s
+	}
+	return sentenceStart(err.Error())
+}
+
+// sentenceStart is s, an error's English, with its first letter a
+// capital: a form says it as a sentence, where the CLI's error line goes
+// on from "Error: " in Go's lower case. A first word that is a name to
+// type as it is (task.timeout, run_id, --flag) is left as it is.
+func sentenceStart(s string) string {
+	word, _, _ := strings.Cut(s, " ")
+	word = strings.TrimRight(word, ":,;")
+	if s == "" || s[0] < 'a' || s[0] > 'z' || strings.ContainsAny(word, "._-/`\"") {
+		return s
+	}
+	return string(s[0]-'a'+'A') + s[1:]
 }
 
 // placeholder is a param's place in a sentence: {field}, {value}…

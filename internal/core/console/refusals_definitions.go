@@ -125,7 +125,7 @@ var definitionsRefusalsZH = map[qlerror.Reason]string{
 	validate.RefusalRequired:    "{field}：缺少这个必填字段，或它的值为空；请补上。",
 	validate.RefusalNotOneOf:    "{field}：“{value}”不是可选的值；可选：{allowed}。",
 	validate.RefusalOutOfRange:  "{field}：“{value}”无效，须是 {min} 到 {max} 之间的整数。",
-	validate.RefusalNotDuration: "{field}：“{value}”无效，须是 {min} 到 {max} 之间的时长，精确到毫秒，如 500ms、30s、5m、2h（单位只有 ms、s、m、h，没有 d：1 天写作 24h）。",
+	validate.RefusalNotDuration: "{field}：“{value}”无效，须是 {min} 到 {max} 之间的时长，精确到毫秒：" + durationFormsZh,
 	validate.RefusalTooMany:     "{field}：共 {count} 项，超过了 {limit} 项的上限。",
 	validate.RefusalTooLong:     "{field}：过长（长度 {size}，上限 {limit}）。",
 	validate.RefusalGivenTwice:  "{field}：“{value}”出现了两次；每项只能写一次，请删去或合并重复的那一项。",

@@ -32,6 +32,16 @@ func (c *Console) rerun(w http.ResponseWriter, r *http.Request, s *session) {
 		})
 }
 
+// overlapKey is the message key of an overlap refusal whose Run was
+// refused beside one that already waits (queue_one) when waiting, which
+// says so rather than that the Run named is unfinished.
+func overlapKey(key string, waiting bool) string {
+	if waiting {
+		return key + ".waiting"
+	}
+	return key
+}
+
 // admitAndShow makes one manual Run with the request id of the form it was
 // posted from, so a resubmitted form makes one Run, not two, and shows it.
 // refused is the message's key when the overlap policy made none (the one
@@ -48,7 +58,7 @@ func (c *Console) admitAndShow(w http.ResponseWriter, r *http.Request, s *sessio
 		return
 	}
 	if res.RunID == "" {
-		c.failWith(w, r, s, http.StatusConflict, fmt.Sprintf(tr(lang(r), refused), res.Unfinished))
+		c.failWith(w, r, s, http.StatusConflict, fmt.Sprintf(tr(lang(r), overlapKey(refused, res.Waiting)), res.Unfinished))
 		return
 	}
 	http.Redirect(w, r, "/runs/"+url.PathEscape(res.RunID), http.StatusSeeOther)

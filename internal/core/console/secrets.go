@@ -197,9 +197,9 @@ func (c *Console) refuseSecret(w http.ResponseWriter, r *http.Request, s *sessio
 	case errors.As(err, &fe):
 		c.renderSecrets(w, r, s, http.StatusConflict, secretsData{Name: name, Error: secretsFileText(l, fe)})
 	case qlerror.CodeOf(err) == qlerror.Invalid:
-		c.renderSecrets(w, r, s, http.StatusBadRequest, secretsData{Name: name, Error: c.errorText(l, err)})
+		c.renderSecrets(w, r, s, http.StatusBadRequest, secretsData{Name: name, Error: c.formError(l, err)})
 	case qlerror.CodeOf(err) == qlerror.PermissionDenied || qlerror.CodeOf(err) == qlerror.NotFound || qlerror.CodeOf(err) == qlerror.Unavailable:
-		c.renderSecrets(w, r, s, http.StatusConflict, secretsData{Name: name, Error: c.errorText(l, err)})
+		c.renderSecrets(w, r, s, http.StatusConflict, secretsData{Name: name, Error: c.formError(l, err)})
 	default:
 		c.fail(w, r, s, err)
 	}

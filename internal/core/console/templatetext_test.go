@@ -1,7 +1,6 @@
 package console
 
 import (
-	"io/fs"
 	"regexp"
 	"strings"
 	"testing"
@@ -34,16 +33,8 @@ var sameInEveryLanguage = map[string]bool{"EN": true, "中文": true, "p50": tru
 // half-width colon or parenthesis beside Chinese words (what separates two
 // values — a dash, a middle dot, a slash — reads the same in both).
 func TestEveryWordAndMarkOfAPageComesFromTheCatalogue(t *testing.T) {
-	names, err := fs.Glob(assets, "assets/*.html")
-	if err != nil || len(names) == 0 {
-		t.Fatalf("no templates found: %v", err)
-	}
-	for _, name := range names {
-		b, err := fs.ReadFile(assets, name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		text := templateComment.ReplaceAllString(string(b), "")
+	eachTemplate(t, func(name, page string) {
+		text := templateComment.ReplaceAllString(page, "")
 		text = templateAction.ReplaceAllString(text, "\x00")
 		var attrs []string
 		for _, m := range shownAttr.FindAllStringSubmatch(text, -1) {
@@ -55,5 +46,5 @@ func TestEveryWordAndMarkOfAPageComesFromTheCatalogue(t *testing.T) {
 				t.Errorf("%s shows %q of its own, in no language's words; put it in the catalogue (i18n.go) in both languages", name, w)
 			}
 		}
-	}
+	})
 }

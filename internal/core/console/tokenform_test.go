@@ -81,7 +81,7 @@ func TestTheTokenFormSaysEveryMistakeInTheOrderOfItsFields(t *testing.T) {
 	_, list, _ := strings.Cut(html.UnescapeString(w.Body.String()), `id="tok-error">`)
 	list, _, _ = strings.Cut(list, "</ul>")
 	items := regexp.MustCompile(`<li>(.*?)</li>`).FindAllStringSubmatch(list, -1)
-	want := []string{`token name: "Deploy Bot"`, `scope "root"`, `expiry "soon"`}
+	want := []string{`Token name: "Deploy Bot"`, `Scope "root"`, `Expiry: "soon"`}
 	if w.Code != http.StatusBadRequest || len(items) != len(want) {
 		t.Fatalf("%d with %d mistakes listed, want 400 with %d:\n%s", w.Code, len(items), len(want), w.Body)
 	}

@@ -96,7 +96,7 @@ func (c *Console) tokenCreate(w http.ResponseWriter, r *http.Request, s *session
 				c.fail(w, r, s, err)
 				return
 			}
-			d.Errors = append(d.Errors, c.errorText(lang(r), err))
+			d.Errors = append(d.Errors, c.formError(lang(r), err))
 		}
 		c.renderTokens(w, r, s, status, d)
 	}

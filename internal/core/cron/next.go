@@ -17,6 +17,14 @@ const (
 	maxSeconds = 253402300799 // 9999-12-31T23:59:59Z
 )
 
+// LastMs is the last instant Next searches, 9999-12-31T23:59:59Z.
+const LastMs = maxSeconds * 1000
+
+// MatchesSomeDate reports whether the day fields match some calendar
+// date. When they do, Next answers false only when the next occurrence
+// lies after LastMs: it ran out of time, not of dates.
+func (s *Schedule) MatchesSomeDate() bool { return s.horizon != 0 }
+
 // Next returns the first occurrence strictly after afterMs (UTC epoch
 // milliseconds), in whole seconds expressed as milliseconds, and false when
 // there is none: the day fields match no calendar date, or the next one lies

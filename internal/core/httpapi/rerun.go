@@ -18,13 +18,14 @@ type RerunBody struct {
 // RerunView is POST /api/v1/runs/{id}/rerun's answer: the new Run (Created
 // false when an earlier request with the same id made it), or the overlap
 // policy's refusal in Skipped, with the earlier Run it refused it beside
-// in Unfinished.
+// in Unfinished (Waiting: one that already waits, under queue_one).
 type RerunView struct {
 	RerunOf    string `json:"rerunOf"`
 	RunID      string `json:"runId,omitempty"`
 	Created    bool   `json:"created"`
 	Skipped    string `json:"skipped,omitempty"`
 	Unfinished string `json:"unfinished,omitempty"`
+	Waiting    bool   `json:"waiting,omitempty"`
 }
 
 // runRerun admits a new Run repeating a finished one, through the store's
@@ -50,5 +51,5 @@ func (a *api) runRerun(ctx context.Context, r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return RerunView{RerunOf: id, RunID: res.RunID, Created: res.Created, Skipped: string(res.Skipped), Unfinished: res.Unfinished}, nil
+	return RerunView{RerunOf: id, RunID: res.RunID, Created: res.Created, Skipped: string(res.Skipped), Unfinished: res.Unfinished, Waiting: res.Waiting}, nil
 }

@@ -215,8 +215,10 @@ type runNowView struct {
 	Created bool   `json:"created"`
 	Skipped string `json:"skipped,omitempty"`
 	// Unfinished is the earlier Run the overlap policy refused this one
-	// beside, with skipped.
+	// beside, with skipped; Waiting says it is one that already waits
+	// (queue_one), not an unfinished one.
 	Unfinished string `json:"unfinished,omitempty"`
+	Waiting    bool   `json:"waiting,omitempty"`
 }
 
 // triggerRunNow admits one Run of a trigger now, through the store's
@@ -239,7 +241,7 @@ func (a *api) triggerRunNow(ctx context.Context, r *http.Request) (any, error) {
 	if err != nil {
 		return nil, a.pinRefusal(ctx, r.PathValue("id"), err)
 	}
-	return runNowView{RunID: res.RunID, Created: res.Created, Skipped: string(res.Skipped), Unfinished: res.Unfinished}, nil
+	return runNowView{RunID: res.RunID, Created: res.Created, Skipped: string(res.Skipped), Unfinished: res.Unfinished, Waiting: res.Waiting}, nil
 }
 
 // backfillBody is POST /api/v1/triggers/{id}/backfill's body: the

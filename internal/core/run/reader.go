@@ -41,14 +41,21 @@ const (
 	RefusalListReversed   qlerror.Reason = "run_list_reversed"
 )
 
-// CheckState refuses a state that is not a Run's, naming those that are.
+// CheckState refuses a state no Run of this release can be in, naming
+// those one can (Reachable): a state the schema keeps for approvals but
+// no path enters is refused too, saying so, so that the API, the command
+// line and the console offer and accept the same states.
 func (p ListParams) CheckState() error {
-	if p.State == "" || slices.Contains(States, p.State) {
+	if p.State == "" || slices.Contains(Reachable, p.State) {
 		return nil
 	}
-	names := make([]string, len(States))
-	for i, s := range States {
+	names := make([]string, len(Reachable))
+	for i, s := range Reachable {
 		names[i] = string(s)
+	}
+	if slices.Contains(States, p.State) {
+		return qlerror.New(qlerror.Invalid, "run listing: no Run of this release is ever %s (the state is kept for approvals, which nothing enters yet); use one of %s", p.State, strings.Join(names, ", ")).
+			Because(RefusalListState, "state", p.State)
 	}
 	return qlerror.New(qlerror.Invalid, "run listing: state %q is not a run state; use one of %s", p.State, strings.Join(names, ", ")).
 		Because(RefusalListState, "state", p.State)

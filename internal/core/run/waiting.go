@@ -146,6 +146,19 @@ func (w Waiting) Message() string {
 	return string(w.Reason)
 }
 
+// AfterWaits is Message as it reads after a subject and "waits", as a
+// command line puts it (`(run ID waits…)`, `…; it waits…`): a sentence
+// that begins "it waits" goes on from the verb ("waits its turn: …",
+// "waits for a free slot …"), any other after a colon ("waits: no worker
+// is connected …"), so no line says "waits: it waits".
+func (w Waiting) AfterWaits() string {
+	msg := w.Message()
+	if rest, ok := strings.CutPrefix(msg, "it waits "); ok {
+		return " " + rest
+	}
+	return ": " + msg
+}
+
 // Bounded is w as a server running up to concurrency commands says it: a
 // server_busy count that fills every slot stays server_busy, with the
 // bound; one under it is server_starting, since the next dispatch starts

@@ -51,3 +51,53 @@ func TestASingleNodeWaitingMessageCountsCommandsAndNamesNothingOfTheCluster(t *t
 		}
 	}
 }
+
+// allWaitings is a Waiting of every reason, with what its sentence names.
+func allWaitings() []Waiting {
+	gpu := map[string]string{"gpu": "a100"}
+	return []Waiting{
+		{Reason: WaitNoWorker},
+		{Reason: WaitWorkersDraining, Workers: 2},
+		{Reason: WaitNoMatchingWorker, Labels: gpu, Workers: 1},
+		{Reason: WaitNoMatchingWorker, Labels: gpu, Workers: 2, WorkerLabels: []map[string]string{{"zone": "eu"}}},
+		{Reason: WaitWorkersBusy, Workers: 1},
+		{Reason: WaitWorkersBusy, Labels: gpu, Workers: 3},
+		{Reason: WaitPrevious, PreviousRun: "01JPREVIOUS"},
+		{Reason: WaitServerBusy, Running: 2, Concurrency: 2},
+		{Reason: WaitServerBusy, Running: 1},
+		{Reason: WaitServerStarting, Running: 1, Concurrency: 3},
+		{Reason: WaitServerStarting, Running: 1},
+		{Reason: WaitNoServer, DataDir: "/var/lib/qinglong"},
+		{Reason: "a_later_reason"},
+	}
+}
+
+// Every reason reads once after the "waits" a command line puts before it
+// (`(run ID waits…)`, `…; it waits…`): a sentence that begins "it waits"
+// goes on from the verb, any other after a colon, so no line says
+// "waits: it waits".
+func TestEveryWaitingReasonReadsOnceAfterTheWordWaits(t *testing.T) {
+	t.Parallel()
+	for _, w := range allWaitings() {
+		for _, subject := range []string{"(run 01JRUN waits", "it has no output; it waits"} {
+			line := subject + w.AfterWaits()
+			rest := strings.TrimPrefix(line, subject)
+			switch {
+			case strings.Contains(line, "waits: it waits"), strings.Contains(line, "waits it waits"):
+				t.Errorf("%s: %q says it waits twice", w.Reason, line)
+			case !strings.HasPrefix(rest, ": ") && !strings.HasPrefix(rest, " "):
+				t.Errorf("%s: %q does not go on from %q", w.Reason, line, subject)
+			case strings.HasPrefix(strings.TrimLeft(rest, ": "), "waits"), strings.HasPrefix(strings.TrimLeft(rest, ": "), "it waits"):
+				t.Errorf("%s: %q says waits again after %q", w.Reason, line, subject)
+			case !strings.HasSuffix(line, strings.TrimPrefix(w.Message(), "it waits")):
+				t.Errorf("%s: %q drops part of the message %q", w.Reason, line, w.Message())
+			}
+		}
+	}
+	if got := (Waiting{Reason: WaitWorkersBusy, Workers: 1}).AfterWaits(); !strings.HasPrefix(got, " for a free slot on the one live worker") {
+		t.Errorf("a busy worker's reason reads %q after waits; want it to go on with the free slot it waits for", got)
+	}
+	if got := (Waiting{Reason: WaitServerBusy, Running: 2, Concurrency: 2}).AfterWaits(); !strings.HasPrefix(got, " its turn: 2 of 2") {
+		t.Errorf("a busy server's reason reads %q after waits; want it to go on with its turn", got)
+	}
+}

@@ -21,8 +21,9 @@ type RunNowRequest struct {
 // RunNowResult says what a RunNowRequest did. RunID is set when a Run
 // exists for the request (Created false: an earlier identical request made
 // it). Skipped is set (with its reason) when the overlap policy refused it,
-// and Unfinished then names the earlier Run it refused it beside (the
-// oldest unfinished one), for the user to look at or cancel. Finished
+// and Unfinished then names the earlier Run it refused it beside, for the
+// user to look at or cancel (OverlapRefusedBeside): the oldest unfinished
+// one, or under queue_one the one already waiting (Waiting). Finished
 // counts the Runs the request finished: the trigger's unfinished
 // Runs that its overlap policy cancel_previous cancelled at once
 // (run.Finishes).
@@ -31,6 +32,7 @@ type RunNowResult struct {
 	Created    bool
 	Skipped    PassReason
 	Unfinished string
+	Waiting    bool
 	Finished   run.FinishCounts
 }
 
@@ -100,6 +102,7 @@ type RerunResult struct {
 	Created    bool
 	Skipped    PassReason
 	Unfinished string
+	Waiting    bool
 	Finished   run.FinishCounts
 }
 

@@ -45,6 +45,22 @@ func OverlapOf(policy trigger.OverlapPolicy, unfinished int) OverlapVerdict {
 	return OverlapPass
 }
 
+// OverlapRefusedBeside names, of a trigger's unfinished Runs (oldest
+// first, as adapters read them) whose overlap policy OverlapOf passed an
+// admission over, the Run it was refused beside. Under queue_one that is
+// the newest, the Run already waiting behind the oldest (waiting true):
+// that one waits already is why no other may, not that the oldest is
+// unfinished. Under skip it is the oldest unfinished one.
+func OverlapRefusedBeside(policy trigger.OverlapPolicy, unfinished []string) (runID string, waiting bool) {
+	if len(unfinished) == 0 {
+		return "", false
+	}
+	if policy == trigger.OverlapQueueOne && len(unfinished) > 1 {
+		return unfinished[len(unfinished)-1], true
+	}
+	return unfinished[0], false
+}
+
 // OverlapPassed is the decision an admission becomes when its overlap
 // verdict is OverlapPass: the admission passed over as PassOverlap
 // (PassedAs).

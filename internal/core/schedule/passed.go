@@ -25,8 +25,9 @@ const (
 	PassOutsideBounds PassReason = "outside_bounds"
 	// PassDisabled: the trigger was disabled while the occurrence was due.
 	PassDisabled PassReason = "disabled"
-	// PassOverlap: the trigger's overlap policy is skip and an earlier Run
-	// of it had not finished when the occurrence was admitted.
+	// PassOverlap: the trigger's overlap policy refused the occurrence a
+	// Run: skip, while an earlier Run of it had not finished; queue_one,
+	// while one Run of it already waited behind an unfinished one.
 	PassOverlap PassReason = "overlap"
 	// PassRepublished: a new revision of the trigger was published before
 	// a decision reached the occurrence; it belonged to the replaced

@@ -67,7 +67,7 @@ func newBackupDir(dest string) (created bool, err error) {
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		if err := os.MkdirAll(dest, 0o700); err != nil {
-			return false, qlerror.Wrap(qlerror.Invalid, err, "create the backup directory %s", dest)
+			return false, qlerror.Wrap(qlerror.Invalid, err, "cannot create the backup directory %s; give a directory this user may create (its parent writable by this user)", dest)
 		}
 		return true, nil
 	case err != nil:

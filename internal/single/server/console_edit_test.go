@@ -192,7 +192,7 @@ func TestTheEditTaskFormRefusesATaskChangedSinceItWasShown(t *testing.T) {
 	// Another user's edit, from a form opened at the same revision.
 	confirmPreviewed(t, c, site.base, edit(stale, "echo theirs"))
 	for lang, want := range map[string]string{
-		"en": "task &#34;report&#34; of project &#34;shop&#34; changed since you opened this form (revision 1, now 2), so it was not changed",
+		"en": "Task &#34;report&#34; of project &#34;shop&#34; changed since you opened this form (revision 1, now 2), so it was not changed",
 		"zh": "任务“report”在你打开此表单之后已被修改（当时是修订版 1，现在是修订版 2），因此没有做任何修改",
 	} {
 		mine := url.Values{}
@@ -217,7 +217,7 @@ func TestTheEditTaskFormRefusesATaskChangedSinceItWasShown(t *testing.T) {
 	mine := edit(current, "echo mine")
 	confirmPreviewed(t, c, site.base, edit(current, "echo theirs again"))
 	resp, page := confirmPreviewed(t, c, site.base, mine)
-	if resp.StatusCode != http.StatusConflict || !strings.Contains(page, "<li>task &#34;report&#34; of project &#34;shop&#34; changed since you opened this form (revision 2, now 3)") ||
+	if resp.StatusCode != http.StatusConflict || !strings.Contains(page, "<li>Task &#34;report&#34; of project &#34;shop&#34; changed since you opened this form (revision 2, now 3)") ||
 		formFields(t, page, "/definitions/task").Get("script") != "echo theirs again" {
 		t.Errorf("a preview of revision 2 confirmed at revision 3: %d, want 409 on the form with the current script:\n%s", resp.StatusCode, page)
 	}
@@ -313,7 +313,7 @@ func TestTheEditScheduleFormChangesOnlyTheTriggersSchedule(t *testing.T) {
 	_, taskPreview := httpcall.Form(t, c, http.MethodPost, site.base+"/definitions/task?lang=en", edit)
 	confirmPreviewed(t, c, site.base, taskPreview)
 	if resp, page := confirmPreviewed(t, c, site.base, preview); resp.StatusCode != http.StatusConflict ||
-		!strings.Contains(page, "<li>trigger &#34;nightly&#34; of project &#34;shop&#34; changed since you opened this form (revision 2, now 3)") {
+		!strings.Contains(page, "<li>Trigger &#34;nightly&#34; of project &#34;shop&#34; changed since you opened this form (revision 2, now 3)") {
 		t.Errorf("a schedule preview confirmed after its task changed: %d, want 409 on the form:\n%s", resp.StatusCode, page)
 	}
 	if got := taskSpec(t, site, "report").Command.Script; got != "echo changed meanwhile" {
@@ -336,8 +336,8 @@ func TestTheEditFormsSayEachMistakeStartingWithItsLabel(t *testing.T) {
 	for _, f := range []struct {
 		form, field, value, lang, want, kept string
 	}{
-		{"/definitions/task", "timeout", "1d", "en", "<li>Timeout: &#34;1d&#34; is not a duration", `value="1d"`},
-		{"/definitions/task", "timeout", "1d", "zh", "<li>超时：“1d”无效", `value="1d"`},
+		{"/definitions/task", "timeout", "1w", "en", "<li>Timeout: &#34;1w&#34; is not a duration", `value="1w"`},
+		{"/definitions/task", "timeout", "1w", "zh", "<li>超时：“1w”无效", `value="1w"`},
 		{"/definitions/task", "script", " \r\n", "zh", "<li>请填写脚本。</li>", `name="revision" value="1"`},
 		{"/definitions/schedule", "cron", "0 25 * * *", "zh", "<li>计划（cron）：cron 表达式的小时字段“25”无效", `value="0 25 * * *"`},
 		{"/definitions/schedule", "timezone", "Local", "en", "<li>Time zone (IANA name): cron timezone &#34;Local&#34;", `value="Local"`},

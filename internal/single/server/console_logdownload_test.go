@@ -2,6 +2,7 @@ package server
 
 import (
 	"database/sql"
+	"html"
 	"net/http"
 	"net/url"
 	"os"
@@ -68,7 +69,8 @@ func wantDownload(t *testing.T, resp *http.Response, body, want, id string, size
 // its length, as text/plain and an attachment named after the project,
 // trigger, Run and attempt. Once log retention removed the log, its row
 // offers no link but says so, and the download's address answers 410
-// saying what the log held and when its Run ended, in the page's language.
+// saying what the log held and when its Run ended, in the page's language,
+// the time whole on its line and in the viewer's zone as every other.
 func TestAnAttemptsWholeLogDownloadsFromItsRunPageAsStored(t *testing.T) {
 	t.Parallel()
 	site := startConsoleSiteRunning(t, trigger.Cron{Expression: "0 0 3 1 1 *", Timezone: "UTC", MisfirePolicy: trigger.FireOnce}, longScript)
@@ -111,17 +113,28 @@ func TestAnAttemptsWholeLogDownloadsFromItsRunPageAsStored(t *testing.T) {
 		t.Fatal(err)
 	}
 	held := strconv.Itoa(len(raw))
+	// The Run's end, as every time of the console: whole on its line, in
+	// the viewer's zone with its offset.
+	detail, err := site.srv.store.RunGet(t.Context(), id)
+	if err != nil || detail.Run.FinishedAtMs == nil {
+		t.Fatalf("the ended Run: %+v, %v", detail.Run, err)
+	}
+	shanghai, err := time.LoadLocation("Asia/Shanghai")
+	if err != nil {
+		t.Fatal(err)
+	}
+	endedAt := `<span class="time">` + time.UnixMilli(*detail.Run.FinishedAtMs).In(shanghai).Format("2006-01-02 15:04:05") + " UTC+08:00</span>"
 	for lang, says := range map[string][]string{
-		"en": {`<span class="log-gone">removed by log retention</span>`, "Log retention removed the output of attempt 1 of run " + id + " (it held " + held + " bytes): there is nothing left to download.", " The run ended at "},
-		"zh": {`<span class="log-gone">已被日志保留策略删除</span>`, "日志保留策略已删除运行 " + id + " 第 1 次尝试的输出（它有 " + held + " 字节），没有可下载的内容。", "该运行于 "},
+		"en": {`<span class="log-gone">removed by log retention</span>`, "Log retention removed the output of attempt 1 of run " + id + " (it held " + held + " bytes): there is nothing left to download.", " The run ended at " + endedAt + "; "},
+		"zh": {`<span class="log-gone">已被日志保留策略删除</span>`, "日志保留策略已删除运行 " + id + " 第 1 次尝试的输出（它有 " + held + " 字节），没有可下载的内容。", "该运行于 " + endedAt + " 结束"},
 	} {
 		_, page := httpcall.Form(t, c, http.MethodGet, site.base+"/runs/"+id+"?lang="+lang, nil)
 		if strings.Contains(page, "/download?") || !strings.Contains(page, says[0]) {
 			t.Errorf("the Run's page in %s once retention removed the log: want no download, its row saying %q:\n%s", lang, says[0], page)
 		}
-		resp, page := httpcall.Form(t, c, http.MethodGet, site.base+"/runs/"+id+"/download?attempt=1&lang="+lang, nil)
-		if resp.StatusCode != http.StatusGone || !strings.Contains(page, says[1]) || !strings.Contains(page, says[2]) || !strings.Contains(resp.Header.Get("Content-Type"), "text/html") {
-			t.Errorf("the download in %s once retention removed the log: %d; want 410, a page saying %q and when the Run ended:\n%s", lang, resp.StatusCode, says[1], page)
+		resp, page := httpcall.Form(t, c, http.MethodGet, site.base+"/runs/"+id+"/download?attempt=1&tz=Asia/Shanghai&lang="+lang, nil)
+		if resp.StatusCode != http.StatusGone || !strings.Contains(page, says[1]) || !strings.Contains(html.UnescapeString(page), says[2]) || !strings.Contains(resp.Header.Get("Content-Type"), "text/html") {
+			t.Errorf("the download in %s once retention removed the log: %d; want 410, a page saying %q and when the Run ended, whole and in the viewer's zone (%s):\n%s", lang, resp.StatusCode, says[1], says[2], page)
 		}
 	}
 }

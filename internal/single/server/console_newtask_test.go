@@ -141,7 +141,7 @@ func TestTheNewTaskFormRefusesANameItsProjectHasInThePagesLanguage(t *testing.T)
 	csrf := site.signIn(t, c, site.tokens[apitoken.Admin])
 	for lang, want := range map[string]string{
 		"zh": "项目“shop”已有名为“report”的任务：请换一个名称，或在项目的定义文件中修改那个任务。",
-		"en": "project &#34;shop&#34; already has a task named &#34;report&#34;: choose another name",
+		"en": "Project &#34;shop&#34; already has a task named &#34;report&#34;: choose another name",
 	} {
 		resp, page := httpcall.Form(t, c, http.MethodPost, site.base+"/definitions/new?lang="+lang, newTaskForm(csrf, "shop", "report", "echo kept-as-typed"))
 		if resp.StatusCode != http.StatusBadRequest || !strings.Contains(page, want) || !strings.Contains(page, "echo kept-as-typed</textarea>") {
@@ -169,7 +169,7 @@ func TestTheNewTaskFormSaysWhichFieldIsWrongInThePagesLanguage(t *testing.T) {
 	}{
 		{"a cron field out of range", "cron", "0 3 * * 7", "zh", "cron 表达式的星期字段“7”无效"},
 		{"a zone that does not exist", "timezone", "Asia/Beijing", "zh", "未知的 IANA 时区“Asia/Beijing”"},
-		{"a timeout in days", "timeout", "1d", "en", "is not a duration in whole milliseconds"},
+		{"a timeout in weeks", "timeout", "1w", "en", "is not a duration from 1ms to 365d"},
 		{"a project name none can have", "project", "My Project", "en", "&#34;My Project&#34; must use lower-case letters"},
 		{"a task name none can have", "task", "Daily Report", "zh", "Daily Report"},
 		{"an empty script", "script", "  ", "zh", "脚本（由 /bin/sh 运行）：此项必填，请填写。"},
@@ -229,11 +229,11 @@ func TestTheNewTaskFormStartsEachErrorWithItsFieldsLabel(t *testing.T) {
 	c := consoleClient(t)
 	csrf := site.signIn(t, c, site.tokens[apitoken.Admin])
 	form := url.Values{"csrf": {csrf}, "project": {"Reports Team"}, "task": {"daily report"}, "script": {"echo"}, "cron": {"0 25 * * *"},
-		"timezone": {"Local"}, "timeout": {"1d"}}
+		"timezone": {"Local"}, "timeout": {"1w"}}
 	for lang, want := range map[string][]string{
-		"en": {"<li>Project: &#34;Reports Team&#34; must use", "<li>Task name: &#34;daily report&#34; must use", "<li>Timeout: &#34;1d&#34; is not a duration",
+		"en": {"<li>Project: &#34;Reports Team&#34; must use", "<li>Task name: &#34;daily report&#34; must use", "<li>Timeout: &#34;1w&#34; is not a duration",
 			"<li>Schedule (cron): cron expression &#34;0 25 * * *&#34;: hour field", "<li>Time zone (IANA name): cron timezone &#34;Local&#34;"},
-		"zh": {"<li>项目：“Reports Team”只能使用", "<li>任务名称：“daily report”只能使用", "<li>超时：“1d”无效", "<li>计划（cron）：cron 表达式的小时字段“25”无效",
+		"zh": {"<li>项目：“Reports Team”只能使用", "<li>任务名称：“daily report”只能使用", "<li>超时：“1w”无效", "<li>计划（cron）：cron 表达式的小时字段“25”无效",
 			"<li>时区（IANA 名称）：时区不能写“Local”"},
 	} {
 		resp, page := httpcall.Form(t, c, http.MethodPost, site.base+"/definitions/new?lang="+lang, form)

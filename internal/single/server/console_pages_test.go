@@ -257,7 +257,7 @@ func TestTheTokenFormSaysTheExpiryRangeInEveryLanguage(t *testing.T) {
 	site := startConsoleSite(t)
 	c := consoleClient(t)
 	csrf := site.signIn(t, c, site.tokens[apitoken.Admin])
-	for lang, want := range map[string][]string{"en": {"from 1m to 3650d; empty never expires", "(12h), from 1m to 3650d"}, "zh": {"范围 1m 到 3650d；留空则永不过期", "范围 1m 到 3650d。"}} {
+	for lang, want := range map[string][]string{"en": {"from 1m to 3650d, e.g. 90d, 12h or 1d12h; empty never expires", "is not a duration from 1m to 3650d"}, "zh": {"范围 1m 到 3650d，例如 90d、12h 或 1d12h；留空则永不过期", "须是 1m 到 3650d 之间的时长"}} {
 		_, page := httpcall.Form(t, c, http.MethodGet, site.base+"/tokens?lang="+lang, nil)
 		if !strings.Contains(page, want[0]) {
 			t.Errorf("the token form's help in %s lacks %q:\n%s", lang, want[0], page)

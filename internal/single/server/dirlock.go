@@ -113,9 +113,18 @@ func lockPastProbes(f *os.File) error {
 // (lockPastProbes) rather than failing. It opens the file read-only and
 // creates nothing, so it changes nothing on the directory; a user who may
 // not open the server's file gets the error. A directory with no lock file
-// has never been served.
+// has never been served. A database a server of another data directory
+// serves, reached here through a link (dbLock), is served too, when /proc
+// names that server (flockHolder): the probe never opens the database
+// file, whose closing would drop the locks SQLite holds on it in this
+// process.
 func Serving(l Layout) (bool, error) {
-	return lockprobe.Held(l.Lock)
+	held, err := lockprobe.Held(l.Lock)
+	if held || err != nil {
+		return held, err
+	}
+	_, _, linked := flockHolder(l.DB)
+	return linked, nil
 }
 
 // openLockError says why the lock file cannot be opened and what to do.

@@ -26,26 +26,19 @@ import (
 	"github.com/qinglong/qinglong/internal/testkit/syncbuf"
 )
 
-// toldFile is a project whose failures are sent to two webhooks under the
-// receiver %[1]s: /down, which refuses them with an answer a page must
-// escape, and /ok, which takes them; its task fails at once.
-const toldFile = `project: told
-notifications:
-  channels:
-    down: {type: webhook, url: "%[1]s/down"}
-    ok: {type: webhook, url: "%[1]s/ok"}
-  rules:
-    - {on: failed, channel: down}
-    - {on: failed, channel: ok}
-tasks:
-  - name: fails
-    script: exit 3
-triggers:
-  - name: yearly
-    task: fails
-    cron: "0 0 1 1 *"
-    timezone: UTC
-`
+// toldFile is the definitions file of project, whose task fails at once
+// when its trigger, yearly, is run now, and whose failures are sent to a
+// webhook channel of each name in channels, at receiver/NAME, each by a
+// rule of its own ({on: failed, channel: NAME}), in that order.
+func toldFile(project, receiver string, channels ...string) string {
+	var defs, rules strings.Builder
+	for _, ch := range channels {
+		fmt.Fprintf(&defs, "    %s: {type: webhook, url: \"%s/%s\"}\n", ch, receiver, ch)
+		fmt.Fprintf(&rules, "    - {on: failed, channel: %s}\n", ch)
+	}
+	return "project: " + project + "\nnotifications:\n  channels:\n" + defs.String() + "  rules:\n" + rules.String() +
+		"tasks:\n  - name: fails\n    script: exit 3\ntriggers:\n  - name: yearly\n    task: fails\n    cron: \"0 0 1 1 *\"\n    timezone: UTC\n"
+}
 
 // downAnswer is what /down answers while it refuses: markup a page must
 // show as text.
@@ -87,7 +80,8 @@ func startToldSite(t *testing.T, failures int) *toldSite {
 			c.NotifyMaxAttempts = 1
 			c.Logger = slog.New(slog.NewTextHandler(s.log, nil))
 		})
-	tg := s.applyOverAPI(t, fmt.Appendf(nil, toldFile, s.hook.URL), "told")
+	// /down refuses them with an answer a page must escape; /ok takes them.
+	tg := s.applyOverAPI(t, []byte(toldFile("told", s.hook.URL, "down", "ok")), "told")
 	s.projectID = tg.ProjectID
 	for range failures {
 		s.runNowOverAPI(t, tg.TriggerID)

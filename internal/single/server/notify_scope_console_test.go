@@ -1,7 +1,6 @@
 package server
 
 import (
-	"fmt"
 	"html"
 	"net/http"
 	"regexp"
@@ -25,7 +24,7 @@ func TestTheConsoleNotificationsPageSaysWhatEachRuleCovers(t *testing.T) {
 	// The ok channel's rule is narrowed to the trigger yearly: its earlier
 	// notification's rule is no longer the project's, and the next
 	// failure's is the narrowed one.
-	narrowed := strings.Replace(fmt.Sprintf(toldFile, s.hook.URL), "{on: failed, channel: ok}", "{on: failed, channel: ok, triggers: [yearly]}", 1)
+	narrowed := strings.Replace(toldFile("told", s.hook.URL, "down", "ok"), "{on: failed, channel: ok}", "{on: failed, channel: ok, triggers: [yearly]}", 1)
 	s.runNowOverAPI(t, s.applyOverAPI(t, []byte(narrowed), "told").TriggerID)
 	var all view.NotificationList
 	waitFor(t, "the second failure's notifications to be dead or delivered", 30*time.Second, func() bool {

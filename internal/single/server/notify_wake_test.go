@@ -2,7 +2,6 @@ package server
 
 import (
 	"encoding/json"
-	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"sync/atomic"
@@ -14,24 +13,6 @@ import (
 	"github.com/qinglong/qinglong/internal/core/view"
 	"github.com/qinglong/qinglong/internal/testkit/httpcall"
 )
-
-// wakeFile is a project whose failures are sent to the webhook %s; its
-// task fails at once.
-const wakeFile = `project: woken
-notifications:
-  channels:
-    hook: {type: webhook, url: "%s"}
-  rules:
-    - {on: failed, channel: hook}
-tasks:
-  - name: fails
-    script: exit 3
-triggers:
-  - name: yearly
-    task: fails
-    cron: "0 0 1 1 *"
-    timezone: UTC
-`
 
 // A failed Run's notification goes out when the Run ends, and its retry
 // when its backoff ends, however long the server's cadence: with an hour's
@@ -53,7 +34,7 @@ func TestANotificationGoesOutWhenItsRunEndsAndIsRetriedWhenItsBackoffEnds(t *tes
 			c.NotifyBackoff = time.Second
 			c.NotifyMaxAttempts = 3
 		})
-	tg := site.applyOverAPI(t, fmt.Appendf(nil, wakeFile, hook.URL), "woken")
+	tg := site.applyOverAPI(t, []byte(toldFile("woken", hook.URL, "hook")), "woken")
 	site.runNowOverAPI(t, tg.TriggerID)
 	waitFor(t, "the notification to be refused once and then delivered", 30*time.Second, func() bool {
 		return calls.Load() >= 2

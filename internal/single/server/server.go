@@ -35,6 +35,7 @@ type Server struct {
 	cfg    Config
 	layout Layout
 	lock   *dirLock
+	dbLock *dbLock
 	store  *sqlitestore.Store
 	owner  *executor.Owner
 	disp   *executor.Dispatcher
@@ -126,6 +127,11 @@ func Start(ctx context.Context, cfg Config) (srv *Server, err error) {
 	if s.lock, err = lockDataDir(cfg.DataDir, s.layout.Lock, cfg.Concurrency); err != nil {
 		return nil, err
 	}
+	// Then the database file itself, which a link may make another
+	// directory's too (dbLock).
+	if s.dbLock, err = lockDatabase(cfg.DataDir, s.layout.DB); err != nil {
+		return nil, err
+	}
 	warnIfShared(cfg.Logger, cfg.DataDir)
 	if !cfg.RunAs.IsZero() {
 		if err := process.CheckRunAs(cfg.RunAs); err != nil {
@@ -142,12 +148,14 @@ func Start(ctx context.Context, cfg Config) (srv *Server, err error) {
 			return nil, err
 		}
 	}
-	_, statErr := os.Stat(s.layout.DB)
+	// The database lock made a missing file, empty: it is new unless
+	// --example's apply filled it meanwhile.
+	info, statErr := os.Stat(s.layout.DB)
+	newFile := s.dbLock.created && statErr == nil && info.Size() == 0
 	var migrated []string
 	if s.store, migrated, err = openStore(ctx, s.layout.DB, cfg.Profile, cfg.NowMs); err != nil {
 		return nil, err
 	}
-	newFile := errors.Is(statErr, fs.ErrNotExist)
 	// A file that held no QingLong database took every migration: an
 	// empty file (a restore or a copy cut short, or one made by hand),
 	// not an older build's database.
@@ -549,8 +557,13 @@ func (s *Server) bind() (err error) {
 // the directory, which a later start with another address would otherwise
 // find as if a server had used it. Its lock file is unlinked while the
 // lock is still held: a server starting on it meanwhile fails to lock it
-// without waiting, and one starting after makes a new file.
+// without waiting, and one starting after makes a new file. The empty
+// database file the start's database lock made goes too, before the store
+// ever opened it (after, its pages may be in the -wal file alone).
 func (s *Server) undoStart(ctx context.Context, created bool) {
+	if s.store == nil && s.dbLock != nil {
+		s.dbLock.discardCreated()
+	}
 	_, dbErr := os.Stat(s.layout.DB)
 	discard := created && errors.Is(dbErr, fs.ErrNotExist) && s.lock != nil
 	if discard {
@@ -599,6 +612,11 @@ func (s *Server) teardown(ctx context.Context) error {
 	}
 	if s.store != nil {
 		errs = append(errs, s.store.Close())
+	}
+	// After the store: closing the database file's lock descriptor
+	// earlier would drop SQLite's own locks on it (dbLock).
+	if s.dbLock != nil {
+		errs = append(errs, s.dbLock.release())
 	}
 	// Last: a server started after this one must find the file closed.
 	if s.lock != nil {

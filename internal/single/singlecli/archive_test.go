@@ -79,7 +79,7 @@ func TestApplyingAnArchivedProjectActiveAgainRecordsWhatFellDueAndRunsNoneOfIt(t
 	apply(active)
 	apply(strings.Replace(active, "project: demo\n", "project: demo\nstatus: archived\n", 1))
 	time.Sleep(2100 * time.Millisecond)
-	apply(active)
+	apply(strings.Replace(active, "project: demo\n", "project: demo\nstatus: active\n", 1))
 	d := showJSON(t, dir, "demo/tick")
 	var archived int64
 	for _, e := range d.Ledger {

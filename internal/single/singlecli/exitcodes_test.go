@@ -214,7 +214,7 @@ func TestRevokingARevokedTokenSaysSoAndChangesNothing(t *testing.T) {
 		t.Errorf("tokens revoke ci again: %d %q %q; want exit 0 saying it was revoked already", code, out, errOut)
 	}
 	code, out, errOut = ql(t, "tokens", "revoke", "nope", "--data-dir", dir)
-	if code != 1 || out != "" || !strings.Contains(errOut, "no active token is named \"nope\"; list them with `ql-edge tokens list --data-dir "+dir+"`") {
+	if code != 1 || out != "" || !strings.Contains(errOut, "no unrevoked token is named \"nope\"; list them with `ql-edge tokens list --data-dir "+dir+"`") {
 		t.Errorf("tokens revoke nope: %d %q %q; want exit 1 saying how to list them", code, out, errOut)
 	}
 }

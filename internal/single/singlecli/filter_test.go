@@ -128,3 +128,30 @@ func TestAListingOfAProjectWithNoTriggerYetIsEmptyNotAnError(t *testing.T) {
 		}
 	}
 }
+
+// A trigger argument naming another project than --project is refused in
+// the words the user wrote: the argument, on commands that take the
+// trigger as one, and --trigger only where there is that flag.
+func TestAProjectConflictNamesTheTriggerAsGiven(t *testing.T) {
+	t.Parallel()
+	dir := installedDir(t)
+	for _, name := range []string{"alpha", "beta"} {
+		if code, out, errOut := ql(t, "apply", "-f", writeFile(t, dir, name+".yaml", projectFile(name, "tick")), "--data-dir", dir); code != 0 {
+			t.Fatalf("apply %s: %d %q %q", name, code, out, errOut)
+		}
+	}
+	for _, args := range [][]string{
+		{"triggers", "pause", "beta/tick"}, {"triggers", "resume", "beta/tick"}, {"triggers", "show", "beta/tick"},
+		{"triggers", "run", "beta/tick"}, {"triggers", "enable", "beta/tick"}, {"triggers", "disable", "beta/tick"},
+		{"triggers", "backfill", "beta/tick", "--from", "2026-01-01T00:00:00Z", "--to", "2026-01-01T00:00:01Z"},
+	} {
+		code, _, errOut := ql(t, append(args, "--project", "alpha", "--data-dir", dir)...)
+		if code == 0 || !strings.Contains(errOut, `trigger "beta/tick" names project beta, but --project "alpha" is another`) || strings.Contains(errOut, "--trigger") {
+			t.Errorf("%v --project alpha: exit %d %q; want the trigger argument named as given, no --trigger", args, code, errOut)
+		}
+	}
+	code, _, errOut := ql(t, "runs", "list", "--trigger", "beta/tick", "--project", "alpha", "--data-dir", dir)
+	if code == 0 || !strings.Contains(errOut, `--trigger "beta/tick" names project beta, but --project "alpha" is another`) {
+		t.Errorf("runs list --trigger beta/tick --project alpha: exit %d %q; want --trigger named", code, errOut)
+	}
+}

@@ -8,29 +8,30 @@ import (
 	"testing"
 )
 
-// A command that writes creates the embedded database where none was
-// chosen only when nothing says the cluster was meant, and says it did:
+// ql apply creates the embedded database where none was chosen only when
+// nothing says the cluster was meant, and says it did:
 // with the cluster admin role's URL set it refuses and writes nothing.
 func TestAWriteCreatesAnEmbeddedDatabaseOnlyOnPurposeAndSaysSo(t *testing.T) {
 	dir := t.TempDir()
 	t.Chdir(dir)
 	t.Setenv("QL_DATA_DIR", "")
 	t.Setenv("QL_DATABASE_ADMIN_URL", "postgres://ql_admin@db.example:5432/qinglong")
-	code, _, errOut := ql(t, "tokens", "create", "ci", "--scope", "read")
+	defs := writeFile(t, t.TempDir(), "defs.yaml", goodFile)
+	code, _, errOut := ql(t, "apply", "-f", defs)
 	// This build has no --database-url: the full binary reads the cluster.
 	if code == 0 || !strings.Contains(errOut, "$QL_DATABASE_ADMIN_URL is set") || !strings.Contains(errOut, "use the full ql binary") {
-		t.Fatalf("tokens create with the admin URL set: %d %q, want a refusal naming the variable and what to give", code, errOut)
+		t.Fatalf("apply with the admin URL set: %d %q, want a refusal naming the variable and what to give", code, errOut)
 	}
 	if _, err := os.Stat("qinglong.db"); !errors.Is(err, fs.ErrNotExist) {
 		t.Fatalf("the refused command left a database behind: %v", err)
 	}
 	t.Setenv("QL_DATABASE_ADMIN_URL", "")
-	code, _, errOut = ql(t, "tokens", "create", "ci", "--scope", "read")
+	code, _, errOut = ql(t, "apply", "-f", defs)
 	if code != 0 || !strings.Contains(errOut, "created the embedded database qinglong.db (no --data-dir") || strings.Contains(errOut, "database-url") {
-		t.Fatalf("tokens create with nothing set: %d %q, want the database created and said so, naming only what this build has", code, errOut)
+		t.Fatalf("apply with nothing set: %d %q, want the database created and said so, naming only what this build has", code, errOut)
 	}
 	code, _, errOut = ql(t, "tokens", "create", "cd", "--scope", "read")
 	if code != 0 || strings.Contains(errOut, "created the embedded database") {
-		t.Fatalf("tokens create on the existing database: %d %q, want no creation notice", code, errOut)
+		t.Fatalf("tokens create on the database apply made: %d %q, want no creation notice", code, errOut)
 	}
 }

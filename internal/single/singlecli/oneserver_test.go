@@ -283,10 +283,14 @@ func TestAServerThatCannotTakeItsDataDirectoryLockSaysWhyAndWhatToDo(t *testing.
 		}
 		lock := server.LayoutOf(data).Lock
 		// As root the operator is nobody, for whom root's 0600 file is
-		// closed; otherwise mode 0 closes it to its own owner too.
+		// closed in a directory nobody owns (a directory it may not write
+		// is refused before the lock is tried); otherwise mode 0 closes it
+		// to its own owner too.
 		mode := os.FileMode(0o600)
 		if os.Geteuid() != 0 {
 			mode = 0
+		} else if err := os.Chown(data, nobody, nobody); err != nil {
+			t.Fatal(err)
 		}
 		if err := os.WriteFile(lock, nil, mode); err != nil {
 			t.Fatal(err)

@@ -353,3 +353,21 @@ func TestRetentionRunCountsSoFarOverTheWholePass(t *testing.T) {
 		t.Fatalf("the logs rule's line %q; want its one log and %s, counting the runs rule's before it\n%s", logsLine, want, out)
 	}
 }
+
+// The notifications help says the default --retention-notifications a
+// retention pass uses: the profile's own, which a --retention-runs given
+// does not move, as the pass's policy line shows it.
+func TestNotificationsHelpSaysTheRetentionAPassUses(t *testing.T) {
+	t.Parallel()
+	for _, args := range [][]string{{"notifications", "--help"}, {"notifications", "retry", "--help"}} {
+		code, out, errOut := ql(t, args...)
+		if code != 0 || strings.Contains(out, "runs period") || !strings.Contains(strings.Join(strings.Fields(out), " "), "(default: standalone 30d, edge 3d; --retention-runs does not change it)") {
+			t.Errorf("%v: exit %d %q %q; want the profiles' defaults, not the runs period", args, code, out, errOut)
+		}
+	}
+	dir, _ := serveDefs(t, quickFile)
+	code, out, errOut := ql(t, "retention", "run", "--dry-run", "--retention-runs", "10", "--data-dir", dir)
+	if code != 0 || !strings.Contains(out, "runs 10d") || !strings.Contains(out, "notifications 30d") {
+		t.Fatalf("dry run with --retention-runs 10: exit %d %q %q; want runs 10d beside notifications 30d", code, out, errOut)
+	}
+}

@@ -180,6 +180,9 @@ func Serve(p server.Profile) cli.ServeFunc {
 				return &cli.UsageError{Err: err}
 			}
 		}
+		if err := cli.CheckDataDir(cfg.WithDefaults().DataDir, true); err != nil {
+			return err
+		}
 		if f.Example {
 			db := server.LayoutOf(cfg.WithDefaults().DataDir).DB
 			cfg.BeforeOpen = func(ctx context.Context) error { return applyExample(ctx, cmd, db) }

@@ -28,8 +28,9 @@ var finishedRun = map[run.AttemptState]struct {
 // signal (run.EndPayload). A result for an attempt that is already
 // terminal or lost is rejected, never applied. finished is the state the
 // Run finished in by this call (run.Finishes), "" when it did not finish
-// it (a retry follows). A result for a Run whose cancel was asked is
-// recorded cancelled whatever the command did: the intent wins.
+// it (a retry follows). A result for a Run whose cancel was asked before
+// the attempt's deadline passed is recorded cancelled whatever the command
+// did: the intent wins (run.CancelCameFirst).
 func (s *Store) AttemptFinish(ctx context.Context, a run.Attempt) (finished run.State, err error) {
 	if _, ok := finishedRun[a.State]; !ok {
 		return "", qlerror.New(qlerror.Invalid, "attempt %s: %q is not a result state", a.ID, a.State)
@@ -40,16 +41,18 @@ func (s *Store) AttemptFinish(ctx context.Context, a run.Attempt) (finished run.
 		if err != nil {
 			return err
 		}
-		var cancelAsked bool
-		if err := tx.QueryRowContext(ctx, qRunCancelRequested, cur.runID).Scan(&cancelAsked); err != nil {
+		cancelAtMs, deadlineAtMs, err := cancelAndDeadline(ctx, tx, a.ID)
+		if err != nil {
 			return err
 		}
-		if cancelAsked && a.State != run.AttemptCancelled {
+		if a.State != run.AttemptCancelled && run.CancelCameFirst(cancelAtMs, deadlineAtMs) {
 			// The command ended (or timed out, or was stopped with the
-			// server) after a cancel was asked but before the executor's
-			// poll heard it: the intent wins, as on the cluster, whose
-			// replica decides a worker's completion the same way. The
-			// exit code stays: it is what the command really did.
+			// server) after a cancel was asked before its deadline but
+			// before the executor's poll heard it: the intent wins, as on
+			// the cluster, whose replica decides a worker's completion the
+			// same way. The exit code stays: it is what the command really
+			// did. A cancel asked once the deadline had passed leaves the
+			// end the executor saw (timed_out): the deadline came first.
 			a.State, a.ErrorCode = run.AttemptCancelled, run.ErrorCodeCancelled
 		}
 		if err := run.CheckAttemptTransition(cur.state, a.State); err != nil {

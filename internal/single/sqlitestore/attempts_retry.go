@@ -15,30 +15,32 @@ import (
 // settleRun does: to retry_wait, with Attempt N + 1 created claimed and
 // available once the backoff has passed, when the retry policy of the
 // execution revision the Run was admitted with allows it (never after a
-// cancel: the intent wins, and the Run ends cancelled); else to the
-// attempt's end. The event carries
+// cancel: the intent wins, and the Run ends cancelled — or timed_out when
+// the deadline passed before the cancel was asked); else to the attempt's
+// end. The event carries
 // the attempt's number and outcome besides payload, and for a retry the
 // next attempt and when it may start, as the cluster's does. finished is
 // the state the call finished the Run in, "" when a retry follows.
 func settleRun(ctx context.Context, tx *txn, id string, cur attemptRow, end run.AttemptState, payload map[string]any, now int64) (finished run.State, err error) {
 	var number int
 	var executor, commandJSON string
-	var cancelAsked bool
-	if err := tx.QueryRowContext(ctx, qAttemptRetryFacts, id).Scan(&number, &executor, &commandJSON, &cancelAsked); err != nil {
+	if err := tx.QueryRowContext(ctx, qAttemptRetryFacts, id).Scan(&number, &executor, &commandJSON); err != nil {
 		return "", err
 	}
-	if cancelAsked {
-		// The intent wins whatever ended the attempt (its recovery as
-		// lost, too): the Run is cancelled, as the cluster's lease sweep
-		// cancels the Run of a lost attempt a cancel was asked of.
-		end = run.AttemptCancelled
+	cancelAtMs, deadlineAtMs, err := cancelAndDeadline(ctx, tx, id)
+	if err != nil {
+		return "", err
 	}
+	// The intent wins over whatever ended the attempt (its recovery as
+	// lost, too), as on the cluster; a cancel asked once the deadline had
+	// passed leaves a timed-out attempt's Run timed_out.
+	end = run.RunEndAfterCancel(end, cancelAtMs, deadlineAtMs)
 	payload["attempt"], payload["outcome"] = number, string(end)
 	// A stored command that does not decode was never run (its plan failed
 	// verification): its result is still recorded, without a retry that
 	// could only fail the same way.
 	cmd, decodeErr := decodeCommandJSON(commandJSON)
-	if decodeErr == nil && end != run.AttemptCancelled && cmd.Retry.Allows(string(end), number) {
+	if decodeErr == nil && cancelAtMs == nil && cmd.Retry.Allows(string(end), number) {
 		next, at := ids.New(), now+cmd.Retry.BackoffMs
 		if _, err := tx.ExecContext(ctx, qAttemptRetryInsert, next, cur.runID, number+1, executor, at, now); err != nil {
 			return "", err
@@ -142,4 +144,21 @@ func (s *Store) earliestBackoff(ctx context.Context) (*int64, error) {
 		return nil, mapErr(err, "read the earliest retry backoff")
 	}
 	return ptr(at), nil
+}
+
+// cancelAndDeadline reads, for attempt id, when a cancel was first asked
+// of its Run and when its deadline passed (nil: none, or not started), in
+// the store's time, for run.CancelCameFirst.
+func cancelAndDeadline(ctx context.Context, tx *txn, id string) (cancelAtMs, deadlineAtMs *int64, err error) {
+	var cancelAt, deadline sql.NullInt64
+	if err := tx.QueryRowContext(ctx, qAttemptCancelDeadline, id).Scan(&cancelAt, &deadline); err != nil {
+		return nil, nil, err
+	}
+	if cancelAt.Valid {
+		cancelAtMs = &cancelAt.Int64
+	}
+	if deadline.Valid {
+		deadlineAtMs = &deadline.Int64
+	}
+	return cancelAtMs, deadlineAtMs, nil
 }

@@ -178,10 +178,15 @@ func (e *env) fixture() storetest.Fixture {
 		},
 		FinishWithOutput: e.finishWithOutput,
 		FinishAfter:      e.finishAfter,
-		Retention:        e.store.Retention(e.logDir()),
-		SeedFinished:     e.seedFinished,
-		SeedLost:         e.seedLost,
-		Backdate:         e.backdate,
+		PassDeadline: func(ctx context.Context, runID string) error {
+			return e.tamper(ctx, `UPDATE attempts SET started_at_ms = ? - 1 - (SELECT json_extract(x.command_json, '$.timeoutMs')
+					FROM runs r JOIN execution_revisions x ON x.id = r.execution_revision_id WHERE r.id = attempts.run_id)
+				WHERE run_id = ? AND state = 'running'`, e.clock.NowMs(), runID)
+		},
+		Retention:    e.store.Retention(e.logDir()),
+		SeedFinished: e.seedFinished,
+		SeedLost:     e.seedLost,
+		Backdate:     e.backdate,
 		BackdateNotification: func(ctx context.Context, id string, d time.Duration) error {
 			return e.tamper(ctx, backdateNotificationSQL, id, d.Milliseconds())
 		},
@@ -208,6 +213,9 @@ func (e *env) fixture() storetest.Fixture {
 			},
 			SetWrittenAt: func(ctx context.Context, triggerID string, writtenAtMs int64) error {
 				return e.tamper(ctx, `UPDATE trigger_schedules SET updated_at_ms = ? WHERE trigger_id = ?`, writtenAtMs, triggerID)
+			},
+			AgeTokens: func(ctx context.Context, name string, byMs int64) error {
+				return e.tamper(ctx, `UPDATE api_tokens SET created_at_ms = created_at_ms - ?2, expires_at_ms = expires_at_ms - ?2 WHERE name = ?1`, name, byMs)
 			},
 			RewriteTrigger: func(ctx context.Context, triggerID, name string, enabled bool, digest string) error {
 				return e.tamper(ctx, `DROP TRIGGER IF EXISTS trigger_revisions_immutable;

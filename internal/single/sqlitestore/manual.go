@@ -134,7 +134,8 @@ func (s *Store) admitManual(ctx context.Context, tx *txn, tk schedule.Ticket, m 
 		}
 		switch schedule.OverlapOf(tk.Cron.Overlap, len(unfinished)) {
 		case schedule.OverlapPass:
-			out.Skipped, out.Unfinished = schedule.PassOverlap, unfinished[0]
+			out.Unfinished, out.Waiting = schedule.OverlapRefusedBeside(tk.Cron.Overlap, unfinished)
+			out.Skipped = schedule.PassOverlap
 			return out, nil
 		case schedule.OverlapAdmitWaiting:
 			waits = true

@@ -20,7 +20,11 @@ func (s *Store) TokenCreate(ctx context.Context, t apitoken.NewToken) (apitoken.
 	err := s.write(ctx, "create token "+t.Name, durable, func(tx *txn) error {
 		_, err := tx.ExecContext(ctx, qTokenInsert, t.ID, t.Name, string(t.Scope), t.Digest, now, out.ExpiresAtMs)
 		if isUnique(err) {
-			return apitoken.ErrNameTaken(t.Name)
+			var expiresAtMs *int64
+			if err := tx.QueryRowContext(ctx, qTokenNameHolder, t.Name).Scan(&expiresAtMs); err != nil {
+				return err
+			}
+			return apitoken.ErrNameTaken(t.Name, expiresAtMs, now)
 		}
 		return err
 	})
@@ -51,7 +55,7 @@ func (s *Store) TokenList(ctx context.Context) ([]apitoken.Token, error) {
 	return out, err
 }
 
-// TokenRevoke revokes the active token of that name.
+// TokenRevoke revokes the unrevoked token of that name, expired or not.
 func (s *Store) TokenRevoke(ctx context.Context, name string) error {
 	return s.write(ctx, "revoke token "+name, durable, func(tx *txn) error {
 		res, err := tx.ExecContext(ctx, qTokenRevoke, name, s.nowMs())

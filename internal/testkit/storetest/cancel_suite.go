@@ -2,7 +2,9 @@ package storetest
 
 import (
 	"context"
+	"encoding/json"
 	"testing"
+	"time"
 
 	"github.com/qinglong/qinglong/internal/core/run"
 	"github.com/qinglong/qinglong/internal/core/task"
@@ -111,5 +113,44 @@ func testCancelAskedBeforeTheCommandsOwnEndWins(t *testing.T, f Fixture) {
 				t.Fatalf("%s: attempt %s, want it lost (how its command ended is unknown)", end, a.State)
 			}
 		}
+	}
+}
+
+// A cancel asked once the attempt's deadline had passed finds the command
+// timed out already (run.CancelCameFirst): the attempt and its Run end
+// timed_out, the Run's end event says so (run.timed_out, outcome
+// timed_out), and no retry follows although the policy lists timed_out —
+// the cancel still says the Run should not go on. On PostgreSQL the lease
+// sweep ends it, the worker having vanished; on SQLite the executor's
+// result does.
+func testCancelAskedAfterTheDeadlinePassedLeavesTheRunTimedOut(t *testing.T, f Fixture) {
+	d := retryDefs(t, f, "late-cancel", task.RetryPolicy{MaxAttempts: 3, BackoffMs: retryBackoff.Milliseconds(), On: []string{task.RetryOnTimedOut}}, trigger.OverlapAllow)
+	id := admitNow(t, f, d.Trigger.TriggerID, 1_000)
+	late := func(ctx context.Context) error {
+		if err := f.PassDeadline(ctx, id); err != nil {
+			return err
+		}
+		f.Elapse(2 * time.Millisecond)
+		_, _, err := f.Cancel(ctx, id, "ops")
+		return err
+	}
+	finished, err := f.FinishAfter(t.Context(), id, run.AttemptTimedOut, late)
+	if err != nil || finished != run.TimedOut {
+		t.Fatalf("timed out after a cancel asked past the deadline: finished %q, %v; want the Run finished timed_out", finished, err)
+	}
+	got, err := f.Runs.RunGet(t.Context(), id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Run.State != run.TimedOut || len(got.Attempts) != 1 {
+		t.Fatalf("Run %s with %d attempts, want timed_out with its one attempt (no retry after a cancel)", got.Run.State, len(got.Attempts))
+	}
+	if a := got.Attempts[0]; a.State != run.AttemptTimedOut || a.ErrorCode == run.ErrorCodeCancelled {
+		t.Fatalf("attempt %s, error code %q; want timed_out with the timeout's own code", a.State, a.ErrorCode)
+	}
+	last := got.Events[len(got.Events)-1]
+	var payload map[string]any
+	if err := json.Unmarshal([]byte(last.Payload), &payload); err != nil || last.Name != run.EventTimedOut || payload["outcome"] != string(run.AttemptTimedOut) {
+		t.Fatalf("last event %s %v, want run.timed_out with outcome timed_out", last.Name, last.Payload)
 	}
 }

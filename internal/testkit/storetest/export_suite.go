@@ -31,6 +31,7 @@ func RunDefinitions(t *testing.T, newFixture Factory) {
 		"AnEditOfAnEntryChangedSinceItsFormIsRefused":             testAnEditOfAnEntryChangedSinceItsFormIsRefused,
 		"WhatAnEditFormCannotShowIsRefused":                       testWhatAnEditFormCannotShowIsRefused,
 		"AnEditFilesApplyRefusesAnEntryChangedSinceItWasWritten":  testAnEditFilesApplyRefusesAnEntryChangedSinceItWasWritten,
+		"AFileWithoutStatusLeavesTheProjectsStatus":               testAFileWithoutStatusLeavesTheProjectsStatus,
 	}
 	for name, fn := range tests {
 		t.Run(name, func(t *testing.T) {

@@ -123,6 +123,12 @@ type Fixture struct {
 	// before its end is reported: what happens meanwhile (a cancel) races
 	// the command's own end.
 	FinishAfter func(ctx context.Context, runID string, end run.AttemptState, atStart func(context.Context) error) (finished run.State, err error)
+	// PassDeadline moves the deadline of the running latest attempt of
+	// runID to just before the adapter's now, as if its timeout had just
+	// passed: its start backdated by its timeout on SQLite, its
+	// deadline_at_ms set on PostgreSQL. Nothing else changes: the command
+	// is not stopped until its end is reported.
+	PassDeadline func(ctx context.Context, runID string) error
 	// Elapse lets d pass on the adapter's time authority: the injected
 	// clock moves on, the database's is waited for.
 	Elapse func(d time.Duration)
@@ -176,6 +182,9 @@ type Tamper struct {
 	// written (its updated_at_ms) without bumping its state version, as a
 	// write made while the clock read writtenAtMs would have left it.
 	SetWrittenAt func(ctx context.Context, triggerID string, writtenAtMs int64) error
+	// AgeTokens moves the creation and expiry of every token named name
+	// back by byMs, as tokens created that long ago would hold them.
+	AgeTokens func(ctx context.Context, name string, byMs int64) error
 	// RewriteTrigger overwrites the name, enabled flag and content digest of
 	// the trigger's current revision in place.
 	RewriteTrigger func(ctx context.Context, triggerID, name string, enabled bool, digest string) error

@@ -30,6 +30,7 @@ func ledgerCases() map[string]func(*testing.T, Fixture) {
 		"APauseSpanWrittenWithoutAVersionBumpFailsClosed":         testPauseSpanDrift,
 		"APauseNoteOverItsLimitIsInvalidAndWritesNothing":         testPauseNoteLimit,
 		"TheAuditTrailIsReadNewestFirstAndBounded":                testAuditTrailRead,
+		"ARepauseShowsItsOwnTimeAndTheLedgerCoversBothPauses":     testARepauseShowsItsOwnTime,
 	}
 }
 

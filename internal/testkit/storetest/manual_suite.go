@@ -22,6 +22,7 @@ func manualCases() map[string]func(*testing.T, Fixture) {
 		"RunNowAdmitsOneRunAndTheSameRequestIDNeverMakesTwo":         testRunNowIdempotent,
 		"RunNowObeysTheOverlapPolicyUnlessForcedNamingTheEarlierRun": testRunNowOverlap,
 		"RunNowUnderCancelPreviousCancelsTheUnfinishedRun":           testRunNowCancelPrevious,
+		"RunNowUnderQueueOneRefusedNamesTheRunAlreadyWaiting":        testRunNowQueueOneNamesTheWaitingRun,
 		"RunNowRacingAClockAdmissionUnderSkipNeverMakesTwoRuns":      testRunNowRace,
 		"BackfillAdmitsEachMissingOccurrenceWithItsCronKeyOnce":      testBackfill,
 		"BackfillCountsAnOccurrenceThatRanAsExistingAndIsCapped":     testBackfillExistingAndCap,
@@ -86,7 +87,7 @@ func testRunNowOverlap(t *testing.T, f Fixture) {
 		t.Fatalf("first request: %+v, want created", first)
 	}
 	skipped := runNow(t, f, schedule.RunNowRequest{TriggerID: id, RequestID: "two"})
-	if skipped.Created || skipped.RunID != "" || skipped.Skipped != schedule.PassOverlap || skipped.Unfinished != first.RunID {
+	if skipped.Created || skipped.RunID != "" || skipped.Skipped != schedule.PassOverlap || skipped.Unfinished != first.RunID || skipped.Waiting {
 		t.Fatalf("request behind an unfinished run: %+v, want skipped for overlap naming run %s", skipped, first.RunID)
 	}
 	// A clock admission behind the manual Run is passed over too.
@@ -99,6 +100,22 @@ func testRunNowOverlap(t *testing.T, f Fixture) {
 	}
 	if n := len(unfinished(t, f, id)); n != 2 {
 		t.Fatalf("%d unfinished runs, want the first and the forced one", n)
+	}
+}
+
+// Under queue_one a run now is refused because one Run already waits
+// behind the unfinished one, and the refusal names that waiting Run, not
+// the unfinished one it waits for.
+func testRunNowQueueOneNamesTheWaitingRun(t *testing.T, f Fixture) {
+	id := overlapDefs(t, f, trigger.OverlapQueueOne).Trigger.TriggerID
+	first := runNow(t, f, schedule.RunNowRequest{TriggerID: id, RequestID: "one"})
+	waiting := runNow(t, f, schedule.RunNowRequest{TriggerID: id, RequestID: "two"})
+	if !first.Created || !waiting.Created || waiting.Skipped != "" {
+		t.Fatalf("first two requests: %+v, %+v; want both created, the second to wait", first, waiting)
+	}
+	refused := runNow(t, f, schedule.RunNowRequest{TriggerID: id, RequestID: "three"})
+	if refused.Created || refused.Skipped != schedule.PassOverlap || refused.Unfinished != waiting.RunID || !refused.Waiting {
+		t.Fatalf("third request: %+v; want refused for overlap naming the waiting run %s (not the unfinished %s), as waiting", refused, waiting.RunID, first.RunID)
 	}
 }
 

@@ -2,6 +2,7 @@ package storetest
 
 import (
 	"bytes"
+	"strings"
 	"testing"
 	"time"
 
@@ -14,11 +15,12 @@ import (
 // authenticating a request) against an adapter.
 func RunTokens(t *testing.T, newFixture Factory) {
 	tests := map[string]func(*testing.T, Fixture){
-		"ATokenIsStoredAsItsDigestAndFoundByIt":          testTokenRoundTrip,
-		"AnActiveNameIsUniqueUntilRevoked":               testTokenNameUnique,
-		"RevokingKeepsTheRowAndRefusesAMissingName":      testTokenRevoke,
-		"LastUseOnlyMovesForwardAndIsListed":             testTokenTouch,
-		"ExpiryIsSetFromTheStoreClockAndListedAsExpired": testTokenExpiry,
+		"ATokenIsStoredAsItsDigestAndFoundByIt":           testTokenRoundTrip,
+		"AnActiveNameIsUniqueUntilRevoked":                testTokenNameUnique,
+		"RevokingKeepsTheRowAndRefusesAMissingName":       testTokenRevoke,
+		"LastUseOnlyMovesForwardAndIsListed":              testTokenTouch,
+		"ExpiryIsSetFromTheStoreClockAndListedAsExpired":  testTokenExpiry,
+		"AnExpiredTokensNameIsTakenUntilRevokedAndSaidSo": testExpiredTokenHoldsItsName,
 	}
 	for name, fn := range tests {
 		t.Run(name, func(t *testing.T) {
@@ -119,5 +121,34 @@ func testTokenExpiry(t *testing.T, f Fixture) {
 	}
 	if got.StateAt(*got.ExpiresAtMs-1) != apitoken.StateActive || got.StateAt(*got.ExpiresAtMs) != apitoken.StateExpired {
 		t.Fatalf("state around the expiry of %+v", got)
+	}
+}
+
+// testExpiredTokenHoldsItsName: an expired token holds its name until it
+// is revoked (its row stays for the record), and the refusal of a create
+// of that name says it expired, not that it is active; the revoke frees
+// the name.
+func testExpiredTokenHoldsItsName(t *testing.T, f Fixture) {
+	createToken(t, f, "short", apitoken.Read, time.Minute)
+	if err := f.Tamper.AgeTokens(t.Context(), "short", time.Hour.Milliseconds()); err != nil {
+		t.Fatal(err)
+	}
+	_, _, err := apitoken.Create(t.Context(), f.Tokens, ids.New(), "short", apitoken.Read, 0)
+	requireCode(t, err, qlerror.Conflict, "a create of an expired token's name")
+	if msg := err.Error(); !strings.Contains(msg, `token "short" expired at `) || !strings.Contains(msg, "ql tokens revoke short") || strings.Contains(msg, "active") {
+		t.Fatalf("refusal of an expired token's name: %q; want it to say the token expired and how to free the name", msg)
+	}
+	if err := f.Tokens.TokenRevoke(t.Context(), "short"); err != nil {
+		t.Fatalf("revoke of an expired token: %v", err)
+	}
+	createToken(t, f, "short", apitoken.Read, 0)
+	list, err := f.Tokens.TokenList(t.Context())
+	if err != nil || len(list) != 2 {
+		t.Fatalf("list after the name's reuse: %+v %v; want the expired token's row kept beside the new one", list, err)
+	}
+	createToken(t, f, "live", apitoken.Read, time.Hour)
+	_, _, err = apitoken.Create(t.Context(), f.Tokens, ids.New(), "live", apitoken.Read, 0)
+	if err == nil || !strings.Contains(err.Error(), `an active token named "live" exists`) {
+		t.Fatalf("refusal of an active token's name: %v", err)
 	}
 }

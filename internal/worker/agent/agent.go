@@ -292,9 +292,10 @@ type worker struct {
 	running map[string]*attempt
 	summary Summary
 	// granted is the capacity the replica granted; logCap its per-attempt
-	// log cap.
-	granted int
-	logCap  int64
+	// log cap; runLease the run lease's length.
+	granted  int
+	logCap   int64
+	runLease time.Duration
 	// draining closes when the worker stops pulling: a signal, a
 	// draining session, or a fatal error (fatal then says which, even
 	// when it comes after the drain began: a worker revoked while it
@@ -422,9 +423,17 @@ func Run(ctx context.Context, cfg Config) (Summary, error) {
 	if err := w.recoverLocal(); err != nil {
 		return w.summary, err
 	}
-	w.log.Info("worker starting", "code", "worker_starting", "server", client.Servers(), "dataDir", absDir(cfg.DataDir),
+	w.log.Info("worker starting", "code", "worker_starting", "server", client.serverList(), "dataDir", absDir(cfg.DataDir),
 		"concurrency", cfg.Concurrency, "labels", task.FormatWorkerLabels(cfg.Labels), "secretsFile", cfg.SecretsFile)
 	if err := w.register(ctx); err != nil {
+		// Every stop ends with worker_stopped, this one too: an operator
+		// reading the log of a worker stopped while no replica answered
+		// sees that it stopped, and that it had taken no work.
+		attrs := []any{"code", "worker_stopped", "registered", false}
+		if sig := signalName(context.Cause(ctx)); sig != "" {
+			attrs = append(attrs, "signal", sig)
+		}
+		w.log.Info("worker stopped before it registered: it took no work", attrs...)
 		if ctx.Err() != nil {
 			return w.summary, nil
 		}
@@ -439,6 +448,7 @@ func Run(ctx context.Context, cfg Config) (Summary, error) {
 		// exit again every few seconds.
 		w.log.Warn("this worker is drained: it takes no work until an admin runs `ql workers resume "+w.workerName()+"`, then start it again; exiting 4", "code", "worker_drained", "worker", w.workerName())
 		w.endSession()
+		w.log.Info("worker stopped: it is drained and took no work", "code", "worker_stopped", "registered", true)
 		return w.summary, drainedError(w.workerName())
 	}
 	w.slots = make(chan struct{}, w.capacity())
@@ -777,11 +787,12 @@ func (w *worker) register(ctx context.Context) error {
 			w.session = rep.SessionID
 			w.granted = rep.Capacity
 			w.logCap = rep.LogCapBytes
+			w.runLease = time.Duration(rep.RunLeaseMs) * time.Millisecond
 			w.drainedAtStart = first && rep.State == workerproto.SessionDraining
 			w.name = rep.WorkerName
 			w.mu.Unlock()
 			attrs := []any{"code", "worker_registered", "worker", rep.WorkerName, "generation", rep.Generation,
-				"capacity", rep.Capacity, "runLeaseMs", rep.RunLeaseMs, "labels", rep.Labels, "state", rep.State}
+				"capacity", rep.Capacity, "runLeaseMs", rep.RunLeaseMs, "labels", task.FormatWorkerLabels(rep.Labels), "state", rep.State}
 			if failing.tries > 0 {
 				attrs = append(attrs, "failedTries", failing.tries, "failingFor", time.Since(failing.since).Round(time.Second).String())
 			}
@@ -834,7 +845,7 @@ func (f *registerFailures) failed(w *worker, err error, now time.Time) {
 		f.since, f.said = now, now
 		w.log.Warn("could not register: "+registerHint(err)+"; the worker keeps trying (replicas may start after it), pausing up to "+
 			registerRetryMax.String()+" between tries, and says so again every "+w.cfg.registerRepeat.String()+" while it fails",
-			"code", "register_failed", "server", w.client.Servers(), "error", err.Error())
+			"code", "register_failed", "server", w.client.serverList(), "error", err.Error())
 		return
 	}
 	if now.Sub(f.said) < w.cfg.registerRepeat {
@@ -842,7 +853,7 @@ func (f *registerFailures) failed(w *worker, err error, now time.Time) {
 	}
 	f.said = now
 	w.log.Warn("still could not register: "+registerHint(err)+"; the worker keeps trying",
-		"code", "register_failed", "server", w.client.Servers(), "error", err.Error(),
+		"code", "register_failed", "server", w.client.serverList(), "error", err.Error(),
 		"failedTries", f.tries, "failingFor", now.Sub(f.since).Round(time.Second).String())
 }
 
@@ -875,12 +886,8 @@ func registerHint(err error) string {
 		return "the address serves plain HTTP: --server must name it with http:// (a loopback address only), or the replica must serve HTTPS with --worker-tls-cert and --worker-tls-key"
 	case errors.As(err, &foreign):
 		return "the address answers, but not as a worker ingress: --server must name a replica's worker ingress (its --worker-addr, default port 8081), not its API port, nor a proxy whose replica is down"
-	case errors.As(err, &refused) && refused.Status == http.StatusTooManyRequests:
-		return "the replica refuses requests from this address for now (too many failed authentications or requests): check the credential of every worker at this address"
-	case errors.As(err, &refused) && refused.Status == http.StatusInternalServerError:
-		return "the replica failed on the request (an internal error, logged there under ingress.internal_error)"
 	case errors.As(err, &refused):
-		return "the replica is not ready (starting, or cut off from its database)"
+		return refusalHint(refused)
 	case errors.Is(err, syscall.ECONNREFUSED):
 		return "nothing listens at the address tried: check that --server names a replica's worker ingress (its --worker-addr, default port 8081) and that the replica runs"
 	case errors.As(err, &dns):
@@ -891,6 +898,32 @@ func registerHint(err error) string {
 		return "no answer in time: check --server, the network and firewalls between this machine and the replica, and that the replica runs"
 	}
 	return "check that --server names a replica's worker ingress and that the replica runs"
+}
+
+// refusalHint says what a refusal of a registration means, by its code:
+// every refusal register retries on (the others end the worker) has its
+// own, since "not ready" sent an operator with a wrong --server path to
+// wait for a replica that was ready all along.
+func refusalHint(refused *Error) string {
+	switch refused.Code {
+	case workerproto.CodeNotFound:
+		// A registration names no session: the only thing it can miss is
+		// the path itself.
+		return "the address answers as a worker ingress, but not at that path: give --server the replica's address without a path (or the prefix of a proxy that maps it to /worker/v1/)"
+	case workerproto.CodeUnavailable:
+		return "the replica is not ready (starting, or cut off from its database)"
+	case workerproto.CodeReplicaStopping:
+		return "the replica is stopping (a restart or a shutdown): the worker registers with another --server when it has one, else with this one when it is back"
+	case workerproto.CodeRateLimited:
+		return "the replica refuses requests from this address for now (too many failed authentications or requests): check the credential of every worker at this address"
+	case workerproto.CodeInternal:
+		return "the replica failed on the request (an internal error, logged there under ingress.internal_error)"
+	case workerproto.CodeFenced, workerproto.CodeSessionReplaced:
+		return "other registrations with the same credential kept racing this one: check that no other worker process runs with this --credential-file"
+	case workerproto.CodeTooLarge:
+		return "the registration is larger than the replica takes: give fewer or shorter --labels"
+	}
+	return fmt.Sprintf("the replica refused the registration with %d %s, which this worker does not know: check that the worker and the replicas run the same version", refused.Status, refused.Code)
 }
 
 // capacity is how many commands run at once: the configured concurrency,
@@ -947,6 +980,16 @@ func (w *worker) heartbeats(ctx context.Context) {
 		case <-ctx.Done():
 			return
 		case <-w.reregister:
+			// Every reply sent before the registration below says the old
+			// session expired, and one that arrives while it is under way
+			// asks again: by then the worker holds a new session, and
+			// registering once more would replace its own.
+			w.mu.Lock()
+			current := w.expired == w.session
+			w.mu.Unlock()
+			if !current {
+				continue
+			}
 			w.log.Warn("the session expired; registering again", "code", "session_expired")
 			if err := w.register(ctx); err != nil && ctx.Err() == nil {
 				w.log.Error("could not register again", "code", "register_failed", "error", err.Error())
@@ -990,7 +1033,7 @@ func (w *worker) onSessionState(sid, state string) {
 		select {
 		case <-w.draining:
 		default:
-			w.log.Info("the session is draining: no more pulls; exiting once running commands end (`ql workers resume "+w.workerName()+"` returns the worker to service)", "code", "worker_draining", "reason", "session", "running", w.count())
+			w.log.Info("the session is draining: no more pulls; this process exits once its running commands end, even if the drain is lifted meanwhile (after `ql workers resume "+w.workerName()+"` the worker takes work when started again)", "code", "worker_draining", "reason", "session", "running", w.count())
 		}
 		w.stopPulling(nil)
 	case workerproto.SessionReplaced:
@@ -1486,6 +1529,19 @@ func (w *worker) count1(f func(*Summary)) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	f(&w.summary)
+}
+
+// runLeaseOr is the run lease's length as the registration said it, or
+// held when it said none. A grant's own length is no measure of it: it
+// counts from when the pull was sent, so it is the run lease plus the
+// pull's long-poll wait.
+func (w *worker) runLeaseOr(held time.Duration) time.Duration {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.runLease > 0 {
+		return w.runLease
+	}
+	return held
 }
 
 // logLimit is how much unsent output an attempt holds: the replica's log

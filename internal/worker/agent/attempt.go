@@ -558,15 +558,16 @@ func (a *attempt) renew() bool {
 }
 
 // answered tells the worker's pacer how long a start or renewal sent at
-// sent took, under the lease in force. A refusal is an answer; an error
+// sent took, under the run lease. A refusal is an answer; an error
 // without a code is none (no replica answered in time), unless the worker
-// itself gave up the request (replaced, credential refused): that tells
+// itself gave up the request (replaced, credential refused), or was
+// itself stalled while it was under way (frozen, suspended): that tells
 // nothing of the replicas.
 func (a *attempt) answered(sent time.Time, err error) {
-	if a.over.Load() || a.w.reqCtx.Err() != nil {
+	if a.over.Load() || a.w.reqCtx.Err() != nil || a.w.client.stalledSince(sent) {
 		return
 	}
-	a.w.answered(time.Since(sent), a.leaseLen, err != nil && Code(err) == "")
+	a.w.answered(time.Since(sent), a.w.runLeaseOr(a.leaseLen), err != nil && Code(err) == "")
 }
 
 // sessionState acts on the state of the attempt's session a start or

@@ -33,8 +33,15 @@ const (
 	// minLeaseTry is the least time one send of a lease-bound request is
 	// given (see tryTimeout).
 	minLeaseTry = 200 * time.Millisecond
-	backoffMin  = 100 * time.Millisecond
-	backoffMax  = 2 * time.Second
+	// stallSlack is how far past its own limit a send may end while the
+	// worker runs as it should: the limit's timer fires, and the goroutine
+	// waiting on the send wakes, within it even on a loaded machine. A
+	// send that took longer was not kept waiting by a replica but by the
+	// worker itself: frozen (SIGSTOP, a paused container or VM),
+	// suspended, or starved of CPU for about that long.
+	stallSlack = 2 * time.Second
+	backoffMin = 100 * time.Millisecond
+	backoffMax = 2 * time.Second
 	// maxReply caps a reply body: a grant carries at most a stored command.
 	maxReply = 4 << 20
 )
@@ -169,13 +176,15 @@ func parseServer(server string) (*url.URL, error) {
 	return u, nil
 }
 
-// Servers are the ingress URLs, for logs.
-func (c *Client) Servers() []string {
+// serverList is the ingress URLs, for logs, as one comma-separated
+// string as --server takes them: a log field keeps one type, and reads as
+// written in text format too, where a slice prints as Go's [a b].
+func (c *Client) serverList() string {
 	out := make([]string, len(c.bases))
 	for i, u := range c.bases {
 		out[i] = u.Redacted()
 	}
-	return out
+	return strings.Join(out, ",")
 }
 
 // server is the URL requests go to now.
@@ -354,8 +363,9 @@ func (c *Client) call(ctx context.Context, path string, timeout time.Duration, r
 		if sent != nil {
 			*sent = began
 		}
-		err := c.once(ctx, base, path, tryTimeout(ctx, timeout), body, out)
-		c.observe(ctx, base, err, began)
+		limit := tryTimeout(ctx, timeout)
+		err := c.once(ctx, base, path, limit, body, out)
+		c.observe(ctx, base, err, began, limit)
 		if err == nil || !transient(err) {
 			var e *Error
 			if errors.As(err, &e) {
@@ -394,13 +404,28 @@ func (g *gaveUp) Error() string {
 
 func (g *gaveUp) Unwrap() error { return g.cause }
 
-// observe tells reach whether a send to base, begun at began, was
-// answered. A send its caller gave up on (a drain, a stop) says nothing of
-// the server; one whose caller's deadline passed got no answer in time.
-func (c *Client) observe(ctx context.Context, base *url.URL, err error, began time.Time) {
+// stalledSince reports whether the worker was found stalled itself after
+// t (see stallSlack).
+func (c *Client) stalledSince(t time.Time) bool {
+	return c.reach != nil && c.reach.stalledSince(t)
+}
+
+// observe tells reach whether a send to base, begun at began and bounded
+// by limit, was answered. A send its caller gave up on (a drain, a stop)
+// says nothing of the server; one whose caller's deadline passed got no
+// answer in time. One that took well past its own limit says nothing of
+// the server either: the send's own deadline would have ended it, so the
+// worker itself was stalled meanwhile (see stallSlack).
+func (c *Client) observe(ctx context.Context, base *url.URL, err error, began time.Time, limit time.Duration) {
 	var foreign notIngress
+	took := time.Since(began)
 	switch {
 	case c.reach == nil:
+	case took > limit+stallSlack:
+		c.reach.stalled(took, limit, began, time.Now())
+		if err == nil || !transient(err) {
+			c.reach.reached(base.Redacted(), time.Now())
+		}
 	case errors.As(err, &foreign):
 		c.reach.foreign(base.Redacted(), err, time.Now())
 	case Code(err) == workerproto.CodeReplicaStopping:

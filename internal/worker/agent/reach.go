@@ -53,6 +53,38 @@ type reachability struct {
 	// stoppingSaid is when each server that answered it is stopping was
 	// last said to.
 	stoppingSaid map[string]time.Time
+	// stallSaid is when the worker last said it had been stalled itself:
+	// every send in flight across one stall ends past its limit, and one
+	// line says so for all of them.
+	stallSaid time.Time
+}
+
+// stalled says, once for each stall, that a send begun at began took
+// took, well past its limit: the worker itself was stalled (frozen,
+// suspended, starved of CPU) for about that long. It is no outage, so it
+// starts none, and no pacing (stalledSince): a replica can have answered
+// in time and the worker not been there to read it.
+func (r *reachability) stalled(took, limit time.Duration, began, now time.Time) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if began.Before(r.stallSaid) {
+		return
+	}
+	r.stallSaid = now
+	r.log.Warn("this worker was itself stalled (frozen, suspended, or starved of CPU) for about "+took.Round(time.Second).String()+
+		": a request it sent took "+took.Round(time.Millisecond).String()+", past its own timeout of "+limit.Round(time.Millisecond).String()+
+		", which only a stall of the worker's process allows; the replicas are not to blame, and the worker neither reports an outage nor takes fewer commands for it "+
+		"(a command whose lease ran out meanwhile is stopped as its lease says)",
+		"code", "worker_stalled", "stalledFor", took.Round(time.Millisecond).String(), "timeout", limit.Round(time.Millisecond).String())
+}
+
+// stalledSince reports whether a stall of the worker was said after t: a
+// request sent at t spanned it, and how long it took says nothing of the
+// replicas.
+func (r *reachability) stalledSince(t time.Time) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.stallSaid.After(t)
 }
 
 // stopping says that server answered it is stopping (a rolling restart, a

@@ -5,6 +5,8 @@ package workercli
 
 import (
 	"crypto/x509"
+	"errors"
+	"io/fs"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -25,8 +27,9 @@ func Command() *cobra.Command {
 		server, credFile, dataDir, labels, secretsFile, caFile string
 		concurrency                                            int
 		logFlags                                               cli.LogFlags
+		run                                                    func(*cobra.Command) error
 	)
-	stopTimeout := writtenDuration{d: agent.DefaultStopTimeout}
+	var stopTimeout time.Duration
 	c := &cobra.Command{
 		Use:   "worker",
 		Short: "Run a cluster worker: pull Runs from the replicas and execute their commands",
@@ -48,51 +51,60 @@ replaced it, and 5 when its credential is refused: starting it again as it is ca
 		Example: `  ql worker --server https://replica.example:8081 --credential-file /etc/qinglong/worker.cred
   QL_SERVER=https://replica.example:8081 QL_CREDENTIAL_FILE=worker.cred ql worker --concurrency 8 --labels zone=eu`,
 		Args: cobra.NoArgs,
+		// A refusal of a setting says where a value given outside the
+		// command line came from, as serve's do.
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			logger, err := cli.NewLogger(cmd.ErrOrStderr(), logFlags.Level, logFlags.Format)
-			if err != nil {
-				return err
-			}
-			if server == "" {
-				return cli.Usagef("--server is required: the worker ingress URL of a replica (or set %s)", cli.EnvName("server"))
-			}
-			if credFile == "" {
-				return cli.Usagef("--credential-file is required: the file holding the credential 'ql workers create' printed (or set %s)", cli.EnvName("credential-file"))
-			}
-			if err := agent.CheckStopTimeout(stopTimeout.d, stopTimeout.String()); err != nil {
-				return cli.Usagef("%v", err)
-			}
-			lbl, err := parseLabels(labels)
-			if err != nil {
-				return err
-			}
-			cred, err := agent.ReadCredential(credFile)
-			if err != nil {
-				return err
-			}
-			var roots *x509.CertPool
-			if caFile != "" {
-				if roots, err = agent.LoadCAFile(caFile); err != nil {
-					return cli.Usagef("%v", err)
-				}
-			}
-			cfg := agent.Config{
-				Server: server, Credential: cred, DataDir: dataDir, Concurrency: concurrency, Labels: lbl,
-				RootCAs: roots, SecretsFile: secretsFile, SecretsCommand: secretsCommand(cmd), StopTimeout: stopTimeout.d,
-				Version: cli.Version, Logger: logger,
-			}
-			if err := cfg.Validate(); err != nil {
-				return cli.Usagef("%v", err)
-			}
-			// The first signal ends cmd.Context() (the drain); the worker
-			// counts them all, so a second one stops its commands at once.
-			signals := make(chan os.Signal, 2)
-			signal.Notify(signals, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
-			defer signal.Stop(signals)
-			cfg.Signals = signals
-			_, err = agent.Run(cmd.Context(), cfg)
-			return err
+			return cli.SayWhereSettingCame(cmd.Flags(), run(cmd))
 		},
+	}
+	run = func(cmd *cobra.Command) error {
+		logger, err := cli.NewLogger(cmd.ErrOrStderr(), logFlags.Level, logFlags.Format)
+		if err != nil {
+			return err
+		}
+		if server == "" {
+			return cli.Usagef("--server is required: the worker ingress URL of a replica (or set %s)", cli.EnvName("server"))
+		}
+		if credFile == "" {
+			return cli.Usagef("--credential-file is required: the file holding the credential 'ql workers create' printed (or set %s)", cli.EnvName("credential-file"))
+		}
+		if err := agent.CheckStopTimeout(stopTimeout, cmd.Flags().Lookup("stop-timeout").Value.String()); err != nil {
+			return cli.Usagef("%v", err)
+		}
+		lbl, err := parseLabels(labels)
+		if err != nil {
+			return err
+		}
+		cred, err := agent.ReadCredential(credFile)
+		if errors.Is(err, fs.ErrNotExist) {
+			// A path that names nothing is a mistyped flag.
+			return cli.Usagef("%v", err)
+		}
+		if err != nil {
+			return err
+		}
+		var roots *x509.CertPool
+		if caFile != "" {
+			if roots, err = agent.LoadCAFile(caFile); err != nil {
+				return cli.Usagef("%v", err)
+			}
+		}
+		cfg := agent.Config{
+			Server: server, Credential: cred, DataDir: dataDir, Concurrency: concurrency, Labels: lbl,
+			RootCAs: roots, SecretsFile: secretsFile, SecretsCommand: secretsCommand(cmd), StopTimeout: stopTimeout,
+			Version: cli.Version, Logger: logger,
+		}
+		if err := cfg.Validate(); err != nil {
+			return cli.Usagef("%v", err)
+		}
+		// The first signal ends cmd.Context() (the drain); the worker
+		// counts them all, so a second one stops its commands at once.
+		signals := make(chan os.Signal, 2)
+		signal.Notify(signals, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
+		defer signal.Stop(signals)
+		cfg.Signals = signals
+		_, err = agent.Run(cmd.Context(), cfg)
+		return err
 	}
 	fs := c.Flags()
 	cli.ListVar(fs, &server, "server", "worker ingress URL of any replica (https://; http:// only to loopback); several are tried in turn")
@@ -102,7 +114,7 @@ replaced it, and 5 when its credential is refused: starting it again as it is ca
 	cli.ListVar(fs, &labels, "labels", "labels added to the credential's own, k=v (placement matches them)")
 	fs.StringVar(&caFile, "ca-file", "", "PEM certificates of the authority that signed the replicas' worker ingress certificates (default: the system's)")
 	fs.StringVar(&secretsFile, "secrets-file", "", "this worker's secrets: a JSON object {\"name\": \"value\"} with mode 0600")
-	fs.Var(&stopTimeout, "stop-timeout", "how long running commands may finish after SIGINT/SIGTERM/SIGHUP before they are stopped ("+
+	cli.DurationVar(fs, &stopTimeout, "stop-timeout", agent.DefaultStopTimeout, "how long running commands may finish after SIGINT/SIGTERM/SIGHUP before they are stopped ("+
 		validate.Duration(agent.MinStopTimeout)+"–"+validate.Duration(agent.MaxStopTimeout)+"; for no limit, drain the worker with 'ql workers drain NAME')")
 	// JSON, as the worker logged before the flag existed.
 	logFlags.Add(fs, cli.LogJSON, "")
@@ -122,32 +134,6 @@ func secretsCommand(worker *cobra.Command) string {
 	}
 	return ""
 }
-
-// writtenDuration is a duration flag that keeps the text it was given, so
-// a refusal names the value as the operator wrote it (90000s, not
-// 25h0m0s).
-type writtenDuration struct {
-	d       time.Duration
-	written string
-}
-
-func (w *writtenDuration) Set(s string) error {
-	d, err := time.ParseDuration(s)
-	if err != nil {
-		return err
-	}
-	w.d, w.written = d, s
-	return nil
-}
-
-func (w *writtenDuration) String() string {
-	if w.written != "" {
-		return w.written
-	}
-	return validate.Duration(w.d)
-}
-
-func (w *writtenDuration) Type() string { return "duration" }
 
 // defaultDataDir is a per-user state directory, or ./qinglong-worker when
 // the user has no home.

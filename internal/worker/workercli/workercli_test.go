@@ -8,7 +8,6 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -53,7 +52,7 @@ func TestTheStartingLineNamesBothServersTheAbsoluteDataDirAndTheLabels(t *testin
 				args = append(args, "--labels", c.labels)
 			}
 			rec := startingLine(t, args)
-			if want := []string{"http://127.0.0.1:1", "http://localhost:1"}; !slices.Equal(rec.Server, want) {
+			if want := "http://127.0.0.1:1,http://localhost:1"; rec.Server != want {
 				t.Errorf("the worker started with servers %q, want %q", rec.Server, want)
 			}
 			if rec.DataDir != journalDir {
@@ -68,9 +67,9 @@ func TestTheStartingLineNamesBothServersTheAbsoluteDataDirAndTheLabels(t *testin
 
 // startingRecord is what a test reads of the worker's starting line.
 type startingRecord struct {
-	Code    string   `json:"code"`
-	Server  []string `json:"server"`
-	DataDir string   `json:"dataDir"`
+	Code    string `json:"code"`
+	Server  string `json:"server"`
+	DataDir string `json:"dataDir"`
 	// Labels is as the line has it: a string, or (wrongly) null or a map.
 	Labels json.RawMessage `json:"labels"`
 }
@@ -130,7 +129,8 @@ func TestARegistrationRefusedAsInvalidExitsTwo(t *testing.T) {
 // exits by: 4 when another worker holds its --data-dir (as a second server
 // on a data directory does), 2 when its credential file is readable by
 // others or holds no credential (the input to change, as a --config file
-// holding a password others may read is), each saying what to do.
+// holding a password others may read is), or when the path names no file
+// (a mistyped flag, with the usage hint), each saying what to do.
 func TestAWorkerRefusedItsDataDirectoryOrCredentialFileExitsByTheRule(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
@@ -160,6 +160,7 @@ func TestAWorkerRefusedItsDataDirectoryOrCredentialFileExitsByTheRule(t *testing
 		{cred, held, cli.ExitConflict, "give this worker its own --data-dir"},
 		{open, filepath.Join(dir, "journal"), cli.ExitUsage, "run chmod 600 " + open},
 		{notCred, filepath.Join(dir, "journal"), cli.ExitUsage, "does not hold a worker credential"},
+		{filepath.Join(dir, "mistyped.cred"), filepath.Join(dir, "journal"), cli.ExitUsage, "Run 'worker --help' for usage"},
 	} {
 		var stdout, stderr bytes.Buffer
 		code := cli.MainSingle(t.Context(), Command(), []string{"--server", "http://127.0.0.1:1", "--credential-file", c.cred,
@@ -168,4 +169,41 @@ func TestAWorkerRefusedItsDataDirectoryOrCredentialFileExitsByTheRule(t *testing
 			t.Errorf("worker with --credential-file %s --data-dir %s: exit %d, said:\n%s\nwant exit %d saying %q", c.cred, c.dataDir, code, stderr.String(), c.code, c.says)
 		}
 	}
+}
+
+// Not parallel: sets the environment. A setting refused when it came from
+// the environment names the variable, as serve's refusals do: an operator
+// who typed no --concurrency looks for QL_CONCURRENCY, not for a flag.
+func TestASettingRefusedFromTheEnvironmentNamesItsVariable(t *testing.T) {
+	dir := t.TempDir()
+	cred := filepath.Join(dir, "w.cred")
+	if err := os.WriteFile(cred, []byte(workerproto.CredentialPrefix+"abc\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ variable, value, says string }{
+		{"QL_CONCURRENCY", "0", "--concurrency 0 is outside 1–256"},
+		{"QL_STOP_TIMEOUT", "25h", "--stop-timeout 25h is outside 1s–24h"},
+		{"QL_LOG_LEVEL", "trace", `--log-level "trace" is not a level`},
+		{"QL_LABELS", "zone", `--labels "zone": each label is key=value`},
+	} {
+		t.Run(c.variable, func(t *testing.T) {
+			t.Setenv(c.variable, c.value)
+			var stdout, stderr bytes.Buffer
+			code := cli.MainSingle(t.Context(), Command(), []string{"--server", "http://127.0.0.1:1", "--credential-file", cred,
+				"--data-dir", filepath.Join(dir, "journal")}, &stdout, &stderr)
+			want := "(set by " + c.variable + " in the environment)"
+			if code != cli.ExitUsage || !containsAll(stderr.String(), c.says, want) {
+				t.Fatalf("%s=%s: exit %d, said:\n%s\nwant exit %d saying %q and %q", c.variable, c.value, code, stderr.String(), cli.ExitUsage, c.says, want)
+			}
+		})
+	}
+}
+
+func containsAll(s string, parts ...string) bool {
+	for _, p := range parts {
+		if !strings.Contains(s, p) {
+			return false
+		}
+	}
+	return true
 }

@@ -5,8 +5,11 @@
 
 -- name: SchedulePauseState
 -- A trigger's pause state, locking its schedule row for the pause or
--- resume that follows in the same transaction.
-SELECT paused, pause_note, paused_at_ms, resumed_at_ms
+-- resume that follows in the same transaction, and whether this role may
+-- read the audit trail, where the pause in force has its own time
+-- (SchedulePauseStarted).
+SELECT paused, pause_note, paused_at_ms, resumed_at_ms,
+       has_table_privilege('qinglong.trigger_schedule_audit', 'SELECT')
   FROM qinglong.trigger_schedules
  WHERE trigger_id = $1
    FOR UPDATE
@@ -17,8 +20,9 @@ SELECT paused, pause_note, paused_at_ms, resumed_at_ms
 -- ever commit; the eligibility refresh that follows in the transaction
 -- clears `schedulable`. A pause that follows a resume no decision has yet
 -- moved the cursor past keeps the earlier pause's start, so the
--- occurrences of both stay recorded as paused. Touches nothing when
--- already paused. $1 trigger id, $2 note (NULL for none).
+-- occurrences of both stay recorded as paused; it returns the pause's own
+-- time, which its audit record keeps (SchedulePauseStarted). Touches
+-- nothing when already paused. $1 trigger id, $2 note (NULL for none).
 UPDATE qinglong.trigger_schedules s
    SET paused = true,
        pause_note = $2,
@@ -31,7 +35,7 @@ UPDATE qinglong.trigger_schedules s
        updated_at_ms = greatest(s.updated_at_ms, n.ms)
   FROM (SELECT {{now_ms}} AS ms) n
  WHERE s.trigger_id = $1 AND NOT s.paused
-RETURNING s.paused_at_ms
+RETURNING n.ms
 
 -- name: ScheduleResume
 -- Resumes a paused schedule row (admin); its pause span stays for the next
@@ -49,9 +53,25 @@ RETURNING s.resumed_at_ms
 
 -- name: ScheduleAuditInsert
 -- The audit record of a pause or resume, in its transaction, at database
--- time. $1 id, $2 trigger id, $3 action, $4 actor, $5 note (NULL for none).
+-- time: a pause's or resume's the time its statement returned, so that a
+-- pause's record holds its own start (SchedulePauseStarted). $1 id, $2
+-- trigger id, $3 action, $4 actor, $5 note (NULL for none), $6 time (NULL:
+-- now).
 INSERT INTO qinglong.trigger_schedule_audit (id, trigger_id, action, actor, note, at_ms)
-VALUES ($1, $2, $3, $4, $5, {{now_ms}})
+VALUES ($1, $2, $3, $4, $5, coalesce($6::bigint, {{now_ms}}))
+
+-- name: SchedulePauseStarted
+-- When the pause in force began: its audit record's time. paused_at_ms
+-- keeps an earlier pause's start when a pause follows a resume no
+-- decision has passed (SchedulePause), for the ledger, but that is not
+-- when this pause began. A pause and its record are written in one
+-- transaction, so a paused row's newest pause record is its pause's.
+-- $1 trigger id.
+SELECT at_ms
+  FROM qinglong.trigger_schedule_audit
+ WHERE trigger_id = $1 AND action = 'pause'
+ ORDER BY at_ms DESC, id DESC
+ LIMIT 1
 
 -- name: TriggerDetail
 -- One trigger's current revision, schedule state and pause state for

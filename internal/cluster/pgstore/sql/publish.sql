@@ -1,6 +1,17 @@
 -- Statements of the admin role's publishing transactions (SERIALIZABLE),
 -- one project at a time, and the by-name reads outside them.
 
+-- name: PublishPrivilege
+-- The first statement of every publishing transaction, before anything is
+-- read or compared: a role that may not publish (the runtime role, which
+-- only reads the catalog) is refused here with insufficient_privilege, so
+-- `ql apply` with its URL fails the same whether or not the file changes
+-- anything. It writes nothing: LOCK in ROW EXCLUSIVE mode, the lock every
+-- INSERT takes and one that conflicts with no other write, needs INSERT,
+-- UPDATE, DELETE or TRUNCATE on the table, and of the roles only the admin
+-- (and the migration role, its owner) may insert task revisions.
+LOCK TABLE qinglong.task_revisions IN ROW EXCLUSIVE MODE
+
 -- name: ProjectStatusForPublish
 -- Publishing needs an active project; SSI makes a concurrent archive and
 -- publish conflict instead of both committing. Also samples the database

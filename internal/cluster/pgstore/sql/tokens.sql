@@ -8,6 +8,12 @@ SELECT $1, $2, $3, $4, n.ms, CASE WHEN $5::bigint > 0 THEN n.ms + $5::bigint END
   FROM (SELECT {{now_ms}} AS ms) n
 RETURNING created_at_ms, expires_at_ms
 
+-- name: TokenNameHolder
+-- The expiry of the unrevoked token holding a name, and the time now, read
+-- when a create of that name met the partial unique index: an expired
+-- token holds its name until revoked, and the refusal says so.
+SELECT expires_at_ms, {{now_ms}} FROM qinglong.api_tokens WHERE name = $1 AND revoked_at_ms IS NULL
+
 -- name: TokensList
 -- Every token by name, newest first within a name, with its last use;
 -- never the digest.
@@ -17,8 +23,8 @@ SELECT t.id, t.name, t.scope, t.created_at_ms, t.expires_at_ms, t.revoked_at_ms,
  ORDER BY t.name, t.created_at_ms DESC, t.id
 
 -- name: TokenRevoke
--- Revokes the active token of a name (admin role); returns nothing when
--- there is none.
+-- Revokes the unrevoked token of a name, expired or not (admin role);
+-- returns nothing when there is none.
 UPDATE qinglong.api_tokens
    SET revoked_at_ms = greatest({{now_ms}}, created_at_ms)
  WHERE name = $1 AND revoked_at_ms IS NULL

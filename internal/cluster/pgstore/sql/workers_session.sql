@@ -98,6 +98,40 @@ SELECT s.worker_id, {{SessionStateNow}}
   FROM qinglong.worker_sessions s JOIN qinglong.workers w ON w.id = s.worker_id
  WHERE s.id = $1
 
+-- name: SessionHeardDrain
+-- Turns a live, active session of this worker draining when its
+-- credential is drained (`ql workers drain`), stopping_at_ms left NULL: the
+-- admin's doing. Run before every read whose answer tells the worker its
+-- session's state (a pull, a watch; SessionHeardDrainOfAttempt before a
+-- start or renewal), so a worker told `draining` has its session recorded
+-- draining in the same breath, not only at its next heartbeat. The process
+-- then exits once its commands end whatever happens to the credential: a
+-- `ql workers resume` lifts the drain for its next registration, while
+-- this session stays draining — never listed active with free slots it
+-- will not fill, nor taken for a process stopping on a signal when its
+-- draining watch comes (SessionStopping changes only an active session).
+-- Marking before the read fences a resume racing it: a resume committed
+-- first leaves the session active and the read answers active; one
+-- committed after finds the session draining, as the read answers. Only
+-- that transition writes: once the session drains, or while the
+-- credential is active, no row matches and nothing is written.
+UPDATE qinglong.worker_sessions s
+   SET state = 'draining', updated_at_ms = greatest(s.updated_at_ms, n.ms)
+  FROM qinglong.workers w, (SELECT {{now_ms}} AS ms) n
+ WHERE s.id = $1 AND s.worker_id = $2 AND w.id = s.worker_id
+   AND s.state = 'active' AND s.lease_expires_at_ms > n.ms AND w.state = 'draining'
+
+-- name: SessionHeardDrainOfAttempt
+-- SessionHeardDrain for the session attempt $1 was granted under, before
+-- a start or renewal reply tells that session's state (LeaseFacts): the
+-- same transition, the same fence, read before the attempt is locked so
+-- the session's row is locked before the attempt's Run, as a pull does.
+UPDATE qinglong.worker_sessions s
+   SET state = 'draining', updated_at_ms = greatest(s.updated_at_ms, n.ms)
+  FROM qinglong.workers w, qinglong.attempts a, (SELECT {{now_ms}} AS ms) n
+ WHERE a.id = $1 AND s.id = a.session_id AND s.worker_id = $2 AND w.id = s.worker_id
+   AND s.state = 'active' AND s.lease_expires_at_ms > n.ms AND w.state = 'draining'
+
 -- name: SessionStopping
 -- Turns an active session of this worker draining because its worker said
 -- it drains (a draining watch) while its credential is active: a worker

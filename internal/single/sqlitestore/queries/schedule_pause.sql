@@ -2,7 +2,8 @@
 -- state_version is bumped, so a ticket taken before can never commit. A
 -- pause that follows a resume no decision has yet moved the cursor past
 -- keeps the earlier pause's start: the occurrences of both stay recorded
--- as paused. Touches nothing when already paused. updated_at_ms never
+-- as paused (what is shown as the pause's time is its audit record's,
+-- trigger_detail.sql). Touches nothing when already paused. updated_at_ms never
 -- moves back: a pause decides no cursor, so a row whose cursor a later
 -- clock worked out stays found by the clock check (schedule_reanchor_read).
 UPDATE trigger_schedules

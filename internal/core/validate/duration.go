@@ -1,0 +1,59 @@
+package validate
+
+import (
+	"math"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// DurationForms says what every user-given duration may be written as: a
+// refusal of one ends with it, whichever field, flag or form box it came
+// from, so a day written 1d reads the same everywhere.
+const DurationForms = "write a number with a unit (ms, s, m, h or d), e.g. 500ms, 30s, 5m, 2h, 1d or 1d12h"
+
+const day = 24 * time.Hour
+
+// ParseDuration reads a user-given duration: Go's (500ms, 30s, 5m, 2h,
+// 1h30m), whole days (1d, 90d), or whole days followed by Go's (1d12h).
+// Days come first and once, so 12h1d is refused rather than guessed at;
+// a sign is Go's alone (-1h), never a day's.
+func ParseDuration(s string) (time.Duration, bool) {
+	days, rest, found := strings.Cut(s, "d")
+	if !found {
+		d, err := time.ParseDuration(s)
+		return d, err == nil
+	}
+	n, err := strconv.ParseUint(days, 10, 63)
+	if err != nil || n > uint64(math.MaxInt64/day) {
+		return 0, false
+	}
+	d := time.Duration(n) * day
+	if rest == "" {
+		return d, true
+	}
+	if rest[0] == '-' || rest[0] == '+' {
+		return 0, false
+	}
+	r, err := time.ParseDuration(rest)
+	if err != nil || r > math.MaxInt64-d {
+		return 0, false
+	}
+	return d + r, true
+}
+
+// NotADuration is the sentence refusing value, given to field, as no
+// duration from lo to hi.
+func NotADuration(field, value string, lo, hi time.Duration) string {
+	return field + ": " + strconv.Quote(value) + " is not a duration from " + DurationBound(lo) + " to " + DurationBound(hi) + ": " + DurationForms
+}
+
+// DurationBound spells a range's bound as it may be written: whole days
+// of two days or more in days (365d rather than 8760h), else as Duration
+// does.
+func DurationBound(d time.Duration) string {
+	if d >= 2*day && d%day == 0 {
+		return strconv.FormatInt(int64(d/day), 10) + "d"
+	}
+	return Duration(d)
+}
