@@ -13,6 +13,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -112,9 +113,10 @@ func rolesCommand(getenv func(string) string, prefix *string) *cobra.Command {
 			"Connects with $" + EnvSuperuserURL + " (else $" + EnvURL + ").\n" +
 			"Passwords are read from $" + EnvPasswordPrefix + "<ROLE>_PASSWORD (e.g. " + passwordEnv(pgstore.RoleRuntime) + ") or from\n" +
 			"--password-file-dir, a directory with one file per role kind (migration, admin, runtime, worker_ingress,\n" +
-			"maintenance)\n" +
-			"readable only by its owner. A password is required only to create a role; given for an existing role it\n" +
-			"replaces the old one. Passwords are sent only as SCRAM verifiers and never printed.",
+			"maintenance; not the role's full name: any other file there is refused), each readable only by its owner.\n" +
+			"A password is required only to create a role; given for an existing role it replaces the old one.\n" +
+			"Each role's line says whether it was created, its password set or its password unchanged.\n" +
+			"Passwords are sent only as SCRAM verifiers and never printed.",
 		Args:         cobra.NoArgs,
 		SilenceUsage: true,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -122,12 +124,16 @@ func rolesCommand(getenv func(string) string, prefix *string) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			passwords, err := readPasswords(getenv, passwordDir)
+			names := pgstore.RoleNames(*prefix)
+			passwords, err := readPasswords(getenv, passwordDir, names)
 			if err != nil {
 				return err
 			}
 			out := cmd.OutOrStdout()
-			cfg := pgstore.RolesConfig{Prefix: *prefix, Passwords: passwords, Log: func(line string) { fmt.Fprintln(out, line) }}
+			cfg := pgstore.RolesConfig{Prefix: *prefix, Passwords: passwords, Log: func(line string) { fmt.Fprintln(out, line) },
+				Done: func(k pgstore.RoleKind, outcome pgstore.RoleOutcome) {
+					fmt.Fprintf(out, "role %s (%s): %s; %s\n", names.Name(k), k, outcome, pgstore.RoleSummary(k))
+				}}
 			if err := pgstore.EnsureRoles(cmd.Context(), url, cfg); err != nil {
 				if pgstore.StateCode(err) == "insufficient_privilege" {
 					// The store's generic hint points back at this very
@@ -136,10 +142,6 @@ func rolesCommand(getenv func(string) string, prefix *string) *cobra.Command {
 						"that owns the qinglong schema), and $%s (else $%s) names a role without it; give the superuser's URL there", EnvSuperuserURL, EnvURL)
 				}
 				return pgstore.ForCommand(err)
-			}
-			names := pgstore.RoleNames(*prefix)
-			for _, k := range pgstore.RoleKinds {
-				fmt.Fprintf(out, "role %s (%s): ok; %s\n", names.Name(k), k, pgstore.RoleSummary(k))
 			}
 			return nil
 		},
@@ -194,8 +196,13 @@ func urlFrom(getenv func(string) string, specific string) (string, error) {
 
 // readPasswords collects passwords from the directory (when given) and the
 // environment; the environment wins for a role present in both.
-func readPasswords(getenv func(string) string, dir string) (map[pgstore.RoleKind]string, error) {
+func readPasswords(getenv func(string) string, dir string, names pgstore.Roles) (map[pgstore.RoleKind]string, error) {
 	out := make(map[pgstore.RoleKind]string)
+	if dir != "" {
+		if err := refuseStrangers(dir, names); err != nil {
+			return nil, err
+		}
+	}
 	for _, k := range pgstore.RoleKinds {
 		if dir != "" {
 			p, err := readPasswordFile(filepath.Join(dir, string(k)))
@@ -215,6 +222,37 @@ func readPasswords(getenv func(string) string, dir string) (map[pgstore.RoleKind
 		}
 	}
 	return out, nil
+}
+
+// refuseStrangers refuses a file in the password directory that is named
+// for no role kind: the command reads only the kinds' names, so a file
+// named otherwise (the role's full name, ql_runtime, say) would be skipped
+// and a rotation made with it would silently change nothing.
+func refuseStrangers(dir string, names pgstore.Roles) error {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return fmt.Errorf("password file directory %s: %w", dir, err)
+	}
+	kinds := make([]string, 0, len(pgstore.RoleKinds))
+	for _, k := range pgstore.RoleKinds {
+		kinds = append(kinds, string(k))
+	}
+	for _, e := range entries {
+		// Hidden entries are no one's misnamed password: a Kubernetes
+		// secret volume keeps its ..data links there, an editor its swap.
+		if slices.Contains(kinds, e.Name()) || strings.HasPrefix(e.Name(), ".") {
+			continue
+		}
+		for _, k := range pgstore.RoleKinds {
+			if e.Name() == names.Name(k) {
+				return qlerror.New(qlerror.Invalid, "password file %s is named for the role, not its kind: rename it %s; nothing was changed",
+					filepath.Join(dir, e.Name()), filepath.Join(dir, string(k)))
+			}
+		}
+		return qlerror.New(qlerror.Invalid, "%s in the password file directory names no role kind; the files there are named %s; rename or remove it; nothing was changed",
+			filepath.Join(dir, e.Name()), strings.Join(kinds, ", "))
+	}
+	return nil
 }
 
 func passwordEnv(k pgstore.RoleKind) string {
@@ -237,7 +275,9 @@ func readPasswordFile(path string) (string, error) {
 		return "", fmt.Errorf("password file %s: %w", path, err)
 	}
 	if info.Mode().Perm()&0o077 != 0 {
-		return "", fmt.Errorf("password file %s is readable by other users (mode %o); run chmod 600 on it", path, info.Mode().Perm())
+		// Invalid input (exit 2), as a worker's credential file others
+		// may read: the same command succeeds only once the mode changes.
+		return "", qlerror.New(qlerror.Invalid, "password file %s is readable by other users (mode %o); run chmod 600 on it; nothing was changed", path, info.Mode().Perm())
 	}
 	b, err := io.ReadAll(io.LimitReader(f, 4096))
 	if err != nil {

@@ -78,8 +78,8 @@ func TestInstallFlowEndsReady(t *testing.T) {
 	}
 	got := transcript.String()
 	for _, want := range []string{
-		"applying pg-0001-control-schema (sha256:", fmt.Sprintf("applied %d migrations in ", len(pgstore.Stream())), "role " + names.Runtime + " (runtime): ok", "ready", "up to date",
-		"role " + names.WorkerIngress + " (worker_ingress): ok; CONNECT and USAGE on the schema only: the worker ingress runs inside each replica",
+		"applying pg-0001-control-schema (sha256:", fmt.Sprintf("applied %d migrations in ", len(pgstore.Stream())), "role " + names.Runtime + " (runtime): created", "ready", "up to date",
+		"role " + names.WorkerIngress + " (worker_ingress): password set; CONNECT and USAGE on the schema only: the worker ingress runs inside each replica",
 		"search_path pg_catalog, pg_temp; statement_timeout 10s; idle_in_transaction_session_timeout 5s",
 	} {
 		if !strings.Contains(got, want) {
@@ -272,14 +272,18 @@ func TestRolesNamesEveryShortPassword(t *testing.T) {
 	}
 }
 
-func TestPasswordFilesMustBePrivate(t *testing.T) {
+// A password file others may read is refused as invalid input (exit 2, as
+// a worker's credential file others may read), not as a run-time failure
+// (exit 1) a script would retry unchanged.
+func TestPasswordFilesOthersMayReadAreRefusedAsInvalidInput(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	if err := os.WriteFile(filepath.Join(dir, "runtime"), []byte("secret-from-file-123\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := readPasswords(func(string) string { return "" }, dir); err == nil || !strings.Contains(err.Error(), "chmod 600") {
-		t.Fatalf("group-readable password file: %v; want a refusal naming chmod 600", err)
+	names := pgstore.RoleNames("")
+	if _, err := readPasswords(func(string) string { return "" }, dir, names); !qlerror.Is(err, qlerror.Invalid) || !strings.Contains(err.Error(), "chmod 600") {
+		t.Fatalf("group-readable password file: %v; want an invalid-input refusal (exit 2) naming chmod 600", err)
 	}
 	if err := os.Chmod(filepath.Join(dir, "runtime"), 0o600); err != nil {
 		t.Fatal(err)
@@ -289,9 +293,85 @@ func TestPasswordFilesMustBePrivate(t *testing.T) {
 			return "secret-from-env-123"
 		}
 		return ""
-	}, dir)
+	}, dir, names)
 	if err != nil || got[pgstore.RoleRuntime] != "secret-from-file-123" || got[pgstore.RoleAdmin] != "secret-from-env-123" || len(got) != 2 {
 		t.Fatalf("passwords %v, %v; want runtime from the file (newline trimmed) and admin from the environment", got, err)
+	}
+}
+
+// A file in --password-file-dir named for no role kind is refused (exit 2,
+// nothing changed), never skipped: a rotation written to DIR/ql_runtime
+// (the role's name, not its kind's) would otherwise exit 0 having set
+// nothing. The refusal says the name to give it.
+func TestAPasswordFileNamedForNoRoleKindIsRefusedNotIgnored(t *testing.T) {
+	t.Parallel()
+	names := pgstore.RoleNames("")
+	for _, c := range []struct{ file, want string }{
+		{names.Runtime, "rename it "},
+		{"runtime.txt", "names no role kind; the files there are named migration, admin, runtime, worker_ingress, maintenance"},
+	} {
+		dir := t.TempDir()
+		if err := os.WriteFile(filepath.Join(dir, c.file), []byte("secret-from-file-123\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		_, err := readPasswords(func(string) string { return "" }, dir, names)
+		if !qlerror.Is(err, qlerror.Invalid) || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), c.file) {
+			t.Errorf("password file %s: %v; want an invalid-input refusal naming it and %q", c.file, err, c.want)
+		}
+		if c.file == names.Runtime && !strings.Contains(err.Error(), filepath.Join(dir, "runtime")) {
+			t.Errorf("password file %s: %v; want it to name %s", c.file, err, filepath.Join(dir, "runtime"))
+		}
+	}
+}
+
+// `ql db roles` says for each role whether it created it, set its password
+// or left the password as it was, so an operator sees a rotation happen:
+// a password file for one role changes that role's password and no other.
+func TestRolesSaysWhichRoleItCreatedOrWhosePasswordItSet(t *testing.T) {
+	t.Parallel()
+	db := pgtest.NewDatabase(t)
+	prefix := randomPrefix(t)
+	names := pgstore.RoleNames(prefix)
+	env := map[string]string{EnvSuperuserURL: db.URL}
+	for _, k := range pgstore.RoleKinds {
+		env[passwordEnv(k)] = "secret-" + string(k) + "-0123456789"
+	}
+	out, err := run(t, env, "roles", "--role-prefix", prefix)
+	if err != nil {
+		t.Fatalf("ql db roles: %v\n%s", err, out)
+	}
+	for _, k := range pgstore.RoleKinds {
+		if want := "role " + names.Name(k) + " (" + string(k) + "): created; "; !strings.Contains(out, want) {
+			t.Fatalf("first ql db roles: %q lacks %q", out, want)
+		}
+	}
+	verifier := func() string {
+		var v string
+		if err := db.Pool(t).QueryRow(t.Context(), "SELECT rolpassword FROM pg_authid WHERE rolname = $1", names.Runtime).Scan(&v); err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	before := verifier()
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "runtime"), []byte("rotated-runtime-0123456789\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out, err = run(t, map[string]string{EnvSuperuserURL: db.URL}, "roles", "--role-prefix", prefix, "--password-file-dir", dir)
+	if err != nil {
+		t.Fatalf("ql db roles --password-file-dir: %v\n%s", err, out)
+	}
+	for _, k := range pgstore.RoleKinds {
+		want := "role " + names.Name(k) + " (" + string(k) + "): password unchanged; "
+		if k == pgstore.RoleRuntime {
+			want = "role " + names.Runtime + " (runtime): password set; "
+		}
+		if !strings.Contains(out, want) {
+			t.Errorf("rotation: %q lacks %q", out, want)
+		}
+	}
+	if verifier() == before {
+		t.Fatalf("rotation through %s/runtime left the runtime role's password as it was", dir)
 	}
 }
 
@@ -338,7 +418,7 @@ func TestDBCommandsReadTheSharedVariables(t *testing.T) {
 	if code := cli.Main(t.Context(), opts, []string{"db", "roles"}, &out, &errOut); code != 0 {
 		t.Fatalf("ql db roles: exit %d %s %s", code, out.String(), errOut.String())
 	}
-	if want := "role " + pgstore.RoleNames(prefix).Runtime + " (runtime): ok"; !strings.Contains(out.String(), want) {
+	if want := "role " + pgstore.RoleNames(prefix).Runtime + " (runtime): created"; !strings.Contains(out.String(), want) {
 		t.Fatalf("ql db roles with QL_ROLE_PREFIX=%s: %q lacks %q", prefix, out.String(), want)
 	}
 }

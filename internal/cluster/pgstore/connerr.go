@@ -298,11 +298,17 @@ func loginDatabase(err error) string {
 // connection made as a role that may do more than the runtime role
 // (CodeRoleTooPowerful), or that may not read the schema (CodeRoleDenied),
 // is the credential refused too: only another URL cures it, so it must not
-// exit as a failure a retry may pass.
+// exit as a failure a retry may pass. A database a newer build migrated
+// (CodeHistoryAhead) conflicts with what exists, as the embedded store's
+// newer file does (FailedPrecondition, exit 4): the same binary fails the
+// same way until it is upgraded or the database restored.
 func ForCommand(err error) error {
 	var re *ReadinessError
 	if errors.As(err, &re) && (re.Code == CodeRoleTooPowerful || re.Code == CodeRoleDenied) {
 		return qlerror.Wrap(qlerror.PermissionDenied, err, "this role is refused as a runtime connection")
+	}
+	if errors.As(err, &re) && re.Code == CodeHistoryAhead {
+		return qlerror.Wrap(qlerror.FailedPrecondition, err, "this binary is older than the database; nothing was changed")
 	}
 	var code qlerror.Code
 	switch s := sqlState(err); {

@@ -151,15 +151,47 @@ func Transient(err error) bool {
 // refused") or the server's refusal ("password authentication failed for
 // user …", with its SQLSTATE). Neither carries a password or the URL;
 // any other error gives "".
+//
+// A session the server ended or would not start (SQLSTATE class 08, 57:
+// "the database system is shutting down", "terminating connection due to
+// administrator command") gives the server's sentence too, and a socket
+// that broke without either its kind: a fast shutdown under a replica
+// fails its activation so, and the line must say why as a refused TCP
+// connection does. The server's sentences of these classes are its own,
+// never a statement's parameters.
 func ConnectCause(err error) string {
 	// 28: invalid authorization (password, role); 3D: no such database.
 	var pe *pgconn.PgError
-	if errors.As(err, &pe) && (strings.HasPrefix(pe.Code, "28") || strings.HasPrefix(pe.Code, "3D")) {
+	if errors.As(err, &pe) && (strings.HasPrefix(pe.Code, "28") || strings.HasPrefix(pe.Code, "3D") || lostState(pe.Code)) {
 		return pe.Message + " (SQLSTATE " + pe.Code + ")"
 	}
 	var ne *net.OpError
 	if errors.As(err, &ne) {
 		return ne.Error()
+	}
+	switch {
+	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
+		return "the server closed the connection"
+	case errors.Is(err, syscall.ECONNRESET), errors.Is(err, syscall.EPIPE):
+		return "the connection was reset"
+	case errors.Is(err, context.DeadlineExceeded) && connectionLost(err):
+		return "the connection attempt timed out (connect_timeout)"
+	case pe == nil && connectionLost(err):
+		return "the connection broke and was closed"
+	}
+	return ""
+}
+
+// DiagnosticCode is StateCode, else connection_lost for a connection lost
+// or never made on the network (refused, reset, timed out), which carries
+// no SQLSTATE: an outage reads alike whether the server said it was going
+// (57P01) or was simply gone, and an alert on connection_lost sees both.
+func DiagnosticCode(err error) string {
+	if code := StateCode(err); code != "" {
+		return code
+	}
+	if connectionLost(err) {
+		return string(schedule.ReasonConnectionLost)
 	}
 	return ""
 }

@@ -31,7 +31,20 @@ type RolesConfig struct {
 	// Log, when set, receives one line per membership revoked, once the
 	// change is committed.
 	Log func(line string)
+	// Done, when set, is told once the change is committed what became of
+	// each role's login, in RoleKinds' order: an operator who rotated a
+	// password confirms it was set, not merely that the role exists.
+	Done func(kind RoleKind, outcome RoleOutcome)
 }
+
+// RoleOutcome says what EnsureRoles did to a role's login.
+type RoleOutcome string
+
+const (
+	RoleCreated      RoleOutcome = "created"
+	RolePasswordSet  RoleOutcome = "password set"
+	RolePasswordKept RoleOutcome = "password unchanged"
+)
 
 var rolePrefixPattern = regexp.MustCompile(`^[a-z][a-z0-9_]{0,40}$`)
 
@@ -75,8 +88,9 @@ func EnsureRoles(ctx context.Context, url string, cfg RolesConfig) error {
 		return err
 	}
 	defer conn.Close(context.WithoutCancel(ctx))
-	for _, k := range RoleKinds {
-		if err := ensureRole(ctx, conn, roles.Name(k), k, cfg.Passwords[k]); err != nil {
+	outcomes := make([]RoleOutcome, len(RoleKinds))
+	for i, k := range RoleKinds {
+		if outcomes[i], err = ensureRole(ctx, conn, roles.Name(k), k, cfg.Passwords[k]); err != nil {
 			return err
 		}
 	}
@@ -113,37 +127,47 @@ func EnsureRoles(ctx context.Context, url string, cfg RolesConfig) error {
 			cfg.Log(line)
 		}
 	}
+	if cfg.Done != nil {
+		for i, k := range RoleKinds {
+			cfg.Done(k, outcomes[i])
+		}
+	}
 	return nil
 }
 
 // unprivileged are the attributes every QingLong role has.
 const unprivileged = "LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE NOREPLICATION NOBYPASSRLS INHERIT"
 
-func ensureRole(ctx context.Context, conn *pgx.Conn, name string, kind RoleKind, password string) error {
+func ensureRole(ctx context.Context, conn *pgx.Conn, name string, kind RoleKind, password string) (RoleOutcome, error) {
 	var exists bool
 	if err := conn.QueryRow(ctx, sqlRoleExists, name).Scan(&exists); err != nil {
-		return mapErr(err, "looking up role "+name)
+		return "", mapErr(err, "looking up role "+name)
 	}
+	outcome := RolePasswordKept
 	ident := pgx.Identifier{name}.Sanitize()
 	stmt := "ALTER ROLE " + ident + " " + unprivileged
 	if !exists {
 		if password == "" {
-			return qlerror.New(qlerror.Invalid, "role %s does not exist and no password was given for the %s role; set QL_DATABASE_%s_PASSWORD or put it in the password file directory",
+			return "", qlerror.New(qlerror.Invalid, "role %s does not exist and no password was given for the %s role; set QL_DATABASE_%s_PASSWORD or put it in the password file directory",
 				name, kind, strings.ToUpper(string(kind)))
 		}
 		stmt = "CREATE ROLE " + ident + " " + unprivileged
+		outcome = RoleCreated
 	}
 	if password != "" {
 		verifier, err := scramVerifier(password)
 		if err != nil {
-			return err
+			return "", err
 		}
 		stmt += " PASSWORD " + quoteLiteral(verifier)
+		if exists {
+			outcome = RolePasswordSet
+		}
 	}
 	if _, err := conn.Exec(ctx, stmt); err != nil {
-		return mapErr(err, "creating or altering role "+name)
+		return "", mapErr(err, "creating or altering role "+name)
 	}
-	return nil
+	return outcome, nil
 }
 
 // roleSettingStatements pin each role's search_path and timeouts (for

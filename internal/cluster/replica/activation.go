@@ -259,7 +259,7 @@ func failureAttrs(err error) []any {
 		attrs = append(attrs, slog.String("step", ae.step))
 	}
 	attrs = append(attrs, slog.String("error_code", string(qlerror.CodeOf(err))))
-	if code := pgstore.StateCode(err); code != "" {
+	if code := pgstore.DiagnosticCode(err); code != "" {
 		attrs = append(attrs, slog.String("db_code", code))
 	}
 	var re *pgstore.ReadinessError

@@ -48,7 +48,7 @@ func Open(ctx context.Context, dsn string) (*cli.Backend, error) {
 	if err := rt.CheckHistory(ctx); err != nil {
 		rt.Close()
 		admin.Close()
-		return nil, explainSchemaRole(err)
+		return nil, pgstore.ForCommand(explainSchemaRole(err))
 	}
 	maint := &maintenance{url: dsn}
 	return &cli.Backend{

@@ -2,6 +2,7 @@ package replica
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -111,7 +112,12 @@ func TestAReplicaStopsWhenANewerBuildMigratesTheDatabaseUnderIt(t *testing.T) {
 // A command of one build on a database another build migrated is refused
 // before it reads or writes, naming the readiness code and what to do:
 // during an upgrade, this build's `ql apply` before `ql db migrate`, or
-// (when the next build has migrated) this build's command after it.
+// (when the next build has migrated) this build's command after it. A
+// database of a newer build conflicts with what exists (exit 4, as an
+// embedded database of a newer build does, by the exit-code table): the
+// same binary fails the same way until it is upgraded. Every command says
+// so alike, and a replica that refuses it at start exits 4 too, its last
+// line a log line with its code, as every line of its log.
 func TestACommandOnADatabaseOfAnotherBuildIsRefusedBeforeItWrites(t *testing.T) {
 	t.Parallel()
 	bin := buildQL(t)
@@ -120,14 +126,16 @@ func TestACommandOnADatabaseOfAnotherBuildIsRefusedBeforeItWrites(t *testing.T) 
 		t.Fatal(err)
 	}
 	newest := pgstore.Stream()[len(pgstore.Stream())-1]
+	future := fmt.Sprintf("pg-%04d-future", newest.Seq+1)
 	cases := []struct {
 		name, code, says string
+		exit             int
 		tamper           func(env *clustertest.Env)
 	}{
-		{"migrated by a newer build", pgstore.CodeHistoryAhead, "pg-9999-from-a-newer-build", func(env *clustertest.Env) {
-			env.Exec(t, `INSERT INTO qinglong.schema_migrations VALUES (9999, 'pg-9999-from-a-newer-build', 'sha256:'||repeat('c', 64), 0)`)
+		{"migrated by a newer build", pgstore.CodeHistoryAhead, future, 4, func(env *clustertest.Env) {
+			env.Exec(t, `INSERT INTO qinglong.schema_migrations VALUES ($1, $2, 'sha256:'||repeat('c', 64), 0)`, newest.Seq+1, future)
 		}},
-		{"not yet migrated for this build", pgstore.CodeHistoryBehind, "run `ql db migrate`", func(env *clustertest.Env) {
+		{"not yet migrated for this build", pgstore.CodeHistoryBehind, "run `ql db migrate`", 1, func(env *clustertest.Env) {
 			env.Exec(t, `DELETE FROM qinglong.schema_migrations WHERE seq = $1`, newest.Seq)
 		}},
 	}
@@ -137,17 +145,42 @@ func TestACommandOnADatabaseOfAnotherBuildIsRefusedBeforeItWrites(t *testing.T) 
 			env := clustertest.New(t)
 			c.tamper(env)
 			admin, runtime := env.URL(pgstore.RoleAdmin), env.URL(pgstore.RoleRuntime)
-			for _, cmd := range []struct {
+			commands := []struct {
 				url  string
 				args []string
-			}{{admin, []string{"apply", "-f", file}}, {runtime, []string{"runs", "list"}}, {runtime, []string{"triggers", "list"}}} {
+			}{{admin, []string{"apply", "-f", file}}, {runtime, []string{"runs", "list"}}, {runtime, []string{"triggers", "list"}},
+				{runtime, []string{"db", "check", "--role-prefix", env.Prefix}}}
+			if c.code == pgstore.CodeHistoryAhead {
+				// Behind, migrate would do its work: it is what cures it.
+				commands = append(commands, struct {
+					url  string
+					args []string
+				}{env.URL(pgstore.RoleMigration), []string{"db", "migrate"}})
+			}
+			for _, cmd := range commands {
 				code, out := runQL(t, bin, []string{"QL_DATABASE_URL=" + cmd.url}, cmd.args...)
-				if code != 1 || !strings.Contains(out, "("+c.code+")") || !strings.Contains(out, c.says) {
-					t.Errorf("ql %s: exit %d %q; want exit 1 naming %s and saying %q", strings.Join(cmd.args, " "), code, out, c.code, c.says)
+				if code != c.exit || !strings.Contains(out, "("+c.code+")") || !strings.Contains(out, c.says) {
+					t.Errorf("ql %s: exit %d %q; want exit %d naming %s and saying %q", strings.Join(cmd.args, " "), code, out, c.exit, c.code, c.says)
 				}
 			}
 			if n := env.Int(t, `SELECT count(*) FROM qinglong.projects`); n != 0 {
 				t.Errorf("the refused apply published %d projects", n)
+			}
+			code, out := runQL(t, bin, []string{"QL_DATABASE_URL=" + runtime}, "serve", "--profile", "cluster", "--role-prefix", env.Prefix,
+				"--http-addr", "127.0.0.1:0", "--worker-addr", "127.0.0.1:0", "--replica-id", "r-other-build")
+			lines := strings.Split(strings.TrimSpace(out), "\n")
+			var last map[string]any
+			if err := json.Unmarshal([]byte(lines[len(lines)-1]), &last); err != nil {
+				t.Fatalf("a replica of another build: exit %d, its last line is no log line (%v):\n%s", code, err, out)
+			}
+			why, _ := last["error"].(string)
+			if code != c.exit || last["code"] != cli.CodeServeFailed || last["exit_code"] != float64(c.exit) || !strings.Contains(why, "("+c.code+")") {
+				t.Errorf("a replica of another build: exit %d, last line %v; want exit %d and a %s line naming %s", code, last, c.exit, cli.CodeServeFailed, c.code)
+			}
+			for _, line := range lines {
+				if !strings.HasPrefix(line, "{") {
+					t.Errorf("a replica of another build wrote a line that is no log line: %q", line)
+				}
 			}
 		})
 	}

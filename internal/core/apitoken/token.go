@@ -11,7 +11,6 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/qinglong/qinglong/internal/core/qlerror"
@@ -96,14 +95,7 @@ func Digest(secret string) []byte {
 
 // LooksLikeToken reports whether s has a token's shape; anything else is
 // refused before any database read.
-func LooksLikeToken(s string) bool {
-	body, ok := strings.CutPrefix(s, Prefix)
-	if !ok || base64.RawURLEncoding.DecodedLen(len(body)) != secretBytes {
-		return false
-	}
-	_, err := base64.RawURLEncoding.DecodeString(body)
-	return err == nil
-}
+func LooksLikeToken(s string) bool { return ShapeProblem(s) == "" }
 
 // MaxExpiry bounds --expires.
 const MaxExpiry = 3650 * 24 * time.Hour

@@ -1,7 +1,9 @@
 package cli
 
 import (
+	"maps"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -81,10 +83,29 @@ func Getenv(getenv func(string) string, name string) (string, error) {
 	return v, nil
 }
 
+// refuseRetiredEnv refuses every variable of RenamedEnv still set, as
+// Getenv does, whether or not the command reads the new name: an operator
+// who set QL_PG_MIGRATION_URL for `ql serve` or `ql runs list` meant it to
+// matter, and a command that ignored it would run on other settings than
+// the ones meant.
+func refuseRetiredEnv(getenv func(string) string) error {
+	for _, old := range slices.Sorted(maps.Keys(RenamedEnv)) {
+		if _, err := Getenv(getenv, RenamedEnv[old]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // fillFromEnv sets every environment-bound flag of c the command line left
 // unset from its variable. A URL holding a password is refused on the
-// command line first, before the environment may set the same flag.
+// command line first, before the environment may set the same flag. It is
+// the pre-run of every command of every binary, so it refuses the retired
+// variables first, before any command runs.
 func fillFromEnv(c *cobra.Command) error {
+	if err := refuseRetiredEnv(os.Getenv); err != nil {
+		return err
+	}
 	fs := c.Flags()
 	for _, name := range []string{"database-url", "database-maintenance-url"} {
 		if fl := fs.Lookup(name); fl != nil && fl.Changed {

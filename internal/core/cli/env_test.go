@@ -1,12 +1,15 @@
 package cli
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/spf13/cobra"
 )
 
 // An old variable name is never silently ignored: alone, or beside the new
@@ -46,6 +49,36 @@ func TestOldURLVariableIsRefusedWithItsNewName(t *testing.T) {
 		if code != 2 || !strings.Contains(stderr, "QL_PG_URL was renamed QL_DATABASE_URL; set that instead") || len(reached) != 0 {
 			t.Errorf("%v: exit %d stderr %q reached %v; want exit 2 naming QL_DATABASE_URL", args, code, stderr, reached)
 		}
+	}
+}
+
+// Not parallel: sets the environment. Every retired variable stops every
+// command of every binary with exit 2 and its new name before the command
+// runs, also where the command reads no database URL or password at all
+// (`ql serve` on a data directory, `ql runs list`, `ql version`, a
+// one-command binary such as ql-worker): a name set is never ignored.
+func TestEveryRetiredVariableStopsEveryCommandBeforeItRuns(t *testing.T) {
+	for old, now := range RenamedEnv {
+		t.Run(old, func(t *testing.T) {
+			t.Setenv(old, "postgres://u@db/ql")
+			t.Setenv(now, "")
+			want := old + " was renamed " + now + "; set that instead"
+			dir := t.TempDir()
+			for _, args := range [][]string{{"serve", "--data-dir", dir}, {"runs", "list", "--data-dir", dir}, {"version"},
+				{"serve", "--profile", "cluster"}, {"cron", "next", "* * * * *"}} {
+				var reached []string
+				code, _, stderr := qlWith(t, clusterBuild(&reached), args...)
+				if code != 2 || !strings.Contains(stderr, want) || len(reached) != 0 {
+					t.Errorf("%v: exit %d stderr %q reached %v; want exit 2 saying %q", args, code, stderr, reached, want)
+				}
+			}
+			ran := false
+			one := &cobra.Command{Use: "ql-worker", RunE: func(*cobra.Command, []string) error { ran = true; return nil }}
+			var out, errOut bytes.Buffer
+			if code := MainSingle(context.Background(), one, nil, &out, &errOut); code != 2 || ran || !strings.Contains(errOut.String(), want) {
+				t.Errorf("a one-command binary: exit %d ran %v stderr %q; want exit 2 saying %q before it runs", code, ran, errOut.String(), want)
+			}
+		})
 	}
 }
 

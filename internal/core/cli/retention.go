@@ -129,12 +129,22 @@ share the work; none deletes a row twice.`),
 			for _, k := range rep.Kept {
 				fmt.Fprintf(w, "could not remove %s\n", k)
 			}
-			summary(w, rep, err)
+			dsn, rerr := db.resolve(opts)
+			if rerr != nil {
+				return rerr
+			}
+			summary(w, rep, err, IsPostgresURL(dsn))
 			if err != nil {
 				return err
 			}
 			return keptError(rep)
 		},
+	}
+	// A refused setting says where it came from, as serve's do: one read
+	// from the environment or --config was typed by no one.
+	pass := c.RunE
+	c.RunE = func(cmd *cobra.Command, args []string) error {
+		return SayWhereSettingCame(cmd.Flags(), pass(cmd, args))
 	}
 	addDBFlags(c, &db, opts.OpenPostgres != nil)
 	fs := c.Flags()
@@ -208,9 +218,11 @@ func describeShort(d retention.Deleted) string {
 	return plural.Count(d.Runs, "run", "runs") + ", " + logCount(d.Logs) + ", " + plural.Count(d.Notifications, "notification", "notifications")
 }
 
-// summary is a pass's last line: what it deleted, and whether it ended
-// by an error (printed after it) or could not remove some logs.
-func summary(w io.Writer, rep retention.Report, err error) {
+// summary is a pass's last line: what it deleted, whether it ended by an
+// error (printed after it) or could not remove some logs, and what became
+// of the space: SQLite gives the pages it freed back to the file system
+// (incremental auto-vacuum), PostgreSQL keeps them for its own rows.
+func summary(w io.Writer, rep retention.Report, err error, postgres bool) {
 	var parts []string
 	for _, k := range retention.Kinds {
 		if d, ok := rep.ByKind[k]; ok && (d != (retention.Deleted{}) || err == nil) {
@@ -233,7 +245,11 @@ func summary(w io.Writer, rep retention.Report, err error) {
 	if n := len(rep.Kept); n > 0 {
 		ended = fmt.Sprintf("incomplete after %s (%s not removed)", took, logCount(int64(n)))
 	}
-	fmt.Fprintf(w, "%s: %s; %s given back to the file system\n", ended, strings.Join(parts, "; "), retention.FormatBytes(rep.FreedBytes))
+	space := retention.FormatBytes(rep.FreedBytes) + " given back to the file system"
+	if postgres {
+		space = "PostgreSQL reuses the space of the deleted rows once autovacuum has run; none is given back to the file system"
+	}
+	fmt.Fprintf(w, "%s: %s; %s\n", ended, strings.Join(parts, "; "), space)
 }
 
 // ruleNames are the rules as an operator knows them, by their settings.

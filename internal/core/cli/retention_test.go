@@ -64,22 +64,25 @@ func TestTheConfigFileTakesARetentionSection(t *testing.T) {
 func TestTheSummaryOfAPassThatFailedNeverSaysDone(t *testing.T) {
 	t.Parallel()
 	cases := []struct {
-		name string
-		rep  retention.Report
-		err  error
-		want string
+		name     string
+		rep      retention.Report
+		err      error
+		postgres bool
+		want     string
 	}{
-		{"failed at once", retention.Report{ByKind: map[retention.Kind]retention.Deleted{}}, errors.New("disk I/O error"),
+		{"failed at once", retention.Report{ByKind: map[retention.Kind]retention.Deleted{}}, errors.New("disk I/O error"), false,
 			"stopped after 0s by the error below, having deleted nothing\n"},
 		{"failed after a batch", retention.Report{ByKind: map[retention.Kind]retention.Deleted{retention.KindRuns: {Runs: 2, Attempts: 2}, retention.KindLogs: {}}},
-			errors.New("disk I/O error"), "stopped after 0s by the error below, having deleted runs: 2 runs, 2 attempts, 0 events, 0 logs (0 B)\n"},
-		{"a log kept", retention.Report{ByKind: map[retention.Kind]retention.Deleted{retention.KindRuns: {}}, Kept: []retention.Kept{{}}}, nil,
+			errors.New("disk I/O error"), false, "stopped after 0s by the error below, having deleted runs: 2 runs, 2 attempts, 0 events, 0 logs (0 B)\n"},
+		{"a log kept", retention.Report{ByKind: map[retention.Kind]retention.Deleted{retention.KindRuns: {}}, Kept: []retention.Kept{{}}}, nil, false,
 			"incomplete after 0s (1 log not removed): runs: 0 runs, 0 attempts, 0 events, 0 logs (0 B); 0 B given back to the file system\n"},
-		{"done", retention.Report{ByKind: map[retention.Kind]retention.Deleted{}}, nil, "done in 0s: nothing; 0 B given back to the file system\n"},
+		{"done", retention.Report{ByKind: map[retention.Kind]retention.Deleted{}}, nil, false, "done in 0s: nothing; 0 B given back to the file system\n"},
+		{"done on PostgreSQL", retention.Report{ByKind: map[retention.Kind]retention.Deleted{}}, nil, true,
+			"done in 0s: nothing; PostgreSQL reuses the space of the deleted rows once autovacuum has run; none is given back to the file system\n"},
 	}
 	for _, c := range cases {
 		var b strings.Builder
-		summary(&b, c.rep, c.err)
+		summary(&b, c.rep, c.err, c.postgres)
 		if b.String() != c.want {
 			t.Errorf("%s: %q, want %q", c.name, b.String(), c.want)
 		}

@@ -389,14 +389,25 @@ func execute(ctx context.Context, root *cobra.Command, binary string, args []str
 	}
 	msg := userText(asBinary(root, binary, err.Error()))
 	var ue *UsageError
-	if errors.As(err, &ue) || isCobraUsage(err) {
+	usage := errors.As(err, &ue) || isCobraUsage(err)
+	code := exitCodeOf(err)
+	if usage {
+		code = ExitUsage
+	}
+	// A setting refused (a usage error) is said before the server has
+	// logged anything, with the usage hint: a plain line. Whatever ends a
+	// server after that is its log's last line.
+	if !usage && sayLastError(cmd, withLocation(cmd, binary, msg, err), code) {
+		return code
+	}
+	if usage {
 		fmt.Fprintf(stderr, "%s: %s\nRun '%s --help' for usage.\n", binary, msg, commandPath(root, args))
 		return ExitUsage
 	}
 	// Found below the command line (a store, a service, a server's
 	// answer), so its message says what to change; --help would not.
 	fmt.Fprintf(stderr, "%s: %s\n", binary, withLocation(cmd, binary, msg, err))
-	return exitCodeOf(err)
+	return code
 }
 
 // exitCodeOf is the exit code of err, a failure below the command line,

@@ -168,6 +168,7 @@ func serveCommand(opts Options) *cobra.Command {
 		if f.Logger, err = NewLogger(cmd.ErrOrStderr(), f.Log.Level, cmp.Or(f.Log.Format, prof.Defaults.logFormat())); err != nil {
 			return err
 		}
+		logLastError(cmd, f.Logger, CodeServeFailed)
 		return prof.Serve(cmd.Context(), cmd, f)
 	}
 	c := &cobra.Command{
@@ -316,8 +317,11 @@ func refuseGivenZero(fs *pflag.FlagSet, binary string) error {
 var sections = []string{"retention"}
 
 // flattenSections rewrites each section's keys as the flags they stand
-// for; known tells a setting of the file's from a mistake.
-func flattenSections(vals map[string]any, configFile string, known func(string) bool) error {
+// for; known tells a setting of the file's from a mistake. It returns each
+// rewritten flag's key as the file writes it (retention.runs), by which a
+// refusal of its value names it.
+func flattenSections(vals map[string]any, configFile string, known func(string) bool) (map[string]string, error) {
+	written := map[string]string{}
 	for _, sec := range sections {
 		v, ok := vals[sec]
 		if !ok {
@@ -325,7 +329,7 @@ func flattenSections(vals map[string]any, configFile string, known func(string) 
 		}
 		m, ok := v.(map[string]any)
 		if !ok {
-			return Usagef("--config %s: %s must be a mapping of settings, e.g. %s: {runs: 30d, logs: 7d, log-bytes: 1GiB, notifications: 30d}", configFile, sec, sec)
+			return nil, Usagef("--config %s: %s must be a mapping of settings, e.g. %s: {runs: 30d, logs: 7d, log-bytes: 1GiB, notifications: 30d}", configFile, sec, sec)
 		}
 		delete(vals, sec)
 		for k, x := range m {
@@ -333,15 +337,16 @@ func flattenSections(vals map[string]any, configFile string, known func(string) 
 			if !known(name) {
 				// Named as written: the flag it would stand for was never
 				// typed by anyone.
-				return Usagef("--config %s: unknown setting %s.%s; the %s section takes e.g. %s: {runs: 30d, logs: 7d, log-bytes: 1GiB, notifications: 30d}", configFile, sec, k, sec, sec)
+				return nil, Usagef("--config %s: unknown setting %s.%s; the %s section takes e.g. %s: {runs: 30d, logs: 7d, log-bytes: 1GiB, notifications: 30d}", configFile, sec, k, sec, sec)
 			}
 			if _, dup := vals[name]; dup {
-				return Usagef("--config %s: %s is set twice (as %s.%s and as %s)", configFile, name, sec, k, name)
+				return nil, Usagef("--config %s: %s is set twice (as %s.%s and as %s)", configFile, name, sec, k, name)
 			}
 			vals[name] = x
+			written[name] = sec + "." + k
 		}
 	}
-	return nil
+	return written, nil
 }
 
 // CheckListenAddr checks the shape of a listen address flag before
@@ -377,6 +382,7 @@ func fillFromFile(opts Options, fs *pflag.FlagSet, configFile string) error {
 // whose refusal of a retired setting names only what it has.
 func fillFromServeFile(opts Options, fs *pflag.FlagSet, configFile string, serveSetting func(string) bool) error {
 	var fileVals map[string]any
+	var written map[string]string
 	if configFile != "" {
 		data, err := os.ReadFile(configFile)
 		if err != nil {
@@ -385,7 +391,7 @@ func fillFromServeFile(opts Options, fs *pflag.FlagSet, configFile string, serve
 		if err := yaml.Unmarshal(data, &fileVals); err != nil {
 			return Usagef("--config %s: %v", configFile, strings.TrimPrefix(err.Error(), "yaml: "))
 		}
-		if err := flattenSections(fileVals, configFile, serveSetting); err != nil {
+		if written, err = flattenSections(fileVals, configFile, serveSetting); err != nil {
 			return err
 		}
 		for _, setting := range passwordSettings {
@@ -431,7 +437,7 @@ func fillFromServeFile(opts Options, fs *pflag.FlagSet, configFile string, serve
 					return
 				}
 			}
-			err = fs.SetAnnotation(fl.Name, fileSet, []string{configFile})
+			err = fs.SetAnnotation(fl.Name, fileSet, []string{configFile, cmp.Or(written[fl.Name], fl.Name)})
 		}
 	})
 	return err

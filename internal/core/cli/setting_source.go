@@ -8,8 +8,9 @@ import (
 	"github.com/spf13/pflag"
 )
 
-// fileSet marks a flag whose value came from the config file (its path),
-// as envSet marks one from the environment.
+// fileSet marks a flag whose value came from the config file (its path,
+// then its key as the file writes it: retention.runs for a section's), as
+// envSet marks one from the environment.
 const fileSet = "ql-file-set"
 
 // SayWhereSettingCame adds to a usage error that begins by naming a
@@ -48,8 +49,8 @@ func settingSource(fl *pflag.Flag) string {
 	if v := fl.Annotations[envSet]; len(v) == 1 {
 		return v[0] + " in the environment"
 	}
-	if v := fl.Annotations[fileSet]; len(v) == 1 {
-		return fl.Name + " in --config " + v[0]
+	if v := fl.Annotations[fileSet]; len(v) == 2 {
+		return v[1] + " in --config " + v[0]
 	}
 	return ""
 }

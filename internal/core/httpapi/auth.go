@@ -178,8 +178,8 @@ func (g *guard) check(r *http.Request) (apitoken.Token, failure, error) {
 	if !ok || raw == "" {
 		return apitoken.Token{}, failMalformed, qlerror.New(qlerror.Unauthenticated, "this endpoint needs an API token: send it as `Authorization: Bearer TOKEN` (create one with `ql tokens create NAME --scope read`)")
 	}
-	if !apitoken.LooksLikeToken(raw) {
-		return apitoken.Token{}, failMalformed, qlerror.New(qlerror.Unauthenticated, "the API token is malformed: tokens start with %s (create one with `ql tokens create`)", apitoken.Prefix)
+	if problem := apitoken.ShapeProblem(raw); problem != "" {
+		return apitoken.Token{}, failMalformed, qlerror.New(qlerror.Unauthenticated, "the API token is malformed: %s (printed once by `ql tokens create`, which makes a new one)", problem)
 	}
 	t, err := g.tokens.TokenByDigest(r.Context(), apitoken.Digest(raw))
 	if qlerror.CodeOf(err) == qlerror.NotFound {

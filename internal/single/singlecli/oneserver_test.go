@@ -124,21 +124,21 @@ func TestASecondServerOnADataDirectoryIsRefusedNamingItTheFirstServersPIDAndWhat
 	t.Parallel()
 	dir := installedDir(t)
 	first := startServe(t, "--data-dir", dir)
-	refusal := func(binary string) string {
-		return fmt.Sprintf("%s: another server (pid %d) is serving the data directory %s: only one server may use a data directory; "+
-			"stop that server first, or give this one another --data-dir\n", binary, first.cmd.Process.Pid, dir)
-	}
+	// The refusal is the server's last log line, with its code, as every
+	// line of its log.
+	refusal := fmt.Sprintf(`code=serve.failed error="another server (pid %d) is serving the data directory %s: only one server may use a data directory; `+
+		`stop that server first, or give this one another --data-dir" exit_code=4`+"\n", first.cmd.Process.Pid, dir)
 	for _, args := range [][]string{
 		{"serve", "--data-dir", dir},
 		{"serve", "--profile", "edge", "--data-dir", dir, "--example"},
 	} {
 		code, stdout, stderr := qlProcess(t, args...)
-		if code != 4 || stderr != refusal("ql") || stdout != "" {
-			t.Errorf("ql %s beside a running server: exit %d, stdout %q, stderr %q; want exit 4 and %q", strings.Join(args, " "), code, stdout, stderr, refusal("ql"))
+		if code != 4 || !strings.HasSuffix(stderr, refusal) || strings.Count(stderr, "\n") != 1 || stdout != "" {
+			t.Errorf("ql %s beside a running server: exit %d, stdout %q, stderr %q; want exit 4 and one line ending %q", strings.Join(args, " "), code, stdout, stderr, refusal)
 		}
 	}
-	if code, stdout, stderr := serveRefused(t, "--data-dir", dir); code != 4 || stderr != refusal("ql-edge") || stdout != "" {
-		t.Errorf("ql-edge serve beside a running server: exit %d, stdout %q, stderr %q; want exit 4 and %q", code, stdout, stderr, refusal("ql-edge"))
+	if code, stdout, stderr := serveRefused(t, "--data-dir", dir); code != 4 || !strings.HasSuffix(stderr, refusal) || strings.Count(stderr, "\n") != 1 || stdout != "" {
+		t.Errorf("ql-edge serve beside a running server: exit %d, stdout %q, stderr %q; want exit 4 and one line ending %q", code, stdout, stderr, refusal)
 	}
 	db, err := sql.Open("sqlite", filepath.Join(dir, "qinglong.db")+"?_pragma=busy_timeout(5000)&_pragma=query_only(1)")
 	if err != nil {

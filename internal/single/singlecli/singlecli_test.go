@@ -170,7 +170,7 @@ func TestServeRunAsIsCheckedBeforeAnythingRuns(t *testing.T) {
 		t.Fatalf("serve --run-as 'bad name:x': %d %q; want a usage error naming --run-as", code, errOut)
 	}
 	code, _, errOut = ql(t, "serve", "--data-dir", t.TempDir(), "--run-as", "no-such-user-ql")
-	if code != 1 || !strings.Contains(errOut, `runAs user "no-such-user-ql" does not exist`) {
+	if code != 1 || !strings.Contains(errOut, `code=serve.failed error="runAs user \"no-such-user-ql\" does not exist`) {
 		t.Fatalf("serve --run-as no-such-user-ql: %d %q; want a start error naming the account", code, errOut)
 	}
 }
