@@ -40,6 +40,9 @@ type RolesConfig struct {
 // RoleOutcome says what EnsureRoles did to a role's login.
 type RoleOutcome string
 
+// What EnsureRoles did: created the role, set the password it was given
+// for an existing role, or left an existing role's password as it was
+// (none given).
 const (
 	RoleCreated      RoleOutcome = "created"
 	RolePasswordSet  RoleOutcome = "password set"
