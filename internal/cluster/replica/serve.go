@@ -44,7 +44,10 @@ const (
 // clean drain on SIGTERM/SIGINT (ctx ending). A start PostgreSQL refuses
 // for the replica's role (its login, a privilege) is the refusal of the
 // replica's own credential, and exits as one (pgstore.ForCommand).
-func Serve(ctx context.Context, _ *cobra.Command, f *cli.ServeFlags) error {
+func Serve(ctx context.Context, cmd *cobra.Command, f *cli.ServeFlags) error {
+	if err := rejectGivenSingleNodeFlags(cmd.Flags()); err != nil {
+		return err
+	}
 	s, err := settingsFrom(f)
 	if err != nil {
 		return err

@@ -11,7 +11,10 @@ import (
 	"os"
 	"regexp"
 	"strconv"
+	"strings"
 	"time"
+
+	"github.com/spf13/pflag"
 
 	"github.com/qinglong/qinglong/internal/cluster/pgstore"
 	"github.com/qinglong/qinglong/internal/cluster/scheduler"
@@ -102,7 +105,23 @@ func Profile() cli.Profile {
 		Retention: retention.ClusterDefaults,
 		HTTPAddr:  httpapi.DefaultAddr, LogFormat: cli.LogJSON,
 		Lease: c.Lease, CommitParallel: c.Parallel, WorkerAddr: DefaultWorkerAddr, RunLease: DefaultRunLease,
+		Bounds: bounds(),
 	}}
+}
+
+// runLeaseBound is the range of --run-lease, as its refusal states it.
+var runLeaseBound = validate.Duration(MinRunLease) + "–" + validate.Duration(MaxRunLease) + " (whole milliseconds)"
+
+// bounds are the ranges of the settings whose range leaves 0 out, by
+// flag, as settingsFrom's refusals state them (cli.ServeDefaults.Bounds).
+func bounds() map[string]string {
+	b := map[string]string{"run-lease": runLeaseBound}
+	for field, flag := range flagOf {
+		if allowed, ok := scheduler.Bounds[field]; ok {
+			b[strings.TrimPrefix(flag, "--")] = allowed
+		}
+	}
+	return b
 }
 
 // flagOf names the command-line setting behind each scheduler field.
@@ -214,10 +233,10 @@ func workerSettingsFrom(f *cli.ServeFlags) (workerSettings, error) {
 		w.Settings.LogCap = workerproto.DefaultLogCap
 	}
 	if l := w.Settings.RunLease; l < MinRunLease || l > MaxRunLease || l%time.Millisecond != 0 {
-		return w, cli.Usagef("--run-lease %s is outside 3s–10m (whole milliseconds)", validate.Duration(l))
+		return w, cli.Usagef("--run-lease %s is outside %s", validate.Duration(l), runLeaseBound)
 	}
 	if c := w.Settings.LogCap; c < MinLogCap || c > MaxLogCap {
-		return w, cli.Usagef("--log-max-bytes %d is outside %d–%d on the cluster", c, MinLogCap, MaxLogCap)
+		return w, cli.Usagef("--log-max-bytes %s is outside %s–%s", retention.FormatBytes(c), retention.FormatBytes(MinLogCap), retention.FormatBytes(MaxLogCap))
 	}
 	host, err := checkAddr("--worker-addr", w.Addr, DefaultWorkerAddr)
 	if err != nil {
@@ -252,10 +271,23 @@ func rejectSingleNodeFlags(f *cli.ServeFlags) error {
 		{"--run-as", f.RunAs != ""},
 	} {
 		if s.set {
-			return cli.Usagef("%s is a single-node setting; the cluster profile runs no local executor and keeps its state in PostgreSQL (--database-url)", s.name)
+			return singleNodeSetting(s.name)
 		}
 	}
 	return nil
+}
+
+// rejectGivenSingleNodeFlags refuses a single-node setting given at all
+// (flag, environment or file), a 0 too, which the flags read as left out.
+func rejectGivenSingleNodeFlags(fs *pflag.FlagSet) error {
+	if given := cli.GivenAs(fs, "data-dir", "example", "concurrency", "run-as"); len(given) > 0 {
+		return singleNodeSetting(given[0])
+	}
+	return nil
+}
+
+func singleNodeSetting(name string) error {
+	return cli.Usagef("%s is a single-node setting; the cluster profile runs no local executor and keeps its state in PostgreSQL (--database-url)", name)
 }
 
 func checkListenAddr(addr string) error {

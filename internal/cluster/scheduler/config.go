@@ -96,6 +96,18 @@ func (e *FieldError) Error() string {
 	return fmt.Sprintf("%s %s is not allowed (allowed: %s)", e.Field, e.Value, e.Allowed)
 }
 
+// Bounds are the fixed ranges Validate holds fields to, by field, as its
+// FieldError states them: a caller that reads a 0 as a field left out
+// states the range in the same words when it refuses a 0 given.
+var Bounds = map[string]string{
+	"PageSize":    fmt.Sprintf("1–%d", MaxPageSize),
+	"Lease":       span(MinLease, MaxLease),
+	"Cadence":     span(loop.MinCadence, loop.MaxCadence),
+	"StopTimeout": span(loop.MinStopTimeout, loop.MaxStopTimeout),
+	"Parallel":    fmt.Sprintf("1–%d", MaxParallel),
+	"Grace":       span(0, MaxGrace),
+}
+
 // Validate checks every field and returns a *FieldError for the first one
 // out of range.
 func (c Config) Validate() error {
@@ -103,17 +115,17 @@ func (c Config) Validate() error {
 	case !OwnerPattern.MatchString(c.Owner):
 		return &FieldError{Field: "Owner", Value: fmt.Sprintf("%q", c.Owner), Allowed: "1–128 characters of A-Z a-z 0-9 _ . : -, starting with a letter or digit"}
 	case c.PageSize < 1 || c.PageSize > MaxPageSize:
-		return &FieldError{Field: "PageSize", Value: fmt.Sprint(c.PageSize), Allowed: fmt.Sprintf("1–%d", MaxPageSize)}
+		return &FieldError{Field: "PageSize", Value: fmt.Sprint(c.PageSize), Allowed: Bounds["PageSize"]}
 	case c.Lease < MinLease || c.Lease > MaxLease:
-		return &FieldError{Field: "Lease", Value: validate.Duration(c.Lease), Allowed: span(MinLease, MaxLease)}
+		return &FieldError{Field: "Lease", Value: validate.Duration(c.Lease), Allowed: Bounds["Lease"]}
 	case c.Cadence < loop.MinCadence || c.Cadence > loop.MaxCadence:
-		return &FieldError{Field: "Cadence", Value: validate.Duration(c.Cadence), Allowed: span(loop.MinCadence, loop.MaxCadence)}
+		return &FieldError{Field: "Cadence", Value: validate.Duration(c.Cadence), Allowed: Bounds["Cadence"]}
 	case c.StopTimeout < loop.MinStopTimeout || c.StopTimeout > loop.MaxStopTimeout:
-		return &FieldError{Field: "StopTimeout", Value: validate.Duration(c.StopTimeout), Allowed: span(loop.MinStopTimeout, loop.MaxStopTimeout)}
+		return &FieldError{Field: "StopTimeout", Value: validate.Duration(c.StopTimeout), Allowed: Bounds["StopTimeout"]}
 	case c.Parallel < 1 || c.Parallel > MaxParallel:
-		return &FieldError{Field: "Parallel", Value: fmt.Sprint(c.Parallel), Allowed: fmt.Sprintf("1–%d", MaxParallel)}
+		return &FieldError{Field: "Parallel", Value: fmt.Sprint(c.Parallel), Allowed: Bounds["Parallel"]}
 	case c.Grace < 0 || c.Grace > MaxGrace:
-		return &FieldError{Field: "Grace", Value: validate.Duration(c.Grace), Allowed: span(0, MaxGrace)}
+		return &FieldError{Field: "Grace", Value: validate.Duration(c.Grace), Allowed: Bounds["Grace"]}
 	case c.ClaimAhead < 0 || c.ClaimAhead > min(MaxClaimAhead, c.Lease/4):
 		return &FieldError{Field: "ClaimAhead", Value: validate.Duration(c.ClaimAhead),
 			Allowed: span(0, min(MaxClaimAhead, c.Lease/4)) + " (at most " + validate.Duration(MaxClaimAhead) + " and a quarter of the lease; 0 is off)"}

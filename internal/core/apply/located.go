@@ -184,14 +184,22 @@ func (f *found) add(le *LocatedError) { f.errs = append(f.errs, le) }
 // read without adding to it was read whole.
 func (f *found) count() int { return len(f.errs) }
 
-// err is the errors found, in file order (by line; on one line, in the
-// order they were found), as a FileErrors; nil when there are none.
+// err is the errors found, in file order (by line, then column; an error
+// at no known column first on its line; at one place, in the order they
+// were found), as a FileErrors; nil when there are none. The order they
+// were found in is the parser's, not the file's: a trigger's misfire is
+// checked before its jitter, wherever each is written.
 func (f *found) err(file string) error {
 	if len(f.errs) == 0 {
 		return nil
 	}
 	list := slices.Clone(f.errs)
-	slices.SortStableFunc(list, func(a, b *LocatedError) int { return a.Line - b.Line })
+	slices.SortStableFunc(list, func(a, b *LocatedError) int {
+		if a.Line != b.Line {
+			return a.Line - b.Line
+		}
+		return a.Column - b.Column
+	})
 	fe := &FileErrors{File: file, Errors: list}
 	if len(list) > MaxErrors {
 		fe.Errors, fe.More = list[:MaxErrors], len(list)-MaxErrors

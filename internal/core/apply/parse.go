@@ -450,9 +450,15 @@ func (p parser) task(i int, n *yaml.Node) taskEntry {
 		e.Spec.Enabled, _ = p.boolean(v, "task.enabled")
 	}
 	if v, ok := f["labels"]; ok {
-		e.Spec.Labels, _ = p.stringMap(v, "task.labels")
+		var read bool
+		if e.Spec.Labels, read = p.stringMap(v, "task.labels"); read {
+			p.check(v, task.CheckLabels(e.Spec.Labels))
+		}
 	}
 	c := &e.Spec.Command
+	// The command's size (ExecSize) is checked once its program, script
+	// and env are each read without a mistake.
+	command := p.found.count()
 	_, hasShell := f["shell"]
 	_, hasScript := f["script"]
 	cmd, hasCmd := f["command"]
@@ -471,6 +477,7 @@ func (p parser) task(i int, n *yaml.Node) taskEntry {
 		default:
 			c.Path, c.Args = argv[0], argv[1:]
 			p.check(cmd.Content[0], task.CheckProgram(c.Path))
+			p.check(cmd, task.CheckArgs(c.Args))
 		}
 	case hasShell || hasScript:
 		c.Mode = task.ModeShell
@@ -482,13 +489,21 @@ func (p parser) task(i int, n *yaml.Node) taskEntry {
 			}
 		}
 		if v, ok := f["script"]; ok {
-			c.Script, _ = p.str(v, "task.script")
+			var read bool
+			if c.Script, read = p.str(v, "task.script"); read {
+				p.check(v, task.CheckScript(c.Script))
+			}
+		} else if complete {
+			p.check(n, task.CheckScript(""))
 		}
 	case complete:
 		p.fail(n, invalid("needs command (argv mode) or script (shell mode)").Because(RefusalNoCommand, "task", e.Spec.Name))
 	}
 	if v, ok := f["env"]; ok {
 		c.Env = p.env(v)
+	}
+	if c.Mode != "" && p.found.count() == command {
+		p.check(n, c.CheckExecSize())
 	}
 	if v, ok := f["workingDir"]; ok {
 		var read bool
@@ -511,8 +526,11 @@ func (p parser) task(i int, n *yaml.Node) taskEntry {
 	if v, ok := f["placement"]; ok {
 		c.Placement = p.placement(v)
 	}
-	// The whole task's checks, only of a task read whole: one with a
-	// field left out for its error would fail them for that field again.
+	// Each check of the task spec ran above on the fields it reads, as
+	// they were read, so a task with one mistake still shows the others.
+	// The spec's validation, which stops at its first error, runs again
+	// on a task read whole only: what every other way of publishing a
+	// task checks, a file's task passes too.
 	if e.clean = p.found.count() == before; e.clean {
 		if err := e.Spec.Normalize().Validate(); err != nil {
 			e.clean = p.fail(n, asFileKeys(err))
@@ -862,7 +880,12 @@ func (p parser) stringList(n *yaml.Node, field string) ([]string, bool) {
 }
 
 // env reads NAME: value or NAME: {secret: ref}, reporting each variable's
-// mistake.
+// mistake. A value is the text written for it, whatever YAML would read
+// it as: PORT: 8080 is "8080", DEBUG: true "true", X: null "null", and
+// EMPTY: with nothing after it "" — every scalar alike, where reading
+// some as their text and refusing others would leave a user guessing
+// which. ql export quotes such a value ("8080"), so it reads back the
+// same.
 func (p parser) env(n *yaml.Node) []task.EnvVar {
 	if n.Kind != yaml.MappingNode {
 		p.notMapping(n, "task.env", "task.env must be a mapping of NAME: value or NAME: {secret: ref}")
@@ -889,14 +912,25 @@ func (p parser) env(n *yaml.Node) []task.EnvVar {
 				e.SecretRef, ok = p.str(ref, "task.env."+k.Value+".secret")
 			}
 		} else {
-			e.Value, ok = p.str(v, "task.env."+k.Value)
+			e.Value, ok = p.envValue(v, "task.env."+k.Value)
 		}
 		if ok {
+			p.check(v, task.CheckEnvValue(e))
 			out = append(out, e)
 		}
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	p.check(n, task.CheckEnvList(out))
 	return out
+}
+
+// envValue reads an env variable's value: any scalar, as its text (env).
+func (p parser) envValue(n *yaml.Node, field string) (string, bool) {
+	if n.Kind != yaml.ScalarNode {
+		return "", p.fail(n, invalid("%s must be a value, taken as the text written (8080, true, \"a,b\"), or {secret: name}, not %s; write a list as one string, e.g. \"a,b\"", field, describe(n)).
+			Because(RefusalNotString, "field", field))
+	}
+	return n.Value, true
 }
 
 // specField is the start of a task spec's field path, as its validation

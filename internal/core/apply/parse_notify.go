@@ -24,8 +24,9 @@ import (
 //	    - {on: succeeded, tasks: [checkin], triggers: [nightly], channel: NAME}
 //
 // and checks it whole; an empty mapping clears the project's settings.
-// Each channel and each rule is read and checked on its own; what a rule
-// says of the channels and of the rules before it is checked only while
+// Each channel and each rule is read and checked on its own, a rule's
+// channel against the names given under channels; what a rule says of the
+// channels' settings and of the rules before it is checked only while
 // they were all read whole, as the check names a rule by its place among
 // those.
 func (p parser) notifications(n *yaml.Node) notify.Spec {
@@ -38,8 +39,19 @@ func (p parser) notifications(n *yaml.Node) notify.Spec {
 		return spec
 	}
 	before := p.found.count()
+	// defined is every channel name given, whether or not its settings
+	// read; no channels key names none. It stays nil, unknown, when a
+	// key of notifications is not known (most likely channels misspelt)
+	// or channels is not a mapping of them.
+	var defined map[string]bool
+	if complete {
+		defined = map[string]bool{}
+	}
 	if cn, ok := f["channels"]; ok {
-		spec.Channels = p.channels(cn)
+		spec.Channels, defined = p.channels(cn)
+		if !complete {
+			defined = nil
+		}
 	}
 	rn, ok := f["rules"]
 	switch {
@@ -65,7 +77,7 @@ func (p parser) notifications(n *yaml.Node) notify.Spec {
 		if !whole {
 			// Still checked for what it says of itself, at its place in
 			// the file, so one try shows every mistake of the rules.
-			if err := r.ValidateOwn(fmt.Sprintf("notifications.rules[%d]", i)); err != nil {
+			if err := r.ValidateOwn(fmt.Sprintf("notifications.rules[%d]", i), defined); err != nil {
 				p.fail(item, err)
 			}
 			continue
@@ -78,31 +90,37 @@ func (p parser) notifications(n *yaml.Node) notify.Spec {
 	return spec
 }
 
-// channels reads notifications.channels, each channel on its own.
-func (p parser) channels(cn *yaml.Node) []notify.Channel {
+// channels reads notifications.channels, each channel on its own, and
+// the name of every channel given, read whole or not (nil when channels is
+// not a mapping of them).
+func (p parser) channels(cn *yaml.Node) ([]notify.Channel, map[string]bool) {
 	if cn.Kind != yaml.MappingNode {
 		p.notMapping(cn, "notifications.channels", "notifications.channels must be a mapping of NAME: {type: …, url: …}")
-		return nil
+		return nil, nil
+	}
+	defined := map[string]bool{}
+	for i := 0; i < len(cn.Content); i += 2 {
+		defined[cn.Content[i].Value] = true
 	}
 	if len(cn.Content)/2 > notify.MaxChannels {
 		p.fail(cn, invalid("notifications.channels: %d channels, the limit is %d", len(cn.Content)/2, notify.MaxChannels).
 			Because(validate.RefusalTooMany, "field", "notifications.channels", "count", len(cn.Content)/2, "limit", notify.MaxChannels))
-		return nil
+		return nil, defined
 	}
 	var out []notify.Channel
-	defined := map[string]bool{}
+	seen := map[string]bool{}
 	for i := 0; i+1 < len(cn.Content); i += 2 {
 		c, ok := p.channel(cn.Content[i].Value, cn.Content[i+1])
 		switch {
-		case defined[c.Name]:
+		case seen[c.Name]:
 			p.fail(cn.Content[i], invalid("notifications.channels: %q is given twice", c.Name).
 				Because(validate.RefusalGivenTwice, "field", "notifications.channels", "value", c.Name))
 		case ok:
 			out = append(out, c)
 		}
-		defined[c.Name] = true
+		seen[c.Name] = true
 	}
-	return out
+	return out, defined
 }
 
 func (p parser) channel(name string, n *yaml.Node) (notify.Channel, bool) {

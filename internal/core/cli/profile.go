@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/qinglong/qinglong/internal/core/notify"
 	"github.com/qinglong/qinglong/internal/core/retention"
 	"github.com/qinglong/qinglong/internal/core/validate"
 )
@@ -55,6 +56,33 @@ type ServeDefaults struct {
 	CommitParallel int
 	WorkerAddr     string
 	RunLease       time.Duration
+	// Bounds are the ranges the profile holds the settings to whose range
+	// leaves 0 out (page-size, cadence, stop-timeout, the cluster's lease,
+	// commit-parallel and run-lease), by flag name, in the words its
+	// refusal of a value outside one states it: serve refuses a 0 given to
+	// one (which the profile would read as left out) in the same words,
+	// and its help states them. concurrency and log-max-bytes come from
+	// the fields above when a profile does not give them here.
+	Bounds map[string]string
+}
+
+// bound is the range the profile holds the setting of flag name to, as
+// its refusals state it; "" when the profile states none.
+func (d ServeDefaults) bound(name string) string {
+	if b := d.Bounds[name]; b != "" {
+		return b
+	}
+	switch name {
+	case "concurrency":
+		return d.concurrencyRange()
+	case "log-max-bytes":
+		return d.logMaxBytesRange()
+	case "notify-backoff":
+		return validate.Duration(notify.MinBaseBackoff) + "–" + validate.Duration(notify.MaxBaseBackoff)
+	case "notify-max-attempts":
+		return "1–" + strconv.Itoa(notify.MaxAttemptsLimit)
+	}
+	return ""
 }
 
 // NoConcurrency marks a profile whose server runs no command itself.

@@ -24,7 +24,8 @@ func TestServeHelpStatesEachProfilesOwnDefaults(t *testing.T) {
 			Retention: retention.Policy{RunsAge: 9 * retention.Day, LogsAge: 0, LogBytes: 5 << 30}}},
 		ProfileCluster: {Serve: none, Defaults: ServeDefaults{PageSize: 11, Cadence: 2 * time.Second, Grace: 45 * time.Second,
 			StopTimeout: 4 * time.Second, Concurrency: NoConcurrency, LogMaxBytes: 6 << 10, HTTPAddr: "127.0.0.1:9999",
-			Lease: 12 * time.Second, CommitParallel: 3, WorkerAddr: "127.0.0.1:7777", RunLease: 90 * time.Second}},
+			Lease: 12 * time.Second, CommitParallel: 3, WorkerAddr: "127.0.0.1:7777", RunLease: 90 * time.Second,
+			Bounds: map[string]string{"lease": "1s–60s", "commit-parallel": "1–16", "run-lease": "3s–10m"}}},
 	}}
 	code, out, stderr := qlWith(t, opts, "serve", "--help")
 	if code != 0 {
@@ -56,17 +57,24 @@ func TestServeHelpStatesEachProfilesOwnDefaults(t *testing.T) {
 }
 
 // A 0 given to a serve setting whose range leaves it out is refused by
-// name, never replaced by the profile's default unseen; a 0 misfire grace
-// is a grace of none, and reaches the profile as given.
-func TestServeRefusesAZeroOutOfRangeAndKeepsAZeroGrace(t *testing.T) {
+// name with the range the profile holds it to, in the words of any other
+// value outside it, never replaced by the profile's default unseen; a 0
+// misfire grace is a grace of none, and reaches the profile as given.
+func TestServeRefusesAZeroGivenWithTheFlagsRangeAndKeepsAZeroGrace(t *testing.T) {
 	t.Parallel()
 	var got *ServeFlags
 	keep := func(_ context.Context, _ *cobra.Command, f *ServeFlags) error { got = f; return nil }
-	opts := Options{Binary: "ql", Profiles: map[string]Profile{ProfileStandalone: {Serve: keep}}}
-	for _, flag := range []string{"--page-size", "--cadence", "--stop-timeout", "--concurrency", "--log-max-bytes", "--notify-backoff", "--notify-max-attempts"} {
-		code, _, stderr := qlWith(t, opts, "serve", flag, "0")
-		if code != 2 || !strings.Contains(stderr, flag+" 0") || !strings.Contains(stderr, "outside its range") {
-			t.Errorf("serve %s 0: exit %d %q, want 2 naming the flag and its range", flag, code, stderr)
+	opts := Options{Binary: "ql", Profiles: map[string]Profile{ProfileStandalone: {Serve: keep, Defaults: standaloneBounds}}}
+	for _, c := range []struct{ flag, bound, zero string }{
+		{"--page-size", "1–256", "0"}, {"--cadence", "250ms–1h", "0s"}, {"--stop-timeout", "100ms–30s", "0ms"}, {"--concurrency", "1–256", "0"},
+		{"--log-max-bytes", "1 KiB–1 GiB", "0KiB"}, {"--notify-backoff", "100ms–1h", "0"}, {"--notify-max-attempts", "1–100", "0"},
+	} {
+		for _, zero := range []string{"0", c.zero} {
+			code, _, stderr := qlWith(t, opts, "serve", c.flag, zero)
+			want := c.flag + " 0 is outside " + c.bound
+			if line, _, _ := strings.Cut(stderr, "\n"); code != 2 || line != "ql: "+want {
+				t.Errorf("serve %s %s: exit %d %q, want 2 saying %q", c.flag, zero, code, stderr, want)
+			}
 		}
 	}
 	if code, _, stderr := qlWith(t, opts, "serve", "--misfire-grace", "0"); code != 0 || got == nil || !got.GraceSet || got.Grace != 0 {
@@ -98,7 +106,7 @@ func TestServeHelpStatesTheBoundsOfConcurrencyAndLogMaxBytes(t *testing.T) {
 	help := strings.Join(strings.Fields(out), " ")
 	for _, want := range []string{
 		"commands run at once (1–64; default: standalone CPU count, edge CPU count)",
-		"in bytes (standalone 1 KiB–1 GiB, edge 1 KiB–1 GiB, cluster 4 KiB–1 GiB; default: standalone 1 MiB, edge 1 MiB, cluster 16 MiB)",
+		"1MiB or bytes (standalone 1 KiB–1 GiB, edge 1 KiB–1 GiB, cluster 4 KiB–1 GiB; default: standalone 1 MiB, edge 1 MiB, cluster 16 MiB)",
 	} {
 		if !strings.Contains(help, want) {
 			t.Errorf("serve --help lacks %q:\n%s", want, out)
@@ -114,7 +122,7 @@ func TestARefusedServeSettingGivenOutsideTheCommandLineSaysWhereItCameFrom(t *te
 	refuseAddr := func(_ context.Context, _ *cobra.Command, f *ServeFlags) error {
 		return CheckListenAddr("--http-addr", f.HTTPAddr, "127.0.0.1:8080")
 	}
-	opts := Options{Binary: "ql", Profiles: map[string]Profile{ProfileStandalone: {Serve: refuseAddr}}}
+	opts := Options{Binary: "ql", Profiles: map[string]Profile{ProfileStandalone: {Serve: refuseAddr, Defaults: standaloneBounds}}}
 	config := filepath.Join(t.TempDir(), "ql.yaml")
 	if err := os.WriteFile(config, []byte("concurrency: 0\n"), 0o600); err != nil {
 		t.Fatal(err)
@@ -124,10 +132,10 @@ func TestARefusedServeSettingGivenOutsideTheCommandLineSaysWhereItCameFrom(t *te
 		says      string
 		from      string
 	}{
-		{[]string{"QL_CONCURRENCY", "0"}, nil, "--concurrency 0 is outside its range", " (set by QL_CONCURRENCY in the environment)"},
+		{[]string{"QL_CONCURRENCY", "0"}, nil, "--concurrency 0 is outside 1–256", " (set by QL_CONCURRENCY in the environment)"},
 		{[]string{"QL_HTTP_ADDR", "nonsense"}, nil, `--http-addr "nonsense" must be`, " (set by QL_HTTP_ADDR in the environment)"},
-		{nil, []string{"--config", config}, "--concurrency 0 is outside its range", " (set by concurrency in --config " + config + ")"},
-		{nil, []string{"--concurrency", "0"}, "--concurrency 0 is outside its range", ""},
+		{nil, []string{"--config", config}, "--concurrency 0 is outside 1–256", " (set by concurrency in --config " + config + ")"},
+		{nil, []string{"--concurrency", "0"}, "--concurrency 0 is outside 1–256", ""},
 	} {
 		t.Run(strings.Join(append(c.env, c.args...), " "), func(t *testing.T) {
 			if c.env != nil {
@@ -141,3 +149,8 @@ func TestARefusedServeSettingGivenOutsideTheCommandLineSaysWhereItCameFrom(t *te
 		})
 	}
 }
+
+// standaloneBounds are the ranges a standalone profile states for the
+// settings whose range leaves 0 out.
+var standaloneBounds = ServeDefaults{MaxConcurrency: 256, LogMaxBytesMin: 1 << 10, LogMaxBytesMax: 1 << 30,
+	Bounds: map[string]string{"page-size": "1–256", "cadence": "250ms–1h", "stop-timeout": "100ms–30s"}}

@@ -156,13 +156,13 @@ func serveCommand(opts Options) *cobra.Command {
 		if err := CheckListenAddr("--metrics-addr", f.MetricsAddr, "127.0.0.1:9464"); err != nil {
 			return err
 		}
-		if err := refuseGivenZero(cmd.Flags(), opts.Binary); err != nil {
-			return err
-		}
 		f.GraceSet = cmd.Flags().Changed("misfire-grace")
 		prof, ok := opts.Profiles[f.Profile]
 		if !ok {
 			return Usagef("--profile %q is not available in %s; choose one of %s", f.Profile, opts.Binary, strings.Join(profiles, ", "))
+		}
+		if err := refuseGivenZero(cmd.Flags(), prof.Defaults); err != nil {
+			return err
 		}
 		var err error
 		if f.Logger, err = NewLogger(cmd.ErrOrStderr(), f.Log.Level, cmp.Or(f.Log.Format, prof.Defaults.logFormat())); err != nil {
@@ -215,6 +215,10 @@ wins over the file.`,
 		}
 		return strings.Join(parts, ", ") + "; "
 	}
+	// bound states the range of a setting whose range leaves 0 out.
+	bound := func(name string) string {
+		return rangeByProfile(func(d ServeDefaults) string { return d.bound(name) })
+	}
 	httpHelp := "HTTP listen address of the web console at / (accounts: see users create), the API under /api/v1 (API tokens: see tokens create) and the probes /livez and /readyz, e.g. 127.0.0.1:8080; " +
 		"port 0 picks a free port, the bound address is logged; an address other than loopback needs --tls-cert/--tls-key or --insecure-http ("
 	httpHelp += byProfile(func(d ServeDefaults) string {
@@ -243,8 +247,8 @@ wins over the file.`,
 		fs.StringVar(&f.DatabaseURL, "database-url", "", "cluster: PostgreSQL URL of the runtime role, without a password (sslmode and sslrootcert honoured; prefer $QL_DATABASE_URL)")
 		fs.StringVar(&f.ReplicaID, "replica-id", "", "cluster: this replica's claim owner (default host name + pid)")
 		fs.StringVar(&f.RolePrefix, "role-prefix", "", "cluster: prefix of the five database role names readiness checks (default ql_, as 'ql db roles' creates them)")
-		fs.IntVar(&f.CommitParallel, "commit-parallel", 0, "cluster: commit groups of a claimed page, committed side by side, one transaction each (1–16; default "+strconv.Itoa(cd.CommitParallel)+")")
-		DurationVar(fs, &f.Lease, "lease", 0, "cluster: claim lease (1s–60s; default "+validate.Duration(cd.Lease)+")")
+		fs.IntVar(&f.CommitParallel, "commit-parallel", 0, "cluster: commit groups of a claimed page, committed side by side, one transaction each ("+bound("commit-parallel")+"default "+strconv.Itoa(cd.CommitParallel)+")")
+		DurationVar(fs, &f.Lease, "lease", 0, "cluster: claim lease ("+bound("lease")+"default "+validate.Duration(cd.Lease)+")")
 		DurationVar(fs, &f.ClaimAhead, "claim-ahead", 0, "cluster: how long before the next due instant the replica claims the rows due at it, so that only their admission remains at the instant "+
 			"(0–2s and at most a quarter of --lease; default 0: off, claim at the instant). A replica that stops or dies while it holds rows claimed ahead delays them by a --lease")
 		fs.StringVar(&f.WorkerAddr, "worker-addr", "", "cluster: listen address of the worker ingress (default "+cd.WorkerAddr+"; any other than loopback needs --worker-tls-cert and --worker-tls-key)")
@@ -252,20 +256,20 @@ wins over the file.`,
 		fs.StringVar(&f.WorkerTLSKey, "worker-tls-key", "", "cluster: PEM private key file of --worker-tls-cert")
 		fs.StringVar(&f.SecretsFile, "secrets-file", "", "cluster: JSON secrets file (name: value, mode 0600) holding the secrets notification channels name (default: none)")
 		fs.StringVar(&f.MaintenanceURL, "database-maintenance-url", "", "cluster: PostgreSQL URL of the maintenance role, without a password (prefer $"+EnvMaintenanceURL+"); given it, the replica runs retention (the runtime role may not delete)")
-		DurationVar(fs, &f.RunLease, "run-lease", 0, "cluster: how long a worker's lease on a Run lives without renewal, in database time (3s–10m; default "+validate.Duration(cd.RunLease)+"); workers renew every third of it")
+		DurationVar(fs, &f.RunLease, "run-lease", 0, "cluster: how long a worker's lease on a Run lives without renewal, in database time ("+bound("run-lease")+"default "+validate.Duration(cd.RunLease)+"); workers renew every third of it")
 	}
-	fs.IntVar(&f.PageSize, "page-size", 0, "rows taken per round (1–256; "+
+	fs.IntVar(&f.PageSize, "page-size", 0, "rows taken per round ("+bound("page-size")+
 		byProfile(func(d ServeDefaults) string { return strconv.Itoa(d.PageSize) })+")")
-	DurationVar(fs, &f.Cadence, "cadence", 0, "wait between rounds that found no more work (250ms–1h; "+
+	DurationVar(fs, &f.Cadence, "cadence", 0, "wait between rounds that found no more work ("+bound("cadence")+
 		byProfile(func(d ServeDefaults) string { return validate.Duration(d.Cadence) })+")")
 	DurationVar(fs, &f.Grace, "misfire-grace", 0, "how late an occurrence may be before skip policy drops it (0–24h; 0: only the ones decided within 1s of their time; "+
 		byProfile(func(d ServeDefaults) string { return validate.Duration(d.Grace) })+")")
-	DurationVar(fs, &f.StopTimeout, "stop-timeout", 0, "drain limit on shutdown (100ms–30s; single-node: running commands get SIGTERM at half of it, SIGKILL at three quarters; "+
+	DurationVar(fs, &f.StopTimeout, "stop-timeout", 0, "drain limit on shutdown ("+bound("stop-timeout")+"single-node: running commands get SIGTERM at half of it, SIGKILL at three quarters; "+
 		byProfile(func(d ServeDefaults) string { return validate.Duration(d.StopTimeout) })+")")
 	fs.IntVar(&f.Concurrency, "concurrency", 0, "single-node: commands run at once ("+
-		rangeByProfile(ServeDefaults.concurrencyRange)+byProfile(ServeDefaults.concurrency)+")")
-	fs.Int64Var(&f.LogMaxBytes, "log-max-bytes", 0, "cap of one attempt's captured output, in bytes ("+
-		rangeByProfile(ServeDefaults.logMaxBytesRange)+byProfile(func(d ServeDefaults) string { return retention.FormatBytes(d.LogMaxBytes) })+")")
+		bound("concurrency")+byProfile(ServeDefaults.concurrency)+")")
+	SizeVar(fs, &f.LogMaxBytes, "log-max-bytes", 0, "cap of one attempt's captured output: 64KiB, 1MiB or bytes ("+
+		bound("log-max-bytes")+byProfile(func(d ServeDefaults) string { return retention.FormatBytes(d.LogMaxBytes) })+")")
 	fs.StringVar(&f.Retention.Runs, "retention-runs", "", "delete finished Runs, with their attempts, events and logs, this many days after they finished, and lost Runs this many days after they were found lost: 30 or 30d, off or 0 keeps them ("+
 		byProfile(func(d ServeDefaults) string { return retention.AgeSetting(d.Retention.RunsAge) })+")")
 	fs.StringVar(&f.Retention.Logs, "retention-logs", "", "delete the logs of finished and lost Runs this many days after they ended; the Runs stay (off or 0 keeps them; "+
@@ -276,9 +280,9 @@ wins over the file.`,
 		byProfile(func(d ServeDefaults) string { return retention.AgeSetting(d.Retention.NotificationsAge) })+")")
 	fs.StringVar(&f.RunAs, "run-as", "", "single-node: user[:group] that runs commands whose task sets no runAs (needs root; default: the server's own user)")
 	DurationVar(fs, &f.NotifyBackoff, "notify-backoff", 0, "wait after a notification's first failed delivery, doubled after each further one, up to "+
-		validate.Duration(notify.DefaultMaxBackoff)+" ("+validate.Duration(notify.MinBaseBackoff)+"–"+validate.Duration(notify.MaxBaseBackoff)+"; default "+validate.Duration(notify.DefaultBaseBackoff)+")")
-	fs.IntVar(&f.NotifyMaxAttempts, "notify-max-attempts", 0, "deliveries of a notification before it is dead, shown by 'notifications list --state dead' (1–"+
-		strconv.Itoa(notify.MaxAttemptsLimit)+"; default "+strconv.Itoa(notify.DefaultMaxAttempts)+")")
+		validate.Duration(notify.DefaultMaxBackoff)+" ("+bound("notify-backoff")+"default "+validate.Duration(notify.DefaultBaseBackoff)+")")
+	fs.IntVar(&f.NotifyMaxAttempts, "notify-max-attempts", 0, "deliveries of a notification before it is dead, shown by 'notifications list --state dead' ("+
+		bound("notify-max-attempts")+"default "+strconv.Itoa(notify.DefaultMaxAttempts)+")")
 	fs.StringVar(&f.ConsoleURL, "console-url", "", "the web console's address as people reach it, behind a proxy the proxy's, e.g. https://ql.example.com: "+
 		"each notification of a Run links to the Run's page there (default: none, notifications carry no link)")
 	f.Log.Add(fs, "", " ("+byProfile(ServeDefaults.logFormat)+")")
@@ -298,15 +302,18 @@ var zeroOutOfRange = []string{"page-size", "commit-parallel", "cadence", "lease"
 	"notify-backoff", "notify-max-attempts"}
 
 // refuseGivenZero refuses a 0 given (flag, environment or file) to a flag
-// whose range leaves it out.
-func refuseGivenZero(fs *pflag.FlagSet, binary string) error {
+// whose range leaves it out, in the words the profile refuses any other
+// value outside that range with (d.bound): the profile itself cannot, as
+// it reads a 0 as the setting left out. A flag the profile states no
+// range for is one it does not take, refused as such by the profile.
+func refuseGivenZero(fs *pflag.FlagSet, d ServeDefaults) error {
 	for _, name := range zeroOutOfRange {
 		fl := fs.Lookup(name)
-		if fl == nil || !fl.Changed {
+		if fl == nil || !fl.Changed || fl.Value.String() != "0" {
 			continue
 		}
-		if v := fl.Value.String(); v == "0" || v == "0s" {
-			return Usagef("--%s %s is outside its range: it must be above 0 (`%s serve --help` states the bounds of most settings); give a larger value, or leave the setting out for the profile's default", name, v, binary)
+		if bound := d.bound(name); bound != "" {
+			return Usagef("--%s 0 is outside %s", name, bound)
 		}
 	}
 	return nil

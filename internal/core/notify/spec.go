@@ -405,11 +405,16 @@ func checkPort(u *url.URL) error {
 }
 
 // ValidateOwn checks what rule r says of itself alone — its event, its
-// reasons, tasks, triggers and count, that it names a channel — and not
-// whether that channel is defined nor whether an earlier rule is the
-// same: a file's every rule is checked so, even where its channels or an
-// earlier rule failed (which Validate needs whole). field names the rule.
-func (r Rule) ValidateOwn(field string) error { return r.validate(field, nil) }
+// reasons, tasks, triggers and count, that it names a channel — and, when
+// defined is not nil, that the channel is among those names, not whether
+// an earlier rule is the same: a file's every rule is checked so, even
+// where its channels or an earlier rule failed (which Validate needs
+// whole). defined is the name of every channel given, read whole or not:
+// a rule naming a channel whose settings failed is not also refused for
+// it, one naming a channel given nowhere is. field names the rule.
+func (r Rule) ValidateOwn(field string, defined map[string]bool) error {
+	return r.validate(field, defined)
+}
 
 // validate checks rule r, named field, against the channels defined (nil:
 // not checked, as ValidateOwn does).

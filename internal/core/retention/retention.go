@@ -9,6 +9,7 @@ package retention
 
 import (
 	"errors"
+	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -115,14 +116,16 @@ var byteUnits = []struct {
 	mult   int64
 }{{"kib", 1 << 10}, {"mib", 1 << 20}, {"gib", 1 << 30}, {"tib", 1 << 40}, {"b", 1}}
 
-// ParseBytes reads a size: "1GiB", "64MiB", "1073741824", or "0"/"off". A
-// value that is not a size is refused as such; a size outside
-// MinLogBytes–MaxLogBytes is refused with the range.
-func ParseBytes(flag, v string) (int64, error) {
+// SizeForms says how a size is written, for a refusal of one that is not.
+const SizeForms = "write e.g. 1GiB, 64MiB, 512KiB or a number of bytes"
+
+// ParseSize reads a size as every size setting takes it: a whole number
+// of bytes, B, KiB, MiB, GiB or TiB, in any case, a space allowed before
+// the unit (1GiB, 64 MiB, 1048576). ok is false for what is not a size. A
+// size beyond int64 reads as math.MaxInt64, above every range, so the
+// setting's range check refuses it with its range.
+func ParseSize(v string) (n int64, ok bool) {
 	s := strings.TrimSpace(strings.ToLower(v))
-	if s == "off" {
-		return 0, nil
-	}
 	mult := int64(1)
 	for _, u := range byteUnits {
 		if strings.HasSuffix(s, u.suffix) {
@@ -131,14 +134,35 @@ func ParseBytes(flag, v string) (int64, error) {
 		}
 	}
 	n, err := strconv.ParseInt(s, 10, 64)
-	if err != nil && !errors.Is(err, strconv.ErrRange) {
-		return 0, qlerror.New(qlerror.Invalid, "%s %q is not a size: write e.g. 1GiB, 64MiB or a number of bytes (%s–%s), or off (0) for no cap", flag, v, FormatBytes(MinLogBytes), FormatBytes(MaxLogBytes))
+	switch {
+	case errors.Is(err, strconv.ErrRange) && !strings.HasPrefix(s, "-"):
+		return math.MaxInt64, true
+	case err != nil:
+		return 0, false
+	case n > math.MaxInt64/mult:
+		return math.MaxInt64, true
+	case n < math.MinInt64/mult:
+		return math.MinInt64, true
 	}
-	if err != nil || n < 0 || n > MaxLogBytes/mult || (n != 0 && n*mult < MinLogBytes) {
+	return n * mult, true
+}
+
+// ParseBytes reads a size (ParseSize), or "0"/"off". A value that is not a
+// size is refused as such; a size outside MinLogBytes–MaxLogBytes is
+// refused with the range.
+func ParseBytes(flag, v string) (int64, error) {
+	if strings.TrimSpace(strings.ToLower(v)) == "off" {
+		return 0, nil
+	}
+	n, ok := ParseSize(v)
+	if !ok {
+		return 0, qlerror.New(qlerror.Invalid, "%s %q is not a size: %s (%s–%s), or off (0) for no cap", flag, v, SizeForms, FormatBytes(MinLogBytes), FormatBytes(MaxLogBytes))
+	}
+	if n < 0 || n > MaxLogBytes || (n != 0 && n < MinLogBytes) {
 		return 0, qlerror.New(qlerror.Invalid, "%s %q is out of range (%s–%s): write a size in that range, e.g. 1GiB, or off (0) for no cap", flag, v,
 			FormatBytes(MinLogBytes), FormatBytes(MaxLogBytes))
 	}
-	return n * mult, nil
+	return n, nil
 }
 
 // FormatBytes prints a size in the largest binary unit that divides it.

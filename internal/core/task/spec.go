@@ -219,20 +219,8 @@ func (s Spec) Validate() error {
 	if err := validate.Name("task.name", s.Name); err != nil {
 		return err
 	}
-	if len(s.Labels) > MaxLabels {
-		return invalid("task.labels: %d labels, the limit is %d", len(s.Labels), MaxLabels).Because(validate.RefusalTooMany, "field", "task.labels", "count", len(s.Labels), "limit", MaxLabels)
-	}
-	for k, v := range s.Labels {
-		if len(k) > MaxLabelLen || !labelKeyPattern.MatchString(k) {
-			return invalid("task.labels: key %q must be 1–%d lower-case letters, digits, '-', '_', '.', '/'", k, MaxLabelLen).Because(RefusalLabelKey, "field", "task.labels", "value", k)
-		}
-		if len(v) > MaxLabelLen {
-			return invalid("task.labels.%s: value has %d characters, the limit is %d", k, len(v), MaxLabelLen).
-				Because(validate.RefusalTooLong, "field", "task.labels."+k, "size", len(v), "limit", MaxLabelLen)
-		}
-		if !utf8.ValidString(v) {
-			return invalid("task.labels.%s: value is not valid UTF-8", k).Because(validate.RefusalNotUTF8, "field", "task.labels."+k)
-		}
+	if err := CheckLabels(s.Labels); err != nil {
+		return err
 	}
 	return s.Command.validate()
 }
@@ -251,17 +239,8 @@ func (c Command) validate() error {
 		if c.Shell != "" || c.Script != "" {
 			return invalid("task.command: argv mode takes path and args, not shell or script")
 		}
-		if len(c.Args) > MaxArgs {
-			return invalid("task.command.args: %d arguments, the limit is %d", len(c.Args), MaxArgs).Because(validate.RefusalTooMany, "field", "task.command.args", "count", len(c.Args), "limit", MaxArgs)
-		}
-		for i, a := range c.Args {
-			if len(a) > MaxArgLen {
-				return invalid("task.command.args[%d]: %d bytes, the limit is %d", i, len(a), MaxArgLen).
-					Because(validate.RefusalTooLong, "field", fmt.Sprintf("task.command.args[%d]", i), "size", len(a), "limit", MaxArgLen)
-			}
-			if strings.ContainsRune(a, 0) {
-				return invalid("task.command.args[%d]: contains a NUL byte", i).Because(validate.RefusalNULByte, "field", fmt.Sprintf("task.command.args[%d]", i))
-			}
+		if err := CheckArgs(c.Args); err != nil {
+			return err
 		}
 	case ModeShell:
 		if err := CheckShell(c.Shell); err != nil {
@@ -270,15 +249,8 @@ func (c Command) validate() error {
 		if c.Path != "" || len(c.Args) > 0 {
 			return invalid("task.command: shell mode takes shell and script, not path or args")
 		}
-		if strings.TrimSpace(c.Script) == "" {
-			return invalid("task.command.script: is required in shell mode").Because(validate.RefusalRequired, "field", "task.command.script")
-		}
-		if len(c.Script) > MaxScriptLen {
-			return invalid("task.command.script: %d bytes, the limit is %d, the longest argument Linux starts a shell with; keep a longer script in a file and run that file", len(c.Script), MaxScriptLen).
-				Because(validate.RefusalTooLong, "field", "task.command.script", "size", len(c.Script), "limit", MaxScriptLen)
-		}
-		if strings.ContainsRune(c.Script, 0) {
-			return invalid("task.command.script: contains a NUL byte").Because(validate.RefusalNULByte, "field", "task.command.script")
+		if err := CheckScript(c.Script); err != nil {
+			return err
 		}
 	default:
 		return invalid("task.command.mode: %q is not one of argv, shell", c.Mode)
@@ -310,11 +282,51 @@ func (c Command) validate() error {
 	if err := validateEnv(c.Env); err != nil {
 		return err
 	}
+	return c.CheckExecSize()
+}
+
+// CheckArgs checks an argv-mode command's arguments after its program:
+// how many, and each one's size and bytes.
+func CheckArgs(args []string) error {
+	if len(args) > MaxArgs {
+		return invalid("task.command.args: %d arguments, the limit is %d", len(args), MaxArgs).Because(validate.RefusalTooMany, "field", "task.command.args", "count", len(args), "limit", MaxArgs)
+	}
+	for i, a := range args {
+		if len(a) > MaxArgLen {
+			return invalid("task.command.args[%d]: %d bytes, the limit is %d", i, len(a), MaxArgLen).
+				Because(validate.RefusalTooLong, "field", fmt.Sprintf("task.command.args[%d]", i), "size", len(a), "limit", MaxArgLen)
+		}
+		if strings.ContainsRune(a, 0) {
+			return invalid("task.command.args[%d]: contains a NUL byte", i).Because(validate.RefusalNULByte, "field", fmt.Sprintf("task.command.args[%d]", i))
+		}
+	}
+	return nil
+}
+
+// CheckScript checks a shell-mode command's script: given, and its size
+// and bytes.
+func CheckScript(script string) error {
+	if strings.TrimSpace(script) == "" {
+		return invalid("task.command.script: is required in shell mode").Because(validate.RefusalRequired, "field", "task.command.script")
+	}
+	if len(script) > MaxScriptLen {
+		return invalid("task.command.script: %d bytes, the limit is %d, the longest argument Linux starts a shell with; keep a longer script in a file and run that file", len(script), MaxScriptLen).
+			Because(validate.RefusalTooLong, "field", "task.command.script", "size", len(script), "limit", MaxScriptLen)
+	}
+	if strings.ContainsRune(script, 0) {
+		return invalid("task.command.script: contains a NUL byte").Because(validate.RefusalNULByte, "field", "task.command.script")
+	}
+	return nil
+}
+
+// CheckExecSize checks what starting c takes of ARG_MAX (ExecSize).
+func (c Command) CheckExecSize() error {
 	if n := c.ExecSize(); n > MaxExecSize {
 		return invalid("task.command: starting it takes %d bytes of arguments and environment (each with its NUL and pointer, as Linux counts them), the limit is %d, "+
 			"what a task may take of the arguments and environment Linux starts a program with (ARG_MAX); shorten the script, args or env: keep long data in a file and pass its path", n, MaxExecSize).
 			Because(validate.RefusalTooLong, "field", "task.command", "size", n, "limit", MaxExecSize)
 	}
+
 	return nil
 }
 
@@ -344,6 +356,20 @@ func (c Command) ExecSize() int {
 }
 
 func validateEnv(env []EnvVar) error {
+	if err := CheckEnvList(env); err != nil {
+		return err
+	}
+	for _, e := range env {
+		if err := CheckEnvValue(e); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// CheckEnvList checks a task's environment as a list: how many variables,
+// each name, and no name twice; not what each is set to (CheckEnvValue).
+func CheckEnvList(env []EnvVar) error {
 	if len(env) > MaxEnv {
 		return invalid("task.command.env: %d entries, the limit is %d", len(env), MaxEnv).Because(validate.RefusalTooMany, "field", "task.command.env", "count", len(env), "limit", MaxEnv)
 	}
@@ -356,22 +382,48 @@ func validateEnv(env []EnvVar) error {
 			return invalid("task.command.env.%s: defined twice", e.Name).Because(validate.RefusalGivenTwice, "field", "task.command.env", "value", e.Name)
 		}
 		seen[e.Name] = true
-		if e.SecretRef != "" {
-			if e.Value != "" {
-				return invalid("task.command.env.%s: give a value or a secret reference, not both", e.Name)
-			}
-			if !EnvCanRefer(e.SecretRef) {
-				return invalid("task.command.env.%s: secret reference %q must be 1–%d lower-case letters, digits, '-', '_', '.'", e.Name, e.SecretRef, maxSecretRefLen).
-					Because(RefusalSecretRef, "field", "task.command.env."+e.Name, "value", e.SecretRef)
-			}
-			continue
+	}
+	return nil
+}
+
+// CheckEnvValue checks what one environment variable of a task is set to:
+// a value, or a reference to a secret, not both.
+func CheckEnvValue(e EnvVar) error {
+	if e.SecretRef != "" {
+		if e.Value != "" {
+			return invalid("task.command.env.%s: give a value or a secret reference, not both", e.Name)
 		}
-		if len(e.Value) > MaxEnvValueLen {
-			return invalid("task.command.env.%s: value has %d bytes, the limit is %d", e.Name, len(e.Value), MaxEnvValueLen).
-				Because(validate.RefusalTooLong, "field", "task.command.env."+e.Name, "size", len(e.Value), "limit", MaxEnvValueLen)
+		if !EnvCanRefer(e.SecretRef) {
+			return invalid("task.command.env.%s: secret reference %q must be 1–%d lower-case letters, digits, '-', '_', '.'", e.Name, e.SecretRef, maxSecretRefLen).
+				Because(RefusalSecretRef, "field", "task.command.env."+e.Name, "value", e.SecretRef)
 		}
-		if strings.ContainsRune(e.Value, 0) {
-			return invalid("task.command.env.%s: value contains a NUL byte", e.Name).Because(validate.RefusalNULByte, "field", "task.command.env."+e.Name)
+		return nil
+	}
+	if len(e.Value) > MaxEnvValueLen {
+		return invalid("task.command.env.%s: value has %d bytes, the limit is %d", e.Name, len(e.Value), MaxEnvValueLen).
+			Because(validate.RefusalTooLong, "field", "task.command.env."+e.Name, "size", len(e.Value), "limit", MaxEnvValueLen)
+	}
+	if strings.ContainsRune(e.Value, 0) {
+		return invalid("task.command.env.%s: value contains a NUL byte", e.Name).Because(validate.RefusalNULByte, "field", "task.command.env."+e.Name)
+	}
+	return nil
+}
+
+// CheckLabels checks a task's labels: how many, and each key and value.
+func CheckLabels(labels map[string]string) error {
+	if len(labels) > MaxLabels {
+		return invalid("task.labels: %d labels, the limit is %d", len(labels), MaxLabels).Because(validate.RefusalTooMany, "field", "task.labels", "count", len(labels), "limit", MaxLabels)
+	}
+	for k, v := range labels {
+		if len(k) > MaxLabelLen || !labelKeyPattern.MatchString(k) {
+			return invalid("task.labels: key %q must be 1–%d lower-case letters, digits, '-', '_', '.', '/'", k, MaxLabelLen).Because(RefusalLabelKey, "field", "task.labels", "value", k)
+		}
+		if len(v) > MaxLabelLen {
+			return invalid("task.labels.%s: value has %d characters, the limit is %d", k, len(v), MaxLabelLen).
+				Because(validate.RefusalTooLong, "field", "task.labels."+k, "size", len(v), "limit", MaxLabelLen)
+		}
+		if !utf8.ValidString(v) {
+			return invalid("task.labels.%s: value is not valid UTF-8", k).Because(validate.RefusalNotUTF8, "field", "task.labels."+k)
 		}
 	}
 	return nil

@@ -5,6 +5,7 @@ import (
 
 	"github.com/qinglong/qinglong/internal/core/process"
 	"github.com/qinglong/qinglong/internal/core/qlerror"
+	"github.com/qinglong/qinglong/internal/core/retention"
 	"github.com/qinglong/qinglong/internal/core/run"
 	"github.com/qinglong/qinglong/internal/core/task"
 )
@@ -87,7 +88,7 @@ func (c Config) Validate() error {
 	case c.Concurrency < 1 || c.Concurrency > MaxConcurrency:
 		return qlerror.New(qlerror.Invalid, "--concurrency %d is outside 1–%d", c.Concurrency, MaxConcurrency)
 	case c.LogCapBytes < MinLogCapBytes || c.LogCapBytes > MaxLogCapBytes:
-		return qlerror.New(qlerror.Invalid, "--log-max-bytes %d is outside %d–%d", c.LogCapBytes, MinLogCapBytes, MaxLogCapBytes)
+		return qlerror.New(qlerror.Invalid, "--log-max-bytes %s is outside %s–%s", retention.FormatBytes(c.LogCapBytes), retention.FormatBytes(MinLogCapBytes), retention.FormatBytes(MaxLogCapBytes))
 	case c.LogDir == "":
 		return qlerror.New(qlerror.Invalid, "executor log directory: is required")
 	case c.Owner == nil:

@@ -20,7 +20,7 @@ func TestASettingOutOfRangeNamesServesFlag(t *testing.T) {
 		want string
 	}{
 		{tooMany, fmt.Sprintf("--concurrency %d is outside 1–%d", MaxConcurrency+1, MaxConcurrency)},
-		{tooSmall, "--log-max-bytes 512 is outside 1024–1073741824"},
+		{tooSmall, "--log-max-bytes 512 B is outside 1 KiB–1 GiB"},
 	} {
 		err := c.cfg.Validate()
 		if !qlerror.Is(err, qlerror.Invalid) || err.Error() != c.want {

@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -213,6 +214,18 @@ func (c Config) WithDefaults() Config {
 	return c
 }
 
+// Bounds are the ranges Validate holds the settings ql serve gives to
+// whose range leaves 0 out, by flag name, in the words its refusal states
+// them: serve refuses a 0 given to one of them (which the config reads as
+// left out) in the same words.
+var Bounds = map[string]string{
+	"page-size":     fmt.Sprintf("1–%d", schedule.MaxPageSize),
+	"cadence":       validate.Duration(loop.MinCadence) + "–" + validate.Duration(loop.MaxCadence),
+	"stop-timeout":  validate.Duration(loop.MinStopTimeout) + "–" + validate.Duration(loop.MaxStopTimeout),
+	"concurrency":   fmt.Sprintf("1–%d", executor.MaxConcurrency),
+	"log-max-bytes": retention.FormatBytes(executor.MinLogCapBytes) + "–" + retention.FormatBytes(executor.MaxLogCapBytes),
+}
+
 // Validate names the setting and its allowed range.
 func (c Config) Validate() error {
 	invalid := func(format string, args ...any) error { return qlerror.New(qlerror.Invalid, format, args...) }
@@ -220,17 +233,17 @@ func (c Config) Validate() error {
 	case c.Profile != Standalone && c.Profile != Edge:
 		return invalid("--profile %q is not one of standalone, edge", c.Profile)
 	case c.PageSize < 1 || c.PageSize > schedule.MaxPageSize:
-		return invalid("--page-size %d is outside 1–%d", c.PageSize, schedule.MaxPageSize)
+		return invalid("--page-size %d is outside %s", c.PageSize, Bounds["page-size"])
 	case c.Cadence < loop.MinCadence || c.Cadence > loop.MaxCadence:
-		return invalid("--cadence %s is outside %s–%s", validate.Duration(c.Cadence), validate.Duration(loop.MinCadence), validate.Duration(loop.MaxCadence))
+		return invalid("--cadence %s is outside %s", validate.Duration(c.Cadence), Bounds["cadence"])
 	case c.Grace < 0 || c.Grace > maxGrace:
 		return invalid("--misfire-grace %s is outside 0s–%s", validate.Duration(c.Grace), validate.Duration(maxGrace))
 	case c.StopTimeout < loop.MinStopTimeout || c.StopTimeout > loop.MaxStopTimeout:
-		return invalid("--stop-timeout %s is outside %s–%s", validate.Duration(c.StopTimeout), validate.Duration(loop.MinStopTimeout), validate.Duration(loop.MaxStopTimeout))
+		return invalid("--stop-timeout %s is outside %s", validate.Duration(c.StopTimeout), Bounds["stop-timeout"])
 	case c.Concurrency < 1 || c.Concurrency > executor.MaxConcurrency:
-		return invalid("--concurrency %d is outside 1–%d", c.Concurrency, executor.MaxConcurrency)
+		return invalid("--concurrency %d is outside %s", c.Concurrency, Bounds["concurrency"])
 	case c.LogCapBytes < executor.MinLogCapBytes || c.LogCapBytes > executor.MaxLogCapBytes:
-		return invalid("--log-max-bytes %d is outside %d–%d", c.LogCapBytes, executor.MinLogCapBytes, executor.MaxLogCapBytes)
+		return invalid("--log-max-bytes %s is outside %s", retention.FormatBytes(c.LogCapBytes), Bounds["log-max-bytes"])
 	case c.Retention.Cadence < loop.MinCadence || c.Retention.Cadence > loop.MaxCadence:
 		return invalid("retention cadence: %s is outside %s–%s", validate.Duration(c.Retention.Cadence), validate.Duration(loop.MinCadence), validate.Duration(loop.MaxCadence))
 	case !c.RunAs.IsZero():

@@ -54,7 +54,7 @@ func Profile(p server.Profile) cli.Profile {
 		PageSize: c.PageSize, Cadence: c.Cadence, Grace: c.Grace, StopTimeout: c.StopTimeout,
 		Concurrency: server.DefaultConcurrency(p), MaxConcurrency: executor.MaxConcurrency,
 		LogMaxBytes: c.LogCapBytes, LogMaxBytesMin: executor.MinLogCapBytes, LogMaxBytesMax: executor.MaxLogCapBytes, Retention: c.Retention.Policy,
-		LogFormat: cli.LogText,
+		LogFormat: cli.LogText, Bounds: server.Bounds,
 	}}
 }
 
