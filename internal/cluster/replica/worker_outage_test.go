@@ -10,6 +10,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -34,36 +35,7 @@ func TestAWorkerCutOffFromItsOnlyReplicaSaysSoOnceAndWhenItIsBack(t *testing.T) 
 	first.awaitReady(t)
 	server := "http://" + f.WorkerAddr
 
-	pr, pw := io.Pipe()
-	logs := &logLines{added: make(chan struct{}, 1)}
-	consumed := make(chan struct{})
-	go func() {
-		defer close(consumed)
-		logs.consume(pr)
-	}()
-	ctx, cancel := context.WithCancel(context.Background())
-	ran := make(chan error, 1)
-	go func() {
-		_, err := agent.Run(ctx, agent.Config{Server: server, Credential: cred, DataDir: t.TempDir(), Concurrency: 1,
-			StopTimeout: 2 * time.Second, Version: "test", Logger: slog.New(slog.NewJSONHandler(pw, nil))})
-		ran <- err
-	}()
-	stopWorker := func() {
-		if cancel == nil {
-			return
-		}
-		cancel()
-		cancel = nil
-		if err := <-ran; err != nil {
-			t.Errorf("the worker returned %v after the stop", err)
-		}
-		pw.Close()
-		<-consumed
-		if t.Failed() {
-			t.Logf("worker log:\n%s", logs)
-		}
-	}
-	t.Cleanup(stopWorker)
+	logs, stopWorker := runLoggedAgent(t, server, cred)
 	eventually(t, 30*time.Second, "the worker to register", func() bool { return len(logs.withCode("worker_registered")) == 1 })
 
 	first.stop()
@@ -163,31 +135,7 @@ triggers:
 	second.awaitReady(t)
 	server := "http://" + stopping.WorkerAddr
 
-	pr, pw := io.Pipe()
-	logs := &logLines{added: make(chan struct{}, 1)}
-	consumed := make(chan struct{})
-	go func() {
-		defer close(consumed)
-		logs.consume(pr)
-	}()
-	ctx, cancel := context.WithCancel(context.Background())
-	ran := make(chan error, 1)
-	go func() {
-		_, err := agent.Run(ctx, agent.Config{Server: server + ",http://" + staying.WorkerAddr, Credential: cred, DataDir: t.TempDir(), Concurrency: 1,
-			StopTimeout: 2 * time.Second, Version: "test", Logger: slog.New(slog.NewJSONHandler(pw, nil))})
-		ran <- err
-	}()
-	t.Cleanup(func() {
-		cancel()
-		if err := <-ran; err != nil {
-			t.Errorf("the worker returned %v after the stop", err)
-		}
-		pw.Close()
-		<-consumed
-		if t.Failed() {
-			t.Logf("worker log:\n%s", logs)
-		}
-	})
+	logs, _ := runLoggedAgent(t, server+",http://"+staying.WorkerAddr, cred)
 	eventually(t, 30*time.Second, "the worker to register", func() bool { return len(logs.withCode("worker_registered")) == 1 })
 
 	first.stop()
@@ -208,4 +156,42 @@ triggers:
 	if n := len(logs.withCode("server_stopping")); n != 1 {
 		t.Fatalf("%d server_stopping lines; want one per stop:\n%s", n, logs)
 	}
+}
+
+// runLoggedAgent runs a worker with one slot against servers in the test's
+// process, its JSON log in logs, until stop (or the test's end) stops it,
+// which fails the test if the worker returned an error and shows its log
+// if the test failed.
+func runLoggedAgent(t *testing.T, servers, cred string) (logs *logLines, stop func()) {
+	t.Helper()
+	pr, pw := io.Pipe()
+	logs = &logLines{added: make(chan struct{}, 1)}
+	consumed := make(chan struct{})
+	go func() {
+		defer close(consumed)
+		logs.consume(pr)
+	}()
+	ctx, cancel := context.WithCancel(context.Background())
+	ran := make(chan error, 1)
+	go func() {
+		_, err := agent.Run(ctx, agent.Config{Server: servers, Credential: cred, DataDir: t.TempDir(), Concurrency: 1,
+			StopTimeout: 2 * time.Second, Version: "test", Logger: slog.New(slog.NewJSONHandler(pw, nil))})
+		ran <- err
+	}()
+	var once sync.Once
+	stop = func() {
+		once.Do(func() {
+			cancel()
+			if err := <-ran; err != nil {
+				t.Errorf("the worker returned %v after the stop", err)
+			}
+			pw.Close()
+			<-consumed
+			if t.Failed() {
+				t.Logf("worker log:\n%s", logs)
+			}
+		})
+	}
+	t.Cleanup(stop)
+	return logs, stop
 }
