@@ -171,10 +171,13 @@ func runLoggedAgent(t *testing.T, servers, cred string) (logs *logLines, stop fu
 		defer close(consumed)
 		logs.consume(pr)
 	}()
+	// Made before the stop is registered: cleanups run last first, and a
+	// directory removed under the running worker fails its journal.
+	dataDir := t.TempDir()
 	ctx, cancel := context.WithCancel(context.Background())
 	ran := make(chan error, 1)
 	go func() {
-		_, err := agent.Run(ctx, agent.Config{Server: servers, Credential: cred, DataDir: t.TempDir(), Concurrency: 1,
+		_, err := agent.Run(ctx, agent.Config{Server: servers, Credential: cred, DataDir: dataDir, Concurrency: 1,
 			StopTimeout: 2 * time.Second, Version: "test", Logger: slog.New(slog.NewJSONHandler(pw, nil))})
 		ran <- err
 	}()
