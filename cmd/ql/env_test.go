@@ -23,7 +23,7 @@ var commandLineOnly = []string{"help", "file", "dry-run", "output", "project", "
 
 // sampleOf is a value a flag of each type accepts, as its variable would
 // give it and as the flag prints it back.
-var sampleOf = map[string]string{"string": "v7", "list": "v7,w8", "bool": "true", "int": "7", "int64": "7", "duration": "7s"}
+var sampleOf = map[string]string{"string": "v7", "list": "v7,w8", "bool": "true", "int": "7", "int64": "7", "duration": "7s", "size": "7MiB"}
 
 // envFlags walks a tree and returns its environment-bound flags by command
 // path, checking on the way that every other flag is command-line only and
