@@ -50,11 +50,11 @@ func TestASecondServerIsRefusedOnADatabaseReachedThroughASymbolicOrHardLink(t *t
 		t.Fatal(err)
 	}
 	for name, other := range map[string]string{"symbolic link": symlinked, "hard link": hardLinked} {
-		want := fmt.Sprintf("ql: another server (pid %d) is serving the database %s as %s (the same file, through a link): "+
-			"only one server may use a database, however its file is reached; stop that server first, or give the data directory %s a database of its own\n",
+		want := fmt.Sprintf("another server (pid %d) is serving the database %s as %s (the same file, through a link): "+
+			"only one server may use a database, however its file is reached; stop that server first, or give the data directory %s a database of its own",
 			first.cmd.Process.Pid, filepath.Join(other, "qinglong.db"), db, other)
-		if code, stdout, stderr := qlProcess(t, "serve", "--data-dir", other, "--cadence", "250ms"); code != 4 || stdout != "" || stderr != want {
-			t.Errorf("serve on a %s to a served database: exit %d, stdout %q, stderr %q; want exit 4 and %q", name, code, stdout, stderr, want)
+		if code, stdout, stderr := qlProcess(t, "serve", "--data-dir", other, "--cadence", "250ms"); code != 4 || stdout != "" || !refusedWith(stderr, "serve", want, 4) {
+			t.Errorf("serve on a %s to a served database: exit %d, stdout %q, stderr %q; want exit 4 and the refusal %q", name, code, stdout, stderr, want)
 		}
 	}
 	// A command on the linked directory sees the server too: the Run it
