@@ -4,8 +4,8 @@
 # binaries on a small Debian base that keeps /bin/sh and /bin/bash, which
 # tasks in shell mode run under.
 #
-#   docker build -t qinglong/qinglong:0.1.0 .
-#   docker buildx build --platform linux/amd64,linux/arm64,linux/arm/v7 -t qinglong/qinglong:0.1.0 .
+#   docker build --build-arg QL_VERSION=0.1.0 -t qinglong/qinglong:0.1.0 .
+#   docker buildx build --platform linux/amd64,linux/arm64,linux/arm/v7 --build-arg QL_VERSION=0.1.0 -t qinglong/qinglong:0.1.0 .
 #
 # Every architecture is built by Go's cross-compiler on the build machine's
 # own platform (CGO_ENABLED=0; the SQLite driver is pure Go), and the final
@@ -18,6 +18,10 @@ FROM --platform=$BUILDPLATFORM golang:${GO_VERSION}-${DEBIAN_VERSION} AS build
 ARG TARGETOS
 ARG TARGETARCH
 ARG TARGETVARIANT
+# The version the binaries report (`ql version`); the sources are copied
+# without .git, so build.sh cannot read it from a tag here:
+#   docker build --build-arg QL_VERSION=0.1.0 -t qinglong/qinglong:0.1.0 .
+ARG QL_VERSION=dev
 WORKDIR /src
 COPY go.mod go.sum ./
 RUN --mount=type=cache,target=/go/pkg/mod go mod download
@@ -26,7 +30,7 @@ COPY . .
 # release build (static, stripped; ql-edge without HTTP/2), the one CI
 # cross-compiles and BENCHMARKS.md measures.
 RUN --mount=type=cache,target=/go/pkg/mod --mount=type=cache,target=/root/.cache/go-build \
-    export CGO_ENABLED=0 GOOS="${TARGETOS:-linux}" GOARCH="${TARGETARCH:-amd64}" && \
+    export CGO_ENABLED=0 GOOS="${TARGETOS:-linux}" GOARCH="${TARGETARCH:-amd64}" QL_VERSION="$QL_VERSION" && \
     if [ "$GOARCH" = arm ]; then export GOARM="${TARGETVARIANT#v}"; fi && \
     mkdir -p /out/bin /out/data && \
     sh ./build.sh -o /out/bin ql ql-edge ql-worker

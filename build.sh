@@ -11,6 +11,14 @@
 # DWARF debug info (-s -w): only a debugger reads them; a panic still
 # prints every function and line.
 #
+# Every binary reports its version (`ql version`, `--version`): QL_VERSION
+# when set (the Dockerfile passes its build argument: the image is built
+# without .git), else the checkout's nearest tag (`git describe --tags
+# --dirty`), else "dev". Its commit is Go's own VCS stamp, so a checkout
+# stamps it whatever GOFLAGS say.
+#
+#   QL_VERSION=v1.2.3 ./build.sh
+#
 # ql-edge also leaves out net/http's HTTP/2 (the nethttpomithttp2 tag),
 # 0.5 MiB of its size budget: its API and console speak HTTP/1.1 over TLS
 # too, as every profile's do, and its notification and --api-url requests
@@ -35,6 +43,22 @@ if [ $# -eq 0 ]; then
 fi
 cd "$(dirname "$0")"
 
+version=${QL_VERSION:-}
+if [ -z "$version" ]; then
+	version=$(git describe --tags --dirty 2>/dev/null || true)
+fi
+version=${version:-dev}
+# The version goes into -ldflags, which splits on spaces and quotes.
+case $version in
+*[!A-Za-z0-9._+-]*)
+	echo "build.sh: QL_VERSION=$version: a version takes letters, digits and . _ + - only, e.g. v1.2.3" >&2
+	exit 2
+	;;
+esac
+# -buildvcs=auto stamps the commit in a checkout and builds without one
+# elsewhere (the image's sources have no .git), overriding a GOFLAGS
+# that turned it off.
+
 for bin; do
 	case $bin in
 	ql-edge) tags=nethttpomithttp2 ;;
@@ -44,5 +68,5 @@ for bin; do
 		exit 2
 		;;
 	esac
-	CGO_ENABLED=0 go build -trimpath -ldflags='-s -w' -tags="$tags" -o "$out/$bin" "./cmd/$bin"
+	CGO_ENABLED=0 go build -trimpath -buildvcs=auto -ldflags="-s -w -X github.com/qinglong/qinglong/internal/core/cli.Version=$version" -tags="$tags" -o "$out/$bin" "./cmd/$bin"
 done

@@ -16,8 +16,10 @@ import (
 // without the build machine's paths, the symbol table or DWARF, and
 // without net/http's HTTP/2, which the edge uses nowhere (every server of
 // QingLong speaks HTTP/1.1 over TLS: internal/core/httpserve's
-// TestTheServerSpeaksHTTP1OverTLSEvenToAClientOfferingHTTP2).
-func TestTheReleaseEdgeBuildIsStaticStrippedAndLeavesOutHTTP2(t *testing.T) {
+// TestTheServerSpeaksHTTP1OverTLSEvenToAClientOfferingHTTP2). It reports
+// the version it was given (QL_VERSION, as the Dockerfile passes it), not
+// "dev", which is what a plain go build says.
+func TestTheReleaseEdgeBuildIsStaticStrippedWithoutHTTP2AndSaysItsVersion(t *testing.T) {
 	t.Parallel()
 	script, err := filepath.Abs(filepath.Join(repoRoot, "build.sh"))
 	if err != nil {
@@ -28,11 +30,16 @@ func TestTheReleaseEdgeBuildIsStaticStrippedAndLeavesOutHTTP2(t *testing.T) {
 	// From another directory, as a user may run it: the script finds the
 	// repository by its own path.
 	cmd.Dir = t.TempDir()
-	cmd.Env = append(os.Environ(), "GOOS=linux")
+	const version = "v0.0.0-release.test"
+	cmd.Env = append(os.Environ(), "GOOS=linux", "QL_VERSION="+version)
 	if msg, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("./build.sh -o DIR ql-edge: %v\n%s", err, msg)
 	}
 	bin := filepath.Join(out, "ql-edge")
+	said, err := exec.Command(bin, "--version").Output()
+	if err != nil || !strings.HasPrefix(string(said), "version "+version+"\n") {
+		t.Errorf("ql-edge --version of a build given QL_VERSION=%s: %v, %q; want it first", version, err, said)
+	}
 	info, err := buildinfo.ReadFile(bin)
 	if err != nil {
 		t.Fatal(err)
@@ -59,5 +66,18 @@ func TestTheReleaseEdgeBuildIsStaticStrippedAndLeavesOutHTTP2(t *testing.T) {
 		if s.Name == ".symtab" || strings.HasPrefix(s.Name, ".debug_") || strings.HasPrefix(s.Name, ".zdebug_") {
 			t.Errorf("ql-edge has the section %s: the release build strips symbols and DWARF (-ldflags='-s -w')", s.Name)
 		}
+	}
+}
+
+// A version that -ldflags could not carry whole (a space, a quote) is
+// refused before anything is built, saying what a version takes.
+func TestTheReleaseBuildRefusesAVersionItCannotStamp(t *testing.T) {
+	t.Parallel()
+	cmd := exec.Command("sh", filepath.Join(repoRoot, "build.sh"), "-o", t.TempDir(), "ql-edge")
+	cmd.Env = append(os.Environ(), "QL_VERSION=1.0 beta")
+	msg, err := cmd.CombinedOutput()
+	want := "build.sh: QL_VERSION=1.0 beta: a version takes letters, digits and . _ + - only, e.g. v1.2.3\n"
+	if cmd.ProcessState == nil || cmd.ProcessState.ExitCode() != 2 || string(msg) != want {
+		t.Errorf("build.sh with QL_VERSION=\"1.0 beta\": %v, %q; want exit 2 and %q", err, msg, want)
 	}
 }
