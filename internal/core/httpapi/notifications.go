@@ -23,7 +23,7 @@ func (a *api) notificationList(ctx context.Context, r *http.Request) (any, error
 	if a.Notifications == nil {
 		return nil, errNoNotifications
 	}
-	n, err := limit(q["limit"], notify.DefaultListed, notify.MaxListed)
+	n, err := count("limit", q["limit"], notify.DefaultListed, notify.MaxListed)
 	if err != nil {
 		return nil, err
 	}
