@@ -110,7 +110,7 @@ func reasonsServer(t *testing.T, lim Limits, ready bool) (*Handler, map[string]s
 // and query-parameter error, and the secrets and project routes'.
 func TestEveryRefusalOfTheAPICarriesItsReason(t *testing.T) {
 	t.Parallel()
-	h, tok := reasonsServer(t, Limits{}, true)
+	h, tok := reasonsServer(t, Limits{FailedAuthBurst: 1000}, true)
 	trig := "/api/v1/triggers/" + someID
 	json := "application/json"
 	cases := []refusal{
@@ -153,6 +153,19 @@ func TestEveryRefusalOfTheAPICarriesItsReason(t *testing.T) {
 			body: `{"value":"` + strings.Repeat("x", maxSecretBody) + `"}`, status: 413, reason: RefusalBodyTooLarge},
 		{name: "an undefined secret", method: "DELETE", target: "/api/v1/secrets/absent", token: tok["admin"], status: 404, reason: RefusalSecretMissing},
 		{name: "a malformed project name", method: "GET", target: "/api/v1/projects/De%20mo", token: tok["read"], status: 400, reason: validate.RefusalNameShape},
+	}
+	// And on every route: no token, a token of too small a scope, another
+	// method.
+	for _, rt := range routes {
+		target := strings.ReplaceAll(strings.ReplaceAll(rt.pattern, "{id}", someID), "{name}", "demo")
+		cases = append(cases, refusal{name: "PATCH " + target, method: "PATCH", target: target, token: tok["admin"], status: 405, reason: RefusalMethodNotAllowed})
+		if rt.scope == public {
+			continue
+		}
+		cases = append(cases, refusal{name: rt.method + " " + target + " without a token", method: rt.method, target: target, status: 401, reason: RefusalTokenMissing})
+		if rt.scope != apitoken.Read && rt.pattern != "/api/v1/apply" {
+			cases = append(cases, refusal{name: rt.method + " " + target + " with a read token", method: rt.method, target: target, token: tok["read"], status: 403, reason: RefusalScopeTooSmall})
+		}
 	}
 	for _, rf := range cases {
 		status, a, _ := ask(t, h, rf)
