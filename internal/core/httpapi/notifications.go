@@ -27,7 +27,15 @@ func (a *api) notificationList(ctx context.Context, r *http.Request) (any, error
 	if err != nil {
 		return nil, err
 	}
-	rows, next, err := a.Notifications.NotificationsList(ctx, notify.ListQuery{State: notify.State(q["state"]), ProjectID: q["project"], After: q["after"], Limit: n})
+	project, err := idParam("project", q["project"], projectIDHint)
+	if err != nil {
+		return nil, err
+	}
+	after, err := idParam("after", q["after"], cursorHint)
+	if err != nil {
+		return nil, err
+	}
+	rows, next, err := a.Notifications.NotificationsList(ctx, notify.ListQuery{State: notify.State(q["state"]), ProjectID: project, After: after, Limit: n})
 	if err != nil {
 		return nil, err
 	}

@@ -93,6 +93,12 @@ func idParam(name, raw, hint string) (string, error) {
 	return id, nil
 }
 
+// The hints of idParam's refusals of a listing's project and cursor.
+const (
+	projectIDHint = "a project's id, as `ql triggers list -o json` prints it (GET /api/v1/projects/{name} answers the id of a name)"
+	cursorHint    = "the previous page's next cursor as it was answered"
+)
+
 // canonicalID is s as the stores hold ids, lower-case, when s is a UUID
 // in its 36-character form in either case: ids are UUIDs, which compare
 // case-insensitively, so an id a tool upper-cased names the same object.

@@ -96,7 +96,7 @@ func reasonsServer(t *testing.T, lim Limits, ready bool) (*Handler, map[string]s
 		t.Fatal(err)
 	}
 	tokens["revoked"], tokens["expired"], tokens["unknown"] = revoked, expired, unknown
-	h := NewHandler(Config{Runs: st, Triggers: st, Detail: st, Tokens: st, Pauser: st, Manual: st, Export: st,
+	h := NewHandler(Config{Runs: st, Triggers: st, Detail: st, Tokens: st, Pauser: st, Manual: st, Export: st, Notifications: st,
 		Secrets: &process.Secrets{Path: filepath.Join(t.TempDir(), "qinglong-secrets.json")},
 		NowMs:   func() int64 { return time.Now().Add(time.Hour).UnixMilli() },
 		Limits:  lim, Ready: func() (bool, string) { return ready, "starting" }, Log: slog.New(slog.DiscardHandler)})
@@ -146,6 +146,7 @@ func TestEveryRefusalOfTheAPICarriesItsReason(t *testing.T) {
 		{name: "ledger abc", method: "GET", target: trig + "?ledger=abc", token: tok["read"], status: 400, reason: RefusalQueryNotACount},
 		{name: "lastRun maybe", method: "GET", target: "/api/v1/triggers?lastRun=maybe", token: tok["read"], status: 400, reason: RefusalQueryNotABoolean},
 		{name: "a project by name", method: "GET", target: "/api/v1/triggers?project=demo", token: tok["read"], status: 400, reason: RefusalQueryNotAnID},
+		{name: "a notifications' project by name", method: "GET", target: "/api/v1/notifications?project=demo", token: tok["read"], status: 400, reason: RefusalQueryNotAnID},
 		{name: "a malformed secret name", method: "PUT", target: "/api/v1/secrets/bad%20name", token: tok["admin"], contentType: json, body: `{"value":"long enough"}`, status: 400, reason: process.RefusalSecretName},
 		{name: "a short secret", method: "PUT", target: "/api/v1/secrets/ok", token: tok["admin"], contentType: json, body: `{"value":"ab"}`, status: 400, reason: process.RefusalSecretValueShort},
 		{name: "a secret without a value", method: "PUT", target: "/api/v1/secrets/ok", token: tok["admin"], contentType: json, body: `{}`, status: 400, reason: RefusalBodyFieldMissing},

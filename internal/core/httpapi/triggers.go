@@ -35,11 +35,11 @@ func (a *api) triggerList(ctx context.Context, r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	project, err := idParam("project", q["project"], "a project's id, as `ql triggers list -o json` prints it (GET /api/v1/projects/{name} answers the id of a name)")
+	project, err := idParam("project", q["project"], projectIDHint)
 	if err != nil {
 		return nil, err
 	}
-	after, err := idParam("after", q["after"], "the previous page's next cursor as it was answered")
+	after, err := idParam("after", q["after"], cursorHint)
 	if err != nil {
 		return nil, err
 	}
