@@ -24,9 +24,9 @@ import (
 const someID = "0190a4f2-0000-7000-8000-000000000000"
 
 type probe struct {
-	status        int
-	code, message string
-	header        http.Header
+	status                int
+	code, message, reason string
+	header                http.Header
 }
 
 func send(t *testing.T, h http.Handler, method, target, host, token, body string) probe {
@@ -43,10 +43,10 @@ func send(t *testing.T, h http.Handler, method, target, host, token, body string
 	rec := httptest.NewRecorder()
 	h.ServeHTTP(rec, req)
 	var b struct {
-		Error struct{ Code, Message string }
+		Error struct{ Code, Message, Reason string }
 	}
 	_ = json.Unmarshal(rec.Body.Bytes(), &b)
-	return probe{status: rec.Code, code: b.Error.Code, message: b.Error.Message, header: rec.Header()}
+	return probe{status: rec.Code, code: b.Error.Code, message: b.Error.Message, reason: b.Error.Reason, header: rec.Header()}
 }
 
 func walkHandler(t testing.TB, cfg Config) (*Handler, map[apitoken.Scope]string) {
@@ -412,8 +412,8 @@ func TestWritesTheServerCannotDoAreExplained(t *testing.T) {
 	h, tokens := walkHandler(t, Config{})
 	for _, target := range []string{"/api/v1/triggers/" + someID + "/run", "/api/v1/triggers/" + someID + "/backfill", "/api/v1/runs/" + someID + "/cancel", "/api/v1/runs/" + someID + "/rerun", "/api/v1/triggers/" + someID + "/pause",
 		"/api/v1/notifications/" + someID + "/retry"} {
-		if p := send(t, h, "POST", target, "localhost", tokens[apitoken.Operate], `{}`); p.status != 409 || p.code != "failed_precondition" {
-			t.Errorf("POST %s: %d %s; want 409 failed_precondition", target, p.status, p.code)
+		if p := send(t, h, "POST", target, "localhost", tokens[apitoken.Operate], `{}`); p.status != 409 || p.code != "failed_precondition" || p.reason != string(RefusalNotOverTheAPI) {
+			t.Errorf("POST %s: %d %s %q; want 409 failed_precondition, reason %s", target, p.status, p.code, p.reason, RefusalNotOverTheAPI)
 		}
 	}
 }

@@ -11,7 +11,7 @@ import (
 	"github.com/qinglong/qinglong/internal/core/view"
 )
 
-var errNoNotifications = qlerror.New(qlerror.FailedPrecondition, "this server cannot list or retry notifications over the API; use `ql notifications`")
+var errNoNotifications = qlerror.New(qlerror.FailedPrecondition, "this server cannot list or retry notifications over the API; use `ql notifications`").Because(RefusalNotOverTheAPI)
 
 // notificationList lists the outbox newest first, as `ql notifications
 // list` does, by state and project, a page after the cursor.

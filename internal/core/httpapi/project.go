@@ -28,7 +28,7 @@ func (a *api) projectGet(ctx context.Context, r *http.Request) (any, error) {
 		return nil, err
 	}
 	if a.Export == nil {
-		return nil, qlerror.New(qlerror.FailedPrecondition, "this server cannot read projects; run the command where its database is")
+		return nil, qlerror.New(qlerror.FailedPrecondition, "this server cannot read projects; run the command where its database is").Because(RefusalNotOverTheAPI)
 	}
 	// As the definitions route: a malformed name is 400, an unknown one
 	// 404 naming the projects there are.

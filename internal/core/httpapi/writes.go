@@ -365,4 +365,5 @@ func (a *api) triggerBackfill(ctx context.Context, r *http.Request) (any, error)
 var errNoRequestID = qlerror.New(qlerror.Invalid, `give "requestId" (a unique id you choose, e.g. a UUID): asking again with it returns the same Run instead of a second one`).
 	Because(RefusalBodyFieldMissing, "field", "requestId")
 
-var errNoManual = qlerror.New(qlerror.FailedPrecondition, "this server's store cannot run triggers now or backfill them")
+var errNoManual = qlerror.New(qlerror.FailedPrecondition, "this server's store cannot run triggers now, re-run runs or backfill triggers over the API; "+
+	"use `ql triggers run`, `ql runs rerun` or `ql triggers backfill` where its database is").Because(RefusalNotOverTheAPI)
