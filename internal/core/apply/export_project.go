@@ -57,7 +57,7 @@ func ExportProject(ctx context.Context, r catalog.DefinitionsReader, name string
 	}
 	d, err := r.ProjectDefinitions(ctx, name, max(MaxTasks, MaxTriggers)+1)
 	if qlerror.ReasonOf(err) == catalog.RefusalProjectMissing {
-		return Exported{}, projectMissing(ctx, r, name)
+		return Exported{}, ProjectMissing(ctx, r, name)
 	}
 	if err != nil {
 		return Exported{}, err
@@ -83,9 +83,10 @@ func ExportProject(ctx context.Context, r catalog.DefinitionsReader, name string
 	return ex, nil
 }
 
-// projectMissing refuses an export of a project no project is named,
-// naming those there are: the command line has no other way to list them.
-func projectMissing(ctx context.Context, r catalog.DefinitionsReader, name string) error {
+// ProjectMissing refuses a project no project is named (an export, the
+// API's GET /api/v1/projects/{name}), naming those there are: the command
+// line has no other way to list them.
+func ProjectMissing(ctx context.Context, r catalog.DefinitionsReader, name string) error {
 	names, err := r.ProjectNames(ctx, maxListedProjects+1)
 	if err != nil {
 		return err

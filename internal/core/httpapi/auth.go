@@ -33,8 +33,9 @@ type Limits struct {
 	// MaxBody caps a request body in bytes; more is refused with 413.
 	MaxBody int64
 	// FailedAuth is the rate of failed authentications one remote address
-	// may make, with FailedAuthBurst at once; past it, its requests are
-	// refused with 429 before any token is looked up.
+	// may make, with FailedAuthBurst at once; past it, its requests whose
+	// token does not authenticate are refused with 429 without saying why
+	// (a valid token is still served: authenticate says why).
 	FailedAuth      rate.Limit
 	FailedAuthBurst int
 }
@@ -144,12 +145,36 @@ func (g *guard) hostAllowed(r *http.Request) bool {
 }
 
 // authenticate returns the request's token, or the error to answer with.
+//
+// Only failed authentications are throttled: a token that proves valid
+// is served even from an address that failed too often. Every local user
+// shares 127.0.0.1, and every client of a proxy without --trusted-proxies
+// shares the proxy's address, so a throttle that refused valid tokens
+// would let one broken script (or one bad request a minute) lock out
+// everyone else there, Prometheus's scrape of /metrics included. This
+// does not weaken the guard: a token is 32 random bytes, so guessing one
+// is hopeless at any rate and the throttle was never what stopped it;
+// what the throttle does is answer a failing client 429 without the
+// verdict (unknown, revoked, expired, malformed), count it as throttled
+// for the alert, and tell it by Retry-After to back off — all of which
+// still holds for every token that fails. A throttled address's
+// malformed token is refused before any lookup; a well-shaped one costs
+// one digest and one indexed read, what any request with a token costs.
+// Passwords, which can be guessed, are the console's (signinUser): its
+// throttle is its own and still refuses before the password is checked.
 func (g *guard) authenticate(r *http.Request) (apitoken.Token, error) {
 	addr := remoteHost(r)
-	held, ok := g.tries.Reserve(time.Now(), g.perAddr.Key(addr))
-	if !ok {
+	held, open := g.tries.Reserve(time.Now(), g.perAddr.Key(addr))
+	if !open {
+		t, why, err := g.check(r)
+		if why == failNone {
+			return t, err
+		}
 		g.authThrottled.Add(1)
-		return apitoken.Token{}, qlerror.New(codeRateLimited, "too many failed authentications from %s; wait a minute and check the token", addr)
+		return apitoken.Token{}, qlerror.New(codeRateLimited, "the request's token did not authenticate, and %s has failed to authenticate too often "+
+			"(%d times, then once a minute): requests with a valid token are still served from it, this one is refused without saying why; "+
+			"retry with a valid token, and stop the client that keeps sending a bad one (behind a proxy, --trusted-proxies tells its clients apart)",
+			addr, g.limits.FailedAuthBurst).Because(RefusalAddressThrottled, "address", addr, "retryAfterSeconds", 60)
 	}
 	t, why, err := g.check(r)
 	failed := qlerror.CodeOf(err) == qlerror.Unauthenticated
@@ -172,18 +197,21 @@ func bearerToken(header string) (string, bool) {
 }
 
 // check reads the request's bearer token and finds it valid, or returns
-// the Unauthenticated error that says what is wrong with it.
+// the Unauthenticated error that says what is wrong with it. A token not
+// shaped like one is refused by its shape, never looked up.
 func (g *guard) check(r *http.Request) (apitoken.Token, failure, error) {
 	raw, ok := bearerToken(r.Header.Get("Authorization"))
 	if !ok || raw == "" {
-		return apitoken.Token{}, failMalformed, qlerror.New(qlerror.Unauthenticated, "this endpoint needs an API token: send it as `Authorization: Bearer TOKEN` (create one with `ql tokens create NAME --scope read`)")
+		return apitoken.Token{}, failMalformed, qlerror.New(qlerror.Unauthenticated, "this endpoint needs an API token: send it as `Authorization: Bearer TOKEN` (create one with `ql tokens create NAME --scope read`)").
+			Because(RefusalTokenMissing)
 	}
 	if problem := apitoken.ShapeProblem(raw); problem != "" {
-		return apitoken.Token{}, failMalformed, qlerror.New(qlerror.Unauthenticated, "the API token is malformed: %s (printed once by `ql tokens create`, which makes a new one)", problem)
+		return apitoken.Token{}, failMalformed, qlerror.New(qlerror.Unauthenticated, "the API token is malformed: %s (printed once by `ql tokens create`, which makes a new one)", problem).
+			Because(RefusalTokenMalformed)
 	}
 	t, err := g.tokens.TokenByDigest(r.Context(), apitoken.Digest(raw))
 	if qlerror.CodeOf(err) == qlerror.NotFound {
-		return apitoken.Token{}, failUnknown, qlerror.New(qlerror.Unauthenticated, "the API token is not known; list tokens with `ql tokens list`")
+		return apitoken.Token{}, failUnknown, qlerror.New(qlerror.Unauthenticated, "the API token is not known; list tokens with `ql tokens list`").Because(RefusalTokenUnknown)
 	}
 	if err != nil {
 		return apitoken.Token{}, failNone, err
@@ -191,9 +219,11 @@ func (g *guard) check(r *http.Request) (apitoken.Token, failure, error) {
 	now := g.nowMs()
 	switch t.StateAt(now) {
 	case apitoken.StateRevoked:
-		return apitoken.Token{}, failRevoked, qlerror.New(qlerror.Unauthenticated, "the API token %q is revoked; create a new one with `ql tokens create`", t.Name)
+		return apitoken.Token{}, failRevoked, qlerror.New(qlerror.Unauthenticated, "the API token %q is revoked; create a new one with `ql tokens create`", t.Name).
+			Because(RefusalTokenRevoked, "token", t.Name)
 	case apitoken.StateExpired:
-		return apitoken.Token{}, failExpired, qlerror.New(qlerror.Unauthenticated, "the API token %q has expired; create a new one with `ql tokens create`", t.Name)
+		return apitoken.Token{}, failExpired, qlerror.New(qlerror.Unauthenticated, "the API token %q has expired; create a new one with `ql tokens create`", t.Name).
+			Because(RefusalTokenExpired, "token", t.Name)
 	}
 	g.uses.Record(r.Context(), t.ID, now)
 	return t, failNone, nil
@@ -209,7 +239,8 @@ func (a *api) protect(need apitoken.Scope, never func() error, h http.HandlerFun
 		// A server not ready only because its writes are held answers
 		// reads, and refuses a write below in the hold's own words.
 		if ok, reason := a.Ready(); !ok && hold.Held(a.Writes) == nil {
-			a.writeError(w, r, qlerror.New(qlerror.Unavailable, "this server is not admitting requests (%s); retry later, or ask another server if you run several", reason))
+			a.writeError(w, r, qlerror.New(qlerror.Unavailable, "this server is not admitting requests (%s); retry later, or ask another server if you run several", reason).
+				Because(RefusalNotReady, "readiness", reason))
 			return
 		}
 		t, err := g.authenticate(r)
@@ -232,13 +263,14 @@ func (a *api) protect(need apitoken.Scope, never func() error, h http.HandlerFun
 				}
 			}
 			a.writeError(w, r, qlerror.New(qlerror.PermissionDenied, "%s %s needs a token of scope %s; token %q has scope %s",
-				r.Method, r.URL.Path, need, t.Name, t.Scope))
+				r.Method, r.URL.Path, need, t.Name, t.Scope).Because(RefusalScopeTooSmall, "token", t.Name, "scope", t.Scope, "need", need))
 			return
 		}
 		if !g.tries.Allow(time.Now(), g.perTok.Key(t.ID)) {
 			g.rateLimited.Add(1)
 			w.Header().Set("Retry-After", "1")
-			a.writeError(w, r, qlerror.New(codeRateLimited, "token %q is over its rate of %g requests a second; slow down and retry", t.Name, float64(g.limits.PerToken)))
+			a.writeError(w, r, qlerror.New(codeRateLimited, "token %q is over its rate of %g requests a second; slow down and retry", t.Name, float64(g.limits.PerToken)).
+				Because(RefusalTokenOverRate, "token", t.Name, "retryAfterSeconds", 1))
 			return
 		}
 		if need != apitoken.Read {
@@ -261,7 +293,7 @@ func (a *api) protect(need apitoken.Scope, never func() error, h http.HandlerFun
 func tooLarge(err error, limit int64) error {
 	var mb *http.MaxBytesError
 	if errors.As(err, &mb) {
-		return qlerror.New(codeTooLarge, "the request body is larger than %d bytes; send a smaller one", limit)
+		return qlerror.New(codeTooLarge, "the request body is larger than %d bytes; send a smaller one", limit).Because(RefusalBodyTooLarge, "max", limit)
 	}
 	return err
 }

@@ -24,9 +24,9 @@ import (
 const someID = "0190a4f2-0000-7000-8000-000000000000"
 
 type probe struct {
-	status        int
-	code, message string
-	header        http.Header
+	status                int
+	code, message, reason string
+	header                http.Header
 }
 
 func send(t *testing.T, h http.Handler, method, target, host, token, body string) probe {
@@ -43,10 +43,10 @@ func send(t *testing.T, h http.Handler, method, target, host, token, body string
 	rec := httptest.NewRecorder()
 	h.ServeHTTP(rec, req)
 	var b struct {
-		Error struct{ Code, Message string }
+		Error struct{ Code, Message, Reason string }
 	}
 	_ = json.Unmarshal(rec.Body.Bytes(), &b)
-	return probe{status: rec.Code, code: b.Error.Code, message: b.Error.Message, header: rec.Header()}
+	return probe{status: rec.Code, code: b.Error.Code, message: b.Error.Message, reason: b.Error.Reason, header: rec.Header()}
 }
 
 func walkHandler(t testing.TB, cfg Config) (*Handler, map[apitoken.Scope]string) {
@@ -223,20 +223,55 @@ func TestAllowedHostsRefuseAPortOrAScheme(t *testing.T) {
 	}
 }
 
-func TestFailedAuthenticationsAreThrottledPerAddressAndCounted(t *testing.T) {
+// Only failed authentications are throttled: from an address that failed
+// too often (every local user shares 127.0.0.1, every client of an
+// untrusted proxy its address) a valid token is still served, /metrics
+// included, and every token that fails is refused with 429 without the
+// verdict 401 would give (unknown, revoked, malformed, none), counted as
+// throttled, its message not telling anyone to check a valid token.
+func TestAThrottledAddressIsServedItsValidTokensAndRefusedTheRestWithoutAVerdict(t *testing.T) {
 	t.Parallel()
-	h, tokens := walkHandler(t, Config{Limits: Limits{FailedAuth: rate.Every(1 << 40), FailedAuthBurst: 3}})
+	scraped := 0
+	h, tokens := walkHandler(t, Config{Limits: Limits{FailedAuth: rate.Every(1 << 40), FailedAuthBurst: 3},
+		Metrics: http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { scraped++ })})
 	for i := range 3 {
 		if p := send(t, h, "GET", "/api/v1/runs", "localhost", "qlt_nope", ""); p.status != 401 {
 			t.Fatalf("failure %d: %d", i, p.status)
 		}
 	}
-	p := send(t, h, "GET", "/api/v1/runs", "localhost", tokens[apitoken.Admin], "")
-	if p.status != 429 || p.code != "rate_limited" || p.header.Get("Retry-After") == "" {
-		t.Fatalf("after 3 failures even a good token from that address: %d %s; want 429", p.status, p.code)
+	for range 3 {
+		if p := send(t, h, "GET", "/api/v1/runs", "localhost", tokens[apitoken.Read], ""); p.status != 200 {
+			t.Fatalf("a valid token from the throttled address: %d %s %s; want it served", p.status, p.code, p.message)
+		}
+		if p := send(t, h, "GET", "/metrics", "localhost", tokens[apitoken.Read], ""); p.status != 200 || p.code != "" {
+			t.Fatalf("a scrape of /metrics with a valid token from the throttled address: %d %s; want it served", p.status, p.code)
+		}
 	}
-	if s := h.Stats(); s.AuthFailures != 3 || s.AuthThrottled != 1 || s.RateLimited != 0 {
-		t.Fatalf("stats %+v", s)
+	if scraped != 3 {
+		t.Fatalf("%d scrapes reached the metrics, want 3", scraped)
+	}
+	unknown, _, err := apitoken.NewSecret()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := h.g.tokens.(interface {
+		TokenRevoke(ctx context.Context, name string) error
+	}).TokenRevoke(t.Context(), "tok-operate"); err != nil {
+		t.Fatal(err)
+	}
+	for what, token := range map[string]string{"an unknown token": unknown, "a revoked token": tokens[apitoken.Operate], "a malformed token": "qlt_nope", "no token": ""} {
+		p := send(t, h, "GET", "/api/v1/runs", "localhost", token, "")
+		if p.status != 429 || p.code != "rate_limited" || p.header.Get("Retry-After") != "60" {
+			t.Errorf("%s from the throttled address: %d %s Retry-After %q; want 429 rate_limited 60", what, p.status, p.code, p.header.Get("Retry-After"))
+		}
+		for _, verdict := range []string{"not known", "revoked", "malformed", "needs an API token", "check the token"} {
+			if strings.Contains(p.message, verdict) {
+				t.Errorf("%s from the throttled address is answered %q, which says %q", what, p.message, verdict)
+			}
+		}
+	}
+	if s := h.Stats(); s.AuthFailures != 3 || s.AuthThrottled != 4 || s.RateLimited != 0 {
+		t.Fatalf("stats %+v, want 3 failures and 4 throttled", s)
 	}
 }
 
@@ -256,8 +291,8 @@ func (h heldLookups) TokenByDigest(ctx context.Context, digest []byte) (apitoken
 }
 
 // Each check holds a try of its address until it ends, so requests sent
-// at once with unknown tokens get no more lookups than the burst allows,
-// and a check that finds a good token gives its try back.
+// at once with unknown tokens get no more verdicts than the burst allows
+// (the rest 429), and a check that finds a good token gives its try back.
 func TestFailedAuthenticationsAtOnceCannotPassTheAddressLimit(t *testing.T) {
 	t.Parallel()
 	const burst, requests = 3, 24
@@ -286,33 +321,27 @@ func TestFailedAuthenticationsAtOnceCannotPassTheAddressLimit(t *testing.T) {
 			statuses <- rec.Code
 		}()
 	}
-	// Every request is either refused before its lookup or waiting in
-	// it; only then are the lookups let go.
-	count := map[int]int{}
-	arrived := 0
+	// Every request waits in its lookup (one without a try of the
+	// address too: a valid token is served whatever the address's
+	// tries); only then are the lookups let go.
 	deadline := time.After(10 * time.Second)
-	for arrived+count[429] < requests {
+	for arrived := 0; arrived < requests; arrived++ {
 		select {
 		case <-held.arrived:
-			arrived++
-		case code := <-statuses:
-			count[code]++
 		case <-deadline:
-			t.Fatalf("after 10 s: %d lookups waiting, statuses %v", arrived, count)
+			t.Fatalf("after 10 s: %d lookups waiting of %d", arrived, requests)
 		}
 	}
 	close(held.release)
-	for range requests - count[429] {
+	count := map[int]int{}
+	for range requests {
 		count[<-statuses]++
 	}
-	if arrived != burst || count[429] != requests-burst {
-		t.Fatalf("%d lookups ran at once and %d requests were refused with 429; want %d and %d", arrived, count[429], burst, requests-burst)
-	}
-	if count[401]+count[200] != burst || count[200] > 1 {
-		t.Fatalf("statuses %v", count)
+	if count[200] != 1 || count[401] > burst || count[401] < burst-1 || count[401]+count[429] != requests-1 {
+		t.Fatalf("statuses %v; want the good token served, at most %d verdicts 401 (%d when the good token held a try) and 429 for the rest", count, burst, burst-1)
 	}
 	s := h.Stats()
-	if s.AuthFailures != uint64(count[401]) || s.AuthThrottled != uint64(requests-burst) {
+	if s.AuthFailures != uint64(count[401]) || s.AuthThrottled != uint64(count[429]) {
 		t.Fatalf("stats %+v for statuses %v", s, count)
 	}
 	// The failures spent their tries and the good token's check (when it
@@ -322,8 +351,8 @@ func TestFailedAuthenticationsAtOnceCannotPassTheAddressLimit(t *testing.T) {
 			t.Fatalf("failure %d of the %d tries left: %d %s", i, burst-count[401], p.status, p.code)
 		}
 	}
-	if p := send(t, h, "GET", "/api/v1/runs", "localhost", tokens[apitoken.Admin], ""); p.status != 429 {
-		t.Fatalf("with no try left: %d %s; want 429", p.status, p.code)
+	if p := send(t, h, "GET", "/api/v1/runs", "localhost", "qlt_nope", ""); p.status != 429 {
+		t.Fatalf("a failure with no try left: %d %s; want 429", p.status, p.code)
 	}
 }
 
@@ -383,8 +412,8 @@ func TestWritesTheServerCannotDoAreExplained(t *testing.T) {
 	h, tokens := walkHandler(t, Config{})
 	for _, target := range []string{"/api/v1/triggers/" + someID + "/run", "/api/v1/triggers/" + someID + "/backfill", "/api/v1/runs/" + someID + "/cancel", "/api/v1/runs/" + someID + "/rerun", "/api/v1/triggers/" + someID + "/pause",
 		"/api/v1/notifications/" + someID + "/retry"} {
-		if p := send(t, h, "POST", target, "localhost", tokens[apitoken.Operate], `{}`); p.status != 409 || p.code != "failed_precondition" {
-			t.Errorf("POST %s: %d %s; want 409 failed_precondition", target, p.status, p.code)
+		if p := send(t, h, "POST", target, "localhost", tokens[apitoken.Operate], `{}`); p.status != 409 || p.code != "failed_precondition" || p.reason != string(RefusalNotOverTheAPI) {
+			t.Errorf("POST %s: %d %s %q; want 409 failed_precondition, reason %s", target, p.status, p.code, p.reason, RefusalNotOverTheAPI)
 		}
 	}
 }

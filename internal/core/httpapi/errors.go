@@ -48,6 +48,82 @@ func statusOf(code qlerror.Code) int {
 // point that command at this server again.
 const RefusalNotOverTheAPI qlerror.Reason = "not_over_api"
 
+// The reasons of the API's own refusals, before a handler runs and in
+// the request it reads: a client matches these, never the message
+// (docs/operations.md lists them).
+const (
+	// RefusalTokenMissing: no Authorization header in the Bearer scheme.
+	RefusalTokenMissing qlerror.Reason = "token_missing"
+	// RefusalTokenMalformed: a bearer token not shaped like one.
+	RefusalTokenMalformed qlerror.Reason = "token_malformed"
+	// RefusalTokenUnknown: a token shaped like one that nobody holds.
+	RefusalTokenUnknown qlerror.Reason = "token_unknown"
+	// RefusalTokenRevoked and RefusalTokenExpired: a token that was valid.
+	RefusalTokenRevoked qlerror.Reason = "token_revoked"
+	RefusalTokenExpired qlerror.Reason = "token_expired"
+	// RefusalAddressThrottled: a token that did not authenticate, from an
+	// address that failed too often (429, retry in 60 s).
+	RefusalAddressThrottled qlerror.Reason = "address_throttled"
+	// RefusalTokenOverRate: a valid token over its requests a second
+	// (429, retry in 1 s).
+	RefusalTokenOverRate qlerror.Reason = "token_over_rate"
+	// RefusalScopeTooSmall: a valid token whose scope does not cover the
+	// route (403).
+	RefusalScopeTooSmall qlerror.Reason = "scope_too_small"
+	// RefusalMethodNotAllowed: a known path asked with another method (405).
+	RefusalMethodNotAllowed qlerror.Reason = "method_not_allowed"
+	// RefusalNoSuchEndpoint: a path under /api/ no route serves (404).
+	RefusalNoSuchEndpoint qlerror.Reason = "no_such_endpoint"
+	// RefusalMetricsNotHere: GET /metrics of a server that serves its
+	// metrics elsewhere or not at all (404).
+	RefusalMetricsNotHere qlerror.Reason = "metrics_not_here"
+	// RefusalNotReady: the server is not admitting requests (503).
+	RefusalNotReady qlerror.Reason = "server_not_ready"
+	// RefusalBodyTooLarge: a request body over its cap (413).
+	RefusalBodyTooLarge qlerror.Reason = "body_too_large"
+	// RefusalHostNotAllowed: a Host header off the allow-list (421).
+	RefusalHostNotAllowed qlerror.Reason = "host_not_allowed"
+	// RefusalBodyContentType: a body sent as another type than JSON.
+	RefusalBodyContentType qlerror.Reason = "body_content_type"
+	// RefusalBodyNotJSON: a body that is not valid JSON.
+	RefusalBodyNotJSON qlerror.Reason = "body_not_json"
+	// RefusalBodyTruncated: a body that ends inside its JSON value.
+	RefusalBodyTruncated qlerror.Reason = "body_truncated"
+	// RefusalBodyNotObject: a body that is JSON but not one object (null,
+	// an array, a string, a number, a boolean).
+	RefusalBodyNotObject qlerror.Reason = "body_not_object"
+	// RefusalBodyManyValues: a body of more than one JSON value.
+	RefusalBodyManyValues qlerror.Reason = "body_many_values"
+	// RefusalBodyUnknownField: a field the endpoint does not take, a
+	// known one spelt in another case included.
+	RefusalBodyUnknownField qlerror.Reason = "body_unknown_field"
+	// RefusalBodyFieldTwice: a field given twice in the object.
+	RefusalBodyFieldTwice qlerror.Reason = "body_field_twice"
+	// RefusalBodyFieldType: a field of another JSON type than it takes.
+	RefusalBodyFieldType qlerror.Reason = "body_field_type"
+	// RefusalBodyFieldMissing: a required field left out.
+	RefusalBodyFieldMissing qlerror.Reason = "body_field_missing"
+	// RefusalQueryUnknown: a query parameter the endpoint does not take.
+	RefusalQueryUnknown qlerror.Reason = "query_parameter_unknown"
+	// RefusalQueryTwice: a query parameter given more than once.
+	RefusalQueryTwice qlerror.Reason = "query_parameter_twice"
+	// RefusalQueryNotACount: a count parameter (limit, runs, ledger) that
+	// is not a whole number within its range.
+	RefusalQueryNotACount qlerror.Reason = "query_not_a_count"
+	// RefusalQueryNotABoolean: a parameter taking true or false given
+	// another value.
+	RefusalQueryNotABoolean qlerror.Reason = "query_not_a_boolean"
+	// RefusalQueryNotAnID: a parameter taking an id (project, after)
+	// given something else.
+	RefusalQueryNotAnID qlerror.Reason = "query_not_an_id"
+	// RefusalResumeNote: a resume sent with a note, which only a pause
+	// records.
+	RefusalResumeNote qlerror.Reason = "resume_takes_no_note"
+	// RefusalSecretMissing: a DELETE of a secret the file does not
+	// define.
+	RefusalSecretMissing qlerror.Reason = "secret_missing"
+)
+
 type errorBody struct {
 	Error errorDetail `json:"error"`
 }

@@ -181,7 +181,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	// redirect of its own, which must not reach a rebinding page either.
 	if !h.anyHost[r.URL.Path] && !h.g.hostAllowed(r) {
 		h.a.writeError(w, r, qlerror.New(codeHostNotAllowed, "host %q is not one this server answers to; "+
-			"add it with --allowed-hosts (a guard against DNS rebinding), or use the server's address", r.Host))
+			"add it with --allowed-hosts (a guard against DNS rebinding), or use the server's address", clip(r.Host)).Because(RefusalHostNotAllowed))
 		return
 	}
 	// The console takes its paths as they came, so that its answers,
@@ -282,7 +282,8 @@ func NewHandler(cfg Config) *Handler {
 		h.handle(p, a.dispatch(byPattern[p]))
 	}
 	h.handle("/", func(w http.ResponseWriter, r *http.Request) {
-		a.writeError(w, r, qlerror.New(qlerror.NotFound, "no such endpoint %s; docs/operations.md lists the routes (/api/v1/runs, /api/v1/triggers, ...)", r.URL.Path))
+		a.writeError(w, r, qlerror.New(qlerror.NotFound, "no such endpoint %s; docs/operations.md lists the routes (/api/v1/runs, /api/v1/triggers, ...)", clip(r.URL.Path)).
+			Because(RefusalNoSuchEndpoint))
 	})
 	return h
 }
@@ -314,11 +315,15 @@ func (a *api) dispatch(rs []route) http.HandlerFunc {
 			m = http.MethodGet
 		}
 		if h, ok := handlers[m]; ok {
+			if id, ok := canonicalID(r.PathValue("id")); ok {
+				r.SetPathValue("id", id)
+			}
 			h(w, r)
 			return
 		}
 		w.Header().Set("Allow", strings.Join(allow, ", "))
-		a.writeError(w, r, qlerror.New(codeMethodNotAllowed, "%s %s: only %s is supported", r.Method, r.URL.Path, strings.Join(allow, ", ")))
+		a.writeError(w, r, qlerror.New(codeMethodNotAllowed, "%s %s: only %s is supported", clip(r.Method), clip(r.URL.Path), strings.Join(allow, ", ")).
+			Because(RefusalMethodNotAllowed, "allowed", strings.Join(allow, ", ")))
 	}
 }
 

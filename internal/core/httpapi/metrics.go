@@ -11,7 +11,7 @@ import (
 // a bearer token (docs/monitoring has a scrape configuration).
 func (a *api) metrics(w http.ResponseWriter, r *http.Request) {
 	if a.Metrics == nil {
-		a.writeError(w, r, qlerror.New(qlerror.NotFound, "metrics are not served here: they are off, or served on the listener --metrics-addr names"))
+		a.writeError(w, r, qlerror.New(qlerror.NotFound, "metrics are not served here: they are off, or served on the listener --metrics-addr names").Because(RefusalMetricsNotHere))
 		return
 	}
 	a.Metrics.ServeHTTP(w, r)

@@ -11,7 +11,7 @@ import (
 	"github.com/qinglong/qinglong/internal/core/view"
 )
 
-var errNoNotifications = qlerror.New(qlerror.FailedPrecondition, "this server cannot list or retry notifications over the API; use `ql notifications`")
+var errNoNotifications = qlerror.New(qlerror.FailedPrecondition, "this server cannot list or retry notifications over the API; use `ql notifications`").Because(RefusalNotOverTheAPI)
 
 // notificationList lists the outbox newest first, as `ql notifications
 // list` does, by state and project, a page after the cursor.
@@ -23,11 +23,19 @@ func (a *api) notificationList(ctx context.Context, r *http.Request) (any, error
 	if a.Notifications == nil {
 		return nil, errNoNotifications
 	}
-	n, err := limit(q["limit"], notify.DefaultListed, notify.MaxListed)
+	n, err := count("limit", q["limit"], notify.DefaultListed, notify.MaxListed)
 	if err != nil {
 		return nil, err
 	}
-	rows, next, err := a.Notifications.NotificationsList(ctx, notify.ListQuery{State: notify.State(q["state"]), ProjectID: q["project"], After: q["after"], Limit: n})
+	project, err := idParam("project", q["project"], projectIDHint)
+	if err != nil {
+		return nil, err
+	}
+	after, err := idParam("after", q["after"], cursorHint)
+	if err != nil {
+		return nil, err
+	}
+	rows, next, err := a.Notifications.NotificationsList(ctx, notify.ListQuery{State: notify.State(q["state"]), ProjectID: project, After: after, Limit: n})
 	if err != nil {
 		return nil, err
 	}

@@ -4,7 +4,10 @@ import (
 	"context"
 	"net/http"
 
+	"github.com/qinglong/qinglong/internal/core/apply"
+	"github.com/qinglong/qinglong/internal/core/catalog"
 	"github.com/qinglong/qinglong/internal/core/qlerror"
+	"github.com/qinglong/qinglong/internal/core/validate"
 )
 
 // projectView is GET /api/v1/projects/{name}'s answer: the project's id,
@@ -25,9 +28,18 @@ func (a *api) projectGet(ctx context.Context, r *http.Request) (any, error) {
 		return nil, err
 	}
 	if a.Export == nil {
-		return nil, qlerror.New(qlerror.FailedPrecondition, "this server cannot read projects; run the command where its database is")
+		return nil, qlerror.New(qlerror.FailedPrecondition, "this server cannot read projects; run the command where its database is").Because(RefusalNotOverTheAPI)
 	}
-	d, err := a.Export.ProjectDefinitions(ctx, r.PathValue("name"), 0)
+	// As the definitions route: a malformed name is 400, an unknown one
+	// 404 naming the projects there are.
+	name := r.PathValue("name")
+	if err := validate.Name("project", name); err != nil {
+		return nil, err
+	}
+	d, err := a.Export.ProjectDefinitions(ctx, name, 0)
+	if qlerror.ReasonOf(err) == catalog.RefusalProjectMissing {
+		return nil, apply.ProjectMissing(ctx, a.Export, name)
+	}
 	if err != nil {
 		return nil, err
 	}

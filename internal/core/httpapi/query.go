@@ -5,9 +5,26 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
+
+	"github.com/google/uuid"
 
 	"github.com/qinglong/qinglong/internal/core/qlerror"
 )
+
+// maxEchoed is the most characters of a client's own text (a parameter's
+// name or value, a path, a host) a refusal repeats back: enough to
+// recognise it, never the whole of a 9000-character name.
+const maxEchoed = 64
+
+// clip cuts s to maxEchoed characters, marking the cut, so that a refusal
+// does not echo a client's text back in full.
+func clip(s string) string {
+	if utf8.RuneCountInString(s) <= maxEchoed {
+		return s
+	}
+	return string([]rune(s)[:maxEchoed]) + "…"
+}
 
 // params reads a query string that may hold only the named parameters,
 // each at most once, so a misspelt filter is an error rather than silently
@@ -17,26 +34,88 @@ func params(q url.Values, allowed ...string) (map[string]string, error) {
 	for k, v := range q {
 		if !slices.Contains(allowed, k) {
 			if len(allowed) == 0 {
-				return nil, qlerror.New(qlerror.Invalid, "query parameter %q is not supported; this endpoint takes none", k)
+				return nil, qlerror.New(qlerror.Invalid, "query parameter %q is not supported; this endpoint takes none", clip(k)).
+					Because(RefusalQueryUnknown, "parameter", clip(k))
 			}
-			return nil, qlerror.New(qlerror.Invalid, "query parameter %q is not supported; use %s", k, strings.Join(allowed, ", "))
+			return nil, qlerror.New(qlerror.Invalid, "query parameter %q is not supported; use %s", clip(k), strings.Join(allowed, ", ")).
+				Because(RefusalQueryUnknown, "parameter", clip(k), "allowed", strings.Join(allowed, ", "))
 		}
 		if len(v) != 1 {
-			return nil, qlerror.New(qlerror.Invalid, "query parameter %q is given %d times; give it once", k, len(v))
+			return nil, qlerror.New(qlerror.Invalid, "query parameter %q is given %d times; give it once", k, len(v)).
+				Because(RefusalQueryTwice, "parameter", k)
 		}
 		out[k] = v[0]
 	}
 	return out, nil
 }
 
-// limit parses ?limit=, defaulting to def and bounded to 1–max.
-func limit(raw string, def, max int) (int, error) {
+// count parses the count parameter name (limit, runs, ledger) of value
+// raw, defaulting to def and bounded to 1–max; a refusal names the
+// parameter as the client sent it.
+func count(name, raw string, def, max int) (int, error) {
 	if raw == "" {
 		return def, nil
 	}
 	n, err := strconv.Atoi(raw)
 	if err != nil || n < 1 || n > max {
-		return 0, qlerror.New(qlerror.Invalid, "limit %q must be a whole number from 1 to %d", raw, max)
+		return 0, qlerror.New(qlerror.Invalid, "query parameter %s is %q; give a whole number from 1 to %d, or leave it out for %d", name, clip(raw), max, def).
+			Because(RefusalQueryNotACount, "parameter", name, "value", clip(raw), "min", 1, "max", max)
 	}
 	return n, nil
+}
+
+// boolean parses the parameter name of value raw, true or false,
+// defaulting to def.
+func boolean(name, raw string, def bool) (bool, error) {
+	switch raw {
+	case "":
+		return def, nil
+	case "true":
+		return true, nil
+	case "false":
+		return false, nil
+	}
+	return false, qlerror.New(qlerror.Invalid, "query parameter %s is %q; give true or false, or leave it out for %t", name, clip(raw), def).
+		Because(RefusalQueryNotABoolean, "parameter", name, "value", clip(raw), "allowed", "true, false")
+}
+
+// idParam reads the parameter name, which takes an id (hint says which
+// command prints it), in canonical form: "" when left out.
+func idParam(name, raw, hint string) (string, error) {
+	if raw == "" {
+		return "", nil
+	}
+	id, ok := canonicalID(raw)
+	if !ok {
+		return "", qlerror.New(qlerror.Invalid, "query parameter %s is %q, not an id; give %s", name, clip(raw), hint).
+			Because(RefusalQueryNotAnID, "parameter", name, "value", clip(raw))
+	}
+	return id, nil
+}
+
+// The hints of idParam's refusals of a listing's project and cursor.
+const (
+	projectIDHint = "a project's id, as `ql triggers list -o json` prints it (GET /api/v1/projects/{name} answers the id of a name)"
+	cursorHint    = "the previous page's next cursor as it was answered"
+)
+
+// canonicalID is s as the stores hold ids, lower-case, when s is a UUID
+// in its 36-character form in either case: ids are UUIDs, which compare
+// case-insensitively, so an id a tool upper-cased names the same object.
+func canonicalID(s string) (string, bool) {
+	if len(s) != 36 {
+		return s, false
+	}
+	u, err := uuid.Parse(s)
+	if err != nil {
+		return s, false
+	}
+	return u.String(), true
+}
+
+// asID is raw in canonical form when it is an id, else raw as it came, for
+// the store to refuse in its own words.
+func asID(raw string) string {
+	id, _ := canonicalID(raw)
+	return id
 }

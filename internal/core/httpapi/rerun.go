@@ -4,7 +4,6 @@ import (
 	"context"
 	"net/http"
 
-	"github.com/qinglong/qinglong/internal/core/qlerror"
 	"github.com/qinglong/qinglong/internal/core/schedule"
 )
 
@@ -44,7 +43,7 @@ func (a *api) runRerun(ctx context.Context, r *http.Request) (any, error) {
 		return nil, err
 	}
 	if body.RequestID == "" {
-		return nil, qlerror.New(qlerror.Invalid, `give "requestId" (a unique id you choose, e.g. a UUID): asking again with it returns the same Run instead of a second one`)
+		return nil, errNoRequestID
 	}
 	id := r.PathValue("id")
 	res, err := a.Manual.RunRerun(ctx, schedule.RerunRequest{RunID: id, RequestID: body.RequestID, Actor: principalOf(ctx).actor()})

@@ -13,11 +13,11 @@ func (a *api) runList(ctx context.Context, r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	n, err := limit(q["limit"], run.DefaultPageSize, run.MaxPageSize)
+	n, err := count("limit", q["limit"], run.DefaultPageSize, run.MaxPageSize)
 	if err != nil {
 		return nil, err
 	}
-	list, next, err := a.Runs.RunList(ctx, run.ListParams{ProjectID: q["project"], TriggerID: q["trigger"], State: run.State(q["state"]), Limit: n, After: q["after"]})
+	list, next, err := a.Runs.RunList(ctx, run.ListParams{ProjectID: asID(q["project"]), TriggerID: asID(q["trigger"]), State: run.State(q["state"]), Limit: n, After: asID(q["after"])})
 	if err != nil {
 		return nil, err
 	}

@@ -59,7 +59,8 @@ func (a *api) secretSet(ctx context.Context, r *http.Request) (any, error) {
 		return nil, tooLarge(err, a.guard.limits.MaxBody)
 	}
 	if len(raw) > maxSecretBody {
-		return nil, qlerror.New(codeTooLarge, "the request body is larger than %d bytes; a secret's value holds at most %d bytes", maxSecretBody, process.MaxSecretLen)
+		return nil, qlerror.New(codeTooLarge, "the request body is larger than %d bytes; a secret's value holds at most %d bytes", maxSecretBody, process.MaxSecretLen).
+			Because(RefusalBodyTooLarge, "max", maxSecretBody)
 	}
 	r.Body = io.NopCloser(bytes.NewReader(raw))
 	var body secretSetBody
@@ -67,7 +68,7 @@ func (a *api) secretSet(ctx context.Context, r *http.Request) (any, error) {
 		return nil, err
 	}
 	if body.Value == nil {
-		return nil, qlerror.New(qlerror.Invalid, `give the secret's value as {"value": "..."}`)
+		return nil, qlerror.New(qlerror.Invalid, `give the secret's value as {"value": "..."}`).Because(RefusalBodyFieldMissing, "field", "value")
 	}
 	replaced, err := a.Secrets.Set(name, *body.Value)
 	if err != nil {
@@ -96,7 +97,8 @@ func (a *api) secretDelete(ctx context.Context, r *http.Request) (any, error) {
 		return nil, err
 	}
 	if !existed {
-		return nil, qlerror.New(qlerror.NotFound, "secret %q is not defined in the secrets file %s; GET /api/v1/secrets lists the names it defines", name, a.Secrets.Path)
+		return nil, qlerror.New(qlerror.NotFound, "secret %q is not defined in the secrets file %s; GET /api/v1/secrets lists the names it defines", name, a.Secrets.Path).
+			Because(RefusalSecretMissing, "name", name)
 	}
 	a.Log.Info("secret deleted", slog.String("code", process.CodeSecretDeleted), slog.String("secret", name),
 		slog.String("actor", principalOf(ctx).actor()))

@@ -4,7 +4,6 @@ import (
 	"context"
 	"net/http"
 
-	"github.com/qinglong/qinglong/internal/core/qlerror"
 	"github.com/qinglong/qinglong/internal/core/run"
 	"github.com/qinglong/qinglong/internal/core/schedule"
 	"github.com/qinglong/qinglong/internal/core/view"
@@ -28,19 +27,23 @@ func (a *api) triggerList(ctx context.Context, r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	n, err := limit(q["limit"], defaultTriggerPage, maxTriggerPage)
+	n, err := count("limit", q["limit"], defaultTriggerPage, maxTriggerPage)
 	if err != nil {
 		return nil, err
 	}
-	withLast := true
-	switch q["lastRun"] {
-	case "", "true":
-	case "false":
-		withLast = false
-	default:
-		return nil, qlerror.New(qlerror.Invalid, "query parameter lastRun is %q; give true (the default) or false", q["lastRun"])
+	withLast, err := boolean("lastRun", q["lastRun"], true)
+	if err != nil {
+		return nil, err
 	}
-	list, next, err := a.Triggers.TriggerList(ctx, schedule.TriggerListParams{ProjectID: q["project"], Limit: n, After: q["after"]})
+	project, err := idParam("project", q["project"], projectIDHint)
+	if err != nil {
+		return nil, err
+	}
+	after, err := idParam("after", q["after"], cursorHint)
+	if err != nil {
+		return nil, err
+	}
+	list, next, err := a.Triggers.TriggerList(ctx, schedule.TriggerListParams{ProjectID: project, Limit: n, After: after})
 	if err != nil {
 		return nil, err
 	}
@@ -63,11 +66,11 @@ func (a *api) triggerGet(ctx context.Context, r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	n, err := limit(q["ledger"], defaultLedger, view.MaxLedgerShown)
+	n, err := count("ledger", q["ledger"], defaultLedger, view.MaxLedgerShown)
 	if err != nil {
 		return nil, err
 	}
-	runs, err := limit(q["runs"], detailRuns, run.MaxPageSize)
+	runs, err := count("runs", q["runs"], detailRuns, run.MaxPageSize)
 	if err != nil {
 		return nil, err
 	}

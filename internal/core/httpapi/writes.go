@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -9,6 +10,7 @@ import (
 	"mime"
 	"net/http"
 	"reflect"
+	"slices"
 	"strings"
 
 	"github.com/qinglong/qinglong/internal/core/qlerror"
@@ -21,14 +23,23 @@ import (
 // error rather than silently ignored. Anything but one JSON object (null,
 // an array, a form) is refused, and a content type other than JSON is
 // refused before the body is read, so a client that sent the wrong thing
-// learns it rather than having its fields ignored.
+// learns it rather than having its fields ignored. Keys match the fields
+// exactly: encoding/json alone would take "RequestId" for requestId and
+// the last of a key given twice, hiding a client's mistake. A UTF-8
+// byte-order mark before the object is skipped, as RFC 8259 lets a parser
+// do (Windows tools write one).
 func (a *api) decodeBody(r *http.Request, v any) error {
 	if ct := r.Header.Get("Content-Type"); ct != "" {
 		if mt, _, err := mime.ParseMediaType(ct); err != nil || mt != "application/json" {
-			return qlerror.New(qlerror.Invalid, "the request body is %q; send a JSON object with Content-Type: application/json", ct)
+			return qlerror.New(qlerror.Invalid, "the request body is %q; send a JSON object with Content-Type: application/json", clip(ct)).
+				Because(RefusalBodyContentType, "value", clip(ct))
 		}
 	}
-	dec := json.NewDecoder(r.Body)
+	body := bufio.NewReader(r.Body)
+	if b, err := body.Peek(len(utf8BOM)); err == nil && bytes.Equal(b, utf8BOM) {
+		_, _ = body.Discard(len(utf8BOM)) // peeked: the bytes are there
+	}
+	dec := json.NewDecoder(body)
 	var raw json.RawMessage
 	err := dec.Decode(&raw)
 	if errors.Is(err, io.EOF) {
@@ -41,24 +52,71 @@ func (a *api) decodeBody(r *http.Request, v any) error {
 		return bodyError(err)
 	}
 	if dec.More() {
-		return qlerror.New(qlerror.Invalid, "the request body holds more than one JSON value; send one object")
+		return qlerror.New(qlerror.Invalid, "the request body holds more than one JSON value; send one object").Because(RefusalBodyManyValues)
 	}
 	if t := bytes.TrimLeft(raw, " \t\r\n"); len(t) == 0 || t[0] != '{' {
-		return qlerror.New(qlerror.Invalid, "the request body is %s, not a JSON object; send one object, e.g. {}", jsonKind(t))
+		return qlerror.New(qlerror.Invalid, "the request body is %s, not a JSON object; send one object, e.g. {}", jsonKind(t)).
+			Because(RefusalBodyNotObject, "value", jsonKind(t))
+	}
+	if err := checkKeys(raw, jsonFields(v)); err != nil {
+		return err
 	}
 	strict := json.NewDecoder(bytes.NewReader(raw))
 	strict.DisallowUnknownFields()
 	if err := strict.Decode(v); err != nil {
-		if name, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
-			takes := "no field: send {} or no body"
-			if fields := jsonFields(v); len(fields) > 0 {
-				takes = strings.Join(fields, ", ")
-			}
-			return qlerror.New(qlerror.Invalid, "the request body has the field %s, which this endpoint does not take; it takes %s", name, takes)
-		}
 		return bodyError(err)
 	}
 	return nil
+}
+
+// utf8BOM is the byte-order mark some editors and Windows tools put before
+// UTF-8 text.
+var utf8BOM = []byte{0xEF, 0xBB, 0xBF}
+
+// checkKeys refuses a key of the object raw (valid JSON) that is not one
+// of fields exactly, one in another case included, and a key given twice.
+func checkKeys(raw json.RawMessage, fields []string) error {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	if _, err := dec.Token(); err != nil {
+		return bodyError(err)
+	}
+	seen := map[string]bool{}
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return bodyError(err)
+		}
+		key, _ := tok.(string)
+		if !slices.Contains(fields, key) {
+			return unknownField(key, fields)
+		}
+		if seen[key] {
+			return qlerror.New(qlerror.Invalid, "the request body gives the field %q twice; give it once", key).Because(RefusalBodyFieldTwice, "field", key)
+		}
+		seen[key] = true
+		var skip json.RawMessage
+		if err := dec.Decode(&skip); err != nil {
+			return bodyError(err)
+		}
+	}
+	return nil
+}
+
+// unknownField refuses key, naming the fields the endpoint takes, and the
+// one it is when only its case differs: names are case-sensitive.
+func unknownField(key string, fields []string) error {
+	takes := "no field: send {} or no body"
+	if len(fields) > 0 {
+		takes = strings.Join(fields, ", ")
+	}
+	for _, f := range fields {
+		if strings.EqualFold(f, key) {
+			return qlerror.New(qlerror.Invalid, "the request body has the field %q, which this endpoint does not take: field names are case-sensitive; write it %q", clip(key), f).
+				Because(RefusalBodyUnknownField, "field", clip(key), "allowed", takes)
+		}
+	}
+	return qlerror.New(qlerror.Invalid, "the request body has the field %q, which this endpoint does not take; it takes %s", clip(key), takes).
+		Because(RefusalBodyUnknownField, "field", clip(key), "allowed", takes)
 }
 
 // jsonFields names the fields of the JSON object v (a pointer to a
@@ -90,13 +148,15 @@ func bodyError(err error) error {
 	var syntaxErr *json.SyntaxError
 	switch {
 	case errors.As(err, &typeErr) && typeErr.Field != "":
-		return qlerror.New(qlerror.Invalid, "the field %q is a JSON %s; it must be %s", typeErr.Field, typeErr.Value, jsonTypeOf(typeErr.Type.Kind()))
+		return qlerror.New(qlerror.Invalid, "the field %q is a JSON %s; it must be %s", typeErr.Field, typeErr.Value, jsonTypeOf(typeErr.Type.Kind())).
+			Because(RefusalBodyFieldType, "field", typeErr.Field, "value", typeErr.Value, "allowed", jsonTypeOf(typeErr.Type.Kind()))
 	case errors.As(err, &syntaxErr):
-		return qlerror.New(qlerror.Invalid, "the request body is not valid JSON at byte %d (%v); send one JSON object", syntaxErr.Offset, err)
+		return qlerror.New(qlerror.Invalid, "the request body is not valid JSON at byte %d (%v); send one JSON object", syntaxErr.Offset, err).
+			Because(RefusalBodyNotJSON, "offset", syntaxErr.Offset)
 	case errors.Is(err, io.ErrUnexpectedEOF):
-		return qlerror.New(qlerror.Invalid, "the request body ends inside its JSON value; send one whole JSON object")
+		return qlerror.New(qlerror.Invalid, "the request body ends inside its JSON value; send one whole JSON object").Because(RefusalBodyTruncated)
 	}
-	return qlerror.New(qlerror.Invalid, "the request body is not the JSON object this endpoint takes: %v", err)
+	return qlerror.New(qlerror.Invalid, "the request body is not the JSON object this endpoint takes: %v", err).Because(RefusalBodyNotJSON)
 }
 
 // jsonKind names the JSON value a body starts with.
@@ -163,7 +223,7 @@ func (a *api) triggerPause(pause bool) func(context.Context, *http.Request) (any
 			return nil, err
 		}
 		if !pause && body.Note != "" {
-			return nil, qlerror.New(qlerror.Invalid, "a resume takes no note")
+			return nil, qlerror.New(qlerror.Invalid, "a resume takes no note: only a pause records one; send {} or no body").Because(RefusalResumeNote)
 		}
 		id := r.PathValue("id")
 		res, err := a.Pauser.TriggerPause(ctx, schedule.PauseRequest{TriggerID: id, Pause: pause, Note: body.Note, Actor: principalOf(ctx).actor()})
@@ -235,7 +295,7 @@ func (a *api) triggerRunNow(ctx context.Context, r *http.Request) (any, error) {
 		return nil, err
 	}
 	if body.RequestID == "" {
-		return nil, qlerror.New(qlerror.Invalid, `give "requestId" (a unique id you choose, e.g. a UUID): asking again with it returns the same Run instead of a second one`)
+		return nil, errNoRequestID
 	}
 	res, err := a.Manual.TriggerRunNow(ctx, schedule.RunNowRequest{TriggerID: r.PathValue("id"), RequestID: body.RequestID, Force: body.Force, Actor: principalOf(ctx).actor()})
 	if err != nil {
@@ -280,9 +340,9 @@ func (a *api) triggerBackfill(ctx context.Context, r *http.Request) (any, error)
 	}
 	switch {
 	case body.FromMs == nil:
-		return nil, qlerror.New(qlerror.Invalid, `"fromMs" is required: the first instant of the range of occurrences to admit, in epoch milliseconds`)
+		return nil, qlerror.New(qlerror.Invalid, `"fromMs" is required: the first instant of the range of occurrences to admit, in epoch milliseconds`).Because(RefusalBodyFieldMissing, "field", "fromMs")
 	case body.ToMs == nil:
-		return nil, qlerror.New(qlerror.Invalid, `"toMs" is required: the last instant of the range of occurrences to admit, in epoch milliseconds`)
+		return nil, qlerror.New(qlerror.Invalid, `"toMs" is required: the last instant of the range of occurrences to admit, in epoch milliseconds`).Because(RefusalBodyFieldMissing, "field", "toMs")
 	case *body.ToMs < *body.FromMs:
 		return nil, qlerror.New(qlerror.Invalid, `"toMs" (%d) is before "fromMs" (%d): give the range of occurrences to admit as fromMs ≤ toMs, in epoch milliseconds`, *body.ToMs, *body.FromMs)
 	case body.Max != nil && (*body.Max < 1 || *body.Max > schedule.MaxBackfill):
@@ -301,4 +361,9 @@ func (a *api) triggerBackfill(ctx context.Context, r *http.Request) (any, error)
 	return view.NewBackfill(body.DryRun, res), nil
 }
 
-var errNoManual = qlerror.New(qlerror.FailedPrecondition, "this server's store cannot run triggers now or backfill them")
+// errNoRequestID refuses a run now or a re-run without its request id.
+var errNoRequestID = qlerror.New(qlerror.Invalid, `give "requestId" (a unique id you choose, e.g. a UUID): asking again with it returns the same Run instead of a second one`).
+	Because(RefusalBodyFieldMissing, "field", "requestId")
+
+var errNoManual = qlerror.New(qlerror.FailedPrecondition, "this server's store cannot run triggers now, re-run runs or backfill triggers over the API; "+
+	"use `ql triggers run`, `ql runs rerun` or `ql triggers backfill` where its database is").Because(RefusalNotOverTheAPI)

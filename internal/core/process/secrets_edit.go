@@ -28,10 +28,20 @@ const MaxSecretLen = task.MaxEnvValueLen
 // lower-case names only, a notification channel to any of these.
 var secretName = regexp.MustCompile(`^[A-Za-z0-9_.-]+$`)
 
+// The reasons of a secret's name or value refused.
+const (
+	RefusalSecretName         qlerror.Reason = "secret_name_shape"
+	RefusalSecretValueShort   qlerror.Reason = "secret_value_short"
+	RefusalSecretValueLong    qlerror.Reason = "secret_value_long"
+	RefusalSecretValueNUL     qlerror.Reason = "secret_value_nul"
+	RefusalSecretValueNotUTF8 qlerror.Reason = "secret_value_not_utf8"
+)
+
 // CheckSecretName refuses a name no task or channel could refer to.
 func CheckSecretName(name string) error {
 	if name == "" || len(name) > MaxSecretNameLen || !secretName.MatchString(name) {
-		return qlerror.New(qlerror.Invalid, "secret name %q: use 1–%d letters, digits, '_', '.' or '-' (a task's env refers to lower-case names only)", name, MaxSecretNameLen)
+		return qlerror.New(qlerror.Invalid, "secret name %q: use 1–%d letters, digits, '_', '.' or '-' (a task's env refers to lower-case names only)", name, MaxSecretNameLen).
+			Because(RefusalSecretName, "name", name, "max", MaxSecretNameLen)
 	}
 	return nil
 }
@@ -41,15 +51,19 @@ func CheckSecretName(name string) error {
 func CheckSecretValue(name, value string) error {
 	switch {
 	case len(value) < MinSecretLen:
-		return qlerror.New(qlerror.Invalid, "secret %q: the value has %d bytes, at least %d are needed so it can be masked in output without hiding unrelated text; use a longer value, or a plain env value if it is not secret", name, len(value), MinSecretLen)
+		return qlerror.New(qlerror.Invalid, "secret %q: the value has %d bytes, at least %d are needed so it can be masked in output without hiding unrelated text; use a longer value, or a plain env value if it is not secret", name, len(value), MinSecretLen).
+			Because(RefusalSecretValueShort, "name", name, "min", MinSecretLen)
 	case len(value) > MaxSecretLen:
-		return qlerror.New(qlerror.Invalid, "secret %q: the value has %d bytes, the limit is %d (an environment value's)", name, len(value), MaxSecretLen)
+		return qlerror.New(qlerror.Invalid, "secret %q: the value has %d bytes, the limit is %d (an environment value's)", name, len(value), MaxSecretLen).
+			Because(RefusalSecretValueLong, "name", name, "max", MaxSecretLen)
 	case strings.ContainsRune(value, 0):
-		return qlerror.New(qlerror.Invalid, "secret %q: the value contains a NUL byte, which no environment value can hold", name)
+		return qlerror.New(qlerror.Invalid, "secret %q: the value contains a NUL byte, which no environment value can hold", name).
+			Because(RefusalSecretValueNUL, "name", name)
 	case !utf8.ValidString(value):
 		// The file is JSON: bytes that are not UTF-8 would be stored as
 		// U+FFFD and the command would get another value than was set.
-		return qlerror.New(qlerror.Invalid, "secret %q: the value is not UTF-8 text; store binary data encoded (base64, hex) and decode it in the command", name)
+		return qlerror.New(qlerror.Invalid, "secret %q: the value is not UTF-8 text; store binary data encoded (base64, hex) and decode it in the command", name).
+			Because(RefusalSecretValueNotUTF8, "name", name)
 	}
 	return nil
 }

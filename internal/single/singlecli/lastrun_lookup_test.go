@@ -45,7 +45,7 @@ func TestANameLookupOverTheAPIAsksForNoLastRunsWhileTheListingCarriesThem(t *tes
 	if got := lastRun("?lastRun=false"); got != nil {
 		t.Fatalf("the listing with lastRun=false carries a last Run: %v", got)
 	}
-	if st, body := call(t, "GET", base+"/api/v1/triggers?lastRun=no", reader, ""); st != 400 || !strings.Contains(body["error"].(map[string]any)["message"].(string), "give true (the default) or false") {
+	if st, body := call(t, "GET", base+"/api/v1/triggers?lastRun=no", reader, ""); st != 400 || !strings.Contains(body["error"].(map[string]any)["message"].(string), `query parameter lastRun is "no"; give true or false, or leave it out for true`) {
 		t.Fatalf("lastRun=no: %d %v; want 400 saying what it takes", st, body)
 	}
 
