@@ -6,7 +6,6 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 	"syscall"
@@ -24,14 +23,11 @@ const MaxSecretNameLen = 128
 // an environment value, which may hold no more.
 const MaxSecretLen = task.MaxEnvValueLen
 
-// secretName is every name a reference may use: a task's env refers to
-// lower-case names only, a notification channel to any of these.
-var secretName = regexp.MustCompile(`^[A-Za-z0-9_.-]+$`)
-
-// CheckSecretName refuses a name no task or channel could refer to.
+// CheckSecretName refuses a name no task or channel could refer to
+// (task.IsSecretName).
 func CheckSecretName(name string) error {
-	if name == "" || len(name) > MaxSecretNameLen || !secretName.MatchString(name) {
-		return qlerror.New(qlerror.Invalid, "secret name %q: use 1–%d letters, digits, '_', '.' or '-' (a task's env refers to lower-case names only)", name, MaxSecretNameLen)
+	if name == "" || len(name) > MaxSecretNameLen || !task.IsSecretName(name) {
+		return qlerror.New(qlerror.Invalid, "secret name %q: use 1–%d letters, digits, '_', '.' or '-', the names a task's env and a notification channel refer to", name, MaxSecretNameLen)
 	}
 	return nil
 }
