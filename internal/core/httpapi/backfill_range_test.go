@@ -47,7 +47,9 @@ func TestABackfillInstantOutsideItsRangeIsRefusedNamingTheRange(t *testing.T) {
 		req.Header.Set("Content-Type", "application/json")
 		rec := httptest.NewRecorder()
 		h.ServeHTTP(rec, req)
-		var a struct{ Error struct{ Message, Reason string } }
+		var a struct {
+			Error struct{ Message, Reason string }
+		}
 		_ = json.Unmarshal(rec.Body.Bytes(), &a)
 		return rec.Code, a.Error.Reason, a.Error.Message
 	}
