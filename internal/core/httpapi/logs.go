@@ -150,13 +150,17 @@ func (a *api) runLog(ctx context.Context, r *http.Request) (any, error) {
 	}}, nil
 }
 
+// CodeLogMissing is the server's line for a started attempt whose log
+// file is missing: it names the file, which the API's answer does not.
+const CodeLogMissing = "http.log_missing"
+
 // logGone is the refusal of the log of an attempt whose command started
 // but whose log the server does not find: removed from its disk while or
 // after the command ran (or never written, which the attempt's error
 // says). Where the server keeps its logs is its own: the path goes to the
 // server's log, not to a client holding a read token.
 func (a *api) logGone(r *http.Request, runID string, at run.Attempt, err error) error {
-	a.Log.Warn("the log of an attempt is missing", slog.String("path", r.URL.Path), slog.String("attempt", at.ID), slog.String("error", err.Error()))
+	a.Log.Warn("the log of an attempt is missing", slog.String("code", CodeLogMissing), slog.String("path", r.URL.Path), slog.String("attempt", at.ID), slog.String("error", err.Error()))
 	return qlerror.New(qlerror.NotFound, "run %s: the log of attempt %d is gone from the server's disk: it was removed while or after the attempt ran "+
 		"(or, when the attempt's error is log_unwritable, never written); the server's log names the file", runID, at.Number).Because(RefusalLogRemoved)
 }
