@@ -24,7 +24,10 @@ import (
 
 // Diagnostic codes of the composition root.
 const (
-	CodeListening        = "serve.http_listening"
+	CodeListening = "serve.http_listening"
+	// CodeEveryInterface says the API listens on every interface, and
+	// which Host names it answers to there.
+	CodeEveryInterface   = "serve.http_every_interface"
 	CodeActivating       = "serve.activating"
 	CodeDatabaseReady    = "serve.database_ready"
 	CodeReady            = "serve.ready"
@@ -146,6 +149,9 @@ func (r *replica) listen() error {
 		return err
 	}
 	r.log.Info("HTTP listening; not ready until startup completes", slog.String("code", CodeListening), slog.String("addr", r.http.Addr()))
+	if note := httpapi.WildcardNote(r.s.HTTPAddr, r.s.AllowedHosts); note != "" {
+		r.log.Info(note, slog.String("code", CodeEveryInterface), slog.String("addr", r.http.Addr()))
+	}
 	return nil
 }
 

@@ -28,10 +28,10 @@ func TestATasksOtherChecksRunBesideAFieldsMistake(t *testing.T) {
 	requireErrors(t, err, 0,
 		place{3, 24, "task.script: is required in shell mode"},
 		place{3, 37, `task.timeout: "30"`})
-	_, err = Parse("x.yaml", []byte("project: e\ntasks:\n  - {name: t, labels: {Team: ops}, command: [/bin/true], env: {a: {secret: Bad}}, timeout: 1}\n"))
+	_, err = Parse("x.yaml", []byte("project: e\ntasks:\n  - {name: t, labels: {Team: ops}, command: [/bin/true], env: {a: {secret: B/d}}, timeout: 1}\n"))
 	requireErrors(t, err, 0,
 		place{3, 23, `task.labels: key "Team"`},
-		place{3, 67, `task.env.a: secret reference "Bad"`},
+		place{3, 67, `task.env.a: secret reference "B/d"`},
 		place{3, 92, "task.timeout"})
 }
 

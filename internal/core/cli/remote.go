@@ -127,6 +127,13 @@ func remoteClient(f *dbFlags) (*apiClient, error) {
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return nil, Usagef("--api-url %q must be the API's base URL, e.g. https://ql.example.com:8080", f.server)
 	}
+	// Every route is asked at base + /api/v1/…: a base that ends in it
+	// would be asked at /api/v1/api/v1/… and answered "no such endpoint".
+	if p := strings.TrimSuffix(u.Path, "/"); strings.HasSuffix(p, "/api/v1") || strings.HasSuffix(p, "/api") {
+		base := *u
+		base.Path = strings.TrimSuffix(strings.TrimSuffix(p, "/v1"), "/api")
+		return nil, Usagef("--api-url %q ends with the API's path: give the server's base URL, which each command adds /api/v1/… to: --api-url %s", f.server, base.String())
+	}
 	// The token rides in every request: over plain HTTP to another host
 	// anyone on the path reads it, as the worker refuses for its credential.
 	if u.Scheme == "http" && !netaddr.IsLoopbackHost(u.Hostname()) {

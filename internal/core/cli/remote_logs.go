@@ -26,6 +26,11 @@ func (c *apiClient) readRunLog(ctx context.Context, at attemptRef, offset int64,
 	for {
 		q := url.Values{"attempt": {strconv.FormatInt(at.number, 10)}, "offset": {strconv.FormatInt(offset, 10)}}
 		h, body, err := c.send(ctx, http.MethodGet, path, q, "", nil)
+		if qlerror.ReasonOf(err) == httpapi.RefusalLogOffsetPastEnd {
+			if held, perr := strconv.ParseInt(h.Get(view.HeaderLogLength), 10, 64); perr == nil && held < offset {
+				return offset, false, &logShorter{held: held, offset: offset}
+			}
+		}
 		if err != nil {
 			return offset, false, c.noLogRoute(err)
 		}

@@ -96,6 +96,9 @@ func logSourceOf(b *Backend, limit time.Duration) (logSource, string, time.Durat
 			if err != nil {
 				return offset, truncated, err
 			}
+			if next < offset {
+				return offset, truncated, &logShorter{held: next, offset: offset}
+			}
 			if _, err := w.Write(piece.Bytes()); err != nil {
 				return offset, truncated, err
 			}
@@ -105,6 +108,17 @@ func logSourceOf(b *Backend, limit time.Duration) (logSource, string, time.Durat
 			}
 		}
 	}, "the database", limit, nil
+}
+
+// logShorter is a log source's failure when the log holds fewer bytes
+// than the offset it was asked from: it was cut or replaced since those
+// bytes were read (the API refuses such an offset with 416). A follower
+// goes on from the log's end, saying so, rather than wait at an offset
+// the log may never reach again.
+type logShorter struct{ held, offset int64 }
+
+func (e *logShorter) Error() string {
+	return fmt.Sprintf("the log holds %d bytes, fewer than the %d already read: it was cut or replaced", e.held, e.offset)
 }
 
 // readLimit bounds each read `runs logs` makes of the database, as a

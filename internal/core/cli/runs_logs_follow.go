@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/qinglong/qinglong/internal/core/httpapi"
 	"github.com/qinglong/qinglong/internal/core/qlerror"
 	"github.com/qinglong/qinglong/internal/core/run"
 	"github.com/qinglong/qinglong/internal/core/validate"
@@ -82,6 +83,8 @@ type logFollower struct {
 	// moved: the follower went on from an earlier attempt to attemptID,
 	// whose start it has not said yet.
 	moved bool
+	// gone is the attempt whose log was said gone, so it is said once.
+	gone string
 	// last is the run as last read: once the follower has returned, the
 	// state it ended in.
 	last run.Detail
@@ -409,7 +412,17 @@ func pause(ctx context.Context, got int64, wait *time.Duration) error {
 func (l *logFollower) read(ctx context.Context, following bool) (int64, error) {
 	out := &countingWriter{w: l.out}
 	next, truncated, err := l.log(ctx, attemptRef{runID: l.runID, id: l.attemptID, number: l.attemptNumber}, l.offset, out)
+	var short *logShorter
+	if errors.As(err, &short) {
+		l.say("(run %s: attempt %d: %s; following on from its end, byte %d)\n", l.runID, l.attemptNumber, short, short.held)
+		l.offset = short.held
+		return 0, nil
+	}
 	if following && qlerror.Is(err, qlerror.NotFound) {
+		if l.logGone(err) && l.gone != l.attemptID {
+			l.gone = l.attemptID
+			l.say("(run %s: the log of attempt %d is gone: it was removed while or after the attempt ran, so its output cannot be printed; following the run on)\n", l.runID, l.attemptNumber)
+		}
 		return 0, nil
 	}
 	if err != nil {
@@ -421,6 +434,21 @@ func (l *logFollower) read(ctx context.Context, following bool) (int64, error) {
 	got := next - l.offset
 	l.offset, l.truncated = next, l.truncated || truncated
 	return got, nil
+}
+
+// logGone says whether a log the source does not find was removed,
+// rather than not created yet: the server says so, or the attempt as last
+// read had got past starting, when its command creates its log.
+func (l *logFollower) logGone(err error) bool {
+	if qlerror.ReasonOf(err) == httpapi.RefusalLogRemoved {
+		return true
+	}
+	for _, a := range l.last.Attempts {
+		if a.ID == l.attemptID {
+			return a.LogRemoved || (a.StartedAtMs != nil && a.State != run.AttemptClaimed && a.State != run.AttemptStarting)
+		}
+	}
+	return false
 }
 
 // say writes a follower's message on standard error, on a line of its own

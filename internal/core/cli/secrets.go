@@ -9,7 +9,6 @@ import (
 	"github.com/qinglong/qinglong/internal/core/apply"
 	"github.com/qinglong/qinglong/internal/core/process"
 	"github.com/qinglong/qinglong/internal/core/qlerror"
-	"github.com/qinglong/qinglong/internal/core/task"
 )
 
 func secretsCommand(opts Options) *cobra.Command {
@@ -200,7 +199,7 @@ func secretsSetCommand(opts Options) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "set NAME",
 		Short: "Set a secret's value, read from standard input (never the command line)",
-		Long: `Set the secret NAME (letters, digits, '_', '.', '-'; a task's env refers to lower-case names only),
+		Long: `Set the secret NAME (letters, digits, '_', '.', '-': the names a task's env and a notification channel refer to),
 creating or replacing it. The value is asked twice without echo on a terminal, or read whole from
 standard input when it is a pipe or a file, without one trailing line ending. It is never taken from
 the command line, where every user of the host reads it (ps). It must hold 4 to ` + fmt.Sprint(process.MaxSecretLen) + ` bytes of UTF-8
@@ -248,10 +247,8 @@ command says which tasks and channels use the name.`,
 			}
 			if uses := usesOf(l, name); len(uses) > 0 {
 				fmt.Fprintln(w, userText("used by: "+usesText(uses)))
-			} else if task.EnvCanRefer(name) {
-				fmt.Fprintf(w, "hint: no definition uses %s yet: refer to it from a task's env ({secret: %s}) or a notification channel's …Secret field\n", name, name)
 			} else {
-				fmt.Fprintf(w, "hint: no definition uses %s yet: a notification channel's …Secret field can refer to it; a task's env cannot, it refers only to names of lower-case letters, digits, '_', '.' and '-' that start with a letter or digit\n", name)
+				fmt.Fprintf(w, "hint: no definition uses %s yet: refer to it from a task's env ({secret: %s}) or a notification channel's …Secret field\n", name, name)
 			}
 			return nil
 		},

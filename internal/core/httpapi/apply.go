@@ -3,6 +3,7 @@ package httpapi
 import (
 	"context"
 	"errors"
+	"mime"
 	"net/http"
 	"regexp"
 
@@ -98,6 +99,9 @@ func (a *api) applyDefinitions(ctx context.Context, r *http.Request) (any, error
 	if a.Definitions == nil {
 		return nil, errNoPublish
 	}
+	if err := definitionsType(r.Header.Get("Content-Type")); err != nil {
+		return nil, err
+	}
 	doc, err := apply.Read(file, r.Body)
 	if err != nil {
 		return nil, tooLarge(err, a.guard.limits.MaxBody)
@@ -125,6 +129,33 @@ func (a *api) applyDefinitions(ctx context.Context, r *http.Request) (any, error
 		}
 	}
 	return out, nil
+}
+
+// RefusalApplyContentType is the reason of an apply whose body is sent
+// as something other than a file: a form (curl -d, which also strips
+// the file's newlines) or a multipart upload (curl -F), whose bytes are
+// not the file and would be refused at line 1 with a YAML error that
+// says nothing of why.
+const RefusalApplyContentType qlerror.Reason = "apply_content_type"
+
+// definitionsTypes are the content types an apply body is taken as, a
+// definitions file: YAML's, plain text, bytes, and JSON (which is YAML);
+// none at all is taken too.
+var definitionsTypes = map[string]bool{"application/yaml": true, "application/x-yaml": true, "text/yaml": true, "text/x-yaml": true,
+	"text/plain": true, "application/octet-stream": true, "application/json": true}
+
+// definitionsType refuses an apply body sent as a form or an upload, or
+// as any other type a file is not sent as.
+func definitionsType(ct string) error {
+	if ct == "" {
+		return nil
+	}
+	if mt, _, err := mime.ParseMediaType(ct); err == nil && definitionsTypes[mt] {
+		return nil
+	}
+	return qlerror.New(qlerror.Invalid, "the request body is sent as %q, not as a definitions file: send the file's bytes as they are, "+
+		"with Content-Type: application/yaml, e.g. curl --data-binary @FILE -H 'Content-Type: application/yaml' (curl -d strips the file's newlines, -F sends a form)", ct).
+		Because(RefusalApplyContentType, "value", ct)
 }
 
 // definitionsNotes are the notes of doc this server can know, as its

@@ -117,3 +117,39 @@ func TestAnApplyAServerCanNeverPublishIsRefusedAsThatWhateverTheTokensScope(t *t
 		t.Errorf("apply with an operate token to a server that can publish: %d %+v; want 403 asking for scope admin", status, body.Error)
 	}
 }
+
+// An apply whose body is sent as a form (curl -d, which strips the file's
+// newlines) or a multipart upload (curl -F) is refused, reason
+// apply_content_type, saying how to send the file, before its bytes are
+// read as YAML: its "line 1" error would say nothing of why. A YAML, text
+// or JSON type, or none, is read as the file.
+func TestAnApplySentAsAFormOrUploadSaysToSendTheFileAsItIs(t *testing.T) {
+	t.Parallel()
+	st := sqlitetest.Open(t)
+	h := authed(t, Config{Definitions: &catalog.Service{Store: st, Executor: task.LocalProcess, NowMs: func() int64 { return time.Now().UnixMilli() }},
+		Ready: func() (bool, string) { return true, "" }, Log: slog.New(slog.DiscardHandler)})
+	const defs = "project: demo\ntasks:\n  - name: a\n    script: echo\ntriggers: []\n"
+	post := func(ct, body string) (int, applyError) {
+		rec := httptest.NewRecorder()
+		req := httptest.NewRequest(http.MethodPost, "/api/v1/apply?dryRun=true", strings.NewReader(body))
+		req.Host = "localhost:8080"
+		if ct != "" {
+			req.Header.Set("Content-Type", ct)
+		}
+		h.ServeHTTP(rec, req)
+		var e applyError
+		_ = json.Unmarshal(rec.Body.Bytes(), &e)
+		return rec.Code, e
+	}
+	for _, ct := range []string{"application/x-www-form-urlencoded", "multipart/form-data; boundary=x", "image/png", "not a type"} {
+		status, e := post(ct, strings.ReplaceAll(defs, "\n", ""))
+		if status != http.StatusBadRequest || e.Error.Reason != "apply_content_type" || !strings.Contains(e.Error.Message, "curl --data-binary @FILE -H 'Content-Type: application/yaml'") {
+			t.Errorf("apply sent as %q: %d %+v; want 400 apply_content_type saying how to send the file", ct, status, e.Error)
+		}
+	}
+	for _, ct := range []string{"", "application/yaml", "application/x-yaml", "text/yaml; charset=utf-8", "text/plain", "application/octet-stream", "application/json"} {
+		if status, e := post(ct, defs); status != http.StatusOK {
+			t.Errorf("apply sent as %q: %d %+v; want it read as the file", ct, status, e.Error)
+		}
+	}
+}

@@ -179,9 +179,8 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	// Before any routing: the mux answers a path it cleans (//, ..) with a
 	// redirect of its own, which must not reach a rebinding page either.
-	if !h.anyHost[r.URL.Path] && !h.g.hostAllowed(r) {
-		h.a.writeError(w, r, qlerror.New(codeHostNotAllowed, "host %q is not one this server answers to; "+
-			"add it with --allowed-hosts (a guard against DNS rebinding), or use the server's address", clip(r.Host)).Because(RefusalHostNotAllowed))
+	if !h.anyHost[r.URL.Path] && !h.g.hostAllowed(r) && !reachedByAddress(r) {
+		h.a.writeError(w, r, qlerror.New(codeHostNotAllowed, "%s", hostRefused(r.Host)).Because(RefusalHostNotAllowed))
 		return
 	}
 	// The console takes its paths as they came, so that its answers,

@@ -3,10 +3,13 @@ package httpapi
 import (
 	"bytes"
 	"context"
+	"fmt"
+	"log/slog"
 	"net/http"
 	"strconv"
 
 	"github.com/qinglong/qinglong/internal/core/qlerror"
+	"github.com/qinglong/qinglong/internal/core/run"
 	"github.com/qinglong/qinglong/internal/core/view"
 )
 
@@ -19,6 +22,37 @@ const MaxLogAnswer = 1 << 20
 // errNoLogs answers the log route on a server that was given no way to
 // read logs.
 var errNoLogs = qlerror.New(qlerror.FailedPrecondition, "this server was given no way to read the runs' output; read it with `ql runs logs` where its database is").Because(RefusalNotOverTheAPI)
+
+// RefusalLogOffsetPastEnd is the reason of the log route's 416: the
+// offset asked is past the end of what the log holds (an offset kept from
+// another attempt, or from a log since cut or replaced). An empty answer
+// saying the log is complete would tell a follower it has everything
+// while it loses the bytes before its offset; view.HeaderLogLength says
+// where the log ends.
+const RefusalLogOffsetPastEnd qlerror.Reason = "log_offset_past_end"
+
+// RefusalLogRemoved is the reason of the log route's 404 for an attempt
+// whose log is gone: removed by log retention, or from the server's disk
+// while or after its command ran. A follower says so rather than wait for
+// output that never comes.
+const RefusalLogRemoved qlerror.Reason = "log_removed"
+
+// logPastEnd is the log route's refusal of an offset past the log's end,
+// which carries the log's length in headers besides the API's error.
+type logPastEnd struct {
+	runID          string
+	number, offset int64
+	length         int64
+}
+
+func (p logPastEnd) write(w http.ResponseWriter) {
+	n := strconv.FormatInt(p.length, 10)
+	w.Header().Set(view.HeaderLogLength, n)
+	w.Header().Set("Content-Range", "bytes */"+n)
+	writeJSON(w, http.StatusRequestedRangeNotSatisfiable, errorBody{Error: errorDetail{Code: qlerror.Invalid, Reason: RefusalLogOffsetPastEnd,
+		Message: fmt.Sprintf("offset %d is past the end of the log of attempt %d of run %s, which holds %d bytes (%s): "+
+			"ask from an offset this attempt's answers gave, or from 0 for its whole log", p.offset, p.number, p.runID, p.length, view.HeaderLogLength)}})
+}
 
 // logAnswer is the log route's answer: the bytes, and the headers that
 // say what they are.
@@ -46,7 +80,8 @@ func (a logAnswer) write(w http.ResponseWriter) {
 // left out), at most MaxLogAnswer bytes, of attempt ?attempt=N (the
 // latest when left out). The run is read before its log, so an answer
 // that says the attempt ended carries every byte it wrote up to its end
-// of the log. An attempt that has not started answers no bytes.
+// of the log. An attempt that has not started answers no bytes; an offset
+// past the log's end is refused (logPastEnd).
 func (a *api) runLog(ctx context.Context, r *http.Request) (any, error) {
 	q, err := params(r.URL.Query(), "attempt", "offset")
 	if err != nil {
@@ -75,18 +110,30 @@ func (a *api) runLog(ctx context.Context, r *http.Request) (any, error) {
 		return nil, err
 	}
 	if at.LogRemoved {
-		return nil, qlerror.New(qlerror.NotFound, "run %s: the log of attempt %d was removed by log retention (it held %d bytes)", d.Run.ID, at.Number, at.LogBytes)
+		return nil, qlerror.New(qlerror.NotFound, "run %s: the log of attempt %d was removed by log retention (it held %d bytes)", d.Run.ID, at.Number, at.LogBytes).Because(RefusalLogRemoved)
 	}
 	// One byte more than an answer holds says whether the log goes on
-	// past it.
+	// past it. A log not created yet holds nothing.
 	var buf bytes.Buffer
 	truncated := at.LogTruncated
+	reached := int64(0)
 	if at.StartedAtMs != nil {
-		_, cut, err := a.ReadLog(ctx, at.ID, offset, MaxLogAnswer+1, &buf)
-		if err != nil {
+		next, cut, err := a.ReadLog(ctx, at.ID, offset, MaxLogAnswer+1, &buf)
+		switch {
+		case qlerror.Is(err, qlerror.NotFound) && at.State == run.AttemptStarting:
+			// Its command creates the log as it starts.
+		case qlerror.Is(err, qlerror.NotFound):
+			return nil, a.logGone(r, d.Run.ID, at, err)
+		case err != nil:
 			return nil, err
+		default:
+			reached, truncated = next, truncated || cut
 		}
-		truncated = truncated || cut
+	}
+	// A read from past the end answers the log's length as where it
+	// ends, which is then before the offset.
+	if offset > reached {
+		return logPastEnd{runID: d.Run.ID, number: at.Number, offset: offset, length: reached}, nil
 	}
 	body, more := buf.Bytes(), buf.Len() > MaxLogAnswer
 	body = body[:min(len(body), MaxLogAnswer)]
@@ -101,6 +148,21 @@ func (a *api) runLog(ctx context.Context, r *http.Request) (any, error) {
 		view.HeaderRunState:      string(d.Run.State),
 		view.HeaderRunEnded:      strconv.FormatBool(d.Run.State.Finished()),
 	}}, nil
+}
+
+// CodeLogMissing is the server's line for a started attempt whose log
+// file is missing: it names the file, which the API's answer does not.
+const CodeLogMissing = "http.log_missing"
+
+// logGone is the refusal of the log of an attempt whose command started
+// but whose log the server does not find: removed from its disk while or
+// after the command ran (or never written, which the attempt's error
+// says). Where the server keeps its logs is its own: the path goes to the
+// server's log, not to a client holding a read token.
+func (a *api) logGone(r *http.Request, runID string, at run.Attempt, err error) error {
+	a.Log.Warn("the log of an attempt is missing", slog.String("code", CodeLogMissing), slog.String("path", r.URL.Path), slog.String("attempt", at.ID), slog.String("error", err.Error()))
+	return qlerror.New(qlerror.NotFound, "run %s: the log of attempt %d is gone from the server's disk: it was removed while or after the attempt ran "+
+		"(or, when the attempt's error is log_unwritable, never written); the server's log names the file", runID, at.Number).Because(RefusalLogRemoved)
 }
 
 // wholeParam is query parameter name as a whole number of at least min,

@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"fmt"
 	"net"
 	"net/http"
 	"net/netip"
@@ -16,6 +17,9 @@ func ParseTrustedProxies(list []string) ([]netip.Prefix, error) {
 	out := make([]netip.Prefix, 0, len(list))
 	for _, s := range list {
 		if p, err := netip.ParsePrefix(s); err == nil {
+			if err := checkProxyRange(s, p.Masked()); err != nil {
+				return nil, err
+			}
 			out = append(out, p.Masked())
 			continue
 		}
@@ -26,6 +30,54 @@ func ParseTrustedProxies(list []string) ([]netip.Prefix, error) {
 		out = append(out, netip.PrefixFrom(a.Unmap(), a.Unmap().BitLen()))
 	}
 	return out, nil
+}
+
+// RefusalTrustedProxiesTooWide is the reason of a --trusted-proxies
+// prefix wider than a block of reverse proxies is: trusting it lets every
+// client in it write the X-Forwarded-For address the throttles and the
+// audit records key on.
+const RefusalTrustedProxiesTooWide qlerror.Reason = "trusted_proxies_too_wide"
+
+// Public space is trusted at most by the /12 (IPv4) or /28 (IPv6) prefixes
+// a CDN publishes for its proxies (Cloudflare's widest are /13 and /29);
+// a wider one is most of a continent's addresses. Within private space
+// (privateSpace) a whole block may be the proxies' network.
+const (
+	minPublicBits4 = 12
+	minPublicBits6 = 28
+)
+
+// privateSpace are the blocks no public client comes from: loopback,
+// RFC 1918, shared (CGNAT), link-local, unique local.
+var privateSpace = []netip.Prefix{
+	netip.MustParsePrefix("127.0.0.0/8"), netip.MustParsePrefix("10.0.0.0/8"), netip.MustParsePrefix("172.16.0.0/12"),
+	netip.MustParsePrefix("192.168.0.0/16"), netip.MustParsePrefix("100.64.0.0/10"), netip.MustParsePrefix("169.254.0.0/16"),
+	netip.MustParsePrefix("::1/128"), netip.MustParsePrefix("fc00::/7"), netip.MustParsePrefix("fe80::/10"),
+}
+
+// checkProxyRange refuses a prefix (given as entry) that reaches into
+// public space wider than minPublicBits4 or minPublicBits6: 0.0.0.0/0 or
+// ::/0 would let any client on the internet forge its address.
+func checkProxyRange(entry string, p netip.Prefix) error {
+	for _, q := range privateSpace {
+		if q.Bits() <= p.Bits() && q.Contains(p.Addr()) {
+			return nil
+		}
+	}
+	least := minPublicBits4
+	if p.Addr().Is6() {
+		least = minPublicBits6
+	}
+	if p.Bits() >= least {
+		return nil
+	}
+	what := "addresses the public reaches the server from"
+	if p.Bits() == 0 {
+		what = "every address"
+	}
+	return qlerror.New(qlerror.Invalid, "--trusted-proxies entry %q covers %s: every client in it could write the X-Forwarded-For address the sign-in throttles and audit records "+
+		"believe; list the reverse proxies in front of the server, their addresses or their own network (at least /%d in public space for IPv4, /%d for IPv6; any private block)",
+		entry, what, minPublicBits4, minPublicBits6).Because(RefusalTrustedProxiesTooWide, "value", entry, "min", fmt.Sprintf("/%d", least))
 }
 
 func trusted(proxies []netip.Prefix, s string) bool {

@@ -4,9 +4,12 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"testing"
 
 	"golang.org/x/time/rate"
+
+	"github.com/qinglong/qinglong/internal/core/qlerror"
 )
 
 // The client is the peer unless the peer is a trusted proxy; then the
@@ -75,5 +78,27 @@ func TestFailedAuthenticationsBehindATrustedProxyAreThrottledPerClient(t *testin
 	}
 	if s := h.Stats(); s.AuthFailures != 3 || s.AuthThrottled != 1 {
 		t.Fatalf("stats %+v, want 3 failures and 1 throttled", s)
+	}
+}
+
+// A --trusted-proxies prefix covering public space wider than a CDN's
+// proxy block (0.0.0.0/0, ::/0, a /8 of public IPv4) is refused, reason
+// trusted_proxies_too_wide, saying what to list: every client in it could
+// forge its address past the sign-in throttle and into audit records. A
+// private block of any width, and a CDN's published ranges, are taken.
+func TestATrustedProxyRangeThePublicCanReachIsRefused(t *testing.T) {
+	t.Parallel()
+	for _, entry := range []string{"0.0.0.0/0", "::/0", "128.0.0.0/1", "1.0.0.0/8", "2000::/3", "2400:cb00::/16"} {
+		_, err := ParseTrustedProxies([]string{"10.0.0.7", entry})
+		if qlerror.ReasonOf(err) != RefusalTrustedProxiesTooWide || !strings.Contains(err.Error(), `--trusted-proxies entry "`+entry+`" covers`) ||
+			!strings.Contains(err.Error(), "list the reverse proxies in front of the server") {
+			t.Errorf("--trusted-proxies %s: %v; want it refused as too wide, saying what to list", entry, err)
+		}
+	}
+	if _, err := ParseTrustedProxies([]string{"0.0.0.0/0"}); !strings.Contains(err.Error(), "covers every address") {
+		t.Errorf("--trusted-proxies 0.0.0.0/0: %v; want it said to cover every address", err)
+	}
+	if _, err := ParseTrustedProxies([]string{"10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16", "100.64.0.0/10", "fc00::/7", "104.16.0.0/13", "2a06:98c0::/29", "203.0.113.0/24", "198.51.100.7"}); err != nil {
+		t.Errorf("private blocks and a CDN's ranges: %v; want them taken", err)
 	}
 }

@@ -186,3 +186,31 @@ func TestSecretsRoutesRefuseAFileTheServerCannotUse(t *testing.T) {
 		}
 	}
 }
+
+// Every name the secrets API stores, a task's env can refer to, and a
+// name a task cannot is refused: one rule (task.IsSecretName), so no
+// secret is stored under a name no definition can use (an upper-case
+// name was stored, then refused in {secret: UPPER}).
+func TestEveryNameTheSecretsAPIStoresATaskCanReferTo(t *testing.T) {
+	t.Parallel()
+	h, tokens, _ := secretsServer(t, &process.Secrets{Path: filepath.Join(t.TempDir(), "secrets.json")})
+	for _, name := range []string{"UPPER", "Mixed.Case-1", "_lead", "db_pass"} {
+		if st, body := call(t, h, http.MethodPut, "/api/v1/secrets/"+name, tokens[apitoken.Admin], `{"value":"abcdef12"}`); st != http.StatusOK {
+			t.Fatalf("PUT %s: %d %s", name, st, body)
+		}
+		defs := "project: refs\ntasks:\n  - {name: t, script: echo, env: {A: {secret: " + name + "}}}\n"
+		req := httptest.NewRequest(http.MethodPost, "/api/v1/apply?dryRun=true", strings.NewReader(defs))
+		req.Host = "localhost"
+		req.Header.Set("Authorization", "Bearer "+tokens[apitoken.Admin])
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, req)
+		if rec.Code != http.StatusOK {
+			t.Errorf("a task referring to the stored secret %s: %d %s; want it applied", name, rec.Code, rec.Body)
+		}
+	}
+	for _, name := range []string{"has%20space", "caf%C3%A9"} {
+		if st, body := call(t, h, http.MethodPut, "/api/v1/secrets/"+name, tokens[apitoken.Admin], `{"value":"abcdef12"}`); st != http.StatusBadRequest {
+			t.Errorf("PUT %s: %d %s; want it refused as no task can refer to it", name, st, body)
+		}
+	}
+}

@@ -343,6 +343,10 @@ func (a *api) triggerBackfill(ctx context.Context, r *http.Request) (any, error)
 		return nil, qlerror.New(qlerror.Invalid, `"fromMs" is required: the first instant of the range of occurrences to admit, in epoch milliseconds`).Because(RefusalBodyFieldMissing, "field", "fromMs")
 	case body.ToMs == nil:
 		return nil, qlerror.New(qlerror.Invalid, `"toMs" is required: the last instant of the range of occurrences to admit, in epoch milliseconds`).Because(RefusalBodyFieldMissing, "field", "toMs")
+	case checkInstant("fromMs", *body.FromMs) != nil:
+		return nil, checkInstant("fromMs", *body.FromMs)
+	case checkInstant("toMs", *body.ToMs) != nil:
+		return nil, checkInstant("toMs", *body.ToMs)
 	case *body.ToMs < *body.FromMs:
 		return nil, qlerror.New(qlerror.Invalid, `"toMs" (%d) is before "fromMs" (%d): give the range of occurrences to admit as fromMs ≤ toMs, in epoch milliseconds`, *body.ToMs, *body.FromMs)
 	case body.Max != nil && (*body.Max < 1 || *body.Max > schedule.MaxBackfill):

@@ -15,6 +15,7 @@ import (
 
 	"github.com/qinglong/qinglong/internal/core/digest"
 	"github.com/qinglong/qinglong/internal/core/qlerror"
+	"github.com/qinglong/qinglong/internal/core/task"
 	"github.com/qinglong/qinglong/internal/core/validate"
 )
 
@@ -241,10 +242,7 @@ const (
 // told of alone.
 var SkippedReasons = []string{"misfire", "collapsed", "catch_up_window", "paused", "outside_bounds", "disabled", "overlap", "republished", "project_archived", "clock_went_back"}
 
-var (
-	secretRef = regexp.MustCompile(`^[A-Za-z0-9_.-]+$`)
-	chatID    = regexp.MustCompile(`^-?[A-Za-z0-9_@]+$`)
-)
+var chatID = regexp.MustCompile(`^-?[A-Za-z0-9_@]+$`)
 
 // Validate checks every channel and rule; messages name the field.
 func (s Spec) Validate() error {
@@ -300,7 +298,7 @@ func (c Channel) Validate() error {
 	for _, k := range []struct{ key, value string }{
 		{"urlSecret", c.URLSecret}, {"signingSecret", c.SigningSecret}, {"tokenSecret", c.TokenSecret}, {"passwordSecret", c.PasswordSecret},
 	} {
-		if k.value != "" && (len(k.value) > maxSecretRefLen || !secretRef.MatchString(k.value)) {
+		if k.value != "" && (len(k.value) > maxSecretRefLen || !task.IsSecretName(k.value)) {
 			return qlerror.New(qlerror.Invalid, "%s.%s: %q is not a secret name (letters, digits, '_', '.', '-', at most %d)", field, k.key, k.value, maxSecretRefLen).
 				Because(RefusalSecretName, "field", field+"."+k.key, "value", k.value, "limit", maxSecretRefLen)
 		}

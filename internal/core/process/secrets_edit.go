@@ -6,7 +6,6 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 	"syscall"
@@ -24,10 +23,6 @@ const MaxSecretNameLen = 128
 // an environment value, which may hold no more.
 const MaxSecretLen = task.MaxEnvValueLen
 
-// secretName is every name a reference may use: a task's env refers to
-// lower-case names only, a notification channel to any of these.
-var secretName = regexp.MustCompile(`^[A-Za-z0-9_.-]+$`)
-
 // The reasons of a secret's name or value refused.
 const (
 	RefusalSecretName         qlerror.Reason = "secret_name_shape"
@@ -37,10 +32,11 @@ const (
 	RefusalSecretValueNotUTF8 qlerror.Reason = "secret_value_not_utf8"
 )
 
-// CheckSecretName refuses a name no task or channel could refer to.
+// CheckSecretName refuses a name no task or channel could refer to
+// (task.IsSecretName).
 func CheckSecretName(name string) error {
-	if name == "" || len(name) > MaxSecretNameLen || !secretName.MatchString(name) {
-		return qlerror.New(qlerror.Invalid, "secret name %q: use 1–%d letters, digits, '_', '.' or '-' (a task's env refers to lower-case names only)", name, MaxSecretNameLen).
+	if name == "" || len(name) > MaxSecretNameLen || !task.IsSecretName(name) {
+		return qlerror.New(qlerror.Invalid, "secret name %q: use 1–%d letters, digits, '_', '.' or '-', the names a task's env and a notification channel refer to", name, MaxSecretNameLen).
 			Because(RefusalSecretName, "name", name, "max", MaxSecretNameLen)
 	}
 	return nil

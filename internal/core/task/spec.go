@@ -193,7 +193,7 @@ type Spec struct {
 
 var (
 	envNamePattern   = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
-	secretRefPattern = regexp.MustCompile(`^[a-z0-9][a-z0-9_.-]*$`)
+	secretRefPattern = regexp.MustCompile(`^[A-Za-z0-9_.-]+$`)
 	labelKeyPattern  = regexp.MustCompile(`^[a-z0-9]([a-z0-9_./-]*[a-z0-9])?$`)
 	accountPattern   = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9_.-]*$`)
 )
@@ -393,8 +393,8 @@ func CheckEnvValue(e EnvVar) error {
 		if e.Value != "" {
 			return invalid("task.command.env.%s: give a value or a secret reference, not both", e.Name)
 		}
-		if !EnvCanRefer(e.SecretRef) {
-			return invalid("task.command.env.%s: secret reference %q must be 1–%d lower-case letters, digits, '-', '_', '.'", e.Name, e.SecretRef, maxSecretRefLen).
+		if !IsSecretName(e.SecretRef) {
+			return invalid("task.command.env.%s: secret reference %q must be 1–%d letters, digits, '-', '_', '.'", e.Name, e.SecretRef, maxSecretRefLen).
 				Because(RefusalSecretRef, "field", "task.command.env."+e.Name, "value", e.SecretRef)
 		}
 		return nil
@@ -497,9 +497,10 @@ func invalid(format string, args ...any) *qlerror.Error {
 	return qlerror.New(qlerror.Invalid, format, args...)
 }
 
-// EnvCanRefer reports whether a task's env may refer to the secret name:
-// a secrets file accepts upper-case names and a leading '_', '.' or '-',
-// which only a notification channel's secret fields can refer to.
-func EnvCanRefer(name string) bool {
+// IsSecretName reports whether name is a secret's name: the one rule of
+// a task's env reference, a notification channel's secret fields and a
+// secrets file (`ql secrets set`, PUT /api/v1/secrets/{name}), so no
+// secret can be stored under a name no definition can refer to.
+func IsSecretName(name string) bool {
 	return len(name) <= maxSecretRefLen && secretRefPattern.MatchString(name)
 }

@@ -16,6 +16,9 @@ const (
 	// the log held when it was read, "false" when the answer's size limit
 	// cut it: ask again from HeaderLogOffset at once for the rest.
 	HeaderLogComplete = "Ql-Log-Complete"
+	// HeaderLogLength is the bytes the log holds, answered with a 416
+	// when the offset asked is past them.
+	HeaderLogLength = "Ql-Log-Length"
 	// HeaderLogTruncated is "true" when the log was cut at its size cap.
 	HeaderLogTruncated = "Ql-Log-Truncated"
 	// HeaderAttemptEnded is "true" when the attempt had ended before its

@@ -18,7 +18,9 @@ func ReadLog(logDir, attemptID string, w io.Writer) error {
 
 // ReadLogFrom copies an attempt's captured output from offset on to w and
 // returns the offset after what it copied; a follower calls it again with
-// that offset while the command still writes.
+// that offset while the command still writes. From an offset past the
+// log's end it copies nothing and returns the log's length, less than the
+// offset, as the cluster's log reader does: the caller can tell.
 func ReadLogFrom(logDir, attemptID string, offset int64, w io.Writer) (int64, error) {
 	return readLog(logDir, attemptID, offset, -1, w)
 }
@@ -49,6 +51,13 @@ func readLog(logDir, attemptID string, offset, max int64, w io.Writer) (int64, e
 		return offset, qlerror.Wrap(qlerror.Unavailable, err, "open the log of attempt %s", attemptID)
 	}
 	defer f.Close() //nolint:errcheck // read only
+	info, err := f.Stat()
+	if err != nil {
+		return offset, qlerror.Wrap(qlerror.Unavailable, err, "read the log of attempt %s", attemptID)
+	}
+	if offset > info.Size() {
+		return info.Size(), nil
+	}
 	if _, err := f.Seek(offset, io.SeekStart); err != nil {
 		return offset, qlerror.Wrap(qlerror.Unavailable, err, "read the log of attempt %s", attemptID)
 	}

@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"net"
+	"strings"
 	"time"
 
 	"github.com/qinglong/qinglong/internal/core/apitoken"
@@ -69,17 +70,22 @@ func (s *Server) listen() error {
 	s.httpLn = nil // the server's now: its Shutdown closes it
 	s.http = srv
 	s.api.Store(api)
-	console := consoleURL(srv.Addr(), tlsCfg != nil)
+	console := consoleURL(srv.Addr(), s.cfg.HTTPAddr, tlsCfg != nil)
 	s.cfg.Logger.Info("http listening; open the console at "+console+" (the API at /api/v1, /livez and /readyz; 503 until the start completes)",
 		"code", CodeHTTPListening, "addr", srv.Addr(), "tls", tlsCfg != nil)
+	if note := httpapi.WildcardNote(s.cfg.HTTPAddr, s.cfg.AllowedHosts); note != "" {
+		s.cfg.Logger.Info(note, "code", CodeHTTPEveryInterface, "addr", srv.Addr())
+	}
 	s.noteNoAccounts(console)
 	return nil
 }
 
 // consoleURL is the address a browser on this machine opens the console
-// at: a server bound to every interface is reached on loopback, which
-// its Host check always accepts.
-func consoleURL(addr string, tls bool) string {
+// at: a server bound to every interface (given as configured, which Go
+// reports as [::] even for 0.0.0.0) is reached on loopback, which its
+// Host check always accepts: 127.0.0.1, or ::1 where it was given an IPv6
+// wildcard.
+func consoleURL(addr, configured string, tls bool) string {
 	scheme := "http"
 	if tls {
 		scheme = "https"
@@ -87,7 +93,7 @@ func consoleURL(addr string, tls bool) string {
 	if host, port, err := net.SplitHostPort(addr); err == nil {
 		if ip := net.ParseIP(host); ip != nil && ip.IsUnspecified() {
 			loopback := "127.0.0.1"
-			if ip.To4() == nil {
+			if given, _, err := net.SplitHostPort(configured); err == nil && strings.Contains(given, ":") {
 				loopback = "::1"
 			}
 			addr = net.JoinHostPort(loopback, port)
@@ -132,6 +138,9 @@ func (s *Server) noteNoAccounts(console string) {
 const (
 	CodeHTTPListening    = "serve.http_listening"
 	CodeMetricsListening = "serve.metrics_listening"
+	// CodeHTTPEveryInterface says the API listens on every interface,
+	// and which Host names it answers to there.
+	CodeHTTPEveryInterface = "serve.http_every_interface"
 	// CodeNoAccounts says nothing can sign in to the console (no account
 	// enabled, no API token active), and how to create an account.
 	CodeNoAccounts = "serve.no_accounts"

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"io"
@@ -172,19 +173,40 @@ func TestAServerWithoutAConsoleAccountSaysWhereTheConsoleIsAndHowToSignIn(t *tes
 	}
 }
 
-func TestTheConsoleURLOfAServerOnEveryInterfaceIsLoopback(t *testing.T) {
+// A server on every interface (--http-addr 0.0.0.0:P, which Go reports
+// listening on [::]) names a console URL on loopback a browser on this
+// machine can open (127.0.0.1, not [::1] of an address never given), and
+// says that names other machines use need --allowed-hosts; the machine's
+// own address it answers to.
+func TestAServerOnEveryInterfaceNamesALoopbackConsoleURLAndSaysNamesNeedAllowedHosts(t *testing.T) {
 	t.Parallel()
-	for addr, want := range map[string]string{
-		"0.0.0.0:8080":   "http://127.0.0.1:8080/",
-		"[::]:8080":      "http://[::1]:8080/",
-		"10.0.0.5:8080":  "http://10.0.0.5:8080/",
-		"127.0.0.1:8443": "http://127.0.0.1:8443/",
-	} {
-		if got := consoleURL(addr, false); got != want {
-			t.Errorf("consoleURL(%q) = %q, want %q", addr, got, want)
+	var logs lockedBuffer
+	srv, err := Start(t.Context(), Config{DataDir: t.TempDir(), HTTPAddr: "0.0.0.0:0", TLS: httpapi.TLSSettings{Insecure: true}, Cadence: time.Hour,
+		StopTimeout: testStopTimeout, Concurrency: 1, Logger: slog.New(slog.NewTextHandler(&logs, nil))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = srv.Stop(context.Background()) })
+	_, port, _ := net.SplitHostPort(srv.Addr())
+	console := "http://127.0.0.1:" + port + "/"
+	if !strings.Contains(logs.String(), "open the console at "+console) || !strings.Contains(logs.String(), "code="+CodeHTTPEveryInterface) ||
+		!strings.Contains(logs.String(), "is refused until --allowed-hosts names it") {
+		t.Errorf("log %q; want the console at %s and that names need --allowed-hosts", logs.String(), console)
+	}
+	resp, err := http.Get(console + "livez")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Errorf("GET %slivez: %s", console, resp.Status)
+	}
+	for configured, want := range map[string]string{"0.0.0.0:8080": "http://127.0.0.1:8080/", ":8080": "http://127.0.0.1:8080/", "[::]:8080": "http://[::1]:8080/"} {
+		if got := consoleURL("[::]:8080", configured, false); got != want {
+			t.Errorf("consoleURL of %s = %q, want %q", configured, got, want)
 		}
 	}
-	if got := consoleURL("127.0.0.1:8443", true); got != "https://127.0.0.1:8443/" {
-		t.Errorf("over TLS: %q, want https", got)
+	if got := consoleURL("10.0.0.5:8443", "10.0.0.5:8443", true); got != "https://10.0.0.5:8443/" {
+		t.Errorf("a named address over TLS: %q, want it as it is", got)
 	}
 }

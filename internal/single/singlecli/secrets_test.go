@@ -86,18 +86,18 @@ func TestSecretsSetFromAPipeStripsOneLineEndingAndTheRunResolvesIt(t *testing.T)
 	}
 }
 
-// Setting an unused name a task's env cannot refer to (upper case) hints
-// at the notification channel that can and says the env cannot, instead
-// of suggesting an env reference apply would refuse.
-func TestSecretsSetAnUnusedUpperCaseNameHintsNoEnvReference(t *testing.T) {
+// Setting an unused upper-case name hints at both a task's env and a
+// notification channel: a task refers to every name the secrets file
+// stores (task.IsSecretName), upper case too.
+func TestSecretsSetAnUnusedUpperCaseNameHintsAnEnvReference(t *testing.T) {
 	t.Parallel()
 	dir := secretsDir(t)
 	code, out, errOut := qlStdin(t, "upper-value", "secrets", "set", "SHOP_TOKEN", "--data-dir", dir)
 	if code != 0 || !strings.Contains(out, "secret SHOP_TOKEN: created\n") {
 		t.Fatalf("set: %d %q %q", code, out, errOut)
 	}
-	if strings.Contains(out, "{secret: SHOP_TOKEN}") || !strings.Contains(out, "a notification channel's …Secret field can refer to it; a task's env cannot") {
-		t.Errorf("the hint for an upper-case name is %q; want it to send the name to a channel, not to a task's env", out)
+	if !strings.Contains(out, "refer to it from a task's env ({secret: SHOP_TOKEN}) or a notification channel's …Secret field") {
+		t.Errorf("the hint for an upper-case name is %q; want it to name a task's env and a channel", out)
 	}
 }
 
