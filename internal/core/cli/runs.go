@@ -153,7 +153,7 @@ it needs.`),
 			if out == "json" {
 				v := view.NewRunDetail(d)
 				if v.Waiting != nil {
-					v.Waiting.Message = asBinary(cmd.Root(), opts.Binary, v.Waiting.Message)
+					v.Waiting.Message = asSuggested(cmd, v.Waiting.Message)
 				}
 				return writeJSON(w, v)
 			}
@@ -172,7 +172,7 @@ it needs.`),
 				fmt.Fprintf(w, "due        %s (%s)\n", fmtMs(&r.DueAtMs), note)
 			}
 			if d.Waiting != nil {
-				fmt.Fprintf(w, "waiting    %s\n", oneLine(asBinary(cmd.Root(), opts.Binary, d.Waiting.Message())))
+				fmt.Fprintf(w, "waiting    %s\n", oneLine(asSuggested(cmd, d.Waiting.Message())))
 			}
 			tw := NewTable(w)
 			fmt.Fprintln(tw, "\nATTEMPT\tSTATE\tEXECUTOR\tWORKER\tEXIT\tSTARTED\tFINISHED\tERROR")
