@@ -59,7 +59,11 @@ order, and the API (GET /api/v1/runs) and the console's Runs page list in it too
 			if err != nil {
 				return err
 			}
-			return printListing(cmd, out, listing[run.Run]{
+			unserved := ""
+			if out != "json" {
+				unserved = unservedList(cmd, unservedDataDir(cmd, b), runs)
+			}
+			err = printListing(cmd, out, listing[run.Run]{
 				json:   view.NewRunList(runs, next),
 				header: []string{"ID", "STATE", "SCHEDULED FOR", "PROJECT", "TRIGGER", "TASK REV"},
 				items:  runs,
@@ -71,6 +75,10 @@ order, and the API (GET /api/v1/runs) and the console's Runs page list in it too
 				none: NoneLine("run", project != "" || trigger != "" || state != "" || after != "",
 					"the schedule makes one as each occurrence falls due, and `"+suggest(cmd, "triggers", "run", "NAME")+"` makes one now"),
 			})
+			if err == nil && unserved != "" {
+				fmt.Fprintln(textWriter{cmd.ErrOrStderr()}, oneLine(unserved))
+			}
+			return err
 		},
 	}
 	addDBFlags(c, &db, opts.OpenPostgres != nil)
@@ -127,7 +135,9 @@ func runsShowCommand(opts Options) *cobra.Command {
 run (waits_for_previous); it waits its turn, N of N commands running, as many as the server's
 --concurrency allows (server_busy); the server starts it in a moment, K of N running (server_starting);
 or, read with --data-dir, no server serves the data directory (no_server). Read with --data-dir, the
-server's --concurrency comes from the record it keeps in its lock file.` +
+server's --concurrency comes from the record it keeps in its lock file. A dispatching or running run
+read with --data-dir when no server serves it (its server was killed) says so on a server line (in
+-o json, a noServer object): the next serve recovers its attempt, ended lost.` +
 			opts.clusterOnly(` On the cluster, a queued run that no live worker can take
 now says why on a waiting line (in -o json, a waiting object with a reason code): no worker is
 connected, every worker is draining, no live worker carries all the labels of its task's placement,
@@ -149,11 +159,20 @@ it needs.`),
 			if err != nil {
 				return err
 			}
+			unserved, unservedDir := "", ""
+			if holdsSlot(d.Run.State) {
+				if unservedDir = unservedDataDir(cmd, b); unservedDir != "" {
+					unserved = unservedRun(cmd, unservedDir)
+				}
+			}
 			w := cmd.OutOrStdout()
 			if out == "json" {
 				v := view.NewRunDetail(d)
 				if v.Waiting != nil {
 					v.Waiting.Message = asSuggested(cmd, v.Waiting.Message)
+				}
+				if unserved != "" {
+					v.NoServer = &view.NoServer{DataDir: unservedDir, Message: unserved}
 				}
 				return writeJSON(w, v)
 			}
@@ -173,6 +192,9 @@ it needs.`),
 			}
 			if d.Waiting != nil {
 				fmt.Fprintf(w, "waiting    %s\n", oneLine(asSuggested(cmd, d.Waiting.Message())))
+			}
+			if unserved != "" {
+				fmt.Fprintf(w, "server     %s\n", oneLine(unserved))
 			}
 			tw := NewTable(w)
 			fmt.Fprintln(tw, "\nATTEMPT\tSTATE\tEXECUTOR\tWORKER\tEXIT\tSTARTED\tFINISHED\tERROR")

@@ -86,6 +86,21 @@ type RunDetail struct {
 	// now: on the cluster no worker can take it, on a single-node server
 	// that server does not start it yet.
 	Waiting *Waiting `json:"waiting,omitempty"`
+	// NoServer is present only for a dispatching or running Run read
+	// from a single-node data directory no server serves (its server was
+	// killed): nothing watches its command until the next server's
+	// recovery ends the attempt lost.
+	NoServer *NoServer `json:"noServer,omitempty"`
+}
+
+// NoServer is the stable shape of a Run left running by a server that is
+// gone.
+type NoServer struct {
+	// DataDir is the data directory no server serves.
+	DataDir string `json:"dataDir"`
+	// Message says what becomes of the Run, with the command that
+	// recovers it.
+	Message string `json:"message"`
 }
 
 // Waiting is the stable shape of why a queued Run has not started.
