@@ -1,6 +1,7 @@
 package singlecli
 
 import (
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -15,7 +16,8 @@ import (
 // serve` does with it: `runs show` on a line of its own and in -o json,
 // `runs list` in a note under the table. That next server's recovery ends
 // the attempt lost and ends its log with a line saying the server stopped
-// without ending the command, where the log otherwise just stops.
+// without ending the command, where the log otherwise just stops, and
+// `runs list` gives the lost Run's error code.
 func TestARunLeftRunningByAKilledServerSaysSoAndItsLogEndsSayingWhyAtRecovery(t *testing.T) {
 	t.Parallel()
 	dir := installedDir(t)
@@ -54,6 +56,9 @@ func TestARunLeftRunningByAKilledServerSaysSoAndItsLogEndsSayingWhyAtRecovery(t 
 	}
 	if code, out, errOut := ql(t, "runs", "show", id, "--data-dir", dir); code != 0 || strings.Contains(out, "\nserver ") {
 		t.Fatalf("runs show after recovery: %d %q %q; want no word of a missing server beside a lost Run", code, out, errOut)
+	}
+	if code, out, errOut := ql(t, "runs", "list", "--data-dir", dir); code != 0 || !regexp.MustCompile(`(?m)^`+id+` +lost .* run_now +executor_lost$`).MatchString(out) {
+		t.Fatalf("runs list after recovery: %d %q %q; want its row lost, made by run_now, with the error code executor_lost", code, out, errOut)
 	}
 	again.stop(t)
 }
