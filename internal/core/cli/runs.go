@@ -66,7 +66,7 @@ attempt's).`,
 			unserved := ""
 			var lostCodes map[string]string
 			if out != "json" {
-				unserved = unservedList(cmd, unservedDataDir(cmd, b), runs)
+				unserved = unservedList(cmd, b, runs)
 				if lostCodes, err = lostErrorCodes(cmd.Context(), b.Runs, runs); err != nil {
 					return err
 				}
@@ -192,7 +192,7 @@ it needs.`),
 			}
 			unserved, unservedDir := "", ""
 			if holdsSlot(d.Run.State) {
-				if unservedDir = unservedDataDir(cmd, b); unservedDir != "" {
+				if unservedDir = unservedDataDir(cmd, b, d.Run.ID); unservedDir != "" {
 					unserved = unservedRun(cmd, unservedDir)
 				}
 			}

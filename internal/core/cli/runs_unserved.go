@@ -16,15 +16,16 @@ func holdsSlot(s run.State) bool {
 	return s == run.Dispatching || s == run.Running
 }
 
-// unservedDataDir is the data directory no server serves, when the
-// backend can tell (a single-node database read with --data-dir) and none
-// does; "" otherwise, a failed look included: a running Run then reads as
-// the database has it, and the queued Run's own reason is the store's.
-func unservedDataDir(cmd *cobra.Command, b *Backend) string {
+// unservedDataDir is the data directory no server serves, asked about the
+// unfinished Run runID, when the backend can tell (a single-node database
+// read with --data-dir) and none does; "" otherwise, a failed look
+// included: a running Run then reads as the database has it, and a queued
+// Run's own reason is the store's.
+func unservedDataDir(cmd *cobra.Command, b *Backend, runID string) string {
 	if b.Unattended == nil {
 		return ""
 	}
-	u, err := b.Unattended(cmd.Context(), "")
+	u, err := b.Unattended(cmd.Context(), runID)
 	if err != nil || !u.NoServer {
 		return ""
 	}
@@ -43,22 +44,26 @@ func unservedRun(cmd *cobra.Command, dataDir string) string {
 
 // unservedList is the note under a page of Runs read from a data
 // directory no server serves, when the page holds a Run that a server
-// would start or watch; "" when it holds none.
-func unservedList(cmd *cobra.Command, dataDir string, runs []run.Run) string {
+// would start or watch; "" when it holds none, and then nothing is asked.
+func unservedList(cmd *cobra.Command, b *Backend, runs []run.Run) string {
+	held := slices.IndexFunc(runs, func(r run.Run) bool { return holdsSlot(r.State) })
+	queued := slices.IndexFunc(runs, func(r run.Run) bool { return r.State == run.Queued })
+	if held < 0 && queued < 0 {
+		return ""
+	}
+	dataDir := unservedDataDir(cmd, b, runs[max(held, queued)].ID)
 	if dataDir == "" {
 		return ""
 	}
-	held := slices.ContainsFunc(runs, func(r run.Run) bool { return holdsSlot(r.State) })
-	queued := slices.ContainsFunc(runs, func(r run.Run) bool { return r.State == run.Queued })
 	serve := suggest(cmd, "serve", "--data-dir", dataDir)
 	switch {
-	case held && queued:
+	case held >= 0 && queued >= 0:
 		return fmt.Sprintf("note: no server is running on this data directory (%s): nothing watches the commands of its dispatching and running Runs, and nothing starts its queued ones; "+
 			"at the next `%s` each attempt left running is recovered (ended lost, retried as its task's retry policy says) and the queued Runs start", dataDir, serve)
-	case held:
+	case held >= 0:
 		return fmt.Sprintf("note: no server is running on this data directory (%s): nothing watches the commands of its dispatching and running Runs; "+
 			"at the next `%s` each attempt left running is recovered (ended lost, retried as its task's retry policy says)", dataDir, serve)
-	case queued:
+	case queued >= 0:
 		return fmt.Sprintf("note: no server is running on this data directory (%s), so nothing starts its queued Runs; start one with `%s`", dataDir, serve)
 	}
 	return ""
