@@ -163,9 +163,9 @@ func runWaiting(ctx context.Context, tx pgx.Tx, r run.Run) (*run.Waiting, error)
 	var w run.Waiting
 	var live, takes, matching int
 	var free bool
-	var previous *string
+	var previous, overlap *string
 	err := tx.QueryRow(ctx, sqlRunWaiting, r.TaskID, r.TaskRevision, run.MaxWaitingLabelSets, r.ID).
-		Scan(&w.Labels, &live, &takes, &matching, &free, &w.WorkerLabels, &previous)
+		Scan(&w.Labels, &live, &takes, &matching, &free, &w.WorkerLabels, &previous, &overlap)
 	switch {
 	case errors.Is(err, pgx.ErrNoRows):
 		return nil, nil
@@ -181,6 +181,9 @@ func runWaiting(ctx context.Context, tx pgx.Tx, r run.Run) (*run.Waiting, error)
 		w.Reason, w.Workers = run.WaitWorkersBusy, matching
 	case previous != nil:
 		w.Reason, w.PreviousRun = run.WaitPrevious, *previous
+		if overlap != nil {
+			w.Overlap = *overlap
+		}
 	default:
 		return nil, nil
 	}

@@ -185,14 +185,15 @@ func TestTheUnplaceableCountNeverWalksTheQueue(t *testing.T) {
 
 // A queued Run its trigger's queue_one policy holds behind an unfinished
 // earlier Run, while a worker with a free slot is live, says it waits for
-// that Run; once that Run has ended it says nothing more.
+// that Run, naming the policy; once that Run has ended it says nothing
+// more.
 func TestAQueuedRunHeldBehindAnEarlierRunOfItsTriggerSaysWhichRun(t *testing.T) {
 	t.Parallel()
 	s := newStore(t)
 	first, second := s.queueOneBehind(t)
 	s.newWorker(t, "w1", nil, 4)
-	if w := s.waitingOf(t, second.RunID); w == nil || w.Reason != run.WaitPrevious || w.PreviousRun != first.RunID {
-		t.Fatalf("waiting %+v, want %s behind %s", w, run.WaitPrevious, first.RunID)
+	if w := s.waitingOf(t, second.RunID); w == nil || w.Reason != run.WaitPrevious || w.PreviousRun != first.RunID || w.Overlap != "queue_one" {
+		t.Fatalf("waiting %+v, want %s behind %s by queue_one", w, run.WaitPrevious, first.RunID)
 	}
 	if w := s.waitingOf(t, first.RunID); w != nil {
 		t.Fatalf("the first Run waits %+v, want nothing: the worker takes it at its next pull", w)

@@ -15,7 +15,7 @@ func TestMistakesOfOneLineAreReportedByColumn(t *testing.T) {
 	_, err := Parse("x.yaml", []byte("project: e\ntasks:\n  - {name: t, script: echo}\ntriggers:\n"+
 		`  - {name: e, task: t, cron: "0 0 * * *", timezone: UTC, jitter: -1s, misfire: never}`+"\n"))
 	requireErrors(t, err, 0,
-		place{5, 66, `trigger.jitter: "-1s"`},
+		place{5, 66, `trigger.jitter: -1s is out of range`},
 		place{5, 80, `trigger.misfire: "never"`})
 }
 

@@ -251,6 +251,13 @@ func (p parser) notADuration(n *yaml.Node, field, s string, lo, hi time.Duration
 	return p.notDuration(n, field, s, lo, hi, "%s", validate.NotADuration(field, s, lo, hi))
 }
 
+// durationOutOfRange reports n, whose value s reads as a duration in
+// whole milliseconds but falls outside lo to hi, in the one sentence
+// every range refusal has.
+func (p parser) durationOutOfRange(n *yaml.Node, field, s string, lo, hi time.Duration) bool {
+	return p.notDuration(n, field, s, lo, hi, "%s", validate.DurationOutOfRange(field, s, lo, hi))
+}
+
 // parseMillis reads s as every user-given duration is read
 // (validate.ParseDuration); ok is false for one that is not a whole
 // number of milliseconds.
@@ -558,10 +565,8 @@ func (p parser) timeout(v *yaml.Node) int64 {
 	switch {
 	case !ok:
 		p.notADuration(v, "task.timeout", s, task.MinTimeout, task.MaxTimeout)
-	case d.Milliseconds() == 0:
-		p.notDuration(v, "task.timeout", s, task.MinTimeout, task.MaxTimeout, "task.timeout: must be at least 1ms")
-	case d > task.MaxTimeout:
-		p.notDuration(v, "task.timeout", s, task.MinTimeout, task.MaxTimeout, "task.timeout: %s is longer than the most it takes, %s", s, validate.DurationBound(task.MaxTimeout))
+	case d < task.MinTimeout || d > task.MaxTimeout:
+		p.durationOutOfRange(v, "task.timeout", s, task.MinTimeout, task.MaxTimeout)
 	}
 	return d.Milliseconds()
 }
@@ -593,8 +598,12 @@ func (p parser) retry(n *yaml.Node) task.RetryPolicy {
 	if v, ok := f["backoff"]; ok {
 		if s, ok := p.str(v, "task.retry.backoff"); ok {
 			d, ok := parseMillis(s)
-			if !ok || d < 0 || d.Milliseconds() > task.MaxRetryBackoffMs {
-				p.notADuration(v, "task.retry.backoff", s, 0, time.Duration(task.MaxRetryBackoffMs)*time.Millisecond)
+			hi := time.Duration(task.MaxRetryBackoffMs) * time.Millisecond
+			switch {
+			case !ok:
+				p.notADuration(v, "task.retry.backoff", s, 0, hi)
+			case d < 0 || d > hi:
+				p.durationOutOfRange(v, "task.retry.backoff", s, 0, hi)
 			}
 			r.BackoffMs = d.Milliseconds()
 		}
@@ -690,11 +699,11 @@ func (p parser) millis(n *yaml.Node, field string, hi time.Duration) (int64, boo
 		return 0, false
 	}
 	d, ok := parseMillis(s)
-	if !ok || d <= 0 {
+	if !ok {
 		return 0, p.notADuration(n, field, s, time.Millisecond, hi)
 	}
-	if d > hi {
-		return 0, p.notDuration(n, field, s, time.Millisecond, hi, "%s: %s is longer than the most it takes, %s", field, s, validate.DurationBound(hi))
+	if d <= 0 || d > hi {
+		return 0, p.durationOutOfRange(n, field, s, time.Millisecond, hi)
 	}
 	return d.Milliseconds(), true
 }
@@ -714,6 +723,8 @@ func (p parser) trigger(i int, n *yaml.Node) triggerEntry {
 	}{{"name", &e.Spec.Name}, {"task", &e.TaskName}, {"cron", &e.Spec.Cron.Expression}, {"timezone", &e.Spec.Cron.Timezone}} {
 		v, ok := f[k.key]
 		switch {
+		case !ok && k.key == "timezone":
+			p.required(n, complete, "trigger.timezone", "trigger.timezone: is required: %s", cron.TimezoneRequired)
 		case !ok:
 			p.required(n, complete, "trigger."+k.key, "trigger.%s: is required", k.key)
 		default:
@@ -835,11 +846,11 @@ func (p parser) duration(n *yaml.Node, field string, maxMs int64) (int64, bool) 
 	}
 	d, ok := parseMillis(s)
 	hi := time.Duration(maxMs) * time.Millisecond
-	if !ok || d < 0 {
+	if !ok {
 		return 0, p.notADuration(n, field, s, 0, hi)
 	}
-	if d > hi {
-		return 0, p.notDuration(n, field, s, 0, hi, "%s: %s is longer than the most it takes, %s", field, s, validate.DurationBound(hi))
+	if d < 0 || d > hi {
+		return 0, p.durationOutOfRange(n, field, s, 0, hi)
 	}
 	return d.Milliseconds(), true
 }

@@ -32,7 +32,7 @@ func TestInvalidRunAsAndKillGraceNameTheField(t *testing.T) {
 		"runAs bad user":      {"    runAs: {user: \"a b\"}\n", "task.runAs.user"},
 		"grace not duration":  {"    killGrace: soon\n", "x.yaml:5: task \"a\": task.killGrace"},
 		"grace zero":          {"    killGrace: 0s\n", "task.killGrace"},
-		"grace too long":      {"    killGrace: 1h\n", "x.yaml:5: task \"a\": task.killGrace: 1h is longer than the most it takes, 10m"},
+		"grace too long":      {"    killGrace: 1h\n", "x.yaml:5: task \"a\": task.killGrace: 1h is out of range: it takes 1ms to 10m"},
 	}
 	for name, c := range cases {
 		_, err := Parse("x.yaml", []byte(base+c.yaml))

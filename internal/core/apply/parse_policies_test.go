@@ -42,7 +42,7 @@ func TestInvalidTimePoliciesNameFileLineAndField(t *testing.T) {
 	t.Parallel()
 	cases := map[string]struct{ yaml, want string }{
 		"jitter not a duration": {"    jitter: soon\n", `x.yaml:10: trigger "t": trigger.jitter: "soon" is not a duration`},
-		"jitter negative":       {"    jitter: -1s\n", "from 0s to 1h"},
+		"jitter negative":       {"    jitter: -1s\n", "-1s is out of range: it takes 0s to 1h"},
 		"jitter too long":       {"    jitter: 61m\n", "x.yaml:10: trigger \"t\": trigger.jitter"},
 		"startAt not RFC 3339":  {"    startAt: tomorrow\n", `x.yaml:10: trigger "t": trigger.startAt: "tomorrow" is not an RFC 3339 instant`},
 		"endAt before 1970":     {"    endAt: 1969-12-31T00:00:00Z\n", "x.yaml:10: trigger \"t\": trigger.endAt"},

@@ -79,10 +79,10 @@ func TestInvalidInputNamesFileLineAndField(t *testing.T) {
 		{"unknown task field", "project: demo\ntasks:\n  - name: a\n    script: echo\n    retries: 3\n", []string{"x.yaml:5:", `unknown field "retries"`}},
 		{"missing project", "tasks: []\n", []string{"x.yaml:1:", "project: is required"}},
 		{"bad timeout", "project: demo\ntasks:\n  - name: a\n    script: echo\n    timeout: soon\n", []string{"x.yaml:5:", "task.timeout"}},
-		{"timeout too long", "project: demo\ntasks:\n  - name: a\n    script: echo\n    timeout: 100000h\n", []string{"x.yaml:5:", "task.timeout: 100000h is longer than the most it takes, 365d"}},
-		{"jitter too long", "project: demo\ntriggers:\n  - name: t\n    task: a\n    cron: '* * * * *'\n    timezone: UTC\n    jitter: 2h\n", []string{"x.yaml:7:", "trigger.jitter: 2h is longer than the most it takes, 1h"}},
+		{"timeout too long", "project: demo\ntasks:\n  - name: a\n    script: echo\n    timeout: 100000h\n", []string{"x.yaml:5:", "task.timeout: 100000h is out of range: it takes 1ms to 365d"}},
+		{"jitter too long", "project: demo\ntriggers:\n  - name: t\n    task: a\n    cron: '* * * * *'\n    timezone: UTC\n    jitter: 2h\n", []string{"x.yaml:7:", "trigger.jitter: 2h is out of range: it takes 0s to 1h"}},
 		{"jitter not a duration", "project: demo\ntriggers:\n  - name: t\n    task: a\n    cron: '* * * * *'\n    timezone: UTC\n    jitter: soon\n", []string{"x.yaml:7:", `trigger.jitter: "soon" is not a duration from 0s to 1h`}},
-		{"kill grace too long", "project: demo\ntasks:\n  - name: a\n    script: echo\n    killGrace: 11m\n", []string{"x.yaml:5:", "task.killGrace: 11m is longer than the most it takes, 10m"}},
+		{"kill grace too long", "project: demo\ntasks:\n  - name: a\n    script: echo\n    killGrace: 11m\n", []string{"x.yaml:5:", "task.killGrace: 11m is out of range: it takes 1ms to 10m"}},
 		{"relative path", "project: demo\ntasks:\n  - name: a\n    command: [date]\n", []string{"x.yaml:4:", `task "a": task.command[0]: "date" must be an absolute`}},
 		{"both modes", "project: demo\ntasks:\n  - name: a\n    script: echo\n    command: [/bin/date]\n", []string{"x.yaml:5:", "not both"}},
 		{"bad shell", "project: demo\ntasks:\n  - name: a\n    shell: /bin/zsh\n    script: echo\n", []string{"x.yaml:4:", `task "a": task.shell`, "/bin/sh"}},
@@ -290,7 +290,7 @@ func TestATriggersMistakesNameTheTrigger(t *testing.T) {
 		{"a minute of 61", "    cron: '61 * * * *'\n    timezone: UTC\n", `x.yaml:8: trigger "t": trigger.cron: `},
 		{"no zone", "    cron: '0 3 * * *'\n", `x.yaml:6: trigger "t": trigger.timezone: is required`},
 		{"a misfire of none", "    cron: '0 3 * * *'\n    timezone: UTC\n    misfire: replay\n", `x.yaml:10: trigger "t": trigger.misfire: "replay" is not one of`},
-		{"a jitter too long", "    cron: '0 3 * * *'\n    timezone: UTC\n    jitter: 2h\n", `x.yaml:10: trigger "t": trigger.jitter: 2h is longer`},
+		{"a jitter too long", "    cron: '0 3 * * *'\n    timezone: UTC\n    jitter: 2h\n", `x.yaml:10: trigger "t": trigger.jitter: 2h is out of range`},
 		{"an overlap of none", "    cron: '0 3 * * *'\n    timezone: UTC\n    overlap: never\n", `x.yaml:10: trigger "t": trigger.overlap: "never"`},
 	} {
 		_, err := Parse("x.yaml", []byte(head+c.fields))
@@ -327,9 +327,9 @@ func TestAMistakeInATasksProgramShellOrWorkingDirIsReportedBesideItsOtherMistake
 	for _, want := range []string{
 		`x.yaml:4:12: task "a": task.shell: "/bin/zsh" is not allowed`,
 		`x.yaml:6:17: task "a": task.workingDir: "srv" must be an absolute`,
-		`x.yaml:7:14: task "a": task.timeout: must be at least 1ms`,
+		`x.yaml:7:14: task "a": task.timeout: 0s is out of range: it takes 1ms to 365d`,
 		`x.yaml:9:15: task "b": task.command[0]: "date" must be an absolute`,
-		`x.yaml:11:16: task "b": task.killGrace: 11m is longer`,
+		`x.yaml:11:16: task "b": task.killGrace: 11m is out of range`,
 	} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("%v\nlacks %q", err, want)

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/qinglong/qinglong/internal/core/ids"
+	"github.com/qinglong/qinglong/internal/core/qlerror"
 	"github.com/qinglong/qinglong/internal/core/schedule"
 	"github.com/qinglong/qinglong/internal/core/trigger"
 )
@@ -68,6 +69,12 @@ func (s Service) TriggerSetEnabled(ctx context.Context, r EnableRequest) (Enable
 		action = "enable"
 	}
 	res, err := s.Store.TriggerPublish(ctx, TriggerPublishParams{Revision: rev, Audit: &Audit{Action: action, Actor: r.Actor}})
+	if qlerror.ReasonOf(err) == RefusalProjectArchived {
+		// The store's refusal speaks of publishing, which is how an
+		// enable is made but not what its user asked for.
+		return EnableResult{}, qlerror.New(qlerror.FailedPrecondition, "cannot %s trigger %q: its project is archived, and an archived project's triggers stay as they are (and none runs) until it is active again; "+
+			"to make it active, set status: active in the project's definitions file and `ql apply -f FILE` it", action, cur.Spec.Name).Because(RefusalProjectArchived)
+	}
 	if err != nil {
 		return EnableResult{}, err
 	}

@@ -111,7 +111,7 @@ func cronNextMistakes(binary, expr, tz string, n int, after string) (time.Time, 
 		mistakes = append(mistakes, err.Error())
 	}
 	if tz == "" {
-		mistakes = append(mistakes, "--tz is required: give an IANA zone such as UTC or Europe/Berlin (the host zone is never implied)")
+		mistakes = append(mistakes, "--tz is required: "+cron.TimezoneRequired)
 	} else if err := cron.CheckTimezone(tz); err != nil {
 		mistakes = append(mistakes, err.Error())
 	}

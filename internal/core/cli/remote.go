@@ -353,7 +353,7 @@ func (c *apiClient) RunGet(ctx context.Context, id string) (run.Detail, error) {
 	}
 	out := run.Detail{Run: runOf(d.Run)}
 	if w := d.Waiting; w != nil {
-		out.Waiting = &run.Waiting{Reason: w.Reason, Labels: w.Labels, Workers: w.Workers, WorkerLabels: w.WorkerLabels, PreviousRun: w.PreviousRun,
+		out.Waiting = &run.Waiting{Reason: w.Reason, Labels: w.Labels, Workers: w.Workers, WorkerLabels: w.WorkerLabels, PreviousRun: w.PreviousRun, Overlap: w.Overlap,
 			Running: w.Running, Concurrency: w.Concurrency, ServerPID: w.ServerPID, ServerStartedAtMs: w.ServerStartedAtMs, DataDir: w.DataDir}
 	}
 	for _, a := range d.Attempts {

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 	"slices"
 	"strings"
@@ -29,7 +30,10 @@ func runsListCommand(opts Options) *cobra.Command {
 order Runs were made in, not their SCHEDULED FOR time. A Run made late for an earlier occurrence — a
 backfill's, a caught-up misfire's, a re-run (which keeps the original's scheduled time) — is listed
 among the Runs made when it was, above older Runs scheduled after it. --after ID continues in the same
-order, and the API (GET /api/v1/runs) and the console's Runs page list in it too.`,
+order, and the API (GET /api/v1/runs) and the console's Runs page list in it too. ORIGIN says what made
+each Run (clock, run_now, rerun, backfill; origin in -o json), ERROR how a lost Run was lost, its last
+attempt's error code (server_stopped, executor_lost, worker_stopped, …; ` + "`runs show`" + ` gives every
+attempt's).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := checkOutput(out); err != nil {
@@ -59,18 +63,31 @@ order, and the API (GET /api/v1/runs) and the console's Runs page list in it too
 			if err != nil {
 				return err
 			}
-			return printListing(cmd, out, listing[run.Run]{
+			unserved := ""
+			var lostCodes map[string]string
+			if out != "json" {
+				unserved = unservedList(cmd, b, runs)
+				if lostCodes, err = lostErrorCodes(cmd.Context(), b.Runs, runs); err != nil {
+					return err
+				}
+			}
+			err = printListing(cmd, out, listing[run.Run]{
 				json:   view.NewRunList(runs, next),
-				header: []string{"ID", "STATE", "SCHEDULED FOR", "PROJECT", "TRIGGER", "TASK REV"},
+				header: []string{"ID", "STATE", "SCHEDULED FOR", "PROJECT", "TRIGGER", "TASK REV", "ORIGIN", "ERROR"},
 				items:  runs,
 				row: func(r run.Run) []string {
 					return []string{r.ID, string(r.State), fmtMs(&r.ScheduledForMs),
-						nameOr(r.ProjectName, r.ProjectID), nameOr(r.TriggerName, r.TriggerID), fmt.Sprint(r.TaskRevision)}
+						nameOr(r.ProjectName, r.ProjectID), nameOr(r.TriggerName, r.TriggerID), fmt.Sprint(r.TaskRevision),
+						nameOr(string(r.Origin), "-"), nameOr(lostCodes[r.ID], "-")}
 				},
 				next: next,
 				none: NoneLine("run", project != "" || trigger != "" || state != "" || after != "",
 					"the schedule makes one as each occurrence falls due, and `"+suggest(cmd, "triggers", "run", "NAME")+"` makes one now"),
 			})
+			if err == nil && unserved != "" {
+				fmt.Fprintln(textWriter{cmd.ErrOrStderr()}, oneLine(unserved))
+			}
+			return err
 		},
 	}
 	addDBFlags(c, &db, opts.OpenPostgres != nil)
@@ -82,6 +99,28 @@ order, and the API (GET /api/v1/runs) and the console's Runs page list in it too
 	c.Flags().IntVar(&limit, "limit", run.DefaultPageSize, "page size (1–500)")
 	c.Flags().StringVar(&after, "after", "", "continue after this run id (printed as 'more:')")
 	return c
+}
+
+// lostErrorCodes is the error code of each lost Run of runs by its id,
+// its last attempt's (server_stopped, executor_lost, worker_stopped, …):
+// a listing's reader learns how each was lost without a `runs show` of
+// every one. A page holds up to run.MaxPageSize Runs, and only lost ones
+// are read again, one by one.
+func lostErrorCodes(ctx context.Context, r run.Reader, runs []run.Run) (map[string]string, error) {
+	codes := map[string]string{}
+	for _, x := range runs {
+		if x.State != run.Lost {
+			continue
+		}
+		d, err := r.RunGet(ctx, x.ID)
+		if err != nil {
+			return nil, err
+		}
+		if n := len(d.Attempts); n > 0 {
+			codes[x.ID] = d.Attempts[n-1].ErrorCode
+		}
+	}
+	return codes, nil
 }
 
 // nameOr is name, or fallback when the reader had none.
@@ -127,7 +166,9 @@ func runsShowCommand(opts Options) *cobra.Command {
 run (waits_for_previous); it waits its turn, N of N commands running, as many as the server's
 --concurrency allows (server_busy); the server starts it in a moment, K of N running (server_starting);
 or, read with --data-dir, no server serves the data directory (no_server). Read with --data-dir, the
-server's --concurrency comes from the record it keeps in its lock file.` +
+server's --concurrency comes from the record it keeps in its lock file. A dispatching or running run
+read with --data-dir when no server serves it (its server was killed) says so on a server line (in
+-o json, a noServer object): the next serve recovers its attempt, ended lost.` +
 			opts.clusterOnly(` On the cluster, a queued run that no live worker can take
 now says why on a waiting line (in -o json, a waiting object with a reason code): no worker is
 connected, every worker is draining, no live worker carries all the labels of its task's placement,
@@ -149,11 +190,20 @@ it needs.`),
 			if err != nil {
 				return err
 			}
+			unserved, unservedDir := "", ""
+			if holdsSlot(d.Run.State) {
+				if unservedDir = unservedDataDir(cmd, b, d.Run.ID); unservedDir != "" {
+					unserved = unservedRun(cmd, unservedDir)
+				}
+			}
 			w := cmd.OutOrStdout()
 			if out == "json" {
 				v := view.NewRunDetail(d)
 				if v.Waiting != nil {
-					v.Waiting.Message = asBinary(cmd.Root(), opts.Binary, v.Waiting.Message)
+					v.Waiting.Message = asSuggested(cmd, v.Waiting.Message)
+				}
+				if unserved != "" {
+					v.NoServer = &view.NoServer{DataDir: unservedDir, Message: unserved}
 				}
 				return writeJSON(w, v)
 			}
@@ -165,6 +215,9 @@ it needs.`),
 				fmt.Fprintf(w, "trigger    %s (%s) revision %d\n", nameOr(r.TriggerName, "-"), r.TriggerID, r.TriggerRevision)
 			}
 			fmt.Fprintf(w, "task       %s (%s) revision %d\nkey        %s\n", nameOr(r.TaskName, "-"), r.TaskID, r.TaskRevision, oneLine(r.IdempotencyKey))
+			if r.Origin != "" {
+				fmt.Fprintf(w, "origin     %s\n", r.Origin)
+			}
 			if r.RerunOf != "" {
 				fmt.Fprintf(w, "re-run of  %s\n", r.RerunOf)
 			}
@@ -172,7 +225,10 @@ it needs.`),
 				fmt.Fprintf(w, "due        %s (%s)\n", fmtMs(&r.DueAtMs), note)
 			}
 			if d.Waiting != nil {
-				fmt.Fprintf(w, "waiting    %s\n", oneLine(asBinary(cmd.Root(), opts.Binary, d.Waiting.Message())))
+				fmt.Fprintf(w, "waiting    %s\n", oneLine(asSuggested(cmd, d.Waiting.Message())))
+			}
+			if unserved != "" {
+				fmt.Fprintf(w, "server     %s\n", oneLine(unserved))
 			}
 			tw := NewTable(w)
 			fmt.Fprintln(tw, "\nATTEMPT\tSTATE\tEXECUTOR\tWORKER\tEXIT\tSTARTED\tFINISHED\tERROR")

@@ -77,7 +77,8 @@ type logFollower struct {
 	// waiting is the last reason to wait printed, so a follower says
 	// each one once, not at every round.
 	waiting string
-	// named is a message as this binary names its commands (asBinary);
+	// named is a message as this invocation would paste the commands it
+	// quotes (asSuggested);
 	// nil leaves it as it is.
 	named func(string) string
 	// moved: the follower went on from an earlier attempt to attemptID,

@@ -44,7 +44,7 @@ func printRunLog(cmd *cobra.Command, opts Options, b *Backend, runID string, num
 	var end run.State
 	err = copyLog(cmd.OutOrStdout(), func(out io.Writer) error {
 		l := logFollower{runs: b.Runs, log: src, from: from, limit: limit, again: followAgain(cmd, runID), runID: runID, number: number,
-			out: out, errOut: cmd.ErrOrStderr(), named: func(msg string) string { return asBinary(cmd.Root(), opts.Binary, msg) }}
+			out: out, errOut: cmd.ErrOrStderr(), named: func(msg string) string { return asSuggested(cmd, msg) }}
 		if follow {
 			noteUnfinishedUnattended(cmd, opts, b, runID, limit)
 			err := l.follow(cmd.Context())

@@ -265,6 +265,9 @@ from as who asked.` +
 				if total.Occurrences > 0 {
 					v.FirstMs, v.LastMs = &total.FirstMs, &total.LastMs
 				}
+				if total.Truncated {
+					v.ContinueFrom = continueFrom(total.LastMs)
+				}
 				return writeJSON(cmd.OutOrStdout(), v)
 			}
 			fmt.Fprintln(cmd.OutOrStdout(), backfillReport(args[0], dryRun, total))
@@ -301,15 +304,25 @@ func backfillReport(name string, dryRun bool, total schedule.BackfillResult) str
 		}
 		msg += fmt.Sprintf(", %d would be admitted, %d already %s a run", total.Admitted, total.Existing, has)
 	} else {
-		msg = fmt.Sprintf("trigger %s: %d %s, %d admitted, %d already had a run", name, total.Occurrences, occurrences, total.Admitted, total.Existing)
+		msg = fmt.Sprintf("trigger %s: %d %s", name, total.Occurrences, occurrences)
+		if total.Occurrences > 0 {
+			msg += fmt.Sprintf(" from %s to %s", fmtMs(&total.FirstMs), fmtMs(&total.LastMs))
+		}
+		msg += fmt.Sprintf(", %d admitted, %d already had a run", total.Admitted, total.Existing)
 	}
 	if total.Truncated {
-		msg += fmt.Sprintf("; cut at --max after %s: continue with --from %s", fmtMs(&total.LastMs), time.UnixMilli(total.LastMs+1).UTC().Format(time.RFC3339Nano))
+		msg += fmt.Sprintf("; cut at --max after %s: continue with --from %s", fmtMs(&total.LastMs), continueFrom(total.LastMs))
 	}
 	if why := total.NoneTaken.Message(); why != "" {
 		msg += "; " + why
 	}
 	return msg
+}
+
+// continueFrom is the --from that continues a backfill cut at --max after
+// the occurrence at lastMs: the millisecond after it.
+func continueFrom(lastMs int64) string {
+	return time.UnixMilli(lastMs + 1).UTC().Format(time.RFC3339Nano)
 }
 
 // backfillView is `triggers backfill -o json`.
@@ -322,6 +335,9 @@ type backfillView struct {
 	Admitted    int  `json:"admitted"`
 	Existing    int  `json:"existing"`
 	Truncated   bool `json:"truncated"`
+	// ContinueFrom is, when Truncated, the --from that continues the
+	// backfill where --max cut it, as the text report prints it.
+	ContinueFrom string `json:"continueFrom,omitempty"`
 	// FirstMs and LastMs are nil when the window gave no occurrence; an
 	// occurrence at 1970-01-01T00:00:00Z is 0, and printed.
 	FirstMs *int64   `json:"firstMs,omitempty"`

@@ -9,6 +9,10 @@ import (
 
 const timezoneHint = `give an IANA zone name such as "Europe/Berlin", "America/New_York" or "UTC"`
 
+// TimezoneRequired is what to give where a zone is missing, a trigger's
+// or a command's --tz: every missing zone is asked for in these words.
+const TimezoneRequired = "give an IANA zone such as UTC or Europe/Berlin (the host zone is never implied)"
+
 // loadLocation resolves the mandatory timezone. The host zone is never
 // implied (docs/architecture.md, "Cron time and daylight saving"): a trigger must mean the same thing on every replica, so
 // both the empty name (which time.LoadLocation maps to UTC) and "Local" are
@@ -30,6 +34,18 @@ func loadLocation(name string) (*time.Location, error) {
 			return nil, (&ParseError{Input: name, Part: "timezone",
 				Problem: fmt.Sprintf("unknown IANA timezone %q (names are case-sensitive)", name),
 				Hint:    fmt.Sprintf("did you mean %s?", z)}).because(RefusalTimezoneCase, "value", name, "suggest", z)
+		}
+		if z := strings.TrimSpace(name); z != name && z != "" {
+			if _, err := time.LoadLocation(z); err == nil {
+				return nil, (&ParseError{Input: name, Part: "timezone",
+					Problem: fmt.Sprintf("unknown IANA timezone %q: zone names have no spaces around them", name),
+					Hint:    fmt.Sprintf("remove them: %q", z)}).because(RefusalTimezoneUnknown, "value", name, "suggest", z)
+			}
+		}
+		if near := nearestZones(name); len(near) > 0 {
+			return nil, (&ParseError{Input: name, Part: "timezone",
+				Problem: fmt.Sprintf("unknown IANA timezone %q", name),
+				Hint:    fmt.Sprintf("did you mean %s?", strings.Join(near, " or "))}).because(RefusalTimezoneUnknown, "value", name, "suggest", strings.Join(near, ", "))
 		}
 		return nil, (&ParseError{Input: name, Part: "timezone",
 			Problem: fmt.Sprintf("unknown IANA timezone %q", name),

@@ -50,3 +50,16 @@ func StoppedLine(why string, how Ending, grace time.Duration, lineOpen bool) str
 	}
 	return fmt.Sprintf("%s[qinglong: the command was stopped: %s (%s)]\n", start, why, signals)
 }
+
+// LostLine ends the log of a command whose server stopped without ending
+// it (killed, or its machine stopped): the output stops wherever the
+// server died, with no StoppedLine, and the next server's recovery, which
+// records the attempt lost, adds this one, so whoever reads the log
+// learns why it stops there and that nothing after it was captured.
+func LostLine(lineOpen bool) string {
+	start := ""
+	if lineOpen {
+		start = "\n"
+	}
+	return start + "[qinglong: the server stopped without ending the command (it was killed, or its machine stopped); output after this point, if any, was not captured, and the next server's recovery recorded the attempt lost]\n"
+}

@@ -72,6 +72,11 @@ type Waiting struct {
 	// PreviousRun is, for waits_for_previous, the nearest earlier
 	// unfinished Run of the trigger.
 	PreviousRun string
+	// Overlap is, for waits_for_previous, the overlap policy of the
+	// trigger revision that admitted the Run (queue_one or
+	// cancel_previous), which says what it waits for; "" when the reader
+	// does not know it.
+	Overlap string
 	// Running is, for server_busy and server_starting, how many Runs are
 	// dispatching or running on the data directory.
 	Running int
@@ -118,6 +123,12 @@ func (w Waiting) Message() string {
 		}
 		return msg + "; start a worker with those labels (`ql workers create NAME --labels …`, or `ql-worker --labels …`), or change the task's placement.labels"
 	case WaitPrevious:
+		switch w.Overlap {
+		case "queue_one":
+			return fmt.Sprintf("its trigger's overlap policy, queue_one, holds it until the earlier run %s has finished; `ql runs show %[1]s` says why that one has not", w.PreviousRun)
+		case "cancel_previous":
+			return fmt.Sprintf("its trigger's overlap policy, cancel_previous, holds it until the earlier run %s, cancelled to make way for it, has stopped; `ql runs show %[1]s` says why that one has not", w.PreviousRun)
+		}
 		return fmt.Sprintf("its trigger's overlap policy (queue_one, or cancel_previous while the Run it cancelled stops) holds it until the earlier run %s has finished; `ql runs show %[1]s` says why that one has not", w.PreviousRun)
 	case WaitWorkersBusy:
 		if w.Workers == 1 {

@@ -63,6 +63,8 @@ func allWaitings() []Waiting {
 		{Reason: WaitWorkersBusy, Workers: 1},
 		{Reason: WaitWorkersBusy, Labels: gpu, Workers: 3},
 		{Reason: WaitPrevious, PreviousRun: "01JPREVIOUS"},
+		{Reason: WaitPrevious, PreviousRun: "01JPREVIOUS", Overlap: "queue_one"},
+		{Reason: WaitPrevious, PreviousRun: "01JPREVIOUS", Overlap: "cancel_previous"},
 		{Reason: WaitServerBusy, Running: 2, Concurrency: 2},
 		{Reason: WaitServerBusy, Running: 1},
 		{Reason: WaitServerStarting, Running: 1, Concurrency: 3},

@@ -48,6 +48,14 @@ func NotADuration(field, value string, lo, hi time.Duration) string {
 	return field + ": " + strconv.Quote(value) + " is not a duration from " + DurationBound(lo) + " to " + DurationBound(hi) + ": " + DurationForms
 }
 
+// DurationOutOfRange is the sentence refusing value, given to field, as
+// a duration that reads but falls outside lo to hi: it is one, so it is
+// not refused as "not a duration", and every range refusal, too short or
+// too long, has this one form.
+func DurationOutOfRange(field, value string, lo, hi time.Duration) string {
+	return field + ": " + value + " is out of range: it takes " + DurationBound(lo) + " to " + DurationBound(hi)
+}
+
 // DurationBound spells a range's bound as it may be written: whole days
 // of two days or more in days (365d rather than 8760h), else as Duration
 // does.

@@ -86,6 +86,21 @@ type RunDetail struct {
 	// now: on the cluster no worker can take it, on a single-node server
 	// that server does not start it yet.
 	Waiting *Waiting `json:"waiting,omitempty"`
+	// NoServer is present only for a dispatching or running Run read
+	// from a single-node data directory no server serves (its server was
+	// killed): nothing watches its command until the next server's
+	// recovery ends the attempt lost.
+	NoServer *NoServer `json:"noServer,omitempty"`
+}
+
+// NoServer is the stable shape of a Run left running by a server that is
+// gone.
+type NoServer struct {
+	// DataDir is the data directory no server serves.
+	DataDir string `json:"dataDir"`
+	// Message says what becomes of the Run, with the command that
+	// recovers it.
+	Message string `json:"message"`
 }
 
 // Waiting is the stable shape of why a queued Run has not started.
@@ -98,6 +113,10 @@ type Waiting struct {
 	// PreviousRun is the earlier Run a waits_for_previous Run is held
 	// behind.
 	PreviousRun string `json:"previousRun,omitempty"`
+	// Overlap is the overlap policy (queue_one, cancel_previous) that
+	// holds a waits_for_previous Run, as its trigger's revision that
+	// admitted it says.
+	Overlap string `json:"overlap,omitempty"`
 	// Running is how many Runs hold one of a single-node server's slots
 	// (server_busy, server_starting), Concurrency how many slots it has
 	// (0: not known to the reader, which read the database beside a
@@ -145,7 +164,7 @@ func NewRunDetail(d run.Detail) RunDetail {
 			labels = map[string]string{}
 		}
 		out.Waiting = &Waiting{Reason: w.Reason, Labels: labels, Workers: w.Workers, WorkerLabels: w.WorkerLabels,
-			PreviousRun: w.PreviousRun, Running: w.Running, Concurrency: w.Concurrency, ServerPID: w.ServerPID, ServerStartedAtMs: w.ServerStartedAtMs, DataDir: w.DataDir, Message: w.Message()}
+			PreviousRun: w.PreviousRun, Overlap: w.Overlap, Running: w.Running, Concurrency: w.Concurrency, ServerPID: w.ServerPID, ServerStartedAtMs: w.ServerStartedAtMs, DataDir: w.DataDir, Message: w.Message()}
 	}
 	for _, x := range d.Attempts {
 		out.Attempts = append(out.Attempts, Attempt{

@@ -43,7 +43,7 @@ func TestADefinitionsFilesMistakeReadsInThePagesLanguageAtItsLine(t *testing.T) 
 		{"a duration in weeks", strings.Replace(shopTrigger, "script: echo", "script: echo\n    timeout: 1w", 1) + "    cron: '0 3 * * *'\n    timezone: UTC\n",
 			"第 5 行", "task.timeout：“1w”无效，须是 1ms 到 365d 之间的时长", "is not a duration from 1ms to 365d"},
 		{"a policy outside its range", shopTrigger + "    cron: '0 3 * * *'\n    timezone: UTC\n    jitter: 2h\n", "第 10 行",
-			"trigger.jitter：“2h”无效，须是 0s 到 1h 之间的时长", "2h is longer than the most it takes, 1h"},
+			"trigger.jitter：“2h”无效，须是 0s 到 1h 之间的时长", "2h is out of range: it takes 0s to 1h"},
 		{"a policy outside its set", shopTrigger + "    cron: '0 3 * * *'\n    timezone: UTC\n    overlap: wait\n", "第 10 行",
 			"trigger.overlap：“wait”不是可选的值；可选：allow, skip, queue_one, cancel_previous", "is not one of allow"},
 		{"a task that does not exist", strings.Replace(shopTrigger, "task: report", "task: reprot", 1) + "    cron: '0 3 * * *'\n    timezone: UTC\n", "第 6 行",

@@ -92,3 +92,19 @@ func TestApplyingAnArchivedProjectActiveAgainRecordsWhatFellDueAndRunsNoneOfIt(t
 		t.Fatalf("after the reactivation: %+v; want at least 2 occurrences recorded as project_archived, no run, and the next fire after them", d)
 	}
 }
+
+// `ql triggers disable` (and enable) of an archived project's trigger is
+// refused in the user's words: what was tried (disable), why not (the
+// project is archived) and what makes it possible, with this invocation's
+// --data-dir; never the store's "publishing".
+func TestDisablingAnArchivedProjectsTriggerSaysWhatWasRefusedAndHowToReactivate(t *testing.T) {
+	t.Parallel()
+	dir := installedDir(t)
+	applyDefs(t, dir, quietFile)
+	applyDefs(t, dir, strings.Replace(quietFile, "project: api\n", "project: api\nstatus: archived\n", 1))
+	code, out, errOut := ql(t, "triggers", "disable", "api/yearly", "--data-dir", dir)
+	if code != 4 || strings.Contains(errOut, "publish") || !strings.Contains(errOut, `cannot disable trigger "yearly": its project is archived`) ||
+		!strings.Contains(errOut, "status: active") || !strings.Contains(errOut, "`ql-edge apply -f FILE --data-dir "+dir+"`") {
+		t.Fatalf("triggers disable: %d %q %q; want exit 4 saying the disable was refused as the project is archived, and how to reactivate it", code, out, errOut)
+	}
+}

@@ -61,7 +61,8 @@ func TestTriggersRunIsIdempotentPerRequestAndObeysOverlap(t *testing.T) {
 }
 
 // triggers backfill admits the missing occurrences of a past window once,
-// reports what it did, cuts the window at --max, shows progress on long
+// reports what it did (with the first and last occurrence, as its dry run
+// does), cuts the window at --max, shows progress on long
 // work and refuses reversed or future windows with what to do.
 func TestTriggersBackfillAdmitsMissingOccurrencesOnceAndReports(t *testing.T) {
 	t.Parallel()
@@ -71,7 +72,7 @@ func TestTriggersBackfillAdmitsMissingOccurrencesOnceAndReports(t *testing.T) {
 	}
 	window := []string{"triggers", "backfill", "hourly", "--from", "2020-01-01T00:00:00Z", "--to", "2020-01-01T05:00:00Z", "--data-dir", dir}
 	code, out, errOut := ql(t, window...)
-	if code != 0 || !strings.Contains(out, "6 occurrences, 6 admitted, 0 already had a run") {
+	if code != 0 || !strings.Contains(out, "6 occurrences from 2020-01-01T00:00:00.000Z to 2020-01-01T05:00:00.000Z, 6 admitted, 0 already had a run") {
 		t.Fatalf("backfill: %d %q %q", code, out, errOut)
 	}
 	var again struct {
@@ -82,15 +83,15 @@ func TestTriggersBackfillAdmitsMissingOccurrencesOnceAndReports(t *testing.T) {
 		t.Fatalf("repeated backfill: %d %q %q (%v); want nothing admitted, six existing", code, out, errOut, err)
 	}
 	code, out, _ = ql(t, "triggers", "backfill", "hourly", "--from", "2020-02-01T00:00:00Z", "--to", "2020-02-01T05:00:00Z", "--max", "2", "--data-dir", dir)
-	if code != 0 || !strings.Contains(out, "2 occurrences, 2 admitted") || !strings.Contains(out, "continue with --from 2020-02-01T01:00:00.001Z") {
+	if code != 0 || !strings.Contains(out, "2 occurrences from 2020-02-01T00:00:00.000Z to 2020-02-01T01:00:00.000Z, 2 admitted") || !strings.Contains(out, "continue with --from 2020-02-01T01:00:00.001Z") {
 		t.Fatalf("capped backfill: %d %q; want two admitted and where to continue", code, out)
 	}
 	code, out, _ = ql(t, "triggers", "backfill", "hourly", "--from", "2020-02-02T00:00:00Z", "--to", "2020-02-02T00:00:00Z", "--data-dir", dir)
-	if code != 0 || !strings.Contains(out, ": 1 occurrence, 1 admitted, 0 already had a run") {
+	if code != 0 || !strings.Contains(out, ": 1 occurrence from 2020-02-02T00:00:00.000Z to 2020-02-02T00:00:00.000Z, 1 admitted, 0 already had a run") {
 		t.Fatalf("one-occurrence backfill: %d %q; want it counted in the singular", code, out)
 	}
 	code, out, errOut = ql(t, "triggers", "backfill", "hourly", "--from", "2020-03-01T00:00:00Z", "--to", "2020-04-30T00:00:00Z", "--max", "1500", "--data-dir", dir)
-	if code != 0 || !strings.Contains(out, "1441 occurrences, 1441 admitted") || !strings.Contains(errOut, "backfill: 1000 occurrences so far") {
+	if code != 0 || !strings.Contains(out, "1441 occurrences from 2020-03-01T00:00:00.000Z to 2020-04-30T00:00:00.000Z, 1441 admitted") || !strings.Contains(errOut, "backfill: 1000 occurrences so far") {
 		t.Fatalf("long backfill: %d %q %q; want 1441 admitted (60 days and the closing hour) with progress on stderr", code, out, errOut)
 	}
 	for _, c := range []struct {
@@ -205,5 +206,34 @@ func TestBackfillAndRerunSayWhenNoServerWillStartTheirRuns(t *testing.T) {
 	want = "note: no server is running on this database (" + dir + "): the Run waits until `ql-edge serve --data-dir " + dir + "` starts there"
 	if code != 0 || !strings.Contains(errOut, want) {
 		t.Fatalf("rerun with no server: %d %q %q; want %q", code, out, errOut, want)
+	}
+}
+
+// A backfill cut at --max says where to continue in -o json as its text
+// does: continueFrom is the --from the text report prints.
+func TestABackfillCutAtMaxGivesItsContinuationInJSONAsInText(t *testing.T) {
+	t.Parallel()
+	dir := installedDir(t)
+	if code, out, errOut := ql(t, "apply", "-f", writeFile(t, dir, "m.yaml", manualFile), "--data-dir", dir); code != 0 {
+		t.Fatalf("apply: %d %q %q", code, out, errOut)
+	}
+	for _, dry := range []bool{true, false} {
+		args := []string{"triggers", "backfill", "hourly", "--from", "2020-02-01T00:00:00Z", "--to", "2020-02-01T05:00:00Z", "--max", "2", "-o", "json", "--data-dir", dir}
+		if dry {
+			args = append(args, "--dry-run")
+		}
+		var got struct {
+			Truncated    bool
+			ContinueFrom string
+		}
+		code, out, errOut := ql(t, args...)
+		if err := json.Unmarshal([]byte(out), &got); code != 0 || err != nil || !got.Truncated || got.ContinueFrom != "2020-02-01T01:00:00.001Z" {
+			t.Fatalf("backfill --max 2 -o json (dry run %v): %d %q %q (%v); want truncated with continueFrom 2020-02-01T01:00:00.001Z", dry, code, out, errOut, err)
+		}
+	}
+	var whole map[string]any
+	code, out, errOut := ql(t, "triggers", "backfill", "hourly", "--from", "2020-03-01T00:00:00Z", "--to", "2020-03-01T01:00:00Z", "-o", "json", "--data-dir", dir)
+	if err := json.Unmarshal([]byte(out), &whole); code != 0 || err != nil || whole["truncated"] != false || whole["continueFrom"] != nil {
+		t.Fatalf("whole backfill -o json: %d %q %q (%v); want no continueFrom", code, out, errOut, err)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"os"
 
+	"github.com/qinglong/qinglong/internal/core/process"
 	"github.com/qinglong/qinglong/internal/core/qlerror"
 	"github.com/qinglong/qinglong/internal/core/run"
 )
@@ -70,6 +71,7 @@ func (s *Store) AttemptsLose(ctx context.Context, owner string) ([]run.Attempt, 
 			if err := run.CheckAttemptTransition(cur.state, run.AttemptLost); err != nil {
 				return err
 			}
+			closeLostLog(logs[i])
 			res, err := tx.ExecContext(ctx, qAttemptMarkFinished, string(run.AttemptLost), nil, ErrorCodeExecutorLost, now, logSize(logs[i]), 0, id, string(cur.state), "")
 			if err != nil {
 				return err
@@ -89,6 +91,35 @@ func (s *Store) AttemptsLose(ctx context.Context, owner string) ([]run.Attempt, 
 		return lost, run.FinishCounts{}, err
 	}
 	return lost, finished, nil
+}
+
+// closeLostLog ends the log file at path, when there is one, with the
+// line saying its server stopped without ending the command
+// (process.LostLine): the command wrote through a pipe to that server, so
+// nothing has written the file since it died, nor will. It is written
+// before the size is read, which counts it. A recovery that fails after
+// it leaves the line, and the next one adds it again; a file that cannot
+// be written is left as it is.
+func closeLostLog(path string) {
+	if path == "" {
+		return
+	}
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_APPEND, 0)
+	if err != nil {
+		return
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return
+	}
+	last := []byte{'\n'}
+	if fi.Size() > 0 {
+		if _, err := f.ReadAt(last, fi.Size()-1); err != nil {
+			return
+		}
+	}
+	_, _ = f.WriteString(process.LostLine(last[0] != '\n'))
 }
 
 // logSize is what a lost attempt's log file holds now: its command died

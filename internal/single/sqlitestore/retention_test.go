@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/qinglong/qinglong/internal/core/ids"
+	"github.com/qinglong/qinglong/internal/core/process"
 	"github.com/qinglong/qinglong/internal/core/qlerror"
 	"github.com/qinglong/qinglong/internal/core/retention"
 	"github.com/qinglong/qinglong/internal/core/run"
@@ -139,8 +140,9 @@ func TestTheLogCapCountsARunningCommandsLogAndNeverDeletesIt(t *testing.T) {
 }
 
 // An attempt recovery finds lost (its command died with its server and
-// never reported) records what its log file holds, so the log cap counts
-// it and deletes it among the oldest, as a finished attempt's.
+// never reported) records what its log file holds, the line recovery ends
+// it with included, so the log cap counts it and deletes it among the
+// oldest, as a finished attempt's.
 func TestAnAttemptFoundLostByRecoveryRecordsItsLogsSizeForTheCap(t *testing.T) {
 	t.Parallel()
 	ctx := t.Context()
@@ -163,9 +165,11 @@ func TestAnAttemptFoundLostByRecoveryRecordsItsLogsSizeForTheCap(t *testing.T) {
 	if _, _, err := e.store.AttemptsLose(ctx, "crashed"); err != nil {
 		t.Fatal(err)
 	}
+	// Its size counts the line recovery ends the log with.
+	held := int64(100 + len(process.LostLine(true)))
 	got, err := e.store.RunGet(ctx, lost)
-	if err != nil || len(got.Attempts) != 1 || got.Attempts[0].LogBytes != 100 {
-		t.Fatalf("the lost run: %+v, %v; want its attempt holding its log's 100 bytes", got, err)
+	if err != nil || len(got.Attempts) != 1 || got.Attempts[0].LogBytes != held {
+		t.Fatalf("the lost run: %+v, %v; want its attempt holding its log's %d bytes", got, err, held)
 	}
 	e.clock.Advance(retention.Day)
 	finished, err := f.SeedFinished(ctx, lost, 1, e.clock.NowMs(), 100)
@@ -176,8 +180,8 @@ func TestAnAttemptFoundLostByRecoveryRecordsItsLogsSizeForTheCap(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rep.Total != (retention.Deleted{Logs: 1, LogBytes: 100}) {
-		t.Fatalf("a 150-byte cap over the lost attempt's log and a newer one deleted %+v, want the lost attempt's 100 bytes", rep.Total)
+	if rep.Total != (retention.Deleted{Logs: 1, LogBytes: held}) {
+		t.Fatalf("a 150-byte cap over the lost attempt's log and a newer one deleted %+v, want the lost attempt's %d bytes", rep.Total, held)
 	}
 	for _, c := range []struct {
 		run  string

@@ -20,9 +20,9 @@ import (
 // (one waiting out a retry backoff, which has its own state) has none.
 func runWaiting(ctx context.Context, tx *txn, id string) (*run.Waiting, error) {
 	var dispatchable bool
-	var previous sql.NullString
+	var previous, overlap sql.NullString
 	var running int
-	err := tx.QueryRowContext(ctx, qRunWaiting, id).Scan(&dispatchable, &previous, &running)
+	err := tx.QueryRowContext(ctx, qRunWaiting, id).Scan(&dispatchable, &previous, &overlap, &running)
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
 		return nil, nil
@@ -31,7 +31,7 @@ func runWaiting(ctx context.Context, tx *txn, id string) (*run.Waiting, error) {
 	case !dispatchable:
 		return nil, nil
 	case previous.Valid:
-		return &run.Waiting{Reason: run.WaitPrevious, PreviousRun: previous.String}, nil
+		return &run.Waiting{Reason: run.WaitPrevious, PreviousRun: previous.String, Overlap: overlap.String}, nil
 	case running > 0:
 		return &run.Waiting{Reason: run.WaitServerBusy, Running: running}, nil
 	}

@@ -33,7 +33,8 @@ func (e *env) runNow(t *testing.T, id, request string) string {
 // unfinished Run says it waits for that Run, before and while that one
 // runs (the slot it holds is freed when it finishes), and says nothing
 // once it has finished and the dispatcher takes the Run; the earlier Run,
-// which nothing holds, says nothing either.
+// which nothing holds, says nothing either. It names the policy that holds
+// it, its admitting trigger revision's.
 func TestAQueuedRunHeldBehindAnEarlierRunOfItsTriggerSaysItWaitsForThatRun(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
@@ -45,8 +46,8 @@ func TestAQueuedRunHeldBehindAnEarlierRunOfItsTriggerSaysItWaitsForThatRun(t *te
 	if w := e.waitingOf(t, first); w != nil {
 		t.Fatalf("the first Run waits %+v; nothing holds it", w)
 	}
-	if w := e.waitingOf(t, second); w == nil || w.Reason != run.WaitPrevious || w.PreviousRun != first {
-		t.Fatalf("the second Run waits %+v; want %s behind %s", w, run.WaitPrevious, first)
+	if w := e.waitingOf(t, second); w == nil || w.Reason != run.WaitPrevious || w.PreviousRun != first || w.Overlap != "queue_one" {
+		t.Fatalf("the second Run waits %+v; want %s behind %s by queue_one", w, run.WaitPrevious, first)
 	}
 	a := e.pending(t, first)
 	if _, _, err := e.store.AttemptStart(t.Context(), a.ID, "owner-1", ""); err != nil {

@@ -46,7 +46,8 @@ SELECT run_id, seq, name, payload::text, created_at_ms FROM qinglong.run_events 
 -- an earlier one (queue_one, or cancel_previous while the Run it cancelled
 -- stops; $4 the Run), the nearest earlier unfinished Run of its trigger,
 -- which Dispatch waits for (one probe of
--- runs_unfinished_trigger_idx). One row per worker process is read,
+-- runs_unfinished_trigger_idx), and the overlap policy of the trigger
+-- revision that admitted it, which says which of the two holds it. One row per worker process is read,
 -- through worker_sessions_live_expiry_idx; the free slots are probed
 -- only until one is found.
 WITH n AS MATERIALIZED (SELECT {{now_ms}} AS ms),
@@ -88,7 +89,11 @@ SELECT p.labels,
                               AND e.state NOT IN ('succeeded', 'failed', 'cancelled', 'timed_out', 'lost')
          WHERE r.id = $4 AND r.waits_for_previous
          ORDER BY e.id DESC
-         LIMIT 1)
+         LIMIT 1),
+       (SELECT tr.overlap_policy
+          FROM qinglong.runs r
+          JOIN qinglong.trigger_revisions tr ON tr.trigger_id = r.trigger_id AND tr.revision = r.trigger_revision
+         WHERE r.id = $4)
   FROM place p
 
 -- name: TriggerList

@@ -4,7 +4,8 @@
 -- waiting out a retry backoff); for a Run admitted to wait behind an
 -- earlier one (queue_one, or cancel_previous while the Run it cancelled
 -- stops), the nearest earlier unfinished Run of its trigger (one probe of
--- runs_unfinished_trigger); and how many Runs dispatch or run now, each
+-- runs_unfinished_trigger) and the overlap policy of the trigger
+-- revision that admitted it, which says which of the two holds it; and how many Runs dispatch or run now, each
 -- holding one of the server's slots. The IN list of the count repeats the
 -- predicate of runs_unfinished_state word for word, so it reads that index
 -- and never grows with history.
@@ -15,6 +16,8 @@ SELECT
    WHERE r.waits_for_previous = 1 AND p.trigger_id = r.trigger_id AND p.id < r.id
      AND p.state NOT IN ('succeeded', 'failed', 'cancelled', 'timed_out', 'lost')
    ORDER BY p.id DESC LIMIT 1),
+  (SELECT tr.overlap_policy FROM trigger_revisions tr
+   WHERE tr.trigger_id = r.trigger_id AND tr.revision = r.trigger_revision),
   (SELECT count(*) FROM runs x
    WHERE x.state IN ('created', 'queued', 'dispatching', 'running', 'waiting_approval', 'retry_wait')
      AND x.state IN ('dispatching', 'running'))
