@@ -1,9 +1,15 @@
 package cli
 
 import (
+	"bytes"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/spf13/cobra"
+
+	"github.com/qinglong/qinglong/internal/core/schedule"
+	"github.com/qinglong/qinglong/internal/core/trigger"
 	"github.com/qinglong/qinglong/internal/core/view"
 )
 
@@ -35,5 +41,40 @@ func TestTriggersShowSpellsPolicyDurationsAsAFileTakesThem(t *testing.T) {
 	got := policiesLine(view.Trigger{Cron: view.Cron{JitterMs: (90 * time.Minute).Milliseconds(), CatchUpWindowMs: &hour}})
 	if want := "jitter 1h30m  catchUpWindow 1h"; got != want {
 		t.Errorf("policies %q, want %q", got, want)
+	}
+}
+
+// `ql triggers show` of a paused trigger says how many occurrences fell
+// due since the pause, which its ledger records only at resume, rather
+// than that every occurrence so far got its run.
+func TestTriggersShowOfAPausedTriggerCountsTheOccurrencesDueSinceThePause(t *testing.T) {
+	t.Parallel()
+	pausedAt := int64(1_767_225_600_000) // 2026-01-01T00:00:00Z
+	d := schedule.TriggerDetail{
+		TriggerStatus: schedule.TriggerStatus{TriggerID: "t", Enabled: true, Paused: true,
+			Cron: trigger.Cron{Expression: "0 * * * *", Timezone: "UTC", MisfirePolicy: trigger.FireOnce}},
+		PausedAtMs: &pausedAt, NowMs: pausedAt + 5*time.Hour.Milliseconds() + 1,
+	}
+	v, err := view.NewTriggerDetail(d, nil, "", view.MaxLedgerShown)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := view.DueWhilePaused{Count: 6, FirstMs: pausedAt, LastMs: pausedAt + 5*time.Hour.Milliseconds()}
+	if v.DueWhilePaused == nil || *v.DueWhilePaused != want {
+		t.Fatalf("due while paused %+v, want %+v", v.DueWhilePaused, want)
+	}
+	var out bytes.Buffer
+	cmd := &cobra.Command{}
+	cmd.SetOut(&out)
+	if err := printTriggerDetail(cmd, v); err != nil {
+		t.Fatal(err)
+	}
+	if text := out.String(); strings.Contains(text, "every occurrence so far got its run") ||
+		!strings.Contains(text, "paused: 6 occurrences fell due since the pause") || !strings.Contains(text, "when the trigger is resumed") {
+		t.Fatalf("triggers show of a paused trigger:\n%s\nwant the occurrences due since the pause counted", text)
+	}
+	d.Paused = false
+	if v, err = view.NewTriggerDetail(d, nil, "", view.MaxLedgerShown); err != nil || v.DueWhilePaused != nil {
+		t.Fatalf("a trigger not paused: due while paused %+v, %v; want none", v.DueWhilePaused, err)
 	}
 }
