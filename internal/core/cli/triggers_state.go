@@ -173,6 +173,9 @@ func printTriggerDetail(cmd *cobra.Command, v view.TriggerDetail) error {
 		if e.Compacted {
 			reason += " (older, summed)"
 		}
+		if e.Backfilled > 0 {
+			reason += " (" + plural.Count(e.Backfilled, "occurrence", "occurrences") + " backfilled since)"
+		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\n", reason, count, fmtMs(&e.FirstMs), fmtMs(&e.LastMs), e.TriggerRevision, fmtMs(&e.RecordedAtMs))
 	}
 	switch {

@@ -78,3 +78,24 @@ func TestTriggersShowOfAPausedTriggerCountsTheOccurrencesDueSinceThePause(t *tes
 		t.Fatalf("a trigger not paused: due while paused %+v, %v; want none", v.DueWhilePaused, err)
 	}
 }
+
+// `ql triggers show` keeps a ledger entry as it was recorded and says
+// beside it how many of its occurrences a backfill gave a Run since.
+func TestTriggersShowSaysHowManyOfALedgerEntryWereBackfilledSince(t *testing.T) {
+	t.Parallel()
+	at := int64(1_767_225_600_000)
+	v := view.TriggerDetail{Ledger: []view.LedgerEntry{
+		{Reason: "paused", FirstMs: at, LastMs: at + 2000, Count: 3, Backfilled: 2, TriggerRevision: 1, RecordedAtMs: at + 3000},
+		{Reason: "misfire_skipped", FirstMs: at - 9000, LastMs: at - 8000, Count: 2, TriggerRevision: 1, RecordedAtMs: at - 7000},
+	}}
+	var out bytes.Buffer
+	cmd := &cobra.Command{}
+	cmd.SetOut(&out)
+	if err := printTriggerDetail(cmd, v); err != nil {
+		t.Fatal(err)
+	}
+	text := out.String()
+	if !strings.Contains(text, "paused (2 occurrences backfilled since)") || strings.Count(text, "backfilled since") != 1 {
+		t.Fatalf("triggers show:\n%s\nwant the paused entry, and only it, to say 2 occurrences were backfilled since", text)
+	}
+}

@@ -21,6 +21,9 @@ type LedgerEntry struct {
 	TriggerRevision int64  `json:"triggerRevision"`
 	RecordedAtMs    int64  `json:"recordedAtMs"`
 	Compacted       bool   `json:"compacted"`
+	// Backfilled counts the occurrences of the entry a backfill gave a
+	// Run after it was recorded (schedule.LedgerEntry.Backfilled).
+	Backfilled int64 `json:"backfilled"`
 }
 
 // FireTime is one upcoming occurrence, in UTC milliseconds and in the
@@ -220,7 +223,7 @@ func NewTriggerDetail(d schedule.TriggerDetail, runs []run.Run, runsNext string,
 	for _, e := range d.Ledger {
 		out.Ledger = append(out.Ledger, LedgerEntry{
 			Reason: string(e.Reason), FirstMs: e.FirstMs, LastMs: e.LastMs, Count: e.Count, AtLeast: e.AtLeast,
-			TriggerRevision: e.TriggerRevision, RecordedAtMs: e.RecordedAtMs, Compacted: e.Compacted,
+			TriggerRevision: e.TriggerRevision, RecordedAtMs: e.RecordedAtMs, Compacted: e.Compacted, Backfilled: e.Backfilled,
 		})
 	}
 	return out, nil
