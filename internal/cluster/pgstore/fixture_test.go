@@ -90,6 +90,7 @@ func (s *store) fixture() storetest.Fixture {
 		Manual:           s.runtime,
 		Outbox:           s.runtime,
 		Finish:           fin.finish,
+		Told:             fin.toldOf,
 		FinishWithOutput: fin.finishWithOutput,
 		FinishAfter:      fin.finishAfter,
 		PassDeadline: func(ctx context.Context, runID string) error {

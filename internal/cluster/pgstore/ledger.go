@@ -162,7 +162,7 @@ func (r *Runtime) TriggerDetail(ctx context.Context, triggerID string, ledgerLim
 		d.Ledger, err = pgx.CollectRows(rows, func(row pgx.CollectableRow) (schedule.LedgerEntry, error) {
 			e := schedule.LedgerEntry{TriggerID: triggerID}
 			var reason string
-			err := row.Scan(&e.TriggerRevision, &reason, &e.FirstMs, &e.LastMs, &e.Count, &e.AtLeast, &e.RecordedAtMs, &e.Compacted)
+			err := row.Scan(&e.TriggerRevision, &reason, &e.FirstMs, &e.LastMs, &e.Count, &e.AtLeast, &e.RecordedAtMs, &e.Compacted, &e.Backfilled)
 			e.Reason = schedule.PassReason(reason)
 			return e, err
 		})

@@ -24,6 +24,15 @@ type finisher struct {
 	mu sync.Mutex
 	// last repeats each Run's last finish (finishAgain).
 	last map[string]func(context.Context) (run.State, error)
+	// told is what each Run's last granted attempt was told (Told), as
+	// the worker turns its grant into the command's variables.
+	told map[string]run.Identity
+}
+
+func (f *finisher) toldOf(runID string) run.Identity {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.told[runID]
 }
 
 func (f *finisher) worker(ctx context.Context) (worker, error) {
@@ -85,7 +94,15 @@ func (f *finisher) finishRun(ctx context.Context, runID string, end run.AttemptS
 	if len(reply.Grants) != 1 || reply.Grants[0].RunID != runID {
 		return "", fmt.Errorf("pull granted %+v, want the attempt of run %s", reply.Grants, runID)
 	}
-	l := lease(req, reply.Grants[0])
+	g := reply.Grants[0]
+	f.mu.Lock()
+	if f.told == nil {
+		f.told = map[string]run.Identity{}
+	}
+	f.told[runID] = run.Identity{RunID: g.RunID, AttemptID: g.AttemptID, AttemptNumber: int64(g.AttemptNumber), Project: g.Project,
+		Trigger: g.Trigger, Task: g.Task, ScheduledForMs: g.ScheduledForMs, DueAtMs: g.DueAtMs, Origin: run.Origin(g.Origin)}
+	f.mu.Unlock()
+	l := lease(req, g)
 	if _, err := f.s.runtime.StartAttempt(ctx, w.WorkerIdentity, workerproto.StartRequest{Lease: l}, testSettings); err != nil {
 		return "", err
 	}

@@ -110,7 +110,7 @@ noted, as they keep running (a trigger renamed in the file runs under its old na
 after ---, is refused), at most 4 MiB, 10,000 tasks and 10,000 triggers. YAML anchors,
 aliases and non-string keys are refused: other YAML tools would read such a file
 differently. Task environment names starting with QL_
-are reserved for the variables QingLong sets (QL_RUN_ID, QL_ATTEMPT_ID). On an embedded
+are reserved for the variables QingLong sets (QL_RUN_ID, QL_SCHEDULED_AT, QL_ORIGIN and others). On an embedded
 database, apply notes the secrets the file names (env {secret: NAME}, a channel's
 signingSecret, urlSecret or tokenSecret) that qinglong-secrets.json does not define yet;
 it cannot judge a secrets file it may not read, as the server may run as another user

@@ -14,6 +14,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/qinglong/qinglong/internal/core/plural"
 	"github.com/qinglong/qinglong/internal/core/run"
 	"github.com/qinglong/qinglong/internal/core/schedule"
 	"github.com/qinglong/qinglong/internal/core/validate"
@@ -172,9 +173,15 @@ func printTriggerDetail(cmd *cobra.Command, v view.TriggerDetail) error {
 		if e.Compacted {
 			reason += " (older, summed)"
 		}
+		if e.Backfilled > 0 {
+			reason += " (" + plural.Count(e.Backfilled, "occurrence", "occurrences") + " backfilled since)"
+		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\n", reason, count, fmtMs(&e.FirstMs), fmtMs(&e.LastMs), e.TriggerRevision, fmtMs(&e.RecordedAtMs))
 	}
-	if len(v.Ledger) == 0 {
+	switch {
+	case v.DueWhilePaused != nil:
+		fmt.Fprintln(tw, dueWhilePausedNote(v.DueWhilePaused))
+	case len(v.Ledger) == 0:
 		fmt.Fprintln(tw, "(every occurrence so far got its run)")
 	}
 	if err := tw.Flush(); err != nil {
@@ -184,6 +191,17 @@ func printTriggerDetail(cmd *cobra.Command, v view.TriggerDetail) error {
 		fmt.Fprintf(w, "(older entries than these %d are not shown: --ledger %d shows the whole ledger)\n", len(v.Ledger), view.MaxLedgerShown)
 	}
 	return printAudit(w, v)
+}
+
+// dueWhilePausedNote says what a paused trigger's ledger does not show yet:
+// the occurrences that fell due since the pause, recorded only at resume.
+func dueWhilePausedNote(d *view.DueWhilePaused) string {
+	count := plural.Count(d.Count, "occurrence", "occurrences")
+	if d.AtLeast {
+		count = "at least " + count
+	}
+	return fmt.Sprintf("(paused: %s fell due since the pause, %s to %s, without a run; the ledger records them, passed over as paused, when the trigger is resumed)",
+		count, fmtMs(&d.FirstMs), fmtMs(&d.LastMs))
 }
 
 // printAudit prints the trigger's newest audit records, newest first.

@@ -52,7 +52,7 @@ var definitionsRefusalsZH = map[qlerror.Reason]string{
 		"程序的完整路径可用 command -v 程序名 查到（argv 模式不经过 shell，不按 PATH 查找）。",
 	task.RefusalDirNotAbsolute:   "{field}：工作目录“{value}”须是规范的绝对路径（以 / 开头，不含 . 或 .. 段），如 /srv/app。",
 	task.RefusalEnvName:          "环境变量名“{value}”无效：只能使用字母、数字和下划线，且不能以数字开头。",
-	task.RefusalEnvReserved:      "环境变量名“{value}”是保留的：QingLong 为每次运行设置以 QL_ 开头的变量（QL_RUN_ID、QL_ATTEMPT_ID）；请换一个名称。",
+	task.RefusalEnvReserved:      "环境变量名“{value}”是保留的：QingLong 为每次运行设置以 QL_ 开头的变量（QL_RUN_ID、QL_SCHEDULED_AT、QL_ORIGIN 等）；请换一个名称。",
 	task.RefusalSecretRef:        "{field}：密钥名称“{value}”无效：只能使用字母、数字、'-'、'_' 和 '.'，最多 128 个字符。",
 	task.RefusalLabelKey:         "{field}：标签键“{value}”无效：只能使用 1–256 个小写字母、数字、'-'、'_'、'.'、'/'，且以字母或数字开头和结尾。",
 	task.RefusalWorkerLabelValue: "{field}：标签值“{value}”无效：最多 256 个字母、数字、'_'、'.'、':'、'/'、'+'、'-'（不能有空格）。",

@@ -15,14 +15,15 @@
 // A wall time can be missing (spring-forward gap) or happen twice (fall-back
 // overlap). The rule, from docs/architecture.md, "Cron time and daylight saving":
 //
-//   - fixed-hour expressions (hour field not "*"): a matching wall time that
+//   - fixed-hour expressions (hour field not every hour): a matching wall time that
 //     falls in a gap fires once, at the first instant after the gap; a matching
 //     wall time that happens twice fires once, at its first occurrence;
-//   - hour-"*" expressions follow real elapsed time: wall times in a gap never
+//   - every-hour expressions follow real elapsed time: wall times in a gap never
 //     happen, repeated wall times fire once per real occurrence.
 //
-// "Hour field is *" means robfig's star bit is set on the hour mask: "*", "?"
-// and "*/1" count; "0-23" and "*/2" are fixed-hour.
+// "Every hour" means the hour field's set is all 24 hours, however it is
+// written: "*", "?", "*/1", "0/1", "0-23" and "0-11,12-23" count; "*/2" and
+// "1-23" are fixed-hour.
 //
 // # How Next works
 //

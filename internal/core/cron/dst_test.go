@@ -117,3 +117,40 @@ func TestNextIsDailyIn24HoursWithoutDST(t *testing.T) {
 		}
 	}
 }
+
+// TestEveryHourFieldFollowsRealTimeHoweverWritten checks that an hour field
+// naming all 24 hours follows elapsed time through a gap and a repeat whether
+// it reads "*", "*/1", "0/1", "0-23" or a list: the set, not the spelling,
+// decides the schedule.
+func TestEveryHourFieldFollowsRealTimeHoweverWritten(t *testing.T) {
+	t.Parallel()
+	spring := []string{"2026-03-08T05:30:00Z", "2026-03-08T06:30:00Z", "2026-03-08T07:30:00Z", "2026-03-08T08:30:00Z"}
+	fall := []string{"2026-11-01T04:30:00Z", "2026-11-01T05:30:00Z", "2026-11-01T06:30:00Z", "2026-11-01T07:30:00Z"}
+	for _, hour := range []string{"*", "?", "*/1", "0/1", "0-23", "0-23/1", "0-11,12-23", "0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23"} {
+		t.Run(hour, func(t *testing.T) {
+			t.Parallel()
+			s := mustParse(t, "30 "+hour+" * * *", "America/New_York")
+			if got := nextN(s, utcMs(t, "2026-03-08T05:00:00Z"), len(spring)); !equalStrings(got, spring) {
+				t.Errorf("spring forward: got %v, want %v (00:30 EST, 01:30 EST, 03:30 EDT, 04:30 EDT: no 02:30, no extra firing at 03:00)", got, spring)
+			}
+			if got := nextN(s, utcMs(t, "2026-11-01T04:00:00Z"), len(fall)); !equalStrings(got, fall) {
+				t.Errorf("fall back: got %v, want %v (01:30 EDT and 01:30 EST both fire)", got, fall)
+			}
+		})
+	}
+}
+
+// TestHourFieldMissingAnHourStaysFixedHour checks the other side of the
+// line: a field that leaves out even one hour keeps the fixed-hour rule.
+func TestHourFieldMissingAnHourStaysFixedHour(t *testing.T) {
+	t.Parallel()
+	s := mustParse(t, "30 0-22 * * *", "America/New_York")
+	spring := []string{"2026-03-08T05:30:00Z", "2026-03-08T06:30:00Z", "2026-03-08T07:00:00Z", "2026-03-08T07:30:00Z"}
+	if got := nextN(s, utcMs(t, "2026-03-08T05:00:00Z"), len(spring)); !equalStrings(got, spring) {
+		t.Errorf("spring forward: got %v, want %v (02:30 fires once at 03:00 EDT)", got, spring)
+	}
+	fall := []string{"2026-11-01T04:30:00Z", "2026-11-01T05:30:00Z", "2026-11-01T07:30:00Z"}
+	if got := nextN(s, utcMs(t, "2026-11-01T04:00:00Z"), len(fall)); !equalStrings(got, fall) {
+		t.Errorf("fall back: got %v, want %v (01:30 fires once)", got, fall)
+	}
+}

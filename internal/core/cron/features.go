@@ -13,5 +13,6 @@ macros such as @daily or @every, and TZ=/CRON_TZ= prefixes.
 Timezone: required, an IANA name such as "Europe/Berlin" or "UTC".
 Daylight saving: a time skipped by a spring-forward gap fires once, right
 after the gap; a time repeated at fall-back fires once, the first time.
-With hour "*", schedules follow real time instead: skipped times do not
-fire and repeated times fire twice.`
+When the hour field names every hour ("*", "*/1", "0-23", "0/1"), schedules
+follow real time instead: skipped times do not fire and repeated times fire
+twice.`

@@ -14,9 +14,12 @@ import (
 )
 
 // starBit is robfig's marker, set on a field mask when the field was written
-// as "*", "?" or "*/1". On the hour field it selects the real-elapsed-time
-// DST behaviour.
+// as "*", "?" or "*/1". The day fields read it (an unrestricted day field
+// does not restrict the other); the hour field does not, see hourStar.
 const starBit = 1 << 63
+
+// everyHour is the hour mask of a field that names all 24 hours.
+const everyHour = 1<<24 - 1
 
 // specParser accepts exactly our grammar: 5 fields or 6 with leading seconds.
 // Descriptor is deliberately absent; macros are rejected before parsing with
@@ -76,5 +79,7 @@ func (s *Schedule) Location() *time.Location { return s.location }
 
 // hourStar reports whether the expression follows real elapsed time across
 // DST transitions instead of firing skipped times once and repeated times
-// once.
-func (s *Schedule) hourStar() bool { return s.hour&starBit != 0 }
+// once. It asks which hours the field names, not how it was written: "*",
+// "*/1", "0/1", "0-23" and a list of all 24 hours are one set, so they are
+// one schedule; robfig's star bit is set only for some of these spellings.
+func (s *Schedule) hourStar() bool { return s.hour&everyHour == everyHour }

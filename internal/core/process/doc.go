@@ -3,7 +3,8 @@
 // own process group, as its task's account or the default one, in its
 // task's workingDir or else a fresh empty 0700 directory removed
 // afterwards, with the base environment, the task's variables and the
-// attempt's identity (QL_RUN_ID, QL_ATTEMPT_ID) — the identity wins.
+// attempt's identity (QL_RUN_ID, QL_ATTEMPT_ID, QL_SCHEDULED_AT and the
+// rest of run.Identity.Env) — the identity wins.
 //
 // A timeout, a stop (the caller's context) or the end of its main process
 // ends the whole group and, on Linux, descendants that left it (found by

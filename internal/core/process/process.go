@@ -54,9 +54,10 @@ type Result struct {
 
 // Spec is one attempt's command and what it starts with.
 type Spec struct {
-	RunID     string
-	AttemptID string
-	Command   task.Command
+	// Identity is the attempt's: its ids, names and occurrence, given to
+	// the command as the QL_* variables (run.Identity.Env).
+	Identity run.Identity
+	Command  task.Command
 	// BaseEnv starts the environment (e.g. PATH, HOME); the task's own
 	// variables override it, the attempt's identity overrides both.
 	BaseEnv []string
@@ -83,16 +84,16 @@ func Run(ctx context.Context, hard <-chan struct{}, s Spec, out io.Writer, start
 		fmt.Fprintf(out, "qinglong: the command was not started: %v\n", err)
 		return Result{State: run.AttemptFailed, Code: ErrorCodeRunAs}
 	}
-	dir, cleanup, err := attemptDir(c, s.AttemptID, acct.cred)
+	dir, cleanup, err := attemptDir(c, s.Identity.AttemptID, acct.cred)
 	if err != nil {
 		fmt.Fprintf(out, "qinglong: the command was not started: %v\n", err)
 		return Result{State: run.AttemptFailed, Code: ErrorCodeWorkDir}
 	}
 	base := append(append([]string(nil), s.BaseEnv...), acct.env...)
-	l := launch{attemptID: s.AttemptID, command: c, env: environment(base, s.RunID, s.AttemptID, c, s.Secrets), dir: dir, cred: acct.cred}
+	l := launch{attemptID: s.Identity.AttemptID, command: c, env: environment(base, s.Identity, c, s.Secrets), dir: dir, cred: acct.cred}
 	res := runIn(ctx, hard, l, out, started)
 	if err := cleanup(); err != nil {
-		res.CleanupErr = fmt.Errorf("remove the working directory %s of attempt %s: %w", dir, s.AttemptID, err)
+		res.CleanupErr = fmt.Errorf("remove the working directory %s of attempt %s: %w", dir, s.Identity.AttemptID, err)
 	}
 	return res
 }
@@ -119,11 +120,12 @@ func Values(m map[string]string) []string {
 
 // environment is the child's whole environment: the base (with the
 // account's HOME, USER and LOGNAME when it runs as another account), the
-// task's variables, then the attempt's identity. Later entries win in
-// os/exec, and the identity must win: publishing refuses QL_* names today,
-// but a revision published before that rule could still carry one, and
-// QL_ATTEMPT_ID is how escaped descendants are traced to their attempt.
-func environment(base []string, runID, attemptID string, c task.Command, secrets map[string]string) []string {
+// task's variables, then the attempt's identity (run.Identity.Env). Later
+// entries win in os/exec, and the identity must win: publishing refuses
+// QL_* names today, but a revision published before that rule could still
+// carry one, QL_ATTEMPT_ID is how escaped descendants are traced to their
+// attempt, and a command must be able to trust QL_SCHEDULED_AT.
+func environment(base []string, id run.Identity, c task.Command, secrets map[string]string) []string {
 	env := append([]string(nil), base...)
 	for _, e := range c.Env {
 		v := e.Value
@@ -132,7 +134,7 @@ func environment(base []string, runID, attemptID string, c task.Command, secrets
 		}
 		env = append(env, e.Name+"="+v)
 	}
-	return append(env, "QL_RUN_ID="+runID, "QL_ATTEMPT_ID="+attemptID)
+	return append(env, id.Env()...)
 }
 
 // launch is everything one attempt's process starts with.

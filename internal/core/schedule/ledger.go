@@ -32,6 +32,11 @@ type LedgerEntry struct {
 	// LedgerKeep newest; its FirstMs/LastMs span all of them, and its
 	// TriggerRevision is the newest one among them.
 	Compacted bool
+	// Backfilled counts the occurrences of this entry's stretch a backfill
+	// gave a Run after it was recorded (Runs with the clock's key there:
+	// the clock passed them over). The ledger stays as recorded; readers
+	// say it beside the entry. 0 for a compacted total.
+	Backfilled int64
 }
 
 // PauseRequest pauses (Pause) or resumes a trigger's schedule. Actor is

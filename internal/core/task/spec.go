@@ -97,7 +97,7 @@ const (
 )
 
 // ReservedEnvPrefix starts the names of the variables the executor sets
-// for every attempt (QL_RUN_ID, QL_ATTEMPT_ID); a task's environment may not
+// for every attempt (run.Identity.Env); a task's environment may not
 // use it, or a task could pass itself off as another run.
 const ReservedEnvPrefix = "QL_"
 
@@ -435,7 +435,7 @@ func CheckEnvName(name string) error {
 		return invalid("task.command.env: name %q must match [A-Za-z_][A-Za-z0-9_]*", name).Because(RefusalEnvName, "value", name)
 	}
 	if strings.HasPrefix(name, ReservedEnvPrefix) {
-		return invalid("task.command.env: name %q is reserved: QingLong sets the %s* variables (QL_RUN_ID, QL_ATTEMPT_ID) of every run; choose another name", name, ReservedEnvPrefix).
+		return invalid("task.command.env: name %q is reserved: QingLong sets the %s* variables (QL_RUN_ID, QL_SCHEDULED_AT, QL_ORIGIN and others) of every run; choose another name", name, ReservedEnvPrefix).
 			Because(RefusalEnvReserved, "value", name)
 	}
 	return nil

@@ -21,6 +21,9 @@ type LedgerEntry struct {
 	TriggerRevision int64  `json:"triggerRevision"`
 	RecordedAtMs    int64  `json:"recordedAtMs"`
 	Compacted       bool   `json:"compacted"`
+	// Backfilled counts the occurrences of the entry a backfill gave a
+	// Run after it was recorded (schedule.LedgerEntry.Backfilled).
+	Backfilled int64 `json:"backfilled"`
 }
 
 // FireTime is one upcoming occurrence, in UTC milliseconds and in the
@@ -62,6 +65,39 @@ type TriggerDetail struct {
 	// trail (AuditUnreadableHint says what to do): Audit is then empty
 	// because it could not be read, not because nobody paused the trigger.
 	AuditUnreadable bool `json:"auditUnreadable"`
+	// DueWhilePaused counts the occurrences that fell due since a paused
+	// trigger's pause: the ledger records them (passed over, paused) only
+	// when it is resumed, so without this an empty ledger would read as
+	// every occurrence having run. Nil when not paused or none fell due.
+	DueWhilePaused *DueWhilePaused `json:"dueWhilePaused,omitempty"`
+}
+
+// DueWhilePaused is the stretch of occurrences a paused trigger's resume
+// will record as passed over: how many (exact up to
+// schedule.MaxPassedCount, AtLeast beyond), the first and the last.
+type DueWhilePaused struct {
+	Count   int64 `json:"count"`
+	AtLeast bool  `json:"atLeast"`
+	FirstMs int64 `json:"firstMs"`
+	LastMs  int64 `json:"lastMs"`
+}
+
+// dueWhilePaused counts t's occurrences in [pausedAtMs, nowMs] within its
+// bounds, as a resume now would pass them over.
+func dueWhilePaused(c trigger.Cron, pausedAtMs, nowMs int64) *DueWhilePaused {
+	sched, err := cron.Parse(c.Expression, c.Timezone)
+	if err != nil {
+		return nil
+	}
+	to := nowMs
+	if c.EndAtMs != 0 {
+		to = min(to, c.EndAtMs)
+	}
+	p, ok := schedule.PassRange(sched, schedule.PassPaused, max(pausedAtMs, c.StartAtMs), to)
+	if !ok {
+		return nil
+	}
+	return &DueWhilePaused{Count: p.Count, AtLeast: p.AtLeast, FirstMs: p.FirstMs, LastMs: p.LastMs}
 }
 
 // AuditRecord is the stable shape of one audit record: what was done
@@ -167,6 +203,9 @@ func NewTriggerDetail(d schedule.TriggerDetail, runs []run.Run, runsNext string,
 	} else if out.NextFires, err = UpcomingFires(d.TriggerStatus, d.NowMs, NextFireCount); err != nil {
 		return TriggerDetail{}, err
 	}
+	if d.Paused && d.PausedAtMs != nil && out.NextFiresUnknown == "" {
+		out.DueWhilePaused = dueWhilePaused(d.Cron, *d.PausedAtMs, d.NowMs)
+	}
 	for _, r := range runs {
 		out.Runs = append(out.Runs, NewRun(r))
 	}
@@ -184,7 +223,7 @@ func NewTriggerDetail(d schedule.TriggerDetail, runs []run.Run, runsNext string,
 	for _, e := range d.Ledger {
 		out.Ledger = append(out.Ledger, LedgerEntry{
 			Reason: string(e.Reason), FirstMs: e.FirstMs, LastMs: e.LastMs, Count: e.Count, AtLeast: e.AtLeast,
-			TriggerRevision: e.TriggerRevision, RecordedAtMs: e.RecordedAtMs, Compacted: e.Compacted,
+			TriggerRevision: e.TriggerRevision, RecordedAtMs: e.RecordedAtMs, Compacted: e.Compacted, Backfilled: e.Backfilled,
 		})
 	}
 	return out, nil

@@ -236,6 +236,16 @@ type Grant struct {
 	// digest and refuses a command that does not match it.
 	ProjectID string `json:"projectId"`
 	TaskID    string `json:"taskId"`
+	// Trigger (its name at the Run's trigger revision), ScheduledForMs,
+	// DueAtMs and Origin (run.Origin's values) are the Run's occurrence,
+	// for the command's environment (run.Identity). They were added after
+	// the first release: a replica older than them leaves them empty, and
+	// the command is told an empty trigger and origin and the Unix epoch
+	// as its times.
+	Trigger        string `json:"trigger,omitempty"`
+	ScheduledForMs int64  `json:"scheduledForMs,omitempty"`
+	DueAtMs        int64  `json:"dueAtMs,omitempty"`
+	Origin         string `json:"origin,omitempty"`
 }
 
 // GiveBackRequest returns a grant the worker will not start (it is

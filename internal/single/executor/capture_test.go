@@ -18,7 +18,7 @@ func TestOutputBeyondTheCapIsCutAndMarked(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	spec := process.Spec{RunID: "run", AttemptID: "attempt", Command: shell(`head -c 100000 /dev/zero | tr '\0' a`, time.Minute), BaseEnv: []string{"PATH=/usr/bin:/bin"}}
+	spec := process.Spec{Identity: run.Identity{RunID: "run", AttemptID: "attempt"}, Command: shell(`head -c 100000 /dev/zero | tr '\0' a`, time.Minute), BaseEnv: []string{"PATH=/usr/bin:/bin"}}
 	res := process.Run(t.Context(), nil, spec, log, func(int) {})
 	if err := log.Close(); err != nil {
 		t.Fatal(err)

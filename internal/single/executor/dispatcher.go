@@ -170,7 +170,7 @@ func (d *Dispatcher) round(ctx context.Context) (bool, error) {
 	started := 0
 	for _, a := range pending {
 		logPath := filepath.Join(d.cfg.LogDir, a.ID+".log")
-		plan, planErr, err := d.store.AttemptStart(ctx, a.ID, d.cfg.Owner.ID, logPath)
+		plan, id, planErr, err := d.store.AttemptStart(ctx, a.ID, d.cfg.Owner.ID, logPath)
 		if qlerror.Is(err, qlerror.Conflict) {
 			continue
 		}
@@ -180,7 +180,7 @@ func (d *Dispatcher) round(ctx context.Context) (bool, error) {
 		d.slots <- struct{}{}
 		d.workers.Add(1)
 		started++
-		go d.work(a, plan, planErr, logPath)
+		go d.work(a, id, plan, planErr, logPath)
 	}
 	return (len(pending) == free && started > 0) || requeued == requeuePage, nil
 }
@@ -210,7 +210,7 @@ func (d *Dispatcher) stopCancelled(ctx context.Context) error {
 	return nil
 }
 
-func (d *Dispatcher) work(a run.Attempt, plan task.Execution, planErr error, logPath string) {
+func (d *Dispatcher) work(a run.Attempt, id run.Identity, plan task.Execution, planErr error, logPath string) {
 	ctx, cancel := context.WithCancelCause(d.runCtx)
 	d.mu.Lock()
 	d.running[a.ID] = cancel
@@ -225,7 +225,7 @@ func (d *Dispatcher) work(a run.Attempt, plan task.Execution, planErr error, log
 		d.Wake()
 	}()
 	var st start
-	res := d.execute(ctx, a, plan, planErr, logPath, &st)
+	res := d.execute(ctx, a, id, plan, planErr, logPath, &st)
 	finished, err := d.record(res, st)
 	if err != nil {
 		d.cfg.OnError(fmt.Errorf("record attempt %s: %w", a.ID, err))
@@ -239,7 +239,7 @@ func (d *Dispatcher) work(a run.Attempt, plan task.Execution, planErr error, log
 
 // execute runs one attempt and returns its result for the store; st
 // learns of its command's start.
-func (d *Dispatcher) execute(ctx context.Context, a run.Attempt, plan task.Execution, planErr error, logPath string, st *start) run.Attempt {
+func (d *Dispatcher) execute(ctx context.Context, a run.Attempt, id run.Identity, plan task.Execution, planErr error, logPath string, st *start) run.Attempt {
 	out := run.Attempt{ID: a.ID, State: run.AttemptFailed}
 	cut, marked := d.markCut(a.ID)
 	log, err := createLog(logPath, d.cfg.LogCapBytes, cut)
@@ -265,7 +265,7 @@ func (d *Dispatcher) execute(ctx context.Context, a run.Attempt, plan task.Execu
 		fmt.Fprintf(mask, "qinglong: the command was not started: %v\n", secretErr)
 		res = process.Result{State: run.AttemptFailed, Code: ErrorCodeSecret}
 	default:
-		res = d.launch(ctx, a, plan.Command, secrets, mask, st)
+		res = d.launch(ctx, a, id, plan.Command, secrets, mask, st)
 		switch {
 		case errors.Is(res.Cause, process.CancelAskedCause):
 			res.Code = ErrorCodeCancelled
@@ -335,8 +335,8 @@ func errorMessage(res process.Result) string {
 // be recorded before the result: the command runs meanwhile, its timeout
 // and a cancel heard as ever, which waiting for the store here would
 // hold up.
-func (d *Dispatcher) launch(ctx context.Context, a run.Attempt, c task.Command, secrets map[string]string, out io.Writer, st *start) process.Result {
-	spec := process.Spec{RunID: a.RunID, AttemptID: a.ID, Command: c, BaseEnv: d.cfg.BaseEnv, Secrets: secrets, DefaultRunAs: d.cfg.RunAs}
+func (d *Dispatcher) launch(ctx context.Context, a run.Attempt, id run.Identity, c task.Command, secrets map[string]string, out io.Writer, st *start) process.Result {
+	spec := process.Spec{Identity: id, Command: c, BaseEnv: d.cfg.BaseEnv, Secrets: secrets, DefaultRunAs: d.cfg.RunAs}
 	res := process.Run(ctx, d.killRuns, spec, out, func(pid int) {
 		ctx, cancel := context.WithTimeout(context.Background(), recordTimeout)
 		defer cancel()

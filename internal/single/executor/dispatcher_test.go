@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -45,6 +46,31 @@ func TestAdmittedRunIsExecutedWithItsEnvironmentAndRecorded(t *testing.T) {
 	}
 	if a := got.Attempts[0]; a.LogBytes != int64(len(wantLog)) || a.LogTruncated || a.ExitCode == nil || *a.ExitCode != 0 {
 		t.Fatalf("attempt %+v", a)
+	}
+}
+
+// A command is told which occurrence its Run is for, what fired and how
+// the Run was made, in the variables a cluster worker gives its commands
+// (run.Identity).
+func TestACommandIsToldItsOccurrenceTriggerAndOrigin(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	runID := h.admit(t, shell(`env | grep '^QL_' | sort`, time.Minute))
+	d, sig := h.dispatcher(t, dispatcherOpts{})
+	d.Wake()
+	sig.wait(t, 1)
+	got := h.detail(t, runID)
+	var log bytes.Buffer
+	if err := ReadLog(filepath.Join(h.dir, "logs"), got.Attempts[0].ID, &log); err != nil {
+		t.Fatal(err)
+	}
+	r, at := got.Run, func(ms int64) string { return time.UnixMilli(ms).UTC().Format("2006-01-02T15:04:05.000Z") }
+	want := []string{"QL_ATTEMPT_ID=" + got.Attempts[0].ID, "QL_ATTEMPT_NUMBER=1",
+		"QL_DUE_AT=" + at(r.DueAtMs), "QL_DUE_AT_MS=" + strconv.FormatInt(r.DueAtMs, 10), "QL_ORIGIN=clock",
+		"QL_PROJECT=" + r.ProjectName, "QL_RUN_ID=" + runID, "QL_SCHEDULED_AT=" + at(r.ScheduledForMs),
+		"QL_SCHEDULED_AT_MS=" + strconv.FormatInt(r.ScheduledForMs, 10), "QL_TASK=" + r.TaskName, "QL_TRIGGER=" + r.TriggerName}
+	if lines := strings.Split(strings.TrimSpace(log.String()), "\n"); !slices.Equal(lines, want) || r.TriggerName == "" || r.TaskName == "" || r.DueAtMs == 0 {
+		t.Fatalf("the command's QL_ variables\n got %q\nwant %q", lines, want)
 	}
 }
 
@@ -386,7 +412,7 @@ func TestRecoveryLosesOnlyAttemptsOfDeadOwnersAndNeverReRunsThem(t *testing.T) {
 	aliveRun, deadRun, pristineRun := h.admit(t, shell("true", time.Minute)), h.admit(t, shell("true", time.Minute)), h.admit(t, shell("true", time.Minute))
 	start := func(runID string, o *Owner) {
 		a := h.detail(t, runID).Attempts[0]
-		if _, _, err := h.store.AttemptStart(t.Context(), a.ID, o.ID, ""); err != nil {
+		if _, _, _, err := h.store.AttemptStart(t.Context(), a.ID, o.ID, ""); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -90,15 +90,15 @@ type signalling struct {
 	maxSeen  int
 }
 
-func (s *signalling) AttemptStart(ctx context.Context, attemptID, owner, logPath string) (task.Execution, error, error) {
-	plan, planErr, err := s.Store.AttemptStart(ctx, attemptID, owner, logPath)
+func (s *signalling) AttemptStart(ctx context.Context, attemptID, owner, logPath string) (task.Execution, run.Identity, error, error) {
+	plan, id, planErr, err := s.Store.AttemptStart(ctx, attemptID, owner, logPath)
 	if err == nil {
 		s.mu.Lock()
 		s.inFlight++
 		s.maxSeen = max(s.maxSeen, s.inFlight)
 		s.mu.Unlock()
 	}
-	return plan, planErr, err
+	return plan, id, planErr, err
 }
 
 // AttemptFinish signals only a recorded result; a failed call is retried

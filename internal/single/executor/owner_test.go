@@ -119,7 +119,7 @@ func TestARecoveryBesideAServingProbeStillLosesTheDeadOwnersAttempt(t *testing.T
 		t.Fatal(err)
 	}
 	runID := h.admit(t, shell("true", time.Minute))
-	if _, _, err := h.store.AttemptStart(t.Context(), h.detail(t, runID).Attempts[0].ID, dead.ID, ""); err != nil {
+	if _, _, _, err := h.store.AttemptStart(t.Context(), h.detail(t, runID).Attempts[0].ID, dead.ID, ""); err != nil {
 		t.Fatal(err)
 	}
 	if err := dead.file.Close(); err != nil {

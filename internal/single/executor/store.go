@@ -16,10 +16,11 @@ type Store interface {
 	// first.
 	AttemptsPending(ctx context.Context, limit int) ([]run.Attempt, error)
 	// AttemptStart moves a claimed attempt to starting for owner and its
-	// run to running, and returns the run's execution plan. err is a
-	// qlerror Conflict when another dispatcher won the attempt; planErr
-	// reports a plan that failed verification (the start is committed).
-	AttemptStart(ctx context.Context, attemptID, owner, logPath string) (plan task.Execution, planErr, err error)
+	// run to running, and returns the run's execution plan and the
+	// attempt's identity (its command's QL_* variables). err is a qlerror
+	// Conflict when another dispatcher won the attempt; planErr reports a
+	// plan that failed verification (the start is committed).
+	AttemptStart(ctx context.Context, attemptID, owner, logPath string) (plan task.Execution, id run.Identity, planErr, err error)
 	// AttemptRunning records the started process.
 	AttemptRunning(ctx context.Context, attemptID string, pid int) error
 	// AttemptLogCut records that a starting or running attempt's log was

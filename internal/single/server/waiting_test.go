@@ -35,7 +35,7 @@ func TestAServerSaysAQueuedRunWaitsItsTurnOnlyWhileItsConcurrencyIsReached(t *te
 		t.Fatalf("pending: %+v, %v; want the first two Runs' attempts", pending, err)
 	}
 	for _, a := range pending {
-		if _, _, err := b.Store.AttemptStart(t.Context(), a.ID, "owner-1", ""); err != nil {
+		if _, _, _, err := b.Store.AttemptStart(t.Context(), a.ID, "owner-1", ""); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -59,11 +59,12 @@ func readAttempt(ctx context.Context, tx *txn, id string) (attemptRow, error) {
 
 // AttemptStart takes a claimed attempt for one executor owner (claimed →
 // starting), moves its run queued → running with event run.running, and
-// returns the run's execution plan. err is a Conflict when another
-// dispatcher took the attempt first. The start commits even when the plan
-// fails verification (planErr), so the caller records the attempt as
-// failed instead of leaving it claimed forever.
-func (s *Store) AttemptStart(ctx context.Context, attemptID, owner, logPath string) (plan task.Execution, planErr, err error) {
+// returns the run's execution plan and the attempt's identity for its
+// command's environment. err is a Conflict when another dispatcher took the
+// attempt first. The start commits even when the plan fails verification
+// (planErr), so the caller records the attempt as failed instead of leaving
+// it claimed forever.
+func (s *Store) AttemptStart(ctx context.Context, attemptID, owner, logPath string) (plan task.Execution, id run.Identity, planErr, err error) {
 	err = s.write(ctx, "start attempt "+attemptID, durable, func(tx *txn) error {
 		a, err := readAttempt(ctx, tx, attemptID)
 		if err != nil {
@@ -86,13 +87,30 @@ func (s *Store) AttemptStart(ctx context.Context, attemptID, owner, logPath stri
 		if _, err := transitionRun(ctx, tx, a, run.Running, run.EventRunning, map[string]any{"attemptId": attemptID}, now); err != nil {
 			return err
 		}
+		if id, err = attemptIdentity(ctx, tx, a.runID, attemptID); err != nil {
+			return err
+		}
 		plan, planErr = verifiedPlan(ctx, tx, a.executionID)
 		return nil
 	})
 	if err != nil {
-		return task.Execution{}, nil, err
+		return task.Execution{}, run.Identity{}, nil, err
 	}
-	return plan, planErr, nil
+	return plan, id, planErr, nil
+}
+
+// attemptIdentity reads what attemptID's command is told about itself.
+func attemptIdentity(ctx context.Context, tx *txn, runID, attemptID string) (run.Identity, error) {
+	id := run.Identity{RunID: runID, AttemptID: attemptID}
+	var dueAt sql.NullInt64
+	var project, trigger, taskName, manual sql.NullString
+	err := tx.QueryRowContext(ctx, qAttemptIdentity, attemptID).
+		Scan(&id.AttemptNumber, &id.ScheduledForMs, &dueAt, &project, &trigger, &taskName, &manual)
+	if err != nil {
+		return id, qlerror.Wrap(qlerror.Internal, err, "the identity of attempt %s cannot be read", attemptID)
+	}
+	id.DueAtMs, id.Project, id.Trigger, id.Task, id.Origin = dueAt.Int64, project.String, trigger.String, taskName.String, run.OriginOf(manual.String)
+	return id, nil
 }
 
 func verifiedPlan(ctx context.Context, tx *txn, id string) (task.Execution, error) {

@@ -54,7 +54,7 @@ func TestAttemptLifecycleAppendsOneEventPerChangeInSequence(t *testing.T) {
 	d := e.defs(t, "alpha", everyMinute)
 	runID := e.admit(t, d.Trigger.TriggerID)
 	a := e.pending(t, runID)
-	plan, planErr, err := e.store.AttemptStart(t.Context(), a.ID, "owner-1", "/logs/"+a.ID+".log")
+	plan, _, planErr, err := e.store.AttemptStart(t.Context(), a.ID, "owner-1", "/logs/"+a.ID+".log")
 	if err != nil || planErr != nil {
 		t.Fatal(err, planErr)
 	}
@@ -101,7 +101,7 @@ func TestOnlyOneDispatcherStartsAnAttempt(t *testing.T) {
 	errs := make([]error, 2)
 	var wg sync.WaitGroup
 	for i, s := range []*Store{e.store, other} {
-		wg.Go(func() { _, _, errs[i] = s.AttemptStart(t.Context(), a.ID, "owner-"+string(rune('a'+i)), "") })
+		wg.Go(func() { _, _, _, errs[i] = s.AttemptStart(t.Context(), a.ID, "owner-"+string(rune('a'+i)), "") })
 	}
 	wg.Wait()
 	conflicts := 0
@@ -123,13 +123,13 @@ func TestLostAttemptsBelongToTheDeadOwnerOnly(t *testing.T) {
 	dead, alive, idle := e.defs(t, "dead", everyMinute), e.defs(t, "alive", everyMinute), e.defs(t, "idle", everyMinute)
 	deadRun, aliveRun, idleRun := e.admit(t, dead.Trigger.TriggerID), e.admit(t, alive.Trigger.TriggerID), e.admit(t, idle.Trigger.TriggerID)
 	da := e.pending(t, deadRun)
-	if _, _, err := e.store.AttemptStart(t.Context(), da.ID, "owner-dead", ""); err != nil {
+	if _, _, _, err := e.store.AttemptStart(t.Context(), da.ID, "owner-dead", ""); err != nil {
 		t.Fatal(err)
 	}
 	if err := e.store.AttemptRunning(t.Context(), da.ID, 4242); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := e.store.AttemptStart(t.Context(), e.pending(t, aliveRun).ID, "owner-alive", ""); err != nil {
+	if _, _, _, err := e.store.AttemptStart(t.Context(), e.pending(t, aliveRun).ID, "owner-alive", ""); err != nil {
 		t.Fatal(err)
 	}
 	owners, err := e.store.AttemptOwners(t.Context())

@@ -20,7 +20,7 @@ func TestABackupIsACommittedSnapshotTakenWithoutWaitingForTheWriter(t *testing.T
 	d := e.defs(t, "alpha", everyMinute)
 	runID := e.admit(t, d.Trigger.TriggerID)
 	attemptID := e.pending(t, runID).ID
-	if _, _, err := e.store.AttemptStart(t.Context(), attemptID, "owner-1", "/logs/"+attemptID+".log"); err != nil {
+	if _, _, _, err := e.store.AttemptStart(t.Context(), attemptID, "owner-1", "/logs/"+attemptID+".log"); err != nil {
 		t.Fatal(err)
 	}
 	conn, _ := e.holdWriteLock(t)

@@ -44,6 +44,8 @@ type env struct {
 	mu sync.Mutex
 	// finishes repeats each Run's last finish (finishAgain).
 	finishes map[string]func(context.Context) (run.State, error)
+	// told is what each Run's last started attempt was told (Told).
+	told map[string]run.Identity
 }
 
 func newEnv(t testing.TB) *env {
@@ -172,6 +174,11 @@ func (e *env) fixture() storetest.Fixture {
 		Outbox:      e.store,
 		Finish:      e.finish,
 		FinishAgain: e.finishAgain,
+		Told: func(runID string) run.Identity {
+			e.mu.Lock()
+			defer e.mu.Unlock()
+			return e.told[runID]
+		},
 		RequeueRetries: func(ctx context.Context) (int, error) {
 			n, _, err := e.store.RetriesRequeue(ctx, 100)
 			return n, err
@@ -311,9 +318,16 @@ func (e *env) finishRun(ctx context.Context, runID string, end run.AttemptState,
 	owner := fmt.Sprintf("finish-%s-%d", runID, a.Number)
 	if a.State == run.AttemptClaimed {
 		logPath := filepath.Join(filepath.Dir(e.path), runID+".log")
-		if _, _, err := e.store.AttemptStart(ctx, a.ID, owner, logPath); err != nil {
+		_, told, _, err := e.store.AttemptStart(ctx, a.ID, owner, logPath)
+		if err != nil {
 			return "", err
 		}
+		e.mu.Lock()
+		if e.told == nil {
+			e.told = map[string]run.Identity{}
+		}
+		e.told[runID] = told
+		e.mu.Unlock()
 		if err := e.store.AttemptRunning(ctx, a.ID, 4242); err != nil {
 			return "", err
 		}

@@ -160,7 +160,7 @@ func (s *Store) TriggerDetail(ctx context.Context, triggerID string, ledgerLimit
 		for rows.Next() {
 			e := schedule.LedgerEntry{TriggerID: triggerID}
 			var atLeast, compacted int
-			if err := rows.Scan(&e.TriggerRevision, &e.Reason, &e.FirstMs, &e.LastMs, &e.Count, &atLeast, &e.RecordedAtMs, &compacted); err != nil {
+			if err := rows.Scan(&e.TriggerRevision, &e.Reason, &e.FirstMs, &e.LastMs, &e.Count, &atLeast, &e.RecordedAtMs, &compacted, &e.Backfilled); err != nil {
 				return err
 			}
 			e.AtLeast, e.Compacted = atLeast == 1, compacted == 1

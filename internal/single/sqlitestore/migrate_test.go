@@ -241,7 +241,7 @@ func TestARunFoundLostRecordsWhenAlsoOneAnOlderBuildFoundLost(t *testing.T) {
 	}
 	stopped := e.admit(t, d.Trigger.TriggerID)
 	a := e.pending(t, stopped)
-	if _, _, err := s.AttemptStart(ctx, a.ID, "stopping", filepath.Join(t.TempDir(), a.ID+".log")); err != nil {
+	if _, _, _, err := s.AttemptStart(ctx, a.ID, "stopping", filepath.Join(t.TempDir(), a.ID+".log")); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := s.AttemptFinish(ctx, run.Attempt{ID: a.ID, State: run.AttemptLost, ErrorCode: "server_stopped"}); err != nil {

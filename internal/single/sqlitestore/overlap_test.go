@@ -55,7 +55,7 @@ func TestACancelPreviousRunIsNotDispatchedUntilTheRunItCancelledHasStopped(t *te
 	// running starts runID's attempt as the dispatcher does.
 	running := func(runID string) run.Attempt {
 		a := e.pending(t, runID)
-		if _, _, err := e.store.AttemptStart(t.Context(), a.ID, "owner-1", ""); err != nil {
+		if _, _, _, err := e.store.AttemptStart(t.Context(), a.ID, "owner-1", ""); err != nil {
 			t.Fatal(err)
 		}
 		return a

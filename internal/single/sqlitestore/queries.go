@@ -117,6 +117,7 @@ var (
 	qTriggersList          = query("triggers_list")
 	qAttemptsPending       = query("attempts_pending")
 	qAttemptWithRun        = query("attempt_with_run")
+	qAttemptIdentity       = query("attempt_identity")
 	qExecutionByID         = query("execution_by_id")
 	qAttemptMarkStarting   = query("attempt_mark_starting")
 	qAttemptMarkRunning    = query("attempt_mark_running")
@@ -229,7 +230,7 @@ var writeQueries = []string{
 	qScheduleAdvanceAdmitted, qScheduleAdvanceCursor, qScheduleRowSavepoint, qScheduleRowRollback, qScheduleRowRelease, qScheduleRecheckLater, qScheduleReanchor, qScheduleRecheckForgetStale,
 	qSchedulePageRead, qSchedulePageAdvance, qRunPageInsert, qAttemptPageInsert, qEventPageInsert,
 	qSchedulePageSavepoint, qSchedulePageRollback, qSchedulePageRelease,
-	qAttemptWithRun, qExecutionByID, qAttemptMarkStarting, qAttemptMarkRunning, qAttemptMarkFinished, qAttemptMarkLogCut,
+	qAttemptWithRun, qAttemptIdentity, qExecutionByID, qAttemptMarkStarting, qAttemptMarkRunning, qAttemptMarkFinished, qAttemptMarkLogCut,
 	qRunTransition, qRunNoteEvent, qAttemptsLiveOfOwner, qRunCancelRead, qRunCancelRequested,
 	qAttemptRetryFacts, qAttemptCancelDeadline, qAttemptRetryInsert, qAttemptClearBackoff, qRetriesDue, qRunQueuedAgain,
 	qLedgerLastSeq, qLedgerInsert, qLedgerCompact, qLedgerTrim,

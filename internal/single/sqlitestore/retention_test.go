@@ -156,7 +156,7 @@ func TestAnAttemptFoundLostByRecoveryRecordsItsLogsSizeForTheCap(t *testing.T) {
 		t.Fatal(err)
 	}
 	path := filepath.Join(e.logDir(), a.ID+".log")
-	if _, _, err := e.store.AttemptStart(ctx, a.ID, "crashed", path); err != nil {
+	if _, _, _, err := e.store.AttemptStart(ctx, a.ID, "crashed", path); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(path, []byte(strings.Repeat("x", 100)), 0o600); err != nil {

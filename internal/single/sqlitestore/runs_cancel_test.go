@@ -28,7 +28,7 @@ func TestCancellingAQueuedRunEndsItAtOnceAndNoDispatcherStartsIt(t *testing.T) {
 	if names := eventNames(got); !equal(names, want) {
 		t.Fatalf("events %v, want %v", names, want)
 	}
-	if _, _, err := e.store.AttemptStart(t.Context(), a.ID, "owner-1", ""); !qlerror.Is(err, qlerror.Conflict) {
+	if _, _, _, err := e.store.AttemptStart(t.Context(), a.ID, "owner-1", ""); !qlerror.Is(err, qlerror.Conflict) {
 		t.Fatalf("a dispatcher starting the cancelled attempt: %v; want a conflict", err)
 	}
 	// The repeat must not report that it ended the Run: `ql runs cancel`
@@ -45,7 +45,7 @@ func TestCancellingARunningLocalRunRecordsOneIntentForItsOwner(t *testing.T) {
 	d := e.defs(t, "alpha", everyMinute)
 	runID := e.admit(t, d.Trigger.TriggerID)
 	a := e.pending(t, runID)
-	if _, _, err := e.store.AttemptStart(t.Context(), a.ID, "owner-1", ""); err != nil {
+	if _, _, _, err := e.store.AttemptStart(t.Context(), a.ID, "owner-1", ""); err != nil {
 		t.Fatal(err)
 	}
 	if ids, err := e.store.AttemptsCancelRequested(t.Context(), "owner-1"); err != nil || len(ids) != 0 {

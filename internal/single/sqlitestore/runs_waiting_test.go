@@ -50,7 +50,7 @@ func TestAQueuedRunHeldBehindAnEarlierRunOfItsTriggerSaysItWaitsForThatRun(t *te
 		t.Fatalf("the second Run waits %+v; want %s behind %s by queue_one", w, run.WaitPrevious, first)
 	}
 	a := e.pending(t, first)
-	if _, _, err := e.store.AttemptStart(t.Context(), a.ID, "owner-1", ""); err != nil {
+	if _, _, _, err := e.store.AttemptStart(t.Context(), a.ID, "owner-1", ""); err != nil {
 		t.Fatal(err)
 	}
 	if err := e.store.AttemptRunning(t.Context(), a.ID, 1); err != nil {
@@ -80,7 +80,7 @@ func TestAQueuedRunReadWhileRunsHoldSlotsSaysHowManyRun(t *testing.T) {
 		t.Fatalf("with nothing running, the Run waits %+v; want nothing", w)
 	}
 	for i, r := range runs[:2] {
-		if _, _, err := e.store.AttemptStart(t.Context(), e.pending(t, r).ID, "owner-1", ""); err != nil {
+		if _, _, _, err := e.store.AttemptStart(t.Context(), e.pending(t, r).ID, "owner-1", ""); err != nil {
 			t.Fatal(err)
 		}
 		w := e.waitingOf(t, runs[2])

@@ -110,6 +110,10 @@ type Fixture struct {
 	// what Finish does; an adapter may refuse the repeat (an attempt
 	// already ended) rather than answer it.
 	FinishAgain func(ctx context.Context, runID string) (finished run.State, err error)
+	// Told is what the command of the attempt Finish last started for
+	// runID was told about itself (its QL_* variables): AttemptStart's
+	// identity on SQLite, the worker's grant on PostgreSQL.
+	Told func(runID string) run.Identity
 	// RequeueRetries queues the Runs waiting to retry whose backoff has
 	// passed, through the adapter's own path: the lease sweep on
 	// PostgreSQL, the dispatcher's requeue on SQLite. It returns how many

@@ -19,18 +19,19 @@ import (
 // nothing of a decision that did not commit.
 func ledgerCases() map[string]func(*testing.T, Fixture) {
 	return map[string]func(*testing.T, Fixture){
-		"AMisfireSkipIsRecordedWithItsExactCount":                 testLedgerMisfire,
-		"AFireOnceCatchUpRecordsTheCollapsedOccurrences":          testLedgerCollapsed,
-		"ARacedDecisionRecordsNothing":                            testLedgerRaced,
-		"APausedTriggerIsNotTakenAndResumeRecordsItsPause":        testPauseResume,
-		"PauseAndResumeAreAuditedNoOpsSaySoUnknownIsNotFound":     testPauseAudit,
-		"ATicketTakenBeforeAPauseIsRacedAndRecordsNothing":        testPauseRacesTicket,
-		"TheLedgerOfATriggerIsReadNewestFirstWithItsRevision":     testLedgerRevision,
-		"TheLedgerKeepsTheNewestEntriesAndSumsOlderOnesPerReason": testLedgerCompaction,
-		"APauseSpanWrittenWithoutAVersionBumpFailsClosed":         testPauseSpanDrift,
-		"APauseNoteOverItsLimitIsInvalidAndWritesNothing":         testPauseNoteLimit,
-		"TheAuditTrailIsReadNewestFirstAndBounded":                testAuditTrailRead,
-		"ARepauseShowsItsOwnTimeAndTheLedgerCoversBothPauses":     testARepauseShowsItsOwnTime,
+		"AMisfireSkipIsRecordedWithItsExactCount":                      testLedgerMisfire,
+		"AFireOnceCatchUpRecordsTheCollapsedOccurrences":               testLedgerCollapsed,
+		"ARacedDecisionRecordsNothing":                                 testLedgerRaced,
+		"APausedTriggerIsNotTakenAndResumeRecordsItsPause":             testPauseResume,
+		"PauseAndResumeAreAuditedNoOpsSaySoUnknownIsNotFound":          testPauseAudit,
+		"ATicketTakenBeforeAPauseIsRacedAndRecordsNothing":             testPauseRacesTicket,
+		"TheLedgerOfATriggerIsReadNewestFirstWithItsRevision":          testLedgerRevision,
+		"TheLedgerKeepsTheNewestEntriesAndSumsOlderOnesPerReason":      testLedgerCompaction,
+		"APauseSpanWrittenWithoutAVersionBumpFailsClosed":              testPauseSpanDrift,
+		"APauseNoteOverItsLimitIsInvalidAndWritesNothing":              testPauseNoteLimit,
+		"TheAuditTrailIsReadNewestFirstAndBounded":                     testAuditTrailRead,
+		"ARepauseShowsItsOwnTimeAndTheLedgerCoversBothPauses":          testARepauseShowsItsOwnTime,
+		"TheLedgerSaysHowManyOfAnEntrysOccurrencesWereBackfilledSince": testLedgerSaysWhatABackfillGaveRunsLater,
 	}
 }
 

@@ -19,17 +19,18 @@ import (
 // They do not depend on the commit path; RunSchedule runs each once.
 func manualCases() map[string]func(*testing.T, Fixture) {
 	return map[string]func(*testing.T, Fixture){
-		"RunNowAdmitsOneRunAndTheSameRequestIDNeverMakesTwo":         testRunNowIdempotent,
-		"RunNowObeysTheOverlapPolicyUnlessForcedNamingTheEarlierRun": testRunNowOverlap,
-		"RunNowUnderCancelPreviousCancelsTheUnfinishedRun":           testRunNowCancelPrevious,
-		"RunNowUnderQueueOneRefusedNamesTheRunAlreadyWaiting":        testRunNowQueueOneNamesTheWaitingRun,
-		"RunNowRacingAClockAdmissionUnderSkipNeverMakesTwoRuns":      testRunNowRace,
-		"BackfillAdmitsEachMissingOccurrenceWithItsCronKeyOnce":      testBackfill,
-		"BackfillCountsAnOccurrenceThatRanAsExistingAndIsCapped":     testBackfillExistingAndCap,
-		"BackfillFollowsTheCronAcrossDaylightSavingGapAndRepeat":     testBackfillDST,
-		"BackfillRefusesAReversedOrFutureWindowAndAnUnknownTrigger":  testBackfillRefusals,
-		"RerunRepeatsTheOriginalRevisionsLinkedAndOncePerRequestID":  testRerunRepeatsTheOriginal,
-		"RerunOfAnUnfinishedRunIsRefusedAsNotFinished":               testRerunRefusals,
+		"RunNowAdmitsOneRunAndTheSameRequestIDNeverMakesTwo":            testRunNowIdempotent,
+		"RunNowObeysTheOverlapPolicyUnlessForcedNamingTheEarlierRun":    testRunNowOverlap,
+		"RunNowUnderCancelPreviousCancelsTheUnfinishedRun":              testRunNowCancelPrevious,
+		"RunNowUnderQueueOneRefusedNamesTheRunAlreadyWaiting":           testRunNowQueueOneNamesTheWaitingRun,
+		"RunNowRacingAClockAdmissionUnderSkipNeverMakesTwoRuns":         testRunNowRace,
+		"BackfillAdmitsEachMissingOccurrenceWithItsCronKeyOnce":         testBackfill,
+		"BackfillCountsAnOccurrenceThatRanAsExistingAndIsCapped":        testBackfillExistingAndCap,
+		"BackfillFollowsTheCronAcrossDaylightSavingGapAndRepeat":        testBackfillDST,
+		"BackfillRefusesAReversedOrFutureWindowAndAnUnknownTrigger":     testBackfillRefusals,
+		"RerunRepeatsTheOriginalRevisionsLinkedAndOncePerRequestID":     testRerunRepeatsTheOriginal,
+		"RerunOfAnUnfinishedRunIsRefusedAsNotFinished":                  testRerunRefusals,
+		"ACommandIsToldItsOccurrenceTriggerAndOriginWhateverMadeItsRun": testCommandIsToldItsOccurrence,
 	}
 }
 

@@ -17,6 +17,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -122,6 +123,24 @@ func TestACommandSeesTheSameEnvironmentAsUnderTheLocalExecutor(t *testing.T) {
 	}
 	if lines[0] != g.RunID+" "+g.AttemptID+" hello" || !strings.Contains(filepath.Base(lines[1]), g.AttemptID) || lines[2] != "700" || strings.TrimSpace(lines[3]) != "0" {
 		t.Fatalf("log %q; want the attempt's identity and variables, in an empty 0700 directory of its own", log)
+	}
+}
+
+// A command on a worker is told which occurrence its Run is for, what
+// fired and how the Run was made, in the variables the local executor
+// gives (run.Identity), from its grant.
+func TestACommandIsToldItsOccurrenceAsUnderTheLocalExecutor(t *testing.T) {
+	t.Parallel()
+	in := newIngress(t, 30_000)
+	g := in.enqueue(t, shell(`env | grep '^QL_' | sort`))
+	runAgent(t, in, nil)
+	in.completed(g.AttemptID)
+	got := strings.Split(strings.TrimSpace(string(in.attempt(g.AttemptID).log)), "\n")
+	want := []string{"QL_ATTEMPT_ID=" + g.AttemptID, "QL_ATTEMPT_NUMBER=1", "QL_DUE_AT=2026-03-08T00:00:04.500Z", "QL_DUE_AT_MS=1772928004500",
+		"QL_ORIGIN=backfill", "QL_PROJECT=demo", "QL_RUN_ID=" + g.RunID, "QL_SCHEDULED_AT=2026-03-08T00:00:00.000Z",
+		"QL_SCHEDULED_AT_MS=1772928000000", "QL_TASK=job", "QL_TRIGGER=nightly"}
+	if !slices.Equal(got, want) {
+		t.Fatalf("the command's QL_ variables\n got %q\nwant %q", got, want)
 	}
 }
 

@@ -299,7 +299,7 @@ func (a *attempt) launching() error {
 // exists. The start instant is taken before the spawn, as recovery's
 // start-time check of the process group expects.
 func (a *attempt) spawn(cmd task.Command, secrets map[string]string, mask *process.Redactor, done chan<- process.Result) {
-	spec := process.Spec{RunID: a.grant.RunID, AttemptID: a.grant.AttemptID, Command: cmd, BaseEnv: a.w.cfg.BaseEnv, Secrets: secrets}
+	spec := process.Spec{Identity: identity(a.grant), Command: cmd, BaseEnv: a.w.cfg.BaseEnv, Secrets: secrets}
 	startedAt := time.Now().UnixMilli()
 	res := process.Run(a.ctx, a.hard, spec, mask, func(pid int) {
 		// Written aside: the callback holds up the command's timeout and
@@ -716,4 +716,11 @@ func completion(res process.Result, stopReason string) (outcome string, exit *in
 		return workerproto.OutcomeSignaled, nil, res.Code
 	}
 	return workerproto.OutcomeExited, res.ExitCode, res.Code
+}
+
+// identity is what the grant's command is told about itself: the same
+// variables the single node's executor gives its commands.
+func identity(g workerproto.Grant) run.Identity {
+	return run.Identity{RunID: g.RunID, AttemptID: g.AttemptID, AttemptNumber: int64(g.AttemptNumber), Project: g.Project,
+		Trigger: g.Trigger, Task: g.Task, ScheduledForMs: g.ScheduledForMs, DueAtMs: g.DueAtMs, Origin: run.Origin(g.Origin)}
 }

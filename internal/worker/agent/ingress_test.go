@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/qinglong/qinglong/internal/core/ids"
+	"github.com/qinglong/qinglong/internal/core/run"
 	"github.com/qinglong/qinglong/internal/core/task"
 	"github.com/qinglong/qinglong/internal/core/workerproto"
 )
@@ -163,6 +164,10 @@ func newIngress(t testing.TB, leaseMs int64) *ingress {
 }
 
 // enqueue offers a Run running c.
+// grantScheduledForMs is the occurrence of every grant enqueue makes
+// (2026-03-08T00:00:00Z), due 4.5 s later as a jitter would move it.
+const grantScheduledForMs = 1_772_928_000_000
+
 func (in *ingress) enqueue(t testing.TB, c task.Command) workerproto.Grant {
 	t.Helper()
 	raw, err := task.EncodeCommand(c)
@@ -183,7 +188,8 @@ func (in *ingress) enqueue(t testing.TB, c task.Command) workerproto.Grant {
 		t.Fatal(err)
 	}
 	g := workerproto.Grant{AttemptID: ids.New(), RunID: ids.New(), AttemptNumber: 1, Project: "demo", Task: "job",
-		LeaseVersion: 1, LeaseMs: in.leaseMs, ExecutionID: plan.ID, Command: raw, Digest: plan.Digest, ProjectID: projectID, TaskID: taskID}
+		LeaseVersion: 1, LeaseMs: in.leaseMs, ExecutionID: plan.ID, Command: raw, Digest: plan.Digest, ProjectID: projectID, TaskID: taskID,
+		Trigger: "nightly", ScheduledForMs: grantScheduledForMs, DueAtMs: grantScheduledForMs + 4500, Origin: string(run.OriginBackfill)}
 	in.mu.Lock()
 	in.queue = append(in.queue, g)
 	in.mu.Unlock()

@@ -96,7 +96,17 @@ SELECT p.id, p.name, tg.id, tr.name, tr.revision, tr.enabled, tr.cron_expression
 -- A trigger's newest ledger entries, newest first, then its compacted
 -- totals (the oldest history); reads the primary keys backwards and stops
 -- at the limit. $1 trigger id, $2 limit.
-SELECT trigger_revision, reason, first_scheduled_at_ms, last_scheduled_at_ms, occurrence_count, at_least, recorded_at_ms, compacted
+-- The ledger is append-only, so an occurrence it passed over stays passed
+-- over when a backfill later gives it a Run; the last column says how many
+-- Runs with the clock's key (a backfill's: the clock admitted none there)
+-- an entry's stretch has, read through the trigger's Runs as a backfill
+-- reads them (RunsCronScheduledIn). A compacted total spans stretches
+-- apart, with the clock's own Runs between them, so it says none.
+SELECT trigger_revision, reason, first_scheduled_at_ms, last_scheduled_at_ms, occurrence_count, at_least, recorded_at_ms, compacted,
+       CASE WHEN compacted THEN 0 ELSE (
+         SELECT count(*) FROM qinglong.runs r
+          WHERE r.trigger_id = $1 AND r.scheduled_for_ms BETWEEN e.first_scheduled_at_ms AND e.last_scheduled_at_ms
+            AND r.idempotency_key LIKE 'ql3:cron:v1:%') END
   FROM (SELECT 0 AS part, seq, trigger_revision, reason, first_scheduled_at_ms, last_scheduled_at_ms, occurrence_count, at_least,
                recorded_at_ms, false AS compacted
           FROM qinglong.occurrence_ledger

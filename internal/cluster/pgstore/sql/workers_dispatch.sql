@@ -8,8 +8,15 @@
 -- whether it is still a live, unstarted grant of this session. Any grant
 -- at all means the offer was answered before: the reply is rebuilt from
 -- these rows and no new Run is granted.
+-- Every grant also carries its Run's occurrence for the command's
+-- environment (run.Identity): the trigger's name at the Run's revision, the
+-- scheduled and due times, and the request that admitted it as run.created
+-- records it ('clock', run.OriginClock, when none did).
 WITH n AS MATERIALIZED (SELECT {{now_ms}} AS ms)
 SELECT a.id, a.run_id, a.number, p.name, tr.name, a.lease_version, a.lease_expires_at_ms - n.ms, e.id, e.command::text, e.digest, e.project_id::text, e.task_id::text,
+       coalesce((SELECT g.name FROM qinglong.trigger_revisions g WHERE g.trigger_id = r.trigger_id AND g.revision = r.trigger_revision), ''),
+       r.scheduled_for_ms, coalesce(r.due_at_ms, 0),
+       coalesce((SELECT v.payload->>'manual' FROM qinglong.run_events v WHERE v.run_id = r.id AND v.seq = 1), 'clock'),
        a.lease_token_sha256 = @token_sha256,
        a.state = 'claimed' AND a.session_id = @session_id AND a.lease_expires_at_ms > n.ms
   FROM qinglong.attempts a
@@ -39,6 +46,7 @@ SELECT a.id, a.run_id, a.number, p.name, tr.name, a.lease_version, a.lease_expir
 -- runs_unfinished_trigger_idx); its finishing only ever makes it
 -- pickable, so reading it without a lock can delay a grant, never double
 -- one.
+-- The grant carries its Run's occurrence as GrantsOfOffer's rows do.
 -- In the same statement: the Attempt gets the lease (worker, session,
 -- offer, token digest, version 1, expiry = now + @lease_ms in database
 -- time) and the Run goes queued → dispatching (version + 1, one event).
@@ -128,7 +136,7 @@ moved AS (
            updated_at_ms = greatest(r.updated_at_ms, n.ms)
       FROM picked p, n
      WHERE r.id = p.run_id
-    RETURNING r.id, r.project_id, r.task_id, r.task_revision, r.last_event_seq
+    RETURNING r.id, r.project_id, r.task_id, r.task_revision, r.trigger_id, r.trigger_revision, r.scheduled_for_ms, r.due_at_ms, r.last_event_seq
 ),
 events AS (
     INSERT INTO qinglong.run_events (run_id, seq, name, payload, created_at_ms)
@@ -138,7 +146,10 @@ events AS (
     RETURNING 1
 )
 SELECT l.id, l.run_id, l.number, p.name, tr.name, l.lease_version, l.lease_expires_at_ms - n.ms, e.id, e.command::text, e.digest,
-       e.project_id::text, e.task_id::text
+       e.project_id::text, e.task_id::text,
+       coalesce((SELECT g.name FROM qinglong.trigger_revisions g WHERE g.trigger_id = m.trigger_id AND g.revision = m.trigger_revision), ''),
+       m.scheduled_for_ms, coalesce(m.due_at_ms, 0),
+       coalesce((SELECT v.payload->>'manual' FROM qinglong.run_events v WHERE v.run_id = m.id AND v.seq = 1), 'clock')
   FROM leased l
   JOIN moved m ON m.id = l.run_id
   JOIN qinglong.projects p ON p.id = m.project_id
