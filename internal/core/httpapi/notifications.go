@@ -31,11 +31,9 @@ func (a *api) notificationList(ctx context.Context, r *http.Request) (any, error
 	if err != nil {
 		return nil, err
 	}
-	after, err := idParam("after", q["after"], cursorHint)
-	if err != nil {
-		return nil, err
-	}
-	rows, next, err := a.Notifications.NotificationsList(ctx, notify.ListQuery{State: notify.State(q["state"]), ProjectID: project, After: after, Limit: n})
+	// The cursor is a notification's id, refused by the store with its
+	// own reason (not_a_notification_id) when it is none.
+	rows, next, err := a.Notifications.NotificationsList(ctx, notify.ListQuery{State: notify.State(q["state"]), ProjectID: project, After: asID(q["after"]), Limit: n})
 	if err != nil {
 		return nil, err
 	}

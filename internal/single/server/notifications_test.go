@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/qinglong/qinglong/internal/core/apitoken"
+	"github.com/qinglong/qinglong/internal/core/httpapi"
 	"github.com/qinglong/qinglong/internal/core/ids"
 	"github.com/qinglong/qinglong/internal/core/notify"
 	"github.com/qinglong/qinglong/internal/core/trigger"
@@ -161,8 +162,8 @@ func TestTheAPIListsNotificationsAndRetriesADeadOne(t *testing.T) {
 	for query, want := range map[string]string{
 		"?state=failed":    string(notify.RefusalNotificationState),
 		"?after=yesterday": string(notify.RefusalNotANotificationID),
-		"?limit=501":       "",
-		"?channel=down":    "",
+		"?limit=501":       string(httpapi.RefusalQueryNotACount),
+		"?channel=down":    string(httpapi.RefusalQueryUnknown),
 	} {
 		st, body, _ := httpcall.Bearer(t, http.MethodGet, s.base+"/api/v1/notifications"+query, s.tokens[apitoken.Read], nil)
 		var e apiError
