@@ -68,6 +68,10 @@ type Config struct {
 	StopTimeout time.Duration
 	// OnError receives store failures; it must not block for long.
 	OnError func(error)
+	// NowMs is the store's clock: it stamps when an attempt's command
+	// ended, the time its result carries into the store however late the
+	// store takes it.
+	NowMs func() int64
 	// OnFinish, if set, observes every recorded result (the operator's
 	// "run finished" line) with the state the store reported it finished
 	// the Run in ("" when it did not finish it); it must not block for
@@ -95,6 +99,8 @@ func (c Config) Validate() error {
 		return qlerror.New(qlerror.Internal, "executor started without an owner")
 	case c.OnError == nil:
 		return qlerror.New(qlerror.Internal, "executor started without an error sink")
+	case c.NowMs == nil:
+		return qlerror.New(qlerror.Internal, "executor started without a clock")
 	}
 	return nil
 }

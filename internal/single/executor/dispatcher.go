@@ -284,6 +284,10 @@ func (d *Dispatcher) execute(ctx context.Context, a run.Attempt, plan task.Execu
 		}
 		d.cfg.OnError(fmt.Errorf("attempt %s: its log %s is incomplete: %w%s", a.ID, logPath, err, hint))
 	}
+	// The attempt ended now, whenever the store takes its result: a full
+	// disk or a held write lock delays the record, not the end.
+	ended := d.cfg.NowMs()
+	out.FinishedAtMs = &ended
 	out.State, out.ExitCode, out.ErrorCode, out.Signal = res.State, res.ExitCode, res.Code, res.Signal
 	out.ErrorMessage = errorMessage(res)
 	out.LogBytes, out.LogTruncated = log.stored, log.truncated

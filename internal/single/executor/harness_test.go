@@ -153,6 +153,7 @@ func (h *harness) dispatcherOn(t testing.TB, st Store, o dispatcherOpts) (*Dispa
 		PollInterval: time.Hour,
 		StopTimeout:  max(o.stopTimeout, 5*time.Second),
 		OnError:      o.onError,
+		NowMs:        h.clock,
 	}
 	d, err := New(sig, cfg)
 	if err != nil {

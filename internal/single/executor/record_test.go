@@ -162,3 +162,45 @@ func TestALogThatCouldNotBeWrittenSaysHowManyBytesAreMissing(t *testing.T) {
 		t.Fatalf("the log reads %q (%d bytes counted), want %q", b, l.stored, want)
 	}
 }
+
+// refusedFinish refuses the first AttemptFinish calls as a full disk does
+// until someone frees space, the store's clock moving on a second each.
+type refusedFinish struct {
+	Store
+	h       *harness
+	refused atomic.Int32
+}
+
+const refusedFinishes = 3
+
+func (r *refusedFinish) AttemptFinish(ctx context.Context, a run.Attempt) (run.State, error) {
+	if r.refused.Add(1) <= refusedFinishes {
+		r.h.nowMs.Add(time.Second.Milliseconds())
+		return "", qlerror.New(qlerror.Unavailable, "injected: the disk is full")
+	}
+	return r.Store.AttemptFinish(ctx, a)
+}
+
+// A result the store takes only seconds after the command ended keeps the
+// command's end as the attempt's, the Run's and the end event's time: the
+// duration an operator reads is the command's, not the outage's.
+func TestAResultRecordedLateKeepsTheTimeItsCommandEnded(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	runID := h.admit(t, shell("true", time.Minute))
+	refusing := &refusedFinish{Store: h.store, h: h}
+	d, sig := h.dispatcherOn(t, refusing, dispatcherOpts{})
+	d.Wake()
+	sig.wait(t, 1)
+	got := h.detail(t, runID)
+	a := got.Attempts[0]
+	if got.Run.State != run.Succeeded || a.StartedAtMs == nil || a.FinishedAtMs == nil || got.Run.FinishedAtMs == nil {
+		t.Fatalf("the Run is %s, its attempt %+v; want succeeded with start and finish times", got.Run.State, a)
+	}
+	end := got.Events[len(got.Events)-1]
+	took := time.Duration(*a.FinishedAtMs-*a.StartedAtMs) * time.Millisecond
+	if took >= time.Second || *got.Run.FinishedAtMs != *a.FinishedAtMs || end.Name != run.EventSucceeded || end.CreatedAtMs != *a.FinishedAtMs {
+		t.Fatalf("the attempt took %s, the Run finished at %d and %s was written at %d, the attempt finished at %d; want under the %ds the store refused the result, all at the command's end",
+			took, *got.Run.FinishedAtMs, end.Name, end.CreatedAtMs, *a.FinishedAtMs, refusedFinishes)
+	}
+}

@@ -377,6 +377,7 @@ func (s *Server) newDispatcher() (*executor.Dispatcher, error) {
 		PollInterval: s.cfg.Cadence,
 		StopTimeout:  s.cfg.StopTimeout,
 		OnError:      s.quietWarn("executor", CodeExecutorFailed),
+		NowMs:        s.cfg.NowMs,
 		OnFinish:     s.finished,
 		Hold:         s.moved.Load,
 	})
