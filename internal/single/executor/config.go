@@ -27,10 +27,9 @@ const (
 	MaxConcurrency = 256
 	MinLogCapBytes = 1 << 10
 	MaxLogCapBytes = 1 << 30
-	// recordTimeout bounds one write of an attempt's start or result, and
-	// how long into a stop a write the store keeps refusing is tried
-	// again; it is independent of the stop deadline so a killed attempt is
-	// still recorded.
+	// recordTimeout bounds one write of an attempt's start or result; a
+	// write the store keeps refusing is tried again until the stop
+	// timeout, then kept in a file (Dispatcher.Stop).
 	recordTimeout = 30 * time.Second
 	// recordRetry is the first pause before a refused write is tried
 	// again; the pauses double up to recordRetryMax.

@@ -227,6 +227,10 @@ func Start(ctx context.Context, cfg Config) (srv *Server, err error) {
 	if s.metrics != nil {
 		s.metrics.AttemptsRetried(rec.Retried)
 	}
+	if rec.Kept > 0 {
+		cfg.Logger.Info("results the last server could not record before it stopped (its database refused them to the end) are now recorded, as their commands ended",
+			"code", CodeResultsRecorded, "recorded", rec.Kept)
+	}
 	if rec.Lost > 0 {
 		cfg.Logger.Warn("attempts of a server that stopped unexpectedly are now lost; those whose task retries a lost attempt run again after its backoff, the others were not re-run",
 			"code", CodeAttemptsLost, "lost", rec.Lost, "retried", rec.Retried, "orphans_ended", rec.OrphansEnded, "orphans_left", rec.OrphansLeft)
@@ -276,15 +280,17 @@ func Start(ctx context.Context, cfg Config) (srv *Server, err error) {
 	return s, nil
 }
 
-// The diagnostic codes of the start: its recovery's two warnings (attempts
-// a server that stopped unexpectedly left are now lost; a lost attempt's
-// command could not be ended), and its last line, once it serves. The
+// The diagnostic codes of the start: its recovery's results kept by the
+// last stop now recorded, its two warnings (attempts a server that stopped
+// unexpectedly left are now lost; a lost attempt's command could not be
+// ended), and its last line, once it serves. The
 // recovery's codes are the cluster's recovery.* family; serve.ready is the
 // replica's own.
 const (
-	CodeAttemptsLost = "recovery.attempts_lost"
-	CodeOrphanLeft   = "recovery.orphan_left"
-	CodeReady        = "serve.ready"
+	CodeResultsRecorded = "recovery.results_recorded"
+	CodeAttemptsLost    = "recovery.attempts_lost"
+	CodeOrphanLeft      = "recovery.orphan_left"
+	CodeReady           = "serve.ready"
 )
 
 // CodeDatabaseCreated is the diagnostic code of the warning that the
