@@ -329,6 +329,12 @@ func openStore(ctx context.Context, path string, p Profile, nowMs func() int64) 
 	if err != nil {
 		return nil, nil, err
 	}
+	// Before anything writes to it: a corrupt file is served by nobody,
+	// as a server on it would run commands it could not record.
+	if err := st.CheckIntegrity(ctx); err != nil {
+		st.Close() //nolint:errcheck // the integrity error is the one returned
+		return nil, nil, err
+	}
 	if err := migrateUnlessServed(ctx, st, path); err != nil {
 		st.Close() //nolint:errcheck // the migration error is the one returned
 		return nil, nil, err
