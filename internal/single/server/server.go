@@ -232,7 +232,7 @@ func Start(ctx context.Context, cfg Config) (srv *Server, err error) {
 			"code", CodeResultsRecorded, "recorded", rec.Kept)
 	}
 	if rec.Lost > 0 {
-		cfg.Logger.Warn("attempts of a server that stopped unexpectedly are now lost; those whose task retries a lost attempt run again after its backoff, the others were not re-run",
+		cfg.Logger.Warn("attempts of a server that stopped unexpectedly, or stopped unable to record or keep their results (a full disk), are now lost; those whose task retries a lost attempt run again after its backoff, the others were not re-run",
 			"code", CodeAttemptsLost, "lost", rec.Lost, "retried", rec.Retried, "orphans_ended", rec.OrphansEnded, "orphans_left", rec.OrphansLeft)
 	}
 	if rec.OrphanErr != nil {
