@@ -85,7 +85,8 @@ func recordKept(ctx context.Context, st Store, self *Owner, rec *Recovery) error
 		return err
 	}
 	for _, e := range entries {
-		name, ok := strings.CutSuffix(e.Name(), keptSuffix)
+		whole, unfinished := strings.CutSuffix(e.Name(), ".tmp")
+		name, ok := strings.CutSuffix(whole, keptSuffix)
 		owner, attemptID, dotted := strings.Cut(name, ".")
 		if !ok || !dotted || owner == self.ID || ids.Validate("owner", owner) != nil || ids.Validate("attempt", attemptID) != nil {
 			continue
@@ -98,6 +99,13 @@ func recordKept(ctx context.Context, st Store, self *Owner, rec *Recovery) error
 			continue
 		}
 		path := filepath.Join(self.dir, e.Name())
+		if unfinished {
+			// Its owner died writing it (keep): it holds no whole result.
+			if err := os.Remove(path); err != nil {
+				return err
+			}
+			continue
+		}
 		state, recorded, err := recordKeptFile(ctx, st, path, attemptID)
 		if err != nil {
 			return fmt.Errorf("record the result of attempt %s kept in %s: %w", attemptID, path, err)
