@@ -17,7 +17,10 @@ not in the copy), then the logs of the attempts in that copy, then qinglong-secr
 0600). Copying qinglong.db with cp while a server runs is not a backup: the file lags its -wal
 file. To restore, stop the server and serve the copy: ` + opts.Binary + ` serve --data-dir DIR (or move
 its files into the data directory). Runs that were running when the copy was taken end lost on that
-start, as after a crash; the commands the live server still runs are left alone.`
+start, as after a crash; the commands the live server still runs are left alone. The copy is built in
+DIR/.qinglong-backup-partial and moved into DIR, the database last, only once whole and on disk: a DIR
+without qinglong.db (or still holding .qinglong-backup-partial) is a backup cut off before its end —
+remove it and back up again.`
 	if opts.OpenPostgres != nil {
 		long += "\n\nThe cluster's database is PostgreSQL: back it up with pg_dump (docs/operations.md, \"Backup and restore\")."
 	}

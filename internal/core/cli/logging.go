@@ -43,6 +43,9 @@ func (l *LogFlags) Add(fs *pflag.FlagSet, format, defaultHelp string) {
 // (text or json) written to w, the ones below level dropped. Every binary
 // builds its logger here, so the flags mean the same everywhere. A value
 // it does not know is a usage error naming the flag and what it accepts.
+// The command survives its log's reader going away (surviveBrokenPipe):
+// it runs on, and its lines are dropped from the first that finds the
+// pipe broken.
 func NewLogger(w io.Writer, level, format string) (*slog.Logger, error) {
 	opts := &slog.HandlerOptions{}
 	known := false
@@ -54,6 +57,8 @@ func NewLogger(w io.Writer, level, format string) (*slog.Logger, error) {
 	if !known {
 		return nil, Usagef("--log-level %q is not a level; give one of %s", level, levelNames())
 	}
+	surviveBrokenPipe()
+	w = &pipeLog{w: w}
 	switch format {
 	case LogText:
 		return slog.New(slog.NewTextHandler(w, opts)), nil

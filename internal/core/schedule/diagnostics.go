@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/qinglong/qinglong/internal/core/loop"
 	"github.com/qinglong/qinglong/internal/core/qlerror"
 )
 
@@ -53,9 +54,16 @@ const maxRepeats = 4096
 // the log under the same one. It is logged at warn when first met, again
 // after RepeatEvery while it lasts, and at debug in between; a republish
 // (a new revision) or another reason is a new failure, logged at once.
+//
+// It also remembers when tickets failing alike for a cause outside their
+// triggers (a full disk, a lost connection) were last warned of: such a
+// cause fails every round while it lasts, and is warned of again only
+// after loop.QuietEvery, as the executor's and the notifications' errors
+// are, with how many rounds met it in between (held_back).
 type Repeats struct {
 	mu     sync.Mutex
 	logged map[repeatKey]time.Time
+	shared map[sharedCause]*sharedSaid
 	// now is the clock (time.Now; a test's own).
 	now func() time.Time
 }
@@ -67,7 +75,44 @@ type repeatKey struct {
 }
 
 // NewRepeats returns an empty Repeats on the system clock.
-func NewRepeats() *Repeats { return &Repeats{logged: map[repeatKey]time.Time{}, now: time.Now} }
+func NewRepeats() *Repeats {
+	return &Repeats{logged: map[repeatKey]time.Time{}, shared: map[sharedCause]*sharedSaid{}, now: time.Now}
+}
+
+// sharedSaid is when a cause outside the triggers was last warned of, and
+// how many rounds met it since.
+type sharedSaid struct {
+	at   time.Time
+	held int
+}
+
+// sharedAgain reports whether a cause outside the triggers was warned of
+// less than loop.QuietEvery ago, and counts this round's meeting of it as
+// held back; when it was not, it notes the cause warned of now and returns
+// how many rounds met it since it last was.
+func (r *Repeats) sharedAgain(c sharedCause) (again bool, heldBack int) {
+	if r == nil {
+		return false, 0
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	now := r.now()
+	said, ok := r.shared[c]
+	if ok && now.Sub(said.at) < loop.QuietEvery {
+		said.held++
+		return true, 0
+	}
+	if !ok {
+		if len(r.shared) >= maxRepeats {
+			clear(r.shared)
+		}
+		said = &sharedSaid{}
+		r.shared[c] = said
+	}
+	heldBack = said.held
+	said.at, said.held = now, 0
+	return false, heldBack
+}
 
 // again reports whether err, a ticket's failure, was logged at warn less
 // than RepeatEvery ago, and notes it logged now when it was not. Only a
@@ -106,7 +151,11 @@ type RoundObserver interface {
 // alike for a cause outside their trigger (a full disk, a lost connection
 // fails every ticket of the round) are one warning with their count,
 // `tickets`, and the rest at debug: a page of 256 would otherwise log 256
-// identical warnings each round the cause lasts.
+// identical warnings each round the cause lasts. That warning is said once
+// a loop.QuietEvery while the cause lasts (Repeats), with the rounds held
+// back in between (`held_back`); a round whose every taken ticket failed
+// so, unsaid, is at debug too, so an outage of an hour writes 60 warnings,
+// not 3,600 warnings and 3,600 round lines.
 func (d Diagnostics) Round(ctx context.Context, s Summary) {
 	ticketLevels := make([]slog.Level, len(s.Errors))
 	alike := make([]int, len(s.Errors))
@@ -133,6 +182,15 @@ func (d Diagnostics) Round(ctx context.Context, s Summary) {
 			firstOf[cause], alike[i] = i, 1
 		}
 	}
+	heldBack := map[int]int{}
+	for _, first := range firstOf {
+		again, held := d.Repeats.sharedAgain(causeOf(s.Errors[first]))
+		if again {
+			ticketLevels[first] = slog.LevelDebug
+			repeated += alike[first]
+		}
+		heldBack[first] = held
+	}
 	level := slog.LevelDebug
 	if s.Taken > repeated {
 		level = slog.LevelInfo
@@ -150,6 +208,9 @@ func (d Diagnostics) Round(ctx context.Context, s Summary) {
 		if alike[i] > 1 {
 			attrs = append(attrs, slog.Int("tickets", alike[i]))
 		}
+		if heldBack[i] > 0 {
+			attrs = append(attrs, slog.Int("held_back", heldBack[i]))
+		}
 		d.Log.Log(ctx, ticketLevels[i], "scheduler ticket failed", attrs...)
 	}
 }
@@ -160,6 +221,13 @@ type sharedCause struct {
 	outcome Outcome
 	reason  Reason
 	message string
+}
+
+// causeOf is the cause of a ticket's failure that causeOutsideItsTrigger
+// found shared.
+func causeOf(err error) sharedCause {
+	c, _ := causeOutsideItsTrigger(err)
+	return c
 }
 
 // causeOutsideItsTrigger is the cause of a ticket's failure when it is not

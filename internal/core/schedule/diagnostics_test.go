@@ -167,7 +167,7 @@ func TestATicketFailingEveryRoundIsWarnedOnceAnHourNotEachRound(t *testing.T) {
 		{"republished", time.Second, []error{zone("t-1", 4)}, "INFO", []string{"WARN"}},
 		{"an hour after it was warned of", time.Hour, []error{zone("t-1", 4)}, "INFO", []string{"WARN"}},
 		{"a commit's failure, no revision's", time.Second, []error{&TicketError{TriggerID: "t-1", Outcome: Failed, Reason: "write_failed"}}, "INFO", []string{"WARN"}},
-		{"the same again", time.Second, []error{&TicketError{TriggerID: "t-1", Outcome: Failed, Reason: "write_failed"}}, "INFO", []string{"WARN"}},
+		{"the same again: a cause outside the trigger, said once a minute", time.Second, []error{&TicketError{TriggerID: "t-1", Outcome: Failed, Reason: "write_failed"}}, "DEBUG", []string{"DEBUG"}},
 	} {
 		now = now.Add(c.after)
 		r, tickets := round(c.errs...)
@@ -237,7 +237,8 @@ func (s *refusingStore) ScheduleCommitPage(_ context.Context, ps []CommitParams)
 // A commit that fails closed on its row's own stored state (a corrupt
 // digest) is the failure of the ticket's revision, warned of once, not
 // each time the row is taken again; one that failed for the write alone
-// (write_failed) may mend by the next round and is warned of each time.
+// (write_failed) is a cause outside the trigger, warned of again once a
+// minute while it lasts (TestACauseFailingEveryRoundIsWarnedOnceAMinuteWithTheRoundsHeldBack).
 func TestACommitFailingOnItsRowsStoredStateIsWarnedOncePerRevision(t *testing.T) {
 	t.Parallel()
 	var buf bytes.Buffer
@@ -258,7 +259,7 @@ func TestACommitFailingOnItsRowsStoredStateIsWarnedOncePerRevision(t *testing.T)
 			levels = append(levels, r["trigger_id"].(string)+" "+r["level"].(string))
 		}
 	}
-	if want := "[t-corrupt WARN t-write WARN t-corrupt DEBUG t-write WARN]"; fmt.Sprint(levels) != want {
+	if want := "[t-corrupt WARN t-write WARN t-corrupt DEBUG t-write DEBUG]"; fmt.Sprint(levels) != want {
 		t.Fatalf("ticket records %v; want %s", levels, want)
 	}
 }
@@ -295,5 +296,43 @@ func TestTicketsFailingAlikeForACauseOutsideTheirTriggersAreOneWarningWithTheirC
 	want := []line{{"t-1", "WARN", 3.0}, {"t-2", "DEBUG", nil}, {"t-3", "WARN", nil}, {"t-4", "DEBUG", nil}, {"t-5", "WARN", nil}}
 	if fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Fatalf("ticket records %v, want %v:\n%s", got, want, buf.String())
+	}
+}
+
+// A cause outside the triggers that fails every round while it lasts (a
+// full disk) is warned of once a minute, as the executor's errors are,
+// with the rounds held back in between, and the rounds it failed whole
+// are at debug: an hour's outage is 60 warnings, not 3,600 warnings and
+// 3,600 round lines.
+func TestACauseFailingEveryRoundIsWarnedOnceAMinuteWithTheRoundsHeldBack(t *testing.T) {
+	t.Parallel()
+	var buf bytes.Buffer
+	now := time.Unix(1_800_000_000, 0)
+	reps := NewRepeats()
+	reps.now = func() time.Time { return now }
+	d := Diagnostics{Log: slog.New(slog.NewJSONHandler(&buf, &slog.HandlerOptions{Level: slog.LevelDebug})), Repeats: reps}
+	full := func(trigger string) error {
+		return &TicketError{TriggerID: trigger, Outcome: Unavailable, Reason: "outcome_unknown",
+			Err: qlerror.New(qlerror.Unavailable, "commit schedule decision: the disk is full; free space and retry")}
+	}
+	warned := 0
+	var heldBack []any
+	for second := range 3 * 60 {
+		buf.Reset()
+		d.Round(context.Background(), Summary{Taken: 2, Counts: map[Outcome]int{Unavailable: 2}, Errors: []error{full("t-1"), full("t-2")}})
+		recs := records(t, &buf)
+		if recs[1]["level"] == "WARN" {
+			warned++
+			heldBack = append(heldBack, recs[1]["held_back"])
+			if recs[0]["level"] != "INFO" {
+				t.Errorf("second %d: the round of a warning at %s, want INFO", second, recs[0]["level"])
+			}
+		} else if recs[0]["level"] != "DEBUG" {
+			t.Errorf("second %d: a round whose failures were all held back at %s, want DEBUG", second, recs[0]["level"])
+		}
+		now = now.Add(time.Second)
+	}
+	if want := []any{nil, 59.0, 59.0}; warned != 3 || fmt.Sprint(heldBack) != fmt.Sprint(want) {
+		t.Fatalf("over 3 minutes of a full disk, %d warnings held back %v rounds; want 3 with %v", warned, heldBack, want)
 	}
 }

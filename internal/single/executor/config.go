@@ -27,10 +27,9 @@ const (
 	MaxConcurrency = 256
 	MinLogCapBytes = 1 << 10
 	MaxLogCapBytes = 1 << 30
-	// recordTimeout bounds one write of an attempt's start or result, and
-	// how long into a stop a write the store keeps refusing is tried
-	// again; it is independent of the stop deadline so a killed attempt is
-	// still recorded.
+	// recordTimeout bounds one write of an attempt's start or result; a
+	// write the store keeps refusing is tried again until the stop
+	// timeout, then kept in a file (Dispatcher.Stop).
 	recordTimeout = 30 * time.Second
 	// recordRetry is the first pause before a refused write is tried
 	// again; the pauses double up to recordRetryMax.
@@ -68,6 +67,10 @@ type Config struct {
 	StopTimeout time.Duration
 	// OnError receives store failures; it must not block for long.
 	OnError func(error)
+	// NowMs is the store's clock: it stamps when an attempt's command
+	// ended, the time its result carries into the store however late the
+	// store takes it.
+	NowMs func() int64
 	// OnFinish, if set, observes every recorded result (the operator's
 	// "run finished" line) with the state the store reported it finished
 	// the Run in ("" when it did not finish it); it must not block for
@@ -95,6 +98,8 @@ func (c Config) Validate() error {
 		return qlerror.New(qlerror.Internal, "executor started without an owner")
 	case c.OnError == nil:
 		return qlerror.New(qlerror.Internal, "executor started without an error sink")
+	case c.NowMs == nil:
+		return qlerror.New(qlerror.Internal, "executor started without a clock")
 	}
 	return nil
 }

@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
-	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -34,9 +33,10 @@ type Dispatcher struct {
 	// were sent SIGTERM: the rest of their kill grace is cut short.
 	killRuns     chan struct{}
 	killRunsOnce sync.Once
-	// stopBegun is when Stop was called (Unix nanoseconds), zero before:
-	// a write the store keeps refusing is given up recordTimeout after it.
-	stopBegun atomic.Int64
+	// recording ends when the stop can wait no longer for the store to
+	// take results it refuses: they are kept in files instead (kept).
+	recording     context.Context
+	stopRecording context.CancelFunc
 
 	// running maps each started attempt to the cancel of its command's
 	// context, for a cancel asked of its run.
@@ -52,6 +52,7 @@ func New(st Store, cfg Config) (*Dispatcher, error) {
 	d := &Dispatcher{store: st, cfg: cfg, slots: make(chan struct{}, cfg.Concurrency), killRuns: make(chan struct{}),
 		running: map[string]context.CancelCauseFunc{}}
 	d.runCtx, d.cancelRun = context.WithCancelCause(context.Background())
+	d.recording, d.stopRecording = context.WithCancel(context.Background())
 	l, err := loop.New(loop.Config{Name: "executor", Cadence: cfg.PollInterval, StopTimeout: cfg.StopTimeout, OnError: cfg.OnError}, d.round)
 	if err != nil {
 		return nil, qlerror.Wrap(qlerror.Invalid, err, "executor")
@@ -77,9 +78,11 @@ func (d *Dispatcher) Wake() { d.loop.Wake() }
 // to finish, then sends their processes SIGTERM; whatever still runs at
 // three quarters of the stop timeout gets SIGKILL, whatever the tasks'
 // kill grace, so results are recorded (cancelled) within the stop timeout.
+// A result the store still refuses at the stop timeout (or when ctx ends)
+// is kept in a file for the next start to record, which Stop waits for at
+// most keepWait more.
 func (d *Dispatcher) Stop(ctx context.Context) error {
 	begun := time.Now()
-	d.stopBegun.CompareAndSwap(0, begun.UnixNano())
 	defer d.hardKill()
 	loopErr := d.loop.Stop(ctx)
 	// A round the loop gave up on (its stop timed out) may still start
@@ -111,16 +114,32 @@ func (d *Dispatcher) Stop(ctx context.Context) error {
 			limit.Stop()
 			d.cancelRuns()
 			d.hardKill()
-			select {
-			case <-done:
-				return loopErr
-			default:
-			}
-			return fmt.Errorf("executor: %w: %v: commands were still being recorded", loop.ErrDrainTimeout, ctx.Err())
+			return errors.Join(loopErr, d.keepUnrecordedResults(done))
 		}
 		phase.then()
 	}
-	return fmt.Errorf("executor: %w after %s: commands were still being recorded", loop.ErrDrainTimeout, d.cfg.StopTimeout)
+	return errors.Join(loopErr, d.keepUnrecordedResults(done))
+}
+
+// keepWait bounds how long a stop whose timeout passed waits for the
+// results still unrecorded to be kept in files: a few hundred bytes each,
+// written and fsynced.
+const keepWait = time.Second
+
+// keepUnrecordedResults ends the tries of every result the store still
+// refuses, so each is kept in a file, and waits for that at most keepWait.
+// The stop is clean when every result was recorded or kept: the next start
+// records the kept ones.
+func (d *Dispatcher) keepUnrecordedResults(done <-chan struct{}) error {
+	d.stopRecording()
+	limit := time.NewTimer(keepWait)
+	defer limit.Stop()
+	select {
+	case <-done:
+		return nil
+	case <-limit.C:
+		return fmt.Errorf("executor: %w after %s: commands were still being recorded", loop.ErrDrainTimeout, d.cfg.StopTimeout)
+	}
 }
 
 // cancelRuns stops every running command, its log saying the server is
@@ -284,6 +303,10 @@ func (d *Dispatcher) execute(ctx context.Context, a run.Attempt, id run.Identity
 		}
 		d.cfg.OnError(fmt.Errorf("attempt %s: its log %s is incomplete: %w%s", a.ID, logPath, err, hint))
 	}
+	// The attempt ended now, whenever the store takes its result: a full
+	// disk or a held write lock delays the record, not the end.
+	ended := d.cfg.NowMs()
+	out.FinishedAtMs = &ended
 	out.State, out.ExitCode, out.ErrorCode, out.Signal = res.State, res.ExitCode, res.Code, res.Signal
 	out.ErrorMessage = errorMessage(res)
 	out.LogBytes, out.LogTruncated = log.stored, log.truncated

@@ -9,6 +9,7 @@
 //	   │   run.running; one owner wins)     pid recorded)               Attempt N + 1 when the retry policy allows)
 //	   └─ never started: stays claimed, picked up by the next dispatcher round (also after a restart)
 //	starting | running ──(owner process died)──► lost   (on the next server start: run.lost, or run.retry_wait as above)
+//	starting | running ──(result kept in a file at a stop the store refused)──► its result   (on the next server start, before the lost ones)
 //	retry_wait ──RetriesRequeue (backoff passed)──► queued   (run.queued, reason retry: Attempt N + 1 is picked up)
 //
 // Invariants:

@@ -139,10 +139,13 @@ func Serving(dir string) (bool, error) {
 
 // Recovery is what Recover did.
 type Recovery struct {
+	// Kept counts attempts whose result a stopped server kept in a file,
+	// the store not taking it before the stop's end, now recorded.
+	Kept int
 	// Lost counts attempts marked lost.
 	Lost int
 	// Finished counts the Runs the recovery finished: lost, with their
-	// attempt.
+	// attempt, or as a kept result said.
 	Finished run.FinishCounts
 	// Retried counts the lost attempts whose Run waits to retry instead:
 	// its task's retry policy retries a lost attempt.
@@ -160,8 +163,9 @@ type Recovery struct {
 	OrphanErr error
 }
 
-// Recover marks lost every starting or running attempt whose owner process
-// is gone, ends the commands such an owner left running (see
+// Recover records the results that stopped owners kept in files (see
+// kept), then marks lost every starting or running attempt whose owner
+// process is gone, ends the commands such an owner left running (see
 // process.EndOrphan) and removes their fresh working directories, then
 // removes the lock files of owners that are gone.
 // A Run whose task retries a lost attempt waits to retry (run.retry_wait)
@@ -169,10 +173,15 @@ type Recovery struct {
 // ends lost (run.lost) and waits to be reconciled. Claimed attempts that
 // never started are left for the dispatcher.
 func Recover(ctx context.Context, st Store, self *Owner) (Recovery, error) {
+	var rec Recovery
+	if err := recordKept(ctx, st, self, &rec); err != nil {
+		return rec, err
+	}
 	lost, finished, err := loseDeadOwners(ctx, st, self)
 	// Every attempt lost was its Run's running one: the Run either ended
 	// lost with it or waits to retry.
-	rec := Recovery{Lost: len(lost), Finished: finished, Retried: len(lost) - finished.Total()}
+	rec.Lost, rec.Retried = len(lost), len(lost)-finished.Total()
+	rec.Finished.Merge(finished)
 	if err != nil {
 		return rec, err
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -160,5 +161,96 @@ func TestALogThatCouldNotBeWrittenSaysHowManyBytesAreMissing(t *testing.T) {
 	}
 	if want := "\n[qinglong: 300 bytes of output are missing here: the log could not be written (no space left on device)]\n"; string(b) != want || l.stored != int64(len(want)) {
 		t.Fatalf("the log reads %q (%d bytes counted), want %q", b, l.stored, want)
+	}
+}
+
+// refusedFinish refuses the first refusals AttemptFinish calls as a full
+// disk does until someone frees space, the store's clock moving on a second
+// each.
+type refusedFinish struct {
+	Store
+	h        *harness
+	refusals int32
+	refused  atomic.Int32
+}
+
+const refusedFinishes = 3
+
+func (r *refusedFinish) AttemptFinish(ctx context.Context, a run.Attempt) (run.State, error) {
+	if r.refused.Add(1) <= r.refusals {
+		r.h.nowMs.Add(time.Second.Milliseconds())
+		return "", qlerror.New(qlerror.Unavailable, "injected: the disk is full")
+	}
+	return r.Store.AttemptFinish(ctx, a)
+}
+
+// A result the store takes only seconds after the command ended keeps the
+// command's end as the attempt's, the Run's and the end event's time: the
+// duration an operator reads is the command's, not the outage's.
+func TestAResultRecordedLateKeepsTheTimeItsCommandEnded(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	runID := h.admit(t, shell("true", time.Minute))
+	refusing := &refusedFinish{Store: h.store, h: h, refusals: refusedFinishes}
+	d, sig := h.dispatcherOn(t, refusing, dispatcherOpts{})
+	d.Wake()
+	sig.wait(t, 1)
+	got := h.detail(t, runID)
+	a := got.Attempts[0]
+	if got.Run.State != run.Succeeded || a.StartedAtMs == nil || a.FinishedAtMs == nil || got.Run.FinishedAtMs == nil {
+		t.Fatalf("the Run is %s, its attempt %+v; want succeeded with start and finish times", got.Run.State, a)
+	}
+	end := got.Events[len(got.Events)-1]
+	took := time.Duration(*a.FinishedAtMs-*a.StartedAtMs) * time.Millisecond
+	if took >= time.Second || *got.Run.FinishedAtMs != *a.FinishedAtMs || end.Name != run.EventSucceeded || end.CreatedAtMs != *a.FinishedAtMs {
+		t.Fatalf("the attempt took %s, the Run finished at %d and %s was written at %d, the attempt finished at %d; want under the %ds the store refused the result, all at the command's end",
+			took, *got.Run.FinishedAtMs, end.Name, end.CreatedAtMs, *a.FinishedAtMs, refusedFinishes)
+	}
+}
+
+// A result the store still refuses when the server's stop can wait no
+// longer (a full disk) is kept in a file beside the owner's lock, the stop
+// is clean, and the next start records it as the command ended — the Run
+// succeeded, at its command's end — instead of finding the attempt lost.
+func TestAResultUnrecordedAtTheStopIsRecordedAtTheNextStartNotLost(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	runID := h.admit(t, shell("exit 0", time.Minute))
+	refusing := &refusedFinish{Store: h.store, h: h, refusals: math.MaxInt32}
+	var seen errorsSeen
+	d, _ := h.dispatcherOn(t, refusing, dispatcherOpts{onError: seen.add})
+	d.Wake()
+	for deadline := time.Now().Add(30 * time.Second); refusing.refused.Load() == 0; time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the command's result never reached the store")
+		}
+	}
+	if err := d.Stop(context.Background()); err != nil {
+		t.Fatalf("stop with a result unrecorded: %v; want a clean stop, the result kept for the next start", err)
+	}
+	if errs := seen.all(); len(errs) == 0 || !strings.Contains(errs[len(errs)-1], "kept in ") {
+		t.Fatalf("the dispatcher reported %q, want the result said kept", errs)
+	}
+	if err := d.cfg.Owner.Release(); err != nil {
+		t.Fatal(err)
+	}
+
+	self, err := AcquireOwner(filepath.Join(h.dir, "owners"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer self.Release()
+	rec, err := Recover(t.Context(), h.store, self)
+	if err != nil || rec.Kept != 1 || rec.Lost != 0 || rec.Finished.Of(run.Succeeded) != 1 {
+		t.Fatalf("recover: %+v, %v; want the kept result recorded, its Run succeeded, nothing lost", rec, err)
+	}
+	got := h.detail(t, runID)
+	a := got.Attempts[0]
+	if got.Run.State != run.Succeeded || a.ExitCode == nil || *a.ExitCode != 0 || *a.FinishedAtMs-*a.StartedAtMs >= time.Second.Milliseconds() {
+		t.Fatalf("the Run is %s, its attempt %+v; want succeeded with exit 0 at its command's end", got.Run.State, a)
+	}
+	left, err := filepath.Glob(filepath.Join(h.dir, "owners", "*"+keptSuffix+"*"))
+	if err != nil || len(left) != 0 {
+		t.Fatalf("kept results left after recovery: %v, %v", left, err)
 	}
 }

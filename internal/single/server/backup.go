@@ -34,30 +34,75 @@ type BackupSummary struct {
 // it got; the copy's attempt is unfinished, and a server started on the
 // copy ends it lost, as after a crash. Logs of attempts admitted after the
 // database copy are left out, so no file in the copy lacks its attempt.
-// On failure dest is removed (emptied, when it was given empty), so no
-// partial backup is left to be mistaken for a whole one. The copy's
-// unfinished attempts forget their processes: a server started on it
-// (even on this host) records them lost and never ends the commands the
-// live server still runs. Progress goes to progress.
+// The copy is built in dest's partial directory and published only once
+// whole and fsynced, the database last (publishBackup): a dest that holds
+// qinglong.db holds a whole copy, and one cut off by SIGKILL or a power
+// cut holds none. On failure dest is removed (emptied, when it was given
+// empty), so no partial backup is left to be mistaken for a whole one. The
+// copy's unfinished attempts forget their processes: a server started on
+// it (even on this host) records them lost and never ends the commands
+// the live server still runs. Progress goes to progress.
 func Backup(ctx context.Context, dbPath, dest string, progress io.Writer) (BackupSummary, error) {
 	var sum BackupSummary
 	created, err := newBackupDir(dest)
 	if err != nil {
 		return sum, err
 	}
+	partial := filepath.Join(dest, PartialBackup)
 	to := LayoutOf(dest)
-	sum, err = backupInto(ctx, LayoutOfDB(dbPath), to, progress)
+	if err = os.Mkdir(partial, 0o700); err == nil {
+		sum, err = backupInto(ctx, LayoutOfDB(dbPath), LayoutOf(partial), to, progress)
+	}
+	if err == nil {
+		err = publishBackup(LayoutOf(partial), to)
+	}
 	switch {
 	case err == nil:
 	case created:
 		_ = os.RemoveAll(dest)
 	default:
 		// An empty directory given: leave it empty again.
-		for _, p := range []string{to.DB, to.Logs, to.Secrets} {
+		for _, p := range []string{partial, to.DB, to.Logs, to.Secrets} {
 			_ = os.RemoveAll(p)
 		}
 	}
 	return sum, err
+}
+
+// PartialBackup is the directory inside a backup's destination that the
+// copy is built in; a destination still holding it is a backup cut off
+// before its end.
+const PartialBackup = ".qinglong-backup-partial"
+
+// publishBackup moves a whole copy from the partial directory into the
+// destination once every file of it is on disk: the logs and the secrets
+// first, the database last, then the directory's entries are synced. A
+// destination holding qinglong.db thus holds the whole copy, whatever cut
+// the backup short before; the partial directory, emptied, goes.
+func publishBackup(from, to Layout) error {
+	for _, p := range []string{from.DB, from.Logs, filepath.Dir(from.DB)} {
+		if err := syncPath(p); err != nil {
+			return fmt.Errorf("write the copy to disk: %w", err)
+		}
+	}
+	for _, move := range [][2]string{{from.Logs, to.Logs}, {from.Secrets, to.Secrets}, {from.DB, to.DB}} {
+		if err := os.Rename(move[0], move[1]); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("move the finished copy into place: %w", err)
+		}
+	}
+	if err := os.Remove(filepath.Dir(from.DB)); err != nil {
+		return fmt.Errorf("remove the emptied %s: %w", PartialBackup, err)
+	}
+	return syncPath(filepath.Dir(to.DB))
+}
+
+// syncPath fsyncs a file, or a directory's entries.
+func syncPath(path string) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	return errors.Join(f.Sync(), f.Close())
 }
 
 // newBackupDir creates dest, or accepts it empty; created says whether
@@ -83,7 +128,9 @@ func newBackupDir(dest string) (created bool, err error) {
 	return false, nil
 }
 
-func backupInto(ctx context.Context, from, to Layout, progress io.Writer) (BackupSummary, error) {
+// backupInto copies from into to; progress names the files where they
+// will be once published (shown).
+func backupInto(ctx context.Context, from, to, shown Layout, progress io.Writer) (BackupSummary, error) {
 	var sum BackupSummary
 	logged, err := sqlitestore.BackupTo(ctx, from.DB, to.DB)
 	if err != nil {
@@ -92,7 +139,7 @@ func backupInto(ctx context.Context, from, to Layout, progress io.Writer) (Backu
 	if st, err := os.Stat(to.DB); err == nil {
 		sum.DBBytes = st.Size()
 	}
-	fmt.Fprintf(progress, "database: %s (%d bytes)\n", to.DB, sum.DBBytes)
+	fmt.Fprintf(progress, "database: %s (%d bytes)\n", shown.DB, sum.DBBytes)
 	if err := os.MkdirAll(to.Logs, 0o700); err != nil {
 		return sum, err
 	}
@@ -121,7 +168,7 @@ func backupInto(ctx context.Context, from, to Layout, progress io.Writer) (Backu
 		return sum, fmt.Errorf("copy the secrets file: %w", err)
 	default:
 		sum.Secrets = true
-		fmt.Fprintf(progress, "secrets: %s (mode 0600: it holds the secrets' values)\n", to.Secrets)
+		fmt.Fprintf(progress, "secrets: %s (mode 0600: it holds the secrets' values)\n", shown.Secrets)
 	}
 	return sum, nil
 }

@@ -100,3 +100,49 @@ func TestABackupOfOneLogCountsItInTheSingular(t *testing.T) {
 		t.Fatalf("a backup of one log of one byte reported %q; want logs: 1 file (1 byte)", progress.String())
 	}
 }
+
+// cutOffCheck is a backup's progress that, at each line it is given, looks
+// at the destination as a backup killed there (SIGKILL, a power cut) would
+// leave it.
+type cutOffCheck struct {
+	dest  string
+	lines int
+	whole []string
+}
+
+func (c *cutOffCheck) Write(p []byte) (int, error) {
+	c.lines++
+	if _, err := os.Stat(LayoutOf(c.dest).DB); err == nil {
+		c.whole = append(c.whole, strings.TrimSpace(string(p)))
+	}
+	return len(p), nil
+}
+
+// A backup cut off before its end holds no qinglong.db in its directory,
+// so it cannot be taken for a finished one: the copy is built in a
+// partial directory and moved into place, the database last, only once
+// whole and on disk. A finished one holds the database and no partial
+// directory.
+func TestABackupCutOffBeforeItsEndHoldsNoDatabase(t *testing.T) {
+	t.Parallel()
+	dir := installedDir(t)
+	if err := os.WriteFile(LayoutOf(dir).Secrets, []byte(`{}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	dest := filepath.Join(t.TempDir(), "bk")
+	check := &cutOffCheck{dest: dest}
+	if _, err := Backup(t.Context(), LayoutOf(dir).DB, dest, check); err != nil {
+		t.Fatal(err)
+	}
+	if check.lines < 2 || len(check.whole) != 0 {
+		t.Fatalf("over %d progress lines, the backup's directory held qinglong.db while it was still being written, at %q", check.lines, check.whole)
+	}
+	for _, p := range []string{LayoutOf(dest).DB, LayoutOf(dest).Logs, LayoutOf(dest).Secrets} {
+		if _, err := os.Stat(p); err != nil {
+			t.Fatalf("the finished backup lacks %s: %v", p, err)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dest, PartialBackup)); !os.IsNotExist(err) {
+		t.Fatalf("the finished backup still holds %s (%v)", PartialBackup, err)
+	}
+}

@@ -227,8 +227,12 @@ func Start(ctx context.Context, cfg Config) (srv *Server, err error) {
 	if s.metrics != nil {
 		s.metrics.AttemptsRetried(rec.Retried)
 	}
+	if rec.Kept > 0 {
+		cfg.Logger.Info("results the last server could not record before it stopped (its database refused them to the end) are now recorded, as their commands ended",
+			"code", CodeResultsRecorded, "recorded", rec.Kept)
+	}
 	if rec.Lost > 0 {
-		cfg.Logger.Warn("attempts of a server that stopped unexpectedly are now lost; those whose task retries a lost attempt run again after its backoff, the others were not re-run",
+		cfg.Logger.Warn("attempts of a server that stopped unexpectedly, or stopped unable to record or keep their results (a full disk), are now lost; those whose task retries a lost attempt run again after its backoff, the others were not re-run",
 			"code", CodeAttemptsLost, "lost", rec.Lost, "retried", rec.Retried, "orphans_ended", rec.OrphansEnded, "orphans_left", rec.OrphansLeft)
 	}
 	if rec.OrphanErr != nil {
@@ -276,15 +280,17 @@ func Start(ctx context.Context, cfg Config) (srv *Server, err error) {
 	return s, nil
 }
 
-// The diagnostic codes of the start: its recovery's two warnings (attempts
-// a server that stopped unexpectedly left are now lost; a lost attempt's
-// command could not be ended), and its last line, once it serves. The
+// The diagnostic codes of the start: its recovery's results kept by the
+// last stop now recorded, its two warnings (attempts a server that stopped
+// unexpectedly left are now lost; a lost attempt's command could not be
+// ended), and its last line, once it serves. The
 // recovery's codes are the cluster's recovery.* family; serve.ready is the
 // replica's own.
 const (
-	CodeAttemptsLost = "recovery.attempts_lost"
-	CodeOrphanLeft   = "recovery.orphan_left"
-	CodeReady        = "serve.ready"
+	CodeResultsRecorded = "recovery.results_recorded"
+	CodeAttemptsLost    = "recovery.attempts_lost"
+	CodeOrphanLeft      = "recovery.orphan_left"
+	CodeReady           = "serve.ready"
 )
 
 // CodeDatabaseCreated is the diagnostic code of the warning that the
@@ -321,6 +327,12 @@ func openStore(ctx context.Context, path string, p Profile, nowMs func() int64) 
 	}
 	st, err := sqlitestore.Open(ctx, scfg)
 	if err != nil {
+		return nil, nil, err
+	}
+	// Before anything writes to it: a corrupt file is served by nobody,
+	// as a server on it would run commands it could not record.
+	if err := st.CheckIntegrity(ctx); err != nil {
+		st.Close() //nolint:errcheck // the integrity error is the one returned
 		return nil, nil, err
 	}
 	if err := migrateUnlessServed(ctx, st, path); err != nil {
@@ -377,6 +389,7 @@ func (s *Server) newDispatcher() (*executor.Dispatcher, error) {
 		PollInterval: s.cfg.Cadence,
 		StopTimeout:  s.cfg.StopTimeout,
 		OnError:      s.quietWarn("executor", CodeExecutorFailed),
+		NowMs:        s.cfg.NowMs,
 		OnFinish:     s.finished,
 		Hold:         s.moved.Load,
 	})

@@ -46,11 +46,26 @@ type attemptRow struct {
 	runVersion  int64
 	lastSeq     int64
 	executionID string
+	// lastEventAtMs is when the run's latest event was written.
+	lastEventAtMs int64
+}
+
+// endedAt is when an attempt's result takes effect: observedMs, when its
+// executor saw the command end, so a result the store could take only
+// later (the disk full, the write lock held) keeps the command's own end
+// and duration; never after now, when the store takes it, nor before the
+// run's latest event, so a run's events stay in time order. Without an
+// observed end it is now.
+func (a attemptRow) endedAt(observedMs *int64, now int64) int64 {
+	if observedMs == nil {
+		return now
+	}
+	return max(a.lastEventAtMs, min(*observedMs, now))
 }
 
 func readAttempt(ctx context.Context, tx *txn, id string) (attemptRow, error) {
 	var a attemptRow
-	err := tx.QueryRowContext(ctx, qAttemptWithRun, id).Scan(&a.runID, &a.state, &a.runState, &a.runVersion, &a.lastSeq, &a.executionID)
+	err := tx.QueryRowContext(ctx, qAttemptWithRun, id).Scan(&a.runID, &a.state, &a.runState, &a.runVersion, &a.lastSeq, &a.executionID, &a.lastEventAtMs)
 	if errors.Is(err, sql.ErrNoRows) {
 		return a, qlerror.New(qlerror.NotFound, "attempt %s does not exist", id)
 	}

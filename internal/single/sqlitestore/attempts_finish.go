@@ -30,7 +30,10 @@ var finishedRun = map[run.AttemptState]struct {
 // Run finished in by this call (run.Finishes), "" when it did not finish
 // it (a retry follows). A result for a Run whose cancel was asked before
 // the attempt's deadline passed is recorded cancelled whatever the command
-// did: the intent wins (run.CancelCameFirst).
+// did: the intent wins (run.CancelCameFirst). a.FinishedAtMs, when set, is
+// when the executor saw the command end: the attempt, its Run and the Run's
+// end event are stamped with it (attemptRow.endedAt), and a retry's backoff
+// runs from it, however late the store took the result.
 func (s *Store) AttemptFinish(ctx context.Context, a run.Attempt) (finished run.State, err error) {
 	if _, ok := finishedRun[a.State]; !ok {
 		return "", qlerror.New(qlerror.Invalid, "attempt %s: %q is not a result state", a.ID, a.State)
@@ -58,8 +61,8 @@ func (s *Store) AttemptFinish(ctx context.Context, a run.Attempt) (finished run.
 		if err := run.CheckAttemptTransition(cur.state, a.State); err != nil {
 			return err
 		}
-		now := s.nowMs()
-		res, err := tx.ExecContext(ctx, qAttemptMarkFinished, string(a.State), nullable(a.ExitCode), a.ErrorCode, now, a.LogBytes, boolInt(a.LogTruncated), a.ID, string(cur.state), a.ErrorMessage)
+		ended := cur.endedAt(a.FinishedAtMs, s.nowMs())
+		res, err := tx.ExecContext(ctx, qAttemptMarkFinished, string(a.State), nullable(a.ExitCode), a.ErrorCode, ended, a.LogBytes, boolInt(a.LogTruncated), a.ID, string(cur.state), a.ErrorMessage)
 		if err != nil {
 			return err
 		}
@@ -68,7 +71,7 @@ func (s *Store) AttemptFinish(ctx context.Context, a run.Attempt) (finished run.
 		}
 		payload := map[string]any{"attemptId": a.ID}
 		run.EndPayload(payload, a)
-		finished, err = settleRun(ctx, tx, a.ID, cur, a.State, payload, now)
+		finished, err = settleRun(ctx, tx, a.ID, cur, a.State, payload, ended)
 		return err
 	})
 	if err != nil {

@@ -8,7 +8,10 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"syscall"
 	"time"
+
+	sqlite3 "modernc.org/sqlite/lib"
 
 	"github.com/qinglong/qinglong/internal/core/qlerror"
 )
@@ -61,6 +64,12 @@ func BackupTo(ctx context.Context, path, dest string) (loggedAttempts []string, 
 	}
 	if err != nil {
 		_ = os.Remove(dest)
+		if primaryCode(err) == sqlite3.SQLITE_FULL || errors.Is(err, syscall.ENOSPC) {
+			// The source's disk was only read: the full one is where
+			// the copy goes, which SQLite's "disk is full" does not say.
+			return nil, qlerror.Wrap(qlerror.Unavailable, err, "back up %s to %s: the disk holding %s, the backup's destination, is full; free space on it or back up to another disk",
+				path, dest, filepath.Dir(dest))
+		}
 		return nil, mapErr(err, "back up "+path+" to "+dest)
 	}
 	// The copy is only read here; the clock is the host's.

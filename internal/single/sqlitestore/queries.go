@@ -40,6 +40,7 @@ var (
 	qPragmaForeignKeys     = query("pragma_foreign_keys")
 	qPragmaAutoVacuum      = query("pragma_auto_vacuum")
 	qPragmaDataVersion     = query("pragma_data_version")
+	qPragmaQuickCheck      = query("pragma_quick_check")
 	qBackupInto            = query("backup_into")
 	qBackupForgetProcesses = query("backup_forget_processes")
 )

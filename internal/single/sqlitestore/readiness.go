@@ -20,6 +20,7 @@ const (
 	CheckHistory       = "migration_history"
 	CheckCapability    = "capability"
 	CheckSchema        = "schema"
+	CheckIntegrity     = "integrity"
 )
 
 // MinSQLiteVersion is the oldest library the schema and queries need
