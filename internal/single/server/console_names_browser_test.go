@@ -34,7 +34,7 @@ func TestTheSecretAndTokenNameInputsSayWhichNamesAreAllowedBeforeSending(t *test
 		page, input, submit, title string
 		server                     func(string) error
 	}{
-		{"/secrets", "sec-name", "sec-save", "密钥名称：1–128 个字母、数字、“_”、“.”或“-”（任务的环境变量只能引用小写名称）。", process.CheckSecretName},
+		{"/secrets", "sec-name", "sec-save", "密钥名称：1–128 个字母、数字、“_”、“.”或“-”。", process.CheckSecretName},
 		{"/tokens", "tok-name", "tok-create", "令牌名称：1–128 个小写字母、数字、“-”、“_”或“.”，以字母或数字开头和结尾。",
 			func(s string) error { return validate.Name("token name", s) }},
 	} {
