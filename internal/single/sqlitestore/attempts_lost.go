@@ -108,7 +108,9 @@ func closeLostLog(path string) {
 	if err != nil {
 		return
 	}
-	defer f.Close()
+	// The line is best effort, as the write's own error says: a close
+	// that fails after it changes nothing a reader could be told.
+	defer func() { _ = f.Close() }()
 	fi, err := f.Stat()
 	if err != nil {
 		return

@@ -20,7 +20,7 @@ func (s *Store) CheckIntegrity(ctx context.Context) error {
 	if err != nil {
 		return s.corrupt(err)
 	}
-	defer rows.Close() //nolint:errcheck // read only
+	defer rows.Close()
 	var found []string
 	for rows.Next() {
 		var line string
