@@ -32,8 +32,7 @@ backfill's, a caught-up misfire's, a re-run (which keeps the original's schedule
 among the Runs made when it was, above older Runs scheduled after it. --after ID continues in the same
 order, and the API (GET /api/v1/runs) and the console's Runs page list in it too. ORIGIN says what made
 each Run (clock, run_now, rerun, backfill; origin in -o json), ERROR how a lost Run was lost, its last
-attempt's error code (server_stopped, executor_lost, worker_stopped, …; ` + "`runs show`" + ` gives every
-attempt's).`,
+attempt's error code (e.g. server_stopped; ` + "`runs show`" + ` gives every attempt's).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := checkOutput(out); err != nil {
