@@ -288,7 +288,8 @@ func (d *Dispatcher) execute(ctx context.Context, a run.Attempt, plan task.Execu
 			res.State = run.AttemptLost
 		}
 	}
-	if err := errors.Join(mask.Flush(), log.Close()); err != nil {
+	// A log never created was told of when it could not be, once.
+	if err := errors.Join(mask.Flush(), log.Close()); err != nil && log.file != nil {
 		d.cfg.OnError(fmt.Errorf("attempt %s: its log %s is incomplete: %w%s", a.ID, logPath, err, spaceHint(err)))
 	}
 	out.State, out.ExitCode, out.ErrorCode, out.Signal = res.State, res.ExitCode, res.Code, res.Signal
