@@ -21,7 +21,7 @@ func TestLogsWrittenPastTheCapWakeRetentionBeforeItsNextPass(t *testing.T) {
 	dataDir := installedDir(t)
 	publish(t, dataDir, 1, `head -c 300000 /dev/zero | tr '\0' y`)
 	srv, err := Start(t.Context(), Config{DataDir: dataDir, Cadence: 250 * time.Millisecond, StopTimeout: testStopTimeout, Concurrency: 2,
-		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
+		Logger:    slog.New(slog.NewTextHandler(io.Discard, nil)),
 		Retention: RetentionConfig{Set: true, Policy: retention.Policy{LogBytes: 1 << 20}, Cadence: time.Hour}})
 	if err != nil {
 		t.Fatal(err)
