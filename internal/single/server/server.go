@@ -384,11 +384,11 @@ func (s *Server) newDispatcher() (*executor.Dispatcher, error) {
 		OnFinish:     s.finished,
 		Hold:         s.moved.Load,
 	}
-	if cap := s.cfg.Retention.Policy.LogBytes; s.retain != nil && cap != 0 {
+	if logCap := s.cfg.Retention.Policy.LogBytes; s.retain != nil && logCap != 0 {
 		// A pass as soon as the logs grew by a quarter of the cap, not
 		// only at the next cadence: a small disk fills in less than a
 		// minute (docs/operations.md, "Retention").
-		cfg.LogsGrown, cfg.LogsGrownEvery = s.retain.Wake, cap/logsGrownShare
+		cfg.LogsGrown, cfg.LogsGrownEvery = s.retain.Wake, logCap/logsGrownShare
 	}
 	return executor.New(s.store, cfg)
 }
