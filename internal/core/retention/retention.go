@@ -26,9 +26,9 @@ type Policy struct {
 	// LogsAge deletes the logs of finished and lost Runs whose attempts
 	// ended longer ago than this; the Runs stay.
 	LogsAge time.Duration
-	// LogBytes caps the logs' total size: the logs of the oldest finished
-	// and lost Runs go first until the rest fits; a running command's
-	// never.
+	// LogBytes caps what the logs take on disk (DiskBytes of each): the
+	// logs of the oldest finished and lost Runs go first until the rest
+	// fits; a running command's never.
 	LogBytes int64
 	// NotificationsAge deletes delivered and dead notifications created
 	// longer ago than this; a pending one (still to be sent) never.
@@ -38,6 +38,20 @@ type Policy struct {
 // Off reports whether the policy deletes nothing.
 func (p Policy) Off() bool {
 	return p.RunsAge == 0 && p.LogsAge == 0 && p.LogBytes == 0 && p.NotificationsAge == 0
+}
+
+// LogBlockBytes is the block the log cap counts a log's bytes in: a file
+// takes whole blocks of its file system, 4 KiB on the usual ones (ext4,
+// XFS, Btrfs, tmpfs's pages, overlayfs over them), and an inode.
+const LogBlockBytes = 4096
+
+// DiskBytes is what the cap counts of a log of size bytes: its bytes in
+// whole blocks, and at least one block, so that a log of one line counts
+// the block it takes, and the cap also bounds the number of log files (and
+// so of inodes) to LogBytes / LogBlockBytes. The stores' statements count
+// the same in SQL.
+func DiskBytes(size int64) int64 {
+	return max((size+LogBlockBytes-1)/LogBlockBytes, 1) * LogBlockBytes
 }
 
 // Day is the unit of the age settings.

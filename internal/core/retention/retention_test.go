@@ -106,3 +106,13 @@ func TestEveryProfileKeepsNotificationsAsLongAsItsRuns(t *testing.T) {
 		t.Fatalf("estimate %+v; want the 7 notifications alone", est)
 	}
 }
+
+// The log cap counts a log in whole blocks of the file system, at least
+// one: an empty or one-line log takes a block and an inode on disk.
+func TestTheLogCapCountsWhatLogsTakeOnDiskInWholeBlocks(t *testing.T) {
+	for size, want := range map[int64]int64{0: 4096, 1: 4096, 40: 4096, 4096: 4096, 4097: 8192, 1 << 20: 1 << 20} {
+		if got := DiskBytes(size); got != want {
+			t.Errorf("DiskBytes(%d) = %d, want %d", size, got, want)
+		}
+	}
+}

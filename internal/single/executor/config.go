@@ -13,9 +13,8 @@ import (
 // Error codes the executor records besides process's: the attempt could
 // not get as far as starting its command.
 const (
-	ErrorCodeSecret        = "secret_unavailable"
-	ErrorCodePlanInvalid   = "execution_revision_invalid"
-	ErrorCodeLogUnwritable = "log_unwritable"
+	ErrorCodeSecret      = "secret_unavailable"
+	ErrorCodePlanInvalid = "execution_revision_invalid"
 	// ErrorCodeCancelled: the command was stopped because its run was
 	// asked to cancel (as the cluster records it), not because the server
 	// stopped.
@@ -82,6 +81,14 @@ type Config struct {
 	// Commands already running go on and their results are recorded, and
 	// a cancel asked of their Runs still stops them.
 	Hold func() bool
+	// LogsGrown, if set, is called each time the logs took LogsGrownEvery
+	// bytes more on disk (their bytes, and a block for each new file)
+	// since it was last called: the server wakes log retention with it, so
+	// the logs' cap holds between its rounds. It must not block.
+	LogsGrown func()
+	// LogsGrownEvery is the growth that calls LogsGrown (1 byte or more
+	// when LogsGrown is set).
+	LogsGrownEvery int64
 }
 
 // Validate names the field and its allowed range; the two a user sets are
@@ -96,6 +103,8 @@ func (c Config) Validate() error {
 		return qlerror.New(qlerror.Invalid, "executor log directory: is required")
 	case c.Owner == nil:
 		return qlerror.New(qlerror.Internal, "executor started without an owner")
+	case c.LogsGrown != nil && c.LogsGrownEvery < 1:
+		return qlerror.New(qlerror.Internal, "executor: LogsGrownEvery %d with LogsGrown set; give 1 byte or more", c.LogsGrownEvery)
 	case c.OnError == nil:
 		return qlerror.New(qlerror.Internal, "executor started without an error sink")
 	case c.NowMs == nil:

@@ -7,13 +7,15 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
-	"syscall"
+	"sync/atomic"
 	"time"
 
 	"github.com/qinglong/qinglong/internal/core/loop"
 	"github.com/qinglong/qinglong/internal/core/process"
 	"github.com/qinglong/qinglong/internal/core/qlerror"
+	"github.com/qinglong/qinglong/internal/core/retention"
 	"github.com/qinglong/qinglong/internal/core/run"
 	"github.com/qinglong/qinglong/internal/core/task"
 )
@@ -42,6 +44,10 @@ type Dispatcher struct {
 	// context, for a cancel asked of its run.
 	mu      sync.Mutex
 	running map[string]context.CancelCauseFunc
+
+	// grown counts what the logs took on disk since Config.LogsGrown was
+	// last called.
+	grown atomic.Int64
 }
 
 // New validates cfg; nothing runs until Start.
@@ -261,14 +267,20 @@ func (d *Dispatcher) work(a run.Attempt, id run.Identity, plan task.Execution, p
 func (d *Dispatcher) execute(ctx context.Context, a run.Attempt, id run.Identity, plan task.Execution, planErr error, logPath string, st *start) run.Attempt {
 	out := run.Attempt{ID: a.ID, State: run.AttemptFailed}
 	cut, marked := d.markCut(a.ID)
+	defer marked()
 	log, err := createLog(logPath, d.cfg.LogCapBytes, cut)
 	if err != nil {
-		marked()
-		d.cfg.OnError(fmt.Errorf("attempt %s: create log %s: %w", a.ID, logPath, err))
-		out.ErrorCode = ErrorCodeLogUnwritable
-		return out
+		// The command runs all the same: a full disk or a directory out of
+		// inodes must not stop every occurrence from running (a log that
+		// cannot be written never blocks its command); its output is
+		// counted and dropped, and its attempt says so.
+		d.cfg.OnError(fmt.Errorf("attempt %s: create log %s: %w; its command runs without a log%s", a.ID, logPath, err, spaceHint(err)))
+		log = discardLog(d.cfg.LogCapBytes, cut, err)
 	}
-	defer marked()
+	if log.file != nil {
+		log.grew = d.logGrew
+		d.logGrew(retention.LogBlockBytes)
+	}
 	var secrets map[string]string
 	var secretErr error
 	if planErr == nil {
@@ -296,12 +308,9 @@ func (d *Dispatcher) execute(ctx context.Context, a run.Attempt, id run.Identity
 			res.State = run.AttemptLost
 		}
 	}
-	if err := errors.Join(mask.Flush(), log.Close()); err != nil {
-		hint := ""
-		if errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EDQUOT) {
-			hint = "; free space on its disk"
-		}
-		d.cfg.OnError(fmt.Errorf("attempt %s: its log %s is incomplete: %w%s", a.ID, logPath, err, hint))
+	// A log never created was told of when it could not be, once.
+	if err := errors.Join(mask.Flush(), log.Close()); err != nil && log.file != nil {
+		d.cfg.OnError(fmt.Errorf("attempt %s: its log %s is incomplete: %w%s", a.ID, logPath, err, spaceHint(err)))
 	}
 	// The attempt ended now, whenever the store takes its result: a full
 	// disk or a held write lock delays the record, not the end.
@@ -309,8 +318,26 @@ func (d *Dispatcher) execute(ctx context.Context, a run.Attempt, id run.Identity
 	out.FinishedAtMs = &ended
 	out.State, out.ExitCode, out.ErrorCode, out.Signal = res.State, res.ExitCode, res.Code, res.Signal
 	out.ErrorMessage = errorMessage(res)
-	out.LogBytes, out.LogTruncated = log.stored, log.truncated
+	out.LogBytes, out.LogTruncated = log.stored, log.truncated || log.err != nil
+	if log.err != nil {
+		out.ErrorMessage = strings.TrimPrefix(out.ErrorMessage+"; "+logMessage(log), "; ")
+	}
 	return out
+}
+
+// logGrew counts n bytes more on disk in the logs and tells
+// Config.LogsGrown each time the count since it was last told reaches
+// LogsGrownEvery: often enough that retention's cap holds between its
+// rounds, and never once per write. It never blocks: it is called from the
+// copy of a command's output.
+func (d *Dispatcher) logGrew(n int64) {
+	if d.cfg.LogsGrown == nil {
+		return
+	}
+	// A count another write reset first is left to the write after.
+	if v := d.grown.Add(n); v >= d.cfg.LogsGrownEvery && d.grown.CompareAndSwap(v, 0) {
+		d.cfg.LogsGrown()
+	}
 }
 
 // markCut is how an attempt's log that passes its cap is marked truncated

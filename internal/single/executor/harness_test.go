@@ -123,6 +123,10 @@ type dispatcherOpts struct {
 	runAs       task.RunAs
 	// onError receives the dispatcher's errors; nil fails the test on any.
 	onError func(error)
+	// logsGrown and logsGrownEvery are Config's LogsGrown and
+	// LogsGrownEvery.
+	logsGrown      func()
+	logsGrownEvery int64
 }
 
 // dispatcher starts a dispatcher on the harness; errors fail the test.
@@ -144,17 +148,19 @@ func (h *harness) dispatcherOn(t testing.TB, st Store, o dispatcherOpts) (*Dispa
 		o.onError = func(err error) { t.Errorf("executor error: %v", err) }
 	}
 	cfg := Config{
-		Concurrency:  max(o.concurrency, 1),
-		LogDir:       filepath.Join(h.dir, "logs"),
-		LogCapBytes:  cmp.Or(o.logCap, 1<<20),
-		Secrets:      process.Secrets{Path: filepath.Join(h.dir, "secrets.json")},
-		Owner:        owner,
-		BaseEnv:      []string{"PATH=/usr/bin:/bin"},
-		RunAs:        o.runAs,
-		PollInterval: time.Hour,
-		StopTimeout:  max(o.stopTimeout, 5*time.Second),
-		OnError:      o.onError,
-		NowMs:        h.clock,
+		Concurrency:    max(o.concurrency, 1),
+		LogDir:         filepath.Join(h.dir, "logs"),
+		LogCapBytes:    cmp.Or(o.logCap, 1<<20),
+		Secrets:        process.Secrets{Path: filepath.Join(h.dir, "secrets.json")},
+		Owner:          owner,
+		BaseEnv:        []string{"PATH=/usr/bin:/bin"},
+		RunAs:          o.runAs,
+		PollInterval:   time.Hour,
+		StopTimeout:    max(o.stopTimeout, 5*time.Second),
+		OnError:        o.onError,
+		NowMs:          h.clock,
+		LogsGrown:      o.logsGrown,
+		LogsGrownEvery: o.logsGrownEvery,
 	}
 	d, err := New(sig, cfg)
 	if err != nil {

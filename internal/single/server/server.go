@@ -238,6 +238,16 @@ func Start(ctx context.Context, cfg Config) (srv *Server, err error) {
 	if rec.OrphanErr != nil {
 		cfg.Logger.Warn("a lost attempt's command may still be running; end it by hand (its process group id is the attempt's pid)", "code", CodeOrphanLeft, "error", rec.OrphanErr.Error())
 	}
+	// Retention's loop exists before the dispatcher, which wakes it as logs
+	// grow (executor.Config.LogsGrown); it starts after the scheduler.
+	if !cfg.Retention.Policy.Off() {
+		if s.retain, err = retention.NewLoop(retention.LoopConfig{
+			Store: heldRetention{Store: s.store.Retention(s.layout.Logs), s: s}, Policy: cfg.Retention.Policy, Cadence: cfg.Retention.Cadence,
+			StopTimeout: cfg.StopTimeout, Options: cfg.Retention.Options, Logger: cfg.Logger,
+		}); err != nil {
+			return nil, qlerror.Wrap(qlerror.Invalid, err, "retention")
+		}
+	}
 	if s.disp, err = s.newDispatcher(); err != nil {
 		return nil, err
 	}
@@ -258,13 +268,7 @@ func Start(ctx context.Context, cfg Config) (srv *Server, err error) {
 	if err := s.startNotifications(ctx); err != nil {
 		return nil, err
 	}
-	if !cfg.Retention.Policy.Off() {
-		if s.retain, err = retention.NewLoop(retention.LoopConfig{
-			Store: heldRetention{Store: s.store.Retention(s.layout.Logs), s: s}, Policy: cfg.Retention.Policy, Cadence: cfg.Retention.Cadence,
-			StopTimeout: cfg.StopTimeout, Options: cfg.Retention.Options, Logger: cfg.Logger,
-		}); err != nil {
-			return nil, qlerror.Wrap(qlerror.Invalid, err, "retention")
-		}
+	if s.retain != nil {
 		if err := s.retain.Start(ctx); err != nil {
 			return nil, err
 		}
@@ -378,7 +382,7 @@ func migrateUnlessServed(ctx context.Context, st *sqlitestore.Store, path string
 }
 
 func (s *Server) newDispatcher() (*executor.Dispatcher, error) {
-	return executor.New(s.store, executor.Config{
+	cfg := executor.Config{
 		Concurrency:  s.cfg.Concurrency,
 		LogDir:       s.layout.Logs,
 		LogCapBytes:  s.cfg.LogCapBytes,
@@ -392,8 +396,20 @@ func (s *Server) newDispatcher() (*executor.Dispatcher, error) {
 		NowMs:        s.cfg.NowMs,
 		OnFinish:     s.finished,
 		Hold:         s.moved.Load,
-	})
+	}
+	if logCap := s.cfg.Retention.Policy.LogBytes; s.retain != nil && logCap != 0 {
+		// A pass as soon as the logs grew by a quarter of the cap, not
+		// only at the next cadence: a small disk fills in less than a
+		// minute (docs/operations.md, "Retention").
+		cfg.LogsGrown, cfg.LogsGrownEvery = s.retain.Wake, logCap/logsGrownShare
+	}
+	return executor.New(s.store, cfg)
 }
+
+// logsGrownShare: the logs growing by cap/logsGrownShare wake retention,
+// so they pass the cap by about that much between its passes, and a pass
+// runs at most once per that much output.
+const logsGrownShare = 4
 
 // startNotifications delivers the outbox on the scheduler's cadence, and
 // when a retry's backoff ends; the commit watch wakes it for new rows (a

@@ -188,8 +188,8 @@ func jsonList(ids []string) string {
 	return string(b)
 }
 
-// runningLogBytes is what the logs of the attempts still running hold
-// now: their files' sizes, since their log_bytes is written only when they
+// runningLogBytes is what the logs of the attempts still running take on
+// disk now, counted from their files' sizes (retention.DiskBytes), since their log_bytes is written only when they
 // end. The cap counts them and deletes none of them, so finished logs make
 // room for them.
 func (r *Retention) runningLogBytes(ctx context.Context, tx *txn) (int64, error) {
@@ -207,7 +207,7 @@ func (r *Retention) runningLogBytes(ctx context.Context, tx *txn) (int64, error)
 		case err != nil:
 			return 0, qlerror.Wrap(qlerror.Unavailable, err, "read the size of the log of running attempt %s", id)
 		}
-		total += fi.Size()
+		total += retention.DiskBytes(fi.Size())
 	}
 	return total, nil
 }

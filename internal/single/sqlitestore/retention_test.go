@@ -114,15 +114,16 @@ func TestTheLogCapCountsARunningCommandsLogAndNeverDeletesIt(t *testing.T) {
 	if err := os.WriteFile(running, []byte(strings.Repeat("r", 150)), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	// 300 finished bytes and 150 running: a 250-byte cap frees 200, the
-	// two oldest finished logs.
-	policy := retention.Policy{LogBytes: 250}
+	// Three finished logs and a running one, each a block on disk: a cap
+	// of two blocks frees two, the two oldest finished logs.
+	const block = retention.LogBlockBytes
+	policy := retention.Policy{LogBytes: 2 * block}
 	est, err := f.Retention.RetentionEstimate(t.Context(), policy)
-	if err != nil || est[retention.KindLogBytes].LogBytes != 200 {
-		t.Fatalf("the dry run counts %+v, %v; want 200 log bytes", est, err)
+	if err != nil || est[retention.KindLogBytes].LogBytes != 2*block {
+		t.Fatalf("the dry run counts %+v, %v; want two blocks", est, err)
 	}
 	rep, err := retention.Pass(t.Context(), f.Retention, policy, retention.Options{BatchSize: 2, Share: 1, Budget: time.Minute})
-	if err != nil || rep.Total != (retention.Deleted{Logs: 2, LogBytes: 200}) {
+	if err != nil || rep.Total != (retention.Deleted{Logs: 2, LogBytes: 2 * block}) {
 		t.Fatalf("the pass deleted %+v, %v; want the two oldest finished logs", rep.Total, err)
 	}
 	for i, id := range finished {
@@ -136,6 +137,51 @@ func TestTheLogCapCountsARunningCommandsLogAndNeverDeletesIt(t *testing.T) {
 	}
 	if fi, err := os.Stat(running); err != nil || fi.Size() != 150 {
 		t.Fatalf("the running command's log: %v; want it untouched", err)
+	}
+}
+
+// The log cap counts what the logs take on disk, not the bytes they hold:
+// a log of one line takes a whole block (and an inode), so two thousand of
+// them fill a disk that the sum of their bytes says is nearly empty. Each
+// counts its bytes in whole blocks, at least one, so the cap also bounds
+// the number of log files; the dry run counts the same.
+func TestTheLogCapCountsWhatLogsTakeOnDisk(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	f := e.fixture()
+	d := e.defs(t, "alpha", everyMinute)
+	e.take(t, 1)
+	template := e.admit(t, d.Trigger.TriggerID)
+	const block = retention.LogBlockBytes
+	var oneLine []string
+	for age := range 12 {
+		runs, err := f.SeedFinished(t.Context(), template, 1, e.clock.NowMs()-int64(12-age)*time.Hour.Milliseconds(), 40)
+		if err != nil {
+			t.Fatal(err)
+		}
+		oneLine = append(oneLine, runs...)
+	}
+	// Two blocks and one byte: three blocks.
+	newest, err := f.SeedFinished(t.Context(), template, 1, e.clock.NowMs(), 2*block+1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// 12 one-line logs (480 bytes) and 8193 bytes take 15 blocks; a cap
+	// of 7 blocks leaves the newest log and four one-line logs.
+	policy := retention.Policy{LogBytes: 7 * block}
+	est, err := f.Retention.RetentionEstimate(t.Context(), policy)
+	if err != nil || est[retention.KindLogBytes].LogBytes != 8*block {
+		t.Fatalf("the dry run counts %+v, %v; want 8 blocks over the cap", est, err)
+	}
+	rep, err := retention.Pass(t.Context(), f.Retention, policy, retention.Options{BatchSize: 4, Share: 1, Budget: time.Minute})
+	if err != nil || rep.Total != (retention.Deleted{Logs: 8, LogBytes: 8 * block}) {
+		t.Fatalf("the pass deleted %+v, %v; want the 8 oldest one-line logs, a block each", rep.Total, err)
+	}
+	for i, id := range append(oneLine, newest...) {
+		has, err := f.HasLog(t.Context(), attemptOf(t, e, id))
+		if err != nil || has != (i >= 8) {
+			t.Errorf("log %d (oldest first) kept: %v, %v; want %v", i, has, err, i >= 8)
+		}
 	}
 }
 
@@ -176,12 +222,12 @@ func TestAnAttemptFoundLostByRecoveryRecordsItsLogsSizeForTheCap(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rep, err := retention.Pass(ctx, f.Retention, retention.Policy{LogBytes: 150}, retention.Options{Share: 1, Budget: time.Minute})
+	rep, err := retention.Pass(ctx, f.Retention, retention.Policy{LogBytes: retention.LogBlockBytes}, retention.Options{Share: 1, Budget: time.Minute})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rep.Total != (retention.Deleted{Logs: 1, LogBytes: held}) {
-		t.Fatalf("a 150-byte cap over the lost attempt's log and a newer one deleted %+v, want the lost attempt's %d bytes", rep.Total, held)
+	if rep.Total != (retention.Deleted{Logs: 1, LogBytes: retention.LogBlockBytes}) {
+		t.Fatalf("a cap of one block over the lost attempt's log and a newer one deleted %+v, want the lost attempt's block", rep.Total)
 	}
 	for _, c := range []struct {
 		run  string

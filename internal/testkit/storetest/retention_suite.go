@@ -60,6 +60,12 @@ func now(t testing.TB, f Fixture) int64 {
 	return ms
 }
 
+// logSize is the size of the logs the cases seed: one block of the log
+// cap's count (retention.DiskBytes), so a log counts what it holds in every
+// store, whether the store counts blocks (the log files of standalone and
+// edge) or bytes (the cluster's log rows).
+const logSize = retention.LogBlockBytes
+
 func seed(t testing.TB, f Fixture, template string, n int, ago time.Duration, logBytes int) []string {
 	t.Helper()
 	out, err := f.SeedFinished(t.Context(), template, n, now(t, f)-ago.Milliseconds(), logBytes)
@@ -145,14 +151,14 @@ func requireCounts(t testing.TB, f Fixture, triggerID string, want Counts) {
 
 func testRetentionRuns(t *testing.T, f Fixture) {
 	d, template := retentionDefs(t, f)
-	old := seed(t, f, template, 3, 40*day, 100)
-	young := seed(t, f, template, 2, day, 100)
+	old := seed(t, f, template, 3, 40*day, logSize)
+	young := seed(t, f, template, 2, day, logSize)
 	if err := f.Backdate(t.Context(), template, 40*day); err != nil {
 		t.Fatal(err)
 	}
 	oldAttempts, youngAttempts := attemptsOf(t, f, old), attemptsOf(t, f, young)
 	rep := pass(t, f, retention.Policy{RunsAge: 30 * day})
-	want := retention.Deleted{Runs: 3, Attempts: 3, Events: 9, Logs: 3, LogBytes: 300}
+	want := retention.Deleted{Runs: 3, Attempts: 3, Events: 9, Logs: 3, LogBytes: 3 * logSize}
 	if rep.Total != want {
 		t.Fatalf("pass deleted %+v, want %+v", rep.Total, want)
 	}
@@ -175,10 +181,10 @@ func testRetentionRuns(t *testing.T, f Fixture) {
 
 func testRetentionLogs(t *testing.T, f Fixture) {
 	d, template := retentionDefs(t, f)
-	old := seed(t, f, template, 2, 10*day, 100)
-	young := seed(t, f, template, 1, day, 100)
+	old := seed(t, f, template, 2, 10*day, logSize)
+	young := seed(t, f, template, 1, day, logSize)
 	rep := pass(t, f, retention.Policy{LogsAge: 7 * day})
-	if want := (retention.Deleted{Logs: 2, LogBytes: 200}); rep.Total != want {
+	if want := (retention.Deleted{Logs: 2, LogBytes: 2 * logSize}); rep.Total != want {
 		t.Fatalf("pass deleted %+v, want %+v", rep.Total, want)
 	}
 	requireCounts(t, f, d.Trigger.TriggerID, Counts{Runs: 4, Attempts: 4, Events: 2 + 9})
@@ -193,8 +199,8 @@ func testRetentionLogs(t *testing.T, f Fixture) {
 // every rule before it, not its own rule's batches alone.
 func testRetentionSoFar(t *testing.T, f Fixture) {
 	_, template := retentionDefs(t, f)
-	seed(t, f, template, 3, 40*day, 100)
-	seed(t, f, template, 2, 10*day, 100)
+	seed(t, f, template, 3, 40*day, logSize)
+	seed(t, f, template, 2, 10*day, logSize)
 	var sum retention.Deleted
 	var lastLogs retention.Deleted
 	rep, err := retention.Pass(t.Context(), f.Retention, retention.Policy{RunsAge: 30 * day, LogsAge: 7 * day},
@@ -211,23 +217,23 @@ func testRetentionSoFar(t *testing.T, f Fixture) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := (retention.Deleted{Runs: 3, Attempts: 3, Events: 9, Logs: 5, LogBytes: 500}); rep.Total != want || lastLogs != want {
+	if want := (retention.Deleted{Runs: 3, Attempts: 3, Events: 9, Logs: 5, LogBytes: 5 * logSize}); rep.Total != want || lastLogs != want {
 		t.Fatalf("pass deleted %+v, the logs rule's last batch saw %+v so far; want both %+v", rep.Total, lastLogs, want)
 	}
 }
 
 func testRetentionCap(t *testing.T, f Fixture) {
 	_, template := retentionDefs(t, f)
-	oldest := attemptsOf(t, f, seed(t, f, template, 1, 3*day, 100))
-	middle := attemptsOf(t, f, seed(t, f, template, 1, 2*day, 100))
-	newest := attemptsOf(t, f, seed(t, f, template, 1, day, 100))
-	if rep := pass(t, f, retention.Policy{LogBytes: 250}); rep.Total != (retention.Deleted{Logs: 1, LogBytes: 100}) {
-		t.Fatalf("a 250-byte cap over 300 bytes deleted %+v, want the oldest log", rep.Total)
+	oldest := attemptsOf(t, f, seed(t, f, template, 1, 3*day, logSize))
+	middle := attemptsOf(t, f, seed(t, f, template, 1, 2*day, logSize))
+	newest := attemptsOf(t, f, seed(t, f, template, 1, day, logSize))
+	if rep := pass(t, f, retention.Policy{LogBytes: 5 * logSize / 2}); rep.Total != (retention.Deleted{Logs: 1, LogBytes: logSize}) {
+		t.Fatalf("a cap of two and a half logs over three deleted %+v, want the oldest log", rep.Total)
 	}
 	requireLogs(t, f, oldest, false)
 	requireLogs(t, f, append(middle, newest...), true)
-	if rep := pass(t, f, retention.Policy{LogBytes: 100}); rep.Total != (retention.Deleted{Logs: 1, LogBytes: 100}) {
-		t.Fatalf("a 100-byte cap over 200 bytes deleted %+v, want the older log", rep.Total)
+	if rep := pass(t, f, retention.Policy{LogBytes: logSize}); rep.Total != (retention.Deleted{Logs: 1, LogBytes: logSize}) {
+		t.Fatalf("a cap of one log over two deleted %+v, want the older log", rep.Total)
 	}
 	requireLogs(t, f, middle, false)
 	requireLogs(t, f, newest, true)
@@ -236,7 +242,7 @@ func testRetentionCap(t *testing.T, f Fixture) {
 func testRetentionConcurrent(t *testing.T, f Fixture) {
 	d, template := retentionDefs(t, f)
 	const n = 60
-	seed(t, f, template, n, 40*day, 10)
+	seed(t, f, template, n, 40*day, logSize)
 	var wg sync.WaitGroup
 	reps := make([]retention.Report, 2)
 	errs := make([]error, 2)
@@ -253,7 +259,7 @@ func testRetentionConcurrent(t *testing.T, f Fixture) {
 		}
 		sum.Add(reps[i].Total)
 	}
-	if want := (retention.Deleted{Runs: n, Attempts: n, Events: 3 * n, Logs: n, LogBytes: 10 * n}); sum != want {
+	if want := (retention.Deleted{Runs: n, Attempts: n, Events: 3 * n, Logs: n, LogBytes: logSize * n}); sum != want {
 		t.Fatalf("two concurrent passes deleted %+v together (%+v and %+v), want each row once: %+v", sum, reps[0].Total, reps[1].Total, want)
 	}
 	requireCounts(t, f, d.Trigger.TriggerID, Counts{Runs: 1, Attempts: 1, Events: 2})
@@ -292,17 +298,17 @@ func testRetentionWhileAdmitting(t *testing.T, f Fixture) {
 
 func testRetentionDryRun(t *testing.T, f Fixture) {
 	d, template := retentionDefs(t, f)
-	seed(t, f, template, 2, 40*day, 100)
-	seed(t, f, template, 1, 10*day, 100)
-	seed(t, f, template, 1, day, 100)
-	est, err := f.Retention.RetentionEstimate(t.Context(), retention.Policy{RunsAge: 30 * day, LogsAge: 7 * day, LogBytes: 50})
+	seed(t, f, template, 2, 40*day, logSize)
+	seed(t, f, template, 1, 10*day, logSize)
+	seed(t, f, template, 1, day, logSize)
+	est, err := f.Retention.RetentionEstimate(t.Context(), retention.Policy{RunsAge: 30 * day, LogsAge: 7 * day, LogBytes: logSize / 2})
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := map[retention.Kind]retention.Deleted{
-		retention.KindRuns:     {Runs: 2, Attempts: 2, Events: 6, Logs: 2, LogBytes: 200},
-		retention.KindLogs:     {Logs: 1, LogBytes: 100},
-		retention.KindLogBytes: {LogBytes: 50},
+		retention.KindRuns:     {Runs: 2, Attempts: 2, Events: 6, Logs: 2, LogBytes: 2 * logSize},
+		retention.KindLogs:     {Logs: 1, LogBytes: logSize},
+		retention.KindLogBytes: {LogBytes: logSize / 2},
 	}
 	for k, w := range want {
 		if est[k] != w {
@@ -317,9 +323,9 @@ func testRetentionDryRun(t *testing.T, f Fixture) {
 // written; the cap no longer counts it and no rule counts it again.
 func testRetentionLogRecord(t *testing.T, f Fixture) {
 	_, template := retentionDefs(t, f)
-	old := seed(t, f, template, 1, 10*day, 100)
-	young := seed(t, f, template, 1, day, 100)
-	if rep := pass(t, f, retention.Policy{LogsAge: 7 * day}); rep.Total != (retention.Deleted{Logs: 1, LogBytes: 100}) {
+	old := seed(t, f, template, 1, 10*day, logSize)
+	young := seed(t, f, template, 1, day, logSize)
+	if rep := pass(t, f, retention.Policy{LogsAge: 7 * day}); rep.Total != (retention.Deleted{Logs: 1, LogBytes: logSize}) {
 		t.Fatalf("pass deleted %+v, want the old log", rep.Total)
 	}
 	for _, c := range []struct {
@@ -330,11 +336,11 @@ func testRetentionLogRecord(t *testing.T, f Fixture) {
 		if err != nil || len(got.Attempts) != 1 {
 			t.Fatalf("run %s: %+v, %v", c.runs[0], got, err)
 		}
-		if a := got.Attempts[0]; a.LogRemoved != c.removed || a.LogBytes != 100 {
-			t.Errorf("attempt of run %s: removed %v holding %d bytes, want removed %v holding 100", c.runs[0], a.LogRemoved, a.LogBytes, c.removed)
+		if a := got.Attempts[0]; a.LogRemoved != c.removed || a.LogBytes != logSize {
+			t.Errorf("attempt of run %s: removed %v holding %d bytes, want removed %v holding %d", c.runs[0], a.LogRemoved, a.LogBytes, c.removed, logSize)
 		}
 	}
-	if rep := pass(t, f, retention.Policy{LogBytes: 50, RunsAge: 5 * day}); rep.Total != (retention.Deleted{Runs: 1, Attempts: 1, Events: 3, Logs: 1, LogBytes: 100}) {
+	if rep := pass(t, f, retention.Policy{LogBytes: logSize / 2, RunsAge: 5 * day}); rep.Total != (retention.Deleted{Runs: 1, Attempts: 1, Events: 3, Logs: 1, LogBytes: logSize}) {
 		t.Fatalf("a pass over the removed log and the young one deleted %+v, want the old run without its log counted again and the young log", rep.Total)
 	}
 }
@@ -345,16 +351,16 @@ func testRetentionLogRecord(t *testing.T, f Fixture) {
 // less stays.
 func testRetentionLostRuns(t *testing.T, f Fixture) {
 	d, template := retentionDefs(t, f)
-	old := seedLost(t, f, template, 3, 40*day, 100)
-	finished := seed(t, f, template, 1, 40*day, 100)
-	young := seedLost(t, f, template, 1, day, 100)
+	old := seedLost(t, f, template, 3, 40*day, logSize)
+	finished := seed(t, f, template, 1, 40*day, logSize)
+	young := seedLost(t, f, template, 1, day, logSize)
 	oldAttempts, youngAttempts := attemptsOf(t, f, old), attemptsOf(t, f, young)
 	policy := retention.Policy{RunsAge: 30 * day}
 	est, err := f.Retention.RetentionEstimate(t.Context(), policy)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := retention.Deleted{Runs: 4, Attempts: 4, Events: 12, Logs: 4, LogBytes: 400}
+	want := retention.Deleted{Runs: 4, Attempts: 4, Events: 12, Logs: 4, LogBytes: 4 * logSize}
 	if est[retention.KindRuns] != want {
 		t.Errorf("the dry run counted %+v, want %+v", est[retention.KindRuns], want)
 	}
@@ -401,11 +407,11 @@ func testRetentionLostAge(t *testing.T, f Fixture) {
 // finished one would; its sibling with every attempt ended goes.
 func testRetentionLostOpen(t *testing.T, f Fixture) {
 	_, template := retentionDefs(t, f)
-	lost := seedLost(t, f, template, 2, 40*day, 100)
+	lost := seedLost(t, f, template, 2, 40*day, logSize)
 	if err := f.Tamper.ReopenAttempts(t.Context(), lost[0]); err != nil {
 		t.Fatal(err)
 	}
-	if rep := pass(t, f, retention.Policy{RunsAge: 30 * day, LogsAge: 7 * day, LogBytes: 50}); rep.Total != (retention.Deleted{Runs: 1, Attempts: 1, Events: 3, Logs: 1, LogBytes: 100}) {
+	if rep := pass(t, f, retention.Policy{RunsAge: 30 * day, LogsAge: 7 * day, LogBytes: logSize / 2}); rep.Total != (retention.Deleted{Runs: 1, Attempts: 1, Events: 3, Logs: 1, LogBytes: logSize}) {
 		t.Fatalf("pass deleted %+v, want only the lost run whose attempt ended, with its log", rep.Total)
 	}
 	requireGone(t, f, lost[1:])
@@ -417,15 +423,15 @@ func testRetentionLostOpen(t *testing.T, f Fixture) {
 // as they take a finished Run's, oldest first, and the Run stays.
 func testRetentionLostLogs(t *testing.T, f Fixture) {
 	d, template := retentionDefs(t, f)
-	oldest := seedLost(t, f, template, 1, 10*day, 100)
-	middle := seedLost(t, f, template, 1, 3*day, 100)
-	newest := seed(t, f, template, 1, day, 100)
-	if rep := pass(t, f, retention.Policy{LogsAge: 7 * day}); rep.Total != (retention.Deleted{Logs: 1, LogBytes: 100}) {
+	oldest := seedLost(t, f, template, 1, 10*day, logSize)
+	middle := seedLost(t, f, template, 1, 3*day, logSize)
+	newest := seed(t, f, template, 1, day, logSize)
+	if rep := pass(t, f, retention.Policy{LogsAge: 7 * day}); rep.Total != (retention.Deleted{Logs: 1, LogBytes: logSize}) {
 		t.Fatalf("the logs rule deleted %+v, want the log of the run lost 10 days ago", rep.Total)
 	}
 	requireLogs(t, f, attemptsOf(t, f, oldest), false)
-	if rep := pass(t, f, retention.Policy{LogBytes: 150}); rep.Total != (retention.Deleted{Logs: 1, LogBytes: 100}) {
-		t.Fatalf("a 150-byte cap over 200 bytes deleted %+v, want the older log, the lost run's", rep.Total)
+	if rep := pass(t, f, retention.Policy{LogBytes: 3 * logSize / 2}); rep.Total != (retention.Deleted{Logs: 1, LogBytes: logSize}) {
+		t.Fatalf("a cap of one and a half logs over two deleted %+v, want the older log, the lost run's", rep.Total)
 	}
 	requireLogs(t, f, attemptsOf(t, f, middle), false)
 	requireLogs(t, f, attemptsOf(t, f, newest), true)

@@ -1,3 +1,5 @@
--- Retention: the bytes of every log still on disk (the attempts_logs
--- index covers it).
-SELECT coalesce(sum(log_bytes), 0) FROM attempts WHERE log_path <> ''
+-- Retention: what every log of an ended attempt still on disk takes there,
+-- as the cap counts it (retention.DiskBytes: whole 4 KiB blocks, at least
+-- one a file; the attempts_logs index covers it). A running attempt's is
+-- counted from its file (retention_logs_running).
+SELECT coalesce(sum(max((log_bytes + 4095) / 4096, 1) * 4096), 0) FROM attempts WHERE log_path <> '' AND finished_at_ms IS NOT NULL
