@@ -44,7 +44,7 @@ func TestABackfillDryRunWritesNothingAndCountsWhatTheBackfillThenDoesOnPostgreSQ
 	}
 	id := statuses[0].TriggerID
 	from, to := time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC), time.Date(2020, 1, 1, 2, 59, 59, 0, time.UTC)
-	if code, out, errOut := ql("triggers", "backfill", id, "--from", from.Format(time.RFC3339), "--to", from.Add(time.Hour-time.Second).Format(time.RFC3339)); code != 0 || !strings.Contains(out, "1 occurrence, 1 admitted") {
+	if code, out, errOut := ql("triggers", "backfill", id, "--from", from.Format(time.RFC3339), "--to", from.Add(time.Hour-time.Second).Format(time.RFC3339)); code != 0 || !strings.Contains(out, ": 1 occurrence from ") || !strings.Contains(out, ", 1 admitted, ") {
 		t.Fatalf("backfill of the first hour: %d %q %q", code, out, errOut)
 	}
 	runs := func() int64 { return env.Int(t, `SELECT count(*) FROM qinglong.runs`) }
