@@ -99,7 +99,10 @@ func TestALogCutAtItsCapOnlyCountsNoBytesMissing(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	l.Write(bytes.Repeat([]byte("x"), 3000))
+	// A capped log takes the whole write, as a pipe's reader must.
+	if n, err := l.Write(bytes.Repeat([]byte("x"), 3000)); n != 3000 || err != nil {
+		t.Fatalf("Write = %d, %v; want all 3000 bytes taken", n, err)
+	}
 	if err := l.Close(); err != nil || !l.truncated || l.dropped() != 3000-1024 {
 		t.Fatalf("Close = %v, truncated %v, %d dropped; want no error, truncated, 1976 dropped", err, l.truncated, l.dropped())
 	}
