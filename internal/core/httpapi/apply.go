@@ -81,18 +81,15 @@ func (a *api) applyDefinitions(ctx context.Context, r *http.Request) (any, error
 	if err != nil {
 		return nil, err
 	}
-	dry := false
-	switch q["dryRun"] {
-	case "", "false":
-	case "true":
-		dry = true
-	default:
-		return nil, qlerror.New(qlerror.Invalid, "dryRun %q must be true or false", q["dryRun"])
+	dry, err := boolean("dryRun", q["dryRun"], false)
+	if err != nil {
+		return nil, err
 	}
 	file := "request"
 	if f, ok := q["file"]; ok {
 		if !fileNamePattern.MatchString(f) {
-			return nil, qlerror.New(qlerror.Invalid, "file %q must be a file name of 1 to 128 characters without a path; it names the body in errors", f)
+			return nil, qlerror.New(qlerror.Invalid, "query parameter file is %q; give a file name of 1 to 128 characters without a path: it names the body in errors", clip(f)).
+				Because(RefusalQueryFileName, "parameter", "file", "value", clip(f))
 		}
 		file = f
 	}

@@ -116,6 +116,11 @@ const (
 	// RefusalQueryNotAnID: a parameter taking an id (project, after)
 	// given something else.
 	RefusalQueryNotAnID qlerror.Reason = "query_not_an_id"
+	// RefusalQueryFileName: apply's file parameter, which names the body
+	// in its errors, not a plain file name.
+	RefusalQueryFileName qlerror.Reason = "query_file_name"
+	// RefusalRunNoAttempt: the log of a Run no attempt has started yet.
+	RefusalRunNoAttempt qlerror.Reason = "run_no_attempt"
 	// RefusalResumeNote: a resume sent with a note, which only a pause
 	// records.
 	RefusalResumeNote qlerror.Reason = "resume_takes_no_note"

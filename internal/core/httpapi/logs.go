@@ -103,7 +103,8 @@ func (a *api) runLog(ctx context.Context, r *http.Request) (any, error) {
 		return nil, err
 	}
 	if len(d.Attempts) == 0 {
-		return nil, qlerror.New(qlerror.NotFound, "run %s has no attempt yet, so it has no output; ask again once it has started (GET /api/v1/runs/%s lists its attempts)", d.Run.ID, d.Run.ID)
+		return nil, qlerror.New(qlerror.NotFound, "run %s has no attempt yet, so it has no output; ask again once it has started (GET /api/v1/runs/%s lists its attempts)", d.Run.ID, d.Run.ID).
+			Because(RefusalRunNoAttempt)
 	}
 	at, err := d.Attempt(number)
 	if err != nil {
@@ -162,7 +163,7 @@ const CodeLogMissing = "http.log_missing"
 func (a *api) logGone(r *http.Request, runID string, at run.Attempt, err error) error {
 	a.Log.Warn("the log of an attempt is missing", slog.String("code", CodeLogMissing), slog.String("path", r.URL.Path), slog.String("attempt", at.ID), slog.String("error", err.Error()))
 	return qlerror.New(qlerror.NotFound, "run %s: the log of attempt %d is gone from the server's disk: it was removed while or after the attempt ran "+
-		"(or, when the attempt's error is log_unwritable, never written); the server's log names the file", runID, at.Number).Because(RefusalLogRemoved)
+		"(or never created: the attempt's error message then says why); the server's log names the file", runID, at.Number).Because(RefusalLogRemoved)
 }
 
 // wholeParam is query parameter name as a whole number of at least min,
@@ -174,7 +175,8 @@ func wholeParam(q map[string]string, name string, min int64, what string) (int64
 	}
 	n, err := strconv.ParseInt(v, 10, 64)
 	if err != nil || n < min {
-		return 0, qlerror.New(qlerror.Invalid, "%s %q is not %s", name, v, what)
+		return 0, qlerror.New(qlerror.Invalid, "%s %q is not %s", name, clip(v), what).
+			Because(RefusalQueryNotACount, "parameter", name, "value", clip(v), "min", min)
 	}
 	return n, nil
 }

@@ -153,6 +153,10 @@ func TestEveryRefusalOfTheAPICarriesItsReason(t *testing.T) {
 		{name: "a secret body over its cap", method: "PUT", target: "/api/v1/secrets/ok", token: tok["admin"], contentType: json,
 			body: `{"value":"` + strings.Repeat("x", maxSecretBody) + `"}`, status: 413, reason: RefusalBodyTooLarge},
 		{name: "an undefined secret", method: "DELETE", target: "/api/v1/secrets/absent", token: tok["admin"], status: 404, reason: RefusalSecretMissing},
+		{name: "dryRun maybe", method: "POST", target: "/api/v1/apply?dryRun=maybe", token: tok["admin"], contentType: "application/yaml", body: "project: demo\n", status: 400, reason: RefusalQueryNotABoolean},
+		{name: "a file name with a path", method: "POST", target: "/api/v1/apply?file=a/b.yaml", token: tok["admin"], contentType: "application/yaml", body: "project: demo\n", status: 400, reason: RefusalQueryFileName},
+		{name: "a log's offset below 0", method: "GET", target: "/api/v1/runs/" + someID + "/log?offset=-1", token: tok["read"], status: 400, reason: RefusalQueryNotACount},
+		{name: "a log's attempt 0", method: "GET", target: "/api/v1/runs/" + someID + "/log?attempt=0", token: tok["read"], status: 400, reason: RefusalQueryNotACount},
 		{name: "a malformed project name", method: "GET", target: "/api/v1/projects/De%20mo", token: tok["read"], status: 400, reason: validate.RefusalNameShape},
 	}
 	// And on every route: no token, a token of too small a scope, another
