@@ -10,11 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/qinglong/qinglong/internal/core/catalog"
-	"github.com/qinglong/qinglong/internal/core/ids"
-	"github.com/qinglong/qinglong/internal/core/project"
-	"github.com/qinglong/qinglong/internal/core/task"
-	"github.com/qinglong/qinglong/internal/core/trigger"
 	"github.com/qinglong/qinglong/internal/testkit/sqlitetest"
 )
 
@@ -25,24 +20,10 @@ import (
 func TestABackfillInstantOutsideItsRangeIsRefusedNamingTheRange(t *testing.T) {
 	t.Parallel()
 	st := sqlitetest.Open(t)
-	p := project.Project{ID: ids.New(), Name: "demo", Status: project.Active}
-	if _, err := st.ProjectSave(t.Context(), p); err != nil {
-		t.Fatal(err)
-	}
-	svc := catalog.Service{Store: st, Executor: task.LocalProcess, NowMs: func() int64 { return time.Now().UnixMilli() }}
-	tk, _, err := svc.PublishTask(t.Context(), p.ID, ids.New(), 0, ids.New(), task.Spec{Name: "job", Enabled: true,
-		Command: task.Command{Mode: task.ModeArgv, Path: "/usr/bin/env", Args: []string{"true"}, TimeoutMs: 60_000}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	tg, _, err := svc.PublishTrigger(t.Context(), p.ID, ids.New(), tk, 0, ids.New(), trigger.Spec{Name: "yearly", Enabled: true,
-		Cron: trigger.Cron{Expression: "0 0 1 1 *", Timezone: "UTC", MisfirePolicy: trigger.FireOnce}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	trig, _ := publishTrigger(t, st, "yearly", "0 0 1 1 *")
 	h := authed(t, Config{Runs: st, Triggers: st, Detail: st, Manual: st, Ready: func() (bool, string) { return true, "" }, Log: slog.New(slog.DiscardHandler)})
 	backfill := func(from, to int64) (int, string, string) {
-		req := httptest.NewRequest(http.MethodPost, "/api/v1/triggers/"+tg.TriggerID+"/backfill", strings.NewReader(fmt.Sprintf(`{"fromMs":%d,"toMs":%d,"dryRun":true}`, from, to)))
+		req := httptest.NewRequest(http.MethodPost, "/api/v1/triggers/"+trig+"/backfill", strings.NewReader(fmt.Sprintf(`{"fromMs":%d,"toMs":%d,"dryRun":true}`, from, to)))
 		req.Host = "localhost"
 		req.Header.Set("Content-Type", "application/json")
 		rec := httptest.NewRecorder()

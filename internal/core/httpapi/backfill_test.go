@@ -10,12 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/qinglong/qinglong/internal/core/catalog"
-	"github.com/qinglong/qinglong/internal/core/ids"
-	"github.com/qinglong/qinglong/internal/core/project"
 	"github.com/qinglong/qinglong/internal/core/schedule"
-	"github.com/qinglong/qinglong/internal/core/task"
-	"github.com/qinglong/qinglong/internal/core/trigger"
 	"github.com/qinglong/qinglong/internal/testkit/sqlitetest"
 )
 
@@ -26,21 +21,7 @@ import (
 func TestTheAPIRefusesABackfillCapOutsideItsRangeAndNamesItsOwnFields(t *testing.T) {
 	t.Parallel()
 	st := sqlitetest.Open(t)
-	p := project.Project{ID: ids.New(), Name: "demo", Status: project.Active}
-	if _, err := st.ProjectSave(t.Context(), p); err != nil {
-		t.Fatal(err)
-	}
-	svc := catalog.Service{Store: st, Executor: task.LocalProcess, NowMs: func() int64 { return time.Now().UnixMilli() }}
-	tk, _, err := svc.PublishTask(t.Context(), p.ID, ids.New(), 0, ids.New(), task.Spec{Name: "job", Enabled: true,
-		Command: task.Command{Mode: task.ModeArgv, Path: "/usr/bin/env", Args: []string{"true"}, TimeoutMs: 60_000}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	tg, _, err := svc.PublishTrigger(t.Context(), p.ID, ids.New(), tk, 0, ids.New(), trigger.Spec{Name: "hourly", Enabled: true,
-		Cron: trigger.Cron{Expression: "0 * * * *", Timezone: "UTC", MisfirePolicy: trigger.FireOnce}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	trig, _ := publishTrigger(t, st, "hourly", "0 * * * *")
 	srv := httptest.NewServer(authed(t, Config{Runs: st, Triggers: st, Detail: st, Manual: st, Ready: func() (bool, string) { return true, "" },
 		Log: slog.New(slog.DiscardHandler)}))
 	t.Cleanup(srv.Close)
@@ -50,7 +31,7 @@ func TestTheAPIRefusesABackfillCapOutsideItsRangeAndNamesItsOwnFields(t *testing
 	}
 	backfill := func(body string) (int, answer) {
 		t.Helper()
-		resp, err := http.Post(srv.URL+"/api/v1/triggers/"+tg.TriggerID+"/backfill", "application/json", strings.NewReader(body))
+		resp, err := http.Post(srv.URL+"/api/v1/triggers/"+trig+"/backfill", "application/json", strings.NewReader(body))
 		if err != nil {
 			t.Fatal(err)
 		}

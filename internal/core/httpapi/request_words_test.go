@@ -15,6 +15,7 @@ import (
 	"github.com/qinglong/qinglong/internal/core/project"
 	"github.com/qinglong/qinglong/internal/core/task"
 	"github.com/qinglong/qinglong/internal/core/trigger"
+	"github.com/qinglong/qinglong/internal/single/sqlitestore"
 )
 
 // answer is a request's status and its body's error, as a client reads
@@ -51,24 +52,10 @@ func request(t *testing.T, h http.Handler, method, target, token, body string) a
 func onePublishedTrigger(t *testing.T) (http.Handler, map[apitoken.Scope]string, string, string) {
 	t.Helper()
 	st, tokens := tokenStore(t)
-	p := project.Project{ID: ids.New(), Name: "demo", Status: project.Active}
-	if _, err := st.ProjectSave(t.Context(), p); err != nil {
-		t.Fatal(err)
-	}
-	svc := catalog.Service{Store: st, Executor: task.LocalProcess, NowMs: func() int64 { return time.Now().UnixMilli() }}
-	tk, _, err := svc.PublishTask(t.Context(), p.ID, ids.New(), 0, ids.New(), task.Spec{Name: "job", Enabled: true,
-		Command: task.Command{Mode: task.ModeArgv, Path: "/usr/bin/env", Args: []string{"true"}, TimeoutMs: 60_000}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	tg, _, err := svc.PublishTrigger(t.Context(), p.ID, ids.New(), tk, 0, ids.New(), trigger.Spec{Name: "hourly", Enabled: true,
-		Cron: trigger.Cron{Expression: "0 * * * *", Timezone: "UTC", MisfirePolicy: trigger.FireOnce}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	trig, projectID := publishTrigger(t, st, "hourly", "0 * * * *")
 	h := NewHandler(Config{Runs: st, Triggers: st, Detail: st, Tokens: st, Manual: st, Export: st,
 		Ready: func() (bool, string) { return true, "" }, Log: slog.New(slog.DiscardHandler)})
-	return h, tokens, tg.TriggerID, p.ID
+	return h, tokens, trig, projectID
 }
 
 // A refusal of a query parameter names the parameter the client sent
@@ -169,4 +156,27 @@ func TestARefusalEchoesOnlyTheStartOfAClientsText(t *testing.T) {
 			t.Errorf("GET %.40s…: %d, a message of %d bytes; want a refusal echoing the text cut", target, a.status, len(a.msg))
 		}
 	}
+}
+
+// publishTrigger saves project demo on st with task job and the trigger
+// name on expr (UTC, fire_once), published as the API's users find them,
+// and returns the trigger's and the project's ids.
+func publishTrigger(t *testing.T, st *sqlitestore.Store, name, expr string) (string, string) {
+	t.Helper()
+	p := project.Project{ID: ids.New(), Name: "demo", Status: project.Active}
+	if _, err := st.ProjectSave(t.Context(), p); err != nil {
+		t.Fatal(err)
+	}
+	svc := catalog.Service{Store: st, Executor: task.LocalProcess, NowMs: func() int64 { return time.Now().UnixMilli() }}
+	tk, _, err := svc.PublishTask(t.Context(), p.ID, ids.New(), 0, ids.New(), task.Spec{Name: "job", Enabled: true,
+		Command: task.Command{Mode: task.ModeArgv, Path: "/usr/bin/env", Args: []string{"true"}, TimeoutMs: 60_000}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tg, _, err := svc.PublishTrigger(t.Context(), p.ID, ids.New(), tk, 0, ids.New(), trigger.Spec{Name: name, Enabled: true,
+		Cron: trigger.Cron{Expression: expr, Timezone: "UTC", MisfirePolicy: trigger.FireOnce}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tg.TriggerID, p.ID
 }
