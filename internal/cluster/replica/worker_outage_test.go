@@ -137,6 +137,13 @@ triggers:
 
 	logs, _ := runLoggedAgent(t, server+",http://"+staying.WorkerAddr, cred)
 	eventually(t, 30*time.Second, "the worker to register", func() bool { return len(logs.withCode("worker_registered")) == 1 })
+	// Stopped while the worker's pull waits on it, as a worker always has
+	// one outstanding: stopped between its registration and its first
+	// pull, the replica's listener is closed when the pull comes, and a
+	// refused connection is an outage to the worker.
+	eventually(t, 30*time.Second, "the worker's pull to wait at the replica that stops", func() bool {
+		return len(first.logs.withCode("ingress.pull_waiting")) > 0
+	})
 
 	first.stop()
 	eventually(t, 5*time.Second, "the worker to say the replica stops", func() bool { return len(logs.withCode("server_stopping")) > 0 })

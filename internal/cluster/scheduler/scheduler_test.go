@@ -166,7 +166,9 @@ func TestAFullPageThatMadeNoProgressWaitsForTheCadence(t *testing.T) {
 		res: schedule.CommitResult{Outcome: schedule.Failed, Reason: schedule.ReasonConstraintViolation},
 		err: qlerror.New(qlerror.Internal, "the schema refused the admission")}
 	logs := &logBuffer{}
-	co, err := New(Config{Owner: "replica-a", PageSize: 4, Cadence: time.Hour}, st, slog.New(slog.NewJSONHandler(logs, nil)), availability.New())
+	// At debug: the second round, failing as the first did, is said there.
+	debug := slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	co, err := New(Config{Owner: "replica-a", PageSize: 4, Cadence: time.Hour}, st, debug, availability.New())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -183,11 +185,21 @@ func TestAFullPageThatMadeNoProgressWaitsForTheCadence(t *testing.T) {
 	if n := st.takeCount(); n != 2 {
 		t.Fatalf("%d claims: after its first round the loop must wait a cadence (1h), not claim again at once", n)
 	}
-	// Each round's four tickets failed alike: one warning per round
-	// counts them (the other three are at debug, below this log's level).
-	recs := logs.records(t, schedule.CodeTicketFailed)
-	if len(recs) != 2 || recs[0]["reason"] != "constraint_violation" || recs[0]["outcome"] != "failed" || recs[0]["tickets"] != 4.0 {
-		t.Fatalf("ticket records %v", recs)
+	// Each round's four tickets failed alike: the first round's one
+	// warning counts them (the other three at debug); the second round,
+	// failing for the same cause within a minute, is held back whole —
+	// its round line and its tickets at debug.
+	var warned []map[string]any
+	for _, r := range logs.records(t, schedule.CodeTicketFailed) {
+		if r["level"] == "WARN" {
+			warned = append(warned, r)
+		}
+	}
+	if len(warned) != 1 || warned[0]["reason"] != "constraint_violation" || warned[0]["outcome"] != "failed" || warned[0]["tickets"] != 4.0 {
+		t.Fatalf("ticket warnings %v; want one counting the first round's four tickets", warned)
+	}
+	if rounds := logs.records(t, schedule.CodeRound); rounds[1]["level"] != "DEBUG" {
+		t.Fatalf("the second round, failing as the first, is logged at %v; want DEBUG", rounds[1]["level"])
 	}
 }
 
