@@ -280,10 +280,13 @@ func NewHandler(cfg Config) *Handler {
 	for _, p := range order {
 		h.handle(p, a.dispatch(byPattern[p]))
 	}
-	h.handle("/", func(w http.ResponseWriter, r *http.Request) {
+	// A path no route serves is answered only to a token, as a route's
+	// other method is (dispatch): without one, every path is the same 401,
+	// so the routes cannot be mapped by asking.
+	h.handle("/", a.protect(apitoken.Read, nil, func(w http.ResponseWriter, r *http.Request) {
 		a.writeError(w, r, qlerror.New(qlerror.NotFound, "no such endpoint %s; docs/operations.md lists the routes (/api/v1/runs, /api/v1/triggers, ...)", clip(r.URL.Path)).
 			Because(RefusalNoSuchEndpoint))
-	})
+	}))
 	return h
 }
 
@@ -293,11 +296,15 @@ func (h *Handler) handle(pattern string, fn http.HandlerFunc) {
 }
 
 // dispatch serves one pattern's routes by method; another method is 405
-// with the Allow header (HEAD is served as GET).
+// with the Allow header (HEAD is served as GET), answered only to a token
+// of any scope where the routes need one: the 405 and its Allow would
+// otherwise tell a client without a token which paths are routes.
 func (a *api) dispatch(rs []route) http.HandlerFunc {
 	handlers := map[string]http.HandlerFunc{}
 	var allow []string
+	protected := false
 	for _, rt := range rs {
+		protected = protected || rt.scope != public
 		h := rt.handler(a)
 		if rt.scope != public {
 			h = a.protect(rt.scope, a.neverServed(rt.pattern), h)
@@ -307,6 +314,14 @@ func (a *api) dispatch(rs []route) http.HandlerFunc {
 		if rt.method == http.MethodGet {
 			allow = append(allow, http.MethodHead)
 		}
+	}
+	wrongMethod := func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Allow", strings.Join(allow, ", "))
+		a.writeError(w, r, qlerror.New(codeMethodNotAllowed, "%s %s: only %s is supported", clip(r.Method), clip(r.URL.Path), strings.Join(allow, ", ")).
+			Because(RefusalMethodNotAllowed, "allowed", strings.Join(allow, ", ")))
+	}
+	if protected {
+		wrongMethod = a.protect(apitoken.Read, nil, wrongMethod)
 	}
 	return func(w http.ResponseWriter, r *http.Request) {
 		m := r.Method
@@ -320,9 +335,7 @@ func (a *api) dispatch(rs []route) http.HandlerFunc {
 			h(w, r)
 			return
 		}
-		w.Header().Set("Allow", strings.Join(allow, ", "))
-		a.writeError(w, r, qlerror.New(codeMethodNotAllowed, "%s %s: only %s is supported", clip(r.Method), clip(r.URL.Path), strings.Join(allow, ", ")).
-			Because(RefusalMethodNotAllowed, "allowed", strings.Join(allow, ", ")))
+		wrongMethod(w, r)
 	}
 }
 
