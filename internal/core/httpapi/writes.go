@@ -15,6 +15,7 @@ import (
 
 	"github.com/qinglong/qinglong/internal/core/qlerror"
 	"github.com/qinglong/qinglong/internal/core/schedule"
+	"github.com/qinglong/qinglong/internal/core/validate"
 	"github.com/qinglong/qinglong/internal/core/view"
 )
 
@@ -147,6 +148,11 @@ func bodyError(err error) error {
 	var typeErr *json.UnmarshalTypeError
 	var syntaxErr *json.SyntaxError
 	switch {
+	case errors.As(err, &typeErr) && typeErr.Field != "" && wholeOutOfRange(typeErr):
+		lo, hi := bodyRange(typeErr.Field)
+		n := strings.TrimPrefix(typeErr.Value, "number ")
+		return qlerror.New(qlerror.Invalid, "%s: %s is out of range: it takes %d to %d", typeErr.Field, clip(n), lo, hi).
+			Because(validate.RefusalOutOfRange, "field", typeErr.Field, "value", clip(n), "min", lo, "max", hi)
 	case errors.As(err, &typeErr) && typeErr.Field != "":
 		return qlerror.New(qlerror.Invalid, "the field %q is a JSON %s; it must be %s", typeErr.Field, typeErr.Value, jsonTypeOf(typeErr.Type.Kind())).
 			Because(RefusalBodyFieldType, "field", typeErr.Field, "value", typeErr.Value, "allowed", jsonTypeOf(typeErr.Type.Kind()))
