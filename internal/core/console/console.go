@@ -682,36 +682,16 @@ func (c *Console) signin(w http.ResponseWriter, r *http.Request, _ *session) {
 	defer done()
 	addr := remoteHost(r)
 	name := strings.TrimSpace(r.PostFormValue("user"))
+	if name == "" {
+		c.signinToken(w, r, addr)
+		return
+	}
 	if !c.throttle.allowed(addr, name) {
 		w.Header().Set("Retry-After", retryThrottled)
 		c.renderSignin(w, r, tr(l, "err.throttled"), http.StatusTooManyRequests)
 		return
 	}
-	if name != "" {
-		c.signinUser(w, r, name, addr)
-		return
-	}
-	raw := strings.TrimSpace(r.PostFormValue("token"))
-	if !apitoken.LooksLikeToken(raw) {
-		c.throttle.failed(addr, "")
-		c.renderSignin(w, r, tr(l, "err.malformed"), http.StatusUnauthorized)
-		return
-	}
-	digest := apitoken.Digest(raw)
-	t, err := c.cfg.Tokens.TokenByDigest(r.Context(), digest)
-	if err != nil && qlerror.CodeOf(err) != qlerror.NotFound {
-		c.cfg.Log.Warn("console sign-in: token store", "code", CodeSigninStoreFailed, "err", err)
-		c.renderSignin(w, r, tr(lang(r), "err.tokenstore"), http.StatusServiceUnavailable)
-		return
-	}
-	if err != nil || t.StateAt(c.cfg.NowMs()) != apitoken.StateActive {
-		c.throttle.failed(addr, "")
-		c.renderSignin(w, r, tr(l, "err.unknown"), http.StatusUnauthorized)
-		return
-	}
-	c.cfg.Uses.Record(r.Context(), t.ID, c.cfg.NowMs())
-	c.start(w, &session{digest: digest, name: t.Name, scope: t.Scope})
-	http.Redirect(w, r, afterSignin(r), http.StatusSeeOther)
+	c.signinUser(w, r, name, addr)
 }
 
 func (c *Console) signout(w http.ResponseWriter, r *http.Request, s *session) {

@@ -1,0 +1,61 @@
+package console
+
+import (
+	"net/http"
+	"strings"
+
+	"github.com/qinglong/qinglong/internal/core/apitoken"
+	"github.com/qinglong/qinglong/internal/core/qlerror"
+)
+
+// signinToken signs in with an API token as the API serves one: only
+// tokens that fail are throttled, so a valid token signs in even from an
+// address that failed too often (every local user's 127.0.0.1, a proxy's
+// clients without --trusted-proxies), and one that fails from there is
+// refused with 429 without saying why. A token is 32 random bytes: the
+// throttle never stood between a guesser and one, and refusing a valid
+// one would let one broken client lock out everyone at its address. A
+// password can be guessed, so signinUser's throttle refuses before the
+// check.
+func (c *Console) signinToken(w http.ResponseWriter, r *http.Request, addr string) {
+	l := lang(r)
+	open := c.throttle.tokenOpen(addr)
+	raw := strings.TrimSpace(r.PostFormValue("token"))
+	failure := ""
+	var t apitoken.Token
+	if !apitoken.LooksLikeToken(raw) {
+		failure = "err.malformed"
+	} else {
+		var err error
+		t, err = c.cfg.Tokens.TokenByDigest(r.Context(), apitoken.Digest(raw))
+		if err != nil && qlerror.CodeOf(err) != qlerror.NotFound {
+			c.cfg.Log.Warn("console sign-in: token store", "code", CodeSigninStoreFailed, "err", err)
+			c.renderSignin(w, r, tr(l, "err.tokenstore"), http.StatusServiceUnavailable)
+			return
+		}
+		if err != nil || t.StateAt(c.cfg.NowMs()) != apitoken.StateActive {
+			failure = "err.unknown"
+		}
+	}
+	switch {
+	case failure != "" && !open:
+		c.throttle.refusals.Add(1)
+		w.Header().Set("Retry-After", retryThrottled)
+		c.renderSignin(w, r, tr(l, "err.throttled"), http.StatusTooManyRequests)
+		return
+	case failure != "":
+		c.throttle.failed(addr, "")
+		c.renderSignin(w, r, tr(l, failure), http.StatusUnauthorized)
+		return
+	}
+	c.cfg.Uses.Record(r.Context(), t.ID, c.cfg.NowMs())
+	c.start(w, &session{digest: apitoken.Digest(raw), name: t.Name, scope: t.Scope})
+	http.Redirect(w, r, afterSignin(r), http.StatusSeeOther)
+}
+
+// tokenOpen reports whether addr may fail a token sign-in now; when it
+// may not, a token that fails is refused (signinToken), and only that is
+// counted as a refusal.
+func (t *throttle) tokenOpen(addr string) bool {
+	return t.tries.Open(t.now(), t.limits(addr, "")...)
+}
