@@ -49,7 +49,25 @@ func cannotEnable() error {
 // actor: the trigger page's form, the list's and the list's batch all
 // act through it.
 func (c *Console) enableOne(r *http.Request, s *session, t schedule.TriggerStatus, on bool) (catalog.EnableResult, error) {
-	return c.cfg.Enabler.TriggerSetEnabled(r.Context(), catalog.EnableRequest{ProjectID: t.ProjectID, Name: t.Name, Enabled: on, Actor: s.actor(r)})
+	res, err := c.cfg.Enabler.TriggerSetEnabled(r.Context(), catalog.EnableRequest{ProjectID: t.ProjectID, Name: t.Name, Enabled: on, Actor: s.actor(r)})
+	return res, archivedRefusal(err, t.Name, on)
+}
+
+// archivedRefusal is err, when it refuses an enable or disable of trigger
+// name because its project is archived, under a reason of its own: the
+// store's reason is every publish's to an archived project, whose
+// translation speaks of publishing, not of what the form asked. Its
+// English is the catalog's, which says it already. Any other error is
+// returned as it is.
+func archivedRefusal(err error, name string, on bool) error {
+	if qlerror.ReasonOf(err) != catalog.RefusalProjectArchived {
+		return err
+	}
+	reason := refusalDisableArchived
+	if on {
+		reason = refusalEnableArchived
+	}
+	return qlerror.New(qlerror.CodeOf(err), "%s", err.Error()).Because(reason, "trigger", name)
 }
 
 // listBack is the triggers list as the form posted from it carries its

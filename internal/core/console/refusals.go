@@ -41,6 +41,11 @@ const (
 	refusalNotATime           qlerror.Reason = "console_not_a_time"
 	refusalNotAnAttempt       qlerror.Reason = "console_not_an_attempt"
 	refusalNoBatchAction      qlerror.Reason = "console_no_batch_action"
+	// refusalEnableArchived and refusalDisableArchived are the store's
+	// refusal of an enable or disable in an archived project
+	// (archivedRefusal).
+	refusalEnableArchived  qlerror.Reason = "console_enable_archived"
+	refusalDisableArchived qlerror.Reason = "console_disable_archived"
 	// refusalTriggerDisabled is the store's refusal of a disabled
 	// trigger's run now or backfill, worded with the command that enables
 	// it as this console names it: name, enable.
@@ -61,7 +66,11 @@ var refusalsZH = map[qlerror.Reason]string{ //nolint:gosec // G101: sentences ke
 	schedule.RefusalRunMissing:      "该运行不存在（保留策略可能已将其删除）；运行列表列出现有的运行。",
 	schedule.RefusalRunNotFinished:  "该运行尚未结束，只有已结束的运行才能重新运行；请等待它结束，或先取消它。",
 	schedule.RefusalProjectArchived: "该触发器所属的项目已归档：在项目恢复为 active 之前，它的任何运行（包括立即运行、重新运行和回填）都不会进行；要恢复，请在项目的定义文件中设置 status: active 并执行 `ql apply -f FILE`。",
-	catalog.RefusalProjectArchived:  "该项目已归档：要向它发布（包括启用或停用触发器），请先在项目的定义文件中设置 status: active 并执行 `ql apply -f FILE`。",
+	catalog.RefusalProjectArchived:  "该项目已归档：要向它发布，请先在项目的定义文件中设置 status: active 并执行 `ql apply -f FILE`。",
+	refusalEnableArchived: "无法启用触发器“{trigger}”：它所属的项目已归档，归档项目的触发器保持原样（且都不运行），直到项目恢复为 active；" +
+		"要恢复，请在项目的定义文件中设置 status: active 并执行 `ql apply -f FILE`。",
+	refusalDisableArchived: "无法停用触发器“{trigger}”：它所属的项目已归档，归档项目的触发器保持原样（且都不运行），直到项目恢复为 active；" +
+		"要恢复，请在项目的定义文件中设置 status: active 并执行 `ql apply -f FILE`。",
 	schedule.RefusalTriggerDisabled: "该触发器（或其任务）已停用，立即运行与回填也不执行；在触发器页面或用 `ql triggers enable 名称` 启用触发器，或在定义文件中设置 enabled: true 并执行 `ql apply -f FILE`。",
 	refusalTriggerDisabled:          "触发器“{name}”已停用，立即运行与回填也不执行；在触发器页面或用 `{enable}` 启用它，或在定义文件中设置 enabled: true 并执行 `ql apply -f FILE`。",
 	schedule.RefusalRepublishing:    "该触发器正在重新发布，请稍后重试。",
