@@ -38,6 +38,8 @@ func statusOf(code qlerror.Code) int {
 		return http.StatusRequestEntityTooLarge
 	case codeHostNotAllowed:
 		return http.StatusMisdirectedRequest
+	case codePreconditionFailed:
+		return http.StatusPreconditionFailed
 	}
 	return http.StatusInternalServerError
 }

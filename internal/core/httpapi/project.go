@@ -11,11 +11,15 @@ import (
 )
 
 // projectView is GET /api/v1/projects/{name}'s answer: the project's id,
-// name and status, and nothing of its definitions.
+// name, status and revision, and nothing of its definitions.
 type projectView struct {
 	ID     string `json:"id"`
 	Name   string `json:"name"`
 	Status string `json:"status"`
+	// Revision is the project's revision (specRevision), also its ETag,
+	// which an apply's If-Match names; left out of a project past
+	// revisionLimit.
+	Revision string `json:"revision,omitempty"`
 }
 
 // projectGet finds a project by name. Read scope, as the listings it
@@ -36,12 +40,13 @@ func (a *api) projectGet(ctx context.Context, r *http.Request) (any, error) {
 	if err := validate.Name("project", name); err != nil {
 		return nil, err
 	}
-	d, err := a.Export.ProjectDefinitions(ctx, name, 0)
+	d, err := a.Export.ProjectDefinitions(ctx, name, revisionLimit)
 	if qlerror.ReasonOf(err) == catalog.RefusalProjectMissing {
 		return nil, apply.ProjectMissing(ctx, a.Export, name)
 	}
 	if err != nil {
 		return nil, err
 	}
-	return projectView{ID: d.Project.ID, Name: d.Project.Name, Status: string(d.Project.Status)}, nil
+	rev := specRevision(d)
+	return taggedAnswer{etag: rev, body: projectView{ID: d.Project.ID, Name: d.Project.Name, Status: string(d.Project.Status), Revision: rev}}, nil
 }
