@@ -40,6 +40,8 @@ func statusOf(code qlerror.Code) int {
 		return http.StatusMisdirectedRequest
 	case codePreconditionFailed:
 		return http.StatusPreconditionFailed
+	case codeHeadersTooLarge:
+		return http.StatusRequestHeaderFieldsTooLarge
 	}
 	return http.StatusInternalServerError
 }
@@ -83,6 +85,9 @@ const (
 	RefusalNotReady qlerror.Reason = "server_not_ready"
 	// RefusalBodyTooLarge: a request body over its cap (413).
 	RefusalBodyTooLarge qlerror.Reason = "body_too_large"
+	// RefusalHeadersTooLarge: a request line and headers over
+	// MaxHeaderSize (431).
+	RefusalHeadersTooLarge qlerror.Reason = "headers_too_large"
 	// RefusalHostNotAllowed: a Host header off the allow-list (421).
 	RefusalHostNotAllowed qlerror.Reason = "host_not_allowed"
 	// RefusalBodyContentType: a body sent as another type than JSON.

@@ -173,6 +173,11 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if r.TLS != nil {
 		w.Header().Set("Strict-Transport-Security", hsts)
 	}
+	if n := headerSize(r); n > MaxHeaderSize {
+		h.a.writeError(w, r, qlerror.New(codeHeadersTooLarge, "the request's line and headers are %d bytes, more than the %d this server takes; send fewer or shorter headers (a cookie or header a proxy or browser piled up)",
+			n, MaxHeaderSize).Because(RefusalHeadersTooLarge, "max", MaxHeaderSize))
+		return
+	}
 	if len(h.a.TrustedProxies) > 0 {
 		if addr := clientAddr(r, h.a.TrustedProxies); addr != r.RemoteAddr {
 			r = r.Clone(r.Context())

@@ -30,6 +30,12 @@ const (
 	idleTimeout       = time.Minute
 )
 
+// MaxHeaderBytes is the most bytes of request line and headers a server
+// reads (Go's default, made explicit): a handler may refuse less
+// (httpapi.MaxHeaderSize) in its own words, which it can only do for a
+// request the server read whole.
+const MaxHeaderBytes = 1 << 20
+
 // MaxHandlerTime is the longest a handler may take to produce its response;
 // the write timeout leaves room for it, so a handler bounding its own work
 // by this answers instead of being cut off mid-response.
@@ -94,7 +100,7 @@ func ListenWith(addr string, h http.Handler, o Options) (*Server, error) {
 		}
 	}
 	if o.TLS != nil {
-		ln = tls.NewListener(ln, o.TLS)
+		ln = tls.NewListener(plainHTTPListener{ln}, o.TLS)
 	}
 	s := &Server{
 		srv: &http.Server{
@@ -103,6 +109,7 @@ func ListenWith(addr string, h http.Handler, o Options) (*Server, error) {
 			ReadTimeout:       readTimeout,
 			WriteTimeout:      o.WriteTimeout,
 			IdleTimeout:       idleTimeout,
+			MaxHeaderBytes:    MaxHeaderBytes,
 			TLSConfig:         o.TLS,
 			ErrorLog:          o.ErrorLog,
 		},
