@@ -181,12 +181,13 @@ var (
 
 // sql/workers_lease.sql: start, renew, log, complete, cancel.
 var (
-	sqlLeaseFacts    = stmt("LeaseFacts")
-	sqlLatestAttempt = stmt("LatestAttempt")
-	sqlLogFacts      = stmt("LogFacts")
-	sqlLogChunkAt    = stmt("LogChunkAt")
-	sqlLogLength     = stmt("LogLength")
-	sqlLogChunksFrom = stmt("LogChunksFrom")
+	sqlLeaseFacts       = stmt("LeaseFacts")
+	sqlLatestAttempt    = stmt("LatestAttempt")
+	sqlCompletionBounds = stmt("CompletionBounds")
+	sqlLogFacts         = stmt("LogFacts")
+	sqlLogChunkAt       = stmt("LogChunkAt")
+	sqlLogLength        = stmt("LogLength")
+	sqlLogChunksFrom    = stmt("LogChunksFrom")
 
 	sqlAttemptStart, attemptStartParams             = namedStmt("AttemptStart")
 	sqlAttemptRenew, attemptRenewParams             = namedStmt("AttemptRenew")

@@ -1,6 +1,7 @@
 package pgstore
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -323,6 +324,11 @@ type attemptResult struct {
 	// signal killed a signaled command; it is in the message and the
 	// Run's end event, not a column of its own.
 	signal int
+	// endedAtMs is when the command ended, the attempt's finish time, and
+	// runAtMs the time its Run's change and event are stamped with (a
+	// retry's backoff runs from it); 0 is the database time of the step.
+	// Only a completion a worker reports late sets them (endedAt).
+	endedAtMs, runAtMs int64
 }
 
 // endedAs gives a result the error code of the end the replica decided:
@@ -358,6 +364,9 @@ func validateCompletion(req workerproto.CompleteRequest) (attemptResult, error) 
 	if req.LogBytes < 0 {
 		return res, qlerror.New(qlerror.Invalid, "log bytes %d is negative", req.LogBytes)
 	}
+	if req.EndedMsAgo < 0 {
+		return res, qlerror.New(qlerror.Invalid, "endedMsAgo %d is negative: send how many milliseconds before the report the command ended, or leave it out", req.EndedMsAgo)
+	}
 	switch {
 	case req.Signal < 0 || req.Signal > workerproto.MaxSignal:
 		return res, qlerror.New(qlerror.Invalid, "signal %d is outside 1–%d", req.Signal, workerproto.MaxSignal)
@@ -375,16 +384,24 @@ func validateCompletion(req workerproto.CompleteRequest) (attemptResult, error) 
 	return res, nil
 }
 
-// attemptEnd decides how a completed attempt ended: a cancel asked before
-// the deadline passed wins (run.CancelCameFirst), then a deadline passed in
-// database time (also when a cancel was asked after it), then a worker that stopped
-// before its command ended (lost, as a dead worker's attempt is), then the
-// exit code.
-func (f leaseFacts) attemptEnd(req workerproto.CompleteRequest) run.AttemptState {
+// attemptEnd decides how a completed attempt whose command ended at
+// endedAtMs (endedAt) ended: a cancel asked before the deadline passed and
+// no later than the command ended wins (run.CancelDecidesResult: one asked
+// after the command ended, its report still on its way, had nothing to
+// cancel), then a deadline passed in database time by the command's end
+// (also when a cancel was asked after it) or the worker's stop of the
+// command for its timeout (the worker's copy of the deadline passes no
+// later than the database's, so a command it stopped may end just before
+// the database's), then a worker that stopped before its command ended
+// (lost, as a dead worker's attempt is), then the exit code. A command
+// that ended before its deadline keeps its own end however late its
+// worker could report it.
+func (f leaseFacts) attemptEnd(req workerproto.CompleteRequest, endedAtMs int64) run.AttemptState {
+	stoppedForTimeout := req.Outcome == workerproto.OutcomeStopped && req.ErrorCode == workerproto.StopTimedOut
 	switch {
-	case run.CancelCameFirst(f.CancelAtMs, f.DeadlineAtMs):
+	case run.CancelDecidesResult(f.CancelAtMs, f.DeadlineAtMs, endedAtMs):
 		return run.AttemptCancelled
-	case f.DeadlineAtMs != nil && *f.DeadlineAtMs <= f.NowMs:
+	case f.DeadlineAtMs != nil && (*f.DeadlineAtMs <= endedAtMs || stoppedForTimeout):
 		return run.AttemptTimedOut
 	case req.Outcome == workerproto.OutcomeStopped && req.ErrorCode == workerproto.StopWorkerShutdown:
 		return run.AttemptLost
@@ -435,8 +452,13 @@ func (r *Runtime) CompleteAttempt(ctx context.Context, w WorkerIdentity, req wor
 			}
 			return nil
 		}
-		end := f.attemptEnd(req)
+		endedAtMs, runAtMs, err := f.endedAt(ctx, tx, req.EndedMsAgo)
+		if err != nil {
+			return err
+		}
+		end := f.attemptEnd(req, endedAtMs)
 		result := result.endedAs(end)
+		result.endedAtMs, result.runAtMs = endedAtMs, runAtMs
 		if err := endAttempt(ctx, tx, f, end, result); err != nil {
 			return err
 		}
@@ -451,6 +473,31 @@ func (r *Runtime) CompleteAttempt(ctx context.Context, w WorkerIdentity, req wor
 		return Completed{}, mapErr(err, "completing attempt "+req.AttemptID)
 	}
 	return out, nil
+}
+
+// endedAt is when a completed attempt's command ended, endedMsAgo before
+// the database time of this step as its worker counted it when it sent the
+// report, held between the attempt's start and now: a worker's count, even
+// a wrong one, never moves a time outside what the database knows. runAtMs
+// is that end, or the Run's latest event when that came later (a cancel
+// asked meanwhile), so the Run's events stay in time order. A report
+// without it (a worker older than the field, a command that just ended)
+// ends now, as every report did before.
+func (f leaseFacts) endedAt(ctx context.Context, tx pgx.Tx, endedMsAgo int64) (endedAtMs, runAtMs int64, err error) {
+	if endedMsAgo == 0 {
+		return f.NowMs, f.NowMs, nil
+	}
+	var startedAtMs *int64
+	var lastEventAtMs int64
+	if err := tx.QueryRow(ctx, sqlCompletionBounds, f.AttemptID).Scan(&startedAtMs, &lastEventAtMs); err != nil {
+		return 0, 0, err
+	}
+	endedAtMs = f.NowMs - min(endedMsAgo, f.NowMs)
+	if startedAtMs != nil {
+		endedAtMs = max(endedAtMs, *startedAtMs)
+	}
+	endedAtMs = min(endedAtMs, f.NowMs)
+	return endedAtMs, min(max(endedAtMs, lastEventAtMs), f.NowMs), nil
 }
 
 // completionFence refuses a completion that does not name the current,
@@ -482,7 +529,7 @@ func endAttempt(ctx context.Context, tx querier, f leaseFacts, end run.AttemptSt
 	}
 	return expectOne(execNamed(ctx, tx, sqlAttemptEnd, attemptEndParams, pgx.StrictNamedArgs{
 		"attempt_id": f.AttemptID, "from_state": string(f.State), "state": string(end), "now_ms": f.NowMs,
-		"exit_code": res.exitCode, "result_code": nullable(res.resultCode), "error_code": nullable(res.errorCode),
+		"ended_at_ms": cmp.Or(res.endedAtMs, f.NowMs), "exit_code": res.exitCode, "result_code": nullable(res.resultCode), "error_code": nullable(res.errorCode),
 		"error_message": nullable(res.errorMessage),
 	}))
 }
@@ -518,19 +565,20 @@ func settleRun(ctx context.Context, tx pgx.Tx, f leaseFacts, end run.AttemptStat
 	payload["outcome"] = string(end)
 	run.EndPayload(payload, run.Attempt{ExitCode: res.exitCode, ErrorCode: res.errorCode, Signal: res.signal})
 	errorCode := res.errorCode
+	at := cmp.Or(res.runAtMs, f.NowMs)
 	if f.CancelAtMs == nil && end != run.AttemptCancelled && f.Retry.Allows(string(end), f.Number) {
 		next := ids.New()
 		if _, err := execNamed(ctx, tx, sqlAttemptRetryInsert, attemptRetryInsertParams, pgx.StrictNamedArgs{
-			"id": next, "run_id": f.RunID, "number": f.Number + 1, "available_at_ms": f.NowMs + f.Retry.BackoffMs, "now_ms": f.NowMs,
+			"id": next, "run_id": f.RunID, "number": f.Number + 1, "available_at_ms": at + f.Retry.BackoffMs, "now_ms": f.NowMs,
 		}); err != nil {
 			return "", false, err
 		}
-		payload["nextAttemptId"], payload["nextAttempt"], payload["availableAtMs"] = next, f.Number+1, f.NowMs+f.Retry.BackoffMs
-		finished, err := advanceRun(ctx, tx, f, run.RetryWait, runChange{event: run.EventRetryWait, payload: payload})
+		payload["nextAttemptId"], payload["nextAttempt"], payload["availableAtMs"] = next, f.Number+1, at+f.Retry.BackoffMs
+		finished, err := advanceRun(ctx, tx, f, run.RetryWait, runChange{event: run.EventRetryWait, payload: payload, atMs: at})
 		return run.RetryWait, finished, err
 	}
 	e := runEnds[end]
-	finished, err := advanceRun(ctx, tx, f, e.state, runChange{event: e.event, finished: true, cancel: end == run.AttemptCancelled, payload: payload, errorCode: errorCode})
+	finished, err := advanceRun(ctx, tx, f, e.state, runChange{event: e.event, finished: true, cancel: end == run.AttemptCancelled, payload: payload, errorCode: errorCode, atMs: at})
 	return e.state, finished, err
 }
 
@@ -541,6 +589,8 @@ type runChange struct {
 	cancel, finished bool
 	// errorCode is the ended attempt's, for the Run's notifications.
 	errorCode string
+	// atMs stamps the change and its event; 0 is the step's database time.
+	atMs int64
 }
 
 // advanceRun writes one Run state change (state, version + 1, the next
@@ -561,7 +611,7 @@ func advanceRun(ctx context.Context, tx querier, f leaseFacts, to run.State, c r
 		return false, err
 	}
 	if err := expectOne(execNamed(ctx, tx, sqlRunAdvance, runAdvanceParams, pgx.StrictNamedArgs{
-		"run_id": f.RunID, "version": f.RunVersion, "state": string(to), "now_ms": f.NowMs,
+		"run_id": f.RunID, "version": f.RunVersion, "state": string(to), "now_ms": f.NowMs, "at_ms": cmp.Or(c.atMs, f.NowMs),
 		"cancel": c.cancel, "finished": c.finished, "event": c.event, "payload": payload,
 	})); err != nil {
 		return false, err

@@ -25,3 +25,16 @@ func EndAfterCancel(end AttemptState, cancelAtMs, deadlineAtMs *int64) AttemptSt
 	}
 	return end
 }
+
+// CancelDecidesResult reports whether a cancel decides how an attempt
+// whose command ended at endedAtMs (in the store's time: when its runner
+// saw it end, however late the store takes its result) is recorded: it
+// must have come before the deadline passed (CancelCameFirst) and no
+// later than the command ended. A cancel asked after the command had
+// ended, while its result was still on its way to the store (a full disk,
+// a replica the worker could not reach), had nothing to cancel: the
+// command's own result is recorded, and the cancel still keeps a retry
+// from following.
+func CancelDecidesResult(cancelAtMs, deadlineAtMs *int64, endedAtMs int64) bool {
+	return CancelCameFirst(cancelAtMs, deadlineAtMs) && *cancelAtMs <= endedAtMs
+}

@@ -390,6 +390,17 @@ type CompleteRequest struct {
 	// invalid sends it again without (ErrorMessage still names the
 	// signal), so a newer worker completes against an older replica.
 	Signal int `json:"signal,omitempty"`
+	// EndedMsAgo is how long before this send the command ended, counted
+	// on the worker's monotonic clock when the request is sent (each send
+	// of a retried report counts it again), never compared with the
+	// replica's clock: the replica records the end at its database time
+	// minus it, held between the attempt's start (and its Run's latest
+	// event) and that database time, so a report the worker could deliver
+	// only late keeps the command's own duration. 0 (or absent) is now.
+	// It was added after Signal: a replica older than it refuses it as
+	// unknown, and the worker sends the completion again without it, the
+	// end then taken when the replica accepts the report.
+	EndedMsAgo int64 `json:"endedMsAgo,omitempty"`
 }
 
 // MaxSignal bounds CompleteRequest.Signal (Linux's SIGRTMAX).

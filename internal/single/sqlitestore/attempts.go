@@ -50,17 +50,22 @@ type attemptRow struct {
 	lastEventAtMs int64
 }
 
-// endedAt is when an attempt's result takes effect: observedMs, when its
-// executor saw the command end, so a result the store could take only
-// later (the disk full, the write lock held) keeps the command's own end
-// and duration; never after now, when the store takes it, nor before the
-// run's latest event, so a run's events stay in time order. Without an
-// observed end it is now.
-func (a attemptRow) endedAt(observedMs *int64, now int64) int64 {
+// endedAt is when an attempt's command ended and when its result takes
+// effect on its run. endedMs is observedMs, when its executor saw the
+// command end, so a result the store could take only later (the disk
+// full, the write lock held) keeps the command's own end and duration,
+// never after now, when the store takes it; it is the attempt's finish
+// time and what a cancel asked meanwhile is compared with
+// (run.CancelDecidesResult). runAtMs stamps the run's change and event: the
+// same, but never before the run's latest event (a cancel asked while the
+// result waited), so a run's events stay in time order. Without an
+// observed end both are now.
+func (a attemptRow) endedAt(observedMs *int64, now int64) (endedMs, runAtMs int64) {
 	if observedMs == nil {
-		return now
+		return now, now
 	}
-	return max(a.lastEventAtMs, min(*observedMs, now))
+	endedMs = min(*observedMs, now)
+	return endedMs, max(a.lastEventAtMs, endedMs)
 }
 
 func readAttempt(ctx context.Context, tx *txn, id string) (attemptRow, error) {

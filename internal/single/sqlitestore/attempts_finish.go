@@ -29,11 +29,15 @@ var finishedRun = map[run.AttemptState]struct {
 // terminal or lost is rejected, never applied. finished is the state the
 // Run finished in by this call (run.Finishes), "" when it did not finish
 // it (a retry follows). A result for a Run whose cancel was asked before
-// the attempt's deadline passed is recorded cancelled whatever the command
-// did: the intent wins (run.CancelCameFirst). a.FinishedAtMs, when set, is
-// when the executor saw the command end: the attempt, its Run and the Run's
-// end event are stamped with it (attemptRow.endedAt), and a retry's backoff
-// runs from it, however late the store took the result.
+// the attempt's deadline passed and before its command ended is recorded
+// cancelled whatever the command did: the intent wins
+// (run.CancelDecidesResult); a cancel asked after the command ended, its
+// result waiting for the store, had nothing to cancel and leaves the
+// result (with no retry). a.FinishedAtMs, when set, is when the executor
+// saw the command end: the attempt, its Run and the Run's end event are
+// stamped with it (attemptRow.endedAt; the Run no earlier than its latest
+// event), and a retry's backoff runs from it, however late the store took
+// the result.
 func (s *Store) AttemptFinish(ctx context.Context, a run.Attempt) (finished run.State, err error) {
 	if _, ok := finishedRun[a.State]; !ok {
 		return "", qlerror.New(qlerror.Invalid, "attempt %s: %q is not a result state", a.ID, a.State)
@@ -48,20 +52,21 @@ func (s *Store) AttemptFinish(ctx context.Context, a run.Attempt) (finished run.
 		if err != nil {
 			return err
 		}
-		if a.State != run.AttemptCancelled && run.CancelCameFirst(cancelAtMs, deadlineAtMs) {
+		ended, runAt := cur.endedAt(a.FinishedAtMs, s.nowMs())
+		if a.State != run.AttemptCancelled && run.CancelDecidesResult(cancelAtMs, deadlineAtMs, ended) {
 			// The command ended (or timed out, or was stopped with the
 			// server) after a cancel was asked before its deadline but
 			// before the executor's poll heard it: the intent wins, as on
 			// the cluster, whose replica decides a worker's completion the
 			// same way. The exit code stays: it is what the command really
 			// did. A cancel asked once the deadline had passed leaves the
-			// end the executor saw (timed_out): the deadline came first.
+			// end the executor saw (timed_out): the deadline came first;
+			// one asked once the command had ended leaves its result.
 			a.State, a.ErrorCode = run.AttemptCancelled, run.ErrorCodeCancelled
 		}
 		if err := run.CheckAttemptTransition(cur.state, a.State); err != nil {
 			return err
 		}
-		ended := cur.endedAt(a.FinishedAtMs, s.nowMs())
 		res, err := tx.ExecContext(ctx, qAttemptMarkFinished, string(a.State), nullable(a.ExitCode), a.ErrorCode, ended, a.LogBytes, boolInt(a.LogTruncated), a.ID, string(cur.state), a.ErrorMessage)
 		if err != nil {
 			return err
@@ -71,7 +76,7 @@ func (s *Store) AttemptFinish(ctx context.Context, a run.Attempt) (finished run.
 		}
 		payload := map[string]any{"attemptId": a.ID}
 		run.EndPayload(payload, a)
-		finished, err = settleRun(ctx, tx, a.ID, cur, a.State, payload, ended)
+		finished, err = settleRun(ctx, tx, a.ID, cur, a.State, payload, runAt)
 		return err
 	})
 	if err != nil {

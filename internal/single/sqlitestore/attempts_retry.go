@@ -16,8 +16,8 @@ import (
 // available once the backoff has passed, when the retry policy of the
 // execution revision the Run was admitted with allows it (never after a
 // cancel: the intent wins, and the Run ends cancelled — or timed_out when
-// the deadline passed before the cancel was asked); else to the attempt's
-// end. The event carries
+// the deadline passed before the cancel was asked, or as the command did
+// when it ended before the cancel was asked); else to the attempt's end. The event carries
 // the attempt's number and outcome besides payload, and for a retry the
 // next attempt and when it may start, as the cluster's does. finished is
 // the state the call finished the Run in, "" when a retry follows.
@@ -31,10 +31,15 @@ func settleRun(ctx context.Context, tx *txn, id string, cur attemptRow, end run.
 	if err != nil {
 		return "", err
 	}
-	// The intent wins over whatever ended the attempt (its recovery as
-	// lost, too), as on the cluster; a cancel asked once the deadline had
-	// passed leaves a timed-out attempt's Run timed_out.
-	end = run.EndAfterCancel(end, cancelAtMs, deadlineAtMs)
+	// The intent wins over a lost attempt (nobody knows when its command
+	// ended), as on the cluster's sweep. Every other end was decided with
+	// the cancel already (AttemptFinish, run.CancelDecidesResult): a cancel
+	// asked before the deadline and the command's end made it cancelled,
+	// one asked once the deadline had passed left it timed_out, one asked
+	// once the command had ended left its result.
+	if end == run.AttemptLost {
+		end = run.EndAfterCancel(end, cancelAtMs, deadlineAtMs)
+	}
 	payload["attempt"], payload["outcome"] = number, string(end)
 	// A stored command that does not decode was never run (its plan failed
 	// verification): its result is still recorded, without a retry that

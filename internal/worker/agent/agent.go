@@ -751,7 +751,7 @@ func (w *worker) reportLost(ctx context.Context, a journal.Attempt, message stri
 	}
 	lease.LeaseVersion = renewed.LeaseVersion
 	rep, err := w.client.Complete(ctx, workerproto.CompleteRequest{Lease: lease, Outcome: workerproto.OutcomeStopped,
-		ErrorCode: ErrorCodeStopped, ErrorMessage: message})
+		ErrorCode: ErrorCodeStopped, ErrorMessage: message}, time.Time{})
 	if err != nil {
 		return nil, err
 	}

@@ -372,6 +372,9 @@ func (a *attempt) setVersion(version int64) {
 // is complete, over, or its lease is lost.
 func (a *attempt) loop(done <-chan process.Result, mask *process.Redactor) {
 	var res *process.Result
+	// ended is when the command's result came, on the monotonic clock:
+	// its completion says how long before each send that was.
+	var ended time.Time
 	// flushed is when output was last sent. Output waiting is sent once
 	// flushEvery has passed since then: at once when a command prints
 	// after a quiet spell, instead of at the next tick of a fixed cadence
@@ -410,7 +413,7 @@ func (a *attempt) loop(done <-chan process.Result, mask *process.Redactor) {
 			}
 			continue
 		case res != nil:
-			a.complete(*res)
+			a.complete(*res, ended)
 			return
 		}
 		wakeAt := earliest(a.killAt, a.renewAt())
@@ -420,6 +423,7 @@ func (a *attempt) loop(done <-chan process.Result, mask *process.Redactor) {
 		wake := time.NewTimer(time.Until(wakeAt))
 		select {
 		case r := <-done:
+			ended = time.Now()
 			if err := mask.Flush(); err != nil {
 				a.w.log.Error("could not flush the output", a.logAttrs("code", "output_failed", "error", err.Error())...)
 			}
@@ -630,8 +634,12 @@ func (a *attempt) logChunk(deadline time.Time) error {
 	return nil
 }
 
-// complete reports res until the replica records it or the lease is lost.
-func (a *attempt) complete(res process.Result) {
+// complete reports res, whose command ended at ended, until the replica
+// records it or the lease is lost. Output still unsent, renewals and
+// replicas that do not answer can delay the report; each send says how
+// long ago the command ended, so the replica records that end, not the
+// report's.
+func (a *attempt) complete(res process.Result, ended time.Time) {
 	req := workerproto.CompleteRequest{Lease: a.lease, LogBytes: a.offset}
 	req.Outcome, req.ExitCode, req.ErrorCode = completion(res, a.stopReason)
 	switch {
@@ -663,7 +671,7 @@ func (a *attempt) complete(res process.Result) {
 			continue
 		}
 		ctx, cancel := context.WithDeadline(a.w.reqCtx, a.deadline())
-		rep, err := a.w.client.Complete(ctx, req)
+		rep, err := a.w.client.Complete(ctx, req, ended)
 		cancel()
 		if err == nil {
 			attrs := []any{"code", "attempt_completed", "outcome", req.Outcome}
@@ -682,10 +690,12 @@ func (a *attempt) complete(res process.Result) {
 			a.journalDone(req.Outcome)
 			return
 		}
-		if Code(err) == workerproto.CodeInvalid && req.Signal != 0 {
-			// A replica older than the signal field refuses it; the
-			// message still names the signal.
-			req.Signal = 0
+		if Code(err) == workerproto.CodeInvalid && (req.Signal != 0 || !ended.IsZero()) {
+			// A replica older than the signal field or the end's, which
+			// it refuses as unknown, gets the report without both: the
+			// message still names the signal, and the end is when the
+			// replica accepts the report, as before the fields.
+			req.Signal, ended = 0, time.Time{}
 			continue
 		}
 		if Code(err) != "" {

@@ -329,10 +329,21 @@ func (c *Client) Log(ctx context.Context, req workerproto.LogRequest) (workerpro
 	return out, c.call(ctx, workerproto.PathLog, leaseBound, req, &out, nil)
 }
 
-// Complete reports an attempt's end.
-func (c *Client) Complete(ctx context.Context, req workerproto.CompleteRequest) (workerproto.CompleteReply, error) {
+// Complete reports an attempt's end. ended, when not zero, is when the
+// command ended on this worker's monotonic clock: every send, each one
+// after a transient failure too, says how long before it that was
+// (EndedMsAgo), so the replica records the command's own end however
+// late the report reaches it. Zero leaves the field out (an end not
+// known, or a replica older than the field): the end is then when the
+// replica accepts the report.
+func (c *Client) Complete(ctx context.Context, req workerproto.CompleteRequest, ended time.Time) (workerproto.CompleteReply, error) {
 	var out workerproto.CompleteReply
-	return out, c.call(ctx, workerproto.PathComplete, leaseBound, req, &out, nil)
+	return out, c.send(ctx, workerproto.PathComplete, leaseBound, func(began time.Time) any {
+		if !ended.IsZero() {
+			req.EndedMsAgo = max(began.Sub(ended).Milliseconds(), 0)
+		}
+		return req
+	}, &out, nil)
 }
 
 // GiveBack returns a grant the worker will not start.
@@ -352,10 +363,13 @@ func (c *Client) End(ctx context.Context, req workerproto.EndRequest) (workerpro
 // bounded by timeout (see tryTimeout for leaseBound). sent, when not nil,
 // is set to when the request that got the reply was sent.
 func (c *Client) call(ctx context.Context, path string, timeout time.Duration, req, out any, sent *time.Time) error {
-	body, err := json.Marshal(req)
-	if err != nil {
-		return err
-	}
+	return c.send(ctx, path, timeout, func(time.Time) any { return req }, out, sent)
+}
+
+// send is call with the request made for each send by at, given when the
+// send begins: a request that says how long ago something happened counts
+// it again for every send.
+func (c *Client) send(ctx context.Context, path string, timeout time.Duration, at func(began time.Time) any, out any, sent *time.Time) error {
 	wait := backoffMin
 	for {
 		i, base := c.server()
@@ -363,8 +377,12 @@ func (c *Client) call(ctx context.Context, path string, timeout time.Duration, r
 		if sent != nil {
 			*sent = began
 		}
+		body, err := json.Marshal(at(began))
+		if err != nil {
+			return err
+		}
 		limit := tryTimeout(ctx, timeout)
-		err := c.once(ctx, base, path, limit, body, out)
+		err = c.once(ctx, base, path, limit, body, out)
 		c.observe(ctx, base, err, began, limit)
 		if err == nil || !transient(err) {
 			var e *Error

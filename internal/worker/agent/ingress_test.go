@@ -60,10 +60,16 @@ type ingress struct {
 	state     string
 	registers int
 	// beforeSignal decodes completions as a replica older than the
-	// signal field does: refusing it as unknown.
+	// signal field (and so than endedMsAgo) does: refusing them as
+	// unknown.
 	beforeSignal bool
-	// refusedSignal counts completions refused for carrying it.
+	// refusedSignal counts completions refused for carrying either.
 	refusedSignal int
+	// completeDown answers that many completion sends 503, as an
+	// unreachable replica's would be; endedAgoSent records the
+	// EndedMsAgo of every completion send taken apart.
+	completeDown int
+	endedAgoSent []int64
 	// beforeEnd answers the end of a session as a replica older than it
 	// does (404 not_found); ended counts the sessions ended.
 	beforeEnd bool
@@ -642,7 +648,10 @@ func (a *attemptRec) chunkAt(offset int64, data []byte) bool {
 func (in *ingress) complete(w http.ResponseWriter, r *http.Request) {
 	var req workerproto.CompleteRequest
 	in.mu.Lock()
-	old := in.beforeSignal
+	old, down := in.beforeSignal, in.completeDown > 0
+	if down {
+		in.completeDown--
+	}
 	in.mu.Unlock()
 	if old {
 		var o completeBeforeSignal
@@ -658,13 +667,22 @@ func (in *ingress) complete(w http.ResponseWriter, r *http.Request) {
 	}
 	in.mu.Lock()
 	defer in.mu.Unlock()
+	in.endedAgoSent = append(in.endedAgoSent, req.EndedMsAgo)
+	if down {
+		fail(w, http.StatusServiceUnavailable, workerproto.CodeUnavailable, "the database is unreachable")
+		return
+	}
 	a := in.fenced(w, req.Lease)
 	if a == nil {
 		return
 	}
 	if a.complete != nil {
-		same, _ := json.Marshal(req)
-		first, _ := json.Marshal(a.complete)
+		// A replay's EndedMsAgo, counted again at each send, differs from
+		// the first send's; the replica answers a replay by its lease.
+		again, recorded := req, *a.complete
+		again.EndedMsAgo, recorded.EndedMsAgo = 0, 0
+		same, _ := json.Marshal(again)
+		first, _ := json.Marshal(recorded)
 		if !bytes.Equal(same, first) {
 			fail(w, http.StatusConflict, workerproto.CodeFenced, "the attempt was completed otherwise")
 			return

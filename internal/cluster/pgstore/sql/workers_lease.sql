@@ -33,6 +33,18 @@ SELECT a.run_id, a.number, a.state, a.worker_id, a.lease_token_sha256, a.lease_v
  WHERE a.id = $1
    FOR NO KEY UPDATE OF a, r
 
+-- name: CompletionBounds
+-- The times a reported end is held between (read after LeaseFacts locked
+-- the attempt and its Run): the attempt's start, before which its command
+-- cannot have ended, and the time of its Run's latest event, before which
+-- no later change of the Run may be stamped, so the Run's events stay in
+-- time order. A worker's "ended so long ago" is never trusted beyond them.
+SELECT a.started_at_ms, e.created_at_ms
+  FROM qinglong.attempts a
+  JOIN qinglong.runs r ON r.id = a.run_id
+  JOIN qinglong.run_events e ON e.run_id = r.id AND e.seq = r.last_event_seq
+ WHERE a.id = $1
+
 -- name: LatestAttempt
 -- The latest attempt of a Run, read without a lock: cancellation then
 -- locks it through LeaseFacts and re-checks that it is still the latest.
@@ -75,10 +87,12 @@ UPDATE qinglong.attempts
 -- cleared (the sweep never sees it again) while the token digest and the
 -- lease version stay, so a replayed completion is recognised. result_code
 -- is the outcome the worker reported, NULL when the attempt was ended
--- without it (lost, cancelled before start). Fenced by the state read
--- under the lock.
+-- without it (lost, cancelled before start). @ended_at_ms is when the
+-- command ended: the database time of this step, or earlier for a worker's
+-- late report, held within [started_at_ms, @now_ms] (CompletionBounds).
+-- Fenced by the state read under the lock.
 UPDATE qinglong.attempts
-   SET state = @state, finished_at_ms = @now_ms, exit_code = @exit_code, result_code = @result_code,
+   SET state = @state, finished_at_ms = @ended_at_ms, exit_code = @exit_code, result_code = @result_code,
        error_code = @error_code, error_message = @error_message, lease_expires_at_ms = NULL,
        updated_at_ms = greatest(updated_at_ms, @now_ms)
  WHERE id = @attempt_id AND state = @from_state
@@ -93,18 +107,21 @@ VALUES (@id, @run_id, @number, 'remote_worker', 'claimed', @available_at_ms, @no
 -- One Run state change: state, version + 1 and the next event, together;
 -- fenced by the version read under the lock, so a change decided on a
 -- stale read writes nothing. @cancel records the cancel intent (kept if
--- already set); @finished stamps the end. Returns the events written.
+-- already set, stamped with the step's database time); @finished stamps the
+-- end. The end and the event are stamped @at_ms: the step's database time,
+-- or the time a worker's late report says its command ended, never before
+-- the Run's latest event (CompletionBounds) nor after @now_ms.
 WITH moved AS (
     UPDATE qinglong.runs r
        SET state = @state, version = r.version + 1, last_event_seq = r.last_event_seq + 1,
            cancel_requested_at_ms = CASE WHEN @cancel::boolean THEN coalesce(r.cancel_requested_at_ms, @now_ms) ELSE r.cancel_requested_at_ms END,
-           finished_at_ms = CASE WHEN @finished::boolean THEN @now_ms ELSE r.finished_at_ms END,
+           finished_at_ms = CASE WHEN @finished::boolean THEN @at_ms ELSE r.finished_at_ms END,
            updated_at_ms = greatest(r.updated_at_ms, @now_ms)
      WHERE r.id = @run_id AND r.version = @version
     RETURNING r.id, r.last_event_seq
 )
 INSERT INTO qinglong.run_events (run_id, seq, name, payload, created_at_ms)
-SELECT m.id, m.last_event_seq, @event, @payload, @now_ms FROM moved m
+SELECT m.id, m.last_event_seq, @event, @payload, @at_ms FROM moved m
 
 -- name: LogFacts
 -- Locks one attempt for a log append (appends of one attempt are
