@@ -195,16 +195,16 @@ func runWaiting(ctx context.Context, tx pgx.Tx, r run.Run) (*run.Waiting, error)
 
 func scanRun(row pgx.Row) (run.Run, error) {
 	var x run.Run
-	var triggerID, projectName, triggerName, taskName, rerunOf, manual *string
+	var triggerID, projectName, triggerName, taskName, rerunOf, manual, lostCode *string
 	var triggerRev, queuedAt, dueAt *int64
 	var state string
 	err := row.Scan(&x.ID, &x.ProjectID, &x.TaskID, &x.TaskRevision, &triggerID, &triggerRev, &x.ExecutionRevisionID,
 		&x.IdempotencyKey, &x.ScheduledForMs, &dueAt, &state, &x.Version, &x.LastEventSeq, &x.CreatedAtMs, &queuedAt, &x.UpdatedAtMs, &x.FinishedAtMs,
-		&projectName, &triggerName, &taskName, &rerunOf, &manual)
+		&projectName, &triggerName, &taskName, &rerunOf, &manual, &lostCode)
 	x.TriggerID, x.TriggerRevision, x.QueuedAtMs = deref(triggerID), derefInt(triggerRev), derefInt(queuedAt)
 	x.ProjectName, x.TriggerName, x.TaskName = deref(projectName), deref(triggerName), deref(taskName)
 	x.DueAtMs, x.RerunOf = derefInt(dueAt), deref(rerunOf)
-	x.Origin = run.OriginOf(deref(manual))
+	x.Origin, x.ErrorCode = run.OriginOf(deref(manual)), deref(lostCode)
 	x.State = run.State(state)
 	return x, err
 }

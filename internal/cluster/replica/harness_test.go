@@ -55,10 +55,10 @@ func (l *logLines) consume(r io.Reader) {
 	}
 }
 
-// serveUntilItStops serves s, its JSON log read into logs, until the
-// replica stops of itself or 30 s pass (timedOut): for a replica that must
-// give up at once, e.g. on a database it can never use.
-func serveUntilItStops(s settings) (logs *logLines, err error, timedOut bool) {
+// capturedLogs is a JSON logger whose lines are read into logs as they
+// are written; done closes its writer and returns once every line written
+// is read, so the logs are whole.
+func capturedLogs() (logs *logLines, log *slog.Logger, done func()) {
 	pr, pw := io.Pipe()
 	logs = &logLines{added: make(chan struct{}, 1)}
 	consumed := make(chan struct{})
@@ -66,11 +66,21 @@ func serveUntilItStops(s settings) (logs *logLines, err error, timedOut bool) {
 		defer close(consumed)
 		logs.consume(pr)
 	}()
+	return logs, slog.New(slog.NewJSONHandler(pw, nil)), func() {
+		_ = pw.Close()
+		<-consumed
+	}
+}
+
+// serveUntilItStops serves s, its JSON log read into logs, until the
+// replica stops of itself or 30 s pass (timedOut): for a replica that must
+// give up at once, e.g. on a database it can never use.
+func serveUntilItStops(s settings) (logs *logLines, err error, timedOut bool) {
+	logs, log, done := capturedLogs()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	err = serveReplica(ctx, s, slog.New(slog.NewJSONHandler(pw, nil)))
-	_ = pw.Close()
-	<-consumed
+	err = serveReplica(ctx, s, log)
+	done()
 	return logs, err, ctx.Err() != nil
 }
 

@@ -3,8 +3,6 @@ package replica
 import (
 	"context"
 	"fmt"
-	"io"
-	"log/slog"
 	"math/rand/v2"
 	"net"
 	"os"
@@ -171,13 +169,7 @@ triggers:
 // if the test failed.
 func runLoggedAgent(t *testing.T, servers, cred string) (logs *logLines, stop func()) {
 	t.Helper()
-	pr, pw := io.Pipe()
-	logs = &logLines{added: make(chan struct{}, 1)}
-	consumed := make(chan struct{})
-	go func() {
-		defer close(consumed)
-		logs.consume(pr)
-	}()
+	logs, log, done := capturedLogs()
 	// Made before the stop is registered: cleanups run last first, and a
 	// directory removed under the running worker fails its journal.
 	dataDir := t.TempDir()
@@ -185,7 +177,7 @@ func runLoggedAgent(t *testing.T, servers, cred string) (logs *logLines, stop fu
 	ran := make(chan error, 1)
 	go func() {
 		_, err := agent.Run(ctx, agent.Config{Server: servers, Credential: cred, DataDir: dataDir, Concurrency: 1,
-			StopTimeout: 2 * time.Second, Version: "test", Logger: slog.New(slog.NewJSONHandler(pw, nil))})
+			StopTimeout: 2 * time.Second, Version: "test", Logger: log})
 		ran <- err
 	}()
 	var once sync.Once
@@ -195,8 +187,7 @@ func runLoggedAgent(t *testing.T, servers, cred string) (logs *logLines, stop fu
 			if err := <-ran; err != nil {
 				t.Errorf("the worker returned %v after the stop", err)
 			}
-			pw.Close()
-			<-consumed
+			done()
 			if t.Failed() {
 				t.Logf("worker log:\n%s", logs)
 			}

@@ -614,5 +614,5 @@ func runOf(r view.Run) run.Run {
 		TriggerID: r.TriggerID, TriggerRevision: r.TriggerRevision, TriggerName: r.TriggerName, TaskName: r.TaskName, ExecutionRevisionID: r.ExecutionRevisionID,
 		IdempotencyKey: r.IdempotencyKey, ScheduledForMs: r.ScheduledForMs, DueAtMs: r.DueAtMs, State: r.State, Version: r.Version,
 		LastEventSeq: r.LastEventSeq, CreatedAtMs: r.CreatedAtMs, QueuedAtMs: r.QueuedAtMs, UpdatedAtMs: r.UpdatedAtMs, FinishedAtMs: r.FinishedAtMs,
-		RerunOf: r.RerunOf, Origin: r.Origin}
+		RerunOf: r.RerunOf, Origin: r.Origin, ErrorCode: r.ErrorCode}
 }

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"context"
 	"fmt"
 	"slices"
 	"strings"
@@ -32,7 +31,8 @@ backfill's, a caught-up misfire's, a re-run (which keeps the original's schedule
 among the Runs made when it was, above older Runs scheduled after it. --after ID continues in the same
 order, and the API (GET /api/v1/runs) and the console's Runs page list in it too. ORIGIN says what made
 each Run (clock, run_now, rerun, backfill; origin in -o json), ERROR how a lost Run was lost, its last
-attempt's error code (e.g. server_stopped; ` + "`runs show`" + ` gives every attempt's).`,
+attempt's error code (e.g. server_stopped; errorCode in -o json, as in ` + "`runs show`" + `, which gives
+every attempt's).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := checkOutput(out); err != nil {
@@ -63,12 +63,8 @@ attempt's error code (e.g. server_stopped; ` + "`runs show`" + ` gives every att
 				return err
 			}
 			unserved := ""
-			var lostCodes map[string]string
 			if out != "json" {
 				unserved = unservedList(cmd, b, runs)
-				if lostCodes, err = lostErrorCodes(cmd.Context(), b.Runs, runs); err != nil {
-					return err
-				}
 			}
 			err = printListing(cmd, out, listing[run.Run]{
 				json:   view.NewRunList(runs, next),
@@ -77,7 +73,7 @@ attempt's error code (e.g. server_stopped; ` + "`runs show`" + ` gives every att
 				row: func(r run.Run) []string {
 					return []string{r.ID, string(r.State), fmtMs(&r.ScheduledForMs),
 						nameOr(r.ProjectName, r.ProjectID), nameOr(r.TriggerName, r.TriggerID), fmt.Sprint(r.TaskRevision),
-						nameOr(string(r.Origin), "-"), nameOr(lostCodes[r.ID], "-")}
+						nameOr(string(r.Origin), "-"), nameOr(r.ErrorCode, "-")}
 				},
 				next: next,
 				none: NoneLine("run", project != "" || trigger != "" || state != "" || after != "",
@@ -98,28 +94,6 @@ attempt's error code (e.g. server_stopped; ` + "`runs show`" + ` gives every att
 	c.Flags().IntVar(&limit, "limit", run.DefaultPageSize, "page size (1–500)")
 	c.Flags().StringVar(&after, "after", "", "continue after this run id (printed as 'more:')")
 	return c
-}
-
-// lostErrorCodes is the error code of each lost Run of runs by its id,
-// its last attempt's (server_stopped, executor_lost, worker_stopped, …):
-// a listing's reader learns how each was lost without a `runs show` of
-// every one. A page holds up to run.MaxPageSize Runs, and only lost ones
-// are read again, one by one.
-func lostErrorCodes(ctx context.Context, r run.Reader, runs []run.Run) (map[string]string, error) {
-	codes := map[string]string{}
-	for _, x := range runs {
-		if x.State != run.Lost {
-			continue
-		}
-		d, err := r.RunGet(ctx, x.ID)
-		if err != nil {
-			return nil, err
-		}
-		if n := len(d.Attempts); n > 0 {
-			codes[x.ID] = d.Attempts[n-1].ErrorCode
-		}
-	}
-	return codes, nil
 }
 
 // nameOr is name, or fallback when the reader had none.

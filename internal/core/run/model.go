@@ -64,6 +64,11 @@ type Run struct {
 	// Origin is what admitted the Run: its trigger's clock, or a person's
 	// request.
 	Origin Origin
+	// ErrorCode is how a lost Run was lost, its last attempt's error code
+	// (server_stopped, executor_lost, worker_stopped, …), read with the
+	// Run so a listing says it without reading each Run again; "" for a
+	// Run in any other state.
+	ErrorCode string
 }
 
 // Origin is what admitted a Run. A request's Run records which request it

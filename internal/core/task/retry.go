@@ -70,8 +70,7 @@ func (p RetryPolicy) validate(field string) error {
 			Because(validate.RefusalOutOfRange, "field", field+".maxAttempts", "value", p.MaxAttempts, "min", 1, "max", MaxRetryAttempts)
 	}
 	if p.BackoffMs < 0 || p.BackoffMs > MaxRetryBackoffMs {
-		return invalid("%s.backoff: %s is outside 0 … 24h", field, validate.Duration(time.Duration(p.BackoffMs)*time.Millisecond)).
-			Because(validate.RefusalNotDuration, "field", field+".backoff", "value", validate.Duration(time.Duration(p.BackoffMs)*time.Millisecond), "min", "0s", "max", "24h")
+		return validate.DurationOutOfRangeError(field+".backoff", time.Duration(p.BackoffMs)*time.Millisecond, 0, time.Duration(MaxRetryBackoffMs)*time.Millisecond)
 	}
 	if len(p.On) == 0 {
 		return invalid("%s.on: names no outcome; give some of %s", field, strings.Join(RetryOutcomes, ", "))

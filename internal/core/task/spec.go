@@ -259,12 +259,10 @@ func (c Command) validate() error {
 		return err
 	}
 	if c.TimeoutMs < MinTimeout.Milliseconds() || c.TimeoutMs > MaxTimeout.Milliseconds() {
-		return invalid("task.command.timeout: %s is outside 1ms … 365 days (8760h)", validate.Duration(time.Duration(c.TimeoutMs)*time.Millisecond)).Because(validate.RefusalNotDuration,
-			"field", "task.command.timeout", "value", validate.Duration(time.Duration(c.TimeoutMs)*time.Millisecond), "min", validate.Duration(MinTimeout), "max", validate.Duration(MaxTimeout))
+		return validate.DurationOutOfRangeError("task.command.timeout", time.Duration(c.TimeoutMs)*time.Millisecond, MinTimeout, MaxTimeout)
 	}
 	if c.KillGraceMs != 0 && (c.KillGraceMs < MinKillGrace.Milliseconds() || c.KillGraceMs > MaxKillGrace.Milliseconds()) {
-		return invalid("task.command.killGrace: %s is outside 1ms … %s", validate.Duration(time.Duration(c.KillGraceMs)*time.Millisecond), validate.Duration(MaxKillGrace)).Because(validate.RefusalNotDuration,
-			"field", "task.command.killGrace", "value", validate.Duration(time.Duration(c.KillGraceMs)*time.Millisecond), "min", validate.Duration(MinKillGrace), "max", validate.Duration(MaxKillGrace))
+		return validate.DurationOutOfRangeError("task.command.killGrace", time.Duration(c.KillGraceMs)*time.Millisecond, MinKillGrace, MaxKillGrace)
 	}
 	if !c.RunAs.IsZero() {
 		if err := c.RunAs.Validate("task.command.runAs"); err != nil {

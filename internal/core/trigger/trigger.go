@@ -232,8 +232,7 @@ func (c Cron) digestPolicies(b *digest.Builder) {
 func (c Cron) validatePolicies() error {
 	switch {
 	case c.JitterMs < 0 || c.JitterMs > MaxJitterMs:
-		return qlerror.New(qlerror.Invalid, "trigger.cron.jitter: %s is outside 0 … 1h", validate.Duration(time.Duration(c.JitterMs)*time.Millisecond)).
-			Because(validate.RefusalNotDuration, "field", "trigger.cron.jitter", "value", validate.Duration(time.Duration(c.JitterMs)*time.Millisecond), "min", "0s", "max", "1h")
+		return validate.DurationOutOfRangeError("trigger.cron.jitter", time.Duration(c.JitterMs)*time.Millisecond, 0, MaxJitterMs*time.Millisecond)
 	case c.StartAtMs < 0:
 		return qlerror.New(qlerror.Invalid, "trigger.cron.startAt: must not be before 1970-01-01T00:00:00Z")
 	case c.EndAtMs < 0:
@@ -249,8 +248,7 @@ func (c Cron) validatePolicies() error {
 		return qlerror.New(qlerror.Invalid, "trigger.cron.overlap: %q is not one of allow, skip, queue_one, cancel_previous", c.Overlap).
 			Because(validate.RefusalNotOneOf, "field", "trigger.cron.overlap", "value", c.Overlap, "allowed", "allow, skip, queue_one, cancel_previous")
 	case c.HasCatchUpWindow && (c.CatchUpWindowMs < 0 || c.CatchUpWindowMs > MaxCatchUpWindowMs):
-		return qlerror.New(qlerror.Invalid, "trigger.cron.catchUpWindow: %s is outside 0 … 366 days (8784h)", validate.Duration(time.Duration(c.CatchUpWindowMs)*time.Millisecond)).
-			Because(validate.RefusalNotDuration, "field", "trigger.cron.catchUpWindow", "value", validate.Duration(time.Duration(c.CatchUpWindowMs)*time.Millisecond), "min", "0s", "max", "8784h")
+		return validate.DurationOutOfRangeError("trigger.cron.catchUpWindow", time.Duration(c.CatchUpWindowMs)*time.Millisecond, 0, MaxCatchUpWindowMs*time.Millisecond)
 	}
 	return nil
 }

@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/qinglong/qinglong/internal/core/qlerror"
 )
 
 // DurationForms says what every user-given duration may be written as: a
@@ -54,6 +56,18 @@ func NotADuration(field, value string, lo, hi time.Duration) string {
 // too long, has this one form.
 func DurationOutOfRange(field, value string, lo, hi time.Duration) string {
 	return field + ": " + value + " is out of range: it takes " + DurationBound(lo) + " to " + DurationBound(hi)
+}
+
+// DurationOutOfRangeError refuses d, a duration given to field that falls
+// outside lo to hi, as a definition's own checks find it (a spec that came
+// through the API or the console rather than `ql apply`'s parser): the
+// sentence of DurationOutOfRange, with d spelt as Duration does, and the
+// reason and fields the parser's refusal carries, so both routes say the
+// same words.
+func DurationOutOfRangeError(field string, d, lo, hi time.Duration) *qlerror.Error {
+	v := Duration(d)
+	return qlerror.New(qlerror.Invalid, "%s", DurationOutOfRange(field, v, lo, hi)).
+		Because(RefusalNotDuration, "field", field, "value", v, "min", DurationBound(lo), "max", DurationBound(hi))
 }
 
 // DurationBound spells a range's bound as it may be written: whole days

@@ -39,6 +39,9 @@ type Run struct {
 	// (a re-run keeps the original's ScheduledForMs, so its due time is not
 	// that plus jitter).
 	Origin run.Origin `json:"origin,omitempty"`
+	// ErrorCode is how a lost Run was lost: its last attempt's errorCode.
+	// Absent for a Run in any other state.
+	ErrorCode string `json:"errorCode,omitempty"`
 }
 
 // Attempt is the stable shape of an Attempt (without its log path and
@@ -141,7 +144,7 @@ func NewRun(r run.Run) Run {
 		TriggerID: r.TriggerID, TriggerRevision: r.TriggerRevision, TriggerName: r.TriggerName, TaskName: r.TaskName, ExecutionRevisionID: r.ExecutionRevisionID,
 		IdempotencyKey: r.IdempotencyKey, ScheduledForMs: r.ScheduledForMs, DueAtMs: r.DueAtMs, State: r.State, Version: r.Version,
 		LastEventSeq: r.LastEventSeq, CreatedAtMs: r.CreatedAtMs, QueuedAtMs: r.QueuedAtMs, UpdatedAtMs: r.UpdatedAtMs,
-		FinishedAtMs: r.FinishedAtMs, RerunOf: r.RerunOf, Origin: r.Origin,
+		FinishedAtMs: r.FinishedAtMs, RerunOf: r.RerunOf, Origin: r.Origin, ErrorCode: r.ErrorCode,
 	}
 }
 

@@ -72,7 +72,8 @@ type Config struct {
 	NowMs func() int64
 	// OnFinish, if set, observes every recorded result (the operator's
 	// "run finished" line) with the state the store reported it finished
-	// the Run in ("" when it did not finish it); it must not block for
+	// the Run in ("" when it did not finish it); the result's LogPath is
+	// its log's, empty when the command had none. It must not block for
 	// long.
 	OnFinish func(a run.Attempt, finished run.State)
 	// Hold, if set, is asked at each round: while it reports true the

@@ -319,6 +319,12 @@ func (d *Dispatcher) execute(ctx context.Context, a run.Attempt, id run.Identity
 	out.State, out.ExitCode, out.ErrorCode, out.Signal = res.State, res.ExitCode, res.Code, res.Signal
 	out.ErrorMessage = errorMessage(res)
 	out.LogBytes, out.LogTruncated = log.stored, log.truncated || log.err != nil
+	// Only a log that was created is named to whoever observes the result
+	// (the server's "read its output" line): a command that ran without
+	// one has nothing `ql runs logs` could print.
+	if log.file != nil {
+		out.LogPath = logPath
+	}
 	if log.err != nil {
 		out.ErrorMessage = strings.TrimPrefix(out.ErrorMessage+"; "+logMessage(log), "; ")
 	}

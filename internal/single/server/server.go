@@ -458,6 +458,8 @@ const (
 // finished logs an ended attempt and counts its Run when the store
 // reported the result finished it; a result that did not finish it gave
 // the Run a next attempt (its retry policy), which is counted and said.
+// The line points at `runs logs` only for a command that had a log (the
+// result names it): one that ran without one has no output to read.
 func (s *Server) finished(a run.Attempt, state run.State) {
 	s.runFinished(state)
 	args := []any{"run", a.RunID, "state", a.State}
@@ -472,6 +474,10 @@ func (s *Server) finished(a run.Attempt, state run.State) {
 			s.metrics.AttemptsRetried(1)
 		}
 		s.cfg.Logger.Info("attempt ended; its run waits to retry (the run.retry_wait event of `"+s.command("runs show "+a.RunID)+"` says when)", append([]any{"code", CodeRunRetryWait}, args...)...)
+		return
+	}
+	if a.LogPath == "" {
+		s.cfg.Logger.Info("run finished; its command left no log", append([]any{"code", CodeRunFinished}, args...)...)
 		return
 	}
 	s.cfg.Logger.Info("run finished; read its output with `"+s.command("runs logs "+a.RunID)+"`", append([]any{"code", CodeRunFinished}, args...)...)

@@ -97,9 +97,12 @@ func (s *Store) AttemptsLose(ctx context.Context, owner string) ([]run.Attempt, 
 // line saying its server stopped without ending the command
 // (process.LostLine): the command wrote through a pipe to that server, so
 // nothing has written the file since it died, nor will. It is written
-// before the size is read, which counts it. A recovery that fails after
-// it leaves the line, and the next one adds it again; a file that cannot
-// be written is left as it is.
+// before the transaction that records the attempt lost, and the size is
+// read after it, which counts it, so the line is there whenever the
+// attempt is recorded lost. A recovery that fails after it leaves the
+// line, so a log that already ends with it is left as it is: the next
+// recovery, or a retry of the transaction, does not add it again. A file
+// that cannot be written is left as it is.
 func closeLostLog(path string) {
 	if path == "" {
 		return
@@ -114,6 +117,13 @@ func closeLostLog(path string) {
 	fi, err := f.Stat()
 	if err != nil {
 		return
+	}
+	line := process.LostLine(false)
+	if fi.Size() >= int64(len(line)) {
+		tail := make([]byte, len(line))
+		if _, err := f.ReadAt(tail, fi.Size()-int64(len(line))); err != nil || string(tail) == line {
+			return
+		}
 	}
 	last := []byte{'\n'}
 	if fi.Size() > 0 {

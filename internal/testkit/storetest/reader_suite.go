@@ -31,6 +31,7 @@ func RunRunReader(t *testing.T, newFixture Factory) {
 		"ACancelAskedAfterTheDeadlinePassedLeavesTheRunTimedOut": testCancelAskedAfterTheDeadlinePassedLeavesTheRunTimedOut,
 		"TheNewestRunOfEachTriggerIsTheOneAdmittedLast":          testRunsLast,
 		"ListKeepsATimeWindowByAdmissionAndPagesWithinIt":        testRunListWindow,
+		"ALostRunIsReadWithHowItWasLost":                         testLostRunErrorCode,
 	}
 	for name, fn := range tests {
 		t.Run(name, func(t *testing.T) {

@@ -5,15 +5,19 @@
 -- The columns of a run, ending at FROM: the listing composes its filters
 -- after it (runs.go). The names are scalar subqueries by primary key rather
 -- than joins, so the listing filters stay unqualified and keep their indexes.
--- The last column is the request that admitted the Run, as its run.created
--- event records it (NULL for the clock's): one probe of run_events' key.
+-- The column before last is the request that admitted the Run, as its
+-- run.created event records it (NULL for the clock's): one probe of
+-- run_events' key. The last is how a lost Run was lost, its last attempt's
+-- error code, so a listing says it without reading each lost Run again:
+-- one probe of attempts' (run_id, number) key, for a lost Run only.
 SELECT id, project_id, task_id, task_revision, trigger_id, trigger_revision, execution_revision_id,
        idempotency_key, scheduled_for_ms, due_at_ms, state, version, last_event_seq, created_at_ms, queued_at_ms, updated_at_ms, finished_at_ms,
        (SELECT p.name FROM qinglong.projects p WHERE p.id = runs.project_id),
        (SELECT tr.name FROM qinglong.trigger_revisions tr WHERE tr.trigger_id = runs.trigger_id AND tr.revision = runs.trigger_revision),
        (SELECT k.name FROM qinglong.task_revisions k WHERE k.task_id = runs.task_id AND k.revision = runs.task_revision),
        rerun_of,
-       (SELECT e.payload->>'manual' FROM qinglong.run_events e WHERE e.run_id = runs.id AND e.seq = 1)
+       (SELECT e.payload->>'manual' FROM qinglong.run_events e WHERE e.run_id = runs.id AND e.seq = 1),
+       CASE WHEN state = 'lost' THEN (SELECT a.error_code FROM qinglong.attempts a WHERE a.run_id = runs.id ORDER BY a.number DESC LIMIT 1) END
   FROM qinglong.runs
 
 -- name: RunAttempts
