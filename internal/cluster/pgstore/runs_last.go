@@ -10,8 +10,8 @@ import (
 
 var _ run.LastReader = (*Runtime)(nil)
 
-// RunsLast returns the newest Run of each of triggerIDs that has one, in
-// one statement (run.LastReader).
+// RunsLast returns the newest Run of each of triggerIDs that has one, with
+// its trigger's overlap facts, in one statement (run.LastReader).
 func (r *Runtime) RunsLast(ctx context.Context, triggerIDs []string) (map[string]run.Last, error) {
 	if err := run.CheckLastTriggers(triggerIDs); err != nil {
 		return nil, err
@@ -20,13 +20,13 @@ func (r *Runtime) RunsLast(ctx context.Context, triggerIDs []string) (map[string
 	if len(triggerIDs) == 0 {
 		return out, nil
 	}
-	rows, err := r.pool.Query(ctx, sqlRunsLast, triggerIDs)
+	rows, err := r.pool.Query(ctx, sqlRunsLast, triggerIDs, run.BacklogCountCap, run.StarvingWindow)
 	if err != nil {
 		return nil, mapErr(err, "reading the newest runs of triggers")
 	}
 	var l run.Last
 	var state string
-	_, err = pgx.ForEachRow(rows, []any{&l.TriggerID, &l.RunID, &state, &l.ScheduledForMs, &l.FinishedAtMs}, func() error {
+	_, err = pgx.ForEachRow(rows, []any{&l.TriggerID, &l.RunID, &state, &l.ScheduledForMs, &l.FinishedAtMs, &l.Queued, &l.CancelledUnstarted}, func() error {
 		l.State = run.State(state)
 		out[l.TriggerID] = l
 		l.FinishedAtMs = nil

@@ -10,7 +10,10 @@ import (
 // The newest Run of each trigger is read by one probe of
 // runs_trigger_listing_idx per trigger, not by reading a trigger's Runs:
 // with 5,000 Runs of one trigger kept, the read of three triggers' newest
-// Runs reads at most one Run row per trigger, and answers the newest.
+// Runs reads at most one Run row per trigger, and answers the newest. Its
+// overlap facts are bounded probes too: the newest run.StarvingWindow Runs
+// of the same index with a probe of the attempts' run key each, and the
+// queued Runs in runs_unfinished_trigger_idx.
 func TestTheNewestRunOfATriggerIsOneIndexProbeWhateverItsRunsKept(t *testing.T) {
 	t.Parallel()
 	s := newStore(t)
@@ -39,17 +42,23 @@ func TestTheNewestRunOfATriggerIsOneIndexProbeWhateverItsRunsKept(t *testing.T) 
 	}
 	tx, rollback := s.runtimeTx(t)
 	defer rollback()
-	top, plan := explainPlan(t, tx, "newest runs", "EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) "+sqlRunsLast, triggers)
-	probes := 0
+	top, plan := explainPlan(t, tx, "newest runs", "EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) "+sqlRunsLast, triggers, run.BacklogCountCap, run.StarvingWindow)
+	read := map[string]float64{}
 	top.walk(func(n planNode) {
-		if n.Relation == "runs" {
-			probes++
-		}
-		if n.Relation == "runs" && (n.IndexName != "runs_trigger_listing_idx" || n.ActualRows*n.ActualLoops > 3) {
-			t.Errorf("the newest Runs' plan reads runs by %s %q, %v rows in all; want runs_trigger_listing_idx, one row per trigger:\n%s", n.NodeType, n.IndexName, n.ActualRows*n.ActualLoops, plan)
+		switch n.Relation {
+		case "runs":
+			read[n.IndexName] += n.ActualRows * n.ActualLoops
+			if n.IndexName != "runs_trigger_listing_idx" && n.IndexName != "runs_unfinished_trigger_idx" {
+				t.Errorf("the newest Runs' plan reads runs by %s %q; want runs_trigger_listing_idx or runs_unfinished_trigger_idx:\n%s", n.NodeType, n.IndexName, plan)
+			}
+		case "attempts":
+			if n.IndexName != "attempts_run_number_key" {
+				t.Errorf("the newest Runs' plan reads attempts by %s %q; want attempts_run_number_key:\n%s", n.NodeType, n.IndexName, plan)
+			}
 		}
 	})
-	if probes == 0 {
-		t.Errorf("the newest Runs' plan reads no runs node, so it was not measured:\n%s", plan)
+	if read["runs_trigger_listing_idx"] == 0 || read["runs_trigger_listing_idx"] > 3*(1+run.StarvingWindow) {
+		t.Errorf("the newest Runs' plan reads %v rows of runs_trigger_listing_idx; want at most %d, the newest and the window's of each trigger:\n%s",
+			read["runs_trigger_listing_idx"], 3*(1+run.StarvingWindow), plan)
 	}
 }

@@ -36,7 +36,11 @@ json gives it as lastRun (id, state, scheduledForMs, and finishedAtMs once it
 ended), as GET /api/v1/triggers does, and the time it last scheduled an
 occurrence as lastScheduledAtMs (` + "`" + opts.Binary + ` triggers show` + "`" + ` prints it too). -o json adds each
 trigger's time policies (jitterMs, startAtMs, endAtMs, catchUpWindowMs) and its
-overlap policy when it is not allow.` + opts.clusterOnly(`
+overlap policy when it is not allow. A line under the table warns of a trigger
+with a backlog (ten or more Runs queued: its command is slower than its period
+or the slots are full) or starving (overlap cancel_previous, and three of its
+newest five Runs were cancelled before they started); -o json gives them as
+warnings (code backlog or starving, count, message).` + opts.clusterOnly(`
 On the cluster the admin role's URL lists the triggers without their runs, which
 it may not read: LAST RUN is "?" and a line under the table says to use the
 runtime role's URL (-o json: "lastRunsUnknown", and no lastRun).`),
@@ -65,6 +69,9 @@ runtime role's URL (-o json: "lastRunsUnknown", and no lastRun).`),
 			for _, t := range v.Triggers {
 				if t.NextFireUnknown != "" {
 					notes = append(notes, asSuggested(cmd, fmt.Sprintf("%s/%s: %s (%s)", t.ProjectName, t.Name, nextFiresUnknown, t.NextFireUnknown)))
+				}
+				for _, warning := range t.Warnings {
+					notes = append(notes, fmt.Sprintf("%s/%s: %s", t.ProjectName, t.Name, warning.Message))
 				}
 			}
 			if v.LastRunsUnknown != "" {

@@ -37,7 +37,8 @@ policy, whether it is enabled, paused (with the pause note) or archived with its
 fire times computed from the database's clock and shown in the trigger's zone (with jitter, each with
 "(due …)", the instant it is admitted at; an occurrence whose nominal time has passed while it waits
 out its jitter comes first: it has not fired yet; none, saying why and what mends it, when the zone
-database of this host lacks the trigger's zone), its last --runs runs
+database of this host lacks the trigger's zone), a warning line when it has a backlog of queued Runs
+or is starving under overlap cancel_previous (as ` + "`" + opts.Binary + ` triggers list` + "`" + ` says), its last --runs runs
 (saying when older ones exist: ` + "`" + opts.Binary + ` runs list --trigger NAME` + "`" + ` lists them all), and its
 occurrence ledger: every occurrence that fell due without a Run, with the reason (misfire, collapsed,
 paused, ...) and how many. The ledger shows its newest --ledger entries and says when older ones are
@@ -103,7 +104,16 @@ func triggerView(ctx context.Context, b *Backend, id string, runs, ledger int) (
 	if err != nil {
 		return view.TriggerDetail{}, err
 	}
-	return view.NewTriggerDetail(d, list, next, ledger)
+	v, err := view.NewTriggerDetail(d, list, next, ledger)
+	if err != nil || b.LastRuns == nil {
+		return v, err
+	}
+	last, err := b.LastRuns.RunsLast(ctx, []string{v.Trigger.TriggerID})
+	if err != nil {
+		return view.TriggerDetail{}, err
+	}
+	v.Trigger.Warnings = view.WarningsOf(v.Trigger.Cron, last[v.Trigger.TriggerID])
+	return v, nil
 }
 
 func printTriggerDetail(cmd *cobra.Command, v view.TriggerDetail) error {
@@ -128,6 +138,9 @@ func printTriggerDetail(cmd *cobra.Command, v view.TriggerDetail) error {
 		t.Enabled, paused, next, fmtMs(t.LastScheduledAtMs))
 	if p := policiesLine(t); p != "" {
 		fmt.Fprintf(w, "policies   %s\n", p)
+	}
+	for _, warning := range t.Warnings {
+		fmt.Fprintf(w, "warning    %s\n", warning.Message)
 	}
 	note := ""
 	switch {

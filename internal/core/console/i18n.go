@@ -52,6 +52,9 @@ var messages = map[string]map[string]string{
 		"disabled":    "disabled", "ended": "ended", "duration": "Duration", "took": "Took", "number": "#", "executor": "Executor", "reason": "Reason", "count": "Count",
 		"enable": "Enable", "disable": "Disable",
 		"trig.done.pause": "Paused %s.", "trig.done.resume": "Resumed %s.", "trig.done.enable": "Enabled %s.", "trig.done.disable": "Disabled %s.",
+		// The overlap warnings (view.WarningsOf): %[1]d is the count, %[2]d
+		// the newest Runs looked at (starving only).
+		"trig.warn.backlog": "Backlog: %[1]d Runs queued. Raise the slots, or set overlap: skip so that an occurrence due while one runs gets no Run.", "trig.warn.backlog.more": "Backlog: %[1]d or more Runs queued. Raise the slots, or set overlap: skip so that an occurrence due while one runs gets no Run.", "trig.warn.starving": "Starving: %[1]d of the newest %[2]d Runs were cancelled before they started (overlap: cancel_previous with the slots full). Raise the slots, or set overlap: skip or queue_one.",
 		"batch.help": "Tick triggers in the list, then choose what to do with them all:", "batch.all": "Select all on this page", "batch.pick": "Select",
 		"batch.title.run": "Run now: selected triggers", "batch.title.pause": "Pause: selected triggers", "batch.title.resume": "Resume: selected triggers",
 		"batch.title.enable": "Enable: selected triggers", "batch.title.disable": "Disable: selected triggers",
@@ -281,6 +284,7 @@ var messages = map[string]map[string]string{
 		"disabled":    "已停用", "ended": "已结束", "duration": "耗时", "took": "用时", "number": "#", "executor": "执行者", "reason": "原因", "count": "次数",
 		"enable": "启用", "disable": "停用",
 		"trig.done.pause": "已暂停 %s。", "trig.done.resume": "已恢复 %s。", "trig.done.enable": "已启用 %s。", "trig.done.disable": "已停用 %s。",
+		"trig.warn.backlog": "积压：%[1]d 个运行正在排队，尚未启动。请增加槽位，或把 overlap 设为 skip，让前一个运行未结束时到期的触发不再产生运行。", "trig.warn.backlog.more": "积压：%[1]d 个以上的运行正在排队，尚未启动。请增加槽位，或把 overlap 设为 skip，让前一个运行未结束时到期的触发不再产生运行。", "trig.warn.starving": "饥饿：最近 %[2]d 个运行中有 %[1]d 个在启动前就被取消（overlap: cancel_previous，且槽位已满）。请增加槽位，或把 overlap 设为 skip 或 queue_one。",
 		"batch.help": "在列表中勾选触发器，然后选择对它们全部执行的操作：", "batch.all": "全选本页", "batch.pick": "选择",
 		"batch.title.run": "立即运行：所选触发器", "batch.title.pause": "暂停：所选触发器", "batch.title.resume": "恢复：所选触发器",
 		"batch.title.enable": "启用：所选触发器", "batch.title.disable": "停用：所选触发器",

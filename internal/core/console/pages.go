@@ -449,7 +449,11 @@ func (c *Console) triggers(w http.ResponseWriter, r *http.Request, s *session) {
 			c.fail(w, r, s, err)
 			return
 		}
-		data["Last"], data["HasLast"] = last, true
+		warnings := map[string][]warningLine{}
+		for _, t := range shown {
+			warnings[t.TriggerID] = warningLines(view.NewCron(t.Cron), last[t.TriggerID])
+		}
+		data["Last"], data["HasLast"], data["Warnings"] = last, true, warnings
 	}
 	c.render(w, r, http.StatusOK, "triggers", s, data)
 }
@@ -499,7 +503,16 @@ func (c *Console) triggerDetail(w http.ResponseWriter, r *http.Request, s *sessi
 		c.fail(w, r, s, err)
 		return
 	}
-	c.render(w, r, http.StatusOK, "trigger", s, map[string]any{"T": d, "Cron": view.NewCron(d.Cron), "Timeline": timeline(d.Ledger, runs), "CanPause": c.cfg.Pauser != nil, "CanRun": c.cfg.Manual != nil,
+	var warnings []warningLine
+	if c.cfg.LastRuns != nil {
+		last, err := c.cfg.LastRuns.RunsLast(r.Context(), []string{d.TriggerID})
+		if err != nil {
+			c.fail(w, r, s, err)
+			return
+		}
+		warnings = warningLines(view.NewCron(d.Cron), last[d.TriggerID])
+	}
+	c.render(w, r, http.StatusOK, "trigger", s, map[string]any{"T": d, "Cron": view.NewCron(d.Cron), "Warnings": warnings, "Timeline": timeline(d.Ledger, runs), "CanPause": c.cfg.Pauser != nil, "CanRun": c.cfg.Manual != nil,
 		"Fires": upcoming(d.TriggerStatus, d.NowMs), "ZoneUnknown": storedZoneUnknown(d.TriggerStatus), "Request": randomID(), "MaxNote": schedule.MaxPauseNote,
 		"LedgerMore": ledgerMore, "LedgerShown": len(d.Ledger), "LedgerAll": view.MaxLedgerShown, "AuditMore": auditMore, "Backfill": newBackfillForm(r, s, d.TriggerStatus, d.NowMs),
 		// The edit forms publish definitions, as New task does.

@@ -83,5 +83,14 @@ func (a *api) triggerGet(ctx context.Context, r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return view.NewTriggerDetail(d, list, next, n)
+	v, err := view.NewTriggerDetail(d, list, next, n)
+	if err != nil || a.LastRuns == nil {
+		return v, err
+	}
+	last, err := a.LastRuns.RunsLast(ctx, []string{v.Trigger.TriggerID})
+	if err != nil {
+		return nil, err
+	}
+	v.Trigger.Warnings = view.WarningsOf(v.Trigger.Cron, last[v.Trigger.TriggerID])
+	return v, nil
 }

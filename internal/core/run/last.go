@@ -16,7 +16,25 @@ type Last struct {
 	State          State
 	ScheduledForMs int64
 	FinishedAtMs   *int64
+	// Queued is how many of the trigger's Runs are queued (admitted, none
+	// started), counted up to BacklogCountCap.
+	Queued int
+	// CancelledUnstarted is how many of the trigger's newest
+	// StarvingWindow Runs were cancelled before any of their attempts
+	// started.
+	CancelledUnstarted int
 }
+
+// The reads behind the triggers' overlap warnings (view.Warning) are
+// bounded so that the triggers list costs the same whatever the Runs
+// kept: the queued Runs are counted up to BacklogCountCap (a backlog that
+// large says all it needs to), and only the newest StarvingWindow Runs are
+// looked at for cancels before a start — enough for a streak of
+// cancel_previous cancels to show, few enough to read in one probe.
+const (
+	BacklogCountCap = 100
+	StarvingWindow  = 5
+)
 
 // MaxLastTriggers bounds one LastReader call: a page of the triggers list
 // is at most 500 triggers.

@@ -64,6 +64,9 @@ type Repeats struct {
 	mu     sync.Mutex
 	logged map[repeatKey]time.Time
 	shared map[sharedCause]*sharedSaid
+	// cancels is, by trigger id, when its cancels before a start were
+	// last warned of (overlapCancelsAgain).
+	cancels map[string]*sharedSaid
 	// now is the clock (time.Now; a test's own).
 	now func() time.Time
 }
@@ -76,11 +79,12 @@ type repeatKey struct {
 
 // NewRepeats returns an empty Repeats on the system clock.
 func NewRepeats() *Repeats {
-	return &Repeats{logged: map[repeatKey]time.Time{}, shared: map[sharedCause]*sharedSaid{}, now: time.Now}
+	return &Repeats{logged: map[repeatKey]time.Time{}, shared: map[sharedCause]*sharedSaid{}, cancels: map[string]*sharedSaid{}, now: time.Now}
 }
 
-// sharedSaid is when a cause outside the triggers was last warned of, and
-// how many rounds met it since.
+// sharedSaid is when a cause outside the triggers (or a trigger's cancels
+// before a start) was last warned of, and how many rounds met it (how many
+// cancels) since.
 type sharedSaid struct {
 	at   time.Time
 	held int
@@ -203,6 +207,7 @@ func (d Diagnostics) Round(ctx context.Context, s Summary) {
 	if d.Metrics != nil {
 		d.Metrics.ObserveRound(s)
 	}
+	d.overlapCancels(ctx, s.CancelledUnstarted)
 	for i, err := range s.Errors {
 		attrs := append(d.attrs(CodeTicketFailed), ErrorAttrs(err)...)
 		if alike[i] > 1 {

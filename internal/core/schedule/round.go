@@ -99,6 +99,13 @@ type Summary struct {
 	// Finished counts the Runs the round's committed decisions finished
 	// (CommitResult.Finished). For monitoring.
 	Finished run.FinishCounts
+	// CancelledUnstarted counts, by trigger id, the Runs the round's
+	// committed admissions cancelled before they started under overlap
+	// cancel_previous (the cancels of CommitResult.Finished): while the
+	// slots stay full every occurrence of such a trigger can be cancelled
+	// so, and Diagnostics warns of it (CodeOverlapCancelledUnstarted).
+	// Nil when there was none.
+	CancelledUnstarted map[string]int
 	// Errors are per-ticket failures (decision or commit), for diagnostics.
 	Errors []error
 	// Unreadable counts the rows this round failed because this host
@@ -283,6 +290,12 @@ func (p *Page) record(group []CommitParams, results []CommitResult, err error) {
 	}
 	for i, res := range results {
 		p.sum.Finished.Merge(res.Finished)
+		if n := res.Finished.Of(run.Cancelled); n > 0 {
+			if p.sum.CancelledUnstarted == nil {
+				p.sum.CancelledUnstarted = map[string]int{}
+			}
+			p.sum.CancelledUnstarted[group[i].Ticket.TriggerID] += n
+		}
 		if res.Outcome == "" {
 			res.Outcome = Failed
 		}

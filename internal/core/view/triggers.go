@@ -107,6 +107,10 @@ type Trigger struct {
 	// LastRun is the trigger's newest Run, the one admitted last; absent
 	// when it has none.
 	LastRun *LastRun `json:"lastRun,omitempty"`
+	// Warnings are the overlap warnings (WarningsOf) its Runs read with
+	// its last Run give it; absent when there is none, or when its Runs
+	// were not read.
+	Warnings []Warning `json:"warnings,omitempty"`
 }
 
 // LastRun is a trigger's newest Run as the triggers list shows it beside
@@ -136,8 +140,10 @@ func NewTriggerList(list []schedule.TriggerStatus, next string, last map[string]
 	out := TriggerList{Triggers: make([]Trigger, 0, len(list)), Next: next}
 	for _, t := range list {
 		var lastRun *LastRun
+		var warnings []Warning
 		if l, ok := last[t.TriggerID]; ok {
 			lastRun = &LastRun{ID: l.RunID, State: l.State, ScheduledForMs: l.ScheduledForMs, FinishedAtMs: l.FinishedAtMs}
+			warnings = WarningsOf(NewCron(t.Cron), l)
 		}
 		out.Triggers = append(out.Triggers, Trigger{
 			ProjectID: t.ProjectID, ProjectName: t.ProjectName, TriggerID: t.TriggerID, Name: t.Name, Revision: t.Revision,
@@ -145,7 +151,7 @@ func NewTriggerList(list []schedule.TriggerStatus, next string, last map[string]
 			TaskID: t.TaskID, TaskName: t.TaskName, TaskRevision: t.TaskRevision, NextFireAtMs: t.NextFireAtMs,
 			NextDueAtMs: t.NextDueAtMs, Ended: t.Ended, Archived: t.Archived,
 			LastScheduledAtMs: t.LastScheduledAtMs, StateVersion: t.StateVersion, ClaimOwner: t.ClaimOwner, ClaimExpiresAtMs: t.ClaimExpiresAtMs,
-			LastRun: lastRun,
+			LastRun: lastRun, Warnings: warnings,
 		})
 		if err := schedule.CheckStoredCron(t.TriggerID, t.Cron); err != nil {
 			v := &out.Triggers[len(out.Triggers)-1]

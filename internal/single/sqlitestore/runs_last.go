@@ -10,8 +10,8 @@ import (
 
 var _ run.LastReader = (*Store)(nil)
 
-// RunsLast returns the newest Run of each of triggerIDs that has one, in
-// one read (run.LastReader).
+// RunsLast returns the newest Run of each of triggerIDs that has one, with
+// its trigger's overlap facts, in one read (run.LastReader).
 func (s *Store) RunsLast(ctx context.Context, triggerIDs []string) (map[string]run.Last, error) {
 	if err := run.CheckLastTriggers(triggerIDs); err != nil {
 		return nil, err
@@ -25,7 +25,7 @@ func (s *Store) RunsLast(ctx context.Context, triggerIDs []string) (map[string]r
 		return nil, err
 	}
 	err = s.read(ctx, "read the newest runs of triggers", func(tx *txn) error {
-		rows, err := tx.QueryContext(ctx, qRunsLast, string(list))
+		rows, err := tx.QueryContext(ctx, qRunsLast, string(list), run.BacklogCountCap, run.StarvingWindow)
 		if err != nil {
 			return err
 		}
@@ -33,7 +33,7 @@ func (s *Store) RunsLast(ctx context.Context, triggerIDs []string) (map[string]r
 		for rows.Next() {
 			var l run.Last
 			var finished sql.NullInt64
-			if err := rows.Scan(&l.TriggerID, &l.RunID, &l.State, &l.ScheduledForMs, &finished); err != nil {
+			if err := rows.Scan(&l.TriggerID, &l.RunID, &l.State, &l.ScheduledForMs, &finished, &l.Queued, &l.CancelledUnstarted); err != nil {
 				return err
 			}
 			l.FinishedAtMs = ptr(finished)

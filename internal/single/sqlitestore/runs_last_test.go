@@ -3,16 +3,28 @@ package sqlitestore
 import (
 	"strings"
 	"testing"
+
+	"github.com/qinglong/qinglong/internal/core/run"
 )
 
 // The newest Run of each trigger is read by a search of runs_trigger per
 // trigger (its last id), never a scan of runs: the triggers list pays a
-// probe per trigger shown, whatever the number of Runs kept.
+// probe per trigger shown, whatever the number of Runs kept. Its overlap
+// facts are bounded searches too: the queued Runs in
+// runs_unfinished_trigger, the newest Runs' starts in the attempts' run
+// key.
 func TestTheNewestRunOfATriggerIsOneIndexSearchNotAScan(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
-	plan := strings.Join(e.queryPlan(t, qRunsLast, `["01a23f3a-fc4b-7941-84ad-5c381db0d48f"]`), "\n")
-	if strings.Contains(plan, "SCAN r") || strings.Contains(plan, "SCAN l") || !strings.Contains(plan, "USING COVERING INDEX runs_trigger") {
-		t.Errorf("the newest Runs' plan scans runs or does not search runs_trigger:\n%s", plan)
+	plan := strings.Join(e.queryPlan(t, qRunsLast, `["01a23f3a-fc4b-7941-84ad-5c381db0d48f"]`, run.BacklogCountCap, run.StarvingWindow), "\n")
+	for _, scan := range []string{"SCAN r", "SCAN l", "SCAN q", "SCAN w", "SCAN c", "SCAN a"} {
+		if strings.Contains(plan, scan) {
+			t.Errorf("the newest Runs' plan scans runs or attempts (%s):\n%s", scan, plan)
+		}
+	}
+	for _, search := range []string{"USING COVERING INDEX runs_trigger", "SEARCH q USING INDEX runs_unfinished_trigger", "SEARCH a USING INDEX sqlite_autoindex_attempts_2 (run_id=?)"} {
+		if !strings.Contains(plan, search) {
+			t.Errorf("the newest Runs' plan does not %s:\n%s", search, plan)
+		}
 	}
 }

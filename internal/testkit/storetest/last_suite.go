@@ -6,6 +6,8 @@ import (
 	"github.com/qinglong/qinglong/internal/core/ids"
 	"github.com/qinglong/qinglong/internal/core/qlerror"
 	"github.com/qinglong/qinglong/internal/core/run"
+	"github.com/qinglong/qinglong/internal/core/schedule"
+	"github.com/qinglong/qinglong/internal/core/trigger"
 )
 
 // The newest Run of each trigger asked for is the one admitted last, with
@@ -52,4 +54,55 @@ func testRunsLast(t *testing.T, f Fixture) {
 			t.Errorf("%s: %v, want invalid", what, err)
 		}
 	}
+}
+
+// Beside the newest Run, each trigger carries the facts of its overlap
+// warnings (view.WarningsOf): how many of its Runs are queued, and how many
+// of its newest run.StarvingWindow Runs were cancelled before they started
+// — a Run whose attempt started and a Run older than the window are not
+// counted.
+func testRunsLastOverlapFacts(t *testing.T, f Fixture) {
+	pile := newDefs(t, f, "pile", quietCron(t, f))
+	c := quietCron(t, f)
+	c.Overlap = trigger.OverlapCancelPrevious
+	starve := newDefs(t, f, "starve", c)
+	initialise(t, f)
+	facts := func(what string, triggerID string, queued, cancelledUnstarted int) {
+		t.Helper()
+		got, err := f.Last.RunsLast(t.Context(), []string{triggerID})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if l := got[triggerID]; l.Queued != queued || l.CancelledUnstarted != cancelledUnstarted {
+			t.Fatalf("%s: %d queued, %d of the newest %d cancelled before they started; want %d and %d",
+				what, l.Queued, l.CancelledUnstarted, run.StarvingWindow, queued, cancelledUnstarted)
+		}
+	}
+	id := starve.Trigger.TriggerID
+	var last schedule.CommitParams
+	for range 4 {
+		last, _ = admitDue(t, f, id)
+	}
+	facts("four admissions under cancel_previous", id, 1, 3)
+	if _, err := f.Finish(t.Context(), last.RunID, run.AttemptSucceeded); err != nil {
+		t.Fatal(err)
+	}
+	facts("the newest one ran", id, 0, 3)
+	// A cluster's Finish takes the oldest queued Run's grant: the pile's
+	// first is the oldest while the pile's are the only queued Runs.
+	var piled []string
+	for range 3 {
+		piled = append(piled, admitNow(t, f, pile.Trigger.TriggerID, 1_000))
+	}
+	facts("three admissions under allow", pile.Trigger.TriggerID, 3, 0)
+	if _, err := f.Finish(t.Context(), piled[0], run.AttemptSucceeded); err != nil {
+		t.Fatal(err)
+	}
+	facts("one of them finished", pile.Trigger.TriggerID, 2, 0)
+	for range 2 {
+		admitDue(t, f, id)
+	}
+	// Newest first: queued, cancelled, succeeded, cancelled, cancelled; the
+	// first Run, cancelled too, is outside the window.
+	facts("two more admissions", id, 1, 3)
 }

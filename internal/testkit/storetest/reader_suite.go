@@ -17,21 +17,22 @@ import (
 // `runs show`) against an adapter.
 func RunRunReader(t *testing.T, newFixture Factory) {
 	tests := map[string]func(*testing.T, Fixture){
-		"GetReturnsTheAdmittedRunWithItsAttemptAndEvents":        testRunGet,
-		"GetNamesAMissingOrMalformedID":                          testRunGetErrors,
-		"ListPagesNewestFirstWithEveryFilter":                    testRunList,
-		"ListRejectsBadFiltersNamingThem":                        testRunListErrors,
-		"RunsCarryTheNamesTheyFiredUnder":                        testRunNames,
-		"ARunNamesTheTaskThatRan":                                testRunTaskName,
-		"RunsSayWhetherTheClockOrARequestAdmittedThem":           testRunOrigins,
-		"ACancelRecordsWhoAskedInItsEvent":                       testCancelActor,
-		"ACancelOfAnEndedRunReturnsItAsItIs":                     testCancelOfAnEndedRunReturnsItAsItIs,
-		"ACancelOfALostRunClosesItCancelled":                     testCancelOfALostRunClosesItCancelled,
-		"ACancelAskedBeforeTheCommandsOwnEndWins":                testCancelAskedBeforeTheCommandsOwnEndWins,
-		"ACancelAskedAfterTheDeadlinePassedLeavesTheRunTimedOut": testCancelAskedAfterTheDeadlinePassedLeavesTheRunTimedOut,
-		"TheNewestRunOfEachTriggerIsTheOneAdmittedLast":          testRunsLast,
-		"ListKeepsATimeWindowByAdmissionAndPagesWithinIt":        testRunListWindow,
-		"ALostRunIsReadWithHowItWasLost":                         testLostRunErrorCode,
+		"GetReturnsTheAdmittedRunWithItsAttemptAndEvents":                    testRunGet,
+		"GetNamesAMissingOrMalformedID":                                      testRunGetErrors,
+		"ListPagesNewestFirstWithEveryFilter":                                testRunList,
+		"ListRejectsBadFiltersNamingThem":                                    testRunListErrors,
+		"RunsCarryTheNamesTheyFiredUnder":                                    testRunNames,
+		"ARunNamesTheTaskThatRan":                                            testRunTaskName,
+		"RunsSayWhetherTheClockOrARequestAdmittedThem":                       testRunOrigins,
+		"ACancelRecordsWhoAskedInItsEvent":                                   testCancelActor,
+		"ACancelOfAnEndedRunReturnsItAsItIs":                                 testCancelOfAnEndedRunReturnsItAsItIs,
+		"ACancelOfALostRunClosesItCancelled":                                 testCancelOfALostRunClosesItCancelled,
+		"ACancelAskedBeforeTheCommandsOwnEndWins":                            testCancelAskedBeforeTheCommandsOwnEndWins,
+		"ACancelAskedAfterTheDeadlinePassedLeavesTheRunTimedOut":             testCancelAskedAfterTheDeadlinePassedLeavesTheRunTimedOut,
+		"TheNewestRunOfEachTriggerIsTheOneAdmittedLast":                      testRunsLast,
+		"TheNewestRunCarriesTheQueuedRunsAndThoseCancelledBeforeTheyStarted": testRunsLastOverlapFacts,
+		"ListKeepsATimeWindowByAdmissionAndPagesWithinIt":                    testRunListWindow,
+		"ALostRunIsReadWithHowItWasLost":                                     testLostRunErrorCode,
 	}
 	for name, fn := range tests {
 		t.Run(name, func(t *testing.T) {

@@ -123,7 +123,22 @@ SELECT p.id, p.name, tg.id, tr.name, tr.revision, tr.enabled, tr.cron_expression
 -- probe of runs_trigger_listing_idx (trigger_id, id DESC) per trigger, whose
 -- first id is the Run admitted last (ids are UUIDv7, in admission order). A
 -- trigger without a Run gives no row.
-SELECT r.trigger_id, r.id, r.state, r.scheduled_for_ms, r.finished_at_ms
+-- Beside it, the two overlap warnings' facts (run.Last), each read in a
+-- bounded probe so that a trigger with a million Runs costs what one with
+-- ten does: its queued Runs, counted in runs_unfinished_trigger_idx up to
+-- $2 (run.BacklogCountCap), and how many of its newest $3 Runs
+-- (run.StarvingWindow, read off runs_trigger_listing_idx) were cancelled
+-- before any of their attempts started (one probe of
+-- attempts_run_number_key each).
+SELECT r.trigger_id, r.id, r.state, r.scheduled_for_ms, r.finished_at_ms,
+       (SELECT count(*) FROM (SELECT 1 FROM qinglong.runs q
+                               WHERE q.trigger_id = t.id AND q.state = 'queued'
+                                 AND q.state NOT IN ('succeeded', 'failed', 'cancelled', 'timed_out', 'lost')
+                               LIMIT $2) queued)::int,
+       (SELECT count(*) FROM (SELECT w.id, w.state FROM qinglong.runs w
+                               WHERE w.trigger_id = t.id ORDER BY w.id DESC LIMIT $3) n
+         WHERE n.state = 'cancelled'
+           AND NOT EXISTS (SELECT 1 FROM qinglong.attempts a WHERE a.run_id = n.id AND a.started_at_ms IS NOT NULL))::int
   FROM unnest($1::uuid[]) AS t(id)
  CROSS JOIN LATERAL (SELECT l.trigger_id, l.id, l.state, l.scheduled_for_ms, l.finished_at_ms
                        FROM qinglong.runs l WHERE l.trigger_id = t.id ORDER BY l.id DESC LIMIT 1) r

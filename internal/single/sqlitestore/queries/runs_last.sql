@@ -2,6 +2,21 @@
 -- JSON array of trigger ids): one probe of runs_trigger (trigger_id, id)
 -- per trigger, whose last id is the Run admitted last (ids are UUIDv7, in
 -- admission order). A trigger without a Run gives no row.
-SELECT r.trigger_id, r.id, r.state, r.scheduled_for_ms, r.finished_at_ms
+-- Beside it, the two overlap warnings' facts (run.Last), each read in a
+-- bounded probe so that a trigger with a million Runs costs what one with
+-- ten does: its queued Runs, counted in runs_unfinished_trigger up to ?2
+-- (run.BacklogCountCap), and how many of its newest ?3 Runs
+-- (run.StarvingWindow, read off runs_trigger) were cancelled before any of
+-- their attempts started (one probe of the attempts' (run_id, number) key
+-- each).
+SELECT r.trigger_id, r.id, r.state, r.scheduled_for_ms, r.finished_at_ms,
+       (SELECT count(*) FROM (SELECT 1 FROM runs q
+                               WHERE q.trigger_id = t.value AND q.state = 'queued'
+                                 AND q.state NOT IN ('succeeded', 'failed', 'cancelled', 'timed_out', 'lost')
+                               LIMIT ?2)),
+       (SELECT count(*) FROM (SELECT w.id FROM runs w WHERE w.trigger_id = t.value ORDER BY w.id DESC LIMIT ?3) n
+          JOIN runs c ON c.id = n.id
+         WHERE c.state = 'cancelled'
+           AND NOT EXISTS (SELECT 1 FROM attempts a WHERE a.run_id = c.id AND a.started_at_ms IS NOT NULL))
 FROM json_each(?1) t
 JOIN runs r ON r.id = (SELECT l.id FROM runs l WHERE l.trigger_id = t.value ORDER BY l.id DESC LIMIT 1)

@@ -1,0 +1,70 @@
+package view
+
+import (
+	"fmt"
+
+	"github.com/qinglong/qinglong/internal/core/plural"
+	"github.com/qinglong/qinglong/internal/core/run"
+	"github.com/qinglong/qinglong/internal/core/trigger"
+)
+
+// Warning is a state of a trigger its reader is warned of, worked out at
+// read time from the trigger's stored Runs (run.Last's overlap facts):
+// nothing stores it, so it is gone as soon as its cause is.
+type Warning struct {
+	// Code names the warning: WarningBacklog or WarningStarving.
+	Code string `json:"code"`
+	// Count is the Runs it counts: queued ones (backlog; run.BacklogCountCap
+	// means at least as many), or those of the newest run.StarvingWindow
+	// cancelled before they started (starving).
+	Count int `json:"count"`
+	// Message says it, and what to do, in a sentence.
+	Message string `json:"message"`
+}
+
+// The warnings' codes.
+const (
+	// WarningBacklog: at least BacklogAt of the trigger's Runs are queued.
+	WarningBacklog = "backlog"
+	// WarningStarving: under overlap cancel_previous, at least StarvingAt
+	// of the trigger's newest run.StarvingWindow Runs were cancelled before
+	// they started.
+	WarningStarving = "starving"
+)
+
+// BacklogAt is how many queued Runs of one trigger are a backlog. A
+// trigger whose command keeps up with its period has at most a Run or two
+// queued at a time, waiting a moment for a slot; one whose command is
+// slower than its period (under overlap allow) or whose slots stay full
+// gains one each period, and reaches ten in ten periods — ten minutes for
+// a job every minute — long before its queue costs more than a wait, yet
+// before it grows past what an operator can drain by hand. A backfill of
+// ten or more occurrences is warned of too while it drains: it is one.
+const BacklogAt = 10
+
+// StarvingAt is how many of a cancel_previous trigger's newest
+// run.StarvingWindow Runs cancelled before they started make it starving.
+// One such cancel is the policy doing its work (the previous occurrence
+// waited a moment for a slot when the next fell due); three of five mean
+// the slots stayed full through three periods, the state in which every
+// occurrence is cancelled before it runs and the job never does.
+const StarvingAt = 3
+
+// WarningsOf are the warnings a trigger under overlap policy c.Overlap
+// gets from its overlap facts l; none when nothing is wrong.
+func WarningsOf(c Cron, l run.Last) []Warning {
+	var out []Warning
+	if l.Queued >= BacklogAt {
+		n := plural.Count(l.Queued, "Run", "Runs")
+		if l.Queued >= run.BacklogCountCap {
+			n = fmt.Sprintf("%d or more Runs", l.Queued)
+		}
+		out = append(out, Warning{Code: WarningBacklog, Count: l.Queued,
+			Message: "backlog: " + n + " queued; raise the slots, or set overlap: skip so that an occurrence due while one runs gets no Run"})
+	}
+	if c.Overlap == string(trigger.OverlapCancelPrevious) && l.CancelledUnstarted >= StarvingAt {
+		out = append(out, Warning{Code: WarningStarving, Count: l.CancelledUnstarted,
+			Message: fmt.Sprintf("starving: %d of the newest %d Runs were cancelled before they started (overlap: cancel_previous with the slots full); raise the slots, or set overlap: skip or queue_one", l.CancelledUnstarted, run.StarvingWindow)})
+	}
+	return out
+}
