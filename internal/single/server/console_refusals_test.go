@@ -147,5 +147,5 @@ func TestAConsoleRefusalIsShownInThePagesLanguage(t *testing.T) {
 	refusal{"run now of an archived project's trigger", http.MethodPost, trig + "/run", nil,
 		"belongs to an archived project", "所属的项目已归档"}.check(t, site, c, csrf)
 	refusal{"a disable of an archived project's trigger", http.MethodPost, trig + "/disable", nil,
-		"its project is archived, and an archived project", "该项目已归档"}.check(t, site, c, csrf)
+		"its project is archived, and an archived project", "它所属的项目已归档"}.check(t, site, c, csrf)
 }

@@ -120,9 +120,10 @@ func TestConsoleDisablingDeletingOrANewPasswordEndsAUsersSessions(t *testing.T) 
 	}
 }
 
-// After ten failed sign-ins from one address even the right password or
-// a good token is refused with 429 for a while, saying when to retry as
-// the API does (Retry-After: 60), and the refusals count with the API's.
+// After ten failed sign-ins from one address the right password and a
+// failing token are refused with 429 for a while, saying when to retry as
+// the API does (Retry-After: 60), while a good token is served as the API
+// serves it; the refusals count with the API's.
 func TestConsoleSigninIsThrottledAfterRepeatedFailures(t *testing.T) {
 	t.Parallel()
 	site := startConsoleSite(t)
@@ -141,9 +142,14 @@ func TestConsoleSigninIsThrottledAfterRepeatedFailures(t *testing.T) {
 		t.Fatalf("after ten failures the right password: %d %q, want 429", st, msg)
 	}
 	csrf, _ := site.signinForm(t, c)
-	resp, _ := httpcall.Form(t, c, http.MethodPost, site.base+"/signin", url.Values{"csrf": {csrf}, "token": {site.tokens[apitoken.Read]}})
+	resp, _ := httpcall.Form(t, c, http.MethodPost, site.base+"/signin", url.Values{"csrf": {csrf}, "token": {bad}})
 	if resp.StatusCode != http.StatusTooManyRequests || resp.Header.Get("Retry-After") != "60" {
-		t.Fatalf("after ten failures a good token: %d with Retry-After %q, want 429 with Retry-After 60, as the API's", resp.StatusCode, resp.Header.Get("Retry-After"))
+		t.Fatalf("after ten failures a failing token: %d with Retry-After %q, want 429 with Retry-After 60, as the API's", resp.StatusCode, resp.Header.Get("Retry-After"))
+	}
+	csrf, _ = site.signinForm(t, c)
+	resp, _ = httpcall.Form(t, c, http.MethodPost, site.base+"/signin", url.Values{"csrf": {csrf}, "token": {site.tokens[apitoken.Read]}})
+	if resp.StatusCode != http.StatusSeeOther {
+		t.Fatalf("after ten failures a good token: %d, want 303: a valid token is served from a throttled address, as the API serves it", resp.StatusCode)
 	}
 	if got := site.srv.APIStats(); got.AuthThrottled != 2 || got.AuthFailures != 10 {
 		t.Fatalf("counters %+v, want 10 failures and 2 throttled", got)
