@@ -224,6 +224,12 @@ func New(cfg Config) *Metrics {
 	for _, o := range []schedule.Outcome{schedule.Admitted, schedule.Initialized, schedule.Skipped} {
 		m.decisions.WithLabelValues(string(o), "")
 	}
+	// So does every reason this profile's store can give, under its
+	// outcome: a short outage's increase() is its count, not the count
+	// less the first sample of a series that appeared mid-incident.
+	for _, r := range schedule.Reasons(cfg.Profile == ProfileCluster) {
+		m.decisions.WithLabelValues(string(r.Outcome()), string(r))
+	}
 	for _, r := range schedule.PassReasons {
 		m.passed.WithLabelValues(string(r))
 	}
