@@ -13,6 +13,7 @@
 package metrics
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"net/http"
@@ -94,6 +95,10 @@ const ProfileCluster = "cluster"
 type Config struct {
 	// Profile is the server's profile (standalone, edge, cluster).
 	Profile string
+	// Version and Commit are the binary's, as `ql version` prints them:
+	// qinglong_info's labels, so version skew across a rolling upgrade
+	// shows (empty reads as "unknown").
+	Version, Commit string
 	// Monitor reads the store's monitoring snapshot; it may answer an
 	// error while no store is available (a replica re-activating).
 	Monitor func(ctx context.Context, limit int) (schedule.MonitorSnapshot, error)
@@ -245,8 +250,8 @@ func New(cfg Config) *Metrics {
 		m.reg.MustRegister(m.givenBack)
 	}
 	info := prometheus.NewGauge(prometheus.GaugeOpts{
-		Namespace: Namespace, Name: "info", Help: "Always 1; its label names the server's profile.",
-		ConstLabels: prometheus.Labels{"profile": cfg.Profile},
+		Namespace: Namespace, Name: "info", Help: "Always 1; its labels name the server's profile and its binary's version and commit (as `version` prints them).",
+		ConstLabels: prometheus.Labels{"profile": cfg.Profile, "version": cmp.Or(cfg.Version, "unknown"), "commit": cmp.Or(cfg.Commit, "unknown")},
 	})
 	info.Set(1)
 	m.reg.MustRegister(m.decisions, m.passed, m.lag, m.claim, m.commit, m.roundFailures, m.lost, m.retried, m.notifications, m.finished, info,

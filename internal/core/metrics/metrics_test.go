@@ -337,3 +337,17 @@ func TestEveryDecisionReasonStartsAtZero(t *testing.T) {
 		}
 	}
 }
+
+// qinglong_info names the binary's version and commit beside the profile,
+// so servers of different versions (a rolling upgrade left half done) can
+// be told apart by count by (version); a build without them says unknown.
+func TestInfoNamesTheProfileVersionAndCommit(t *testing.T) {
+	fams := gather(t, New(Config{Profile: ProfileCluster, Version: "v1.2.3", Commit: "0a1b2c3d"}))
+	if got := value(fams, "qinglong_info", "commit", "0a1b2c3d", "profile", ProfileCluster, "version", "v1.2.3"); got != 1 {
+		t.Errorf("qinglong_info{commit=0a1b2c3d, profile=cluster, version=v1.2.3} = %g, want 1", got)
+	}
+	fams = gather(t, New(Config{Profile: "edge"}))
+	if got := value(fams, "qinglong_info", "commit", "unknown", "profile", "edge", "version", "unknown"); got != 1 {
+		t.Errorf("qinglong_info of a build without a version or commit = %g, want 1 with both unknown", got)
+	}
+}
