@@ -321,8 +321,8 @@ func TestEveryDecisionReasonStartsAtZero(t *testing.T) {
 		present, absent []schedule.Reason
 	}{
 		{ProfileCluster, []schedule.Reason{schedule.ReasonConnectionLost, schedule.ReasonClaimLost, schedule.ReasonOutcomeUnknown, schedule.ReasonWriteFailed}, nil},
-		{"standalone", []schedule.Reason{schedule.ReasonLockNotAvailable, schedule.ReasonInsufficientResources, schedule.ReasonOutcomeUnknown, schedule.ReasonStateVersionChanged},
-			[]schedule.Reason{schedule.ReasonClaimLost, schedule.ReasonConnectionLost, schedule.ReasonTooManyConnections}},
+		{"standalone", []schedule.Reason{schedule.ReasonLockNotAvailable, schedule.ReasonDiskFull, schedule.ReasonOutcomeUnknown, schedule.ReasonStateVersionChanged},
+			[]schedule.Reason{schedule.ReasonClaimLost, schedule.ReasonConnectionLost, schedule.ReasonTooManyConnections, schedule.ReasonInsufficientResources}},
 	} {
 		fams := gather(t, New(Config{Profile: c.profile}))
 		for _, r := range c.present {

@@ -93,8 +93,12 @@ const (
 	// ReasonRetriesExhausted: every bounded retry lost a serialization race
 	// (cluster).
 	ReasonRetriesExhausted Reason = "serialization_retries_exhausted"
-	// ReasonInsufficientResources: the database is short of a resource
-	// (PostgreSQL SQLSTATE class 53; SQLite: the disk is full).
+	// ReasonDiskFull: the disk holding the database is full (SQLite:
+	// SQLITE_FULL, at a write or at COMMIT, which then wrote nothing;
+	// PostgreSQL: 53100).
+	ReasonDiskFull Reason = "disk_full"
+	// ReasonInsufficientResources: PostgreSQL is short of another resource
+	// (SQLSTATE class 53 without a reason of its own).
 	ReasonInsufficientResources Reason = "insufficient_resources"
 	// ReasonOutOfSharedMemory: PostgreSQL ran out of shared memory (53200,
 	// e.g. the predicate lock table).
@@ -165,6 +169,7 @@ var reasonOutcomes = map[Reason]Outcome{
 	ReasonOccurrenceExists:         Failed,
 	ReasonCancelled:                Failed,
 	ReasonRetriesExhausted:         Failed,
+	ReasonDiskFull:                 Failed,
 	ReasonInsufficientResources:    Failed,
 	ReasonOutOfSharedMemory:        Failed,
 	ReasonTooManyConnections:       Failed,
@@ -185,7 +190,7 @@ var reasonOutcomes = map[Reason]Outcome{
 // store holds no claim and maps SQLite's errors to the other reasons.
 var clusterOnly = map[Reason]bool{
 	ReasonClaimLost: true, ReasonClaimExpired: true, ReasonClockWentBack: true, ReasonDecisionNotFromClaimTime: true,
-	ReasonRetriesExhausted: true, ReasonOutOfSharedMemory: true, ReasonTooManyConnections: true, ReasonStatementCancelled: true,
+	ReasonRetriesExhausted: true, ReasonInsufficientResources: true, ReasonOutOfSharedMemory: true, ReasonTooManyConnections: true, ReasonStatementCancelled: true,
 	ReasonOperatorIntervention: true, ReasonIdleInTransactionTimeout: true, ReasonInsufficientPrivilege: true,
 	ReasonConstraintViolation: true, ReasonSchemaError: true, ReasonConnectionLost: true,
 }
