@@ -5,7 +5,8 @@
 // outcome, lost and retried attempts, notification deliveries, worker
 // capacity (cluster) and readiness.
 // Each server owns one Metrics with a registry of its own and serves it on
-// a listener of its own (Listen), never on the API's.
+// a listener of its own (Listen) or, without one, on the API's behind a
+// read token, in every readiness state.
 //
 // Names follow Prometheus conventions: a qinglong_ prefix, base units in
 // the name (_seconds), _total for counters. Every label has a closed set of
