@@ -26,6 +26,7 @@ const (
 	stateReadOnlyTransaction  = "25006"
 	stateIdleInTxTimeout      = "25P03"
 	stateLockNotAvailable     = "55P03"
+	stateDiskFull             = "53100"
 	stateOutOfSharedMemory    = "53200"
 	stateTooManyConnections   = "53300"
 	stateAdminShutdown        = "57P01"
@@ -211,6 +212,8 @@ func StateCode(err error) string {
 		return codeLoginRefused
 	case s == stateInvalidCatalogName:
 		return codeDatabaseMissing
+	case s == stateDiskFull:
+		return "disk_full"
 	case s == stateOutOfSharedMemory:
 		return "out_of_shared_memory"
 	case s == stateTooManyConnections:

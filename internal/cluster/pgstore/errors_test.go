@@ -157,7 +157,8 @@ func TestAdmissionFailuresCarryAStableReasonPerSQLState(t *testing.T) {
 	}{
 		{"53200", schedule.ReasonOutOfSharedMemory, schedule.Failed},
 		{"53300", schedule.ReasonTooManyConnections, schedule.Failed},
-		{"53100", schedule.ReasonInsufficientResources, schedule.Failed},
+		{"53100", schedule.ReasonDiskFull, schedule.Failed},
+		{"53000", schedule.ReasonInsufficientResources, schedule.Failed},
 		{"57014", schedule.ReasonStatementCancelled, schedule.Failed},
 		{"57000", schedule.ReasonOperatorIntervention, schedule.Failed},
 		{"55P03", schedule.ReasonLockNotAvailable, schedule.Unavailable},

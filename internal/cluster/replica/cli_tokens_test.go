@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -95,7 +96,7 @@ func TestTokensAreTheAdminRolesAndTheReplicaAuthenticatesThem(t *testing.T) {
 	if code, out := runQL(t, bin, []string{"QL_TOKEN=" + adminToken}, "apply", "-f", file, "--api-url", base); code != 5 || !strings.Contains(out, "admin role's URL") {
 		t.Fatalf("ql apply --api-url to a replica: exit %d %q; want exit 5 (not allowed), as with the runtime role's URL", code, out)
 	}
-	if text := getBody(t, base+"/metrics", secret); !strings.Contains(text, `qinglong_info{profile="cluster"} 1`) {
+	if text := getBody(t, base+"/metrics", secret); !regexp.MustCompile(`qinglong_info\{commit="[^"]+",profile="cluster",version="[^"]+"\} 1`).MatchString(text) {
 		t.Fatalf("/metrics on the replica's API listener: %q", text)
 	}
 	if code, out := runQL(t, bin, []string{"QL_DATABASE_URL=" + admin}, "tokens", "revoke", "ci"); code != 0 {

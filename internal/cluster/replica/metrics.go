@@ -6,6 +6,7 @@ import (
 
 	"github.com/qinglong/qinglong/internal/cluster/pgstore"
 	"github.com/qinglong/qinglong/internal/core/authlimit"
+	"github.com/qinglong/qinglong/internal/core/cli"
 	"github.com/qinglong/qinglong/internal/core/metrics"
 	"github.com/qinglong/qinglong/internal/core/run"
 	"github.com/qinglong/qinglong/internal/core/schedule"
@@ -33,6 +34,7 @@ func (r *replica) listenMetrics() error {
 func (r *replica) newMetrics() *metrics.Metrics {
 	return metrics.New(metrics.Config{
 		Profile: metrics.ProfileCluster,
+		Version: cli.Version, Commit: cli.Commit(),
 		Monitor: func(ctx context.Context, limit int) (schedule.MonitorSnapshot, error) {
 			act := r.adm.current()
 			if act == nil {

@@ -32,9 +32,15 @@ func withVersionFlag(root *cobra.Command) {
 	root.SetVersionTemplate(versionText())
 }
 
-// versionText is the version, the commit (marked -dirty when built from a
-// modified tree) and the Go version and platform, one a line.
+// versionText is the version, the commit and the Go version and platform,
+// one a line.
 func versionText() string {
+	return fmt.Sprintf("version %s\ncommit  %s\ngo      %s %s/%s\n", Version, Commit(), runtime.Version(), runtime.GOOS, runtime.GOARCH)
+}
+
+// Commit is the commit the binary was built from, Go's own VCS stamp,
+// marked -dirty when built from a modified tree; "unknown" without one.
+func Commit() string {
 	commit, modified := "unknown", false
 	if bi, ok := debug.ReadBuildInfo(); ok {
 		for _, s := range bi.Settings {
@@ -49,5 +55,5 @@ func versionText() string {
 	if modified {
 		commit += "-dirty"
 	}
-	return fmt.Sprintf("version %s\ncommit  %s\ngo      %s %s/%s\n", Version, commit, runtime.Version(), runtime.GOOS, runtime.GOARCH)
+	return commit
 }

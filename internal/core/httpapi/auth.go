@@ -238,7 +238,9 @@ func (a *api) protect(need apitoken.Scope, never func() error, h http.HandlerFun
 		g := a.guard
 		// A server not ready only because its writes are held answers
 		// reads, and refuses a write below in the hold's own words.
-		if ok, reason := a.Ready(); !ok && hold.Held(a.Writes) == nil {
+		// /metrics answers in every state: qinglong_ready must read 0
+		// while the server is not ready, not go stale for want of a scrape.
+		if ok, reason := a.Ready(); !ok && hold.Held(a.Writes) == nil && r.URL.Path != metricsPath {
 			a.writeError(w, r, qlerror.New(qlerror.Unavailable, "this server is not admitting requests (%s); retry later, or ask another server if you run several", reason).
 				Because(RefusalNotReady, "readiness", reason))
 			return

@@ -6,6 +6,10 @@ import (
 	"github.com/qinglong/qinglong/internal/core/qlerror"
 )
 
+// metricsPath is the metrics route's, served whether or not the server is
+// ready (protect).
+const metricsPath = "/metrics"
+
 // metrics serves Prometheus metrics on the API's listener, where no
 // listener of their own is configured: Prometheus sends the read token as
 // a bearer token (docs/monitoring has a scrape configuration).

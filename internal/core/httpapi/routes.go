@@ -48,7 +48,7 @@ var routes = []route{
 	{http.MethodGet, "/api/v1/secrets", apitoken.Admin, "list and edit secrets", func(a *api) http.HandlerFunc { return a.admitted(a.secretList) }},
 	{http.MethodPut, "/api/v1/secrets/{name}", apitoken.Admin, "list and edit secrets", func(a *api) http.HandlerFunc { return a.admitted(a.secretSet) }},
 	{http.MethodDelete, "/api/v1/secrets/{name}", apitoken.Admin, "list and edit secrets", func(a *api) http.HandlerFunc { return a.admitted(a.secretDelete) }},
-	{http.MethodGet, "/metrics", apitoken.Read, "read the metrics", func(a *api) http.HandlerFunc { return a.metrics }},
+	{http.MethodGet, metricsPath, apitoken.Read, "read the metrics", func(a *api) http.HandlerFunc { return a.metrics }},
 }
 
 // Actions are what a token of scope may do that one of the scope below it

@@ -5,7 +5,8 @@
 // outcome, lost and retried attempts, notification deliveries, worker
 // capacity (cluster) and readiness.
 // Each server owns one Metrics with a registry of its own and serves it on
-// a listener of its own (Listen), never on the API's.
+// a listener of its own (Listen) or, without one, on the API's behind a
+// read token, in every readiness state.
 //
 // Names follow Prometheus conventions: a qinglong_ prefix, base units in
 // the name (_seconds), _total for counters. Every label has a closed set of
@@ -13,6 +14,7 @@
 package metrics
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"net/http"
@@ -94,6 +96,10 @@ const ProfileCluster = "cluster"
 type Config struct {
 	// Profile is the server's profile (standalone, edge, cluster).
 	Profile string
+	// Version and Commit are the binary's, as `ql version` prints them:
+	// qinglong_info's labels, so version skew across a rolling upgrade
+	// shows (empty reads as "unknown").
+	Version, Commit string
 	// Monitor reads the store's monitoring snapshot; it may answer an
 	// error while no store is available (a replica re-activating).
 	Monitor func(ctx context.Context, limit int) (schedule.MonitorSnapshot, error)
@@ -224,6 +230,12 @@ func New(cfg Config) *Metrics {
 	for _, o := range []schedule.Outcome{schedule.Admitted, schedule.Initialized, schedule.Skipped} {
 		m.decisions.WithLabelValues(string(o), "")
 	}
+	// So does every reason this profile's store can give, under its
+	// outcome: a short outage's increase() is its count, not the count
+	// less the first sample of a series that appeared mid-incident.
+	for _, r := range schedule.Reasons(cfg.Profile == ProfileCluster) {
+		m.decisions.WithLabelValues(string(r.Outcome()), string(r))
+	}
 	for _, r := range schedule.PassReasons {
 		m.passed.WithLabelValues(string(r))
 	}
@@ -239,8 +251,8 @@ func New(cfg Config) *Metrics {
 		m.reg.MustRegister(m.givenBack)
 	}
 	info := prometheus.NewGauge(prometheus.GaugeOpts{
-		Namespace: Namespace, Name: "info", Help: "Always 1; its label names the server's profile.",
-		ConstLabels: prometheus.Labels{"profile": cfg.Profile},
+		Namespace: Namespace, Name: "info", Help: "Always 1; its labels name the server's profile and its binary's version and commit (as `version` prints them).",
+		ConstLabels: prometheus.Labels{"profile": cfg.Profile, "version": cmp.Or(cfg.Version, "unknown"), "commit": cmp.Or(cfg.Commit, "unknown")},
 	})
 	info.Set(1)
 	m.reg.MustRegister(m.decisions, m.passed, m.lag, m.claim, m.commit, m.roundFailures, m.lost, m.retried, m.notifications, m.finished, info,

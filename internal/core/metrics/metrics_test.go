@@ -310,3 +310,44 @@ func TestClaimsGivenBackAreCountedOnAClusterReplicaOnly(t *testing.T) {
 		t.Errorf("an edge server exports %s: %v", f.GetName(), f.GetMetric())
 	}
 }
+
+// Every reason a profile's store can give has its decisions series at 0
+// from the start, under its outcome, so increase() over a short outage
+// counts all of it rather than missing the series' first sample; a single
+// node exports none of the cluster's own reasons.
+func TestEveryDecisionReasonStartsAtZero(t *testing.T) {
+	for _, c := range []struct {
+		profile         string
+		present, absent []schedule.Reason
+	}{
+		{ProfileCluster, []schedule.Reason{schedule.ReasonConnectionLost, schedule.ReasonClaimLost, schedule.ReasonOutcomeUnknown, schedule.ReasonWriteFailed}, nil},
+		{"standalone", []schedule.Reason{schedule.ReasonLockNotAvailable, schedule.ReasonDiskFull, schedule.ReasonOutcomeUnknown, schedule.ReasonStateVersionChanged},
+			[]schedule.Reason{schedule.ReasonClaimLost, schedule.ReasonConnectionLost, schedule.ReasonTooManyConnections, schedule.ReasonInsufficientResources}},
+	} {
+		fams := gather(t, New(Config{Profile: c.profile}))
+		for _, r := range c.present {
+			if got := value(fams, "qinglong_scheduler_decisions_total", "outcome", string(r.Outcome()), "reason", string(r)); got != 0 {
+				t.Errorf("%s: decisions{outcome=%q, reason=%q} = %g before any decision, want a series at 0", c.profile, r.Outcome(), r, got)
+			}
+		}
+		for _, r := range c.absent {
+			if got := value(fams, "qinglong_scheduler_decisions_total", "outcome", string(r.Outcome()), "reason", string(r)); got != -1 {
+				t.Errorf("%s exports decisions{reason=%q}, which only the cluster's store gives", c.profile, r)
+			}
+		}
+	}
+}
+
+// qinglong_info names the binary's version and commit beside the profile,
+// so servers of different versions (a rolling upgrade left half done) can
+// be told apart by count by (version); a build without them says unknown.
+func TestInfoNamesTheProfileVersionAndCommit(t *testing.T) {
+	fams := gather(t, New(Config{Profile: ProfileCluster, Version: "v1.2.3", Commit: "0a1b2c3d"}))
+	if got := value(fams, "qinglong_info", "commit", "0a1b2c3d", "profile", ProfileCluster, "version", "v1.2.3"); got != 1 {
+		t.Errorf("qinglong_info{commit=0a1b2c3d, profile=cluster, version=v1.2.3} = %g, want 1", got)
+	}
+	fams = gather(t, New(Config{Profile: "edge"}))
+	if got := value(fams, "qinglong_info", "commit", "unknown", "profile", "edge", "version", "unknown"); got != 1 {
+		t.Errorf("qinglong_info of a build without a version or commit = %g, want 1 with both unknown", got)
+	}
+}

@@ -336,3 +336,63 @@ func TestACauseFailingEveryRoundIsWarnedOnceAMinuteWithTheRoundsHeldBack(t *test
 		t.Fatalf("over 3 minutes of a full disk, %d warnings held back %v rounds; want 3 with %v", warned, heldBack, want)
 	}
 }
+
+// lockedStore judges no decision of a page: another process holds the
+// database's write lock past every wait, so the store gives each decision
+// that failure and answers it for the page too, as the SQLite adapter does.
+type lockedStore struct{ recordingStore }
+
+func (s *lockedStore) ScheduleCommitPage(_ context.Context, ps []CommitParams) ([]CommitResult, error) {
+	locked := qlerror.New(qlerror.Unavailable, "commit schedule decision: the database is locked by another writer; retry, or check for a stuck process holding the file")
+	out := make([]CommitResult, len(ps))
+	for i := range ps {
+		out[i] = ReasonLockNotAvailable.Result()
+		out[i].Err = locked
+	}
+	return out, locked
+}
+
+// A held write lock that fails every page while it lasts is a cause outside
+// the triggers like a full disk: one warning counting the page's tickets,
+// said once a minute with the rounds held back in between, and the rounds
+// it failed whole at debug — not a warning every round.
+func TestAHeldWriteLockIsWarnedOnceAMinuteWithTheRoundsHeldBack(t *testing.T) {
+	t.Parallel()
+	var buf bytes.Buffer
+	now := time.Unix(1_800_000_000, 0)
+	reps := NewRepeats()
+	reps.now = func() time.Time { return now }
+	d := Diagnostics{Log: slog.New(slog.NewJSONHandler(&buf, &slog.HandlerOptions{Level: slog.LevelDebug})), Repeats: reps}
+	st := &lockedStore{recordingStore{tickets: []Ticket{ticket("t-1", cursor(t0), t0+5, trigger.FireOnce), ticket("t-2", cursor(t0), t0+5, trigger.FireOnce)}}}
+	warned := 0
+	var heldBack []any
+	for second := range 3 * 60 {
+		sum, err := Round(context.Background(), st, RoundConfig{PageSize: 4, Parallel: 1, GraceMs: minute, NewID: func() string { return "x" }})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if sum.Reasons[ReasonLockNotAvailable] != 2 {
+			t.Fatalf("second %d: reasons %v; want both tickets lock_not_available", second, sum.Reasons)
+		}
+		buf.Reset()
+		d.Round(context.Background(), sum)
+		recs := records(t, &buf)
+		for _, r := range recs[1:] {
+			if r["level"] != "WARN" {
+				continue
+			}
+			warned++
+			heldBack = append(heldBack, r["held_back"])
+			if r["tickets"] != 2.0 || r["reason"] != "lock_not_available" {
+				t.Errorf("second %d: the warning %v; want it to count both tickets, reason lock_not_available", second, r)
+			}
+		}
+		if want := map[bool]string{true: "INFO", false: "DEBUG"}[recs[1]["level"] == "WARN"]; recs[0]["level"] != want {
+			t.Errorf("second %d: the round at %s beside a ticket record at %s, want %s", second, recs[0]["level"], recs[1]["level"], want)
+		}
+		now = now.Add(time.Second)
+	}
+	if want := []any{nil, 59.0, 59.0}; warned != 3 || fmt.Sprint(heldBack) != fmt.Sprint(want) {
+		t.Fatalf("over 3 minutes of a held write lock, %d warnings held back %v rounds; want 3 with %v", warned, heldBack, want)
+	}
+}

@@ -1,5 +1,7 @@
 package schedule
 
+import "slices"
+
 // Reason is the stable code saying why a commit was raced, failed or
 // unavailable. The set is closed: every adapter returns only these, each
 // always with the outcome Outcome gives it, so the same situation reads
@@ -91,8 +93,12 @@ const (
 	// ReasonRetriesExhausted: every bounded retry lost a serialization race
 	// (cluster).
 	ReasonRetriesExhausted Reason = "serialization_retries_exhausted"
-	// ReasonInsufficientResources: the database is short of a resource
-	// (PostgreSQL SQLSTATE class 53; SQLite: the disk is full).
+	// ReasonDiskFull: the disk holding the database is full (SQLite:
+	// SQLITE_FULL, at a write or at COMMIT, which then wrote nothing;
+	// PostgreSQL: 53100).
+	ReasonDiskFull Reason = "disk_full"
+	// ReasonInsufficientResources: PostgreSQL is short of another resource
+	// (SQLSTATE class 53 without a reason of its own).
 	ReasonInsufficientResources Reason = "insufficient_resources"
 	// ReasonOutOfSharedMemory: PostgreSQL ran out of shared memory (53200,
 	// e.g. the predicate lock table).
@@ -163,6 +169,7 @@ var reasonOutcomes = map[Reason]Outcome{
 	ReasonOccurrenceExists:         Failed,
 	ReasonCancelled:                Failed,
 	ReasonRetriesExhausted:         Failed,
+	ReasonDiskFull:                 Failed,
 	ReasonInsufficientResources:    Failed,
 	ReasonOutOfSharedMemory:        Failed,
 	ReasonTooManyConnections:       Failed,
@@ -176,6 +183,29 @@ var reasonOutcomes = map[Reason]Outcome{
 	ReasonLockNotAvailable:         Unavailable,
 	ReasonConnectionLost:           Unavailable,
 	ReasonOutcomeUnknown:           Unavailable,
+}
+
+// clusterOnly are the reasons only the cluster's store gives: its claims,
+// its database clock and PostgreSQL's own error classes. A single-node
+// store holds no claim and maps SQLite's errors to the other reasons.
+var clusterOnly = map[Reason]bool{
+	ReasonClaimLost: true, ReasonClaimExpired: true, ReasonClockWentBack: true, ReasonDecisionNotFromClaimTime: true,
+	ReasonRetriesExhausted: true, ReasonInsufficientResources: true, ReasonOutOfSharedMemory: true, ReasonTooManyConnections: true, ReasonStatementCancelled: true,
+	ReasonOperatorIntervention: true, ReasonIdleInTransactionTimeout: true, ReasonInsufficientPrivilege: true,
+	ReasonConstraintViolation: true, ReasonSchemaError: true, ReasonConnectionLost: true,
+}
+
+// Reasons lists, sorted, every reason a store of the cluster (cluster) or
+// of a single node (!cluster) can give.
+func Reasons(cluster bool) []Reason {
+	var out []Reason
+	for r := range reasonOutcomes {
+		if cluster || !clusterOnly[r] {
+			out = append(out, r)
+		}
+	}
+	slices.Sort(out)
+	return out
 }
 
 // Outcome is the outcome r goes with, or "" for a code outside the set.

@@ -4,14 +4,16 @@ import (
 	"os"
 	"reflect"
 	"regexp"
+	"slices"
 	"testing"
 )
 
 // TestEveryReasonHasOneOutcomeAndIsDocumented keeps the closed set honest:
 // each reason goes with raced, failed or unavailable (never a success), is
 // found again by its code, and appears in docs/architecture.md's reason
-// table with that same outcome — so the page an operator reads cannot drift
-// from what the adapters return.
+// table with that same outcome and where it is reached — so the page an
+// operator reads cannot drift from what the adapters return, nor the
+// metrics' series at 0 (Reasons) from the stores that give them.
 func TestEveryReasonHasOneOutcomeAndIsDocumented(t *testing.T) {
 	t.Parallel()
 	doc, err := os.ReadFile("../../../docs/architecture.md")
@@ -19,8 +21,14 @@ func TestEveryReasonHasOneOutcomeAndIsDocumented(t *testing.T) {
 		t.Fatal(err)
 	}
 	documented := map[Reason]Outcome{}
-	for _, m := range regexp.MustCompile("(?m)^\\| `([a-z_]+)` \\| (raced|failed|unavailable) \\|").FindAllStringSubmatch(string(doc), -1) {
+	clusterRows := map[Reason]bool{}
+	for _, m := range regexp.MustCompile("(?m)^\\| `([a-z_]+)` \\| (raced|failed|unavailable) \\|.*\\| (both|cluster)[^|]*\\|$").FindAllStringSubmatch(string(doc), -1) {
 		documented[Reason(m[1])] = Outcome(m[2])
+		clusterRows[Reason(m[1])] = m[3] == "cluster"
+	}
+	single := Reasons(false)
+	if len(Reasons(true)) != len(reasonOutcomes) {
+		t.Errorf("the cluster's reasons are %d of the %d", len(Reasons(true)), len(reasonOutcomes))
 	}
 	for r, o := range reasonOutcomes {
 		if o != Raced && o != Failed && o != Unavailable {
@@ -31,6 +39,9 @@ func TestEveryReasonHasOneOutcomeAndIsDocumented(t *testing.T) {
 		}
 		if documented[r] != o {
 			t.Errorf("docs/architecture.md lists %s as %q, want a row | `%s` | %s |", r, documented[r], r, o)
+		}
+		if slices.Contains(single, r) == clusterRows[r] {
+			t.Errorf("docs/architecture.md says %s is reached on the cluster only: %v; Reasons(false) holds it: %v", r, clusterRows[r], slices.Contains(single, r))
 		}
 	}
 	for r := range documented {

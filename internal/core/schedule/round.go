@@ -268,7 +268,9 @@ func (p *Page) Commit(ctx context.Context, st Store) Summary {
 // record counts one group's results. A store that judged none of them
 // gives each the failure that stopped it (a held write lock is
 // lock_not_available, not a failure without a name), and those results are
-// counted as any other, the failure reported once; a store that answered
+// counted and reported as any other: as tickets failing alike for a cause
+// outside their triggers, the failure is one warning, said once a minute
+// while it lasts (Diagnostics.Round); a store that answered
 // for another number of decisions failed every one as write_failed. No
 // raced, failed or unavailable decision is ever counted without a reason:
 // an alert grouped by reason would show an empty one as nothing to act on.
@@ -285,9 +287,7 @@ func (p *Page) record(group []CommitParams, results []CommitResult, err error) {
 		p.sum.Errors = append(p.sum.Errors, fmt.Errorf("committing %d decisions: %w", len(group), err))
 		return
 	}
-	if err != nil {
-		p.sum.Errors = append(p.sum.Errors, fmt.Errorf("committing %d decisions: %w", len(group), err))
-	}
+	told := false
 	for i, res := range results {
 		p.sum.Finished.Merge(res.Finished)
 		if n := res.Finished.Of(run.Cancelled); n > 0 {
@@ -320,13 +320,20 @@ func (p *Page) record(group []CommitParams, results []CommitResult, err error) {
 		for _, ps := range res.Passed {
 			p.sum.Passed[ps.Reason] += ps.Count
 		}
-		if err == nil && (res.Err != nil || res.Outcome == Failed || res.Outcome == Unavailable) {
+		if res.Err != nil || res.Outcome == Failed || res.Outcome == Unavailable {
+			if res.Err == nil {
+				res.Err = err
+			}
+			told = told || err != nil
 			te := &TicketError{TriggerID: group[i].Ticket.TriggerID, Outcome: res.Outcome, Reason: res.Reason, Err: res.Err}
 			if res.Outcome == Failed && failsOnItsRow(res.Reason) {
 				te.Revision = group[i].Ticket.TriggerRevision
 			}
 			p.sum.Errors = append(p.sum.Errors, te)
 		}
+	}
+	if err != nil && !told {
+		p.sum.Errors = append(p.sum.Errors, fmt.Errorf("committing %d decisions: %w", len(group), err))
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 	"github.com/qinglong/qinglong/internal/core/apitoken"
 	"github.com/qinglong/qinglong/internal/core/authlimit"
 	"github.com/qinglong/qinglong/internal/core/catalog"
+	"github.com/qinglong/qinglong/internal/core/cli"
 	"github.com/qinglong/qinglong/internal/core/console"
 	"github.com/qinglong/qinglong/internal/core/httpapi"
 	"github.com/qinglong/qinglong/internal/core/httpserve"
@@ -189,6 +190,8 @@ func (s *Server) readiness() (bool, string) {
 func (s *Server) newMetrics() *metrics.Metrics {
 	return metrics.New(metrics.Config{
 		Profile:   string(s.cfg.Profile),
+		Version:   cli.Version,
+		Commit:    cli.Commit(),
 		Monitor:   s.store.Monitor,
 		Readiness: s.readinessState,
 		AuthFailures: func() map[string]authlimit.Failures {

@@ -1,6 +1,7 @@
 package singlecli
 
 import (
+	"regexp"
 	"strings"
 	"testing"
 
@@ -124,7 +125,7 @@ func TestMetricsAreServedOnTheAPIListenerToAReadToken(t *testing.T) {
 	if st, _, _ := httpcall.Bearer(t, "GET", base+"/metrics", "", nil); st != 401 {
 		t.Fatalf("/metrics without a token: %d", st)
 	}
-	if st, text, _ := httpcall.Bearer(t, "GET", base+"/metrics", reader, nil); st != 200 || !strings.Contains(string(text), `qinglong_info{profile="standalone"} 1`) {
+	if st, text, _ := httpcall.Bearer(t, "GET", base+"/metrics", reader, nil); st != 200 || !regexp.MustCompile(`qinglong_info\{commit="[^"]+",profile="standalone",version="[^"]+"\} 1`).MatchString(string(text)) {
 		t.Fatalf("/metrics with a read token: %d %q", st, text)
 	}
 }

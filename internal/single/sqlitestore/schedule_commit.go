@@ -71,11 +71,7 @@ func (s *Store) commitOnce(ctx context.Context, p schedule.CommitParams) (schedu
 		return failure(ctx, err)
 	}
 	if err := tx.Commit(); err != nil {
-		// The reply of COMMIT is lost: the write may or may not be
-		// durable. Never retried blindly — the next take re-reads the
-		// row, and the bumped state_version or the idempotency key
-		// resolves it from durable facts.
-		return schedule.ReasonOutcomeUnknown.Result(), mapErr(err, "commit schedule decision")
+		return commitFailed(err).Result(), mapErr(err, "commit schedule decision")
 	}
 	res := resultOf(p, w)
 	res.Finished = finished
@@ -102,6 +98,19 @@ func resultOf(p schedule.CommitParams, w wrote) schedule.CommitResult {
 	return res
 }
 
+// commitFailed is the reason of a COMMIT that failed. A full disk refused
+// the WAL frames before the commit frame that would make them durable, so
+// nothing was written and the disk is the reason. Any other failure may
+// or may not have left the write durable: outcome_unknown, never retried
+// blindly — the next take re-reads the row, and the bumped state_version
+// or the idempotency key resolves it from durable facts.
+func commitFailed(err error) schedule.Reason {
+	if primaryCode(err) == sqlite3.SQLITE_FULL {
+		return schedule.ReasonDiskFull
+	}
+	return schedule.ReasonOutcomeUnknown
+}
+
 // failure is the outcome of a begin or write error: the caller's own
 // cancellation, a lock wait or a full disk each have a reason of their own,
 // anything else is write_failed.
@@ -113,7 +122,7 @@ func failure(ctx context.Context, err error) (schedule.CommitResult, error) {
 	case c == sqlite3.SQLITE_BUSY || c == sqlite3.SQLITE_LOCKED:
 		reason = schedule.ReasonLockNotAvailable
 	case c == sqlite3.SQLITE_FULL:
-		reason = schedule.ReasonInsufficientResources
+		reason = schedule.ReasonDiskFull
 	}
 	return reason.Result(), mapErr(err, "commit schedule decision")
 }

@@ -144,10 +144,10 @@ func (s *Store) commitGroup(ctx context.Context, ps []schedule.CommitParams, idx
 		return nil, nil
 	}
 	if err := tx.Commit(); err != nil {
-		// As in ScheduleCommit: the write may or may not be durable, and it
-		// is never retried blindly.
+		// As in ScheduleCommit: a full disk wrote nothing; otherwise the
+		// write may or may not be durable, and it is never retried blindly.
 		for _, i := range written {
-			out[i] = schedule.ReasonOutcomeUnknown.Result()
+			out[i] = commitFailed(err).Result()
 			out[i].Err = mapErr(err, "commit schedule decision")
 		}
 		return nil, nil

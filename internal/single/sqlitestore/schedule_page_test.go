@@ -237,7 +237,7 @@ func TestTwoStoresCommittingOverlappingPagesOnOneFileAdmitEachOccurrenceOnce(t *
 
 // A page that fills the file's page limit part-way (as a full disk would)
 // commits the decisions that fit; each decision whose write no longer fits
-// fails alone with insufficient_resources and leaves nothing of itself.
+// fails alone with disk_full and leaves nothing of itself.
 func TestAPageThatFillsTheDiskCommitsWhatFitsAndFailsTheRestWithNothingWritten(t *testing.T) {
 	t.Parallel()
 	const n = 60
@@ -261,7 +261,7 @@ func TestAPageThatFillsTheDiskCommitsWhatFitsAndFailsTheRestWithNothingWritten(t
 		switch {
 		case res.Outcome == schedule.Admitted && c == (storetest.Counts{Runs: 1, Attempts: 1, Events: 2}):
 			admitted++
-		case res.Reason == schedule.ReasonInsufficientResources && c == (storetest.Counts{}):
+		case res.Reason == schedule.ReasonDiskFull && c == (storetest.Counts{}):
 			full++
 		default:
 			t.Fatalf("decision %d: %s (%s) with %+v written", i, res.Outcome, res.Reason, c)
