@@ -56,9 +56,11 @@ func (s *Server) checkDatabasePath(now time.Time) bool {
 	info, err := os.Stat(s.layout.DB)
 	if err == nil && os.SameFile(s.dbFile, info) {
 		if s.moved.Load() {
-			s.moved.Store(false)
+			// Said before readiness turns, so whoever sees the server
+			// ready again finds the line that says why.
 			s.cfg.Logger.Info("the database file is back at its path; admitting, starting commands, sending notifications and taking writes again", "code", CodeDatabaseBack,
 				"db", s.layout.DB, "held", now.Sub(s.movedSince).Round(time.Millisecond))
+			s.moved.Store(false)
 			s.sched.Wake()
 			s.disp.Wake()
 			s.notify.Wake()
