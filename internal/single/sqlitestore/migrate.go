@@ -61,20 +61,6 @@ func Stream() []Migration {
 // none of them. Two processes migrating at once serialise on the write
 // lock; the second finds the work done. It returns the ids it applied.
 func (s *Store) Migrate(ctx context.Context) ([]string, error) {
-	// A file that holds nothing yet is switched to incremental
-	// auto-vacuum first, for nothing: switched once migrated, its VACUUM
-	// rewrites it through the WAL, which a nearly full disk may not take
-	// after the migrations committed, and the next start would find the
-	// file migrated and say nothing of the database it created.
-	var objects int
-	if err := s.reader.QueryRowContext(ctx, qSchemaObjectCount).Scan(&objects); err != nil {
-		return nil, mapErr(err, "read the schema of "+s.cfg.Path)
-	}
-	if objects == 0 {
-		if err := s.ensureIncrementalVacuum(ctx); err != nil {
-			return nil, err
-		}
-	}
 	applied, err := s.migrate(ctx, Stream())
 	if err != nil {
 		return applied, err
