@@ -55,8 +55,9 @@ every table and index, and that each index agrees with its table (--quick: quick
 that cross-check, as a server's start does). It opens the file read-only, as the read commands do: it
 writes nothing and takes no lock a server holds, so the server may go on serving meanwhile (while it
 reads, the server's -wal file cannot be truncated back and grows by what the server writes). It
-reads every page once, about 10 ms a MiB with the file cached, several times that from a small
-device's flash; it says the file's size on stderr as it starts.
+reads every page once: about 8 ms a megabyte with the file cached for --quick, more for the full
+check the more indexes there are, several times that from a small device's flash; it says the file's
+size on stderr as it starts.
 Prints "ok" and exits 0 for a sound file. For a corrupt one it prints SQLite's findings and what to
 do — stop every server on the directory and restore the latest backup (docs/operations.md, "Backup
 and restore") — and exits 7. A --data-dir that is no data directory or holds no database exits 2.`
