@@ -19,7 +19,9 @@ import (
 // with what exists (a name taken, a state that does not allow it, a
 // change made meanwhile) exits 4; a credential that may not do it exits
 // 5; a Run followed with --exit-status that ended otherwise than
-// succeeded exits 6 with nothing added to what the follower said;
+// succeeded exits 6 with nothing added to what the follower said; `db
+// check` that found the file corrupt exits 7 with nothing added to its
+// report;
 // everything else that fails, a name of nothing included, exits 1 — even
 // when its words are those of one of cobra's usage errors, which only
 // its own untyped errors are.
@@ -53,6 +55,7 @@ func TestAnErrorsCodeDecidesTheExitCode(t *testing.T) {
 		{fmt.Errorf("unknown command \"x\" for \"ql\""), ExitUsage, "unknown command", true},
 		{errRefused, ExitRefused, "", false},
 		{errNotSucceeded, ExitNotSucceeded, "", false},
+		{errCorrupt, ExitCorrupt, "", false},
 	} {
 		root := &cobra.Command{Use: "ql", SilenceUsage: true, SilenceErrors: true}
 		root.AddCommand(&cobra.Command{Use: "do", RunE: func(*cobra.Command, []string) error { return c.err }})
@@ -70,7 +73,7 @@ func TestTheRootHelpListsTheExitCodes(t *testing.T) {
 	t.Parallel()
 	code, out, _ := ql(t, "--help")
 	for _, want := range []string{"Exit codes:", "\n  0 ", "\n  1 ", "\n  2    the input is wrong", "\n  3    the trigger's overlap policy refused",
-		"\n  4    the request conflicts with what exists", "\n  5    not allowed", "\n  6    --exit-status: the Run ended, not succeeded", "\n  130 "} {
+		"\n  4    the request conflicts with what exists", "\n  5    not allowed", "\n  6    --exit-status: the Run ended, not succeeded", "\n  7    db check: the database file is corrupt", "\n  130 "} {
 		if code != 0 || !strings.Contains(out, want) {
 			t.Errorf("ql --help: %d, lacks %q:\n%s", code, want, out)
 		}

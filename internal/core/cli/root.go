@@ -136,6 +136,11 @@ type Options struct {
 	SecretsFile func(dbPath string) string
 	// Extra commands (e.g. `db` in the full build).
 	Extra []*cobra.Command
+	// CheckSQLite runs SQLite's integrity_check (quick: quick_check) on
+	// the embedded database file at dbPath without writing to it or taking
+	// a server's lock, and returns what it found wrong (`db check
+	// --data-dir`); nil in a build without the embedded database.
+	CheckSQLite func(ctx context.Context, dbPath string, quick bool) ([]string, error)
 	// DefaultProfile is what `serve` runs without --profile (default
 	// standalone).
 	DefaultProfile string
@@ -212,6 +217,7 @@ or as many replicas on PostgreSQL (profile cluster).`
 	root.AddCommand(versionCommand(), cronCommand(opts), applyCommand(opts), exportCommand(opts), serveCommand(opts), runsCommand(opts), triggersCommand(opts),
 		tokensCommand(opts), usersCommand(opts), secretsCommand(opts), notificationsCommand(opts), retentionCommand(opts), backupCommand(opts))
 	root.AddCommand(opts.Extra...)
+	addDBCheck(root, opts)
 	root.SetHelpCommand(helpCommand(root))
 	// Added now rather than when the tree runs, so the walk below covers it.
 	root.InitDefaultCompletionCmd()
@@ -325,6 +331,10 @@ const (
 	// followed (or read) ended otherwise than succeeded: failed, timed
 	// out, lost, cancelled. What it printed says how it ended.
 	ExitNotSucceeded = 6
+	// ExitCorrupt: `db check` found the embedded database file corrupt;
+	// what it printed gives SQLite's findings and says to restore a
+	// backup.
+	ExitCorrupt = 7
 	// ExitInterrupted: SIGINT, SIGTERM or SIGHUP stopped the command
 	// before it finished, as a shell reports a command a SIGINT ended
 	// (128 + 2).
@@ -343,6 +353,7 @@ func exitCodesHelp(opts Options) string {
        (a disabled trigger, an archived project, a Run not finished), a change made meanwhile
   5    not allowed, nothing was done: the API token` + opts.clusterOnly(" or database role") + ` may not do it
   6    --exit-status: the Run ended, not succeeded (failed, timed_out, lost, cancelled)
+  7    db check: the database file is corrupt; restore it from a backup
   130  interrupted (SIGINT, SIGTERM, SIGHUP) before it finished`
 }
 
@@ -352,7 +363,7 @@ func exitCodesHelp(opts Options) string {
 var errRefused = errors.New("refused by the trigger's policy")
 
 // Main executes the tree and returns the process exit code (ExitFailed,
-// ExitUsage, ExitRefused, ExitConflict, ExitDenied, ExitNotSucceeded,
+// ExitUsage, ExitRefused, ExitConflict, ExitDenied, ExitNotSucceeded, ExitCorrupt,
 // ExitInterrupted; 0 when it succeeded).
 func Main(ctx context.Context, opts Options, args []string, stdout, stderr io.Writer) int {
 	return MainIn(ctx, opts, args, os.Stdin, stdout, stderr)
@@ -386,6 +397,9 @@ func execute(ctx context.Context, root *cobra.Command, binary string, args []str
 	}
 	if errors.Is(err, errNotSucceeded) {
 		return ExitNotSucceeded
+	}
+	if errors.Is(err, errCorrupt) {
+		return ExitCorrupt
 	}
 	msg := userText(asBinary(root, binary, err.Error()))
 	var ue *UsageError

@@ -7,10 +7,11 @@ import (
 
 // sharedCommands are the commands of the tree every binary serving a
 // console builds (internal/core/cli's root): the full ql binary and
-// ql-edge alike. What only the full binary has (`ql db`, `ql workers`,
+// ql-edge alike (`db` for its check of the embedded database). What only
+// the full binary has (`ql db roles` and `migrate`, `ql workers`,
 // ql-worker) is named only on a cluster replica's pages, which ql serves,
 // and keeps its name.
-var sharedCommands = []string{"apply", "backup", "cron", "export", "notifications", "retention", "runs", "secrets", "serve", "tokens", "triggers", "users", "version"}
+var sharedCommands = []string{"apply", "backup", "cron", "db", "export", "notifications", "retention", "runs", "secrets", "serve", "tokens", "triggers", "users", "version"}
 
 // sharedCommand is "ql" starting one of sharedCommands where a sentence
 // names a command to run: at its start, or after a space, a quote, a

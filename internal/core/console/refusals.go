@@ -128,6 +128,7 @@ var refusalsZH = map[qlerror.Reason]string{ //nolint:gosec // G101: sentences ke
 	run.RefusalNoSuchAttempt:         "该运行没有第 {attempt} 次尝试；它的尝试序号为 {attempts}。",
 	hold.RefusalDatabaseLocked:       "另一个进程持有数据库文件 {db} 的写锁；这次写入为此等了 {waited}，用完了它能等的全部时间，因此什么也没有写入（向该文件写入的 ql 命令或备份会持有写锁，开着事务的 sqlite3 命令行也会）；请稍后重试，若反复出现，请找出持有该文件的进程，等它结束或停止它。",
 	hold.RefusalDatabaseMoved:        "此服务器现在不接受写入：它运行期间，数据库文件 {db} 被移走、删除或替换，写入将会丢失；请把文件放回 {db} 后重试（服务器会自行恢复），或停止服务器，在文件现在所在的位置启动它，并把它的 -wal 文件以相应的名称移到它旁边。",
+	hold.RefusalDatabaseCorrupt:      "此服务器现在不接受写入：它的数据库文件 {db} 已损坏（SQLite 发现了格式错误的页），写入可能丢失；请停止服务器，运行 `{check}` 查看损坏之处，并从最近的备份恢复（docs/operations.md，“Backup and restore”）。",
 }
 
 // errorText is err's message in language l: the table's sentence for its

@@ -71,3 +71,17 @@ func DatabaseLocked(db string, waited time.Duration) *qlerror.Error {
 		"(a ql command or a backup writing to the file holds it, as does a sqlite3 shell with a transaction open); try again in a moment, "+
 		"and if it keeps happening, find the process that holds the file and let it finish, or stop it", db, w).Because(RefusalDatabaseLocked, "db", db, "waited", w)
 }
+
+// RefusalDatabaseCorrupt is the reason of a write refused because the
+// single-node server met a corrupt page of its database file.
+const RefusalDatabaseCorrupt qlerror.Reason = "database_corrupt"
+
+// DatabaseCorrupt is the refusal of a write once the server met a corrupt
+// page of the database file db: what it wrote could not be read back, nor
+// the results of the commands it would start recorded. It lasts until the
+// server stops; check is the command that checks the file.
+func DatabaseCorrupt(db, check string) *qlerror.Error {
+	return qlerror.New(qlerror.Unavailable, "this server takes no writes now: its database file %s is corrupt (SQLite found a malformed page), "+
+		"so the write could be lost; stop the server, run `%s` to see what is damaged, and restore the latest backup "+
+		"(docs/operations.md, \"Backup and restore\")", db, check).Because(RefusalDatabaseCorrupt, "db", db, "check", check)
+}

@@ -54,10 +54,14 @@ const (
 	// names the file it opened (moved, deleted or replaced); it admits and
 	// starts nothing until it does again.
 	StateDatabaseMoved = "database_moved"
+	// StateDatabaseCorrupt: a single-node server met a corrupt page of its
+	// database file (SQLITE_CORRUPT, SQLITE_NOTADB); it admits and starts
+	// nothing until it is stopped.
+	StateDatabaseCorrupt = "database_corrupt"
 )
 
 // ReadinessStates lists every readiness state.
-var ReadinessStates = []string{StateStarting, StateReady, StateDatabaseUnavailable, StateDraining, StateDatabaseMoved}
+var ReadinessStates = []string{StateStarting, StateReady, StateDatabaseUnavailable, StateDraining, StateDatabaseMoved, StateDatabaseCorrupt}
 
 // Authentication surfaces, as qinglong_auth_failures_total labels them.
 const (

@@ -56,8 +56,12 @@ const (
 	EdgeWatch       = time.Second
 	// edgeCacheKiB keeps the edge profile's page caches within its memory
 	// budget; standalone uses the store's default.
-	edgeCacheKiB   = 256
-	edgeReadConns  = 1
+	edgeCacheKiB  = 256
+	edgeReadConns = 1
+	// edgeWALPages bounds the edge profile's -wal file at 1 MiB, four
+	// times less than standalone's, for a data directory on a tmpfs or a
+	// card of a few MiB (docs/operations.md, "The database's -wal file").
+	edgeWALPages   = 256
 	maxGrace       = 24 * time.Hour
 	defaultDataDir = "."
 )

@@ -173,6 +173,9 @@ func (s *Server) readiness() (bool, string) {
 	if !s.ready.Load() {
 		return false, "not_serving"
 	}
+	if s.corrupt.Load() {
+		return false, metrics.StateDatabaseCorrupt
+	}
 	if s.moved.Load() {
 		return false, metrics.StateDatabaseMoved
 	}
@@ -231,6 +234,8 @@ func (s *Server) readinessState() string {
 		return metrics.StateDraining
 	case !s.ready.Load():
 		return metrics.StateStarting
+	case s.corrupt.Load():
+		return metrics.StateDatabaseCorrupt
 	case s.moved.Load():
 		return metrics.StateDatabaseMoved
 	}

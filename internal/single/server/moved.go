@@ -56,9 +56,11 @@ func (s *Server) checkDatabasePath(now time.Time) bool {
 	info, err := os.Stat(s.layout.DB)
 	if err == nil && os.SameFile(s.dbFile, info) {
 		if s.moved.Load() {
-			s.moved.Store(false)
+			// Said before readiness turns, so whoever sees the server
+			// ready again finds the line that says why.
 			s.cfg.Logger.Info("the database file is back at its path; admitting, starting commands, sending notifications and taking writes again", "code", CodeDatabaseBack,
 				"db", s.layout.DB, "held", now.Sub(s.movedSince).Round(time.Millisecond))
+			s.moved.Store(false)
 			s.sched.Wake()
 			s.disp.Wake()
 			s.notify.Wake()
@@ -103,29 +105,33 @@ type writes struct{ s *Server }
 // under way, and none is admitted after it.
 func (w writes) Admit() (func(), error) {
 	w.s.admitting.RLock()
-	if w.s.moved.Load() {
+	if err := w.Held(); err != nil {
 		w.s.admitting.RUnlock()
-		return nil, hold.DatabaseMoved(w.s.layout.DB)
+		return nil, err
 	}
 	return w.s.admitting.RUnlock, nil
 }
 
-// Held is the refusal of a write while the database path names another
-// file, or none.
+// Held is the refusal of a write once the database file is corrupt, or
+// while the database path names another file, or none.
 func (w writes) Held() error {
-	if !w.s.moved.Load() {
-		return nil
+	switch {
+	case w.s.corrupt.Load():
+		return hold.DatabaseCorrupt(w.s.layout.DB, w.s.checkCommand())
+	case w.s.moved.Load():
+		return hold.DatabaseMoved(w.s.layout.DB)
 	}
-	return hold.DatabaseMoved(w.s.layout.DB)
+	return nil
 }
 
-// unlessMoved runs write under admitting's read lock unless the database
-// path names another file. checkDatabasePath takes the lock for writing to
-// set moved, so once the hold is set no write run here is still under way.
+// unlessMoved runs write under admitting's read lock unless the server is
+// held: the database path names another file, or the file is corrupt.
+// checkDatabasePath and checkCorruption take the lock for writing to set
+// the hold, so once it is set no write run here is still under way.
 func (s *Server) unlessMoved(write func()) {
 	s.admitting.RLock()
 	defer s.admitting.RUnlock()
-	if s.moved.Load() {
+	if s.held() {
 		return
 	}
 	write()
@@ -181,7 +187,7 @@ type heldTouches struct {
 
 // TokenTouch records nothing while the path names another file.
 func (t heldTouches) TokenTouch(ctx context.Context, id string, atMs int64) error {
-	if t.s.moved.Load() {
+	if t.s.held() {
 		return nil
 	}
 	return t.Authenticator.TokenTouch(ctx, id, atMs)

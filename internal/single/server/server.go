@@ -76,6 +76,9 @@ type Server struct {
 	admitting   sync.RWMutex
 	movedSince  time.Time
 	movedLogged time.Time
+	// corrupt is set once the store met a corrupt page (checkCorruption)
+	// and holds what moved holds, until the server stops.
+	corrupt atomic.Bool
 
 	stopOnce sync.Once
 	stopErr  error
@@ -327,7 +330,7 @@ func warnIfShared(log *slog.Logger, dir string) {
 func openStore(ctx context.Context, path string, p Profile, nowMs func() int64) (*sqlitestore.Store, []string, error) {
 	scfg := sqlitestore.Config{Path: path, NowMs: nowMs}
 	if p == Edge {
-		scfg.CacheKiB, scfg.ReadConns = edgeCacheKiB, edgeReadConns
+		scfg.CacheKiB, scfg.ReadConns, scfg.WALPages = edgeCacheKiB, edgeReadConns, edgeWALPages
 	}
 	st, err := sqlitestore.Open(ctx, scfg)
 	if err != nil {
@@ -395,7 +398,7 @@ func (s *Server) newDispatcher() (*executor.Dispatcher, error) {
 		OnError:      s.quietWarn("executor", CodeExecutorFailed),
 		NowMs:        s.cfg.NowMs,
 		OnFinish:     s.finished,
-		Hold:         s.moved.Load,
+		Hold:         s.held,
 	}
 	if logCap := s.cfg.Retention.Policy.LogBytes; s.retain != nil && logCap != 0 {
 		// A pass as soon as the logs grew by a quarter of the cap, not

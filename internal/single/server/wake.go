@@ -76,10 +76,10 @@ const (
 // look is one look of the watch. A failed look is logged once until one
 // succeeds again (it would otherwise repeat every watch period); meanwhile
 // the loops keep their cadence and report their own failures. While the
-// database path names another file, the commits are not looked at: the
-// loops they would wake are held.
+// database file is corrupt or its path names another file, the commits
+// are not looked at: the loops they would wake are held.
 func (s *Server) look(ctx context.Context) (bool, error) {
-	if s.checkDatabasePath(time.Now()) || s.watch == nil {
+	if s.checkCorruption() || s.checkDatabasePath(time.Now()) || s.watch == nil {
 		return false, nil
 	}
 	changed, err := s.watch.Changed(ctx)

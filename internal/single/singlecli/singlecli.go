@@ -39,6 +39,7 @@ func Options(binary string) cli.Options {
 			_, err := server.Backup(ctx, dbPath, dest, progress)
 			return err
 		},
+		CheckSQLite: sqlitestore.CheckFile,
 		Profiles: map[string]cli.Profile{
 			cli.ProfileStandalone: Profile(server.Standalone),
 			cli.ProfileEdge:       Profile(server.Edge),

@@ -16,22 +16,8 @@ import (
 // in 0.7 s; integrity_check 0.8 s with one index, more with more), several
 // times that from a small device's flash.
 func (s *Store) CheckIntegrity(ctx context.Context) error {
-	rows, err := s.reader.QueryContext(ctx, qPragmaQuickCheck)
+	found, err := s.integrityFindings(ctx, qPragmaQuickCheck)
 	if err != nil {
-		return s.corrupt(err)
-	}
-	defer rows.Close()
-	var found []string
-	for rows.Next() {
-		var line string
-		if err := rows.Scan(&line); err != nil {
-			return s.corrupt(err)
-		}
-		if line != "ok" {
-			found = append(found, line)
-		}
-	}
-	if err := rows.Err(); err != nil {
 		return s.corrupt(err)
 	}
 	if len(found) > 0 {
@@ -39,6 +25,27 @@ func (s *Store) CheckIntegrity(ctx context.Context) error {
 			s.cfg.Path, strings.Join(found, "; "))
 	}
 	return nil
+}
+
+// integrityFindings runs one of SQLite's checks and returns what it found
+// wrong, nothing for a sound file.
+func (s *Store) integrityFindings(ctx context.Context, check string) ([]string, error) {
+	rows, err := s.reader.QueryContext(ctx, check)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var found []string
+	for rows.Next() {
+		var line string
+		if err := rows.Scan(&line); err != nil {
+			return nil, err
+		}
+		if line != "ok" {
+			found = append(found, line)
+		}
+	}
+	return found, rows.Err()
 }
 
 // corrupt is the refusal of a file whose check could not even be read

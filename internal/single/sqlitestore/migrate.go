@@ -56,10 +56,10 @@ func Stream() []Migration {
 }
 
 // Migrate applies every migration of the stream the file has not seen yet,
-// each in its own BEGIN IMMEDIATE transaction that re-reads the history,
-// asserts the previous capability row and advances it. Two processes
-// migrating at once serialise on the write lock; the second finds the work
-// done. It returns the ids it applied.
+// all in one BEGIN IMMEDIATE transaction that re-reads the history, and
+// for each asserts the previous capability row and advances it: all or
+// none of them. Two processes migrating at once serialise on the write
+// lock; the second finds the work done. It returns the ids it applied.
 func (s *Store) Migrate(ctx context.Context) ([]string, error) {
 	applied, err := s.migrate(ctx, Stream())
 	if err != nil {
@@ -101,25 +101,28 @@ func (s *Store) migrate(ctx context.Context, stream []Migration) ([]string, erro
 	if history, err := readHistory(ctx, s.reader); err == nil && len(history) == len(stream) && historyIsPrefix(history, stream) == nil {
 		return nil, nil
 	}
+	// One transaction for every migration the file lacks: one that fails
+	// (a full disk, most likely on a first start) leaves the file as it
+	// was, never with part of the stream applied, which the next start
+	// would take for an older build's database to upgrade rather than a
+	// new one (no database_created warning).
 	var applied []string
-	for i, m := range stream {
-		var did bool
-		err := s.write(ctx, "migrate "+m.ID, durable, func(tx *txn) error {
-			history, err := readHistory(ctx, tx)
-			if err != nil {
+	err := s.write(ctx, "migrate "+s.cfg.Path, durable, func(tx *txn) error {
+		applied = nil
+		history, err := readHistory(ctx, tx)
+		if err != nil {
+			return err
+		}
+		if err := historyIsPrefix(history, stream); err != nil {
+			return err
+		}
+		if len(history) == 0 {
+			if err := requireEmpty(ctx, tx); err != nil {
 				return err
 			}
-			if err := historyIsPrefix(history, stream); err != nil {
-				return err
-			}
-			if len(history) > i {
-				return nil
-			}
-			if i == 0 {
-				if err := requireEmpty(ctx, tx); err != nil {
-					return err
-				}
-			}
+		}
+		for i := len(history); i < len(stream); i++ {
+			m := stream[i]
 			if _, err := tx.ExecContext(ctx, m.sql); err != nil {
 				return fmt.Errorf("apply %s: %w", m.ID, err)
 			}
@@ -133,15 +136,12 @@ func (s *Store) migrate(ctx context.Context, stream []Migration) ([]string, erro
 			if n, err := res.RowsAffected(); err != nil || n != 1 {
 				return qlerror.New(qlerror.FailedPrecondition, "migrate %s: capability row is not %s v%d; the file was changed outside QingLong", m.ID, CapabilityName, i)
 			}
-			did = true
-			return nil
-		})
-		if err != nil {
-			return applied, err
-		}
-		if did {
 			applied = append(applied, m.ID)
 		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	return applied, nil
 }

@@ -25,6 +25,12 @@ const (
 	DefaultCacheKiB    = 2048
 	MinCacheKiB        = 64
 	MaxCacheKiB        = 1 << 20
+	// DefaultWALPages is SQLite's own automatic checkpoint threshold
+	// (4 MiB of 4 KiB pages); MinWALPages keeps a checkpoint from running
+	// at almost every commit.
+	DefaultWALPages = 1000
+	MinWALPages     = 64
+	MaxWALPages     = 1 << 16
 )
 
 // Config opens one database file.
@@ -44,6 +50,11 @@ type Config struct {
 	// 64 KiB–1 GiB); the edge profile lowers it to stay within its memory
 	// budget.
 	CacheKiB int
+	// WALPages bounds the -wal file (default 1000 pages, 64–65536): the
+	// writer checkpoints once the WAL holds that many pages, and a
+	// checkpoint that reached its end truncates the file back to that
+	// size (see walBound). The edge profile lowers it for a small disk.
+	WALPages int
 }
 
 // WithDefaults fills unset fields.
@@ -56,6 +67,9 @@ func (c Config) WithDefaults() Config {
 	}
 	if c.CacheKiB == 0 {
 		c.CacheKiB = DefaultCacheKiB
+	}
+	if c.WALPages == 0 {
+		c.WALPages = DefaultWALPages
 	}
 	return c
 }
@@ -79,6 +93,9 @@ func (c Config) Validate() error {
 	}
 	if c.CacheKiB < MinCacheKiB || c.CacheKiB > MaxCacheKiB {
 		return qlerror.New(qlerror.Invalid, "sqlite cache: %d KiB is outside %d–%d KiB", c.CacheKiB, MinCacheKiB, MaxCacheKiB)
+	}
+	if c.WALPages < MinWALPages || c.WALPages > MaxWALPages {
+		return qlerror.New(qlerror.Invalid, "sqlite WAL bound: %d pages is outside %d–%d pages", c.WALPages, MinWALPages, MaxWALPages)
 	}
 	return nil
 }
@@ -105,6 +122,9 @@ type Store struct {
 	// transaction, the one step of a write that waits for another
 	// process's lock.
 	beginning atomic.Bool
+	// corruptErr is the first corruption error a write or a read transaction
+	// met (noteCorrupt).
+	corruptErr atomic.Pointer[error]
 }
 
 // Open opens (creating if needed) the database file. It does not migrate:
@@ -124,10 +144,10 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 	// undo pages in memory instead of writing them to a temporary file (a
 	// fifth of a page's cost; the undo of one decision is a few pages), and
 	// BEGIN IMMEDIATE for every transaction so a read-then-write never
-	// fails to upgrade.
+	// fails to upgrade; and the WAL's bound (walBound).
 	common := fmt.Sprintf("_pragma=busy_timeout(%d)&_pragma=foreign_keys(1)&_pragma=cache_size(-%d)",
 		cfg.BusyTimeout.Milliseconds(), cfg.CacheKiB)
-	writer, err := sql.Open("sqlite", cfg.Path+"?"+common+"&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_pragma=temp_store(memory)&_txlock=immediate")
+	writer, err := sql.Open("sqlite", cfg.Path+"?"+common+"&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_pragma=temp_store(memory)&_txlock=immediate"+walBound(cfg.WALPages))
 	if err != nil {
 		return nil, mapErr(err, "open "+cfg.Path)
 	}
@@ -212,7 +232,7 @@ func (s *Store) Close() error {
 func (s *Store) Ping(ctx context.Context) error {
 	var one int
 	if err := s.readPool().QueryRowContext(ctx, qPing).Scan(&one); err != nil {
-		return mapErr(err, "ping "+s.cfg.Path)
+		return s.noteCorrupt(mapErr(err, "ping "+s.cfg.Path))
 	}
 	return nil
 }

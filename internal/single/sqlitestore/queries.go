@@ -41,6 +41,7 @@ var (
 	qPragmaAutoVacuum      = query("pragma_auto_vacuum")
 	qPragmaDataVersion     = query("pragma_data_version")
 	qPragmaQuickCheck      = query("pragma_quick_check")
+	qPragmaIntegrityCheck  = query("pragma_integrity_check")
 	qBackupInto            = query("backup_into")
 	qBackupForgetProcesses = query("backup_forget_processes")
 )

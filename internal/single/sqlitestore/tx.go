@@ -75,12 +75,12 @@ func (s *Store) withWriter(ctx context.Context, d durability, fn func() error) e
 	}
 	defer func() { <-s.writerTurn }()
 	if d == routine {
-		return fn()
+		return s.noteCorrupt(fn())
 	}
 	if _, err := s.writer.ExecContext(ctx, syncFull); err != nil {
-		return mapErr(err, "switch to synchronous commits")
+		return s.noteCorrupt(mapErr(err, "switch to synchronous commits"))
 	}
-	err := fn()
+	err := s.noteCorrupt(fn())
 	// Restoring NORMAL only affects speed: a connection left at FULL is
 	// slower, never less safe.
 	_, _ = s.writer.ExecContext(context.WithoutCancel(ctx), syncNormal)
@@ -129,10 +129,10 @@ func (s *Store) begin(ctx context.Context) (*txn, error) {
 func (s *Store) read(ctx context.Context, what string, fn func(tx *txn) error) error {
 	tx, err := s.reader.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
 	if err != nil {
-		return mapErr(err, what)
+		return s.noteCorrupt(mapErr(err, what))
 	}
 	defer func() { _ = tx.Rollback() }()
-	return mapErr(fn(&txn{Tx: tx, stmts: s.prepared.Load().reader}), what)
+	return s.noteCorrupt(mapErr(fn(&txn{Tx: tx, stmts: s.prepared.Load().reader}), what))
 }
 
 // statements are the domain statements prepared once per pool. Parsing SQL
