@@ -17,7 +17,7 @@ import (
 // project's revision (412).
 const codePreconditionFailed qlerror.Code = "precondition_failed"
 
-// RefusalSpecChanged: an apply's If-Match is not the project's revision
+// RefusalSpecChanged is the reason of an apply whose If-Match is not the project's revision
 // now: someone applied, enabled or disabled since it was read (412).
 const RefusalSpecChanged qlerror.Reason = "spec_changed"
 

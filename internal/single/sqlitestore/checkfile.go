@@ -25,7 +25,7 @@ func CheckFile(ctx context.Context, path string, quick bool) ([]string, error) {
 		}
 		return nil, err
 	}
-	defer s.Close()
+	defer func() { _ = s.Close() }() // read-only: closing it loses nothing
 	check := qPragmaIntegrityCheck
 	if quick {
 		check = qPragmaQuickCheck
