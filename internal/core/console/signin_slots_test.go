@@ -41,11 +41,18 @@ func storeWithBob(t *testing.T) *countedUsers {
 	return &countedUsers{Store: st}
 }
 
-// wrongSignin posts a sign-in of name with a wrong password from addr,
-// with a matching, signed sign-in cookie and form token, and returns the
-// answer.
+// wrongSignin posts a sign-in of name with a wrong password from addr.
 func wrongSignin(c *Console, name, addr string) *httptest.ResponseRecorder {
-	form := url.Values{"csrf": {c.signinValue("x")}, "user": {name}, "password": {"a wrong password"}}
+	return postSignin(c, url.Values{"user": {name}, "password": {"a wrong password"}}, addr)
+}
+
+// postSignin posts the sign-in form with fields from addr, with a
+// matching, signed sign-in cookie and form token, and returns the answer.
+func postSignin(c *Console, fields url.Values, addr string) *httptest.ResponseRecorder {
+	form := url.Values{"csrf": {c.signinValue("x")}}
+	for k, v := range fields {
+		form[k] = v
+	}
 	r := httptest.NewRequest(http.MethodPost, "/signin", strings.NewReader(form.Encode()))
 	r.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 	r.RemoteAddr = addr + ":4000"

@@ -4,7 +4,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
-	"strings"
 	"testing"
 
 	"github.com/qinglong/qinglong/internal/core/apitoken"
@@ -14,14 +13,7 @@ import (
 
 // tokenSignin posts the sign-in form with token from addr.
 func tokenSignin(c *Console, token, addr string) *httptest.ResponseRecorder {
-	form := url.Values{"csrf": {c.signinValue("x")}, "token": {token}}
-	r := httptest.NewRequest(http.MethodPost, "/signin", strings.NewReader(form.Encode()))
-	r.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-	r.RemoteAddr = addr + ":4000"
-	r.AddCookie(&http.Cookie{Name: signinCookie, Value: c.signinValue("x")})
-	w := httptest.NewRecorder()
-	c.ServeHTTP(w, r)
-	return w
+	return postSignin(c, url.Values{"token": {token}}, addr)
 }
 
 // The token sign-in throttles as the API does: from an address that

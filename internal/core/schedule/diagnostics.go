@@ -100,21 +100,29 @@ func (r *Repeats) sharedAgain(c sharedCause) (again bool, heldBack int) {
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	now := r.now()
-	said, ok := r.shared[c]
-	if ok && now.Sub(said.at) < loop.QuietEvery {
-		said.held++
+	return saidAgain(r.shared, c, 1, loop.QuietEvery, r.now())
+}
+
+// saidAgain is sharedAgain's and overlapCancelsAgain's one rule, under the
+// caller's lock: when key was warned of less than every ago it holds n
+// back and says again; otherwise it notes key warned of at now and returns
+// how many were held back since. The map is cleared when full, so a cause
+// that comes back after that is warned of at once rather than never.
+func saidAgain[K comparable](said map[K]*sharedSaid, key K, n int, every time.Duration, now time.Time) (again bool, heldBack int) {
+	s, ok := said[key]
+	if ok && now.Sub(s.at) < every {
+		s.held += n
 		return true, 0
 	}
 	if !ok {
-		if len(r.shared) >= maxRepeats {
-			clear(r.shared)
+		if len(said) >= maxRepeats {
+			clear(said)
 		}
-		said = &sharedSaid{}
-		r.shared[c] = said
+		s = &sharedSaid{}
+		said[key] = s
 	}
-	heldBack = said.held
-	said.at, said.held = now, 0
+	heldBack = s.held
+	s.at, s.held = now, 0
 	return false, heldBack
 }
 

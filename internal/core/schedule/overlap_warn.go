@@ -61,20 +61,5 @@ func (r *Repeats) overlapCancelsAgain(id string, n int) (again bool, heldBack in
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	now := r.now()
-	said, ok := r.cancels[id]
-	if ok && now.Sub(said.at) < OverlapWarnEvery {
-		said.held += n
-		return true, 0
-	}
-	if !ok {
-		if len(r.cancels) >= maxRepeats {
-			clear(r.cancels)
-		}
-		said = &sharedSaid{}
-		r.cancels[id] = said
-	}
-	heldBack = said.held
-	said.at, said.held = now, 0
-	return false, heldBack
+	return saidAgain(r.cancels, id, n, OverlapWarnEvery, r.now())
 }

@@ -16,21 +16,8 @@ func TestALostAttemptsLogEndsWithTheLostLineOnceAfterARecoveryThatFailed(t *test
 	t.Parallel()
 	ctx := t.Context()
 	e := newEnv(t)
-	d := e.defs(t, "alpha", everyMinute)
-	e.take(t, 1)
-	lost := e.admit(t, d.Trigger.TriggerID)
-	a := e.pending(t, lost)
-	if err := os.MkdirAll(e.logDir(), 0o700); err != nil {
-		t.Fatal(err)
-	}
-	path := filepath.Join(e.logDir(), a.ID+".log")
-	if _, _, _, err := e.store.AttemptStart(ctx, a.ID, "crashed", path); err != nil {
-		t.Fatal(err)
-	}
 	want := "started" + process.LostLine(true)
-	if err := os.WriteFile(path, []byte(want), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	lost, path := e.crashedWithLog(t, want)
 	if _, _, err := e.store.AttemptsLose(ctx, "crashed"); err != nil {
 		t.Fatal(err)
 	}
@@ -41,4 +28,27 @@ func TestALostAttemptsLogEndsWithTheLostLineOnceAfterARecoveryThatFailed(t *test
 	if err != nil || len(got.Attempts) != 1 || got.Attempts[0].LogBytes != int64(len(want)) {
 		t.Fatalf("the lost run: %+v, %v; want its attempt holding its log's %d bytes", got, err, len(want))
 	}
+}
+
+// crashedWithLog admits a Run of a new every-minute trigger "alpha",
+// starts its attempt under owner "crashed" (a server that then died) and
+// gives the attempt a log holding content, as the command left it; it
+// returns the Run and the log's path.
+func (e *env) crashedWithLog(t *testing.T, content string) (runID, path string) {
+	t.Helper()
+	d := e.defs(t, "alpha", everyMinute)
+	e.take(t, 1)
+	runID = e.admit(t, d.Trigger.TriggerID)
+	a := e.pending(t, runID)
+	if err := os.MkdirAll(e.logDir(), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	path = filepath.Join(e.logDir(), a.ID+".log")
+	if _, _, _, err := e.store.AttemptStart(t.Context(), a.ID, "crashed", path); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(content), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return runID, path
 }

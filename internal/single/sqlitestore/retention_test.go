@@ -194,20 +194,7 @@ func TestAnAttemptFoundLostByRecoveryRecordsItsLogsSizeForTheCap(t *testing.T) {
 	ctx := t.Context()
 	e := newEnv(t)
 	f := e.fixture()
-	d := e.defs(t, "alpha", everyMinute)
-	e.take(t, 1)
-	lost := e.admit(t, d.Trigger.TriggerID)
-	a := e.pending(t, lost)
-	if err := os.MkdirAll(e.logDir(), 0o700); err != nil {
-		t.Fatal(err)
-	}
-	path := filepath.Join(e.logDir(), a.ID+".log")
-	if _, _, _, err := e.store.AttemptStart(ctx, a.ID, "crashed", path); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, []byte(strings.Repeat("x", 100)), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	lost, _ := e.crashedWithLog(t, strings.Repeat("x", 100))
 	if _, _, err := e.store.AttemptsLose(ctx, "crashed"); err != nil {
 		t.Fatal(err)
 	}
