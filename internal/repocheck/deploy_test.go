@@ -61,10 +61,11 @@ type podSpec struct {
 		RunAsNonRoot *bool `yaml:"runAsNonRoot"`
 		RunAsUser    *int  `yaml:"runAsUser"`
 	} `yaml:"securityContext"`
-	AutomountServiceAccountToken *bool       `yaml:"automountServiceAccountToken"`
-	InitContainers               []container `yaml:"initContainers"`
-	Containers                   []container `yaml:"containers"`
-	Volumes                      []struct {
+	AutomountServiceAccountToken  *bool       `yaml:"automountServiceAccountToken"`
+	TerminationGracePeriodSeconds *int        `yaml:"terminationGracePeriodSeconds"`
+	InitContainers                []container `yaml:"initContainers"`
+	Containers                    []container `yaml:"containers"`
+	Volumes                       []struct {
 		Name   string `yaml:"name"`
 		Secret *struct {
 			SecretName string `yaml:"secretName"`
@@ -98,7 +99,14 @@ type container struct {
 	} `yaml:"ports"`
 	ReadinessProbe *probe `yaml:"readinessProbe"`
 	LivenessProbe  *probe `yaml:"livenessProbe"`
-	Resources      struct {
+	Lifecycle      struct {
+		PreStop *struct {
+			Exec struct {
+				Command []string `yaml:"command"`
+			} `yaml:"exec"`
+		} `yaml:"preStop"`
+	} `yaml:"lifecycle"`
+	Resources struct {
 		Requests map[string]string `yaml:"requests"`
 		Limits   map[string]string `yaml:"limits"`
 	} `yaml:"resources"`
@@ -331,6 +339,7 @@ func TestTheKubernetesManifestsHoldTheDeploymentsStructure(t *testing.T) {
 	if r.ReadinessProbe != nil && r.ReadinessProbe.HTTPGet.Path == r.LivenessProbe.HTTPGet.Path {
 		t.Error("readiness and liveness probe the same path: a lost database must make a replica unready, never restart it")
 	}
+	checkReplicaStop(t, replicas.Spec.Template.Spec.TerminationGracePeriodSeconds, r)
 	if v, _ := r.env("QL_METRICS_ADDR"); v == "" {
 		t.Error("the replicas do not serve metrics (QL_METRICS_ADDR)")
 	}
@@ -412,6 +421,40 @@ func TestTheKubernetesManifestsHoldTheDeploymentsStructure(t *testing.T) {
 	}
 	if budgets != 2 {
 		t.Errorf("%d disruption budgets select a Deployment; want one each for the replicas and the workers", budgets)
+	}
+}
+
+// checkReplicaStop checks the replica's preStop sleep and its grace
+// period: a replica closes its listeners within milliseconds of SIGTERM,
+// so without the sleep the Services route new connections to a closed port
+// until they drop the pod; and Kubernetes kills the pod at the end of the
+// period, which must outlast the sleep and then the replica's drain (its
+// default --stop-timeout, the manifest setting none).
+func checkReplicaStop(t *testing.T, grace *int, r container) {
+	t.Helper()
+	if _, set := r.env("QL_STOP_TIMEOUT"); set {
+		t.Error("the replicas set QL_STOP_TIMEOUT; this check assumes the default: compare the grace period with the value set")
+	}
+	src, err := os.ReadFile(filepath.Join(repoRoot, "internal", "cluster", "scheduler", "config.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile(`DefaultStopTimeout = (\d+) \* time\.Second`).FindSubmatch(src)
+	if m == nil {
+		t.Fatal("internal/cluster/scheduler/config.go: no DefaultStopTimeout = N * time.Second")
+	}
+	stop, _ := strconv.Atoi(string(m[1]))
+	sleep := 0
+	if p := r.Lifecycle.PreStop; p != nil && len(p.Exec.Command) == 2 && p.Exec.Command[0] == "sleep" {
+		sleep, _ = strconv.Atoi(p.Exec.Command[1])
+	}
+	if sleep < 2 {
+		t.Errorf("the replicas' preStop is %+v; want exec [sleep N], N ≥ 2 seconds, so the Services drop a stopping pod before it closes its listeners", r.Lifecycle.PreStop)
+	}
+	if grace == nil {
+		t.Error("the replicas set no terminationGracePeriodSeconds; set one above the preStop sleep plus the default --stop-timeout")
+	} else if *grace <= sleep+stop {
+		t.Errorf("the replicas' terminationGracePeriodSeconds %d must exceed the preStop sleep (%d s) plus the default --stop-timeout (%d s)", *grace, sleep, stop)
 	}
 }
 
