@@ -26,6 +26,8 @@ func enqueueNotifications(ctx context.Context, tx querier, runID string, to run.
 	var specJSON string
 	var now int64
 	var attemptID string
+	var startedAt *int64
+	var manual string
 	f := notify.Finished{RunID: runID, State: to, ErrorCode: errorCode}
 	if err := tx.QueryRow(ctx, sqlNotifyFacts, runID).Scan(&specJSON, &f.ProjectName, &f.ProjectID, &f.TriggerID, &f.TriggerName,
 		&f.ScheduledForMs, &now); err != nil {
@@ -34,10 +36,14 @@ func enqueueNotifications(ctx context.Context, tx querier, runID string, to run.
 	if specJSON == "" {
 		return nil
 	}
-	if err := tx.QueryRow(ctx, sqlNotifyRunFacts, runID).Scan(&f.TaskName, &f.Attempt, &f.ExitCode, &attemptID); err != nil {
+	if err := tx.QueryRow(ctx, sqlNotifyRunFacts, runID).Scan(&f.TaskName, &f.Attempt, &f.ExitCode, &attemptID, &startedAt, &manual); err != nil {
 		return err
 	}
 	f.FinishedAtMs = now
+	if startedAt != nil {
+		f.StartedAtMs = *startedAt
+	}
+	f.Origin = run.OriginOf(manual)
 	spec, err := notify.Decode(specJSON)
 	if err != nil {
 		return err

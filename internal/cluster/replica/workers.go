@@ -10,6 +10,7 @@ import (
 
 	"github.com/qinglong/qinglong/internal/cluster/pgstore"
 	"github.com/qinglong/qinglong/internal/cluster/workeringress"
+	"github.com/qinglong/qinglong/internal/core/cli"
 	"github.com/qinglong/qinglong/internal/core/httpserve"
 	"github.com/qinglong/qinglong/internal/core/loop"
 	"github.com/qinglong/qinglong/internal/core/notify"
@@ -238,7 +239,7 @@ func (r *replica) notifyLoop(act *activation) (*loop.Loop, error) {
 	var l *loop.Loop
 	d := notify.NewDeliverer(notify.DeliveryConfig{
 		Outbox: act.rt, Secrets: notifySecrets(r.s.Notify.Secrets), MaxAttempts: r.s.Notify.MaxAttempts, BaseBackoff: r.s.Notify.Backoff, Log: r.log,
-		ConsoleURL: r.s.Notify.ConsoleURL, Observe: observe, WakeWithin: func(wait time.Duration) { l.WakeWithin(wait) },
+		ConsoleURL: r.s.Notify.ConsoleURL, Version: cli.Version, Observe: observe, WakeWithin: func(wait time.Duration) { l.WakeWithin(wait) },
 	})
 	l, err := loop.New(loop.Config{
 		Name:        "notifications",

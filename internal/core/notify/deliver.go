@@ -120,6 +120,12 @@ func CheckConsoleURL(s string) error {
 	return nil
 }
 
+// UserAgent is the User-Agent of every HTTP delivery by a binary of
+// version.
+func UserAgent(version string) string {
+	return "QingLong/" + cmp.Or(version, "dev")
+}
+
 // RunLink is the address of a Run's page in the console at consoleURL.
 func RunLink(consoleURL, runID string) string {
 	return strings.TrimRight(consoleURL, "/") + "/runs/" + url.PathEscape(runID)
@@ -158,6 +164,11 @@ type DeliveryConfig struct {
 	// it (CheckConsoleURL): each notification of a Run links to the Run's
 	// page there.
 	ConsoleURL string
+	// Version is the binary's, as `ql version` prints it ("" reads as
+	// "dev"): each HTTP request says User-Agent QingLong/<version>, so a
+	// receiver's logs tell QingLong's requests, and its releases, apart.
+	// Given here because cli, which holds it, imports this package.
+	Version string
 	// Observe, when set, is told each delivery's outcome (one of
 	// Outcomes) once the outbox has recorded it, so a count of it agrees
 	// with ql notifications list.
@@ -627,6 +638,7 @@ func (d *Deliverer) sendHTTP(ctx context.Context, m Message, sec Secrets) (reach
 	for k, v := range r.Headers {
 		req.Header.Set(k, v)
 	}
+	req.Header.Set("User-Agent", UserAgent(d.cfg.Version))
 	resp, err := d.cfg.Client.Do(req)
 	if err != nil {
 		// The URL may hold a token: say only what failed.

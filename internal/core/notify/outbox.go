@@ -61,15 +61,23 @@ type RuleScope struct {
 // states and times — never a command or its environment — and the end of
 // the output only for a channel that asks for it.
 type Payload struct {
-	ID                  string `json:"id"`
-	Event               Event  `json:"event"`
-	Project             string `json:"project"`
-	Trigger             string `json:"trigger,omitempty"`
-	RunID               string `json:"runId,omitempty"`
-	RunState            string `json:"runState,omitempty"`
-	ErrorCode           string `json:"errorCode,omitempty"`
-	ScheduledFor        string `json:"scheduledFor,omitempty"`
-	FinishedAt          string `json:"finishedAt,omitempty"`
+	ID           string `json:"id"`
+	Event        Event  `json:"event"`
+	Project      string `json:"project"`
+	Trigger      string `json:"trigger,omitempty"`
+	RunID        string `json:"runId,omitempty"`
+	RunState     string `json:"runState,omitempty"`
+	ErrorCode    string `json:"errorCode,omitempty"`
+	ScheduledFor string `json:"scheduledFor,omitempty"`
+	// StartedAt is when the Run's first attempt started (absent when none
+	// did), and DurationMs the time from then to FinishedAt, a pointer so
+	// a Run that ended within its first millisecond still says 0.
+	StartedAt  string `json:"startedAt,omitempty"`
+	FinishedAt string `json:"finishedAt,omitempty"`
+	DurationMs *int64 `json:"durationMs,omitempty"`
+	// Origin is what admitted the Run (run.Origin: clock, run_now,
+	// backfill, rerun).
+	Origin              string `json:"origin,omitempty"`
 	ConsecutiveFailures int    `json:"consecutiveFailures,omitempty"`
 	// What ran and how it ended: the task's name, the number of the
 	// Run's last attempt and its command's exit code (when it exited),
@@ -99,7 +107,11 @@ type Finished struct {
 	State          run.State
 	ErrorCode      string
 	ScheduledForMs int64
-	FinishedAtMs   int64
+	// StartedAtMs is when the Run's first attempt started (0: none did).
+	StartedAtMs  int64
+	FinishedAtMs int64
+	// Origin is what admitted the Run ("" when the store does not say).
+	Origin run.Origin
 	// TaskName, Attempt (the number of the Run's last attempt; 0 when it
 	// had none) and ExitCode (nil when no command exited) say what ran.
 	TaskName string
@@ -185,7 +197,8 @@ func (s Spec) Derive(f Finished, previous []run.State, newID func() string) []Me
 		}
 		id := newID()
 		p := Payload{ID: id, Event: r.On, Project: f.ProjectName, Trigger: f.TriggerName, RunID: f.RunID, RunState: string(f.State),
-			ErrorCode: f.ErrorCode, ScheduledFor: stamp(f.ScheduledForMs), FinishedAt: stamp(f.FinishedAtMs),
+			ErrorCode: f.ErrorCode, ScheduledFor: stamp(f.ScheduledForMs), StartedAt: stamp(f.StartedAtMs), FinishedAt: stamp(f.FinishedAtMs),
+			DurationMs: duration(f.StartedAtMs, f.FinishedAtMs), Origin: string(f.Origin),
 			Task: f.TaskName, Attempt: f.Attempt, ExitCode: f.ExitCode, Output: OutputTail(f.Output, f.OutputWhole, ch.Output)}
 		if r.On == OnConsecutiveFailures {
 			p.ConsecutiveFailures = streak
@@ -205,6 +218,17 @@ func stamp(ms int64) string {
 		return ""
 	}
 	return time.UnixMilli(ms).UTC().Format(StampLayout)
+}
+
+// duration is the time from started to finished, in milliseconds; nil
+// when either is unknown. A clock stepped back between the two reads as 0,
+// never as a negative time.
+func duration(started, finished int64) *int64 {
+	if started == 0 || finished == 0 {
+		return nil
+	}
+	d := max(finished-started, 0)
+	return &d
 }
 
 // Skipped is one occurrence-ledger entry just written: occurrences of a

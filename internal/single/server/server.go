@@ -14,6 +14,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/qinglong/qinglong/internal/core/cli"
 	"github.com/qinglong/qinglong/internal/core/httpapi"
 	"github.com/qinglong/qinglong/internal/core/httpserve"
 	"github.com/qinglong/qinglong/internal/core/ids"
@@ -434,6 +435,7 @@ func (s *Server) startNotifications(ctx context.Context) error {
 		MaxAttempts: s.cfg.NotifyMaxAttempts,
 		BaseBackoff: s.cfg.NotifyBackoff,
 		ConsoleURL:  s.cfg.ConsoleURL,
+		Version:     cli.Version,
 		Log:         s.cfg.Logger,
 		Observe:     observe,
 		// Called from a round, which runs only once s.notify is started.

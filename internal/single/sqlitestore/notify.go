@@ -27,16 +27,19 @@ func enqueueNotifications(ctx context.Context, tx *txn, runID string, to run.Sta
 	var triggerName sql.NullString
 	var exitCode sql.NullInt64
 	var logPath string
+	var startedAt sql.NullInt64
+	var manual string
 	if err := tx.QueryRowContext(ctx, qNotifyFacts, runID).Scan(&specJSON, &f.ProjectName, &f.ProjectID, &f.TriggerID, &triggerName, &f.ScheduledForMs); err != nil {
 		return err
 	}
 	if specJSON == "" {
 		return nil
 	}
-	if err := tx.QueryRowContext(ctx, qNotifyRunFacts, runID).Scan(&f.TaskName, &f.Attempt, &exitCode, &logPath); err != nil {
+	if err := tx.QueryRowContext(ctx, qNotifyRunFacts, runID).Scan(&f.TaskName, &f.Attempt, &exitCode, &logPath, &startedAt, &manual); err != nil {
 		return err
 	}
 	f.TriggerName = triggerName.String
+	f.StartedAtMs, f.Origin = startedAt.Int64, run.OriginOf(manual)
 	if exitCode.Valid {
 		code := int(exitCode.Int64)
 		f.ExitCode = &code

@@ -54,6 +54,7 @@ func RunNotify(t *testing.T, newFixture Factory) {
 		"PushServicesAreTakenOnlyWithTheirAcknowledgement":               testPushServicesAreTakenOnlyWithTheirAcknowledgement,
 		"ANotificationSaysWhatRanAndQuotesOutputOnlyWhereAsked":          testNotificationSaysWhatRanAndQuotesOutput,
 		"ARunsNotificationLinksToItsConsolePageWhenTheAddressIsKnown":    testNotificationLinksToTheRunsPage,
+		"AWebhookSaysItsVersionAndTheRunsStartDurationAndOrigin":         testWebhookSaysItsVersionAndTheRunsTimesAndOrigin,
 		"ASucceededRunNotifiesTheSucceededAndFinishedRulesWithItsOutput": testSucceededRunsNotify,
 		"AScopedRuleIsToldOnlyOfItsTasksAndTriggersFailuresAndSkips":     testScopedRules,
 		"RulesDifferingOnlyByScopeHaveTheirOwnKeysAndNotifications":      testScopedRulesAreDistinct,

@@ -15,9 +15,12 @@ SELECT coalesce(p.notifications, ''), p.name, r.project_id, coalesce(r.trigger_i
 -- What ran, for a Run whose project has notification settings (read after
 -- NotifyFacts, so a project without any pays nothing more): the task's
 -- name and the Run's last attempt, its number, its command's exit code
--- and its id (0, NULL and '' without one), through attempts_run_number_key.
+-- and its id (0, NULL and '' without one), through attempts_run_number_key;
+-- when its first attempt started (NULL if none did) and run.created's "manual"
+-- key, its origin ('': the clock).
 SELECT (SELECT t.name FROM qinglong.task_revisions t WHERE t.task_id = r.task_id AND t.revision = r.task_revision),
-       coalesce(a.number, 0), a.exit_code, coalesce(a.id::text, '')
+       coalesce(a.number, 0), a.exit_code, coalesce(a.id::text, ''),
+       (SELECT min(s.started_at_ms) FROM qinglong.attempts s WHERE s.run_id = r.id), coalesce((SELECT e.payload->>'manual' FROM qinglong.run_events e WHERE e.run_id = r.id AND e.seq = 1), '')
   FROM qinglong.runs r
   LEFT JOIN LATERAL (SELECT number, exit_code, id FROM qinglong.attempts WHERE run_id = r.id ORDER BY number DESC LIMIT 1) a ON true
  WHERE r.id = $1
