@@ -48,6 +48,17 @@ type sqlStateErr struct{ state, text string }
 func (e sqlStateErr) Error() string    { return e.text }
 func (e sqlStateErr) SQLState() string { return e.state }
 
+// newDiagnostics returns Diagnostics that log JSON at debug into the
+// buffer it returns, their Repeats on a clock the test moves through the
+// time it points at.
+func newDiagnostics() (*bytes.Buffer, *Diagnostics, *time.Time) {
+	buf := new(bytes.Buffer)
+	now := time.Unix(1_800_000_000, 0)
+	reps := NewRepeats()
+	reps.now = func() time.Time { return now }
+	return buf, &Diagnostics{Log: slog.New(slog.NewJSONHandler(buf, &slog.HandlerOptions{Level: slog.LevelDebug})), Repeats: reps}, &now
+}
+
 func records(t *testing.T, buf *bytes.Buffer) []map[string]any {
 	t.Helper()
 	var out []map[string]any
@@ -63,8 +74,7 @@ func records(t *testing.T, buf *bytes.Buffer) []map[string]any {
 
 func TestRoundRecordsCarryStableCodesCountsAndReasonsButNoDriverText(t *testing.T) {
 	t.Parallel()
-	var buf bytes.Buffer
-	d := Diagnostics{Log: slog.New(slog.NewJSONHandler(&buf, &slog.HandlerOptions{Level: slog.LevelDebug}))}
+	buf, d, _ := newDiagnostics()
 	driver := sqlStateErr{"40001", `ERROR: could not serialize access (password=hunter2)`}
 	first, last := int64(1000), int64(1005)
 	d.Round(context.Background(), Summary{
@@ -76,7 +86,7 @@ func TestRoundRecordsCarryStableCodesCountsAndReasonsButNoDriverText(t *testing.
 		},
 	})
 	d.RoundFailed(qlerror.Wrap(qlerror.Unavailable, errors.New("dial tcp: secret-host:5432"), "claiming schedule rows"))
-	recs := records(t, &buf)
+	recs := records(t, buf)
 	if len(recs) != 4 {
 		t.Fatalf("%d records, want a round, two tickets and a round failure:\n%s", len(recs), buf.String())
 	}
@@ -106,14 +116,14 @@ func TestRoundRecordsCarryStableCodesCountsAndReasonsButNoDriverText(t *testing.
 
 func TestAnEmptyRoundIsDebugAndAStoppedRoundsTicketsAreNotWarnings(t *testing.T) {
 	t.Parallel()
-	var buf bytes.Buffer
-	d := Diagnostics{Log: slog.New(slog.NewJSONHandler(&buf, &slog.HandlerOptions{Level: slog.LevelDebug})), Owner: "replica-a"}
+	buf, d, _ := newDiagnostics()
+	d.Owner = "replica-a"
 	d.Round(context.Background(), Summary{Counts: map[Outcome]int{}})
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	d.Round(ctx, Summary{Taken: 1, Counts: map[Outcome]int{Unavailable: 1},
 		Errors: []error{&TicketError{TriggerID: "t-1", Outcome: Unavailable, Err: context.Canceled}}})
-	recs := records(t, &buf)
+	recs := records(t, buf)
 	if len(recs) != 3 {
 		t.Fatalf("%d records:\n%s", len(recs), buf.String())
 	}
@@ -135,11 +145,7 @@ func TestAnEmptyRoundIsDebugAndAStoppedRoundsTicketsAreNotWarnings(t *testing.T)
 // another reason is logged at warn at once.
 func TestATicketFailingEveryRoundIsWarnedOnceAnHourNotEachRound(t *testing.T) {
 	t.Parallel()
-	var buf bytes.Buffer
-	now := time.Unix(1_800_000_000, 0)
-	reps := NewRepeats()
-	reps.now = func() time.Time { return now }
-	d := Diagnostics{Log: slog.New(slog.NewJSONHandler(&buf, &slog.HandlerOptions{Level: slog.LevelDebug})), Repeats: reps}
+	buf, d, now := newDiagnostics()
 	zone := func(trigger string, revision int64) error {
 		return &TicketError{TriggerID: trigger, Revision: revision, Outcome: Failed, Reason: ReasonCronInvalid,
 			Err: storedCronRefusal(trigger, &cron.ParseError{Part: "timezone", Input: "Mars/Olympus"}, RemedyReapply)}
@@ -147,7 +153,7 @@ func TestATicketFailingEveryRoundIsWarnedOnceAnHourNotEachRound(t *testing.T) {
 	round := func(errs ...error) (roundLevel string, ticketLevels []string) {
 		buf.Reset()
 		d.Round(context.Background(), Summary{Taken: len(errs), Counts: map[Outcome]int{Failed: len(errs)}, Errors: errs})
-		recs := records(t, &buf)
+		recs := records(t, buf)
 		for _, r := range recs[1:] {
 			ticketLevels = append(ticketLevels, r["level"].(string))
 		}
@@ -169,16 +175,16 @@ func TestATicketFailingEveryRoundIsWarnedOnceAnHourNotEachRound(t *testing.T) {
 		{"a commit's failure, no revision's", time.Second, []error{&TicketError{TriggerID: "t-1", Outcome: Failed, Reason: "write_failed"}}, "INFO", []string{"WARN"}},
 		{"the same again: a cause outside the trigger, said once a minute", time.Second, []error{&TicketError{TriggerID: "t-1", Outcome: Failed, Reason: "write_failed"}}, "DEBUG", []string{"DEBUG"}},
 	} {
-		now = now.Add(c.after)
+		*now = now.Add(c.after)
 		r, tickets := round(c.errs...)
 		if r != c.round || fmt.Sprint(tickets) != fmt.Sprint(c.ticket) {
 			t.Errorf("%s: round at %s, tickets at %v; want %s and %v:\n%s", c.what, r, tickets, c.round, c.ticket, buf.String())
 		}
 	}
 	buf.Reset()
-	now = now.Add(2 * time.Hour)
+	*now = now.Add(2 * time.Hour)
 	d.Round(context.Background(), Summary{Taken: 1, Counts: map[Outcome]int{Failed: 1}, Errors: []error{zone("t-9", 1)}})
-	if rec := records(t, &buf)[1]; rec["error_code"] != "failed_precondition" || rec["reason"] != "cron_invalid" ||
+	if rec := records(t, buf)[1]; rec["error_code"] != "failed_precondition" || rec["reason"] != "cron_invalid" ||
 		!strings.Contains(rec["error"].(string), `this server does not know its time zone "Mars/Olympus"`) {
 		t.Errorf("a ticket of a zone this host lacks logged as %v; want the refusal saying so and what mends it", rec)
 	}
@@ -191,8 +197,7 @@ func TestATicketFailingEveryRoundIsWarnedOnceAnHourNotEachRound(t *testing.T) {
 // met and then at debug, not at warn each time the row is taken.
 func TestAPolicyThisBuildDoesNotKnowIsWarnedOncePerRevisionNotEachRound(t *testing.T) {
 	t.Parallel()
-	var buf bytes.Buffer
-	d := Diagnostics{Log: slog.New(slog.NewJSONHandler(&buf, &slog.HandlerOptions{Level: slog.LevelDebug})), Repeats: NewRepeats()}
+	buf, d, _ := newDiagnostics()
 	newer := ticket("t-newer", cursor(t0), t0+5, "catch_up_all")
 	newer.TriggerRevision = 7
 	st := &recordingStore{tickets: []Ticket{newer}}
@@ -208,7 +213,7 @@ func TestAPolicyThisBuildDoesNotKnowIsWarnedOncePerRevisionNotEachRound(t *testi
 		}
 		buf.Reset()
 		d.Round(context.Background(), sum)
-		recs := records(t, &buf)
+		recs := records(t, buf)
 		levels = append(levels, recs[len(recs)-1]["level"])
 	}
 	if len(st.commits) != 0 {
@@ -241,8 +246,7 @@ func (s *refusingStore) ScheduleCommitPage(_ context.Context, ps []CommitParams)
 // minute while it lasts (TestACauseFailingEveryRoundIsWarnedOnceAMinuteWithTheRoundsHeldBack).
 func TestACommitFailingOnItsRowsStoredStateIsWarnedOncePerRevision(t *testing.T) {
 	t.Parallel()
-	var buf bytes.Buffer
-	d := Diagnostics{Log: slog.New(slog.NewJSONHandler(&buf, &slog.HandlerOptions{Level: slog.LevelDebug})), Repeats: NewRepeats()}
+	buf, d, _ := newDiagnostics()
 	corrupt, write := ticket("t-corrupt", cursor(t0), t0+5, trigger.FireOnce), ticket("t-write", cursor(t0), t0+5, trigger.FireOnce)
 	corrupt.TriggerRevision, write.TriggerRevision = 3, 3
 	st := &refusingStore{recordingStore: recordingStore{tickets: []Ticket{corrupt, write}},
@@ -255,7 +259,7 @@ func TestACommitFailingOnItsRowsStoredStateIsWarnedOncePerRevision(t *testing.T)
 		}
 		buf.Reset()
 		d.Round(context.Background(), sum)
-		for _, r := range records(t, &buf)[1:] {
+		for _, r := range records(t, buf)[1:] {
 			levels = append(levels, r["trigger_id"].(string)+" "+r["level"].(string))
 		}
 	}
@@ -270,8 +274,7 @@ func TestACommitFailingOnItsRowsStoredStateIsWarnedOncePerRevision(t *testing.T)
 // failure among them keeps its warning, and a different cause its own.
 func TestTicketsFailingAlikeForACauseOutsideTheirTriggersAreOneWarningWithTheirCount(t *testing.T) {
 	t.Parallel()
-	var buf bytes.Buffer
-	d := Diagnostics{Log: slog.New(slog.NewJSONHandler(&buf, &slog.HandlerOptions{Level: slog.LevelDebug})), Repeats: NewRepeats()}
+	buf, d, _ := newDiagnostics()
 	full := func(trigger string) error {
 		return &TicketError{TriggerID: trigger, Outcome: Unavailable, Reason: "outcome_unknown",
 			Err: qlerror.New(qlerror.Unavailable, "commit schedule decision: the disk is full; free space and retry")}
@@ -284,7 +287,7 @@ func TestTicketsFailingAlikeForACauseOutsideTheirTriggersAreOneWarningWithTheirC
 		&TicketError{TriggerID: "t-5", Outcome: Failed, Reason: "write_failed", Err: qlerror.New(qlerror.Internal, "another cause")},
 	}
 	d.Round(context.Background(), Summary{Taken: len(errs), Counts: map[Outcome]int{Unavailable: 3, Failed: 2}, Errors: errs})
-	recs := records(t, &buf)[1:]
+	recs := records(t, buf)[1:]
 	type line struct {
 		trigger, level string
 		tickets        any
@@ -306,11 +309,7 @@ func TestTicketsFailingAlikeForACauseOutsideTheirTriggersAreOneWarningWithTheirC
 // 3,600 round lines.
 func TestACauseFailingEveryRoundIsWarnedOnceAMinuteWithTheRoundsHeldBack(t *testing.T) {
 	t.Parallel()
-	var buf bytes.Buffer
-	now := time.Unix(1_800_000_000, 0)
-	reps := NewRepeats()
-	reps.now = func() time.Time { return now }
-	d := Diagnostics{Log: slog.New(slog.NewJSONHandler(&buf, &slog.HandlerOptions{Level: slog.LevelDebug})), Repeats: reps}
+	buf, d, now := newDiagnostics()
 	full := func(trigger string) error {
 		return &TicketError{TriggerID: trigger, Outcome: Unavailable, Reason: "outcome_unknown",
 			Err: qlerror.New(qlerror.Unavailable, "commit schedule decision: the disk is full; free space and retry")}
@@ -320,7 +319,7 @@ func TestACauseFailingEveryRoundIsWarnedOnceAMinuteWithTheRoundsHeldBack(t *test
 	for second := range 3 * 60 {
 		buf.Reset()
 		d.Round(context.Background(), Summary{Taken: 2, Counts: map[Outcome]int{Unavailable: 2}, Errors: []error{full("t-1"), full("t-2")}})
-		recs := records(t, &buf)
+		recs := records(t, buf)
 		if recs[1]["level"] == "WARN" {
 			warned++
 			heldBack = append(heldBack, recs[1]["held_back"])
@@ -330,7 +329,7 @@ func TestACauseFailingEveryRoundIsWarnedOnceAMinuteWithTheRoundsHeldBack(t *test
 		} else if recs[0]["level"] != "DEBUG" {
 			t.Errorf("second %d: a round whose failures were all held back at %s, want DEBUG", second, recs[0]["level"])
 		}
-		now = now.Add(time.Second)
+		*now = now.Add(time.Second)
 	}
 	if want := []any{nil, 59.0, 59.0}; warned != 3 || fmt.Sprint(heldBack) != fmt.Sprint(want) {
 		t.Fatalf("over 3 minutes of a full disk, %d warnings held back %v rounds; want 3 with %v", warned, heldBack, want)
@@ -358,11 +357,7 @@ func (s *lockedStore) ScheduleCommitPage(_ context.Context, ps []CommitParams) (
 // it failed whole at debug — not a warning every round.
 func TestAHeldWriteLockIsWarnedOnceAMinuteWithTheRoundsHeldBack(t *testing.T) {
 	t.Parallel()
-	var buf bytes.Buffer
-	now := time.Unix(1_800_000_000, 0)
-	reps := NewRepeats()
-	reps.now = func() time.Time { return now }
-	d := Diagnostics{Log: slog.New(slog.NewJSONHandler(&buf, &slog.HandlerOptions{Level: slog.LevelDebug})), Repeats: reps}
+	buf, d, now := newDiagnostics()
 	st := &lockedStore{recordingStore{tickets: []Ticket{ticket("t-1", cursor(t0), t0+5, trigger.FireOnce), ticket("t-2", cursor(t0), t0+5, trigger.FireOnce)}}}
 	warned := 0
 	var heldBack []any
@@ -376,7 +371,7 @@ func TestAHeldWriteLockIsWarnedOnceAMinuteWithTheRoundsHeldBack(t *testing.T) {
 		}
 		buf.Reset()
 		d.Round(context.Background(), sum)
-		recs := records(t, &buf)
+		recs := records(t, buf)
 		for _, r := range recs[1:] {
 			if r["level"] != "WARN" {
 				continue
@@ -390,7 +385,7 @@ func TestAHeldWriteLockIsWarnedOnceAMinuteWithTheRoundsHeldBack(t *testing.T) {
 		if want := map[bool]string{true: "INFO", false: "DEBUG"}[recs[1]["level"] == "WARN"]; recs[0]["level"] != want {
 			t.Errorf("second %d: the round at %s beside a ticket record at %s, want %s", second, recs[0]["level"], recs[1]["level"], want)
 		}
-		now = now.Add(time.Second)
+		*now = now.Add(time.Second)
 	}
 	if want := []any{nil, 59.0, 59.0}; warned != 3 || fmt.Sprint(heldBack) != fmt.Sprint(want) {
 		t.Fatalf("over 3 minutes of a held write lock, %d warnings held back %v rounds; want 3 with %v", warned, heldBack, want)

@@ -1,10 +1,8 @@
 package schedule
 
 import (
-	"bytes"
 	"context"
 	"fmt"
-	"log/slog"
 	"testing"
 	"time"
 
@@ -31,16 +29,12 @@ func TestCancelsBeforeAStartAreWarnedOfPerTriggerAtMostOnceEveryFewMinutes(t *te
 		t.Fatalf("the round's cancels before a start %s; want t-1's two and t-3's one", got)
 	}
 
-	var buf bytes.Buffer
-	now := time.Unix(1_800_000_000, 0)
-	repeats := NewRepeats()
-	repeats.now = func() time.Time { return now }
-	d := Diagnostics{Log: slog.New(slog.NewJSONHandler(&buf, &slog.HandlerOptions{Level: slog.LevelDebug})), Repeats: repeats}
+	buf, d, now := newDiagnostics()
 	warned := func(cancelled map[string]int) []map[string]any {
 		buf.Reset()
 		d.Round(context.Background(), Summary{Taken: 1, Counts: map[Outcome]int{Admitted: 1}, CancelledUnstarted: cancelled})
 		var out []map[string]any
-		for _, rec := range records(t, &buf) {
+		for _, rec := range records(t, buf) {
 			if rec["code"] == CodeOverlapCancelledUnstarted {
 				out = append(out, rec)
 			}
@@ -57,7 +51,7 @@ func TestCancelsBeforeAStartAreWarnedOfPerTriggerAtMostOnceEveryFewMinutes(t *te
 		{"four minutes on", 3 * time.Minute, "DEBUG cancelled=1 held_back=<nil>"},
 		{"five minutes after the warning", time.Minute, "WARN cancelled=1 held_back=2"},
 	} {
-		now = now.Add(c.after)
+		*now = now.Add(c.after)
 		recs := warned(map[string]int{"t-1": 1})
 		if len(recs) != 1 {
 			t.Fatalf("%s: %d lines of the code; want one", c.what, len(recs))
