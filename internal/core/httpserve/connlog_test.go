@@ -3,7 +3,6 @@ package httpserve
 import (
 	"bytes"
 	"context"
-	"crypto/tls"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -26,16 +25,12 @@ import (
 // handshake from another host is said at once.
 func TestARepeatedConnectionErrorFromOneHostIsSaidOnceAMinuteWithItsCount(t *testing.T) {
 	t.Parallel()
-	certFile, keyFile := tlstest.WriteCert(t)
-	cert, err := tls.LoadX509KeyPair(certFile, keyFile)
-	if err != nil {
-		t.Fatal(err)
-	}
+	serverTLS, _ := tlstest.Pair(t)
 	logs := &warnings{}
 	clock := &fakeClock{at: time.Unix(1_800_000_000, 0)}
 	errs := &countedLines{w: newConnErrors(logs.logger(), "test.connection_error", clock.now)}
 	s, err := ListenWith("127.0.0.1:0", http.NotFoundHandler(), Options{
-		TLS: &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}, ErrorLog: log.New(errs, "", 0)})
+		TLS: serverTLS, ErrorLog: log.New(errs, "", 0)})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,11 +3,9 @@ package httpserve
 import (
 	"context"
 	"crypto/tls"
-	"crypto/x509"
 	"encoding/json"
 	"io"
 	"net/http"
-	"os"
 	"strings"
 	"testing"
 
@@ -20,14 +18,10 @@ import (
 // client on the same listener is served as ever.
 func TestAPlainHTTPRequestToTheTLSListenerIsAnsweredInJSONSayingToUseHTTPS(t *testing.T) {
 	t.Parallel()
-	certFile, keyFile := tlstest.WriteCert(t)
-	cert, err := tls.LoadX509KeyPair(certFile, keyFile)
-	if err != nil {
-		t.Fatal(err)
-	}
+	serverTLS, roots := tlstest.Pair(t)
 	s, err := ListenWith("127.0.0.1:0", http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		_, _ = io.WriteString(w, "served")
-	}), Options{TLS: &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}})
+	}), Options{TLS: serverTLS})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -51,12 +45,6 @@ func TestAPlainHTTPRequestToTheTLSListenerIsAnsweredInJSONSayingToUseHTTPS(t *te
 			t.Errorf("%s over plain HTTP: %d %q %+v (%v); want 400 JSON %s saying to use https://", method, resp.StatusCode, resp.Header.Get("Content-Type"), body, err, RefusalPlainHTTP)
 		}
 	}
-	roots := x509.NewCertPool()
-	pemBytes, err := os.ReadFile(certFile)
-	if err != nil {
-		t.Fatal(err)
-	}
-	roots.AppendCertsFromPEM(pemBytes)
 	tr := &http.Transport{TLSClientConfig: &tls.Config{RootCAs: roots}}
 	defer tr.CloseIdleConnections()
 	resp, err := (&http.Client{Transport: tr}).Get("https://" + s.Addr() + "/")

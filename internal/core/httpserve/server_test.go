@@ -3,10 +3,8 @@ package httpserve
 import (
 	"context"
 	"crypto/tls"
-	"crypto/x509"
 	"io"
 	"net/http"
-	"os"
 	"strings"
 	"testing"
 
@@ -52,14 +50,10 @@ func TestListenServesUntilShutdown(t *testing.T) {
 // and loses nothing by it only while this holds.
 func TestTheServerSpeaksHTTP1OverTLSEvenToAClientOfferingHTTP2(t *testing.T) {
 	t.Parallel()
-	certFile, keyFile := tlstest.WriteCert(t)
-	cert, err := tls.LoadX509KeyPair(certFile, keyFile)
-	if err != nil {
-		t.Fatal(err)
-	}
+	serverTLS, roots := tlstest.Pair(t)
 	s, err := ListenWith("127.0.0.1:0", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		_, _ = io.WriteString(w, r.Proto)
-	}), Options{TLS: &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}})
+	}), Options{TLS: serverTLS})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -68,12 +62,6 @@ func TestTheServerSpeaksHTTP1OverTLSEvenToAClientOfferingHTTP2(t *testing.T) {
 			t.Error(err)
 		}
 	}()
-	roots := x509.NewCertPool()
-	pemBytes, err := os.ReadFile(certFile)
-	if err != nil {
-		t.Fatal(err)
-	}
-	roots.AppendCertsFromPEM(pemBytes)
 	tr := &http.Transport{TLSClientConfig: &tls.Config{RootCAs: roots, NextProtos: []string{"h2", "http/1.1"}}, ForceAttemptHTTP2: true}
 	defer tr.CloseIdleConnections()
 	resp, err := (&http.Client{Transport: tr}).Get("https://" + s.Addr() + "/")

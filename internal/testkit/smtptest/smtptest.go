@@ -16,7 +16,6 @@ import (
 	"fmt"
 	"maps"
 	"net"
-	"os"
 	"strconv"
 	"strings"
 	"sync"
@@ -90,24 +89,14 @@ type Server struct {
 // Start starts a server that t's cleanup stops.
 func Start(t testing.TB, cfg Config) *Server {
 	t.Helper()
-	certFile, keyFile := tlstest.WriteCert(t)
-	cert, err := tls.LoadX509KeyPair(certFile, keyFile)
-	if err != nil {
-		t.Fatal(err)
-	}
-	pem, err := os.ReadFile(certFile)
-	if err != nil {
-		t.Fatal(err)
-	}
-	roots := x509.NewCertPool()
-	roots.AppendCertsFromPEM(pem)
+	serverTLS, roots := tlstest.Pair(t)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
 	cfg.Replies = maps.Clone(cfg.Replies)
 	s := &Server{Host: "127.0.0.1", Port: ln.Addr().(*net.TCPAddr).Port, Roots: roots, cfg: cfg, ln: ln,
-		tls: &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}, conns: map[net.Conn]bool{}}
+		tls: serverTLS, conns: map[net.Conn]bool{}}
 	s.wg.Go(s.serve)
 	t.Cleanup(s.stop)
 	return s

@@ -1,4 +1,4 @@
-// Package tlstest makes the certificate files a TLS listener under test
+// Package tlstest makes the certificate a TLS listener under test
 // serves, so every profile's TLS tests share one way to make them.
 package tlstest
 
@@ -6,6 +6,7 @@ import (
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
+	"crypto/tls"
 	"crypto/x509"
 	"crypto/x509/pkix"
 	"encoding/pem"
@@ -52,4 +53,24 @@ func WriteCert(t testing.TB) (certFile, keyFile string) {
 		t.Fatal(err)
 	}
 	return certFile, keyFile
+}
+
+// Pair writes a certificate as WriteCert does and returns a server's TLS
+// configuration serving it and the roots a client trusts it by.
+func Pair(t testing.TB) (server *tls.Config, roots *x509.CertPool) {
+	t.Helper()
+	certFile, keyFile := WriteCert(t)
+	cert, err := tls.LoadX509KeyPair(certFile, keyFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pemBytes, err := os.ReadFile(certFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	roots = x509.NewCertPool()
+	if !roots.AppendCertsFromPEM(pemBytes) {
+		t.Fatalf("no certificate in %s", certFile)
+	}
+	return &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}, roots
 }
