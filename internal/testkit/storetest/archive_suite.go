@@ -76,8 +76,7 @@ func testReactivationRecordsArchive(t *testing.T, f Fixture) {
 }
 
 func testReactivationRacesTicket(t *testing.T, f Fixture) {
-	d := newDefs(t, f, "alpha", quietCron(t, f))
-	initialise(t, f)
+	d := initialisedDefs(t, f, "alpha")
 	makeDue(t, f, d.Trigger.TriggerID, 1_000)
 	p := commitParams(t, takeOne(t, f))
 	setStatus(t, f, d, project.Archived)
@@ -100,8 +99,7 @@ func testReactivationRacesTicket(t *testing.T, f Fixture) {
 }
 
 func testTriggerListArchived(t *testing.T, f Fixture) {
-	d := newDefs(t, f, "alpha", quietCron(t, f))
-	initialise(t, f)
+	d := initialisedDefs(t, f, "alpha")
 	listed := func() (schedule.TriggerStatus, schedule.TriggerDetail) {
 		t.Helper()
 		list, _, err := f.Status.TriggerList(t.Context(), schedule.TriggerListParams{Limit: 10})

@@ -15,8 +15,7 @@ import (
 // the Run comes back as it ended, with no new event, so asking twice (or
 // after the command finished on its own) tells the caller what it became.
 func testCancelOfAnEndedRunReturnsItAsItIs(t *testing.T, f Fixture) {
-	d := newDefs(t, f, "alpha", quietCron(t, f))
-	initialise(t, f)
+	d := initialisedDefs(t, f, "alpha")
 	id := admitNow(t, f, d.Trigger.TriggerID, 1_000)
 	if _, err := f.Finish(t.Context(), id, run.AttemptSucceeded); err != nil {
 		t.Fatalf("finish: %v", err)
@@ -37,8 +36,7 @@ func testCancelOfAnEndedRunReturnsItAsItIs(t *testing.T, f Fixture) {
 // a lost Run (`ql runs cancel` says so, not "already cancelled"); asked
 // again, it says it did nothing.
 func testCancelOfALostRunClosesItCancelled(t *testing.T, f Fixture) {
-	d := newDefs(t, f, "alpha", quietCron(t, f))
-	initialise(t, f)
+	d := initialisedDefs(t, f, "alpha")
 	id := admitNow(t, f, d.Trigger.TriggerID, 1_000)
 	if _, err := f.Finish(t.Context(), id, run.AttemptLost); err != nil {
 		t.Fatalf("lose the Run: %v", err)

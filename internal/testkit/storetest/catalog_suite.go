@@ -235,8 +235,7 @@ func testNewTriggerScheduleRow(t *testing.T, f Fixture) {
 }
 
 func testRepublishResetsRow(t *testing.T, f Fixture) {
-	d := newDefs(t, f, "alpha", quietCron(t, f))
-	initialise(t, f)
+	d := initialisedDefs(t, f, "alpha")
 	before := row(t, f, d.Trigger.TriggerID)
 	if before.NextFireAtMs == nil {
 		t.Fatal("initialised row has no cursor")

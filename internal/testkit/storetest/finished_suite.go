@@ -69,8 +69,7 @@ func testFinishReportedOnce(t *testing.T, f Fixture) {
 // A queued Run cancelled twice: the first call finished it, the second
 // finds it cancelled.
 func testCancelReportedOnce(t *testing.T, f Fixture) {
-	d := newDefs(t, f, "alpha", quietCron(t, f))
-	initialise(t, f)
+	d := initialisedDefs(t, f, "alpha")
 	id := admitNow(t, f, d.Trigger.TriggerID, 1_000)
 	r, eff, err := f.Cancel(t.Context(), id, "test")
 	if err != nil || eff != (run.CancelEffect{Finished: true}) || r.State != run.Cancelled {

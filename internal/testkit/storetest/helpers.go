@@ -87,6 +87,16 @@ func newDefs(t testing.TB, f Fixture, name string, c trigger.Cron) defs {
 	return defs{Project: p, Task: tk, Trigger: tg}
 }
 
+// initialisedDefs publishes one project as newDefs does, its trigger on a
+// cron that stays quiet through the test, and takes its first decision, so
+// the test's own admissions (admitNow) are its only Runs.
+func initialisedDefs(t testing.TB, f Fixture, name string) defs {
+	t.Helper()
+	d := newDefs(t, f, name, quietCron(t, f))
+	initialise(t, f)
+	return d
+}
+
 // decide is the scheduler's decision for a ticket.
 func decide(t testing.TB, tk schedule.Ticket) schedule.Decision {
 	t.Helper()

@@ -16,8 +16,7 @@ import (
 // is not one is refused as invalid.
 func testRunsLast(t *testing.T, f Fixture) {
 	busy := newDefs(t, f, "busy", quietCron(t, f))
-	idle := newDefs(t, f, "idle", quietCron(t, f))
-	initialise(t, f)
+	idle := initialisedDefs(t, f, "idle")
 	first := admitNow(t, f, busy.Trigger.TriggerID, 2_000)
 	if _, err := f.Finish(t.Context(), first, run.AttemptSucceeded); err != nil {
 		t.Fatal(err)

@@ -257,8 +257,7 @@ func listedPaused(t *testing.T, f Fixture, triggerID string) bool {
 }
 
 func testPauseAudit(t *testing.T, f Fixture) {
-	d := newDefs(t, f, "alpha", quietCron(t, f))
-	initialise(t, f)
+	d := initialisedDefs(t, f, "alpha")
 	before := row(t, f, d.Trigger.TriggerID)
 	if res := pause(t, f, d.Trigger.TriggerID, false, ""); res.Changed || res.Paused {
 		t.Fatalf("resuming a running trigger gave %+v, want an unchanged no-op", res)
@@ -285,8 +284,7 @@ func testPauseAudit(t *testing.T, f Fixture) {
 }
 
 func testPauseNoteLimit(t *testing.T, f Fixture) {
-	d := newDefs(t, f, "alpha", quietCron(t, f))
-	initialise(t, f)
+	d := initialisedDefs(t, f, "alpha")
 	before := row(t, f, d.Trigger.TriggerID)
 	long := strings.Repeat("字", schedule.MaxPauseNote+1)
 	_, err := f.Pauser.TriggerPause(t.Context(), schedule.PauseRequest{TriggerID: d.Trigger.TriggerID, Pause: true, Note: long, Actor: "conformance"})
@@ -309,8 +307,7 @@ func testPauseNoteLimit(t *testing.T, f Fixture) {
 }
 
 func testPauseRacesTicket(t *testing.T, f Fixture) {
-	d := newDefs(t, f, "alpha", quietCron(t, f))
-	initialise(t, f)
+	d := initialisedDefs(t, f, "alpha")
 	makeDue(t, f, d.Trigger.TriggerID, 3*60*60_000)
 	p := commitParams(t, takeOne(t, f))
 	pause(t, f, d.Trigger.TriggerID, true, "")
@@ -402,8 +399,7 @@ func testLedgerCompaction(t *testing.T, f Fixture) {
 }
 
 func testPauseSpanDrift(t *testing.T, f Fixture) {
-	d := newDefs(t, f, "alpha", quietCron(t, f))
-	initialise(t, f)
+	d := initialisedDefs(t, f, "alpha")
 	makeDue(t, f, d.Trigger.TriggerID, 3*60*60_000)
 	p := commitParams(t, takeOne(t, f))
 	if p.Ticket.Pause != nil {
@@ -430,8 +426,7 @@ func testPauseSpanDrift(t *testing.T, f Fixture) {
 // another trigger's records never mix in.
 func testAuditTrailRead(t *testing.T, f Fixture) {
 	d := newDefs(t, f, "alpha", quietCron(t, f))
-	other := newDefs(t, f, "beta", quietCron(t, f))
-	initialise(t, f)
+	other := initialisedDefs(t, f, "beta")
 	det, err := f.Detail.TriggerDetail(t.Context(), d.Trigger.TriggerID, 10)
 	if err != nil || len(det.Audit) != 0 || det.AuditUnreadable {
 		t.Fatalf("detail of a trigger never paused: audit %+v unreadable %t (%v); want an empty, readable trail", det.Audit, det.AuditUnreadable, err)

@@ -11,8 +11,7 @@ import (
 // without reading each lost Run again. A Run in any other state carries
 // none, a failed one's attempt code included.
 func testLostRunErrorCode(t *testing.T, f Fixture) {
-	d := newDefs(t, f, "alpha", quietCron(t, f))
-	initialise(t, f)
+	d := initialisedDefs(t, f, "alpha")
 	lost := admitNow(t, f, d.Trigger.TriggerID, 3_000)
 	if _, err := f.Finish(t.Context(), lost, run.AttemptLost); err != nil {
 		t.Fatalf("lose the Run: %v", err)

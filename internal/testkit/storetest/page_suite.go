@@ -224,8 +224,7 @@ func testPageMixed(t *testing.T, f Fixture) {
 // Attempt and first event were inserted leaves none of them, and the
 // decision after it in the page still commits.
 func testPageWriteFails(t *testing.T, f Fixture) {
-	due := newDefs(t, f, "due", quietCron(t, f))
-	initialise(t, f)
+	due := initialisedDefs(t, f, "due")
 	makeDue(t, f, due.Trigger.TriggerID, 1_000)
 	fresh := newDefs(t, f, "fresh", quietCron(t, f))
 	m := byTrigger(take(t, f, schedule.MaxPageSize))

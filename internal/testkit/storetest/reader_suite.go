@@ -73,8 +73,7 @@ func admitNow(t testing.TB, f Fixture, triggerID string, lateMs int64) string {
 }
 
 func testRunGet(t *testing.T, f Fixture) {
-	d := newDefs(t, f, "alpha", quietCron(t, f))
-	initialise(t, f)
+	d := initialisedDefs(t, f, "alpha")
 	id := admitNow(t, f, d.Trigger.TriggerID, 1_000)
 	got, err := f.Runs.RunGet(t.Context(), id)
 	if err != nil {
@@ -190,8 +189,7 @@ func testRunListErrors(t *testing.T, f Fixture) {
 // testRunNames: a Run shows its project's current name and the trigger's
 // name at the revision that fired it, not the trigger's name today.
 func testRunNames(t *testing.T, f Fixture) {
-	d := newDefs(t, f, "alpha", quietCron(t, f))
-	initialise(t, f)
+	d := initialisedDefs(t, f, "alpha")
 	id := admitNow(t, f, d.Trigger.TriggerID, 1_000)
 	renamed := d.Trigger.Spec
 	renamed.Name = "renamed"
@@ -215,8 +213,7 @@ func testRunNames(t *testing.T, f Fixture) {
 // (its name at the Run's task revision), for `ql runs show` and the API:
 // the task's id alone says nothing to a person.
 func testRunTaskName(t *testing.T, f Fixture) {
-	d := newDefs(t, f, "alpha", quietCron(t, f))
-	initialise(t, f)
+	d := initialisedDefs(t, f, "alpha")
 	id := admitNow(t, f, d.Trigger.TriggerID, 1_000)
 	list, _, err := f.Runs.RunList(t.Context(), run.ListParams{})
 	if err != nil || len(list) != 1 {
@@ -330,8 +327,7 @@ func testTriggerListErrors(t *testing.T, f Fixture) {
 // A cancel's event is its audit record: who asked (and from where) is in
 // its payload, written in the cancel's transaction.
 func testCancelActor(t *testing.T, f Fixture) {
-	d := newDefs(t, f, "alpha", quietCron(t, f))
-	initialise(t, f)
+	d := initialisedDefs(t, f, "alpha")
 	id := admitNow(t, f, d.Trigger.TriggerID, 1_000)
 	r, _, err := f.Cancel(t.Context(), id, "api:ops@192.0.2.7")
 	if err != nil || r.State != run.Cancelled {

@@ -133,8 +133,7 @@ func tamper(t *testing.T, err error) {
 // its ticket, which decides to admit.
 func dueTicket(t *testing.T, f Fixture) (defs, schedule.Ticket) {
 	t.Helper()
-	d := newDefs(t, f, "alpha", quietCron(t, f))
-	initialise(t, f)
+	d := initialisedDefs(t, f, "alpha")
 	makeDue(t, f, d.Trigger.TriggerID, 1_000)
 	return d, takeOne(t, f)
 }

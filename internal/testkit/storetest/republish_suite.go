@@ -158,8 +158,7 @@ func testDisabledRecordedOnEnable(t *testing.T, f Fixture) {
 }
 
 func testEnableDisable(t *testing.T, f Fixture) {
-	d := newDefs(t, f, "alpha", quietCron(t, f))
-	initialise(t, f)
+	d := initialisedDefs(t, f, "alpha")
 	set := func(on bool) catalog.EnableResult {
 		t.Helper()
 		res, err := f.Service.TriggerSetEnabled(t.Context(), catalog.EnableRequest{ProjectID: d.Project.ID, Name: d.Trigger.Spec.Name, Enabled: on, Actor: "conformance"})
@@ -205,8 +204,7 @@ func testEnableDisable(t *testing.T, f Fixture) {
 // the way out, though its replaced revision owes occurrences this host
 // cannot work out. The republished trigger enables and disables again.
 func testStoredZoneUnknown(t *testing.T, f Fixture) {
-	d := newDefs(t, f, "alpha", quietCron(t, f))
-	initialise(t, f)
+	d := initialisedDefs(t, f, "alpha")
 	makeDue(t, f, d.Trigger.TriggerID, 3*60*60_000)
 	stored := d.Trigger.Spec
 	stored.Cron.Timezone = "Mars/Olympus"

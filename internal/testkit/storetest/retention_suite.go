@@ -46,8 +46,7 @@ const day = retention.Day
 // template the seeded Runs copy, itself unfinished (queued).
 func retentionDefs(t testing.TB, f Fixture) (defs, string) {
 	t.Helper()
-	d := newDefs(t, f, "kept", quietCron(t, f))
-	initialise(t, f)
+	d := initialisedDefs(t, f, "kept")
 	return d, admitNow(t, f, d.Trigger.TriggerID, 1_000)
 }
 
@@ -267,8 +266,7 @@ func testRetentionConcurrent(t *testing.T, f Fixture) {
 
 func testRetentionWhileAdmitting(t *testing.T, f Fixture) {
 	kept := newDefs(t, f, "kept", quietCron(t, f))
-	busy := newDefs(t, f, "busy", quietCron(t, f))
-	initialise(t, f)
+	busy := initialisedDefs(t, f, "busy")
 	template := admitNow(t, f, kept.Trigger.TriggerID, 1_000)
 	const n = 300
 	seed(t, f, template, n, 40*day, 10)

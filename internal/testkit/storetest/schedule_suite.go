@@ -128,8 +128,7 @@ func testTakeOrder(t *testing.T, f Fixture) {
 }
 
 func testNotDueUntouched(t *testing.T, f Fixture) {
-	d := newDefs(t, f, "alpha", quietCron(t, f))
-	initialise(t, f)
+	d := initialisedDefs(t, f, "alpha")
 	before := row(t, f, d.Trigger.TriggerID)
 	if tks := take(t, f, schedule.MaxPageSize); len(tks) != 0 {
 		t.Fatalf("took %d rows whose cursor is in the future", len(tks))
@@ -159,8 +158,7 @@ func testInitialize(t *testing.T, f Fixture) {
 }
 
 func testAdmitCounts(t *testing.T, f Fixture) {
-	d := newDefs(t, f, "alpha", quietCron(t, f))
-	initialise(t, f)
+	d := initialisedDefs(t, f, "alpha")
 	makeDue(t, f, d.Trigger.TriggerID, 1_000)
 	tk := takeOne(t, f)
 	p := commitParams(t, tk)
@@ -206,8 +204,7 @@ func testSkip(t *testing.T, f Fixture) {
 }
 
 func testFireOnce(t *testing.T, f Fixture) {
-	d := newDefs(t, f, "alpha", quietCron(t, f))
-	initialise(t, f)
+	d := initialisedDefs(t, f, "alpha")
 	const backlogMs = 24 * 60 * 60_000 // a day of missed hours
 	makeDue(t, f, d.Trigger.TriggerID, backlogMs)
 	tk := takeOne(t, f)
@@ -227,8 +224,7 @@ func testFireOnce(t *testing.T, f Fixture) {
 }
 
 func testStaleTicketRaced(t *testing.T, f Fixture) {
-	d := newDefs(t, f, "alpha", quietCron(t, f))
-	initialise(t, f)
+	d := initialisedDefs(t, f, "alpha")
 	makeDue(t, f, d.Trigger.TriggerID, 1_000)
 	tk := takeOne(t, f)
 	p := commitParams(t, tk)
@@ -250,8 +246,7 @@ func testStaleTicketRaced(t *testing.T, f Fixture) {
 }
 
 func testRepublishRacesTicket(t *testing.T, f Fixture) {
-	d := newDefs(t, f, "alpha", quietCron(t, f))
-	initialise(t, f)
+	d := initialisedDefs(t, f, "alpha")
 	makeDue(t, f, d.Trigger.TriggerID, 1_000)
 	tk := takeOne(t, f)
 	p := commitParams(t, tk)

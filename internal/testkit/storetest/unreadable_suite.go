@@ -128,8 +128,7 @@ func requireAdmittedBehindUnreadable(t *testing.T, f Fixture, sp spoil, n int) {
 	for i := range n {
 		bad = append(bad, newDefs(t, f, fmt.Sprintf("mars%d", i), quietCron(t, f)))
 	}
-	good := newDefs(t, f, "earth", quietCron(t, f))
-	initialise(t, f)
+	good := initialisedDefs(t, f, "earth")
 	for i, d := range bad {
 		makeDue(t, f, d.Trigger.TriggerID, 3*60*60_000-int64(i)*1_000)
 	}
@@ -209,8 +208,7 @@ func testUnknownPolicyRepublishedTakenAtOnce(t *testing.T, f Fixture) {
 // (a zone and policy this host knows) and requires the round after that
 // to initialise it.
 func requireRepublishedTakenAtOnce(t *testing.T, f Fixture, sp spoil) {
-	d := newDefs(t, f, "mars", quietCron(t, f))
-	initialise(t, f)
+	d := initialisedDefs(t, f, "mars")
 	makeDue(t, f, d.Trigger.TriggerID, 60*60_000)
 	sp.apply(t, f, []defs{d})
 	if sum := unreadableRound(t, f); sum.Reasons[sp.reason] != 1 || sum.Unreadable != 1 {

@@ -15,8 +15,7 @@ import (
 // to), newest first, and pages within it by the keyset cursor; a reversed
 // window is Invalid.
 func testRunListWindow(t *testing.T, f Fixture) {
-	d := newDefs(t, f, "alpha", quietCron(t, f))
-	initialise(t, f)
+	d := initialisedDefs(t, f, "alpha")
 	var made []string
 	var at []int64
 	for len(made) < 4 {
