@@ -2,6 +2,7 @@ package console
 
 import (
 	"fmt"
+	"maps"
 	"regexp"
 	"strings"
 
@@ -15,9 +16,11 @@ import (
 	"github.com/qinglong/qinglong/internal/core/validate"
 )
 
-// durationFormsZh is validate.DurationForms in Chinese: every refusal of
-// a user-given duration ends with it, as the English does with that.
-const durationFormsZh = "写数字加单位（ms、s、m、h 或 d），如 500ms、30s、5m、2h、1d 或 1d12h。"
+// durationFormsZh is validate.DurationFormsIn in Chinese: every refusal
+// of a user-given duration ends with it, as the English does with that,
+// its examples those of the refusal's range ({examples}, which sentence
+// derives from the refusal's min and max).
+const durationFormsZh = "写数字加单位（ms、s、m、h 或 d），如 {examples}。"
 
 // The reasons of the console's own refusals: a server whose store cannot
 // do what a form asks, and a form value that cannot be read.
@@ -97,7 +100,7 @@ var refusalsZH = map[qlerror.Reason]string{ //nolint:gosec // G101: sentences ke
 	schedule.RefusalPauseNoteTooLong: fmt.Sprintf("暂停备注过长：最多 %d 个字符，请缩短。", schedule.MaxPauseNote),
 	schedule.RefusalPauseNoteNotText: "暂停备注只能是一行纯文本，不能含控制字符或文字方向字符。",
 	apitoken.RefusalScope:            "权限范围须是 read、operate 或 admin 之一。",
-	apitoken.RefusalExpiry:           "有效期“{value}”无效，须是 1m 到 3650d 之间的时长：" + durationFormsZh,
+	apitoken.RefusalExpiry:           "有效期“{value}”无效，须是 {min} 到 {max} 之间的时长：" + durationFormsZh,
 	apitoken.RefusalNameTaken:        "已有同名且未吊销的令牌（有效或已过期；过期的令牌在吊销前仍占用其名称）；请先吊销它，或换一个名称。",
 	apitoken.RefusalNoSuchToken:      "没有该名称且未吊销的令牌；令牌页列出现有的令牌。",
 	validate.RefusalNameMissing:      "请填写{field}。",
@@ -177,7 +180,7 @@ func sentence(l string, err error) (string, bool) {
 	if !ok {
 		return "", false
 	}
-	params := qlerror.ParamsOf(err)
+	params := withExamples(qlerror.ParamsOf(err))
 	complete := true
 	s = placeholder.ReplaceAllStringFunc(s, func(m string) string {
 		key := m[1 : len(m)-1]
@@ -195,4 +198,20 @@ func sentence(l string, err error) (string, bool) {
 		return v
 	})
 	return s, complete
+}
+
+// withExamples is params with the examples of a duration refusal's range
+// ({examples}, listed in Chinese, the one language with sentences here),
+// when it carries a min and a max that are durations: those of
+// validate.DurationFormsIn, which the English sentence shows.
+func withExamples(params map[string]string) map[string]string {
+	lo, okLo := validate.ParseDuration(params["min"])
+	hi, okHi := validate.ParseDuration(params["max"])
+	if !okLo || !okHi {
+		return params
+	}
+	ex := validate.DurationExamples(lo, hi)
+	out := maps.Clone(params)
+	out["examples"] = strings.Join(ex[:len(ex)-1], "、") + " 或 " + ex[len(ex)-1]
+	return out
 }

@@ -98,7 +98,7 @@ var brokenFiles = []brokenFile{
 	{"retry without maxAttempts", withTask("    script: echo\n    retry: {backoff: 10s}\n"), validate.RefusalRequired, 5, []string{"task.retry.maxAttempts：缺少"}},
 	{"maxAttempts over 100", withTask("    script: echo\n    retry: {maxAttempts: 101}\n"), validate.RefusalOutOfRange, 5, []string{"task.retry.maxAttempts：“101”无效", "1 到 100 之间的整数"}},
 	{"maxAttempts in words", withTask("    script: echo\n    retry: {maxAttempts: three}\n"), validate.RefusalOutOfRange, 5, []string{"“three”无效"}},
-	{"a backoff over a day", withTask("    script: echo\n    retry: {maxAttempts: 3, backoff: 2d}\n"), validate.RefusalNotDuration, 5, []string{"task.retry.backoff：“2d”无效", "0s 到 24h", "1d 或 1d12h"}},
+	{"a backoff over a day", withTask("    script: echo\n    retry: {maxAttempts: 3, backoff: 2d}\n"), validate.RefusalNotDuration, 5, []string{"task.retry.backoff：“2d”无效", "0s 到 24h", "2h 或 1d。"}},
 	{"retry on nothing", withTask("    script: echo\n    retry: {maxAttempts: 3, on: []}\n"), apply.RefusalRetryOn, 5, []string{"task.retry.on：必须是由 failed, lost, timed_out 中的若干项组成的列表"}},
 	{"retry on an outcome of none", withTask("    script: echo\n    retry: {maxAttempts: 3, on: [crashed]}\n"), validate.RefusalNotOneOf, 5, []string{"task.retry.on：“crashed”"}},
 	{"retry on one outcome twice", withTask("    script: echo\n    retry: {maxAttempts: 3, on: [lost, lost]}\n"), validate.RefusalGivenTwice, 5, []string{"task.retry.on：“lost”出现了两次"}},
