@@ -195,6 +195,11 @@ func sentence(l string, err error) (string, bool) {
 		if w, ok := words[l][key+"."+v]; ok {
 			return w
 		}
+		if key == "allowed" && l == "zh" {
+			// The allowed values come as one English list; a Chinese
+			// sentence lists with the enumeration comma.
+			return strings.ReplaceAll(v, ", ", "、")
+		}
 		return v
 	})
 	return s, complete
