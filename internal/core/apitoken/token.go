@@ -105,7 +105,7 @@ const MaxExpiry = 3650 * 24 * time.Hour
 func ParseExpiry(raw string) (time.Duration, error) {
 	d, ok := validate.ParseDuration(raw)
 	if !ok || d < time.Minute || d > MaxExpiry {
-		return 0, qlerror.New(qlerror.Invalid, "%s", validate.NotADuration("expiry", raw, time.Minute, MaxExpiry)).Because(RefusalExpiry, "value", raw)
+		return 0, qlerror.New(qlerror.Invalid, "%s", validate.NotADuration("expiry", raw, time.Minute, MaxExpiry)).Because(RefusalExpiry, "value", raw, "min", validate.DurationBound(time.Minute), "max", validate.DurationBound(MaxExpiry))
 	}
 	return d, nil
 }
@@ -196,7 +196,7 @@ func Create(ctx context.Context, m Manager, id, name string, scope Scope, expire
 		return "", Token{}, qlerror.New(qlerror.Invalid, "scope %q is not one of read, operate, admin", scope).Because(RefusalScope)
 	}
 	if expiresIn != 0 && (expiresIn < time.Minute || expiresIn > MaxExpiry) {
-		return "", Token{}, qlerror.New(qlerror.Invalid, "%s", validate.NotADuration("expiry", expirySetting(expiresIn), time.Minute, MaxExpiry)).Because(RefusalExpiry, "value", expirySetting(expiresIn))
+		return "", Token{}, qlerror.New(qlerror.Invalid, "%s", validate.NotADuration("expiry", expirySetting(expiresIn), time.Minute, MaxExpiry)).Because(RefusalExpiry, "value", expirySetting(expiresIn), "min", validate.DurationBound(time.Minute), "max", validate.DurationBound(MaxExpiry))
 	}
 	secret, digest, err := NewSecret()
 	if err != nil {

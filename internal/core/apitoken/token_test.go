@@ -5,8 +5,11 @@ import (
 	"time"
 
 	"github.com/qinglong/qinglong/internal/core/qlerror"
-	"github.com/qinglong/qinglong/internal/core/validate"
 )
+
+// expiryForms ends an expiry's refusal: the examples of its range only
+// (5m, not 500ms, for a range from 1m).
+var expiryForms = "write a number with a unit (ms, s, m, h or d), e.g. 5m, 2h, 1d or 1d12h"
 
 // A lifetime out of range is refused as --expires takes it (3651d, 30s),
 // not in Go's duration format (87624h0m0s), before anything is stored.
@@ -16,9 +19,9 @@ func TestAnExpiryOutOfRangeIsSaidAsTheFlagTakesIt(t *testing.T) {
 		in   time.Duration
 		want string
 	}{
-		{3651 * 24 * time.Hour, `expiry: "3651d" is not a duration from 1m to 3650d: ` + validate.DurationForms},
-		{30 * time.Second, `expiry: "30s" is not a duration from 1m to 3650d: ` + validate.DurationForms},
-		{(3650*24 + 1) * time.Hour, `expiry: "87601h" is not a duration from 1m to 3650d: ` + validate.DurationForms},
+		{3651 * 24 * time.Hour, `expiry: "3651d" is not a duration from 1m to 3650d: ` + expiryForms},
+		{30 * time.Second, `expiry: "30s" is not a duration from 1m to 3650d: ` + expiryForms},
+		{(3650*24 + 1) * time.Hour, `expiry: "87601h" is not a duration from 1m to 3650d: ` + expiryForms},
 	} {
 		_, _, err := Create(t.Context(), nil, "id", "ci", Read, c.in)
 		if !qlerror.Is(err, qlerror.Invalid) || err.Error() != c.want {
@@ -39,7 +42,7 @@ func TestAnExpiryReadsAsEveryDurationDoes(t *testing.T) {
 	}
 	for _, in := range []string{"90", "1.5d", "soon", "30s", "3651d"} {
 		_, err := ParseExpiry(in)
-		if want := `expiry: "` + in + `" is not a duration from 1m to 3650d: ` + validate.DurationForms; !qlerror.Is(err, qlerror.Invalid) || err.Error() != want {
+		if want := `expiry: "` + in + `" is not a duration from 1m to 3650d: ` + expiryForms; !qlerror.Is(err, qlerror.Invalid) || err.Error() != want {
 			t.Errorf("ParseExpiry(%q): %v; want %q", in, err, want)
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/qinglong/qinglong/internal/core/apply"
 	"github.com/qinglong/qinglong/internal/core/catalog"
@@ -301,7 +302,7 @@ func (c *Console) definitionsText(w http.ResponseWriter, r *http.Request, s *ses
 		d.Projects = withChosen(d.Projects, doc.Project)
 	}
 	if err == nil && o.form == originNewTask {
-		d.Created = shownNewTask(doc)
+		d.Created = shownNewTask(doc, time.Now().UnixMilli())
 	}
 	for _, res := range results {
 		if res.Change != "unchanged" {

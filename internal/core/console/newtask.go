@@ -8,8 +8,10 @@ import (
 
 	"github.com/qinglong/qinglong/internal/core/apply"
 	"github.com/qinglong/qinglong/internal/core/qlerror"
+	"github.com/qinglong/qinglong/internal/core/schedule"
 	"github.com/qinglong/qinglong/internal/core/task"
 	"github.com/qinglong/qinglong/internal/core/validate"
+	"github.com/qinglong/qinglong/internal/core/view"
 )
 
 // newTaskData is what the New task form shows: the fields as given (the
@@ -84,11 +86,18 @@ func (d newTaskData) blank() []string {
 type newTaskShown struct {
 	Task, Shell, Script, Timeout string
 	Trigger, Cron, Timezone      string
+	// Status and Fires are the trigger as it will stand and its next
+	// fires from the preview on, so that a schedule is checked by its
+	// times before it is applied (*/30 in the seconds' place fires twice
+	// a minute, not every half hour).
+	Status schedule.TriggerStatus
+	Fires  []view.FireTime
 }
 
-// shownNewTask is what doc, a New task form's file, creates; nil for a
-// file of another shape (one sent to the apply by hand).
-func shownNewTask(doc *apply.Document) *newTaskShown {
+// shownNewTask is what doc, a New task form's file, creates, its
+// trigger's next fires after nowMs; nil for a file of another shape (one
+// sent to the apply by hand).
+func shownNewTask(doc *apply.Document, nowMs int64) *newTaskShown {
 	if len(doc.Tasks) != 1 || len(doc.Triggers) != 1 {
 		return nil
 	}
@@ -97,8 +106,9 @@ func shownNewTask(doc *apply.Document) *newTaskShown {
 	if timeout == 0 {
 		timeout = task.DefaultTimeout
 	}
+	st := schedule.TriggerStatus{Name: tg.Name, Enabled: tg.Enabled, Cron: tg.Cron}
 	return &newTaskShown{Task: tk.Name, Shell: tk.Command.Shell, Script: tk.Command.Script, Timeout: validate.Duration(timeout),
-		Trigger: tg.Name, Cron: tg.Cron.Expression, Timezone: tg.Cron.Timezone}
+		Trigger: tg.Name, Cron: tg.Cron.Expression, Timezone: tg.Cron.Timezone, Status: st, Fires: upcoming(st, nowMs)}
 }
 
 func (c *Console) renderNewTask(w http.ResponseWriter, r *http.Request, s *session, status int, d newTaskData) {

@@ -76,3 +76,32 @@ func TestTheNewTaskFormSaysItsMistakesInTheOrderOfItsFields(t *testing.T) {
 		t.Errorf("%d with the mistakes of %q, want 400 with those of %q:\n%s", w.Code, labels, want, w.Body)
 	}
 }
+
+// The New task form's preview lists the trigger's next five fires in the
+// viewer's zone, so that a schedule is checked by its times before it is
+// applied: */30 in the seconds' place fires twice a minute, which its
+// times show and its expression alone does not.
+func TestTheNewTaskPreviewListsTheTriggersNextFires(t *testing.T) {
+	t.Parallel()
+	site := newBatchSite(t, canPublish)
+	w := site.do(apitoken.Admin, "/definitions/new?lang=zh&tz=Asia/Shanghai", url.Values{"project": {"shop"}, "task": {"poll"}, "script": {"echo"},
+		"cron": {"*/30 * * * * *"}, "timezone": {"Asia/Shanghai"}})
+	page := html.UnescapeString(w.Body.String())
+	_, fires, _ := strings.Cut(page, `id="nt-shown-fires">`)
+	fires, _, _ = strings.Cut(fires, "</dd>")
+	times := regexp.MustCompile(`(\d{4}-\d\d-\d\d \d\d:\d\d:(\d\d)) UTC\+08:00`).FindAllStringSubmatch(fires, -1)
+	if w.Code != http.StatusOK || len(times) != 5 || !strings.Contains(page, "<dt>接下来 5 次触发</dt>") {
+		t.Fatalf("%d, %d fire times in %q; want the preview to list the next 5 in UTC+08:00:\n%s", w.Code, len(times), fires, page)
+	}
+	var prev time.Time
+	for i, m := range times {
+		at, err := time.ParseInLocation("2006-01-02 15:04:05", m[1], zoneOf("Asia/Shanghai"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m[2] != "00" && m[2] != "30" || i > 0 && at.Sub(prev) != 30*time.Second {
+			t.Errorf("fire %d at %s; want every 30 seconds on :00 and :30 (%q)", i+1, m[1], fires)
+		}
+		prev = at
+	}
+}

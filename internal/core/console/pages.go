@@ -636,6 +636,7 @@ func (c *Console) runs(w http.ResponseWriter, r *http.Request, s *session) {
 	}
 	data := map[string]any{"F": f, "States": run.Reachable, "Projects": projects}
 	zone := viewerZone(r)
+	data["Last24URL"] = last24URL(f, zone, time.Now())
 	pick, redirect, err := c.pickProject(r)
 	if redirect != "" {
 		http.Redirect(w, r, redirect, http.StatusFound)

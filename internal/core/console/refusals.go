@@ -2,6 +2,7 @@ package console
 
 import (
 	"fmt"
+	"maps"
 	"regexp"
 	"strings"
 
@@ -15,9 +16,11 @@ import (
 	"github.com/qinglong/qinglong/internal/core/validate"
 )
 
-// durationFormsZh is validate.DurationForms in Chinese: every refusal of
-// a user-given duration ends with it, as the English does with that.
-const durationFormsZh = "写数字加单位（ms、s、m、h 或 d），如 500ms、30s、5m、2h、1d 或 1d12h。"
+// durationFormsZh is validate.DurationFormsIn in Chinese: every refusal
+// of a user-given duration ends with it, as the English does with that,
+// its examples those of the refusal's range ({examples}, which sentence
+// derives from the refusal's min and max).
+const durationFormsZh = "写数字加单位（ms、s、m、h 或 d），如 {examples}。"
 
 // The reasons of the console's own refusals: a server whose store cannot
 // do what a form asks, and a form value that cannot be read.
@@ -97,12 +100,12 @@ var refusalsZH = map[qlerror.Reason]string{ //nolint:gosec // G101: sentences ke
 	schedule.RefusalPauseNoteTooLong: fmt.Sprintf("暂停备注过长：最多 %d 个字符，请缩短。", schedule.MaxPauseNote),
 	schedule.RefusalPauseNoteNotText: "暂停备注只能是一行纯文本，不能含控制字符或文字方向字符。",
 	apitoken.RefusalScope:            "权限范围须是 read、operate 或 admin 之一。",
-	apitoken.RefusalExpiry:           "有效期“{value}”无效，须是 1m 到 3650d 之间的时长：" + durationFormsZh,
+	apitoken.RefusalExpiry:           "有效期“{value}”无效，须是 {min} 到 {max} 之间的时长：" + durationFormsZh,
 	apitoken.RefusalNameTaken:        "已有同名且未吊销的令牌（有效或已过期；过期的令牌在吊销前仍占用其名称）；请先吊销它，或换一个名称。",
 	apitoken.RefusalNoSuchToken:      "没有该名称且未吊销的令牌；令牌页列出现有的令牌。",
 	validate.RefusalNameMissing:      "请填写{field}。",
 	validate.RefusalNameTooLong:      fmt.Sprintf("{field}过长：最多 %d 个字符。", validate.MaxNameLen),
-	validate.RefusalNameShape:        "{field}“{value}”只能使用小写字母、数字、'-'、'_' 和 '.'，且须以字母或数字开头和结尾。",
+	validate.RefusalNameShape:        "{field}“{value}”只能使用小写字母、数字、“-”、“_”和“.”，且须以字母或数字开头和结尾。",
 	refusalCannotPause:               "此服务器不能暂停或恢复触发器；请使用 `ql triggers pause|resume`。",
 	refusalCannotRunNow:              "此服务器的存储现在不能运行触发器。",
 	refusalCannotCancel:              "此服务器不能取消运行；请使用 `ql runs cancel`。",
@@ -114,7 +117,7 @@ var refusalsZH = map[qlerror.Reason]string{ //nolint:gosec // G101: sentences ke
 	refusalTriggerAmbiguous:          "多个项目中都有名为“{name}”的触发器（{projects}）；请写成 项目/名称，例如 {example}。",
 	refusalTriggerElsewhere:          "触发器“{trigger}”属于另一个项目，而不是所选的项目；请选择它的项目，或不选项目。",
 	refusalNoProjectID:               "此服务器上没有 ID 为 {id} 的项目（链接可能来自另一台服务器）；请从列表中选择一个项目。",
-	refusalNotAProjectName:           "项目“{name}”不存在：这不是有效的项目名称（只能使用小写字母、数字、'-'、'_' 和 '.'，且须以字母或数字开头和结尾）；请从列表中选择一个项目。",
+	refusalNotAProjectName:           "项目“{name}”不存在：这不是有效的项目名称（只能使用小写字母、数字、“-”、“_”和“.”，且须以字母或数字开头和结尾）；请从列表中选择一个项目。",
 	refusalCannotPublish:             "此服务器不能发布定义：其数据库角色无此权限（集群副本以运行时角色运行）；请用管理员角色的 URL 执行 `ql apply -f FILE`，或对能发布定义的服务器使用 --api-url。",
 	refusalUnreadableFile:            "无法读取上传的文件；请重新选择文件，或把内容粘贴到文本框中。",
 	refusalNotATime:                  "时间无法识别：请写成 2026-11-30T08:00 这样的日期和时间。",
@@ -177,7 +180,7 @@ func sentence(l string, err error) (string, bool) {
 	if !ok {
 		return "", false
 	}
-	params := qlerror.ParamsOf(err)
+	params := withExamples(qlerror.ParamsOf(err))
 	complete := true
 	s = placeholder.ReplaceAllStringFunc(s, func(m string) string {
 		key := m[1 : len(m)-1]
@@ -192,7 +195,28 @@ func sentence(l string, err error) (string, bool) {
 		if w, ok := words[l][key+"."+v]; ok {
 			return w
 		}
+		if key == "allowed" && l == "zh" {
+			// The allowed values come as one English list; a Chinese
+			// sentence lists with the enumeration comma.
+			return strings.ReplaceAll(v, ", ", "、")
+		}
 		return v
 	})
 	return s, complete
+}
+
+// withExamples is params with the examples of a duration refusal's range
+// ({examples}, listed in Chinese, the one language with sentences here),
+// when it carries a min and a max that are durations: those of
+// validate.DurationFormsIn, which the English sentence shows.
+func withExamples(params map[string]string) map[string]string {
+	lo, okLo := validate.ParseDuration(params["min"])
+	hi, okHi := validate.ParseDuration(params["max"])
+	if !okLo || !okHi {
+		return params
+	}
+	ex := validate.DurationExamples(lo, hi)
+	out := maps.Clone(params)
+	out["examples"] = strings.Join(ex[:len(ex)-1], "、") + " 或 " + ex[len(ex)-1]
+	return out
 }

@@ -12,9 +12,42 @@ import (
 // DurationForms says what every user-given duration may be written as: a
 // refusal of one ends with it, whichever field, flag or form box it came
 // from, so a day written 1d reads the same everywhere.
-const DurationForms = "write a number with a unit (ms, s, m, h or d), e.g. 500ms, 30s, 5m, 2h, 1d or 1d12h"
+const DurationForms = durationUnits + "500ms, 30s, 5m, 2h, 1d or 1d12h"
+
+const durationUnits = "write a number with a unit (ms, s, m, h or d), e.g. "
 
 const day = 24 * time.Hour
+
+// durationExamples are the durations DurationForms shows, as it writes
+// them.
+var durationExamples = []struct {
+	d time.Duration
+	s string
+}{{500 * time.Millisecond, "500ms"}, {30 * time.Second, "30s"}, {5 * time.Minute, "5m"}, {2 * time.Hour, "2h"}, {day, "1d"}, {day + 12*time.Hour, "1d12h"}}
+
+// DurationExamples are the examples a refusal of a duration from lo to hi
+// shows: those of DurationForms inside the range, or the range's bounds
+// when fewer than two are, so that no example is one the same refusal
+// would refuse (a token's expiry of at least 1m is not told "e.g. 500ms").
+func DurationExamples(lo, hi time.Duration) []string {
+	var out []string
+	for _, e := range durationExamples {
+		if e.d >= lo && e.d <= hi {
+			out = append(out, e.s)
+		}
+	}
+	if len(out) < 2 {
+		return []string{DurationBound(lo), DurationBound(hi)}
+	}
+	return out
+}
+
+// DurationFormsIn is DurationForms with the examples of a range from lo
+// to hi (DurationExamples).
+func DurationFormsIn(lo, hi time.Duration) string {
+	ex := DurationExamples(lo, hi)
+	return durationUnits + strings.Join(ex[:len(ex)-1], ", ") + " or " + ex[len(ex)-1]
+}
 
 // ParseDuration reads a user-given duration: Go's (500ms, 30s, 5m, 2h,
 // 1h30m), whole days (1d, 90d), or whole days followed by Go's (1d12h).
@@ -47,7 +80,7 @@ func ParseDuration(s string) (time.Duration, bool) {
 // NotADuration is the sentence refusing value, given to field, as no
 // duration from lo to hi.
 func NotADuration(field, value string, lo, hi time.Duration) string {
-	return field + ": " + strconv.Quote(value) + " is not a duration from " + DurationBound(lo) + " to " + DurationBound(hi) + ": " + DurationForms
+	return field + ": " + strconv.Quote(value) + " is not a duration from " + DurationBound(lo) + " to " + DurationBound(hi) + ": " + DurationFormsIn(lo, hi)
 }
 
 // DurationOutOfRange is the sentence refusing value, given to field, as

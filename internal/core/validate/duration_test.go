@@ -1,6 +1,7 @@
 package validate
 
 import (
+	"strings"
 	"testing"
 	"time"
 )
@@ -48,5 +49,26 @@ func TestARefusedDurationSaysItsRangeAndWhatIsAccepted(t *testing.T) {
 	want := `task.timeout: "1w" is not a duration from 1ms to 365d: write a number with a unit (ms, s, m, h or d), e.g. 500ms, 30s, 5m, 2h, 1d or 1d12h`
 	if got != want {
 		t.Errorf("NotADuration = %q, want %q", got, want)
+	}
+}
+
+// A refusal shows as examples only durations its own range takes: a
+// range from 1m is not told "e.g. 500ms", and a range holding fewer than
+// two of the examples shows its bounds.
+func TestADurationRefusalsExamplesAreInsideItsRange(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		lo, hi time.Duration
+		want   string
+	}{
+		{time.Minute, 3650 * day, "5m, 2h, 1d or 1d12h"},
+		{100 * time.Millisecond, 30 * time.Second, "500ms or 30s"},
+		{0, time.Hour, "500ms, 30s or 5m"},
+		{time.Millisecond, 365 * day, "500ms, 30s, 5m, 2h, 1d or 1d12h"},
+		{time.Second, 10 * time.Second, "1s or 10s"},
+	} {
+		if got := NotADuration("f", "x", c.lo, c.hi); !strings.HasSuffix(got, "e.g. "+c.want) {
+			t.Errorf("from %s to %s: %q; want it to end e.g. %s", DurationBound(c.lo), DurationBound(c.hi), got, c.want)
+		}
 	}
 }

@@ -251,20 +251,21 @@ func TestConsoleFormsKeepWhatWasTypedOnAnError(t *testing.T) {
 
 // The token form says the range of an expiry (1m to 3650d) in its help
 // and in its refusal, in English as in Chinese: neither left it to be
-// learnt from a second refusal.
+// learnt from a second refusal, and the refusal's examples are durations
+// the range takes (never 500ms or 30s, which it would refuse too).
 func TestTheTokenFormSaysTheExpiryRangeInEveryLanguage(t *testing.T) {
 	t.Parallel()
 	site := startConsoleSite(t)
 	c := consoleClient(t)
 	csrf := site.signIn(t, c, site.tokens[apitoken.Admin])
-	for lang, want := range map[string][]string{"en": {"from 1m to 3650d, e.g. 90d, 12h or 1d12h; empty never expires", "is not a duration from 1m to 3650d"}, "zh": {"范围 1m 到 3650d，例如 90d、12h 或 1d12h；留空则永不过期", "须是 1m 到 3650d 之间的时长"}} {
+	for lang, want := range map[string][]string{"en": {"from 1m to 3650d, e.g. 90d, 12h or 1d12h; empty never expires", "is not a duration from 1m to 3650d: write a number with a unit (ms, s, m, h or d), e.g. 5m, 2h, 1d or 1d12h"}, "zh": {"范围 1m 到 3650d，例如 90d、12h 或 1d12h；留空则永不过期", "须是 1m 到 3650d 之间的时长：写数字加单位（ms、s、m、h 或 d），如 5m、2h、1d 或 1d12h。"}} {
 		_, page := httpcall.Form(t, c, http.MethodGet, site.base+"/tokens?lang="+lang, nil)
 		if !strings.Contains(page, want[0]) {
 			t.Errorf("the token form's help in %s lacks %q:\n%s", lang, want[0], page)
 		}
 		_, page = httpcall.Form(t, c, http.MethodPost, site.base+"/tokens?lang="+lang, url.Values{"csrf": {csrf}, "name": {"ci"}, "scope": {"read"}, "expires": {"soon"}})
 		_, refusal, _ := strings.Cut(page, `id="tok-error"`)
-		if !strings.Contains(refusal, want[1]) {
+		if !strings.Contains(refusal, want[1]) || strings.Contains(refusal, "500ms") {
 			t.Errorf("an expiry of \"soon\" in %s: the refusal lacks %q:\n%s", lang, want[1], page)
 		}
 	}

@@ -61,9 +61,10 @@ func wrapSite(t *testing.T) (*consoleSite, string) {
 
 // In Chromium at a desktop's 1280 px, in English and Chinese, the
 // triggers list keeps each trigger's zone, cron expression, name (between
-// its hyphens too) and last Run's time on one line, its fires and last
-// Run taking only the width of their longest time; the Chinese sign-in
-// page keeps --owner whole in its help.
+// its hyphens too, beside the batch's checkbox an operator's list shows)
+// and last Run's time on one line, its fires (with their offset, in a
+// viewer's zone east of UTC) and last Run taking only the width of their
+// longest time; the Chinese sign-in page keeps --owner whole in its help.
 func TestTheTriggersListKeepsZonesCronsNamesAndTimesWholeAtADesktopsWidth(t *testing.T) {
 	ctx := browsertest.Start(t)
 	site, _ := wrapSite(t)
@@ -77,9 +78,9 @@ func TestTheTriggersListKeepsZonesCronsNamesAndTimesWholeAtADesktopsWidth(t *tes
 	if flags.Found < 3 || len(flags.Broken) > 0 {
 		t.Errorf("the Chinese sign-in page's help: %d flags, these broken across lines: %q", flags.Found, flags.Broken)
 	}
-	browsertest.Step(t, ctx, "sign in", browsertest.SignInWithToken(site.tokens[apitoken.Read], "概览"))
+	browsertest.Step(t, ctx, "sign in", browsertest.SignInWithToken(site.tokens[apitoken.Operate], "概览"))
 	for _, l := range []string{"en", "zh"} {
-		browsertest.Step(t, ctx, "the "+l+" triggers list", chromedp.Navigate(site.base+"/triggers?lang="+l),
+		browsertest.Step(t, ctx, "the "+l+" triggers list", chromedp.Navigate(site.base+"/triggers?tz=Asia/Shanghai&lang="+l),
 			browsertest.WaitText("main table", "nightly-backup-of-orders"), chromedp.WaitVisible(`td.last-run a`))
 		got := browsertest.Value(t, ctx, chromedp.Evaluate[struct {
 			Found  int
