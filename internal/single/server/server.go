@@ -283,7 +283,7 @@ func Start(ctx context.Context, cfg Config) (srv *Server, err error) {
 		return nil, err
 	}
 	s.ready.Store(true)
-	cfg.Logger.Info("serving", "code", CodeReady, "profile", cfg.Profile, "db", s.layout.DB, "page", cfg.PageSize, "cadence", cfg.Cadence, "misfire_grace", cfg.Grace, "concurrency", cfg.Concurrency,
+	cfg.Logger.Info("serving", "code", CodeReady, "profile", cfg.Profile, "db", s.layout.DB, "page", cfg.PageSize, "cadence_ms", cfg.Cadence.Milliseconds(), "misfire_grace_ms", cfg.Grace.Milliseconds(), "concurrency", cfg.Concurrency,
 		"retention", cfg.Retention.Policy.String())
 	return s, nil
 }
@@ -556,7 +556,7 @@ func (s *Server) Stop(ctx context.Context) error {
 	s.stopOnce.Do(func() {
 		ctx, cancel := context.WithTimeout(ctx, s.cfg.StopTimeout)
 		defer cancel()
-		s.cfg.Logger.Info("stopping: admission closed; draining what runs", "code", CodeStopping, "stop_timeout", s.cfg.StopTimeout)
+		s.cfg.Logger.Info("stopping: admission closed; draining what runs", "code", CodeStopping, "stop_timeout_ms", s.cfg.StopTimeout.Milliseconds())
 		s.stopErr = s.teardown(ctx)
 		if s.stopErr != nil {
 			s.cfg.Logger.Warn("stopped, not cleanly", "code", CodeStopped, "error", s.stopErr.Error())
