@@ -464,16 +464,11 @@ const (
 // reported the result finished it; a result that did not finish it gave
 // the Run a next attempt (its retry policy), which is counted and said.
 // The line points at `runs logs` only for a command that had a log (the
-// result names it): one that ran without one has no output to read.
-func (s *Server) finished(a run.Attempt, state run.State) {
+// result names it): one that ran without one has no output to read. A
+// Run that failed, timed out or was lost is a warning (run.FinishedLevel).
+func (s *Server) finished(id run.Identity, a run.Attempt, state run.State) {
 	s.runFinished(state)
-	args := []any{"run", a.RunID, "state", a.State}
-	if a.ExitCode != nil {
-		args = append(args, "exit", *a.ExitCode)
-	}
-	if a.ErrorCode != "" {
-		args = append(args, "error", a.ErrorCode)
-	}
+	args := run.FinishedAttrs(id, a)
 	if state == "" {
 		if s.metrics != nil {
 			s.metrics.AttemptsRetried(1)
@@ -481,11 +476,11 @@ func (s *Server) finished(a run.Attempt, state run.State) {
 		s.cfg.Logger.Info("attempt ended; its run waits to retry (the run.retry_wait event of `"+s.command("runs show "+a.RunID)+"` says when)", append([]any{"code", CodeRunRetryWait}, args...)...)
 		return
 	}
+	msg := "run finished; read its output with `" + s.command("runs logs "+a.RunID) + "`"
 	if a.LogPath == "" {
-		s.cfg.Logger.Info("run finished; its command left no log", append([]any{"code", CodeRunFinished}, args...)...)
-		return
+		msg = "run finished; its command left no log"
 	}
-	s.cfg.Logger.Info("run finished; read its output with `"+s.command("runs logs "+a.RunID)+"`", append([]any{"code", CodeRunFinished}, args...)...)
+	s.cfg.Logger.Log(context.Background(), run.FinishedLevel(state), msg, append([]any{"code", CodeRunFinished}, args...)...)
 }
 
 // command is the command line of args for this server's database, as a
