@@ -12,18 +12,20 @@ import (
 type attrList []ast.Expr
 
 // logAttrs returns every list of attributes the code of pkg gives a log
-// line: the arguments after a *slog.Logger method's message, the key and
-// value of each slog.String, slog.Int… constructor, the arguments of a
-// helper of this module that takes ...any and returns them as attributes,
-// and what builds a slice those calls spread — a literal, an append, a
-// variable assigned either, a function returning one — followed back
-// through the package.
-func logAttrs(pkg typedPackage) []attrList {
+// line: the arguments after a *slog.Logger method's message and those of
+// its With, the key and value of each slog.String, slog.Int… constructor,
+// the arguments of a helper of this module that takes ...any and returns
+// them as attributes, and what builds a slice those calls spread — a
+// literal, an append, a variable assigned either, a function returning
+// one — followed back through the package, and into the functions of
+// this module named in built (by types.Func.FullName) that return one. It
+// adds to built the functions of other packages whose results pkg spreads.
+func logAttrs(pkg typedPackage, built map[string]bool) []attrList {
 	info := pkg.info
 	var lists []attrList
 	spread := map[types.Object]bool{}
-	var built func(e ast.Expr)
-	built = func(e ast.Expr) {
+	var build func(e ast.Expr)
+	build = func(e ast.Expr) {
 		switch x := ast.Unparen(e).(type) {
 		case *ast.CompositeLit:
 			lists = append(lists, x.Elts)
@@ -33,14 +35,17 @@ func logAttrs(pkg typedPackage) []attrList {
 			}
 		case *ast.CallExpr:
 			if isAppend(info, x) {
-				built(x.Args[0])
+				build(x.Args[0])
 				if x.Ellipsis == token.NoPos {
 					lists = append(lists, x.Args[1:])
 				} else if len(x.Args) == 2 {
-					built(x.Args[1])
+					build(x.Args[1])
 				}
-			} else if fn := callee(info, x); fn != nil {
+			} else if fn, ok := callee(info, x).(*types.Func); ok {
 				spread[fn] = true
+				if rel, ours := local(fn.Pkg().Path()); ours && rel != pkg.rel {
+					built[fn.FullName()] = true
+				}
 			}
 		}
 	}
@@ -59,7 +64,7 @@ func logAttrs(pkg typedPackage) []attrList {
 				return true
 			}
 			lists = append(lists, args[:len(args)-1])
-			built(args[len(args)-1])
+			build(args[len(args)-1])
 			return true
 		})
 	}
@@ -78,25 +83,25 @@ func logAttrs(pkg typedPackage) []attrList {
 					for i, lhs := range x.Lhs {
 						if id, ok := lhs.(*ast.Ident); ok && i < len(x.Rhs) && len(x.Lhs) == len(x.Rhs) && spread[objectOf(info, id)] {
 							seen[n] = true
-							built(x.Rhs[i])
+							build(x.Rhs[i])
 						}
 					}
 				case *ast.ValueSpec:
 					for i, id := range x.Names {
 						if i < len(x.Values) && spread[info.Defs[id]] {
 							seen[n] = true
-							built(x.Values[i])
+							build(x.Values[i])
 						}
 					}
 				case *ast.FuncDecl:
-					if x.Body != nil && spread[info.Defs[x.Name]] {
+					if fn, _ := info.Defs[x.Name].(*types.Func); x.Body != nil && fn != nil && (spread[fn] || built[fn.FullName()]) {
 						seen[n] = true
 						ast.Inspect(x.Body, func(m ast.Node) bool {
 							if _, lit := m.(*ast.FuncLit); lit {
 								return false
 							}
 							if r, ok := m.(*ast.ReturnStmt); ok && len(r.Results) == 1 {
-								built(r.Results[0])
+								build(r.Results[0])
 							}
 							return true
 						})
@@ -120,6 +125,9 @@ func attrArgs(info *types.Info, call *ast.CallExpr) ([]ast.Expr, bool) {
 	if fn.Pkg().Path() == "log/slog" {
 		if sig.Results().Len() == 1 && isSlogType(sig.Results().At(0).Type(), "Attr") {
 			return call.Args, true // slog.String(key, value), slog.Group(key, args...)
+		}
+		if recv := sig.Recv(); recv != nil && isSlogType(recv.Type(), "Logger") && fn.Name() == "With" {
+			return call.Args, true // attributes of every line the logger writes
 		}
 		if recv := sig.Recv(); (recv == nil || isSlogType(recv.Type(), "Logger")) && logMethods[fn.Name()] {
 			for i := 0; i < sig.Params().Len(); i++ {
@@ -212,5 +220,22 @@ func (l attrList) pairs(info *types.Info, each func(key string, keyExpr, value a
 			each(strings.Trim(tv.Value.ExactString(), `"`), l[i], value)
 		}
 		i++
+	}
+}
+
+// everyLogAttrs returns the attribute lists of each package of pkgs, in
+// their order, following the slices one package spreads into a function of
+// another that builds them (run.FinishedAttrs) until no new one turns up.
+func everyLogAttrs(pkgs []typedPackage) [][]attrList {
+	built := map[string]bool{}
+	for {
+		before := len(built)
+		lists := make([][]attrList, len(pkgs))
+		for i, p := range pkgs {
+			lists[i] = logAttrs(p, built)
+		}
+		if len(built) == before {
+			return lists
+		}
 	}
 }

@@ -16,8 +16,10 @@ import (
 func TestLoggedDurationsAreWholeMilliseconds(t *testing.T) {
 	t.Parallel()
 	values := 0
-	for _, pkg := range typedPackages(t) {
-		for _, l := range logAttrs(pkg) {
+	pkgs := typedPackages(t)
+	for i, lists := range everyLogAttrs(pkgs) {
+		pkg := pkgs[i]
+		for _, l := range lists {
 			l.pairs(pkg.info, func(key string, keyExpr, value ast.Expr) {
 				if value == nil {
 					return
@@ -135,8 +137,10 @@ var notificationKeys = map[string]map[string]bool{
 func TestLogKeysAreSnakeCase(t *testing.T) {
 	t.Parallel()
 	keys := 0
-	for _, pkg := range typedPackages(t) {
-		for _, l := range logAttrs(pkg) {
+	pkgs := typedPackages(t)
+	for i, lists := range everyLogAttrs(pkgs) {
+		pkg := pkgs[i]
+		for _, l := range lists {
 			l.pairs(pkg.info, func(key string, keyExpr, _ ast.Expr) {
 				keys++
 				if snakeKey.MatchString(key) || notificationKeys[pkg.rel][key] {
