@@ -184,6 +184,7 @@ var (
 	sqlLeaseFacts       = stmt("LeaseFacts")
 	sqlLatestAttempt    = stmt("LatestAttempt")
 	sqlCompletionBounds = stmt("CompletionBounds")
+	sqlFinishedRunNames = stmt("FinishedRunNames")
 	sqlLogFacts         = stmt("LogFacts")
 	sqlLogChunkAt       = stmt("LogChunkAt")
 	sqlLogLength        = stmt("LogLength")

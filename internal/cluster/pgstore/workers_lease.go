@@ -413,13 +413,17 @@ func (f leaseFacts) attemptEnd(req workerproto.CompleteRequest, endedAtMs int64)
 
 // Completed is what CompleteAttempt did: the reply for the worker; whether
 // the call replayed a completion accepted before (Replayed: it changed
-// nothing, the reply repeats the first one's); and the state this call
+// nothing, the reply repeats the first one's); the state this call
 // finished the Run in, "" when it did not finish it — a retry follows, or
-// the call replayed (run.Finishes).
+// the call replayed (run.Finishes); and, with Finished, the Run and how
+// the attempt that finished it ended, for the line the replica logs
+// (run.FinishedAttrs).
 type Completed struct {
 	workerproto.CompleteReply
-	Replayed bool      `json:"-"`
-	Finished run.State `json:"-"`
+	Replayed bool         `json:"-"`
+	Finished run.State    `json:"-"`
+	Run      run.Identity `json:"-"`
+	Attempt  run.Attempt  `json:"-"`
 }
 
 // CompleteAttempt records the end of a started attempt, fenced by
@@ -464,15 +468,30 @@ func (r *Runtime) CompleteAttempt(ctx context.Context, w WorkerIdentity, req wor
 		}
 		runState, fresh, err := settleRun(ctx, tx, f, end, result, w)
 		out.CompleteReply = workerproto.CompleteReply{AttemptState: string(end), RunState: string(runState)}
-		if fresh {
-			out.Finished = runState
+		if err != nil || !fresh {
+			return err
 		}
+		out.Finished = runState
+		out.Run, out.Attempt, err = f.finishedRun(ctx, tx, end, result)
 		return err
 	})
 	if err != nil {
 		return Completed{}, mapErr(err, "completing attempt "+req.AttemptID)
 	}
 	return out, nil
+}
+
+// finishedRun names the Run a completion finished and says how its
+// attempt ended, as the replica's run.finished line gives them.
+func (f leaseFacts) finishedRun(ctx context.Context, tx pgx.Tx, end run.AttemptState, res attemptResult) (run.Identity, run.Attempt, error) {
+	id := run.Identity{RunID: f.RunID, AttemptID: f.AttemptID, AttemptNumber: int64(f.Number)}
+	a := run.Attempt{ID: f.AttemptID, RunID: f.RunID, Number: int64(f.Number), State: end, ExitCode: res.exitCode, ErrorCode: res.errorCode}
+	if err := tx.QueryRow(ctx, sqlFinishedRunNames, f.AttemptID).Scan(&id.Project, &id.Task, &id.Trigger, &a.StartedAtMs); err != nil {
+		return run.Identity{}, run.Attempt{}, err
+	}
+	ended := cmp.Or(res.endedAtMs, f.NowMs)
+	a.FinishedAtMs = &ended
+	return id, a, nil
 }
 
 // endedAt is when a completed attempt's command ended, endedMsAgo before

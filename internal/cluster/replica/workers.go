@@ -90,12 +90,13 @@ func (r *replica) listenWorkers() error {
 	return nil
 }
 
-// completed counts what an accepted completion did: the Run it finished,
+// completed logs and counts what an accepted completion did: the Run it finished,
 // or the next attempt it gave. A replayed completion did it already, in
 // the call that was accepted first (on this replica or another), and
 // counts nothing again; it still wakes the sweep for a backoff, which
 // costs one early round at most.
 func (r *replica) completed(c pgstore.Completed) {
+	r.logFinished(c)
 	if !c.Replayed {
 		r.runFinished(c.Finished)
 	}

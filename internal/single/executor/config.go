@@ -71,11 +71,12 @@ type Config struct {
 	// store takes it.
 	NowMs func() int64
 	// OnFinish, if set, observes every recorded result (the operator's
-	// "run finished" line) with the state the store reported it finished
-	// the Run in ("" when it did not finish it); the result's LogPath is
-	// its log's, empty when the command had none. It must not block for
-	// long.
-	OnFinish func(a run.Attempt, finished run.State)
+	// "run finished" line) with the Run and attempt it is of and the state
+	// the store reported it finished the Run in ("" when it did not finish
+	// it); the result's LogPath is its log's, empty when the command had
+	// none, and its StartedAtMs when the executor began it. It must not
+	// block for long.
+	OnFinish func(id run.Identity, a run.Attempt, finished run.State)
 	// Hold, if set, is asked at each round: while it reports true the
 	// dispatcher starts no command (the server's database path names
 	// another file, so a start would be written where nobody reads it).

@@ -258,14 +258,15 @@ func (d *Dispatcher) work(a run.Attempt, id run.Identity, plan task.Execution, p
 	}
 	if d.cfg.OnFinish != nil {
 		res.RunID = a.RunID
-		d.cfg.OnFinish(res, finished)
+		d.cfg.OnFinish(id, res, finished)
 	}
 }
 
 // execute runs one attempt and returns its result for the store; st
 // learns of its command's start.
 func (d *Dispatcher) execute(ctx context.Context, a run.Attempt, id run.Identity, plan task.Execution, planErr error, logPath string, st *start) run.Attempt {
-	out := run.Attempt{ID: a.ID, State: run.AttemptFailed}
+	begun := d.cfg.NowMs()
+	out := run.Attempt{ID: a.ID, State: run.AttemptFailed, StartedAtMs: &begun}
 	cut, marked := d.markCut(a.ID)
 	defer marked()
 	log, err := createLog(logPath, d.cfg.LogCapBytes, cut)

@@ -130,7 +130,7 @@ func TestTheCommandsAServerLogsNameItsDataDirectory(t *testing.T) {
 			t.Fatal(err)
 		}
 		exit := int64(0)
-		srv.finished(run.Attempt{RunID: "0193a8a0-0000-7000-8000-00000000abcd", State: run.AttemptSucceeded, ExitCode: &exit, LogPath: "a.log"}, run.Succeeded)
+		srv.finished(run.Identity{RunID: "0193a8a0-0000-7000-8000-00000000abcd"}, run.Attempt{RunID: "0193a8a0-0000-7000-8000-00000000abcd", State: run.AttemptSucceeded, ExitCode: &exit, LogPath: "a.log"}, run.Succeeded)
 		return log.String()
 	}
 	t.Run("given --data-dir", func(t *testing.T) {

@@ -59,7 +59,7 @@ func (s *Server) checkDatabasePath(now time.Time) bool {
 			// Said before readiness turns, so whoever sees the server
 			// ready again finds the line that says why.
 			s.cfg.Logger.Info("the database file is back at its path; admitting, starting commands, sending notifications and taking writes again", "code", CodeDatabaseBack,
-				"db", s.layout.DB, "held", now.Sub(s.movedSince).Round(time.Millisecond))
+				"db", s.layout.DB, "held_ms", now.Sub(s.movedSince).Milliseconds())
 			s.moved.Store(false)
 			s.sched.Wake()
 			s.disp.Wake()

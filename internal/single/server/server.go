@@ -283,7 +283,7 @@ func Start(ctx context.Context, cfg Config) (srv *Server, err error) {
 		return nil, err
 	}
 	s.ready.Store(true)
-	cfg.Logger.Info("serving", "code", CodeReady, "profile", cfg.Profile, "db", s.layout.DB, "page", cfg.PageSize, "cadence", cfg.Cadence, "misfire_grace", cfg.Grace, "concurrency", cfg.Concurrency,
+	cfg.Logger.Info("serving", "code", CodeReady, "profile", cfg.Profile, "db", s.layout.DB, "page", cfg.PageSize, "cadence_ms", cfg.Cadence.Milliseconds(), "misfire_grace_ms", cfg.Grace.Milliseconds(), "concurrency", cfg.Concurrency,
 		"retention", cfg.Retention.Policy.String())
 	return s, nil
 }
@@ -464,16 +464,11 @@ const (
 // reported the result finished it; a result that did not finish it gave
 // the Run a next attempt (its retry policy), which is counted and said.
 // The line points at `runs logs` only for a command that had a log (the
-// result names it): one that ran without one has no output to read.
-func (s *Server) finished(a run.Attempt, state run.State) {
+// result names it): one that ran without one has no output to read. A
+// Run that failed, timed out or was lost is a warning (run.FinishedLevel).
+func (s *Server) finished(id run.Identity, a run.Attempt, state run.State) {
 	s.runFinished(state)
-	args := []any{"run", a.RunID, "state", a.State}
-	if a.ExitCode != nil {
-		args = append(args, "exit", *a.ExitCode)
-	}
-	if a.ErrorCode != "" {
-		args = append(args, "error", a.ErrorCode)
-	}
+	args := run.FinishedAttrs(id, a)
 	if state == "" {
 		if s.metrics != nil {
 			s.metrics.AttemptsRetried(1)
@@ -481,11 +476,11 @@ func (s *Server) finished(a run.Attempt, state run.State) {
 		s.cfg.Logger.Info("attempt ended; its run waits to retry (the run.retry_wait event of `"+s.command("runs show "+a.RunID)+"` says when)", append([]any{"code", CodeRunRetryWait}, args...)...)
 		return
 	}
+	msg := "run finished; read its output with `" + s.command("runs logs "+a.RunID) + "`"
 	if a.LogPath == "" {
-		s.cfg.Logger.Info("run finished; its command left no log", append([]any{"code", CodeRunFinished}, args...)...)
-		return
+		msg = "run finished; its command left no log"
 	}
-	s.cfg.Logger.Info("run finished; read its output with `"+s.command("runs logs "+a.RunID)+"`", append([]any{"code", CodeRunFinished}, args...)...)
+	s.cfg.Logger.Log(context.Background(), run.FinishedLevel(state), msg, append([]any{"code", CodeRunFinished}, args...)...)
 }
 
 // command is the command line of args for this server's database, as a
@@ -556,7 +551,7 @@ func (s *Server) Stop(ctx context.Context) error {
 	s.stopOnce.Do(func() {
 		ctx, cancel := context.WithTimeout(ctx, s.cfg.StopTimeout)
 		defer cancel()
-		s.cfg.Logger.Info("stopping: admission closed; draining what runs", "code", CodeStopping, "stop_timeout", s.cfg.StopTimeout)
+		s.cfg.Logger.Info("stopping: admission closed; draining what runs", "code", CodeStopping, "stop_timeout_ms", s.cfg.StopTimeout.Milliseconds())
 		s.stopErr = s.teardown(ctx)
 		if s.stopErr != nil {
 			s.cfg.Logger.Warn("stopped, not cleanly", "code", CodeStopped, "error", s.stopErr.Error())

@@ -76,7 +76,7 @@ func TestALostCompletionReplyIsAnsweredWithTheSameCompletionOnRetry(t *testing.T
 	if n := proxy.Forwarded(workerproto.PathComplete); n != 2 {
 		t.Fatalf("%d completions reached the replica, want the lost one and its replay", n)
 	}
-	if !strings.Contains(tail(wp.logPath, 20), `"attemptState":"succeeded","runState":"succeeded"`) {
+	if !strings.Contains(tail(wp.logPath, 20), `"attempt_state":"succeeded","run_state":"succeeded"`) {
 		t.Fatalf("the replayed completion's answer differs from the first (%+v):\n%s", first, tail(wp.logPath, 20))
 	}
 	if n := c.events(t, run, "run.succeeded"); n != 1 || c.runState(t, run) != "succeeded" {

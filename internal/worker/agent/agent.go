@@ -423,8 +423,8 @@ func Run(ctx context.Context, cfg Config) (Summary, error) {
 	if err := w.recoverLocal(); err != nil {
 		return w.summary, err
 	}
-	w.log.Info("worker starting", "code", "worker_starting", "server", client.serverList(), "dataDir", absDir(cfg.DataDir),
-		"concurrency", cfg.Concurrency, "labels", task.FormatWorkerLabels(cfg.Labels), "secretsFile", cfg.SecretsFile)
+	w.log.Info("worker starting", "code", "worker_starting", "server", client.serverList(), "data_dir", absDir(cfg.DataDir),
+		"concurrency", cfg.Concurrency, "labels", task.FormatWorkerLabels(cfg.Labels), "secrets_file", cfg.SecretsFile)
 	if err := w.register(ctx); err != nil {
 		// Every stop ends with worker_stopped, this one too: an operator
 		// reading the log of a worker stopped while no replica answered
@@ -476,7 +476,7 @@ func Run(ctx context.Context, cfg Config) (Summary, error) {
 		w.stopSignal = signalName(context.Cause(ctx))
 		w.mu.Unlock()
 		w.stopPulling(nil)
-		w.log.Info("stopping: no more pulls; running commands may finish until the stop timeout, then are stopped (a second signal stops them now)", "code", "worker_draining", "reason", "signal", "running", w.count(), "stopTimeout", cfg.StopTimeout.String())
+		w.log.Info("stopping: no more pulls; running commands may finish until the stop timeout, then are stopped (a second signal stops them now)", "code", "worker_draining", "reason", "signal", "running", w.count(), "stop_timeout_ms", cfg.StopTimeout.Milliseconds())
 		signalSaid = true
 	case <-w.draining:
 	}
@@ -501,7 +501,7 @@ func Run(ctx context.Context, cfg Config) (Summary, error) {
 		w.endSession()
 	}
 	w.log.Info("worker stopped", "code", "worker_stopped", "completed", s.Completed, "stopped", s.Stopped,
-		"leaseLost", s.LeaseLost, "terminal", s.Terminal, "killed", s.Killed, "abandoned", s.Abandoned, "reported", s.Reported, "givenBack", s.GivenBack, "paced", s.Paced)
+		"lease_lost", s.LeaseLost, "terminal", s.Terminal, "killed", s.Killed, "abandoned", s.Abandoned, "reported", s.Reported, "given_back", s.GivenBack, "paced", s.Paced)
 	return s, fatal
 }
 
@@ -615,14 +615,14 @@ func (w *worker) recoverLocal() error {
 		if outcome == process.OrphanEnded {
 			w.summary.OrphansEnded++
 		}
-		attrs := []any{"code", "attempt_abandoned", "attemptId", a.ID, "runId", a.RunID, "state", a.State, "pid", a.Pid, "orphan", orphanName(outcome)}
+		attrs := []any{"code", "attempt_abandoned", "attempt_id", a.ID, "run_id", a.RunID, "state", a.State, "pid", a.Pid, "orphan", orphanName(outcome)}
 		err := errors.Join(endErr, markErr)
 		if err == nil && outcome != process.OrphanLeft {
 			// Nothing of the command runs any more: its fresh working
 			// directory, which the dead process never removed, goes (a
 			// failure to remove it is said, and changes nothing else).
 			if _, dirErr := process.RemoveAttemptDirs(a.ID); dirErr != nil {
-				attrs = append(attrs, "dirError", dirErr.Error())
+				attrs = append(attrs, "dir_error", dirErr.Error())
 			}
 		}
 		if err != nil {
@@ -660,7 +660,7 @@ func (w *worker) reportAbandoned() {
 	ctx, cancel := context.WithTimeout(w.reqCtx, reportTimeout)
 	defer cancel()
 	for _, a := range w.abandoned {
-		w.reportLeft(ctx, a, run.AbandonedAttemptMessage, []any{"attemptId", a.ID, "runId", a.RunID})
+		w.reportLeft(ctx, a, run.AbandonedAttemptMessage, []any{"attempt_id", a.ID, "run_id", a.RunID})
 	}
 	w.abandoned = nil
 }
@@ -690,7 +690,7 @@ func (w *worker) giveBackLeft() {
 	ctx, cancel := context.WithTimeout(w.reqCtx, reportTimeout)
 	defer cancel()
 	for _, a := range w.left {
-		attrs := []any{"attemptId", a.ID, "runId", a.RunID}
+		attrs := []any{"attempt_id", a.ID, "run_id", a.RunID}
 		if a.Token == "" {
 			w.log.Warn("an earlier worker process left a grant it never started whose lease the journal does not hold: it is offered again when its lease passes",
 				append(attrs, "code", "grant_left_unreturned")...)
@@ -731,7 +731,7 @@ func (w *worker) reportLeft(ctx context.Context, a journal.Attempt, message stri
 		w.log.Info("the replica had already ended the abandoned attempt (its lease expired, or it was cancelled): nothing to report", append(attrs, "code", "attempt_abandoned_over")...)
 	default:
 		w.count1(func(s *Summary) { s.Reported++ })
-		w.log.Info("abandoned attempt reported: the replica ended it", append(attrs, "code", "attempt_abandoned_reported", "attemptState", rep.AttemptState, "runState", rep.RunState)...)
+		w.log.Info("abandoned attempt reported: the replica ended it", append(attrs, "code", "attempt_abandoned_reported", "attempt_state", rep.AttemptState, "run_state", rep.RunState)...)
 	}
 }
 
@@ -792,9 +792,9 @@ func (w *worker) register(ctx context.Context) error {
 			w.name = rep.WorkerName
 			w.mu.Unlock()
 			attrs := []any{"code", "worker_registered", "worker", rep.WorkerName, "generation", rep.Generation,
-				"capacity", rep.Capacity, "runLeaseMs", rep.RunLeaseMs, "labels", task.FormatWorkerLabels(rep.Labels), "state", rep.State}
+				"capacity", rep.Capacity, "run_lease_ms", rep.RunLeaseMs, "labels", task.FormatWorkerLabels(rep.Labels), "state", rep.State}
 			if failing.tries > 0 {
-				attrs = append(attrs, "failedTries", failing.tries, "failingFor", time.Since(failing.since).Round(time.Second).String())
+				attrs = append(attrs, "failed_tries", failing.tries, "failing_for_ms", time.Since(failing.since).Milliseconds())
 			}
 			w.log.Info("registered", attrs...)
 			return nil
@@ -854,7 +854,7 @@ func (f *registerFailures) failed(w *worker, err error, now time.Time) {
 	f.said = now
 	w.log.Warn("still could not register: "+registerHint(err)+"; the worker keeps trying",
 		"code", "register_failed", "server", w.client.serverList(), "error", err.Error(),
-		"failedTries", f.tries, "failingFor", now.Sub(f.since).Round(time.Second).String())
+		"failed_tries", f.tries, "failing_for_ms", now.Sub(f.since).Milliseconds())
 }
 
 // plainToHTTPS is how net/http's client says an https:// address answered
@@ -1148,7 +1148,7 @@ func (w *worker) drain(ctx context.Context, signalSaid bool) {
 				w.stopSignal = signalName(context.Cause(ctx))
 				w.mu.Unlock()
 				w.log.Info("stopping while drained: running commands may finish until the stop timeout, then are stopped (a second signal stops them now)",
-					"code", "worker_draining", "reason", "signal", "running", w.count(), "stopTimeout", w.cfg.StopTimeout.String())
+					"code", "worker_draining", "reason", "signal", "running", w.count(), "stop_timeout_ms", w.cfg.StopTimeout.Milliseconds())
 			}
 			arm()
 			ctx = context.Background()
@@ -1159,7 +1159,7 @@ func (w *worker) drain(ctx context.Context, signalSaid bool) {
 		case <-again:
 			n := stopAll(true)
 			w.log.Warn("asked to stop a second time: stopping running commands now, before the stop timeout", "code", "worker_stop_now", "running", n,
-				"stopTimeout", w.cfg.StopTimeout.String())
+				"stop_timeout_ms", w.cfg.StopTimeout.Milliseconds())
 			limit, again = nil, nil
 		case <-note.C:
 			w.noteDrain(stopAt, limit == nil && !stopAt.IsZero())
@@ -1187,7 +1187,7 @@ func (w *worker) noteDrain(stopAt time.Time, stopping bool) {
 		msg += ", without limit as the session drains (a signal stops them after --stop-timeout)"
 	default:
 		msg += "; they are stopped when the stop timeout runs out (a second signal stops them now)"
-		attrs = append(attrs, "stopIn", time.Until(stopAt).Round(time.Second).String())
+		attrs = append(attrs, "stop_in_ms", time.Until(stopAt).Milliseconds())
 	}
 	w.log.Info(msg, attrs...)
 }
@@ -1396,8 +1396,8 @@ func (w *worker) watchRefused(err error) bool {
 	server, url, _ := w.client.refuser(err)
 	if !w.watchRefusedBy[url] {
 		w.watchRefusedBy[url] = true
-		w.log.Info("the replica does not take a watch (a replica older than it): while every slot is busy, a replacement is heard at the next renewal or heartbeat; the watch is tried again on another server, or here after retryAfter",
-			"code", "session_watch_unknown", "server", url, "retryAfter", w.cfg.watchRetry.String())
+		w.log.Info("the replica does not take a watch (a replica older than it): while every slot is busy, a replacement is heard at the next renewal or heartbeat; the watch is tried again on another server, or here after retry_after_ms",
+			"code", "session_watch_unknown", "server", url, "retry_after_ms", w.cfg.watchRetry.Milliseconds())
 	}
 	t := time.NewTimer(w.cfg.watchRetry)
 	defer t.Stop()
@@ -1443,7 +1443,7 @@ func (w *worker) giveBack(g workerproto.Grant, token, reason string) {
 	defer cancel()
 	rep, err := w.client.GiveBack(ctx, workerproto.GiveBackRequest{
 		Lease: workerproto.Lease{AttemptID: g.AttemptID, Token: token, LeaseVersion: g.LeaseVersion}, Reason: reason})
-	attrs := []any{"attemptId", g.AttemptID, "runId", g.RunID, "attempt", g.AttemptNumber, "project", g.Project, "task", g.Task, "reason", reason}
+	attrs := []any{"attempt_id", g.AttemptID, "run_id", g.RunID, "attempt", g.AttemptNumber, "project", g.Project, "task", g.Task, "reason", reason}
 	switch {
 	case Code(err) == workerproto.CodeNotFound:
 		w.giveBackUnknown.Do(func() {
@@ -1518,7 +1518,7 @@ func (w *worker) answered(took, lease time.Duration, unanswered bool) {
 	case cut:
 		w.count1(func(s *Summary) { s.Paced++ })
 		w.log.Warn("the replicas answer starts and renewals late: the worker takes fewer commands at once until they answer in time again",
-			"code", "worker_paced", "took", took.Round(time.Millisecond).String(), "answered", !unanswered, "lease", lease.String(),
+			"code", "worker_paced", "took_ms", took.Milliseconds(), "answered", !unanswered, "lease_ms", lease.Milliseconds(),
 			"limit", limit, "capacity", cap(w.slots))
 	case restored:
 		w.log.Info("the replicas answer in time again: the worker takes commands up to its capacity", "code", "worker_pace_restored", "capacity", limit)

@@ -269,8 +269,8 @@ func TestAWorkerFrozenPastItsLeaseSaysOnResumeThatItsCommandOutlivedTheLease(t *
 	waitFor(t, "the worker to log that the command outlived its lease", func() bool {
 		return strings.Contains(h.stderr.String(), `"code":"attempt_outlived_lease"`)
 	})
-	if logs := h.stderr.String(); !strings.Contains(logs, `"pastLease":"`) || strings.Contains(logs, `"code":"attempt_lease_lost"`) {
-		t.Fatalf("want one attempt_outlived_lease line with pastLease, no attempt_lease_lost:\n%s", logs)
+	if logs := h.stderr.String(); !strings.Contains(logs, `"past_lease_ms":`) || strings.Contains(logs, `"code":"attempt_lease_lost"`) {
+		t.Fatalf("want one attempt_outlived_lease line with past_lease_ms, no attempt_lease_lost:\n%s", logs)
 	}
 	if a := in.attempt(g.AttemptID); a.complete != nil {
 		t.Fatalf("the worker completed an attempt whose lease it had lost: %+v", a.complete)
@@ -505,9 +505,9 @@ func TestAWorkerWaitingForItsCommandsToEndSaysWhichAndUntilWhen(t *testing.T) {
 		if line["running"] != float64(1) || len(runs) != 1 || runs[0] != g.Project+"/"+g.Task+" "+g.RunID {
 			t.Fatalf("drained %v: %v; want the one running Run named with its task", drained, line)
 		}
-		stopIn, _ := line["stopIn"].(string)
-		if d, err := time.ParseDuration(stopIn); drained != (err != nil) || (!drained && (d <= 0 || d > 30*time.Second)) {
-			t.Fatalf("drained %v: stopIn %q; want the time left of the 30s stop timeout when stopped by a signal, none when drained", drained, stopIn)
+		stopIn, given := line["stop_in_ms"].(float64)
+		if drained == given || (!drained && (stopIn <= 0 || stopIn > 30_000)) {
+			t.Fatalf("drained %v: stop_in_ms %v; want the time left of the 30s stop timeout when stopped by a signal, none when drained", drained, stopIn)
 		}
 	}
 }
@@ -965,7 +965,7 @@ func TestAWorkerThatCannotRegisterSaysWhatToCheckOnceNotAtEveryTry(t *testing.T)
 	for _, line := range strings.Split(strings.TrimSpace(w.logs.String()), "\n") {
 		var entry struct {
 			Code        string `json:"code"`
-			FailedTries int    `json:"failedTries"`
+			FailedTries int    `json:"failed_tries"`
 		}
 		if err := json.Unmarshal([]byte(line), &entry); err != nil {
 			t.Fatalf("log line %q: %v", line, err)

@@ -161,7 +161,7 @@ func (a *attempt) terminate() {
 }
 
 func (a *attempt) logAttrs(attrs ...any) []any {
-	return append([]any{"attemptId", a.grant.AttemptID, "runId", a.grant.RunID, "attempt", a.grant.AttemptNumber, "project", a.grant.Project, "task", a.grant.Task}, attrs...)
+	return append([]any{"attempt_id", a.grant.AttemptID, "run_id", a.grant.RunID, "attempt", a.grant.AttemptNumber, "project", a.grant.Project, "task", a.grant.Task}, attrs...)
 }
 
 func (a *attempt) journalDone(outcome string) {
@@ -220,7 +220,7 @@ func (a *attempt) run() {
 		fmt.Fprintf(a.out, "qinglong: the worker could not read the execution revision and did not run it: %v\n", decodeErr)
 		done <- process.Result{State: run.AttemptFailed, Code: ErrorCodePlanInvalid}
 	case verifyErr != nil:
-		a.w.log.Error("the granted command does not match its digest: it is not run", a.logAttrs("code", ErrorCodeDigestMismatch, "executionId", a.grant.ExecutionID, "error", verifyErr.Error())...)
+		a.w.log.Error("the granted command does not match its digest: it is not run", a.logAttrs("code", ErrorCodeDigestMismatch, "execution_id", a.grant.ExecutionID, "error", verifyErr.Error())...)
 		fmt.Fprintf(a.out, "qinglong: %v\n", verifyErr)
 		done <- process.Result{State: run.AttemptFailed, Code: ErrorCodeDigestMismatch, Cause: verifyErr}
 	case secretErr != nil:
@@ -488,7 +488,7 @@ func (a *attempt) wait(done <-chan process.Result, res *process.Result) {
 func (a *attempt) leaseLost(done <-chan process.Result, res *process.Result, mask *process.Redactor) {
 	if past := time.Since(a.leaseEnd); res == nil && past > 0 {
 		a.w.log.Error("this worker was frozen or suspended past the lease: the command ran on after its lease, and the replica may have run the attempt again meanwhile; the command is killed now and the attempt not reported again",
-			a.logAttrs("code", "attempt_outlived_lease", "pastLease", past.Round(time.Millisecond).String())...)
+			a.logAttrs("code", "attempt_outlived_lease", "past_lease_ms", past.Milliseconds())...)
 	} else {
 		a.w.log.Warn("the lease could not be renewed in time: the command is killed and the attempt not reported again", a.logAttrs("code", "attempt_lease_lost")...)
 	}
@@ -677,9 +677,9 @@ func (a *attempt) complete(res process.Result, ended time.Time) {
 			attrs := []any{"code", "attempt_completed", "outcome", req.Outcome}
 			if req.ExitCode != nil {
 				// The number, not the pointer: a text log would print its address.
-				attrs = append(attrs, "exitCode", *req.ExitCode)
+				attrs = append(attrs, "exit_code", *req.ExitCode)
 			}
-			attrs = append(attrs, "errorCode", req.ErrorCode, "attemptState", rep.AttemptState, "runState", rep.RunState, "logBytes", req.LogBytes)
+			attrs = append(attrs, "error_code", req.ErrorCode, "attempt_state", rep.AttemptState, "run_state", rep.RunState, "log_bytes", req.LogBytes)
 			a.w.log.Info("attempt complete", a.logAttrs(attrs...)...)
 			a.w.count1(func(s *Summary) {
 				s.Completed++

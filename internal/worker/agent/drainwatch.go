@@ -69,8 +69,8 @@ func (w *worker) drainWatchRefused(err error) (time.Duration, <-chan struct{}) {
 	server, url, _ := w.client.refuser(err)
 	if !w.drainWatchRefusedBy[url] {
 		w.drainWatchRefusedBy[url] = true
-		w.log.Info("the replica does not keep a draining worker's watch (a replica older than it): while the worker drains, a revocation or a cancel is heard at the next renewal, log chunk or heartbeat; the watch is tried again on another server, or here after retryAfter",
-			"code", "drain_watch_unknown", "server", url, "retryAfter", w.cfg.watchRetry.String())
+		w.log.Info("the replica does not keep a draining worker's watch (a replica older than it): while the worker drains, a revocation or a cancel is heard at the next renewal, log chunk or heartbeat; the watch is tried again on another server, or here after retry_after_ms",
+			"code", "drain_watch_unknown", "server", url, "retry_after_ms", w.cfg.watchRetry.Milliseconds())
 	}
 	return w.cfg.watchRetry, w.client.movedFrom(server)
 }

@@ -90,7 +90,7 @@ func (w *worker) journalTook() {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	if o.told {
-		w.log.Info("the worker's journal takes writes again: it takes work again", "code", "journal_writable", "refusedFor", time.Since(o.since).Round(time.Second).String())
+		w.log.Info("the worker's journal takes writes again: it takes work again", "code", "journal_writable", "refused_for_ms", time.Since(o.since).Milliseconds())
 	}
 	o.since, o.told = time.Time{}, false
 }

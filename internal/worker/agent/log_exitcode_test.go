@@ -32,7 +32,7 @@ func TestTheAttemptCompletedLineGivesTheExitCodeAsANumberInEitherFormat(t *testi
 				}
 				return false
 			})
-			want := map[string]string{"text": "exitCode=7 ", "json": `"exitCode":7,`}[format]
+			want := map[string]string{"text": "exit_code=7 ", "json": `"exit_code":7,`}[format]
 			if !strings.Contains(line, want) {
 				t.Fatalf("the completed line does not give exit code 7 as %q:\n%s", want, line)
 			}

@@ -75,7 +75,7 @@ func (r *reachability) stalled(took, limit time.Duration, began, now time.Time) 
 		": a request it sent took "+took.Round(time.Millisecond).String()+", past its own timeout of "+limit.Round(time.Millisecond).String()+
 		", which only a stall of the worker's process allows; the replicas are not to blame, and the worker neither reports an outage nor takes fewer commands for it "+
 		"(a command whose lease ran out meanwhile is stopped as its lease says)",
-		"code", "worker_stalled", "stalledFor", took.Round(time.Millisecond).String(), "timeout", limit.Round(time.Millisecond).String())
+		"code", "worker_stalled", "stalled_for_ms", took.Milliseconds(), "timeout_ms", limit.Milliseconds())
 }
 
 // stalledSince reports whether a stall of the worker was said after t: a
@@ -140,7 +140,7 @@ func (r *reachability) reached(server string, now time.Time) {
 		return
 	}
 	r.log.Info("the replica answers again", "code", "server_reachable", "server", server,
-		"unreachableFor", now.Sub(r.since).Round(time.Millisecond).String(), "failedRequests", r.failures)
+		"unreachable_for_ms", now.Sub(r.since).Milliseconds(), "failed_requests", r.failures)
 	r.since, r.failures = time.Time{}, 0
 }
 
@@ -164,12 +164,12 @@ func (r *reachability) failed(server string, cause error, sent, now time.Time, t
 		}
 		r.log.Warn("no answer from the replica: the worker retries each request, pausing up to "+backoffMax.String()+" between tries (on the next --server when there are several), "+
 			"and says so again every "+r.repeat.String()+" until one answers; a running command is killed if its lease cannot be renewed meanwhile",
-			"code", "server_unreachable", "server", server, "error", unreachableCause(cause, tried), "retryEvery", backoffMax.String())
+			"code", "server_unreachable", "server", server, "error", unreachableCause(cause, tried), "retry_every_ms", backoffMax.Milliseconds())
 	case now.Sub(r.said) >= r.repeat:
 		r.said = now
 		r.log.Warn("still no answer from the replicas: the worker keeps retrying", "code", "server_unreachable", "server", server,
-			"error", unreachableCause(cause, tried), "retryEvery", backoffMax.String(),
-			"unreachableFor", now.Sub(r.since).Round(time.Millisecond).String(), "failedRequests", r.failures)
+			"error", unreachableCause(cause, tried), "retry_every_ms", backoffMax.Milliseconds(),
+			"unreachable_for_ms", now.Sub(r.since).Milliseconds(), "failed_requests", r.failures)
 	}
 }
 

@@ -49,14 +49,14 @@ func TestACutOffWorkerSaysSoAgainAtMostOncePerRepeatInterval(t *testing.T) {
 			t.Fatalf("warnings %d and %d are %s apart; want at least %s:\n%s", i, i+1, at.Sub(last), repeat, w.logs)
 		}
 		last = at
-		if rec["server"] != in.srv.URL || rec["retryEvery"] != "2s" || !networkCause(rec["error"].(string)) {
+		if rec["server"] != in.srv.URL || rec["retry_every_ms"] != float64(2000) || !networkCause(rec["error"].(string)) {
 			t.Fatalf("warning %d is %v; want the server, the cause and the retry interval", i+1, rec)
 		}
-		if i > 0 && (rec["unreachableFor"] == nil || rec["failedRequests"] == nil) {
+		if i > 0 && (rec["unreachable_for_ms"] == nil || rec["failed_requests"] == nil) {
 			t.Fatalf("repeated warning %v; want how long the outage has lasted and how many requests failed", rec)
 		}
 	}
-	if failed := lines[len(lines)-1]["failedRequests"].(float64); int(failed) <= len(lines) {
+	if failed := lines[len(lines)-1]["failed_requests"].(float64); int(failed) <= len(lines) {
 		t.Fatalf("%v failed requests and %d warnings; want fewer warnings than failures", failed, len(lines))
 	}
 	if strings.Contains(w.logs.String(), in.credential) {
@@ -88,7 +88,7 @@ func TestACutOffWorkerSaysHowLongItPausesBetweenTries(t *testing.T) {
 	in.srv.Close()
 	waitFor(t, "the worker to say it is cut off", func() bool { return strings.Contains(w.logs.String(), `"code":"server_unreachable"`) })
 	msg, _ := records(t, w.logs.String(), "server_unreachable")[0]["msg"].(string)
-	if !strings.Contains(msg, "pausing up to 2s between tries") || strings.Contains(msg, "retryEvery") {
+	if !strings.Contains(msg, "pausing up to 2s between tries") || strings.Contains(msg, "retry_every_ms") {
 		t.Fatalf("the worker's first warning says %q; want it to say it pauses up to 2s between tries", msg)
 	}
 }

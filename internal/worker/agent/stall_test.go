@@ -80,8 +80,8 @@ func TestThePacingLineMeasuresAgainstTheRunLeaseNotTheGrantsLength(t *testing.T)
 	a := &attempt{w: w, leaseLen: 18 * time.Second}
 	a.answered(time.Now().Add(-2500*time.Millisecond), nil)
 	paced := records(t, logs.String(), "worker_paced")
-	if len(paced) != 1 || paced[0]["lease"] != "12s" {
-		t.Fatalf("worker_paced lines %v; want one naming the run lease of 12s:\n%s", paced, logs)
+	if len(paced) != 1 || paced[0]["lease_ms"] != float64(12_000) {
+		t.Fatalf("worker_paced lines %v; want one naming the run lease of 12000 ms:\n%s", paced, logs)
 	}
 	if !strings.Contains(logs.String(), `"limit":2`) {
 		t.Fatalf("the share was not halved:\n%s", logs)

@@ -69,7 +69,7 @@ func TestTheStartingLineNamesBothServersTheAbsoluteDataDirAndTheLabels(t *testin
 type startingRecord struct {
 	Code    string `json:"code"`
 	Server  string `json:"server"`
-	DataDir string `json:"dataDir"`
+	DataDir string `json:"data_dir"`
 	// Labels is as the line has it: a string, or (wrongly) null or a map.
 	Labels json.RawMessage `json:"labels"`
 }

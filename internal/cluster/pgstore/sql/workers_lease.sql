@@ -45,6 +45,20 @@ SELECT a.started_at_ms, e.created_at_ms
   JOIN qinglong.run_events e ON e.run_id = r.id AND e.seq = r.last_event_seq
  WHERE a.id = $1
 
+-- name: FinishedRunNames
+-- What the replica's run.finished line names of a Run a completion just
+-- finished (read in that transaction, after the attempt's end): its
+-- project's current name, its task's and trigger's names at the Run's
+-- revisions ('' for a Run without a trigger) and when the attempt started.
+SELECT p.name, tr.name,
+       coalesce((SELECT g.name FROM qinglong.trigger_revisions g WHERE g.trigger_id = r.trigger_id AND g.revision = r.trigger_revision), ''),
+       a.started_at_ms
+  FROM qinglong.attempts a
+  JOIN qinglong.runs r ON r.id = a.run_id
+  JOIN qinglong.projects p ON p.id = r.project_id
+  JOIN qinglong.task_revisions tr ON tr.task_id = r.task_id AND tr.revision = r.task_revision
+ WHERE a.id = $1
+
 -- name: LatestAttempt
 -- The latest attempt of a Run, read without a lock: cancellation then
 -- locks it through LeaseFacts and re-checks that it is still the latest.
