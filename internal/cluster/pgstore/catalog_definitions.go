@@ -15,6 +15,7 @@ import (
 var (
 	_ catalog.DefinitionsReader = (*Admin)(nil)
 	_ catalog.DefinitionsReader = (*Runtime)(nil)
+	_ catalog.DefinitionsTx     = (*adminTx)(nil)
 )
 
 // ProjectDefinitions reads a project's definitions whole (an export).
@@ -51,46 +52,62 @@ func projectDefinitions(ctx context.Context, pool *pgxpool.Pool, name string, li
 	var d catalog.Definitions
 	err := runTx(ctx, pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
 		d = catalog.Definitions{}
-		var err error
-		if d.Project, err = projectByName(ctx, tx, name); err != nil {
+		return readDefinitions(ctx, tx, name, limit, &d)
+	})
+	return d, mapErr(err, "reading project "+name)
+}
+
+// ProjectDefinitions reads the project's definitions in the publishing
+// SERIALIZABLE transaction: a publish that commits over what it read
+// fails this one for serialization, and Publish runs it again from the
+// start, this read included.
+func (t *adminTx) ProjectDefinitions(ctx context.Context, name string, limit int) (catalog.Definitions, error) {
+	var d catalog.Definitions
+	err := readDefinitions(ctx, t.tx, name, limit, &d)
+	return d, err
+}
+
+// readDefinitions reads the project and the current revisions of the
+// first limit of its tasks and triggers into d, in tx.
+func readDefinitions(ctx context.Context, tx pgx.Tx, name string, limit int, d *catalog.Definitions) error {
+	var err error
+	if d.Project, err = projectByName(ctx, tx, name); err != nil {
+		return err
+	}
+	rows, err := tx.Query(ctx, sqlTasksOfProject, d.Project.ID, limit)
+	if err != nil {
+		return err
+	}
+	for rows.Next() {
+		r, err := scanTaskRevision(rows)
+		if err == nil {
+			err = r.VerifyDigest()
+		}
+		if err != nil {
+			rows.Close()
 			return err
 		}
-		rows, err := tx.Query(ctx, sqlTasksOfProject, d.Project.ID, limit)
+		d.Tasks = append(d.Tasks, r)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	if rows, err = tx.Query(ctx, sqlTriggersOfProject, d.Project.ID, limit); err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		r, err := scanTriggerRevision(rows)
+		if err == nil {
+			err = r.VerifyDigest()
+		}
 		if err != nil {
 			return err
 		}
-		for rows.Next() {
-			r, err := scanTaskRevision(rows)
-			if err == nil {
-				err = r.VerifyDigest()
-			}
-			if err != nil {
-				rows.Close()
-				return err
-			}
-			d.Tasks = append(d.Tasks, r)
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
-			return err
-		}
-		if rows, err = tx.Query(ctx, sqlTriggersOfProject, d.Project.ID, limit); err != nil {
-			return err
-		}
-		defer rows.Close()
-		for rows.Next() {
-			r, err := scanTriggerRevision(rows)
-			if err == nil {
-				err = r.VerifyDigest()
-			}
-			if err != nil {
-				return err
-			}
-			d.Triggers = append(d.Triggers, r)
-		}
-		return rows.Err()
-	})
-	return d, mapErr(err, "reading project "+name)
+		d.Triggers = append(d.Triggers, r)
+	}
+	return rows.Err()
 }
 
 // ProjectNameOf returns the name of the project with id id, "" when none

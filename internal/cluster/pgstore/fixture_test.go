@@ -74,6 +74,9 @@ func (s *store) fixture() storetest.Fixture {
 		Status:      s.runtime,
 		Service: catalog.Service{Store: s.admin, Executor: task.RemoteWorker,
 			NowMs: func() int64 { return time.Now().UnixMilli() }},
+		AnotherService: func(t *testing.T) catalog.Service {
+			return catalog.Service{Store: s.openAdmin(t), Executor: task.RemoteWorker, NowMs: func() int64 { return time.Now().UnixMilli() }}
+		},
 		Row:              s.row,
 		Counts:           s.counts,
 		MakeDue:          s.makeDue,

@@ -118,24 +118,39 @@ func (f *found) references(file string, tasks []taskEntry, triggers []triggerEnt
 // everything first; a failure after that (a concurrent writer, a lost
 // database) leaves the store as it was, and the error says so.
 func Apply(ctx context.Context, svc catalog.Service, doc *Document, newID func() string) ([]Result, error) {
-	return apply(ctx, svc, doc, newID, "")
+	return Publish(ctx, svc, doc, newID, Options{})
 }
 
 // Audited is Apply that also records actor and what changed in the
 // same transaction (catalog.Auditor), when anything does. A store whose
 // transaction cannot record it publishes nothing: FailedPrecondition.
 func Audited(ctx context.Context, svc catalog.Service, doc *Document, newID func() string, actor string) ([]Result, error) {
-	return apply(ctx, svc, doc, newID, actor)
+	return Publish(ctx, svc, doc, newID, Options{Actor: actor})
 }
 
-func apply(ctx context.Context, svc catalog.Service, doc *Document, newID func() string, actor string) ([]Result, error) {
+// Options are what an apply may ask beyond converging the file.
+type Options struct {
+	// Actor, when set, is recorded with what changed (Audited).
+	Actor string
+	// IfMatch, when not nil, are the project revisions (SpecRevision) the
+	// apply may publish over, "*" any: the project's revision is read in
+	// the publishing transaction, and a project at none of them is
+	// refused PreconditionFailed (RefusalSpecChanged), nothing written.
+	IfMatch []string
+}
+
+// Publish is Apply with o.
+func Publish(ctx context.Context, svc catalog.Service, doc *Document, newID func() string, o Options) ([]Result, error) {
 	if err := Check(doc, svc.NowMs()); err != nil {
 		return nil, err
 	}
 	var out []Result
 	err := svc.Store.Publish(ctx, func(tx catalog.Tx) error {
+		if err := checkRevision(ctx, tx, doc.Project, o.IfMatch); err != nil {
+			return err
+		}
 		var err error
-		if out, err = converge(ctx, svc, tx, doc, newID); err != nil || actor == "" {
+		if out, err = converge(ctx, svc, tx, doc, newID); err != nil || o.Actor == "" {
 			return err
 		}
 		summary := Summary(out)
@@ -146,7 +161,7 @@ func apply(ctx context.Context, svc catalog.Service, doc *Document, newID func()
 		if !ok {
 			return qlerror.New(qlerror.FailedPrecondition, "this store cannot record who publishes; publish with `ql apply` on the server's host")
 		}
-		return a.AuditPublish(ctx, actor, doc.Project, summary)
+		return a.AuditPublish(ctx, o.Actor, doc.Project, summary)
 	})
 	switch {
 	case qlerror.Is(err, qlerror.Unavailable):

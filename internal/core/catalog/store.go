@@ -110,6 +110,16 @@ type Tx interface {
 	TriggersPublish(ctx context.Context, ps []TriggerPublishParams) ([]PublishResult, error)
 }
 
+// DefinitionsTx is a publishing transaction that reads a project's
+// definitions whole (DefinitionsReader.ProjectDefinitions) in itself: an
+// apply over an expected project revision reads the revision there, after
+// what serializes publishes, so that no other publish lands between its
+// check and its write. Both adapters' transactions implement it.
+type DefinitionsTx interface {
+	Tx
+	ProjectDefinitions(ctx context.Context, name string, limit int) (Definitions, error)
+}
+
 // Store is what a storage adapter implements. Every method is one
 // transaction (SERIALIZABLE on PostgreSQL, BEGIN IMMEDIATE on SQLite).
 //

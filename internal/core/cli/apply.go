@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -22,6 +23,7 @@ func applyCommand(opts Options) *cobra.Command {
 	var db dbFlags
 	var file string
 	var dryRun bool
+	var ifMatch string
 	c := &cobra.Command{
 		Use:   "apply -f FILE",
 		Short: "Create or update a project's tasks and triggers from a YAML file",
@@ -32,14 +34,14 @@ func applyCommand(opts Options) *cobra.Command {
 				return Usagef("apply takes one file, given with -f FILE (-f - reads standard input)")
 			}
 			if db.server != "" {
-				return applyRemote(cmd, &db, file, dryRun)
+				return applyRemote(cmd, &db, file, dryRun, ifMatch)
 			}
 			doc, err := apply.ParseFile(file, cmd.InOrStdin())
 			if err != nil {
 				return fileErrors(cmd, err)
 			}
 			if dryRun {
-				return fileErrors(cmd, planApply(cmd, opts, &db, doc))
+				return fileErrors(cmd, planApply(cmd, opts, &db, doc, ifMatch))
 			}
 			b, err := openBackend(cmd.Context(), opts, &db)
 			if err != nil {
@@ -47,7 +49,7 @@ func applyCommand(opts Options) *cobra.Command {
 			}
 			defer b.Close()
 			printNotes(cmd, doc.Project, apply.Notes(doc, apply.NoteScope{RunsHere: b.Catalog.Executor == task.LocalProcess, NowMs: time.Now().UnixMilli()}))
-			results, err := apply.Apply(cmd.Context(), b.Catalog, doc, ids.New)
+			results, err := apply.Publish(cmd.Context(), b.Catalog, doc, ids.New, applyOptions(ifMatch))
 			for _, r := range results {
 				fmt.Fprintln(textWriter{cmd.OutOrStdout()}, r)
 			}
@@ -72,9 +74,19 @@ func applyCommand(opts Options) *cobra.Command {
 	}
 	c.Flags().StringVarP(&file, "file", "f", "", "definitions file (YAML); - for standard input")
 	c.Flags().BoolVar(&dryRun, "dry-run", false, "validate the file and show what would change; write nothing")
+	c.Flags().StringVar(&ifMatch, "if-match", "", "publish only if the project is still at this revision (as `"+opts.Binary+" projects show` prints it); refused, exit 4, when it changed")
 	addDBFlags(c, &db, opts.OpenPostgres != nil)
 	addServerFlag(c, &db)
 	return c
+}
+
+// applyOptions are a local apply's: over the project revision ifMatch,
+// when given.
+func applyOptions(ifMatch string) apply.Options {
+	if ifMatch == "" {
+		return apply.Options{}
+	}
+	return apply.Options{IfMatch: []string{ifMatch}}
 }
 
 // applyLong is apply's help; placement is a cluster setting, so the edge
@@ -123,6 +135,16 @@ with a note: the later occurrence may fall due before the earlier one is admitte
 then caught up like a missed one, so the trigger runs less often than its cron says. An
 enabled trigger with no occurrence left before its endAt is applied with a note: it fires no more.
 
+--if-match REVISION publishes the file only if the project is still at REVISION, as
+` + "`" + opts.Binary + ` projects show PROJECT` + "`" + ` printed it before you edited the file: the revision is read again in
+the transaction that publishes, so an apply from anywhere else (another server's API, another
+` + "`" + opts.Binary + ` apply` + "`" + `) made since is found, even one made at the same moment. A project that changed
+since is refused, nothing applied, exit 4: "project P changed since revision X (now Y)";
+read it again, apply your change to what it holds now, and apply that with the new revision.
+A project that does not exist has no revision: --if-match refuses it too. With --dry-run it
+is checked the same way before the plan is printed. Without --if-match the file is applied
+whatever changed since, the last apply winning.
+
 --dry-run validates the file and prints what applying it would do, writing nothing:
 it never creates the database; a database that does not exist yet would get everything
 created. An update names the fields it changes.` + opts.clusterOnly(`
@@ -159,7 +181,7 @@ File format (see examples/sample.yaml):
 
 // planApply prints what applying doc would do. An embedded database that
 // does not exist is not created: everything in the file would be.
-func planApply(cmd *cobra.Command, opts Options, db *dbFlags, doc *apply.Document) error {
+func planApply(cmd *cobra.Command, opts Options, db *dbFlags, doc *apply.Document, ifMatch string) error {
 	path, err := db.resolve(opts)
 	if err != nil {
 		return err
@@ -170,6 +192,9 @@ func planApply(cmd *cobra.Command, opts Options, db *dbFlags, doc *apply.Documen
 	// there is nothing to read them from (no database yet).
 	var missing func(refs []string) ([]string, error)
 	if _, serr := os.Stat(path); !IsPostgresURL(path) && errors.Is(serr, fs.ErrNotExist) {
+		if ifMatch != "" {
+			return apply.CheckRevision(cmd.Context(), noProjects{}, doc.Project, []string{ifMatch})
+		}
 		svc := catalog.Service{Executor: task.LocalProcess, NowMs: func() int64 { return time.Now().UnixMilli() }}
 		results, err = apply.Plan(cmd.Context(), svc, nil, doc, ids.New)
 	} else {
@@ -179,6 +204,14 @@ func planApply(cmd *cobra.Command, opts Options, db *dbFlags, doc *apply.Documen
 		}
 		defer b.Close()
 		missing = b.MissingSecrets
+		if ifMatch != "" && b.Definitions == nil {
+			return fmt.Errorf("this build cannot read a project's revision of this database; dry-run without --if-match")
+		}
+		if ifMatch != "" {
+			if err := apply.CheckRevision(cmd.Context(), b.Definitions, doc.Project, []string{ifMatch}); err != nil {
+				return err
+			}
+		}
 		results, err = apply.Plan(cmd.Context(), b.Catalog, b.Catalog.Store, doc, ids.New)
 		if err == nil {
 			err = printUnlisted(cmd, b.Definitions, doc, results)
@@ -269,4 +302,12 @@ func fileFlagOnly(cmd *cobra.Command, args []string) error {
 		return Usagef("apply reads its file from -f: write %s -f %s", cmd.CommandPath(), args[0])
 	}
 	return Usagef("apply takes one file, given with -f (%d arguments given); to apply several files, run it once per file", len(args))
+}
+
+// noProjects is a database that does not exist yet, read for a dry run's
+// --if-match: it holds no project, so no revision matches.
+type noProjects struct{}
+
+func (noProjects) ProjectDefinitions(_ context.Context, name string, _ int) (catalog.Definitions, error) {
+	return catalog.Definitions{}, catalog.ProjectMissing(name)
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/http"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -56,10 +57,13 @@ const (
 // applyRemote validates file here (errors name its path and line) and
 // sends it to the server's API, which validates and publishes it again
 // with its own clock and store, and prints what the server did.
-func applyRemote(cmd *cobra.Command, db *dbFlags, file string, dryRun bool) error {
+func applyRemote(cmd *cobra.Command, db *dbFlags, file string, dryRun bool, ifMatch string) error {
 	c, err := remoteClient(db)
 	if err != nil {
 		return err
+	}
+	if ifMatch != "" {
+		c.header = http.Header{"If-Match": {`"` + ifMatch + `"`}}
 	}
 	data, name, err := readDefinitions(cmd, file)
 	if err != nil {

@@ -56,6 +56,7 @@ func addServerFlag(c *cobra.Command, f *dbFlags) {
 var remoteScopes = map[string]apitoken.Scope{
 	"apply":               apitoken.Admin,
 	"export":              apitoken.Admin,
+	"projects show":       apitoken.Read,
 	"runs list":           apitoken.Read,
 	"runs show":           apitoken.Read,
 	"runs logs":           apitoken.Read,
@@ -158,6 +159,9 @@ func remoteClient(f *dbFlags) (*apiClient, error) {
 type apiClient struct {
 	base, token string
 	http        *http.Client
+	// header is sent with every request besides the token: an apply's
+	// If-Match (`ql apply --if-match`).
+	header http.Header
 }
 
 var (
@@ -243,6 +247,9 @@ func (c *apiClient) sendOnce(ctx context.Context, method, target, contentType st
 	req, err := http.NewRequestWithContext(ctx, method, target, body)
 	if err != nil {
 		return nil, nil, err
+	}
+	for k, vs := range c.header {
+		req.Header[k] = vs
 	}
 	req.Header.Set("Authorization", "Bearer "+c.token)
 	if body != nil {

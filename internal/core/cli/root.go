@@ -214,7 +214,7 @@ or as many replicas on PostgreSQL (profile cluster).`
 		}
 		return fillFromEnv(c)
 	}
-	root.AddCommand(versionCommand(), cronCommand(opts), applyCommand(opts), exportCommand(opts), serveCommand(opts), runsCommand(opts), triggersCommand(opts),
+	root.AddCommand(versionCommand(), cronCommand(opts), applyCommand(opts), exportCommand(opts), projectsCommand(opts), serveCommand(opts), runsCommand(opts), triggersCommand(opts),
 		tokensCommand(opts), usersCommand(opts), secretsCommand(opts), notificationsCommand(opts), retentionCommand(opts), backupCommand(opts))
 	root.AddCommand(opts.Extra...)
 	addDBCheck(root, opts)
@@ -319,7 +319,8 @@ const (
 	// done: a name that is taken, an object whose state does not allow it
 	// (a disabled trigger, an archived project, a Run not finished yet),
 	// a change made meanwhile (qlerror.Conflict, MutationDrift,
-	// FailedPrecondition). The same command fails again until that state
+	// FailedPrecondition; PreconditionFailed: a project changed since
+	// the revision `apply --if-match` names). The same command fails again until that state
 	// changes; nothing is broken.
 	ExitConflict = 4
 	// ExitDenied: the credential the command acts with may not do it and
@@ -434,7 +435,7 @@ func exitCodeOf(err error) int {
 	switch qlerror.CodeOf(err) {
 	case qlerror.Invalid:
 		return ExitUsage
-	case qlerror.Conflict, qlerror.MutationDrift, qlerror.FailedPrecondition:
+	case qlerror.Conflict, qlerror.MutationDrift, qlerror.FailedPrecondition, qlerror.PreconditionFailed:
 		return ExitConflict
 	case qlerror.Unauthenticated, qlerror.PermissionDenied:
 		return ExitDenied

@@ -76,8 +76,8 @@ var fileNamePattern = regexp.MustCompile(`^[^/\\\x00-\x1f]{1,128}$`)
 // apply` does and, unless ?dryRun=true, publishes it in one transaction
 // with the audit record of the token and address. Admin scope: a
 // definitions file decides what commands run on the hosts, as which user.
-// With If-Match, it applies only over the revision of the project the
-// client read (checkRevision).
+// With If-Match, it publishes only over the revision of the project the
+// client read, checked in the publishing transaction (apply.Options).
 func (a *api) applyDefinitions(ctx context.Context, r *http.Request) (any, error) {
 	q, err := params(r.URL.Query(), "dryRun", "file")
 	if err != nil {
@@ -105,28 +105,15 @@ func (a *api) applyDefinitions(ctx context.Context, r *http.Request) (any, error
 	if err != nil {
 		return nil, tooLarge(err, a.guard.limits.MaxBody)
 	}
-	if !dry {
-		release, err := a.applying(ctx)
-		if err != nil {
-			return nil, err
-		}
-		defer release()
-	}
-	if tags := ifMatch(r); tags != nil {
-		cur, exists, err := a.revisionOf(ctx, doc.Project)
-		if err != nil {
-			return nil, err
-		}
-		if err := checkRevision(doc.Project, cur, exists, tags); err != nil {
-			return nil, err
-		}
-	}
 	svc := *a.Definitions
 	var results []apply.Result
 	if dry {
+		if err := a.checkDry(ctx, doc.Project, ifMatch(r)); err != nil {
+			return nil, err
+		}
 		results, err = apply.Plan(ctx, svc, svc.Store, doc, ids.New)
 	} else {
-		results, err = apply.Audited(ctx, svc, doc, ids.New, principalOf(ctx).actor())
+		results, err = apply.Publish(ctx, svc, doc, ids.New, apply.Options{Actor: principalOf(ctx).actor(), IfMatch: ifMatch(r)})
 	}
 	if err != nil {
 		return nil, err

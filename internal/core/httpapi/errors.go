@@ -38,7 +38,7 @@ func statusOf(code qlerror.Code) int {
 		return http.StatusRequestEntityTooLarge
 	case codeHostNotAllowed:
 		return http.StatusMisdirectedRequest
-	case codePreconditionFailed:
+	case qlerror.PreconditionFailed:
 		return http.StatusPreconditionFailed
 	case codeHeadersTooLarge:
 		return http.StatusRequestHeaderFieldsTooLarge

@@ -144,8 +144,6 @@ type Config struct {
 type api struct {
 	Config
 	guard *guard
-	// applyTurn holds the apply being published (applying).
-	applyTurn chan struct{}
 }
 
 // Handler is the API server's HTTP handler.
@@ -268,7 +266,7 @@ func NewHandler(cfg Config) *Handler {
 	if g.uses == nil {
 		g.uses = apitoken.NewUses(cfg.Tokens)
 	}
-	a := &api{Config: cfg, guard: g, applyTurn: make(chan struct{}, 1)}
+	a := &api{Config: cfg, guard: g}
 	h := &Handler{mux: http.NewServeMux(), a: a, g: g, apiPaths: map[string]bool{}, anyHost: map[string]bool{}}
 	byPattern := map[string][]route{}
 	var order []string

@@ -16,9 +16,9 @@ type projectView struct {
 	ID     string `json:"id"`
 	Name   string `json:"name"`
 	Status string `json:"status"`
-	// Revision is the project's revision (specRevision), also its ETag,
-	// which an apply's If-Match names; left out of a project past
-	// revisionLimit.
+	// Revision is the project's revision (apply.SpecRevision), also its
+	// ETag, which an apply's If-Match names; left out of a project past
+	// apply.RevisionLimit.
 	Revision string `json:"revision,omitempty"`
 }
 
@@ -40,13 +40,13 @@ func (a *api) projectGet(ctx context.Context, r *http.Request) (any, error) {
 	if err := validate.Name("project", name); err != nil {
 		return nil, err
 	}
-	d, err := a.Export.ProjectDefinitions(ctx, name, revisionLimit)
+	d, err := a.Export.ProjectDefinitions(ctx, name, apply.RevisionLimit)
 	if qlerror.ReasonOf(err) == catalog.RefusalProjectMissing {
 		return nil, apply.ProjectMissing(ctx, a.Export, name)
 	}
 	if err != nil {
 		return nil, err
 	}
-	rev := specRevision(d)
+	rev := apply.SpecRevision(d)
 	return taggedAnswer{etag: rev, body: projectView{ID: d.Project.ID, Name: d.Project.Name, Status: string(d.Project.Status), Revision: rev}}, nil
 }

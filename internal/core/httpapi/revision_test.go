@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/qinglong/qinglong/internal/core/apply"
 	"github.com/qinglong/qinglong/internal/core/catalog"
 	"github.com/qinglong/qinglong/internal/core/task"
 	"github.com/qinglong/qinglong/internal/testkit/sqlitetest"
@@ -80,12 +81,15 @@ func TestAnApplyWithIfMatchPublishesOnlyOverTheRevisionItsClientRead(t *testing.
 	}
 	rec := sendIfMatch(h, "POST", "/api/v1/apply", file("echo three"), first)
 	var refused errorAnswer
-	if err := json.Unmarshal(rec.Body.Bytes(), &refused); err != nil || rec.Code != 412 || refused.Error.Reason != RefusalSpecChanged ||
+	if err := json.Unmarshal(rec.Body.Bytes(), &refused); err != nil || rec.Code != 412 || refused.Error.Reason != apply.RefusalSpecChanged ||
 		!strings.Contains(refused.Error.Message, strings.Trim(second, `"`)) || !strings.Contains(refused.Error.Message, "read it again") {
-		t.Fatalf("an apply over a revision since moved: %d %s; want 412 %s naming the revision now", rec.Code, rec.Body, RefusalSpecChanged)
+		t.Fatalf("an apply over a revision since moved: %d %s; want 412 %s naming the revision now", rec.Code, rec.Body, apply.RefusalSpecChanged)
 	}
 	if read() != second {
 		t.Fatal("the refused apply published")
+	}
+	if rec := sendIfMatch(h, "POST", "/api/v1/apply?dryRun=true", file("echo three"), first); rec.Code != 412 {
+		t.Fatalf("a dry run over a revision since moved: %d %s; want 412 as the apply", rec.Code, rec.Body)
 	}
 	if rec := sendIfMatch(h, "POST", "/api/v1/apply", file("echo four"), "*"); rec.Code != 200 {
 		t.Fatalf("If-Match * on a project there is: %d %s", rec.Code, rec.Body)

@@ -24,6 +24,10 @@ const (
 	// FailedPrecondition means the write is valid but the current state forbids it
 	// (archived project, disabled task pinned by an enabled trigger...).
 	FailedPrecondition Code = "failed_precondition"
+	// PreconditionFailed means the caller made its write conditional on
+	// what it read (an apply's expected project revision, If-Match) and
+	// that is no longer so: nothing was written.
+	PreconditionFailed Code = "precondition_failed"
 	// Unavailable means the database could not be reached; the outcome of an
 	// in-flight write may be unknown.
 	Unavailable Code = "unavailable"

@@ -10,7 +10,10 @@ import (
 	"github.com/qinglong/qinglong/internal/core/qlerror"
 )
 
-var _ catalog.DefinitionsReader = (*Store)(nil)
+var (
+	_ catalog.DefinitionsReader = (*Store)(nil)
+	_ catalog.DefinitionsTx     = (*catalogTx)(nil)
+)
 
 // ProjectDefinitions reads the project and the current revisions of the
 // first limit of its tasks and triggers by name, in one read transaction:
@@ -18,44 +21,60 @@ var _ catalog.DefinitionsReader = (*Store)(nil)
 func (s *Store) ProjectDefinitions(ctx context.Context, name string, limit int) (catalog.Definitions, error) {
 	var d catalog.Definitions
 	err := s.read(ctx, "read project "+name, func(tx *txn) error {
-		p := &d.Project
-		err := tx.QueryRowContext(ctx, qProjectByName, name).Scan(&p.ID, &p.Name, &p.Status, &p.Notifications)
-		if errors.Is(err, sql.ErrNoRows) {
-			return catalog.ProjectMissing(name)
-		}
-		if err != nil {
-			return err
-		}
-		rows, err := tx.QueryContext(ctx, qTasksOfProject, p.ID, limit)
-		if err != nil {
-			return err
-		}
-		for rows.Next() {
-			r, err := scanTask(rows)
-			if err != nil {
-				rows.Close()
-				return err
-			}
-			d.Tasks = append(d.Tasks, r)
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
-			return err
-		}
-		if rows, err = tx.QueryContext(ctx, qTriggersOfProject, p.ID, limit); err != nil {
-			return err
-		}
-		defer rows.Close()
-		for rows.Next() {
-			r, err := scanTrigger(rows)
-			if err != nil {
-				return err
-			}
-			d.Triggers = append(d.Triggers, r)
-		}
-		return rows.Err()
+		d = catalog.Definitions{}
+		return projectDefinitions(ctx, tx, name, limit, &d)
 	})
 	return d, err
+}
+
+// ProjectDefinitions reads the project's definitions in the publishing
+// transaction, which holds the database's write lock (BEGIN IMMEDIATE):
+// no other publish can move them before this one commits.
+func (c *catalogTx) ProjectDefinitions(ctx context.Context, name string, limit int) (catalog.Definitions, error) {
+	var d catalog.Definitions
+	err := projectDefinitions(ctx, c.tx, name, limit, &d)
+	return d, err
+}
+
+// projectDefinitions reads the project and the current revisions of the
+// first limit of its tasks and triggers by name into d, in tx.
+func projectDefinitions(ctx context.Context, tx *txn, name string, limit int, d *catalog.Definitions) error {
+	p := &d.Project
+	err := tx.QueryRowContext(ctx, qProjectByName, name).Scan(&p.ID, &p.Name, &p.Status, &p.Notifications)
+	if errors.Is(err, sql.ErrNoRows) {
+		return catalog.ProjectMissing(name)
+	}
+	if err != nil {
+		return err
+	}
+	rows, err := tx.QueryContext(ctx, qTasksOfProject, p.ID, limit)
+	if err != nil {
+		return err
+	}
+	for rows.Next() {
+		r, err := scanTask(rows)
+		if err != nil {
+			rows.Close()
+			return err
+		}
+		d.Tasks = append(d.Tasks, r)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	if rows, err = tx.QueryContext(ctx, qTriggersOfProject, p.ID, limit); err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		r, err := scanTrigger(rows)
+		if err != nil {
+			return err
+		}
+		d.Triggers = append(d.Triggers, r)
+	}
+	return rows.Err()
 }
 
 // ProjectNames returns the first limit project names in name order.

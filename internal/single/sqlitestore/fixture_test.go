@@ -157,6 +157,14 @@ func (e *env) fixture() storetest.Fixture {
 		Last:        e.store,
 		Status:      e.store,
 		Service:     e.service(),
+		AnotherService: func(t *testing.T) catalog.Service {
+			s, err := Open(t.Context(), Config{Path: e.path, NowMs: e.clock.NowMs})
+			if err != nil {
+				t.Fatalf("open the file again: %v", err)
+			}
+			t.Cleanup(func() { s.Close() })
+			return catalog.Service{Store: s, Executor: task.LocalProcess, NowMs: e.clock.NowMs}
+		},
 		Row:         e.row,
 		Counts:      e.counts,
 		MakeDue:     e.makeDue,

@@ -35,6 +35,8 @@ func RunCatalog(t *testing.T, newFixture Factory) {
 		"TransactionWhoseLastItemFailsWritesNothing":        testTxIsAllOrNothing,
 		"EveryObjectOfAFileHasOnePublishTime":               testOnePublishTimePerFile,
 		"ReaderNeverSeesHalfAFile":                          testReaderNeverSeesHalfAFile,
+		"AnApplyWithAStaleRevisionWritesNothing":            testStaleRevisionWritesNothing,
+		"TwoAppliesOverOneRevisionPublishOnce":              testTwoAppliesOverOneRevision,
 	}
 	for name, fn := range tests {
 		t.Run(name, func(t *testing.T) {

@@ -53,6 +53,11 @@ type Fixture struct {
 	Status schedule.StatusReader
 	// Executor the adapter admits for (remote_worker or local_process).
 	Service catalog.Service
+	// AnotherService opens a second handle on the same database and
+	// publishes through it as Service does: another Store on the same
+	// file on SQLite, another admin pool (its own connections) on
+	// PostgreSQL, as a second server or `ql apply` on the database would.
+	AnotherService func(t *testing.T) catalog.Service
 	// Row reads the schedule row of a trigger.
 	Row func(ctx context.Context, triggerID string) (Row, error)
 	// Counts counts runs, attempts and events of a trigger.

@@ -1,0 +1,123 @@
+package apply
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/qinglong/qinglong/internal/core/catalog"
+	"github.com/qinglong/qinglong/internal/core/digest"
+	"github.com/qinglong/qinglong/internal/core/qlerror"
+)
+
+// RefusalSpecChanged is the reason of an apply made over a project
+// revision (If-Match, `ql apply --if-match`) that is not the project's
+// revision now: someone applied, enabled or disabled since it was read.
+const RefusalSpecChanged qlerror.Reason = "spec_changed"
+
+// RevisionLimit is how many tasks and triggers a project's revision
+// reads: one more than a file holds, as an export does. A project past
+// it has no revision, since a change past the read would not move it.
+const RevisionLimit = max(MaxTasks, MaxTriggers) + 1
+
+// SpecRevision is a digest of what the store holds of d's project: its
+// id, name, status and notifications, and the id and current revision
+// of each of its tasks and triggers, whose content digests the revision
+// numbers already stand for. Any apply, enable or disable that changes
+// the project moves it; "" when d is past RevisionLimit.
+func SpecRevision(d catalog.Definitions) string {
+	if len(d.Tasks) >= RevisionLimit || len(d.Triggers) >= RevisionLimit {
+		return ""
+	}
+	tasks := make([]string, len(d.Tasks))
+	for i, t := range d.Tasks {
+		tasks[i] = t.TaskID + "@" + strconv.FormatInt(t.Revision, 10)
+	}
+	triggers := make([]string, len(d.Triggers))
+	for i, t := range d.Triggers {
+		triggers[i] = t.TriggerID + "@" + strconv.FormatInt(t.Revision, 10)
+	}
+	return digest.New("qinglong/project-revision@v1").String("id", d.Project.ID).String("name", d.Project.Name).
+		String("status", string(d.Project.Status)).String("notifications", d.Project.Notifications).
+		Strings("tasks", tasks).Strings("triggers", triggers).Sum()
+}
+
+// definitionsReader reads a project's definitions whole in one snapshot:
+// a store, or a publishing transaction (catalog.DefinitionsTx).
+type definitionsReader interface {
+	ProjectDefinitions(ctx context.Context, name string, limit int) (catalog.Definitions, error)
+}
+
+// ProjectRevision reads the revision of the project named name through r
+// and whether it exists; "" for one past RevisionLimit.
+func ProjectRevision(ctx context.Context, r definitionsReader, name string) (rev string, exists bool, err error) {
+	d, err := r.ProjectDefinitions(ctx, name, RevisionLimit)
+	if qlerror.ReasonOf(err) == catalog.RefusalProjectMissing {
+		return "", false, nil
+	}
+	if err != nil {
+		return "", false, err
+	}
+	return SpecRevision(d), true, nil
+}
+
+// checkRevision refuses, inside tx, to publish to project unless one of
+// expected names its revision read in tx ("*" matches any project there
+// is with a revision). Read in the publishing transaction, after what
+// serializes the store's publishes (BEGIN IMMEDIATE on SQLite; on
+// PostgreSQL, SERIALIZABLE, which re-runs the whole transaction, this
+// read included, when another publish commits over it), so no publish
+// from anywhere — another server, `ql apply` on the database — lands
+// between the check and the write. Nil expected checks nothing.
+func checkRevision(ctx context.Context, tx catalog.Tx, project string, expected []string) error {
+	if expected == nil {
+		return nil
+	}
+	r, ok := tx.(catalog.DefinitionsTx)
+	if !ok {
+		return qlerror.New(qlerror.FailedPrecondition, "this store cannot read a project's revision where it publishes, so it cannot apply over one; apply without an expected revision")
+	}
+	return CheckRevision(ctx, r, project, expected)
+}
+
+// CheckRevision refuses unless one of expected names the revision of
+// project read through r, as an apply over them is refused. A dry run
+// checks it so, in a read of its own: it publishes nothing for another
+// publish to land under.
+func CheckRevision(ctx context.Context, r definitionsReader, project string, expected []string) error {
+	cur, exists, err := ProjectRevision(ctx, r, project)
+	if err != nil {
+		return err
+	}
+	for _, e := range expected {
+		if cur != "" && (e == cur || e == "*") {
+			return nil
+		}
+	}
+	return revisionChanged(project, expected, cur, exists)
+}
+
+// revisionChanged is the refusal of an apply over expected, which project
+// (at cur, "" when it has none) is no longer at.
+func revisionChanged(project string, expected []string, cur string, exists bool) error {
+	now := "now " + cur
+	switch {
+	case !exists:
+		now = "now no project has that name"
+	case cur == "":
+		now = fmt.Sprintf("now it has no revision: it has %d tasks or triggers or more, more than a revision reads", RevisionLimit)
+	}
+	was := strings.Join(expected, ", ")
+	if len(was) > 200 {
+		n := 200
+		for !utf8.RuneStart(was[n]) {
+			n--
+		}
+		was = was[:n] + "…"
+	}
+	return qlerror.New(qlerror.PreconditionFailed, "project %q changed since revision %s (%s): read it again with `ql projects show %s` "+
+		"(over the API, GET /api/v1/projects/%s answers its revision in ETag), apply your change to what it holds now, and re-apply over the new revision",
+		project, was, now, project, project).Because(RefusalSpecChanged, "project", project, "revision", cur, "expected", was)
+}

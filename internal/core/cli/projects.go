@@ -1,0 +1,117 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"net/url"
+
+	"github.com/spf13/cobra"
+
+	"github.com/qinglong/qinglong/internal/core/apply"
+	"github.com/qinglong/qinglong/internal/core/catalog"
+	"github.com/qinglong/qinglong/internal/core/qlerror"
+)
+
+// projectView is what `projects show` prints of a project, and in -o
+// json as GET /api/v1/projects/{name} answers it: its revision is left
+// out of a project past apply.RevisionLimit, which has none.
+type projectView struct {
+	ID       string `json:"id"`
+	Name     string `json:"name"`
+	Status   string `json:"status"`
+	Revision string `json:"revision,omitempty"`
+}
+
+func projectsCommand(opts Options) *cobra.Command {
+	c := &cobra.Command{
+		Use:   "projects",
+		Short: "Show projects",
+		Args:  cobra.NoArgs,
+	}
+	c.AddCommand(projectsShowCommand(opts))
+	return c
+}
+
+func projectsShowCommand(opts Options) *cobra.Command {
+	var db dbFlags
+	var out string
+	ql := opts.Binary
+	c := &cobra.Command{
+		Use:   "show PROJECT",
+		Short: "Show a project's id, status and revision",
+		Long: `Print the project's id, status and revision. The revision is a digest of the project (its id,
+name, status and notifications) and the id and current revision of each of its tasks and triggers:
+any apply that changes the project, and any enable or disable, moves it. Give it to
+` + "`" + ql + ` apply --if-match REVISION` + "`" + ` to publish an edited file only if nobody changed the project since
+you read it. Read the revision before the definitions you edit (` + "`" + ql + ` export` + "`" + `): a change made
+between the two reads is then refused, not overwritten. A project of 10,001 tasks or triggers or more has no revision ("-"; left out of -o json).
+An unknown PROJECT exits 1, naming the projects there are.
+
+` + apiHelp("projects show") + opts.clusterOnly(`
+On the cluster both the admin and the runtime role's URL may read it.`),
+		Example: "  " + ql + " projects show demo\n" +
+			"  rev=$(" + ql + " projects show demo -o json | jq -r .revision)   # first, then:\n" +
+			"  " + ql + " export demo -o demo.yaml                             # edit it, then:\n" +
+			"  " + ql + " apply -f demo.yaml --if-match \"$rev\"",
+		Args: oneName("projects show takes one project name", "project name"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := checkOutput(out); err != nil {
+				return err
+			}
+			p, err := shownProject(cmd, opts, &db, args[0])
+			if err != nil {
+				return err
+			}
+			if out == "json" {
+				return writeJSON(cmd.OutOrStdout(), p)
+			}
+			rev := p.Revision
+			if rev == "" {
+				rev = "- (10,001 tasks or triggers or more: past what a revision reads)"
+			}
+			w := NewTable(cmd.OutOrStdout())
+			fmt.Fprintf(w, "project\t%s\nid\t%s\nstatus\t%s\nrevision\t%s\n", p.Name, p.ID, p.Status, rev)
+			return w.Flush()
+		},
+	}
+	addOutputFlag(c, &out)
+	addDBFlags(c, &db, opts.OpenPostgres != nil)
+	addServerFlag(c, &db)
+	return c
+}
+
+// shownProject reads the project named name from the database or, given
+// --api-url, from the server's project read, whose revision is the same.
+func shownProject(cmd *cobra.Command, opts Options, db *dbFlags, name string) (projectView, error) {
+	if db.server != "" {
+		c, err := remoteClient(db)
+		if err != nil {
+			return projectView{}, err
+		}
+		var p projectView
+		err = c.get(cmd.Context(), "/api/v1/projects/"+url.PathEscape(name), nil, &p)
+		return p, err
+	}
+	b, err := openExisting(cmd.Context(), opts, db)
+	if err != nil {
+		return projectView{}, err
+	}
+	defer b.Close()
+	if b.Definitions == nil {
+		return projectView{}, fmt.Errorf("this build cannot read projects of this database")
+	}
+	return projectOf(cmd.Context(), b.Definitions, name)
+}
+
+// projectOf reads the project named name and its revision in one
+// snapshot.
+func projectOf(ctx context.Context, r catalog.DefinitionsReader, name string) (projectView, error) {
+	d, err := r.ProjectDefinitions(ctx, name, apply.RevisionLimit)
+	if qlerror.ReasonOf(err) == catalog.RefusalProjectMissing {
+		return projectView{}, apply.ProjectMissing(ctx, r, name)
+	}
+	if err != nil {
+		return projectView{}, err
+	}
+	return projectView{ID: d.Project.ID, Name: d.Project.Name, Status: string(d.Project.Status), Revision: apply.SpecRevision(d)}, nil
+}
