@@ -32,7 +32,7 @@ func (r *replica) listenMetrics() error {
 // newMetrics is the replica's metrics registry, also served on the API's
 // listener (behind a read token) when no listener of its own is set.
 func (r *replica) newMetrics() *metrics.Metrics {
-	return metrics.New(metrics.Config{
+	m := metrics.New(metrics.Config{
 		Profile: metrics.ProfileCluster,
 		Version: cli.Version, Commit: cli.Commit(),
 		Monitor: func(ctx context.Context, limit int) (schedule.MonitorSnapshot, error) {
@@ -60,6 +60,8 @@ func (r *replica) newMetrics() *metrics.Metrics {
 		Readiness:    r.readiness,
 		AuthFailures: r.authFailures,
 	})
+	m.AddStorage(r.storage())
+	return m
 }
 
 // authFailures are the failed authentications of the API, the console and

@@ -142,7 +142,7 @@ func (r *replica) startRetention(ctx context.Context) error {
 	var err error
 	r.retain, err = retention.NewLoop(retention.LoopConfig{
 		Store: r.maint, Policy: rs.Policy, Cadence: r.s.RetentionCadence, StopTimeout: r.s.Coordinator.StopTimeout, Logger: r.log,
-		Options: pgstore.RetentionOptions,
+		Options: pgstore.RetentionOptions, OnPass: r.retentionObserver(),
 	})
 	if err != nil {
 		return err

@@ -40,6 +40,12 @@ func exposedNames(t *testing.T) []string {
 			return map[string]authlimit.Failures{SurfaceAPI: {}, SurfaceConsole: {}, SurfaceWorker: {}}
 		},
 	})
+	m.AddStorage(Storage{
+		DatabaseBytes:    func(context.Context) (int64, error) { return 0, nil },
+		RunLogsBytes:     func(context.Context) (int64, error) { return 0, nil },
+		DataDirFreeBytes: func() (int64, error) { return 0, nil },
+	})
+	m.RetentionLoop()
 	fams, err := m.reg.Gather()
 	if err != nil {
 		t.Fatal(err)

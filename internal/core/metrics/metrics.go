@@ -143,6 +143,13 @@ type Metrics struct {
 	// givenBack is nil on a single-node server, whose takes hold no claim
 	// to give back.
 	givenBack *prometheus.CounterVec
+
+	// state, retention, cacheFor and cluster serve the storage and
+	// retention metrics (storage.go, retention.go).
+	state     *stateCollector
+	retention *retentionCollector
+	cacheFor  time.Duration
+	cluster   bool
 }
 
 // durationBuckets are the claim's and commit's: half a millisecond to ten
@@ -259,8 +266,9 @@ func New(cfg Config) *Metrics {
 		ConstLabels: prometheus.Labels{"profile": cfg.Profile, "version": cmp.Or(cfg.Version, "unknown"), "commit": cmp.Or(cfg.Commit, "unknown")},
 	})
 	info.Set(1)
+	m.state, m.retention, m.cacheFor, m.cluster = newStateCollector(cfg), newRetentionCollector(cfg.Profile == ProfileCluster), cfg.CacheFor, cfg.Profile == ProfileCluster
 	m.reg.MustRegister(m.decisions, m.passed, m.lag, m.claim, m.commit, m.roundFailures, m.lost, m.retried, m.notifications, m.finished, info,
-		newStateCollector(cfg),
+		m.state, m.retention,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }

@@ -276,6 +276,9 @@ type LoopConfig struct {
 	StopTimeout time.Duration
 	Options     Options
 	Logger      *slog.Logger
+	// OnPass, when set, sees every pass: what it deleted, and the error
+	// that ended it (nil for a pass that completed).
+	OnPass func(Report, error)
 }
 
 // NewLoop is the loop a serving process starts: one pass per cadence (the
@@ -300,6 +303,9 @@ func NewLoop(c LoopConfig) (*loop.Loop, error) {
 		},
 	}, func(ctx context.Context) (bool, error) {
 		rep, err := Pass(ctx, c.Store, c.Policy, c.Options)
+		if c.OnPass != nil {
+			c.OnPass(rep, err)
+		}
 		if rep.Total != (Deleted{}) {
 			attrs := []any{"code", CodePass, "runs", rep.Total.Runs, "attempts", rep.Total.Attempts, "events", rep.Total.Events,
 				"logs", rep.Total.Logs, "log_bytes", rep.Total.LogBytes, "notifications", rep.Total.Notifications, "freed_bytes", rep.FreedBytes,

@@ -191,7 +191,7 @@ func (s *Server) readiness() (bool, string) {
 
 // newMetrics is the server's metrics registry.
 func (s *Server) newMetrics() *metrics.Metrics {
-	return metrics.New(metrics.Config{
+	m := metrics.New(metrics.Config{
 		Profile:   string(s.cfg.Profile),
 		Version:   cli.Version,
 		Commit:    cli.Commit(),
@@ -202,6 +202,8 @@ func (s *Server) newMetrics() *metrics.Metrics {
 			return map[string]authlimit.Failures{metrics.SurfaceAPI: st.API, metrics.SurfaceConsole: st.Console}
 		},
 	})
+	m.AddStorage(s.storage())
+	return m
 }
 
 // listenMetrics serves Prometheus metrics on their own listener, bound

@@ -247,7 +247,7 @@ func Start(ctx context.Context, cfg Config) (srv *Server, err error) {
 	if !cfg.Retention.Policy.Off() {
 		if s.retain, err = retention.NewLoop(retention.LoopConfig{
 			Store: heldRetention{Store: s.store.Retention(s.layout.Logs), s: s}, Policy: cfg.Retention.Policy, Cadence: cfg.Retention.Cadence,
-			StopTimeout: cfg.StopTimeout, Options: cfg.Retention.Options, Logger: cfg.Logger,
+			StopTimeout: cfg.StopTimeout, Options: cfg.Retention.Options, Logger: cfg.Logger, OnPass: s.retentionObserver(),
 		}); err != nil {
 			return nil, qlerror.Wrap(qlerror.Invalid, err, "retention")
 		}

@@ -80,6 +80,10 @@ type Fixture struct {
 	Detail schedule.DetailReader
 	// Monitor reads the backlog and the unfinished Runs as /metrics does.
 	Monitor schedule.Monitor
+	// DatabaseSize reads what the database takes on disk as /metrics does.
+	DatabaseSize func(ctx context.Context) (int64, error)
+	// RunLogsSize reads what the run logs take on disk as /metrics does.
+	RunLogsSize func(ctx context.Context) (int64, error)
 	// Audits lists a trigger's pause audit records, oldest first, each as
 	// "action actor note".
 	Audits func(ctx context.Context, triggerID string) ([]string, error)
