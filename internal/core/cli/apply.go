@@ -74,7 +74,7 @@ func applyCommand(opts Options) *cobra.Command {
 	}
 	c.Flags().StringVarP(&file, "file", "f", "", "definitions file (YAML); - for standard input")
 	c.Flags().BoolVar(&dryRun, "dry-run", false, "validate the file and show what would change; write nothing")
-	c.Flags().StringVar(&ifMatch, "if-match", "", "publish only if the project is still at this revision (as `"+opts.Binary+" projects show` prints it); refused, exit 4, when it changed")
+	c.Flags().StringVar(&ifMatch, "if-match", "", "publish only if the project is still at this revision (as "+opts.Binary+" projects show prints it); refused, exit 4, when it changed")
 	addDBFlags(c, &db, opts.OpenPostgres != nil)
 	addServerFlag(c, &db)
 	return c
