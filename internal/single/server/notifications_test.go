@@ -184,8 +184,9 @@ func TestTheAPIListsNotificationsAndRetriesADeadOne(t *testing.T) {
 	st, body := retry(s.tokens[apitoken.Operate], target.ID)
 	var retried struct{ Notification view.Notification }
 	if err := json.Unmarshal(body, &retried); st != http.StatusOK || err != nil || retried.Notification.ID != target.ID ||
-		retried.Notification.State != "pending" || retried.Notification.Attempts != 0 {
-		t.Fatalf("retry with an operate token: %d %s; want the notification pending, its attempts counted afresh", st, body)
+		retried.Notification.State != "pending" || retried.Notification.Attempts != target.Attempts ||
+		retried.Notification.AttemptsBeforeRetry != target.Attempts || retried.Notification.RetriedAtMs == nil {
+		t.Fatalf("retry with an operate token: %d %s; want the notification pending, its %d attempts kept and the retry by hand recorded", st, body, target.Attempts)
 	}
 	if !strings.Contains(s.log.String(), "code="+notify.CodeRetried+" notification="+target.ID+" actor=api:console-operate@127.0.0.1") {
 		t.Errorf("the retry is not logged with who asked:\n%s", s.log.String())
