@@ -318,6 +318,14 @@ func TestTheConsoleListsNotificationsAndRetriesADeadOne(t *testing.T) {
 	if !strings.Contains(s.log.String(), "code="+notify.CodeRetried+" notification="+id+" actor=console:token:console-operate@127.0.0.1") {
 		t.Errorf("the console's retry is not logged with who asked:\n%s", s.log.String())
 	}
+	// The retry by hand keeps the attempts before it, which the row says
+	// with when it was retried, in either language.
+	row := regexp.MustCompile(`(?s)<tr id="notification-` + id + `">.*?</tr>`)
+	for client, want := range map[*http.Client]string{op: "before a retry by hand at", chinese: "手动重试之前"} {
+		if got := row.FindString(get(client, "/notifications?project=told")); !strings.Contains(got, want) {
+			t.Errorf("the retried notification's row does not say %q:\n%s", want, got)
+		}
+	}
 }
 
 // copyDead copies the newest dead notification n times, each a dead one of
