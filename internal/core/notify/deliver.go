@@ -515,15 +515,15 @@ func sinceRetry(m Message) int { return m.Attempts - m.AttemptsBeforeRetry }
 
 // logRetriedByHand logs the outcome of a delivery of a row retried by hand,
 // with when it was retried and the attempts it had then.
-func (d *Deliverer) logRetriedByHand(m Message, delivered bool) {
+func (d *Deliverer) logRetriedByHand(ctx context.Context, m Message, delivered bool) {
 	if m.RetriedAtMs == 0 {
 		return
 	}
-	level := slog.LevelInfo
+	level, msg := slog.LevelInfo, "a notification retried by hand was delivered"
 	if !delivered {
-		level = slog.LevelWarn
+		level, msg = slog.LevelWarn, "a notification retried by hand was not delivered"
 	}
-	d.cfg.Log.Log(context.Background(), level, "a notification retried by hand was sent", "code", CodeRetriedByHandOutcome, "id", m.ID,
+	d.cfg.Log.Log(ctx, level, msg, "code", CodeRetriedByHandOutcome, "id", m.ID,
 		"channel", m.Channel.Name, "delivered", delivered, "attempt", m.Attempts, "attempts_before_retry", m.AttemptsBeforeRetry,
 		"retried_at_ms", m.RetriedAtMs)
 }
@@ -545,7 +545,7 @@ func (d *Deliverer) deliver(ctx context.Context, m Message, replied *atomic.Bool
 	}
 	if sendErr == nil {
 		d.cfg.Log.Info("notification delivered", "code", CodeDelivered, "id", m.ID, "event", m.Payload.Event, "channel", m.Channel.Name, "attempt", m.Attempts)
-		d.logRetriedByHand(m, true)
+		d.logRetriedByHand(ctx, m, true)
 		if err := d.cfg.Outbox.NotificationDelivered(ctx, m.ID); err != nil {
 			return r, 0, 0, err
 		}
@@ -570,7 +570,7 @@ func (d *Deliverer) deliver(ctx context.Context, m Message, replied *atomic.Bool
 		attrs = append(attrs, "retry_in_ms", retryIn.Milliseconds())
 	}
 	d.cfg.Log.Warn("notification not delivered", append(attrs, "reason", f.Text, "reason_code", string(f.Reason))...)
-	d.logRetriedByHand(m, false)
+	d.logRetriedByHand(ctx, m, false)
 	if err := d.cfg.Outbox.NotificationFailed(ctx, m.ID, m.Attempts, retryIn, dead, f); err != nil {
 		return r, rest, 0, err
 	}
@@ -604,7 +604,7 @@ func (d *Deliverer) interrupted(ctx context.Context, m Message, sendErr error) {
 	attrs := []any{"id", m.ID, "event", m.Payload.Event, "channel", m.Channel.Name, "attempt", m.Attempts}
 	if sendErr == nil {
 		d.cfg.Log.Info("notification delivered", append([]any{"code", CodeDelivered}, attrs...)...)
-		d.logRetriedByHand(m, true)
+		d.logRetriedByHand(wctx, m, true)
 		if err := d.cfg.Outbox.NotificationDelivered(wctx, m.ID); err == nil {
 			d.cfg.Observe(OutcomeDelivered)
 		}
