@@ -113,7 +113,7 @@ func scanMessage(r pgx.Row) (notify.Message, error) {
 	var m notify.Message
 	var event, channel, payload, state, reason string
 	if err := r.Scan(&m.ID, &m.ProjectID, &m.RunID, &m.RuleKey, &event, &channel, &payload, &state, &m.Attempts,
-		&m.NextAttemptAtMs, &m.LastError, &reason, &m.CreatedAtMs, &m.DeliveredAtMs); err != nil {
+		&m.NextAttemptAtMs, &m.LastError, &reason, &m.CreatedAtMs, &m.DeliveredAtMs, &m.RetriedAtMs, &m.AttemptsBeforeRetry); err != nil {
 		return m, err
 	}
 	m.Event, m.State, m.LastErrorReason = notify.Event(event), notify.State(state), notify.Reason(reason)
@@ -152,7 +152,8 @@ func (r *Runtime) NotificationsClaim(ctx context.Context, c notify.Claim) ([]not
 	return out, mapErr(err, "claiming notifications")
 }
 
-// NotificationDelivered marks a row delivered.
+// NotificationDelivered marks a row delivered and makes its channel's rows
+// waiting in backoff due at once, in the same statement.
 func (r *Runtime) NotificationDelivered(ctx context.Context, id string) error {
 	_, err := r.pool.Exec(ctx, sqlNotifyDelivered, id)
 	return mapErr(err, "marking notification "+id+" delivered")
@@ -228,7 +229,8 @@ func notifyListQuery(q notify.ListQuery) (string, []any) {
 	return stmt + strings.Replace(sqlNotifyListOrder, "%d", strconv.Itoa(len(args)), 1), args
 }
 
-// NotificationRetry makes a dead row pending and due now.
+// NotificationRetry makes a dead row pending and due now, its attempts
+// kept and the retry by hand recorded.
 func (r *Runtime) NotificationRetry(ctx context.Context, id string) (notify.Message, error) {
 	if err := notify.CheckRetryID(id); err != nil {
 		return notify.Message{}, err

@@ -96,7 +96,7 @@ absent for "-".
 					if v.Trigger != "" {
 						name += "/" + v.Trigger
 					}
-					return []string{v.ID, v.State, eventText(v), name, scopeText(v.RuleScope), v.Channel + " (" + v.ChannelKind + ")", fmt.Sprint(v.Attempts),
+					return []string{v.ID, v.State, eventText(v), name, scopeText(v.RuleScope), v.Channel + " (" + v.ChannelKind + ")", attemptsText(v),
 						fmtMs(&v.CreatedAtMs), v.LastError}
 				},
 				next: next,
@@ -120,12 +120,14 @@ func notificationsRetryCommand(opts Options) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "retry ID",
 		Short: "Make a dead notification pending again, with the same idempotency key",
-		Long: `Make a dead notification pending again, with the same idempotency key and its attempts
-counted afresh. Retention deletes dead notifications older than the server's
+		Long: `Make a dead notification pending again, with the same idempotency key. Its attempts are kept
+(ql notifications list shows them, and when it was retried by hand) and it gets the server's
+--notify-max-attempts more; the server logs the outcome of its next deliveries as
+notify.retried_by_hand_outcome. Retention deletes dead notifications older than the server's
 --retention-notifications (` + notificationsRetentionDefault(opts) + `); one deleted can no longer be retried.
 ` + apiHelp("notifications retry") + `
-The server logs the API token and the address it came from as who asked (the outbox keeps no record
-of it).`,
+The server logs the API token and the address it came from as who asked (the outbox keeps when it
+was retried, not who asked).`,
 		Args: oneID("notifications retry takes one notification id", "notification id", "notifications", "list", "--state", "dead"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			b, err := openExistingForWrite(cmd.Context(), opts, &db)
@@ -147,6 +149,16 @@ of it).`,
 	addDBFlags(c, &db, opts.OpenPostgres != nil)
 	addServerFlag(c, &db)
 	return c
+}
+
+// attemptsText is a listed notification's ATTEMPTS column: every delivery
+// it was given and, for one retried by hand, when, so the failures before
+// the retry stay counted and the retry shows.
+func attemptsText(v view.Notification) string {
+	if v.RetriedAtMs == nil {
+		return fmt.Sprint(v.Attempts)
+	}
+	return fmt.Sprintf("%d (%d before a retry by hand at %s)", v.Attempts, v.AttemptsBeforeRetry, fmtMs(v.RetriedAtMs))
 }
 
 // scopeText is a listed notification's SCOPE column: its rule's project

@@ -146,11 +146,12 @@ var messages = map[string]map[string]string{
 		// The notifications page (notifications.go) and the overview's
 		// count of dead notifications.
 		"notifications": "Notifications", "nt.channel": "Channel", "nt.rule": "Rule", "nt.lasterror": "Last error", "nt.next": "Next attempt",
+		"nt.handretry": "%d before a retry by hand at %s",
 		// nt.detail leads a failed notification's own text after the
 		// sentence of its reason (failureWhy).
 		"nt.detail":  "Detail: ",
 		"nt.retry":   "Retry",
-		"nt.retried": "Notification %s is pending again, its attempts counted afresh: the server sends it at its next round, with the same idempotency key.",
+		"nt.retried": "Notification %s is pending again, its attempts kept: the server sends it at its next round, with the same idempotency key.",
 		"nt.help":    "A dead notification was refused or unanswered at every attempt: nobody was told of its failure. Fix its channel (the URL, a secret, the receiver), then retry it. Delivered and dead notifications are deleted once older than the server's --retention-notifications.",
 		"nt.streak":  "%d failures in a row",
 		"nt.dead":    "%d notifications could not be delivered (dead): nobody was told of those failures.", "nt.dead.one": "%d notification could not be delivered (dead): nobody was told of that failure.",
@@ -378,15 +379,16 @@ var messages = map[string]map[string]string{
 		// The notifications page (notifications.go) and the overview's
 		// count of dead notifications.
 		"notifications": "通知", "nt.channel": "渠道", "nt.rule": "规则", "nt.lasterror": "最近错误", "nt.next": "下次尝试",
-		"nt.detail":   "详情：",
-		"nt.retry":    "重试",
-		"nt.retried":  "通知 %s 已重新进入待发送状态，尝试次数重新计算：服务器将在下一轮以相同的幂等键发送它。",
-		"nt.help":     "无法送达（dead）的通知在每次尝试时都被拒绝或没有应答：没有人得知那次失败。请先修复其渠道（URL、密钥或接收方），再重试。已送达和无法送达的通知在超过服务器的 --retention-notifications 后会被删除。",
-		"nt.streak":   "连续 %d 次失败",
-		"nt.dead":     "%d 条通知无法送达（dead）：没有人得知这些失败。",
-		"nt.deadmore": "超过 %d 条通知无法送达（dead）：没有人得知这些失败。",
-		"nt.seedead":  "查看无法送达的通知",
-		"nt.empty":    "还没有发送过任何通知。通知发往哪里、何时发送，由项目定义文件的 `notifications:` 部分决定：其中的渠道（webhook、邮件、聊天或推送服务）以及使用它们的规则（运行失败、连续多次失败、恢复等）。可在“定义”页或用 `ql apply` 添加；每种渠道的写法见 docs/notifications.md。",
+		"nt.handretry": "其中 %d 次在 %s 手动重试之前",
+		"nt.detail":    "详情：",
+		"nt.retry":     "重试",
+		"nt.retried":   "通知 %s 已重新进入待发送状态，尝试次数保留：服务器将在下一轮以相同的幂等键发送它。",
+		"nt.help":      "无法送达（dead）的通知在每次尝试时都被拒绝或没有应答：没有人得知那次失败。请先修复其渠道（URL、密钥或接收方），再重试。已送达和无法送达的通知在超过服务器的 --retention-notifications 后会被删除。",
+		"nt.streak":    "连续 %d 次失败",
+		"nt.dead":      "%d 条通知无法送达（dead）：没有人得知这些失败。",
+		"nt.deadmore":  "超过 %d 条通知无法送达（dead）：没有人得知这些失败。",
+		"nt.seedead":   "查看无法送达的通知",
+		"nt.empty":     "还没有发送过任何通知。通知发往哪里、何时发送，由项目定义文件的 `notifications:` 部分决定：其中的渠道（webhook、邮件、聊天或推送服务）以及使用它们的规则（运行失败、连续多次失败、恢复等）。可在“定义”页或用 `ql apply` 添加；每种渠道的写法见 docs/notifications.md。",
 
 		// What the rule a notification was sent by covers (scopeText).
 		"nt.scope.project": "适用于整个项目 %s", "nt.scope.triggers": "触发器 %s", "nt.scope.tasks": "任务 %s",

@@ -46,11 +46,11 @@ func (a *api) notificationList(ctx context.Context, r *http.Request) (any, error
 }
 
 // notificationRetry makes a dead notification pending again, with the same
-// idempotency key and its attempts counted afresh, as `ql notifications
-// retry` does. It creates nothing, so it takes no request id: asked again
-// once it took, it is refused as no longer dead (409,
-// notification_not_dead). The outbox keeps no record of who asked, so the
-// log does.
+// idempotency key and its attempts kept, the retry by hand recorded, as
+// `ql notifications retry` does. It creates nothing, so it takes no
+// request id: asked again once it took, it is refused as no longer dead
+// (409, notification_not_dead). The outbox keeps when, not who asked, so
+// the log does.
 func (a *api) notificationRetry(ctx context.Context, r *http.Request) (any, error) {
 	if _, err := params(r.URL.Query()); err != nil {
 		return nil, err

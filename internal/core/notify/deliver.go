@@ -502,7 +502,31 @@ func (d *Deliverer) load(perChannel map[ChannelRef]int) map[ChannelRef]int {
 const (
 	CodeDelivered    = "notify.delivered"
 	CodeNotDelivered = "notify.not_delivered"
+	// CodeRetriedByHandOutcome is a second line for a row retried by hand:
+	// a retry over the CLI writes the database directly, so this line is
+	// the server's only trace of it.
+	CodeRetriedByHandOutcome = "notify.retried_by_hand_outcome"
 )
+
+// sinceRetry is how many attempts m has had since it was last retried by
+// hand (all of them when it never was): the limit of attempts and the
+// backoff count from the retry.
+func sinceRetry(m Message) int { return m.Attempts - m.AttemptsBeforeRetry }
+
+// logRetriedByHand logs the outcome of a delivery of a row retried by hand,
+// with when it was retried and the attempts it had then.
+func (d *Deliverer) logRetriedByHand(ctx context.Context, m Message, delivered bool) {
+	if m.RetriedAtMs == 0 {
+		return
+	}
+	level, msg := slog.LevelInfo, "a notification retried by hand was delivered"
+	if !delivered {
+		level, msg = slog.LevelWarn, "a notification retried by hand was not delivered"
+	}
+	d.cfg.Log.Log(ctx, level, msg, "code", CodeRetriedByHandOutcome, "id", m.ID,
+		"channel", m.Channel.Name, "delivered", delivered, "attempt", m.Attempts, "attempts_before_retry", m.AttemptsBeforeRetry,
+		"retried_at_ms", m.RetriedAtMs)
+}
 
 // deliver sends one claimed row and records the result; it returns what
 // the send learned of the receiver, the wait the receiver asked for (0
@@ -521,14 +545,15 @@ func (d *Deliverer) deliver(ctx context.Context, m Message, replied *atomic.Bool
 	}
 	if sendErr == nil {
 		d.cfg.Log.Info("notification delivered", "code", CodeDelivered, "id", m.ID, "event", m.Payload.Event, "channel", m.Channel.Name, "attempt", m.Attempts)
+		d.logRetriedByHand(ctx, m, true)
 		if err := d.cfg.Outbox.NotificationDelivered(ctx, m.ID); err != nil {
 			return r, 0, 0, err
 		}
 		d.cfg.Observe(OutcomeDelivered)
 		return r, 0, 0, nil
 	}
-	dead := m.Attempts >= d.cfg.MaxAttempts
-	retryIn := d.Backoff(m.Attempts)
+	dead := sinceRetry(m) >= d.cfg.MaxAttempts
+	retryIn := d.Backoff(sinceRetry(m))
 	var rest time.Duration
 	var asked *askedToWait
 	if errors.As(sendErr, &asked) {
@@ -542,9 +567,10 @@ func (d *Deliverer) deliver(ctx context.Context, m Message, replied *atomic.Bool
 	attrs := []any{"code", CodeNotDelivered, "id", m.ID, "event", m.Payload.Event, "channel", m.Channel.Name, "attempt", m.Attempts, "dead", dead}
 	if !dead {
 		// A dead row is never retried on its own: a wait would mislead.
-		attrs = append(attrs, "retryIn", retryIn.String())
+		attrs = append(attrs, "retry_in_ms", retryIn.Milliseconds())
 	}
-	d.cfg.Log.Warn("notification not delivered", append(attrs, "reason", f.Text, "reasonCode", string(f.Reason))...)
+	d.cfg.Log.Warn("notification not delivered", append(attrs, "reason", f.Text, "reason_code", string(f.Reason))...)
+	d.logRetriedByHand(ctx, m, false)
 	if err := d.cfg.Outbox.NotificationFailed(ctx, m.ID, m.Attempts, retryIn, dead, f); err != nil {
 		return r, rest, 0, err
 	}
@@ -578,6 +604,7 @@ func (d *Deliverer) interrupted(ctx context.Context, m Message, sendErr error) {
 	attrs := []any{"id", m.ID, "event", m.Payload.Event, "channel", m.Channel.Name, "attempt", m.Attempts}
 	if sendErr == nil {
 		d.cfg.Log.Info("notification delivered", append([]any{"code", CodeDelivered}, attrs...)...)
+		d.logRetriedByHand(wctx, m, true)
 		if err := d.cfg.Outbox.NotificationDelivered(wctx, m.ID); err == nil {
 			d.cfg.Observe(OutcomeDelivered)
 		}
@@ -585,7 +612,7 @@ func (d *Deliverer) interrupted(ctx context.Context, m Message, sendErr error) {
 	}
 	f := Failure{Reason: ReasonInterrupted, Text: interruptedText}
 	d.cfg.Log.Info("notification not delivered: the server stopped while sending it; it is sent again",
-		append([]any{"code", CodeNotDelivered}, append(attrs, "dead", false, "retryIn", "0s", "reason", f.Text, "reasonCode", string(f.Reason))...)...)
+		append([]any{"code", CodeNotDelivered}, append(attrs, "dead", false, "retry_in_ms", int64(0), "reason", f.Text, "reason_code", string(f.Reason))...)...)
 	if err := d.cfg.Outbox.NotificationFailed(wctx, m.ID, m.Attempts, 0, false, f); err != nil {
 		d.cfg.Log.Warn("a notification cut short by the stop could not be given back; it is sent again once its claim's lease passes",
 			"code", CodeNotDelivered, "id", m.ID, "error", err.Error())

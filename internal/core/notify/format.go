@@ -314,7 +314,12 @@ func Details(p Payload) string {
 	}
 	line("scheduled for", p.ScheduledFor)
 	line("last scheduled for", p.LastScheduledFor)
+	line("started at", p.StartedAt)
 	line("finished at", p.FinishedAt)
+	if p.DurationMs != nil {
+		line("took", (time.Duration(*p.DurationMs) * time.Millisecond).String())
+	}
+	line("origin", p.Origin)
 	line("link", p.Link)
 	return strings.TrimSuffix(b.String(), "\n")
 }

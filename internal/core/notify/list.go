@@ -112,7 +112,9 @@ type Manager interface {
 	// NotificationsList returns one page of rows, newest first, and the
 	// cursor of the next ("" when done); a query Check refuses is refused.
 	NotificationsList(ctx context.Context, q ListQuery) (rows []Message, next string, err error)
-	// NotificationRetry makes a dead row pending and due now, its
-	// attempts counted afresh, with the same id (idempotency key).
+	// NotificationRetry makes a dead row pending and due now, with the
+	// same id (idempotency key), its attempts kept and the retry recorded
+	// (RetriedAtMs, AttemptsBeforeRetry): the limit of attempts counts
+	// from the retry.
 	NotificationRetry(ctx context.Context, id string) (Message, error)
 }

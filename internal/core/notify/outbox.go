@@ -40,6 +40,12 @@ type Message struct {
 	LastErrorReason Reason
 	CreatedAtMs     int64
 	DeliveredAtMs   int64
+	// RetriedAtMs is when the row was last retried by hand (0: never), and
+	// AttemptsBeforeRetry how many attempts it had then: Attempts keeps
+	// counting every delivery, and the limit of attempts counts from the
+	// retry.
+	RetriedAtMs         int64
+	AttemptsBeforeRetry int
 	// Scope is what the rule that wrote the row covers, as the project's
 	// settings have that rule now (a listing reads it: the row keeps only
 	// the rule's key); nil when they no longer have it, or it was not

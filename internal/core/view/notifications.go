@@ -17,7 +17,14 @@ type Notification struct {
 	RunID       string `json:"runId,omitempty"`
 	Channel     string `json:"channel"`
 	ChannelKind string `json:"channelKind"`
-	Attempts    int    `json:"attempts"`
+	// Attempts counts every delivery the notification was given, those
+	// before a retry by hand too.
+	Attempts int `json:"attempts"`
+	// RetriedAtMs is when it was last retried by hand and
+	// AttemptsBeforeRetry how many attempts it had then (both absent when
+	// it never was).
+	RetriedAtMs         *int64 `json:"retriedAtMs,omitempty"`
+	AttemptsBeforeRetry int    `json:"attemptsBeforeRetry,omitempty"`
 	// NextAttemptAtMs is when a pending row is next sent (absent for a
 	// delivered or dead one).
 	NextAttemptAtMs *int64 `json:"nextAttemptAtMs,omitempty"`
@@ -60,6 +67,9 @@ func NewNotification(m notify.Message) Notification {
 	}
 	if m.DeliveredAtMs != 0 {
 		v.DeliveredAtMs = &m.DeliveredAtMs
+	}
+	if m.RetriedAtMs != 0 {
+		v.RetriedAtMs, v.AttemptsBeforeRetry = &m.RetriedAtMs, m.AttemptsBeforeRetry
 	}
 	if s := m.Scope; s != nil {
 		v.RuleScope = &RuleScope{Project: s.Project, Tasks: s.Tasks, Triggers: s.Triggers}

@@ -133,7 +133,7 @@ func scanMessage(r rowScanner) (notify.Message, error) {
 	var m notify.Message
 	var event, channel, payload, state, reason string
 	if err := r.Scan(&m.ID, &m.ProjectID, &m.RunID, &m.RuleKey, &event, &channel, &payload, &state, &m.Attempts,
-		&m.NextAttemptAtMs, &m.LastError, &reason, &m.CreatedAtMs, &m.DeliveredAtMs); err != nil {
+		&m.NextAttemptAtMs, &m.LastError, &reason, &m.CreatedAtMs, &m.DeliveredAtMs, &m.RetriedAtMs, &m.AttemptsBeforeRetry); err != nil {
 		return m, err
 	}
 	m.Event, m.State, m.LastErrorReason = notify.Event(event), notify.State(state), notify.Reason(reason)
@@ -191,10 +191,15 @@ func (s *Store) NotificationsClaim(ctx context.Context, c notify.Claim) ([]notif
 	return out, err
 }
 
-// NotificationDelivered marks a row delivered.
+// NotificationDelivered marks a row delivered and makes its channel's rows
+// waiting in backoff due at once, in the same write.
 func (s *Store) NotificationDelivered(ctx context.Context, id string) error {
 	return s.write(ctx, "mark notification delivered", routine, func(tx *txn) error {
-		_, err := tx.ExecContext(ctx, qNotifyDelivered, s.nowMs(), id)
+		now := s.nowMs()
+		if _, err := tx.ExecContext(ctx, qNotifyDelivered, now, id); err != nil {
+			return err
+		}
+		_, err := tx.ExecContext(ctx, qNotifyPromote, now, id)
 		return err
 	})
 }
@@ -267,7 +272,8 @@ func notifyListQuery(q notify.ListQuery) (string, []any) {
 	return stmt + notifyListOrder, append(args, q.Limit+1)
 }
 
-// NotificationRetry makes a dead row pending and due now.
+// NotificationRetry makes a dead row pending and due now, its attempts
+// kept and the retry by hand recorded.
 func (s *Store) NotificationRetry(ctx context.Context, id string) (notify.Message, error) {
 	if err := notify.CheckRetryID(id); err != nil {
 		return notify.Message{}, err

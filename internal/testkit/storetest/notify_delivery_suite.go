@@ -112,9 +112,13 @@ func testDeadLoggedWithoutRetry(t *testing.T, f Fixture) {
 		}
 	}
 	for i, rec := range lines {
-		_, hasWait := rec["retryIn"]
-		if dead := rec["dead"] == true; dead != (i == 1) || hasWait == dead {
-			t.Errorf("failure %d logged %v: want dead only at the second, and a retry wait only when not dead", i+1, rec)
+		wait, hasWait := rec["retry_in_ms"].(float64)
+		if dead := rec["dead"] == true; dead != (i == 1) || hasWait == dead || hasWait && (wait <= 0 || wait != float64(int64(wait))) {
+			t.Errorf("failure %d logged %v: want dead only at the second, and a retry wait only when not dead, in whole milliseconds", i+1, rec)
+		}
+		// The server's log keys are snake_case (docs/operations.md).
+		if rec["reason_code"] != string(notify.ReasonReceiverStatus) || rec["retryIn"] != nil || rec["reasonCode"] != nil {
+			t.Errorf("failure %d logged %v: want its reason's code as reason_code and no camelCase key", i+1, rec)
 		}
 	}
 	if ms := outbox(t, f); len(ms) != 1 || ms[0].State != notify.Dead || ms[0].Attempts != 2 {

@@ -61,7 +61,7 @@ func testFailureReasonKeptWithItsText(t *testing.T, f Fixture) {
 	if m := listed(notify.Pending); m.LastErrorReason != refused.Reason {
 		t.Fatalf("listed after a retry: %q (%q); want the reason kept beside its text", m.LastError, m.LastErrorReason)
 	}
-	claim(1)
+	claim(4)
 	if err := f.Outbox.NotificationDelivered(ctx, id); err != nil {
 		t.Fatal(err)
 	}

@@ -58,6 +58,8 @@ func RunNotify(t *testing.T, newFixture Factory) {
 		"ASucceededRunNotifiesTheSucceededAndFinishedRulesWithItsOutput": testSucceededRunsNotify,
 		"AScopedRuleIsToldOnlyOfItsTasksAndTriggersFailuresAndSkips":     testScopedRules,
 		"RulesDifferingOnlyByScopeHaveTheirOwnKeysAndNotifications":      testScopedRulesAreDistinct,
+		"ARetryByHandKeepsTheAttemptsCount":                              testRetryByHandKeepsTheAttempts,
+		"AReceiverThatComesBackGetsItsWaitingNotificationsInOrder":       testComingBackSendsTheWaitingInOrder,
 	}
 	for name, fn := range tests {
 		t.Run(name, func(t *testing.T) {
@@ -303,8 +305,8 @@ func testOutboxDelivery(t *testing.T, f Fixture) {
 	_, err = f.Outbox.NotificationRetry(ctx, "not-an-id")
 	requireCode(t, err, qlerror.Invalid, "retry of a malformed id")
 	m, err := f.Outbox.NotificationRetry(ctx, id)
-	if err != nil || m.State != notify.Pending || m.Attempts != 0 {
-		t.Fatalf("retry of a dead row: %+v, %v; want pending with 0 attempts", m, err)
+	if err != nil || m.State != notify.Pending || m.Attempts != 2 {
+		t.Fatalf("retry of a dead row: %+v, %v; want pending with its 2 attempts kept", m, err)
 	}
 	claimed, err = f.Outbox.NotificationsClaim(ctx, claimTen)
 	if err != nil || len(claimed) != 1 || claimed[0].ID != id {

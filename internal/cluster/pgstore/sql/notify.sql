@@ -118,24 +118,48 @@ picked AS (
        FOR UPDATE SKIP LOCKED
 )
 UPDATE qinglong.notification_outbox o
-   SET attempts = o.attempts + 1, next_attempt_at_ms = n.ms + $1, updated_at_ms = n.ms
+   SET attempts = o.attempts + 1, next_attempt_at_ms = n.ms + $1, backing_off = false, updated_at_ms = n.ms
   FROM picked p, n
  WHERE o.id = p.id
 RETURNING o.id, o.project_id, coalesce(o.run_id::text, ''), o.rule_key, o.event, o.channel::text, o.payload::text, o.state,
-          o.attempts, o.next_attempt_at_ms, coalesce(o.last_error, ''), coalesce(o.last_error_reason, ''), o.created_at_ms, coalesce(o.delivered_at_ms, 0)
+          o.attempts, o.next_attempt_at_ms, coalesce(o.last_error, ''), coalesce(o.last_error_reason, ''), o.created_at_ms, coalesce(o.delivered_at_ms, 0),
+          coalesce(o.retried_at_ms, 0), o.attempts_before_retry
 
 -- name: NotifyDelivered
--- A delivery succeeded: the row is delivered for good.
-UPDATE qinglong.notification_outbox
-   SET state = 'delivered', delivered_at_ms = {{now_ms}}, last_error = NULL, last_error_reason = NULL, updated_at_ms = {{now_ms}}
- WHERE id = $1 AND state = 'pending'
+-- A delivery succeeded: the row is delivered for good, and the receiver is
+-- back, so its channel's rows waiting out a backoff are due at once, each
+-- from its creation, so they go before any newer row of the channel and
+-- in creation order. Rows under way (claimed, backing_off false) are left
+-- to their claim: made due, two replicas could send one at once; a row
+-- another replica claims meanwhile is re-checked once its lock is free
+-- and left alone. waiting reads the channel's rows whose next attempt lies
+-- ahead, through notification_outbox_channel_due_idx: the rows it changes
+-- and those under way, never the channel's due backlog.
+WITH n AS MATERIALIZED (SELECT {{now_ms}} AS ms),
+delivered AS (
+    UPDATE qinglong.notification_outbox o
+       SET state = 'delivered', delivered_at_ms = n.ms, last_error = NULL, last_error_reason = NULL, updated_at_ms = n.ms
+      FROM n
+     WHERE o.id = $1 AND o.state = 'pending'
+    RETURNING o.project_id, o.channel->>'name' AS channel
+)
+UPDATE qinglong.notification_outbox o
+   SET next_attempt_at_ms = o.created_at_ms, backing_off = false, updated_at_ms = n.ms
+  FROM delivered d, n
+ WHERE o.state = 'pending' AND o.backing_off
+   AND o.project_id = d.project_id AND o.channel->>'name' = d.channel
+   AND o.next_attempt_at_ms > n.ms
 
 -- name: NotifyFailed
--- A delivery failed: due again after the backoff, or dead, with its text
--- and its reason (NULL: none known). Fenced by the attempt count of the
--- claim, so a late report of an older claim changes nothing.
+-- A delivery failed: due again after the backoff ($2 ms), waiting in it
+-- until then, or dead, with its text and its reason (NULL: none known).
+-- One due again at once ($2 = 0: a send a stop cut short) is due from its
+-- creation, so it takes its place in its channel's creation order. Fenced
+-- by the attempt count of the claim, so a late report of an older claim
+-- changes nothing.
 UPDATE qinglong.notification_outbox
-   SET state = $1, next_attempt_at_ms = {{now_ms}} + $2, last_error = $3, last_error_reason = $6, updated_at_ms = {{now_ms}}
+   SET state = $1, next_attempt_at_ms = CASE WHEN $2::bigint > 0 THEN {{now_ms}} + $2 ELSE created_at_ms END,
+       backing_off = ($1 = 'pending' AND $2::bigint > 0), last_error = $3, last_error_reason = $6, updated_at_ms = {{now_ms}}
  WHERE id = $4 AND state = 'pending' AND attempts = $5
 
 -- name: NotifyList
@@ -147,16 +171,22 @@ UPDATE qinglong.notification_outbox
 -- alone) rather than a catch-all "$n = '' OR …" plan that reads the whole
 -- outbox.
 SELECT id, project_id, coalesce(run_id::text, ''), rule_key, event, channel::text, payload::text, state, attempts,
-       next_attempt_at_ms, coalesce(last_error, ''), coalesce(last_error_reason, ''), created_at_ms, coalesce(delivered_at_ms, 0)
+       next_attempt_at_ms, coalesce(last_error, ''), coalesce(last_error_reason, ''), created_at_ms, coalesce(delivered_at_ms, 0),
+       coalesce(retried_at_ms, 0), attempts_before_retry
   FROM qinglong.notification_outbox
 
 -- name: NotifyRetry
--- A dead row is pending again and due now, its attempts counted afresh.
+-- A dead row is pending again and due at once, its attempts kept: the
+-- retry by hand is recorded (when, and the attempts it had then, from
+-- which the limit of attempts counts again). It is due from its creation,
+-- so it takes its place in its channel's creation order.
 UPDATE qinglong.notification_outbox
-   SET state = 'pending', attempts = 0, next_attempt_at_ms = {{now_ms}}, updated_at_ms = {{now_ms}}
+   SET state = 'pending', attempts_before_retry = attempts, retried_at_ms = {{now_ms}}, next_attempt_at_ms = created_at_ms,
+       backing_off = false, updated_at_ms = {{now_ms}}
  WHERE id = $1 AND state = 'dead'
 RETURNING id, project_id, coalesce(run_id::text, ''), rule_key, event, channel::text, payload::text, state, attempts,
-          next_attempt_at_ms, coalesce(last_error, ''), coalesce(last_error_reason, ''), created_at_ms, coalesce(delivered_at_ms, 0)
+          next_attempt_at_ms, coalesce(last_error, ''), coalesce(last_error_reason, ''), created_at_ms, coalesce(delivered_at_ms, 0),
+          coalesce(retried_at_ms, 0), attempts_before_retry
 
 -- name: NotifyState
 -- The state of one outbox row, to say why a retry changed nothing.

@@ -46,7 +46,8 @@ WITH RECURSIVE channels (project_id, channel) AS (
          LEFT JOIN busy b ON b.project_id = c.project_id AND b.channel = c.channel
      )
 UPDATE notification_outbox
-   SET attempts = attempts + 1, next_attempt_at_ms = ?1 + ?2, updated_at_ms = ?1
+   SET attempts = attempts + 1, next_attempt_at_ms = ?1 + ?2, backing_off = 0, updated_at_ms = ?1
  WHERE id IN (SELECT id FROM heads WHERE nth <= ?5 ORDER BY next_attempt_at_ms, id LIMIT ?3)
 RETURNING id, project_id, coalesce(run_id, ''), rule_key, event, channel_json, payload_json, state, attempts,
-          next_attempt_at_ms, coalesce(last_error, ''), coalesce(last_error_reason, ''), created_at_ms, coalesce(delivered_at_ms, 0)
+          next_attempt_at_ms, coalesce(last_error, ''), coalesce(last_error_reason, ''), created_at_ms, coalesce(delivered_at_ms, 0),
+          coalesce(retried_at_ms, 0), attempts_before_retry
