@@ -115,8 +115,9 @@ func (s *store) fixture() storetest.Fixture {
 					'pending', 0, o.next_attempt_at_ms - k, o.created_at_ms, o.updated_at_ms
 				  FROM qinglong.notification_outbox o, generate_series(1, $2::int) AS k WHERE o.id = $1`, templateID, n)
 		},
-		HasLog:  s.hasLog,
-		Monitor: s.runtime,
+		HasLog:   s.hasLog,
+		Monitor:  s.runtime,
+		Activity: s.runtime,
 		MoveCursor: func(ctx context.Context, triggerID string, cursorMs int64, dueOffsetMs *int64) error {
 			return s.tamper(ctx, `UPDATE qinglong.trigger_schedules SET next_fire_at_ms = $2, due_offset_ms = $3, state_version = state_version + 1
 				WHERE trigger_id = $1`, triggerID, cursorMs, dueOffsetMs)

@@ -200,8 +200,9 @@ func (e *env) fixture() storetest.Fixture {
 		SeedNotifications: func(ctx context.Context, templateID string, n int) error {
 			return e.tamper(ctx, seedNotificationsSQL, templateID, n)
 		},
-		HasLog:  e.hasLog,
-		Monitor: e.store,
+		HasLog:   e.hasLog,
+		Monitor:  e.store,
+		Activity: e.store,
 		MoveCursor: func(ctx context.Context, triggerID string, cursorMs int64, dueOffsetMs *int64) error {
 			return e.tamper(ctx, `UPDATE trigger_schedules SET next_fire_at_ms = ?, due_offset_ms = ?, state_version = state_version + 1
 				WHERE trigger_id = ?`, cursorMs, nullable(dueOffsetMs), triggerID)

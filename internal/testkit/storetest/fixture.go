@@ -75,6 +75,9 @@ type Fixture struct {
 	Detail schedule.DetailReader
 	// Monitor reads the backlog and the unfinished Runs as /metrics does.
 	Monitor schedule.Monitor
+	// Activity reads per-trigger monitoring as /metrics does with
+	// --metrics-per-trigger.
+	Activity schedule.TriggerActivityReader
 	// Audits lists a trigger's pause audit records, oldest first, each as
 	// "action actor note".
 	Audits func(ctx context.Context, triggerID string) ([]string, error)
