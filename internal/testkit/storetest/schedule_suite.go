@@ -17,12 +17,12 @@ import (
 // cases about pages themselves run only as Page/<name>.
 func RunSchedule(t *testing.T, newFixture Factory) {
 	takes := map[string]func(*testing.T, Fixture){
-		"ArchivedProjectIsNotTaken":                 testArchivedNotTaken,
-		"DisabledTriggerIsNotTaken":                 testDisabledNotTaken,
-		"TaskRepublishedWithoutRepinIsNotTaken":     testUnpinnedNotTaken,
-		"TakeLimitIsBounded":                        testTakeLimit,
-		"MonitorCountsDueRowsAndUnfinishedRuns":     testMonitorCounts,
-		"MonitorReadsEachTriggersLastRunAndSuccess": testTriggerActivity,
+		"ArchivedProjectIsNotTaken":             testArchivedNotTaken,
+		"DisabledTriggerIsNotTaken":             testDisabledNotTaken,
+		"TaskRepublishedWithoutRepinIsNotTaken": testUnpinnedNotTaken,
+		"TakeLimitIsBounded":                    testTakeLimit,
+		"MonitorCountsDueRowsAndUnfinishedRuns": testMonitorCounts,
+		"MonitorReadsEachTriggersLastSuccess":   testTriggerActivity,
 	}
 	commits := map[string]func(*testing.T, Fixture){
 		"TakeOrdersUninitialisedFirstThenCursorProjectTrigger": testTakeOrder,
