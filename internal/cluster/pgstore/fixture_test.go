@@ -120,6 +120,7 @@ func (s *store) fixture() storetest.Fixture {
 		},
 		HasLog:       s.hasLog,
 		Monitor:      s.runtime,
+		Activity:     s.runtime,
 		DatabaseSize: s.runtime.DatabaseSize,
 		RunLogsSize:  s.runtime.RunLogsSize,
 		MoveCursor: func(ctx context.Context, triggerID string, cursorMs int64, dueOffsetMs *int64) error {

@@ -51,6 +51,8 @@ var (
 	sqlMonitorOldestQueued = stmt("MonitorOldestQueued")
 	sqlMonitorWorkers      = stmt("MonitorWorkers")
 	sqlMonitorUnplaceable  = stmt("MonitorUnplaceable")
+	// sqlMonitorTriggerActivity is per-trigger monitoring's one read.
+	sqlMonitorTriggerActivity = stmt("MonitorTriggerActivity")
 )
 
 // sql/recovery_page.sql: startup recovery.

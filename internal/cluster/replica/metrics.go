@@ -59,6 +59,15 @@ func (r *replica) newMetrics() *metrics.Metrics {
 		},
 		Readiness:    r.readiness,
 		AuthFailures: r.authFailures,
+		PerTrigger:   r.s.MetricsPerTrigger,
+		TriggerActivity: func(ctx context.Context, limit int) (schedule.TriggerActivitySnapshot, error) {
+			act := r.adm.current()
+			if act == nil {
+				return schedule.TriggerActivitySnapshot{}, errNoActivation
+			}
+			return act.rt.TriggerActivity(ctx, limit)
+		},
+		Logger: r.log,
 	})
 	m.AddStorage(r.storage())
 	return m

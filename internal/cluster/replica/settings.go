@@ -20,6 +20,7 @@ import (
 	"github.com/qinglong/qinglong/internal/cluster/scheduler"
 	"github.com/qinglong/qinglong/internal/core/cli"
 	"github.com/qinglong/qinglong/internal/core/httpapi"
+	"github.com/qinglong/qinglong/internal/core/metrics"
 	"github.com/qinglong/qinglong/internal/core/netaddr"
 	"github.com/qinglong/qinglong/internal/core/notify"
 	"github.com/qinglong/qinglong/internal/core/retention"
@@ -40,6 +41,9 @@ type settings struct {
 	TrustedProxies []netip.Prefix
 	// MetricsAddr serves /metrics on a listener of its own; empty: off.
 	MetricsAddr string
+	// MetricsPerTrigger is the most triggers /metrics gives series of
+	// their own; 0 is off.
+	MetricsPerTrigger int
 	// DatabaseURL is the runtime role's URL with application_name set to
 	// the replica id (unless the URL sets one), so pg_stat_activity names
 	// the replica behind every backend.
@@ -193,6 +197,9 @@ func settingsFrom(f *cli.ServeFlags) (settings, error) {
 	if err := notify.CheckConsoleURL(f.ConsoleURL); err != nil {
 		return settings{}, &cli.UsageError{Err: err}
 	}
+	if err := metrics.CheckPerTrigger(f.MetricsPerTrigger); err != nil {
+		return settings{}, &cli.UsageError{Err: err}
+	}
 	policy, err := f.Retention.Resolve(retention.ClusterDefaults)
 	if err != nil {
 		return settings{}, &cli.UsageError{Err: err}
@@ -213,7 +220,7 @@ func settingsFrom(f *cli.ServeFlags) (settings, error) {
 	}
 	return settings{Coordinator: cfg, HTTPAddr: addr, HTTPTLS: httpTLS, AllowedHosts: httpapi.DefaultAllowedHosts(addr, allowed),
 		TrustedProxies: proxies,
-		MetricsAddr:    f.MetricsAddr, DatabaseURL: dbURL, RolePrefix: f.RolePrefix, Worker: worker,
+		MetricsAddr:    f.MetricsAddr, MetricsPerTrigger: f.MetricsPerTrigger, DatabaseURL: dbURL, RolePrefix: f.RolePrefix, Worker: worker,
 		Notify:    notifySettings{Backoff: f.NotifyBackoff, MaxAttempts: f.NotifyMaxAttempts, Secrets: f.SecretsFile, ConsoleURL: f.ConsoleURL},
 		Retention: ret}, nil
 }

@@ -93,6 +93,9 @@ type ServeFlags struct {
 	// MaintenanceURL is the cluster's maintenance role URL: a replica
 	// given one runs retention.
 	MaintenanceURL string
+	// MetricsPerTrigger is the most triggers /metrics gives series of
+	// their own; 0 is off.
+	MetricsPerTrigger int
 	// Log is --log-level and --log-format ("" format: the profile's
 	// default); Logger is what serve built from them, the one logger of
 	// the profile.
@@ -242,6 +245,9 @@ wins over the file.`,
 		"that throttles, limits and audit records key on (default: none; every peer is the client)")
 	fs.StringVar(&f.MetricsAddr, "metrics-addr", "", "listen address of Prometheus metrics at /metrics, on a listener of its own, e.g. 127.0.0.1:9464 "+
 		"(loopback only) or 0.0.0.0:9464; port 0 picks a free port, the bound address is logged (default: off)")
+	fs.IntVar(&f.MetricsPerTrigger, "metrics-per-trigger", 0, "export, for each of at most this many enabled triggers of active projects (the first by project then trigger name), "+
+		"when its latest Run succeeded, when its newest Run was created and when it next fires, labelled project and trigger; "+
+		"qinglong_triggers_left_out counts the others (0–1000; default 0: off)")
 	if cluster {
 		cd := opts.Profiles[ProfileCluster].Defaults
 		fs.StringVar(&f.DatabaseURL, "database-url", "", "cluster: PostgreSQL URL of the runtime role, without a password (sslmode and sslrootcert honoured; prefer $QL_DATABASE_URL)")

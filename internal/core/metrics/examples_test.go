@@ -36,6 +36,11 @@ func exposedNames(t *testing.T) []string {
 		Workers:     func(context.Context) (int, int, error) { return 0, 0, nil },
 		Unplaceable: func(context.Context, int) (int, error) { return 0, nil },
 		Readiness:   func() string { return StateReady },
+		PerTrigger:  1,
+		TriggerActivity: func(context.Context, int) (schedule.TriggerActivitySnapshot, error) {
+			next := int64(1)
+			return schedule.TriggerActivitySnapshot{Eligible: 1, Triggers: []schedule.TriggerActivity{{Project: "p", Trigger: "t", NextFireAtMs: &next}}}, nil
+		},
 		AuthFailures: func() map[string]authlimit.Failures {
 			return map[string]authlimit.Failures{SurfaceAPI: {}, SurfaceConsole: {}, SurfaceWorker: {}}
 		},

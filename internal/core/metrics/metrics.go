@@ -10,13 +10,16 @@
 //
 // Names follow Prometheus conventions: a qinglong_ prefix, base units in
 // the name (_seconds), _total for counters. Every label has a closed set of
-// values (outcomes, reasons, states); no identifier is ever a label.
+// values (outcomes, reasons, states); no identifier is a label, but for the
+// per-trigger series an operator turns on and caps (--metrics-per-trigger,
+// per_trigger.go).
 package metrics
 
 import (
 	"cmp"
 	"context"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"strings"
 	"sync"
@@ -124,6 +127,13 @@ type Config struct {
 	// Limit bounds every count of a store read (default
 	// schedule.MonitorLimit).
 	Limit int
+	// PerTrigger is the most triggers given series of their own
+	// (--metrics-per-trigger, 1–MaxPerTrigger), read with TriggerActivity
+	// beside the other store reads; 0 leaves them out.
+	PerTrigger      int
+	TriggerActivity func(ctx context.Context, limit int) (schedule.TriggerActivitySnapshot, error)
+	// Logger receives the warning that PerTrigger left triggers out.
+	Logger *slog.Logger
 }
 
 // Metrics is one server's instrumentation.
@@ -367,6 +377,10 @@ type stateCollector struct {
 	// no workers.
 	unplaced *int
 	failed   int
+	// perTrigger is nil when per-trigger series are off; activity is nil
+	// while its last read failed.
+	perTrigger *perTrigger
+	activity   *schedule.TriggerActivitySnapshot
 }
 
 func newStateCollector(cfg Config) *stateCollector {
@@ -380,8 +394,13 @@ func newStateCollector(cfg Config) *stateCollector {
 	if cfg.Profile == ProfileCluster {
 		surfaces = AuthSurfaces
 	}
+	var per *perTrigger
+	if cfg.PerTrigger > 0 && cfg.TriggerActivity != nil {
+		per = newPerTrigger(cfg)
+	}
 	return &stateCollector{
 		cfg:          cfg,
+		perTrigger:   per,
 		due:          desc("schedule_due_rows", fmt.Sprintf("Schedule rows due and not taken by any claim, of enabled, unpaused triggers; counted up to %d (a value of %[1]d means at least that).", cfg.Limit)),
 		oldest:       desc("schedule_oldest_due_age_seconds", "Store time now minus the due time of the oldest of those rows; 0 when none is due."),
 		runs:         desc("runs", fmt.Sprintf("Unfinished Runs per state, each counted up to %d.", cfg.Limit), "state"),
@@ -399,6 +418,9 @@ func newStateCollector(cfg Config) *stateCollector {
 func (c *stateCollector) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range []*prometheus.Desc{c.due, c.oldest, c.runs, c.oldestQueued, c.sessions, c.free, c.unplaceable, c.ready, c.readiness, c.readFailures, c.authFailures} {
 		ch <- d
+	}
+	if c.perTrigger != nil {
+		c.perTrigger.describe(ch)
 	}
 }
 
@@ -460,6 +482,9 @@ func (c *stateCollector) Collect(ch chan<- prometheus.Metric) {
 	if c.unplaced != nil {
 		ch <- prometheus.MustNewConstMetric(c.unplaceable, prometheus.GaugeValue, float64(*c.unplaced))
 	}
+	if c.activity != nil {
+		c.perTrigger.collect(ch, c.activity)
+	}
 }
 
 // refresh reads the store once; a failed read leaves its metrics out
@@ -468,7 +493,7 @@ func (c *stateCollector) refresh() {
 	c.readAt = time.Now()
 	ctx, cancel := context.WithTimeout(context.Background(), readTimeout)
 	defer cancel()
-	c.snap, c.workers, c.unplaced = nil, nil, nil
+	c.snap, c.workers, c.unplaced, c.activity = nil, nil, nil, nil
 	if c.cfg.Monitor != nil {
 		snap, err := c.cfg.Monitor(ctx, c.cfg.Limit)
 		if err != nil {
@@ -491,6 +516,15 @@ func (c *stateCollector) refresh() {
 			c.failed++
 		} else {
 			c.unplaced = &n
+		}
+	}
+	if c.perTrigger != nil {
+		a, err := c.cfg.TriggerActivity(ctx, c.perTrigger.limit)
+		if err != nil {
+			c.failed++
+		} else {
+			c.activity = &a
+			c.perTrigger.noteCap(&a)
 		}
 	}
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/qinglong/qinglong/internal/core/httpapi"
 	"github.com/qinglong/qinglong/internal/core/loop"
+	"github.com/qinglong/qinglong/internal/core/metrics"
 	"github.com/qinglong/qinglong/internal/core/notify"
 	"github.com/qinglong/qinglong/internal/core/process"
 	"github.com/qinglong/qinglong/internal/core/qlerror"
@@ -109,6 +110,9 @@ type Config struct {
 	// MetricsAddr, when set, serves Prometheus metrics at /metrics on a
 	// listener of its own (":0" picks a port).
 	MetricsAddr string
+	// MetricsPerTrigger is the most triggers /metrics gives series of
+	// their own (0–metrics.MaxPerTrigger; 0, the default, is off).
+	MetricsPerTrigger int
 	// NowMs is the scheduler's clock (default: the wall clock).
 	NowMs func() int64
 	// Logger is the low-sensitivity diagnostic sink (default: text on
@@ -254,6 +258,9 @@ func (c Config) Validate() error {
 		return c.RunAs.Validate("--run-as")
 	}
 	if err := notify.CheckSettings(c.NotifyBackoff, c.NotifyMaxAttempts); err != nil {
+		return qlerror.New(qlerror.Invalid, "%s", err)
+	}
+	if err := metrics.CheckPerTrigger(c.MetricsPerTrigger); err != nil {
 		return qlerror.New(qlerror.Invalid, "%s", err)
 	}
 	if err := notify.CheckConsoleURL(c.ConsoleURL); err != nil {

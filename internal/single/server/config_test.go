@@ -48,6 +48,7 @@ func TestInvalidSettingsNameTheSettingAndItsRange(t *testing.T) {
 		"--log-max-bytes":       {LogCapBytes: 10},
 		"--notify-backoff":      {NotifyBackoff: time.Millisecond},
 		"--notify-max-attempts": {NotifyMaxAttempts: -1},
+		"--metrics-per-trigger": {MetricsPerTrigger: 1001},
 	}
 	for setting, cfg := range cases {
 		err := cfg.WithDefaults().Validate()

@@ -201,6 +201,9 @@ func (s *Server) newMetrics() *metrics.Metrics {
 			st := s.APIStats()
 			return map[string]authlimit.Failures{metrics.SurfaceAPI: st.API, metrics.SurfaceConsole: st.Console}
 		},
+		PerTrigger:      s.cfg.MetricsPerTrigger,
+		TriggerActivity: s.store.TriggerActivity,
+		Logger:          s.cfg.Logger,
 	})
 	m.AddStorage(s.storage())
 	return m

@@ -156,6 +156,7 @@ func Serve(p server.Profile) cli.ServeFunc {
 			ConsoleURL:        f.ConsoleURL,
 			Logger:            f.Logger,
 			MetricsAddr:       f.MetricsAddr,
+			MetricsPerTrigger: f.MetricsPerTrigger,
 			Binary:            cmd.Root().Name(),
 		}
 		if err := cfg.WithDefaults().Validate(); err != nil {

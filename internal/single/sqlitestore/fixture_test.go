@@ -210,6 +210,7 @@ func (e *env) fixture() storetest.Fixture {
 		},
 		HasLog:       e.hasLog,
 		Monitor:      e.store,
+		Activity:     e.store,
 		DatabaseSize: e.store.DatabaseSize,
 		RunLogsSize:  e.store.Retention(e.logDir()).RunLogsSize,
 		MoveCursor: func(ctx context.Context, triggerID string, cursorMs int64, dueOffsetMs *int64) error {

@@ -84,6 +84,9 @@ type Fixture struct {
 	DatabaseSize func(ctx context.Context) (int64, error)
 	// RunLogsSize reads what the run logs take on disk as /metrics does.
 	RunLogsSize func(ctx context.Context) (int64, error)
+	// Activity reads per-trigger monitoring as /metrics does with
+	// --metrics-per-trigger.
+	Activity schedule.TriggerActivityReader
 	// Audits lists a trigger's pause audit records, oldest first, each as
 	// "action actor note".
 	Audits func(ctx context.Context, triggerID string) ([]string, error)

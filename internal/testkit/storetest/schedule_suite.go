@@ -22,6 +22,7 @@ func RunSchedule(t *testing.T, newFixture Factory) {
 		"TaskRepublishedWithoutRepinIsNotTaken": testUnpinnedNotTaken,
 		"TakeLimitIsBounded":                    testTakeLimit,
 		"MonitorCountsDueRowsAndUnfinishedRuns": testMonitorCounts,
+		"MonitorReadsEachTriggersLastSuccess":   testTriggerActivity,
 	}
 	commits := map[string]func(*testing.T, Fixture){
 		"TakeOrdersUninitialisedFirstThenCursorProjectTrigger": testTakeOrder,

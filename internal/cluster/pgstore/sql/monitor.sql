@@ -99,3 +99,40 @@ SELECT count(*)
                               WHERE r.task_id = v.task_id AND r.task_revision = v.task_revision AND r.state = 'queued'
                               LIMIT $1) q
          LIMIT $1) c
+
+-- name: MonitorTriggerActivity
+-- Per-trigger monitoring (/metrics with --metrics-per-trigger): the first
+-- $1 enabled triggers of active projects by project then trigger name,
+-- each with its newest Run's creation (the first entry of
+-- runs_trigger_listing_idx, ids being UUIDv7 in admission order), its
+-- latest succeeded Run's end (the first entry of the partial index
+-- runs_trigger_succeeded_idx) and the instant its schedule's next
+-- occurrence falls due (its time plus jitter) while a claim could take it
+-- (schedulable, not paused, not ended, its revision current); beside them,
+-- how many such triggers there are, counted up to $2. The page is
+-- materialised first, so the Runs are probed for at most $1 triggers: the
+-- read walks the catalogue (which does not grow with history) and never
+-- scans runs.
+-- $1 limit, $2 count cap.
+WITH eligible AS (
+    SELECT p.name AS project, t.name AS trigger, t.id AS trigger_id, t.current_revision AS revision
+      FROM qinglong.projects p
+      JOIN qinglong.triggers t ON t.project_id = p.id
+      JOIN qinglong.trigger_revisions r ON r.trigger_id = t.id AND r.revision = t.current_revision
+     WHERE p.status = 'active' AND r.enabled
+),
+page AS MATERIALIZED (
+    SELECT project, trigger, trigger_id, revision FROM eligible ORDER BY project, trigger LIMIT $1
+)
+SELECT g.project, g.trigger, lr.created_at_ms, ls.finished_at_ms, nf.due_at_ms,
+       (SELECT count(*) FROM (SELECT 1 FROM eligible LIMIT $2) e)::int
+  FROM page g
+  LEFT JOIN LATERAL (SELECT l.created_at_ms FROM qinglong.runs l
+                      WHERE l.trigger_id = g.trigger_id ORDER BY l.id DESC LIMIT 1) lr ON true
+  LEFT JOIN LATERAL (SELECT s.finished_at_ms FROM qinglong.runs s
+                      WHERE s.trigger_id = g.trigger_id AND s.state = 'succeeded' AND s.finished_at_ms IS NOT NULL
+                      ORDER BY s.finished_at_ms DESC LIMIT 1) ls ON true
+  LEFT JOIN LATERAL (SELECT c.next_fire_at_ms + c.due_offset_ms AS due_at_ms FROM qinglong.trigger_schedules c
+                      WHERE c.trigger_id = g.trigger_id AND c.trigger_revision = g.revision
+                        AND c.schedulable AND NOT c.paused AND c.due_offset_ms IS NOT NULL) nf ON true
+ ORDER BY g.project, g.trigger
