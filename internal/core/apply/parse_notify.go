@@ -175,10 +175,16 @@ func (p parser) channel(name string, n *yaml.Node) (notify.Channel, bool) {
 	if !complete || p.found.count() != before {
 		return c, false
 	}
-	if err := c.Validate(); err != nil {
+	// The name and the settings are checked apart, so one try says a
+	// mistake of each.
+	named := true
+	if err := validate.Name("notifications.channels name", c.Name); err != nil {
+		named = p.fail(n, err)
+	}
+	if err := c.ValidateSettings(); err != nil {
 		return c, p.fail(n, err)
 	}
-	return c, true
+	return c, named
 }
 
 // kindList is the channel kinds, as a sentence lists them.

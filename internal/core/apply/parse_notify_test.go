@@ -245,3 +245,21 @@ func TestEveryNotificationRulesOwnMistakeIsReportedAtOnce(t *testing.T) {
 		place{9, 7, `notifications.rules[3].reasons: only a skipped rule`},
 	)
 }
+
+// A channel whose name and settings are both mistaken (a Chinese name,
+// which a channel's name cannot be, and a misspelt type) is refused for
+// both in one try, not for its name and then, once that is mended, for
+// its type.
+func TestAChannelsMistakenNameAndSettingAreReportedAtOnce(t *testing.T) {
+	t.Parallel()
+	file := notifyBase +
+		"  channels:\n" +
+		"    钉钉: {type: webhok, url: \"https://h.example.com\"}\n" +
+		"  rules:\n" +
+		"    - {on: failed, channel: 钉钉}\n"
+	_, err := Parse("x.yaml", []byte(file))
+	requireErrors(t, err, 0,
+		place{4, 9, `notifications.channels name: "钉钉"`},
+		place{4, 9, `notifications.channels.钉钉.type: "webhok" is not one of`},
+	)
+}

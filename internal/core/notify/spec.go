@@ -282,12 +282,18 @@ func (s Spec) Validate() error {
 	return nil
 }
 
-// Validate checks one channel.
+// Validate checks one channel: its name, then its settings.
 func (c Channel) Validate() error {
-	field := "notifications.channels." + c.Name
 	if err := validate.Name("notifications.channels name", c.Name); err != nil {
 		return err
 	}
+	return c.ValidateSettings()
+}
+
+// ValidateSettings checks a channel's settings whatever its name, so that
+// a file's parser says a mistaken name and a mistaken setting in one try.
+func (c Channel) ValidateSettings() error {
+	field := "notifications.channels." + c.Name
 	if !contains(Kinds, c.Kind) {
 		return qlerror.New(qlerror.Invalid, "%s.type: %q is not one of %s", field, c.Kind, joinKinds()).
 			Because(validate.RefusalNotOneOf, "field", field+".type", "value", c.Kind, "allowed", joinKinds())
