@@ -51,6 +51,7 @@ var (
 	sqlMonitorOldestQueued = stmt("MonitorOldestQueued")
 	sqlMonitorWorkers      = stmt("MonitorWorkers")
 	sqlMonitorUnplaceable  = stmt("MonitorUnplaceable")
+	sqlMonitorWorkerStates = stmt("MonitorWorkerStates")
 )
 
 // sql/recovery_page.sql: startup recovery.

@@ -33,9 +33,10 @@ func exposedNames(t *testing.T) []string {
 		Monitor: func(context.Context, int) (schedule.MonitorSnapshot, error) {
 			return schedule.MonitorSnapshot{}, nil
 		},
-		Workers:     func(context.Context) (int, int, error) { return 0, 0, nil },
-		Unplaceable: func(context.Context, int) (int, error) { return 0, nil },
-		Readiness:   func() string { return StateReady },
+		Workers:      func(context.Context) (int, int, error) { return 0, 0, nil },
+		Unplaceable:  func(context.Context, int) (int, error) { return 0, nil },
+		WorkerStates: func(context.Context, int) (map[string]int, error) { return nil, nil },
+		Readiness:    func() string { return StateReady },
 		AuthFailures: func() map[string]authlimit.Failures {
 			return map[string]authlimit.Failures{SurfaceAPI: {}, SurfaceConsole: {}, SurfaceWorker: {}}
 		},

@@ -113,6 +113,11 @@ type Config struct {
 	// Unplaceable, cluster only, counts the queued Runs whose placement
 	// no live worker carries, at most limit; nil leaves the gauge out.
 	Unplaceable func(ctx context.Context, limit int) (int, error)
+	// WorkerStates, cluster only, counts the worker sessions of each of
+	// WorkerStateNames (a state left out counts 0), the expired ones over
+	// WorkerExpiredWindow and at most limit; nil leaves qinglong_workers
+	// out.
+	WorkerStates func(ctx context.Context, limit int) (map[string]int, error)
 	// Readiness is the server's readiness state, one of ReadinessStates.
 	Readiness func() string
 	// AuthFailures reads the failed authentications of each surface the
@@ -259,9 +264,13 @@ func New(cfg Config) *Metrics {
 		ConstLabels: prometheus.Labels{"profile": cfg.Profile, "version": cmp.Or(cfg.Version, "unknown"), "commit": cmp.Or(cfg.Commit, "unknown")},
 	})
 	info.Set(1)
+	state := newStateCollector(cfg)
 	m.reg.MustRegister(m.decisions, m.passed, m.lag, m.claim, m.commit, m.roundFailures, m.lost, m.retried, m.notifications, m.finished, info,
-		newStateCollector(cfg),
+		state,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	if cfg.WorkerStates != nil {
+		m.reg.MustRegister(newWorkersCollector(cfg, state))
+	}
 	return m
 }
 
@@ -452,6 +461,13 @@ func (c *stateCollector) Collect(ch chan<- prometheus.Metric) {
 	if c.unplaced != nil {
 		ch <- prometheus.MustNewConstMetric(c.unplaceable, prometheus.GaugeValue, float64(*c.unplaced))
 	}
+}
+
+// readFailed counts a failed store read of another collector.
+func (c *stateCollector) readFailed() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.failed++
 }
 
 // refresh reads the store once; a failed read leaves its metrics out
