@@ -45,7 +45,7 @@ func TestTheWorkersGaugeCountsEachStateFromZero(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer admin.Close()
-	env.ConnectWorker(t, rt, "steady", nil, 1)
+	steadyID, steady := env.ConnectWorker(t, rt, "steady", nil, 1)
 	drainedCred := env.WorkerCredential(t, "drained", nil, 1)
 	if err := admin.WorkerDrain(t.Context(), "drained"); err != nil {
 		t.Fatal(err)
@@ -67,9 +67,19 @@ func TestTheWorkersGaugeCountsEachStateFromZero(t *testing.T) {
 	if drained.State != "draining" {
 		t.Fatalf("the drained worker's session is %s, want draining", drained.State)
 	}
+	// The live workers heartbeat while the test waits, as real ones do, so
+	// a slow run never sees their sessions expire too.
+	beat := func() {
+		for id, session := range map[pgstore.WorkerIdentity]string{steadyID: steady.SessionID, drainedID: drained.SessionID} {
+			if _, err := rt.HeartbeatWorker(t.Context(), id, workerproto.HeartbeatRequest{SessionID: session}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
 	gone := []string{lost.SessionID, longGone.SessionID, revoked.SessionID}
 	env.Exec(t, `UPDATE qinglong.worker_sessions SET lease_expires_at_ms = heartbeat_at_ms + 1 WHERE id = ANY($1)`, gone)
 	eventually(t, 30*time.Second, "the sweep to expire the lost sessions", func() bool {
+		beat()
 		return env.Int(t, `SELECT count(*) FROM qinglong.worker_sessions WHERE state = 'expired' AND id = ANY($1)`, gone) == int64(len(gone))
 	})
 	// The long-gone worker was lost two hours ago: outside the window.
@@ -78,6 +88,7 @@ func TestTheWorkersGaugeCountsEachStateFromZero(t *testing.T) {
 
 	want := map[string]float64{metrics.WorkerActive: 1, metrics.WorkerDraining: 1, metrics.WorkerExpired: 1}
 	eventually(t, 30*time.Second, "qinglong_workers to count one worker in each state", func() bool {
+		beat()
 		m = metricstest.Scrape(t, "http://"+addr+"/metrics")
 		for s, n := range want {
 			if m.Sum("qinglong_workers", "state", s) != n {
