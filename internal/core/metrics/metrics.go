@@ -264,13 +264,9 @@ func New(cfg Config) *Metrics {
 		ConstLabels: prometheus.Labels{"profile": cfg.Profile, "version": cmp.Or(cfg.Version, "unknown"), "commit": cmp.Or(cfg.Commit, "unknown")},
 	})
 	info.Set(1)
-	state := newStateCollector(cfg)
 	m.reg.MustRegister(m.decisions, m.passed, m.lag, m.claim, m.commit, m.roundFailures, m.lost, m.retried, m.notifications, m.finished, info,
-		state,
+		newStateCollector(cfg),
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
-	if cfg.WorkerStates != nil {
-		m.reg.MustRegister(newWorkersCollector(cfg, state))
-	}
 	return m
 }
 
@@ -368,6 +364,8 @@ type stateCollector struct {
 	// no workers.
 	unplaced *int
 	failed   int
+	// workerStates is qinglong_workers (workers.go).
+	workerStates workerStates
 }
 
 func newStateCollector(cfg Config) *stateCollector {
@@ -383,6 +381,7 @@ func newStateCollector(cfg Config) *stateCollector {
 	}
 	return &stateCollector{
 		cfg:          cfg,
+		workerStates: newWorkerStates(),
 		due:          desc("schedule_due_rows", fmt.Sprintf("Schedule rows due and not taken by any claim, of enabled, unpaused triggers; counted up to %d (a value of %[1]d means at least that).", cfg.Limit)),
 		oldest:       desc("schedule_oldest_due_age_seconds", "Store time now minus the due time of the oldest of those rows; 0 when none is due."),
 		runs:         desc("runs", fmt.Sprintf("Unfinished Runs per state, each counted up to %d.", cfg.Limit), "state"),
@@ -398,7 +397,7 @@ func newStateCollector(cfg Config) *stateCollector {
 }
 
 func (c *stateCollector) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{c.due, c.oldest, c.runs, c.oldestQueued, c.sessions, c.free, c.unplaceable, c.ready, c.readiness, c.readFailures, c.authFailures} {
+	for _, d := range []*prometheus.Desc{c.due, c.oldest, c.runs, c.oldestQueued, c.sessions, c.free, c.unplaceable, c.ready, c.readiness, c.readFailures, c.authFailures, c.workerStates.desc} {
 		ch <- d
 	}
 }
@@ -461,13 +460,7 @@ func (c *stateCollector) Collect(ch chan<- prometheus.Metric) {
 	if c.unplaced != nil {
 		ch <- prometheus.MustNewConstMetric(c.unplaceable, prometheus.GaugeValue, float64(*c.unplaced))
 	}
-}
-
-// readFailed counts a failed store read of another collector.
-func (c *stateCollector) readFailed() {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.failed++
+	c.workerStates.collect(ch)
 }
 
 // refresh reads the store once; a failed read leaves its metrics out
@@ -500,5 +493,8 @@ func (c *stateCollector) refresh() {
 		} else {
 			c.unplaced = &n
 		}
+	}
+	if c.cfg.WorkerStates != nil && !c.workerStates.refresh(ctx, c.cfg.WorkerStates, c.cfg.Limit) {
+		c.failed++
 	}
 }

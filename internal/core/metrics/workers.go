@@ -2,7 +2,6 @@ package metrics
 
 import (
 	"context"
-	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -25,59 +24,38 @@ var WorkerStateNames = []string{WorkerActive, WorkerDraining, WorkerExpired}
 // for that long after the loss, whether or not the worker came back.
 const WorkerExpiredWindow = time.Hour
 
-// workersCollector reads the worker sessions per state at scrape time, at
-// most once per CacheFor, like the store reads of stateCollector; a failed
-// read counts in that collector's read failures and leaves the gauge out.
-type workersCollector struct {
-	read   func(ctx context.Context, limit int) (map[string]int, error)
-	state  *stateCollector
-	limit  int
-	every  time.Duration
-	byName *prometheus.Desc
-
-	mu     sync.Mutex
-	readAt time.Time
-	// ok is false while the last read failed; a state counts lacks is 0.
+// workerStates is qinglong_workers, read with the other store reads of
+// stateCollector (its cache, its read failures) and under its lock.
+type workerStates struct {
+	desc *prometheus.Desc
+	// ok is false until a read succeeds and while the last one failed; a
+	// state counts lacks is 0.
 	ok     bool
 	counts map[string]int
 }
 
-func newWorkersCollector(cfg Config, state *stateCollector) *workersCollector {
-	return &workersCollector{
-		read: cfg.WorkerStates, state: state, limit: cfg.Limit, every: cfg.CacheFor,
-		byName: prometheus.NewDesc(prometheus.BuildFQName(Namespace, "", "workers"),
-			"Worker sessions by state, read from the database (every replica reports the same: aggregate with max by (state)): active and draining are live "+
-				"(their lease not passed); expired are the sessions the lease sweep expired within the last hour, their worker lost without ending its session, "+
-				"counted up to the monitoring limit. Revoked credentials' sessions are not counted.",
-			[]string{"state"}, nil),
-	}
+func newWorkerStates() workerStates {
+	return workerStates{desc: prometheus.NewDesc(prometheus.BuildFQName(Namespace, "", "workers"),
+		"Worker sessions by state, read from the database (every replica reports the same: aggregate with max by (state)): active and draining are live "+
+			"(their lease not passed); expired are the sessions the lease sweep expired within the last hour, their worker lost without ending its session, "+
+			"counted up to the monitoring limit. Revoked credentials' sessions are not counted.",
+		[]string{"state"}, nil)}
 }
 
-func (c *workersCollector) Describe(ch chan<- *prometheus.Desc) { ch <- c.byName }
+// refresh reads the counts once and reports whether the read succeeded; a
+// failed read leaves the gauge out rather than repeating stale counts as
+// if they were current.
+func (w *workerStates) refresh(ctx context.Context, read func(context.Context, int) (map[string]int, error), limit int) bool {
+	counts, err := read(ctx, limit)
+	w.ok, w.counts = err == nil, counts
+	return w.ok
+}
 
-func (c *workersCollector) Collect(ch chan<- prometheus.Metric) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if time.Since(c.readAt) >= c.every {
-		c.refresh()
-	}
-	if !c.ok {
+func (w *workerStates) collect(ch chan<- prometheus.Metric) {
+	if !w.ok {
 		return
 	}
 	for _, s := range WorkerStateNames {
-		ch <- prometheus.MustNewConstMetric(c.byName, prometheus.GaugeValue, float64(c.counts[s]), s)
-	}
-}
-
-// refresh reads the store once; a failed read leaves the gauge out rather
-// than repeating stale counts as if they were current.
-func (c *workersCollector) refresh() {
-	c.readAt = time.Now()
-	ctx, cancel := context.WithTimeout(context.Background(), readTimeout)
-	defer cancel()
-	counts, err := c.read(ctx, c.limit)
-	c.ok, c.counts = err == nil, counts
-	if err != nil {
-		c.state.readFailed()
+		ch <- prometheus.MustNewConstMetric(w.desc, prometheus.GaugeValue, float64(w.counts[s]), s)
 	}
 }
