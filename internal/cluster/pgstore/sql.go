@@ -51,6 +51,7 @@ var (
 	sqlMonitorOldestQueued = stmt("MonitorOldestQueued")
 	sqlMonitorWorkers      = stmt("MonitorWorkers")
 	sqlMonitorUnplaceable  = stmt("MonitorUnplaceable")
+	sqlMonitorWorkerStates = stmt("MonitorWorkerStates")
 	// sqlMonitorTriggerActivity is per-trigger monitoring's one read.
 	sqlMonitorTriggerActivity = stmt("MonitorTriggerActivity")
 )

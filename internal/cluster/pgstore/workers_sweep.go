@@ -27,8 +27,10 @@ type SweepResult struct {
 	// the earliest backoff still running ends; zero when none runs. The
 	// caller sweeps again then, so a retry waits its backoff and no more.
 	NextRequeue time.Duration
-	// SessionsExpired: live sessions whose lease passed.
+	// SessionsExpired: live sessions whose lease passed, each of them in
+	// ExpiredSessions.
 	SessionsExpired int
+	ExpiredSessions []ExpiredSession
 	// NotedWaiting: queued Runs no live worker could take (none carries
 	// their placement labels, or none takes work) that got their one
 	// run.waiting event.
@@ -41,11 +43,11 @@ type SweepResult struct {
 	Finished run.FinishCounts
 }
 
-// Changed reports whether the sweep changed anything (NextRequeue is a
-// reading, not a change).
+// Changed reports whether the sweep changed anything. NextRequeue is a
+// reading, not a change; Retried, RunsLost and Finished count among Lost,
+// and ExpiredSessions among SessionsExpired.
 func (r SweepResult) Changed() bool {
-	r.NextRequeue = 0
-	return r != SweepResult{}
+	return r.Released+r.Lost+r.Requeued+r.SessionsExpired+r.NotedWaiting > 0
 }
 
 // SweepLeases runs one bounded page (at most limit rows, SKIP LOCKED) of
@@ -83,11 +85,11 @@ func (r *Runtime) SweepLeases(ctx context.Context, limit int) (SweepResult, erro
 	if nextMs != nil {
 		res.NextRequeue = time.Duration(*nextMs) * time.Millisecond
 	}
-	tag, err := r.pool.Exec(ctx, sqlSweepSessions, limit)
+	res.ExpiredSessions, err = sweepSessions(ctx, r, limit)
 	if err != nil {
 		return res, mapErr(err, "expiring worker sessions")
 	}
-	res.SessionsExpired = int(tag.RowsAffected())
+	res.SessionsExpired = len(res.ExpiredSessions)
 	err = queryNamed1(ctx, r, sqlSweepNoteWaiting, sweepNoteWaitingParams,
 		pgx.StrictNamedArgs{"limit": limit, "revisions": MaxSweepPage, "grace_ms": WaitingNoteGrace.Milliseconds(), "event": run.EventWaiting},
 		&res.NotedWaiting)

@@ -21,7 +21,7 @@ func TestSweepReleasesUnstartedAndLosesStarted(t *testing.T) {
 	req, grants := s.pull(t, w, 1)
 	unstarted := grants[0]
 	// Before expiry the sweep touches nothing.
-	if res, err := s.runtime.SweepLeases(t.Context(), 10); err != nil || res != (SweepResult{}) {
+	if res, err := s.runtime.SweepLeases(t.Context(), 10); err != nil || res.Changed() || res.NextRequeue != 0 {
 		t.Fatalf("sweep before expiry: %+v, %v", res, err)
 	}
 	s.waitPast(t, max(*s.attempt(t, startedLease.AttemptID).ExpiresAtMs, *s.attempt(t, unstarted.AttemptID).ExpiresAtMs))

@@ -57,6 +57,14 @@ func (r *replica) newMetrics() *metrics.Metrics {
 			}
 			return act.rt.UnplaceableRuns(ctx, limit)
 		},
+		WorkerStates: func(ctx context.Context, limit int) (map[string]int, error) {
+			act := r.adm.current()
+			if act == nil {
+				return nil, errNoActivation
+			}
+			c, err := act.rt.WorkerStates(ctx, metrics.WorkerExpiredWindow, limit)
+			return map[string]int{metrics.WorkerActive: c.Active, metrics.WorkerDraining: c.Draining, metrics.WorkerExpired: c.Expired}, err
+		},
 		Readiness:    r.readiness,
 		AuthFailures: r.authFailures,
 		PerTrigger:   r.s.MetricsPerTrigger,

@@ -281,6 +281,7 @@ func (r *replica) sweepRound(act *activation, nextRequeue func(time.Duration)) l
 		res, err := act.rt.SweepLeases(ctx, sweepPage)
 		// What committed before a failed step stands, and is counted.
 		r.observeSweep(res)
+		r.logExpiredSessions(ctx, res.ExpiredSessions)
 		if err != nil {
 			r.observeOn(act, err)
 			r.log.Warn("lease sweep failed; retrying at its next round", slog.String("code", CodeSweepFailed), slog.String("error", errorText(err)))

@@ -33,10 +33,11 @@ func exposedNames(t *testing.T) []string {
 		Monitor: func(context.Context, int) (schedule.MonitorSnapshot, error) {
 			return schedule.MonitorSnapshot{}, nil
 		},
-		Workers:     func(context.Context) (int, int, error) { return 0, 0, nil },
-		Unplaceable: func(context.Context, int) (int, error) { return 0, nil },
-		Readiness:   func() string { return StateReady },
-		PerTrigger:  1,
+		Workers:      func(context.Context) (int, int, error) { return 0, 0, nil },
+		Unplaceable:  func(context.Context, int) (int, error) { return 0, nil },
+		WorkerStates: func(context.Context, int) (map[string]int, error) { return nil, nil },
+		Readiness:    func() string { return StateReady },
+		PerTrigger:   1,
 		TriggerActivity: func(context.Context, int) (schedule.TriggerActivitySnapshot, error) {
 			next := int64(1)
 			return schedule.TriggerActivitySnapshot{Eligible: 1, Triggers: []schedule.TriggerActivity{{Project: "p", Trigger: "t", NextFireAtMs: &next}}}, nil

@@ -116,6 +116,11 @@ type Config struct {
 	// Unplaceable, cluster only, counts the queued Runs whose placement
 	// no live worker carries, at most limit; nil leaves the gauge out.
 	Unplaceable func(ctx context.Context, limit int) (int, error)
+	// WorkerStates, cluster only, counts the worker sessions of each of
+	// WorkerStateNames (a state left out counts 0), the expired ones over
+	// WorkerExpiredWindow and at most limit; nil leaves qinglong_workers
+	// out.
+	WorkerStates func(ctx context.Context, limit int) (map[string]int, error)
 	// Readiness is the server's readiness state, one of ReadinessStates.
 	Readiness func() string
 	// AuthFailures reads the failed authentications of each surface the
@@ -381,6 +386,8 @@ type stateCollector struct {
 	// while its last read failed.
 	perTrigger *perTrigger
 	activity   *schedule.TriggerActivitySnapshot
+	// workerStates is qinglong_workers (workers.go).
+	workerStates workerStates
 }
 
 func newStateCollector(cfg Config) *stateCollector {
@@ -401,6 +408,7 @@ func newStateCollector(cfg Config) *stateCollector {
 	return &stateCollector{
 		cfg:          cfg,
 		perTrigger:   per,
+		workerStates: newWorkerStates(),
 		due:          desc("schedule_due_rows", fmt.Sprintf("Schedule rows due and not taken by any claim, of enabled, unpaused triggers; counted up to %d (a value of %[1]d means at least that).", cfg.Limit)),
 		oldest:       desc("schedule_oldest_due_age_seconds", "Store time now minus the due time of the oldest of those rows; 0 when none is due."),
 		runs:         desc("runs", fmt.Sprintf("Unfinished Runs per state, each counted up to %d.", cfg.Limit), "state"),
@@ -416,7 +424,7 @@ func newStateCollector(cfg Config) *stateCollector {
 }
 
 func (c *stateCollector) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{c.due, c.oldest, c.runs, c.oldestQueued, c.sessions, c.free, c.unplaceable, c.ready, c.readiness, c.readFailures, c.authFailures} {
+	for _, d := range []*prometheus.Desc{c.due, c.oldest, c.runs, c.oldestQueued, c.sessions, c.free, c.unplaceable, c.ready, c.readiness, c.readFailures, c.authFailures, c.workerStates.desc} {
 		ch <- d
 	}
 	if c.perTrigger != nil {
@@ -485,6 +493,7 @@ func (c *stateCollector) Collect(ch chan<- prometheus.Metric) {
 	if c.activity != nil {
 		c.perTrigger.collect(ch, c.activity)
 	}
+	c.workerStates.collect(ch)
 }
 
 // refresh reads the store once; a failed read leaves its metrics out
@@ -526,5 +535,8 @@ func (c *stateCollector) refresh() {
 			c.activity = &a
 			c.perTrigger.noteCap(&a)
 		}
+	}
+	if c.cfg.WorkerStates != nil && !c.workerStates.refresh(ctx, c.cfg.WorkerStates, c.cfg.Limit) {
+		c.failed++
 	}
 }

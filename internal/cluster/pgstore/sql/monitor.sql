@@ -49,6 +49,32 @@ SELECT count(*), coalesce(sum(greatest(s.capacity - s.running, 0)), 0)
   JOIN qinglong.workers w ON w.id = s.worker_id AND w.state <> 'revoked'
  WHERE s.state IN ('active', 'draining') AND s.state = 'active' AND s.lease_expires_at_ms > {{now_ms}}
 
+-- name: MonitorWorkerStates
+-- Worker sessions per state, for qinglong_workers: live ones (their lease
+-- not passed in database time) active or draining, and the ones the sweep
+-- expired within the last $1 ms of database time (their worker stopped
+-- heartbeating without ending its session), cut at $2. Sessions of a
+-- revoked credential are left out: their worker was refused, and their
+-- expiry is the revocation's doing, not a loss. One statement, two index
+-- ranges: the live sessions through worker_sessions_live_expiry_idx (the
+-- IN list repeats its predicate; a worker has at most one live session),
+-- the expired ones through worker_sessions_expired_idx, from the window's
+-- start; ended, replaced and older expired sessions, which accumulate,
+-- are never visited.
+WITH n AS MATERIALIZED (SELECT {{now_ms}} AS ms)
+SELECT count(*) FILTER (WHERE l.state = 'active'),
+       count(*) FILTER (WHERE l.state = 'draining'),
+       (SELECT count(*)
+          FROM (SELECT 1
+                  FROM qinglong.worker_sessions x
+                  JOIN qinglong.workers w ON w.id = x.worker_id AND w.state <> 'revoked'
+                 WHERE x.state = 'expired' AND x.updated_at_ms > (SELECT ms FROM n) - $1::bigint
+                 LIMIT $2) e)
+  FROM (SELECT s.state
+          FROM qinglong.worker_sessions s
+          JOIN qinglong.workers w ON w.id = s.worker_id AND w.state <> 'revoked'
+         WHERE s.state IN ('active', 'draining') AND s.lease_expires_at_ms > (SELECT ms FROM n)) l
+
 -- name: MonitorUnplaceable
 -- Queued Runs that no live worker taking work could take whatever its
 -- free slots: no active session of an active credential, its lease not

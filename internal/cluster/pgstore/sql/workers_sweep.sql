@@ -233,11 +233,34 @@ SELECT count(*) FROM moved
 -- name: SweepSessions
 -- Live sessions whose lease passed in database time become expired; the
 -- worker must register again. Their grants keep their own run leases.
-UPDATE qinglong.worker_sessions s
-   SET state = 'expired', updated_at_ms = greatest(s.updated_at_ms, n.ms)
-  FROM (SELECT {{now_ms}} AS ms) n
- WHERE s.id IN (SELECT x.id FROM qinglong.worker_sessions x
-                 WHERE x.state IN ('active', 'draining') AND x.lease_expires_at_ms <= {{now_ms}}
-                 ORDER BY x.lease_expires_at_ms
-                 LIMIT $1
-                   FOR NO KEY UPDATE SKIP LOCKED)
+-- FOR NO KEY UPDATE SKIP LOCKED and the live state in the fence give each
+-- session to exactly one replica's sweep, so the row returned for it (the
+-- replica's worker.session_expired line) is returned once in the whole
+-- cluster. Returns, for each session expired, its worker (name, id), its
+-- generation and version, its last heartbeat, its state before and the
+-- attempts still leased under it, counted through
+-- attempts_session_live_idx (at most its capacity each).
+WITH n AS MATERIALIZED (SELECT {{now_ms}} AS ms),
+picked AS (
+    SELECT x.id, x.state
+      FROM qinglong.worker_sessions x
+     WHERE x.state IN ('active', 'draining') AND x.lease_expires_at_ms <= (SELECT ms FROM n)
+     ORDER BY x.lease_expires_at_ms
+     LIMIT $1
+       FOR NO KEY UPDATE SKIP LOCKED
+),
+expired AS (
+    UPDATE qinglong.worker_sessions s
+       SET state = 'expired', updated_at_ms = greatest(s.updated_at_ms, n.ms)
+      FROM picked p, n
+     WHERE s.id = p.id
+    RETURNING s.id, s.worker_id, s.generation, s.version, s.heartbeat_at_ms, p.state AS was
+)
+SELECT e.id, w.name, e.worker_id, e.generation, e.version, e.heartbeat_at_ms, e.was, w.state = 'revoked',
+       (SELECT count(*) FROM qinglong.attempts a
+         WHERE a.session_id = e.id AND a.state IN ('claimed', 'starting', 'running')),
+       n.ms
+  FROM expired e
+  JOIN qinglong.workers w ON w.id = e.worker_id
+ CROSS JOIN n
+ ORDER BY e.id
