@@ -1,4 +1,4 @@
--- pg-0028: the worker sessions that expired, by when they expired
+-- pg-0031: the worker sessions that expired, by when they expired
 -- (sql/monitor.sql, MonitorWorkerStates).
 --
 -- Monitoring counts the sessions that expired within a recent window, so
