@@ -87,6 +87,10 @@ func (c *Console) setupPage(w http.ResponseWriter, r *http.Request, _ *session) 
 // set up (404, saying to sign in) or the store cannot tell (503), and
 // reports whether the page is open.
 func (c *Console) setupGate(w http.ResponseWriter, r *http.Request) bool {
+	if c.cfg.Setup == nil || c.cfg.FirstOwner == nil {
+		c.failWith(w, r, nil, http.StatusNotFound, fmt.Sprintf(tr(lang(r), "err.nosetuphere"), c.cfg.DatabaseFlags))
+		return false
+	}
 	open, err := c.setupOpen(r.Context())
 	if err != nil {
 		c.cfg.Log.Warn("console setup: user store", "code", CodeSigninStoreFailed, "err", err)
