@@ -183,6 +183,11 @@ func (c *Console) setup(w http.ResponseWriter, r *http.Request, _ *session) {
 	}
 	c.cfg.Setup.Close()
 	c.cfg.Log.Info("console: the first owner was created with the setup code", "code", CodeFirstOwnerCreated, "user", u.Name, "addr", addr)
+	if c.cfg.Users != nil {
+		if err := c.cfg.Users.UserSignedIn(r.Context(), u.ID, c.cfg.NowMs()); err != nil {
+			c.cfg.Log.Warn("console setup: recording the sign-in", "code", CodeSigninRecordFailed, "err", err) // informational; the sign-in stands
+		}
+	}
 	http.SetCookie(w, c.cookie(setupCookie, "", "/setup", -1))
 	c.start(w, &session{userID: u.ID, stamp: account.PasswordStamp(hash), name: u.Name, scope: u.Role.Scope()})
 	http.Redirect(w, r, "/", http.StatusSeeOther)

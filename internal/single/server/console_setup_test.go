@@ -93,7 +93,7 @@ func TestTheFirstOwnerIsCreatedInTheBrowserWithTheLoggedSetupCode(t *testing.T) 
 		t.Fatalf("the new owner is not signed in with the owner's pages: %d\n%s", resp.StatusCode, page)
 	}
 	u, _, err := site.srv.store.UserCredentials(t.Context(), "lead")
-	if err != nil || u.Role != account.Owner {
+	if err != nil || u.Role != account.Owner || u.LastSigninAtMs == nil {
 		t.Fatalf("the first owner is stored as %+v %v", u, err)
 	}
 	if st, loc, msg := (&consoleSite{base: site.base}).signInUser(t, consoleClient(t), "lead", ownerPassword); st != http.StatusSeeOther || loc != "/" {
