@@ -256,6 +256,9 @@ var (
 	sqlUserCredentials = stmt("UserCredentials")
 	sqlUserByID        = stmt("UserByID")
 	sqlUserSignedIn    = stmt("UserSignedIn")
+	sqlUsersLockFirst  = stmt("UsersLockForFirst")
+	sqlUserInsertFirst = stmt("UserInsertFirst")
+	sqlUsersExist      = stmt("UsersExist")
 )
 
 // sql/replicas.sql: replica heartbeats.

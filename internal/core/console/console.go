@@ -59,6 +59,15 @@ type Config struct {
 	// Users signs console accounts in; nil where the server has none (the
 	// sign-in page then offers only the token).
 	Users account.Authenticator
+	// FirstOwner and Setup let the first owner be created on the setup
+	// page while no account exists, with the one-time code Setup holds
+	// the hash of (the server logs the code); nil: no setup page.
+	FirstOwner account.FirstOwner
+	Setup      *account.SetupCode
+	// Passwords changes a signed-in user's own password on the account
+	// page; nil where the server's role may not (the page then gives the
+	// command).
+	Passwords PasswordSetter
 	// TokenAdmin lists, creates and revokes tokens on the tokens page;
 	// nil where the server's role cannot (the page is then not offered).
 	TokenAdmin apitoken.Manager
@@ -206,6 +215,10 @@ type handlerFunc func(w http.ResponseWriter, r *http.Request, s *session)
 var routes = []route{
 	{http.MethodGet, "/signin", signedOut, func(c *Console) handlerFunc { return c.signinPage }},
 	{http.MethodPost, "/signin", signedOut, func(c *Console) handlerFunc { return c.signin }},
+	{http.MethodGet, "/setup", signedOut, func(c *Console) handlerFunc { return c.setupPage }},
+	{http.MethodPost, "/setup", signedOut, func(c *Console) handlerFunc { return c.setup }},
+	{http.MethodGet, "/account", apitoken.Read, func(c *Console) handlerFunc { return c.accountPage }},
+	{http.MethodPost, "/account/password", apitoken.Read, func(c *Console) handlerFunc { return c.passwordChange }},
 	{http.MethodGet, "/assets/", signedOut, func(*Console) handlerFunc { return serveAsset }},
 	{http.MethodPost, "/signout", apitoken.Read, func(c *Console) handlerFunc { return c.signout }},
 	{http.MethodGet, "/{$}", apitoken.Read, func(c *Console) handlerFunc { return c.overview }},
@@ -280,6 +293,9 @@ type Console struct {
 	// cookie planted by someone else is refused; it is per process, so a
 	// restart only makes open sign-in forms stale.
 	signinKey []byte
+
+	// setupThrottle counts wrong setup codes (setup.go).
+	setupThrottle *setupThrottle
 }
 
 // New returns the console handler.
@@ -303,7 +319,7 @@ func New(cfg Config) *Console {
 		cfg.Binary = "ql"
 	}
 	c := &Console{cfg: cfg, mux: http.NewServeMux(), tmpl: parseTemplates(cfg.Binary, cfg.DatabaseFlags), sessions: newSessionTable(maxSessions, maxSessionsPerPrincipal),
-		throttle: newThrottle(func() time.Time { return time.UnixMilli(cfg.NowMs()) }), slots: defaultCheckSlots(), verify: verifyPassword,
+		throttle: newThrottle(func() time.Time { return time.UnixMilli(cfg.NowMs()) }), slots: defaultCheckSlots(), verify: verifyPassword, setupThrottle: newSetupThrottle(),
 		signinKey: make([]byte, 32)}
 	_, _ = rand.Read(c.signinKey) // crypto/rand never fails on supported platforms
 	byPattern := map[string]map[string]http.HandlerFunc{}
@@ -654,7 +670,7 @@ func (c *Console) renderSignin(w http.ResponseWriter, r *http.Request, msg strin
 	// SignedOut: the page a sign-out sends the browser to says it was.
 	signedOut := r.Method != http.MethodPost && r.URL.Query().Has(signedOutParam)
 	c.render(w, r, status, "signin", nil, map[string]any{"CSRF": v, "Error": msg, "Users": c.cfg.Users != nil, "User": user, "Next": localPage(next),
-		"SignedOut": signedOut})
+		"SignedOut": signedOut, "Setup": c.setupLink(r.Context())})
 }
 
 // signin checks a user's password or a token, throttled per address (and

@@ -58,8 +58,9 @@ func (s *Server) listen() error {
 	if m, ok := any(s.store).(schedule.Manual); ok {
 		cfg.Manual = schedule.ObservedManual{Manual: m, Finished: s.runsFinished}
 	}
+	setup, setupCode := s.drawSetupCode()
 	cfg.Console = console.New(console.Config{Runs: cfg.Runs, LastRuns: cfg.LastRuns, Triggers: cfg.Triggers, Detail: cfg.Detail, Tokens: cfg.Tokens, Uses: cfg.Uses,
-		Users: s.store, TokenAdmin: s.store, Monitor: s.store.Monitor,
+		Users: s.store, FirstOwner: s.store, Setup: setup, Passwords: s.store, TokenAdmin: s.store, Monitor: s.store.Monitor,
 		Pauser: cfg.Pauser, Cancel: cfg.Cancel, Manual: cfg.Manual, Enabler: cfg.Enabler, Definitions: cfg.Definitions, Export: cfg.Export, Notifications: cfg.Notifications,
 		MissingSecrets: cfg.MissingSecrets, Secrets: &process.Secrets{Path: s.layout.Secrets}, LocalConcurrency: s.cfg.Concurrency, Writes: cfg.Writes, Secure: tlsCfg != nil, Log: s.cfg.Logger, Binary: s.cfg.Binary, DatabaseFlags: s.dataDirFlag(),
 		RequestTimeout: s.cfg.RequestTimeout, ReadLog: cfg.ReadLog})
@@ -78,6 +79,7 @@ func (s *Server) listen() error {
 		s.cfg.Logger.Info(note, "code", CodeHTTPEveryInterface, "addr", srv.Addr())
 	}
 	s.noteNoAccounts(console)
+	s.logSetupCode(setupCode, console)
 	return nil
 }
 

@@ -156,6 +156,8 @@ var (
 	qUserCredentials       = query("user_credentials")
 	qUserByID              = query("user_by_id")
 	qUserSignedIn          = query("user_signed_in")
+	qUserInsertFirst       = query("user_insert_first")
+	qUsersExist            = query("users_exist")
 	qNotifyFacts           = query("notify_facts")
 	qNotifyHistory         = query("notify_history")
 	qNotifyRunFacts        = query("notify_run_facts")
@@ -218,7 +220,7 @@ var readQueries = []string{
 	qTasksOfProject, qTriggersOfProject, qProjectNames, qProjectNameByID,
 	qScheduleTakeUninitialised, qScheduleTakeDue, qScheduleNextDue, qScheduleReanchorRead, qScheduleRecheckStale,
 	qRunsList, qRunsLast, qRunGet, qRunWaiting, qAttemptsOfRun, qEventsOfRun, qTriggersList, qAttemptsPending, qAttemptLiveOwners,
-	qAttemptsCancelAsked, qTriggerDetail, qLedgerOfTrigger, qAuditOfTrigger, qTokensList, qTokenByDigest, qUsersList, qUserCredentials, qUserByID, qNotifyList, qNotifyDue,
+	qAttemptsCancelAsked, qTriggerDetail, qLedgerOfTrigger, qAuditOfTrigger, qTokensList, qTokenByDigest, qUsersList, qUserCredentials, qUserByID, qUsersExist, qNotifyList, qNotifyDue,
 	qRetentionEstimate, qRetentionLogsRunning, qRetentionLogBytes, qMonitorBacklog, qMonitorRunState, qMonitorOldestQueued, qMonitorTriggerActivity, qRetriesNext,
 }
 
@@ -240,7 +242,7 @@ var writeQueries = []string{
 	qSchedulePause, qScheduleResume, qSchedulePauseState, qScheduleAuditInsert, qPublishAuditInsert, qRunsUnfinishedOfTrigger,
 	qRunByKey, qRunsCronScheduledIn,
 	qTokenInsert, qTokenNameHolder, qTokenRevoke, qTokenTouch,
-	qUserInsert, qUserDisable, qUserEnable, qUserDelete, qUserSetPassword, qUserSignedIn,
+	qUserInsert, qUserDisable, qUserEnable, qUserDelete, qUserSetPassword, qUserSignedIn, qUserInsertFirst,
 	qNotifyFacts, qNotifyRunFacts, qNotifyHistory, qNotifyInsert, qNotifyClaim, qNotifyDelivered, qNotifyPromote, qNotifyFailed, qNotifyRetry, qNotifyState, qNotifyRelease, qNotifySkipFacts,
 	qRetentionRunsBatch, qRetentionLogsOfRuns, qRetentionEventsDelete, qRetentionAttemptsDelete, qRetentionRunsDelete,
 	qRetentionLogsBatch, qRetentionLogsForget, qRetentionLogBytes, qRetentionLogsRunning, qRetentionNotifications, qPragmaFreelist, qPragmaIncrementalVacuum,

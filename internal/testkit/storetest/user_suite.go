@@ -20,6 +20,8 @@ func RunUsers(t *testing.T, newFixture Factory) {
 		"APasswordChangeEndsTheUsersSessions":            testUserPasswordEndsSessions,
 		"TheLastSigninOnlyMovesForwardAndIsListed":       testUserSignedIn,
 		"ChangesToAMissingUserAreNotFoundAndChangeNoOne": testUserMissing,
+		"TheFirstOwnerIsCreatedOnlyWhileNoUserExists":    testUserFirstOnlyWhileNone,
+		"OfTwoFirstOwnersAtOnceExactlyOneIsCreated":      testUserFirstOnce,
 	}
 	for name, fn := range tests {
 		t.Run(name, func(t *testing.T) {

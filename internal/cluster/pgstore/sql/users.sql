@@ -54,3 +54,20 @@ SELECT id, name, role, created_at_ms, disabled_at_ms, last_signin_at_ms, passwor
 UPDATE qinglong.console_users
    SET last_signin_at_ms = $2
  WHERE id = $1 AND (last_signin_at_ms IS NULL OR last_signin_at_ms < $2)
+
+-- name: UsersLockForFirst
+-- Taken before the first account's insert: the mode conflicts with itself
+-- and with every other insert, so two first accounts at once, or one
+-- beside `ql users create`, take turns and the second sees the first.
+LOCK TABLE qinglong.console_users IN SHARE ROW EXCLUSIVE MODE
+
+-- name: UserInsertFirst
+-- Creates the first account (admin role), only while there is none.
+INSERT INTO qinglong.console_users (id, name, role, password_hash, created_at_ms)
+SELECT $1, $2, $3, $4, {{now_ms}}
+ WHERE NOT EXISTS (SELECT 1 FROM qinglong.console_users)
+RETURNING created_at_ms
+
+-- name: UsersExist
+-- Whether any account exists, disabled ones included.
+SELECT EXISTS (SELECT 1 FROM qinglong.console_users)

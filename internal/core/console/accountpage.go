@@ -1,0 +1,138 @@
+package console
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+
+	"github.com/qinglong/qinglong/internal/core/account"
+	"github.com/qinglong/qinglong/internal/core/apitoken"
+	"github.com/qinglong/qinglong/internal/core/qlerror"
+)
+
+// CodePasswordChanged is the log line of a user who changed their own
+// password in the console: the user's name and the actor, never a
+// password or its hash.
+const CodePasswordChanged = "console.password_changed"
+
+// PasswordSetter replaces an account's password hash, as `ql users
+// passwd` does (account.Manager has it).
+type PasswordSetter interface {
+	UserSetPassword(ctx context.Context, name, hash string) error
+}
+
+// setupLink reports whether the sign-in page offers the setup page; a
+// store that cannot tell leaves the link out, and the sign-in page stands.
+func (c *Console) setupLink(ctx context.Context) bool {
+	open, err := c.setupOpen(ctx)
+	return err == nil && open
+}
+
+// accountData is the account page: who is signed in, and the password
+// form for a user.
+type accountData struct {
+	// Role is the message key of the role the session acts as.
+	Name, Role, Error string
+	User, CanChange   bool
+	Changed           bool
+	Min, Max          int
+}
+
+func (c *Console) accountData(s *session) accountData {
+	return accountData{Name: s.name, Role: roleKey(s.scope), User: s.userID != "", CanChange: c.cfg.Passwords != nil,
+		Min: account.MinPassword, Max: account.MaxPassword}
+}
+
+func (c *Console) accountPage(w http.ResponseWriter, r *http.Request, s *session) {
+	d := c.accountData(s)
+	d.Changed = r.URL.Query().Has(changedParam)
+	c.render(w, r, http.StatusOK, "account", s, d)
+}
+
+// changedParam marks the account page a password change sends the
+// browser to, which says it is done.
+const changedParam = "changed"
+
+// passwordChange sets a signed-in user's own password after checking the
+// current one, throttled as a sign-in with that name from this address
+// is. The new hash has a new stamp, so every session of the user ends at
+// its next request (stillValid: on every replica, as the stamp is the
+// database's); this browser's session is replaced by one of the new
+// stamp, so it stays signed in.
+func (c *Console) passwordChange(w http.ResponseWriter, r *http.Request, s *session) {
+	l := lang(r)
+	again := func(status int, msg string) {
+		d := c.accountData(s)
+		d.Error = msg
+		c.render(w, r, status, "account", s, d)
+	}
+	if s.userID == "" {
+		c.failWith(w, r, s, http.StatusForbidden, tr(l, "err.pwtoken"))
+		return
+	}
+	if c.cfg.Passwords == nil || c.cfg.Users == nil {
+		c.failWith(w, r, s, http.StatusForbidden, fmt.Sprintf(tr(l, "pw.cli"), s.name))
+		return
+	}
+	current, password := r.PostFormValue("current"), r.PostFormValue("password")
+	if msg := newPasswordFault(l, password, r.PostFormValue("password2")); msg != "" {
+		again(http.StatusBadRequest, msg)
+		return
+	}
+	addr := remoteHost(r)
+	if !c.throttle.allowed(addr, s.name) {
+		w.Header().Set("Retry-After", retryThrottled)
+		again(http.StatusTooManyRequests, tr(l, "err.throttled"))
+		return
+	}
+	if !c.slots.acquire(r.Context()) {
+		w.Header().Set("Retry-After", "5")
+		again(http.StatusServiceUnavailable, tr(l, "err.busy"))
+		return
+	}
+	defer c.slots.release()
+	try, ok := c.throttle.reserve(addr, s.name)
+	if !ok {
+		w.Header().Set("Retry-After", retryThrottled)
+		again(http.StatusTooManyRequests, tr(l, "err.throttled"))
+		return
+	}
+	u, hash, err := c.cfg.Users.UserCredentials(r.Context(), s.name)
+	if err != nil && qlerror.CodeOf(err) != qlerror.NotFound {
+		try.settle(false)
+		c.cfg.Log.Warn("console password change: user store", "code", CodeSigninStoreFailed, "err", err)
+		again(http.StatusServiceUnavailable, tr(l, "err.pwstore"))
+		return
+	}
+	// The name's account must still be the session's: one deleted and
+	// made again under the same name is another person's.
+	ok = c.verify(hash, current, err == nil && u.ID == s.userID)
+	try.settle(!ok)
+	if !ok {
+		again(http.StatusUnauthorized, tr(l, "err.pwcurrent"))
+		return
+	}
+	newHash, err := account.HashPassword(password)
+	if err == nil {
+		err = c.cfg.Passwords.UserSetPassword(r.Context(), s.name, newHash)
+	}
+	if err != nil {
+		c.fail(w, r, s, err)
+		return
+	}
+	c.cfg.Log.Info("console: a user changed their password", "code", CodePasswordChanged, "user", s.name, "actor", s.actor(r))
+	c.drop(s.id)
+	c.start(w, &session{userID: s.userID, stamp: account.PasswordStamp(newHash), name: s.name, scope: s.scope})
+	http.Redirect(w, r, "/account?"+changedParam, http.StatusSeeOther)
+}
+
+// roleKey is the message key of the role that acts with scope: a user's
+// session keeps the scope its role gave it.
+func roleKey(scope apitoken.Scope) string {
+	for _, r := range account.Roles {
+		if r.Scope() == scope {
+			return "role." + string(r)
+		}
+	}
+	return ""
+}
