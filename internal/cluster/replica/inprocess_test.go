@@ -3,8 +3,6 @@ package replica
 import (
 	"context"
 	"fmt"
-	"io"
-	"log/slog"
 	"net/http"
 	"strings"
 	"sync"
@@ -31,17 +29,11 @@ func TestTheSupervisorReactivatesInProcessUnderConcurrentRequests(t *testing.T) 
 	if err != nil {
 		t.Fatal(err)
 	}
-	pr, pw := io.Pipe()
-	logs := &logLines{added: make(chan struct{}, 1)}
-	consumed := make(chan struct{})
-	go func() {
-		defer close(consumed)
-		logs.consume(pr)
-	}()
+	logs, log, logged := capturedLogs()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	served := make(chan error, 1)
-	go func() { served <- serveReplica(ctx, s, slog.New(slog.NewJSONHandler(pw, nil))) }()
+	go func() { served <- serveReplica(ctx, s, log) }()
 	eventually(t, 30*time.Second, "the first activation", func() bool { return len(logs.withCode(CodeReady)) == 1 })
 	addr, _ := logs.withCode(CodeListening)[0]["addr"].(string)
 
@@ -138,8 +130,7 @@ func TestTheSupervisorReactivatesInProcessUnderConcurrentRequests(t *testing.T) 
 	}
 	// The last records may still be in the reader's hands when the write
 	// returns; count them only once the consumer has seen the end.
-	pw.Close()
-	<-consumed
+	logged()
 	if len(logs.withCode(CodeDeactivated)) != 1 || len(logs.withCode(CodeStopped)) != 1 {
 		t.Fatalf("want one deactivation and one stop:\n%s", logs)
 	}

@@ -33,17 +33,11 @@ func TestAReplicaRunsRetentionWhileItsSchedulerAdmits(t *testing.T) {
 		t.Fatal(err)
 	}
 	s.RetentionCadence = 250 * time.Millisecond
-	pr, pw := io.Pipe()
-	logs := &logLines{added: make(chan struct{}, 1)}
-	consumed := make(chan struct{})
-	go func() {
-		defer close(consumed)
-		logs.consume(pr)
-	}()
+	logs, log, logged := capturedLogs()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	served := make(chan error, 1)
-	go func() { served <- serveReplica(ctx, s, slog.New(slog.NewJSONHandler(pw, nil))) }()
+	go func() { served <- serveReplica(ctx, s, log) }()
 	const admittedRuns = `SELECT count(*) FROM qinglong.runs WHERE idempotency_key NOT LIKE 'seed:%'`
 	eventually(t, 30*time.Second, "a first admission", func() bool { return env.Int(t, admittedRuns) > 0 })
 	// Unfinished (queued: no worker runs them) and as old as the seeded ones.
@@ -67,8 +61,7 @@ func TestAReplicaRunsRetentionWhileItsSchedulerAdmits(t *testing.T) {
 	if err := <-served; err != nil {
 		t.Fatalf("serve: %v", err)
 	}
-	pw.Close()
-	<-consumed
+	logged()
 	// Read once the replica has stopped and every line is consumed: a
 	// pass logs its record after its last batch commits, so the record
 	// may still be on its way when the database already shows the rows

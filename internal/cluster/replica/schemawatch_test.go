@@ -5,8 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"log/slog"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -37,17 +35,11 @@ func TestAReplicaStopsWhenANewerBuildMigratesTheDatabaseUnderIt(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	pr, pw := io.Pipe()
-	logs := &logLines{added: make(chan struct{}, 1)}
-	consumed := make(chan struct{})
-	go func() {
-		defer close(consumed)
-		logs.consume(pr)
-	}()
+	logs, log, logged := capturedLogs()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	served := make(chan error, 1)
-	go func() { served <- serveReplica(ctx, s, slog.New(slog.NewJSONHandler(pw, nil))) }()
+	go func() { served <- serveReplica(ctx, s, log) }()
 	eventually(t, 30*time.Second, "the replica to be ready", func() bool { return len(logs.withCode(CodeReady)) == 1 })
 	addr, _ := logs.withCode(CodeListening)[0]["addr"].(string)
 	eventually(t, 10*time.Second, "the replica to admit", func() bool {
@@ -72,8 +64,7 @@ func TestAReplicaStopsWhenANewerBuildMigratesTheDatabaseUnderIt(t *testing.T) {
 	case <-time.After(time.Minute):
 		t.Fatalf("the replica still ran a minute after the schema moved past its binary:\n%s", logs)
 	}
-	_ = pw.Close()
-	<-consumed
+	logged()
 	var re *pgstore.ReadinessError
 	if !errors.As(stopErr, &re) || re.Code != pgstore.CodeHistoryAhead {
 		t.Fatalf("serve returned %v; want the readiness error %s", stopErr, pgstore.CodeHistoryAhead)

@@ -2,8 +2,6 @@ package replica
 
 import (
 	"context"
-	"io"
-	"log/slog"
 	"testing"
 	"time"
 
@@ -66,18 +64,12 @@ func TestAReplicasRetentionPassCountsWhatItDeleted(t *testing.T) {
 		t.Fatal(err)
 	}
 	s.RetentionCadence = 250 * time.Millisecond
-	pr, pw := io.Pipe()
-	logs := &logLines{added: make(chan struct{}, 1)}
-	consumed := make(chan struct{})
-	go func() {
-		defer close(consumed)
-		logs.consume(pr)
-	}()
+	logs, log, logged := capturedLogs()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	served := make(chan error, 1)
 	started := time.Now()
-	go func() { served <- serveReplica(ctx, s, slog.New(slog.NewJSONHandler(pw, nil))) }()
+	go func() { served <- serveReplica(ctx, s, log) }()
 	eventually(t, 30*time.Second, "the due Run admitted", func() bool { return env.Int(t, `SELECT count(*) FROM qinglong.runs`) == 1 })
 	eventually(t, 10*time.Second, "the metrics listener", func() bool { return len(logs.withCode(CodeMetricsListening)) == 1 })
 	url := "http://" + logs.withCode(CodeMetricsListening)[0]["addr"].(string) + "/metrics"
@@ -95,8 +87,7 @@ func TestAReplicasRetentionPassCountsWhatItDeleted(t *testing.T) {
 	if err := <-served; err != nil {
 		t.Fatalf("serve: %v", err)
 	}
-	pw.Close()
-	<-consumed
+	logged()
 	// Every pass that deleted something logged its counts; the passes
 	// after the deletion found nothing more (one young Run is left).
 	for _, kind := range []string{"runs", "attempts", "events", "logs", "notifications"} {

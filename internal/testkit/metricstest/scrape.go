@@ -105,6 +105,20 @@ func (f Families) Sum(name string, labels ...string) float64 {
 	return sum
 }
 
+// LabelValues lists label's value in each series of family name, in the
+// order of its series.
+func (f Families) LabelValues(name, label string) []string {
+	var out []string
+	for _, s := range f[name].GetMetric() {
+		for _, l := range s.GetLabel() {
+			if l.GetName() == label {
+				out = append(out, l.GetValue())
+			}
+		}
+	}
+	return out
+}
+
 // Histogram is the sample count and sum of histogram name; a missing one
 // fails the test.
 func (f Families) Histogram(t testing.TB, name string) (count uint64, sum float64) {
