@@ -233,7 +233,7 @@ func TestTheClusterConsoleInABrowser(t *testing.T) {
 		return e.textContent + " " + e.getAttribute("data-state") })()`)); st != "running running" {
 		t.Fatalf("the run's output shows and its state line says %q (text, data-state); want running", st)
 	}
-	browsertest.Step(t, ctx, "cancel the running run", chromedp.Click(chromedp.ID("cancel")),
+	browsertest.Step(t, ctx, "cancel the running run", chromedp.Click(chromedp.ID("cancel-ask")), chromedp.Click(chromedp.ID("cancel")),
 		browsertest.WaitText("#run-state", "cancelled"))
 	dir := browsertest.ArtifactDir(t)
 	browsertest.Step(t, ctx, "the run at phone size", chromedp.EmulateViewport(390, 844), chromedp.Reload(), chromedp.WaitVisible(chromedp.ID("run-state")))

@@ -2,6 +2,7 @@ package console
 
 import (
 	"net/http"
+	"net/url"
 	"time"
 
 	"github.com/qinglong/qinglong/internal/core/qlerror"
@@ -113,6 +114,8 @@ func (c *Console) backfillStep(w http.ResponseWriter, r *http.Request, s *sessio
 		d.Done = &res
 		d.Runs = res.RunIDs[:min(len(res.RunIDs), backfillRunsShown)]
 		d.More = len(res.RunIDs) - len(d.Runs)
+		c.redirectWith(w, r, s, "/triggers/"+url.PathEscape(id), flash{Page: "backfill", Data: d})
+		return
 	}
 	c.render(w, r, status, "backfill", s, d)
 }

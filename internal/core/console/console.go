@@ -264,6 +264,9 @@ type session struct {
 	// table's lists (sessions.go).
 	owner       string
 	used, owned *list.Element
+	// flashes are what this session's forms did, for the pages their
+	// redirects show (flash.go).
+	flashes flashBox
 }
 
 // Console is the console's HTTP handler.
@@ -436,6 +439,10 @@ func (c *Console) guard(rt route) http.HandlerFunc {
 				return
 			}
 			defer done()
+		}
+		r, shown := c.takeFlash(w, r, s)
+		if shown {
+			return
 		}
 		h(w, r, s)
 	}

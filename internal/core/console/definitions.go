@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"net/url"
 	"strings"
 
 	"github.com/qinglong/qinglong/internal/core/apply"
@@ -307,6 +308,10 @@ func (c *Console) definitionsText(w http.ResponseWriter, r *http.Request, s *ses
 		if res.Change != "unchanged" {
 			d.Changes++
 		}
+	}
+	if d.Step == "applied" {
+		c.redirectWith(w, r, s, "/definitions?"+url.Values{"project": {doc.Project}}.Encode(), flash{Page: "definitions", Data: d})
+		return
 	}
 	c.render(w, r, status, "definitions", s, d)
 }

@@ -108,7 +108,7 @@ func TestConsoleShowsAPausedTriggerPausedWithNoNextFire(t *testing.T) {
 		_, page := httpcall.Form(t, c, http.MethodGet, site.base+"/", nil)
 		return strings.Contains(page, "/triggers/"+site.triggerID)
 	})
-	if resp, _ := httpcall.Form(t, c, http.MethodPost, site.base+"/triggers/"+site.triggerID+"/pause", url.Values{"csrf": {csrf}, "note": {"freeze"}}); resp.StatusCode != http.StatusSeeOther {
+	if resp, _ := httpcall.Form(t, c, http.MethodPost, site.base+"/triggers/"+site.triggerID+"/pause", url.Values{"csrf": {csrf}, "note": {"freeze"}}); !tookForm(resp) {
 		t.Fatalf("pause: %d", resp.StatusCode)
 	}
 	if _, page := httpcall.Form(t, c, http.MethodGet, site.base+"/triggers", nil); !strings.Contains(page, `class="trigger-state">paused<`) || strings.Contains(page, `<ol class="fires">`) {
@@ -153,7 +153,7 @@ func TestConsoleOffersNoRunNowForADisabledTrigger(t *testing.T) {
 	site := startConsoleSite(t)
 	c := consoleClient(t)
 	csrf := site.signIn(t, c, site.tokens[apitoken.Admin])
-	if resp, _ := httpcall.Form(t, c, http.MethodPost, site.base+"/triggers/"+site.triggerID+"/disable", url.Values{"csrf": {csrf}}); resp.StatusCode != http.StatusSeeOther {
+	if resp, _ := httpcall.Form(t, c, http.MethodPost, site.base+"/triggers/"+site.triggerID+"/disable", url.Values{"csrf": {csrf}}); !tookForm(resp) {
 		t.Fatalf("disable: %d", resp.StatusCode)
 	}
 	for path, state := range map[string]string{"/triggers": `class="trigger-state">disabled<`, "/triggers/" + site.triggerID: `id="pause-state">disabled<`} {
@@ -174,7 +174,7 @@ func TestConsoleOffersNoPauseOrResumeForADisabledOrArchivedTrigger(t *testing.T)
 	c := consoleClient(t)
 	csrf := site.signIn(t, c, site.tokens[apitoken.Admin])
 	for _, verb := range []string{"pause", "disable"} {
-		if resp, _ := httpcall.Form(t, c, http.MethodPost, site.base+"/triggers/"+site.triggerID+"/"+verb, url.Values{"csrf": {csrf}}); resp.StatusCode != http.StatusSeeOther {
+		if resp, _ := httpcall.Form(t, c, http.MethodPost, site.base+"/triggers/"+site.triggerID+"/"+verb, url.Values{"csrf": {csrf}}); !tookForm(resp) {
 			t.Fatalf("%s: %d", verb, resp.StatusCode)
 		}
 	}

@@ -67,7 +67,7 @@ func TestAConsoleRefusalIsShownInThePagesLanguage(t *testing.T) {
 	csrf := site.signIn(t, c, site.tokens[apitoken.Admin])
 	trig := "/triggers/" + site.triggerID
 
-	if resp, _ := httpcall.Form(t, c, http.MethodPost, site.base+trig+"/disable", url.Values{"csrf": {csrf}}); resp.StatusCode != http.StatusSeeOther {
+	if resp, _ := httpcall.Form(t, c, http.MethodPost, site.base+trig+"/disable", url.Values{"csrf": {csrf}}); !tookForm(resp) {
 		t.Fatalf("disable: %d", resp.StatusCode)
 	}
 	refusal{"run now of a disabled trigger", http.MethodPost, trig + "/run", nil,
