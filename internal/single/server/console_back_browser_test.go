@@ -81,3 +81,45 @@ func TestAFormThatSucceedsRedirectsSoBackDoesNotResubmit(t *testing.T) {
 	}
 	browsertest.Screenshot(t, ctx, browsertest.ArtifactDir(t), "back-after-batch-zh-390.png", 390)
 }
+
+// With the browser's back/forward cache on, as a phone's browser has it,
+// Back to the page that showed a new token's secret does not show the
+// secret again: the page's script loads it once more, and the server's
+// page says the secret was shown once.
+func TestBackToANewTokensPageDoesNotShowItsSecretAgain(t *testing.T) {
+	ctx := browsertest.Start(t)
+	site := startSecretsSite(t, nil)
+	browsertest.Step(t, ctx, "sign in on a phone", chromedp.EmulateViewport(390, 844), chromedp.Navigate(site.base+"/signin?lang=en"),
+		browsertest.SignInWithToken(site.tokens[apitoken.Admin], "Overview"))
+	browsertest.Step(t, ctx, "create a token", chromedp.Navigate(site.base+"/tokens"), chromedp.WaitVisible(chromedp.ID("tok-name")),
+		chromedp.SendKeys(chromedp.ID("tok-name"), "walk-cache"), chromedp.Click(chromedp.ID("tok-create")), chromedp.WaitVisible(chromedp.ID("new-token")))
+	secret := browsertest.Value(t, ctx, chromedp.Evaluate[string](`document.getElementById("new-token").textContent`))
+	browsertest.Step(t, ctx, "go on to the overview", chromedp.Navigate(site.base+"/"), chromedp.WaitVisible(chromedp.ID("nav-tokens")))
+	goBack(t, ctx, "#tok-shown-once")
+	if back := pageAfterBack(t, ctx, "new-token"); back.Has["new-token"] || strings.Contains(back.Text, secret) {
+		t.Fatalf("Back to the new token's page at %s shows its secret again:\n%s", back.URL, back.Text)
+	}
+}
+
+// On a 390 px phone page in Chinese, with the page's script off as with
+// it on, a trigger's Disable opens its question and nothing else: the
+// trigger stays enabled until the question's own button is pressed, and
+// the open question fits the screen (nothing scrolls sideways). After it,
+// the page says at its top what was done.
+func TestTheQuestionBeforeADisableWorksWithoutScriptsOnAPhone(t *testing.T) {
+	ctx := browsertest.Start(t)
+	site := startSecretsSite(t, nil)
+	browsertest.Step(t, ctx, "sign in on a phone, scripts off", chromedp.EmulateViewport(390, 844), chromedp.Navigate(site.base+"/signin?lang=zh"),
+		browsertest.SignInWithToken(site.tokens[apitoken.Admin], "概览"), browsertest.Scripts(false))
+	browsertest.Step(t, ctx, "tap Disable", chromedp.Navigate(site.base+"/triggers/"+site.triggerID), chromedp.Click(chromedp.ID("disable-ask")),
+		chromedp.WaitVisible(chromedp.ID("disable")))
+	fits := browsertest.Value(t, ctx, chromedp.Evaluate[bool](`document.documentElement.scrollWidth <= document.documentElement.clientWidth`))
+	browsertest.Screenshot(t, ctx, browsertest.ArtifactDir(t), "disable-question-zh-390.png", 390)
+	if !fits {
+		t.Error("the open question before a disable scrolls the phone's page sideways")
+	}
+	if state := browsertest.Value(t, ctx, chromedp.Evaluate[string](`document.getElementById("pause-state").textContent`)); strings.Contains(state, "已停用") {
+		t.Fatalf("one tap disabled the trigger: %q", state)
+	}
+	browsertest.Step(t, ctx, "confirm", chromedp.Click(chromedp.ID("disable")), browsertest.WaitText("#flash", "已停用 shop/"))
+}
