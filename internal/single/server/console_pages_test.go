@@ -191,7 +191,7 @@ func TestConsoleOffersNoPauseOrResumeForADisabledOrArchivedTrigger(t *testing.T)
 		}
 	}
 	offersNone("a paused trigger that was then disabled")
-	if resp, _ := httpcall.Form(t, c, http.MethodPost, site.base+"/triggers/"+site.triggerID+"/enable", url.Values{"csrf": {csrf}}); resp.StatusCode != http.StatusSeeOther {
+	if resp, _ := httpcall.Form(t, c, http.MethodPost, site.base+"/triggers/"+site.triggerID+"/enable", url.Values{"csrf": {csrf}}); !tookForm(resp) {
 		t.Fatalf("enable: %d", resp.StatusCode)
 	}
 	if _, page := httpcall.Form(t, c, http.MethodGet, site.base+"/triggers/"+site.triggerID, nil); !strings.Contains(page, `/resume"`) || strings.Contains(page, `id="pause-off"`) {
