@@ -68,10 +68,16 @@ func (b *flashBox) put(f flash, nowMs int64) string {
 	return key
 }
 
-// take removes and returns the flash of key, unless it has expired.
+// take removes and returns the flash of key, unless it has expired; every
+// expired flash goes with it, so that a secret never shown is not kept in
+// memory past flashTTL by a session that goes on browsing.
 func (b *flashBox) take(key string, nowMs int64) (flash, bool) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
+	for len(b.keys) > 0 && b.byID[b.keys[0]].expiresMs <= nowMs {
+		delete(b.byID, b.keys[0])
+		b.keys = b.keys[1:]
+	}
 	f, ok := b.byID[key]
 	if !ok {
 		return flash{}, false
@@ -105,14 +111,16 @@ func (c *Console) redirectWith(w http.ResponseWriter, r *http.Request, s *sessio
 
 type flashKey struct{}
 
-// takeFlash takes the flash a GET names from s. A whole result page is
+// takeFlash takes the flash a GET names from s (on every request of a
+// session, so that the expired ones go). A whole result page is
 // rendered here (shown reports it); a message or a secret rides in the
 // returned request's context for the page (flashOf).
 func (c *Console) takeFlash(w http.ResponseWriter, r *http.Request, s *session) (_ *http.Request, shown bool) {
-	key := r.URL.Query().Get(flashParam)
-	if r.Method != http.MethodGet || key == "" {
-		return r, false
+	key := ""
+	if r.Method == http.MethodGet {
+		key = r.URL.Query().Get(flashParam)
 	}
+	// Taken with no key too: that drops the expired ones.
 	f, ok := s.flashes.take(key, c.cfg.NowMs())
 	if !ok {
 		return r, false

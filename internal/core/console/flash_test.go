@@ -6,7 +6,9 @@ import (
 	"net/url"
 	"regexp"
 	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/qinglong/qinglong/internal/core/apitoken"
 )
@@ -101,5 +103,34 @@ func TestANewTokensSecretIsShownOnceAfterTheRedirect(t *testing.T) {
 		if text := html.UnescapeString(reloaded); !strings.Contains(text, `id="tok-shown-once"`) || !strings.Contains(text, again) || !strings.Contains(text, name) {
 			t.Errorf("%s: the page reloaded does not say the secret of %s was shown once (%q):\n%s", l, name, again, reloaded)
 		}
+	}
+}
+
+// A new token's secret not shown within flashTTL (the browser never
+// followed the redirect) is gone: not shown later, and not kept in the
+// session's memory once the session makes any other request.
+func TestANewTokensSecretNotShownInTimeIsForgotten(t *testing.T) {
+	t.Parallel()
+	now := time.Now().UnixMilli()
+	site := newBatchSite(t, func(cfg *Config) { withTokenAdmin(cfg); cfg.NowMs = func() int64 { return atomic.LoadInt64(&now) } })
+	w := site.send(apitoken.Admin, "/tokens", url.Values{"name": {"late"}, "scope": {"read"}})
+	to := w.Header().Get("Location")
+	if w.Code != http.StatusSeeOther {
+		t.Fatalf("create: %d\n%s", w.Code, w.Body)
+	}
+	atomic.AddInt64(&now, flashTTL.Milliseconds())
+	site.send(apitoken.Admin, "/runs", nil)
+	s, ok := site.c.sessions.get(string(apitoken.Admin), atomic.LoadInt64(&now))
+	if !ok {
+		t.Fatal("the session is gone")
+	}
+	s.flashes.mu.Lock()
+	held := len(s.flashes.byID)
+	s.flashes.mu.Unlock()
+	if held != 0 {
+		t.Fatalf("the session still holds %d flashes past their time", held)
+	}
+	if page := site.send(apitoken.Admin, to, nil).Body.String(); tokenSecret.MatchString(page) || !strings.Contains(page, `id="tok-shown-once"`) {
+		t.Fatalf("the page after the secret's time shows it, or does not say it was shown:\n%s", page)
 	}
 }
