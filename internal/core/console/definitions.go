@@ -187,7 +187,7 @@ func (c *Console) editDefinitions(w http.ResponseWriter, r *http.Request, s *ses
 		c.fail(w, r, s, err)
 		return
 	}
-	c.render(w, r, http.StatusOK, "definitions", s, d)
+	c.redirectWith(w, r, s, "/definitions?"+url.Values{"project": {d.Project}}.Encode(), flash{Page: "definitions", Data: d})
 }
 
 // submitted is the form's definitions file: an uploaded file when one is
@@ -309,7 +309,9 @@ func (c *Console) definitionsText(w http.ResponseWriter, r *http.Request, s *ses
 			d.Changes++
 		}
 	}
-	if d.Step == "applied" {
+	// The preview too: Back from the applied page leads to it, and a
+	// POST's answer there would ask to send the file again.
+	if d.Step == "applied" || d.Step == "preview" {
 		c.redirectWith(w, r, s, "/definitions?"+url.Values{"project": {doc.Project}}.Encode(), flash{Page: "definitions", Data: d})
 		return
 	}

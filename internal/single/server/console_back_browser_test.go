@@ -80,6 +80,19 @@ func TestAFormThatSucceedsRedirectsSoBackDoesNotResubmit(t *testing.T) {
 		t.Fatalf("Back after a batch pause led to %s, not the triggers list:\n%s", back.URL, back.Text)
 	}
 	browsertest.Screenshot(t, ctx, browsertest.ArtifactDir(t), "back-after-batch-zh-390.png", 390)
+
+	// A form of two steps: its preview is shown by a GET as well, so Back
+	// from the applied page passes over two pages, neither sending the file.
+	browsertest.Step(t, ctx, "edit the schedule, preview and apply it", chromedp.Navigate(site.base+"/definitions/schedule?project=shop&trigger=nightly"),
+		chromedp.SetValue(chromedp.ID("es-cron"), "0 0 4 1 1 *"), chromedp.Click(chromedp.ID("es-preview")),
+		chromedp.Click(chromedp.ID("def-confirm")), chromedp.WaitVisible(chromedp.ID("def-applied")))
+	browsertest.Step(t, ctx, "go on to the overview", chromedp.Navigate(site.base+"/"), chromedp.WaitVisible(chromedp.ID("nav-tokens")))
+	for _, step := range []string{"the applied page", "the preview"} {
+		goBack(t, ctx, "#def-yaml")
+		if back = pageAfterBack(t, ctx, "def-yaml"); !strings.HasPrefix(back.URL, site.base+"/definitions?") || !back.Has["def-yaml"] {
+			t.Fatalf("Back to %s led to %s, not the definitions page:\n%s", step, back.URL, back.Text)
+		}
+	}
 }
 
 // With the browser's back/forward cache on, as a phone's browser has it,
