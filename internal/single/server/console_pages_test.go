@@ -360,7 +360,8 @@ func TestConsoleDefinitionsBackToEditingKeepsTheText(t *testing.T) {
 }
 
 // The language switch keeps the page and its filters; on a form's answer
-// it goes to the form's page.
+// (a preview, shown on its project's definitions page) it goes to that
+// page, without the answer shown once.
 func TestConsoleLanguageSwitchKeepsThePage(t *testing.T) {
 	t.Parallel()
 	site := startConsoleSite(t)
@@ -369,7 +370,7 @@ func TestConsoleLanguageSwitchKeepsThePage(t *testing.T) {
 	if _, page := httpcall.Form(t, c, http.MethodGet, site.base+"/runs?state=failed", nil); !strings.Contains(page, `href="/runs?lang=zh&amp;state=failed"`) {
 		t.Errorf("the runs page filtered by state does not switch language in place:\n%s", page)
 	}
-	if _, page := httpcall.Form(t, c, http.MethodPost, site.base+"/definitions/preview", url.Values{"csrf": {csrf}, "yaml": {"project: shop\n"}}); !strings.Contains(page, `href="/definitions?lang=zh"`) {
+	if _, page := httpcall.Form(t, c, http.MethodPost, site.base+"/definitions/preview", url.Values{"csrf": {csrf}, "yaml": {"project: shop\n"}}); !strings.Contains(page, `href="/definitions?lang=zh&amp;project=shop"`) {
 		t.Errorf("the preview's language switch does not go to the definitions page:\n%s", page)
 	}
 	if _, page := httpcall.Form(t, c, http.MethodGet, site.base+"/runs?lang=zh", nil); !strings.Contains(page, "<th>运行</th>") || strings.Contains(page, "<th>Run</th>") {
