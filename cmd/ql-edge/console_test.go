@@ -99,7 +99,14 @@ func consolePages(t *testing.T, opts cli.Options) ([]consolePage, string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := &http.Client{Jar: jar, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	// A form that succeeded answers 303 to the page showing what it did
+	// (?flash=), which is followed, as a browser does; no other redirect.
+	c := &http.Client{Jar: jar, CheckRedirect: func(req *http.Request, _ []*http.Request) error {
+		if req.URL.Query().Has("flash") {
+			return nil
+		}
+		return http.ErrUseLastResponse
+	}}
 	fetch := func(method, path string, form url.Values) (int, string) {
 		t.Helper()
 		req, err := http.NewRequest(method, base+path, strings.NewReader(form.Encode()))

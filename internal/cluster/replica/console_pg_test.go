@@ -233,7 +233,7 @@ func TestTheClusterConsoleInABrowser(t *testing.T) {
 		return e.textContent + " " + e.getAttribute("data-state") })()`)); st != "running running" {
 		t.Fatalf("the run's output shows and its state line says %q (text, data-state); want running", st)
 	}
-	browsertest.Step(t, ctx, "cancel the running run", chromedp.Click(chromedp.ID("cancel")),
+	browsertest.Step(t, ctx, "cancel the running run", chromedp.Click(chromedp.ID("cancel-ask")), chromedp.Click(chromedp.ID("cancel")),
 		browsertest.WaitText("#run-state", "cancelled"))
 	dir := browsertest.ArtifactDir(t)
 	browsertest.Step(t, ctx, "the run at phone size", chromedp.EmulateViewport(390, 844), chromedp.Reload(), chromedp.WaitVisible(chromedp.ID("run-state")))
@@ -306,7 +306,15 @@ func consoleBrowser(t *testing.T, base string) (*http.Client, func(path string) 
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := &http.Client{Jar: jar, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	// A form that succeeded answers 303 to the page showing what it did
+	// (?flash=), which a browser follows at once; no other redirect is
+	// followed, so a test sees each answer itself.
+	c := &http.Client{Jar: jar, CheckRedirect: func(req *http.Request, _ []*http.Request) error {
+		if req.URL.Query().Has("flash") {
+			return nil
+		}
+		return http.ErrUseLastResponse
+	}}
 	return c, func(path string) (*http.Response, string) {
 		t.Helper()
 		resp, err := c.Get(base + path)

@@ -2,6 +2,7 @@ package console
 
 import (
 	"net/http"
+	"net/url"
 	"time"
 
 	"github.com/qinglong/qinglong/internal/core/qlerror"
@@ -108,11 +109,17 @@ func (c *Console) backfillStep(w http.ResponseWriter, r *http.Request, s *sessio
 	case err != nil:
 		status, d.Error = statusOf(err), c.formError(lang(r), err)
 	case dry:
+		// Shown by a GET, as the result is: Back from the result leads
+		// here, and a POST's answer would ask to send the form again.
 		d.Preview = &res
+		c.redirectWith(w, r, s, "/triggers/"+url.PathEscape(id), flash{Page: "backfill", Data: d})
+		return
 	default:
 		d.Done = &res
 		d.Runs = res.RunIDs[:min(len(res.RunIDs), backfillRunsShown)]
 		d.More = len(res.RunIDs) - len(d.Runs)
+		c.redirectWith(w, r, s, "/triggers/"+url.PathEscape(id), flash{Page: "backfill", Data: d})
+		return
 	}
 	c.render(w, r, status, "backfill", s, d)
 }

@@ -50,6 +50,9 @@ type batchOutcome struct {
 	Done, Untried   bool
 	Said, RunID     string
 	Refusal         string
+	// Note is the note of a trigger a batch resume left paused
+	// (leftPaused).
+	Note string
 }
 
 // batchData is a batch's answer: the action, each trigger's outcome in the
@@ -60,6 +63,12 @@ type batchData struct {
 	Done, Refused int
 	Untried       int
 	Back          string
+	// Noted are the triggers a resume left paused, each paused with a
+	// note, which the answer offers to resume once ticked.
+	Noted []batchOutcome
+	// Filters are the list's filters and cursor the form carried, which
+	// the form resuming Noted carries on.
+	Filters map[string]string
 }
 
 // batch acts on every trigger the triggers list's form selected, each
@@ -102,10 +111,15 @@ func (c *Console) batch(w http.ResponseWriter, r *http.Request, s *session) {
 	if reqID == "" {
 		reqID = randomID()
 	}
-	d := batchData{Action: action, Back: listBack(r)}
+	d := batchData{Action: action, Back: listBack(r), Filters: map[string]string{}}
+	for _, k := range triggerFilters {
+		d.Filters[k] = r.PostFormValue(k)
+	}
 	for _, id := range selected {
 		o := c.batchOne(r, s, action, id, reqID)
 		switch {
+		case o.Note != "":
+			d.Noted = append(d.Noted, o)
 		case o.Done:
 			d.Done++
 		case o.Untried:
@@ -115,7 +129,7 @@ func (c *Console) batch(w http.ResponseWriter, r *http.Request, s *session) {
 		}
 		d.Outcomes = append(d.Outcomes, o)
 	}
-	c.render(w, r, http.StatusOK, "batch", s, d)
+	c.redirectWith(w, r, s, d.Back, flash{Page: "batch", Data: d})
 }
 
 // batchAllowed refuses an action this server cannot do, as the single
@@ -169,7 +183,12 @@ func (c *Console) batchOne(r *http.Request, s *session, action, id, reqID string
 	d, err := c.cfg.Detail.TriggerDetail(r.Context(), id, 1)
 	if err == nil {
 		o.Name = d.ProjectName + "/" + d.Name
-		o.Said, o.RunID, err = c.batchAct(r, s, action, d.TriggerStatus, reqID)
+		if leftPaused(r, action, d) {
+			o.Note = d.PauseNote
+			o.Said = fmt.Sprintf(tr(l, "batch.resume.noted"), d.PauseNote)
+			return o
+		}
+		o.Said, o.RunID, err = c.batchAct(r, s, action, d, reqID)
 	}
 	if err != nil {
 		_, o.Refusal = c.failure(r, err)
@@ -179,9 +198,22 @@ func (c *Console) batchOne(r *http.Request, s *session, action, id, reqID string
 	return o
 }
 
+// notedParam marks a batch resume sent from the answer's list of
+// triggers paused with a note, whose boxes the user ticked one by one.
+const notedParam = "noted"
+
+// leftPaused reports whether a batch resume leaves trigger t paused: it
+// was paused with a note, which says someone stopped it on purpose ("the
+// database is being upgraded, do not run"), and "select all" is no
+// answer to that note. Only a trigger ticked on the answer's own list of
+// them (notedParam) is resumed.
+func leftPaused(r *http.Request, action string, t schedule.TriggerDetail) bool {
+	return action == batchResume && t.Paused && t.PauseNote != "" && r.PostFormValue(notedParam) != batchResume
+}
+
 // batchAct does action to trigger t and says what it did, with the Run a
 // run now made.
-func (c *Console) batchAct(r *http.Request, s *session, action string, t schedule.TriggerStatus, reqID string) (string, string, error) {
+func (c *Console) batchAct(r *http.Request, s *session, action string, t schedule.TriggerDetail, reqID string) (string, string, error) {
 	l := lang(r)
 	switch action {
 	case batchRun:
@@ -205,9 +237,12 @@ func (c *Console) batchAct(r *http.Request, s *session, action string, t schedul
 		if !res.Changed {
 			return tr(l, "batch."+action+".same"), "", nil
 		}
+		if action == batchResume && t.PauseNote != "" {
+			return tr(l, "batch.resume.notedasked"), "", nil
+		}
 		return tr(l, "batch."+action+".done"), "", nil
 	default:
-		res, err := c.enableOne(r, s, t, action == batchEnable)
+		res, err := c.enableOne(r, s, t.TriggerStatus, action == batchEnable)
 		if err != nil {
 			return "", "", err
 		}

@@ -79,6 +79,17 @@ func cannotPublish(cfg *Config) { cfg.Enabler = nil }
 // do sends a request of the session of scope to path, a form when form is
 // not nil (with the session's CSRF value), and returns the answer.
 func (b *batchSite) do(scope apitoken.Scope, path string, form url.Values) *httptest.ResponseRecorder {
+	w := b.send(scope, path, form)
+	// A form that succeeded sends the browser to the page showing what it
+	// did; the browser follows at once, and so does this.
+	if to := w.Header().Get("Location"); w.Code == http.StatusSeeOther && strings.Contains(to, flashParam+"=") {
+		return b.send(scope, to, nil)
+	}
+	return w
+}
+
+// send is do without following a form's redirect.
+func (b *batchSite) send(scope apitoken.Scope, path string, form url.Values) *httptest.ResponseRecorder {
 	r := httptest.NewRequest(http.MethodGet, path, nil)
 	if form != nil {
 		form.Set("csrf", "k")

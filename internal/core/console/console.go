@@ -277,6 +277,9 @@ type session struct {
 	// table's lists (sessions.go).
 	owner       string
 	used, owned *list.Element
+	// flashes are what this session's forms did, for the pages their
+	// redirects show (flash.go).
+	flashes flashBox
 }
 
 // Console is the console's HTTP handler.
@@ -452,6 +455,10 @@ func (c *Console) guard(rt route) http.HandlerFunc {
 				return
 			}
 			defer done()
+		}
+		r, shown := c.takeFlash(w, r, s)
+		if shown {
+			return
 		}
 		h(w, r, s)
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"net/url"
 	"strings"
 	"time"
 
@@ -187,7 +188,7 @@ func (c *Console) editDefinitions(w http.ResponseWriter, r *http.Request, s *ses
 		c.fail(w, r, s, err)
 		return
 	}
-	c.render(w, r, http.StatusOK, "definitions", s, d)
+	c.redirectWith(w, r, s, "/definitions?"+url.Values{"project": {d.Project}}.Encode(), flash{Page: "definitions", Data: d})
 }
 
 // submitted is the form's definitions file: an uploaded file when one is
@@ -308,6 +309,12 @@ func (c *Console) definitionsText(w http.ResponseWriter, r *http.Request, s *ses
 		if res.Change != "unchanged" {
 			d.Changes++
 		}
+	}
+	// The preview too: Back from the applied page leads to it, and a
+	// POST's answer there would ask to send the file again.
+	if d.Step == "applied" || d.Step == "preview" {
+		c.redirectWith(w, r, s, "/definitions?"+url.Values{"project": {doc.Project}}.Encode(), flash{Page: "definitions", Data: d})
+		return
 	}
 	c.render(w, r, status, "definitions", s, d)
 }

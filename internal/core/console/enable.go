@@ -1,6 +1,7 @@
 package console
 
 import (
+	"fmt"
 	"net/http"
 	"net/url"
 	"strings"
@@ -31,11 +32,12 @@ func (c *Console) enable(on bool) handlerFunc {
 			c.fail(w, r, s, err)
 			return
 		}
-		back := "/triggers/" + url.PathEscape(id)
+		action := map[bool]string{true: "enable", false: "disable"}[on]
 		if r.PostFormValue("back") == "list" {
-			back = listDone(r, map[bool]string{true: "enable", false: "disable"}[on], id)
+			http.Redirect(w, r, listDone(r, action, id), http.StatusSeeOther)
+			return
 		}
-		http.Redirect(w, r, back, http.StatusSeeOther)
+		c.redirectWith(w, r, s, "/triggers/"+url.PathEscape(id), flash{Message: fmt.Sprintf(tr(lang(r), "trig.done."+action), d.ProjectName+"/"+d.Name)})
 	}
 }
 

@@ -792,6 +792,7 @@ func funcs(binary, dbFlags string) template.FuncMap {
 			return map[string]any{"L": l, "Uses": uses}
 		},
 		"confirm": confirmActions,
+		"danger":  dangerStep,
 		"fire":    fireText,
 		"firePtr": func(l string, at, due *int64, zone string) template.HTML {
 			if at == nil {

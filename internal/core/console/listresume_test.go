@@ -40,7 +40,7 @@ func TestAPausedTriggersRowInTheListOffersResumeAsItsPageDoes(t *testing.T) {
 	t.Parallel()
 	b := newBatchSite(t, nil)
 	a := b.triggers["a"]
-	if w := b.do(apitoken.Operate, "/triggers/"+a+"/pause", url.Values{"note": {"freeze"}}); w.Code != http.StatusSeeOther {
+	if w := b.send(apitoken.Operate, "/triggers/"+a+"/pause", url.Values{"note": {"freeze"}}); w.Code != http.StatusSeeOther {
 		t.Fatalf("pause: %d\n%s", w.Code, w.Body)
 	}
 	for scope, offered := range map[apitoken.Scope]bool{apitoken.Read: false, apitoken.Operate: true, apitoken.Admin: true} {
@@ -84,7 +84,7 @@ func TestATriggersRowButtonSaysWhatItDidInBothLanguages(t *testing.T) {
 	t.Parallel()
 	b := newBatchSite(t, nil)
 	a, off := b.triggers["a"], b.triggers["off"]
-	if w := b.do(apitoken.Operate, "/triggers/"+a+"/pause", url.Values{"note": {"freeze"}}); w.Code != http.StatusSeeOther {
+	if w := b.send(apitoken.Operate, "/triggers/"+a+"/pause", url.Values{"note": {"freeze"}}); w.Code != http.StatusSeeOther {
 		t.Fatalf("pause: %d\n%s", w.Code, w.Body)
 	}
 	notice := func(scope apitoken.Scope, path string) string {

@@ -70,7 +70,9 @@ type page struct {
 	// holds, and a user should not have to submit a form to learn that
 	// none would be taken.
 	Held string
-	Data any
+	// Flash says what the form that led here did (flash.go).
+	Flash string
+	Data  any
 }
 
 func (c *Console) render(w http.ResponseWriter, r *http.Request, status int, name string, s *session, data any) {
@@ -95,6 +97,9 @@ func (c *Console) render(w http.ResponseWriter, r *http.Request, status int, nam
 // as the page around it.
 func (c *Console) pageOf(r *http.Request, s *session, data any) page {
 	p := page{Lang: lang(r), Data: data}
+	if f := flashOf(r); f != nil {
+		p.Flash = f.Message
+	}
 	if p.Zone, p.ZoneRefused = viewerZones(r); p.ZoneRefused != "" {
 		p.ZoneRefusal = zoneRefusal(p.Lang, p.ZoneRefused, p.Zone)
 	}
@@ -132,6 +137,8 @@ func langHref(r *http.Request, l string) string {
 	}
 	q := r.URL.Query()
 	q.Set("lang", l)
+	// The flash was shown once, in the page's language: this is the page.
+	q.Del(flashParam)
 	return r.URL.Path + "?" + q.Encode()
 }
 
@@ -556,11 +563,19 @@ func (c *Console) pause(pause bool) handlerFunc {
 			c.fail(w, r, s, err)
 			return
 		}
-		back := "/triggers/" + url.PathEscape(id)
+		action := map[bool]string{true: "pause", false: "resume"}[pause]
 		if r.PostFormValue("back") == "list" {
-			back = listDone(r, map[bool]string{true: "pause", false: "resume"}[pause], id)
+			http.Redirect(w, r, listDone(r, action, id), http.StatusSeeOther)
+			return
 		}
-		http.Redirect(w, r, back, http.StatusSeeOther)
+		back := "/triggers/" + url.PathEscape(id)
+		d, err := c.cfg.Detail.TriggerDetail(r.Context(), id, 1)
+		if err != nil {
+			// Done all the same: the trigger's page says its state.
+			http.Redirect(w, r, back, http.StatusSeeOther)
+			return
+		}
+		c.redirectWith(w, r, s, back, flash{Message: fmt.Sprintf(tr(lang(r), "trig.done."+action), d.ProjectName+"/"+d.Name)})
 	}
 }
 
@@ -801,9 +816,19 @@ func (c *Console) cancel(w http.ResponseWriter, r *http.Request, s *session) {
 		return
 	}
 	id := r.PathValue("id")
-	if _, _, err := c.cfg.Cancel(r.Context(), id, s.actor(r)); err != nil {
+	ran, effect, err := c.cfg.Cancel(r.Context(), id, s.actor(r))
+	if err != nil {
 		c.fail(w, r, s, err)
 		return
 	}
-	http.Redirect(w, r, "/runs/"+url.PathEscape(id), http.StatusSeeOther)
+	said := "run.done.cancelasked"
+	switch {
+	case effect.Finished || effect.ClosedLost:
+		said = "run.done.cancelled"
+	case ran.State.Finished():
+		// It had ended before this cancel: its page says how.
+		http.Redirect(w, r, "/runs/"+url.PathEscape(id), http.StatusSeeOther)
+		return
+	}
+	c.redirectWith(w, r, s, "/runs/"+url.PathEscape(id), flash{Message: fmt.Sprintf(tr(lang(r), said), id)})
 }

@@ -22,8 +22,12 @@ func errNoTokenAdmin() error {
 type tokensData struct {
 	List   []tokenRow
 	Scopes []apitoken.Scope
-	// Secret is the token just created, shown on this one answer only.
+	// Secret is the token just created, shown on the one page its
+	// creation's redirect shows.
 	Secret, Created string
+	// ShownOnce is the token whose secret was shown already: that page
+	// reloaded, or come back to.
+	ShownOnce string
 	// Revoked is the token just revoked, when it is one of List's.
 	Revoked string
 	// Confirm is the active token a revoke asks to be confirmed.
@@ -46,7 +50,13 @@ type tokenRow struct {
 // tokensPage lists every token (never a secret: none is stored); ?revoke=
 // asks to confirm a revoke, and ?revoked= is the notice of one just made.
 func (c *Console) tokensPage(w http.ResponseWriter, r *http.Request, s *session) {
-	c.renderTokens(w, r, s, http.StatusOK, tokensData{Revoked: r.URL.Query().Get("revoked")})
+	d := tokensData{Revoked: r.URL.Query().Get("revoked")}
+	if f := flashOf(r); f != nil && f.Secret != "" {
+		d.Secret, d.Created = f.Secret, r.URL.Query().Get(createdParam)
+	} else {
+		d.ShownOnce = r.URL.Query().Get(createdParam)
+	}
+	c.renderTokens(w, r, s, http.StatusOK, d)
 }
 
 // renderTokens shows the tokens page with d's message fields and the
@@ -63,12 +73,15 @@ func (c *Console) renderTokens(w http.ResponseWriter, r *http.Request, s *sessio
 	}
 	now := c.cfg.NowMs()
 	d.Scopes = apitoken.Scopes
-	revoked := d.Revoked
-	d.Revoked = ""
+	revoked, shownOnce := d.Revoked, d.ShownOnce
+	d.Revoked, d.ShownOnce = "", ""
 	for _, t := range list {
 		row := tokenRow{t, t.StateAt(now)}
 		if t.Name == revoked && row.State == apitoken.StateRevoked {
 			d.Revoked = revoked
+		}
+		if t.Name == shownOnce {
+			d.ShownOnce = shownOnce
 		}
 		d.List = append(d.List, row)
 	}
@@ -80,8 +93,8 @@ func (c *Console) renderTokens(w http.ResponseWriter, r *http.Request, s *sessio
 	c.render(w, r, status, "tokens", s, d)
 }
 
-// tokenCreate creates a token and shows its secret in this answer only:
-// not in a redirect's URL, and never again.
+// tokenCreate creates a token and sends the browser to the tokens page,
+// which shows its secret once: not in the redirect's URL, and never again.
 func (c *Console) tokenCreate(w http.ResponseWriter, r *http.Request, s *session) {
 	if c.cfg.TokenAdmin == nil {
 		c.fail(w, r, s, errNoTokenAdmin())
@@ -127,8 +140,15 @@ func (c *Console) tokenCreate(w http.ResponseWriter, r *http.Request, s *session
 		return
 	}
 	c.cfg.Log.Info("console: API token created", "code", CodeTokenCreated, "name", t.Name, "scope", t.Scope, "actor", s.actor(r))
-	c.renderTokens(w, r, s, http.StatusOK, tokensData{Secret: secret, Created: t.Name})
+	// The secret stays in the session, never in the address nor a log,
+	// until the page the redirect shows takes it.
+	c.redirectWith(w, r, s, "/tokens?"+url.Values{createdParam: {t.Name}}.Encode(), flash{Secret: secret})
 }
+
+// createdParam names the token the tokens page was sent to after creating
+// it: once its secret has been shown, a reload says it was and is not
+// shown again.
+const createdParam = "created"
 
 func (c *Console) tokenRevoke(w http.ResponseWriter, r *http.Request, s *session) {
 	if c.cfg.TokenAdmin == nil {

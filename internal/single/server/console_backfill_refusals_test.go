@@ -102,7 +102,7 @@ func TestADisabledTriggersRefusalNamesItsEnableCommandByProjectAndName(t *testin
 	c := consoleClient(t)
 	csrf := site.signIn(t, c, site.tokens[apitoken.Admin])
 	trig := "/triggers/" + site.triggerID
-	if resp, _ := httpcall.Form(t, c, http.MethodPost, site.base+trig+"/disable", url.Values{"csrf": {csrf}}); resp.StatusCode != http.StatusSeeOther {
+	if resp, _ := httpcall.Form(t, c, http.MethodPost, site.base+trig+"/disable", url.Values{"csrf": {csrf}}); !tookForm(resp) {
 		t.Fatalf("disable: %d", resp.StatusCode)
 	}
 	now := time.Now()

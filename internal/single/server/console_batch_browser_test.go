@@ -58,8 +58,15 @@ func TestTheTriggersListActsOnSelectedTriggersInABrowserInChineseOnAPhone(t *tes
 	if below := browsertest.Value(t, ctx, chromedp.Evaluate[bool](`document.getElementById("batch-resume-bottom").getBoundingClientRect().top >= document.querySelector("table.cards").getBoundingClientRect().bottom`)); !below {
 		t.Error("the list's second row of batch buttons is not below the list")
 	}
+	// Paused with a note, it is left paused until ticked on the answer's
+	// own list of such triggers.
 	browsertest.Step(t, ctx, "resume one with the button below the list", chromedp.Click(chromedp.CSS(`input.batch-pick[value="`+site.triggerID+`"]`)),
 		chromedp.ScrollIntoView(chromedp.ID("batch-resume-bottom")), chromedp.Click(chromedp.ID("batch-resume-bottom")),
+		browsertest.WaitText("#batch-summary", "已选 1 个；完成 0 个；被拒绝 0 个。带备注而保持暂停 1 个。"),
+		browsertest.WaitText("tr.batch-leftpaused", "shop/nightly"), browsertest.WaitText("tr.batch-leftpaused", "发布前冻结"))
+	browsertest.Screenshot(t, ctx, dir, "triggers-batch-noted-zh-390x844.png", 390)
+	browsertest.Step(t, ctx, "tick it on the answer's list and resume it", chromedp.Click(chromedp.CSS(`#batch-noted input[value="`+site.triggerID+`"]`)),
+		chromedp.Click(chromedp.ID("batch-noted-resume")),
 		browsertest.WaitText("#batch-summary", "已选 1 个；完成 1 个；被拒绝 0 个。"),
-		browsertest.WaitText("tr.batch-done", "shop/nightly"), browsertest.WaitText("tr.batch-done", "已恢复。"))
+		browsertest.WaitText("tr.batch-done", "shop/nightly"), browsertest.WaitText("tr.batch-done", "已恢复（带备注暂停，由你勾选）。"))
 }

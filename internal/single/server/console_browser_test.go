@@ -49,14 +49,14 @@ func TestConsoleInABrowserSignsInOperatesAndSignsOut(t *testing.T) {
 	if !strings.Contains(runURL, "/runs/") {
 		t.Fatalf("run now led to %s, want the run's page", runURL)
 	}
-	browsertest.Step(t, ctx, "cancel the running run", chromedp.WaitVisible(chromedp.ID("cancel")),
-		chromedp.Click(chromedp.ID("cancel")),
+	browsertest.Step(t, ctx, "cancel the running run: open the question, then confirm", chromedp.WaitVisible(chromedp.ID("cancel-ask")),
+		chromedp.Click(chromedp.ID("cancel-ask")), chromedp.Click(chromedp.ID("cancel")),
 		browsertest.WaitText("#run-state", "cancelled"))
 	browsertest.Step(t, ctx, "re-run the cancelled run, then cancel the re-run", chromedp.WaitVisible(chromedp.ID("rerun")),
 		chromedp.Click(chromedp.ID("rerun")),
 		chromedp.WaitVisible(chromedp.ID("rerun-of")),
-		chromedp.WaitVisible(chromedp.ID("cancel")),
-		chromedp.Click(chromedp.ID("cancel")),
+		chromedp.WaitVisible(chromedp.ID("cancel-ask")),
+		chromedp.Click(chromedp.ID("cancel-ask")), chromedp.Click(chromedp.ID("cancel")),
 		browsertest.WaitText("#run-state", "cancelled"))
 
 	dir := browsertest.ArtifactDir(t)

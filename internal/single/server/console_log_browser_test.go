@@ -63,7 +63,7 @@ func TestConsoleLiveLogInABrowserShowsEachLineOnceAcrossReconnects(t *testing.T)
 	if !strings.HasPrefix(slowOutput(), shown) {
 		t.Fatalf("across %d reconnects the page showed %q; want each line once, in order", resumed.Load(), shown)
 	}
-	browsertest.Step(t, ctx, "cancel the run", chromedp.Click(chromedp.ID("cancel")), browsertest.WaitText("#run-state", "cancelled"))
+	browsertest.Step(t, ctx, "cancel the run", chromedp.Click(chromedp.ID("cancel-ask")), chromedp.Click(chromedp.ID("cancel")), browsertest.WaitText("#run-state", "cancelled"))
 }
 
 // In a real browser, an ended Run's page shows its output as the server

@@ -108,7 +108,7 @@ func TestConsoleShowsAPausedTriggerPausedWithNoNextFire(t *testing.T) {
 		_, page := httpcall.Form(t, c, http.MethodGet, site.base+"/", nil)
 		return strings.Contains(page, "/triggers/"+site.triggerID)
 	})
-	if resp, _ := httpcall.Form(t, c, http.MethodPost, site.base+"/triggers/"+site.triggerID+"/pause", url.Values{"csrf": {csrf}, "note": {"freeze"}}); resp.StatusCode != http.StatusSeeOther {
+	if resp, _ := httpcall.Form(t, c, http.MethodPost, site.base+"/triggers/"+site.triggerID+"/pause", url.Values{"csrf": {csrf}, "note": {"freeze"}}); !tookForm(resp) {
 		t.Fatalf("pause: %d", resp.StatusCode)
 	}
 	if _, page := httpcall.Form(t, c, http.MethodGet, site.base+"/triggers", nil); !strings.Contains(page, `class="trigger-state">paused<`) || strings.Contains(page, `<ol class="fires">`) {
@@ -153,7 +153,7 @@ func TestConsoleOffersNoRunNowForADisabledTrigger(t *testing.T) {
 	site := startConsoleSite(t)
 	c := consoleClient(t)
 	csrf := site.signIn(t, c, site.tokens[apitoken.Admin])
-	if resp, _ := httpcall.Form(t, c, http.MethodPost, site.base+"/triggers/"+site.triggerID+"/disable", url.Values{"csrf": {csrf}}); resp.StatusCode != http.StatusSeeOther {
+	if resp, _ := httpcall.Form(t, c, http.MethodPost, site.base+"/triggers/"+site.triggerID+"/disable", url.Values{"csrf": {csrf}}); !tookForm(resp) {
 		t.Fatalf("disable: %d", resp.StatusCode)
 	}
 	for path, state := range map[string]string{"/triggers": `class="trigger-state">disabled<`, "/triggers/" + site.triggerID: `id="pause-state">disabled<`} {
@@ -174,7 +174,7 @@ func TestConsoleOffersNoPauseOrResumeForADisabledOrArchivedTrigger(t *testing.T)
 	c := consoleClient(t)
 	csrf := site.signIn(t, c, site.tokens[apitoken.Admin])
 	for _, verb := range []string{"pause", "disable"} {
-		if resp, _ := httpcall.Form(t, c, http.MethodPost, site.base+"/triggers/"+site.triggerID+"/"+verb, url.Values{"csrf": {csrf}}); resp.StatusCode != http.StatusSeeOther {
+		if resp, _ := httpcall.Form(t, c, http.MethodPost, site.base+"/triggers/"+site.triggerID+"/"+verb, url.Values{"csrf": {csrf}}); !tookForm(resp) {
 			t.Fatalf("%s: %d", verb, resp.StatusCode)
 		}
 	}
@@ -191,7 +191,7 @@ func TestConsoleOffersNoPauseOrResumeForADisabledOrArchivedTrigger(t *testing.T)
 		}
 	}
 	offersNone("a paused trigger that was then disabled")
-	if resp, _ := httpcall.Form(t, c, http.MethodPost, site.base+"/triggers/"+site.triggerID+"/enable", url.Values{"csrf": {csrf}}); resp.StatusCode != http.StatusSeeOther {
+	if resp, _ := httpcall.Form(t, c, http.MethodPost, site.base+"/triggers/"+site.triggerID+"/enable", url.Values{"csrf": {csrf}}); !tookForm(resp) {
 		t.Fatalf("enable: %d", resp.StatusCode)
 	}
 	if _, page := httpcall.Form(t, c, http.MethodGet, site.base+"/triggers/"+site.triggerID, nil); !strings.Contains(page, `/resume"`) || strings.Contains(page, `id="pause-off"`) {
@@ -361,7 +361,8 @@ func TestConsoleDefinitionsBackToEditingKeepsTheText(t *testing.T) {
 }
 
 // The language switch keeps the page and its filters; on a form's answer
-// it goes to the form's page.
+// (a preview, shown on its project's definitions page) it goes to that
+// page, without the answer shown once.
 func TestConsoleLanguageSwitchKeepsThePage(t *testing.T) {
 	t.Parallel()
 	site := startConsoleSite(t)
@@ -370,7 +371,7 @@ func TestConsoleLanguageSwitchKeepsThePage(t *testing.T) {
 	if _, page := httpcall.Form(t, c, http.MethodGet, site.base+"/runs?state=failed", nil); !strings.Contains(page, `href="/runs?lang=zh&amp;state=failed"`) {
 		t.Errorf("the runs page filtered by state does not switch language in place:\n%s", page)
 	}
-	if _, page := httpcall.Form(t, c, http.MethodPost, site.base+"/definitions/preview", url.Values{"csrf": {csrf}, "yaml": {"project: shop\n"}}); !strings.Contains(page, `href="/definitions?lang=zh"`) {
+	if _, page := httpcall.Form(t, c, http.MethodPost, site.base+"/definitions/preview", url.Values{"csrf": {csrf}, "yaml": {"project: shop\n"}}); !strings.Contains(page, `href="/definitions?lang=zh&amp;project=shop"`) {
 		t.Errorf("the preview's language switch does not go to the definitions page:\n%s", page)
 	}
 	if _, page := httpcall.Form(t, c, http.MethodGet, site.base+"/runs?lang=zh", nil); !strings.Contains(page, "<th>运行</th>") || strings.Contains(page, "<th>Run</th>") {

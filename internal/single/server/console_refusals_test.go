@@ -67,12 +67,12 @@ func TestAConsoleRefusalIsShownInThePagesLanguage(t *testing.T) {
 	csrf := site.signIn(t, c, site.tokens[apitoken.Admin])
 	trig := "/triggers/" + site.triggerID
 
-	if resp, _ := httpcall.Form(t, c, http.MethodPost, site.base+trig+"/disable", url.Values{"csrf": {csrf}}); resp.StatusCode != http.StatusSeeOther {
+	if resp, _ := httpcall.Form(t, c, http.MethodPost, site.base+trig+"/disable", url.Values{"csrf": {csrf}}); !tookForm(resp) {
 		t.Fatalf("disable: %d", resp.StatusCode)
 	}
 	refusal{"run now of a disabled trigger", http.MethodPost, trig + "/run", nil,
 		"is disabled: nothing of it runs", "触发器“nightly”已停用，立即运行与回填也不执行"}.check(t, site, c, csrf)
-	if resp, _ := httpcall.Form(t, c, http.MethodPost, site.base+trig+"/enable", url.Values{"csrf": {csrf}}); resp.StatusCode != http.StatusSeeOther {
+	if resp, _ := httpcall.Form(t, c, http.MethodPost, site.base+trig+"/enable", url.Values{"csrf": {csrf}}); !tookForm(resp) {
 		t.Fatalf("enable: %d", resp.StatusCode)
 	}
 

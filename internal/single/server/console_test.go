@@ -115,13 +115,26 @@ func startConsoleSiteCommand(t testing.TB, cron trigger.Cron, cmd task.Command, 
 var csrfField = regexp.MustCompile(`name="csrf" value="([^"]+)"`)
 
 // client is a cookie-keeping HTTP client that does not follow redirects,
-// so a test sees each answer itself.
+// so a test sees each answer itself, but for the one a form that
+// succeeded answers with to the page showing what it did (?flash=), which
+// a browser follows at once.
 func consoleClient(t testing.TB) *http.Client {
 	jar, err := cookiejar.New(nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &http.Client{Jar: jar, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	return &http.Client{Jar: jar, CheckRedirect: func(req *http.Request, _ []*http.Request) error {
+		if req.URL.Query().Has("flash") {
+			return nil
+		}
+		return http.ErrUseLastResponse
+	}}
+}
+
+// tookForm reports whether a form was taken: answered 303, or 303 to the
+// page showing what it did, which consoleClient follows.
+func tookForm(resp *http.Response) bool {
+	return resp.StatusCode == http.StatusSeeOther || resp.StatusCode == http.StatusOK && resp.Request.URL.Query().Has("flash")
 }
 
 // signinForm fetches the sign-in page for c and returns its form's CSRF

@@ -149,8 +149,8 @@ func consoleTokenRoundTrip(t *testing.T, base, admin string) {
 	}
 	_, page = httpcall.Form(t, c, http.MethodGet, base+"/tokens", nil)
 	token := csrf(page)
-	if st := post("/tokens", url.Values{"csrf": {token}, "name": {"short-lived"}, "scope": {"read"}}); st != http.StatusOK {
-		t.Fatalf("creating a token answered %d, want 200", st)
+	if st := post("/tokens", url.Values{"csrf": {token}, "name": {"short-lived"}, "scope": {"read"}}); st != http.StatusSeeOther {
+		t.Fatalf("creating a token answered %d, want 303 to the page showing it", st)
 	}
 	if st := post("/tokens/short-lived/revoke", url.Values{"csrf": {token}}); st != http.StatusSeeOther {
 		t.Fatalf("revoking the token answered %d, want 303", st)

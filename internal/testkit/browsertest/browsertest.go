@@ -21,9 +21,10 @@ import (
 const ChromiumPath = "/usr/bin/chromium"
 
 // Start starts a headless Chromium for one test and returns its context,
-// bounded to a minute. Without the browser the test fails under CI and is
-// skipped elsewhere, naming what to install.
-func Start(t *testing.T) context.Context {
+// bounded to a minute, with the options given after the kit's own. Without
+// the browser the test fails under CI and is skipped elsewhere, naming
+// what to install.
+func Start(t *testing.T, more ...chromedp.ExecAllocatorOption) context.Context {
 	t.Helper()
 	if _, err := os.Stat(ChromiumPath); err != nil {
 		if os.Getenv("CI") != "" {
@@ -46,6 +47,7 @@ func Start(t *testing.T) context.Context {
 	if os.Geteuid() == 0 {
 		opts = append(opts, chromedp.NoSandbox)
 	}
+	opts = append(opts, more...)
 	actx, cancelAlloc := chromedp.NewExecAllocator(t.Context(), opts...)
 	ctx, cancelCtx := chromedp.NewContext(actx)
 	ctx, cancel := context.WithTimeout(ctx, time.Minute)
@@ -59,6 +61,11 @@ func Start(t *testing.T) context.Context {
 	})
 	return ctx
 }
+
+// NoBackForwardCache turns the browser's back/forward cache off, so that
+// Back loads its page again as a browser does once that cache has let the
+// page go (or never kept it): what Back shows is then the server's answer.
+var NoBackForwardCache = chromedp.Flag("disable-features", "Translate,BlinkGenPropertyTrees,BackForwardCache")
 
 // ArtifactDir is where screenshots go: $QL_TEST_ARTIFACTS/console when
 // set (CI keeps it), else the test's temporary directory.

@@ -130,3 +130,10 @@
     });
   });
 })();
+
+// A new token's secret is shown once. A page Back brings out of the
+// browser's back/forward cache still holds it, so that page is loaded
+// again: the server then says the secret was shown, without it.
+window.addEventListener("pageshow", function (e) {
+  if (e.persisted && document.getElementById("new-token")) { window.location.reload(); }
+});

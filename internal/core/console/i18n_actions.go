@@ -1,0 +1,65 @@
+package console
+
+import "fmt"
+
+// actionMessages are the words of what a form did (the flash a redirect
+// shows), of the questions before a one-way action and of a batch resume
+// that leaves noted pauses alone, in English and Simplified Chinese. They
+// join messages at start; a key both hold is a mistake, refused at once.
+var actionMessages = map[string]map[string]string{
+	"en": {
+		"hint.pause":              "Pause stops its fires and keeps the trigger as it is; Resume starts them again.",
+		"hint.disable":            "Disable publishes a new revision of the trigger that is disabled: nothing of it runs, Run now neither, until it is enabled again (another revision).",
+		"hint.cancel":             "Its command is stopped and the Run ends cancelled. This cannot be undone: Re-run makes a new Run.",
+		"hint.batchdisable":       "Disable publishes a new, disabled revision of each selected trigger: nothing of them runs until each is enabled again.",
+		"ask.disable":             "Disable…",
+		"ask.cancel":              "Cancel run…",
+		"confirm.disable":         "Yes, disable %s",
+		"confirm.cancel":          "Yes, cancel Run %s",
+		"confirm.batchdisable":    "Yes, disable the selected triggers",
+		"run.done.cancelled":      "Cancelled Run %s.",
+		"run.done.cancelasked":    "Asked Run %s to stop: it ends cancelled once its command has stopped.",
+		"tok.shownonce":           "Token %s was created",
+		"tok.shownonce.what":      "Its secret was shown once, on the page right after it was created, and is never shown again: if it was not copied, revoke %[1]s and create another.",
+		"batch.resume.noted":      "left paused: it was paused with the note “%s”. Tick it below to resume it anyway.",
+		"batch.noted.label":       "left paused",
+		"batch.summary.noted":     " Left paused (paused with a note): %d.",
+		"batch.noted.title":       "Paused with a note",
+		"batch.noted.help":        "A batch resume leaves a trigger paused with a note as it is: someone paused it on purpose. Tick those you mean to resume anyway:",
+		"batch.noted.resume":      "Resume the ticked triggers",
+		"batch.resume.notedasked": "resumed (you ticked it, paused with a note).",
+	},
+	"zh": {
+		"hint.pause":              "暂停：只是停止触发，触发器本身不变；点“恢复”即可继续。",
+		"hint.disable":            "停用：发布该触发器的一个停用的新修订版；重新启用（又一个修订版）之前它的任何运行都不会进行，也不能立即运行。",
+		"hint.cancel":             "它的命令会被停止，运行以“已取消”结束。此操作无法撤销：“重新运行”会创建新的运行。",
+		"hint.batchdisable":       "停用：为每个所选触发器发布一个停用的新修订版；各自重新启用之前它们的任何运行都不会进行。",
+		"ask.disable":             "停用…",
+		"ask.cancel":              "取消运行…",
+		"confirm.disable":         "确认停用 %s",
+		"confirm.cancel":          "确认取消运行 %s",
+		"confirm.batchdisable":    "确认停用所选触发器",
+		"run.done.cancelled":      "已取消运行 %s。",
+		"run.done.cancelasked":    "已请求停止运行 %s：命令停止后它以“已取消”结束。",
+		"tok.shownonce":           "令牌 %s 已创建",
+		"tok.shownonce.what":      "它的密钥只在创建后紧接着的页面上显示过一次，不会再次显示：如未复制，请吊销 %[1]s 并新建一个。",
+		"batch.resume.noted":      "保持暂停：它是带备注暂停的（“%s”）。如仍要恢复，请在下方勾选它。",
+		"batch.noted.label":       "保持暂停",
+		"batch.summary.noted":     "带备注而保持暂停 %d 个。",
+		"batch.noted.title":       "带备注暂停的触发器",
+		"batch.noted.help":        "批量恢复不会恢复带备注暂停的触发器：有人特意暂停了它。如仍要恢复，请勾选：",
+		"batch.noted.resume":      "恢复所勾选的触发器",
+		"batch.resume.notedasked": "已恢复（带备注暂停，由你勾选）。",
+	},
+}
+
+func init() {
+	for l, words := range actionMessages {
+		for k, v := range words {
+			if _, ok := messages[l][k]; ok {
+				panic(fmt.Sprintf("console: the catalogue has %q in %s twice", k, l))
+			}
+			messages[l][k] = v
+		}
+	}
+}
