@@ -45,7 +45,7 @@ func TestADefinitionsFilesMistakeReadsInThePagesLanguageAtItsLine(t *testing.T) 
 		{"a policy outside its range", shopTrigger + "    cron: '0 3 * * *'\n    timezone: UTC\n    jitter: 2h\n", "第 10 行",
 			"trigger.jitter：“2h”无效，须是 0s 到 1h 之间的时长", "2h is out of range: it takes 0s to 1h"},
 		{"a policy outside its set", shopTrigger + "    cron: '0 3 * * *'\n    timezone: UTC\n    overlap: wait\n", "第 10 行",
-			"trigger.overlap：“wait”不是可选的值；可选：allow, skip, queue_one, cancel_previous", "is not one of allow"},
+			"trigger.overlap：“wait”不是可选的值；可选：allow、skip、queue_one、cancel_previous", "is not one of allow"},
 		{"a task that does not exist", strings.Replace(shopTrigger, "task: report", "task: reprot", 1) + "    cron: '0 3 * * *'\n    timezone: UTC\n", "第 6 行",
 			"触发器“nightly”：它的 task“reprot”不是本文件中定义的任务", "is not a task of this file"},
 		{"a task defined twice", strings.Replace(shopTrigger, "triggers:", "  - name: report\n    script: echo\ntriggers:", 1) + "    cron: '0 3 * * *'\n    timezone: UTC\n",
