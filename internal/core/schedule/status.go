@@ -15,7 +15,11 @@ type TriggerStatus struct {
 	Revision    int64
 	Enabled     bool
 	// Paused: the schedule is paused (no occurrence runs until resumed).
-	Paused       bool
+	Paused bool
+	// PausedWithProject: the pause in force is its project's
+	// (ProjectPauser), so resuming the project resumes it; false for a
+	// pause of its own, which a project's resume leaves in force.
+	PausedWithProject bool
 	Cron         trigger.Cron
 	TaskID       string
 	TaskName     string
