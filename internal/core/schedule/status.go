@@ -20,10 +20,10 @@ type TriggerStatus struct {
 	// (ProjectPauser), so resuming the project resumes it; false for a
 	// pause of its own, which a project's resume leaves in force.
 	PausedWithProject bool
-	Cron         trigger.Cron
-	TaskID       string
-	TaskName     string
-	TaskRevision int64
+	Cron              trigger.Cron
+	TaskID            string
+	TaskName          string
+	TaskRevision      int64
 	// NextFireAtMs is the cursor's nominal fire time; nil while the row
 	// is uninitialised and once Ended.
 	NextFireAtMs *int64
