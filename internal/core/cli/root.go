@@ -49,6 +49,9 @@ type Backend struct {
 	// Pause pauses and resumes triggers (`ql triggers pause/resume`); nil
 	// when the profile cannot (a read-only open).
 	Pause schedule.Pauser
+	// ProjectPause pauses and resumes projects (`ql projects
+	// pause/resume`); nil when the profile cannot.
+	ProjectPause schedule.ProjectPauser
 	// Detail reads one trigger with its occurrence ledger (`ql triggers
 	// show`).
 	Detail schedule.DetailReader
@@ -214,7 +217,7 @@ or as many replicas on PostgreSQL (profile cluster).`
 		}
 		return fillFromEnv(c)
 	}
-	root.AddCommand(versionCommand(), cronCommand(opts), applyCommand(opts), exportCommand(opts), serveCommand(opts), runsCommand(opts), triggersCommand(opts),
+	root.AddCommand(versionCommand(), cronCommand(opts), applyCommand(opts), exportCommand(opts), serveCommand(opts), runsCommand(opts), triggersCommand(opts), projectsCommand(opts),
 		tokensCommand(opts), usersCommand(opts), secretsCommand(opts), notificationsCommand(opts), retentionCommand(opts), backupCommand(opts))
 	root.AddCommand(opts.Extra...)
 	addDBCheck(root, opts)

@@ -119,6 +119,8 @@ func nextFire(t view.Trigger) string {
 	switch {
 	case t.Archived:
 		return "archived"
+	case t.PausedWithProject:
+		return "paused with its project"
 	case t.Paused:
 		return "paused"
 	case t.NextFireUnknown != "":

@@ -34,7 +34,7 @@ func (s *Server) listen() error {
 	}
 	cfg := httpapi.Config{
 		TrustedProxies: proxies,
-		Runs:           servedRuns{Reader: s.store, concurrency: s.cfg.Concurrency}, LastRuns: s.store, Triggers: s.store, Detail: s.store, Tokens: s.store, Uses: apitoken.NewUses(heldTouches{Authenticator: s.store, s: s}), Pauser: s.store, Cancel: s.cancelRun,
+		Runs:           servedRuns{Reader: s.store, concurrency: s.cfg.Concurrency}, LastRuns: s.store, Triggers: s.store, Detail: s.store, Tokens: s.store, Uses: apitoken.NewUses(heldTouches{Authenticator: s.store, s: s}), Pauser: s.store, ProjectPauser: s.store, Cancel: s.cancelRun,
 		Notifications: s.store,
 		AllowedHosts:  httpapi.DefaultAllowedHosts(s.cfg.HTTPAddr, s.cfg.AllowedHosts),
 		Ready:         s.readiness, Writes: writes{s}, Log: s.cfg.Logger, RequestTimeout: s.cfg.RequestTimeout,
