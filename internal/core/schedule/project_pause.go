@@ -31,7 +31,7 @@ const RefusalProjectUnknown qlerror.Reason = "project_missing"
 // refuse (each trigger's pause carries the project's note).
 func (r ProjectPauseRequest) Validate() error {
 	if strings.TrimSpace(r.Project) == "" {
-		return qlerror.New(qlerror.Invalid, "give a project's name or id (`ql triggers list` shows each trigger's project)").Because(RefusalProjectUnknown)
+		return qlerror.New(qlerror.Invalid, "give a project's name or id (`ql triggers list` shows each trigger's project)").Because(RefusalProjectUnknown, "name", r.Project)
 	}
 	return PauseRequest{Note: r.Note}.validateNote()
 }
@@ -68,7 +68,7 @@ type ProjectPauser interface {
 
 // ProjectMissing is the error for a project that does not exist.
 func ProjectMissing(project string) error {
-	return qlerror.New(qlerror.NotFound, "project %s does not exist; `ql triggers list` shows each trigger's project", project).Because(RefusalProjectUnknown)
+	return qlerror.New(qlerror.NotFound, "project %s does not exist; `ql triggers list` shows each trigger's project", project).Because(RefusalProjectUnknown, "name", project)
 }
 
 // ProjectArchived is the error for pausing or resuming an archived project.
