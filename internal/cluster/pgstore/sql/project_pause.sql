@@ -2,11 +2,14 @@
 -- A project's identity, status and pause state, read in the SERIALIZABLE
 -- transaction of the change that follows: two changes of one project
 -- racing conflict there, and one of them is retried (the runtime role may
--- not lock a project row). $1 its name or id.
+-- not lock a project row). $1 its name or id (an id wins over a name that
+-- happens to be spelt as another project's id).
 SELECT p.id::text, p.name, p.status = 'archived', coalesce(pp.paused, false), pp.note, pp.actor, pp.at_ms
   FROM qinglong.projects p
   LEFT JOIN qinglong.project_pauses pp ON pp.project_id = p.id
  WHERE p.name = $1 OR p.id::text = $1
+ ORDER BY p.id::text = $1 DESC
+ LIMIT 1
 
 -- name: ProjectPauseWrite
 -- Records a project's pause ($2 true, with its note) or resume ($2 false,
