@@ -82,6 +82,7 @@ func (s *store) fixture() storetest.Fixture {
 		MakeDue:          s.makeDue,
 		NowMs:            s.runtime.NowMs,
 		Pauser:           s.runtime,
+		ProjectPauser:    s.runtime,
 		Tokens:           s.admin,
 		Users:            s.admin,
 		UserAuth:         s.runtime,

@@ -108,6 +108,11 @@ var tableGrants = map[string]map[RoleKind][]string{
 	// append-only for both. The runtime reads it to show a trigger's
 	// newest records in its view (API, console, `ql triggers show`).
 	"trigger_schedule_audit": {RoleAdmin: {"SELECT", "INSERT"}, RoleRuntime: {"SELECT", "INSERT"}},
+	// A project's pause record: written where triggers are paused (an
+	// admin's `ql projects pause`, a replica's API and console as the
+	// runtime), never deleted (a resume updates it). A publish (admin)
+	// reads it so that a trigger new to a paused project starts paused.
+	"project_pauses": {RoleAdmin: {"SELECT", "INSERT", "UPDATE"}, RoleRuntime: {"SELECT", "INSERT", "UPDATE"}},
 	// An admin creates and revokes API tokens; the runtime, which serves
 	// the API, only reads them to authenticate, and records their use in
 	// a table of its own, so it can never change a token's scope, expiry

@@ -47,7 +47,7 @@ func triggerPause(ctx context.Context, pool *pgxpool.Pool, r schedule.PauseReque
 		var note *string
 		var pausedAt, resumedAt *int64
 		var auditReadable bool
-		err := tx.QueryRow(ctx, sqlSchedulePauseState, r.TriggerID).Scan(&out.Paused, &note, &pausedAt, &resumedAt, &auditReadable)
+		err := tx.QueryRow(ctx, sqlSchedulePauseState, r.TriggerID).Scan(&out.Paused, &note, &pausedAt, &resumedAt, &auditReadable, &out.WithProject)
 		if errors.Is(err, pgx.ErrNoRows) {
 			return qlerror.New(qlerror.NotFound, "trigger %s has no schedule; `ql triggers list` shows the triggers", r.TriggerID).Because(schedule.RefusalTriggerMissing)
 		}
@@ -56,6 +56,17 @@ func triggerPause(ctx context.Context, pool *pgxpool.Pool, r schedule.PauseReque
 		}
 		out.Changed = false
 		out.AtMs = derefInt(resumedAt)
+		if r.Pause && out.WithProject {
+			if err := tx.QueryRow(ctx, sqlSchedulePauseOwn, r.TriggerID, nonEmpty(r.Note)).Scan(&out.AtMs); err != nil {
+				return err
+			}
+			if _, err := tx.Exec(ctx, sqlScheduleAuditInsert, ids.New(), r.TriggerID, "pause", r.Actor, nonEmpty(r.Note), out.AtMs); err != nil {
+				return err
+			}
+			started, err := pauseStartedAt(ctx, tx, r.TriggerID, auditReadable, pausedAt)
+			out.Changed, out.WithProject, out.Note, out.AtMs = true, false, r.Note, derefInt(started)
+			return err
+		}
 		if out.Paused == r.Pause {
 			if out.Paused {
 				// The note is the pause's: a resumed row keeps its last
@@ -66,26 +77,33 @@ func triggerPause(ctx context.Context, pool *pgxpool.Pool, r schedule.PauseReque
 			}
 			return nil
 		}
-		q, args, action := sqlScheduleResume, []any{r.TriggerID}, "resume"
-		if r.Pause {
-			q, args, action = sqlSchedulePause, []any{r.TriggerID, nonEmpty(r.Note)}, "pause"
-		}
-		if err := tx.QueryRow(ctx, q, args...).Scan(&out.AtMs); err != nil {
-			return err
-		}
-		if err := refreshEligibility(ctx, tx, sqlEligibilityOfTriggers, []string{r.TriggerID}); err != nil {
-			return err
-		}
-		if _, err := tx.Exec(ctx, sqlScheduleAuditInsert, ids.New(), r.TriggerID, action, r.Actor, nonEmpty(r.Note), out.AtMs); err != nil {
-			return err
-		}
-		out.Changed, out.Paused, out.Note = true, r.Pause, ""
+		at, err := pauseRow(ctx, tx, r, nil)
+		out.Changed, out.Paused, out.WithProject, out.Note, out.AtMs = true, r.Pause, false, "", at
 		if r.Pause {
 			out.Note = r.Note
 		}
-		return nil
+		return err
 	})
 	return out, mapErr(err, "pausing or resuming trigger "+r.TriggerID)
+}
+
+// pauseRow pauses or resumes one schedule row not yet in the state asked
+// for, refreshes its eligibility and writes its audit record, at the time
+// given (nil: the database's now), which it returns.
+func pauseRow(ctx context.Context, tx pgx.Tx, r schedule.PauseRequest, at *int64) (int64, error) {
+	q, args, action := sqlScheduleResume, []any{r.TriggerID, at}, "resume"
+	if r.Pause {
+		q, args, action = sqlSchedulePause, []any{r.TriggerID, nonEmpty(r.Note), at}, "pause"
+	}
+	var ms int64
+	if err := tx.QueryRow(ctx, q, args...).Scan(&ms); err != nil {
+		return 0, err
+	}
+	if err := refreshEligibility(ctx, tx, sqlEligibilityOfTriggers, []string{r.TriggerID}); err != nil {
+		return 0, err
+	}
+	_, err := tx.Exec(ctx, sqlScheduleAuditInsert, ids.New(), r.TriggerID, action, r.Actor, nonEmpty(r.Note), ms)
+	return ms, err
 }
 
 // pauseStartedAt is when the pause in force on triggerID began: its audit
@@ -134,7 +152,7 @@ func (r *Runtime) TriggerDetail(ctx context.Context, triggerID string, ledgerLim
 		err := tx.QueryRow(ctx, sqlTriggerDetail, triggerID).Scan(&t.ProjectID, &t.ProjectName, &t.TriggerID, &t.Name, &t.Revision, &t.Enabled,
 			&t.Cron.Expression, &t.Cron.Timezone, &policy, &pol.jitter, &pol.start, &pol.end, &pol.window, &pol.overlap,
 			&t.TaskID, &t.TaskName, &t.TaskRevision, &cursor, &due, &t.LastScheduledAtMs,
-			&t.StateVersion, &t.ClaimOwner, &t.ClaimExpiresAtMs, &d.Paused, &note, &d.PausedAtMs, &d.NowMs, &archived, &auditReadable)
+			&t.StateVersion, &t.ClaimOwner, &t.ClaimExpiresAtMs, &d.Paused, &note, &d.PausedAtMs, &d.NowMs, &archived, &auditReadable, &t.PausedWithProject)
 		if errors.Is(err, pgx.ErrNoRows) {
 			return schedule.TriggerMissing(triggerID)
 		}

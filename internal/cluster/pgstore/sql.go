@@ -235,6 +235,17 @@ var (
 	sqlAuditOfTrigger      = stmt("ScheduleAuditOfTrigger")
 )
 
+// sql/project_pause.sql: pausing and resuming a project.
+var (
+	sqlProjectPauseRead     = stmt("ProjectPauseRead")
+	sqlProjectPauseWrite    = stmt("ProjectPauseWrite")
+	sqlProjectPauseUnpaused = stmt("ProjectPauseUnpaused")
+	sqlProjectPauseTheirs   = stmt("ProjectPauseTheirs")
+	sqlProjectPauseKept     = stmt("ProjectPauseKept")
+	sqlSchedulePauseMark    = stmt("SchedulePauseMark")
+	sqlSchedulePauseOwn     = stmt("SchedulePauseOwn")
+)
+
 // sql/tokens.sql: API tokens.
 var (
 	sqlTokenInsert   = stmt("TokenInsert")

@@ -284,6 +284,7 @@ var (
 	_               schedule.StatusReader  = liveReaders{}
 	_               schedule.DetailReader  = liveReaders{}
 	_               schedule.Pauser        = liveReaders{}
+	_               schedule.ProjectPauser = liveReaders{}
 	_               apitoken.Authenticator = liveReaders{}
 	errNoActivation                        = qlerror.New(qlerror.Unavailable, "this replica is re-activating its database connection; use another replica or retry later")
 )
@@ -369,6 +370,16 @@ func (l liveReaders) TriggerPause(ctx context.Context, r schedule.PauseRequest) 
 		return schedule.PauseResult{}, err
 	}
 	return rt.TriggerPause(ctx, r)
+}
+
+// ProjectPause pauses or resumes a project through the live activation
+// (the runtime role may, as it may pause a trigger).
+func (l liveReaders) ProjectPause(ctx context.Context, r schedule.ProjectPauseRequest) (schedule.ProjectPauseResult, error) {
+	rt, err := l.runtime()
+	if err != nil {
+		return schedule.ProjectPauseResult{}, err
+	}
+	return rt.ProjectPause(ctx, r)
 }
 
 // ReadAttemptLogUpTo reads at most max bytes of an attempt's output

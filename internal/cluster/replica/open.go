@@ -70,6 +70,7 @@ func Open(ctx context.Context, dsn string) (*cli.Backend, error) {
 			return r, eff, explainRole(err, "cancelling runs", "runtime")
 		},
 		Pause:         adminPause{admin},
+		ProjectPause:  adminPause{admin},
 		Tokens:        adminTokens{admin},
 		Users:         adminUsers{admin},
 		Detail:        runtimeDetail{rt},
@@ -150,6 +151,11 @@ type adminPause struct{ a *pgstore.Admin }
 func (p adminPause) TriggerPause(ctx context.Context, r schedule.PauseRequest) (schedule.PauseResult, error) {
 	res, err := p.a.TriggerPause(ctx, r)
 	return res, explainRole(err, "pausing and resuming triggers", "admin")
+}
+
+func (p adminPause) ProjectPause(ctx context.Context, r schedule.ProjectPauseRequest) (schedule.ProjectPauseResult, error) {
+	res, err := p.a.ProjectPause(ctx, r)
+	return res, explainRole(err, "pausing and resuming projects", "admin")
 }
 
 // adminTokens is token management with permission errors explained: only

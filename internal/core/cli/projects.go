@@ -25,10 +25,10 @@ type projectView struct {
 func projectsCommand(opts Options) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "projects",
-		Short: "Show projects",
+		Short: "Show, pause and resume projects",
 		Args:  cobra.NoArgs,
 	}
-	c.AddCommand(projectsShowCommand(opts))
+	c.AddCommand(projectsShowCommand(opts), projectsPauseCommand(opts, true), projectsPauseCommand(opts, false))
 	return c
 }
 

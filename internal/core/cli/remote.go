@@ -65,6 +65,8 @@ var remoteScopes = map[string]apitoken.Scope{
 	"triggers list":       apitoken.Read,
 	"triggers show":       apitoken.Read,
 	"triggers pause":      apitoken.Operate,
+	"projects pause":      apitoken.Operate,
+	"projects resume":     apitoken.Operate,
 	"triggers resume":     apitoken.Operate,
 	"triggers run":        apitoken.Operate,
 	"triggers backfill":   apitoken.Operate,
@@ -103,7 +105,7 @@ func openRemote(f *dbFlags) (*Backend, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Backend{Runs: c, Triggers: c, Pause: c, Manual: c, CancelRun: c.CancelRun, Notifications: c, api: c, Close: func() {}}, nil
+	return &Backend{Runs: c, Triggers: c, Pause: c, ProjectPause: c, Manual: c, CancelRun: c.CancelRun, Notifications: c, api: c, Close: func() {}}, nil
 }
 
 // remoteClient is the API client of a command given --api-url.
@@ -468,6 +470,32 @@ func (c *apiClient) TriggerPause(ctx context.Context, r schedule.PauseRequest) (
 		return schedule.PauseResult{}, err
 	}
 	return schedule.PauseResult{Changed: a.Changed, Paused: a.Paused, Note: a.Note, AtMs: a.AtMs}, nil
+}
+
+// ProjectPause pauses (with the note) or resumes a project.
+func (c *apiClient) ProjectPause(ctx context.Context, r schedule.ProjectPauseRequest) (schedule.ProjectPauseResult, error) {
+	path, body := "/resume", any(struct{}{})
+	if r.Pause {
+		path, body = "/pause", struct {
+			Note string `json:"note,omitempty"`
+		}{r.Note}
+	}
+	var a struct {
+		ProjectID   string `json:"projectId"`
+		ProjectName string `json:"projectName"`
+		Changed     bool   `json:"changed"`
+		Paused      bool   `json:"paused"`
+		Note        string `json:"note"`
+		Actor       string `json:"actor"`
+		AtMs        int64  `json:"atMs"`
+		Triggers    int    `json:"triggers"`
+		KeptPaused  int    `json:"keptPaused"`
+	}
+	if err := c.post(ctx, "/api/v1/projects/"+url.PathEscape(r.Project)+path, body, &a); err != nil {
+		return schedule.ProjectPauseResult{}, err
+	}
+	return schedule.ProjectPauseResult{ProjectID: a.ProjectID, ProjectName: a.ProjectName, Changed: a.Changed, Paused: a.Paused, Note: a.Note,
+		Actor: a.Actor, AtMs: a.AtMs, Triggers: a.Triggers, KeptPaused: a.KeptPaused}, nil
 }
 
 // TriggerSetEnabled publishes trigger id's revision again with enabled

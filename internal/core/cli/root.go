@@ -49,6 +49,9 @@ type Backend struct {
 	// Pause pauses and resumes triggers (`ql triggers pause/resume`); nil
 	// when the profile cannot (a read-only open).
 	Pause schedule.Pauser
+	// ProjectPause pauses and resumes projects (`ql projects
+	// pause/resume`); nil when the profile cannot.
+	ProjectPause schedule.ProjectPauser
 	// Detail reads one trigger with its occurrence ledger (`ql triggers
 	// show`).
 	Detail schedule.DetailReader

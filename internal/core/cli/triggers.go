@@ -26,7 +26,9 @@ occurrence: it fires no more unless republished. "archived" means the
 trigger's project is archived: nothing of it runs until the project's
 definitions file says status: active and is applied again, and what fell
 due meanwhile is then recorded in the ledger as "project_archived", not
-run. -o json says so with "archived": true and no next fire time. "none worked
+run. -o json says so with "archived": true and no next fire time. "paused with its project" means
+the trigger's project is paused (` + "`" + opts.Binary + ` projects pause` + "`" + `) and its resume resumes it
+(-o json: "pausedWithProject": true). "none worked
 out here" means the zone database of this host lacks the trigger's stored
 zone (a newer one published it): its occurrences cannot be worked out here, and
 a line under the table says so and what mends it (-o json: "nextFireUnknown",
@@ -119,6 +121,8 @@ func nextFire(t view.Trigger) string {
 	switch {
 	case t.Archived:
 		return "archived"
+	case t.PausedWithProject:
+		return "paused with its project"
 	case t.Paused:
 		return "paused"
 	case t.NextFireUnknown != "":

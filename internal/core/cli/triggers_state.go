@@ -122,6 +122,9 @@ func printTriggerDetail(cmd *cobra.Command, v view.TriggerDetail) error {
 	paused := "no"
 	if v.Paused {
 		paused = "since " + fmtMs(v.PausedAtMs)
+		if t.PausedWithProject {
+			paused = "with its project " + t.ProjectName + " " + paused
+		}
 		if v.PauseNote != "" {
 			paused += ": " + oneLine(v.PauseNote)
 		}
@@ -148,6 +151,8 @@ func printTriggerDetail(cmd *cobra.Command, v view.TriggerDetail) error {
 		note = "; archived: none of these fires until project " + t.ProjectName + " is active again"
 	case !t.Enabled:
 		note = "; disabled: none of these fires"
+	case t.PausedWithProject:
+		note = "; paused with its project: none of these fires until the project is resumed"
 	case v.Paused:
 		note = "; paused: none of these fires until it is resumed"
 	}

@@ -75,8 +75,11 @@ type Config struct {
 	// cancel or run now and backfill; the console then offers no such
 	// button or form.
 	Pauser schedule.Pauser
-	Cancel func(ctx context.Context, runID, actor string) (run.Run, run.CancelEffect, error)
-	Manual schedule.Manual
+	// ProjectPauser pauses and resumes whole projects (the triggers list
+	// of one project offers it); nil where the server cannot.
+	ProjectPauser schedule.ProjectPauser
+	Cancel        func(ctx context.Context, runID, actor string) (run.Run, run.CancelEffect, error)
+	Manual        schedule.Manual
 	// Notifications lists the notification outbox and retries dead
 	// notifications (the notifications page; Retry needs operate); nil
 	// where the server cannot, which then offers no such page.
@@ -226,6 +229,8 @@ var routes = []route{
 	{http.MethodGet, "/triggers/{id}", apitoken.Read, func(c *Console) handlerFunc { return c.triggerDetail }},
 	{http.MethodPost, "/triggers/{id}/pause", apitoken.Operate, func(c *Console) handlerFunc { return c.pause(true) }},
 	{http.MethodPost, "/triggers/{id}/resume", apitoken.Operate, func(c *Console) handlerFunc { return c.pause(false) }},
+	{http.MethodPost, "/projects/{project}/pause", apitoken.Operate, func(c *Console) handlerFunc { return c.projectPause(true) }},
+	{http.MethodPost, "/projects/{project}/resume", apitoken.Operate, func(c *Console) handlerFunc { return c.projectPause(false) }},
 	{http.MethodPost, "/triggers/{id}/run", apitoken.Operate, func(c *Console) handlerFunc { return c.runNow }},
 	{http.MethodPost, "/triggers/{id}/backfill/preview", apitoken.Operate, func(c *Console) handlerFunc { return c.backfillPreview }},
 	{http.MethodPost, "/triggers/{id}/backfill", apitoken.Operate, func(c *Console) handlerFunc { return c.backfill }},

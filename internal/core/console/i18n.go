@@ -617,7 +617,10 @@ func triggerState(l string, t schedule.TriggerStatus) string {
 	if !t.Enabled {
 		parts = append(parts, tr(l, "disabled"))
 	}
-	if t.Paused {
+	switch {
+	case t.PausedWithProject:
+		parts = append(parts, tr(l, "paused.with_project"))
+	case t.Paused:
 		parts = append(parts, tr(l, "paused"))
 	}
 	if t.Ended {

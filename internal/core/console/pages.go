@@ -404,7 +404,7 @@ func (c *Console) triggers(w http.ResponseWriter, r *http.Request, s *session) {
 	data := map[string]any{"Q": q, "Project": r.URL.Query().Get("project"), "Projects": projects, "Request": randomID(), "F": f,
 		"Batch": c.batchOffer(s), "BatchRequest": randomID(), "MaxNote": schedule.MaxPauseNote,
 		// A paused row offers Resume as the trigger's page does.
-		"CanPause": c.cfg.Pauser != nil}
+		"CanPause": c.cfg.Pauser != nil, "CanPauseProject": c.cfg.ProjectPauser != nil, "ProjectDone": projectDone(r)}
 	pick, redirect, err := c.pickProject(r)
 	if redirect != "" {
 		http.Redirect(w, r, redirect, http.StatusFound)

@@ -70,6 +70,9 @@ type Config struct {
 	// Pauser pauses and resumes triggers; nil where the server's
 	// database role may not (the cluster's runtime role).
 	Pauser schedule.Pauser
+	// ProjectPauser pauses and resumes whole projects; nil where the
+	// server cannot.
+	ProjectPauser schedule.ProjectPauser
 	// Cancel cancels a Run, recording actor (who, from where) in its
 	// event, and says what this call did to it; nil where the server
 	// cannot.

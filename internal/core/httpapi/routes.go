@@ -42,6 +42,8 @@ var routes = []route{
 	{http.MethodPost, "/api/v1/triggers/{id}/backfill", apitoken.Operate, "backfill a trigger's past window", func(a *api) http.HandlerFunc { return a.admitted(a.triggerBackfill) }},
 	{http.MethodPost, "/api/v1/triggers/{id}/enable", apitoken.Admin, "enable and disable a trigger", func(a *api) http.HandlerFunc { return a.admitted(a.triggerEnable(true)) }},
 	{http.MethodPost, "/api/v1/triggers/{id}/disable", apitoken.Admin, "enable and disable a trigger", func(a *api) http.HandlerFunc { return a.admitted(a.triggerEnable(false)) }},
+	{http.MethodPost, "/api/v1/projects/{project}/pause", apitoken.Operate, "pause and resume a project", func(a *api) http.HandlerFunc { return a.admitted(a.projectPause(true)) }},
+	{http.MethodPost, "/api/v1/projects/{project}/resume", apitoken.Operate, "pause and resume a project", func(a *api) http.HandlerFunc { return a.admitted(a.projectPause(false)) }},
 	{http.MethodGet, "/api/v1/projects/{name}", apitoken.Read, "find a project by name", func(a *api) http.HandlerFunc { return a.admitted(a.projectGet) }},
 	{http.MethodPost, "/api/v1/apply", apitoken.Admin, "apply a definitions file", func(a *api) http.HandlerFunc { return a.admitted(a.applyDefinitions) }},
 	{http.MethodGet, "/api/v1/projects/{name}/definitions", apitoken.Admin, "export a project's definitions", func(a *api) http.HandlerFunc { return a.admitted(a.projectDefinitions) }},

@@ -69,6 +69,12 @@ func (r PauseRequest) Validate() error {
 	if err := ids.Validate("trigger id", r.TriggerID); err != nil {
 		return qlerror.Wrap(qlerror.Invalid, err, "give a trigger id (triggerId in `ql triggers list -o json`)").Because(RefusalNotATriggerID)
 	}
+	return r.validateNote()
+}
+
+// validateNote refuses a note the audit trail could not hold or that is
+// not one line of plain text.
+func (r PauseRequest) validateNote() error {
 	if n := utf8.RuneCountInString(r.Note); n > MaxPauseNote {
 		return qlerror.New(qlerror.Invalid, "the pause note has %d characters; a note keeps at most %d, shorten it", n, MaxPauseNote).Because(RefusalPauseNoteTooLong)
 	}
@@ -91,10 +97,15 @@ func IsBidiControl(c rune) bool {
 
 // PauseResult is a trigger's pause state after a PauseRequest. Changed is
 // false when it already was in the state asked for (nothing is written).
+// Pausing a trigger its project's pause holds is a change: the pause
+// becomes the trigger's own, with the request's note, and the project's
+// resume leaves it paused.
 type PauseResult struct {
 	Changed bool
 	Paused  bool
-	Note    string
+	// WithProject: the pause in force is its project's (ProjectPauser).
+	WithProject bool
+	Note        string
 	// AtMs is when it was paused (for a paused trigger) or resumed, in the
 	// store's clock.
 	AtMs int64

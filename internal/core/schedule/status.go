@@ -15,11 +15,15 @@ type TriggerStatus struct {
 	Revision    int64
 	Enabled     bool
 	// Paused: the schedule is paused (no occurrence runs until resumed).
-	Paused       bool
-	Cron         trigger.Cron
-	TaskID       string
-	TaskName     string
-	TaskRevision int64
+	Paused bool
+	// PausedWithProject: the pause in force is its project's
+	// (ProjectPauser), so resuming the project resumes it; false for a
+	// pause of its own, which a project's resume leaves in force.
+	PausedWithProject bool
+	Cron              trigger.Cron
+	TaskID            string
+	TaskName          string
+	TaskRevision      int64
 	// NextFireAtMs is the cursor's nominal fire time; nil while the row
 	// is uninitialised and once Ended.
 	NextFireAtMs *int64

@@ -77,11 +77,14 @@ type Trigger struct {
 	Revision    int64  `json:"revision"`
 	Enabled     bool   `json:"enabled"`
 	// Paused: no occurrence runs until the trigger is resumed.
-	Paused       bool   `json:"paused"`
-	Cron         Cron   `json:"cron"`
-	TaskID       string `json:"taskId"`
-	TaskName     string `json:"taskName"`
-	TaskRevision int64  `json:"taskRevision"`
+	Paused bool `json:"paused"`
+	// PausedWithProject: the pause in force is its project's (`ql
+	// projects pause`); the project's resume resumes it.
+	PausedWithProject bool   `json:"pausedWithProject,omitempty"`
+	Cron              Cron   `json:"cron"`
+	TaskID            string `json:"taskId"`
+	TaskName          string `json:"taskName"`
+	TaskRevision      int64  `json:"taskRevision"`
 	// NextFireAtMs is the next nominal fire time; nil while uninitialised,
 	// once Ended, and when NextFireUnknown says why it is not worked out.
 	NextFireAtMs *int64 `json:"nextFireAtMs"`
@@ -147,7 +150,7 @@ func NewTriggerList(list []schedule.TriggerStatus, next string, last map[string]
 		}
 		out.Triggers = append(out.Triggers, Trigger{
 			ProjectID: t.ProjectID, ProjectName: t.ProjectName, TriggerID: t.TriggerID, Name: t.Name, Revision: t.Revision,
-			Enabled: t.Enabled, Paused: t.Paused, Cron: NewCron(t.Cron),
+			Enabled: t.Enabled, Paused: t.Paused, PausedWithProject: t.PausedWithProject, Cron: NewCron(t.Cron),
 			TaskID: t.TaskID, TaskName: t.TaskName, TaskRevision: t.TaskRevision, NextFireAtMs: t.NextFireAtMs,
 			NextDueAtMs: t.NextDueAtMs, Ended: t.Ended, Archived: t.Archived,
 			LastScheduledAtMs: t.LastScheduledAtMs, StateVersion: t.StateVersion, ClaimOwner: t.ClaimOwner, ClaimExpiresAtMs: t.ClaimExpiresAtMs,

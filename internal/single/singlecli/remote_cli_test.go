@@ -453,6 +453,8 @@ func TestEveryCommandOverTheAPINeedsTheScopeItsHintNames(t *testing.T) {
 		"triggers show":       {args: []string{"api/yearly"}},
 		"triggers pause":      {args: []string{"api/yearly"}},
 		"triggers resume":     {args: []string{"yearly"}},
+		"projects pause":      {args: []string{"api"}},
+		"projects resume":     {args: []string{"api"}},
 		"triggers run":        {args: []string{"yearly"}},
 		"triggers backfill":   {args: []string{"yearly", "--from", "2000-01-01T00:00:00Z", "--to", "2001-01-01T00:00:00Z", "--dry-run"}},
 		"triggers disable":    {args: []string{"yearly"}},

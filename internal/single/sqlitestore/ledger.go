@@ -65,23 +65,16 @@ func (s *Store) TriggerPause(ctx context.Context, r schedule.PauseRequest) (sche
 		if err != nil {
 			return err
 		}
-		if before.Paused == r.Pause {
+		switch {
+		case r.Pause && before.WithProject:
+			err = ownPause(ctx, tx, r, s.nowMs())
+		case before.Paused == r.Pause:
 			out = before
 			return nil
+		default:
+			err = pauseRow(ctx, tx, r, s.nowMs())
 		}
-		now := s.nowMs()
-		q, args, action := qScheduleResume, []any{r.TriggerID, now}, "resume"
-		if r.Pause {
-			q, args, action = qSchedulePause, []any{r.TriggerID, nullString(r.Note), now}, "pause"
-		}
-		res, err := tx.ExecContext(ctx, q, args...)
 		if err != nil {
-			return err
-		}
-		if err := exactlyOne(res, qlerror.Conflict, "the schedule of trigger %s changed concurrently", r.TriggerID); err != nil {
-			return err
-		}
-		if _, err := tx.ExecContext(ctx, qScheduleAuditInsert, r.TriggerID, action, r.Actor, nullString(r.Note), now); err != nil {
 			return err
 		}
 		out, err = pauseState(ctx, tx, r.TriggerID)
@@ -91,13 +84,45 @@ func (s *Store) TriggerPause(ctx context.Context, r schedule.PauseRequest) (sche
 	return out, err
 }
 
+// pauseRow pauses or resumes one schedule row not yet in the state asked
+// for and writes its audit record, at now.
+func pauseRow(ctx context.Context, tx *txn, r schedule.PauseRequest, now int64) error {
+	q, args, action := qScheduleResume, []any{r.TriggerID, now}, "resume"
+	if r.Pause {
+		q, args, action = qSchedulePause, []any{r.TriggerID, nullString(r.Note), now}, "pause"
+	}
+	res, err := tx.ExecContext(ctx, q, args...)
+	if err != nil {
+		return err
+	}
+	if err := exactlyOne(res, qlerror.Conflict, "the schedule of trigger %s changed concurrently", r.TriggerID); err != nil {
+		return err
+	}
+	_, err = tx.ExecContext(ctx, qScheduleAuditInsert, r.TriggerID, action, r.Actor, nullString(r.Note), now)
+	return err
+}
+
+// ownPause makes the pause its project's pause gave a row the trigger's
+// own, with the request's note, and records it as a pause.
+func ownPause(ctx context.Context, tx *txn, r schedule.PauseRequest, now int64) error {
+	res, err := tx.ExecContext(ctx, qSchedulePauseOwn, r.TriggerID, nullString(r.Note))
+	if err != nil {
+		return err
+	}
+	if err := exactlyOne(res, qlerror.Conflict, "the schedule of trigger %s changed concurrently", r.TriggerID); err != nil {
+		return err
+	}
+	_, err = tx.ExecContext(ctx, qScheduleAuditInsert, r.TriggerID, "pause", r.Actor, nullString(r.Note), now)
+	return err
+}
+
 // pauseState reads a row's pause state; AtMs is the pause's start while
 // paused, else the last resume (0 if never).
 func pauseState(ctx context.Context, tx *txn, triggerID string) (schedule.PauseResult, error) {
-	var paused int
+	var paused, withProject int
 	var note sql.NullString
 	var pausedAt, resumedAt sql.NullInt64
-	err := tx.QueryRowContext(ctx, qSchedulePauseState, triggerID).Scan(&paused, &note, &pausedAt, &resumedAt)
+	err := tx.QueryRowContext(ctx, qSchedulePauseState, triggerID).Scan(&paused, &note, &pausedAt, &resumedAt, &withProject)
 	if errors.Is(err, sql.ErrNoRows) {
 		return schedule.PauseResult{}, qlerror.New(qlerror.NotFound, "trigger %s has no schedule; `ql triggers list` shows the triggers", triggerID).Because(schedule.RefusalTriggerMissing)
 	}
@@ -108,7 +133,7 @@ func pauseState(ctx context.Context, tx *txn, triggerID string) (schedule.PauseR
 	if out.Paused {
 		// The note is the pause's: a resumed row keeps its last one for
 		// the record, but no pause is in force to carry it.
-		out.AtMs, out.Note = pausedAt.Int64, note.String
+		out.AtMs, out.Note, out.WithProject = pausedAt.Int64, note.String, withProject == 1
 	}
 	return out, nil
 }
@@ -130,13 +155,13 @@ func (s *Store) TriggerDetail(ctx context.Context, triggerID string, ledgerLimit
 	var d schedule.TriggerDetail
 	err := s.read(ctx, "show trigger", func(tx *txn) error {
 		t := &d.TriggerStatus
-		var enabled, paused, archived int
+		var enabled, paused, archived, withProject int
 		var next, due, last, pausedAt sql.NullInt64
 		var note sql.NullString
 		var pol policyCols
 		err := tx.QueryRowContext(ctx, qTriggerDetail, triggerID).Scan(&t.ProjectID, &t.ProjectName, &t.TriggerID, &t.Name, &t.Revision, &enabled,
 			&t.Cron.Expression, &t.Cron.Timezone, &t.Cron.MisfirePolicy, &pol.jitter, &pol.start, &pol.end, &pol.window, &pol.overlap,
-			&t.TaskID, &t.TaskName, &t.TaskRevision, &next, &due, &last, &t.StateVersion, &paused, &note, &pausedAt, &archived)
+			&t.TaskID, &t.TaskName, &t.TaskRevision, &next, &due, &last, &t.StateVersion, &paused, &note, &pausedAt, &archived, &withProject)
 		if errors.Is(err, sql.ErrNoRows) {
 			return schedule.TriggerMissing(triggerID)
 		}
@@ -151,6 +176,7 @@ func (s *Store) TriggerDetail(ctx context.Context, triggerID string, ledgerLimit
 		// detail shows them only while the pause is in force.
 		if d.Paused = paused == 1; d.Paused {
 			d.PauseNote, d.PausedAtMs = note.String, ptr(pausedAt)
+			t.PausedWithProject = withProject == 1
 		}
 		rows, err := tx.QueryContext(ctx, qLedgerOfTrigger, triggerID, ledgerLimit)
 		if err != nil {

@@ -217,7 +217,9 @@ func TestARunFoundLostRecordsWhenAlsoOneAnOlderBuildFoundLost(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	undo := projectPauseLater(t, e)
 	d := e.defs(t, "alpha", everyMinute)
+	undo()
 	e.take(t, 1)
 	before := e.admit(t, d.Trigger.TriggerID)
 	if _, err := e.finish(ctx, before, run.AttemptLost); err != nil {

@@ -71,6 +71,13 @@ var (
 	qScheduleSuperseded      = query("schedule_superseded")
 	qScheduleReactivated     = query("schedule_reactivated")
 	qScheduleReactivate      = query("schedule_reactivate")
+	qProjectPauseRead        = query("project_pause_read")
+	qProjectPauseWrite       = query("project_pause_write")
+	qProjectPauseUnpaused    = query("project_pause_unpaused")
+	qProjectPauseTheirs      = query("project_pause_theirs")
+	qProjectPauseKept        = query("project_pause_kept")
+	qSchedulePauseMark       = query("schedule_pause_mark")
+	qSchedulePauseOwn        = query("schedule_pause_own")
 )
 
 var (
@@ -239,7 +246,8 @@ var writeQueries = []string{
 	qRunTransition, qRunNoteEvent, qAttemptsLiveOfOwner, qRunCancelRead, qRunCancelRequested,
 	qAttemptRetryFacts, qAttemptCancelDeadline, qAttemptRetryInsert, qAttemptClearBackoff, qRetriesDue, qRunQueuedAgain,
 	qLedgerLastSeq, qLedgerInsert, qLedgerCompact, qLedgerTrim,
-	qSchedulePause, qScheduleResume, qSchedulePauseState, qScheduleAuditInsert, qPublishAuditInsert, qRunsUnfinishedOfTrigger,
+	qSchedulePause, qScheduleResume, qSchedulePauseState, qScheduleAuditInsert,
+	qProjectPauseRead, qProjectPauseWrite, qProjectPauseUnpaused, qProjectPauseTheirs, qProjectPauseKept, qSchedulePauseMark, qSchedulePauseOwn, qPublishAuditInsert, qRunsUnfinishedOfTrigger,
 	qRunByKey, qRunsCronScheduledIn,
 	qTokenInsert, qTokenNameHolder, qTokenRevoke, qTokenTouch,
 	qUserInsert, qUserDisable, qUserEnable, qUserDelete, qUserSetPassword, qUserSignedIn, qUserInsertFirst,

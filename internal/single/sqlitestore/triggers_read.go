@@ -35,16 +35,17 @@ func (s *Store) TriggerList(ctx context.Context, p schedule.TriggerListParams) (
 		defer rows.Close()
 		for rows.Next() {
 			var t schedule.TriggerStatus
-			var enabled, paused, archived int
+			var enabled, paused, withProject, archived int
 			var next, due, last sql.NullInt64
 			var pol policyCols
 			if err := rows.Scan(&t.ProjectID, &t.ProjectName, &t.TriggerID, &t.Name, &t.Revision, &enabled,
 				&t.Cron.Expression, &t.Cron.Timezone, &t.Cron.MisfirePolicy, &pol.jitter, &pol.start, &pol.end, &pol.window, &pol.overlap,
-				&t.TaskID, &t.TaskName, &t.TaskRevision, &next, &due, &last, &t.StateVersion, &paused, &archived); err != nil {
+				&t.TaskID, &t.TaskName, &t.TaskRevision, &next, &due, &last, &t.StateVersion, &paused, &withProject, &archived); err != nil {
 				return err
 			}
 			pol.into(&t.Cron)
 			t.Enabled, t.Paused, t.LastScheduledAtMs = enabled == 1, paused == 1, ptr(last)
+			t.PausedWithProject = paused == 1 && withProject == 1
 			t.SetCursor(ptr(next), ptr(due))
 			t.SetArchived(archived == 1)
 			out = append(out, t)

@@ -76,6 +76,9 @@ type Fixture struct {
 	Tamper Tamper
 	// Pauser pauses and resumes triggers as `ql triggers pause` does.
 	Pauser schedule.Pauser
+	// ProjectPauser pauses and resumes projects as `ql projects pause`
+	// does.
+	ProjectPauser schedule.ProjectPauser
 	// Detail reads a trigger with its ledger as `ql triggers show` does.
 	Detail schedule.DetailReader
 	// Monitor reads the backlog and the unfinished Runs as /metrics does.

@@ -44,6 +44,9 @@ func RunSchedule(t *testing.T, newFixture Factory) {
 	for name, fn := range ledgerCases() {
 		commits[name] = fn
 	}
+	for name, fn := range projectPauseCases() {
+		commits[name] = fn
+	}
 	for name, fn := range policyCases() {
 		commits[name] = fn
 	}

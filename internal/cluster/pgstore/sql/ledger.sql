@@ -9,7 +9,7 @@
 -- read the audit trail, where the pause in force has its own time
 -- (SchedulePauseStarted).
 SELECT paused, pause_note, paused_at_ms, resumed_at_ms,
-       has_table_privilege('qinglong.trigger_schedule_audit', 'SELECT')
+       has_table_privilege('qinglong.trigger_schedule_audit', 'SELECT'), paused_with_project
   FROM qinglong.trigger_schedules
  WHERE trigger_id = $1
    FOR UPDATE
@@ -22,7 +22,9 @@ SELECT paused, pause_note, paused_at_ms, resumed_at_ms,
 -- moved the cursor past keeps the earlier pause's start, so the
 -- occurrences of both stay recorded as paused; it returns the pause's own
 -- time, which its audit record keeps (SchedulePauseStarted). Touches
--- nothing when already paused. $1 trigger id, $2 note (NULL for none).
+-- nothing when already paused. $1 trigger id, $2 note (NULL for none),
+-- $3 the pause's time (NULL: now; a project's pause gives all its
+-- triggers the one time its record keeps).
 UPDATE qinglong.trigger_schedules s
    SET paused = true,
        pause_note = $2,
@@ -33,7 +35,7 @@ UPDATE qinglong.trigger_schedules s
        state_version = s.state_version + 1,
        claim_version = s.claim_version + 1,
        updated_at_ms = greatest(s.updated_at_ms, n.ms)
-  FROM (SELECT {{now_ms}} AS ms) n
+  FROM (SELECT coalesce($3::bigint, {{now_ms}}) AS ms) n
  WHERE s.trigger_id = $1 AND NOT s.paused
 RETURNING n.ms
 
@@ -41,13 +43,16 @@ RETURNING n.ms
 -- Resumes a paused schedule row (admin); its pause span stays for the next
 -- decision, which records what fell due in it as paused. state_version is
 -- bumped like every writer's; the eligibility refresh that follows sets
--- `schedulable` again. Touches nothing when not paused. $1 trigger id.
+-- `schedulable` again. Touches nothing when not paused; ends a project's
+-- pause of the row as well. $1 trigger id, $2 the resume's time (NULL:
+-- now; a project's resume gives all its triggers one time).
 UPDATE qinglong.trigger_schedules s
    SET paused = false,
+       paused_with_project = false,
        resumed_at_ms = greatest(n.ms, s.paused_at_ms),
        state_version = s.state_version + 1,
        updated_at_ms = greatest(s.updated_at_ms, n.ms)
-  FROM (SELECT {{now_ms}} AS ms) n
+  FROM (SELECT coalesce($2::bigint, {{now_ms}}) AS ms) n
  WHERE s.trigger_id = $1 AND s.paused
 RETURNING s.resumed_at_ms
 
@@ -84,7 +89,7 @@ SELECT p.id, p.name, tg.id, tr.name, tr.revision, tr.enabled, tr.cron_expression
        tr.task_id, tk.name, tr.task_revision, s.next_fire_at_ms, s.next_fire_at_ms + s.due_offset_ms, s.last_scheduled_at_ms,
        s.state_version, s.claim_owner, s.claim_expires_at_ms,
        s.paused, s.pause_note, s.paused_at_ms, {{now_ms}}, p.status = 'archived',
-       has_table_privilege('qinglong.trigger_schedule_audit', 'SELECT')
+       has_table_privilege('qinglong.trigger_schedule_audit', 'SELECT'), s.paused_with_project
   FROM qinglong.triggers tg
   JOIN qinglong.projects p ON p.id = tg.project_id
   JOIN qinglong.trigger_revisions tr ON tr.trigger_id = tg.id AND tr.revision = tg.current_revision

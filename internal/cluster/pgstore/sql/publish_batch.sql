@@ -130,12 +130,18 @@ SELECT u.trigger_id::uuid, u.revision, u.project_id::uuid, u.task_id::uuid, u.ta
 -- name: SchedulesUpsert
 -- Schedule reset fence, for every trigger of the batch: a new revision
 -- clears cursor (its jitter back to 0) and claim and bumps state_version and claim_version, so no
--- ticket or claim taken before this transaction can ever commit.
+-- ticket or claim taken before this transaction can ever commit. A
+-- trigger new to a paused project starts paused with it (project_pauses),
+-- its pause the project's; an existing row keeps its pause state,
+-- whoever's it is.
 INSERT INTO qinglong.trigger_schedules AS s
        (trigger_id, project_id, trigger_revision, next_fire_at_ms, last_scheduled_at_ms, state_version,
-        claim_owner, claim_token, claim_version, claim_expires_at_ms, updated_at_ms)
-SELECT u.trigger_id::uuid, u.project_id::uuid, u.revision, NULL, NULL, 1, NULL, NULL, 0, NULL, $4
+        claim_owner, claim_token, claim_version, claim_expires_at_ms, updated_at_ms,
+        paused, paused_with_project, pause_note, paused_at_ms)
+SELECT u.trigger_id::uuid, u.project_id::uuid, u.revision, NULL, NULL, 1, NULL, NULL, 0, NULL, $4,
+       coalesce(pp.paused, false), coalesce(pp.paused, false), CASE WHEN pp.paused THEN pp.note END, CASE WHEN pp.paused THEN $4::bigint END
   FROM unnest($1::text[], $2::text[], $3::bigint[]) AS u(trigger_id, project_id, revision)
+  LEFT JOIN qinglong.project_pauses pp ON pp.project_id = u.project_id::uuid
     ON CONFLICT (trigger_id) DO UPDATE SET
        trigger_revision = EXCLUDED.trigger_revision,
        next_fire_at_ms = NULL,

@@ -107,7 +107,7 @@ SELECT p.labels,
 SELECT p.id, p.name, tg.id, tr.name, tr.revision, tr.enabled, tr.cron_expression, tr.cron_timezone, tr.misfire_policy,
        tr.jitter_ms, tr.start_at_ms, tr.end_at_ms, tr.catch_up_window_ms, tr.overlap_policy,
        tr.task_id, tk.name, tr.task_revision, s.next_fire_at_ms, s.next_fire_at_ms + s.due_offset_ms, s.last_scheduled_at_ms, s.state_version, s.claim_owner, s.claim_expires_at_ms,
-       s.paused, p.status = 'archived'
+       s.paused, s.paused_with_project, p.status = 'archived'
   FROM qinglong.triggers tg
   JOIN qinglong.projects p ON p.id = tg.project_id
   JOIN qinglong.trigger_revisions tr ON tr.trigger_id = tg.id AND tr.revision = tg.current_revision

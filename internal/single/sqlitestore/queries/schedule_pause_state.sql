@@ -5,5 +5,5 @@
 -- start for the ledger (schedule_pause.sql).
 SELECT s.paused, s.pause_note,
        coalesce((SELECT a.at_ms FROM trigger_schedule_audit a WHERE a.trigger_id = s.trigger_id AND a.action = 'pause' ORDER BY a.id DESC LIMIT 1), s.paused_at_ms),
-       s.resumed_at_ms
+       s.resumed_at_ms, s.paused_with_project
 FROM trigger_schedules s WHERE s.trigger_id = ?

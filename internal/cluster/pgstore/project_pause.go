@@ -1,0 +1,109 @@
+package pgstore
+
+import (
+	"context"
+	"errors"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/qinglong/qinglong/internal/core/schedule"
+)
+
+var (
+	_ schedule.ProjectPauser = (*Admin)(nil)
+	_ schedule.ProjectPauser = (*Runtime)(nil)
+)
+
+// ProjectPause pauses or resumes a project as the admin role (`ql projects
+// pause` with the admin role's URL).
+func (a *Admin) ProjectPause(ctx context.Context, r schedule.ProjectPauseRequest) (schedule.ProjectPauseResult, error) {
+	return projectPause(ctx, a.pool, r)
+}
+
+// ProjectPause pauses or resumes a project as the runtime role, so that a
+// replica's API and console can, with the same rights as a trigger pause
+// and the project's own record beside it.
+func (r *Runtime) ProjectPause(ctx context.Context, req schedule.ProjectPauseRequest) (schedule.ProjectPauseResult, error) {
+	return projectPause(ctx, r.pool, req)
+}
+
+// projectPause changes every trigger the project's pause concerns through
+// the trigger pause's own statements (pauseRow: state, eligibility, audit
+// record, the pause span the next decision records as paused), all at one
+// database time read once, and writes the project's record, in one
+// SERIALIZABLE transaction.
+func projectPause(ctx context.Context, pool *pgxpool.Pool, r schedule.ProjectPauseRequest) (schedule.ProjectPauseResult, error) {
+	if err := r.Validate(); err != nil {
+		return schedule.ProjectPauseResult{}, err
+	}
+	var out schedule.ProjectPauseResult
+	err := serializable(ctx, pool, func(tx pgx.Tx) error {
+		out = schedule.ProjectPauseResult{}
+		var archived bool
+		var note, actor *string
+		var at *int64
+		err := tx.QueryRow(ctx, sqlProjectPauseRead, r.Project).Scan(&out.ProjectID, &out.ProjectName, &archived, &out.Paused, &note, &actor, &at)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return schedule.ProjectMissing(r.Project)
+		}
+		if err != nil {
+			return err
+		}
+		if archived {
+			return schedule.ProjectArchived(out.ProjectName)
+		}
+		out.Note, out.Actor, out.AtMs = deref(note), deref(actor), derefInt(at)
+		if out.Paused != r.Pause {
+			if err := changeProjectPause(ctx, tx, r, &out); err != nil {
+				return err
+			}
+		}
+		if !out.Paused {
+			return tx.QueryRow(ctx, sqlProjectPauseKept, out.ProjectID).Scan(&out.KeptPaused)
+		}
+		return nil
+	})
+	return out, mapErr(err, "pausing or resuming project "+r.Project)
+}
+
+// changeProjectPause pauses (or resumes) the project's triggers that its
+// pause concerns and records the project's new state in out.
+func changeProjectPause(ctx context.Context, tx pgx.Tx, r schedule.ProjectPauseRequest, out *schedule.ProjectPauseResult) error {
+	var now int64
+	if err := tx.QueryRow(ctx, sqlNowMs).Scan(&now); err != nil {
+		return err
+	}
+	q := sqlProjectPauseTheirs
+	if r.Pause {
+		q = sqlProjectPauseUnpaused
+	}
+	rows, err := tx.Query(ctx, q, out.ProjectID)
+	if err != nil {
+		return err
+	}
+	triggers, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		return err
+	}
+	for _, id := range triggers {
+		if _, err := pauseRow(ctx, tx, schedule.PauseRequest{TriggerID: id, Pause: r.Pause, Note: r.Note, Actor: r.Actor}, &now); err != nil {
+			return err
+		}
+		if !r.Pause {
+			continue
+		}
+		if _, err := tx.Exec(ctx, sqlSchedulePauseMark, id); err != nil {
+			return err
+		}
+	}
+	note := ""
+	if r.Pause {
+		note = r.Note
+	}
+	if _, err := tx.Exec(ctx, sqlProjectPauseWrite, out.ProjectID, r.Pause, nonEmpty(note), r.Actor, now); err != nil {
+		return err
+	}
+	out.Changed, out.Paused, out.Note, out.Actor, out.AtMs, out.Triggers = true, r.Pause, note, r.Actor, now, len(triggers)
+	return nil
+}

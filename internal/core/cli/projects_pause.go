@@ -1,0 +1,98 @@
+package cli
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/spf13/cobra"
+
+	"github.com/qinglong/qinglong/internal/core/plural"
+	"github.com/qinglong/qinglong/internal/core/schedule"
+)
+
+func projectsPauseCommand(opts Options, pause bool) *cobra.Command {
+	var db dbFlags
+	var note string
+	verb := "resume"
+	c := &cobra.Command{
+		Use:   "resume PROJECT",
+		Short: "Resume a paused project: the triggers its pause paused run again",
+		Long: commandText(opts.Binary, `Resume a paused project (PROJECT is its name or id). It resumes exactly the triggers the project's
+pause paused ("paused with its project" in {ql triggers list}): a trigger paused on its own, before
+the project or while it was paused, stays paused with its own note (resume it with
+{ql triggers resume}). Each resumed trigger is resumed as {ql triggers resume} does it: what fell due
+while paused is recorded in the ledger as "paused" and its misfire policy decides whether the oldest
+of it runs. Resuming a project that is not paused changes nothing and says so (a repeated command is
+harmless). An unknown project is refused, and so is an archived one: nothing of it runs anyway.
+`) + apiHelp("projects resume") + opts.clusterOnly("\n"+pauseRoles),
+	}
+	if pause {
+		verb = "pause"
+		c.Use, c.Short = "pause PROJECT [--note TEXT]", "Pause a whole project: none of its triggers, present or published later, is scheduled until it is resumed"
+		c.Long = commandText(opts.Binary, `Pause a whole project (PROJECT is its name or id). Every trigger of it that is not paused is paused,
+as {ql triggers pause} pauses one (with the note, audited with who asked and when), and marked as
+paused with its project; a trigger published into the project while it is paused starts paused the
+same way. A trigger already paused on its own keeps its pause and note, and the project's resume
+leaves it paused; pausing one of the project's triggers while the project is paused makes that pause
+its own. Pausing a paused project changes nothing and keeps the first note (as for a trigger: a
+repeated command is harmless). An unknown project is refused, and so is an archived one: nothing of
+it runs anyway.
+`) + apiHelp("projects pause") + opts.clusterOnly("\n"+pauseRoles)
+		c.Flags().StringVar(&note, "note", "", "why it is paused, shown by triggers show for each of its triggers (up to "+strconv.Itoa(schedule.MaxPauseNote)+" characters)")
+	}
+	c.Args = oneArg("projects " + verb + " takes one project: its name or id")
+	c.RunE = func(cmd *cobra.Command, args []string) error {
+		if n := utf8.RuneCountInString(note); n > schedule.MaxPauseNote {
+			return Usagef("--note is %d characters; at most %d", n, schedule.MaxPauseNote)
+		}
+		b, err := openExistingForWrite(cmd.Context(), opts, &db)
+		if err != nil {
+			return err
+		}
+		defer b.Close()
+		if b.ProjectPause == nil {
+			return fmt.Errorf("this build cannot %s projects of this database", verb)
+		}
+		res, err := b.ProjectPause.ProjectPause(cmd.Context(), schedule.ProjectPauseRequest{Project: args[0], Pause: pause, Note: note, Actor: actor()})
+		if err != nil {
+			return err
+		}
+		fmt.Fprintln(cmd.OutOrStdout(), projectPauseMessage(res, suggest(cmd, "projects", "resume", res.ProjectName)))
+		return nil
+	}
+	addDBFlags(c, &db, opts.OpenPostgres != nil)
+	addServerFlag(c, &db)
+	return c
+}
+
+// commandText writes each {ql …} of a help text as the command, with the
+// binary's name, in backquotes.
+func commandText(binary, text string) string {
+	return strings.NewReplacer("{ql ", "`"+binary+" ", "}", "`").Replace(text)
+}
+
+// projectPauseMessage is what pausing (or resuming) a project did; resume
+// is the command that resumes it, as suggest words it.
+func projectPauseMessage(res schedule.ProjectPauseResult, resume string) string {
+	at := fmtMs(&res.AtMs)
+	triggers := plural.Count(int64(res.Triggers), "trigger", "triggers")
+	kept := ""
+	if res.KeptPaused > 0 {
+		kept = fmt.Sprintf("; %s paused on its own stays paused (`triggers list` shows which)", plural.Count(int64(res.KeptPaused), "trigger", "triggers"))
+	}
+	switch {
+	case res.Paused && res.Changed:
+		return fmt.Sprintf("project %s: paused at %s with %s; triggers published into it meanwhile start paused; resume it with `%s`", res.ProjectName, at, triggers, resume)
+	case res.Paused:
+		msg := fmt.Sprintf("project %s: already paused since %s by %s; nothing changed", res.ProjectName, at, res.Actor)
+		if res.Note != "" {
+			msg += " (note: " + oneLine(res.Note) + ")"
+		}
+		return msg
+	case res.Changed:
+		return fmt.Sprintf("project %s: resumed at %s with %s; what fell due while paused is recorded as paused, and each trigger's misfire policy decides whether the oldest of it runs%s", res.ProjectName, at, triggers, kept)
+	}
+	return fmt.Sprintf("project %s: not paused; nothing changed%s", res.ProjectName, kept)
+}

@@ -1,0 +1,55 @@
+package httpapi
+
+import (
+	"context"
+	"net/http"
+
+	"github.com/qinglong/qinglong/internal/core/qlerror"
+	"github.com/qinglong/qinglong/internal/core/schedule"
+)
+
+// projectPauseView is a project's pause state after a pause or resume.
+type projectPauseView struct {
+	ProjectID   string `json:"projectId"`
+	ProjectName string `json:"projectName"`
+	Changed     bool   `json:"changed"`
+	Paused      bool   `json:"paused"`
+	Note        string `json:"note,omitempty"`
+	Actor       string `json:"actor,omitempty"`
+	AtMs        int64  `json:"atMs"`
+	// Triggers is how many triggers this request paused or resumed.
+	Triggers int `json:"triggers"`
+	// KeptPaused is how many of the project's triggers stay paused on
+	// their own once it is not paused.
+	KeptPaused int `json:"keptPaused"`
+}
+
+// projectPause pauses or resumes a project ({project} its name or id,
+// {"note": …} optional at a pause) with the same scope as a trigger's
+// pause: the store pauses its triggers, records each with the token's
+// name and address as the actor, and the project's pause beside them.
+// Asking for the state it is in changes nothing (changed: false), as for a
+// trigger: a retried request must not fail.
+func (a *api) projectPause(pause bool) func(context.Context, *http.Request) (any, error) {
+	return func(ctx context.Context, r *http.Request) (any, error) {
+		if _, err := params(r.URL.Query()); err != nil {
+			return nil, err
+		}
+		if a.ProjectPauser == nil {
+			return nil, qlerror.New(qlerror.FailedPrecondition, "this server cannot pause or resume projects over the API; use `ql projects pause|resume`").Because(RefusalNotOverTheAPI)
+		}
+		var body pauseBody
+		if err := a.decodeBody(r, &body); err != nil {
+			return nil, err
+		}
+		if !pause && body.Note != "" {
+			return nil, qlerror.New(qlerror.Invalid, "a resume takes no note: only a pause records one; send {} or no body").Because(RefusalResumeNote)
+		}
+		res, err := a.ProjectPauser.ProjectPause(ctx, schedule.ProjectPauseRequest{Project: r.PathValue("project"), Pause: pause, Note: body.Note, Actor: principalOf(ctx).actor()})
+		if err != nil {
+			return nil, err
+		}
+		return projectPauseView{ProjectID: res.ProjectID, ProjectName: res.ProjectName, Changed: res.Changed, Paused: res.Paused, Note: res.Note,
+			Actor: res.Actor, AtMs: res.AtMs, Triggers: res.Triggers, KeptPaused: res.KeptPaused}, nil
+	}
+}

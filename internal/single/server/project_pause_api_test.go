@@ -1,0 +1,54 @@
+package server
+
+import (
+	"encoding/json"
+	"net/http"
+	"testing"
+
+	"github.com/qinglong/qinglong/internal/core/apitoken"
+	"github.com/qinglong/qinglong/internal/testkit/httpcall"
+)
+
+// TestTheAPIPausesAndResumesAProjectWithTheOperateScope: POST
+// /api/v1/projects/{project}/pause needs the operate scope, pauses the
+// project's triggers (GET /api/v1/triggers/{id} then says paused with its
+// project) and says when nothing changed; /resume takes no note and
+// resumes them; an unknown project is 404.
+func TestTheAPIPausesAndResumesAProjectWithTheOperateScope(t *testing.T) {
+	t.Parallel()
+	site := startConsoleSite(t)
+	operate := site.tokens[apitoken.Operate]
+	project := site.base + "/api/v1/projects/shop"
+	if st, body, _ := httpcall.Bearer(t, http.MethodPost, project+"/pause", site.tokens[apitoken.Read], []byte(`{}`)); st != http.StatusForbidden {
+		t.Fatalf("a project pause with a read token: %d %s; want 403", st, body)
+	}
+	var got struct {
+		ProjectID       string
+		Changed, Paused bool
+		Note            string
+		Triggers        int
+	}
+	st, body, _ := httpcall.Bearer(t, http.MethodPost, project+"/pause", operate, []byte(`{"note":"freeze"}`))
+	if err := json.Unmarshal(body, &got); st != http.StatusOK || err != nil || !got.Changed || !got.Paused || got.Note != "freeze" || got.Triggers != 1 || got.ProjectID != site.projectID {
+		t.Fatalf("pause: %d %s; want the project paused with its note and its 1 trigger", st, body)
+	}
+	st, body, _ = httpcall.Bearer(t, http.MethodPost, project+"/pause", operate, []byte(`{"note":"again"}`))
+	if err := json.Unmarshal(body, &got); st != http.StatusOK || err != nil || got.Changed || !got.Paused || got.Note != "freeze" {
+		t.Fatalf("pause again: %d %s; want nothing changed and the first note", st, body)
+	}
+	var trig struct{ Paused, PausedWithProject bool }
+	st, body, _ = httpcall.Bearer(t, http.MethodGet, site.base+"/api/v1/triggers/"+site.triggerID, site.tokens[apitoken.Read], nil)
+	if err := json.Unmarshal(body, &struct{ Trigger any }{&trig}); st != http.StatusOK || err != nil || !trig.Paused || !trig.PausedWithProject {
+		t.Fatalf("the trigger of the paused project: %d %s; want it paused with its project", st, body)
+	}
+	if st, body, _ := httpcall.Bearer(t, http.MethodPost, project+"/resume", operate, []byte(`{"note":"x"}`)); st != http.StatusBadRequest {
+		t.Fatalf("a resume with a note: %d %s; want 400", st, body)
+	}
+	st, body, _ = httpcall.Bearer(t, http.MethodPost, project+"/resume", operate, []byte(`{}`))
+	if err := json.Unmarshal(body, &got); st != http.StatusOK || err != nil || !got.Changed || got.Paused || got.Triggers != 1 {
+		t.Fatalf("resume: %d %s; want the project and its trigger resumed", st, body)
+	}
+	if st, body, _ := httpcall.Bearer(t, http.MethodPost, site.base+"/api/v1/projects/nowhere/pause", operate, []byte(`{}`)); st != http.StatusNotFound {
+		t.Fatalf("a pause of an unknown project: %d %s; want 404", st, body)
+	}
+}

@@ -1,0 +1,151 @@
+package storetest
+
+import (
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/qinglong/qinglong/internal/core/ids"
+	"github.com/qinglong/qinglong/internal/core/project"
+	"github.com/qinglong/qinglong/internal/core/qlerror"
+	"github.com/qinglong/qinglong/internal/core/schedule"
+	"github.com/qinglong/qinglong/internal/core/trigger"
+)
+
+// projectPauseCases are the guarantees of pausing a whole project: its
+// pause is its triggers' ordinary pauses, marked as its own, and its
+// resume resumes those alone.
+func projectPauseCases() map[string]func(*testing.T, Fixture) {
+	return map[string]func(*testing.T, Fixture){
+		"APausedProjectPausesItsTriggersAndOnlyThoseItPausedResume": testProjectPauseResumesOnlyItsOwn,
+		"ATriggerPublishedIntoAPausedProjectStartsPaused":           testPublishedIntoPausedProject,
+		"AProjectPauseOfAnUnknownOrArchivedProjectIsRefused":        testProjectPauseRefusals,
+	}
+}
+
+func pauseProject(t *testing.T, f Fixture, p string, on bool, note string) schedule.ProjectPauseResult {
+	t.Helper()
+	res, err := f.ProjectPauser.ProjectPause(t.Context(), schedule.ProjectPauseRequest{Project: p, Pause: on, Note: note, Actor: "conformance"})
+	if err != nil {
+		t.Fatalf("project pause=%v %s: %v", on, p, err)
+	}
+	return res
+}
+
+// requirePause requires a trigger's detail to show the pause state given.
+func requirePause(t *testing.T, f Fixture, triggerID string, paused, withProject bool, note string) {
+	t.Helper()
+	d, err := f.Detail.TriggerDetail(t.Context(), triggerID, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Paused != paused || d.PausedWithProject != withProject || d.PauseNote != note {
+		t.Fatalf("trigger %s: paused %v with its project %v note %q; want %v, %v, %q", triggerID, d.Paused, d.PausedWithProject, d.PauseNote, paused, withProject, note)
+	}
+	list, _, err := f.Status.TriggerList(t.Context(), schedule.TriggerListParams{Limit: 500})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, x := range list {
+		if x.TriggerID == triggerID && (x.Paused != paused || x.PausedWithProject != withProject) {
+			t.Fatalf("the listing says trigger %s paused %v with its project %v; want %v, %v", triggerID, x.Paused, x.PausedWithProject, paused, withProject)
+		}
+	}
+}
+
+func testProjectPauseResumesOnlyItsOwn(t *testing.T, f Fixture) {
+	c := trigger.Cron{Expression: "* * * * * *", Timezone: "UTC", MisfirePolicy: trigger.FireOnce}
+	d := newDefs(t, f, "alpha", c)
+	a := d.Trigger.TriggerID
+	b := publishTrigger(t, f, d.Project.ID, ids.New(), d.Task, 0, trigger.Spec{Name: "b", Enabled: true, Cron: c}).TriggerID
+	own := publishTrigger(t, f, d.Project.ID, ids.New(), d.Task, 0, trigger.Spec{Name: "own", Enabled: true, Cron: c}).TriggerID
+	other := newDefs(t, f, "beta", c).Trigger.TriggerID
+	for _, tk := range take(t, f, schedule.MaxPageSize) {
+		commit(t, f, commitParams(t, tk))
+	}
+	pause(t, f, own, true, "broken disk")
+
+	paused := pauseProject(t, f, "alpha", true, "release freeze")
+	if !paused.Changed || !paused.Paused || paused.Triggers != 2 || paused.Note != "release freeze" || paused.ProjectID != d.Project.ID {
+		t.Fatalf("pausing the project gave %+v; want it paused with its note, pausing the 2 triggers not paused", paused)
+	}
+	requirePause(t, f, a, true, true, "release freeze")
+	requirePause(t, f, own, true, false, "broken disk")
+	requirePause(t, f, other, false, false, "")
+	f.Elapse(2200 * time.Millisecond)
+	for _, tk := range take(t, f, schedule.MaxPageSize) {
+		if tk.TriggerID != other {
+			t.Fatalf("trigger %s of the paused project was taken", tk.TriggerID)
+		}
+		commit(t, f, commitParams(t, tk))
+	}
+	if res := pause(t, f, b, true, "own note"); !res.Changed || !res.Paused || res.WithProject || res.Note != "own note" {
+		t.Fatalf("pausing a trigger its project's pause holds gave %+v; want the pause its own, with its note", res)
+	}
+	if again := pauseProject(t, f, d.Project.ID, true, "other note"); again.Changed || !again.Paused || again.Note != "release freeze" || again.AtMs != paused.AtMs {
+		t.Fatalf("pausing the paused project gave %+v; want nothing changed and the pause in force", again)
+	}
+
+	resumed := pauseProject(t, f, "alpha", false, "")
+	if !resumed.Changed || resumed.Paused || resumed.Triggers != 1 || resumed.KeptPaused != 2 {
+		t.Fatalf("resuming the project gave %+v; want 1 trigger resumed and 2 kept paused on their own", resumed)
+	}
+	requirePause(t, f, a, false, false, "")
+	requirePause(t, f, b, true, false, "own note")
+	requirePause(t, f, own, true, false, "broken disk")
+	if again := pauseProject(t, f, "alpha", false, ""); again.Changed || again.Paused {
+		t.Fatalf("resuming the resumed project gave %+v; want nothing changed", again)
+	}
+	audits, err := f.Audits(t.Context(), a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"pause conformance release freeze", "resume conformance "}; !slices.Equal(audits, want) {
+		t.Fatalf("audit of a trigger the project paused %q, want %q", audits, want)
+	}
+	// The resume treats what fell due meanwhile as a trigger's resume does.
+	var got *schedule.Ticket
+	for _, tk := range take(t, f, schedule.MaxPageSize) {
+		if tk.TriggerID == b || tk.TriggerID == own {
+			t.Fatalf("trigger %s, paused on its own, was taken after its project's resume", tk.TriggerID)
+		}
+		if tk.TriggerID == a {
+			got = &tk
+		}
+	}
+	if got == nil || got.Pause == nil || got.Pause.FromMs != paused.AtMs || got.Pause.UntilMs != resumed.AtMs {
+		t.Fatalf("the resumed trigger's ticket %+v; want it taken with the pause span [%d, %d)", got, paused.AtMs, resumed.AtMs)
+	}
+}
+
+func testPublishedIntoPausedProject(t *testing.T, f Fixture) {
+	d := newDefs(t, f, "alpha", quietCron(t, f))
+	pauseProject(t, f, "alpha", true, "migration")
+	late := publishTrigger(t, f, d.Project.ID, ids.New(), d.Task, 0, trigger.Spec{Name: "late", Enabled: true, Cron: quietCron(t, f)}).TriggerID
+	elsewhere := newDefs(t, f, "beta", quietCron(t, f)).Trigger.TriggerID
+	requirePause(t, f, late, true, true, "migration")
+	requirePause(t, f, elsewhere, false, false, "")
+	for _, tk := range take(t, f, schedule.MaxPageSize) {
+		if tk.TriggerID != elsewhere {
+			t.Fatalf("trigger %s of the paused project was taken", tk.TriggerID)
+		}
+	}
+	if res := pauseProject(t, f, "alpha", false, ""); res.Triggers != 2 {
+		t.Fatalf("resuming the project gave %+v; want both its triggers resumed, the one published while paused too", res)
+	}
+	requirePause(t, f, late, false, false, "")
+}
+
+func testProjectPauseRefusals(t *testing.T, f Fixture) {
+	_, err := f.ProjectPauser.ProjectPause(t.Context(), schedule.ProjectPauseRequest{Project: "nowhere", Pause: true, Actor: "conformance"})
+	requireCode(t, err, qlerror.NotFound, "pausing an unknown project")
+	d := newDefs(t, f, "alpha", quietCron(t, f))
+	p := d.Project
+	p.Status = project.Archived
+	if _, err := f.Catalog.ProjectSave(t.Context(), p); err != nil {
+		t.Fatal(err)
+	}
+	_, err = f.ProjectPauser.ProjectPause(t.Context(), schedule.ProjectPauseRequest{Project: "alpha", Pause: true, Actor: "conformance"})
+	requireCode(t, err, qlerror.FailedPrecondition, "pausing an archived project")
+	requirePause(t, f, d.Trigger.TriggerID, false, false, "")
+}
