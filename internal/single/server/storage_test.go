@@ -105,7 +105,10 @@ func TestARetentionPassCountsWhatItDeleted(t *testing.T) {
 		return count(t, db, `SELECT count(*) FROM runs WHERE state = 'succeeded'`) >= 4
 	})
 	aged := ageFinishedRuns(t, dataDir, 40*retention.Day)
-	runs := count(t, db, `SELECT count(DISTINCT run_id) FROM attempts WHERE id IN (SELECT value FROM json_each(?))`, jsonList(t, aged))
+	// Each Run of echo succeeded at its one attempt, so the aged attempts
+	// count the aged Runs; read after the aging, the Runs table would
+	// already miss those a pass deleted meanwhile.
+	runs := len(aged)
 	var m metricstest.Families
 	waitFor(t, "the aged runs counted deleted", 30*time.Second, func() bool {
 		m = metricstest.Scrape(t, url)
