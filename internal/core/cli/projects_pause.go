@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/spf13/cobra"
 
@@ -44,8 +43,8 @@ it runs anyway.
 	}
 	c.Args = oneArg("projects " + verb + " takes one project: its name or id")
 	c.RunE = func(cmd *cobra.Command, args []string) error {
-		if n := utf8.RuneCountInString(note); n > schedule.MaxPauseNote {
-			return Usagef("--note is %d characters; at most %d", n, schedule.MaxPauseNote)
+		if err := checkPauseNote(note); err != nil {
+			return err
 		}
 		b, err := openExistingForWrite(cmd.Context(), opts, &db)
 		if err != nil {

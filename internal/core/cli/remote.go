@@ -452,14 +452,21 @@ func (c *apiClient) TriggerView(ctx context.Context, id string, runs, ledger int
 	return d, err
 }
 
+// pauseCall is the route's last part and the body of a pause (with its
+// note) or a resume, of a trigger or a project alike: a resume takes no
+// note, and the API refuses one.
+func pauseCall(pause bool, note string) (path string, body any) {
+	if !pause {
+		return "/resume", struct{}{}
+	}
+	return "/pause", struct {
+		Note string `json:"note,omitempty"`
+	}{note}
+}
+
 // TriggerPause pauses (with the note) or resumes a trigger.
 func (c *apiClient) TriggerPause(ctx context.Context, r schedule.PauseRequest) (schedule.PauseResult, error) {
-	path, body := "/resume", any(struct{}{})
-	if r.Pause {
-		path, body = "/pause", struct {
-			Note string `json:"note,omitempty"`
-		}{r.Note}
-	}
+	path, body := pauseCall(r.Pause, r.Note)
 	var a struct {
 		Changed bool   `json:"changed"`
 		Paused  bool   `json:"paused"`
@@ -474,12 +481,7 @@ func (c *apiClient) TriggerPause(ctx context.Context, r schedule.PauseRequest) (
 
 // ProjectPause pauses (with the note) or resumes a project.
 func (c *apiClient) ProjectPause(ctx context.Context, r schedule.ProjectPauseRequest) (schedule.ProjectPauseResult, error) {
-	path, body := "/resume", any(struct{}{})
-	if r.Pause {
-		path, body = "/pause", struct {
-			Note string `json:"note,omitempty"`
-		}{r.Note}
-	}
+	path, body := pauseCall(r.Pause, r.Note)
 	var a struct {
 		ProjectID   string `json:"projectId"`
 		ProjectName string `json:"projectName"`

@@ -316,8 +316,8 @@ the grace period; to run none, give the trigger catchUpWindow: 0s in its definit
 	}
 	c.Args = oneTriggerArgs(verb)
 	c.RunE = func(cmd *cobra.Command, args []string) error {
-		if n := utf8.RuneCountInString(note); n > schedule.MaxPauseNote {
-			return Usagef("--note is %d characters; at most %d", n, schedule.MaxPauseNote)
+		if err := checkPauseNote(note); err != nil {
+			return err
 		}
 		b, err := openExistingForWrite(cmd.Context(), opts, &db)
 		if err != nil {
@@ -378,4 +378,13 @@ func truncate(s string) string {
 		return s[:128]
 	}
 	return cmp.Or(s, "unknown")
+}
+
+// checkPauseNote refuses a --note longer than a pause keeps, before the
+// database is opened: a trigger's pause and a project's alike.
+func checkPauseNote(note string) error {
+	if n := utf8.RuneCountInString(note); n > schedule.MaxPauseNote {
+		return Usagef("--note is %d characters; at most %d", n, schedule.MaxPauseNote)
+	}
+	return nil
 }

@@ -55,7 +55,7 @@ func (s *Store) changeProjectPause(ctx context.Context, tx *txn, r schedule.Proj
 	if r.Pause {
 		q = qProjectPauseUnpaused
 	}
-	triggers, err := stringsOf(ctx, tx, q, out.ProjectID)
+	triggers, err := queryStrings(ctx, tx, q, out.ProjectID)
 	if err != nil {
 		return err
 	}
@@ -80,22 +80,4 @@ func (s *Store) changeProjectPause(ctx context.Context, tx *txn, r schedule.Proj
 	}
 	out.Changed, out.Paused, out.Note, out.Actor, out.AtMs, out.Triggers = true, r.Pause, note, r.Actor, now, len(triggers)
 	return nil
-}
-
-// stringsOf reads the one text column of a query's rows.
-func stringsOf(ctx context.Context, tx *txn, q string, args ...any) ([]string, error) {
-	rows, err := tx.QueryContext(ctx, q, args...)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []string
-	for rows.Next() {
-		var v string
-		if err := rows.Scan(&v); err != nil {
-			return nil, err
-		}
-		out = append(out, v)
-	}
-	return out, rows.Err()
 }
