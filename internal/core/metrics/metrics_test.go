@@ -248,6 +248,7 @@ func TestTheOperationsMetricsTableListsEveryExportedLabelValue(t *testing.T) {
 		{"qinglong_runs_finished_total", finished},
 		{"qinglong_scheduler_claims_given_back_total", GiveBackResults},
 		{"qinglong_retention_deleted_total", DeletedKinds},
+		{"qinglong_workers", WorkerStateNames},
 	} {
 		if got := listed(row(c.metric)); !slices.Equal(got, c.want) {
 			t.Errorf("docs/operations.md lists %s values %v, the endpoint exports %v", c.metric, got, c.want)
