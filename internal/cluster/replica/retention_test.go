@@ -6,6 +6,7 @@ import (
 	"io"
 	"log/slog"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -25,19 +26,7 @@ func TestAReplicaRunsRetentionWhileItsSchedulerAdmits(t *testing.T) {
 	t.Parallel()
 	env := clustertest.New(t)
 	env.Apply(t, clustertest.Triggers("keep", 3, "* * * * * *"))
-	f := cli.ServeFlags{Profile: cli.ProfileCluster, DatabaseURL: env.URL(pgstore.RoleRuntime), ReplicaID: "replica-ret",
-		RolePrefix: env.Prefix, HTTPAddr: "127.0.0.1:0", WorkerAddr: "127.0.0.1:0", Cadence: 250 * time.Millisecond, StopTimeout: 2 * time.Second,
-		MaintenanceURL: env.URL(pgstore.RoleMaintenance), Retention: retention.Settings{Runs: "30d", Logs: "off", LogBytes: "off"}}
-	s, err := settingsFrom(&f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s.RetentionCadence = 250 * time.Millisecond
-	logs, log, logged := capturedLogs()
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	served := make(chan error, 1)
-	go func() { served <- serveReplica(ctx, s, log) }()
+	logs, stop := retainingReplica(t, env, "replica-ret")
 	const admittedRuns = `SELECT count(*) FROM qinglong.runs WHERE idempotency_key NOT LIKE 'seed:%'`
 	eventually(t, 30*time.Second, "a first admission", func() bool { return env.Int(t, admittedRuns) > 0 })
 	// Unfinished (queued: no worker runs them) and as old as the seeded ones.
@@ -57,11 +46,7 @@ func TestAReplicaRunsRetentionWhileItsSchedulerAdmits(t *testing.T) {
 	if n := env.Int(t, `SELECT count(*) FROM qinglong.run_log_chunks`); n != 5 {
 		t.Fatalf("%d log chunks left, want the 5 of the young finished runs", n)
 	}
-	cancel()
-	if err := <-served; err != nil {
-		t.Fatalf("serve: %v", err)
-	}
-	logged()
+	stop()
 	// Read once the replica has stopped and every line is consumed: a
 	// pass logs its record after its last batch commits, so the record
 	// may still be on its way when the database already shows the rows
@@ -73,6 +58,39 @@ func TestAReplicaRunsRetentionWhileItsSchedulerAdmits(t *testing.T) {
 	if deleted != seeded {
 		t.Fatalf("retention.pass records add up to %v runs deleted, want %d", deleted, seeded)
 	}
+}
+
+// retainingReplica serves a replica whose retention pass deletes finished
+// Runs older than 30 days every 250 ms, its JSON log read into logs. stop
+// stops it (at the latest when t ends), fails t if serving failed and
+// returns once every line it logged is in logs.
+func retainingReplica(t *testing.T, env *clustertest.Env, id string) (logs *logLines, stop func()) {
+	t.Helper()
+	f := cli.ServeFlags{Profile: cli.ProfileCluster, DatabaseURL: env.URL(pgstore.RoleRuntime), ReplicaID: id,
+		RolePrefix: env.Prefix, HTTPAddr: "127.0.0.1:0", WorkerAddr: "127.0.0.1:0", MetricsAddr: "127.0.0.1:0",
+		Cadence: 250 * time.Millisecond, StopTimeout: 2 * time.Second,
+		MaintenanceURL: env.URL(pgstore.RoleMaintenance), Retention: retention.Settings{Runs: "30d", Logs: "off", LogBytes: "off"}}
+	s, err := settingsFrom(&f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.RetentionCadence = 250 * time.Millisecond
+	logs, log, logged := capturedLogs()
+	ctx, cancel := context.WithCancel(context.Background())
+	served := make(chan error, 1)
+	go func() { served <- serveReplica(ctx, s, log) }()
+	var once sync.Once
+	stop = func() {
+		once.Do(func() {
+			cancel()
+			if err := <-served; err != nil {
+				t.Errorf("serve: %v", err)
+			}
+			logged()
+		})
+	}
+	t.Cleanup(stop)
+	return logs, stop
 }
 
 // The maintenance role's refused login (a replica's $PGPASSWORD is its

@@ -1,7 +1,6 @@
 package replica
 
 import (
-	"context"
 	"testing"
 	"time"
 
@@ -55,21 +54,8 @@ func TestAReplicasRetentionPassCountsWhatItDeleted(t *testing.T) {
 	env := clustertest.New(t)
 	env.Apply(t, clustertest.Triggers("keep", 1, clustertest.QuietCron()))
 	env.MakeDue(t, 0)
-	f := cli.ServeFlags{Profile: cli.ProfileCluster, DatabaseURL: env.URL(pgstore.RoleRuntime), ReplicaID: "replica-retained",
-		RolePrefix: env.Prefix, HTTPAddr: "127.0.0.1:0", WorkerAddr: "127.0.0.1:0", MetricsAddr: "127.0.0.1:0",
-		Cadence: 250 * time.Millisecond, StopTimeout: 2 * time.Second,
-		MaintenanceURL: env.URL(pgstore.RoleMaintenance), Retention: retention.Settings{Runs: "30d", Logs: "off", LogBytes: "off"}}
-	s, err := settingsFrom(&f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s.RetentionCadence = 250 * time.Millisecond
-	logs, log, logged := capturedLogs()
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	served := make(chan error, 1)
 	started := time.Now()
-	go func() { served <- serveReplica(ctx, s, log) }()
+	logs, stop := retainingReplica(t, env, "replica-retained")
 	eventually(t, 30*time.Second, "the due Run admitted", func() bool { return env.Int(t, `SELECT count(*) FROM qinglong.runs`) == 1 })
 	eventually(t, 10*time.Second, "the metrics listener", func() bool { return len(logs.withCode(CodeMetricsListening)) == 1 })
 	url := "http://" + logs.withCode(CodeMetricsListening)[0]["addr"].(string) + "/metrics"
@@ -83,11 +69,7 @@ func TestAReplicasRetentionPassCountsWhatItDeleted(t *testing.T) {
 	if last := m.Value(t, "qinglong_retention_last_pass_timestamp_seconds"); last < float64(started.Unix()) || last > float64(time.Now().Unix()+1) {
 		t.Errorf("qinglong_retention_last_pass_timestamp_seconds %.0f, want a time since the replica started (%d)", last, started.Unix())
 	}
-	cancel()
-	if err := <-served; err != nil {
-		t.Fatalf("serve: %v", err)
-	}
-	logged()
+	stop()
 	// Every pass that deleted something logged its counts; the passes
 	// after the deletion found nothing more (one young Run is left).
 	for _, kind := range []string{"runs", "attempts", "events", "logs", "notifications"} {
