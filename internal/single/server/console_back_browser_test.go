@@ -49,6 +49,19 @@ func goBack(t *testing.T, ctx context.Context, sel string) {
 	}
 }
 
+// createTokenThenGoBack creates a token named name on the tokens page of
+// the console at base, goes on to the overview and presses Back to the
+// tokens page; it returns the secret the page showed.
+func createTokenThenGoBack(t *testing.T, ctx context.Context, base, name string) string {
+	t.Helper()
+	browsertest.Step(t, ctx, "create a token", chromedp.Navigate(base+"/tokens"), chromedp.WaitVisible(chromedp.ID("tok-name")),
+		chromedp.SendKeys(chromedp.ID("tok-name"), name), chromedp.Click(chromedp.ID("tok-create")), chromedp.WaitVisible(chromedp.ID("new-token")))
+	secret := browsertest.Value(t, ctx, chromedp.Evaluate[string](`document.getElementById("new-token").textContent`))
+	browsertest.Step(t, ctx, "go on to the overview", chromedp.Navigate(base+"/"), chromedp.WaitVisible(chromedp.ID("nav-tokens")))
+	goBack(t, ctx, "#tok-shown-once")
+	return secret
+}
+
 // In a real browser on a 390 px phone, in Chinese: after a form that
 // succeeded (a new token, a batch pause), going on to another page and
 // pressing Back shows a page, never the browser's "Confirm Form
@@ -60,11 +73,7 @@ func TestAFormThatSucceedsRedirectsSoBackDoesNotResubmit(t *testing.T) {
 	site := startSecretsSite(t, nil)
 	browsertest.Step(t, ctx, "sign in on a phone", chromedp.EmulateViewport(390, 844), chromedp.Navigate(site.base+"/signin?lang=zh"),
 		browsertest.SignInWithToken(site.tokens[apitoken.Admin], "概览"))
-	browsertest.Step(t, ctx, "create a token", chromedp.Navigate(site.base+"/tokens"), chromedp.WaitVisible(chromedp.ID("tok-name")),
-		chromedp.SendKeys(chromedp.ID("tok-name"), "walk-back"), chromedp.Click(chromedp.ID("tok-create")), chromedp.WaitVisible(chromedp.ID("new-token")))
-	secret := browsertest.Value(t, ctx, chromedp.Evaluate[string](`document.getElementById("new-token").textContent`))
-	browsertest.Step(t, ctx, "go on to the overview", chromedp.Navigate(site.base+"/"), chromedp.WaitVisible(chromedp.ID("nav-tokens")))
-	goBack(t, ctx, "#tok-shown-once")
+	secret := createTokenThenGoBack(t, ctx, site.base, "walk-back")
 	back := pageAfterBack(t, ctx, "tok-shown-once", "new-token")
 	if !strings.HasPrefix(back.URL, site.base+"/tokens?") || strings.Contains(back.Text, "ERR_CACHE_MISS") || !back.Has["tok-shown-once"] || back.Has["new-token"] ||
 		strings.Contains(back.Text, secret) {
@@ -104,11 +113,7 @@ func TestBackToANewTokensPageDoesNotShowItsSecretAgain(t *testing.T) {
 	site := startSecretsSite(t, nil)
 	browsertest.Step(t, ctx, "sign in on a phone", chromedp.EmulateViewport(390, 844), chromedp.Navigate(site.base+"/signin?lang=en"),
 		browsertest.SignInWithToken(site.tokens[apitoken.Admin], "Overview"))
-	browsertest.Step(t, ctx, "create a token", chromedp.Navigate(site.base+"/tokens"), chromedp.WaitVisible(chromedp.ID("tok-name")),
-		chromedp.SendKeys(chromedp.ID("tok-name"), "walk-cache"), chromedp.Click(chromedp.ID("tok-create")), chromedp.WaitVisible(chromedp.ID("new-token")))
-	secret := browsertest.Value(t, ctx, chromedp.Evaluate[string](`document.getElementById("new-token").textContent`))
-	browsertest.Step(t, ctx, "go on to the overview", chromedp.Navigate(site.base+"/"), chromedp.WaitVisible(chromedp.ID("nav-tokens")))
-	goBack(t, ctx, "#tok-shown-once")
+	secret := createTokenThenGoBack(t, ctx, site.base, "walk-cache")
 	if back := pageAfterBack(t, ctx, "new-token"); back.Has["new-token"] || strings.Contains(back.Text, secret) {
 		t.Fatalf("Back to the new token's page at %s shows its secret again:\n%s", back.URL, back.Text)
 	}
