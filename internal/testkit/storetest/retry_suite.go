@@ -44,6 +44,14 @@ func RunRetry(t *testing.T, newFixture Factory) {
 // PostgreSQL.
 const retryBackoff = 300 * time.Millisecond
 
+// checkedBackoff is the backoff of the tests that look at a Run while it
+// waits out its backoff. On PostgreSQL the wait is real, and on a loaded
+// two-core machine a retryBackoff could pass before the look: the test's
+// requeue came up to 0.83 s after the attempt's end, and the lease sweep
+// that ends an attempt lost requeues, in a statement of its own after
+// that end, the Runs whose backoff has passed.
+const checkedBackoff = 2 * time.Second
+
 // retryDefs publishes project name with a task under policy and a quiet
 // trigger under overlap, and initialises its schedule row.
 func retryDefs(t *testing.T, f Fixture, name string, policy task.RetryPolicy, overlap trigger.OverlapPolicy) defs {
@@ -161,11 +169,6 @@ func requeueInsideBackoff(t *testing.T, f Fixture, runID string, availableAtMs i
 // retried, each after its backoff and not before, the third finishes the
 // Run failed.
 func testRetryUpToMaxAttempts(t *testing.T, f Fixture) {
-	// Longer than retryBackoff: the check that nothing is queued before
-	// the backoff ends is made only if the requeue comes before it does,
-	// and on a loaded two-core machine it came up to 0.83 s after the
-	// failure on PostgreSQL (requeueInsideBackoff).
-	const checkedBackoff = 2 * time.Second
 	d := retryDefs(t, f, "retry-failed", task.RetryPolicy{MaxAttempts: 3, BackoffMs: checkedBackoff.Milliseconds(), On: []string{task.RetryOnFailed}}, trigger.OverlapAllow)
 	id := admitNow(t, f, d.Trigger.TriggerID, 1_000)
 	for n := 1; n <= 3; n++ {
@@ -225,7 +228,7 @@ func testRetryUpToMaxAttempts(t *testing.T, f Fixture) {
 // Under the default on: [lost], a lost attempt is retried; the next one
 // timing out is not listed and ends the Run timed out with attempts left.
 func testRetryOnlyListedOutcomes(t *testing.T, f Fixture) {
-	d := retryDefs(t, f, "retry-lost", task.RetryPolicy{MaxAttempts: 3, BackoffMs: retryBackoff.Milliseconds(), On: []string{task.RetryOnLost}}, trigger.OverlapAllow)
+	d := retryDefs(t, f, "retry-lost", task.RetryPolicy{MaxAttempts: 3, BackoffMs: checkedBackoff.Milliseconds(), On: []string{task.RetryOnLost}}, trigger.OverlapAllow)
 	id := admitNow(t, f, d.Trigger.TriggerID, 1_000)
 	if finished, err := f.Finish(t.Context(), id, run.AttemptLost); err != nil || finished != "" {
 		t.Fatalf("attempt 1 lost: reports %q, %v; want no finish (a retry follows)", finished, err)
@@ -233,7 +236,7 @@ func testRetryOnlyListedOutcomes(t *testing.T, f Fixture) {
 	if r := runByID(t, f, id); r.State != run.RetryWait {
 		t.Fatalf("after the lost attempt the Run is %s, want retry_wait", r.State)
 	}
-	f.Elapse(retryBackoff + 50*time.Millisecond)
+	f.Elapse(checkedBackoff + 50*time.Millisecond)
 	requeue(t, f, 1)
 	if finished, err := f.Finish(t.Context(), id, run.AttemptTimedOut); err != nil || finished != run.TimedOut {
 		t.Fatalf("attempt 2 timed out: reports %q, %v; want the Run finished timed_out", finished, err)
