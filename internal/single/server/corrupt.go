@@ -26,14 +26,15 @@ func (s *Server) checkCorruption() bool {
 		return false
 	}
 	// As for moved: once corrupt is set no round or write admitted
-	// before it is still under way.
+	// before it is still under way, and the line is said before it is
+	// set, so whoever sees readiness say database_corrupt finds it.
 	s.admitting.Lock()
-	s.corrupt.Store(true)
-	s.admitting.Unlock()
+	defer s.admitting.Unlock()
 	s.cfg.Logger.Error("the database file is corrupt: SQLite found a malformed page; nothing is admitted or started, no notification is sent and the API "+
 		"and the console take no writes until the server stops, and commands already running finish: stop the server, run `"+s.checkCommand()+
 		"` to see what is damaged, and restore the latest backup (docs/operations.md, \"Backup and restore\")",
 		"code", CodeDatabaseCorrupt, "db", s.layout.DB, "error", err.Error())
+	s.corrupt.Store(true)
 	return true
 }
 

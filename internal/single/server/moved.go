@@ -73,13 +73,23 @@ func (s *Server) checkDatabasePath(now time.Time) bool {
 	if !s.moved.Load() {
 		// Taken for writing, the lock waits out a round in progress: once
 		// moved is set (and readiness says so), no round admits anything.
+		// The line is said before moved is set, as the back line is said
+		// before it is cleared: whoever sees readiness say database_moved
+		// finds the line that says why and what to do.
 		s.admitting.Lock()
+		s.movedSince = now
+		s.sayMoved(now, err)
 		s.moved.Store(true)
 		s.admitting.Unlock()
-		s.movedSince = now
-	} else if now.Sub(s.movedLogged) < movedRepeat {
-		return true
+	} else if now.Sub(s.movedLogged) >= movedRepeat {
+		s.sayMoved(now, err)
 	}
+	return true
+}
+
+// sayMoved logs that the database path names another file than the one
+// opened (err is the stat's), at now.
+func (s *Server) sayMoved(now time.Time, err error) {
 	s.movedLogged = now
 	found := "another file"
 	switch {
@@ -92,7 +102,6 @@ func (s *Server) checkDatabasePath(now time.Time) bool {
 		"or started, no notification is sent and the API and the console take no writes until it does, and commands already running finish: put the file back at "+s.layout.DB+" and the server resumes by itself, "+
 		"or stop the server and start it on the file where it now is, with "+filepath.Base(s.layout.DB)+"-wal (its latest writes) moved next to it under its name",
 		"code", CodeDatabaseMoved, "db", s.layout.DB, "found", found, "since", s.movedSince.UTC().Format(time.RFC3339))
-	return true
 }
 
 // writes is the server's write gate, which the API and the console pass:

@@ -2,6 +2,7 @@ package faults
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -13,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	clusterreplica "github.com/qinglong/qinglong/internal/cluster/replica"
 	"github.com/qinglong/qinglong/internal/testkit/procs"
 )
 
@@ -49,6 +51,8 @@ type qlProcess struct {
 	logPath string
 	done    <-chan struct{} // closed once the process has exited and been reaped
 	state   *os.ProcessState
+	// addr is where its API listens, once its log has said so.
+	addr string
 }
 
 // startQL starts bin with args and env, its output appended to logPath.
@@ -117,9 +121,32 @@ func (p *qlProcess) terminate() error {
 	return nil
 }
 
+// listenAddr is the address the process's API listens on, read from the
+// line it logs once it has bound its port; "" until that line is written.
+func (p *qlProcess) listenAddr() string {
+	if p.addr != "" {
+		return p.addr
+	}
+	b, err := os.ReadFile(p.logPath)
+	if err != nil {
+		return ""
+	}
+	for line := range strings.Lines(string(b)) {
+		var rec struct{ Code, Addr string }
+		if json.Unmarshal([]byte(line), &rec) == nil && rec.Code == clusterreplica.CodeListening {
+			p.addr = rec.Addr
+			break
+		}
+	}
+	return p.addr
+}
+
 // probeReady reports the replica's /readyz status code (0 when the request
-// failed, e.g. while the process is still binding its port).
+// failed, or when addr is "": the process has not bound its port yet).
 func probeReady(client *http.Client, addr string) int {
+	if addr == "" {
+		return 0
+	}
 	resp, err := client.Get("http://" + addr + "/readyz")
 	if err != nil {
 		return 0

@@ -17,7 +17,6 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/qinglong/qinglong/internal/cluster/pgstore"
-	"github.com/qinglong/qinglong/internal/testkit/freeport"
 	"github.com/qinglong/qinglong/internal/testkit/pgtest"
 )
 
@@ -105,7 +104,7 @@ func TestSoakReplicaKillsAndBackendTerminationsNeverDuplicateOrStallAnOccurrence
 	s := &soak{t: t, bin: bin, g: g, srv: srv, super: super, client: &http.Client{Timeout: probeTimeout}, logDir: t.TempDir(),
 		clockOffsetMs: dbNowMs(t, super) - time.Now().UnixMilli()}
 	for i := range soakReplicas {
-		s.slots = append(s.slots, &slot{id: fmt.Sprintf("soak-%d", i), addr: freeport.Addr(t)})
+		s.slots = append(s.slots, &slot{id: fmt.Sprintf("soak-%d", i)})
 	}
 	for _, sl := range s.slots {
 		s.start(sl)
@@ -186,10 +185,12 @@ func (s *soak) record(what string) {
 }
 
 // slot is one replica position; its process is replaced on restart, its
-// id (claim owner) and HTTP address are kept.
+// id (claim owner) is kept. Its HTTP address is not: each process listens
+// on a port the kernel picks and logs it, since a port kept across a
+// restart can be taken by another process while the slot has none.
 type slot struct {
-	id, addr string
-	proc     *qlProcess
+	id   string
+	proc *qlProcess
 	// waitingSince is when the replica last started or lost its
 	// database: it must be ready within readyWithin of it.
 	waitingSince time.Time
@@ -204,7 +205,7 @@ func (s *soak) start(sl *slot) {
 	args := []string{"serve", "--profile", "cluster",
 		"--replica-id", sl.id,
 		"--role-prefix", s.g.prefix,
-		"--http-addr", sl.addr,
+		"--http-addr", "127.0.0.1:0",
 		"--worker-addr", "127.0.0.1:0",
 		"--lease", soakLease.String(),
 		"--cadence", soakCadence.String(),
@@ -279,7 +280,7 @@ func (s *soak) supervise() (anyReady bool) {
 		if sl.proc.exited() {
 			s.t.Fatalf("replica %s exited by itself: %v\n%s", sl.id, sl.proc.state, logTail(sl.proc.logPath, 20))
 		}
-		switch code := probeReady(s.client, sl.addr); {
+		switch code := probeReady(s.client, sl.proc.listenAddr()); {
 		case code == http.StatusOK:
 			if !sl.ready {
 				s.readied(sl)

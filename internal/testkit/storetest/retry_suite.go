@@ -44,6 +44,14 @@ func RunRetry(t *testing.T, newFixture Factory) {
 // PostgreSQL.
 const retryBackoff = 300 * time.Millisecond
 
+// checkedBackoff is the backoff of the tests that look at a Run while it
+// waits out its backoff. On PostgreSQL the wait is real, and on a loaded
+// two-core machine a retryBackoff could pass before the look: the test's
+// requeue came up to 0.83 s after the attempt's end, and the lease sweep
+// that ends an attempt lost requeues, in a statement of its own after
+// that end, the Runs whose backoff has passed.
+const checkedBackoff = 2 * time.Second
+
 // retryDefs publishes project name with a task under policy and a quiet
 // trigger under overlap, and initialises its schedule row.
 func retryDefs(t *testing.T, f Fixture, name string, policy task.RetryPolicy, overlap trigger.OverlapPolicy) defs {
@@ -123,11 +131,45 @@ func requeue(t *testing.T, f Fixture, want int) {
 	}
 }
 
+// requeueInsideBackoff asks for a requeue while runID waits out the
+// backoff ending at availableAtMs, and checks that nothing is queued. The
+// adapter's clock is read after the requeue, so the check holds whenever
+// the requeue certainly ran inside the backoff: on PostgreSQL, whose clock
+// is real, a loaded machine may spend the whole backoff before the
+// requeue, which then rightly queues the Run. It reports whether the Run
+// still waits to retry.
+func requeueInsideBackoff(t *testing.T, f Fixture, runID string, availableAtMs int64) (waiting bool) {
+	t.Helper()
+	n, err := f.RequeueRetries(t.Context())
+	if err != nil {
+		t.Fatalf("requeue: %v", err)
+	}
+	afterMs, err := f.NowMs(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	state := runByID(t, f, runID).State
+	switch {
+	case afterMs < availableAtMs && (n != 0 || state != run.RetryWait):
+		t.Fatalf("inside the backoff (until %d, now %d) the requeue queued %d Runs and the Run is %s; want none queued and retry_wait", availableAtMs, afterMs, n, state)
+	case afterMs >= availableAtMs:
+		t.Logf("the backoff (until %d) ended before the requeue could be checked inside it (now %d): this machine was slower than the backoff", availableAtMs, afterMs)
+	}
+	switch {
+	case n == 0 && state == run.RetryWait:
+		return true
+	case n == 1 && state == run.Queued:
+		return false
+	}
+	t.Fatalf("the requeue queued %d Runs and the Run is %s; want none and retry_wait, or it and queued", n, state)
+	return false
+}
+
 // Three failures under {maxAttempts: 3, on: [failed]}: the first two are
 // retried, each after its backoff and not before, the third finishes the
 // Run failed.
 func testRetryUpToMaxAttempts(t *testing.T, f Fixture) {
-	d := retryDefs(t, f, "retry-failed", task.RetryPolicy{MaxAttempts: 3, BackoffMs: retryBackoff.Milliseconds(), On: []string{task.RetryOnFailed}}, trigger.OverlapAllow)
+	d := retryDefs(t, f, "retry-failed", task.RetryPolicy{MaxAttempts: 3, BackoffMs: checkedBackoff.Milliseconds(), On: []string{task.RetryOnFailed}}, trigger.OverlapAllow)
 	id := admitNow(t, f, d.Trigger.TriggerID, 1_000)
 	for n := 1; n <= 3; n++ {
 		before, err := f.NowMs(t.Context())
@@ -154,15 +196,13 @@ func testRetryUpToMaxAttempts(t *testing.T, f Fixture) {
 			Outcome       string `json:"outcome"`
 		}
 		if err := json.Unmarshal([]byte(last.Payload), &p); err != nil || last.Name != run.EventRetryWait || p.Outcome != string(run.AttemptFailed) ||
-			p.AvailableAtMs < before+retryBackoff.Milliseconds() || p.AvailableAtMs > last.CreatedAtMs+retryBackoff.Milliseconds() {
+			p.AvailableAtMs < before+checkedBackoff.Milliseconds() || p.AvailableAtMs > last.CreatedAtMs+checkedBackoff.Milliseconds() {
 			t.Fatalf("last event %s %s (%v); want run.retry_wait of a failed attempt, the next one available a backoff after the end", last.Name, last.Payload, err)
 		}
-		requeue(t, f, 0)
-		if r := runByID(t, f, id); r.State != run.RetryWait {
-			t.Fatalf("inside the backoff the Run is %s, want retry_wait", r.State)
+		if requeueInsideBackoff(t, f, id, p.AvailableAtMs) {
+			f.Elapse(checkedBackoff + 50*time.Millisecond)
+			requeue(t, f, 1)
 		}
-		f.Elapse(retryBackoff + 50*time.Millisecond)
-		requeue(t, f, 1)
 		if r := runByID(t, f, id); r.State != run.Queued {
 			t.Fatalf("after the backoff the Run is %s, want queued", r.State)
 		}
@@ -188,7 +228,7 @@ func testRetryUpToMaxAttempts(t *testing.T, f Fixture) {
 // Under the default on: [lost], a lost attempt is retried; the next one
 // timing out is not listed and ends the Run timed out with attempts left.
 func testRetryOnlyListedOutcomes(t *testing.T, f Fixture) {
-	d := retryDefs(t, f, "retry-lost", task.RetryPolicy{MaxAttempts: 3, BackoffMs: retryBackoff.Milliseconds(), On: []string{task.RetryOnLost}}, trigger.OverlapAllow)
+	d := retryDefs(t, f, "retry-lost", task.RetryPolicy{MaxAttempts: 3, BackoffMs: checkedBackoff.Milliseconds(), On: []string{task.RetryOnLost}}, trigger.OverlapAllow)
 	id := admitNow(t, f, d.Trigger.TriggerID, 1_000)
 	if finished, err := f.Finish(t.Context(), id, run.AttemptLost); err != nil || finished != "" {
 		t.Fatalf("attempt 1 lost: reports %q, %v; want no finish (a retry follows)", finished, err)
@@ -196,7 +236,7 @@ func testRetryOnlyListedOutcomes(t *testing.T, f Fixture) {
 	if r := runByID(t, f, id); r.State != run.RetryWait {
 		t.Fatalf("after the lost attempt the Run is %s, want retry_wait", r.State)
 	}
-	f.Elapse(retryBackoff + 50*time.Millisecond)
+	f.Elapse(checkedBackoff + 50*time.Millisecond)
 	requeue(t, f, 1)
 	if finished, err := f.Finish(t.Context(), id, run.AttemptTimedOut); err != nil || finished != run.TimedOut {
 		t.Fatalf("attempt 2 timed out: reports %q, %v; want the Run finished timed_out", finished, err)
