@@ -29,12 +29,13 @@ func WorkersCommand() *cobra.Command { return newWorkersCommand(os.Getenv) }
 func newWorkersCommand(getenv func(string) string) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "workers",
-		Short: "Manage the cluster's worker credentials: create, list, drain, resume, revoke",
+		Short: "Manage the cluster's worker credentials: create, list, rotate, drain, resume, revoke",
 		Long: "Manage the workers allowed to run the cluster's commands. Connects with $" + EnvAdminURL + "\n" +
-			"(else $" + EnvURL + "); URLs come from the environment only. create, drain, resume and revoke\n" +
+			"(else $" + EnvURL + "); URLs come from the environment only. create, rotate, drain, resume and revoke\n" +
 			"need the admin role's URL; list reads with the admin or the runtime role's.",
 	}
-	c.AddCommand(workersCreateCommand(getenv), workersListCommand(getenv), workersRevokeCommand(getenv), workersDrainCommand(getenv), workersResumeCommand(getenv))
+	c.AddCommand(workersCreateCommand(getenv), workersListCommand(getenv), workersRotateCommand(getenv), workersRevokeCommand(getenv),
+		workersDrainCommand(getenv), workersResumeCommand(getenv))
 	return c
 }
 
@@ -121,7 +122,7 @@ func workersCreateCommand(getenv func(string) string) *cobra.Command {
 			fmt.Fprintln(cmd.OutOrStdout(), cred)
 			fmt.Fprintf(cmd.ErrOrStderr(), "worker %s created. Its credential, printed on standard output, is shown only this once and cannot be shown again: "+
 				"store it in a file readable only by the worker's user (chmod 600) and start the worker with --credential-file FILE; "+
-				"if it is lost, revoke it (`ql workers revoke %s`) and create a worker of another name: a revoked worker keeps its name.\n", args[0], args[0])
+				"if it is lost or leaked, `ql workers rotate %s --keep-old 0` gives the worker a new one and refuses the old one from its next request on.\n", args[0], args[0])
 			return nil
 		},
 	}
@@ -182,6 +183,55 @@ credential's and "sessionLabels" lists each live process's set (empty while none
 		},
 	}
 	c.Flags().StringVarP(&out, "output", "o", "table", cli.OutputFlagUsage)
+	return c
+}
+
+// defaultKeepReplaced is how long a rotation keeps the replaced
+// credential unless told: time to put the new one in place and restart
+// the worker, which finishes its commands first (its stop timeout).
+const defaultKeepReplaced = time.Hour
+
+func workersRotateCommand(getenv func(string) string) *cobra.Command {
+	var keep time.Duration
+	c := &cobra.Command{
+		Use:   "rotate NAME",
+		Short: "Give a worker a new credential and print it, once; the old one stays valid for --keep-old",
+		Long: "Gives the worker a new credential and prints it on standard output, once, as create does; the worker\n" +
+			"keeps its name, labels, state and history. The credential it replaces stays valid for --keep-old\n" +
+			"(database time), so the running worker goes on until it is restarted with the new one:\n\n" +
+			"  (umask 077; ql workers rotate build-01 > /etc/qinglong/worker.cred.new)\n" +
+			"  mv /etc/qinglong/worker.cred.new /etc/qinglong/worker.cred   # on the worker's host\n" +
+			"  systemctl restart qinglong-worker   # it finishes its commands first, up to its stop timeout\n\n" +
+			"A worker still holding the old credential when that time ends is refused and exits 5, as a revoked\n" +
+			"one does. If the old credential leaked, give --keep-old 0: it is refused from the next request on.\n" +
+			"Only the latest replaced credential is kept: rotating again refuses the one before it at once.\n" +
+			"A revoked worker cannot rotate (revocation is final).",
+		Args:         oneName("rotate"),
+		SilenceUsage: true,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if keep < 0 || keep > pgstore.MaxKeepReplaced {
+				return cli.Usagef("%s", validate.DurationOutOfRange("--keep-old", cmd.Flags().Lookup("keep-old").Value.String(), 0, pgstore.MaxKeepReplaced))
+			}
+			a, err := openWorkerAdmin(cmd.Context(), getenv)
+			if err != nil {
+				return err
+			}
+			defer a.Close()
+			r, err := a.WorkerRotate(cmd.Context(), args[0], keep)
+			if err != nil {
+				return explainWorkerErr(err, "rotate", needsAdmin)
+			}
+			fmt.Fprintln(cmd.OutOrStdout(), r.Credential)
+			old := "refused from its next request on"
+			if keep > 0 {
+				old = "valid until " + fmtMs(&r.KeptUntilMs) + " (--keep-old " + validate.Duration(keep) + "), then refused"
+			}
+			fmt.Fprintf(cmd.ErrOrStderr(), "worker %s has a new credential. It is printed on standard output, shown only this once: "+
+				"store it in a file readable only by the worker's user (chmod 600) and restart the worker with it. The credential it replaced is %s.\n", args[0], old)
+			return nil
+		},
+	}
+	cli.DurationVar(c.Flags(), &keep, "keep-old", defaultKeepReplaced, "how long the replaced credential stays valid (0–"+validate.DurationBound(pgstore.MaxKeepReplaced)+"; 0 if it leaked)")
 	return c
 }
 

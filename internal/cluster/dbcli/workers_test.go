@@ -197,37 +197,38 @@ func TestAnEmptyWorkersListSaysSoOnStandardErrorAsEveryList(t *testing.T) {
 }
 
 // The note create prints says what to do when the credential is lost, and
-// that advice works as printed: the revoke command it names revokes the
-// worker, and it sends the admin to another name, since creating the
-// revoked name again is refused (a revoked worker keeps its name).
+// that advice works as printed: the rotation it names gives the worker a
+// new credential under its name and refuses the lost one at once.
 func TestALostCredentialsAdviceWorksAsPrinted(t *testing.T) {
 	t.Parallel()
 	c := clustertest.New(t)
 	env := map[string]string{EnvAdminURL: c.URL(pgstore.RoleAdmin)}
-	_, note, err := workers(t, env, "create", "build-01")
+	rt := c.Runtime(t, "workers-test", 30*time.Second)
+	lost, note, err := workers(t, env, "create", "build-01")
 	if err != nil {
 		t.Fatal(err)
 	}
-	const revoke = "`ql workers revoke build-01`"
-	if !strings.Contains(note, revoke) || !strings.Contains(note, "another name") {
-		t.Fatalf("create said %q; want the lost credential's advice to name %s and a worker of another name", note, revoke)
+	const rotate = "`ql workers rotate build-01 --keep-old 0`"
+	if !strings.Contains(note, rotate) {
+		t.Fatalf("create said %q; want the lost credential's advice to name %s", note, rotate)
 	}
-	args := strings.Fields(strings.Trim(revoke, "`"))[2:]
-	if out, _, err := workers(t, env, args...); err != nil || out != "worker build-01: revoked\n" {
-		t.Fatalf("the printed %s: %v %q", revoke, err, out)
+	args := strings.Fields(strings.Trim(rotate, "`"))[2:]
+	out, _, err := workers(t, env, args...)
+	if err != nil {
+		t.Fatalf("the printed %s: %v", rotate, err)
 	}
-	if _, _, err := workers(t, env, "create", "build-01"); !qlerror.Is(err, qlerror.Conflict) {
-		t.Fatalf("create of the revoked name: %v; want the conflict the advice steers clear of", err)
+	if _, err := rt.AuthenticateWorker(t.Context(), strings.TrimSpace(lost)); !qlerror.Is(err, qlerror.Unauthenticated) {
+		t.Fatalf("the lost credential after the printed %s: %v; want it refused", rotate, err)
 	}
-	if _, _, err := workers(t, env, "create", "build-02"); err != nil {
-		t.Fatalf("create of another name: %v", err)
+	if id, err := rt.AuthenticateWorker(t.Context(), strings.TrimSpace(out)); err != nil || id.Name != "build-01" {
+		t.Fatalf("the credential the printed %s gave: %+v, %v; want worker build-01", rotate, id, err)
 	}
 }
 
 // Each `ql workers` subcommand runs with the roles the docs name and no
 // other: list reads with the admin or the runtime role's URL (the console
 // lists workers with the runtime role too); create, drain, resume and
-// revoke change credentials, which only the admin role may; a role that
+// revoke change credentials, which only the admin role may (rotate too); a role that
 // may not is refused with exit 5 (permission denied), naming the role
 // the subcommand needs.
 func TestEachWorkersSubcommandRunsWithTheRolesItNeedsAndNamesThemWhenRefused(t *testing.T) {
@@ -246,7 +247,7 @@ func TestEachWorkersSubcommandRunsWithTheRolesItNeedsAndNamesThemWhenRefused(t *
 	if !qlerror.Is(err, qlerror.PermissionDenied) || !strings.Contains(err.Error(), "`ql workers list` needs the admin or the runtime role's URL in $"+EnvAdminURL) {
 		t.Errorf("list with the maintenance role's URL: %v; want permission denied naming the admin and the runtime role", err)
 	}
-	for _, verb := range []string{"drain", "resume", "revoke"} {
+	for _, verb := range []string{"rotate", "drain", "resume", "revoke"} {
 		_, _, err := workers(t, runtime, verb, "build-01")
 		if !qlerror.Is(err, qlerror.PermissionDenied) || !strings.Contains(err.Error(), "`ql workers "+verb+"` needs the admin role's URL in $"+EnvAdminURL) {
 			t.Errorf("%s with the runtime role's URL: %v; want permission denied naming the admin role", verb, err)

@@ -157,6 +157,7 @@ var (
 	sqlWorkerResume = stmt("WorkerResume")
 
 	sqlWorkerInsert, workerInsertParams = namedStmt("WorkerInsert")
+	sqlWorkerRotate, workerRotateParams = namedStmt("WorkerRotate")
 )
 
 // sql/workers_session.sql: authentication and sessions.

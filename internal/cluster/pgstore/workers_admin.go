@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/base64"
 	"errors"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 
@@ -64,12 +65,11 @@ func (a *Admin) WorkerCreate(ctx context.Context, name string, labels map[string
 	if labels == nil {
 		labels = map[string]string{}
 	}
-	secret := make([]byte, tokenBytes)
-	if _, err := rand.Read(secret); err != nil {
-		return "", qlerror.Wrap(qlerror.Internal, err, "drawing a worker credential")
+	credential, err := newWorkerCredential()
+	if err != nil {
+		return "", err
 	}
-	credential := workerproto.CredentialPrefix + base64.RawURLEncoding.EncodeToString(secret)
-	_, err := execNamed(ctx, a.pool, sqlWorkerInsert, workerInsertParams, pgx.StrictNamedArgs{
+	_, err = execNamed(ctx, a.pool, sqlWorkerInsert, workerInsertParams, pgx.StrictNamedArgs{
 		"id": ids.New(), "name": name, "labels": labels, "max_concurrency": maxConcurrency,
 		"credential_sha256": secretDigest(credential),
 	})
@@ -80,6 +80,67 @@ func (a *Admin) WorkerCreate(ctx context.Context, name string, labels map[string
 		return "", mapErr(err, "creating worker "+name)
 	}
 	return credential, nil
+}
+
+// MaxKeepReplaced bounds how long a rotation keeps the credential it
+// replaced: long enough to restart a worker whose commands run for hours,
+// short enough that a credential meant to be retired is.
+const MaxKeepReplaced = 7 * 24 * time.Hour
+
+// Rotation is what WorkerRotate did: the new credential, shown once, and
+// until when, in database time, the credential it replaced stays valid.
+type Rotation struct {
+	Credential  string
+	KeptUntilMs int64
+}
+
+// WorkerRotate gives worker name a new credential and keeps the one it
+// replaces valid for keep (0: refused from the next request on), so a
+// running worker can be restarted with the new one first. A revoked
+// worker cannot rotate: revocation is final.
+func (a *Admin) WorkerRotate(ctx context.Context, name string, keep time.Duration) (Rotation, error) {
+	if keep < 0 || keep > MaxKeepReplaced {
+		return Rotation{}, qlerror.New(qlerror.Invalid, "keeping the replaced credential for %v is outside 0–%v", keep, MaxKeepReplaced)
+	}
+	credential, err := newWorkerCredential()
+	if err != nil {
+		return Rotation{}, err
+	}
+	r := Rotation{Credential: credential}
+	err = queryRowNamed(ctx, a.pool, sqlWorkerRotate, workerRotateParams, pgx.StrictNamedArgs{
+		"name": name, "keep_ms": keep.Milliseconds(), "credential_sha256": secretDigest(credential),
+	}).Scan(&r.KeptUntilMs)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return Rotation{}, notRotatable(ctx, a, name)
+	}
+	if err != nil {
+		return Rotation{}, mapErr(err, "rotating the credential of worker "+name)
+	}
+	return r, nil
+}
+
+// notRotatable says why worker name got no new credential: there is none
+// of that name, or it is revoked.
+func notRotatable(ctx context.Context, a *Admin, name string) error {
+	list, err := a.WorkerList(ctx)
+	if err != nil {
+		return err
+	}
+	for _, w := range list {
+		if w.Name == name {
+			return qlerror.New(qlerror.FailedPrecondition, "worker %q is revoked, which is final: create a worker of another name (`ql workers create`)", name)
+		}
+	}
+	return noSuchWorker(name)
+}
+
+// newWorkerCredential draws a credential: the prefix and 256 random bits.
+func newWorkerCredential() (string, error) {
+	secret := make([]byte, tokenBytes)
+	if _, err := rand.Read(secret); err != nil {
+		return "", qlerror.Wrap(qlerror.Internal, err, "drawing a worker credential")
+	}
+	return workerproto.CredentialPrefix + base64.RawURLEncoding.EncodeToString(secret), nil
 }
 
 // WorkerList returns every worker by name.

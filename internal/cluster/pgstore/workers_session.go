@@ -20,7 +20,7 @@ const maxCredentialLen = 256
 // errUnauthenticated is the one answer for a missing, unknown or revoked
 // credential: it never says which, so a guesser learns nothing.
 func errUnauthenticated() *qlerror.Error {
-	return qlerror.New(qlerror.Unauthenticated, "the worker credential is unknown or revoked; ask an admin for a new one (`ql workers create`)")
+	return qlerror.New(qlerror.Unauthenticated, "the worker credential is unknown, revoked or replaced; ask an admin for a new one (`ql workers rotate NAME`; for a revoked worker `ql workers create` under another name)")
 }
 
 // RefusalWorkerRevoked is the reason of a refused credential that was
@@ -31,21 +31,25 @@ func errUnauthenticated() *qlerror.Error {
 const RefusalWorkerRevoked qlerror.Reason = "worker_credential_revoked"
 
 // AuthenticateWorker returns the worker a credential belongs to, looked up
-// by the credential's SHA-256. A revoked credential is refused on the very
-// next request: the ingress authenticates every request.
+// by the credential's SHA-256: the worker's current credential, or the one
+// a rotation replaced while its time lasts. A revoked credential, and a
+// replaced one whose time passed, is refused on the very next request:
+// the ingress authenticates every request. Both count as revoked, an
+// operator's doing.
 func (r *Runtime) AuthenticateWorker(ctx context.Context, credential string) (WorkerIdentity, error) {
 	if !strings.HasPrefix(credential, workerproto.CredentialPrefix) || len(credential) > maxCredentialLen {
 		return WorkerIdentity{}, errUnauthenticated()
 	}
 	var w WorkerIdentity
 	var state string
-	err := r.pool.QueryRow(ctx, sqlWorkerAuthenticate, secretDigest(credential)).Scan(&w.ID, &w.Name, &state)
+	var valid bool
+	err := r.pool.QueryRow(ctx, sqlWorkerAuthenticate, secretDigest(credential)).Scan(&w.ID, &w.Name, &state, &valid)
 	switch {
 	case errors.Is(err, pgx.ErrNoRows):
 		return WorkerIdentity{}, errUnauthenticated()
 	case err != nil:
 		return WorkerIdentity{}, mapErr(err, "authenticating a worker")
-	case state == workerRevoked:
+	case state == workerRevoked || !valid:
 		return WorkerIdentity{}, errUnauthenticated().Because(RefusalWorkerRevoked)
 	}
 	return w, nil

@@ -258,7 +258,7 @@ var (
 	// (exit 4: another process holds the credential).
 	ErrReplaced = qlerror.New(qlerror.Conflict, "a newer worker session with the same credential replaced this one; run one worker per credential")
 	// ErrUnauthenticated: the credential was refused (exit 5).
-	ErrUnauthenticated = qlerror.New(qlerror.Unauthenticated, "the replica refused the credential (unknown or revoked); create a new one with `ql workers create` and put it in --credential-file")
+	ErrUnauthenticated = qlerror.New(qlerror.Unauthenticated, "the replica refused the credential (unknown, revoked, or replaced by a rotation whose --keep-old passed); ask an admin for a new one (`ql workers rotate NAME`; for a revoked worker `ql workers create` under another name) and put it in --credential-file")
 )
 
 // drainedError is what a worker started while an admin had it drained

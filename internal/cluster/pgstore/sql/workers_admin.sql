@@ -46,6 +46,24 @@ UPDATE qinglong.workers w
  WHERE w.name = $1
 RETURNING w.revoked_at_ms, w.revoked_at_ms = n.ms
 
+-- name: WorkerRotate
+-- Gives a worker that is not revoked a new credential. The one it
+-- replaces stays valid for keep_ms of database time from now (0: it is
+-- refused from the next request on, and still known, so its refusal
+-- counts as an operator's, not a guess); a credential replaced by an
+-- earlier rotation is forgotten (one replaced credential at a time).
+-- Returns nothing when no worker of the name may rotate (none, or
+-- revoked: the caller says which), else until when the replaced
+-- credential is valid.
+UPDATE qinglong.workers w
+   SET previous_credential_sha256   = w.credential_sha256,
+       previous_credential_until_ms = n.ms + @keep_ms::bigint,
+       credential_sha256            = @credential_sha256,
+       updated_at_ms                = greatest(w.updated_at_ms, n.ms)
+  FROM (SELECT {{now_ms}} AS ms) n
+ WHERE w.name = @name AND w.state <> 'revoked'
+RETURNING w.previous_credential_until_ms
+
 -- name: WorkerDrain
 -- Drains an active worker: its sessions get no new work, and a session it
 -- opens later starts draining. A draining one stays so; a revoked one is

@@ -2,9 +2,14 @@
 -- ingress runs inside the replica; workers_session.go).
 
 -- name: WorkerAuthenticate
--- The worker a credential digest belongs to. The ingress runs it on every
--- request, so a revocation takes effect on the very next one.
-SELECT id, name, state FROM qinglong.workers WHERE credential_sha256 = $1
+-- The worker a credential digest belongs to, and whether the credential is
+-- still valid: its current one is, and one a rotation replaced is until
+-- its time passes in database time. The ingress runs it on every request,
+-- so a revocation, or the end of a replaced credential's time, takes
+-- effect on the very next one.
+SELECT id, name, state, credential_sha256 = $1 OR previous_credential_until_ms > {{now_ms}}
+  FROM qinglong.workers
+ WHERE credential_sha256 = $1 OR previous_credential_sha256 = $1
 
 -- name: WorkerForRegister
 -- The credential's labels, concurrency bound and state, read when a
