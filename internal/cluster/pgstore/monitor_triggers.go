@@ -11,7 +11,8 @@ var _ schedule.TriggerActivityReader = (*Runtime)(nil)
 
 // TriggerActivity reads, in one statement, the first limit enabled
 // triggers of active projects with their newest Run's creation, their
-// latest success and their next due instant, and how many such triggers
+// latest success, their next due instant and whether they are paused, and
+// how many such triggers
 // there are (up to schedule.MonitorLimit; sql/monitor.sql).
 func (r *Runtime) TriggerActivity(ctx context.Context, limit int) (schedule.TriggerActivitySnapshot, error) {
 	var snap schedule.TriggerActivitySnapshot
@@ -25,7 +26,7 @@ func (r *Runtime) TriggerActivity(ctx context.Context, limit int) (schedule.Trig
 	defer rows.Close()
 	for rows.Next() {
 		var a schedule.TriggerActivity
-		if err := rows.Scan(&a.Project, &a.Trigger, &a.LastRunAtMs, &a.LastSuccessAtMs, &a.NextFireAtMs, &snap.Eligible); err != nil {
+		if err := rows.Scan(&a.Project, &a.Trigger, &a.LastRunAtMs, &a.LastSuccessAtMs, &a.NextFireAtMs, &a.Paused, &snap.Eligible); err != nil {
 			return snap, mapErr(err, "reading per-trigger monitoring")
 		}
 		snap.Triggers = append(snap.Triggers, a)

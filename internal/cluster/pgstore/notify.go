@@ -113,7 +113,7 @@ func scanMessage(r pgx.Row) (notify.Message, error) {
 	var m notify.Message
 	var event, channel, payload, state, reason string
 	if err := r.Scan(&m.ID, &m.ProjectID, &m.RunID, &m.RuleKey, &event, &channel, &payload, &state, &m.Attempts,
-		&m.NextAttemptAtMs, &m.LastError, &reason, &m.CreatedAtMs, &m.DeliveredAtMs, &m.RetriedAtMs, &m.AttemptsBeforeRetry); err != nil {
+		&m.NextAttemptAtMs, &m.LastError, &reason, &m.CreatedAtMs, &m.DeliveredAtMs, &m.RetriedAtMs, &m.AttemptsBeforeRetry, &m.RetriedBy); err != nil {
 		return m, err
 	}
 	m.Event, m.State, m.LastErrorReason = notify.Event(event), notify.State(state), notify.Reason(reason)
@@ -230,12 +230,12 @@ func notifyListQuery(q notify.ListQuery) (string, []any) {
 }
 
 // NotificationRetry makes a dead row pending and due now, its attempts
-// kept and the retry by hand recorded.
-func (r *Runtime) NotificationRetry(ctx context.Context, id string) (notify.Message, error) {
-	if err := notify.CheckRetryID(id); err != nil {
+// kept and the retry by hand recorded with who asked.
+func (r *Runtime) NotificationRetry(ctx context.Context, id, actor string) (notify.Message, error) {
+	if err := notify.CheckRetry(id, actor); err != nil {
 		return notify.Message{}, err
 	}
-	out, err := scanMessage(r.pool.QueryRow(ctx, sqlNotifyRetry, id))
+	out, err := scanMessage(r.pool.QueryRow(ctx, sqlNotifyRetry, id, actor))
 	if !errors.Is(err, pgx.ErrNoRows) {
 		return out, mapErr(err, "retrying notification "+id)
 	}

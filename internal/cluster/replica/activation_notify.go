@@ -19,10 +19,10 @@ func (l liveReaders) NotificationsList(ctx context.Context, q notify.ListQuery) 
 	return rt.NotificationsList(ctx, q)
 }
 
-func (l liveReaders) NotificationRetry(ctx context.Context, id string) (notify.Message, error) {
+func (l liveReaders) NotificationRetry(ctx context.Context, id, actor string) (notify.Message, error) {
 	rt, err := l.runtime()
 	if err != nil {
 		return notify.Message{}, err
 	}
-	return rt.NotificationRetry(ctx, id)
+	return rt.NotificationRetry(ctx, id, actor)
 }

@@ -265,8 +265,8 @@ func (n runtimeNotifications) NotificationsList(ctx context.Context, q notify.Li
 	return l, next, explainRole(err, "listing notifications", "runtime")
 }
 
-func (n runtimeNotifications) NotificationRetry(ctx context.Context, id string) (notify.Message, error) {
-	m, err := n.r.NotificationRetry(ctx, id)
+func (n runtimeNotifications) NotificationRetry(ctx context.Context, id, actor string) (notify.Message, error) {
+	m, err := n.r.NotificationRetry(ctx, id, actor)
 	return m, explainRole(err, "retrying notifications", "runtime")
 }
 

@@ -48,6 +48,12 @@ rule now: "project NAME" for a rule of the whole project, else the triggers and 
 ("triggers a,b; tasks c"); "-" when the definitions no longer have that rule (it was changed or
 removed since). In JSON it is ruleScope: {"project": NAME, "triggers": [...], "tasks": [...]},
 absent for "-".
+ATTEMPTS counts every delivery and, for a notification retried by hand, how many came before the
+retry, who retried it and when (retriedBy, attemptsBeforeRetry, retriedAtMs in JSON). NEXT ATTEMPT is
+when a pending one is sent next: "due now" for one due since it was created — new, or brought
+forward (retried by hand, its receiver back, the server restarted) — which the server sends at its
+next round; in JSON nextAttemptAtMs keeps the stored time (its creation, so it sorts first in its
+channel) and dueNow is true.
 ` + apiHelp("notifications list"),
 		Example: "  " + opts.Binary + " notifications list --state dead\n  " + opts.Binary + " notifications list --project shop --state dead -o json\n  " +
 			opts.Binary + " notifications list --limit 500 --after ID",
@@ -89,7 +95,7 @@ absent for "-".
 			page := view.NewNotificationList(ms, next)
 			return printListing(cmd, out, listing[view.Notification]{
 				json:   page,
-				header: []string{"ID", "STATE", "EVENT", "TRIGGER", "SCOPE", "CHANNEL", "ATTEMPTS", "CREATED", "LAST ERROR"},
+				header: []string{"ID", "STATE", "EVENT", "TRIGGER", "SCOPE", "CHANNEL", "ATTEMPTS", "NEXT ATTEMPT", "CREATED", "LAST ERROR"},
 				items:  page.Notifications,
 				row: func(v view.Notification) []string {
 					name := v.Project
@@ -97,7 +103,7 @@ absent for "-".
 						name += "/" + v.Trigger
 					}
 					return []string{v.ID, v.State, eventText(v), name, scopeText(v.RuleScope), v.Channel + " (" + v.ChannelKind + ")", attemptsText(v),
-						fmtMs(&v.CreatedAtMs), v.LastError}
+						nextAttemptText(v), fmtMs(&v.CreatedAtMs), v.LastError}
 				},
 				next: next,
 				none: NoneLine("notification", project != "" || state != "" || after != "",
@@ -126,8 +132,10 @@ func notificationsRetryCommand(opts Options) *cobra.Command {
 notify.retried_by_hand_outcome. Retention deletes dead notifications older than the server's
 --retention-notifications (` + notificationsRetentionDefault(opts) + `); one deleted can no longer be retried.
 ` + apiHelp("notifications retry") + `
-The server logs the API token and the address it came from as who asked (the outbox keeps when it
-was retried, not who asked).`,
+The notification records who retried it, as the audit trail names people: your system user name
+when this command writes the database, the API token and the address the request came from over the
+API (--api-url too), the console's user or token and address from the console. The listing shows it
+beside when.`,
 		Args: oneID("notifications retry takes one notification id", "notification id", "notifications", "list", "--state", "dead"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			b, err := openExistingForWrite(cmd.Context(), opts, &db)
@@ -138,7 +146,7 @@ was retried, not who asked).`,
 			if b.Notifications == nil {
 				return fmt.Errorf("this build cannot retry notifications of this database")
 			}
-			m, err := b.Notifications.NotificationRetry(cmd.Context(), args[0])
+			m, err := b.Notifications.NotificationRetry(cmd.Context(), args[0], actor())
 			if err != nil {
 				return err
 			}
@@ -152,13 +160,30 @@ was retried, not who asked).`,
 }
 
 // attemptsText is a listed notification's ATTEMPTS column: every delivery
-// it was given and, for one retried by hand, when, so the failures before
-// the retry stay counted and the retry shows.
+// it was given and, for one retried by hand, when and by whom, so the
+// failures before the retry stay counted and the retry shows.
 func attemptsText(v view.Notification) string {
 	if v.RetriedAtMs == nil {
 		return fmt.Sprint(v.Attempts)
 	}
-	return fmt.Sprintf("%d (%d before a retry by hand at %s)", v.Attempts, v.AttemptsBeforeRetry, fmtMs(v.RetriedAtMs))
+	by := ""
+	if v.RetriedBy != "" {
+		by = " by " + v.RetriedBy
+	}
+	return fmt.Sprintf("%d (%d before a retry by hand%s at %s)", v.Attempts, v.AttemptsBeforeRetry, by, fmtMs(v.RetriedAtMs))
+}
+
+// nextAttemptText is a listed notification's NEXT ATTEMPT column: "due
+// now" for a row due from its creation, whose stored time is in the past,
+// "-" for a delivered or dead one.
+func nextAttemptText(v view.Notification) string {
+	switch {
+	case v.NextAttemptAtMs == nil:
+		return "-"
+	case v.DueNow:
+		return "due now"
+	}
+	return fmtMs(v.NextAttemptAtMs)
 }
 
 // scopeText is a listed notification's SCOPE column: its rule's project

@@ -592,8 +592,9 @@ func (c *apiClient) NotificationsList(ctx context.Context, lq notify.ListQuery) 
 	return out, page.Next, nil
 }
 
-// NotificationRetry makes a dead notification pending again.
-func (c *apiClient) NotificationRetry(ctx context.Context, id string) (notify.Message, error) {
+// NotificationRetry makes a dead notification pending again. The server
+// records its own actor for it (the API token and address), not actor.
+func (c *apiClient) NotificationRetry(ctx context.Context, id, _ string) (notify.Message, error) {
 	var a struct {
 		Notification view.Notification `json:"notification"`
 	}
@@ -614,6 +615,9 @@ func messageOf(n view.Notification) notify.Message {
 	}
 	if n.DeliveredAtMs != nil {
 		m.DeliveredAtMs = *n.DeliveredAtMs
+	}
+	if n.RetriedAtMs != nil {
+		m.RetriedAtMs, m.AttemptsBeforeRetry, m.RetriedBy = *n.RetriedAtMs, n.AttemptsBeforeRetry, n.RetriedBy
 	}
 	if s := n.RuleScope; s != nil {
 		m.Scope = &notify.RuleScope{Project: s.Project, Tasks: s.Tasks, Triggers: s.Triggers}

@@ -147,6 +147,9 @@ var messages = map[string]map[string]string{
 		// count of dead notifications.
 		"notifications": "Notifications", "nt.channel": "Channel", "nt.rule": "Rule", "nt.lasterror": "Last error", "nt.next": "Next attempt",
 		"nt.handretry": "%d before a retry by hand at %s",
+		"nt.retriedby": "retried by %s",
+		"nt.duenow":    "due now",
+		"nt.output":    "Output it quotes (the end of the Run's last attempt, as the channel's output: setting asks)",
 		// nt.detail leads a failed notification's own text after the
 		// sentence of its reason (failureWhy).
 		"nt.detail":  "Detail: ",
@@ -380,6 +383,9 @@ var messages = map[string]map[string]string{
 		// count of dead notifications.
 		"notifications": "通知", "nt.channel": "渠道", "nt.rule": "规则", "nt.lasterror": "最近错误", "nt.next": "下次尝试",
 		"nt.handretry": "其中 %d 次在 %s 手动重试之前",
+		"nt.retriedby": "由 %s 手动重试",
+		"nt.duenow":    "现在",
+		"nt.output":    "引用的输出（运行最后一次尝试的末尾几行，按渠道的 output: 设置）",
 		"nt.detail":    "详情：",
 		"nt.retry":     "重试",
 		"nt.retried":   "通知 %s 已重新进入待发送状态，尝试次数保留：服务器将在下一轮以相同的幂等键发送它。",

@@ -131,13 +131,14 @@ func (c *Console) notifiedTriggers(ctx context.Context, list []notify.Message) (
 
 // retryNotification makes a dead notification pending again, as `ql
 // notifications retry` does, and goes back to the list it was sent from,
-// which says so. The outbox keeps no record of who asked, so the log does.
+// which says so. The row records the session's actor as who asked, and
+// the log says it too.
 func (c *Console) retryNotification(w http.ResponseWriter, r *http.Request, s *session) {
 	if c.cfg.Notifications == nil {
 		c.fail(w, r, s, c.errNoNotifications())
 		return
 	}
-	m, err := c.cfg.Notifications.NotificationRetry(r.Context(), r.PathValue("id"))
+	m, err := c.cfg.Notifications.NotificationRetry(r.Context(), r.PathValue("id"), s.actor(r))
 	if err != nil {
 		c.fail(w, r, s, err)
 		return

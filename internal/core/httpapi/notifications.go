@@ -49,8 +49,8 @@ func (a *api) notificationList(ctx context.Context, r *http.Request) (any, error
 // idempotency key and its attempts kept, the retry by hand recorded, as
 // `ql notifications retry` does. It creates nothing, so it takes no
 // request id: asked again once it took, it is refused as no longer dead
-// (409, notification_not_dead). The outbox keeps when, not who asked, so
-// the log does.
+// (409, notification_not_dead). The row records the token and address
+// as who asked, and the log says it too.
 func (a *api) notificationRetry(ctx context.Context, r *http.Request) (any, error) {
 	if _, err := params(r.URL.Query()); err != nil {
 		return nil, err
@@ -62,7 +62,7 @@ func (a *api) notificationRetry(ctx context.Context, r *http.Request) (any, erro
 	if err := a.decodeBody(r, &body); err != nil {
 		return nil, err
 	}
-	m, err := a.Notifications.NotificationRetry(ctx, r.PathValue("id"))
+	m, err := a.Notifications.NotificationRetry(ctx, r.PathValue("id"), principalOf(ctx).actor())
 	if err != nil {
 		return nil, err
 	}

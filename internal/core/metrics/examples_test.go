@@ -154,3 +154,38 @@ func TestTheExampleAlertRulesUseOnlyMetricsThatExist(t *testing.T) {
 		t.Fatalf("alerts.yaml holds %d rules; its shape may have changed", rules)
 	}
 }
+
+// Every example rule on a trigger's staleness (its last success or last
+// Run) leaves paused triggers out, which have neither by design: each
+// ends in "unless" on qinglong_trigger_paused == 1, matched on the
+// trigger's labels.
+func TestTheExamplePerTriggerRulesLeavePausedTriggersOut(t *testing.T) {
+	raw, err := os.ReadFile(filepath.Join(exampleDir, "alerts.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var file struct {
+		Groups []struct {
+			Rules []struct{ Alert, Expr string }
+		}
+	}
+	if err := yaml.Unmarshal(raw, &file); err != nil {
+		t.Fatalf("alerts.yaml: %v", err)
+	}
+	const unpaused = " unless on (project, trigger) max by (project, trigger) (qinglong_trigger_paused) == 1"
+	stale := 0
+	for _, g := range file.Groups {
+		for _, r := range g.Rules {
+			if !strings.Contains(r.Expr, "qinglong_trigger_last_") {
+				continue
+			}
+			stale++
+			if !strings.HasSuffix(strings.TrimSpace(r.Expr), unpaused) {
+				t.Errorf("rule %s fires for paused triggers: %q does not end in %q", r.Alert, r.Expr, unpaused)
+			}
+		}
+	}
+	if stale < 3 {
+		t.Fatalf("alerts.yaml holds %d rules on a trigger's staleness; its shape may have changed", stale)
+	}
+}

@@ -12,7 +12,7 @@ import (
 )
 
 // MaxPerTrigger is the most triggers --metrics-per-trigger may export:
-// three series each, so at most 3,000 series on top of the fixed few
+// four series each, so at most 4,000 series on top of the fixed few
 // hundred, which a Prometheus server holds without notice, and one read
 // of at most this many triggers' index probes per scrape period.
 const MaxPerTrigger = 1000
@@ -34,7 +34,7 @@ func CheckPerTrigger(n int) error {
 // for the triggers the read returned: a trigger disabled, deleted or
 // archived since leaves no stale series behind.
 type perTrigger struct {
-	lastSuccess, lastRun, nextFire, leftOut *prometheus.Desc
+	lastSuccess, lastRun, nextFire, paused, leftOut *prometheus.Desc
 
 	// warnOnce says the cap was reached once per server: the gauge
 	// qinglong_triggers_left_out says it at every scrape.
@@ -59,13 +59,16 @@ func newPerTrigger(cfg Config) *perTrigger {
 		nextFire: desc("trigger_next_fire_timestamp_seconds",
 			"Per trigger (--metrics-per-trigger): when its next occurrence falls due (its time plus jitter), in store time; absent while it is paused, its schedule not yet initialised or ended.",
 			"project", "trigger"),
+		paused: desc("trigger_paused",
+			"Per trigger (--metrics-per-trigger): 1 while it is paused (on its own or with its project), else 0; alerts on a trigger's staleness leave paused ones out with it.",
+			"project", "trigger"),
 		leftOut: desc("triggers_left_out",
 			fmt.Sprintf("Enabled triggers of active projects without per-trigger series because --metrics-per-trigger (%d) exports no more; the first by project then trigger name are exported. Counted up to %d triggers in all.", cfg.PerTrigger, schedule.MonitorLimit)),
 	}
 }
 
 func (p *perTrigger) describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{p.lastSuccess, p.lastRun, p.nextFire, p.leftOut} {
+	for _, d := range []*prometheus.Desc{p.lastSuccess, p.lastRun, p.nextFire, p.paused, p.leftOut} {
 		ch <- d
 	}
 }
@@ -83,11 +86,19 @@ func (p *perTrigger) collect(ch chan<- prometheus.Metric, snap *schedule.Trigger
 	for _, a := range snap.Triggers {
 		ch <- prometheus.MustNewConstMetric(p.lastSuccess, prometheus.GaugeValue, seconds(a.LastSuccessAtMs), a.Project, a.Trigger)
 		ch <- prometheus.MustNewConstMetric(p.lastRun, prometheus.GaugeValue, seconds(a.LastRunAtMs), a.Project, a.Trigger)
+		ch <- prometheus.MustNewConstMetric(p.paused, prometheus.GaugeValue, flag(a.Paused), a.Project, a.Trigger)
 		if a.NextFireAtMs != nil {
 			ch <- prometheus.MustNewConstMetric(p.nextFire, prometheus.GaugeValue, seconds(a.NextFireAtMs), a.Project, a.Trigger)
 		}
 	}
 	ch <- prometheus.MustNewConstMetric(p.leftOut, prometheus.GaugeValue, float64(p.leftOutOf(snap)))
+}
+
+func flag(b bool) float64 {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // leftOutOf is how many qualifying triggers snap did not export.

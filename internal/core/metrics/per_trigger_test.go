@@ -39,6 +39,23 @@ func TestAFailedPerTriggerReadLeavesItsSeriesOutAndIsCounted(t *testing.T) {
 	}
 }
 
+// A paused trigger's series says so (1), an unpaused one's says 0, each
+// beside its other per-trigger series, so a rule on staleness can leave
+// the paused ones out.
+func TestAPausedTriggerIsExportedAsPaused(t *testing.T) {
+	m := New(Config{Profile: "standalone", CacheFor: time.Nanosecond, PerTrigger: 5,
+		TriggerActivity: func(context.Context, int) (schedule.TriggerActivitySnapshot, error) {
+			return schedule.TriggerActivitySnapshot{Eligible: 2, Triggers: []schedule.TriggerActivity{
+				{Project: "p", Trigger: "held", Paused: true}, {Project: "p", Trigger: "live"}}}, nil
+		}})
+	fams := gather(t, m)
+	held := value(fams, "qinglong_trigger_paused", "project", "p", "trigger", "held")
+	live := value(fams, "qinglong_trigger_paused", "project", "p", "trigger", "live")
+	if held != 1 || live != 0 {
+		t.Fatalf("qinglong_trigger_paused: paused trigger %g, unpaused %g; want 1 and 0", held, live)
+	}
+}
+
 // The cap is warned about once per server, however many reads find it
 // reached, and not at all while every trigger is exported.
 func TestTheCapIsWarnedAboutOnce(t *testing.T) {

@@ -514,7 +514,7 @@ const (
 func sinceRetry(m Message) int { return m.Attempts - m.AttemptsBeforeRetry }
 
 // logRetriedByHand logs the outcome of a delivery of a row retried by hand,
-// with when it was retried and the attempts it had then.
+// with when and by whom it was retried and the attempts it had then.
 func (d *Deliverer) logRetriedByHand(ctx context.Context, m Message, delivered bool) {
 	if m.RetriedAtMs == 0 {
 		return
@@ -525,7 +525,7 @@ func (d *Deliverer) logRetriedByHand(ctx context.Context, m Message, delivered b
 	}
 	d.cfg.Log.Log(ctx, level, msg, "code", CodeRetriedByHandOutcome, "id", m.ID,
 		"channel", m.Channel.Name, "delivered", delivered, "attempt", m.Attempts, "attempts_before_retry", m.AttemptsBeforeRetry,
-		"retried_at_ms", m.RetriedAtMs)
+		"retried_at_ms", m.RetriedAtMs, "retried_by", m.RetriedBy)
 }
 
 // deliver sends one claimed row and records the result; it returns what

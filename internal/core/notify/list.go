@@ -85,10 +85,18 @@ func (q ListQuery) Page(rows []Message) ([]Message, string) {
 	return rows, rows[len(rows)-1].ID
 }
 
-// CheckRetryID refuses a retry of an id that is none.
-func CheckRetryID(id string) error {
+// MaxActor is the longest actor a retry by hand records, as an audit
+// record holds it.
+const MaxActor = 128
+
+// CheckRetry refuses a retry of an id that is none, or one that does not
+// say who asked (within MaxActor bytes).
+func CheckRetry(id, actor string) error {
 	if err := ids.Validate("notification id", id); err != nil {
 		return qlerror.Wrap(qlerror.Invalid, err, "give a notification id as printed by `ql notifications list`").Because(RefusalNotANotificationID)
+	}
+	if actor == "" || len(actor) > MaxActor {
+		return qlerror.New(qlerror.Invalid, "a retry by hand must name who asked in 1–%d bytes, not %d", MaxActor, len(actor))
 	}
 	return nil
 }
@@ -114,7 +122,8 @@ type Manager interface {
 	NotificationsList(ctx context.Context, q ListQuery) (rows []Message, next string, err error)
 	// NotificationRetry makes a dead row pending and due now, with the
 	// same id (idempotency key), its attempts kept and the retry recorded
-	// (RetriedAtMs, AttemptsBeforeRetry): the limit of attempts counts
-	// from the retry.
-	NotificationRetry(ctx context.Context, id string) (Message, error)
+	// (RetriedAtMs, AttemptsBeforeRetry, and actor as RetriedBy): the
+	// limit of attempts counts from the retry. A retry CheckRetry refuses
+	// changes nothing.
+	NotificationRetry(ctx context.Context, id, actor string) (Message, error)
 }

@@ -46,11 +46,24 @@ type Message struct {
 	// retry.
 	RetriedAtMs         int64
 	AttemptsBeforeRetry int
+	// RetriedBy is who retried it by hand last, as the audit trail names
+	// an actor ("" when it never was, or was retried by an older build).
+	RetriedBy string
 	// Scope is what the rule that wrote the row covers, as the project's
 	// settings have that rule now (a listing reads it: the row keeps only
 	// the rule's key); nil when they no longer have it, or it was not
 	// read.
 	Scope *RuleScope
+}
+
+// DueNow says a pending row is due from its creation: new, or brought
+// forward (a retry by hand, its receiver back, a server's start, a send a
+// stop cut short), which makes it due at its creation time so it keeps
+// its place in its channel's creation order. Its NextAttemptAtMs then
+// lies in the past though it is sent at the deliverer's next round, so
+// people are shown "due now" instead.
+func (m Message) DueNow() bool {
+	return m.State == Pending && m.NextAttemptAtMs <= m.CreatedAtMs
 }
 
 // RuleScope is what a rule covers: every task and trigger of Project

@@ -18,6 +18,10 @@ type TriggerActivity struct {
 	// NextFireAtMs is the schedule's next fire time; nil while the
 	// trigger is paused or its schedule not initialised (or ended).
 	NextFireAtMs *int64
+	// Paused says the trigger is paused, on its own or with its project:
+	// it has no next fire and no new Run from its schedule, which alerts
+	// on staleness leave out.
+	Paused bool
 }
 
 // TriggerActivitySnapshot is one read of per-trigger monitoring.

@@ -20,14 +20,20 @@ type Notification struct {
 	// Attempts counts every delivery the notification was given, those
 	// before a retry by hand too.
 	Attempts int `json:"attempts"`
-	// RetriedAtMs is when it was last retried by hand and
-	// AttemptsBeforeRetry how many attempts it had then (both absent when
-	// it never was).
+	// RetriedAtMs is when it was last retried by hand,
+	// AttemptsBeforeRetry how many attempts it had then and RetriedBy who
+	// asked, as the audit trail names an actor (all absent when it never
+	// was; RetriedBy also for a retry recorded by an older build).
 	RetriedAtMs         *int64 `json:"retriedAtMs,omitempty"`
 	AttemptsBeforeRetry int    `json:"attemptsBeforeRetry,omitempty"`
+	RetriedBy           string `json:"retriedBy,omitempty"`
 	// NextAttemptAtMs is when a pending row is next sent (absent for a
-	// delivered or dead one).
+	// delivered or dead one), as stored. DueNow says the row is due from
+	// its creation (new or brought forward, notify.Message.DueNow): its
+	// NextAttemptAtMs is its creation time, in the past, and it goes at
+	// the deliverer's next round.
 	NextAttemptAtMs *int64 `json:"nextAttemptAtMs,omitempty"`
+	DueNow          bool   `json:"dueNow,omitempty"`
 	LastError       string `json:"lastError,omitempty"`
 	// LastErrorReason is why the last attempt failed, as a code of
 	// notify.Reasons (absent when none is known: never failed, delivered,
@@ -63,13 +69,13 @@ func NewNotification(m notify.Message) Notification {
 		RunID: m.RunID, Channel: m.Channel.Name, ChannelKind: string(m.Channel.Kind), Attempts: m.Attempts, LastError: m.LastError,
 		LastErrorReason: string(m.LastErrorReason), CreatedAtMs: m.CreatedAtMs}
 	if m.State == notify.Pending {
-		v.NextAttemptAtMs = &m.NextAttemptAtMs
+		v.NextAttemptAtMs, v.DueNow = &m.NextAttemptAtMs, m.DueNow()
 	}
 	if m.DeliveredAtMs != 0 {
 		v.DeliveredAtMs = &m.DeliveredAtMs
 	}
 	if m.RetriedAtMs != 0 {
-		v.RetriedAtMs, v.AttemptsBeforeRetry = &m.RetriedAtMs, m.AttemptsBeforeRetry
+		v.RetriedAtMs, v.AttemptsBeforeRetry, v.RetriedBy = &m.RetriedAtMs, m.AttemptsBeforeRetry, m.RetriedBy
 	}
 	if s := m.Scope; s != nil {
 		v.RuleScope = &RuleScope{Project: s.Project, Tasks: s.Tasks, Triggers: s.Triggers}

@@ -185,8 +185,10 @@ func TestTheAPIListsNotificationsAndRetriesADeadOne(t *testing.T) {
 	var retried struct{ Notification view.Notification }
 	if err := json.Unmarshal(body, &retried); st != http.StatusOK || err != nil || retried.Notification.ID != target.ID ||
 		retried.Notification.State != "pending" || retried.Notification.Attempts != target.Attempts ||
-		retried.Notification.AttemptsBeforeRetry != target.Attempts || retried.Notification.RetriedAtMs == nil {
-		t.Fatalf("retry with an operate token: %d %s; want the notification pending, its %d attempts kept and the retry by hand recorded", st, body, target.Attempts)
+		retried.Notification.AttemptsBeforeRetry != target.Attempts || retried.Notification.RetriedAtMs == nil ||
+		retried.Notification.RetriedBy != "api:console-operate@127.0.0.1" {
+		t.Fatalf("retry with an operate token: %d %s; want the notification pending, its %d attempts kept and the retry by hand recorded with the token and address as who asked",
+			st, body, target.Attempts)
 	}
 	if !strings.Contains(s.log.String(), "code="+notify.CodeRetried+" notification="+target.ID+" actor=api:console-operate@127.0.0.1") {
 		t.Errorf("the retry is not logged with who asked:\n%s", s.log.String())
@@ -319,11 +321,15 @@ func TestTheConsoleListsNotificationsAndRetriesADeadOne(t *testing.T) {
 		t.Errorf("the console's retry is not logged with who asked:\n%s", s.log.String())
 	}
 	// The retry by hand keeps the attempts before it, which the row says
-	// with when it was retried, in either language.
+	// with when it was retried and who asked, in either language.
 	row := regexp.MustCompile(`(?s)<tr id="notification-` + id + `">.*?</tr>`)
-	for client, want := range map[*http.Client]string{op: "before a retry by hand at", chinese: "手动重试之前"} {
-		if got := row.FindString(get(client, "/notifications?project=told")); !strings.Contains(got, want) {
-			t.Errorf("the retried notification's row does not say %q:\n%s", want, got)
+	for client, want := range map[*http.Client][]string{op: {"before a retry by hand at", "retried by console:token:console-operate@127.0.0.1"},
+		chinese: {"手动重试之前", "由 console:token:console-operate@127.0.0.1 手动重试"}} {
+		got := row.FindString(get(client, "/notifications?project=told"))
+		for _, w := range want {
+			if !strings.Contains(got, w) {
+				t.Errorf("the retried notification's row does not say %q:\n%s", w, got)
+			}
 		}
 	}
 }

@@ -14,7 +14,8 @@ var _ schedule.TriggerActivityReader = (*Store)(nil)
 
 // TriggerActivity reads, in one statement, the first limit enabled
 // triggers of active projects with their newest Run's creation, their
-// latest success and their next due instant, and how many such triggers
+// latest success, their next due instant and whether they are paused,
+// and how many such triggers
 // there are (up to schedule.MonitorLimit).
 func (s *Store) TriggerActivity(ctx context.Context, limit int) (schedule.TriggerActivitySnapshot, error) {
 	var snap schedule.TriggerActivitySnapshot
@@ -30,7 +31,7 @@ func (s *Store) TriggerActivity(ctx context.Context, limit int) (schedule.Trigge
 		for rows.Next() {
 			var a schedule.TriggerActivity
 			var lastRun, lastSuccess, next sql.NullInt64
-			if err := rows.Scan(&a.Project, &a.Trigger, &lastRun, &lastSuccess, &next, &snap.Eligible); err != nil {
+			if err := rows.Scan(&a.Project, &a.Trigger, &lastRun, &lastSuccess, &next, &a.Paused, &snap.Eligible); err != nil {
 				return err
 			}
 			a.LastRunAtMs, a.LastSuccessAtMs, a.NextFireAtMs = ptr(lastRun), ptr(lastSuccess), ptr(next)

@@ -94,7 +94,7 @@ func testAnEmailIsSubmittedAndRetriedWithItsMessageID(t *testing.T, f Fixture) {
 	}
 
 	srv.Reply("END", "")
-	if _, err := f.Outbox.NotificationRetry(t.Context(), m.ID); err != nil {
+	if _, err := f.Outbox.NotificationRetry(t.Context(), m.ID, "ops"); err != nil {
 		t.Fatal(err)
 	}
 	cfg.Outbox = f.Outbox

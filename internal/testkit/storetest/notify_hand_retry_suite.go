@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/qinglong/qinglong/internal/core/notify"
+	"github.com/qinglong/qinglong/internal/core/qlerror"
 	"github.com/qinglong/qinglong/internal/core/run"
 )
 
@@ -60,7 +61,7 @@ func testRetryByHandKeepsTheAttempts(t *testing.T, f Fixture) {
 		t.Fatalf("a notification never retried by hand was logged as one:\n%s", logged.String())
 	}
 
-	retried, err := f.Outbox.NotificationRetry(t.Context(), only().ID)
+	retried, err := f.Outbox.NotificationRetry(t.Context(), only().ID, "ops")
 	if err != nil || retried.State != notify.Pending || retried.Attempts != 2 || retried.AttemptsBeforeRetry != 2 || retried.RetriedAtMs < retried.CreatedAtMs {
 		t.Fatalf("retried by hand: %+v, %v; want pending with its 2 attempts kept, 2 before the retry and when it was retried", retried, err)
 	}
@@ -88,6 +89,67 @@ func testRetryByHandKeepsTheAttempts(t *testing.T, f Fixture) {
 		outcomes[1]["attempt"] != float64(4) || outcomes[1]["attempts_before_retry"] != float64(2) || outcomes[1]["retried_at_ms"] != float64(retried.RetriedAtMs) {
 		t.Fatalf("logged %v as %s; want the failure since the retry at WARN, then the delivery at attempt 4 with 2 before the retry at %d",
 			outcomes, notify.CodeRetriedByHandOutcome, retried.RetriedAtMs)
+	}
+}
+
+// testRetryByHandRecordsWhoAsked: a retry by hand records who asked, as
+// the audit trail names an actor; the listing and the outcome's log line
+// show the last retry's, and a retry that names nobody is refused.
+func testRetryByHandRecordsWhoAsked(t *testing.T, f Fixture) {
+	ctx := t.Context()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusNoContent) }))
+	t.Cleanup(srv.Close)
+	failedWith(t, f, "retriedby", notify.Spec{Channels: []notify.Channel{{Name: "up", Kind: notify.Webhook, URL: srv.URL}},
+		Rules: []notify.Rule{{On: notify.OnFailed, Channel: "up"}}})
+	kill := func() string {
+		t.Helper()
+		claimed, err := f.Outbox.NotificationsClaim(ctx, claimTen)
+		if err != nil || len(claimed) != 1 {
+			t.Fatalf("claim: %+v, %v; want the one notification", claimed, err)
+		}
+		if err := f.Outbox.NotificationFailed(ctx, claimed[0].ID, claimed[0].Attempts, time.Hour, true, notify.Failure{Text: "gave up"}); err != nil {
+			t.Fatal(err)
+		}
+		return claimed[0].ID
+	}
+	id := kill()
+	if listed := outboxRow(t, f, id); listed.RetriedBy != "" {
+		t.Fatalf("never retried by hand, yet retried by %q", listed.RetriedBy)
+	}
+	_, err := f.Outbox.NotificationRetry(ctx, id, "")
+	requireCode(t, err, qlerror.Invalid, "a retry by hand naming nobody")
+	first, second := "console:user:alice@192.0.2.7", "api:ci-bot@192.0.2.8"
+	if m, err := f.Outbox.NotificationRetry(ctx, id, first); err != nil || m.RetriedBy != first {
+		t.Fatalf("retried by %s: %+v, %v; want it recorded", first, m, err)
+	}
+	if listed := outboxRow(t, f, id); listed.RetriedBy != first {
+		t.Fatalf("listed after a retry by %s: retried by %q", first, listed.RetriedBy)
+	}
+	kill()
+	if _, err := f.Outbox.NotificationRetry(ctx, id, second); err != nil {
+		t.Fatal(err)
+	}
+	if listed := outboxRow(t, f, id); listed.RetriedBy != second {
+		t.Fatalf("listed after a second retry by %s: retried by %q; want the last retry's", second, listed.RetriedBy)
+	}
+	var logged bytes.Buffer
+	deliverer := notify.NewDeliverer(notify.DeliveryConfig{Outbox: f.Outbox, MaxAttempts: 2, BaseBackoff: notify.MinBaseBackoff,
+		Log: slog.New(slog.NewJSONHandler(&logged, nil))})
+	if _, err := deliverer.Round(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if m := outboxRow(t, f, id); m.State != notify.Delivered || m.RetriedBy != second {
+		t.Fatalf("after a round: %+v; want it delivered, still retried by %s", m, second)
+	}
+	var outcome map[string]any
+	for line := range strings.SplitSeq(strings.TrimSpace(logged.String()), "\n") {
+		var rec map[string]any
+		if json.Unmarshal([]byte(line), &rec) == nil && rec["code"] == notify.CodeRetriedByHandOutcome {
+			outcome = rec
+		}
+	}
+	if outcome["retried_by"] != second {
+		t.Fatalf("logged %v as %s; want retried_by %s", outcome, notify.CodeRetriedByHandOutcome, second)
 	}
 }
 

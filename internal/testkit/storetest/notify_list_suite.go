@@ -149,7 +149,7 @@ func testOutboxRetryRefusals(t *testing.T, f Fixture) {
 		{ids.New(), qlerror.NotFound, notify.RefusalNotificationMissing, ""},
 		{pending.ID, qlerror.FailedPrecondition, notify.RefusalNotificationNotDead, "pending"},
 	} {
-		_, err := f.Outbox.NotificationRetry(ctx, c.id)
+		_, err := f.Outbox.NotificationRetry(ctx, c.id, "ops")
 		requireCode(t, err, c.code, "retry of "+c.id)
 		if qlerror.ReasonOf(err) != c.reason || qlerror.ParamsOf(err)["notification"] != c.state {
 			t.Fatalf("retry of %s: reason %q with %v, want %q with state %q", c.id, qlerror.ReasonOf(err), qlerror.ParamsOf(err), c.reason, c.state)

@@ -55,7 +55,7 @@ func testFailureReasonKeptWithItsText(t *testing.T, f Fixture) {
 	if m := listed(notify.Dead); m.LastErrorReason != refused.Reason || m.LastError != refused.Text {
 		t.Fatalf("dead: %q (%q); want the reason %s beside its text", m.LastError, m.LastErrorReason, refused.Reason)
 	}
-	if m, err := f.Outbox.NotificationRetry(ctx, id); err != nil || m.LastErrorReason != refused.Reason || m.LastError != refused.Text {
+	if m, err := f.Outbox.NotificationRetry(ctx, id, "ops"); err != nil || m.LastErrorReason != refused.Reason || m.LastError != refused.Text {
 		t.Fatalf("retried: %+v, %v; want the last failure's reason kept beside its text", m, err)
 	}
 	if m := listed(notify.Pending); m.LastErrorReason != refused.Reason {

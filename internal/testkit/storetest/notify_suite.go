@@ -59,6 +59,7 @@ func RunNotify(t *testing.T, newFixture Factory) {
 		"AScopedRuleIsToldOnlyOfItsTasksAndTriggersFailuresAndSkips":     testScopedRules,
 		"RulesDifferingOnlyByScopeHaveTheirOwnKeysAndNotifications":      testScopedRulesAreDistinct,
 		"ARetryByHandKeepsTheAttemptsCount":                              testRetryByHandKeepsTheAttempts,
+		"ARetryByHandRecordsWhoAskedLast":                                testRetryByHandRecordsWhoAsked,
 		"AReceiverThatComesBackGetsItsWaitingNotificationsInOrder":       testComingBackSendsTheWaitingInOrder,
 	}
 	for name, fn := range tests {
@@ -302,9 +303,9 @@ func testOutboxDelivery(t *testing.T, f Fixture) {
 	if err != nil || len(dead) != 1 || dead[0].ID != id || dead[0].LastError != "gave up" {
 		t.Fatalf("dead rows: %+v, %v; want the row with its last error", dead, err)
 	}
-	_, err = f.Outbox.NotificationRetry(ctx, "not-an-id")
+	_, err = f.Outbox.NotificationRetry(ctx, "not-an-id", "ops")
 	requireCode(t, err, qlerror.Invalid, "retry of a malformed id")
-	m, err := f.Outbox.NotificationRetry(ctx, id)
+	m, err := f.Outbox.NotificationRetry(ctx, id, "ops")
 	if err != nil || m.State != notify.Pending || m.Attempts != 2 {
 		t.Fatalf("retry of a dead row: %+v, %v; want pending with its 2 attempts kept", m, err)
 	}
@@ -319,7 +320,7 @@ func testOutboxDelivery(t *testing.T, f Fixture) {
 	if err != nil || len(done) != 1 || done[0].DeliveredAtMs == 0 {
 		t.Fatalf("delivered rows: %+v, %v", done, err)
 	}
-	_, err = f.Outbox.NotificationRetry(ctx, id)
+	_, err = f.Outbox.NotificationRetry(ctx, id, "ops")
 	requireCode(t, err, qlerror.FailedPrecondition, "retry of a delivered row")
 }
 

@@ -23,6 +23,7 @@ func RunSchedule(t *testing.T, newFixture Factory) {
 		"TakeLimitIsBounded":                    testTakeLimit,
 		"MonitorCountsDueRowsAndUnfinishedRuns": testMonitorCounts,
 		"MonitorReadsEachTriggersLastSuccess":   testTriggerActivity,
+		"MonitorReadsWhetherATriggerIsPaused":   testTriggerActivityPaused,
 	}
 	commits := map[string]func(*testing.T, Fixture){
 		"TakeOrdersUninitialisedFirstThenCursorProjectTrigger": testTakeOrder,

@@ -1,6 +1,7 @@
 package storetest
 
 import (
+	"fmt"
 	"strconv"
 	"testing"
 
@@ -79,5 +80,38 @@ func testTriggerActivity(t *testing.T, f Fixture) {
 		if _, err := f.Activity.TriggerActivity(t.Context(), bad); err == nil {
 			t.Errorf("per-trigger limit %d was accepted", bad)
 		}
+	}
+}
+
+// testTriggerActivityPaused: per-trigger monitoring says which triggers
+// are paused, so alerts on staleness can leave them out: a paused trigger
+// reads paused until it is resumed, one never paused reads not paused,
+// and the triggers of a paused project read paused.
+func testTriggerActivityPaused(t *testing.T, f Fixture) {
+	newDefs(t, f, "echo", quietCron(t, f))
+	held := newDefs(t, f, "foxtrot", quietCron(t, f))
+	initialise(t, f)
+	paused := func() []bool {
+		t.Helper()
+		var out []bool
+		for _, a := range triggerActivity(t, f, 10).Triggers {
+			out = append(out, a.Paused)
+		}
+		return out
+	}
+	if got := paused(); fmt.Sprint(got) != "[false false]" {
+		t.Fatalf("echo's and foxtrot's triggers paused %v; want neither", got)
+	}
+	pause(t, f, held.Trigger.TriggerID, true, "")
+	if got := paused(); fmt.Sprint(got) != "[false true]" {
+		t.Fatalf("with foxtrot's trigger paused, echo's and foxtrot's read paused %v; want foxtrot's alone", got)
+	}
+	pause(t, f, held.Trigger.TriggerID, false, "")
+	if got := paused(); fmt.Sprint(got) != "[false false]" {
+		t.Fatalf("after foxtrot's trigger was resumed, paused %v; want neither", got)
+	}
+	pauseProject(t, f, "echo", true, "")
+	if got := paused(); fmt.Sprint(got) != "[true false]" {
+		t.Fatalf("with project echo paused, echo's and foxtrot's triggers read paused %v; want echo's alone", got)
 	}
 }

@@ -134,8 +134,10 @@ SELECT count(*)
 -- latest succeeded Run's end (the first entry of the partial index
 -- runs_trigger_succeeded_idx) and the instant its schedule's next
 -- occurrence falls due (its time plus jitter) while a claim could take it
--- (schedulable, not paused, not ended, its revision current); beside them,
--- how many such triggers there are, counted up to $2. The page is
+-- (schedulable, not paused, not ended, its revision current); whether it
+-- is paused (on its own or with its project: the schedule's primary key,
+-- false before its first initialisation); beside them, how many such
+-- triggers there are, counted up to $2. The page is
 -- materialised first, so the Runs are probed for at most $1 triggers: the
 -- read walks the catalogue (which does not grow with history) and never
 -- scans runs.
@@ -150,7 +152,7 @@ WITH eligible AS (
 page AS MATERIALIZED (
     SELECT project, trigger, trigger_id, revision FROM eligible ORDER BY project, trigger LIMIT $1
 )
-SELECT g.project, g.trigger, lr.created_at_ms, ls.finished_at_ms, nf.due_at_ms,
+SELECT g.project, g.trigger, lr.created_at_ms, ls.finished_at_ms, nf.due_at_ms, coalesce(ps.paused, false),
        (SELECT count(*) FROM (SELECT 1 FROM eligible LIMIT $2) e)::int
   FROM page g
   LEFT JOIN LATERAL (SELECT l.created_at_ms FROM qinglong.runs l
@@ -161,4 +163,5 @@ SELECT g.project, g.trigger, lr.created_at_ms, ls.finished_at_ms, nf.due_at_ms,
   LEFT JOIN LATERAL (SELECT c.next_fire_at_ms + c.due_offset_ms AS due_at_ms FROM qinglong.trigger_schedules c
                       WHERE c.trigger_id = g.trigger_id AND c.trigger_revision = g.revision
                         AND c.schedulable AND NOT c.paused AND c.due_offset_ms IS NOT NULL) nf ON true
+  LEFT JOIN qinglong.trigger_schedules ps ON ps.trigger_id = g.trigger_id
  ORDER BY g.project, g.trigger

@@ -123,7 +123,7 @@ UPDATE qinglong.notification_outbox o
  WHERE o.id = p.id
 RETURNING o.id, o.project_id, coalesce(o.run_id::text, ''), o.rule_key, o.event, o.channel::text, o.payload::text, o.state,
           o.attempts, o.next_attempt_at_ms, coalesce(o.last_error, ''), coalesce(o.last_error_reason, ''), o.created_at_ms, coalesce(o.delivered_at_ms, 0),
-          coalesce(o.retried_at_ms, 0), o.attempts_before_retry
+          coalesce(o.retried_at_ms, 0), o.attempts_before_retry, coalesce(o.retried_by, '')
 
 -- name: NotifyDelivered
 -- A delivery succeeded: the row is delivered for good, and the receiver is
@@ -172,21 +172,21 @@ UPDATE qinglong.notification_outbox
 -- outbox.
 SELECT id, project_id, coalesce(run_id::text, ''), rule_key, event, channel::text, payload::text, state, attempts,
        next_attempt_at_ms, coalesce(last_error, ''), coalesce(last_error_reason, ''), created_at_ms, coalesce(delivered_at_ms, 0),
-       coalesce(retried_at_ms, 0), attempts_before_retry
+       coalesce(retried_at_ms, 0), attempts_before_retry, coalesce(retried_by, '')
   FROM qinglong.notification_outbox
 
 -- name: NotifyRetry
 -- A dead row is pending again and due at once, its attempts kept: the
--- retry by hand is recorded (when, and the attempts it had then, from
--- which the limit of attempts counts again). It is due from its creation,
--- so it takes its place in its channel's creation order.
+-- retry by hand is recorded (when, who asked, and the attempts it had
+-- then, from which the limit of attempts counts again). It is due from its
+-- creation, so it takes its place in its channel's creation order.
 UPDATE qinglong.notification_outbox
-   SET state = 'pending', attempts_before_retry = attempts, retried_at_ms = {{now_ms}}, next_attempt_at_ms = created_at_ms,
+   SET state = 'pending', attempts_before_retry = attempts, retried_at_ms = {{now_ms}}, retried_by = $2, next_attempt_at_ms = created_at_ms,
        backing_off = false, updated_at_ms = {{now_ms}}
  WHERE id = $1 AND state = 'dead'
 RETURNING id, project_id, coalesce(run_id::text, ''), rule_key, event, channel::text, payload::text, state, attempts,
           next_attempt_at_ms, coalesce(last_error, ''), coalesce(last_error_reason, ''), created_at_ms, coalesce(delivered_at_ms, 0),
-          coalesce(retried_at_ms, 0), attempts_before_retry
+          coalesce(retried_at_ms, 0), attempts_before_retry, coalesce(retried_by, '')
 
 -- name: NotifyState
 -- The state of one outbox row, to say why a retry changed nothing.

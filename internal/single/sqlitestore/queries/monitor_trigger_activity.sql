@@ -5,8 +5,10 @@
 -- (the last entry of the partial index runs_trigger_succeeded) and the
 -- instant its schedule's next occurrence falls due (its time plus jitter)
 -- while a take could take it: not paused, not ended, its revision current
--- and pinned to its task's current revision, as schedule_take_due; beside
--- them, how many such triggers there are, counted up to ?2. The page is
+-- and pinned to its task's current revision, as schedule_take_due; whether
+-- it is paused (on its own or with its project: the schedule's primary
+-- key, 0 before its first initialisation); beside them, how many such
+-- triggers there are, counted up to ?2. The page is
 -- materialised first, so the Runs are probed for at most ?1 triggers: the
 -- read walks the catalogue (which does not grow with history) and never
 -- scans runs.
@@ -28,6 +30,7 @@ SELECT g.project, g.trigger,
          CROSS JOIN tasks k ON k.id = r.task_id
          WHERE c.trigger_id = g.trigger_id AND c.trigger_revision = g.revision AND c.enabled = 1 AND c.paused = 0
            AND c.due_offset_ms IS NOT NULL AND k.current_revision = r.task_revision),
+       coalesce((SELECT ps.paused FROM trigger_schedules ps WHERE ps.trigger_id = g.trigger_id), 0),
        (SELECT count(*) FROM (SELECT 1 FROM eligible LIMIT ?2))
 FROM page g
 ORDER BY g.project, g.trigger

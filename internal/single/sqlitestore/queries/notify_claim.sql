@@ -50,4 +50,4 @@ UPDATE notification_outbox
  WHERE id IN (SELECT id FROM heads WHERE nth <= ?5 ORDER BY next_attempt_at_ms, id LIMIT ?3)
 RETURNING id, project_id, coalesce(run_id, ''), rule_key, event, channel_json, payload_json, state, attempts,
           next_attempt_at_ms, coalesce(last_error, ''), coalesce(last_error_reason, ''), created_at_ms, coalesce(delivered_at_ms, 0),
-          coalesce(retried_at_ms, 0), attempts_before_retry
+          coalesce(retried_at_ms, 0), attempts_before_retry, coalesce(retried_by, '')
