@@ -256,11 +256,46 @@ func (t *adminTx) writeTriggers(ctx context.Context, w *triggerWrites, now int64
 	if _, err := t.tx.Exec(ctx, sqlSchedulesUpsert, w.ids, w.projects, w.revisions, now); err != nil {
 		return err
 	}
+	if len(w.newIDs) > 0 {
+		if err := t.auditPausedAtPublish(ctx, w.newIDs); err != nil {
+			return err
+		}
+	}
 	if err = refreshEligibility(ctx, t.tx, sqlEligibilityOfTriggers, w.ids); err != nil {
 		return err
 	}
 	for _, a := range w.audits {
 		if _, err := t.tx.Exec(ctx, sqlScheduleAuditInsert, ids.New(), a.triggerID, a.audit.Action, a.audit.Actor, nil, nil); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// auditPausedAtPublish writes the audit record of each pause a new
+// trigger's schedule row started with, its project being paused: a pause
+// like any other (its start is its record's time), its actor saying whose
+// pause it is and that the publish applied it.
+func (t *adminTx) auditPausedAtPublish(ctx context.Context, newIDs []string) error {
+	type pausedRow struct {
+		id    string
+		note  *string
+		actor string
+		at    int64
+	}
+	rows, err := t.tx.Query(ctx, sqlSchedulesPublishedPaused, newIDs)
+	if err != nil {
+		return err
+	}
+	paused, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (pausedRow, error) {
+		var p pausedRow
+		return p, r.Scan(&p.id, &p.note, &p.actor, &p.at)
+	})
+	if err != nil {
+		return err
+	}
+	for _, p := range paused {
+		if _, err := t.tx.Exec(ctx, sqlScheduleAuditInsert, ids.New(), p.id, "pause", schedule.PausedAtPublishActor(p.actor), p.note, p.at); err != nil {
 			return err
 		}
 	}

@@ -83,6 +83,7 @@ func (s *store) fixture() storetest.Fixture {
 		NowMs:            s.runtime.NowMs,
 		Pauser:           s.runtime,
 		ProjectPauser:    s.runtime,
+		ProjectPauses:    s.runtime,
 		Tokens:           s.admin,
 		Users:            s.admin,
 		UserAuth:         s.runtime,

@@ -11,9 +11,42 @@ import (
 )
 
 var (
-	_ schedule.ProjectPauser = (*Admin)(nil)
-	_ schedule.ProjectPauser = (*Runtime)(nil)
+	_ schedule.ProjectPauser      = (*Admin)(nil)
+	_ schedule.ProjectPauser      = (*Runtime)(nil)
+	_ schedule.ProjectPauseReader = (*Admin)(nil)
+	_ schedule.ProjectPauseReader = (*Runtime)(nil)
 )
+
+// ProjectPauseRead reads a project's pause state as the admin role (`ql
+// projects show` with the admin role's URL).
+func (a *Admin) ProjectPauseRead(ctx context.Context, project string) (schedule.ProjectPauseState, error) {
+	return projectPauseRead(ctx, a.pool, project)
+}
+
+// ProjectPauseRead reads a project's pause state as the runtime role, for
+// a replica's API and console.
+func (r *Runtime) ProjectPauseRead(ctx context.Context, project string) (schedule.ProjectPauseState, error) {
+	return projectPauseRead(ctx, r.pool, project)
+}
+
+func projectPauseRead(ctx context.Context, pool *pgxpool.Pool, project string) (schedule.ProjectPauseState, error) {
+	out, _, err := projectPauseOf(ctx, pool, project)
+	return out, mapErr(err, "reading the pause of project "+project)
+}
+
+// projectPauseOf reads a project's pause state and whether it is archived.
+func projectPauseOf(ctx context.Context, q querier, project string) (schedule.ProjectPauseState, bool, error) {
+	var out schedule.ProjectPauseState
+	var archived bool
+	var note, actor *string
+	var at *int64
+	err := q.QueryRow(ctx, sqlProjectPauseRead, project).Scan(&out.ProjectID, &out.ProjectName, &archived, &out.Paused, &note, &actor, &at)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return out, false, schedule.ProjectMissing(project)
+	}
+	out.Note, out.Actor, out.AtMs = deref(note), deref(actor), derefInt(at)
+	return out, archived, err
+}
 
 // ProjectPause pauses or resumes a project as the admin role (`ql projects
 // pause` with the admin role's URL).
@@ -39,21 +72,14 @@ func projectPause(ctx context.Context, pool *pgxpool.Pool, r schedule.ProjectPau
 	}
 	var out schedule.ProjectPauseResult
 	err := serializable(ctx, pool, func(tx pgx.Tx) error {
-		out = schedule.ProjectPauseResult{}
-		var archived bool
-		var note, actor *string
-		var at *int64
-		err := tx.QueryRow(ctx, sqlProjectPauseRead, r.Project).Scan(&out.ProjectID, &out.ProjectName, &archived, &out.Paused, &note, &actor, &at)
-		if errors.Is(err, pgx.ErrNoRows) {
-			return schedule.ProjectMissing(r.Project)
-		}
+		state, archived, err := projectPauseOf(ctx, tx, r.Project)
 		if err != nil {
 			return err
 		}
 		if archived {
-			return schedule.ProjectArchived(out.ProjectName)
+			return schedule.ProjectArchived(state.ProjectName)
 		}
-		out.Note, out.Actor, out.AtMs = deref(note), deref(actor), derefInt(at)
+		out = schedule.ProjectPauseResult{ProjectID: state.ProjectID, ProjectName: state.ProjectName, Paused: state.Paused, Note: state.Note, Actor: state.Actor, AtMs: state.AtMs}
 		if out.Paused != r.Pause {
 			if err := changeProjectPause(ctx, tx, r, &out); err != nil {
 				return err

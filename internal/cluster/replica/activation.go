@@ -280,13 +280,14 @@ func failureAttrs(err error) []any {
 type liveReaders struct{ adm *admission }
 
 var (
-	_               run.Reader             = liveReaders{}
-	_               schedule.StatusReader  = liveReaders{}
-	_               schedule.DetailReader  = liveReaders{}
-	_               schedule.Pauser        = liveReaders{}
-	_               schedule.ProjectPauser = liveReaders{}
-	_               apitoken.Authenticator = liveReaders{}
-	errNoActivation                        = qlerror.New(qlerror.Unavailable, "this replica is re-activating its database connection; use another replica or retry later")
+	_               run.Reader                  = liveReaders{}
+	_               schedule.StatusReader       = liveReaders{}
+	_               schedule.DetailReader       = liveReaders{}
+	_               schedule.Pauser             = liveReaders{}
+	_               schedule.ProjectPauser      = liveReaders{}
+	_               schedule.ProjectPauseReader = liveReaders{}
+	_               apitoken.Authenticator      = liveReaders{}
+	errNoActivation                             = qlerror.New(qlerror.Unavailable, "this replica is re-activating its database connection; use another replica or retry later")
 )
 
 func (l liveReaders) runtime() (*pgstore.Runtime, error) {
@@ -380,6 +381,14 @@ func (l liveReaders) ProjectPause(ctx context.Context, r schedule.ProjectPauseRe
 		return schedule.ProjectPauseResult{}, err
 	}
 	return rt.ProjectPause(ctx, r)
+}
+
+func (l liveReaders) ProjectPauseRead(ctx context.Context, project string) (schedule.ProjectPauseState, error) {
+	rt, err := l.runtime()
+	if err != nil {
+		return schedule.ProjectPauseState{}, err
+	}
+	return rt.ProjectPauseRead(ctx, project)
 }
 
 // ReadAttemptLogUpTo reads at most max bytes of an attempt's output

@@ -71,6 +71,7 @@ func Open(ctx context.Context, dsn string) (*cli.Backend, error) {
 		},
 		Pause:         adminPause{admin},
 		ProjectPause:  adminPause{admin},
+		ProjectPauses: admin,
 		Tokens:        adminTokens{admin},
 		Users:         adminUsers{admin},
 		Detail:        runtimeDetail{rt},

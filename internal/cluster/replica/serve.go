@@ -125,7 +125,7 @@ func (r *replica) listen() error {
 	live := liveReaders{adm: r.adm}
 	var err error
 	cfg := httpapi.Config{
-		Runs: live, LastRuns: live, Triggers: live, Detail: live, Tokens: live, Uses: apitoken.NewUses(live), Pauser: live, ProjectPauser: live, Cancel: r.cancelRun(live), AllowedHosts: r.s.AllowedHosts, TrustedProxies: r.s.TrustedProxies,
+		Runs: live, LastRuns: live, Triggers: live, Detail: live, Tokens: live, Uses: apitoken.NewUses(live), Pauser: live, ProjectPauser: live, ProjectPauses: live, Cancel: r.cancelRun(live), AllowedHosts: r.s.AllowedHosts, TrustedProxies: r.s.TrustedProxies,
 		Notifications: live, ReadLog: live.ReadAttemptLogUpTo,
 		// The runtime role reads the catalog: a replica exports though it
 		// cannot publish.
@@ -140,7 +140,7 @@ func (r *replica) listen() error {
 		cfg.Manual = schedule.ObservedManual{Manual: liveManual{live}, Finished: r.runsFinished}
 	}
 	cfg.Console = console.New(console.Config{Runs: cfg.Runs, LastRuns: cfg.LastRuns, Triggers: cfg.Triggers, Detail: cfg.Detail, Tokens: cfg.Tokens, Uses: cfg.Uses,
-		Pauser: cfg.Pauser, ProjectPauser: cfg.ProjectPauser, Users: live, Monitor: live.Monitor, Workers: live.Workers, Replicas: live.Replicas, Cancel: cfg.Cancel, Manual: cfg.Manual, Notifications: cfg.Notifications,
+		Pauser: cfg.Pauser, ProjectPauser: cfg.ProjectPauser, ProjectPauses: cfg.ProjectPauses, Users: live, Monitor: live.Monitor, Workers: live.Workers, Replicas: live.Replicas, Cancel: cfg.Cancel, Manual: cfg.Manual, Notifications: cfg.Notifications,
 		Export: cfg.Export, Secure: r.s.HTTPTLS != nil, Log: r.log, ReadLog: cfg.ReadLog})
 	api := httpapi.NewHandler(cfg)
 	r.api.Store(api)

@@ -20,6 +20,19 @@ type projectView struct {
 	Name     string `json:"name"`
 	Status   string `json:"status"`
 	Revision string `json:"revision,omitempty"`
+	// Pause is whether the project is paused (`projects pause`): while
+	// paused, its note, who paused it and when; once resumed, who resumed
+	// it and when.
+	Pause *projectPauseState `json:"pause,omitempty"`
+}
+
+// projectPauseState is a project's pause state as GET
+// /api/v1/projects/{name} answers it.
+type projectPauseState struct {
+	Paused bool   `json:"paused"`
+	Note   string `json:"note,omitempty"`
+	Actor  string `json:"actor,omitempty"`
+	AtMs   int64  `json:"atMs,omitempty"`
 }
 
 func projectsCommand(opts Options) *cobra.Command {
@@ -38,8 +51,10 @@ func projectsShowCommand(opts Options) *cobra.Command {
 	ql := opts.Binary
 	c := &cobra.Command{
 		Use:   "show PROJECT",
-		Short: "Show a project's id, status and revision",
-		Long: `Print the project's id, status and revision. The revision is a digest of the project (its id,
+		Short: "Show a project's id, status, revision and pause",
+		Long: `Print the project's id, status and revision, and whether it is paused (` + "`" + ql + ` projects pause` + "`" + `): since when,
+by whom and with which note (-o json: pause.paused, pause.note, pause.actor, pause.atMs; once resumed,
+actor and atMs are the resume's). The revision is a digest of the project (its id,
 name, status and notifications) and the id and current revision of each of its tasks and triggers:
 any apply that changes the project, and any enable or disable, moves it. Give it to
 ` + "`" + ql + ` apply --if-match REVISION` + "`" + ` to publish an edited file only if nobody changed the project since
@@ -71,6 +86,9 @@ On the cluster both the admin and the runtime role's URL may read it.`),
 			}
 			w := NewTable(cmd.OutOrStdout())
 			fmt.Fprintf(w, "project\t%s\nid\t%s\nstatus\t%s\nrevision\t%s\n", p.Name, p.ID, p.Status, rev)
+			if p.Pause != nil {
+				fmt.Fprintf(w, "paused\t%s\n", pausedLine(*p.Pause))
+			}
 			return w.Flush()
 		},
 	}
@@ -78,6 +96,19 @@ On the cluster both the admin and the runtime role's URL may read it.`),
 	addDBFlags(c, &db, opts.OpenPostgres != nil)
 	addServerFlag(c, &db)
 	return c
+}
+
+// pausedLine is the paused row of `projects show`: since when, by whom
+// and why it is paused, or "no".
+func pausedLine(st projectPauseState) string {
+	if !st.Paused {
+		return "no"
+	}
+	line := fmt.Sprintf("yes, since %s by %s", fmtMs(&st.AtMs), st.Actor)
+	if st.Note != "" {
+		line += " (note: " + oneLine(st.Note) + ")"
+	}
+	return line
 }
 
 // shownProject reads the project named name from the database or, given
@@ -100,7 +131,13 @@ func shownProject(cmd *cobra.Command, opts Options, db *dbFlags, name string) (p
 	if b.Definitions == nil {
 		return projectView{}, fmt.Errorf("this build cannot read projects of this database")
 	}
-	return projectOf(cmd.Context(), b.Definitions, name)
+	p, err := projectOf(cmd.Context(), b.Definitions, name)
+	if err != nil || b.ProjectPauses == nil {
+		return p, err
+	}
+	st, err := b.ProjectPauses.ProjectPauseRead(cmd.Context(), p.ID)
+	p.Pause = &projectPauseState{Paused: st.Paused, Note: st.Note, Actor: st.Actor, AtMs: st.AtMs}
+	return p, err
 }
 
 // projectOf reads the project named name and its revision in one

@@ -52,6 +52,9 @@ type Backend struct {
 	// ProjectPause pauses and resumes projects (`ql projects
 	// pause/resume`); nil when the profile cannot.
 	ProjectPause schedule.ProjectPauser
+	// ProjectPauses reads a project's pause state (`ql projects show`);
+	// nil where the database cannot say it, which then leaves it out.
+	ProjectPauses schedule.ProjectPauseReader
 	// Detail reads one trigger with its occurrence ledger (`ql triggers
 	// show`).
 	Detail schedule.DetailReader

@@ -78,6 +78,11 @@ type Config struct {
 	// ProjectPauser pauses and resumes whole projects (the triggers list
 	// of one project offers it); nil where the server cannot.
 	ProjectPauser schedule.ProjectPauser
+	// ProjectPauses reads a project's pause state, so that the triggers
+	// list of one project offers only the one of Pause project and Resume
+	// project that applies, and says since when it is paused; the list
+	// offers neither without it.
+	ProjectPauses schedule.ProjectPauseReader
 	Cancel        func(ctx context.Context, runID, actor string) (run.Run, run.CancelEffect, error)
 	Manual        schedule.Manual
 	// Notifications lists the notification outbox and retries dead

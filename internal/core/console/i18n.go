@@ -786,7 +786,8 @@ func funcs(binary, dbFlags string) template.FuncMap {
 			}
 			return (time.Duration(*a.FinishedAtMs-*a.StartedAtMs) * time.Millisecond).String()
 		},
-		"triggerState": triggerState,
+		"triggerState":  triggerState,
+		"projectPaused": projectPausedLine,
 		// pair is a page and one item of it, for a template about the item
 		// that needs the page's language or data too.
 		"pair": func(page, item any) map[string]any {

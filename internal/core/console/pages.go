@@ -387,6 +387,12 @@ var triggerFilters = []string{"project", "q", "after"}
 // words. A project no one has is answered on the page itself, beside the
 // filters.
 func (c *Console) triggers(w http.ResponseWriter, r *http.Request, s *session) {
+	c.triggersList(w, r, s, http.StatusOK, projectPauseForm{})
+}
+
+// triggersList is the triggers list answered with status, its project
+// pause form as pf holds it (a refused note kept with its error).
+func (c *Console) triggersList(w http.ResponseWriter, r *http.Request, s *session, status int, pf projectPauseForm) {
 	q := strings.ToLower(strings.TrimSpace(r.URL.Query().Get("q")))
 	projects, err := c.projectChoices(r.Context())
 	if err != nil {
@@ -404,7 +410,7 @@ func (c *Console) triggers(w http.ResponseWriter, r *http.Request, s *session) {
 	data := map[string]any{"Q": q, "Project": r.URL.Query().Get("project"), "Projects": projects, "Request": randomID(), "F": f,
 		"Batch": c.batchOffer(s), "BatchRequest": randomID(), "MaxNote": schedule.MaxPauseNote,
 		// A paused row offers Resume as the trigger's page does.
-		"CanPause": c.cfg.Pauser != nil, "CanPauseProject": c.cfg.ProjectPauser != nil, "ProjectDone": projectDone(r)}
+		"CanPause": c.cfg.Pauser != nil, "CanPauseProject": c.cfg.ProjectPauser != nil && c.cfg.ProjectPauses != nil, "ProjectDone": projectDone(r), "ProjectForm": pf}
 	pick, redirect, err := c.pickProject(r)
 	if redirect != "" {
 		http.Redirect(w, r, redirect, http.StatusFound)
@@ -414,6 +420,21 @@ func (c *Console) triggers(w http.ResponseWriter, r *http.Request, s *session) {
 	var next string
 	if err == nil {
 		data["Project"], data["Projects"] = pick.Name, withChosen(projects, pick.Name)
+		if pick.ID != "" && c.cfg.ProjectPauses != nil {
+			var st schedule.ProjectPauseState
+			st, err = c.cfg.ProjectPauses.ProjectPauseRead(r.Context(), pick.ID)
+			if err == nil {
+				data["ProjectPause"] = &st
+			}
+			// An unknown project (a server that cannot read projects
+			// passes the filter on as typed) lists no trigger: there is
+			// nothing to pause.
+			if qlerror.Is(err, qlerror.NotFound) {
+				err = nil
+			}
+		}
+	}
+	if err == nil {
 		list, next, err = c.cfg.Triggers.TriggerList(r.Context(), schedule.TriggerListParams{ProjectID: pick.ID, Limit: triggersPage, After: r.URL.Query().Get("after")})
 	}
 	if err != nil {
@@ -462,7 +483,7 @@ func (c *Console) triggers(w http.ResponseWriter, r *http.Request, s *session) {
 		}
 		data["Last"], data["HasLast"], data["Warnings"] = last, true, warnings
 	}
-	c.render(w, r, http.StatusOK, "triggers", s, data)
+	c.render(w, r, status, "triggers", s, data)
 }
 
 // doneNotice is what a row's button of the triggers list just did: the
@@ -492,6 +513,16 @@ func (c *Console) triggerDone(r *http.Request) (*doneNotice, error) {
 }
 
 func (c *Console) triggerDetail(w http.ResponseWriter, r *http.Request, s *session) {
+	c.showTrigger(w, r, s, http.StatusOK, pauseForm{})
+}
+
+// pauseForm is a trigger's pause form as a refusal shows it again: the
+// note typed, and the error beside it.
+type pauseForm struct{ Note, Error string }
+
+// showTrigger is the page of the trigger in the address answered with
+// status, its pause form as pf holds it.
+func (c *Console) showTrigger(w http.ResponseWriter, r *http.Request, s *session, status int, pf pauseForm) {
 	id := r.PathValue("id")
 	d, err := c.cfg.Detail.TriggerDetail(r.Context(), id, view.DetailLedgerRead(ledgerEntries))
 	if err != nil {
@@ -519,7 +550,7 @@ func (c *Console) triggerDetail(w http.ResponseWriter, r *http.Request, s *sessi
 		}
 		warnings = warningLines(view.NewCron(d.Cron), last[d.TriggerID])
 	}
-	c.render(w, r, http.StatusOK, "trigger", s, map[string]any{"T": d, "Cron": view.NewCron(d.Cron), "Warnings": warnings, "Timeline": timeline(d.Ledger, runs), "CanPause": c.cfg.Pauser != nil, "CanRun": c.cfg.Manual != nil,
+	c.render(w, r, status, "trigger", s, map[string]any{"T": d, "Cron": view.NewCron(d.Cron), "Warnings": warnings, "Timeline": timeline(d.Ledger, runs), "CanPause": c.cfg.Pauser != nil, "CanRun": c.cfg.Manual != nil, "PauseForm": pf,
 		"Fires": upcoming(d.TriggerStatus, d.NowMs), "ZoneUnknown": storedZoneUnknown(d.TriggerStatus), "Request": randomID(), "MaxNote": schedule.MaxPauseNote,
 		"LedgerMore": ledgerMore, "LedgerShown": len(d.Ledger), "LedgerAll": view.MaxLedgerShown, "AuditMore": auditMore, "Backfill": newBackfillForm(r, s, d.TriggerStatus, d.NowMs),
 		// The edit forms publish definitions, as New task does.
@@ -550,8 +581,9 @@ func timeline(ledger []schedule.LedgerEntry, runs []run.Run) []entry {
 // pause pauses or resumes a trigger. It answers with the page the form
 // was on: the triggers list when it says so (a paused row's Resume),
 // filtered and paged as the form carries it with what was done
-// (listDone), else the
-// trigger's page.
+// (listDone), else the trigger's page. A note refused (too long, not one
+// line of text) is answered with the trigger's page again, its form
+// holding what was typed and saying what is wrong with it.
 func (c *Console) pause(pause bool) handlerFunc {
 	return func(w http.ResponseWriter, r *http.Request, s *session) {
 		if c.cfg.Pauser == nil {
@@ -559,7 +591,12 @@ func (c *Console) pause(pause bool) handlerFunc {
 			return
 		}
 		id := r.PathValue("id")
-		if _, err := c.pauseOne(r, s, id, pause); err != nil {
+		_, err := c.pauseOne(r, s, id, pause)
+		if pause && isNoteRefusal(err) {
+			c.showTrigger(w, r, s, statusOf(err), pauseForm{Note: r.PostFormValue("note"), Error: c.formError(lang(r), err)})
+			return
+		}
+		if err != nil {
 			c.fail(w, r, s, err)
 			return
 		}
@@ -588,6 +625,13 @@ func (c *Console) pauseOne(r *http.Request, s *session, id string, pause bool) (
 		note = strings.TrimSpace(r.PostFormValue("note"))
 	}
 	return c.cfg.Pauser.TriggerPause(r.Context(), schedule.PauseRequest{TriggerID: id, Pause: pause, Note: note, Actor: s.actor(r)})
+}
+
+// isNoteRefusal reports whether err refuses a pause's note, which the
+// form that sent it mends: the page shows the form again with the note.
+func isNoteRefusal(err error) bool {
+	r := qlerror.ReasonOf(err)
+	return r == schedule.RefusalPauseNoteTooLong || r == schedule.RefusalPauseNoteNotText
 }
 
 func (c *Console) runNow(w http.ResponseWriter, r *http.Request, s *session) {

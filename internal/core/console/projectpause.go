@@ -2,6 +2,7 @@ package console
 
 import (
 	"fmt"
+	"html/template"
 	"maps"
 	"net/http"
 	"net/url"
@@ -24,6 +25,8 @@ var projectPauseWords = map[string]map[string]string{
 		"proj.done.same.on":   "The project was paused already; nothing changed.",
 		"proj.done.same.off":  "The project was not paused; nothing changed.",
 		"paused.with_project": "paused with its project",
+		"proj.paused":         "Project paused since %[1]s by %[2]s.",
+		"proj.paused.note":    "Project paused since %[1]s by %[2]s: %[3]s",
 	},
 	"zh": {
 		"proj.pause": "暂停项目", "proj.resume": "恢复项目",
@@ -33,6 +36,8 @@ var projectPauseWords = map[string]map[string]string{
 		"proj.done.same.on":   "该项目已处于暂停状态；未作任何更改。",
 		"proj.done.same.off":  "该项目未暂停；未作任何更改。",
 		"paused.with_project": "随项目暂停",
+		"proj.paused":         "项目自 %[1]s 起由 %[2]s 暂停。",
+		"proj.paused.note":    "项目自 %[1]s 起由 %[2]s 暂停：%[3]s",
 	},
 }
 
@@ -42,9 +47,15 @@ func init() {
 	}
 }
 
+// projectPauseForm is the project pause form as a refusal shows it again:
+// the note typed, and the error beside it.
+type projectPauseForm struct{ Note, Error string }
+
 // projectPause pauses or resumes the project in the address ({project},
 // its name) with the form's note, audited with the session's actor, and
-// answers with the triggers list of that project saying what was done.
+// answers with the triggers list of that project saying what was done. A
+// note refused (too long, not one line of text) is answered with the list
+// again, the form holding what was typed and saying what is wrong with it.
 func (c *Console) projectPause(pause bool) handlerFunc {
 	return func(w http.ResponseWriter, r *http.Request, s *session) {
 		if c.cfg.ProjectPauser == nil {
@@ -55,7 +66,15 @@ func (c *Console) projectPause(pause bool) handlerFunc {
 		if pause {
 			note = strings.TrimSpace(r.PostFormValue("note"))
 		}
-		res, err := c.cfg.ProjectPauser.ProjectPause(r.Context(), schedule.ProjectPauseRequest{Project: r.PathValue("project"), Pause: pause, Note: note, Actor: s.actor(r)})
+		project := r.PathValue("project")
+		res, err := c.cfg.ProjectPauser.ProjectPause(r.Context(), schedule.ProjectPauseRequest{Project: project, Pause: pause, Note: note, Actor: s.actor(r)})
+		err = projectPauseRefusal(err, project)
+		if pause && isNoteRefusal(err) {
+			list := r.Clone(r.Context())
+			list.URL.RawQuery = url.Values{"project": {project}}.Encode()
+			c.triggersList(w, list, s, statusOf(err), projectPauseForm{Note: r.PostFormValue("note"), Error: c.formError(lang(r), err)})
+			return
+		}
 		if err != nil {
 			c.fail(w, r, s, err)
 			return
@@ -67,6 +86,37 @@ func (c *Console) projectPause(pause bool) handlerFunc {
 		q := url.Values{"project": {res.ProjectName}, "project_done": {done}, "n": {strconv.Itoa(res.Triggers)}, "kept": {strconv.Itoa(res.KeptPaused)}}
 		http.Redirect(w, r, "/triggers?"+q.Encode(), http.StatusSeeOther)
 	}
+}
+
+// projectPauseRefusal is err, when it refuses a project pause or resume
+// because the project is unknown or archived, under a reason of the
+// console's own: the store's reasons are those of every read of an
+// unknown project and of a trigger's Run in an archived one, whose
+// translations speak of publishing and of Runs, not of what the form
+// asked. Any other error is returned as it is.
+func projectPauseRefusal(err error, project string) error {
+	switch qlerror.ReasonOf(err) {
+	case schedule.RefusalProjectUnknown:
+		return qlerror.New(qlerror.CodeOf(err), "no project is named %q (names are case-sensitive); choose one of the projects listed", project).Because(refusalProjectPauseUnknown, "name", project)
+	case schedule.RefusalProjectArchived:
+		return qlerror.New(qlerror.CodeOf(err), "project %s is archived, so none of its triggers runs and it cannot be paused or resumed; to make it active, set status: active in its definitions file and apply it", project).Because(refusalProjectPauseArchived, "name", project)
+	}
+	return err
+}
+
+// projectPausedLine says since when and by whom a paused project is
+// paused, with its note, in language l and the page's zone; "" for a
+// project not paused. The actor and the note are stored text, shown as
+// they are.
+func projectPausedLine(l string, st schedule.ProjectPauseState, zone string) template.HTML {
+	if !st.Paused {
+		return ""
+	}
+	at := unbroken(when(st.AtMs, zone))
+	if st.Note == "" {
+		return formatText(tr(l, "proj.paused"), at, st.Actor)
+	}
+	return formatText(tr(l, "proj.paused.note"), at, st.Actor, st.Note)
 }
 
 // projectDone is the notice of what a project pause or resume just did

@@ -53,6 +53,11 @@ const (
 	// trigger's run now or backfill, worded with the command that enables
 	// it as this console names it: name, enable.
 	refusalTriggerDisabled qlerror.Reason = "console_trigger_disabled"
+	// refusalProjectPauseUnknown and refusalProjectPauseArchived are the
+	// store's refusal of a project pause or resume of an unknown or an
+	// archived project (projectPauseRefusal).
+	refusalProjectPauseUnknown  qlerror.Reason = "console_project_pause_unknown"
+	refusalProjectPauseArchived qlerror.Reason = "console_project_pause_archived"
 )
 
 // refusals say, in the languages other than English, the refusals whose
@@ -72,6 +77,8 @@ var refusalsZH = map[qlerror.Reason]string{ //nolint:gosec // G101: sentences ke
 	catalog.RefusalProjectArchived:  "该项目已归档：要向它发布，请先在项目的定义文件中设置 status: active 并执行 `ql apply -f FILE`。",
 	refusalEnableArchived: "无法启用触发器“{trigger}”：它所属的项目已归档，归档项目的触发器保持原样（且都不运行），直到项目恢复为 active；" +
 		"要恢复，请在项目的定义文件中设置 status: active 并执行 `ql apply -f FILE`。",
+	refusalProjectPauseUnknown:  "没有名为“{name}”的项目（项目名区分大小写），无法暂停或恢复；请从列表中选择一个项目。",
+	refusalProjectPauseArchived: "项目“{name}”已归档，它的触发器都不运行，因此不能暂停或恢复；要恢复为 active，请在项目的定义文件中设置 status: active 并应用它（执行 `ql apply -f FILE`，或在“定义”页面应用）。",
 	refusalDisableArchived: "无法停用触发器“{trigger}”：它所属的项目已归档，归档项目的触发器保持原样（且都不运行），直到项目恢复为 active；" +
 		"要恢复，请在项目的定义文件中设置 status: active 并执行 `ql apply -f FILE`。",
 	schedule.RefusalTriggerDisabled: "该触发器（或其任务）已停用，立即运行与回填也不执行；在触发器页面或用 `ql triggers enable 名称` 启用触发器，或在定义文件中设置 enabled: true 并执行 `ql apply -f FILE`。",

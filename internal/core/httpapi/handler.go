@@ -73,6 +73,10 @@ type Config struct {
 	// ProjectPauser pauses and resumes whole projects; nil where the
 	// server cannot.
 	ProjectPauser schedule.ProjectPauser
+	// ProjectPauses reads a project's pause state for the project read
+	// (GET /api/v1/projects/{name}); nil where the server cannot, which
+	// then leaves the pause out of the answer.
+	ProjectPauses schedule.ProjectPauseReader
 	// Cancel cancels a Run, recording actor (who, from where) in its
 	// event, and says what this call did to it; nil where the server
 	// cannot.

@@ -11,7 +11,7 @@ import (
 )
 
 // projectView is GET /api/v1/projects/{name}'s answer: the project's id,
-// name, status and revision, and nothing of its definitions.
+// name, status, revision and pause, and nothing of its definitions.
 type projectView struct {
 	ID     string `json:"id"`
 	Name   string `json:"name"`
@@ -20,6 +20,19 @@ type projectView struct {
 	// ETag, which an apply's If-Match names; left out of a project past
 	// apply.RevisionLimit.
 	Revision string `json:"revision,omitempty"`
+	// Pause is whether the project is paused (`ql projects pause`); left
+	// out where the server cannot read it.
+	Pause *projectPauseState `json:"pause,omitempty"`
+}
+
+// projectPauseState is a project's pause state: while paused, the pause's
+// note, actor and time; once resumed, the resume's actor and time (none
+// for a project never paused).
+type projectPauseState struct {
+	Paused bool   `json:"paused"`
+	Note   string `json:"note,omitempty"`
+	Actor  string `json:"actor,omitempty"`
+	AtMs   int64  `json:"atMs,omitempty"`
 }
 
 // projectGet finds a project by name. Read scope, as the listings it
@@ -48,5 +61,13 @@ func (a *api) projectGet(ctx context.Context, r *http.Request) (any, error) {
 		return nil, err
 	}
 	rev := apply.SpecRevision(d)
-	return taggedAnswer{etag: rev, body: projectView{ID: d.Project.ID, Name: d.Project.Name, Status: string(d.Project.Status), Revision: rev}}, nil
+	view := projectView{ID: d.Project.ID, Name: d.Project.Name, Status: string(d.Project.Status), Revision: rev}
+	if a.ProjectPauses != nil {
+		st, err := a.ProjectPauses.ProjectPauseRead(ctx, d.Project.ID)
+		if err != nil {
+			return nil, err
+		}
+		view.Pause = &projectPauseState{Paused: st.Paused, Note: st.Note, Actor: st.Actor, AtMs: st.AtMs}
+	}
+	return taggedAnswer{etag: rev, body: view}, nil
 }

@@ -3,6 +3,7 @@ package server
 import (
 	"encoding/json"
 	"net/http"
+	"strings"
 	"testing"
 
 	"github.com/qinglong/qinglong/internal/core/apitoken"
@@ -50,5 +51,45 @@ func TestTheAPIPausesAndResumesAProjectWithTheOperateScope(t *testing.T) {
 	}
 	if st, body, _ := httpcall.Bearer(t, http.MethodPost, site.base+"/api/v1/projects/nowhere/pause", operate, []byte(`{}`)); st != http.StatusNotFound {
 		t.Fatalf("a pause of an unknown project: %d %s; want 404", st, body)
+	}
+}
+
+// GET /api/v1/projects/{name} says whether the project is paused: while
+// it is, with the pause's note, actor and time; once resumed, not paused,
+// with no note.
+func TestTheAPIsProjectReadSaysWhetherTheProjectIsPausedWithItsNoteActorAndTime(t *testing.T) {
+	t.Parallel()
+	site := startConsoleSite(t)
+	type pause struct {
+		Paused bool
+		Note   string
+		Actor  string
+		AtMs   int64
+	}
+	read := func() *pause {
+		t.Helper()
+		var got struct{ Pause *pause }
+		st, body, _ := httpcall.Bearer(t, http.MethodGet, site.base+"/api/v1/projects/shop", site.tokens[apitoken.Read], nil)
+		if err := json.Unmarshal(body, &got); st != http.StatusOK || err != nil || got.Pause == nil {
+			t.Fatalf("project read: %d %s; want the project with its pause", st, body)
+		}
+		return got.Pause
+	}
+	if p := read(); p.Paused || p.Note != "" {
+		t.Fatalf("a project never paused reads %+v; want it not paused", p)
+	}
+	var paused struct{ AtMs int64 }
+	st, body, _ := httpcall.Bearer(t, http.MethodPost, site.base+"/api/v1/projects/shop/pause", site.tokens[apitoken.Operate], []byte(`{"note":"freeze"}`))
+	if err := json.Unmarshal(body, &paused); st != http.StatusOK || err != nil {
+		t.Fatalf("pause: %d %s", st, body)
+	}
+	if p := read(); !p.Paused || p.Note != "freeze" || !strings.HasPrefix(p.Actor, "api:console-operate@") || p.AtMs != paused.AtMs {
+		t.Fatalf("the paused project reads %+v; want it paused at %d with its note, by the operate token", p, paused.AtMs)
+	}
+	if st, body, _ := httpcall.Bearer(t, http.MethodPost, site.base+"/api/v1/projects/shop/resume", site.tokens[apitoken.Operate], []byte(`{}`)); st != http.StatusOK {
+		t.Fatalf("resume: %d %s", st, body)
+	}
+	if p := read(); p.Paused || p.Note != "" {
+		t.Fatalf("the resumed project reads %+v; want it not paused, without a note", p)
 	}
 }

@@ -1,6 +1,7 @@
 package singlecli
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 )
@@ -58,5 +59,39 @@ func TestProjectsPauseAndResumeSayWhatTheyDidAndTriggersShowWhichArePausedWithTh
 	}
 	if code, _, errOut := ql(t, "projects", "pause", "nowhere", "--data-dir", dir); code == 0 || !strings.Contains(errOut, "project nowhere does not exist") {
 		t.Fatalf("projects pause of an unknown project: %d %q; want it refused saying it does not exist", code, errOut)
+	}
+}
+
+// ql projects show says whether the project is paused: since when, by
+// whom and with which note while it is (text and -o json), and "no" once
+// it is resumed.
+func TestProjectsShowSaysWhetherTheProjectIsPausedSinceWhenByWhomAndWhy(t *testing.T) {
+	t.Parallel()
+	dir := installedDir(t)
+	applyDefs(t, dir, quietFile)
+	if code, out, _ := ql(t, "projects", "show", "api", "--data-dir", dir); code != 0 || !strings.Contains(out, "paused    no") {
+		t.Fatalf("projects show of a project never paused: %d %q; want it to say it is not paused", code, out)
+	}
+	if code, _, errOut := ql(t, "projects", "pause", "api", "--note", "release freeze", "--data-dir", dir); code != 0 {
+		t.Fatalf("projects pause: %d %q", code, errOut)
+	}
+	code, out, _ := ql(t, "projects", "show", "api", "--data-dir", dir)
+	if code != 0 || !strings.Contains(out, "paused    yes, since ") || !strings.Contains(out, " by ") || !strings.Contains(out, "(note: release freeze)") {
+		t.Fatalf("projects show of the paused project: %d %q; want since when, by whom and its note", code, out)
+	}
+	code, out, _ = ql(t, "projects", "show", "api", "-o", "json", "--data-dir", dir)
+	var p struct {
+		Pause *struct {
+			Paused      bool
+			Note, Actor string
+			AtMs        int64
+		}
+	}
+	if err := json.Unmarshal([]byte(out), &p); code != 0 || err != nil || p.Pause == nil || !p.Pause.Paused || p.Pause.Note != "release freeze" || p.Pause.Actor == "" || p.Pause.AtMs == 0 {
+		t.Fatalf("projects show -o json of the paused project: %d %q (%v); want its pause with note, actor and time", code, out, err)
+	}
+	ql(t, "projects", "resume", "api", "--data-dir", dir)
+	if code, out, _ := ql(t, "projects", "show", "api", "--data-dir", dir); code != 0 || !strings.Contains(out, "paused    no") {
+		t.Fatalf("projects show of the resumed project: %d %q; want it to say it is not paused", code, out)
 	}
 }

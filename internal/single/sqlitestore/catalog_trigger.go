@@ -199,10 +199,36 @@ func (c *catalogTx) writeTrigger(ctx context.Context, r trigger.Revision, h cata
 			return err
 		}
 	}
-	if _, err := tx.ExecContext(ctx, qScheduleReset, r.TriggerID, r.ProjectID, r.Revision, boolInt(r.Spec.Enabled), c.now); err != nil || audit == nil {
+	if _, err := tx.ExecContext(ctx, qScheduleReset, r.TriggerID, r.ProjectID, r.Revision, boolInt(r.Spec.Enabled), c.now); err != nil {
 		return err
 	}
+	if !h.Exists {
+		if err := c.auditPausedAtPublish(ctx, r.TriggerID); err != nil {
+			return err
+		}
+	}
+	if audit == nil {
+		return nil
+	}
 	_, err := tx.ExecContext(ctx, qScheduleAuditInsert, r.TriggerID, audit.Action, audit.Actor, nil, c.now)
+	return err
+}
+
+// auditPausedAtPublish writes the audit record of the pause a new
+// trigger's schedule row started with, its project being paused: a pause
+// like any other (its start is its record's time), its actor saying whose
+// pause it is and that the publish applied it.
+func (c *catalogTx) auditPausedAtPublish(ctx context.Context, triggerID string) error {
+	var note sql.NullString
+	var actor string
+	err := c.tx.QueryRowContext(ctx, qSchedulePublishedPaused, triggerID).Scan(&note, &actor)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	_, err = c.tx.ExecContext(ctx, qScheduleAuditInsert, triggerID, "pause", schedule.PausedAtPublishActor(actor), note, c.now)
 	return err
 }
 

@@ -171,6 +171,7 @@ func (e *env) fixture() storetest.Fixture {
 		NowMs:         func(context.Context) (int64, error) { return e.clock.NowMs(), nil },
 		Pauser:        e.store,
 		ProjectPauser: e.store,
+		ProjectPauses: e.store,
 		Tokens:        e.store,
 		Users:         e.store,
 		UserAuth:      e.store,

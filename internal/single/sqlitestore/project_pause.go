@@ -8,7 +8,35 @@ import (
 	"github.com/qinglong/qinglong/internal/core/schedule"
 )
 
-var _ schedule.ProjectPauser = (*Store)(nil)
+var (
+	_ schedule.ProjectPauser      = (*Store)(nil)
+	_ schedule.ProjectPauseReader = (*Store)(nil)
+)
+
+// ProjectPauseRead reads a project's pause state (project its name or id).
+func (s *Store) ProjectPauseRead(ctx context.Context, project string) (schedule.ProjectPauseState, error) {
+	var out schedule.ProjectPauseState
+	err := s.read(ctx, "read the pause of project "+project, func(tx *txn) error {
+		var err error
+		out, _, err = projectPauseOf(ctx, tx, project)
+		return err
+	})
+	return out, err
+}
+
+// projectPauseOf reads a project's pause state and whether it is archived.
+func projectPauseOf(ctx context.Context, tx *txn, project string) (schedule.ProjectPauseState, bool, error) {
+	var out schedule.ProjectPauseState
+	var archived, paused int
+	var note, actor sql.NullString
+	var at sql.NullInt64
+	err := tx.QueryRowContext(ctx, qProjectPauseRead, project).Scan(&out.ProjectID, &out.ProjectName, &archived, &paused, &note, &actor, &at)
+	if errors.Is(err, sql.ErrNoRows) {
+		return out, false, schedule.ProjectMissing(project)
+	}
+	out.Paused, out.Note, out.Actor, out.AtMs = paused == 1, note.String, actor.String, at.Int64
+	return out, archived == 1, err
+}
 
 // ProjectPause pauses or resumes a project in one write transaction at the
 // injected clock's time: each trigger it changes goes through the trigger
@@ -21,20 +49,14 @@ func (s *Store) ProjectPause(ctx context.Context, r schedule.ProjectPauseRequest
 	}
 	var out schedule.ProjectPauseResult
 	err := s.write(ctx, "pause project "+r.Project, routine, func(tx *txn) error {
-		var archived, paused int
-		var note, actor sql.NullString
-		var at sql.NullInt64
-		err := tx.QueryRowContext(ctx, qProjectPauseRead, r.Project).Scan(&out.ProjectID, &out.ProjectName, &archived, &paused, &note, &actor, &at)
-		if errors.Is(err, sql.ErrNoRows) {
-			return schedule.ProjectMissing(r.Project)
-		}
+		state, archived, err := projectPauseOf(ctx, tx, r.Project)
 		if err != nil {
 			return err
 		}
-		if archived == 1 {
-			return schedule.ProjectArchived(out.ProjectName)
+		if archived {
+			return schedule.ProjectArchived(state.ProjectName)
 		}
-		out.Paused, out.Note, out.Actor, out.AtMs = paused == 1, note.String, actor.String, at.Int64
+		out.ProjectID, out.ProjectName, out.Paused, out.Note, out.Actor, out.AtMs = state.ProjectID, state.ProjectName, state.Paused, state.Note, state.Actor, state.AtMs
 		if out.Paused != r.Pause {
 			if err := s.changeProjectPause(ctx, tx, r, &out); err != nil {
 				return err

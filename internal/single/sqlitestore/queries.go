@@ -78,6 +78,7 @@ var (
 	qProjectPauseKept        = query("project_pause_kept")
 	qSchedulePauseMark       = query("schedule_pause_mark")
 	qSchedulePauseOwn        = query("schedule_pause_own")
+	qSchedulePublishedPaused = query("schedule_published_paused")
 )
 
 var (
@@ -227,7 +228,7 @@ var readQueries = []string{
 	qTasksOfProject, qTriggersOfProject, qProjectNames, qProjectNameByID,
 	qScheduleTakeUninitialised, qScheduleTakeDue, qScheduleNextDue, qScheduleReanchorRead, qScheduleRecheckStale,
 	qRunsList, qRunsLast, qRunGet, qRunWaiting, qAttemptsOfRun, qEventsOfRun, qTriggersList, qAttemptsPending, qAttemptLiveOwners,
-	qAttemptsCancelAsked, qTriggerDetail, qLedgerOfTrigger, qAuditOfTrigger, qTokensList, qTokenByDigest, qUsersList, qUserCredentials, qUserByID, qUsersExist, qNotifyList, qNotifyDue,
+	qAttemptsCancelAsked, qTriggerDetail, qLedgerOfTrigger, qAuditOfTrigger, qProjectPauseRead, qTokensList, qTokenByDigest, qUsersList, qUserCredentials, qUserByID, qUsersExist, qNotifyList, qNotifyDue,
 	qRetentionEstimate, qRetentionLogsRunning, qRetentionLogBytes, qMonitorBacklog, qMonitorRunState, qMonitorOldestQueued, qMonitorTriggerActivity, qRetriesNext,
 }
 
@@ -247,7 +248,7 @@ var writeQueries = []string{
 	qAttemptRetryFacts, qAttemptCancelDeadline, qAttemptRetryInsert, qAttemptClearBackoff, qRetriesDue, qRunQueuedAgain,
 	qLedgerLastSeq, qLedgerInsert, qLedgerCompact, qLedgerTrim,
 	qSchedulePause, qScheduleResume, qSchedulePauseState, qScheduleAuditInsert,
-	qProjectPauseRead, qProjectPauseWrite, qProjectPauseUnpaused, qProjectPauseTheirs, qProjectPauseKept, qSchedulePauseMark, qSchedulePauseOwn, qPublishAuditInsert, qRunsUnfinishedOfTrigger,
+	qProjectPauseRead, qProjectPauseWrite, qProjectPauseUnpaused, qProjectPauseTheirs, qProjectPauseKept, qSchedulePauseMark, qSchedulePauseOwn, qSchedulePublishedPaused, qPublishAuditInsert, qRunsUnfinishedOfTrigger,
 	qRunByKey, qRunsCronScheduledIn,
 	qTokenInsert, qTokenNameHolder, qTokenRevoke, qTokenTouch,
 	qUserInsert, qUserDisable, qUserEnable, qUserDelete, qUserSetPassword, qUserSignedIn, qUserInsertFirst,

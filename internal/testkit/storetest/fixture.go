@@ -79,6 +79,9 @@ type Fixture struct {
 	// ProjectPauser pauses and resumes projects as `ql projects pause`
 	// does.
 	ProjectPauser schedule.ProjectPauser
+	// ProjectPauses reads a project's pause state as `ql projects show`
+	// does.
+	ProjectPauses schedule.ProjectPauseReader
 	// Detail reads a trigger with its ledger as `ql triggers show` does.
 	Detail schedule.DetailReader
 	// Monitor reads the backlog and the unfinished Runs as /metrics does.

@@ -17,9 +17,11 @@ import (
 // resume resumes those alone.
 func projectPauseCases() map[string]func(*testing.T, Fixture) {
 	return map[string]func(*testing.T, Fixture){
-		"APausedProjectPausesItsTriggersAndOnlyThoseItPausedResume": testProjectPauseResumesOnlyItsOwn,
-		"ATriggerPublishedIntoAPausedProjectStartsPaused":           testPublishedIntoPausedProject,
-		"AProjectPauseOfAnUnknownOrArchivedProjectIsRefused":        testProjectPauseRefusals,
+		"APausedProjectPausesItsTriggersAndOnlyThoseItPausedResume":          testProjectPauseResumesOnlyItsOwn,
+		"ATriggerPublishedIntoAPausedProjectStartsPaused":                    testPublishedIntoPausedProject,
+		"AProjectPauseOfAnUnknownOrArchivedProjectIsRefused":                 testProjectPauseRefusals,
+		"AProjectsPauseReadsBackWithItsNoteActorAndTimeAndNotAfterItsResume": testProjectPauseReadsBack,
+		"ATriggerPublishedIntoAPausedProjectHasItsPauseAudited":              testPublishedPausedIsAudited,
 	}
 }
 
@@ -148,4 +150,60 @@ func testProjectPauseRefusals(t *testing.T, f Fixture) {
 	_, err = f.ProjectPauser.ProjectPause(t.Context(), schedule.ProjectPauseRequest{Project: "alpha", Pause: true, Actor: "conformance"})
 	requireCode(t, err, qlerror.FailedPrecondition, "pausing an archived project")
 	requirePause(t, f, d.Trigger.TriggerID, false, false, "")
+}
+
+func testProjectPauseReadsBack(t *testing.T, f Fixture) {
+	d := newDefs(t, f, "alpha", quietCron(t, f))
+	read := func(project string) schedule.ProjectPauseState {
+		t.Helper()
+		st, err := f.ProjectPauses.ProjectPauseRead(t.Context(), project)
+		if err != nil {
+			t.Fatalf("reading the pause of project %s: %v", project, err)
+		}
+		return st
+	}
+	if st := read("alpha"); st.Paused || st.ProjectID != d.Project.ID || st.ProjectName != "alpha" || st.AtMs != 0 {
+		t.Fatalf("a project never paused reads %+v; want it not paused, named, with no time", st)
+	}
+	paused := pauseProject(t, f, "alpha", true, "release freeze")
+	want := schedule.ProjectPauseState{ProjectID: d.Project.ID, ProjectName: "alpha", Paused: true, Note: "release freeze", Actor: "conformance", AtMs: paused.AtMs}
+	if st := read("alpha"); st != want {
+		t.Fatalf("the paused project reads %+v; want %+v", st, want)
+	}
+	if st := read(d.Project.ID); st != want {
+		t.Fatalf("the paused project read by its id reads %+v; want %+v", st, want)
+	}
+	resumed := pauseProject(t, f, "alpha", false, "")
+	if st := read("alpha"); st.Paused || st.Note != "" || st.AtMs != resumed.AtMs {
+		t.Fatalf("the resumed project reads %+v; want it not paused, without a note, resumed at %d", st, resumed.AtMs)
+	}
+	_, err := f.ProjectPauses.ProjectPauseRead(t.Context(), "nowhere")
+	requireCode(t, err, qlerror.NotFound, "reading the pause of an unknown project")
+}
+
+func testPublishedPausedIsAudited(t *testing.T, f Fixture) {
+	d := newDefs(t, f, "alpha", quietCron(t, f))
+	pauseProject(t, f, "alpha", true, "migration")
+	late := publishTrigger(t, f, d.Project.ID, ids.New(), d.Task, 0, trigger.Spec{Name: "late", Enabled: true, Cron: quietCron(t, f)}).TriggerID
+	audits, err := f.Audits(t.Context(), late)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"pause " + schedule.PausedAtPublishActor("conformance") + " migration"}; !slices.Equal(audits, want) {
+		t.Fatalf("audit of a trigger published into the paused project %q, want %q", audits, want)
+	}
+	pauseProject(t, f, "alpha", false, "")
+	pauseProject(t, f, "alpha", true, "second")
+	// A republish (another misfire policy) finds the row there: its pause
+	// is the project's of before, audited then.
+	c := quietCron(t, f)
+	c.MisfirePolicy = trigger.Skip
+	publishTrigger(t, f, d.Project.ID, late, d.Task, 1, trigger.Spec{Name: "late", Enabled: true, Cron: c})
+	audits, err = f.Audits(t.Context(), late)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(audits) != 3 {
+		t.Fatalf("audit after a republish into the paused project %q; want the publish's pause, the resume and the project's pause alone, the republish adding none", audits)
+	}
 }

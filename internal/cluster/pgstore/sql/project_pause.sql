@@ -1,9 +1,10 @@
 -- name: ProjectPauseRead
--- A project's identity, status and pause state, read in the SERIALIZABLE
--- transaction of the change that follows: two changes of one project
--- racing conflict there, and one of them is retried (the runtime role may
--- not lock a project row). $1 its name or id (an id wins over a name that
--- happens to be spelt as another project's id).
+-- A project's identity, status and pause state: for the pages that show
+-- it, and in the SERIALIZABLE transaction of a change that follows: two
+-- changes of one project racing conflict there, and one of them is
+-- retried (the runtime role may not lock a project row). $1 its name or
+-- id (an id wins over a name that happens to be spelt as another
+-- project's id).
 SELECT p.id::text, p.name, p.status = 'archived', coalesce(pp.paused, false), pp.note, pp.actor, pp.at_ms
   FROM qinglong.projects p
   LEFT JOIN qinglong.project_pauses pp ON pp.project_id = p.id

@@ -220,3 +220,12 @@ UPDATE qinglong.trigger_schedules s
        updated_at_ms = $4
   FROM unnest($1::text[], $2::bigint[], $3::bigint[]) AS u(trigger_id, cursor, due_offset)
  WHERE s.trigger_id = u.trigger_id::uuid
+
+-- name: SchedulesPublishedPaused
+-- The pauses the triggers new to a paused project started with
+-- (SchedulesUpsert), for their audit records: the note each took, who
+-- paused the project, and the pause's start. $1 the new trigger ids.
+SELECT s.trigger_id::text, s.pause_note, pp.actor, s.paused_at_ms
+  FROM qinglong.trigger_schedules s
+  JOIN qinglong.project_pauses pp ON pp.project_id = s.project_id
+ WHERE s.trigger_id = ANY($1::uuid[]) AND s.paused AND s.paused_with_project
