@@ -1,4 +1,4 @@
--- pg-0035: a notification retried by hand records who asked (sql/notify.sql,
+-- pg-0034: a notification retried by hand records who asked (sql/notify.sql,
 -- NotifyRetry), as the audit trail names an actor (the CLI's user, `api:`
 -- token@address, `console:` user or token@address): retried_by is the last
 -- retry's (NULL: never retried by hand, or retried before this migration).

@@ -1,3 +1,0 @@
--- Holds the stream's place for the migration numbered 0034 on another
--- branch; it changes nothing.
-SELECT 1;
