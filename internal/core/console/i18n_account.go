@@ -41,6 +41,7 @@ var accountMessages = map[string]map[string]string{
 		"err.pwcurrent":     "That is not your current password.",
 		"err.pwtoken":       "You are signed in with an API token, which has no password to change.",
 		"err.pwstore":       "The password could not be changed: the database did not answer in time. Nothing changed; try again in a moment.",
+		"err.pwchanged":     "Your password was changed elsewhere, or your account disabled or deleted, while this change was made, so nothing changed here. Sign in again, then change it if you still want to.",
 		"err.setupthrottle": "Too many wrong setup codes from this address: wait a minute, then try again with the code from the server's log.",
 	},
 	"zh": {
@@ -77,6 +78,7 @@ var accountMessages = map[string]map[string]string{
 		"err.pwcurrent":     "这不是你的当前密码。",
 		"err.pwtoken":       "你使用 API 令牌登录，令牌没有可修改的密码。",
 		"err.pwstore":       "密码未能修改：数据库未及时响应。没有任何更改，请稍后重试。",
+		"err.pwchanged":     "在本次修改期间，你的密码已在别处被修改，或你的账号已被停用或删除，因此这里没有任何更改。请重新登录，如仍需要再修改密码。",
 		"err.setupthrottle": "此地址输入错误设置码的次数过多：请等待一分钟，再用服务器日志中的设置码重试。",
 	},
 }
