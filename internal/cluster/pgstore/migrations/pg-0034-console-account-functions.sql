@@ -13,7 +13,8 @@
 -- all, and returns its creation time; NULL when one exists. The table
 -- lock conflicts with itself and with every other insert, so two replicas'
 -- setups at once, or one beside `ql users create`, take turns and the
--- second sees the first.
+-- second sees the first. The creation time is the cluster's clock
+-- (pgstore.ClockMsSQL), written out: a function body takes no template.
 CREATE FUNCTION qinglong.console_first_owner_create(p_id uuid, p_name text, p_hash text)
 RETURNS bigint
 LANGUAGE plpgsql
