@@ -122,7 +122,9 @@ var tableGrants = map[string]map[RoleKind][]string{
 	// An admin creates, disables and deletes console accounts and sets
 	// their passwords; the runtime, which serves the console, reads them to
 	// sign users in and writes only the time of a sign-in (columnGrants),
-	// so it can never change a role, a password or a disabled account.
+	// so it can never change a role or a disabled account; the first owner
+	// and a user's own password it writes through functionGrants' two
+	// functions alone.
 	"console_users": {RoleAdmin: {"SELECT", "INSERT", "UPDATE", "DELETE"}, RoleRuntime: {"SELECT"}},
 	// The runtime writes notifications with the state changes causing
 	// them, claims, marks and (`ql notifications retry`, with the runtime
@@ -164,11 +166,34 @@ var columnGrants = map[string]map[RoleKind]map[string][]string{
 	"console_users": {RoleRuntime: {"last_signin_at_ms": {"UPDATE"}}},
 }
 
+// functionGrants are the functions of the schema a non-owner role may
+// EXECUTE, by their signature as PostgreSQL prints it; every function is
+// owned by the migration role, and nobody else, PUBLIC included, may call
+// one. Both are SECURITY DEFINER: they write console_users as its owner,
+// each exactly one write, so the runtime role, which serves the console
+// but may not insert or update accounts, creates the first owner with a
+// replica's setup code and changes a signed-in user's own password
+// through them and in no other way.
+var functionGrants = map[string]map[RoleKind][]string{
+	"console_first_owner_create(uuid,text,text)": {RoleRuntime: {"EXECUTE"}},
+	"console_password_change(uuid,text,text)":    {RoleRuntime: {"EXECUTE"}},
+}
+
 // grantedTables lists the matrix's tables in a fixed order.
 func grantedTables() []string {
 	out := make([]string, 0, len(tableGrants))
 	for t := range tableGrants {
 		out = append(out, t)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// grantedFunctions lists the matrix's functions in a fixed order.
+func grantedFunctions() []string {
+	out := make([]string, 0, len(functionGrants))
+	for f := range functionGrants {
+		out = append(out, f)
 	}
 	sort.Strings(out)
 	return out

@@ -111,6 +111,14 @@ func expectedPrivilegeLines(r Roles) []string {
 			}
 		}
 	}
+	for _, f := range grantedFunctions() {
+		out = append(out, fmt.Sprintf("function %s.%s owned by %s", SchemaName, f, r.Migration))
+		for k, privs := range functionGrants[f] {
+			for _, p := range privs {
+				out = append(out, fmt.Sprintf("function %s.%s grants %s to %s", SchemaName, f, p, r.Name(k)))
+			}
+		}
+	}
 	sort.Strings(out)
 	return out
 }

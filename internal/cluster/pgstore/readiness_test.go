@@ -125,6 +125,18 @@ func TestReadinessFailsClosedOnEachTamperedItem(t *testing.T) {
 		{"function grant", func(t *testing.T, e *env) {
 			e.exec(t, "GRANT EXECUTE ON FUNCTION pg_catalog.pg_read_file(text) TO "+quoteIdent(e.roles.Runtime))
 		}, CodePrivilegeDrift},
+		{"account function not granted to the runtime (roles not re-applied after the migration)", func(t *testing.T, e *env) {
+			e.exec(t, "REVOKE EXECUTE ON FUNCTION qinglong.console_password_change(uuid, text, text) FROM "+quoteIdent(e.roles.Runtime))
+		}, CodePrivilegeDrift},
+		{"account function granted to PUBLIC", func(t *testing.T, e *env) {
+			e.exec(t, "GRANT EXECUTE ON FUNCTION qinglong.console_first_owner_create(uuid, text, text) TO PUBLIC")
+		}, CodePrivilegeDrift},
+		{"account function granted to another QingLong role", func(t *testing.T, e *env) {
+			e.exec(t, "GRANT EXECUTE ON FUNCTION qinglong.console_first_owner_create(uuid, text, text) TO "+quoteIdent(e.roles.WorkerIngress))
+		}, CodePrivilegeDrift},
+		{"account function owned by another role", func(t *testing.T, e *env) {
+			e.exec(t, "ALTER FUNCTION qinglong.console_password_change(uuid, text, text) OWNER TO "+quoteIdent(e.intruder(t)))
+		}, CodePrivilegeDrift},
 		{"role search_path removed", func(t *testing.T, e *env) {
 			e.exec(t, "ALTER ROLE "+quoteIdent(e.roles.Runtime)+" RESET search_path")
 		}, CodeUnsafeSearchPath},

@@ -122,6 +122,17 @@ func EnsureRoles(ctx context.Context, url string, cfg RolesConfig) error {
 			}
 		}
 	}
+	functions, err := schemaFunctions(ctx, tx)
+	if err != nil {
+		return err
+	}
+	for _, f := range functions {
+		for _, stmt := range functionGrantStatements(roles, f) {
+			if _, err := tx.Exec(ctx, stmt); err != nil {
+				return mapErr(err, "installing grants on "+f)
+			}
+		}
+	}
 	if err := tx.Commit(ctx); err != nil {
 		return mapErr(err, "committing grants")
 	}
@@ -268,6 +279,7 @@ func grantStatements(r Roles) []string {
 		"REVOKE ALL ON SCHEMA " + schema + " FROM PUBLIC, " + users,
 		"GRANT USAGE ON SCHEMA " + schema + " TO " + users,
 		"REVOKE ALL ON ALL TABLES IN SCHEMA " + schema + " FROM PUBLIC, " + users,
+		"REVOKE ALL ON ALL FUNCTIONS IN SCHEMA " + schema + " FROM PUBLIC, " + users,
 	}
 }
 
@@ -291,6 +303,30 @@ func tableGrantStatements(r Roles, table string) []string {
 		}
 	}
 	return out
+}
+
+// functionGrantStatements hand a function (qualified, as PostgreSQL
+// prints its signature) to the migration role, which owns the tables it
+// writes, and grant EXECUTE as the matrix says.
+func functionGrantStatements(r Roles, qualified string) []string {
+	out := []string{"ALTER FUNCTION " + qualified + " OWNER TO " + pgx.Identifier{r.Migration}.Sanitize()}
+	for _, k := range RoleKinds {
+		privs := functionGrants[strings.TrimPrefix(qualified, SchemaName+".")][k]
+		if len(privs) > 0 {
+			out = append(out, "GRANT "+strings.Join(privs, ", ")+" ON FUNCTION "+qualified+" TO "+pgx.Identifier{r.Name(k)}.Sanitize())
+		}
+	}
+	return out
+}
+
+// schemaFunctions lists the schema's functions by qualified signature.
+func schemaFunctions(ctx context.Context, q querier) ([]string, error) {
+	rows, err := q.Query(ctx, sqlSchemaFunctions, SchemaName)
+	if err != nil {
+		return nil, mapErr(err, "listing functions")
+	}
+	out, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	return out, mapErr(err, "listing functions")
 }
 
 func schemaTables(ctx context.Context, q querier) ([]string, error) {

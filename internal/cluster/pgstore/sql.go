@@ -148,6 +148,7 @@ var (
 	sqlRoleExists      = stmt("RoleExists")
 	sqlRoleMemberships = stmt("RoleMemberships")
 	sqlSchemaTables    = stmt("SchemaTables")
+	sqlSchemaFunctions = stmt("SchemaFunctions")
 )
 
 // sql/workers_admin.sql: worker credentials (admin role).
@@ -272,6 +273,10 @@ var (
 	sqlUsersLockFirst  = stmt("UsersLockForFirst")
 	sqlUserInsertFirst = stmt("UserInsertFirst")
 	sqlUsersExist      = stmt("UsersExist")
+	// The runtime role's two writes on accounts, through the functions of
+	// migration pg-0035.
+	sqlFirstOwnerCreate = stmt("FirstOwnerCreate")
+	sqlPasswordChange   = stmt("PasswordChange")
 )
 
 // sql/replicas.sql: replica heartbeats.

@@ -80,13 +80,16 @@ func TestEverySQLBlockIsBound(t *testing.T) {
 
 // TestClockExpressionWrittenOnce: the database clock expression appears in
 // the repository's code only as ClockMsSQL (and once in faults, which
-// pgstore's own tests import, so it cannot import pgstore); every block
-// writes it as {{now_ms}}. The clock every fence compares against is
-// defined in one place.
+// pgstore's own tests import, so it cannot import pgstore, and once in
+// the migration creating the first-owner function, whose body runs in the
+// database and cannot take a template); every block writes it as
+// {{now_ms}}. The clock every fence compares against is defined in one
+// place.
 func TestClockExpressionWrittenOnce(t *testing.T) {
 	// Split so this file does not count itself.
 	expr := "clock_timestamp()" + ") * 1000"
-	allowed := map[string]int{"internal/cluster/pgstore/sqlload.go": 1, "internal/testkit/faults/standby.go": 1}
+	allowed := map[string]int{"internal/cluster/pgstore/sqlload.go": 1, "internal/testkit/faults/standby.go": 1,
+		"internal/cluster/pgstore/migrations/pg-0035-console-account-functions.sql": 1}
 	root := filepath.Join("..", "..", "..")
 	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {

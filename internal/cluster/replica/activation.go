@@ -206,6 +206,7 @@ func (r *replica) supervise(ctx context.Context) error {
 		carried = nil
 		r.adm.open(act)
 		r.log.Info("replica ready: admission open", slog.String("code", CodeReady), slog.Int("attempt", attempt))
+		r.offerSetupCode(ctx, act.rt)
 		pace = failurePace{every: failureLogEvery}
 		select {
 		case <-ctx.Done():

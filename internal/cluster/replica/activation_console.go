@@ -13,6 +13,37 @@ import (
 // as it authenticates tokens.
 var _ account.Authenticator = liveReaders{}
 
+// The setup page and the account page's password change go through the
+// runtime role's database functions (pgstore.Runtime).
+var (
+	_ account.FirstOwner      = liveReaders{}
+	_ account.PasswordChanger = liveReaders{}
+)
+
+func (l liveReaders) UsersExist(ctx context.Context) (bool, error) {
+	rt, err := l.runtime()
+	if err != nil {
+		return false, err
+	}
+	return rt.UsersExist(ctx)
+}
+
+func (l liveReaders) UserCreateFirst(ctx context.Context, u account.NewUser) (account.User, error) {
+	rt, err := l.runtime()
+	if err != nil {
+		return account.User{}, err
+	}
+	return rt.UserCreateFirst(ctx, u)
+}
+
+func (l liveReaders) UserChangePassword(ctx context.Context, id, currentHash, newHash string) error {
+	rt, err := l.runtime()
+	if err != nil {
+		return err
+	}
+	return rt.UserChangePassword(ctx, id, currentHash, newHash)
+}
+
 func (l liveReaders) UserCredentials(ctx context.Context, name string) (account.User, string, error) {
 	rt, err := l.runtime()
 	if err != nil {

@@ -79,13 +79,14 @@ type replica struct {
 	retain      *loop.Loop
 	maint       *maintenance
 	beat        *heartbeat
+	setup       *setupCode
 	// metrics and metricsHTTP exist only with a metrics address.
 	metrics     *metrics.Metrics
 	metricsHTTP *httpserve.Server
 }
 
 func serveReplica(ctx context.Context, s settings, log *slog.Logger) error {
-	r := &replica{s: s, log: log, adm: &admission{}, beat: newHeartbeat()}
+	r := &replica{s: s, log: log, adm: &admission{}, beat: newHeartbeat(), setup: newSetupCode()}
 	// The stop is bounded from the signal, whatever phase it lands in
 	// (a lost activation being stopped, a backoff, an activation step).
 	signalled := make(chan time.Time, 1)
@@ -140,7 +141,7 @@ func (r *replica) listen() error {
 		cfg.Manual = schedule.ObservedManual{Manual: liveManual{live}, Finished: r.runsFinished}
 	}
 	cfg.Console = console.New(console.Config{Runs: cfg.Runs, LastRuns: cfg.LastRuns, Triggers: cfg.Triggers, Detail: cfg.Detail, Tokens: cfg.Tokens, Uses: cfg.Uses,
-		Pauser: cfg.Pauser, ProjectPauser: cfg.ProjectPauser, ProjectPauses: cfg.ProjectPauses, Users: live, Monitor: live.Monitor, Workers: live.Workers, Replicas: live.Replicas, Cancel: cfg.Cancel, Manual: cfg.Manual, Notifications: cfg.Notifications,
+		Pauser: cfg.Pauser, ProjectPauser: cfg.ProjectPauser, ProjectPauses: cfg.ProjectPauses, Users: live, FirstOwner: live, Setup: r.setup.holder, Passwords: live, Monitor: live.Monitor, Workers: live.Workers, Replicas: live.Replicas, Cancel: cfg.Cancel, Manual: cfg.Manual, Notifications: cfg.Notifications,
 		Export: cfg.Export, Secure: r.s.HTTPTLS != nil, Log: r.log, ReadLog: cfg.ReadLog})
 	api := httpapi.NewHandler(cfg)
 	r.api.Store(api)

@@ -15,12 +15,6 @@ import (
 // password or its hash.
 const CodePasswordChanged = "console.password_changed"
 
-// PasswordSetter replaces an account's password hash, as `ql users
-// passwd` does (account.Manager has it).
-type PasswordSetter interface {
-	UserSetPassword(ctx context.Context, name, hash string) error
-}
-
 // setupLink reports whether the sign-in page offers the setup page; a
 // store that cannot tell leaves the link out, and the sign-in page stands.
 func (c *Console) setupLink(ctx context.Context) bool {
@@ -55,7 +49,9 @@ const changedParam = "changed"
 
 // passwordChange sets a signed-in user's own password after checking the
 // current one, throttled as a sign-in with that name from this address
-// is. The new hash has a new stamp, so every session of the user ends at
+// is. The store replaces the hash only while it is still the one checked,
+// so a password set (or an account disabled) in between is never
+// overwritten with one the checked password chose. The new hash has a new stamp, so every session of the user ends at
 // its next request (stillValid: on every replica, as the stamp is the
 // database's); this browser's session is replaced by one of the new
 // stamp, so it stays signed in.
@@ -114,7 +110,11 @@ func (c *Console) passwordChange(w http.ResponseWriter, r *http.Request, s *sess
 	}
 	newHash, err := account.HashPassword(password)
 	if err == nil {
-		err = c.cfg.Passwords.UserSetPassword(r.Context(), s.name, newHash)
+		err = c.cfg.Passwords.UserChangePassword(r.Context(), s.userID, hash, newHash)
+	}
+	if qlerror.CodeOf(err) == qlerror.Conflict {
+		again(http.StatusConflict, tr(l, "err.pwchanged"))
+		return
 	}
 	if err != nil {
 		c.fail(w, r, s, err)

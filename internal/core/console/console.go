@@ -65,9 +65,10 @@ type Config struct {
 	FirstOwner account.FirstOwner
 	Setup      *account.SetupCode
 	// Passwords changes a signed-in user's own password on the account
-	// page; nil where the server's role may not (the page then gives the
-	// command).
-	Passwords PasswordSetter
+	// page, only while the hash its current password was checked against
+	// is still the account's; nil where the server cannot (the page then
+	// gives the command).
+	Passwords account.PasswordChanger
 	// TokenAdmin lists, creates and revokes tokens on the tokens page;
 	// nil where the server's role cannot (the page is then not offered).
 	TokenAdmin apitoken.Manager

@@ -13,7 +13,7 @@ var accountMessages = map[string]map[string]string{
 		"setup.intro":    "No account exists yet. The account you create here is an owner: it may do everything, create more accounts with `ql users create` included. Once it exists, this page is gone.",
 		"setup.userhelp": "Lowercase letters, digits, dots, dashes and underscores, starting and ending with a letter or digit.",
 		"setup.code":     "Setup code",
-		"setup.codehelp": "The server printed it once in its log when it started, on the line with code %s (eight groups of four letters and digits; the dashes may be left out). It works once. Lost it? Restart the server: each start without an account prints a new one.",
+		"setup.codehelp": "The server printed it once in its log when it started (a cluster replica: once its database was ready), on the line with code %s (eight groups of four letters and digits; the dashes may be left out). It works once. Lost it? Restart the server: each start without an account prints a new one.",
 		"setup.create":   "Create the owner and sign in",
 		"setup.back":     "Back to sign-in",
 		"account":        "Account",
@@ -41,6 +41,7 @@ var accountMessages = map[string]map[string]string{
 		"err.pwcurrent":     "That is not your current password.",
 		"err.pwtoken":       "You are signed in with an API token, which has no password to change.",
 		"err.pwstore":       "The password could not be changed: the database did not answer in time. Nothing changed; try again in a moment.",
+		"err.pwchanged":     "Your password was changed elsewhere, or your account disabled or deleted, while this change was made, so nothing changed here. Sign in again, then change it if you still want to.",
 		"err.setupthrottle": "Too many wrong setup codes from this address: wait a minute, then try again with the code from the server's log.",
 	},
 	"zh": {
@@ -49,7 +50,7 @@ var accountMessages = map[string]map[string]string{
 		"setup.intro":    "还没有任何账号。在这里创建的账号是所有者：它可以做任何事，包括用 `ql users create` 创建更多账号。账号创建后，本页即不再提供。",
 		"setup.userhelp": "小写字母、数字、点、连字符和下划线，以字母或数字开头和结尾。",
 		"setup.code":     "设置码",
-		"setup.codehelp": "服务器启动时在日志中打印过一次，在代码为 %s 的那一行（八组，每组四个字母或数字；连字符可以省略）。它只能使用一次。找不到了？重启服务器：每次在没有账号时启动都会打印一个新的设置码。",
+		"setup.codehelp": "服务器启动时在日志中打印过一次（集群副本：在其数据库就绪时），在代码为 %s 的那一行（八组，每组四个字母或数字；连字符可以省略）。它只能使用一次。找不到了？重启服务器：每次在没有账号时启动都会打印一个新的设置码。",
 		"setup.create":   "创建所有者并登录",
 		"setup.back":     "返回登录",
 		"account":        "账号",
@@ -77,6 +78,7 @@ var accountMessages = map[string]map[string]string{
 		"err.pwcurrent":     "这不是你的当前密码。",
 		"err.pwtoken":       "你使用 API 令牌登录，令牌没有可修改的密码。",
 		"err.pwstore":       "密码未能修改：数据库未及时响应。没有任何更改，请稍后重试。",
+		"err.pwchanged":     "在本次修改期间，你的密码已在别处被修改，或你的账号已被停用或删除，因此这里没有任何更改。请重新登录，如仍需要再修改密码。",
 		"err.setupthrottle": "此地址输入错误设置码的次数过多：请等待一分钟，再用服务器日志中的设置码重试。",
 	},
 }

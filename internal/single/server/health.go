@@ -2,8 +2,6 @@ package server
 
 import (
 	"context"
-	"net"
-	"strings"
 	"time"
 
 	"github.com/qinglong/qinglong/internal/core/apitoken"
@@ -72,7 +70,7 @@ func (s *Server) listen() error {
 	s.httpLn = nil // the server's now: its Shutdown closes it
 	s.http = srv
 	s.api.Store(api)
-	console := consoleURL(srv.Addr(), s.cfg.HTTPAddr, tlsCfg != nil)
+	console := httpserve.ConsoleURL(srv.Addr(), s.cfg.HTTPAddr, tlsCfg != nil)
 	s.cfg.Logger.Info("http listening; open the console at "+console+" (the API at /api/v1, /livez and /readyz; 503 until the start completes)",
 		"code", CodeHTTPListening, "addr", srv.Addr(), "tls", tlsCfg != nil)
 	if note := httpapi.WildcardNote(s.cfg.HTTPAddr, s.cfg.AllowedHosts); note != "" {
@@ -81,28 +79,6 @@ func (s *Server) listen() error {
 	s.noteNoAccounts(console)
 	s.logSetupCode(setupCode, console)
 	return nil
-}
-
-// consoleURL is the address a browser on this machine opens the console
-// at: a server bound to every interface (given as configured, which Go
-// reports as [::] even for 0.0.0.0) is reached on loopback, which its
-// Host check always accepts: 127.0.0.1, or ::1 where it was given an IPv6
-// wildcard.
-func consoleURL(addr, configured string, tls bool) string {
-	scheme := "http"
-	if tls {
-		scheme = "https"
-	}
-	if host, port, err := net.SplitHostPort(addr); err == nil {
-		if ip := net.ParseIP(host); ip != nil && ip.IsUnspecified() {
-			loopback := "127.0.0.1"
-			if given, _, err := net.SplitHostPort(configured); err == nil && strings.Contains(given, ":") {
-				loopback = "::1"
-			}
-			addr = net.JoinHostPort(loopback, port)
-		}
-	}
-	return scheme + "://" + addr + "/"
 }
 
 // noteNoAccounts says, when nothing can sign in to the console — no

@@ -202,11 +202,11 @@ func TestAServerOnEveryInterfaceNamesALoopbackConsoleURLAndSaysNamesNeedAllowedH
 		t.Errorf("GET %slivez: %s", console, resp.Status)
 	}
 	for configured, want := range map[string]string{"0.0.0.0:8080": "http://127.0.0.1:8080/", ":8080": "http://127.0.0.1:8080/", "[::]:8080": "http://[::1]:8080/"} {
-		if got := consoleURL("[::]:8080", configured, false); got != want {
-			t.Errorf("consoleURL of %s = %q, want %q", configured, got, want)
+		if got := httpserve.ConsoleURL("[::]:8080", configured, false); got != want {
+			t.Errorf("ConsoleURL of %s = %q, want %q", configured, got, want)
 		}
 	}
-	if got := consoleURL("10.0.0.5:8443", "10.0.0.5:8443", true); got != "https://10.0.0.5:8443/" {
+	if got := httpserve.ConsoleURL("10.0.0.5:8443", "10.0.0.5:8443", true); got != "https://10.0.0.5:8443/" {
 		t.Errorf("a named address over TLS: %q, want it as it is", got)
 	}
 }

@@ -160,6 +160,7 @@ var (
 	qUserDisable           = query("user_disable")
 	qUserDelete            = query("user_delete")
 	qUserSetPassword       = query("user_set_password")
+	qUserChangePassword    = query("user_change_password")
 	qUserEnable            = query("user_enable")
 	qUserCredentials       = query("user_credentials")
 	qUserByID              = query("user_by_id")
@@ -251,7 +252,7 @@ var writeQueries = []string{
 	qProjectPauseRead, qProjectPauseWrite, qProjectPauseUnpaused, qProjectPauseTheirs, qProjectPauseKept, qSchedulePauseMark, qSchedulePauseOwn, qSchedulePublishedPaused, qPublishAuditInsert, qRunsUnfinishedOfTrigger,
 	qRunByKey, qRunsCronScheduledIn,
 	qTokenInsert, qTokenNameHolder, qTokenRevoke, qTokenTouch,
-	qUserInsert, qUserDisable, qUserEnable, qUserDelete, qUserSetPassword, qUserSignedIn, qUserInsertFirst,
+	qUserInsert, qUserDisable, qUserEnable, qUserDelete, qUserSetPassword, qUserChangePassword, qUserSignedIn, qUserInsertFirst,
 	qNotifyFacts, qNotifyRunFacts, qNotifyHistory, qNotifyInsert, qNotifyClaim, qNotifyDelivered, qNotifyPromote, qNotifyFailed, qNotifyRetry, qNotifyState, qNotifyRelease, qNotifySkipFacts,
 	qRetentionRunsBatch, qRetentionLogsOfRuns, qRetentionEventsDelete, qRetentionAttemptsDelete, qRetentionRunsDelete,
 	qRetentionLogsBatch, qRetentionLogsForget, qRetentionLogBytes, qRetentionLogsRunning, qRetentionNotifications, qPragmaFreelist, qPragmaIncrementalVacuum,

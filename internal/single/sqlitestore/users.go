@@ -8,8 +8,9 @@ import (
 )
 
 var (
-	_ account.Manager       = (*Store)(nil)
-	_ account.Authenticator = (*Store)(nil)
+	_ account.Manager         = (*Store)(nil)
+	_ account.Authenticator   = (*Store)(nil)
+	_ account.PasswordChanger = (*Store)(nil)
 )
 
 // UserCreate stores a console account (account.Create validates and hashes).
@@ -67,6 +68,21 @@ func (s *Store) UserDelete(ctx context.Context, name string) error {
 // UserSetPassword replaces the account's password hash.
 func (s *Store) UserSetPassword(ctx context.Context, name, hash string) error {
 	return s.changeUser(ctx, "set the password of user "+name, name, qUserSetPassword, hash)
+}
+
+// UserChangePassword replaces the enabled account's hash only while it is
+// still currentHash.
+func (s *Store) UserChangePassword(ctx context.Context, id, currentHash, newHash string) error {
+	return s.write(ctx, "change the password of a user", durable, func(tx *txn) error {
+		res, err := tx.ExecContext(ctx, qUserChangePassword, id, currentHash, newHash)
+		if err != nil {
+			return err
+		}
+		if n, err := res.RowsAffected(); err != nil || n == 0 {
+			return cmpErr(err, account.ErrPasswordChangedMeanwhile())
+		}
+		return nil
+	})
 }
 
 func (s *Store) changeUser(ctx context.Context, what, name, q string, args ...any) error {

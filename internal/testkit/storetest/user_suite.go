@@ -22,6 +22,7 @@ func RunUsers(t *testing.T, newFixture Factory) {
 		"ChangesToAMissingUserAreNotFoundAndChangeNoOne": testUserMissing,
 		"TheFirstOwnerIsCreatedOnlyWhileNoUserExists":    testUserFirstOnlyWhileNone,
 		"OfTwoFirstOwnersAtOnceExactlyOneIsCreated":      testUserFirstOnce,
+		"AUsersOwnPasswordChangeRefusesAStaleHash":       testUserOwnPasswordStale,
 	}
 	for name, fn := range tests {
 		t.Run(name, func(t *testing.T) {

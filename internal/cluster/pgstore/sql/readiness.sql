@@ -70,7 +70,9 @@ SELECT count(r.rolname)::int, current_user::text
 -- included. Outside the schema, every object our roles own (but the
 -- TOAST tables of the schema's own tables) and every
 -- privilege granted to one of them by name is listed (none is expected):
--- a grant there widens the exact matrix just the same.
+-- a grant there widens the exact matrix just the same. A function of the
+-- schema that PUBLIC may execute is listed too: the schema's functions are
+-- SECURITY DEFINER writes on accounts.
 WITH ours AS (SELECT oid, rolname FROM pg_roles WHERE rolname = ANY ($1::text[])),
      ns AS (SELECT oid, nspowner, nspacl FROM pg_namespace WHERE nspname = 'qinglong'),
      rels AS (SELECT c.* FROM pg_class c JOIN ns ON ns.oid = c.relnamespace WHERE c.relkind IN ('r', 'p', 'v', 'm', 'S', 'f'))
@@ -134,7 +136,11 @@ SELECT line FROM (
     UNION ALL
     SELECT format('function %s grants %s to %s', p.oid::regprocedure, a.privilege_type, ours.rolname)
       FROM pg_proc p, aclexplode(p.proacl) a JOIN ours ON ours.oid = a.grantee
-     WHERE p.proacl IS NOT NULL
+     WHERE p.proacl IS NOT NULL AND a.grantee <> p.proowner
+    UNION ALL
+    SELECT format('function %s grants %s to PUBLIC', p.oid::regprocedure, a.privilege_type)
+      FROM pg_proc p JOIN ns ON ns.oid = p.pronamespace, aclexplode(coalesce(p.proacl, acldefault('f', p.proowner))) a
+     WHERE a.grantee = 0
     UNION ALL
     SELECT format('parameter %s grants %s to %s', pa.parname, a.privilege_type, ours.rolname)
       FROM pg_parameter_acl pa, aclexplode(pa.paracl) a JOIN ours ON ours.oid = a.grantee

@@ -22,3 +22,10 @@ SELECT DISTINCT g.rolname, m.rolname, gr.rolname
 -- The tables of schema $1, each granted exactly the matrix of grants.go.
 SELECT c.relname FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
  WHERE n.nspname = $1 AND c.relkind IN ('r', 'p') ORDER BY c.relname
+
+-- name: SchemaFunctions
+-- The functions of schema $1 by signature, schema-qualified (the session's
+-- search_path holds only pg_catalog and pg_temp), each granted exactly the
+-- matrix of grants.go.
+SELECT p.oid::pg_catalog.regprocedure::text FROM pg_catalog.pg_proc p JOIN pg_catalog.pg_namespace n ON n.oid = p.pronamespace
+ WHERE n.nspname = $1 ORDER BY 1

@@ -71,3 +71,16 @@ RETURNING created_at_ms
 -- name: UsersExist
 -- Whether any account exists, disabled ones included.
 SELECT EXISTS (SELECT 1 FROM qinglong.console_users)
+
+-- name: FirstOwnerCreate
+-- Creates the first account, an owner, only while no account exists
+-- (runtime role, through the SECURITY DEFINER function, which locks the
+-- table as UsersLockForFirst does); NULL when one exists.
+SELECT qinglong.console_first_owner_create($1, $2, $3)
+
+-- name: PasswordChange
+-- Replaces an enabled account's password hash only while it is still the
+-- one the caller checked (runtime role, through the SECURITY DEFINER
+-- function); false when it changed, or the account was disabled or
+-- deleted, meanwhile.
+SELECT qinglong.console_password_change($1, $2, $3)
