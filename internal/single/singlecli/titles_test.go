@@ -50,6 +50,10 @@ func TestATitleIsShownBesideItsNameByTheCLIAndTheAPI(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "\ntitle      每日签到  (task 京东资产统计, project 京东助手)\n") || !strings.Contains(out, "trigger    api/yearly (") {
 		t.Fatalf("triggers show: %d %q %q; want a title line beside the name", code, out, errOut)
 	}
+	code, out, errOut = ql(t, "projects", "show", "api", "--data-dir", dir)
+	if code != 0 || !strings.Contains(out, "\ntitle     京东助手\n") {
+		t.Fatalf("projects show: %d %q %q; want the project's title under its name", code, out, errOut)
+	}
 	operator := newToken(t, dir, "op", "operate")
 	base := serveAPI(t, dir, "standalone")
 	st, body := call(t, "GET", base+"/api/v1/triggers", operator, "")
@@ -59,5 +63,8 @@ func TestATitleIsShownBesideItsNameByTheCLIAndTheAPI(t *testing.T) {
 	}
 	if item, _ := items[0].(map[string]any); item["title"] != "每日签到" || item["name"] != "yearly" {
 		t.Fatalf("the API lists %v; want title 每日签到 beside name yearly", item)
+	}
+	if st, p := call(t, "GET", base+"/api/v1/projects/api", operator, ""); st != 200 || p["title"] != "京东助手" || p["name"] != "api" {
+		t.Fatalf("GET /api/v1/projects/api: %d %v; want title 京东助手 beside name api", st, p)
 	}
 }
