@@ -46,7 +46,7 @@ func (a *Admin) ProjectByName(ctx context.Context, name string) (project.Project
 func projectByName(ctx context.Context, q querier, name string) (project.Project, error) {
 	var p project.Project
 	var status string
-	err := q.QueryRow(ctx, sqlProjectByName, name).Scan(&p.ID, &p.Name, &status, &p.Notifications)
+	err := q.QueryRow(ctx, sqlProjectByName, name).Scan(&p.ID, &p.Name, &status, &p.Notifications, &p.Title)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return project.Project{}, catalog.ProjectMissing(name)
 	}
@@ -76,19 +76,19 @@ func (a *Admin) ProjectSave(ctx context.Context, p project.Project) (catalog.Cha
 
 func projectSave(ctx context.Context, tx pgx.Tx, p project.Project) (catalog.Change, error) {
 	var change catalog.Change
-	var name, status, notifications string
-	err := tx.QueryRow(ctx, sqlProjectLock, p.ID).Scan(&name, &status, &notifications)
+	var name, status, notifications, title string
+	err := tx.QueryRow(ctx, sqlProjectLock, p.ID).Scan(&name, &status, &notifications, &title)
 	switch {
 	case errors.Is(err, pgx.ErrNoRows):
 		change = catalog.Created
-		_, err = tx.Exec(ctx, sqlProjectInsert, p.ID, p.Name, string(p.Status), p.Notifications)
+		_, err = tx.Exec(ctx, sqlProjectInsert, p.ID, p.Name, string(p.Status), p.Notifications, p.Title)
 	case err != nil:
 		return "", err
-	case name == p.Name && status == string(p.Status) && notifications == p.Notifications:
+	case name == p.Name && status == string(p.Status) && notifications == p.Notifications && title == p.Title:
 		return catalog.Unchanged, nil
 	default:
 		change = catalog.Updated
-		_, err = tx.Exec(ctx, sqlProjectUpdate, p.ID, p.Name, string(p.Status), p.Notifications)
+		_, err = tx.Exec(ctx, sqlProjectUpdate, p.ID, p.Name, string(p.Status), p.Notifications, p.Title)
 		if err == nil && project.Status(status) == project.Archived && p.Status == project.Active {
 			err = recordArchive(ctx, tx, p.ID)
 		}

@@ -96,18 +96,23 @@ func readDefinitions(ctx context.Context, tx pgx.Tx, name string, limit int, d *
 	if rows, err = tx.Query(ctx, sqlTriggersOfProject, d.Project.ID, limit); err != nil {
 		return err
 	}
-	defer rows.Close()
 	for rows.Next() {
 		r, err := scanTriggerRevision(rows)
 		if err == nil {
 			err = r.VerifyDigest()
 		}
 		if err != nil {
+			rows.Close()
 			return err
 		}
 		d.Triggers = append(d.Triggers, r)
 	}
-	return rows.Err()
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	d.Titles, err = titlesOf(ctx, tx, d.Project.ID)
+	return err
 }
 
 // ProjectNameOf returns the name of the project with id id, "" when none

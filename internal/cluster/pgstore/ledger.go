@@ -152,7 +152,8 @@ func (r *Runtime) TriggerDetail(ctx context.Context, triggerID string, ledgerLim
 		err := tx.QueryRow(ctx, sqlTriggerDetail, triggerID).Scan(&t.ProjectID, &t.ProjectName, &t.TriggerID, &t.Name, &t.Revision, &t.Enabled,
 			&t.Cron.Expression, &t.Cron.Timezone, &policy, &pol.jitter, &pol.start, &pol.end, &pol.window, &pol.overlap,
 			&t.TaskID, &t.TaskName, &t.TaskRevision, &cursor, &due, &t.LastScheduledAtMs,
-			&t.StateVersion, &t.ClaimOwner, &t.ClaimExpiresAtMs, &d.Paused, &note, &d.PausedAtMs, &d.NowMs, &archived, &auditReadable, &t.PausedWithProject)
+			&t.StateVersion, &t.ClaimOwner, &t.ClaimExpiresAtMs, &d.Paused, &note, &d.PausedAtMs, &d.NowMs, &archived, &auditReadable, &t.PausedWithProject,
+			&t.Title, &t.TaskTitle, &t.ProjectTitle)
 		if errors.Is(err, pgx.ErrNoRows) {
 			return schedule.TriggerMissing(triggerID)
 		}

@@ -30,7 +30,7 @@ func enqueueNotifications(ctx context.Context, tx querier, runID string, to run.
 	var manual string
 	f := notify.Finished{RunID: runID, State: to, ErrorCode: errorCode}
 	if err := tx.QueryRow(ctx, sqlNotifyFacts, runID).Scan(&specJSON, &f.ProjectName, &f.ProjectID, &f.TriggerID, &f.TriggerName,
-		&f.ScheduledForMs, &now); err != nil {
+		&f.ScheduledForMs, &now, &f.TriggerTitle); err != nil {
 		return err
 	}
 	if specJSON == "" {

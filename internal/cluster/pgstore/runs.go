@@ -195,12 +195,13 @@ func runWaiting(ctx context.Context, tx pgx.Tx, r run.Run) (*run.Waiting, error)
 
 func scanRun(row pgx.Row) (run.Run, error) {
 	var x run.Run
-	var triggerID, projectName, triggerName, taskName, rerunOf, manual, lostCode *string
+	var triggerID, projectName, triggerName, taskName, rerunOf, manual, lostCode, triggerTitle *string
 	var triggerRev, queuedAt, dueAt *int64
 	var state string
 	err := row.Scan(&x.ID, &x.ProjectID, &x.TaskID, &x.TaskRevision, &triggerID, &triggerRev, &x.ExecutionRevisionID,
 		&x.IdempotencyKey, &x.ScheduledForMs, &dueAt, &state, &x.Version, &x.LastEventSeq, &x.CreatedAtMs, &queuedAt, &x.UpdatedAtMs, &x.FinishedAtMs,
-		&projectName, &triggerName, &taskName, &rerunOf, &manual, &lostCode)
+		&projectName, &triggerName, &taskName, &rerunOf, &manual, &lostCode, &triggerTitle)
+	x.TriggerTitle = deref(triggerTitle)
 	x.TriggerID, x.TriggerRevision, x.QueuedAtMs = deref(triggerID), derefInt(triggerRev), derefInt(queuedAt)
 	x.ProjectName, x.TriggerName, x.TaskName = deref(projectName), deref(triggerName), deref(taskName)
 	x.DueAtMs, x.RerunOf = derefInt(dueAt), deref(rerunOf)

@@ -69,6 +69,9 @@ var (
 	sqlProjectUpdate           = stmt("ProjectUpdate")
 	sqlTaskCurrentByName       = stmt("TaskCurrentByName")
 	sqlTriggerCurrentByName    = stmt("TriggerCurrentByName")
+	sqlTitlesOfProject         = stmt("TitlesOfProject")
+	sqlTaskTitleSet            = stmt("TaskTitleSet")
+	sqlTriggerTitleSet         = stmt("TriggerTitleSet")
 )
 
 // sql/definitions.sql: an export's reads.

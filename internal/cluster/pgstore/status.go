@@ -50,7 +50,8 @@ func (r *Runtime) TriggerList(ctx context.Context, p schedule.TriggerListParams)
 		var archived bool
 		err := row.Scan(&s.ProjectID, &s.ProjectName, &s.TriggerID, &s.Name, &s.Revision, &s.Enabled, &s.Cron.Expression, &s.Cron.Timezone,
 			&policy, &pol.jitter, &pol.start, &pol.end, &pol.window, &pol.overlap,
-			&s.TaskID, &s.TaskName, &s.TaskRevision, &cursor, &due, &s.LastScheduledAtMs, &s.StateVersion, &s.ClaimOwner, &s.ClaimExpiresAtMs, &s.Paused, &s.PausedWithProject, &archived)
+			&s.TaskID, &s.TaskName, &s.TaskRevision, &cursor, &due, &s.LastScheduledAtMs, &s.StateVersion, &s.ClaimOwner, &s.ClaimExpiresAtMs, &s.Paused, &s.PausedWithProject, &archived,
+			&s.Title, &s.TaskTitle, &s.ProjectTitle)
 		s.SetCursor(cursor, due)
 		s.SetArchived(archived)
 		s.Cron.MisfirePolicy = trigger.MisfirePolicy(policy)

@@ -246,6 +246,11 @@ func (s adminOnly) TriggersByName(ctx context.Context, projectID string, names [
 	return r, explainRole(err, "publishing definitions", "admin")
 }
 
+func (s adminOnly) TitlesOf(ctx context.Context, projectID string) (catalog.Titles, error) {
+	t, err := s.a.TitlesOf(ctx, projectID)
+	return t, explainRole(err, "publishing definitions", "admin")
+}
+
 func (s adminOnly) TriggerNamesOfTasks(ctx context.Context, projectID string, taskIDs []string) ([]string, error) {
 	r, err := s.a.TriggerNamesOfTasks(ctx, projectID, taskIDs)
 	return r, explainRole(err, "publishing definitions", "admin")

@@ -250,6 +250,9 @@ func converge(ctx context.Context, svc catalog.Service, tx catalog.Tx, doc *Docu
 		return nil, err
 	}
 	out = append(out, res...)
+	if err := convergeTitles(ctx, tx, proj.ID, change == catalog.Created, doc, out[1:1+len(doc.Tasks)], out[1+len(doc.Tasks):]); err != nil {
+		return nil, err
+	}
 	res, err = followTasks(ctx, svc, tx, proj.ID, doc, tasks, pinned)
 	if err != nil {
 		return nil, err
@@ -342,7 +345,7 @@ func convergeProject(ctx context.Context, tx catalog.Tx, doc *Document, newID fu
 		if status == "" {
 			status = project.Active
 		}
-		p, change = project.Project{ID: newID(), Name: doc.Project, Status: status, Notifications: notifications}, catalog.Created
+		p, change = project.Project{ID: newID(), Name: doc.Project, Status: status, Notifications: notifications, Title: doc.Title}, catalog.Created
 		// Said, so that a dry run's "would create" does not read as a bare
 		// name: the notifications are the project's own part of the file.
 		if doc.HasNotifications && !doc.Notifications.Empty() {
@@ -350,9 +353,12 @@ func convergeProject(ctx context.Context, tx catalog.Tx, doc *Document, newID fu
 		}
 	case err != nil:
 		return p, "", nil, err
-	case p.Status == status && p.Notifications == notifications:
+	case p.Status == status && p.Notifications == notifications && p.Title == doc.Title:
 		return p, catalog.Unchanged, nil, nil
 	default:
+		if p.Title != doc.Title {
+			fields = append(fields, "title")
+		}
 		if p.Status != status {
 			// From and to, so that a dry run says which way the
 			// project's triggers would go (stop, or start again).
@@ -361,7 +367,7 @@ func convergeProject(ctx context.Context, tx catalog.Tx, doc *Document, newID fu
 		if p.Notifications != notifications {
 			fields = append(append(fields, "notifications"), ruleChanges(p.Notifications, notifications)...)
 		}
-		p.Status, p.Notifications = status, notifications
+		p.Status, p.Notifications, p.Title = status, notifications, doc.Title
 	}
 	if _, err := tx.ProjectSave(ctx, p); err != nil {
 		return p, "", nil, err

@@ -18,8 +18,10 @@
 // Format:
 //
 //	project: demo                # required; status: active|archived (left out: as it is; a new project is active)
+//	title: 演示项目               # optional display title (project, task and trigger alike): one line, ≤ 80 characters
 //	tasks:
 //	  - name: hello
+//	    title: 问候                # shown beside the name; saving it publishes no revision
 //	    shell: /bin/sh           # shell mode: shell + script
 //	    script: echo hello
 //	    # argv mode instead: command: ["/usr/bin/env", "date"]

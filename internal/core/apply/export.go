@@ -8,6 +8,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/qinglong/qinglong/internal/core/catalog"
 	"github.com/qinglong/qinglong/internal/core/notify"
 	"github.com/qinglong/qinglong/internal/core/project"
 	"github.com/qinglong/qinglong/internal/core/qlerror"
@@ -20,6 +21,7 @@ import (
 type (
 	exportDoc struct {
 		Project       string          `yaml:"project"`
+		Title         string          `yaml:"title,omitempty"`
 		Status        string          `yaml:"status,omitempty"`
 		Notifications *exportNotify   `yaml:"notifications,omitempty"`
 		Tasks         []exportTask    `yaml:"tasks,omitempty"`
@@ -56,6 +58,7 @@ type (
 	}
 	exportTask struct {
 		Name       string            `yaml:"name"`
+		Title      string            `yaml:"title,omitempty"`
 		Enabled    *bool             `yaml:"enabled,omitempty"`
 		Labels     map[string]string `yaml:"labels,omitempty"`
 		Shell      string            `yaml:"shell,omitempty"`
@@ -83,6 +86,7 @@ type (
 	}
 	exportTrigger struct {
 		Name          string `yaml:"name"`
+		Title         string `yaml:"title,omitempty"`
 		Task          string `yaml:"task"`
 		Cron          string `yaml:"cron"`
 		Timezone      string `yaml:"timezone"`
@@ -99,9 +103,10 @@ type (
 // Export writes a definitions file that applies back to exactly the given
 // current revisions of p's tasks and triggers (applying it changes
 // nothing): what the console shows to edit. Tasks and triggers are sorted
-// by name; each trigger's task must be among tasks.
-func Export(p project.Project, tasks []task.Revision, triggers []trigger.Revision) ([]byte, error) {
-	doc, err := exportDocument(p, tasks, triggers)
+// by name; each trigger's task must be among tasks. titles are the tasks'
+// and triggers' display titles, by name.
+func Export(p project.Project, tasks []task.Revision, triggers []trigger.Revision, titles catalog.Titles) ([]byte, error) {
+	doc, err := exportDocument(p, tasks, triggers, titles)
 	if err != nil {
 		return nil, err
 	}
@@ -109,8 +114,8 @@ func Export(p project.Project, tasks []task.Revision, triggers []trigger.Revisio
 }
 
 // exportDocument is the definitions file of Export, before it is written.
-func exportDocument(p project.Project, tasks []task.Revision, triggers []trigger.Revision) (exportDoc, error) {
-	doc := exportDoc{Project: p.Name}
+func exportDocument(p project.Project, tasks []task.Revision, triggers []trigger.Revision, titles catalog.Titles) (exportDoc, error) {
+	doc := exportDoc{Project: p.Name, Title: p.Title}
 	if p.Status != project.Active {
 		doc.Status = string(p.Status)
 	}
@@ -124,14 +129,18 @@ func exportDocument(p project.Project, tasks []task.Revision, triggers []trigger
 	names := map[string]string{}
 	for _, t := range tasks {
 		names[t.TaskID] = t.Spec.Name
-		doc.Tasks = append(doc.Tasks, exportTaskSpec(t.Spec))
+		et := exportTaskSpec(t.Spec)
+		et.Title = titles.Tasks[t.Spec.Name]
+		doc.Tasks = append(doc.Tasks, et)
 	}
 	for _, tr := range triggers {
 		name, ok := names[tr.TaskID]
 		if !ok {
 			return exportDoc{}, qlerror.New(qlerror.Internal, "trigger %q: its task %s is not among the exported tasks", tr.Spec.Name, tr.TaskID)
 		}
-		doc.Triggers = append(doc.Triggers, exportTriggerSpec(name, tr.Spec))
+		et := exportTriggerSpec(name, tr.Spec)
+		et.Title = titles.Triggers[tr.Spec.Name]
+		doc.Triggers = append(doc.Triggers, et)
 	}
 	sort.Slice(doc.Tasks, func(i, j int) bool { return doc.Tasks[i].Name < doc.Tasks[j].Name })
 	sort.Slice(doc.Triggers, func(i, j int) bool { return doc.Triggers[i].Name < doc.Triggers[j].Name })

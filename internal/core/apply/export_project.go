@@ -66,7 +66,7 @@ func ExportProject(ctx context.Context, r catalog.DefinitionsReader, name string
 		return Exported{}, qlerror.New(qlerror.FailedPrecondition, "project %q has more than %d tasks or %d triggers, more than one definitions file may hold, "+
 			"so it cannot be exported as one file", name, MaxTasks, MaxTriggers)
 	}
-	out, err := Export(d.Project, d.Tasks, d.Triggers)
+	out, err := Export(d.Project, d.Tasks, d.Triggers, d.Titles)
 	if err != nil {
 		return Exported{}, err
 	}

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/qinglong/qinglong/internal/core/catalog"
 	"github.com/qinglong/qinglong/internal/core/project"
 	"github.com/qinglong/qinglong/internal/core/task"
 	"github.com/qinglong/qinglong/internal/core/trigger"
@@ -86,7 +87,7 @@ func TestAnExportParsesBackToTheSameDefinitions(t *testing.T) {
 		triggers = append(triggers, trigger.Revision{TaskID: taskIDs[tr.TaskName], Spec: tr.Spec})
 	}
 	p := project.Project{Name: doc.Project, Status: doc.Status, Notifications: doc.Notifications.Encode()}
-	out, err := Export(p, tasks, triggers)
+	out, err := Export(p, tasks, triggers, catalog.Titles{})
 	if err != nil {
 		t.Fatal(err)
 	}

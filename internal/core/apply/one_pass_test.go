@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/qinglong/qinglong/internal/core/catalog"
 	"github.com/qinglong/qinglong/internal/core/project"
 	"github.com/qinglong/qinglong/internal/core/task"
 )
@@ -113,7 +114,7 @@ tasks:
 	want := map[string]string{"N": "8080", "F": "1.50", "H": "0x1F", "M": "true", "O": "null", "T": "~", "E": "", "S": "s"}
 	requireEnv(t, doc.Tasks[0].Spec.Command.Env, want)
 	out, err := Export(project.Project{Name: doc.Project, Status: project.Active},
-		[]task.Revision{{TaskID: "0190a4f2-0000-7000-8000-00000000000a", Spec: doc.Tasks[0].Spec.Normalize()}}, nil)
+		[]task.Revision{{TaskID: "0190a4f2-0000-7000-8000-00000000000a", Spec: doc.Tasks[0].Spec.Normalize()}}, nil, catalog.Titles{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -41,7 +41,10 @@ type Document struct {
 	// file leaves it as it is (a new project is active): leaving a field
 	// out of a file changes nothing, so only status: active reactivates
 	// an archived project.
-	Status   project.Status
+	Status project.Status
+	// Title is the project's display title ("" none): a file always
+	// says it, so leaving it out clears it, as with a task's or trigger's.
+	Title    string
 	Tasks    []TaskDoc
 	Triggers []TriggerDoc
 	// Notifications is the project's notification settings when the file
@@ -59,6 +62,10 @@ type Document struct {
 type TaskDoc struct {
 	Line int
 	Spec task.Spec
+	// Title is the task's display title, "" none. It is no part of the
+	// spec: a title is the object's, not its revisions', so changing it
+	// publishes no revision (catalog.Titles).
+	Title string
 }
 
 // TriggerDoc is one trigger entry with its position.
@@ -66,6 +73,8 @@ type TriggerDoc struct {
 	Line     int
 	TaskName string
 	Spec     trigger.Spec
+	// Title is the trigger's display title, as TaskDoc.Title.
+	Title string
 }
 
 // ParseFile reads and parses path; "-" is standard input.
@@ -332,6 +341,21 @@ func (p parser) str(n *yaml.Node, field string) (string, bool) {
 	return n.Value, true
 }
 
+// title reads an optional display title, trimmed of the spaces around
+// it; "" when it has a mistake (which is reported).
+func (p parser) title(n *yaml.Node, field string) string {
+	s, ok := p.str(n, field)
+	if !ok {
+		return ""
+	}
+	s = strings.TrimSpace(s)
+	if err := validate.Title(field, s); err != nil {
+		p.fail(n, err)
+		return ""
+	}
+	return s
+}
+
 func (p parser) boolean(n *yaml.Node, field string) (bool, bool) {
 	if n.Kind != yaml.ScalarNode || n.Tag != "!!bool" {
 		return false, p.fail(n, invalid("%s must be true or false", field).Because(RefusalNotBool, "field", field))
@@ -371,7 +395,7 @@ func (p parser) shape(n *yaml.Node) bool {
 // document reads a file of the right shape, and its entries as far as
 // each could be read, for the checks of what they say of each other.
 func (p parser) document(n *yaml.Node) (*Document, []taskEntry, []triggerEntry) {
-	f, complete := p.fields(n, "file", "project", "status", "tasks", "triggers", "notifications")
+	f, complete := p.fields(n, "file", "project", "status", "tasks", "triggers", "notifications", "title")
 	doc := &Document{File: p.file}
 	pn, named := f["project"]
 	if !named {
@@ -389,6 +413,9 @@ func (p parser) document(n *yaml.Node) (*Document, []taskEntry, []triggerEntry) 
 		if err := (project.Project{ID: "00000000-0000-7000-8000-000000000000", Name: doc.Project, Status: checked}).Validate(); err != nil {
 			p.fail(pn, err)
 		}
+	}
+	if v, ok := f["title"]; ok {
+		doc.Title = p.title(v, "project.title")
 	}
 	if nn, ok := f["notifications"]; ok {
 		doc.Notifications = p.notifications(nn)
@@ -433,7 +460,7 @@ func (p parser) task(i int, n *yaml.Node) taskEntry {
 	before := p.found.count()
 	p.in = Entry{Kind: "task", Index: i}
 	e := taskEntry{TaskDoc: TaskDoc{Line: n.Line, Spec: task.Spec{Enabled: true}}}
-	f, complete := p.fields(n, "task", "name", "enabled", "labels", "shell", "script", "command", "env", "workingDir", "timeout", "runAs", "killGrace", "retry", "placement")
+	f, complete := p.fields(n, "task", "name", "enabled", "labels", "shell", "script", "command", "env", "workingDir", "timeout", "runAs", "killGrace", "retry", "placement", "title")
 	if f == nil {
 		return e
 	}
@@ -452,6 +479,9 @@ func (p parser) task(i int, n *yaml.Node) taskEntry {
 		if err := validate.Name("task.name", e.Spec.Name); err != nil {
 			p.fail(n, err)
 		}
+	}
+	if v, ok := f["title"]; ok {
+		e.Title = p.title(v, "task.title")
 	}
 	if v, ok := f["enabled"]; ok {
 		e.Spec.Enabled, _ = p.boolean(v, "task.enabled")
@@ -712,7 +742,7 @@ func (p parser) trigger(i int, n *yaml.Node) triggerEntry {
 	before := p.found.count()
 	p.in = Entry{Kind: "trigger", Index: i}
 	e := triggerEntry{TriggerDoc: TriggerDoc{Line: n.Line, Spec: trigger.Spec{Enabled: true, Cron: trigger.Cron{MisfirePolicy: trigger.FireOnce}}}}
-	f, complete := p.fields(n, "trigger", "name", "task", "cron", "timezone", "misfire", "enabled", "jitter", "startAt", "endAt", "catchUpWindow", "overlap")
+	f, complete := p.fields(n, "trigger", "name", "task", "cron", "timezone", "misfire", "enabled", "jitter", "startAt", "endAt", "catchUpWindow", "overlap", "title")
 	if f == nil {
 		return e
 	}
@@ -738,6 +768,9 @@ func (p parser) trigger(i int, n *yaml.Node) triggerEntry {
 		}
 	}
 	e.named, e.bound = read[0] && e.Spec.Name != "", read[1]
+	if v, ok := f["title"]; ok {
+		e.Title = p.title(v, "trigger.title")
+	}
 	// What the spec's validation says of the name, as it says it (Check),
 	// but with the file's other errors rather than after them.
 	if read[0] {

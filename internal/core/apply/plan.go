@@ -72,6 +72,15 @@ func (d *dryTx) TriggerNamesOfTasks(ctx context.Context, projectID string, taskI
 	return d.r.TriggerNamesOfTasks(ctx, projectID, taskIDs)
 }
 
+func (d *dryTx) TitlesOf(ctx context.Context, projectID string) (catalog.Titles, error) {
+	if d.r == nil {
+		return catalog.Titles{}, nil
+	}
+	return d.r.TitlesOf(ctx, projectID)
+}
+
+func (d *dryTx) TitlesSave(context.Context, string, catalog.Titles) error { return nil }
+
 func (d *dryTx) ProjectSave(_ context.Context, p project.Project) (catalog.Change, error) {
 	d.status[p.ID] = p.Status
 	return "", nil

@@ -3,6 +3,7 @@ package apply
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -23,7 +24,7 @@ const RefusalSpecChanged qlerror.Reason = "spec_changed"
 const RevisionLimit = max(MaxTasks, MaxTriggers) + 1
 
 // SpecRevision is a digest of what the store holds of d's project: its
-// id, name, status and notifications, and the id and current revision
+// id, name, status, notifications and titles, and the id and current revision
 // of each of its tasks and triggers, whose content digests the revision
 // numbers already stand for. Any apply, enable or disable that changes
 // the project moves it; "" when d is past RevisionLimit.
@@ -39,9 +40,26 @@ func SpecRevision(d catalog.Definitions) string {
 	for i, t := range d.Triggers {
 		triggers[i] = t.TriggerID + "@" + strconv.FormatInt(t.Revision, 10)
 	}
-	return digest.New("qinglong/project-revision@v1").String("id", d.Project.ID).String("name", d.Project.Name).
+	b := digest.New("qinglong/project-revision@v1").String("id", d.Project.ID).String("name", d.Project.Name).
 		String("status", string(d.Project.Status)).String("notifications", d.Project.Notifications).
-		Strings("tasks", tasks).Strings("triggers", triggers).Sum()
+		Strings("tasks", tasks).Strings("triggers", triggers)
+	// Titles publish no revision of their own, so the project's revision
+	// names them; written only when there are some, so a project without
+	// titles keeps the revision it had before titles existed.
+	if d.Project.Title != "" || !d.Titles.Empty() {
+		b.String("title", d.Project.Title).Strings("taskTitles", pairs(d.Titles.Tasks)).Strings("triggerTitles", pairs(d.Titles.Triggers))
+	}
+	return b.Sum()
+}
+
+// pairs is titles as sorted "name=title" strings.
+func pairs(titles map[string]string) []string {
+	out := make([]string, 0, len(titles))
+	for name, title := range titles {
+		out = append(out, name+"="+title)
+	}
+	slices.Sort(out)
+	return out
 }
 
 // definitionsReader reads a project's definitions whole in one snapshot:

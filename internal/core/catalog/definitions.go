@@ -14,6 +14,9 @@ type Definitions struct {
 	Project  project.Project
 	Tasks    []task.Revision
 	Triggers []trigger.Revision
+	// Titles are the display titles of the project's tasks and triggers
+	// that have one, read in the same snapshot.
+	Titles Titles
 }
 
 // DefinitionsReader reads a project's definitions whole, for an export.

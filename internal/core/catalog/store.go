@@ -92,6 +92,7 @@ type Reader interface {
 	// TriggerNamesOfTasks returns the names of the project's triggers
 	// bound to any of the tasks, in name order.
 	TriggerNamesOfTasks(ctx context.Context, projectID string, taskIDs []string) ([]string, error)
+	TitleReader
 }
 
 // Tx is one publishing transaction: its reads see its own writes, every
@@ -108,6 +109,7 @@ type Tx interface {
 	// TriggersPublish appends trigger revisions and resets their schedule
 	// rows; results are in the order of ps.
 	TriggersPublish(ctx context.Context, ps []TriggerPublishParams) ([]PublishResult, error)
+	TitleWriter
 }
 
 // DefinitionsTx is a publishing transaction that reads a project's

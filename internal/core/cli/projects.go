@@ -18,6 +18,7 @@ import (
 type projectView struct {
 	ID       string `json:"id"`
 	Name     string `json:"name"`
+	Title    string `json:"title,omitempty"`
 	Status   string `json:"status"`
 	Revision string `json:"revision,omitempty"`
 	// Pause is whether the project is paused (`projects pause`): while
@@ -85,7 +86,11 @@ On the cluster both the admin and the runtime role's URL may read it.`),
 				rev = "- (10,001 tasks or triggers or more: past what a revision reads)"
 			}
 			w := NewTable(cmd.OutOrStdout())
-			fmt.Fprintf(w, "project\t%s\nid\t%s\nstatus\t%s\nrevision\t%s\n", p.Name, p.ID, p.Status, rev)
+			fmt.Fprintf(w, "project\t%s\n", p.Name)
+			if p.Title != "" {
+				fmt.Fprintf(w, "title\t%s\n", p.Title)
+			}
+			fmt.Fprintf(w, "id\t%s\nstatus\t%s\nrevision\t%s\n", p.ID, p.Status, rev)
 			if p.Pause != nil {
 				fmt.Fprintf(w, "paused\t%s\n", pausedLine(*p.Pause))
 			}
@@ -150,5 +155,5 @@ func projectOf(ctx context.Context, r catalog.DefinitionsReader, name string) (p
 	if err != nil {
 		return projectView{}, err
 	}
-	return projectView{ID: d.Project.ID, Name: d.Project.Name, Status: string(d.Project.Status), Revision: apply.SpecRevision(d)}, nil
+	return projectView{ID: d.Project.ID, Name: d.Project.Name, Title: d.Project.Title, Status: string(d.Project.Status), Revision: apply.SpecRevision(d)}, nil
 }

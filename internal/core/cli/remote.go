@@ -437,7 +437,7 @@ func statusOf(t view.Trigger) schedule.TriggerStatus {
 		cron.CatchUpWindowMs, cron.HasCatchUpWindow = *t.Cron.CatchUpWindowMs, true
 	}
 	return schedule.TriggerStatus{ProjectID: t.ProjectID, ProjectName: t.ProjectName, TriggerID: t.TriggerID, Name: t.Name,
-		Revision: t.Revision, Enabled: t.Enabled, Paused: t.Paused, Cron: cron, TaskID: t.TaskID, TaskName: t.TaskName, TaskRevision: t.TaskRevision,
+		Title: t.Title, TaskTitle: t.TaskTitle, ProjectTitle: t.ProjectTitle, Revision: t.Revision, Enabled: t.Enabled, Paused: t.Paused, Cron: cron, TaskID: t.TaskID, TaskName: t.TaskName, TaskRevision: t.TaskRevision,
 		NextFireAtMs: t.NextFireAtMs, NextDueAtMs: t.NextDueAtMs, Ended: t.Ended, Archived: t.Archived, LastScheduledAtMs: t.LastScheduledAtMs,
 		StateVersion: t.StateVersion, ClaimOwner: t.ClaimOwner, ClaimExpiresAtMs: t.ClaimExpiresAtMs}
 }
@@ -652,7 +652,7 @@ func (c *apiClient) RunRerun(ctx context.Context, r schedule.RerunRequest) (sche
 // runOf is the Run a view shows (the API's JSON back to the model).
 func runOf(r view.Run) run.Run {
 	return run.Run{ID: r.ID, ProjectID: r.ProjectID, ProjectName: r.ProjectName, TaskID: r.TaskID, TaskRevision: r.TaskRevision,
-		TriggerID: r.TriggerID, TriggerRevision: r.TriggerRevision, TriggerName: r.TriggerName, TaskName: r.TaskName, ExecutionRevisionID: r.ExecutionRevisionID,
+		TriggerID: r.TriggerID, TriggerRevision: r.TriggerRevision, TriggerName: r.TriggerName, TriggerTitle: r.TriggerTitle, TaskName: r.TaskName, ExecutionRevisionID: r.ExecutionRevisionID,
 		IdempotencyKey: r.IdempotencyKey, ScheduledForMs: r.ScheduledForMs, DueAtMs: r.DueAtMs, State: r.State, Version: r.Version,
 		LastEventSeq: r.LastEventSeq, CreatedAtMs: r.CreatedAtMs, QueuedAtMs: r.QueuedAtMs, UpdatedAtMs: r.UpdatedAtMs, FinishedAtMs: r.FinishedAtMs,
 		RerunOf: r.RerunOf, Origin: r.Origin, ErrorCode: r.ErrorCode}

@@ -1,8 +1,10 @@
 package cli
 
 import (
+	"cmp"
 	"context"
 	"fmt"
+	"slices"
 
 	"github.com/spf13/cobra"
 
@@ -79,17 +81,30 @@ runtime role's URL (-o json: "lastRunsUnknown", and no lastRun).`),
 			if v.LastRunsUnknown != "" {
 				notes = append(notes, "LAST RUN "+lastRunUnknown+": "+v.LastRunsUnknown)
 			}
+			header := []string{"PROJECT", "TRIGGER", "REV", "ENABLED", "CRON", "ZONE", "NEXT FIRE", "LAST RUN", "CLAIM"}
+			titled := slices.ContainsFunc(v.Triggers, func(t view.Trigger) bool { return t.Title != "" })
+			if titled {
+				header = append(header, "TITLE")
+			}
 			return printListing(cmd, out, listing[view.Trigger]{
 				json:   v,
-				header: []string{"PROJECT", "TRIGGER", "REV", "ENABLED", "CRON", "ZONE", "NEXT FIRE", "LAST RUN", "CLAIM"},
+				header: header,
 				items:  v.Triggers,
 				row: func(t view.Trigger) []string {
 					claim := "-"
 					if t.ClaimOwner != nil {
 						claim = *t.ClaimOwner + " until " + fmtMs(t.ClaimExpiresAtMs)
 					}
-					return []string{t.ProjectName, t.Name, fmt.Sprint(t.Revision), fmt.Sprint(t.Enabled), t.Cron.Expression, t.Cron.Timezone,
+					row := []string{t.ProjectName, t.Name, fmt.Sprint(t.Revision), fmt.Sprint(t.Enabled), t.Cron.Expression, t.Cron.Timezone,
 						nextFire(t), lastRun(t, v.LastRunsUnknown != ""), claim}
+					// Last, and only on a page that has a title: a terminal
+					// shows a Chinese character two columns wide while the
+					// table counts one, so a title before other columns
+					// would skew them.
+					if titled {
+						row = append(row, cmp.Or(t.Title, "-"))
+					}
+					return row
 				},
 				notes: notes,
 				next:  v.Next,

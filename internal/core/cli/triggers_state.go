@@ -139,6 +139,9 @@ func printTriggerDetail(cmd *cobra.Command, v view.TriggerDetail) error {
 	fmt.Fprintf(w, "trigger    %s/%s (%s) revision %d\ntask       %s (%s) revision %d\ncron       %s  zone %s  misfire %s\nenabled    %t\npaused     %s\ncursor     %s, last scheduled %s\n",
 		t.ProjectName, t.Name, t.TriggerID, t.Revision, t.TaskName, t.TaskID, t.TaskRevision, t.Cron.Expression, t.Cron.Timezone, t.Cron.MisfirePolicy,
 		t.Enabled, paused, next, fmtMs(t.LastScheduledAtMs))
+	if titles := titlesLine(t); titles != "" {
+		fmt.Fprintf(w, "title      %s\n", titles)
+	}
 	if p := policiesLine(t); p != "" {
 		fmt.Fprintf(w, "policies   %s\n", p)
 	}

@@ -383,8 +383,8 @@ func newestRuns(n int, lists ...[]run.Run) []run.Run {
 var triggerFilters = []string{"project", "q", "after"}
 
 // triggers lists the triggers of a project (chosen by name) or of every
-// project, a page after the cursor, those whose names hold the search's
-// words. A project no one has is answered on the page itself, beside the
+// project, a page after the cursor, those whose names or titles hold the
+// search's words. A project no one has is answered on the page itself, beside the
 // filters.
 func (c *Console) triggers(w http.ResponseWriter, r *http.Request, s *session) {
 	c.triggersList(w, r, s, http.StatusOK, projectPauseForm{})
@@ -448,7 +448,7 @@ func (c *Console) triggersList(w http.ResponseWriter, r *http.Request, s *sessio
 	}
 	shown := list[:0:0]
 	for _, t := range list {
-		if q == "" || strings.Contains(strings.ToLower(t.ProjectName+"/"+t.Name+" "+t.TaskName), q) {
+		if q == "" || strings.Contains(strings.ToLower(t.ProjectName+"/"+t.Name+" "+t.TaskName+" "+t.Title+" "+t.TaskTitle+" "+t.ProjectTitle), q) {
 			shown = append(shown, t)
 		}
 	}

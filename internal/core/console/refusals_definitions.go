@@ -132,6 +132,9 @@ var definitionsRefusalsZH = map[qlerror.Reason]string{
 	validate.RefusalGivenTwice:  "{field}：“{value}”出现了两次；每项只能写一次，请删去或合并重复的那一项。",
 	validate.RefusalNULByte:     "{field}：含有 NUL 字节，请删去它。",
 	validate.RefusalNotUTF8:     "{field}：不是有效的 UTF-8 文本；请以 UTF-8 编码保存文件。",
+	// A display title's checks.
+	validate.RefusalTitleTooLong:    "{field}：共 {count} 个字符，超过了 {limit} 个字符的上限；请缩短标题。",
+	validate.RefusalTitleNotOneLine: "{field}：标题只能是一行文字，不能含有换行、制表符或其他控制字符。",
 }
 
 // paramWords name, per language, the params whose values are words of
@@ -144,6 +147,7 @@ var paramWords = map[string]map[string]string{
 		"field.file": "文件顶层", "field.task": "任务", "field.trigger": "触发器",
 		// The names validate.Name checks, each called by what it names.
 		"field.project.name": "项目名称", "field.task.name": "任务名称", "field.trigger.name": "触发器名称",
+		"field.project.title": "项目标题", "field.task.title": "任务标题", "field.trigger.title": "触发器标题",
 		"field.notifications.channels name": "通知渠道名称", "field.token name": "令牌名称", "field.user name": "用户名", "field.worker name": "执行节点名称",
 		"filter.project": "项目", "filter.trigger": "触发器", "filter.after": "翻页位置（after）",
 		"part.second": "秒", "part.minute": "分钟", "part.hour": "小时", "part.day-of-month": "日", "part.month": "月", "part.day-of-week": "星期",

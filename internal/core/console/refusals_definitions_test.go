@@ -64,6 +64,8 @@ var brokenFiles = []brokenFile{
 	{"a task without a name", withTask("    script: echo\n  - script: echo\n"), validate.RefusalNameMissing, 5, []string{"请填写任务名称。"}},
 	{"a project name of capitals", "project: Demo Project\n", validate.RefusalNameShape, 1, []string{"项目名称“Demo Project”只能使用小写字母"}},
 	{"a project name too long", "project: " + strings.Repeat("a", 129) + "\n", validate.RefusalNameTooLong, 1, []string{"项目名称过长：最多 128 个字符"}},
+	{"a title too long", "project: demo\ntitle: " + strings.Repeat("签", 81) + "\n", validate.RefusalTitleTooLong, 2, []string{"项目标题：共 81 个字符", "80 个字符的上限"}},
+	{"a title of two lines", withTask("    script: echo\n    title: \"每日\\n签到\"\n"), validate.RefusalTitleNotOneLine, 5, []string{"任务标题：标题只能是一行文字"}},
 	{"a status of none", "project: demo\nstatus: closed\n", validate.RefusalNotOneOf, 1, []string{"project.status：“closed”", "active、archived"}},
 	{"tasks not a list", "project: demo\ntasks: {}\n", apply.RefusalNotList, 2, []string{"tasks：必须是列表"}},
 	{"a task not a mapping", "project: demo\ntasks:\n  - x\n", apply.RefusalNotMapping, 3, []string{"任务：必须是映射"}},
@@ -269,6 +271,10 @@ func (heldProject) TasksByName(context.Context, string, []string) (map[string]ta
 
 func (heldProject) TriggersByName(context.Context, string, []string) (map[string]trigger.Revision, error) {
 	return map[string]trigger.Revision{"t": {TriggerID: ids.New(), TaskID: ids.New(), Revision: 1}}, nil
+}
+
+func (heldProject) TitlesOf(context.Context, string) (catalog.Titles, error) {
+	return catalog.Titles{}, nil
 }
 
 func (heldProject) TriggerNamesOfTasks(context.Context, string, []string) ([]string, error) {

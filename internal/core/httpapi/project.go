@@ -13,8 +13,10 @@ import (
 // projectView is GET /api/v1/projects/{name}'s answer: the project's id,
 // name, status, revision and pause, and nothing of its definitions.
 type projectView struct {
-	ID     string `json:"id"`
-	Name   string `json:"name"`
+	ID   string `json:"id"`
+	Name string `json:"name"`
+	// Title is the project's display title, absent when it has none.
+	Title  string `json:"title,omitempty"`
 	Status string `json:"status"`
 	// Revision is the project's revision (apply.SpecRevision), also its
 	// ETag, which an apply's If-Match names; left out of a project past
@@ -61,7 +63,7 @@ func (a *api) projectGet(ctx context.Context, r *http.Request) (any, error) {
 		return nil, err
 	}
 	rev := apply.SpecRevision(d)
-	view := projectView{ID: d.Project.ID, Name: d.Project.Name, Status: string(d.Project.Status), Revision: rev}
+	view := projectView{ID: d.Project.ID, Name: d.Project.Name, Title: d.Project.Title, Status: string(d.Project.Status), Revision: rev}
 	if a.ProjectPauses != nil {
 		st, err := a.ProjectPauses.ProjectPauseRead(ctx, d.Project.ID)
 		if err != nil {

@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"mime"
 	"net/url"
 	"regexp"
 	"strconv"
@@ -126,10 +127,12 @@ func Build(m Message, sec Secrets, now time.Time) (Request, error) {
 	case Bark:
 		body = map[string]string{"title": title, "body": text, "group": "qinglong"}
 	case Slack:
-		body = map[string]string{"text": title + "\n" + MarkdownText(m.Payload)}
+		body = map[string]string{"text": slackEscape(title) + "\n" + MarkdownText(m.Payload)}
 	case Ntfy:
 		req.Headers["Content-Type"] = "text/plain; charset=utf-8"
-		req.Headers["Title"] = title
+		// A header is ASCII: a title in another script goes as RFC 2047
+		// words, which ntfy decodes.
+		req.Headers["Title"] = mime.BEncoding.Encode("utf-8", title)
 		req.Headers["Tags"] = tag(m.Payload)
 		req.Body = []byte(text)
 	case Gotify:
@@ -282,12 +285,22 @@ func verb(p Payload) string {
 	return v
 }
 
-// subject is whose it is: the project, and its trigger when there is one.
+// subject is whose it is: the project, and its trigger when there is
+// one, after the trigger's title when it has one ("每日签到 · shop/checkin").
 func subject(p Payload) string {
-	if p.Trigger != "" {
-		return p.Project + "/" + p.Trigger
+	if p.Trigger == "" {
+		return p.Project
 	}
-	return p.Project
+	if p.TriggerTitle != "" {
+		return p.TriggerTitle + " · " + p.Project + "/" + p.Trigger
+	}
+	return p.Project + "/" + p.Trigger
+}
+
+// slackEscape escapes what Slack's text reads as markup: a title of a
+// person's choosing must not become a mention (<!channel>) or a link.
+func slackEscape(s string) string {
+	return strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;").Replace(s)
 }
 
 // Details is the detail lines of a payload: what ran, how it ended, when.

@@ -80,10 +80,13 @@ type RuleScope struct {
 // states and times — never a command or its environment — and the end of
 // the output only for a channel that asks for it.
 type Payload struct {
-	ID           string `json:"id"`
-	Event        Event  `json:"event"`
-	Project      string `json:"project"`
-	Trigger      string `json:"trigger,omitempty"`
+	ID      string `json:"id"`
+	Event   Event  `json:"event"`
+	Project string `json:"project"`
+	Trigger string `json:"trigger,omitempty"`
+	// TriggerTitle is the trigger's display title when it has one, which
+	// Title shows before the project and trigger names.
+	TriggerTitle string `json:"triggerTitle,omitempty"`
 	RunID        string `json:"runId,omitempty"`
 	RunState     string `json:"runState,omitempty"`
 	ErrorCode    string `json:"errorCode,omitempty"`
@@ -118,11 +121,13 @@ type Payload struct {
 // Finished is a Run that has just reached a terminal state, as its
 // finishing transaction reads it.
 type Finished struct {
-	RunID          string
-	ProjectID      string
-	ProjectName    string
-	TriggerID      string
-	TriggerName    string
+	RunID       string
+	ProjectID   string
+	ProjectName string
+	TriggerID   string
+	TriggerName string
+	// TriggerTitle is the trigger's display title now, "" none.
+	TriggerTitle   string
 	State          run.State
 	ErrorCode      string
 	ScheduledForMs int64
@@ -215,7 +220,7 @@ func (s Spec) Derive(f Finished, previous []run.State, newID func() string) []Me
 			continue
 		}
 		id := newID()
-		p := Payload{ID: id, Event: r.On, Project: f.ProjectName, Trigger: f.TriggerName, RunID: f.RunID, RunState: string(f.State),
+		p := Payload{ID: id, Event: r.On, Project: f.ProjectName, Trigger: f.TriggerName, TriggerTitle: f.TriggerTitle, RunID: f.RunID, RunState: string(f.State),
 			ErrorCode: f.ErrorCode, ScheduledFor: stamp(f.ScheduledForMs), StartedAt: stamp(f.StartedAtMs), FinishedAt: stamp(f.FinishedAtMs),
 			DurationMs: duration(f.StartedAtMs, f.FinishedAtMs), Origin: string(f.Origin),
 			Task: f.TaskName, Attempt: f.Attempt, ExitCode: f.ExitCode, Output: OutputTail(f.Output, f.OutputWhole, ch.Output)}

@@ -26,6 +26,9 @@ type Project struct {
 	// Notifications is the project's notification settings in their
 	// canonical stored form (notify.Spec.Encode); "" is none.
 	Notifications string
+	// Title is the project's display title beside its name, in any
+	// language; "" is none (validate.Title).
+	Title string
 }
 
 // Validate checks every field against its limit.
@@ -34,6 +37,9 @@ func (p Project) Validate() error {
 		return qlerror.Wrap(qlerror.Invalid, err, "invalid project")
 	}
 	if err := validate.Name("project.name", p.Name); err != nil {
+		return err
+	}
+	if err := validate.Title("project.title", p.Title); err != nil {
 		return err
 	}
 	if p.Status != Active && p.Status != Archived {

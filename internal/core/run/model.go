@@ -41,9 +41,13 @@ type Run struct {
 	// name at TriggerRevision (what it was called when it fired) and
 	// TaskName the task's at TaskRevision (what ran). Readers fill them for
 	// people; nothing decides on them.
-	ProjectName         string
-	TriggerName         string
-	TaskName            string
+	ProjectName string
+	TriggerName string
+	TaskName    string
+	// TriggerTitle is the trigger's display title now ("" none): a title
+	// is the trigger's own, not a revision's, so a Run shows the current
+	// one beside the name it fired under.
+	TriggerTitle        string
 	ExecutionRevisionID string
 	IdempotencyKey      string
 	ScheduledForMs      int64

@@ -12,8 +12,13 @@ type TriggerStatus struct {
 	ProjectName string
 	TriggerID   string
 	Name        string
-	Revision    int64
-	Enabled     bool
+	// Title, TaskTitle and ProjectTitle are the display titles of the
+	// trigger, its task and its project ("" none), shown beside the names.
+	Title        string
+	TaskTitle    string
+	ProjectTitle string
+	Revision     int64
+	Enabled      bool
 	// Paused: the schedule is paused (no occurrence runs until resumed).
 	Paused bool
 	// PausedWithProject: the pause in force is its project's

@@ -16,6 +16,9 @@ type Run struct {
 	TriggerID       string `json:"triggerId,omitempty"`
 	TriggerRevision int64  `json:"triggerRevision,omitempty"`
 	TriggerName     string `json:"triggerName,omitempty"`
+	// TriggerTitle is the trigger's display title now; absent when it has
+	// none.
+	TriggerTitle string `json:"triggerTitle,omitempty"`
 	// TaskName is the task's name at TaskRevision: what ran.
 	TaskName            string `json:"taskName,omitempty"`
 	ExecutionRevisionID string `json:"executionRevisionId"`
@@ -141,7 +144,7 @@ type Waiting struct {
 func NewRun(r run.Run) Run {
 	return Run{
 		ID: r.ID, ProjectID: r.ProjectID, ProjectName: r.ProjectName, TaskID: r.TaskID, TaskRevision: r.TaskRevision,
-		TriggerID: r.TriggerID, TriggerRevision: r.TriggerRevision, TriggerName: r.TriggerName, TaskName: r.TaskName, ExecutionRevisionID: r.ExecutionRevisionID,
+		TriggerID: r.TriggerID, TriggerRevision: r.TriggerRevision, TriggerName: r.TriggerName, TriggerTitle: r.TriggerTitle, TaskName: r.TaskName, ExecutionRevisionID: r.ExecutionRevisionID,
 		IdempotencyKey: r.IdempotencyKey, ScheduledForMs: r.ScheduledForMs, DueAtMs: r.DueAtMs, State: r.State, Version: r.Version,
 		LastEventSeq: r.LastEventSeq, CreatedAtMs: r.CreatedAtMs, QueuedAtMs: r.QueuedAtMs, UpdatedAtMs: r.UpdatedAtMs,
 		FinishedAtMs: r.FinishedAtMs, RerunOf: r.RerunOf, Origin: r.Origin, ErrorCode: r.ErrorCode,

@@ -74,8 +74,13 @@ type Trigger struct {
 	ProjectName string `json:"projectName"`
 	TriggerID   string `json:"triggerId"`
 	Name        string `json:"name"`
-	Revision    int64  `json:"revision"`
-	Enabled     bool   `json:"enabled"`
+	// Title, TaskTitle and ProjectTitle are the display titles of the
+	// trigger, its task and its project, each absent when it has none.
+	Title        string `json:"title,omitempty"`
+	TaskTitle    string `json:"taskTitle,omitempty"`
+	ProjectTitle string `json:"projectTitle,omitempty"`
+	Revision     int64  `json:"revision"`
+	Enabled      bool   `json:"enabled"`
 	// Paused: no occurrence runs until the trigger is resumed.
 	Paused bool `json:"paused"`
 	// PausedWithProject: the pause in force is its project's (`ql
@@ -150,6 +155,7 @@ func NewTriggerList(list []schedule.TriggerStatus, next string, last map[string]
 		}
 		out.Triggers = append(out.Triggers, Trigger{
 			ProjectID: t.ProjectID, ProjectName: t.ProjectName, TriggerID: t.TriggerID, Name: t.Name, Revision: t.Revision,
+			Title: t.Title, TaskTitle: t.TaskTitle, ProjectTitle: t.ProjectTitle,
 			Enabled: t.Enabled, Paused: t.Paused, PausedWithProject: t.PausedWithProject, Cron: NewCron(t.Cron),
 			TaskID: t.TaskID, TaskName: t.TaskName, TaskRevision: t.TaskRevision, NextFireAtMs: t.NextFireAtMs,
 			NextDueAtMs: t.NextDueAtMs, Ended: t.Ended, Archived: t.Archived,

@@ -3,57 +3,34 @@ package server
 import (
 	"net/http"
 	"net/url"
-	"regexp"
+	"strings"
 	"testing"
 
 	"github.com/qinglong/qinglong/internal/core/apitoken"
+	"github.com/qinglong/qinglong/internal/core/trigger"
 	"github.com/qinglong/qinglong/internal/testkit/httpcall"
 )
 
-var pageTitle = regexp.MustCompile(`<title>([^<]*)</title>`)
-
-// Every console page names itself in the browser's title, in the page's
-// language, before the product's name: tabs, history and bookmarks of the
-// console are told apart (every page was titled "QingLong").
-func TestEveryConsolePageNamesItselfInItsTitle(t *testing.T) {
+// The triggers list's search finds a trigger by its title, its task's or
+// its project's, in any script and whatever the case, as by its names;
+// the page escapes a title as it escapes any text.
+func TestTheTriggersSearchMatchesTitlesAndThePageEscapesThem(t *testing.T) {
 	t.Parallel()
-	site := startConsoleSite(t)
+	site := startConsoleSiteConfigured(t, trigger.Cron{Expression: "0 0 1 1 *", Timezone: "UTC", MisfirePolicy: trigger.FireOnce}, "true", func(*Config) {})
 	c := consoleClient(t)
-	if _, page := httpcall.Form(t, c, http.MethodGet, site.base+"/signin", nil); titleOf(page) != "Sign in · QingLong" {
-		t.Errorf("the sign-in page is titled %q", titleOf(page))
-	}
 	csrf := site.signIn(t, c, site.tokens[apitoken.Admin])
-	id := site.runNow(t, c, csrf)
-	defer site.cancel(t, c, csrf, id)
-	for _, p := range []struct{ path, en, zh string }{
-		{"/", "Overview · QingLong", "概览 · 青龙"},
-		{"/triggers", "Triggers · QingLong", "触发器 · 青龙"},
-		{"/triggers/" + site.triggerID, "shop/nightly · QingLong", "shop/nightly · 青龙"},
-		{"/runs", "Runs · QingLong", "运行 · 青龙"},
-		{"/runs/" + id, "Run " + id + " · QingLong", "运行 " + id + " · 青龙"},
-		{"/definitions", "Definitions · QingLong", ""},
-		{"/tokens", "Tokens · QingLong", ""},
-		{"/triggers/not-an-id", "That request was not valid · QingLong", "请求无效 · 青龙"},
-	} {
-		for lang, want := range map[string]string{"en": p.en, "zh": p.zh} {
-			if want == "" {
-				continue
-			}
-			_, page := httpcall.Form(t, c, http.MethodGet, site.base+p.path+"?lang="+lang, nil)
-			if got := titleOf(page); got != want {
-				t.Errorf("%s in %s is titled %q, want %q", p.path, lang, got, want)
-			}
+	const file = "project: jd\ntitle: Jingdong Mall\ntasks:\n  - name: checkin\n    title: 每日签到\n    script: \"true\"\ntriggers:\n  - name: assets\n" +
+		"    title: \"资产统计 <script>alert(1)</script>\"\n    task: checkin\n    cron: '0 8 * * *'\n    timezone: Asia/Shanghai\n"
+	if resp, page := httpcall.Form(t, c, http.MethodPost, site.base+"/definitions/apply", url.Values{"csrf": {csrf}, "yaml": {file}}); resp.StatusCode != http.StatusOK || !strings.Contains(page, `id="def-applied"`) {
+		t.Fatalf("apply: %d\n%s", resp.StatusCode, page)
+	}
+	for q, found := range map[string]bool{"资产": true, "签到": true, "jingdong": true, "JD/ASSETS": true, "天气": false} {
+		resp, page := httpcall.Form(t, c, http.MethodGet, site.base+"/triggers?"+url.Values{"q": {q}}.Encode(), nil)
+		if resp.StatusCode != http.StatusOK || strings.Contains(page, "jd/assets</a>") != found {
+			t.Errorf("search %q: %d, lists jd/assets %t; want %t", q, resp.StatusCode, !found, found)
+		}
+		if found && (strings.Contains(page, "<script>alert(1)") || !strings.Contains(page, `<bdi class="obj-title">资产统计 &lt;script&gt;alert(1)&lt;/script&gt;</bdi>`)) {
+			t.Errorf("search %q: the title is not shown escaped:\n%s", q, page)
 		}
 	}
-	form := url.Values{"csrf": {csrf}, "from": {"2024-01-01T00:00"}, "to": {"2026-01-01T00:00"}}
-	if _, page := httpcall.Form(t, c, http.MethodPost, site.base+"/triggers/"+site.triggerID+"/backfill/preview?lang=zh", form); titleOf(page) != "回填：shop/nightly · 青龙" {
-		t.Errorf("the backfill preview in zh is titled %q", titleOf(page))
-	}
-}
-
-func titleOf(page string) string {
-	if m := pageTitle.FindStringSubmatch(page); m != nil {
-		return m[1]
-	}
-	return ""
 }

@@ -40,7 +40,7 @@ func (c *catalogTx) ProjectDefinitions(ctx context.Context, name string, limit i
 // first limit of its tasks and triggers by name into d, in tx.
 func projectDefinitions(ctx context.Context, tx *txn, name string, limit int, d *catalog.Definitions) error {
 	p := &d.Project
-	err := tx.QueryRowContext(ctx, qProjectByName, name).Scan(&p.ID, &p.Name, &p.Status, &p.Notifications)
+	err := tx.QueryRowContext(ctx, qProjectByName, name).Scan(&p.ID, &p.Name, &p.Status, &p.Notifications, &p.Title)
 	if errors.Is(err, sql.ErrNoRows) {
 		return catalog.ProjectMissing(name)
 	}
@@ -66,15 +66,20 @@ func projectDefinitions(ctx context.Context, tx *txn, name string, limit int, d 
 	if rows, err = tx.QueryContext(ctx, qTriggersOfProject, p.ID, limit); err != nil {
 		return err
 	}
-	defer rows.Close()
 	for rows.Next() {
 		r, err := scanTrigger(rows)
 		if err != nil {
+			rows.Close()
 			return err
 		}
 		d.Triggers = append(d.Triggers, r)
 	}
-	return rows.Err()
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	d.Titles, err = titlesOf(ctx, tx, p.ID)
+	return err
 }
 
 // ProjectNames returns the first limit project names in name order.

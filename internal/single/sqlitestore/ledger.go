@@ -161,7 +161,8 @@ func (s *Store) TriggerDetail(ctx context.Context, triggerID string, ledgerLimit
 		var pol policyCols
 		err := tx.QueryRowContext(ctx, qTriggerDetail, triggerID).Scan(&t.ProjectID, &t.ProjectName, &t.TriggerID, &t.Name, &t.Revision, &enabled,
 			&t.Cron.Expression, &t.Cron.Timezone, &t.Cron.MisfirePolicy, &pol.jitter, &pol.start, &pol.end, &pol.window, &pol.overlap,
-			&t.TaskID, &t.TaskName, &t.TaskRevision, &next, &due, &last, &t.StateVersion, &paused, &note, &pausedAt, &archived, &withProject)
+			&t.TaskID, &t.TaskName, &t.TaskRevision, &next, &due, &last, &t.StateVersion, &paused, &note, &pausedAt, &archived, &withProject,
+			&t.Title, &t.TaskTitle, &t.ProjectTitle)
 		if errors.Is(err, sql.ErrNoRows) {
 			return schedule.TriggerMissing(triggerID)
 		}

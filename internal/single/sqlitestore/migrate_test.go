@@ -217,7 +217,7 @@ func TestARunFoundLostRecordsWhenAlsoOneAnOlderBuildFoundLost(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	undo := projectPauseLater(t, e)
+	undo, untitle := projectPauseLater(t, e), titlesLater(t, e)
 	d := e.defs(t, "alpha", everyMinute)
 	undo()
 	e.take(t, 1)
@@ -234,6 +234,7 @@ func TestARunFoundLostRecordsWhenAlsoOneAnOlderBuildFoundLost(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	untitle()
 	if _, err := s.Migrate(ctx); err != nil {
 		t.Fatal(err)
 	}

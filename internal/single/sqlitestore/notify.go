@@ -29,7 +29,7 @@ func enqueueNotifications(ctx context.Context, tx *txn, runID string, to run.Sta
 	var logPath string
 	var startedAt sql.NullInt64
 	var manual string
-	if err := tx.QueryRowContext(ctx, qNotifyFacts, runID).Scan(&specJSON, &f.ProjectName, &f.ProjectID, &f.TriggerID, &triggerName, &f.ScheduledForMs); err != nil {
+	if err := tx.QueryRowContext(ctx, qNotifyFacts, runID).Scan(&specJSON, &f.ProjectName, &f.ProjectID, &f.TriggerID, &triggerName, &f.ScheduledForMs, &f.TriggerTitle); err != nil {
 		return err
 	}
 	if specJSON == "" {

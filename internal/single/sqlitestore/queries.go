@@ -218,6 +218,9 @@ var (
 	qTriggersOfProject = query("triggers_of_project")
 	qProjectNames      = query("project_names")
 	qProjectNameByID   = query("project_name_by_id")
+	qTitlesOfProject   = query("titles_of_project")
+	qTaskTitleSet      = query("task_title_set")
+	qTriggerTitleSet   = query("trigger_title_set")
 )
 
 // readQueries are prepared on the read pool once the store is ready
@@ -226,7 +229,7 @@ var (
 var readQueries = []string{
 	qBackupLoggedAttempts,
 	qProjectByName, qTaskByName, qTriggerByName, qTasksByNames, qTriggersByNames, qTriggerNamesOfTasks,
-	qTasksOfProject, qTriggersOfProject, qProjectNames, qProjectNameByID,
+	qTasksOfProject, qTriggersOfProject, qProjectNames, qProjectNameByID, qTitlesOfProject,
 	qScheduleTakeUninitialised, qScheduleTakeDue, qScheduleNextDue, qScheduleReanchorRead, qScheduleRecheckStale,
 	qRunsList, qRunsLast, qRunGet, qRunWaiting, qAttemptsOfRun, qEventsOfRun, qTriggersList, qAttemptsPending, qAttemptLiveOwners,
 	qAttemptsCancelAsked, qTriggerDetail, qLedgerOfTrigger, qAuditOfTrigger, qProjectPauseRead, qTokensList, qTokenByDigest, qUsersList, qUserCredentials, qUserByID, qUsersExist, qNotifyList, qNotifyDue,
@@ -239,7 +242,7 @@ var writeQueries = []string{
 	qProjectByID, qProjectInsert, qProjectUpdate, qScheduleReactivated, qScheduleReactivate,
 	qTaskHeads, qTaskReplays, qTaskInsert, qTaskAdvance, qTaskRevisionInsert, qExecutionRevisionInsert, qTaskRevisionPins,
 	qTriggerHeads, qTriggerReplays, qTriggerInsert, qTriggerAdvance, qTriggerRevisionInsert, qScheduleReset, qScheduleSuperseded,
-	qTasksByNames, qTriggersByNames, qTriggerNamesOfTasks,
+	qTasksByNames, qTriggersByNames, qTriggerNamesOfTasks, qTitlesOfProject, qTaskTitleSet, qTriggerTitleSet,
 	qScheduleCommitRead, qExecutionByTaskRevision, qRunAdmitInsert, qRunRerunSource, qAttemptAdmitInsert, qEventInsert,
 	qScheduleAdvanceAdmitted, qScheduleAdvanceCursor, qScheduleRowSavepoint, qScheduleRowRollback, qScheduleRowRelease, qScheduleRecheckLater, qScheduleReanchor, qScheduleRecheckForgetStale,
 	qSchedulePageRead, qSchedulePageAdvance, qRunPageInsert, qAttemptPageInsert, qEventPageInsert,

@@ -148,10 +148,11 @@ type scanner interface{ Scan(dest ...any) error }
 func scanRun(sc scanner) (run.Run, error) {
 	var r run.Run
 	var finished, dueAt sql.NullInt64
-	var projectName, triggerName, taskName, rerunOf, manual, lostCode sql.NullString
+	var projectName, triggerName, taskName, rerunOf, manual, lostCode, triggerTitle sql.NullString
 	err := sc.Scan(&r.ID, &r.ProjectID, &r.TaskID, &r.TaskRevision, &r.TriggerID, &r.TriggerRevision, &r.ExecutionRevisionID,
 		&r.IdempotencyKey, &r.ScheduledForMs, &dueAt, &r.State, &r.Version, &r.LastEventSeq, &r.CreatedAtMs, &r.QueuedAtMs, &r.UpdatedAtMs, &finished,
-		&projectName, &triggerName, &taskName, &rerunOf, &manual, &lostCode)
+		&projectName, &triggerName, &taskName, &rerunOf, &manual, &lostCode, &triggerTitle)
+	r.TriggerTitle = triggerTitle.String
 	r.FinishedAtMs, r.DueAtMs = ptr(finished), dueAt.Int64
 	r.ProjectName, r.TriggerName, r.TaskName = projectName.String, triggerName.String, taskName.String
 	r.RerunOf, r.Origin, r.ErrorCode = rerunOf.String, run.OriginOf(manual.String), lostCode.String

@@ -40,7 +40,8 @@ func (s *Store) TriggerList(ctx context.Context, p schedule.TriggerListParams) (
 			var pol policyCols
 			if err := rows.Scan(&t.ProjectID, &t.ProjectName, &t.TriggerID, &t.Name, &t.Revision, &enabled,
 				&t.Cron.Expression, &t.Cron.Timezone, &t.Cron.MisfirePolicy, &pol.jitter, &pol.start, &pol.end, &pol.window, &pol.overlap,
-				&t.TaskID, &t.TaskName, &t.TaskRevision, &next, &due, &last, &t.StateVersion, &paused, &withProject, &archived); err != nil {
+				&t.TaskID, &t.TaskName, &t.TaskRevision, &next, &due, &last, &t.StateVersion, &paused, &withProject, &archived,
+				&t.Title, &t.TaskTitle, &t.ProjectTitle); err != nil {
 				return err
 			}
 			pol.into(&t.Cron)

@@ -91,6 +91,9 @@ func RunSchedule(t *testing.T, newFixture Factory) {
 	for name, fn := range archiveCases() {
 		run(name, false, fn)
 	}
+	for name, fn := range titleCases() {
+		run("Titles/"+name, false, fn)
+	}
 	for name, fn := range unreadableCases() {
 		run(name, false, fn)
 	}

@@ -89,7 +89,7 @@ SELECT p.id, p.name, tg.id, tr.name, tr.revision, tr.enabled, tr.cron_expression
        tr.task_id, tk.name, tr.task_revision, s.next_fire_at_ms, s.next_fire_at_ms + s.due_offset_ms, s.last_scheduled_at_ms,
        s.state_version, s.claim_owner, s.claim_expires_at_ms,
        s.paused, s.pause_note, s.paused_at_ms, {{now_ms}}, p.status = 'archived',
-       has_table_privilege('qinglong.trigger_schedule_audit', 'SELECT'), s.paused_with_project
+       has_table_privilege('qinglong.trigger_schedule_audit', 'SELECT'), s.paused_with_project, tg.title, tk.title, p.title
   FROM qinglong.triggers tg
   JOIN qinglong.projects p ON p.id = tg.project_id
   JOIN qinglong.trigger_revisions tr ON tr.trigger_id = tg.id AND tr.revision = tg.current_revision

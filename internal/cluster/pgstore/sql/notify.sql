@@ -4,10 +4,10 @@
 -- name: NotifyFacts
 -- A finished Run's facts for its notifications, read in its finishing
 -- transaction: the project's settings ('' without any), the names people
--- read and the database clock.
+-- read, the database clock and the trigger's display title now ('' none).
 SELECT coalesce(p.notifications, ''), p.name, r.project_id, coalesce(r.trigger_id::text, ''),
        coalesce((SELECT tr.name FROM qinglong.trigger_revisions tr WHERE tr.trigger_id = r.trigger_id AND tr.revision = r.trigger_revision), ''),
-       r.scheduled_for_ms, {{now_ms}}
+       r.scheduled_for_ms, {{now_ms}}, coalesce((SELECT tg.title FROM qinglong.triggers tg WHERE tg.id = r.trigger_id), '')
   FROM qinglong.runs r JOIN qinglong.projects p ON p.id = r.project_id
  WHERE r.id = $1
 

@@ -20,7 +20,7 @@ SELECT status, {{now_ms}} FROM qinglong.projects WHERE id = $1
 
 -- name: ProjectByName
 -- A project by its unique name.
-SELECT id, name, status, coalesce(notifications, '') FROM qinglong.projects WHERE name = $1
+SELECT id, name, status, coalesce(notifications, ''), title FROM qinglong.projects WHERE name = $1
 
 -- name: ProjectLock
 -- The row lock serialises saves of one project. NO KEY UPDATE, not
@@ -28,19 +28,19 @@ SELECT id, name, status, coalesce(notifications, '') FROM qinglong.projects WHER
 -- foreign key) after locking its schedule row, while this publish locks the
 -- project first and then that schedule row; FOR UPDATE would conflict with
 -- KEY SHARE and deadlock the two, NO KEY UPDATE does not.
-SELECT name, status, coalesce(notifications, '') FROM qinglong.projects WHERE id = $1 FOR NO KEY UPDATE
+SELECT name, status, coalesce(notifications, ''), title FROM qinglong.projects WHERE id = $1 FOR NO KEY UPDATE
 
 -- name: ProjectInsert
 -- A new project; created and updated at the database clock. Notification
 -- settings '' are none (NULL).
-INSERT INTO qinglong.projects (id, name, status, notifications, created_at_ms, updated_at_ms)
-VALUES ($1, $2, $3, nullif($4::text, ''), {{now_ms}}, {{now_ms}})
+INSERT INTO qinglong.projects (id, name, status, notifications, created_at_ms, updated_at_ms, title)
+VALUES ($1, $2, $3, nullif($4::text, ''), {{now_ms}}, {{now_ms}}, $5)
 
 -- name: ProjectUpdate
 -- Renames or (re)activates a locked project, or replaces its notification
--- settings; updated_at_ms never goes below created_at_ms even if the
--- database clock went back.
-UPDATE qinglong.projects SET name = $2, status = $3, notifications = nullif($4::text, ''),
+-- settings or its title; updated_at_ms never goes below created_at_ms
+-- even if the database clock went back.
+UPDATE qinglong.projects SET name = $2, status = $3, notifications = nullif($4::text, ''), title = $5,
        updated_at_ms = greatest(created_at_ms, {{now_ms}})
  WHERE id = $1
 
@@ -59,3 +59,24 @@ SELECT r.trigger_id, r.project_id, r.task_id, r.revision, r.task_revision, r.tas
        r.jitter_ms, r.start_at_ms, r.end_at_ms, r.catch_up_window_ms, r.overlap_policy
   FROM qinglong.triggers t JOIN qinglong.trigger_revisions r ON r.trigger_id = t.id AND r.revision = t.current_revision
  WHERE t.project_id = $1 AND t.name = $2
+
+-- name: TitlesOfProject
+-- The display titles of a project's tasks and triggers that have one
+-- (kind is task or trigger). A title is the head's, not a revision's.
+SELECT 'task', name, title FROM qinglong.tasks WHERE project_id = $1 AND title <> ''
+UNION ALL
+SELECT 'trigger', name, title FROM qinglong.triggers WHERE project_id = $1 AND title <> ''
+
+-- name: TaskTitleSet
+-- Sets a task's display title on its head: no revision is published, so
+-- nothing that pins the task moves.
+UPDATE qinglong.tasks SET title = $1, updated_at_ms = greatest(created_at_ms, {{now_ms}})
+ WHERE project_id = $2 AND name = $3
+
+-- name: TriggerTitleSet
+-- Sets a trigger's display title on its head: no revision is published,
+-- so the schedule row keeps its cursor and state_version, its
+-- schedulable flag is not recomputed, and the occurrence ledger is not
+-- written.
+UPDATE qinglong.triggers SET title = $1, updated_at_ms = greatest(created_at_ms, {{now_ms}})
+ WHERE project_id = $2 AND name = $3

@@ -9,7 +9,9 @@
 -- run.created event records it (NULL for the clock's): one probe of
 -- run_events' key. The last is how a lost Run was lost, its last attempt's
 -- error code, so a listing says it without reading each lost Run again:
--- one probe of attempts' (run_id, number) key, for a lost Run only.
+-- one probe of attempts' (run_id, number) key, for a lost Run only. After
+-- it, the trigger's display title now (a title is the trigger's, not a
+-- revision's): one probe of triggers' key.
 SELECT id, project_id, task_id, task_revision, trigger_id, trigger_revision, execution_revision_id,
        idempotency_key, scheduled_for_ms, due_at_ms, state, version, last_event_seq, created_at_ms, queued_at_ms, updated_at_ms, finished_at_ms,
        (SELECT p.name FROM qinglong.projects p WHERE p.id = runs.project_id),
@@ -17,7 +19,8 @@ SELECT id, project_id, task_id, task_revision, trigger_id, trigger_revision, exe
        (SELECT k.name FROM qinglong.task_revisions k WHERE k.task_id = runs.task_id AND k.revision = runs.task_revision),
        rerun_of,
        (SELECT e.payload->>'manual' FROM qinglong.run_events e WHERE e.run_id = runs.id AND e.seq = 1),
-       CASE WHEN state = 'lost' THEN (SELECT a.error_code FROM qinglong.attempts a WHERE a.run_id = runs.id ORDER BY a.number DESC LIMIT 1) END
+       CASE WHEN state = 'lost' THEN (SELECT a.error_code FROM qinglong.attempts a WHERE a.run_id = runs.id ORDER BY a.number DESC LIMIT 1) END,
+       (SELECT tg.title FROM qinglong.triggers tg WHERE tg.id = runs.trigger_id)
   FROM qinglong.runs
 
 -- name: RunAttempts
@@ -107,7 +110,7 @@ SELECT p.labels,
 SELECT p.id, p.name, tg.id, tr.name, tr.revision, tr.enabled, tr.cron_expression, tr.cron_timezone, tr.misfire_policy,
        tr.jitter_ms, tr.start_at_ms, tr.end_at_ms, tr.catch_up_window_ms, tr.overlap_policy,
        tr.task_id, tk.name, tr.task_revision, s.next_fire_at_ms, s.next_fire_at_ms + s.due_offset_ms, s.last_scheduled_at_ms, s.state_version, s.claim_owner, s.claim_expires_at_ms,
-       s.paused, s.paused_with_project, p.status = 'archived'
+       s.paused, s.paused_with_project, p.status = 'archived', tg.title, tk.title, p.title
   FROM qinglong.triggers tg
   JOIN qinglong.projects p ON p.id = tg.project_id
   JOIN qinglong.trigger_revisions tr ON tr.trigger_id = tg.id AND tr.revision = tg.current_revision

@@ -1,2 +1,2 @@
 -- Looks a project up by its unique name.
-SELECT id, name, status, coalesce(notifications_json, '') FROM projects WHERE name = ?
+SELECT id, name, status, coalesce(notifications_json, ''), title FROM projects WHERE name = ?

@@ -11,10 +11,11 @@ SELECT p.id, p.name, t.id, r.name, r.revision, r.enabled, r.expression, r.timezo
        coalesce(s.state_version, 0),
        coalesce(s.paused, 0), s.pause_note,
        coalesce((SELECT a.at_ms FROM trigger_schedule_audit a WHERE a.trigger_id = t.id AND a.action = 'pause' ORDER BY a.id DESC LIMIT 1), s.paused_at_ms),
-       p.status = 'archived', coalesce(s.paused_with_project, 0)
+       p.status = 'archived', coalesce(s.paused_with_project, 0), t.title, kh.title, p.title
 FROM triggers t
 JOIN trigger_revisions r ON r.trigger_id = t.id AND r.revision = t.current_revision
 JOIN projects p ON p.id = t.project_id
+JOIN tasks kh ON kh.id = t.task_id
 JOIN task_revisions kr ON kr.task_id = r.task_id AND kr.revision = r.task_revision
 LEFT JOIN trigger_schedules s ON s.trigger_id = t.id
 WHERE t.id = ?

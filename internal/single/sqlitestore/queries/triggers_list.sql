@@ -4,9 +4,10 @@
 SELECT p.id, p.name, t.id, r.name, r.revision, r.enabled, r.expression, r.timezone, r.misfire_policy,
        r.jitter_ms, r.start_at_ms, r.end_at_ms, r.catch_up_window_ms, r.overlap_policy,
        r.task_id, kr.name, r.task_revision, s.next_fire_at_ms, s.next_fire_at_ms + s.due_offset_ms, s.last_scheduled_at_ms, coalesce(s.state_version, 0),
-       coalesce(s.paused, 0), coalesce(s.paused_with_project, 0), p.status = 'archived'
+       coalesce(s.paused, 0), coalesce(s.paused_with_project, 0), p.status = 'archived', t.title, kh.title, p.title
 FROM triggers t
 JOIN projects p ON p.id = t.project_id
+JOIN tasks kh ON kh.id = t.task_id
 JOIN trigger_revisions r ON r.trigger_id = t.id AND r.revision = t.current_revision
 JOIN task_revisions kr ON kr.task_id = r.task_id AND kr.revision = r.task_revision
 LEFT JOIN trigger_schedules s ON s.trigger_id = t.id

@@ -1,0 +1,72 @@
+package notify
+
+import (
+	"encoding/json"
+	"mime"
+	"strings"
+	"testing"
+)
+
+// titled is sample with a trigger title of a person's choosing, in
+// Chinese and holding what Slack would read as a mention.
+func titled(c Channel) Message {
+	m := sample(c)
+	m.Payload.TriggerTitle = "每日签到 <!channel>"
+	return m
+}
+
+// A trigger's title leads a notification's title, before the project and
+// trigger names it leaves as they are; the webhook payload carries it as
+// triggerTitle; each channel escapes it as its format asks: Slack's markup,
+// ntfy's and the email's headers as RFC 2047 words.
+func TestATriggersTitleLeadsItsNotificationsEscapedForEachChannel(t *testing.T) {
+	want := "QingLong: 每日签到 <!channel> · shop/nightly-backup failed 3 times in a row"
+	if got := Title(titled(Channel{}).Payload); got != want {
+		t.Fatalf("title %q, want %q", got, want)
+	}
+	for _, kind := range []Kind{Webhook, Slack, Ntfy, Telegram} {
+		c, _ := goldenChannel(kind)
+		req, err := Build(titled(c), secrets, sentAt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		switch kind {
+		case Webhook:
+			var p map[string]any
+			if err := json.Unmarshal(req.Body, &p); err != nil || p["triggerTitle"] != "每日签到 <!channel>" || p["trigger"] != "nightly-backup" {
+				t.Fatalf("webhook payload %s (%v); want triggerTitle beside trigger", req.Body, err)
+			}
+		case Slack:
+			var body map[string]string
+			if err := json.Unmarshal(req.Body, &body); err != nil || strings.Contains(body["text"], "<!channel>") || !strings.Contains(body["text"], "每日签到 &lt;!channel&gt; · shop/nightly-backup") {
+				t.Fatalf("slack body %s; want the title escaped, no mention", req.Body)
+			}
+		case Ntfy:
+			h := req.Headers["Title"]
+			dec, err := new(mime.WordDecoder).DecodeHeader(h)
+			if strings.ContainsFunc(h, func(r rune) bool { return r > 127 }) || err != nil || dec != want {
+				t.Fatalf("ntfy Title header %q decodes to %q (%v); want ASCII words decoding to %q", h, dec, err, want)
+			}
+		case Telegram:
+			if !strings.Contains(string(req.Body), "每日签到 \\u003c!channel\\u003e · shop/nightly-backup") {
+				t.Fatalf("telegram body %s; want the title as plain text", req.Body)
+			}
+		}
+	}
+	c, _ := goldenChannel(Email)
+	mail, err := BuildMail(titled(c), sentAt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	head, _, _ := strings.Cut(string(mail.Message), "\r\n\r\n")
+	var subject string
+	for _, line := range strings.Split(strings.ReplaceAll(head, "\r\n ", " "), "\r\n") {
+		if v, ok := strings.CutPrefix(line, "Subject: "); ok {
+			subject = v
+		}
+	}
+	dec, err := new(mime.WordDecoder).DecodeHeader(subject)
+	if strings.ContainsFunc(head, func(r rune) bool { return r > 127 }) || err != nil || dec != want {
+		t.Fatalf("email subject %q decodes to %q (%v); want RFC 2047 words decoding to %q", subject, dec, err, want)
+	}
+}
