@@ -530,8 +530,8 @@ func unitKeys(t *testing.T, path string) map[string][]string {
 	return keys
 }
 
-// The systemd units run the standalone server and the worker as an
-// unprivileged, sandboxed user with a state directory of their own; where
+// The systemd units run the standalone server, a cluster replica and the
+// worker as an unprivileged, sandboxed user with a state directory of their own; where
 // systemd-analyze is installed, it accepts them.
 func TestTheSystemdUnitsAreHardened(t *testing.T) {
 	t.Parallel()
@@ -541,8 +541,9 @@ func TestTheSystemdUnitsAreHardened(t *testing.T) {
 		"PrivateDevices": "yes", "CapabilityBoundingSet": "", "RestrictSUIDSGID": "yes", "UMask": "0077", "KillMode": "mixed",
 	}
 	execs := map[string]*regexp.Regexp{
-		"qinglong.service":        regexp.MustCompile(`^/usr/local/bin/ql serve\b`),
-		"qinglong-worker.service": regexp.MustCompile(`^/usr/local/bin/ql-worker\b`),
+		"qinglong.service":         regexp.MustCompile(`^/usr/local/bin/ql serve\b`),
+		"qinglong-replica.service": regexp.MustCompile(`^/usr/local/bin/ql serve --profile cluster\b`),
+		"qinglong-worker.service":  regexp.MustCompile(`^/usr/local/bin/ql-worker\b`),
 	}
 	for unit, exec := range execs {
 		keys := unitKeys(t, filepath.Join(dir, unit))
@@ -588,7 +589,7 @@ func TestTheSystemdUnitsAreHardened(t *testing.T) {
 	}
 }
 
-// Neither unit restarts the exits that starting it again as it is cannot
+// No unit restarts the exits that starting it again as it is cannot
 // change — refused input, a conflict (drained, replaced, another worker's
 // data directory, another server's data directory, a database of a newer
 // build), a refusal — so a drained worker or a server refused its data
@@ -605,6 +606,38 @@ func TestTheUnitsDoNotRestartExitsThatCannotPass(t *testing.T) {
 		if got := keys["RestartPreventExitStatus"]; !slices.Equal(got, []string{want}) {
 			t.Errorf("%s: RestartPreventExitStatus=%v, want %s", unit, got, want)
 		}
+	}
+}
+
+// The replica's unit restarts a replica that exited 4 (the schema is of a
+// newer build than its binary: `ql db migrate` of an upgrade ran under
+// it), so the upgrade the docs give — install the new binary, migrate —
+// ends with every replica on the new binary without a hand on each host,
+// and never gives up while an older binary exits 4 at each start; it
+// still does not restart 2 and 5, which starting again cannot change.
+func TestTheReplicaUnitRestartsAReplicaTheSchemaMovedAheadOf(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(repoRoot, "deploy", "systemd", "qinglong-replica.service")
+	keys := unitKeys(t, path)
+	if got := keys["RestartPreventExitStatus"]; !slices.Equal(got, []string{"2 5"}) {
+		t.Errorf("RestartPreventExitStatus=%v, want 2 5: 4 restarted, 2 and 5 not", got)
+	}
+	if got := keys["Restart"]; !slices.Equal(got, []string{"on-failure"}) && !slices.Equal(got, []string{"always"}) {
+		t.Errorf("Restart=%v restarts no failed exit", got)
+	}
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !regexp.MustCompile(`(?m)^StartLimitIntervalSec=0$`).Match(raw) {
+		t.Error("no StartLimitIntervalSec=0 in [Unit]: an older binary exiting 4 at each start would reach the start limit and stay stopped")
+	}
+	ops, err := os.ReadFile(filepath.Join(repoRoot, "docs", "operations.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Contains(ops, []byte("deploy/systemd/qinglong-replica.service")) {
+		t.Error("docs/operations.md does not name the replica's unit its upgrade steps rely on")
 	}
 }
 

@@ -45,7 +45,7 @@ func (s *store) register(t testing.TB, w worker, capacity int, labels map[string
 	if err != nil {
 		t.Fatalf("register %s: %v", w.Name, err)
 	}
-	return reply
+	return reply.RegisterReply
 }
 
 // offer is a fresh pull request of w: a new offer id and token, as a

@@ -73,19 +73,19 @@ const sessionOpenAttempts = 10
 // concurrency. The new session replaces the worker's previous one in the
 // same statement (generation + 1, the old one replaced; see retireReplaced
 // for what follows); a draining worker's session starts draining.
-func (r *Runtime) RegisterWorker(ctx context.Context, w WorkerIdentity, req workerproto.RegisterRequest, s WorkerSettings) (workerproto.RegisterReply, error) {
+func (r *Runtime) RegisterWorker(ctx context.Context, w WorkerIdentity, req workerproto.RegisterRequest, s WorkerSettings) (Registered, error) {
 	s, err := s.withDefaults()
 	if err != nil {
-		return workerproto.RegisterReply{}, err
+		return Registered{}, err
 	}
 	if req.Capacity < 1 || req.Capacity > workerproto.MaxCapacity {
-		return workerproto.RegisterReply{}, qlerror.New(qlerror.Invalid, "capacity %d is outside 1–%d", req.Capacity, workerproto.MaxCapacity)
+		return Registered{}, qlerror.New(qlerror.Invalid, "capacity %d is outside 1–%d", req.Capacity, workerproto.MaxCapacity)
 	}
 	if len(req.Version) > maxVersionLen {
-		return workerproto.RegisterReply{}, qlerror.New(qlerror.Invalid, "version has %d characters, the limit is %d", len(req.Version), maxVersionLen)
+		return Registered{}, qlerror.New(qlerror.Invalid, "version has %d characters, the limit is %d", len(req.Version), maxVersionLen)
 	}
 	if err := validateWorkerLabels("labels", req.Labels); err != nil {
-		return workerproto.RegisterReply{}, err
+		return Registered{}, err
 	}
 	var name, state string
 	var labels map[string]string
@@ -93,11 +93,11 @@ func (r *Runtime) RegisterWorker(ctx context.Context, w WorkerIdentity, req work
 	err = r.pool.QueryRow(ctx, sqlWorkerForRegister, w.ID).Scan(&name, &labels, &maxConcurrency, &state)
 	switch {
 	case errors.Is(err, pgx.ErrNoRows):
-		return workerproto.RegisterReply{}, errUnauthenticated()
+		return Registered{}, errUnauthenticated()
 	case err != nil:
-		return workerproto.RegisterReply{}, mapErr(err, "reading worker "+w.Name)
+		return Registered{}, mapErr(err, "reading worker "+w.Name)
 	case state == workerRevoked:
-		return workerproto.RegisterReply{}, errUnauthenticated()
+		return Registered{}, errUnauthenticated()
 	}
 	effective := maps.Clone(labels)
 	if effective == nil {
@@ -105,7 +105,7 @@ func (r *Runtime) RegisterWorker(ctx context.Context, w WorkerIdentity, req work
 	}
 	for k, v := range req.Labels {
 		if have, ok := effective[k]; ok && have != v {
-			return workerproto.RegisterReply{}, qlerror.New(qlerror.Invalid,
+			return Registered{}, qlerror.New(qlerror.Invalid,
 				"label %s=%s contradicts the credential's %s=%s; drop it from the worker's labels, or create a worker credential with the labels it should have", k, v, k, have)
 		}
 		effective[k] = v
@@ -117,33 +117,45 @@ func (r *Runtime) RegisterWorker(ctx context.Context, w WorkerIdentity, req work
 		RunLeaseMs: s.RunLease.Milliseconds(), LogCapBytes: s.LogCap,
 	}
 	var replacedIDs []string
+	var replacedLabels []map[string]string
 	for attempt := 1; ; attempt++ {
 		rows, err := queryNamed(ctx, r.pool, sqlSessionOpen, sessionOpenParams, pgx.StrictNamedArgs{
 			"worker_id": w.ID, "id": ids.New(), "labels": effective, "capacity": capacity, "version": req.Version,
 			"session_lease_ms": workerproto.SessionLease.Milliseconds(),
 		})
 		if err == nil {
-			_, err = pgx.ForEachRow(rows, []any{&reply.SessionID, &reply.Generation, &reply.State, &replacedIDs}, func() error { return nil })
+			_, err = pgx.ForEachRow(rows, []any{&reply.SessionID, &reply.Generation, &reply.State, &replacedIDs, &replacedLabels}, func() error { return nil })
 		}
 		if sqlState(err) == stateUniqueViolation {
 			if attempt < sessionOpenAttempts && commitRetry.wait(ctx, attempt) == nil {
 				continue
 			}
-			return workerproto.RegisterReply{}, qlerror.New(qlerror.Conflict, "other registrations of worker %s kept racing this one; register again", name)
+			return Registered{}, qlerror.New(qlerror.Conflict, "other registrations of worker %s kept racing this one; register again", name)
 		}
 		if err != nil {
-			return workerproto.RegisterReply{}, mapErr(err, "opening a session for worker "+name)
+			return Registered{}, mapErr(err, "opening a session for worker "+name)
 		}
 		break
 	}
 	if reply.SessionID == "" {
 		// Revoked between the read and the insert.
-		return workerproto.RegisterReply{}, errUnauthenticated()
+		return Registered{}, errUnauthenticated()
 	}
 	if len(replacedIDs) > 0 {
 		r.retireReplaced(ctx, w, replacedIDs)
 	}
-	return reply, nil
+	return Registered{RegisterReply: reply, ReplacedLabels: replacedLabels}, nil
+}
+
+// Registered is a registration's answer to the worker and what it
+// replaced, for the replica's log.
+type Registered struct {
+	workerproto.RegisterReply
+	// ReplacedLabels are the effective labels of each session the
+	// registration replaced (at most one but for a race): a second
+	// process with the credential, or a restart after a crash, that runs
+	// under other labels takes other Runs, which its log should say.
+	ReplacedLabels []map[string]string
 }
 
 // retireReplaced acts on the sessions a registration of w just replaced:

@@ -142,7 +142,7 @@ func (r *replica) listen() error {
 	}
 	cfg.Console = console.New(console.Config{Runs: cfg.Runs, LastRuns: cfg.LastRuns, Triggers: cfg.Triggers, Detail: cfg.Detail, Tokens: cfg.Tokens, Uses: cfg.Uses,
 		Pauser: cfg.Pauser, ProjectPauser: cfg.ProjectPauser, ProjectPauses: cfg.ProjectPauses, Users: live, FirstOwner: live, Setup: r.setup.holder, Passwords: live, Monitor: live.Monitor, Workers: live.Workers, Replicas: live.Replicas, Cancel: cfg.Cancel, Manual: cfg.Manual, Notifications: cfg.Notifications,
-		Export: cfg.Export, Secure: r.s.HTTPTLS != nil, Log: r.log, ReadLog: cfg.ReadLog})
+		Export: cfg.Export, Secure: r.s.HTTPTLS != nil, Log: r.log, ReadLog: cfg.ReadLog, AdminCredentials: true})
 	api := httpapi.NewHandler(cfg)
 	r.api.Store(api)
 	r.http, err = httpserve.ListenWith(r.s.HTTPAddr, api, httpserve.Options{TLS: r.s.HTTPTLS, ErrorLog: httpapi.ConnectionErrorLog(r.log)})
@@ -153,6 +153,7 @@ func (r *replica) listen() error {
 	if note := httpapi.WildcardNote(r.s.HTTPAddr, r.s.AllowedHosts); note != "" {
 		r.log.Info(note, slog.String("code", CodeEveryInterface), slog.String("addr", r.http.Addr()))
 	}
+	warnCertificateOutsideValidity(r.log, "API", "--tls-cert", r.s.HTTPTLS, time.Now())
 	return nil
 }
 

@@ -5,6 +5,7 @@ import (
 	"crypto/tls"
 	"errors"
 	"fmt"
+	"io/fs"
 	"net"
 	"net/netip"
 	"net/url"
@@ -24,6 +25,7 @@ import (
 	"github.com/qinglong/qinglong/internal/core/netaddr"
 	"github.com/qinglong/qinglong/internal/core/notify"
 	"github.com/qinglong/qinglong/internal/core/retention"
+	"github.com/qinglong/qinglong/internal/core/shellquote"
 	"github.com/qinglong/qinglong/internal/core/validate"
 	"github.com/qinglong/qinglong/internal/core/workerproto"
 )
@@ -212,6 +214,9 @@ func settingsFrom(f *cli.ServeFlags) (settings, error) {
 	if err := httpapi.CheckAllowedHosts(allowed); err != nil {
 		return settings{}, &cli.UsageError{Err: err}
 	}
+	if err := checkSecretsFile(f.SecretsFile); err != nil {
+		return settings{}, err
+	}
 	ret := retentionSettings{Policy: policy}
 	if f.MaintenanceURL != "" {
 		if ret.URL, err = namedURL("--database-maintenance-url", f.MaintenanceURL, owner); err != nil {
@@ -392,4 +397,21 @@ func contains(list []string, s string) bool {
 		}
 	}
 	return false
+}
+
+// checkSecretsFile refuses a --secrets-file that does not exist. Only an
+// operator writes a replica's file (`ql secrets set --secrets-file`, or a
+// copy from a Kubernetes Secret), so a missing one is a path mistyped or a
+// copy that did not happen, never a state to start in: started anyway,
+// the replica would fail every notification naming a secret, one by one,
+// long after the mistake.
+func checkSecretsFile(path string) error {
+	if path == "" {
+		return nil
+	}
+	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+		return cli.Usagef("--secrets-file %s does not exist: create it with `ql secrets set NAME --secrets-file %s` as the replica's user "+
+			"(the value on standard input), correct the path, or leave --secrets-file out when no notification channel names a secret", path, shellquote.Quote(path))
+	}
+	return nil
 }

@@ -311,3 +311,24 @@ func TestAKeyOtherUsersMayReadIsRefused(t *testing.T) {
 		}
 	}
 }
+
+// A --secrets-file naming no file is a mistake (a path mistyped, a copy
+// that did not happen), refused at start naming the file and how to make
+// it, not found out notification by notification.
+func TestAReplicaGivenASecretsFileThatDoesNotExistRefusesToStart(t *testing.T) {
+	t.Parallel()
+	missing := filepath.Join(t.TempDir(), "secrets.json")
+	f := validFlags()
+	f.SecretsFile = missing
+	_, err := settingsFrom(&f)
+	var usage *cli.UsageError
+	if !errors.As(err, &usage) || !strings.Contains(err.Error(), missing) || !strings.Contains(err.Error(), "ql secrets set NAME --secrets-file") {
+		t.Fatalf("settingsFrom with a missing --secrets-file: %v, want a usage error naming the file and `ql secrets set`", err)
+	}
+	if err := os.WriteFile(missing, []byte("{}"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := settingsFrom(&f); err != nil {
+		t.Fatalf("settingsFrom with the file present: %v", err)
+	}
+}

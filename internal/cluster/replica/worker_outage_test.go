@@ -18,12 +18,13 @@ import (
 	"github.com/qinglong/qinglong/internal/worker/agent"
 )
 
-// A worker whose only replica stops says so at its first failed request —
-// one warning naming the replica's address, the cause and how often it
-// retries — and not again at each of the retries that follow; when the
+// A worker whose only replica stops cleanly and starts again (a restart)
+// says so at its first refused request as information — one line naming
+// the replica's address, the cause and how often it retries — not as an
+// outage, and not again at each of the retries that follow; when the
 // replica, started again on the same address, answers, one line says so
 // and for how long it did not. Neither holds the credential.
-func TestAWorkerCutOffFromItsOnlyReplicaSaysSoOnceAndWhenItIsBack(t *testing.T) {
+func TestAWorkerWhoseOnlyReplicaRestartsSaysSoOnceAsInformationAndWhenItIsBack(t *testing.T) {
 	t.Parallel()
 	env := clustertest.New(t)
 	cred := env.WorkerCredential(t, "cut-off", nil, 1)
@@ -35,18 +36,22 @@ func TestAWorkerCutOffFromItsOnlyReplicaSaysSoOnceAndWhenItIsBack(t *testing.T) 
 
 	logs, stopWorker := runLoggedAgent(t, server, cred)
 	eventually(t, 30*time.Second, "the worker to register", func() bool { return len(logs.withCode("worker_registered")) == 1 })
+	// The worker hears the stop through the pull it keeps waiting there.
+	eventually(t, 30*time.Second, "the worker's pull to wait at the replica", func() bool {
+		return len(first.logs.withCode("ingress.pull_waiting")) > 0
+	})
 
 	first.stop()
-	eventually(t, 2*time.Second, "the worker to say it gets no answer", func() bool { return len(logs.withCode("server_unreachable")) > 0 })
-	warn := logs.withCode("server_unreachable")[0]
-	if warn["level"] != "WARN" || warn["server"] != server || warn["retry_every_ms"] != float64(2000) || warn["error"] == nil || warn["error"] == "" {
-		t.Fatalf("the warning is %v; want level WARN, server %s, the cause as error and retry_every_ms 2000", warn, server)
+	eventually(t, 2*time.Second, "the worker to say the replica is restarting", func() bool { return len(logs.withCode("server_restarting")) > 0 })
+	said := logs.withCode("server_restarting")[0]
+	if said["level"] != "INFO" || said["server"] != server || said["retry_every_ms"] != float64(2000) || said["error"] == nil || said["error"] == "" {
+		t.Fatalf("the line is %v; want level INFO, server %s, the cause as error and retry_every_ms 2000", said, server)
 	}
 	// The worker retries its pull with a pause growing to 2 s: a few
 	// seconds are several failed requests, and still one warning.
 	time.Sleep(4 * time.Second)
-	if n := len(logs.withCode("server_unreachable")); n != 1 {
-		t.Fatalf("%d warnings within 4 s of the outage; want one, then one per 30 s:\n%s", n, logs)
+	if n, m := len(logs.withCode("server_restarting")), len(logs.withCode("server_unreachable")); n != 1 || m != 0 {
+		t.Fatalf("%d server_restarting and %d server_unreachable lines within 4 s of the restart; want one and none (a warning only past 30 s):\n%s", n, m, logs)
 	}
 	for _, code := range []string{"pull_failed", "heartbeat_failed"} {
 		if n := len(logs.withCode(code)); n != 0 {
@@ -65,7 +70,7 @@ func TestAWorkerCutOffFromItsOnlyReplicaSaysSoOnceAndWhenItIsBack(t *testing.T) 
 		t.Fatalf("the line saying the replica is back is %v; want level INFO, server %s and unreachable_for_ms at least 4000", back, server)
 	}
 	if failed, _ := back["failed_requests"].(float64); failed < 3 {
-		t.Fatalf("the worker counted %v failed requests in the outage; want several retries behind the one warning", back["failed_requests"])
+		t.Fatalf("the worker counted %v failed requests in the outage; want several retries behind the one line", back["failed_requests"])
 	}
 	stopWorker()
 	second.stop()

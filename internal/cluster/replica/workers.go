@@ -87,6 +87,7 @@ func (r *replica) listenWorkers() error {
 	}
 	r.log.Info("worker ingress listening; answering 503 until startup completes", slog.String("code", CodeWorkerListening),
 		slog.String("addr", r.workerHTTP.Addr()), slog.Bool("tls", r.s.Worker.TLS != nil))
+	warnCertificateOutsideValidity(r.log, "worker ingress", "--worker-tls-cert", r.s.Worker.TLS, time.Now())
 	return nil
 }
 

@@ -408,7 +408,11 @@ func noSecrets[T any](T) []string { return nil }
 
 func (h *Handler) register(req *request) {
 	step(h, req, workerproto.MaxBody, func(ctx context.Context, in workerproto.RegisterRequest) (workerproto.RegisterReply, error) {
-		return req.st.RegisterWorker(ctx, req.worker, in, h.settings)
+		reg, err := req.st.RegisterWorker(ctx, req.worker, in, h.settings)
+		if err == nil {
+			h.labelsChanged(req.worker.Name, reg)
+		}
+		return reg.RegisterReply, err
 	}, noSecrets)
 }
 

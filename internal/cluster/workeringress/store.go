@@ -11,7 +11,7 @@ import (
 // API, one short transaction per call, fenced and idempotent on replay.
 type Store interface {
 	AuthenticateWorker(ctx context.Context, credential string) (pgstore.WorkerIdentity, error)
-	RegisterWorker(ctx context.Context, w pgstore.WorkerIdentity, req workerproto.RegisterRequest, s pgstore.WorkerSettings) (workerproto.RegisterReply, error)
+	RegisterWorker(ctx context.Context, w pgstore.WorkerIdentity, req workerproto.RegisterRequest, s pgstore.WorkerSettings) (pgstore.Registered, error)
 	HeartbeatWorker(ctx context.Context, w pgstore.WorkerIdentity, req workerproto.HeartbeatRequest) (workerproto.HeartbeatReply, error)
 	PullGrants(ctx context.Context, w pgstore.WorkerIdentity, req workerproto.PullRequest, s pgstore.WorkerSettings) (workerproto.PullReply, error)
 	StopsAsked(ctx context.Context, w pgstore.WorkerIdentity, sessionID string) ([]string, error)

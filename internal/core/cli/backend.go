@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -106,6 +107,15 @@ func (f *dbFlags) resolve(opts Options) (string, error) {
 	switch {
 	case dirArg && urlArg:
 		return "", Usagef("give --data-dir (the embedded database) or --database-url (PostgreSQL), not both")
+	case !dirArg && !urlArg && opts.OpenPostgres != nil && readsAdminURL(f.cmd) && os.Getenv(EnvAdminURL) != "":
+		u, err := Getenv(os.Getenv, EnvAdminURL)
+		if err != nil {
+			return "", err
+		}
+		if !IsPostgresURL(u) {
+			return "", Usagef("$%s must start with postgres:// or postgresql://", EnvAdminURL)
+		}
+		return u, nil
 	case urlArg || (!dirArg && f.url != ""):
 		if !IsPostgresURL(f.url) {
 			return "", Usagef("--database-url (or $QL_DATABASE_URL) must start with postgres:// or postgresql://; the embedded database is chosen with --data-dir DIR")
@@ -170,7 +180,7 @@ func openExistingForWrite(ctx context.Context, opts Options, f *dbFlags) (*Backe
 
 func mustExist(cmd *cobra.Command, path string) error {
 	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
-		return fmt.Errorf("no QingLong database at %s: start with `ql serve` or `ql apply -f FILE` there, or point --data-dir (or $QL_DATA_DIR) at the directory of an existing one%s", path, apiUnused(cmd))
+		return fmt.Errorf("no QingLong database at %s: start with `ql serve` or `ql apply -f FILE` there, or point --data-dir (or $QL_DATA_DIR) at the directory of an existing one%s%s", path, apiUnused(cmd), adminURLUnused(cmd))
 	}
 	return nil
 }
@@ -197,6 +207,18 @@ func apiUnused(cmd *cobra.Command) string {
 	}
 	walk(root)
 	return fmt.Sprintf(". $QL_API_URL is set, but %s works on a database, never through a server's API (the commands that can: %s); run it where the database is, or use the server's console", cmd.CommandPath(), strings.Join(via, ", "))
+}
+
+// adminURLUnused is what a missing database's error adds when
+// $QL_DATABASE_ADMIN_URL is set for a command that does not read it: the
+// user meant the cluster, and "no database here" alone would not say
+// where this command looks for it.
+func adminURLUnused(cmd *cobra.Command) string {
+	if cmd == nil || os.Getenv(EnvAdminURL) == "" || readsAdminURL(cmd) {
+		return ""
+	}
+	return fmt.Sprintf(". $%s is set, but %s reads the cluster's database from --database-url or $QL_DATABASE_URL (only %s read $%s): "+
+		"give it the URL of the role it needs there", EnvAdminURL, cmd.CommandPath(), adminURLReaders, EnvAdminURL)
 }
 
 func open(ctx context.Context, opts Options, f *dbFlags, mustExistRO bool) (*Backend, error) {
@@ -231,8 +253,8 @@ func open(ctx context.Context, opts Options, f *dbFlags, mustExistRO bool) (*Bac
 				"use the full ql binary for that database, or --data-dir DIR to create an embedded database on purpose", dsn, EnvAdminURL, opts.Binary)
 		case os.Getenv(EnvAdminURL) != "":
 			return nil, Usagef("no embedded database at %s, and $%s is set: this command reads the cluster's database from --database-url or "+
-				"$QL_DATABASE_URL (only `ql workers` reads $%s); give it the admin role's URL there, or --data-dir DIR to create an embedded database on purpose",
-				dsn, EnvAdminURL, EnvAdminURL)
+				"$QL_DATABASE_URL (only %s read $%s); give it the admin role's URL there, or --data-dir DIR to create an embedded database on purpose",
+				dsn, EnvAdminURL, adminURLReaders, EnvAdminURL)
 		case opts.OpenPostgres == nil:
 			created = "created the embedded database " + dsn + " (no --data-dir or $QL_DATA_DIR was given)"
 		default:
@@ -255,8 +277,27 @@ func open(ctx context.Context, opts Options, f *dbFlags, mustExistRO bool) (*Bac
 	return b, err
 }
 
-// EnvAdminURL names the cluster admin role's URL, which `ql workers` reads.
+// EnvAdminURL names the cluster admin role's URL, which `ql workers`,
+// `ql users` and `ql tokens` read.
 const EnvAdminURL = "QL_DATABASE_ADMIN_URL"
+
+// adminURLCommands are the command groups of this tree that read
+// $QL_DATABASE_ADMIN_URL when no database is given on the command line:
+// they manage credentials, which on the cluster only the admin role may,
+// so they read the variable `ql workers` (the cluster's other credential
+// command) reads, and before $QL_DATABASE_URL as it does: an operator
+// holding the runtime role's URL there for everyday commands and the
+// admin role's in $QL_DATABASE_ADMIN_URL gets the role each command needs.
+var adminURLCommands = []string{"users", "tokens"}
+
+// adminURLReaders names the commands that read $QL_DATABASE_ADMIN_URL, for
+// the refusals of those that do not.
+const adminURLReaders = "`ql workers`, `ql users` and `ql tokens`"
+
+// readsAdminURL reports whether cmd is one of adminURLCommands' subcommands.
+func readsAdminURL(cmd *cobra.Command) bool {
+	return cmd != nil && cmd.Parent() != nil && slices.Contains(adminURLCommands, cmd.Parent().Name())
+}
 
 // defaultLocation reports whether the embedded database is where nobody
 // chose it to be (no --data-dir, no $QL_DATA_DIR): creating it there is

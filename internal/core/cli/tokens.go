@@ -23,7 +23,7 @@ func tokensCommand(opts Options) *cobra.Command {
 			`), operate (also ` + strings.Join(httpapi.Actions(apitoken.Operate), ", ") + `) or admin (everything: also ` +
 			strings.Join(httpapi.Actions(apitoken.Admin), ", ") + `, and the console's Definitions and Tokens pages). ` +
 			`A token is printed once when created and stored only as its SHA-256; a lost token is revoked and replaced.` +
-			opts.clusterOnly(` On the cluster these commands need the admin role's URL.`),
+			opts.clusterOnly(" On the cluster these commands need the admin role's URL: given neither --database-url nor --data-dir, they read $QL_DATABASE_ADMIN_URL first, as `ql workers` does."),
 	}
 	c.AddCommand(tokensCreateCommand(opts), tokensListCommand(opts), tokensRevokeCommand(opts))
 	return c

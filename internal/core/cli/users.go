@@ -25,7 +25,7 @@ token. A user has one role, which acts with a token scope: viewer (read), operat
 ` + "`" + opts.Binary + ` users create NAME --owner` + "`" + `. Passwords are read from the terminal (asked twice) or, with
 --password-stdin, from standard input; never from a flag or the environment. Only a slow Argon2id hash
 is stored. Disabling or deleting a user, or setting its password, ends its console sessions at their
-next request.` + opts.clusterOnly(" On the cluster these commands need the admin role's URL."),
+next request.` + opts.clusterOnly(" On the cluster these commands need the admin role's URL: given neither --database-url nor --data-dir, they read $QL_DATABASE_ADMIN_URL first, as `ql workers` does."),
 	}
 	c.AddCommand(usersCreateCommand(opts), usersListCommand(opts), usersDisableCommand(opts),
 		usersEnableCommand(opts), usersDeleteCommand(opts), usersPasswdCommand(opts))

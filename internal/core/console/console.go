@@ -158,6 +158,12 @@ type Config struct {
 	// empty where it finds the database without (the data directory is
 	// the working one, or a cluster's URL is in the environment).
 	DatabaseFlags string
+	// AdminCredentials says that accounts and tokens are made with the
+	// cluster's admin role, whose URL `ql users` and `ql tokens` read
+	// from $QL_DATABASE_ADMIN_URL: the sign-in page's commands then say
+	// so, since the replica itself runs as the runtime role, which may
+	// create neither.
+	AdminCredentials bool
 }
 
 // DefaultRequestTimeout is the longest a console request's store calls
@@ -688,7 +694,7 @@ func (c *Console) renderSignin(w http.ResponseWriter, r *http.Request, msg strin
 	// SignedOut: the page a sign-out sends the browser to says it was.
 	signedOut := r.Method != http.MethodPost && r.URL.Query().Has(signedOutParam)
 	c.render(w, r, status, "signin", nil, map[string]any{"CSRF": v, "Error": msg, "Users": c.cfg.Users != nil, "User": user, "Next": localPage(next),
-		"SignedOut": signedOut, "Setup": c.setupLink(r.Context())})
+		"SignedOut": signedOut, "AdminCredentials": c.cfg.AdminCredentials, "Setup": c.setupLink(r.Context())})
 }
 
 // signin checks a user's password or a token, throttled per address (and

@@ -93,8 +93,9 @@ var messages = map[string]map[string]string{
 			"The file is shown to read and copy: to change the project, save it as a file, edit it and run `ql apply -f FILE` with the admin role's database URL, " +
 			"or `ql apply -f FILE --api-url URL` (an admin token in `$QL_TOKEN`) against a server that can publish.",
 		"user": "User name", "password": "Password", "signin.user": "With a user account", "signin.token": "With an API token",
-		"signin.userhelp": "Accounts are made on the server: `ql users create NAME --owner%s` makes the first (later ones take `--role viewer`, `--role operator` or `--role owner`).",
-		"err.badlogin":    "Wrong user name or password, or the account is disabled.", "err.nousers": "This server has no user accounts; sign in with an API token.",
+		"signin.userhelp":  "Accounts are made on the server: `ql users create NAME --owner%s` makes the first (later ones take `--role viewer`, `--role operator` or `--role owner`).",
+		"signin.adminrole": "On this cluster, run it with the admin role's database URL in $QL_DATABASE_ADMIN_URL, which `ql users` and `ql tokens` read: this server's own role may create no account or token.",
+		"err.badlogin":     "Wrong user name or password, or the account is disabled.", "err.nousers": "This server has no user accounts; sign in with an API token.",
 		"err.throttled": "Too many failed sign-ins from here or for this user; wait a minute and try again.",
 		"err.busy":      "Too many sign-ins at once; try again in a few seconds.",
 		"tokens":        "Tokens", "name": "Name", "scope": "Scope", "expires": "Expires", "lastused": "Last used",
@@ -329,8 +330,9 @@ var messages = map[string]map[string]string{
 			"下面的文件仅供查看和复制：要修改项目，请把它保存为文件，编辑后用 admin 角色的数据库 URL 运行 `ql apply -f FILE`，" +
 			"或对能发布定义的服务器运行 `ql apply -f FILE --api-url URL`（admin 令牌放在 `$QL_TOKEN` 中）。",
 		"user": "用户名", "password": "密码", "signin.user": "使用用户账号", "signin.token": "使用 API 令牌",
-		"signin.userhelp": "账号在服务器上创建：第一个用 `ql users create NAME --owner%s`（之后的账号用 `--role viewer`、`--role operator` 或 `--role owner`）。",
-		"err.badlogin":    "用户名或密码错误，或账号已停用。", "err.nousers": "此服务器没有用户账号；请用 API 令牌登录。",
+		"signin.userhelp":  "账号在服务器上创建：第一个用 `ql users create NAME --owner%s`（之后的账号用 `--role viewer`、`--role operator` 或 `--role owner`）。",
+		"signin.adminrole": "在本集群上，请先把 admin 角色的数据库 URL 放进 $QL_DATABASE_ADMIN_URL 再运行（`ql users` 和 `ql tokens` 读取它）：本服务器自身的角色不能创建账号或令牌。",
+		"err.badlogin":     "用户名或密码错误，或账号已停用。", "err.nousers": "此服务器没有用户账号；请用 API 令牌登录。",
 		"err.throttled": "此处或此用户登录失败次数过多；请等待一分钟后重试。",
 		"err.busy":      "同时登录的人太多；请几秒后重试。",
 		"tokens":        "令牌", "name": "名称", "scope": "权限范围", "expires": "过期时间", "lastused": "最近使用",

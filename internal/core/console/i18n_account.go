@@ -31,7 +31,7 @@ var accountMessages = map[string]map[string]string{
 		"pw.cli":        "This server cannot change passwords from the console; an administrator changes yours with `ql users passwd %s`.",
 
 		"err.nosetup":       "There is no first owner to create here: an account exists already. Sign in, or ask an owner for an account (`ql users create`).",
-		"err.nosetuphere":   "This server does not create the first owner in the browser, or drew no setup code when it started (an account existed then): create accounts with `ql users create NAME --owner%s` (on a cluster, with the admin role's database URL).",
+		"err.nosetuphere":   "This server does not create the first owner in the browser, or drew no setup code when it started (an account existed then): create accounts with `ql users create NAME --owner%s` (on a cluster, with the admin role's database URL in $QL_DATABASE_ADMIN_URL).",
 		"err.setupcsrf":     "The form is missing its CSRF token or it is stale; fill it in again on this page.",
 		"err.setupcode":     "That is not the setup code, or it was used already. Copy it from the server's log (the line with code %s); restart the server for a new one.",
 		"err.setupexists":   "Someone created an account while you filled in the form, so there is no first owner to create. Sign in with that account, or ask its owner for one.",
@@ -68,7 +68,7 @@ var accountMessages = map[string]map[string]string{
 		"pw.cli":        "此服务器不能在控制台中修改密码；请管理员用 `ql users passwd %s` 修改你的密码。",
 
 		"err.nosetup":       "这里没有可创建的第一个所有者：已经存在账号。请登录，或请所有者为你创建账号（`ql users create`）。",
-		"err.nosetuphere":   "此服务器不在浏览器中创建第一个所有者，或启动时没有生成设置码（当时已有账号）：请用 `ql users create NAME --owner%s` 创建账号（集群上请使用 admin 角色的数据库 URL）。",
+		"err.nosetuphere":   "此服务器不在浏览器中创建第一个所有者，或启动时没有生成设置码（当时已有账号）：请用 `ql users create NAME --owner%s` 创建账号（集群上请把 admin 角色的数据库 URL 放进 $QL_DATABASE_ADMIN_URL）。",
 		"err.setupcsrf":     "表单缺少 CSRF 令牌或已过期，请在本页重新填写。",
 		"err.setupcode":     "这不是设置码，或它已被使用。请从服务器日志中复制（代码为 %s 的那一行）；重启服务器可获得新的设置码。",
 		"err.setupexists":   "在你填写表单期间，有人创建了账号，因此没有可创建的第一个所有者。请用该账号登录，或请它的所有者为你创建账号。",

@@ -4,6 +4,7 @@ import (
 	"log"
 	"log/slog"
 	"net"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -106,7 +107,28 @@ func (c *connErrors) warn(msg string, suppressed int) {
 	if suppressed > 0 {
 		attrs = append(attrs, slog.Int("suppressed", suppressed))
 	}
-	c.log.Warn(msg, attrs...)
+	c.log.Warn(msg+refusedCertificateHint(msg), attrs...)
+}
+
+// certificateAlerts are the TLS alerts a client sends when it refuses the
+// server's certificate, as Go's server reports them ("remote error: tls:
+// bad certificate"): Go's client sends bad certificate for most refusals.
+var certificateAlerts = []string{
+	"bad certificate", "unknown certificate authority", "expired certificate", "unknown certificate",
+	"unsupported certificate", "revoked certificate",
+}
+
+// refusedCertificateHint says, for a handshake the client ended with a
+// certificate alert, that it was the client that refused this listener's
+// certificate and where to look: the alert alone reads as if the server
+// had found a certificate bad, and says nothing of why.
+func refusedCertificateHint(msg string) string {
+	_, alert, ok := strings.Cut(msg, "remote error: tls: ")
+	if !ok || !slices.Contains(certificateAlerts, alert) {
+		return ""
+	}
+	return " (the client refused this listener's certificate: it does not trust the authority that signed it, the certificate is not for the name the client used, " +
+		"or the client's clock puts it outside its validity; the client's own log says which)"
 }
 
 // handshakeFrom starts the line of Go's server for a failed TLS handshake,

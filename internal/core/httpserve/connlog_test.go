@@ -3,6 +3,8 @@ package httpserve
 import (
 	"bytes"
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -195,4 +197,41 @@ func (c *fakeClock) add(d time.Duration) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.at = c.at.Add(d)
+}
+
+// A handshake the client ended because it refused the listener's
+// certificate is said as that, the client's refusal, not only as Go's
+// "remote error: tls: bad certificate", which reads as the server's.
+func TestAHandshakeTheClientEndedOverTheCertificateSaysTheClientRefusedIt(t *testing.T) {
+	t.Parallel()
+	serverTLS, _ := tlstest.Pair(t)
+	logs := &warnings{}
+	errs := &countedLines{w: newConnErrors(logs.logger(), "test.connection_error", time.Now)}
+	s, err := ListenWith("127.0.0.1:0", http.NotFoundHandler(), Options{TLS: serverTLS, ErrorLog: log.New(errs, "", 0)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := s.Shutdown(context.Background()); err != nil {
+			t.Error(err)
+		}
+	})
+	// A client that trusts no authority: the system's do not sign the
+	// test certificate.
+	client := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: x509.NewCertPool(), MinVersion: tls.VersionTLS12}}}
+	if resp, err := client.Get("https://" + s.Addr() + "/"); err == nil {
+		resp.Body.Close()
+		t.Fatal("a client that trusts no authority completed the handshake")
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for errs.n.Load() < 1 {
+		if time.Now().After(deadline) {
+			t.Fatal("the server reported no failed handshake")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	got := logs.lines(t)
+	if len(got) != 1 || !strings.Contains(got[0].Msg, "remote error: tls: ") || !strings.Contains(got[0].Msg, "the client refused this listener's certificate") {
+		t.Fatalf("the failed handshake logged %+v, want it said as the client's refusal of the certificate", got)
+	}
 }

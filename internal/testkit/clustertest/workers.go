@@ -22,7 +22,7 @@ func (e *Env) ConnectWorker(t testing.TB, rt *pgstore.Runtime, name string, labe
 	if err != nil {
 		t.Fatalf("register worker %s: %v", name, err)
 	}
-	return id, reg
+	return id, reg.RegisterReply
 }
 
 // WorkerCredential creates a worker credential named name carrying labels,

@@ -22,6 +22,13 @@ import (
 // and its key, and returns their paths.
 func WriteCert(t testing.TB) (certFile, keyFile string) {
 	t.Helper()
+	return WriteCertValid(t, time.Now().Add(-time.Hour), time.Now().Add(time.Hour))
+}
+
+// WriteCertValid writes a certificate as WriteCert does, valid from
+// notBefore to notAfter: one a clock outside that window refuses.
+func WriteCertValid(t testing.TB, notBefore, notAfter time.Time) (certFile, keyFile string) {
+	t.Helper()
 	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
 		t.Fatal(err)
@@ -29,8 +36,8 @@ func WriteCert(t testing.TB) (certFile, keyFile string) {
 	tmpl := &x509.Certificate{
 		SerialNumber: big.NewInt(1),
 		Subject:      pkix.Name{CommonName: "qinglong test"},
-		NotBefore:    time.Now().Add(-time.Hour),
-		NotAfter:     time.Now().Add(time.Hour),
+		NotBefore:    notBefore,
+		NotAfter:     notAfter,
 		IPAddresses:  []net.IP{net.ParseIP("127.0.0.1")},
 		DNSNames:     []string{"localhost"},
 		KeyUsage:     x509.KeyUsageDigitalSignature,
@@ -59,7 +66,13 @@ func WriteCert(t testing.TB) (certFile, keyFile string) {
 // configuration serving it and the roots a client trusts it by.
 func Pair(t testing.TB) (server *tls.Config, roots *x509.CertPool) {
 	t.Helper()
-	certFile, keyFile := WriteCert(t)
+	return PairValid(t, time.Now().Add(-time.Hour), time.Now().Add(time.Hour))
+}
+
+// PairValid is Pair with a certificate valid from notBefore to notAfter.
+func PairValid(t testing.TB, notBefore, notAfter time.Time) (server *tls.Config, roots *x509.CertPool) {
+	t.Helper()
+	certFile, keyFile := WriteCertValid(t, notBefore, notAfter)
 	cert, err := tls.LoadX509KeyPair(certFile, keyFile)
 	if err != nil {
 		t.Fatal(err)

@@ -843,7 +843,7 @@ func (f *registerFailures) failed(w *worker, err error, now time.Time) {
 	f.tries++
 	if f.tries == 1 {
 		f.since, f.said = now, now
-		w.log.Warn("could not register: "+registerHint(err)+"; the worker keeps trying (replicas may start after it), pausing up to "+
+		w.log.Warn("could not register: "+registerHint(err, now)+"; the worker keeps trying (replicas may start after it), pausing up to "+
 			registerRetryMax.String()+" between tries, and says so again every "+w.cfg.registerRepeat.String()+" while it fails",
 			"code", "register_failed", "server", w.client.serverList(), "error", err.Error())
 		return
@@ -852,7 +852,7 @@ func (f *registerFailures) failed(w *worker, err error, now time.Time) {
 		return
 	}
 	f.said = now
-	w.log.Warn("still could not register: "+registerHint(err)+"; the worker keeps trying",
+	w.log.Warn("still could not register: "+registerHint(err, now)+"; the worker keeps trying",
 		"code", "register_failed", "server", w.client.serverList(), "error", err.Error(),
 		"failed_tries", f.tries, "failing_for_ms", now.Sub(f.since).Milliseconds())
 }
@@ -863,8 +863,9 @@ const plainToHTTPS = "server gave HTTP response to HTTPS client"
 
 // registerHint says what a failed registration's last failure means and
 // what to check, from the failure itself (the error, which names the
-// address tried, goes beside it).
-func registerHint(err error) string {
+// address tried, goes beside it). now is this machine's clock, which a
+// certificate's validity is checked against.
+func registerHint(err error, now time.Time) string {
 	var g *gaveUp
 	if errors.As(err, &g) {
 		err = g.last
@@ -883,7 +884,12 @@ func registerHint(err error) string {
 	case errors.As(err, &foreign) && foreign.tlsOnly:
 		return "the address serves HTTPS: --server must name it with https://, and --ca-file the authority that signed its --worker-tls-cert when that is a private one"
 	case strings.Contains(err.Error(), plainToHTTPS):
-		return "the address serves plain HTTP: --server must name it with http:// (a loopback address only), or the replica must serve HTTPS with --worker-tls-cert and --worker-tls-key"
+		// A replica's API serves plain HTTP on loopback (or given
+		// --insecure-http), so an https:// --server answered in plain
+		// HTTP is as often the API port given by mistake as an ingress
+		// without TLS: the hint names both, the port first.
+		return "the address serves plain HTTP: if it is a replica's API port (--http-addr, 8080 by default), give --server the replica's worker ingress instead (--worker-addr, 8081 by default); " +
+			"if it is the ingress, --server must name it with http:// (a loopback address only), or the replica must serve HTTPS with --worker-tls-cert and --worker-tls-key"
 	case errors.As(err, &foreign):
 		return "the address answers, but not as a worker ingress: --server must name a replica's worker ingress (its --worker-addr, default port 8081), not its API port, nor a proxy whose replica is down"
 	case errors.As(err, &refused):
@@ -892,6 +898,8 @@ func registerHint(err error) string {
 		return "nothing listens at the address tried: check that --server names a replica's worker ingress (its --worker-addr, default port 8081) and that the replica runs"
 	case errors.As(err, &dns):
 		return "the host name in --server does not resolve: check its spelling and this machine's DNS"
+	case errors.As(err, &invalid) && invalid.Reason == x509.Expired:
+		return validityHint(invalid.Cert, now)
 	case errors.As(err, &unknownCA) || errors.As(err, &hostname) || errors.As(err, &invalid) || errors.As(err, &verify):
 		return "the replica's certificate is not trusted: give --ca-file the authority that signed its --worker-tls-cert, and check that --server names a host the certificate is for"
 	case errors.As(err, &netTimeout) && netTimeout.Timeout(), errors.Is(err, context.DeadlineExceeded):

@@ -1033,6 +1033,26 @@ func TestAnHTTPSServerURLForAPlainHTTPIngressSaysToWriteHTTPOrServeTLS(t *testin
 	}
 }
 
+// An https:// --server naming a replica's API port on loopback (plain
+// HTTP) by mistake is told as the API port, with the port the worker
+// ingress listens on by default, not only as a scheme to change.
+func TestAnHTTPSServerURLAnsweredInPlainHTTPNamesTheAPIPortAndTheIngressPort(t *testing.T) {
+	t.Parallel()
+	in := newIngress(t, 30_000)
+	api := httptest.NewServer(http.NotFoundHandler())
+	t.Cleanup(api.Close)
+	w := runAgent(t, in, func(c *Config) {
+		c.Server = "https://" + strings.TrimPrefix(api.URL, "http://")
+		c.registerTry, c.registerRetry, c.registerRepeat = 50*time.Millisecond, 20*time.Millisecond, time.Hour
+	})
+	waitFor(t, "a failed registration", func() bool { return strings.Contains(w.logs.String(), `"code":"register_failed"`) })
+	for _, line := range strings.Split(w.logs.String(), "\n") {
+		if strings.Contains(line, `"code":"register_failed"`) && !containsAll(line, "API port", "--http-addr", "--worker-addr, 8081 by default") {
+			t.Fatalf("the line does not say the address may be the API port and which port the ingress listens on:\n%s", line)
+		}
+	}
+}
+
 // A pull that a replica held in its long-poll and then dropped (it died)
 // is sent again to the next replica, and the grant it gets there counts
 // its lease from that second send: counted from the first, the lease

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/qinglong/qinglong/internal/core/workerproto"
+	"github.com/qinglong/qinglong/internal/testkit/tlstest"
 )
 
 // A replica whose worker ingress has a certificate no system authority
@@ -71,5 +72,41 @@ func TestACAFileWithoutACertificateIsRefusedSayingWhatItNeeds(t *testing.T) {
 	}
 	if _, err := LoadCAFile(filepath.Join(dir, "missing.pem")); err == nil || !strings.Contains(err.Error(), "--ca-file") {
 		t.Fatalf("a missing CA file: %v", err)
+	}
+}
+
+// A replica's certificate outside its validity window by this machine's
+// clock is told as that window and the clock, to check or to renew, not
+// as an authority to give --ca-file: the authority is given and right.
+func TestACertificateOutsideItsValidityIsToldAsTheClockNotTheCAFile(t *testing.T) {
+	t.Parallel()
+	now := time.Now()
+	for name, window := range map[string][2]time.Time{
+		"not yet valid": {now.Add(time.Hour), now.Add(2 * time.Hour)},
+		"expired":       {now.Add(-2 * time.Hour), now.Add(-time.Hour)},
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			serverTLS, roots := tlstest.PairValid(t, window[0], window[1])
+			srv := httptest.NewUnstartedServer(http.NotFoundHandler())
+			srv.TLS = serverTLS
+			srv.StartTLS()
+			t.Cleanup(srv.Close)
+			c, err := NewClient(srv.URL, testCredential, 1, roots)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			defer cancel()
+			_, err = c.Register(ctx, workerproto.RegisterRequest{Capacity: 1})
+			if err == nil {
+				t.Fatal("registered with a certificate outside its validity")
+			}
+			hint := registerHint(err, now)
+			if !containsAll(hint, "valid from "+window[0].UTC().Format(time.RFC3339), "to "+window[1].UTC().Format(time.RFC3339),
+				"this machine's clock says "+now.UTC().Format(time.RFC3339), "check this machine's clock") || strings.Contains(hint, "--ca-file") {
+				t.Fatalf("hint %q: want the validity window, this machine's clock and to check it, not --ca-file", hint)
+			}
+		})
 	}
 }

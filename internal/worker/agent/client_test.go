@@ -82,8 +82,10 @@ func TestASendCutShortByItsCallersOwnDeadlineIsNoOutage(t *testing.T) {
 // A sole --server that answers it is stopping is said once, as
 // information saying the worker keeps sending there, however often the
 // request is sent again meanwhile; it is no outage. Once the replica has
-// exited and refuses the connection, that is one, said as a warning.
-func TestASoleReplicaThatStopsIsSaidOnceAndItsExitIsAnOutage(t *testing.T) {
+// exited and refuses the connection, that is its restart, said as
+// information too (server_restarting); only a restart that outlasts the
+// repeat interval is warned of, as an outage.
+func TestASoleReplicaThatStopsAndRestartsIsWarnedOfOnlyIfTheRestartOutlastsTheRepeat(t *testing.T) {
 	t.Parallel()
 	var stopping atomic.Bool
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -124,7 +126,22 @@ func TestASoleReplicaThatStopsIsSaidOnceAndItsExitIsAnOutage(t *testing.T) {
 	if _, err := c.Heartbeat(ctx, workerproto.HeartbeatRequest{}); err == nil {
 		t.Fatal("a closed replica answered")
 	}
-	if len(records(t, logs.String(), "server_unreachable")) != 1 {
-		t.Fatalf("the exited replica's refused connections were not said as one outage:\n%s", logs.String())
+	restarting := records(t, logs.String(), "server_restarting")
+	if len(restarting) != 1 || restarting[0]["level"] != "INFO" || restarting[0]["server"] != srv.URL {
+		t.Fatalf("the exited replica's refused connections were said %v; want one INFO server_restarting line naming it:\n%s", restarting, logs.String())
+	}
+	if strings.Contains(logs.String(), "server_unreachable") {
+		t.Fatalf("the restart of a replica that said it was stopping was warned of at once:\n%s", logs.String())
+	}
+	c.reach.mu.Lock()
+	c.reach.repeat = 0
+	c.reach.mu.Unlock()
+	ctx, cancel = context.WithTimeout(t.Context(), time.Second)
+	defer cancel()
+	if _, err := c.Heartbeat(ctx, workerproto.HeartbeatRequest{}); err == nil {
+		t.Fatal("a closed replica answered")
+	}
+	if warned := records(t, logs.String(), "server_unreachable"); len(warned) == 0 || warned[0]["level"] != "WARN" || warned[0]["unreachable_for_ms"] == nil {
+		t.Fatalf("a restart past the repeat interval was not warned of with its length:\n%s", logs.String())
 	}
 }

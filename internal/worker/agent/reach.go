@@ -53,6 +53,10 @@ type reachability struct {
 	// stoppingSaid is when each server that answered it is stopping was
 	// last said to.
 	stoppingSaid map[string]time.Time
+	// restarting is the server whose last answer was that it is
+	// stopping: refused connections from it next are its restart, not
+	// news of an outage (see failed).
+	restarting string
 	// stallSaid is when the worker last said it had been stalled itself:
 	// every send in flight across one stall ends past its limit, and one
 	// line says so for all of them.
@@ -98,6 +102,7 @@ func (r *reachability) stopping(server string, others bool, now time.Time) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.answered = now
+	r.restarting = server
 	if said, ok := r.stoppingSaid[server]; ok && now.Sub(said) < r.repeat {
 		return
 	}
@@ -136,6 +141,7 @@ func (r *reachability) reached(server string, now time.Time) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.answered = now
+	r.restarting = ""
 	if r.since.IsZero() {
 		return
 	}
@@ -156,6 +162,20 @@ func (r *reachability) failed(server string, cause error, sent, now time.Time, t
 	}
 	r.failures++
 	switch {
+	case r.since.IsZero() && server == r.restarting:
+		// The replica said it was stopping, and now its port is closed:
+		// it exited, cleanly, and a process manager starts it again
+		// within seconds. Said as information at once; the warning
+		// comes only if the restart outlasts the repeat interval, with
+		// the outage's length, from the case below.
+		r.since, r.said = now, now
+		select {
+		case r.lost <- struct{}{}:
+		default:
+		}
+		r.log.Info("the replica that said it was stopping does not answer yet (a restart): the worker retries it, pausing up to "+backoffMax.String()+" between tries, "+
+			"and warns if no replica answers within "+r.repeat.String()+"; a running command is killed if its lease cannot be renewed meanwhile",
+			"code", "server_restarting", "server", server, "error", unreachableCause(cause, tried), "retry_every_ms", backoffMax.Milliseconds())
 	case r.since.IsZero():
 		r.since, r.said = now, now
 		select {

@@ -57,7 +57,7 @@ func TestEveryRegistrationRefusalTheWorkerRetriesHasItsOwnHint(t *testing.T) {
 	}
 	said := map[string]string{}
 	for _, e := range refusals {
-		hint := registerHint(e)
+		hint := registerHint(e, time.Now())
 		if strings.Contains(hint, "not ready") != (e.Code == workerproto.CodeUnavailable) {
 			t.Errorf("%s: %q; only unavailable is a replica not ready", e.Code, hint)
 		}
@@ -66,7 +66,7 @@ func TestEveryRegistrationRefusalTheWorkerRetriesHasItsOwnHint(t *testing.T) {
 		}
 		said[hint] = e.Code
 	}
-	if hint := registerHint(&Error{Status: http.StatusTeapot, Code: "brewing"}); !containsAll(hint, "418", "brewing") {
+	if hint := registerHint(&Error{Status: http.StatusTeapot, Code: "brewing"}, time.Now()); !containsAll(hint, "418", "brewing") {
 		t.Errorf("an unknown refusal's hint %q does not name it", hint)
 	}
 }

@@ -24,9 +24,10 @@ SELECT name, labels, max_concurrency, state FROM qinglong.workers WHERE id = $1
 -- winner); one that computes a later generation replaces it: at most one
 -- session of a worker stays live. A draining worker's session starts
 -- draining; a revoked worker opens nothing (no row returned). Also returns
--- the sessions it replaced: the caller then gives back their grants never
--- started and wakes the waiting pulls, so a replaced worker's long-poll
--- answers replaced at once.
+-- the sessions it replaced, with their labels: the caller then gives back
+-- their grants never started and wakes the waiting pulls, so a replaced
+-- worker's long-poll answers replaced at once, and says when the labels
+-- changed with the replacement.
 WITH n AS MATERIALIZED (SELECT {{now_ms}} AS ms),
 w AS (
     SELECT id, state FROM qinglong.workers WHERE id = @worker_id AND state <> 'revoked'
@@ -46,9 +47,11 @@ replaced AS (
        SET state = 'replaced', updated_at_ms = greatest(s.updated_at_ms, n.ms)
       FROM opened o, n
      WHERE s.worker_id = @worker_id AND s.state IN ('active', 'draining') AND s.generation < o.generation
-    RETURNING s.id
+    RETURNING s.id, s.labels
 )
-SELECT o.id, o.generation, o.state, ARRAY(SELECT id::text FROM replaced) FROM opened o
+SELECT o.id, o.generation, o.state, ARRAY(SELECT id::text FROM replaced),
+       coalesce((SELECT jsonb_agg(labels) FROM replaced), '[]'::jsonb)
+  FROM opened o
 
 -- name: SessionHeartbeat
 -- Extends a live session of this worker (fenced by session id, worker id,
