@@ -341,6 +341,7 @@ func (c *apiClient) RunList(ctx context.Context, p run.ListParams) ([]run.Run, s
 	setIf(q, "trigger", p.TriggerID)
 	setIf(q, "state", string(p.State))
 	setIf(q, "after", p.After)
+	setIf(q, "worker", p.Worker)
 	if p.Limit > 0 {
 		q.Set("limit", strconv.Itoa(p.Limit))
 	}
@@ -651,5 +652,5 @@ func runOf(r view.Run) run.Run {
 		TriggerID: r.TriggerID, TriggerRevision: r.TriggerRevision, TriggerName: r.TriggerName, TaskName: r.TaskName, ExecutionRevisionID: r.ExecutionRevisionID,
 		IdempotencyKey: r.IdempotencyKey, ScheduledForMs: r.ScheduledForMs, DueAtMs: r.DueAtMs, State: r.State, Version: r.Version,
 		LastEventSeq: r.LastEventSeq, CreatedAtMs: r.CreatedAtMs, QueuedAtMs: r.QueuedAtMs, UpdatedAtMs: r.UpdatedAtMs, FinishedAtMs: r.FinishedAtMs,
-		RerunOf: r.RerunOf, Origin: r.Origin, ErrorCode: r.ErrorCode}
+		RerunOf: r.RerunOf, Origin: r.Origin, ErrorCode: r.ErrorCode, ExitCode: r.ExitCode, WorkerName: r.Worker}
 }

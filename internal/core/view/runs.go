@@ -39,9 +39,15 @@ type Run struct {
 	// (a re-run keeps the original's ScheduledForMs, so its due time is not
 	// that plus jitter).
 	Origin run.Origin `json:"origin,omitempty"`
-	// ErrorCode is how a lost Run was lost: its last attempt's errorCode.
-	// Absent for a Run in any other state.
+	// ErrorCode is how a Run that failed, timed out or was lost ended: its
+	// last attempt's errorCode, and ExitCode that attempt's exitCode when
+	// its command exited on its own. Both absent for a Run in any other
+	// state.
 	ErrorCode string `json:"errorCode,omitempty"`
+	ExitCode  *int64 `json:"exitCode,omitempty"`
+	// Worker is the cluster worker that holds or held the Run's latest
+	// attempt; absent on a profile without workers or before one took it.
+	Worker string `json:"worker,omitempty"`
 }
 
 // Attempt is the stable shape of an Attempt (without its log path and
@@ -145,6 +151,7 @@ func NewRun(r run.Run) Run {
 		IdempotencyKey: r.IdempotencyKey, ScheduledForMs: r.ScheduledForMs, DueAtMs: r.DueAtMs, State: r.State, Version: r.Version,
 		LastEventSeq: r.LastEventSeq, CreatedAtMs: r.CreatedAtMs, QueuedAtMs: r.QueuedAtMs, UpdatedAtMs: r.UpdatedAtMs,
 		FinishedAtMs: r.FinishedAtMs, RerunOf: r.RerunOf, Origin: r.Origin, ErrorCode: r.ErrorCode,
+		ExitCode: r.ExitCode, Worker: r.WorkerName,
 	}
 }
 
