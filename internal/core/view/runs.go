@@ -164,18 +164,33 @@ func NewRunList(list []run.Run, next string) RunList {
 	return out
 }
 
+// NewWaiting shapes w; nil for nil.
+func NewWaiting(w *run.Waiting) *Waiting {
+	if w == nil {
+		return nil
+	}
+	labels := w.Labels
+	if labels == nil {
+		labels = map[string]string{}
+	}
+	return &Waiting{Reason: w.Reason, Labels: labels, Workers: w.Workers, WorkerLabels: w.WorkerLabels,
+		PreviousRun: w.PreviousRun, Overlap: w.Overlap, Running: w.Running, Concurrency: w.Concurrency, ServerPID: w.ServerPID, ServerStartedAtMs: w.ServerStartedAtMs, DataDir: w.DataDir, Message: w.Message()}
+}
+
+// RunOf is the waiting reason v shows, back in the model's terms.
+func (v *Waiting) RunOf() *run.Waiting {
+	if v == nil {
+		return nil
+	}
+	return &run.Waiting{Reason: v.Reason, Labels: v.Labels, Workers: v.Workers, WorkerLabels: v.WorkerLabels, PreviousRun: v.PreviousRun, Overlap: v.Overlap,
+		Running: v.Running, Concurrency: v.Concurrency, ServerPID: v.ServerPID, ServerStartedAtMs: v.ServerStartedAtMs, DataDir: v.DataDir}
+}
+
 // NewRunDetail shapes d. A payload that is not valid JSON is shown as {}
 // rather than breaking the document.
 func NewRunDetail(d run.Detail) RunDetail {
 	out := RunDetail{Run: NewRun(d.Run), Attempts: make([]Attempt, 0, len(d.Attempts)), Events: make([]Event, 0, len(d.Events))}
-	if w := d.Waiting; w != nil {
-		labels := w.Labels
-		if labels == nil {
-			labels = map[string]string{}
-		}
-		out.Waiting = &Waiting{Reason: w.Reason, Labels: labels, Workers: w.Workers, WorkerLabels: w.WorkerLabels,
-			PreviousRun: w.PreviousRun, Overlap: w.Overlap, Running: w.Running, Concurrency: w.Concurrency, ServerPID: w.ServerPID, ServerStartedAtMs: w.ServerStartedAtMs, DataDir: w.DataDir, Message: w.Message()}
-	}
+	out.Waiting = NewWaiting(d.Waiting)
 	for _, x := range d.Attempts {
 		out.Attempts = append(out.Attempts, Attempt{
 			ID: x.ID, Number: x.Number, Executor: x.Executor, State: x.State, StateText: run.AttemptStateText(d.Run.State, x.State), ExitCode: x.ExitCode, ErrorCode: x.ErrorCode,
