@@ -2,8 +2,10 @@ package pgstore
 
 import (
 	"slices"
+	"strings"
 	"testing"
 
+	"github.com/qinglong/qinglong/internal/core/qlerror"
 	"github.com/qinglong/qinglong/internal/core/run"
 )
 
@@ -48,6 +50,27 @@ func TestRunsListByWorkerKeepsTheRunsItRanAndNamesEachRunsWorker(t *testing.T) {
 		if !slices.Equal(got, want) {
 			t.Errorf("listing by %s gave %v, want the Runs it ran newest first, %v", w, got, want)
 		}
+		// A page at a time, by the cursor, the same Runs in the same order.
+		var paged []string
+		for after := ""; ; {
+			page, next, err := s.runtime.RunList(t.Context(), run.ListParams{Worker: w, Limit: 1, After: after})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, r := range page {
+				paged = append(paged, r.ID)
+			}
+			if next == "" {
+				break
+			}
+			after = next
+		}
+		if !slices.Equal(paged, want) {
+			t.Errorf("listing by %s a Run a page gave %v, want %v", w, paged, want)
+		}
+	}
+	if _, _, err := s.runtime.RunList(t.Context(), run.ListParams{Worker: "worker-c"}); qlerror.CodeOf(err) != qlerror.NotFound || !strings.Contains(err.Error(), `no worker named "worker-c"`) {
+		t.Errorf("listing by a worker no credential names: %v; want NotFound naming it", err)
 	}
 }
 
