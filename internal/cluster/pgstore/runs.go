@@ -28,9 +28,16 @@ const (
 	sqlRunFilterAfter   = ` id < $%d`
 	sqlRunFilterFrom    = ` id >= $%d`
 	sqlRunFilterTo      = ` id < $%d`
+	// A listing by worker orders by its attempts' run ids, which are the
+	// Runs' ids: sqlRunsHeldBy says why.
+	sqlRunHeldOrder = ` ORDER BY held.run_id DESC LIMIT $%d`
 	// Newest first: ids are UUIDv7, so id order is admission order.
 	sqlRunListOrder = ` ORDER BY id DESC LIMIT $%d`
 )
+
+// lastRunID is above every Run id: the cursor of a listing by worker's
+// first page.
+const lastRunID = "ffffffff-ffff-ffff-ffff-ffffffffffff"
 
 // sqlRunGet is one run by id.
 var sqlRunGet = sqlRunColumns + ` WHERE id = $1`
@@ -44,7 +51,17 @@ func (r *Runtime) RunList(ctx context.Context, p run.ListParams) ([]run.Run, str
 	if p.Limit < 1 || p.Limit > run.MaxPageSize {
 		return nil, "", qlerror.New(qlerror.Invalid, "run page size %d is outside 1–%d", p.Limit, run.MaxPageSize)
 	}
-	query, args, err := runListQuery(p)
+	workerID := ""
+	if p.Worker != "" {
+		err := r.pool.QueryRow(ctx, sqlWorkerIDByName, p.Worker).Scan(&workerID)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return nil, "", run.NoSuchWorker(p.Worker)
+		}
+		if err != nil {
+			return nil, "", mapErr(err, "finding worker "+p.Worker)
+		}
+	}
+	query, args, err := runListQuery(p, workerID)
 	if err != nil {
 		return nil, "", err
 	}
@@ -64,7 +81,9 @@ func (r *Runtime) RunList(ctx context.Context, p run.ListParams) ([]run.Run, str
 	return list, next, nil
 }
 
-func runListQuery(p run.ListParams) (string, []any, error) {
+// runListQuery is the listing statement for p's filters, with workerID
+// the id of the worker p.Worker names, and its arguments.
+func runListQuery(p run.ListParams, workerID string) (string, []any, error) {
 	var where []string
 	var args []any
 	add := func(fragment string, v any) {
@@ -74,10 +93,23 @@ func runListQuery(p run.ListParams) (string, []any, error) {
 	if err := p.CheckIDs(); err != nil {
 		return "", nil, err
 	}
+	q, order, joiner := sqlRunColumns, sqlRunListOrder, " WHERE"
+	after := p.After
+	if p.Worker != "" {
+		// The cursor bounds the worker's attempts read, not the Runs
+		// fetched from them, so a later page starts where the last ended.
+		q, order, joiner = sqlRunsHeldBy, sqlRunHeldOrder, " AND"
+		cursor := lastRunID
+		if after != "" {
+			cursor = after
+		}
+		args = append(args, workerID, cursor)
+		after = ""
+	}
 	for _, f := range []struct{ value, fragment string }{
 		{p.ProjectID, sqlRunFilterProject},
 		{p.TriggerID, sqlRunFilterTrigger},
-		{p.After, sqlRunFilterAfter},
+		{after, sqlRunFilterAfter},
 	} {
 		if f.value != "" {
 			add(f.fragment, f.value)
@@ -98,12 +130,11 @@ func runListQuery(p run.ListParams) (string, []any, error) {
 	if p.State != "" {
 		add(sqlRunFilterState, string(p.State))
 	}
-	q := sqlRunColumns
 	if len(where) > 0 {
-		q += " WHERE" + strings.Join(where, " AND")
+		q += joiner + strings.Join(where, " AND")
 	}
 	args = append(args, p.Limit+1)
-	return q + strings.Replace(sqlRunListOrder, "%d", strconv.Itoa(len(args)), 1), args, nil
+	return q + strings.Replace(order, "%d", strconv.Itoa(len(args)), 1), args, nil
 }
 
 // RunGet returns a run with its attempts and events, read in one
@@ -195,17 +226,17 @@ func runWaiting(ctx context.Context, tx pgx.Tx, r run.Run) (*run.Waiting, error)
 
 func scanRun(row pgx.Row) (run.Run, error) {
 	var x run.Run
-	var triggerID, projectName, triggerName, taskName, rerunOf, manual, lostCode, triggerTitle *string
+	var triggerID, projectName, triggerName, taskName, rerunOf, manual, errorCode, workerName, triggerTitle *string
 	var triggerRev, queuedAt, dueAt *int64
 	var state string
 	err := row.Scan(&x.ID, &x.ProjectID, &x.TaskID, &x.TaskRevision, &triggerID, &triggerRev, &x.ExecutionRevisionID,
 		&x.IdempotencyKey, &x.ScheduledForMs, &dueAt, &state, &x.Version, &x.LastEventSeq, &x.CreatedAtMs, &queuedAt, &x.UpdatedAtMs, &x.FinishedAtMs,
-		&projectName, &triggerName, &taskName, &rerunOf, &manual, &lostCode, &triggerTitle)
+		&projectName, &triggerName, &taskName, &rerunOf, &manual, &errorCode, &x.ExitCode, &workerName, &triggerTitle)
 	x.TriggerTitle = deref(triggerTitle)
 	x.TriggerID, x.TriggerRevision, x.QueuedAtMs = deref(triggerID), derefInt(triggerRev), derefInt(queuedAt)
 	x.ProjectName, x.TriggerName, x.TaskName = deref(projectName), deref(triggerName), deref(taskName)
 	x.DueAtMs, x.RerunOf = derefInt(dueAt), deref(rerunOf)
-	x.Origin, x.ErrorCode = run.OriginOf(deref(manual)), deref(lostCode)
+	x.Origin, x.ErrorCode, x.WorkerName = run.OriginOf(deref(manual)), deref(errorCode), deref(workerName)
 	x.State = run.State(state)
 	return x, err
 }

@@ -138,12 +138,14 @@ var (
 
 // sql/runs.sql: run and trigger reads.
 var (
-	sqlRunColumns  = stmt("RunColumns")
-	sqlRunAttempts = stmt("RunAttempts")
-	sqlRunEvents   = stmt("RunEvents")
-	sqlRunsLast    = stmt("RunsLast")
-	sqlRunWaiting  = stmt("RunWaiting")
-	sqlTriggerList = stmt("TriggerList")
+	sqlRunColumns     = stmt("RunColumns")
+	sqlRunsHeldBy     = stmt("RunColumnsHeldBy")
+	sqlWorkerIDByName = stmt("WorkerIDByName")
+	sqlRunAttempts    = stmt("RunAttempts")
+	sqlRunEvents      = stmt("RunEvents")
+	sqlRunsLast       = stmt("RunsLast")
+	sqlRunWaiting     = stmt("RunWaiting")
+	sqlTriggerList    = stmt("TriggerList")
 )
 
 // sql/roles.sql: the reads of role setup.

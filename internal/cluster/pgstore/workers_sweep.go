@@ -41,6 +41,18 @@ type SweepResult struct {
 	// replica's sweep finished first is not among them: SKIP LOCKED and
 	// the attempt's state give each expired attempt to one sweep.
 	Finished run.FinishCounts
+	// Ended names each Run this call finished, with how its attempt
+	// ended, for the replica's run.finished line: as Finished, a Run whose
+	// lost attempt was retried has not finished and is not among them.
+	Ended []EndedRun
+}
+
+// EndedRun is a Run a sweep finished: its state, the Run and the attempt
+// whose lease ran out.
+type EndedRun struct {
+	State   run.State
+	Run     run.Identity
+	Attempt run.Attempt
 }
 
 // Changed reports whether the sweep changed anything. NextRequeue is a
@@ -70,12 +82,12 @@ func (r *Runtime) SweepLeases(ctx context.Context, limit int) (SweepResult, erro
 	var started SweepResult
 	if err := inTx(ctx, r.pool, func(tx pgx.Tx) error {
 		var err error
-		started.Lost, started.Retried, started.RunsLost, started.Finished, err = sweepStarted(ctx, tx, limit)
+		started, err = sweepStarted(ctx, tx, limit)
 		return err
 	}); err != nil {
 		return res, mapErr(err, "ending expired attempts")
 	}
-	res.Lost, res.Retried, res.RunsLost, res.Finished = started.Lost, started.Retried, started.RunsLost, started.Finished
+	res.Lost, res.Retried, res.RunsLost, res.Finished, res.Ended = started.Lost, started.Retried, started.RunsLost, started.Finished, started.Ended
 	var nextMs *int64
 	err = queryRowNamed(ctx, r.pool, sqlSweepRequeue, sweepRequeueParams, pgx.StrictNamedArgs{"limit": limit, "event": run.EventQueued}).
 		Scan(&res.Requeued, &nextMs)
@@ -157,11 +169,12 @@ const SweptLateAfter = 2*MaxSweepEvery + time.Second
 // stays lost, as nothing says the command heard the cancel), retried (the
 // attempt's end in the policy and attempts left, never after a cancel) or
 // ended like the attempt: a cancel asked once the deadline had passed
-// leaves Run and attempt timed_out. finished counts the Runs it finished.
-func sweepStarted(ctx context.Context, tx pgx.Tx, limit int) (lost, retried, runsLost int, finished run.FinishCounts, err error) {
+// leaves Run and attempt timed_out. It fills the Lost, Retried, RunsLost,
+// Finished and Ended of a SweepResult.
+func sweepStarted(ctx context.Context, tx pgx.Tx, limit int) (out SweepResult, err error) {
 	rows, err := tx.Query(ctx, sqlSweepStartedPage, limit)
 	if err != nil {
-		return 0, 0, 0, finished, err
+		return out, err
 	}
 	type expired struct {
 		leaseFacts
@@ -184,7 +197,7 @@ func sweepStarted(ctx context.Context, tx pgx.Tx, limit int) (lost, retried, run
 		return nil
 	})
 	if err != nil {
-		return 0, 0, 0, finished, err
+		return out, err
 	}
 	for _, x := range page {
 		f := x.leaseFacts
@@ -203,25 +216,30 @@ func sweepStarted(ctx context.Context, tx pgx.Tx, limit int) (lost, retried, run
 				errorMessage: run.LeaseExpiredAfterTimeoutMessage}
 		}
 		if err := endAttempt(ctx, tx, f, end, res); err != nil {
-			return 0, 0, 0, finished, err
+			return out, err
 		}
-		lost++
+		out.Lost++
 		if f.RunState != run.Running {
 			continue
 		}
 		state, fresh, err := settleRun(ctx, tx, f, run.EndAfterCancel(end, f.CancelAtMs, f.DeadlineAtMs), res, WorkerIdentity{})
 		if err != nil {
-			return 0, 0, 0, finished, err
+			return out, err
 		}
 		if fresh {
-			finished.Add(state)
+			out.Finished.Add(state)
+			e := EndedRun{State: state}
+			if e.Run, e.Attempt, err = f.finishedRun(ctx, tx, end, res); err != nil {
+				return out, err
+			}
+			out.Ended = append(out.Ended, e)
 		}
 		switch state {
 		case run.RetryWait:
-			retried++
+			out.Retried++
 		case run.Lost:
-			runsLost++
+			out.RunsLost++
 		}
 	}
-	return lost, retried, runsLost, finished, nil
+	return out, nil
 }

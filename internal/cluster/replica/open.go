@@ -107,11 +107,8 @@ func unattended(ctx context.Context, rt *pgstore.Runtime, runID string) (cli.Una
 	if err != nil {
 		return u, explainRole(err, "reading runs", "runtime")
 	}
-	if w := d.Waiting; w != nil {
-		switch w.Reason {
-		case run.WaitNoWorker, run.WaitWorkersDraining, run.WaitNoMatchingWorker:
-			u.Worker = w
-		}
+	if d.Waiting.ForWantOfAWorker() {
+		u.Worker = d.Waiting
 	}
 	return u, nil
 }

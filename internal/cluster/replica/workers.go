@@ -282,6 +282,7 @@ func (r *replica) sweepRound(act *activation, nextRequeue func(time.Duration)) l
 		res, err := act.rt.SweepLeases(ctx, sweepPage)
 		// What committed before a failed step stands, and is counted.
 		r.observeSweep(res)
+		r.logSweptFinished(res.Ended)
 		r.logExpiredSessions(ctx, res.ExpiredSessions)
 		if err != nil {
 			r.observeOn(act, err)

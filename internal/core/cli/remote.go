@@ -105,7 +105,7 @@ func openRemote(f *dbFlags) (*Backend, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Backend{Runs: c, Triggers: c, Pause: c, ProjectPause: c, Manual: c, CancelRun: c.CancelRun, Notifications: c, api: c, Close: func() {}}, nil
+	return &Backend{Runs: c, Triggers: c, Pause: c, ProjectPause: c, Manual: c, CancelRun: c.CancelRun, Notifications: c, Unattended: c.unattended, api: c, Close: func() {}}, nil
 }
 
 // remoteClient is the API client of a command given --api-url.
@@ -164,6 +164,40 @@ type apiClient struct {
 	// header is sent with every request besides the token: an apply's
 	// If-Match (`ql apply --if-match`).
 	header http.Header
+	// waits holds, by Run id, why a Run the server just queued for a run
+	// now or a re-run waits for a worker, as its answer said (nil: it
+	// does not), for the command's note (unattended).
+	waits map[string]*run.Waiting
+}
+
+// heard keeps why the server said Run id waits.
+func (c *apiClient) heard(id string, w *view.Waiting) {
+	if id == "" {
+		return
+	}
+	if c.waits == nil {
+		c.waits = map[string]*run.Waiting{}
+	}
+	c.waits[id] = w.RunOf()
+}
+
+// unattended is the note of a Run queued over the API: why it waits for a
+// worker, from the answer that queued it, as the database path reads it
+// from the Run. A Run no answer spoke of (a backfill's) is read from the
+// server; whether a replica or server runs is not the API's to say.
+func (c *apiClient) unattended(ctx context.Context, id string) (Unattended, error) {
+	w, ok := c.waits[id]
+	if !ok {
+		d, err := c.RunGet(ctx, id)
+		if err != nil {
+			return Unattended{}, err
+		}
+		w = d.Waiting
+	}
+	if !w.ForWantOfAWorker() {
+		return Unattended{}, nil
+	}
+	return Unattended{Worker: w}, nil
 }
 
 var (
@@ -341,6 +375,7 @@ func (c *apiClient) RunList(ctx context.Context, p run.ListParams) ([]run.Run, s
 	setIf(q, "trigger", p.TriggerID)
 	setIf(q, "state", string(p.State))
 	setIf(q, "after", p.After)
+	setIf(q, "worker", p.Worker)
 	if p.Limit > 0 {
 		q.Set("limit", strconv.Itoa(p.Limit))
 	}
@@ -360,11 +395,7 @@ func (c *apiClient) RunGet(ctx context.Context, id string) (run.Detail, error) {
 	if err := c.get(ctx, "/api/v1/runs/"+url.PathEscape(id), nil, &d); err != nil {
 		return run.Detail{}, err
 	}
-	out := run.Detail{Run: runOf(d.Run)}
-	if w := d.Waiting; w != nil {
-		out.Waiting = &run.Waiting{Reason: w.Reason, Labels: w.Labels, Workers: w.Workers, WorkerLabels: w.WorkerLabels, PreviousRun: w.PreviousRun, Overlap: w.Overlap,
-			Running: w.Running, Concurrency: w.Concurrency, ServerPID: w.ServerPID, ServerStartedAtMs: w.ServerStartedAtMs, DataDir: w.DataDir}
-	}
+	out := run.Detail{Run: runOf(d.Run), Waiting: d.Waiting.RunOf()}
 	for _, a := range d.Attempts {
 		out.Attempts = append(out.Attempts, run.Attempt{ID: a.ID, RunID: d.Run.ID, Number: a.Number, Executor: a.Executor, State: a.State,
 			ExitCode: a.ExitCode, ErrorCode: a.ErrorCode, ErrorMessage: a.ErrorMessage, WorkerName: a.Worker, CreatedAtMs: a.CreatedAtMs,
@@ -527,15 +558,17 @@ func (c *apiClient) TriggerRunNow(ctx context.Context, r schedule.RunNowRequest)
 		Force     bool   `json:"force"`
 	}{r.RequestID, r.Force}
 	var a struct {
-		RunID      string `json:"runId"`
-		Created    bool   `json:"created"`
-		Skipped    string `json:"skipped"`
-		Unfinished string `json:"unfinished"`
-		Waiting    bool   `json:"waiting"`
+		RunID      string        `json:"runId"`
+		Created    bool          `json:"created"`
+		Skipped    string        `json:"skipped"`
+		Unfinished string        `json:"unfinished"`
+		Waiting    bool          `json:"waiting"`
+		Waits      *view.Waiting `json:"waits"`
 	}
 	if err := c.post(ctx, "/api/v1/triggers/"+url.PathEscape(r.TriggerID)+"/run", body, &a); err != nil {
 		return schedule.RunNowResult{}, err
 	}
+	c.heard(a.RunID, a.Waits)
 	return schedule.RunNowResult{RunID: a.RunID, Created: a.Created, Skipped: schedule.PassReason(a.Skipped), Unfinished: a.Unfinished, Waiting: a.Waiting}, nil
 }
 
@@ -632,11 +665,12 @@ type rerunBody struct {
 }
 
 type rerunAnswer struct {
-	RunID      string `json:"runId"`
-	Created    bool   `json:"created"`
-	Skipped    string `json:"skipped"`
-	Unfinished string `json:"unfinished"`
-	Waiting    bool   `json:"waiting"`
+	RunID      string        `json:"runId"`
+	Created    bool          `json:"created"`
+	Skipped    string        `json:"skipped"`
+	Unfinished string        `json:"unfinished"`
+	Waiting    bool          `json:"waiting"`
+	Waits      *view.Waiting `json:"waits"`
 }
 
 // RunRerun asks the server to re-run a Run; the server records the token
@@ -646,6 +680,7 @@ func (c *apiClient) RunRerun(ctx context.Context, r schedule.RerunRequest) (sche
 	if err := c.post(ctx, "/api/v1/runs/"+url.PathEscape(r.RunID)+"/rerun", rerunBody{RequestID: r.RequestID}, &a); err != nil {
 		return schedule.RerunResult{}, err
 	}
+	c.heard(a.RunID, a.Waits)
 	return schedule.RerunResult{RunID: a.RunID, Created: a.Created, Skipped: schedule.PassReason(a.Skipped), Unfinished: a.Unfinished, Waiting: a.Waiting}, nil
 }
 
@@ -655,5 +690,5 @@ func runOf(r view.Run) run.Run {
 		TriggerID: r.TriggerID, TriggerRevision: r.TriggerRevision, TriggerName: r.TriggerName, TriggerTitle: r.TriggerTitle, TaskName: r.TaskName, ExecutionRevisionID: r.ExecutionRevisionID,
 		IdempotencyKey: r.IdempotencyKey, ScheduledForMs: r.ScheduledForMs, DueAtMs: r.DueAtMs, State: r.State, Version: r.Version,
 		LastEventSeq: r.LastEventSeq, CreatedAtMs: r.CreatedAtMs, QueuedAtMs: r.QueuedAtMs, UpdatedAtMs: r.UpdatedAtMs, FinishedAtMs: r.FinishedAtMs,
-		RerunOf: r.RerunOf, Origin: r.Origin, ErrorCode: r.ErrorCode}
+		RerunOf: r.RerunOf, Origin: r.Origin, ErrorCode: r.ErrorCode, ExitCode: r.ExitCode, WorkerName: r.Worker}
 }

@@ -20,7 +20,7 @@ func runsCommand(opts Options) *cobra.Command {
 
 func runsListCommand(opts Options) *cobra.Command {
 	var db dbFlags
-	var out, project, trigger, state, after string
+	var out, project, trigger, state, after, worker string
 	var limit int
 	c := &cobra.Command{
 		Use:   "list",
@@ -30,9 +30,13 @@ order Runs were made in, not their SCHEDULED FOR time. A Run made late for an ea
 backfill's, a caught-up misfire's, a re-run (which keeps the original's scheduled time) — is listed
 among the Runs made when it was, above older Runs scheduled after it. --after ID continues in the same
 order, and the API (GET /api/v1/runs) and the console's Runs page list in it too. ORIGIN says what made
-each Run (clock, run_now, rerun, backfill; origin in -o json), ERROR how a lost Run was lost, its last
-attempt's error code (e.g. server_stopped; errorCode in -o json, as in ` + "`runs show`" + `, which gives
-every attempt's).`,
+each Run (clock, run_now, rerun, backfill; origin in -o json), ERROR how a Run that failed, timed out
+or was lost ended, from its last attempt: "exit N" for a command that exited with status N, otherwise
+the attempt's error code (e.g. timed_out, killed_by_signal, server_stopped; errorCode and exitCode in
+-o json, as in ` + "`runs show`" + `, which gives every attempt's).` + opts.clusterOnly(` On the cluster a WORKER column names
+the worker that holds or held each Run's latest attempt (worker in -o json; the column is left out
+when no listed Run has one, as on the standalone and edge profiles), and --worker NAME lists only
+the Runs any attempt of which that worker held, its latest or an earlier one that was retried.`),
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := checkOutput(out); err != nil {
@@ -58,7 +62,7 @@ every attempt's).`,
 			if err != nil {
 				return err
 			}
-			runs, next, err := b.Runs.RunList(cmd.Context(), run.ListParams{ProjectID: projectID, TriggerID: triggerID, State: run.State(state), Limit: limit, After: after})
+			runs, next, err := b.Runs.RunList(cmd.Context(), run.ListParams{ProjectID: projectID, TriggerID: triggerID, State: run.State(state), Limit: limit, After: after, Worker: worker})
 			if err != nil {
 				return err
 			}
@@ -66,17 +70,26 @@ every attempt's).`,
 			if out != "json" {
 				unserved = unservedList(cmd, b, runs)
 			}
+			header := []string{"ID", "STATE", "SCHEDULED FOR", "PROJECT", "TRIGGER", "TASK REV", "ORIGIN", "ERROR"}
+			withWorker := worker != "" || slices.ContainsFunc(runs, func(r run.Run) bool { return r.WorkerName != "" })
+			if withWorker {
+				header = append(header, "WORKER")
+			}
 			err = printListing(cmd, out, listing[run.Run]{
 				json:   view.NewRunList(runs, next),
-				header: []string{"ID", "STATE", "SCHEDULED FOR", "PROJECT", "TRIGGER", "TASK REV", "ORIGIN", "ERROR"},
+				header: header,
 				items:  runs,
 				row: func(r run.Run) []string {
-					return []string{r.ID, string(r.State), fmtMs(&r.ScheduledForMs),
+					row := []string{r.ID, string(r.State), fmtMs(&r.ScheduledForMs),
 						nameOr(r.ProjectName, r.ProjectID), nameOr(r.TriggerName, r.TriggerID), fmt.Sprint(r.TaskRevision),
-						nameOr(string(r.Origin), "-"), nameOr(r.ErrorCode, "-")}
+						nameOr(string(r.Origin), "-"), runError(r)}
+					if withWorker {
+						row = append(row, nameOr(oneLine(r.WorkerName), "-"))
+					}
+					return row
 				},
 				next: next,
-				none: NoneLine("run", project != "" || trigger != "" || state != "" || after != "",
+				none: NoneLine("run", project != "" || trigger != "" || state != "" || after != "" || worker != "",
 					"the schedule makes one as each occurrence falls due, and `"+suggest(cmd, "triggers", "run", "NAME")+"` makes one now"),
 			})
 			if err == nil && unserved != "" {
@@ -93,7 +106,21 @@ every attempt's).`,
 	c.Flags().StringVar(&state, "state", "", "only runs in this state: "+stateNames())
 	c.Flags().IntVar(&limit, "limit", run.DefaultPageSize, "page size (1–500)")
 	c.Flags().StringVar(&after, "after", "", "continue after this run id (printed as 'more:')")
+	if opts.OpenPostgres != nil {
+		c.Flags().StringVar(&worker, "worker", "", "only runs any attempt of which this cluster worker held (its name)")
+	}
 	return c
+}
+
+// runError is how a listed Run ended, for its ERROR column: "exit N" when
+// its last attempt's command exited with status N, that attempt's error
+// code otherwise (timed_out, killed_by_signal, server_stopped, …), "-"
+// for a Run that did not fail, time out or get lost.
+func runError(r run.Run) string {
+	if r.ExitCode != nil && *r.ExitCode != 0 {
+		return fmt.Sprintf("exit %d", *r.ExitCode)
+	}
+	return nameOr(r.ErrorCode, "-")
 }
 
 // nameOr is name, or fallback when the reader had none.

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"html/template"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -112,7 +113,7 @@ var messages = map[string]map[string]string{
 		"local.concurrency.one": "It runs %d command at a time; the next waits its turn (`ql serve --concurrency N` sets how many).",
 		"local.cluster":         "Remote workers, which run the commands on other machines, belong to the cluster profile, where several servers share one PostgreSQL database; a single-node server has none and needs none.",
 		"local.edge":            "Running commands on other machines takes the full ql binary.",
-		"oldest":                "oldest due", "workers": "Workers", "sessions": "sessions", "freeslots": "free slots", "heartbeat": "Last heartbeat", "workerstopping": "its process is stopping: it finishes its commands, takes no new run", "workerresumed": "resumed: its process heard the drain and exits once its commands end; started again, it takes work",
+		"oldest":                "oldest due", "workers": "Workers", "worker": "Worker", "worker.runs": "Runs of worker %s", "runs.worker": "Worker name", "sessions": "sessions", "freeslots": "free slots", "heartbeat": "Last heartbeat", "workerstopping": "its process is stopping: it finishes its commands, takes no new run", "workerresumed": "resumed: its process heard the drain and exits once its commands end; started again, it takes work",
 		"th.sessions": "Sessions", "th.freeslots": "Free slots", "labels": "Labels",
 		"rerun": "Re-run", "rerunof": "Re-run of", "nextfive": "Next 5 fires", "lastrun": "Last run", "run.taskrev": "(revision %d)", "run.nextretry": "Next retry", "nofires": "none: the trigger has ended",
 		"zone.unknown": "This server knows no time zone %q (zone names are case-sensitive, such as Europe/Berlin or America/New_York); times are shown in %s, as before.",
@@ -120,7 +121,7 @@ var messages = map[string]map[string]string{
 		"zone.local":   "“Local” would be this server's own zone, which the console never implies (as triggers never do): give an IANA zone name, such as Asia/Shanghai, Europe/Berlin or UTC. Times are shown in %s, as before.",
 		"zone.cron":    " (the schedule is read in %s)",
 		"from":         "From", "to": "To", "zone": "Times in", "due": " (due %s)",
-		"replicas": "Replicas", "rep.live": "live", "rep.expired": "expired", "host": "Host", "pid": "PID", "version": "Version",
+		"replicas": "Replicas", "replica": "Replica", "rep.live": "live", "rep.expired": "expired", "host": "Host", "pid": "PID", "version": "Version",
 		"started": "Started", "lastseen": "Last seen",
 		"run": "Run", "yourtime": "Your time", "allruns": "All its runs",
 		"ledger.more":    "Only its newest %d ledger entries of occurrences passed over are shown; older ones exist. `ql triggers show %s --ledger %d%s` lists the whole ledger.",
@@ -349,7 +350,7 @@ var messages = map[string]map[string]string{
 		"local.concurrency.one": "它一次执行 %d 条命令，下一条排队等候（用 `ql serve --concurrency N` 设置数量）。",
 		"local.cluster":         "远程执行节点（在其他机器上执行命令）属于集群配置：多台服务器共用一个 PostgreSQL 数据库。单节点服务器没有远程执行节点，也不需要。",
 		"local.edge":            "要在其他机器上执行命令，需要完整版的 ql 程序。",
-		"oldest":                "最早到期", "workers": "执行节点", "sessions": "会话", "freeslots": "空闲槽位", "heartbeat": "最近心跳", "workerstopping": "进程正在停止：完成手上的命令，不再接收新的运行", "workerresumed": "已恢复：进程已收到排空，完成手上的命令后退出；再次启动后接收工作",
+		"oldest":                "最早到期", "workers": "执行节点", "worker": "执行节点", "worker.runs": "执行节点 %s 运行过的运行", "runs.worker": "执行节点名称", "sessions": "会话", "freeslots": "空闲槽位", "heartbeat": "最近心跳", "workerstopping": "进程正在停止：完成手上的命令，不再接收新的运行", "workerresumed": "已恢复：进程已收到排空，完成手上的命令后退出；再次启动后接收工作",
 		"th.sessions": "会话", "th.freeslots": "空闲槽位", "labels": "标签",
 		"rerun": "重新运行", "rerunof": "重新运行自", "nextfive": "接下来 5 次触发", "lastrun": "最近一次运行", "run.taskrev": "（修订版 %d）", "run.nextretry": "下次重试", "nofires": "无：触发器已结束",
 		"zone.unknown": "此服务器不认识时区“%s”（时区名区分大小写，如 Europe/Berlin、America/New_York）；时间仍按 %s 显示。",
@@ -357,7 +358,7 @@ var messages = map[string]map[string]string{
 		"zone.local":   "“Local” 指本服务器自身的时区，控制台不会默认采用它（触发器也不会）：请写 IANA 时区名，如 Asia/Shanghai、Europe/Berlin 或 UTC。时间仍按 %s 显示。",
 		"zone.cron":    "（计划按 %s 时区解读）",
 		"from":         "起始", "to": "截止", "zone": "时区", "due": "（抖动后 %s 到期）",
-		"replicas": "副本", "rep.live": "个在线", "rep.expired": "已过期", "host": "主机", "pid": "进程号", "version": "版本",
+		"replicas": "副本", "replica": "副本", "rep.live": "个在线", "rep.expired": "已过期", "host": "主机", "pid": "进程号", "version": "版本",
 		"started": "启动时间", "lastseen": "最近在线",
 		"run": "运行", "yourtime": "你的时间", "allruns": "它的全部运行",
 		"ledger.more":    "这里只显示已跳过记录中最新的 %d 条，还有更早的记录。用 `ql triggers show %s --ledger %d%s` 查看全部记录。",
@@ -796,8 +797,12 @@ func funcs(binary, dbFlags string) template.FuncMap {
 			return map[string]any{"Page": page, "Item": item}
 		},
 		"attemptEnded": attemptEnded,
+		// dict is a runs table's data; Worker says whether it has the
+		// worker column: only where some Run has a worker (the cluster),
+		// so a single-node page is as it was.
 		"dict": func(l, zone string, runs []run.Run) map[string]any {
-			return map[string]any{"L": l, "Zone": zone, "Runs": runs}
+			worker := slices.ContainsFunc(runs, func(r run.Run) bool { return r.WorkerName != "" })
+			return map[string]any{"L": l, "Zone": zone, "Runs": runs, "Worker": worker}
 		},
 		// secretUses are the uses of a secret the secrets page lists, in l.
 		"secretUses": func(l string, uses []apply.SecretUse) map[string]any {

@@ -687,13 +687,16 @@ func (c *Console) disabledRefusal(t schedule.TriggerStatus, err error) error {
 // on the page itself, beside the fields as they were typed.
 func (c *Console) runs(w http.ResponseWriter, r *http.Request, s *session) {
 	q := r.URL.Query()
-	f := map[string]string{"project": q.Get("project"), "trigger": q.Get("trigger"), "state": q.Get("state"), "from": q.Get("from"), "to": q.Get("to")}
+	f := map[string]string{"project": q.Get("project"), "trigger": q.Get("trigger"), "state": q.Get("state"), "from": q.Get("from"), "to": q.Get("to"),
+		"worker": q.Get("worker")}
 	projects, err := c.projectChoices(r.Context())
 	if err != nil {
 		c.fail(w, r, s, err)
 		return
 	}
-	data := map[string]any{"F": f, "States": run.Reachable, "Projects": projects}
+	// ByWorker: the cluster, whose Runs ran on workers, offers a filter by
+	// one.
+	data := map[string]any{"F": f, "States": run.Reachable, "Projects": projects, "ByWorker": c.cfg.Workers != nil}
 	zone := viewerZone(r)
 	data["Last24URL"] = last24URL(f, zone, time.Now())
 	pick, redirect, err := c.pickProject(r)
@@ -724,15 +727,20 @@ func (c *Console) runs(w http.ResponseWriter, r *http.Request, s *session) {
 	var next string
 	if err == nil {
 		list, next, err = c.cfg.Runs.RunList(r.Context(), run.ListParams{ProjectID: pick.ID, TriggerID: triggerID, State: run.State(f["state"]), Limit: runsPage, After: q.Get("after"),
-			FromMs: from, ToMs: to})
+			FromMs: from, ToMs: to, Worker: f["worker"]})
 	}
 	if err != nil {
-		if qlerror.CodeOf(err) != qlerror.Invalid {
+		status := http.StatusBadRequest
+		switch {
+		case qlerror.CodeOf(err) == qlerror.NotFound && f["worker"] != "":
+			// A worker name mistyped in the filter, said beside it.
+			status = http.StatusNotFound
+		case qlerror.CodeOf(err) != qlerror.Invalid:
 			c.fail(w, r, s, err)
 			return
 		}
 		data["Error"] = c.errorText(lang(r), err)
-		c.render(w, r, http.StatusBadRequest, "runs", s, data)
+		c.render(w, r, status, "runs", s, data)
 		return
 	}
 	if next != "" {

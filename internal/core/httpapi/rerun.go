@@ -5,6 +5,7 @@ import (
 	"net/http"
 
 	"github.com/qinglong/qinglong/internal/core/schedule"
+	"github.com/qinglong/qinglong/internal/core/view"
 )
 
 // RerunBody is POST /api/v1/runs/{id}/rerun's body.
@@ -25,6 +26,8 @@ type RerunView struct {
 	Skipped    string `json:"skipped,omitempty"`
 	Unfinished string `json:"unfinished,omitempty"`
 	Waiting    bool   `json:"waiting,omitempty"`
+	// Waits: as run now's answer.
+	Waits *view.Waiting `json:"waits,omitempty"`
 }
 
 // runRerun admits a new Run repeating a finished one, through the store's
@@ -50,5 +53,6 @@ func (a *api) runRerun(ctx context.Context, r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return RerunView{RerunOf: id, RunID: res.RunID, Created: res.Created, Skipped: string(res.Skipped), Unfinished: res.Unfinished, Waiting: res.Waiting}, nil
+	return RerunView{RerunOf: id, RunID: res.RunID, Created: res.Created, Skipped: string(res.Skipped), Unfinished: res.Unfinished, Waiting: res.Waiting,
+		Waits: a.waitsForAWorker(ctx, res.RunID)}, nil
 }

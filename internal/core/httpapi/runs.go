@@ -9,7 +9,7 @@ import (
 )
 
 func (a *api) runList(ctx context.Context, r *http.Request) (any, error) {
-	q, err := params(r.URL.Query(), "after", "limit", "project", "state", "trigger")
+	q, err := params(r.URL.Query(), "after", "limit", "project", "state", "trigger", "worker")
 	if err != nil {
 		return nil, err
 	}
@@ -17,7 +17,7 @@ func (a *api) runList(ctx context.Context, r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	list, next, err := a.Runs.RunList(ctx, run.ListParams{ProjectID: asID(q["project"]), TriggerID: asID(q["trigger"]), State: run.State(q["state"]), Limit: n, After: asID(q["after"])})
+	list, next, err := a.Runs.RunList(ctx, run.ListParams{ProjectID: asID(q["project"]), TriggerID: asID(q["trigger"]), State: run.State(q["state"]), Limit: n, After: asID(q["after"]), Worker: q["worker"]})
 	if err != nil {
 		return nil, err
 	}

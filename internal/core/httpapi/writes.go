@@ -285,6 +285,10 @@ type runNowView struct {
 	// (queue_one), not an unfinished one.
 	Unfinished string `json:"unfinished,omitempty"`
 	Waiting    bool   `json:"waiting,omitempty"`
+	// Waits says why the Run waits for a worker (none connected, all
+	// draining, none with its placement's labels), as `ql runs show`'s
+	// waiting does; absent when a worker can take it.
+	Waits *view.Waiting `json:"waits,omitempty"`
 }
 
 // triggerRunNow admits one Run of a trigger now, through the store's
@@ -307,7 +311,22 @@ func (a *api) triggerRunNow(ctx context.Context, r *http.Request) (any, error) {
 	if err != nil {
 		return nil, a.pinRefusal(ctx, r.PathValue("id"), err)
 	}
-	return runNowView{RunID: res.RunID, Created: res.Created, Skipped: string(res.Skipped), Unfinished: res.Unfinished, Waiting: res.Waiting}, nil
+	return runNowView{RunID: res.RunID, Created: res.Created, Skipped: string(res.Skipped), Unfinished: res.Unfinished, Waiting: res.Waiting,
+		Waits: a.waitsForAWorker(ctx, res.RunID)}, nil
+}
+
+// waitsForAWorker is why Run id, just queued, waits for a worker; nil when
+// it does not, or when it cannot be read: the Run is queued either way, and
+// the answer must not fail for a note.
+func (a *api) waitsForAWorker(ctx context.Context, id string) *view.Waiting {
+	if id == "" || a.Runs == nil {
+		return nil
+	}
+	d, err := a.Runs.RunGet(ctx, id)
+	if err != nil || !d.Waiting.ForWantOfAWorker() {
+		return nil
+	}
+	return view.NewWaiting(d.Waiting)
 }
 
 // backfillBody is POST /api/v1/triggers/{id}/backfill's body: the

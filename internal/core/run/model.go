@@ -68,11 +68,18 @@ type Run struct {
 	// Origin is what admitted the Run: its trigger's clock, or a person's
 	// request.
 	Origin Origin
-	// ErrorCode is how a lost Run was lost, its last attempt's error code
-	// (server_stopped, executor_lost, worker_stopped, …), read with the
-	// Run so a listing says it without reading each Run again; "" for a
-	// Run in any other state.
+	// ErrorCode is how a Run that failed, timed out or was lost ended:
+	// its last attempt's error code (exit_nonzero, killed_by_signal,
+	// timed_out, server_stopped, worker_stopped, …), read with the Run so
+	// a listing says it without reading each Run again; "" for a Run in
+	// any other state. ExitCode is that attempt's exit code, when its
+	// command exited on its own.
 	ErrorCode string
+	ExitCode  *int64
+	// WorkerName is the cluster worker that holds or held the Run's
+	// latest attempt, "" on a profile without workers or before a worker
+	// took it.
+	WorkerName string
 }
 
 // Origin is what admitted a Run. A request's Run records which request it

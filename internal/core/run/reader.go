@@ -30,15 +30,21 @@ type ListParams struct {
 	// After as any listing does.
 	FromMs int64
 	ToMs   int64
+	// Worker keeps the Runs any attempt of which the cluster worker of
+	// this name held, whether or not it holds the latest; "" for no
+	// filter. A profile without workers refuses it.
+	Worker string
 }
 
 // The reasons of a run listing's refusals: the console says each in the
 // page's language.
 const (
-	RefusalListNotAnID    qlerror.Reason = "run_list_not_an_id"
-	RefusalListState      qlerror.Reason = "run_list_state"
-	RefusalListOutOfRange qlerror.Reason = "run_list_out_of_range"
-	RefusalListReversed   qlerror.Reason = "run_list_reversed"
+	RefusalListNotAnID      qlerror.Reason = "run_list_not_an_id"
+	RefusalListState        qlerror.Reason = "run_list_state"
+	RefusalListOutOfRange   qlerror.Reason = "run_list_out_of_range"
+	RefusalListReversed     qlerror.Reason = "run_list_reversed"
+	RefusalListNoWorkers    qlerror.Reason = "run_list_no_workers"
+	RefusalListNoSuchWorker qlerror.Reason = "run_list_no_such_worker"
 )
 
 // CheckState refuses a state no Run of this release can be in, naming
@@ -90,6 +96,20 @@ func (p ListParams) CheckWindow() error {
 		return qlerror.New(qlerror.Invalid, "run listing: the window's start is not before its end; give from before to").Because(RefusalListReversed)
 	}
 	return nil
+}
+
+// NoWorkersToFilterBy is how a profile without workers (standalone, edge:
+// the server runs each command itself) refuses a listing by worker.
+func NoWorkersToFilterBy(worker string) error {
+	return qlerror.New(qlerror.Invalid, "run listing: this server has no workers (it runs each command itself), so no Run ran on worker %q; list without the worker filter", worker).
+		Because(RefusalListNoWorkers, "worker", worker)
+}
+
+// NoSuchWorker refuses a listing by a worker no credential was ever made
+// for.
+func NoSuchWorker(worker string) error {
+	return qlerror.New(qlerror.NotFound, "run listing: there is no worker named %q; `ql workers list` lists them", worker).
+		Because(RefusalListNoSuchWorker, "worker", worker)
 }
 
 // Reader is the read contract the HTTP API and the CLI use.

@@ -47,6 +47,21 @@ const (
 	WaitNoServer WaitReason = "no_server"
 )
 
+// ForWantOfAWorker reports whether w is a wait that lasts until a worker
+// comes (none connected, all draining, none with the labels), which the
+// person who just queued the Run should hear of: a Run waiting its turn
+// behind busy workers or an earlier Run needs nothing from them.
+func (w *Waiting) ForWantOfAWorker() bool {
+	if w == nil {
+		return false
+	}
+	switch w.Reason {
+	case WaitNoWorker, WaitWorkersDraining, WaitNoMatchingWorker:
+		return true
+	}
+	return false
+}
+
 // MaxWaitingLabelSets bounds Waiting.WorkerLabels.
 const MaxWaitingLabelSets = 5
 

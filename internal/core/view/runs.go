@@ -42,9 +42,15 @@ type Run struct {
 	// (a re-run keeps the original's ScheduledForMs, so its due time is not
 	// that plus jitter).
 	Origin run.Origin `json:"origin,omitempty"`
-	// ErrorCode is how a lost Run was lost: its last attempt's errorCode.
-	// Absent for a Run in any other state.
+	// ErrorCode is how a Run that failed, timed out or was lost ended: its
+	// last attempt's errorCode, and ExitCode that attempt's exitCode when
+	// its command exited on its own. Both absent for a Run in any other
+	// state.
 	ErrorCode string `json:"errorCode,omitempty"`
+	ExitCode  *int64 `json:"exitCode,omitempty"`
+	// Worker is the cluster worker that holds or held the Run's latest
+	// attempt; absent on a profile without workers or before one took it.
+	Worker string `json:"worker,omitempty"`
 }
 
 // Attempt is the stable shape of an Attempt (without its log path and
@@ -148,6 +154,7 @@ func NewRun(r run.Run) Run {
 		IdempotencyKey: r.IdempotencyKey, ScheduledForMs: r.ScheduledForMs, DueAtMs: r.DueAtMs, State: r.State, Version: r.Version,
 		LastEventSeq: r.LastEventSeq, CreatedAtMs: r.CreatedAtMs, QueuedAtMs: r.QueuedAtMs, UpdatedAtMs: r.UpdatedAtMs,
 		FinishedAtMs: r.FinishedAtMs, RerunOf: r.RerunOf, Origin: r.Origin, ErrorCode: r.ErrorCode,
+		ExitCode: r.ExitCode, Worker: r.WorkerName,
 	}
 }
 
@@ -160,18 +167,33 @@ func NewRunList(list []run.Run, next string) RunList {
 	return out
 }
 
+// NewWaiting shapes w; nil for nil.
+func NewWaiting(w *run.Waiting) *Waiting {
+	if w == nil {
+		return nil
+	}
+	labels := w.Labels
+	if labels == nil {
+		labels = map[string]string{}
+	}
+	return &Waiting{Reason: w.Reason, Labels: labels, Workers: w.Workers, WorkerLabels: w.WorkerLabels,
+		PreviousRun: w.PreviousRun, Overlap: w.Overlap, Running: w.Running, Concurrency: w.Concurrency, ServerPID: w.ServerPID, ServerStartedAtMs: w.ServerStartedAtMs, DataDir: w.DataDir, Message: w.Message()}
+}
+
+// RunOf is the waiting reason v shows, back in the model's terms.
+func (v *Waiting) RunOf() *run.Waiting {
+	if v == nil {
+		return nil
+	}
+	return &run.Waiting{Reason: v.Reason, Labels: v.Labels, Workers: v.Workers, WorkerLabels: v.WorkerLabels, PreviousRun: v.PreviousRun, Overlap: v.Overlap,
+		Running: v.Running, Concurrency: v.Concurrency, ServerPID: v.ServerPID, ServerStartedAtMs: v.ServerStartedAtMs, DataDir: v.DataDir}
+}
+
 // NewRunDetail shapes d. A payload that is not valid JSON is shown as {}
 // rather than breaking the document.
 func NewRunDetail(d run.Detail) RunDetail {
 	out := RunDetail{Run: NewRun(d.Run), Attempts: make([]Attempt, 0, len(d.Attempts)), Events: make([]Event, 0, len(d.Events))}
-	if w := d.Waiting; w != nil {
-		labels := w.Labels
-		if labels == nil {
-			labels = map[string]string{}
-		}
-		out.Waiting = &Waiting{Reason: w.Reason, Labels: labels, Workers: w.Workers, WorkerLabels: w.WorkerLabels,
-			PreviousRun: w.PreviousRun, Overlap: w.Overlap, Running: w.Running, Concurrency: w.Concurrency, ServerPID: w.ServerPID, ServerStartedAtMs: w.ServerStartedAtMs, DataDir: w.DataDir, Message: w.Message()}
-	}
+	out.Waiting = NewWaiting(d.Waiting)
 	for _, x := range d.Attempts {
 		out.Attempts = append(out.Attempts, Attempt{
 			ID: x.ID, Number: x.Number, Executor: x.Executor, State: x.State, StateText: run.AttemptStateText(d.Run.State, x.State), ExitCode: x.ExitCode, ErrorCode: x.ErrorCode,

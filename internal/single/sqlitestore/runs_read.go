@@ -30,6 +30,9 @@ func (s *Store) RunList(ctx context.Context, p run.ListParams) ([]run.Run, strin
 	if err := p.CheckState(); err != nil {
 		return nil, "", err
 	}
+	if p.Worker != "" {
+		return nil, "", run.NoWorkersToFilterBy(p.Worker)
+	}
 	q, args := runListQuery(p, limit)
 	var out []run.Run
 	err = s.read(ctx, "list runs", func(tx *txn) error {
@@ -148,14 +151,15 @@ type scanner interface{ Scan(dest ...any) error }
 func scanRun(sc scanner) (run.Run, error) {
 	var r run.Run
 	var finished, dueAt sql.NullInt64
-	var projectName, triggerName, taskName, rerunOf, manual, lostCode, triggerTitle sql.NullString
+	var projectName, triggerName, taskName, rerunOf, manual, errorCode, triggerTitle sql.NullString
+	var exitCode sql.NullInt64
 	err := sc.Scan(&r.ID, &r.ProjectID, &r.TaskID, &r.TaskRevision, &r.TriggerID, &r.TriggerRevision, &r.ExecutionRevisionID,
 		&r.IdempotencyKey, &r.ScheduledForMs, &dueAt, &r.State, &r.Version, &r.LastEventSeq, &r.CreatedAtMs, &r.QueuedAtMs, &r.UpdatedAtMs, &finished,
-		&projectName, &triggerName, &taskName, &rerunOf, &manual, &lostCode, &triggerTitle)
+		&projectName, &triggerName, &taskName, &rerunOf, &manual, &errorCode, &exitCode, &triggerTitle)
 	r.TriggerTitle = triggerTitle.String
 	r.FinishedAtMs, r.DueAtMs = ptr(finished), dueAt.Int64
 	r.ProjectName, r.TriggerName, r.TaskName = projectName.String, triggerName.String, taskName.String
-	r.RerunOf, r.Origin, r.ErrorCode = rerunOf.String, run.OriginOf(manual.String), lostCode.String
+	r.RerunOf, r.Origin, r.ErrorCode, r.ExitCode = rerunOf.String, run.OriginOf(manual.String), errorCode.String, ptr(exitCode)
 	return r, err
 }
 

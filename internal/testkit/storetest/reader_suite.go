@@ -32,7 +32,7 @@ func RunRunReader(t *testing.T, newFixture Factory) {
 		"TheNewestRunOfEachTriggerIsTheOneAdmittedLast":                      testRunsLast,
 		"TheNewestRunCarriesTheQueuedRunsAndThoseCancelledBeforeTheyStarted": testRunsLastOverlapFacts,
 		"ListKeepsATimeWindowByAdmissionAndPagesWithinIt":                    testRunListWindow,
-		"ALostRunIsReadWithHowItWasLost":                                     testLostRunErrorCode,
+		"AFailedTimedOutOrLostRunIsReadWithHowItEnded":                       testEndedRunErrorCode,
 	}
 	for name, fn := range tests {
 		t.Run(name, func(t *testing.T) {

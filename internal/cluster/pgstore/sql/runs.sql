@@ -1,17 +1,20 @@
 -- Run and trigger reads for the runtime role (SELECT on runs, attempts,
 -- run_events and the definitions).
 
--- name: RunColumns
--- The columns of a run, ending at FROM: the listing composes its filters
--- after it (runs.go). The names are scalar subqueries by primary key rather
+-- fragment: RunSelect
+-- The columns of a run, before the FROM of RunColumns or RunColumnsHeldBy,
+-- after which the listing composes its filters (runs.go). The names are scalar subqueries by primary key rather
 -- than joins, so the listing filters stay unqualified and keep their indexes.
--- The column before last is the request that admitted the Run, as its
+-- The column after rerun_of is the request that admitted the Run, as its
 -- run.created event records it (NULL for the clock's): one probe of
--- run_events' key. The last is how a lost Run was lost, its last attempt's
--- error code, so a listing says it without reading each lost Run again:
--- one probe of attempts' (run_id, number) key, for a lost Run only. After
--- it, the trigger's display title now (a title is the trigger's, not a
--- revision's): one probe of triggers' key.
+-- run_events' key. The next three come from the Run's latest attempt, one
+-- probe of attempts' (run_id, number) key: how a Run that failed, timed
+-- out or was lost ended (its error and exit codes), so a listing says it
+-- without reading each Run again, and the name of the worker that holds
+-- or held it. The lateral's columns are named apart from runs' own, so
+-- the filters stay unqualified.
+-- After them, the trigger's display title now (a title is the trigger's,
+-- not a revision's): one probe of triggers' key.
 SELECT id, project_id, task_id, task_revision, trigger_id, trigger_revision, execution_revision_id,
        idempotency_key, scheduled_for_ms, due_at_ms, state, version, last_event_seq, created_at_ms, queued_at_ms, updated_at_ms, finished_at_ms,
        (SELECT p.name FROM qinglong.projects p WHERE p.id = runs.project_id),
@@ -19,9 +22,46 @@ SELECT id, project_id, task_id, task_revision, trigger_id, trigger_revision, exe
        (SELECT k.name FROM qinglong.task_revisions k WHERE k.task_id = runs.task_id AND k.revision = runs.task_revision),
        rerun_of,
        (SELECT e.payload->>'manual' FROM qinglong.run_events e WHERE e.run_id = runs.id AND e.seq = 1),
-       CASE WHEN state = 'lost' THEN (SELECT a.error_code FROM qinglong.attempts a WHERE a.run_id = runs.id ORDER BY a.number DESC LIMIT 1) END,
+       CASE WHEN state IN ('failed', 'timed_out', 'lost') THEN latest.last_error_code END,
+       CASE WHEN state IN ('failed', 'timed_out', 'lost') THEN latest.last_exit_code END,
+       latest.last_worker_name,
        (SELECT tg.title FROM qinglong.triggers tg WHERE tg.id = runs.trigger_id)
+
+-- fragment: RunLatest
+-- The latest attempt of the Run in "runs", for RunSelect's last columns.
+  LEFT JOIN LATERAL (
+       SELECT a.error_code AS last_error_code, a.exit_code::bigint AS last_exit_code,
+              (SELECT w.name FROM qinglong.workers w WHERE w.id = a.worker_id) AS last_worker_name
+         FROM qinglong.attempts a WHERE a.run_id = runs.id ORDER BY a.number DESC LIMIT 1) latest ON true
+
+-- name: RunColumns
+-- The columns of a run (RunSelect) from runs, ending where the listing
+-- composes its filters (runs.go).
+{{RunSelect}}
   FROM qinglong.runs
+{{RunLatest}}
+
+-- name: RunColumnsHeldBy
+-- RunColumns of the Runs worker $1 (its id) held an attempt of, newest
+-- first and before the cursor $2, for the listing by worker. The worker's
+-- attempts are read by attempts_worker_run_idx in the listing's order
+-- (held.run_id), one per Run (its latest the worker held, so no DISTINCT
+-- has to read them all before the first row), and each Run is fetched by
+-- key behind an OFFSET 0 fence: a plan walking the runs key instead (a
+-- merge join) would read every newer Run of every other worker first.
+-- held names only the columns it needs, so the filters stay unqualified.
+{{RunSelect}}
+  FROM (SELECT a.run_id, a.worker_id, a.number FROM qinglong.attempts a) held
+ CROSS JOIN LATERAL (SELECT * FROM qinglong.runs r WHERE r.id = held.run_id OFFSET 0) runs
+{{RunLatest}}
+ WHERE held.worker_id = $1 AND held.run_id < $2
+   AND NOT EXISTS (SELECT 1 FROM qinglong.attempts later
+                    WHERE later.run_id = held.run_id AND later.worker_id = held.worker_id AND later.number > held.number)
+
+-- name: WorkerIDByName
+-- The id of the worker a listing by worker names (workers keep their name
+-- for ever, revoked too).
+SELECT id FROM qinglong.workers WHERE name = $1
 
 -- name: RunAttempts
 -- A run's attempts by number, read in the run's snapshot, with the name of

@@ -6,6 +6,7 @@ SELECT id, project_id, task_id, task_revision, trigger_id, trigger_revision, exe
        (SELECT k.name FROM task_revisions k WHERE k.task_id = runs.task_id AND k.revision = runs.task_revision),
        rerun_of,
        (SELECT json_extract(e.payload, '$.manual') FROM run_events e WHERE e.run_id = runs.id AND e.seq = 1),
-       CASE WHEN state = 'lost' THEN (SELECT a.error_code FROM attempts a WHERE a.run_id = runs.id ORDER BY a.number DESC LIMIT 1) END,
+       CASE WHEN state IN ('failed', 'timed_out', 'lost') THEN (SELECT a.error_code FROM attempts a WHERE a.run_id = runs.id ORDER BY a.number DESC LIMIT 1) END,
+       CASE WHEN state IN ('failed', 'timed_out', 'lost') THEN (SELECT a.exit_code FROM attempts a WHERE a.run_id = runs.id ORDER BY a.number DESC LIMIT 1) END,
        (SELECT t.title FROM triggers t WHERE t.id = runs.trigger_id)
 FROM runs WHERE id = ?
