@@ -140,7 +140,7 @@ func (r *replica) listen() error {
 		cfg.Manual = schedule.ObservedManual{Manual: liveManual{live}, Finished: r.runsFinished}
 	}
 	cfg.Console = console.New(console.Config{Runs: cfg.Runs, LastRuns: cfg.LastRuns, Triggers: cfg.Triggers, Detail: cfg.Detail, Tokens: cfg.Tokens, Uses: cfg.Uses,
-		Pauser: cfg.Pauser, ProjectPauser: cfg.ProjectPauser, Users: live, Monitor: live.Monitor, Workers: live.Workers, Replicas: live.Replicas, Cancel: cfg.Cancel, Manual: cfg.Manual, Notifications: cfg.Notifications,
+		Pauser: cfg.Pauser, ProjectPauser: cfg.ProjectPauser, Users: live, Sessions: live, Monitor: live.Monitor, Workers: live.Workers, Replicas: live.Replicas, Cancel: cfg.Cancel, Manual: cfg.Manual, Notifications: cfg.Notifications,
 		Export: cfg.Export, Secure: r.s.HTTPTLS != nil, Log: r.log, ReadLog: cfg.ReadLog})
 	api := httpapi.NewHandler(cfg)
 	r.api.Store(api)
