@@ -44,6 +44,7 @@ var (
 	qPragmaIntegrityCheck  = query("pragma_integrity_check")
 	qBackupInto            = query("backup_into")
 	qBackupForgetProcesses = query("backup_forget_processes")
+	qBackupForgetSessions  = query("backup_forget_sessions")
 )
 
 // Statements over the migrated schema; readQueries and writeQueries say
