@@ -538,15 +538,15 @@ func (c *Console) session(r *http.Request) (*session, error) {
 		return nil, nil
 	}
 	now := c.cfg.NowMs()
-	s, ok := c.sessions.get(ck.Value, now)
+	var s *session
 	if c.cfg.Sessions != nil {
-		s, err = c.storedSession(r.Context(), ck.Value, now)
-		if err != nil {
+		if s, err = c.storedSession(r.Context(), ck.Value, now); err != nil {
 			return nil, err
 		}
-		ok = s != nil
+	} else if held, ok := c.sessions.get(ck.Value, now); ok {
+		s = held
 	}
-	if !ok {
+	if s == nil {
 		return nil, nil
 	}
 	valid, err := c.stillValid(r.Context(), s, now)
