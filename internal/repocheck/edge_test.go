@@ -50,6 +50,7 @@ var edgePackages = []string{
 	"internal/core/triggerref",
 	"internal/core/validate",
 	"internal/core/view",
+	"internal/core/websession",
 }
 
 // edgeModules are the third-party modules the edge binary may link: the

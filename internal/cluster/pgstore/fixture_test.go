@@ -87,6 +87,7 @@ func (s *store) fixture() storetest.Fixture {
 		Tokens:           s.admin,
 		Users:            s.admin,
 		UserAuth:         s.runtime,
+		Sessions:         s.runtime,
 		Cancel:           s.runtime.CancelRun,
 		Auth:             s.runtime,
 		Detail:           s.runtime,
@@ -303,6 +304,11 @@ func TestTokenConformance(t *testing.T) {
 func TestUserConformance(t *testing.T) {
 	t.Parallel()
 	storetest.RunUsers(t, newFixture)
+}
+
+func TestSessionConformance(t *testing.T) {
+	t.Parallel()
+	storetest.RunSessions(t, newFixture)
 }
 
 func TestNotifyConformance(t *testing.T) {

@@ -126,6 +126,11 @@ var tableGrants = map[string]map[RoleKind][]string{
 	// and a user's own password it writes through functionGrants' two
 	// functions alone.
 	"console_users": {RoleAdmin: {"SELECT", "INSERT", "UPDATE", "DELETE"}, RoleRuntime: {"SELECT"}},
+	// Console sessions are the runtime's alone (sign-in, sign-out, expiry,
+	// the last use): a row holds a token's digest and names a user or an
+	// API token that every request looks up again, so writing one can
+	// never make an account, a token or a scope the lookup does not grant.
+	"console_sessions": {RoleRuntime: {"SELECT", "INSERT", "UPDATE", "DELETE"}},
 	// The runtime writes notifications with the state changes causing
 	// them, claims, marks and (`ql notifications retry`, with the runtime
 	// role's URL as `ql runs`) retries them; it never deletes one. The

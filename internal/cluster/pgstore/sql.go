@@ -319,3 +319,14 @@ var (
 	sqlRetentionEstimate   = stmt("RetentionEstimate")
 	sqlRetentionNotifs     = stmt("RetentionNotifications")
 )
+
+// sql/sessions.sql: console sessions.
+var (
+	sqlConsoleSessionDeleteExpired = stmt("ConsoleSessionDeleteExpired")
+	sqlConsoleSessionEvict         = stmt("ConsoleSessionEvict")
+	sqlConsoleSessionInsert        = stmt("ConsoleSessionInsert")
+	sqlConsoleSessionByDigest      = stmt("ConsoleSessionByDigest")
+	sqlConsoleSessionSeen          = stmt("ConsoleSessionSeen")
+	sqlConsoleSessionEnd           = stmt("ConsoleSessionEnd")
+	sqlConsoleSessionEndOthers     = stmt("ConsoleSessionEndOthers")
+)

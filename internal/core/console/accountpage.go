@@ -121,8 +121,19 @@ func (c *Console) passwordChange(w http.ResponseWriter, r *http.Request, s *sess
 		return
 	}
 	c.cfg.Log.Info("console: a user changed their password", "code", CodePasswordChanged, "user", s.name, "actor", s.actor(r))
-	c.drop(s.id)
-	c.start(w, &session{userID: s.userID, stamp: account.PasswordStamp(newHash), name: s.name, scope: s.scope})
+	// The browser that made the change goes on with a session of the new
+	// stamp; the user's other sessions are ended in the store at once (on
+	// any replica they would also fail their stamp at the next request).
+	c.sessions.remove(s.id)
+	ns := &session{userID: s.userID, stamp: account.PasswordStamp(newHash), name: s.name, scope: s.scope}
+	if err := c.start(r.Context(), w, ns); err != nil {
+		c.cfg.Log.Warn("console: storing a new session", "code", CodeSessionStoreFailed, "err", err)
+		c.failWith(w, r, nil, http.StatusServiceUnavailable, tr(l, "err.sessionstart"))
+		return
+	}
+	if err := c.endOthers(r.Context(), ns); err != nil {
+		c.cfg.Log.Warn("console: ending a user's other sessions", "code", CodeSessionStoreFailed, "err", err)
+	}
 	http.Redirect(w, r, "/account?"+changedParam, http.StatusSeeOther)
 }
 

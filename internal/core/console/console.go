@@ -37,6 +37,7 @@ import (
 	"github.com/qinglong/qinglong/internal/core/qlerror"
 	"github.com/qinglong/qinglong/internal/core/run"
 	"github.com/qinglong/qinglong/internal/core/schedule"
+	"github.com/qinglong/qinglong/internal/core/websession"
 )
 
 //go:embed assets
@@ -133,6 +134,11 @@ type Config struct {
 	// the sign-in and the token's use), while a write would be lost; nil:
 	// never. The pages are still served meanwhile.
 	Writes hold.Gate
+	// Sessions keeps the sessions in the database, so that one made on
+	// any replica works on every replica and outlives a restart
+	// (sessionstore.go); nil keeps them in this process alone, for a
+	// console served without a database (a handler under test).
+	Sessions websession.Store
 	// Secure marks the session cookie Secure: set it when serving TLS.
 	Secure bool
 	// SessionTTL is how long a session lasts after sign-in (default
@@ -207,6 +213,8 @@ const (
 	CodeLiveLogStopped     = "console.live_log_stopped"
 	CodeLogDownloadCut     = "console.log_download_cut"
 	CodeInternalError      = "console.internal_error"
+	CodeSessionStoreFailed = "console.session_store_failed"
+	CodeSessionSeenFailed  = "console.session_seen_failed"
 )
 
 // signedOut is the scope of routes that need no session.
@@ -482,10 +490,9 @@ func (c *Console) guard(rt route) http.HandlerFunc {
 }
 
 // writes reports whether a signed-in route writes to the store: every form
-// but signing out (the session table is the process's own) and the
-// previews, which only read.
+// but the previews, which only read.
 func writes(rt route) bool {
-	return rt.method == http.MethodPost && rt.pattern != "/signout" && !strings.HasSuffix(rt.pattern, "/preview")
+	return rt.method == http.MethodPost && !strings.HasSuffix(rt.pattern, "/preview")
 }
 
 // streams reports whether a route answers for as long as what it sends
@@ -543,8 +550,15 @@ func (c *Console) session(r *http.Request) (*session, error) {
 		return nil, nil
 	}
 	now := c.cfg.NowMs()
-	s, ok := c.sessions.get(ck.Value, now)
-	if !ok {
+	var s *session
+	if c.cfg.Sessions != nil {
+		if s, err = c.storedSession(r.Context(), ck.Value, now); err != nil {
+			return nil, err
+		}
+	} else if held, ok := c.sessions.get(ck.Value, now); ok {
+		s = held
+	}
+	if s == nil {
 		return nil, nil
 	}
 	valid, err := c.stillValid(r.Context(), s, now)
@@ -552,7 +566,10 @@ func (c *Console) session(r *http.Request) (*session, error) {
 		return nil, err
 	}
 	if !valid {
-		c.drop(s.id)
+		if err := c.end(r.Context(), s.id); err != nil {
+			// The session stays refused: every request checks it again.
+			c.cfg.Log.Warn("console: ending a session no longer allowed", "code", CodeSessionStoreFailed, "err", err)
+		}
 		return nil, nil
 	}
 	return s, nil
@@ -590,14 +607,17 @@ func (c *Console) stillValid(ctx context.Context, s *session, now int64) (bool, 
 	return true, nil
 }
 
-func (c *Console) drop(id string) { c.sessions.remove(id) }
-
 // start records a new session (of a token or a user) and sets its cookie.
-func (c *Console) start(w http.ResponseWriter, s *session) {
+func (c *Console) start(ctx context.Context, w http.ResponseWriter, s *session) error {
 	now := c.cfg.NowMs()
-	s.id, s.csrf, s.expiresMs = randomID(), randomID(), now+c.cfg.SessionTTL.Milliseconds()
+	s.id, s.expiresMs = randomID(), now+c.cfg.SessionTTL.Milliseconds()
+	s.csrf = sessionCSRF(s.id)
+	if err := c.store(ctx, s, now); err != nil {
+		return err
+	}
 	c.sessions.add(s)
 	http.SetCookie(w, c.cookie(sessionCookie, s.id, "/", int(c.cfg.SessionTTL.Seconds())))
+	return nil
 }
 
 // cookie is a console cookie: HttpOnly, SameSite=Strict, and Secure when
@@ -735,7 +755,11 @@ func (c *Console) signin(w http.ResponseWriter, r *http.Request, _ *session) {
 }
 
 func (c *Console) signout(w http.ResponseWriter, r *http.Request, s *session) {
-	c.drop(s.id)
+	if err := c.end(r.Context(), s.id); err != nil {
+		c.cfg.Log.Warn("console: ending a session at sign-out", "code", CodeSessionStoreFailed, "err", err)
+		c.failWith(w, r, s, http.StatusServiceUnavailable, tr(lang(r), "err.signoutstore"))
+		return
+	}
 	http.SetCookie(w, c.cookie(sessionCookie, "", "/", -1))
 	http.Redirect(w, r, "/signin?"+signedOutParam, http.StatusSeeOther)
 }

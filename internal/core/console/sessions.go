@@ -7,11 +7,14 @@ import (
 )
 
 // maxSessions bounds the in-memory session table: past it, signing in
-// ends the session used least recently, one for each new one.
+// ends the session used least recently, one for each new one. With the
+// sessions stored (sessionstore.go) the table only caches them, and an
+// entry evicted loses no more than its flashes: its session goes on.
 const maxSessions = 10_000
 
 // maxSessionsPerPrincipal bounds the sessions of one token or one user:
-// past it, signing in ends that principal's oldest session. A person
+// past it, signing in ends that principal's oldest session (in the store
+// too: websession.Store.SessionCreate). A person
 // signs in from a few browsers and devices, and a token may be pasted by
 // a small team sharing it; 20 covers both with room to spare, while a
 // flood of sign-ins with one credential only ever replaces its own

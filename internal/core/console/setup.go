@@ -189,7 +189,10 @@ func (c *Console) setup(w http.ResponseWriter, r *http.Request, _ *session) {
 		}
 	}
 	http.SetCookie(w, c.cookie(setupCookie, "", "/setup", -1))
-	c.start(w, &session{userID: u.ID, stamp: account.PasswordStamp(hash), name: u.Name, scope: u.Role.Scope()})
+	if err := c.start(r.Context(), w, &session{userID: u.ID, stamp: account.PasswordStamp(hash), name: u.Name, scope: u.Role.Scope()}); err != nil {
+		c.startFailed(w, r, err)
+		return
+	}
 	http.Redirect(w, r, "/", http.StatusSeeOther)
 }
 

@@ -49,7 +49,10 @@ func (c *Console) signinToken(w http.ResponseWriter, r *http.Request, addr strin
 		return
 	}
 	c.cfg.Uses.Record(r.Context(), t.ID, c.cfg.NowMs())
-	c.start(w, &session{digest: apitoken.Digest(raw), name: t.Name, scope: t.Scope})
+	if err := c.start(r.Context(), w, &session{digest: apitoken.Digest(raw), name: t.Name, scope: t.Scope}); err != nil {
+		c.startFailed(w, r, err)
+		return
+	}
 	http.Redirect(w, r, afterSignin(r), http.StatusSeeOther)
 }
 

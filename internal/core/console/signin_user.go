@@ -60,7 +60,10 @@ func (c *Console) signinUser(w http.ResponseWriter, r *http.Request, name, addr 
 		c.cfg.Log.Warn("console sign-in: recording the sign-in", "code", CodeSigninRecordFailed, "err", err) // informational; the sign-in stands
 	}
 	c.throttle.signedIn(addr, name)
-	c.start(w, &session{userID: u.ID, stamp: account.PasswordStamp(hash), name: u.Name, scope: u.Role.Scope()})
+	if err := c.start(r.Context(), w, &session{userID: u.ID, stamp: account.PasswordStamp(hash), name: u.Name, scope: u.Role.Scope()}); err != nil {
+		c.startFailed(w, r, err)
+		return
+	}
 	http.Redirect(w, r, afterSignin(r), http.StatusSeeOther)
 }
 

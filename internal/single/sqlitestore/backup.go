@@ -118,7 +118,8 @@ func backupSource(ctx context.Context, src queryer, path string) error {
 }
 
 // forgetProcesses clears the process of every unfinished attempt in the
-// copy at dest (see backup_forget_processes.sql).
+// copy at dest (see backup_forget_processes.sql) and drops its console
+// sessions (backup_forget_sessions.sql): both are the live server's.
 func forgetProcesses(ctx context.Context, dest string) error {
 	abs, err := filepath.Abs(dest)
 	if err != nil {
@@ -129,6 +130,9 @@ func forgetProcesses(ctx context.Context, dest string) error {
 		return err
 	}
 	_, err = db.ExecContext(ctx, qBackupForgetProcesses)
+	if err == nil {
+		_, err = db.ExecContext(ctx, qBackupForgetSessions)
+	}
 	if cerr := db.Close(); err == nil {
 		err = cerr
 	}

@@ -175,6 +175,7 @@ func (e *env) fixture() storetest.Fixture {
 		Tokens:        e.store,
 		Users:         e.store,
 		UserAuth:      e.store,
+		Sessions:      e.store,
 		Cancel:        e.store.CancelRun,
 		Auth:          e.store,
 		Detail:        e.store,
@@ -441,6 +442,11 @@ func TestTokenConformance(t *testing.T) {
 func TestUserConformance(t *testing.T) {
 	t.Parallel()
 	storetest.RunUsers(t, newFixture)
+}
+
+func TestSessionConformance(t *testing.T) {
+	t.Parallel()
+	storetest.RunSessions(t, newFixture)
 }
 
 func TestRetentionConformance(t *testing.T) {

@@ -44,6 +44,7 @@ var (
 	qPragmaIntegrityCheck  = query("pragma_integrity_check")
 	qBackupInto            = query("backup_into")
 	qBackupForgetProcesses = query("backup_forget_processes")
+	qBackupForgetSessions  = query("backup_forget_sessions")
 )
 
 // Statements over the migrated schema; readQueries and writeQueries say
@@ -167,6 +168,13 @@ var (
 	qUserSignedIn          = query("user_signed_in")
 	qUserInsertFirst       = query("user_insert_first")
 	qUsersExist            = query("users_exist")
+	qSessionInsert         = query("session_insert")
+	qSessionEvict          = query("session_evict_principal")
+	qSessionDeleteExpired  = query("session_delete_expired")
+	qSessionByDigest       = query("session_by_digest")
+	qSessionSeen           = query("session_seen")
+	qSessionEnd            = query("session_end")
+	qSessionEndOthers      = query("session_end_others")
 	qNotifyFacts           = query("notify_facts")
 	qNotifyHistory         = query("notify_history")
 	qNotifyRunFacts        = query("notify_run_facts")
@@ -232,7 +240,7 @@ var readQueries = []string{
 	qTasksOfProject, qTriggersOfProject, qProjectNames, qProjectNameByID, qTitlesOfProject,
 	qScheduleTakeUninitialised, qScheduleTakeDue, qScheduleNextDue, qScheduleReanchorRead, qScheduleRecheckStale,
 	qRunsList, qRunsLast, qRunGet, qRunWaiting, qAttemptsOfRun, qEventsOfRun, qTriggersList, qAttemptsPending, qAttemptLiveOwners,
-	qAttemptsCancelAsked, qTriggerDetail, qLedgerOfTrigger, qAuditOfTrigger, qProjectPauseRead, qTokensList, qTokenByDigest, qUsersList, qUserCredentials, qUserByID, qUsersExist, qNotifyList, qNotifyDue,
+	qAttemptsCancelAsked, qTriggerDetail, qLedgerOfTrigger, qAuditOfTrigger, qProjectPauseRead, qTokensList, qTokenByDigest, qUsersList, qUserCredentials, qUserByID, qUsersExist, qSessionByDigest, qNotifyList, qNotifyDue,
 	qRetentionEstimate, qRetentionLogsRunning, qRetentionLogBytes, qMonitorBacklog, qMonitorRunState, qMonitorOldestQueued, qMonitorTriggerActivity, qRetriesNext,
 }
 
@@ -256,6 +264,7 @@ var writeQueries = []string{
 	qRunByKey, qRunsCronScheduledIn,
 	qTokenInsert, qTokenNameHolder, qTokenRevoke, qTokenTouch,
 	qUserInsert, qUserDisable, qUserEnable, qUserDelete, qUserSetPassword, qUserChangePassword, qUserSignedIn, qUserInsertFirst,
+	qSessionInsert, qSessionEvict, qSessionDeleteExpired, qSessionSeen, qSessionEnd, qSessionEndOthers,
 	qNotifyFacts, qNotifyRunFacts, qNotifyHistory, qNotifyInsert, qNotifyClaim, qNotifyDelivered, qNotifyPromote, qNotifyFailed, qNotifyRetry, qNotifyState, qNotifyRelease, qNotifySkipFacts,
 	qRetentionRunsBatch, qRetentionLogsOfRuns, qRetentionEventsDelete, qRetentionAttemptsDelete, qRetentionRunsDelete,
 	qRetentionLogsBatch, qRetentionLogsForget, qRetentionLogBytes, qRetentionLogsRunning, qRetentionNotifications, qPragmaFreelist, qPragmaIncrementalVacuum,

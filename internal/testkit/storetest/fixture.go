@@ -16,6 +16,7 @@ import (
 	"github.com/qinglong/qinglong/internal/core/retention"
 	"github.com/qinglong/qinglong/internal/core/run"
 	"github.com/qinglong/qinglong/internal/core/schedule"
+	"github.com/qinglong/qinglong/internal/core/websession"
 )
 
 // Row is the observable state of one schedule row.
@@ -112,6 +113,9 @@ type Fixture struct {
 	// as a server does (on the cluster, the runtime role).
 	Users    account.Manager
 	UserAuth account.Authenticator
+	// Sessions keeps the console's sessions as a server does (on the
+	// cluster, the runtime role).
+	Sessions websession.Store
 	// Outbox is the adapter's notification outbox.
 	Outbox notify.Outbox
 	// Finish ends the latest attempt of a queued Run with end

@@ -1,0 +1,94 @@
+package console
+
+import (
+	"context"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/base64"
+	"net/http"
+
+	"github.com/qinglong/qinglong/internal/core/qlerror"
+	"github.com/qinglong/qinglong/internal/core/websession"
+)
+
+// A session lives in the database (Config.Sessions), keyed by the digest
+// of its cookie's token, so that any replica, and the server after a
+// restart, finds it. The process keeps its own table beside it only as a
+// cache of what a session holds in memory, its flashes (flash.go): each
+// request reads the stored row first, so a session ended anywhere ends
+// here too, and an entry this process lost is made again from the row.
+
+// sessionCSRF is the CSRF token of the session whose cookie holds id: an HMAC
+// of a fixed label under the session's own token, so that every replica
+// derives the same one without storing it. It is as unguessable as the
+// cookie, which a page on another site can neither read (HttpOnly) nor
+// send (SameSite=Strict); a page that shows it gives nothing of the
+// cookie away, and the stored digest (SHA-256 of the token) is not it.
+func sessionCSRF(id string) string {
+	m := hmac.New(sha256.New, []byte(id))
+	m.Write([]byte("qinglong console csrf"))
+	return base64.RawURLEncoding.EncodeToString(m.Sum(nil))
+}
+
+// storedSession returns the session of the cookie id from the store, nil
+// when there is none (or it has expired); the process's entry of it keeps
+// its flashes. Its last use is written at most once per
+// websession.SeenEvery.
+func (c *Console) storedSession(ctx context.Context, id string, now int64) (*session, error) {
+	row, err := c.cfg.Sessions.SessionByDigest(ctx, websession.Digest(id), now)
+	if qlerror.CodeOf(err) == qlerror.NotFound {
+		c.sessions.remove(id)
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	if now-row.LastSeenAtMs >= websession.SeenEvery.Milliseconds() {
+		if err := c.cfg.Sessions.SessionSeen(ctx, row.Digest, now); err != nil {
+			// Informational: the session stands, and the next request
+			// tries again.
+			c.cfg.Log.Warn("console: recording a session's use", "code", CodeSessionSeenFailed, "err", err)
+		}
+	}
+	if s, ok := c.sessions.get(id, now); ok {
+		return s, nil
+	}
+	s := &session{id: id, csrf: sessionCSRF(id), digest: row.TokenDigest, userID: row.UserID, stamp: row.Stamp, name: row.Name, scope: row.Scope, expiresMs: row.ExpiresAtMs}
+	c.sessions.add(s)
+	return s, nil
+}
+
+// store records a new session in the database (when the console has one)
+// before its cookie is set.
+func (c *Console) store(ctx context.Context, s *session, now int64) error {
+	if c.cfg.Sessions == nil {
+		return nil
+	}
+	return c.cfg.Sessions.SessionCreate(ctx, websession.Session{Digest: websession.Digest(s.id), UserID: s.userID, Stamp: s.stamp, TokenDigest: s.digest,
+		Name: s.name, Scope: s.scope, CreatedAtMs: now, LastSeenAtMs: now, ExpiresAtMs: s.expiresMs}, maxSessionsPerPrincipal)
+}
+
+// end ends the session of id here and in the database.
+func (c *Console) end(ctx context.Context, id string) error {
+	c.sessions.remove(id)
+	if c.cfg.Sessions == nil {
+		return nil
+	}
+	return c.cfg.Sessions.SessionEnd(ctx, websession.Digest(id))
+}
+
+// startFailed answers a sign-in whose session could not be stored.
+func (c *Console) startFailed(w http.ResponseWriter, r *http.Request, err error) {
+	c.cfg.Log.Warn("console: storing a new session", "code", CodeSessionStoreFailed, "err", err)
+	c.renderSignin(w, r, tr(lang(r), "err.sessionstart"), http.StatusServiceUnavailable)
+}
+
+// endOthers ends every session of s's user but s, here and in the
+// database. A failure leaves them refused all the same: each fails its
+// password stamp at its next request.
+func (c *Console) endOthers(ctx context.Context, s *session) error {
+	if c.cfg.Sessions == nil {
+		return nil
+	}
+	return c.cfg.Sessions.SessionEndOthers(ctx, s.userID, websession.Digest(s.id))
+}
