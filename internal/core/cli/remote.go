@@ -557,14 +557,7 @@ func (c *apiClient) TriggerRunNow(ctx context.Context, r schedule.RunNowRequest)
 		RequestID string `json:"requestId"`
 		Force     bool   `json:"force"`
 	}{r.RequestID, r.Force}
-	var a struct {
-		RunID      string        `json:"runId"`
-		Created    bool          `json:"created"`
-		Skipped    string        `json:"skipped"`
-		Unfinished string        `json:"unfinished"`
-		Waiting    bool          `json:"waiting"`
-		Waits      *view.Waiting `json:"waits"`
-	}
+	var a runAnswer
 	if err := c.post(ctx, "/api/v1/triggers/"+url.PathEscape(r.TriggerID)+"/run", body, &a); err != nil {
 		return schedule.RunNowResult{}, err
 	}
@@ -658,13 +651,14 @@ func messageOf(n view.Notification) notify.Message {
 	return m
 }
 
-// rerunBody and rerunAnswer are POST /api/v1/runs/{id}/rerun's body and
-// answer.
+// rerunBody is POST /api/v1/runs/{id}/rerun's body.
 type rerunBody struct {
 	RequestID string `json:"requestId"`
 }
 
-type rerunAnswer struct {
+// runAnswer is what a run now (POST /api/v1/triggers/{id}/run) and a
+// rerun (POST /api/v1/runs/{id}/rerun) answer alike.
+type runAnswer struct {
 	RunID      string        `json:"runId"`
 	Created    bool          `json:"created"`
 	Skipped    string        `json:"skipped"`
@@ -676,7 +670,7 @@ type rerunAnswer struct {
 // RunRerun asks the server to re-run a Run; the server records the token
 // as the actor, so r.Actor is not sent.
 func (c *apiClient) RunRerun(ctx context.Context, r schedule.RerunRequest) (schedule.RerunResult, error) {
-	var a rerunAnswer
+	var a runAnswer
 	if err := c.post(ctx, "/api/v1/runs/"+url.PathEscape(r.RunID)+"/rerun", rerunBody{RequestID: r.RequestID}, &a); err != nil {
 		return schedule.RerunResult{}, err
 	}
