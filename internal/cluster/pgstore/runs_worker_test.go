@@ -87,7 +87,7 @@ func TestRunsListByWorkerReadsOnlyThatWorkersAttempts(t *testing.T) {
 	s.exec(t, `UPDATE qinglong.attempts SET worker_id = $1`, quiet.ID)
 	s.exec(t, `INSERT INTO qinglong.runs (id, project_id, task_id, task_revision, trigger_id, trigger_revision, execution_revision_id,
 			idempotency_key, scheduled_for_ms, state, version, last_event_seq, created_at_ms, queued_at_ms, updated_at_ms)
-		SELECT (lpad(to_hex((extract(epoch FROM clock_timestamp()) * 1000)::bigint + g), 12, '0') || '7000800000000000' || lpad(to_hex(g), 4, '0'))::uuid,
+		SELECT (lpad(to_hex(`+ClockMsSQL+` + g), 12, '0') || '7000800000000000' || lpad(to_hex(g), 4, '0'))::uuid,
 			project_id, task_id, task_revision, trigger_id, trigger_revision, execution_revision_id,
 			'busy-' || g, scheduled_for_ms, 'succeeded', 2, 2, created_at_ms, queued_at_ms, updated_at_ms
 		FROM (SELECT * FROM qinglong.runs LIMIT 1) one, generate_series(1, 5000) g`)
