@@ -144,6 +144,10 @@ func (s *store) fixture() storetest.Fixture {
 			AgeTokens: func(ctx context.Context, name string, byMs int64) error {
 				return s.tamper(ctx, `UPDATE qinglong.api_tokens SET created_at_ms = created_at_ms - $2, expires_at_ms = expires_at_ms - $2 WHERE name = $1`, name, byMs)
 			},
+			AgeSession: func(ctx context.Context, digest []byte, byMs int64) error {
+				return s.tamper(ctx, `UPDATE qinglong.console_sessions SET created_at_ms = created_at_ms - $2, last_seen_at_ms = last_seen_at_ms - $2,
+					expires_at_ms = expires_at_ms - $2 WHERE digest = $1`, digest, byMs)
+			},
 			RewriteTrigger: func(ctx context.Context, triggerID, name string, enabled bool, digest string) error {
 				return s.tamper(ctx, `UPDATE qinglong.trigger_revisions tr SET name = $2, enabled = $3, content_digest = $4
 					FROM qinglong.triggers tg WHERE tg.id = $1 AND tr.trigger_id = tg.id AND tr.revision = tg.current_revision`, triggerID, name, enabled, digest)

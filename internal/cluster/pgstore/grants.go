@@ -126,11 +126,15 @@ var tableGrants = map[string]map[RoleKind][]string{
 	// and a user's own password it writes through functionGrants' two
 	// functions alone.
 	"console_users": {RoleAdmin: {"SELECT", "INSERT", "UPDATE", "DELETE"}, RoleRuntime: {"SELECT"}},
-	// Console sessions are the runtime's alone (sign-in, sign-out, expiry,
-	// the last use): a row holds a token's digest and names a user or an
-	// API token that every request looks up again, so writing one can
-	// never make an account, a token or a scope the lookup does not grant.
-	"console_sessions": {RoleRuntime: {"SELECT", "INSERT", "UPDATE", "DELETE"}},
+	// Console sessions are the runtime's (sign-in, sign-out, expiry, the
+	// last use): a row holds a token's digest and names a user or an API
+	// token that every request looks up again, so writing one can never
+	// make an account, a token or a scope the lookup does not grant. The
+	// admin role deletes the sessions of a user it disables, deletes or
+	// gives a new password, and of a token it revokes, by their principal
+	// (columnGrants: it reads no other column); the maintenance role's
+	// retention pass deletes expired ones by their expiry.
+	"console_sessions": {RoleAdmin: {"DELETE"}, RoleRuntime: {"SELECT", "INSERT", "UPDATE", "DELETE"}, RoleMaintenance: {"DELETE"}},
 	// The runtime writes notifications with the state changes causing
 	// them, claims, marks and (`ql notifications retry`, with the runtime
 	// role's URL as `ql runs`) retries them; it never deletes one. The
@@ -169,6 +173,12 @@ var columnGrants = map[string]map[RoleKind]map[string][]string{
 	"notification_outbox": {RoleMaintenance: {"delivered_at_ms": {"UPDATE"}}},
 	// A console sign-in records its time and nothing else.
 	"console_users": {RoleRuntime: {"last_signin_at_ms": {"UPDATE"}}},
+	// A DELETE reads the columns its WHERE names: the admin role's names a
+	// session's principal, the maintenance role's its key and expiry. The
+	// retention pass locks nothing ahead (no FOR UPDATE, so no UPDATE
+	// grant): two passes at once at worst wait on the same rows, and the
+	// second deletes fewer.
+	"console_sessions": {RoleAdmin: {"principal": {"SELECT"}}, RoleMaintenance: {"digest": {"SELECT"}, "expires_at_ms": {"SELECT"}}},
 }
 
 // functionGrants are the functions of the schema a non-owner role may

@@ -146,6 +146,11 @@ func (m *Maintenance) retentionBatch(ctx context.Context, b retention.Batch) (re
 			err := tx.QueryRow(ctx, sqlRetentionNotifs, b.OlderThan.Milliseconds(), b.Limit).Scan(&d.Notifications)
 			more = d.Notifications == int64(b.Limit)
 			return err
+		case retention.KindSessions:
+			tag, err := tx.Exec(ctx, sqlRetentionSessions, b.Limit)
+			d.Sessions = tag.RowsAffected()
+			more = d.Sessions == int64(b.Limit)
+			return err
 		}
 		return qlerror.New(qlerror.Invalid, "retention: unknown rule %q", b.Kind)
 	})
@@ -209,13 +214,13 @@ func (m *Maintenance) RetentionEstimate(ctx context.Context, p retention.Policy)
 		logsAge = p.LogsAge.Milliseconds()
 	}
 	var runs, logs retention.Deleted
-	var total, notifications int64
+	var total, notifications, sessions int64
 	err := m.pool.QueryRow(ctx, sqlRetentionEstimate, runsAge, logsAge, notificationsAge).Scan(
-		&runs.Runs, &runs.Attempts, &runs.Events, &runs.Logs, &runs.LogBytes, &logs.Logs, &logs.LogBytes, &total, &notifications)
+		&runs.Runs, &runs.Attempts, &runs.Events, &runs.Logs, &runs.LogBytes, &logs.Logs, &logs.LogBytes, &total, &notifications, &sessions)
 	if err != nil {
 		return nil, mapErr(err, "retention estimate")
 	}
-	return retention.Estimate(p, runs, logs, total, notifications), nil
+	return retention.Estimate(p, runs, logs, total, notifications, sessions), nil
 }
 
 // RetentionCompact gives nothing back: PostgreSQL's autovacuum makes the

@@ -3,6 +3,7 @@ package pgstore
 import (
 	"context"
 	"errors"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 
@@ -12,36 +13,42 @@ import (
 
 var _ websession.Store = (*Runtime)(nil)
 
-// SessionCreate stores a console session, ending its principal's oldest
-// past perPrincipal and up to websession.ExpiredBatch expired ones in the
-// same transaction. The times are the console's, as a token's use is: a
-// replica's clock off by some seconds moves a 12-hour expiry by as much.
-func (s *Runtime) SessionCreate(ctx context.Context, ss websession.Session, perPrincipal int) error {
+// SessionCreate stores a console session signed in now on the database's
+// clock, ending its principal's oldest past perPrincipal and up to
+// websession.ExpiredBatch expired ones in the same transaction. Every time
+// of it is the database's: a replica whose clock is off by minutes would
+// otherwise move the session's expiry by as much on every replica.
+func (s *Runtime) SessionCreate(ctx context.Context, in websession.Signin, lifetime time.Duration, perPrincipal int) (websession.Session, error) {
+	out := websession.Session{Signin: in}
 	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
-		if _, err := tx.Exec(ctx, sqlConsoleSessionDeleteExpired, ss.CreatedAtMs, websession.ExpiredBatch); err != nil {
+		if _, err := tx.Exec(ctx, sqlConsoleSessionDeleteExpired, websession.ExpiredBatch); err != nil {
 			return err
 		}
-		if _, err := tx.Exec(ctx, sqlConsoleSessionEvict, ss.Principal(), max(perPrincipal-1, 0)); err != nil {
+		if _, err := tx.Exec(ctx, sqlConsoleSessionEvict, in.Principal(), max(perPrincipal-1, 0)); err != nil {
 			return err
 		}
 		var user, stamp *string
-		if ss.UserID != "" {
-			user, stamp = &ss.UserID, &ss.Stamp
+		if in.UserID != "" {
+			user, stamp = &in.UserID, &in.Stamp
 		}
-		_, err := tx.Exec(ctx, sqlConsoleSessionInsert, ss.Digest, ss.Principal(), user, stamp, ss.TokenDigest, ss.Name, string(ss.Scope), ss.CreatedAtMs, ss.ExpiresAtMs)
-		return err
+		return tx.QueryRow(ctx, sqlConsoleSessionInsert, in.Digest, in.Principal(), user, stamp, in.TokenDigest, in.Name, string(in.Scope), lifetime.Milliseconds()).
+			Scan(&out.CreatedAtMs, &out.ExpiresAtMs)
 	})
-	return mapErr(err, "starting a console session")
+	if err != nil {
+		return websession.Session{}, mapErr(err, "starting a console session")
+	}
+	out.LastSeenAtMs = out.CreatedAtMs
+	return out, nil
 }
 
-// SessionByDigest returns the live session of digest; an expired one is
-// deleted and not found.
-func (s *Runtime) SessionByDigest(ctx context.Context, digest []byte, nowMs int64) (websession.Session, error) {
-	out := websession.Session{Digest: digest}
+// SessionByDigest returns the live session of digest; one expired by the
+// database's clock is deleted and not found.
+func (s *Runtime) SessionByDigest(ctx context.Context, digest []byte) (websession.Session, error) {
+	out := websession.Session{Signin: websession.Signin{Digest: digest}}
 	var user, stamp *string
 	var scope string
 	err := s.pool.QueryRow(ctx, sqlConsoleSessionByDigest, digest).Scan(&user, &stamp, &out.TokenDigest, &out.Name, &scope,
-		&out.CreatedAtMs, &out.LastSeenAtMs, &out.ExpiresAtMs)
+		&out.CreatedAtMs, &out.LastSeenAtMs, &out.ExpiresAtMs, &out.ReadAtMs)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return websession.Session{}, websession.ErrNoSession()
 	}
@@ -55,7 +62,7 @@ func (s *Runtime) SessionByDigest(ctx context.Context, digest []byte, nowMs int6
 		out.Stamp = *stamp
 	}
 	out.Scope = apitoken.Scope(scope)
-	if out.ExpiresAtMs <= nowMs {
+	if out.ExpiresAtMs <= out.ReadAtMs {
 		if err := s.SessionEnd(ctx, digest); err != nil {
 			return websession.Session{}, err
 		}
@@ -64,10 +71,10 @@ func (s *Runtime) SessionByDigest(ctx context.Context, digest []byte, nowMs int6
 	return out, nil
 }
 
-// SessionSeen records a use of the session, at most once per
-// websession.SeenEvery.
-func (s *Runtime) SessionSeen(ctx context.Context, digest []byte, atMs int64) error {
-	_, err := s.pool.Exec(ctx, sqlConsoleSessionSeen, digest, atMs, websession.SeenEvery.Milliseconds())
+// SessionSeen records a use of the session now on the database's clock, at
+// most once per websession.SeenEvery.
+func (s *Runtime) SessionSeen(ctx context.Context, digest []byte) error {
+	_, err := s.pool.Exec(ctx, sqlConsoleSessionSeen, digest, websession.SeenEvery.Milliseconds())
 	return mapErr(err, "recording a console session's use")
 }
 
@@ -79,6 +86,6 @@ func (s *Runtime) SessionEnd(ctx context.Context, digest []byte) error {
 
 // SessionEndOthers deletes the user's sessions but keep's.
 func (s *Runtime) SessionEndOthers(ctx context.Context, userID string, keep []byte) error {
-	_, err := s.pool.Exec(ctx, sqlConsoleSessionEndOthers, websession.Session{UserID: userID}.Principal(), keep)
+	_, err := s.pool.Exec(ctx, sqlConsoleSessionEndOthers, websession.Signin{UserID: userID}.Principal(), keep)
 	return mapErr(err, "ending a user's other console sessions")
 }

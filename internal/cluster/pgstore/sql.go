@@ -318,6 +318,7 @@ var (
 	sqlRetentionCapLock    = stmt("RetentionCapLock")
 	sqlRetentionEstimate   = stmt("RetentionEstimate")
 	sqlRetentionNotifs     = stmt("RetentionNotifications")
+	sqlRetentionSessions   = stmt("RetentionSessions")
 )
 
 // sql/sessions.sql: console sessions.
@@ -329,4 +330,5 @@ var (
 	sqlConsoleSessionSeen          = stmt("ConsoleSessionSeen")
 	sqlConsoleSessionEnd           = stmt("ConsoleSessionEnd")
 	sqlConsoleSessionEndOthers     = stmt("ConsoleSessionEndOthers")
+	sqlConsoleSessionEndPrincipal  = stmt("ConsoleSessionEndPrincipal")
 )

@@ -8,6 +8,7 @@ import (
 
 	"github.com/qinglong/qinglong/internal/core/apitoken"
 	"github.com/qinglong/qinglong/internal/core/qlerror"
+	"github.com/qinglong/qinglong/internal/core/websession"
 )
 
 var (
@@ -43,10 +44,18 @@ func (a *Admin) TokenList(ctx context.Context) ([]apitoken.Token, error) {
 	return out, mapErr(err, "listing tokens")
 }
 
-// TokenRevoke revokes the unrevoked token of that name, expired or not.
+// TokenRevoke revokes the unrevoked token of that name, expired or not,
+// and ends the console sessions signed in with it in the same
+// transaction, so they end on every replica at once.
 func (a *Admin) TokenRevoke(ctx context.Context, name string) error {
-	var id string
-	err := a.pool.QueryRow(ctx, sqlTokenRevoke, name).Scan(&id)
+	err := pgx.BeginFunc(ctx, a.pool, func(tx pgx.Tx) error {
+		var digest []byte
+		if err := tx.QueryRow(ctx, sqlTokenRevoke, name).Scan(&digest); err != nil {
+			return err
+		}
+		_, err := tx.Exec(ctx, sqlConsoleSessionEndPrincipal, websession.Signin{TokenDigest: digest}.Principal())
+		return err
+	})
 	if errors.Is(err, pgx.ErrNoRows) {
 		return apitoken.ErrNoSuchToken(name)
 	}

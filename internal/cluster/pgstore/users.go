@@ -7,6 +7,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/qinglong/qinglong/internal/core/account"
+	"github.com/qinglong/qinglong/internal/core/websession"
 )
 
 var (
@@ -37,29 +38,45 @@ func (a *Admin) UserList(ctx context.Context) ([]account.User, error) {
 	return out, mapErr(err, "listing users")
 }
 
-// UserDisable disables the account of that name.
+// UserDisable disables the account of that name and ends its sessions.
 func (a *Admin) UserDisable(ctx context.Context, name string) error {
-	return a.changeUser(ctx, "disabling user "+name, name, sqlUserDisable)
+	return a.changeUser(ctx, "disabling user "+name, name, true, sqlUserDisable)
 }
 
 // UserEnable enables the account of that name with a new password hash.
+// It has no sessions to end: disabling it ended them, and a disabled
+// account cannot sign in.
 func (a *Admin) UserEnable(ctx context.Context, name, hash string) error {
-	return a.changeUser(ctx, "enabling user "+name, name, sqlUserEnable, hash)
+	return a.changeUser(ctx, "enabling user "+name, name, false, sqlUserEnable, hash)
 }
 
-// UserDelete removes the account of that name.
+// UserDelete removes the account of that name and ends its sessions.
 func (a *Admin) UserDelete(ctx context.Context, name string) error {
-	return a.changeUser(ctx, "deleting user "+name, name, sqlUserDelete)
+	return a.changeUser(ctx, "deleting user "+name, name, true, sqlUserDelete)
 }
 
-// UserSetPassword replaces the account's password hash.
+// UserSetPassword replaces the account's password hash and ends its
+// sessions.
 func (a *Admin) UserSetPassword(ctx context.Context, name, hash string) error {
-	return a.changeUser(ctx, "setting the password of user "+name, name, sqlUserSetPassword, hash)
+	return a.changeUser(ctx, "setting the password of user "+name, name, true, sqlUserSetPassword, hash)
 }
 
-func (a *Admin) changeUser(ctx context.Context, what, name, q string, args ...any) error {
-	var id string
-	err := a.pool.QueryRow(ctx, q, append([]any{name}, args...)...).Scan(&id)
+// changeUser runs q on the account of name and, when endSessions, deletes
+// the account's console sessions in the same transaction: they end on
+// every replica at once, not at their next request, and a change that does
+// not commit ends none.
+func (a *Admin) changeUser(ctx context.Context, what, name string, endSessions bool, q string, args ...any) error {
+	err := pgx.BeginFunc(ctx, a.pool, func(tx pgx.Tx) error {
+		var id string
+		if err := tx.QueryRow(ctx, q, append([]any{name}, args...)...).Scan(&id); err != nil {
+			return err
+		}
+		if !endSessions {
+			return nil
+		}
+		_, err := tx.Exec(ctx, sqlConsoleSessionEndPrincipal, websession.Signin{UserID: id}.Principal())
+		return err
+	})
 	if errors.Is(err, pgx.ErrNoRows) {
 		return account.ErrNoSuchUser(name)
 	}

@@ -2,6 +2,7 @@ package replica
 
 import (
 	"context"
+	"time"
 
 	"github.com/qinglong/qinglong/internal/core/websession"
 )
@@ -11,28 +12,28 @@ import (
 
 var _ websession.Store = liveReaders{}
 
-func (l liveReaders) SessionCreate(ctx context.Context, s websession.Session, perPrincipal int) error {
-	rt, err := l.runtime()
-	if err != nil {
-		return err
-	}
-	return rt.SessionCreate(ctx, s, perPrincipal)
-}
-
-func (l liveReaders) SessionByDigest(ctx context.Context, digest []byte, nowMs int64) (websession.Session, error) {
+func (l liveReaders) SessionCreate(ctx context.Context, s websession.Signin, lifetime time.Duration, perPrincipal int) (websession.Session, error) {
 	rt, err := l.runtime()
 	if err != nil {
 		return websession.Session{}, err
 	}
-	return rt.SessionByDigest(ctx, digest, nowMs)
+	return rt.SessionCreate(ctx, s, lifetime, perPrincipal)
 }
 
-func (l liveReaders) SessionSeen(ctx context.Context, digest []byte, atMs int64) error {
+func (l liveReaders) SessionByDigest(ctx context.Context, digest []byte) (websession.Session, error) {
+	rt, err := l.runtime()
+	if err != nil {
+		return websession.Session{}, err
+	}
+	return rt.SessionByDigest(ctx, digest)
+}
+
+func (l liveReaders) SessionSeen(ctx context.Context, digest []byte) error {
 	rt, err := l.runtime()
 	if err != nil {
 		return err
 	}
-	return rt.SessionSeen(ctx, digest, atMs)
+	return rt.SessionSeen(ctx, digest)
 }
 
 func (l liveReaders) SessionEnd(ctx context.Context, digest []byte) error {

@@ -113,7 +113,10 @@ type NewUser struct {
 }
 
 // Manager creates, lists, disables and deletes accounts and sets their
-// passwords: the admin's work (on the cluster, the admin role).
+// passwords: the admin's work (on the cluster, the admin role). Disabling,
+// deleting and setting a password delete the account's console sessions
+// (websession) in the same transaction, so they end at once on every
+// server; NotFound changes and ends nothing.
 type Manager interface {
 	// UserCreate stores an account; Conflict when the name is taken.
 	UserCreate(ctx context.Context, u NewUser) (User, error)

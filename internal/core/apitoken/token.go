@@ -170,7 +170,8 @@ type Manager interface {
 	// TokenList returns every token by name, revoked ones included.
 	TokenList(ctx context.Context) ([]Token, error)
 	// TokenRevoke revokes the unrevoked token of that name, active or
-	// expired; NotFound when there is none.
+	// expired, and deletes the console sessions signed in with it
+	// (websession) in the same transaction; NotFound when there is none.
 	TokenRevoke(ctx context.Context, name string) error
 }
 

@@ -203,6 +203,8 @@ func describe(k retention.Kind, d retention.Deleted) string {
 		return fmt.Sprintf("old logs: %s (%s)", logCount(d.Logs), retention.FormatBytes(d.LogBytes))
 	case retention.KindNotifications:
 		return fmt.Sprintf("old notifications: %d delivered or dead", d.Notifications)
+	case retention.KindSessions:
+		return "expired console sessions: " + plural.Count(d.Sessions, "session", "sessions")
 	}
 	if d.Logs == 0 && d.LogBytes > 0 {
 		// A dry run knows only how far the logs are over the cap: whole

@@ -552,7 +552,7 @@ func (c *Console) session(r *http.Request) (*session, error) {
 	now := c.cfg.NowMs()
 	var s *session
 	if c.cfg.Sessions != nil {
-		if s, err = c.storedSession(r.Context(), ck.Value, now); err != nil {
+		if s, err = c.storedSession(r.Context(), ck.Value); err != nil {
 			return nil, err
 		}
 	} else if held, ok := c.sessions.get(ck.Value, now); ok {
@@ -609,10 +609,9 @@ func (c *Console) stillValid(ctx context.Context, s *session, now int64) (bool, 
 
 // start records a new session (of a token or a user) and sets its cookie.
 func (c *Console) start(ctx context.Context, w http.ResponseWriter, s *session) error {
-	now := c.cfg.NowMs()
-	s.id, s.expiresMs = randomID(), now+c.cfg.SessionTTL.Milliseconds()
+	s.id, s.expiresMs = randomID(), c.cfg.NowMs()+c.cfg.SessionTTL.Milliseconds()
 	s.csrf = sessionCSRF(s.id)
-	if err := c.store(ctx, s, now); err != nil {
+	if err := c.store(ctx, s); err != nil {
 		return err
 	}
 	c.sessions.add(s)

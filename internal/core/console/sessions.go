@@ -91,6 +91,19 @@ func (t *sessionTable) get(id string, nowMs int64) (*session, bool) {
 	return s, true
 }
 
+// held returns the entry of a session the store has found live, marking
+// it used: the store judges its expiry on its own clock, which this
+// process's may be off from.
+func (t *sessionTable) held(id string) (*session, bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	s, ok := t.byID[id]
+	if ok {
+		t.lru.MoveToBack(s.used)
+	}
+	return s, ok
+}
+
 // remove ends the session of id, if it is still held.
 func (t *sessionTable) remove(id string) {
 	t.mu.Lock()

@@ -31,11 +31,12 @@ func sessionCSRF(id string) string {
 }
 
 // storedSession returns the session of the cookie id from the store, nil
-// when there is none (or it has expired); the process's entry of it keeps
-// its flashes. Its last use is written at most once per
-// websession.SeenEvery.
-func (c *Console) storedSession(ctx context.Context, id string, now int64) (*session, error) {
-	row, err := c.cfg.Sessions.SessionByDigest(ctx, websession.Digest(id), now)
+// when there is none (or it has expired on the store's clock); the
+// process's entry of it keeps its flashes. Its last use is written at most
+// once per websession.SeenEvery, judged on the store's clock too: this
+// server's may be off.
+func (c *Console) storedSession(ctx context.Context, id string) (*session, error) {
+	row, err := c.cfg.Sessions.SessionByDigest(ctx, websession.Digest(id))
 	if qlerror.CodeOf(err) == qlerror.NotFound {
 		c.sessions.remove(id)
 		return nil, nil
@@ -43,14 +44,14 @@ func (c *Console) storedSession(ctx context.Context, id string, now int64) (*ses
 	if err != nil {
 		return nil, err
 	}
-	if now-row.LastSeenAtMs >= websession.SeenEvery.Milliseconds() {
-		if err := c.cfg.Sessions.SessionSeen(ctx, row.Digest, now); err != nil {
+	if row.ReadAtMs-row.LastSeenAtMs >= websession.SeenEvery.Milliseconds() {
+		if err := c.cfg.Sessions.SessionSeen(ctx, row.Digest); err != nil {
 			// Informational: the session stands, and the next request
 			// tries again.
 			c.cfg.Log.Warn("console: recording a session's use", "code", CodeSessionSeenFailed, "err", err)
 		}
 	}
-	if s, ok := c.sessions.get(id, now); ok {
+	if s, ok := c.sessions.held(id); ok {
 		return s, nil
 	}
 	s := &session{id: id, csrf: sessionCSRF(id), digest: row.TokenDigest, userID: row.UserID, stamp: row.Stamp, name: row.Name, scope: row.Scope, expiresMs: row.ExpiresAtMs}
@@ -59,13 +60,19 @@ func (c *Console) storedSession(ctx context.Context, id string, now int64) (*ses
 }
 
 // store records a new session in the database (when the console has one)
-// before its cookie is set.
-func (c *Console) store(ctx context.Context, s *session, now int64) error {
+// before its cookie is set; its expiry is then the store's, on the
+// store's clock.
+func (c *Console) store(ctx context.Context, s *session) error {
 	if c.cfg.Sessions == nil {
 		return nil
 	}
-	return c.cfg.Sessions.SessionCreate(ctx, websession.Session{Digest: websession.Digest(s.id), UserID: s.userID, Stamp: s.stamp, TokenDigest: s.digest,
-		Name: s.name, Scope: s.scope, CreatedAtMs: now, LastSeenAtMs: now, ExpiresAtMs: s.expiresMs}, maxSessionsPerPrincipal)
+	row, err := c.cfg.Sessions.SessionCreate(ctx, websession.Signin{Digest: websession.Digest(s.id), UserID: s.userID, Stamp: s.stamp, TokenDigest: s.digest,
+		Name: s.name, Scope: s.scope}, c.cfg.SessionTTL, maxSessionsPerPrincipal)
+	if err != nil {
+		return err
+	}
+	s.expiresMs = row.ExpiresAtMs
+	return nil
 }
 
 // end ends the session of id here and in the database.

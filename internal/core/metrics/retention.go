@@ -11,20 +11,21 @@ import (
 
 // Retention's kinds of deleted things, as qinglong_retention_deleted_total
 // labels them: rows of each table and log files (a cluster's logs are
-// rows, one per attempt's log).
+// rows, one per attempt's log), and expired console sessions.
 const (
 	DeletedRuns          = "runs"
 	DeletedAttempts      = "attempts"
 	DeletedEvents        = "events"
 	DeletedLogs          = "logs"
 	DeletedNotifications = "notifications"
+	DeletedSessions      = "sessions"
 )
 
 // DeletedKinds lists every kind retention deletes.
-var DeletedKinds = []string{DeletedRuns, DeletedAttempts, DeletedEvents, DeletedLogs, DeletedNotifications}
+var DeletedKinds = []string{DeletedRuns, DeletedAttempts, DeletedEvents, DeletedLogs, DeletedNotifications, DeletedSessions}
 
 func deletedCounts(d retention.Deleted) []int64 {
-	return []int64{d.Runs, d.Attempts, d.Events, d.Logs, d.Notifications}
+	return []int64{d.Runs, d.Attempts, d.Events, d.Logs, d.Notifications, d.Sessions}
 }
 
 // retentionCollector exports what this server's retention passes deleted
@@ -33,7 +34,7 @@ type retentionCollector struct {
 	deleted, lastPass *prometheus.Desc
 
 	mu    sync.Mutex
-	total [5]int64
+	total [6]int64
 	// running: the server runs a retention loop, so the last pass's time
 	// is exported, 0 until a pass completes.
 	running bool
@@ -48,7 +49,7 @@ func newRetentionCollector(cluster bool) *retentionCollector {
 	}
 	return &retentionCollector{
 		deleted: prometheus.NewDesc(prometheus.BuildFQName(Namespace, "retention", "deleted_total"),
-			"What this server's retention passes deleted, by kind: runs, attempts, events, "+logs+" and notifications. "+
+			"What this server's retention passes deleted, by kind: runs, attempts, events, "+logs+", notifications and expired console sessions. "+
 				"A pass that failed part way counts what its committed batches deleted; `retention run` commands count on no server.", []string{"kind"}, nil),
 		lastPass: prometheus.NewDesc(prometheus.BuildFQName(Namespace, "retention", "last_pass_timestamp_seconds"),
 			"When this server's last retention pass that ended without error ended (Unix time; one its budget cut short counts, the next starts at once); "+

@@ -71,9 +71,9 @@ func TestRetentionDeletionsStartAtZeroAndOnlyACompletedPassMovesTheLastPassTime(
 	if first < float64(before.UnixNano())/1e9 || first > float64(after.UnixNano())/1e9 {
 		t.Fatalf("last pass time %f, want the pass's end, between %d and %d", first, before.Unix(), after.Unix())
 	}
-	observe(retention.Report{Total: retention.Deleted{Runs: 1, Notifications: 4}}, context.Canceled)
+	observe(retention.Report{Total: retention.Deleted{Runs: 1, Notifications: 4, Sessions: 5}}, context.Canceled)
 	fams = gather(t, m)
-	for k, want := range map[string]float64{"runs": 3, "attempts": 3, "events": 6, "logs": 3, "notifications": 4} {
+	for k, want := range map[string]float64{"runs": 3, "attempts": 3, "events": 6, "logs": 3, "notifications": 4, "sessions": 5} {
 		if got := value(fams, "qinglong_retention_deleted_total", "kind", k); got != want {
 			t.Errorf("qinglong_retention_deleted_total{kind=%q} %g, want %g", k, got, want)
 		}

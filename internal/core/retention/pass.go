@@ -17,16 +17,19 @@ type Kind string
 // The rules, applied in this order: whole Runs first (they take their
 // logs with them), then old logs, then the oldest logs over the cap, then
 // old delivered and dead notifications (independent of the others: an
-// outbox row has no foreign key to its Run).
+// outbox row has no foreign key to its Run), then expired console
+// sessions (no setting: a session past its expiry is never used again, so
+// every pass deletes them, without waiting for a sign-in to).
 const (
 	KindRuns          Kind = "runs"
 	KindLogs          Kind = "logs"
 	KindLogBytes      Kind = "log_bytes"
 	KindNotifications Kind = "notifications"
+	KindSessions      Kind = "sessions"
 )
 
 // Kinds lists the rules in the order a pass applies them.
-var Kinds = []Kind{KindRuns, KindLogs, KindLogBytes, KindNotifications}
+var Kinds = []Kind{KindRuns, KindLogs, KindLogBytes, KindNotifications, KindSessions}
 
 // Batch asks a store for one small deletion.
 type Batch struct {
@@ -34,11 +37,13 @@ type Batch struct {
 	// OlderThan is the rule's age (KindRuns, KindLogs, KindNotifications),
 	// measured on the store's clock against the Run's finish time (a lost
 	// Run's: when it was found lost), or a notification's creation.
+	// KindSessions has none: it deletes the sessions expired by the
+	// store's clock.
 	OlderThan time.Duration
 	// MaxLogBytes is the cap (KindLogBytes).
 	MaxLogBytes int64
-	// Limit bounds the Runs (KindRuns), notifications (KindNotifications)
-	// or logs (the others) one batch deletes.
+	// Limit bounds the Runs (KindRuns), notifications (KindNotifications),
+	// sessions (KindSessions) or logs (the others) one batch deletes.
 	Limit int
 	// Skip lists the attempts whose logs this pass could not remove: a
 	// batch passes over them, and the runs rule over their Runs, so one
@@ -68,6 +73,8 @@ type Kept struct {
 // Deleted counts what was (or, estimated, would be) deleted.
 type Deleted struct {
 	Runs, Attempts, Events, Logs, LogBytes, Notifications int64
+	// Sessions are expired console sessions.
+	Sessions int64
 }
 
 // Add sums two counts.
@@ -78,14 +85,15 @@ func (d *Deleted) Add(o Deleted) {
 	d.Logs += o.Logs
 	d.LogBytes += o.LogBytes
 	d.Notifications += o.Notifications
+	d.Sessions += o.Sessions
 }
 
 // Store is what a store offers retention. Every method is safe to call
 // while the store schedules and runs commands, and from several processes
 // at once: a batch deletes only finished Runs (run.State.Terminal) and
-// lost ones, whose attempts are all ended and unleased, and delivered or
-// dead notifications, never a pending one; concurrent batches never delete
-// the same row twice.
+// lost ones, whose attempts are all ended and unleased, delivered or dead
+// notifications, never a pending one, and expired console sessions, never
+// a live one; concurrent batches never delete the same row twice.
 type Store interface {
 	// RetentionBatch deletes one batch, in one short transaction, and
 	// reports whether the rule has more to delete. A log file it cannot
@@ -168,7 +176,8 @@ type Report struct {
 }
 
 // Pass applies p once: each rule in batches until it is done or the
-// budget is spent, then compacts. A rule that is off is skipped.
+// budget is spent, then compacts. A rule that is off is skipped; the
+// sessions rule has no setting and is never off.
 func Pass(ctx context.Context, st Store, p Policy, o Options) (Report, error) {
 	o = o.withDefaults()
 	start := time.Now()
@@ -182,9 +191,10 @@ func Pass(ctx context.Context, st Store, p Policy, o Options) (Report, error) {
 		{Kind: KindLogs, OlderThan: p.LogsAge},
 		{Kind: KindLogBytes, MaxLogBytes: p.LogBytes},
 		{Kind: KindNotifications, OlderThan: p.NotificationsAge},
+		{Kind: KindSessions},
 	}
 	for _, b := range rules {
-		if b.OlderThan == 0 && b.MaxLogBytes == 0 {
+		if b.Kind != KindSessions && b.OlderThan == 0 && b.MaxLogBytes == 0 {
 			continue
 		}
 		b.Limit = o.BatchSize
@@ -308,7 +318,7 @@ func NewLoop(c LoopConfig) (*loop.Loop, error) {
 		}
 		if rep.Total != (Deleted{}) {
 			attrs := []any{"code", CodePass, "runs", rep.Total.Runs, "attempts", rep.Total.Attempts, "events", rep.Total.Events,
-				"logs", rep.Total.Logs, "log_bytes", rep.Total.LogBytes, "notifications", rep.Total.Notifications, "freed_bytes", rep.FreedBytes,
+				"logs", rep.Total.Logs, "log_bytes", rep.Total.LogBytes, "notifications", rep.Total.Notifications, "sessions", rep.Total.Sessions, "freed_bytes", rep.FreedBytes,
 				"batches", rep.Batches, "more", rep.More || err != nil, "not_removed", len(rep.Kept), "elapsed_ms", rep.Elapsed.Milliseconds()}
 			if err != nil {
 				attrs = append(attrs, "ended_by", err.Error())
@@ -332,9 +342,9 @@ func NewLoop(c LoopConfig) (*loop.Loop, error) {
 
 // Estimate assembles a dry run's counts from what the runs rule and then
 // the logs rule would delete, the bytes of every log now (the cap counts
-// the bytes still over it after both) and the notifications the
-// notifications rule would delete.
-func Estimate(p Policy, runs, logs Deleted, totalLogBytes, notifications int64) map[Kind]Deleted {
+// the bytes still over it after both), the notifications the
+// notifications rule would delete and the expired console sessions.
+func Estimate(p Policy, runs, logs Deleted, totalLogBytes, notifications, sessions int64) map[Kind]Deleted {
 	out := map[Kind]Deleted{}
 	if p.RunsAge != 0 {
 		out[KindRuns] = runs
@@ -349,5 +359,6 @@ func Estimate(p Policy, runs, logs Deleted, totalLogBytes, notifications int64) 
 	if p.NotificationsAge != 0 {
 		out[KindNotifications] = Deleted{Notifications: notifications}
 	}
+	out[KindSessions] = Deleted{Sessions: sessions}
 	return out
 }

@@ -35,7 +35,9 @@ type Policy struct {
 	NotificationsAge time.Duration
 }
 
-// Off reports whether the policy deletes nothing.
+// Off reports whether every setting is off. A serving process then runs
+// no pass at all, and expired console sessions (the rule without a
+// setting) go only when read or at a sign-in.
 func (p Policy) Off() bool {
 	return p.RunsAge == 0 && p.LogsAge == 0 && p.LogBytes == 0 && p.NotificationsAge == 0
 }

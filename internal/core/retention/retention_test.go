@@ -80,7 +80,7 @@ func TestAWellFormedSettingOutOfRangeSaysSoWithTheRange(t *testing.T) {
 }
 
 func TestEstimateCountsTheCapAfterTheAgeRules(t *testing.T) {
-	est := Estimate(Policy{RunsAge: time.Hour, LogBytes: 100}, Deleted{Runs: 1, LogBytes: 50}, Deleted{Logs: 9, LogBytes: 900}, 300, 7)
+	est := Estimate(Policy{RunsAge: time.Hour, LogBytes: 100}, Deleted{Runs: 1, LogBytes: 50}, Deleted{Logs: 9, LogBytes: 900}, 300, 7, 0)
 	if _, ok := est[KindLogs]; ok {
 		t.Fatal("the logs rule is off, yet estimated")
 	}
@@ -101,9 +101,9 @@ func TestEveryProfileKeepsNotificationsAsLongAsItsRuns(t *testing.T) {
 			t.Errorf("%s keeps notifications %s and Runs %s; want the same period, on", name, AgeSetting(p.NotificationsAge), AgeSetting(p.RunsAge))
 		}
 	}
-	est := Estimate(Policy{NotificationsAge: Day}, Deleted{}, Deleted{}, 0, 7)
-	if est[KindNotifications].Notifications != 7 || len(est) != 1 {
-		t.Fatalf("estimate %+v; want the 7 notifications alone", est)
+	est := Estimate(Policy{NotificationsAge: Day}, Deleted{}, Deleted{}, 0, 7, 0)
+	if _, sessions := est[KindSessions]; est[KindNotifications].Notifications != 7 || !sessions || len(est) != 2 {
+		t.Fatalf("estimate %+v; want the 7 notifications and the sessions rule, which is never off, alone", est)
 	}
 }
 

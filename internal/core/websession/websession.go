@@ -10,11 +10,19 @@
 // and a user disabled, deleted or given a new password, or a token revoked
 // or expired, ends the session whatever its row says.
 //
-// A session lasts until its expiry, set at sign-in (an absolute lifetime:
-// the console has no idle one). Its last use is written at most once per
-// SeenEvery, so browsing does not write on every request. Rows past their
-// expiry are deleted when read and, ExpiredBatch at a time, at each
-// sign-in, so the table holds little more than the live sessions.
+// A session lasts its lifetime from sign-in (an absolute lifetime: the
+// console has no idle one). Every time of a session, its sign-in, last use
+// and expiry, is written and compared on the store's clock, never the
+// caller's: on the cluster that is the database's, so a replica whose
+// clock is off neither lengthens nor shortens a session made or checked
+// there. The caller therefore passes a lifetime, not times. Its last use
+// is written at most once per SeenEvery, so browsing does not write on
+// every request. Rows past their expiry are deleted when read, ExpiredBatch
+// at a time at each sign-in, and by the retention pass, so the table holds
+// little more than the live sessions. Disabling or deleting a user, or
+// setting its password, and revoking an API token delete the sessions
+// signed in with it in the same transaction (account.Manager,
+// apitoken.Manager), so they end at once on every server.
 package websession
 
 import (
@@ -34,8 +42,9 @@ const SeenEvery = time.Minute
 // sign-in after a long quiet spell does not wait on a large delete.
 const ExpiredBatch = 100
 
-// Session is one signed-in browser as the stores keep it.
-type Session struct {
+// Signin is a session as the console starts it: who signed in and what it
+// may do. The store sets its times.
+type Signin struct {
 	// Digest is the SHA-256 of the cookie's token (Digest), the row's key.
 	Digest []byte
 	// UserID and Stamp are a user's session: the account and the stamp of
@@ -49,15 +58,25 @@ type Session struct {
 	// trail; Scope what the session was given at sign-in.
 	Name  string
 	Scope apitoken.Scope
+}
+
+// Session is one signed-in browser as the stores keep it, its times on the
+// store's clock.
+type Session struct {
+	Signin
 	// CreatedAtMs is the sign-in, LastSeenAtMs the last use written (at
 	// most SeenEvery stale), ExpiresAtMs the end of the session.
 	CreatedAtMs, LastSeenAtMs, ExpiresAtMs int64
+	// ReadAtMs is the store's clock when SessionByDigest read the row: the
+	// caller compares it, not its own clock, with LastSeenAtMs to decide
+	// whether a SessionSeen is due.
+	ReadAtMs int64
 }
 
 // Principal keys whose session it is, for the bound of sessions per user
 // or token: a user by its id, a token by its digest (the prefixes keep the
 // two kinds apart).
-func (s Session) Principal() string {
+func (s Signin) Principal() string {
 	if s.UserID != "" {
 		return "user:" + s.UserID
 	}
@@ -67,17 +86,20 @@ func (s Session) Principal() string {
 // Store keeps the sessions (a server's SQLite store; the cluster's runtime
 // role).
 type Store interface {
-	// SessionCreate stores s. Past perPrincipal sessions of its principal
-	// the oldest sign-ins are ended, so that signing in again and again
-	// with one credential replaces only its own sessions; up to
-	// ExpiredBatch expired rows of anyone are deleted with it.
-	SessionCreate(ctx context.Context, s Session, perPrincipal int) error
+	// SessionCreate stores s, signed in now on the store's clock and
+	// expiring lifetime later, and returns it with its times. Past
+	// perPrincipal sessions of its principal the oldest sign-ins are
+	// ended, so that signing in again and again with one credential
+	// replaces only its own sessions; up to ExpiredBatch expired rows of
+	// anyone are deleted with it.
+	SessionCreate(ctx context.Context, s Signin, lifetime time.Duration, perPrincipal int) (Session, error)
 	// SessionByDigest returns the session of digest, NotFound when there
-	// is none or it has expired by nowMs (an expired one is deleted).
-	SessionByDigest(ctx context.Context, digest []byte, nowMs int64) (Session, error)
-	// SessionSeen records a use at atMs, unless the last one written is
-	// less than SeenEvery older (then it writes nothing).
-	SessionSeen(ctx context.Context, digest []byte, atMs int64) error
+	// is none or it has expired by the store's clock (an expired one is
+	// deleted).
+	SessionByDigest(ctx context.Context, digest []byte) (Session, error)
+	// SessionSeen records a use now on the store's clock, unless the last
+	// one written is less than SeenEvery older (then it writes nothing).
+	SessionSeen(ctx context.Context, digest []byte) error
 	// SessionEnd deletes the session of digest (none is not an error).
 	SessionEnd(ctx context.Context, digest []byte) error
 	// SessionEndOthers deletes every session of the user but keep's: a

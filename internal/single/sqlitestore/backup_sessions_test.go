@@ -3,6 +3,7 @@ package sqlitestore
 import (
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/qinglong/qinglong/internal/core/apitoken"
 	"github.com/qinglong/qinglong/internal/core/ids"
@@ -15,17 +16,15 @@ import (
 func TestABackupHoldsNoConsoleSession(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
-	now := e.clock.NowMs()
-	s := websession.Session{Digest: websession.Digest("cookie token"), UserID: ids.New(), Stamp: "stamp", Name: "alice", Scope: apitoken.Admin,
-		CreatedAtMs: now, LastSeenAtMs: now, ExpiresAtMs: now + 3_600_000}
-	if err := e.store.SessionCreate(t.Context(), s, 20); err != nil {
+	s := websession.Signin{Digest: websession.Digest("cookie token"), UserID: ids.New(), Stamp: "stamp", Name: "alice", Scope: apitoken.Admin}
+	if _, err := e.store.SessionCreate(t.Context(), s, time.Hour, 20); err != nil {
 		t.Fatal(err)
 	}
 	dest := filepath.Join(t.TempDir(), "copy.db")
 	if _, err := BackupTo(t.Context(), e.path, dest); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := e.store.SessionByDigest(t.Context(), s.Digest, now); err != nil {
+	if _, err := e.store.SessionByDigest(t.Context(), s.Digest); err != nil {
 		t.Fatalf("the live server's session after the backup: %v", err)
 	}
 	copied, err := Open(t.Context(), Config{Path: dest, NowMs: e.clock.NowMs})
@@ -33,7 +32,7 @@ func TestABackupHoldsNoConsoleSession(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer copied.Close()
-	if got, err := copied.SessionByDigest(t.Context(), s.Digest, now); !qlerror.Is(err, qlerror.NotFound) {
+	if got, err := copied.SessionByDigest(t.Context(), s.Digest); !qlerror.Is(err, qlerror.NotFound) {
 		t.Fatalf("the copy's session: %+v, %v; want none", got, err)
 	}
 }

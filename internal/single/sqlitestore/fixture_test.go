@@ -238,6 +238,10 @@ func (e *env) fixture() storetest.Fixture {
 			AgeTokens: func(ctx context.Context, name string, byMs int64) error {
 				return e.tamper(ctx, `UPDATE api_tokens SET created_at_ms = created_at_ms - ?2, expires_at_ms = expires_at_ms - ?2 WHERE name = ?1`, name, byMs)
 			},
+			AgeSession: func(ctx context.Context, digest []byte, byMs int64) error {
+				return e.tamper(ctx, `UPDATE console_sessions SET created_at_ms = created_at_ms - ?2, last_seen_at_ms = last_seen_at_ms - ?2,
+					expires_at_ms = expires_at_ms - ?2 WHERE digest = ?1`, digest, byMs)
+			},
 			RewriteTrigger: func(ctx context.Context, triggerID, name string, enabled bool, digest string) error {
 				return e.tamper(ctx, `DROP TRIGGER IF EXISTS trigger_revisions_immutable;
 					UPDATE trigger_revisions SET name = ?, enabled = ?, content_digest = ?

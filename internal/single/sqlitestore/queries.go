@@ -175,6 +175,7 @@ var (
 	qSessionSeen           = query("session_seen")
 	qSessionEnd            = query("session_end")
 	qSessionEndOthers      = query("session_end_others")
+	qSessionEndPrincipal   = query("session_end_principal")
 	qNotifyFacts           = query("notify_facts")
 	qNotifyHistory         = query("notify_history")
 	qNotifyRunFacts        = query("notify_run_facts")
@@ -204,6 +205,7 @@ var (
 	qRetentionLogBytes       = query("retention_log_bytes")
 	qRetentionLogsRunning    = query("retention_logs_running")
 	qRetentionEstimate       = query("retention_estimate")
+	qRetentionSessions       = query("retention_sessions_batch")
 	qRetentionNotifications  = query("retention_notifications_batch")
 	qPragmaFreelist          = query("pragma_freelist")
 	qPragmaIncrementalVacuum = query("pragma_incremental_vacuum")
@@ -264,8 +266,8 @@ var writeQueries = []string{
 	qRunByKey, qRunsCronScheduledIn,
 	qTokenInsert, qTokenNameHolder, qTokenRevoke, qTokenTouch,
 	qUserInsert, qUserDisable, qUserEnable, qUserDelete, qUserSetPassword, qUserChangePassword, qUserSignedIn, qUserInsertFirst,
-	qSessionInsert, qSessionEvict, qSessionDeleteExpired, qSessionSeen, qSessionEnd, qSessionEndOthers,
+	qSessionInsert, qSessionEvict, qSessionDeleteExpired, qSessionSeen, qSessionEnd, qSessionEndOthers, qSessionEndPrincipal,
 	qNotifyFacts, qNotifyRunFacts, qNotifyHistory, qNotifyInsert, qNotifyClaim, qNotifyDelivered, qNotifyPromote, qNotifyFailed, qNotifyRetry, qNotifyState, qNotifyRelease, qNotifySkipFacts,
 	qRetentionRunsBatch, qRetentionLogsOfRuns, qRetentionEventsDelete, qRetentionAttemptsDelete, qRetentionRunsDelete,
-	qRetentionLogsBatch, qRetentionLogsForget, qRetentionLogBytes, qRetentionLogsRunning, qRetentionNotifications, qPragmaFreelist, qPragmaIncrementalVacuum,
+	qRetentionLogsBatch, qRetentionLogsForget, qRetentionLogBytes, qRetentionLogsRunning, qRetentionNotifications, qRetentionSessions, qPragmaFreelist, qPragmaIncrementalVacuum,
 }

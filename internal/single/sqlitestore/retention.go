@@ -77,6 +77,15 @@ func (r *Retention) RetentionBatch(ctx context.Context, b retention.Batch) (rete
 				return err
 			}
 			res.More = res.Deleted.Notifications == int64(b.Limit)
+		case retention.KindSessions:
+			out, err := tx.ExecContext(ctx, qRetentionSessions, r.store.nowMs(), b.Limit)
+			if err != nil {
+				return err
+			}
+			if res.Deleted.Sessions, err = out.RowsAffected(); err != nil {
+				return err
+			}
+			res.More = res.Deleted.Sessions == int64(b.Limit)
 		default:
 			err = qlerror.New(qlerror.Invalid, "retention: unknown rule %q", b.Kind)
 		}
@@ -280,10 +289,10 @@ func (r *Retention) RetentionEstimate(ctx context.Context, p retention.Policy) (
 		logsCutoff = now - p.LogsAge.Milliseconds()
 	}
 	var runs, logs retention.Deleted
-	var total, running, notifications int64
+	var total, running, notifications, sessions int64
 	err := r.store.read(ctx, "retention estimate", func(tx *txn) error {
-		if err := tx.QueryRowContext(ctx, qRetentionEstimate, runsCutoff, logsCutoff, notificationsCutoff).Scan(
-			&runs.Runs, &runs.Attempts, &runs.Events, &runs.Logs, &runs.LogBytes, &logs.Logs, &logs.LogBytes, &total, &notifications); err != nil {
+		if err := tx.QueryRowContext(ctx, qRetentionEstimate, runsCutoff, logsCutoff, notificationsCutoff, now).Scan(
+			&runs.Runs, &runs.Attempts, &runs.Events, &runs.Logs, &runs.LogBytes, &logs.Logs, &logs.LogBytes, &total, &notifications, &sessions); err != nil {
 			return err
 		}
 		var err error
@@ -293,7 +302,7 @@ func (r *Retention) RetentionEstimate(ctx context.Context, p retention.Policy) (
 	if err != nil {
 		return nil, err
 	}
-	return retention.Estimate(p, runs, logs, total+running, notifications), nil
+	return retention.Estimate(p, runs, logs, total+running, notifications, sessions), nil
 }
 
 // RetentionCompact gives the file's free pages back to the file system,

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"time"
 
 	"github.com/qinglong/qinglong/internal/core/apitoken"
 	"github.com/qinglong/qinglong/internal/core/websession"
@@ -11,27 +12,37 @@ import (
 
 var _ websession.Store = (*Store)(nil)
 
-// SessionCreate stores a console session, ending its principal's oldest
-// past perPrincipal and up to websession.ExpiredBatch expired ones in the
-// same transaction.
-func (s *Store) SessionCreate(ctx context.Context, ss websession.Session, perPrincipal int) error {
-	return s.write(ctx, "start a console session", routine, func(tx *txn) error {
-		if _, err := tx.ExecContext(ctx, qSessionDeleteExpired, ss.CreatedAtMs, websession.ExpiredBatch); err != nil {
+// Every time of a session is the store's clock (Config.NowMs), the one
+// clock of a single-node server, as the cluster's is its database's.
+
+// SessionCreate stores a console session signed in now, ending its
+// principal's oldest past perPrincipal and up to websession.ExpiredBatch
+// expired ones in the same transaction.
+func (s *Store) SessionCreate(ctx context.Context, in websession.Signin, lifetime time.Duration, perPrincipal int) (websession.Session, error) {
+	out := websession.Session{Signin: in}
+	err := s.write(ctx, "start a console session", routine, func(tx *txn) error {
+		now := s.nowMs()
+		out.CreatedAtMs, out.LastSeenAtMs, out.ExpiresAtMs = now, now, now+lifetime.Milliseconds()
+		if _, err := tx.ExecContext(ctx, qSessionDeleteExpired, now, websession.ExpiredBatch); err != nil {
 			return err
 		}
-		if _, err := tx.ExecContext(ctx, qSessionEvict, ss.Principal(), max(perPrincipal-1, 0)); err != nil {
+		if _, err := tx.ExecContext(ctx, qSessionEvict, in.Principal(), max(perPrincipal-1, 0)); err != nil {
 			return err
 		}
-		_, err := tx.ExecContext(ctx, qSessionInsert, ss.Digest, ss.Principal(), sql.NullString{String: ss.UserID, Valid: ss.UserID != ""}, sql.NullString{String: ss.Stamp, Valid: ss.UserID != ""}, ss.TokenDigest,
-			ss.Name, string(ss.Scope), ss.CreatedAtMs, ss.ExpiresAtMs)
+		_, err := tx.ExecContext(ctx, qSessionInsert, in.Digest, in.Principal(), sql.NullString{String: in.UserID, Valid: in.UserID != ""}, sql.NullString{String: in.Stamp, Valid: in.UserID != ""}, in.TokenDigest,
+			in.Name, string(in.Scope), out.CreatedAtMs, out.ExpiresAtMs)
 		return err
 	})
+	if err != nil {
+		return websession.Session{}, err
+	}
+	return out, nil
 }
 
-// SessionByDigest returns the live session of digest; an expired one is
-// deleted and not found.
-func (s *Store) SessionByDigest(ctx context.Context, digest []byte, nowMs int64) (websession.Session, error) {
-	out := websession.Session{Digest: digest}
+// SessionByDigest returns the live session of digest; one expired by the
+// store's clock is deleted and not found.
+func (s *Store) SessionByDigest(ctx context.Context, digest []byte) (websession.Session, error) {
+	out := websession.Session{Signin: websession.Signin{Digest: digest}}
 	err := s.read(ctx, "check a console session", func(tx *txn) error {
 		var user, stamp sql.NullString
 		var scope string
@@ -46,7 +57,8 @@ func (s *Store) SessionByDigest(ctx context.Context, digest []byte, nowMs int64)
 	if err != nil {
 		return websession.Session{}, err
 	}
-	if out.ExpiresAtMs <= nowMs {
+	out.ReadAtMs = s.nowMs()
+	if out.ExpiresAtMs <= out.ReadAtMs {
 		if err := s.SessionEnd(ctx, digest); err != nil {
 			return websession.Session{}, err
 		}
@@ -55,11 +67,11 @@ func (s *Store) SessionByDigest(ctx context.Context, digest []byte, nowMs int64)
 	return out, nil
 }
 
-// SessionSeen records a use of the session, at most once per
+// SessionSeen records a use of the session now, at most once per
 // websession.SeenEvery.
-func (s *Store) SessionSeen(ctx context.Context, digest []byte, atMs int64) error {
+func (s *Store) SessionSeen(ctx context.Context, digest []byte) error {
 	return s.write(ctx, "record a console session's use", routine, func(tx *txn) error {
-		_, err := tx.ExecContext(ctx, qSessionSeen, digest, atMs, websession.SeenEvery.Milliseconds())
+		_, err := tx.ExecContext(ctx, qSessionSeen, digest, s.nowMs(), websession.SeenEvery.Milliseconds())
 		return err
 	})
 }
@@ -75,7 +87,15 @@ func (s *Store) SessionEnd(ctx context.Context, digest []byte) error {
 // SessionEndOthers deletes the user's sessions but keep's.
 func (s *Store) SessionEndOthers(ctx context.Context, userID string, keep []byte) error {
 	return s.write(ctx, "end a user's other console sessions", routine, func(tx *txn) error {
-		_, err := tx.ExecContext(ctx, qSessionEndOthers, websession.Session{UserID: userID}.Principal(), keep)
+		_, err := tx.ExecContext(ctx, qSessionEndOthers, websession.Signin{UserID: userID}.Principal(), keep)
 		return err
 	})
+}
+
+// endSessionsOf deletes every session of principal inside tx: the write
+// that disables, deletes or re-passwords a user or revokes a token ends
+// its sessions with it.
+func endSessionsOf(ctx context.Context, tx *txn, principal string) error {
+	_, err := tx.ExecContext(ctx, qSessionEndPrincipal, principal)
+	return err
 }

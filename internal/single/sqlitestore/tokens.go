@@ -7,6 +7,7 @@ import (
 
 	"github.com/qinglong/qinglong/internal/core/apitoken"
 	"github.com/qinglong/qinglong/internal/core/qlerror"
+	"github.com/qinglong/qinglong/internal/core/websession"
 )
 
 // TokenCreate stores a token (apitoken.Create validates and draws it).
@@ -55,17 +56,20 @@ func (s *Store) TokenList(ctx context.Context) ([]apitoken.Token, error) {
 	return out, err
 }
 
-// TokenRevoke revokes the unrevoked token of that name, expired or not.
+// TokenRevoke revokes the unrevoked token of that name, expired or not,
+// and ends the console sessions signed in with it in the same
+// transaction.
 func (s *Store) TokenRevoke(ctx context.Context, name string) error {
 	return s.write(ctx, "revoke token "+name, durable, func(tx *txn) error {
-		res, err := tx.ExecContext(ctx, qTokenRevoke, name, s.nowMs())
+		var digest []byte
+		err := tx.QueryRowContext(ctx, qTokenRevoke, name, s.nowMs()).Scan(&digest)
+		if errors.Is(err, sql.ErrNoRows) {
+			return apitoken.ErrNoSuchToken(name)
+		}
 		if err != nil {
 			return err
 		}
-		if n, err := res.RowsAffected(); err != nil || n == 0 {
-			return cmpErr(err, apitoken.ErrNoSuchToken(name))
-		}
-		return nil
+		return endSessionsOf(ctx, tx, websession.Signin{TokenDigest: digest}.Principal())
 	})
 }
 

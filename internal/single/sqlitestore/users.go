@@ -3,8 +3,10 @@ package sqlitestore
 import (
 	"context"
 	"database/sql"
+	"errors"
 
 	"github.com/qinglong/qinglong/internal/core/account"
+	"github.com/qinglong/qinglong/internal/core/websession"
 )
 
 var (
@@ -50,24 +52,36 @@ func (s *Store) UserList(ctx context.Context) ([]account.User, error) {
 	return out, err
 }
 
-// UserDisable disables the account of that name.
+// UserDisable disables the account of that name and ends its sessions.
 func (s *Store) UserDisable(ctx context.Context, name string) error {
-	return s.changeUser(ctx, "disable user "+name, name, qUserDisable, s.nowMs())
+	return s.changeUserEndingSessions(ctx, "disable user "+name, name, qUserDisable, s.nowMs())
 }
 
 // UserEnable enables the account of that name with a new password hash.
+// It has no sessions to end: disabling it ended them, and a disabled
+// account cannot sign in.
 func (s *Store) UserEnable(ctx context.Context, name, hash string) error {
-	return s.changeUser(ctx, "enable user "+name, name, qUserEnable, hash)
+	return s.write(ctx, "enable user "+name, durable, func(tx *txn) error {
+		res, err := tx.ExecContext(ctx, qUserEnable, name, hash)
+		if err != nil {
+			return err
+		}
+		if n, err := res.RowsAffected(); err != nil || n == 0 {
+			return cmpErr(err, account.ErrNoSuchUser(name))
+		}
+		return nil
+	})
 }
 
-// UserDelete removes the account of that name.
+// UserDelete removes the account of that name and ends its sessions.
 func (s *Store) UserDelete(ctx context.Context, name string) error {
-	return s.changeUser(ctx, "delete user "+name, name, qUserDelete)
+	return s.changeUserEndingSessions(ctx, "delete user "+name, name, qUserDelete)
 }
 
-// UserSetPassword replaces the account's password hash.
+// UserSetPassword replaces the account's password hash and ends its
+// sessions.
 func (s *Store) UserSetPassword(ctx context.Context, name, hash string) error {
-	return s.changeUser(ctx, "set the password of user "+name, name, qUserSetPassword, hash)
+	return s.changeUserEndingSessions(ctx, "set the password of user "+name, name, qUserSetPassword, hash)
 }
 
 // UserChangePassword replaces the enabled account's hash only while it is
@@ -85,16 +99,21 @@ func (s *Store) UserChangePassword(ctx context.Context, id, currentHash, newHash
 	})
 }
 
-func (s *Store) changeUser(ctx context.Context, what, name, q string, args ...any) error {
+// changeUserEndingSessions runs q (which returns the account's id) on the
+// account of name and deletes the account's console sessions in the same
+// transaction: they end at once, not at their next request, and a change
+// that does not commit ends none.
+func (s *Store) changeUserEndingSessions(ctx context.Context, what, name, q string, args ...any) error {
 	return s.write(ctx, what, durable, func(tx *txn) error {
-		res, err := tx.ExecContext(ctx, q, append([]any{name}, args...)...)
+		var id string
+		err := tx.QueryRowContext(ctx, q, append([]any{name}, args...)...).Scan(&id)
+		if errors.Is(err, sql.ErrNoRows) {
+			return account.ErrNoSuchUser(name)
+		}
 		if err != nil {
 			return err
 		}
-		if n, err := res.RowsAffected(); err != nil || n == 0 {
-			return cmpErr(err, account.ErrNoSuchUser(name))
-		}
-		return nil
+		return endSessionsOf(ctx, tx, websession.Signin{UserID: id}.Principal())
 	})
 }
 

@@ -211,6 +211,10 @@ type Tamper struct {
 	// AgeTokens moves the creation and expiry of every token named name
 	// back by byMs, as tokens created that long ago would hold them.
 	AgeTokens func(ctx context.Context, name string, byMs int64) error
+	// AgeSession moves the sign-in, last use and expiry of the console
+	// session of digest back by byMs (forward when negative), as if the
+	// store's clock had moved on that much since.
+	AgeSession func(ctx context.Context, digest []byte, byMs int64) error
 	// RewriteTrigger overwrites the name, enabled flag and content digest of
 	// the trigger's current revision in place.
 	RewriteTrigger func(ctx context.Context, triggerID, name string, enabled bool, digest string) error

@@ -31,6 +31,7 @@ func RunRetention(t *testing.T, newFixture Factory) {
 		"TheLogsRuleAndTheCapTakeALostRunsLogsAsAFinishedRunsLogs":      testRetentionLostLogs,
 		"DeliveredAndDeadNotificationsPastTheirAgeGoAndPendingOnesStay": testRetentionNotifications,
 		"EachBatchSeesWhatTheWholePassDeletedSoFar":                     testRetentionSoFar,
+		"ExpiredSessionsGoInBatchesWithoutASignin":                      testRetentionSessions,
 	}
 	for name, fn := range tests {
 		t.Run(name, func(t *testing.T) {
@@ -505,7 +506,7 @@ func testRetentionNotifications(t *testing.T, f Fixture) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := map[retention.Kind]retention.Deleted{retention.KindNotifications: {Notifications: 5}}; !maps.Equal(est, want) {
+	if want := map[retention.Kind]retention.Deleted{retention.KindNotifications: {Notifications: 5}, retention.KindSessions: {}}; !maps.Equal(est, want) {
 		t.Fatalf("dry run %+v, want %+v", est, want)
 	}
 	if n := len(outbox(t, f)); n != 9 {
@@ -516,9 +517,11 @@ func testRetentionNotifications(t *testing.T, f Fixture) {
 	if err != nil || b.Deleted != (retention.Deleted{Notifications: 2}) || !b.More || len(b.Kept) != 0 {
 		t.Fatalf("one batch of 2: %+v, %v; want 2 deleted and more to do", b, err)
 	}
+	// Two batches of notifications, and the sessions rule's one (it has
+	// no setting), which finds none.
 	rep := pass(t, f, policy)
-	if rep.Total != (retention.Deleted{Notifications: 3}) || rep.Batches != 2 {
-		t.Fatalf("pass: %+v in %d batches; want the 3 old delivered or dead notifications left, in batches of 2", rep.Total, rep.Batches)
+	if rep.Total != (retention.Deleted{Notifications: 3}) || rep.Batches != 3 {
+		t.Fatalf("pass: %+v in %d batches; want the 3 old delivered or dead notifications left, in batches of 2, and one of sessions", rep.Total, rep.Batches)
 	}
 	var kept []string
 	for _, m := range outbox(t, f) {

@@ -163,7 +163,7 @@ SELECT count(*) FROM gone
 -- delete now (lost Runs as finished ones), and the bytes every log holds:
 -- runs, attempts, events, logs and bytes of the first; logs and bytes of
 -- the second; then the delivered and dead notifications the notifications
--- rule ($3 ms) would delete.
+-- rule ($3 ms) would delete, and the console sessions expired now.
 WITH doomed AS (
     SELECT r.id
       FROM qinglong.runs r
@@ -198,4 +198,16 @@ SELECT (SELECT count(*) FROM doomed),
           FROM qinglong.run_log_chunks c JOIN qinglong.attempts a ON a.id = c.attempt_id WHERE c.log_offset = 0),
        (SELECT count(*)
           FROM qinglong.notification_outbox
-         WHERE state IN ('delivered', 'dead') AND created_at_ms < {{now_ms}} - $3::bigint)
+         WHERE state IN ('delivered', 'dead') AND created_at_ms < {{now_ms}} - $3::bigint),
+       (SELECT count(*) FROM qinglong.console_sessions WHERE expires_at_ms <= (SELECT {{now_ms}}))
+
+-- name: RetentionSessions
+-- The sessions rule: console sessions expired by the database clock, at
+-- most $1, the oldest expiries first, through console_sessions_expiry (the
+-- time is a subquery, computed once, so that it bounds the index range). A
+-- live session never matches. Nothing is locked ahead (the maintenance
+-- role holds no UPDATE on the table): two passes at once wait on the same
+-- rows, and the second deletes fewer.
+DELETE FROM qinglong.console_sessions
+ WHERE digest IN (SELECT digest FROM qinglong.console_sessions WHERE expires_at_ms <= (SELECT {{now_ms}})
+                   ORDER BY expires_at_ms LIMIT $1)

@@ -14,7 +14,8 @@ SELECT id, name, role, created_at_ms, disabled_at_ms, last_signin_at_ms
  ORDER BY name
 
 -- name: UserDisable
--- Disables an account (admin role); its sessions end on their next request.
+-- Disables an account (admin role); users.go ends its sessions in the
+-- same transaction.
 UPDATE qinglong.console_users
    SET disabled_at_ms = coalesce(disabled_at_ms, greatest({{now_ms}}, created_at_ms))
  WHERE name = $1
@@ -27,12 +28,13 @@ RETURNING id
 UPDATE qinglong.console_users SET disabled_at_ms = NULL, password_hash = $2 WHERE name = $1 RETURNING id
 
 -- name: UserDelete
--- Removes an account (admin role); its sessions end on their next request.
+-- Removes an account (admin role); users.go ends its sessions in the same
+-- transaction.
 DELETE FROM qinglong.console_users WHERE name = $1 RETURNING id
 
 -- name: UserSetPassword
--- Replaces an account's password hash (admin role); the sessions signed in
--- with the old one end on their next request.
+-- Replaces an account's password hash (admin role); users.go ends the
+-- sessions signed in with the old one in the same transaction.
 UPDATE qinglong.console_users SET password_hash = $2 WHERE name = $1 RETURNING id
 
 -- name: UserCredentials

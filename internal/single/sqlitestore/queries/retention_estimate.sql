@@ -2,7 +2,8 @@
 -- logs rule (ended before ?2) would delete now, lost Runs as finished
 -- ones, and the bytes of every log on disk: runs, attempts, events, logs
 -- and bytes of the first; logs and bytes of the second; then the delivered
--- and dead notifications created before ?3. Bytes are what the logs take
+-- and dead notifications created before ?3; then the console sessions
+-- expired by ?4. Bytes are what the logs take
 -- on disk, as the cap counts them (retention.DiskBytes: whole 4 KiB
 -- blocks, at least one a file); a running attempt's log is counted from
 -- its file (retention_logs_running).
@@ -23,4 +24,5 @@ SELECT (SELECT count(*) FROM doomed),
        (SELECT count(*) FROM old_logs),
        (SELECT coalesce(sum(disk_bytes), 0) FROM old_logs),
        (SELECT coalesce(sum(max((log_bytes + 4095) / 4096, 1) * 4096), 0) FROM attempts WHERE log_path <> '' AND finished_at_ms IS NOT NULL),
-       (SELECT count(*) FROM notification_outbox WHERE state IN ('delivered', 'dead') AND created_at_ms < ?3)
+       (SELECT count(*) FROM notification_outbox WHERE state IN ('delivered', 'dead') AND created_at_ms < ?3),
+       (SELECT count(*) FROM console_sessions WHERE expires_at_ms <= ?4)
