@@ -172,7 +172,7 @@ func tokensRevokeCommand(opts Options) *cobra.Command {
 		Use:   "revoke NAME",
 		Short: "Revoke an API token: its next request is refused",
 		Long: `Revoke the API token named NAME that is not revoked yet, active or expired. Servers refuse it from
-its next request on. The row stays (with its last use) in ` + "`tokens list`" + `; the name may be given to a
+its next request on, and the console sessions signed in with it end at once. The row stays (with its last use) in ` + "`tokens list`" + `; the name may be given to a
 new token. An expired token holds its name until it is revoked. A token revoked already is left as it
 is, and said so (exit 0).`,
 		Args: oneTokenArg("revoke"),

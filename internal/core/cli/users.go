@@ -24,8 +24,8 @@ token. A user has one role, which acts with a token scope: viewer (read), operat
 (admin: everything, the tokens page included). Set up the first owner with
 ` + "`" + opts.Binary + ` users create NAME --owner` + "`" + `. Passwords are read from the terminal (asked twice) or, with
 --password-stdin, from standard input; never from a flag or the environment. Only a slow Argon2id hash
-is stored. Disabling or deleting a user, or setting its password, ends its console sessions at their
-next request.` + opts.clusterOnly(" On the cluster these commands need the admin role's URL: given neither --database-url nor --data-dir, they read $QL_DATABASE_ADMIN_URL first, as `ql workers` does."),
+is stored. Disabling or deleting a user, or setting its password, ends its console sessions at once:
+they are deleted with the change.` + opts.clusterOnly(" On the cluster these commands need the admin role's URL: given neither --database-url nor --data-dir, they read $QL_DATABASE_ADMIN_URL first, as `ql workers` does."),
 	}
 	c.AddCommand(usersCreateCommand(opts), usersListCommand(opts), usersDisableCommand(opts),
 		usersEnableCommand(opts), usersDeleteCommand(opts), usersPasswdCommand(opts))
@@ -214,7 +214,7 @@ func userChange(opts Options, verb, short, long, done string, change func(cmd *c
 
 func usersDisableCommand(opts Options) *cobra.Command {
 	return userChange(opts, "disable", "Disable a console user: its sessions end and it cannot sign in",
-		"Disable the console user NAME. Its console sessions end at their next request and it can no longer sign\nin; it stays in `users list`. Enable it again with `users enable NAME` (with a new password), or delete it\nto free the name.",
+		"Disable the console user NAME. Its console sessions end at once and it can no longer sign in;\nit stays in `users list`. Enable it again with `users enable NAME` (with a new password), or delete it\nto free the name.",
 		"disabled", func(cmd *cobra.Command, b *Backend, name string) error {
 			return b.Users.UserDisable(cmd.Context(), name)
 		})
@@ -237,7 +237,7 @@ func usersEnableCommand(opts Options) *cobra.Command {
 
 func usersDeleteCommand(opts Options) *cobra.Command {
 	return userChange(opts, "delete", "Delete a console user: its sessions end and its name is free",
-		"Delete the console user NAME. Its console sessions end at their next request; the audit trail keeps\nthe name in the records of what it did.",
+		"Delete the console user NAME. Its console sessions end at once; the audit trail keeps the name in\nthe records of what it did.",
 		"deleted", func(cmd *cobra.Command, b *Backend, name string) error {
 			return b.Users.UserDelete(cmd.Context(), name)
 		})
@@ -251,7 +251,7 @@ func usersPasswdCommand(opts Options) *cobra.Command {
 		where = " (on the\ncluster, on every replica), so whoever knew the old password is signed out; setting the same password\nagain does the same. The user"
 	}
 	c := userChange(opts, "passwd", "Set a console user's password: its sessions end",
-		"Set the password of the console user NAME, asked twice on the terminal or read as one line of standard\ninput with --password-stdin. Every console session of the user ends at its next request"+
+		"Set the password of the console user NAME, asked twice on the terminal or read as one line of standard\ninput with --password-stdin. Every console session of the user ends at once"+
 			where+" signs in again with the new password.",
 		"has a new password", func(cmd *cobra.Command, b *Backend, name string) error {
 			p, err := readPassword(cmd, stdin)

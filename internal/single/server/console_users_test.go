@@ -79,8 +79,8 @@ func TestConsoleWrongPasswordIsRefusedLikeAnUnknownUser(t *testing.T) {
 }
 
 // Disabling or deleting a user, or giving it a new password, ends its
-// sessions at their next request; after a new password the user signs in
-// again with it.
+// sessions: their next request is sent to sign in; after a new password the
+// user signs in again with it.
 func TestConsoleDisablingDeletingOrANewPasswordEndsAUsersSessions(t *testing.T) {
 	t.Parallel()
 	site := startConsoleSite(t)
