@@ -9,6 +9,10 @@
 //
 // Beside each peer it measures the floor of QingLong's rows: what writing
 // them costs on the same server with no scheduler at all (floor_test.go).
+// QingLong's drain and the floor's also report the CPU time they cost this
+// process (the in-process replica) and the server, and this process's
+// allocations per occurrence (cpu_test.go): on a shared machine these move
+// far less with the load than the drain does.
 //
 // BenchmarkServe, BenchmarkServeLag (the admission lag, and the steady
 // state) and BenchmarkServeRestart (a replica stopped at a boundary) drive

@@ -22,15 +22,20 @@ import (
 func floorAligned(b *testing.B, srv *pgtest.Srv, n int) {
 	eachBoundary(b, srv, n, func(env *clustertest.Env) result {
 		boundary := alignOn(b, env)
+		meter := newCPUMeter(b, env.Super)
 		time.Sleep(time.Until(boundary))
+		start := meter.used(b)
 		tag, err := env.Super.Exec(context.Background(), floorWrite, run.EventCreated, run.EventQueued)
 		if err != nil {
 			b.Fatal(err)
 		}
+		cpu := meter.used(b).since(start)
 		if tag.RowsAffected() != int64(2*n) {
 			b.Fatalf("the floor wrote %d events, want %d (two per occurrence)", tag.RowsAffected(), 2*n)
 		}
-		return runsCommitted(b, env, boundary)
+		r := runsCommitted(b, env, boundary)
+		r.CPU = &cpu
+		return r
 	})
 }
 

@@ -46,6 +46,10 @@ type result struct {
 	P50, P99   time.Duration // per-occurrence commit − boundary
 	Occurrence int64         // distinct occurrences recorded
 	Duplicates int64         // occurrences recorded more than once
+	// CPU is what the drain cost, for the drains that meter it (QingLong's
+	// and the floor's: from before the replica starts, or the boundary,
+	// to the last occurrence counted); nil for the others.
+	CPU *cpuUse
 }
 
 func (r result) report(b *testing.B) {
@@ -54,6 +58,9 @@ func (r result) report(b *testing.B) {
 	b.ReportMetric(float64(r.P99.Milliseconds()), "lag_p99_ms")
 	b.ReportMetric(float64(r.Duplicates), "duplicates")
 	b.ReportMetric(float64(r.Occurrence), "occurrences")
+	if r.CPU != nil {
+		r.CPU.report(b, int(r.Occurrence))
+	}
 }
 
 // measure reads a result from rows of (occurrence key, commit ms) that

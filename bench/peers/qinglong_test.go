@@ -88,6 +88,8 @@ func qinglongRun(b *testing.B, env *clustertest.Env, n int) result {
 	if err != nil {
 		b.Fatal(err)
 	}
+	meter := newCPUMeter(b, env.Super)
+	start := meter.used(b)
 	if err := c.Start(context.Background()); err != nil {
 		b.Fatal(err)
 	}
@@ -97,5 +99,8 @@ func qinglongRun(b *testing.B, env *clustertest.Env, n int) result {
 		}
 	}()
 	waitCount(b, env.Super, `SELECT count(*) FROM qinglong.runs`, n, 5*time.Minute, 100*time.Millisecond)
-	return runsCommitted(b, env, boundary)
+	cpu := meter.used(b).since(start)
+	r := runsCommitted(b, env, boundary)
+	r.CPU = &cpu
+	return r
 }

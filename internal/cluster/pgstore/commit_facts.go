@@ -73,53 +73,82 @@ func (f commitFacts) stored() schedule.Stored {
 
 // scanCommitFacts reads one row of sqlCommitLock.
 func scanCommitFacts(row pgx.Row, triggerID string) (commitFacts, error) {
-	var f commitFacts
-	if err := scanFacts(row, &f, triggerID, nil, &f.Unfinished); err != nil {
+	s := newFactsScan(nil)
+	s.then(&s.f.Unfinished)
+	if err := s.scan(row, triggerID); err != nil {
 		return commitFacts{}, err
 	}
-	return f, nil
+	return s.f, nil
 }
 
-// scanFacts reads one row of a lock statement into f: the facts every lock
-// statement reads, then the columns that follow them into extra. defs, when
-// not nil, decodes and verifies each distinct stored definition of a page
-// once.
-func scanFacts(row pgx.Row, f *commitFacts, triggerID string, defs *pageDefs, extra ...any) error {
-	var policy string
-	var pol policyCols
-	var labels, command []byte
-	var erID, erProject, erTaskDigest, erExecutor, erDigest *string
-	var erCommand []byte
-	dest := []any{&f.NowMs, &f.TID,
-		&f.ProjectID, &f.Revision, &f.NextFireAtMs, &f.LastScheduledAtMs, &f.StateVersion,
+// factsScan reads rows of a lock statement into f: the facts every lock
+// statement reads, then the columns that follow them (then). Its
+// destinations are made once and reused for every row of a page; defs,
+// when not nil, shares the page's repeated texts (page_cols.go) and
+// decodes and verifies each distinct stored definition of the page once.
+type factsScan struct {
+	f commitFacts
+
+	policy                                              string
+	pol                                                 policyCols
+	labels, command, erCommand                          string
+	erID, erProject, erTaskDigest, erExecutor, erDigest string
+	noER                                                bool
+	defs                                                *pageDefs
+	dest                                                []any
+}
+
+func newFactsScan(defs *pageDefs) *factsScan {
+	s := &factsScan{defs: defs}
+	f := &s.f
+	text := func(dst *string) any { return &textCol{dst: dst, defs: defs} }
+	json := func(dst *string) any { return &textCol{dst: dst, json: true, defs: defs} }
+	id := func(dst *string) any { return &uuidCol{dst: dst, defs: defs} }
+	// The execution revision is a LEFT JOIN: its id says whether there is
+	// one, and its other columns are read only then.
+	er := func(dst *string) any { return &textCol{dst: dst, null: new(bool), defs: defs} }
+	s.dest = []any{&f.NowMs, &f.TID,
+		id(&f.ProjectID), &f.Revision, &f.NextFireAtMs, &f.LastScheduledAtMs, &f.StateVersion,
 		&f.ClaimOwner, &f.ClaimToken, &f.ClaimVersion, &f.ClaimExpiresAtMs, &f.UpdatedAtMs,
 		&f.Paused, &f.PausedAtMs, &f.ResumedAtMs,
-		&f.ProjectStatus,
-		&f.HeadRevision, &f.HeadTaskID,
-		&f.Trigger.TaskID, &f.Trigger.TaskRevision, &f.Trigger.TaskContentDigest, &f.Trigger.Spec.Name, &f.Trigger.Spec.Enabled, &f.TriggerKind,
-		&f.Trigger.Spec.Cron.Expression, &f.Trigger.Spec.Cron.Timezone, &policy, &f.Trigger.ContentDigest, &f.Trigger.CreatedAtMs,
-		&pol.jitter, &pol.start, &pol.end, &pol.window, &pol.overlap,
+		text(&f.ProjectStatus),
+		&f.HeadRevision, id(&f.HeadTaskID),
+		id(&f.Trigger.TaskID), &f.Trigger.TaskRevision, text(&f.Trigger.TaskContentDigest), &f.Trigger.Spec.Name, &f.Trigger.Spec.Enabled, text(&f.TriggerKind),
+		text(&f.Trigger.Spec.Cron.Expression), text(&f.Trigger.Spec.Cron.Timezone), text(&s.policy), &f.Trigger.ContentDigest, &f.Trigger.CreatedAtMs,
+		&s.pol.jitter, &s.pol.start, &s.pol.end, &s.pol.window, &s.pol.overlap,
 		&f.TaskHeadRevision,
-		&f.Task.ProjectID, &f.Task.Spec.Name, &f.Task.Spec.Enabled, &labels, &command, &f.Task.ContentDigest,
-		&erID, &erProject, &erTaskDigest, &erExecutor, &erCommand, &erDigest}
-	if err := row.Scan(append(dest, extra...)...); err != nil {
+		id(&f.Task.ProjectID), text(&f.Task.Spec.Name), &f.Task.Spec.Enabled, json(&s.labels), json(&s.command), text(&f.Task.ContentDigest),
+		&textCol{dst: &s.erID, null: &s.noER, defs: defs}, &uuidCol{dst: &s.erProject, null: new(bool), defs: defs},
+		er(&s.erTaskDigest), er(&s.erExecutor), json(&s.erCommand), er(&s.erDigest)}
+	return s
+}
+
+// then adds the destinations of the columns that follow the facts.
+func (s *factsScan) then(extra ...any) { s.dest = append(s.dest, extra...) }
+
+// scan reads one row into s.f (and the destinations then added), triggerID
+// being the row's trigger.
+func (s *factsScan) scan(row pgx.Row, triggerID string) error {
+	s.f = commitFacts{}
+	if err := row.Scan(s.dest...); err != nil {
 		return err
 	}
+	f, defs := &s.f, s.defs
 	f.Trigger.TriggerID, f.Trigger.ProjectID, f.Trigger.Revision = triggerID, f.ProjectID, f.Revision
-	f.Trigger.Spec.Cron.MisfirePolicy = trigger.MisfirePolicy(policy)
-	pol.into(&f.Trigger.Spec.Cron)
+	f.Trigger.Spec.Cron.MisfirePolicy = trigger.MisfirePolicy(s.policy)
+	s.pol.into(&f.Trigger.Spec.Cron)
 	f.Task.TaskID, f.Task.Revision = f.Trigger.TaskID, f.Trigger.TaskRevision
 	// Undecodable stored content leaves the spec empty, so the digest check
 	// that follows fails closed.
-	f.Task.Spec.Labels = defs.labelsOf(labels)
-	f.Task.Spec.Command = defs.command(command)
-	f.taskVerified = defs.taskVerified(f.Task, labels, command)
-	if erID != nil {
-		e := &task.Execution{ID: *erID, ProjectID: *erProject, TaskID: f.Task.TaskID, TaskRevision: f.Task.Revision,
-			TaskContentDigest: *erTaskDigest, Executor: task.Executor(*erExecutor), Digest: *erDigest}
-		e.Command = defs.command(erCommand)
+	f.Task.Spec.Labels = defs.labelsOf(s.labels)
+	f.Task.Spec.Command = defs.command(s.command)
+	f.taskVerified = defs.taskVerified(f.Task, s.labels, s.command)
+	if !s.noER {
+		e := &task.Execution{ID: s.erID, ProjectID: s.erProject, TaskID: f.Task.TaskID, TaskRevision: f.Task.Revision,
+			TaskContentDigest: s.erTaskDigest, Executor: task.Executor(s.erExecutor), Digest: s.erDigest}
+		e.Command = defs.command(s.erCommand)
 		f.Execution = e
-		f.executionVerified = defs.executionVerified(*e, erCommand, f.Task.Revision, f.Task.ContentDigest)
+		f.executionVerified = defs.executionVerified(*e, s.erCommand, f.Task.Revision, f.Task.ContentDigest)
 	}
 	return nil
 }

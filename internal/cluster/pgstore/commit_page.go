@@ -433,14 +433,14 @@ func outcomeOf(a schedule.Action) schedule.Outcome {
 // a replay is rare, and every other page saves the probe, the most costly
 // statement of its transaction after the write.
 func lockPage(ctx context.Context, conn *pgxpool.Conn, group []schedule.CommitParams, probe bool) (map[int]pageFacts, error) {
-	ids := make([]string, len(group))
-	for i, p := range group {
-		ids[i] = p.Ticket.TriggerID
+	ids := newUUIDColumn(len(group))
+	for i := range group {
+		ids.set(i, &group[i].Ticket.TriggerID)
 	}
 	b := &pgx.Batch{}
 	b.Queue(sqlBeginAdmission)
 	b.Queue(sqlGenericPlans)
-	b.Queue(sqlCommitPageLock, ids)
+	b.Queue(sqlCommitPageLock, ids.param())
 	if probe {
 		queueProbe(b, group)
 	}
@@ -452,16 +452,16 @@ func lockPage(ctx context.Context, conn *pgxpool.Conn, group []schedule.CommitPa
 		}
 	}
 	facts := make(map[int]pageFacts, len(group))
-	defs := newPageDefs()
+	scan := newFactsScan(newPageDefs())
+	var ord int
+	scan.then(&ord)
 	err := eachRow(br, len(group), "lock", func(rows pgx.Rows) (int, error) {
-		var ord int
-		var pf pageFacts
-		if err := scanFacts(rows, &pf.commitFacts, "", defs, &ord); err != nil {
+		if err := scan.scan(rows, ""); err != nil {
 			return 0, err
 		}
 		if ord >= 1 && ord <= len(group) {
-			pf.Trigger.TriggerID = group[ord-1].Ticket.TriggerID
-			facts[ord-1] = pf
+			scan.f.Trigger.TriggerID = group[ord-1].Ticket.TriggerID
+			facts[ord-1] = pageFacts{commitFacts: scan.f}
 		}
 		return ord, nil
 	})
@@ -511,17 +511,16 @@ func needsRuns(group []schedule.CommitParams, facts map[int]pageFacts) bool {
 // queueProbe queues the probe of the group's Runs, planned for its own
 // parameters (CustomPlans), with the cached plans set again after it.
 func queueProbe(b *pgx.Batch, group []schedule.CommitParams) {
-	ids := make([]string, len(group))
-	keys := make([]*string, len(group))
+	ids := newUUIDColumn(len(group))
+	keys := make(elems[pgtype.Text], len(group))
 	for i, p := range group {
-		ids[i] = p.Ticket.TriggerID
+		ids.set(i, &group[i].Ticket.TriggerID)
 		if p.Decision.Action == schedule.Admit {
-			key := schedule.IdempotencyKey(p.Ticket.TriggerID, p.Ticket.TriggerRevision, p.Decision.ScheduledForMs)
-			keys[i] = &key
+			keys[i] = pgtype.Text{String: schedule.IdempotencyKey(p.Ticket.TriggerID, p.Ticket.TriggerRevision, p.Decision.ScheduledForMs), Valid: true}
 		}
 	}
 	b.Queue(sqlCustomPlans)
-	b.Queue(sqlCommitPageProbe, ids, keys)
+	b.Queue(sqlCommitPageProbe, ids.param(), keys)
 	b.Queue(sqlGenericPlans)
 }
 
@@ -574,20 +573,22 @@ func eachRow(br pgx.BatchResults, n int, what string, scan func(pgx.Rows) (int, 
 }
 
 // pageWriteArgs are sqlCommitPageWrite's arguments for the verified
-// decisions group[write...]: one array element per decision.
+// decisions group[write...]: one array element per decision, each array
+// encoded in binary from its elements (array_params.go).
 func pageWriteArgs(group []schedule.CommitParams, write []int, facts map[int]pageFacts, overlap map[int]overlapEffect) ([]any, error) {
 	n := len(write)
-	tids := make([]pgtype.TID, n)
 	var (
-		triggerIDs, owners, tokens                                     = make([]string, n), make([]string, n), make([]string, n)
-		revisions, versions, claimVersions, expires, acquired, nextCur = make([]int64, n), make([]int64, n), make([]int64, n), make([]int64, n), make([]int64, n), make([]int64, n)
-		cursors, lastScheduled, taskRevisions, scheduledFor            = make([]*int64, n), make([]*int64, n), make([]*int64, n), make([]*int64, n)
-		nextDue, dueAt                                                 = make([]*int64, n), make([]*int64, n)
-		runIDs, projectIDs, taskIDs, execIDs, keys, attemptIDs         = make([]*string, n), make([]*string, n), make([]*string, n), make([]*string, n), make([]*string, n), make([]*string, n)
-		created, queued                                                = make([]*string, n), make([]*string, n)
-		waiting                                                        = make([]*bool, n)
-		cancelled                                                      = make([]bool, n)
+		tids                                        = make(elems[pgtype.TID], n)
+		triggerIDs, tokens                          = newUUIDColumn(n), newUUIDColumn(n)
+		runIDs, projectIDs, taskIDs, attemptIDs     = newUUIDColumn(n), newUUIDColumn(n), newUUIDColumn(n), newUUIDColumn(n)
+		owners, execIDs, keys                       = make(elems[pgtype.Text], n), make(elems[pgtype.Text], n), make(elems[pgtype.Text], n)
+		revisions, versions, claimVersions, expires = make(elems[pgtype.Int8], n), make(elems[pgtype.Int8], n), make(elems[pgtype.Int8], n), make(elems[pgtype.Int8], n)
+		acquired, nextCur, cursors, lastScheduled   = make(elems[pgtype.Int8], n), make(elems[pgtype.Int8], n), make(elems[pgtype.Int8], n), make(elems[pgtype.Int8], n)
+		taskRevisions, scheduledFor, nextDue, dueAt = make(elems[pgtype.Int8], n), make(elems[pgtype.Int8], n), make(elems[pgtype.Int8], n), make(elems[pgtype.Int8], n)
+		created, queued                             = make(jsonElems, n), make(jsonElems, n)
+		waiting, cancelled                          = make(elems[pgtype.Bool], n), make(elems[pgtype.Bool], n)
 	)
+	val := func(v int64) pgtype.Int8 { return pgtype.Int8{Int64: v, Valid: true} }
 	var nowMs int64
 	var ledgerRows []int64
 	var passed []schedule.Passed
@@ -596,14 +597,17 @@ func pageWriteArgs(group []schedule.CommitParams, write []int, facts map[int]pag
 		tk, l, d := p.Ticket, p.Ticket.Lease, p.Decision
 		f := facts[i]
 		nowMs, tids[k] = f.NowMs, f.TID
-		triggerIDs[k], revisions[k], versions[k], cursors[k] = tk.TriggerID, tk.TriggerRevision, tk.StateVersion, tk.NextFireAtMs
-		owners[k], tokens[k], claimVersions[k], expires[k], acquired[k] = l.Owner, l.Token, l.ClaimVersion, l.ExpiresAtMs, l.AcquiredAtMs
-		nextCur[k], nextDue[k] = d.NextFireAtMs, d.NextDueOffset()
+		triggerIDs.set(k, &group[i].Ticket.TriggerID)
+		revisions[k], versions[k], cursors[k] = val(tk.TriggerRevision), val(tk.StateVersion), int8Of(tk.NextFireAtMs)
+		owners[k] = pgtype.Text{String: l.Owner, Valid: true}
+		tokens.set(k, &l.Token)
+		claimVersions[k], expires[k], acquired[k] = val(l.ClaimVersion), val(l.ExpiresAtMs), val(l.AcquiredAtMs)
+		nextCur[k], nextDue[k] = val(d.NextFireAtMs), int8Of(d.NextDueOffset())
 		for range d.Passed {
 			ledgerRows = append(ledgerRows, int64(k+1))
 		}
 		passed = append(passed, d.Passed...)
-		cancelled[k] = overlap[i].cancelled
+		cancelled[k] = pgtype.Bool{Bool: overlap[i].cancelled, Valid: true}
 		if d.Action != schedule.Admit {
 			continue
 		}
@@ -611,22 +615,25 @@ func pageWriteArgs(group []schedule.CommitParams, write []int, facts map[int]pag
 		if err != nil {
 			return nil, err
 		}
-		c, q := string(a.created), string(a.queued)
-		lastScheduled[k], scheduledFor[k], dueAt[k] = &d.ScheduledForMs, &d.ScheduledForMs, &d.FireAtMs
-		runIDs[k], projectIDs[k], taskIDs[k], taskRevisions[k] = &p.RunID, &tk.ProjectID, &tk.TaskID, &tk.TaskRevision
-		execIDs[k], keys[k], attemptIDs[k], created[k], queued[k] = &a.executionRevID, &a.key, &p.AttemptID, &c, &q
-		w := overlap[i].waits
-		waiting[k] = &w
+		lastScheduled[k], scheduledFor[k], dueAt[k] = val(d.ScheduledForMs), val(d.ScheduledForMs), val(d.FireAtMs)
+		runIDs.set(k, &group[i].RunID)
+		projectIDs.set(k, &group[i].Ticket.ProjectID)
+		taskIDs.set(k, &group[i].Ticket.TaskID)
+		attemptIDs.set(k, &group[i].AttemptID)
+		taskRevisions[k] = val(tk.TaskRevision)
+		execIDs[k], keys[k] = pgtype.Text{String: a.executionRevID, Valid: true}, pgtype.Text{String: a.key, Valid: true}
+		created[k], queued[k] = a.created, a.queued
+		waiting[k] = pgtype.Bool{Bool: overlap[i].waits, Valid: true}
 	}
 	args := ledgerArgs(passed)
 	args["ledger_row"] = ledgerRows
 	maps.Copy(args, pgx.StrictNamedArgs{
-		"tid": tids, "trigger_id": triggerIDs, "trigger_revision": revisions, "state_version": versions, "fence_cursor": cursors,
-		"claim_owner": owners, "claim_token": tokens, "claim_version": claimVersions, "expires_at_ms": expires,
+		"tid": tids, "trigger_id": triggerIDs.param(), "trigger_revision": revisions, "state_version": versions, "fence_cursor": cursors,
+		"claim_owner": owners, "claim_token": tokens.param(), "claim_version": claimVersions, "expires_at_ms": expires,
 		"acquired_at_ms": acquired, "next_cursor": nextCur, "next_due_offset_ms": nextDue, "last_scheduled_at_ms": lastScheduled,
-		"run_id": runIDs, "project_id": projectIDs, "task_id": taskIDs, "task_revision": taskRevisions,
+		"run_id": runIDs.param(), "project_id": projectIDs.param(), "task_id": taskIDs.param(), "task_revision": taskRevisions,
 		"execution_revision_id": execIDs, "idempotency_key": keys, "scheduled_for_ms": scheduledFor, "due_at_ms": dueAt,
-		"attempt_id": attemptIDs, "created_payload": created, "queued_payload": queued, "waits": waiting, "cancelled": cancelled,
+		"attempt_id": attemptIDs.param(), "created_payload": created, "queued_payload": queued, "waits": waiting, "cancelled": cancelled,
 		"admitted_at_ms": nowMs, "executor": string(task.RemoteWorker),
 		"created_event": run.EventCreated, "queued_event": run.EventQueued,
 	})

@@ -1,6 +1,10 @@
 package pgstore
 
-import "github.com/qinglong/qinglong/internal/core/task"
+import (
+	"github.com/jackc/pgx/v5/pgtype"
+
+	"github.com/qinglong/qinglong/internal/core/task"
+)
 
 // pageDefs holds what one page lock derived from its rows' stored
 // definitions. The rows of a page mostly pin a few task revisions, and
@@ -12,6 +16,9 @@ import "github.com/qinglong/qinglong/internal/core/task"
 // verified on its own; only a digest that matched is kept, so a mismatch is
 // always recomputed and reported as before. A nil *pageDefs keeps nothing.
 type pageDefs struct {
+	// texts and uuids are the page's column values read once (page_cols.go).
+	texts      map[string]string
+	uuids      map[[16]byte]string
 	commands   map[string]task.Command
 	labels     map[string]map[string]string
 	tasks      map[taskDigestKey]bool
@@ -36,16 +43,44 @@ type executionDigestKey struct {
 }
 
 func newPageDefs() *pageDefs {
-	return &pageDefs{commands: map[string]task.Command{}, labels: map[string]map[string]string{},
+	return &pageDefs{texts: map[string]string{}, uuids: map[[16]byte]string{},
+		commands: map[string]task.Command{}, labels: map[string]map[string]string{},
 		tasks: map[taskDigestKey]bool{}, executions: map[executionDigestKey]bool{}}
+}
+
+// text is v as a string, the one the page already made of the same bytes
+// if any: v is the row's buffer, which the next row overwrites.
+func (d *pageDefs) text(v []byte) string {
+	if d == nil {
+		return string(v)
+	}
+	if s, ok := d.texts[string(v)]; ok {
+		return s
+	}
+	s := string(v)
+	d.texts[s] = s
+	return s
+}
+
+// uuid is u in canonical text, shared as text shares.
+func (d *pageDefs) uuid(u [16]byte) string {
+	if d == nil {
+		return pgtype.UUID{Bytes: u, Valid: true}.String()
+	}
+	if s, ok := d.uuids[u]; ok {
+		return s
+	}
+	s := pgtype.UUID{Bytes: u, Valid: true}.String()
+	d.uuids[u] = s
+	return s
 }
 
 // command decodes a stored command; an undecodable one stays empty, so the
 // digest check that follows fails closed. Rows share the decoded value and
 // only read it.
-func (d *pageDefs) command(raw []byte) task.Command {
-	c := func(raw []byte) task.Command {
-		c, _ := decodeCommand(raw)
+func (d *pageDefs) command(raw string) task.Command {
+	c := func(raw string) task.Command {
+		c, _ := decodeCommand([]byte(raw))
 		return c
 	}
 	if d == nil {
@@ -55,9 +90,9 @@ func (d *pageDefs) command(raw []byte) task.Command {
 }
 
 // labelsOf decodes stored labels as command does commands.
-func (d *pageDefs) labelsOf(raw []byte) map[string]string {
-	l := func(raw []byte) map[string]string {
-		l, _ := decodeLabels(raw)
+func (d *pageDefs) labelsOf(raw string) map[string]string {
+	l := func(raw string) map[string]string {
+		l, _ := decodeLabels([]byte(raw))
 		return l
 	}
 	if d == nil {
@@ -67,12 +102,12 @@ func (d *pageDefs) labelsOf(raw []byte) map[string]string {
 }
 
 // decodedOnce is decode(raw), kept in seen by raw's text.
-func decodedOnce[V any](seen map[string]V, raw []byte, decode func([]byte) V) V {
-	if v, ok := seen[string(raw)]; ok {
+func decodedOnce[V any](seen map[string]V, raw string, decode func(string) V) V {
+	if v, ok := seen[raw]; ok {
 		return v
 	}
 	v := decode(raw)
-	seen[string(raw)] = v
+	seen[raw] = v
 	return v
 }
 
@@ -80,12 +115,12 @@ func decodedOnce[V any](seen map[string]V, raw []byte, decode func([]byte) V) V 
 // task revision stored exactly as rev was decoded from (labels and command
 // its raw text), verifying it now if not. False says only that it is not
 // known to match: the caller's check recomputes it.
-func (d *pageDefs) taskVerified(rev task.Revision, labels, command []byte) bool {
+func (d *pageDefs) taskVerified(rev task.Revision, labels, command string) bool {
 	if d == nil {
 		return false
 	}
 	k := taskDigestKey{projectID: rev.ProjectID, taskID: rev.TaskID, name: rev.Spec.Name, enabled: rev.Spec.Enabled,
-		labels: string(labels), command: string(command), digest: rev.ContentDigest}
+		labels: labels, command: command, digest: rev.ContentDigest}
 	if ok, seen := d.tasks[k]; seen {
 		return ok
 	}
@@ -97,12 +132,12 @@ func (d *pageDefs) taskVerified(rev task.Revision, labels, command []byte) bool 
 // executionVerified is taskVerified for an execution revision (its command
 // the raw text) checked against the task revision and digest it is pinned
 // to, for the remote_worker executor.
-func (d *pageDefs) executionVerified(e task.Execution, command []byte, taskRevision int64, taskDigest string) bool {
+func (d *pageDefs) executionVerified(e task.Execution, command string, taskRevision int64, taskDigest string) bool {
 	if d == nil {
 		return false
 	}
 	k := executionDigestKey{id: e.ID, projectID: e.ProjectID, taskID: e.TaskID, taskContentDigest: e.TaskContentDigest,
-		executor: string(e.Executor), command: string(command), digest: e.Digest, taskRevision: e.TaskRevision,
+		executor: string(e.Executor), command: command, digest: e.Digest, taskRevision: e.TaskRevision,
 		pinnedRevision: taskRevision, pinnedDigest: taskDigest}
 	if ok, seen := d.executions[k]; seen {
 		return ok
