@@ -322,17 +322,26 @@ more) is closed cancelled. A run that has already ended is left as it is.` + run
 const runsCancelAudit = `
 The cancel's event records who asked: the operating-system user, or over --api-url the API token and
 the address it came from.
+
+With --state instead of a run id it cancels every Run in that state (queued, running or lost),
+narrowed by --project or --trigger: a backlog a backfill or a slow job left queued, say. It reads the
+matching ids first and then cancels each as the command above does (so Runs admitted meanwhile are
+left), prints progress on stderr every 100 Runs and a count at the end; --dry-run counts them and
+cancels none. It stops at the first Run it cannot cancel, saying how many it had done.
 `
 
 func runsCancelCommand(opts Options) *cobra.Command {
 	var db dbFlags
+	var f cancelFilters
 	c := &cobra.Command{
-		Use:   "cancel RUN_ID",
+		Use:   "cancel RUN_ID | --state STATE [--project P | --trigger T]",
 		Short: "Cancel a run: at once when it has not started, else its command is stopped",
 		Long:  runsCancelLong(opts),
 		Example: "  " + opts.Binary + " runs cancel 0190a4f2-0000-7000-8000-000000000000\n" +
-			"  " + opts.Binary + " runs cancel 0190a4f2-0000-7000-8000-000000000000 --api-url https://ql.example.com:8080",
-		Args: oneID("runs cancel takes one run id", "run id", "runs", "list"),
+			"  " + opts.Binary + " runs cancel 0190a4f2-0000-7000-8000-000000000000 --api-url https://ql.example.com:8080\n" +
+			"  " + opts.Binary + " runs cancel --state queued --trigger shop/nightly --dry-run\n" +
+			"  " + opts.Binary + " runs cancel --state queued --trigger shop/nightly",
+		Args: cancelArgs(&f),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			b, err := openExistingForWrite(cmd.Context(), opts, &db)
 			if err != nil {
@@ -341,6 +350,9 @@ func runsCancelCommand(opts Options) *cobra.Command {
 			defer b.Close()
 			if b.CancelRun == nil {
 				return fmt.Errorf("this build cannot cancel runs of this database")
+			}
+			if len(args) == 0 {
+				return cancelMatching(cmd.Context(), cmd, b, f)
 			}
 			// Only the effect says this call ended the Run: one that its
 			// command or an earlier cancel ended, even a moment before,
@@ -366,5 +378,9 @@ func runsCancelCommand(opts Options) *cobra.Command {
 	}
 	addDBFlags(c, &db, opts.OpenPostgres != nil)
 	addServerFlag(c, &db)
+	c.Flags().StringVar(&f.state, "state", "", "cancel every Run in this state (queued, running or lost) instead of one by id")
+	c.Flags().StringVar(&f.project, "project", "", "with --state: only Runs of this project (name or id)")
+	c.Flags().StringVar(&f.trigger, "trigger", "", "with --state: only Runs of this trigger (id, name, or project/name)")
+	c.Flags().BoolVar(&f.dryRun, "dry-run", false, "with --state: count the Runs it would cancel, cancelling none")
 	return c
 }

@@ -67,7 +67,7 @@ func OpenSQLite(ctx context.Context, dsn string) (*cli.Backend, error) {
 	}
 	return &cli.Backend{Catalog: b.Catalog, Runs: localRuns{Reader: b.Store, layout: b.Layout}, LastRuns: b.Store, Triggers: b.Store, Definitions: b.Store, ReadLog: b.ReadLog, CancelRun: b.Store.CancelRun,
 		Pause: b.Store, ProjectPause: b.Store, ProjectPauses: b.Store, Detail: b.Store, Manual: b.Store, Tokens: b.Store, Users: b.Store, Notifications: b.Store,
-		Retention: b.Store.Retention(b.Layout.Logs), RetentionDefaults: server.RetentionDefaults(server.Standalone),
+		Retention: b.Store.Retention(b.Layout.Logs), RetentionDefaults: server.RetentionDefaults(server.Standalone), RetentionOptions: sqlitestore.RetentionOptions,
 		MissingSecrets: process.Secrets{Path: b.Layout.Secrets}.Missing, Unattended: unattended(b.Layout), Migrated: b.Migrated, HeldNone: b.HeldNone, Close: b.Close}, nil
 }
 
@@ -136,7 +136,7 @@ func Serve(p server.Profile) cli.ServeFunc {
 			return &cli.UsageError{Err: err}
 		}
 		cfg := server.Config{
-			Retention:         server.RetentionConfig{Set: true, Policy: policy},
+			Retention:         server.RetentionConfig{Set: true, Policy: policy, Options: sqlitestore.RetentionOptions},
 			Profile:           p,
 			DataDir:           f.DataDir,
 			PageSize:          f.PageSize,

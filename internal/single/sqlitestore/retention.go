@@ -28,6 +28,17 @@ func (s *Store) Retention(logDir string) *Retention {
 
 var _ retention.Store = (*Retention)(nil)
 
+// RetentionOptions pace retention on SQLite. Every batch holds the one
+// writer admission needs, so the pass keeps its tenth of the time (the
+// default share) and batches of 16; but each of the cap's batches first
+// sums every log still on disk, so at 30,000 logs its batches of 16
+// deleted about 50 logs a second, fewer than a server with 1,500 triggers
+// a minute writes, and the logs outgrew the cap. The cap's batches grow
+// while they take under half the 25 ms target, up to 1,024 logs, and
+// shrink back when one takes longer: an admission still waits for one
+// batch at most, bounded in time.
+var RetentionOptions = retention.Options{BatchSize: 16, MaxBatchSize: 1024}
+
 // cutoff is the finish time before which a rule's age has passed.
 func (r *Retention) cutoff(b retention.Batch) int64 {
 	return r.store.nowMs() - b.OlderThan.Milliseconds()

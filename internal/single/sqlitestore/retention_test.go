@@ -80,7 +80,7 @@ func TestMigrateSwitchesAnOldFileToIncrementalVacuum(t *testing.T) {
 // a backlog of old finished Runs vs without, in the same run
 // (QL_BENCH_RETENTION_BACKLOG sizes the backlog).
 func BenchmarkAdmissionUnderRetention(b *testing.B) {
-	storetest.BenchAdmissionUnderRetention(b, newEnv(b).fixture(), storetest.RetentionPacing{Name: "paced"})
+	storetest.BenchAdmissionUnderRetention(b, newEnv(b).fixture(), storetest.RetentionPacing{Name: "paced", Options: RetentionOptions})
 }
 
 // The log cap counts the log a running command is still writing at its

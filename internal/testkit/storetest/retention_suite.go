@@ -32,6 +32,7 @@ func RunRetention(t *testing.T, newFixture Factory) {
 		"DeliveredAndDeadNotificationsPastTheirAgeGoAndPendingOnesStay": testRetentionNotifications,
 		"EachBatchSeesWhatTheWholePassDeletedSoFar":                     testRetentionSoFar,
 		"ExpiredSessionsGoInBatchesWithoutASignin":                      testRetentionSessions,
+		"TheCapsBatchesGrowWhileTheyAreQuickAndStayAtTheirSizeWhenNot":  testRetentionCapBatchesGrow,
 	}
 	for name, fn := range tests {
 		t.Run(name, func(t *testing.T) {
@@ -237,6 +238,32 @@ func testRetentionCap(t *testing.T, f Fixture) {
 	}
 	requireLogs(t, f, middle, false)
 	requireLogs(t, f, newest, true)
+}
+
+func testRetentionCapBatchesGrow(t *testing.T, f Fixture) {
+	_, template := retentionDefs(t, f)
+	const n = 120
+	capPass := func(target time.Duration) retention.Report {
+		t.Helper()
+		seed(t, f, template, n, 3*day, logSize)
+		rep, err := retention.Pass(t.Context(), f.Retention, retention.Policy{LogBytes: logSize},
+			retention.Options{BatchSize: 2, MaxBatchSize: 32, BatchTarget: target, Pause: time.Millisecond, Share: 1, Budget: time.Minute})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rep.Total.Logs < n-1 {
+			t.Fatalf("a cap of one log over %d or more deleted %+v, want all but one", n, rep.Total)
+		}
+		return rep
+	}
+	// Every batch slower than a nanosecond: each stays at the first size.
+	if rep := capPass(time.Nanosecond); rep.Batches < (n-1)/2 {
+		t.Fatalf("batches over their target took %d logs in %d batches, want at most 2 a batch", rep.Total.Logs, rep.Batches)
+	}
+	// Every batch under half an hour: 2, 4, 8, 16, then 32 a batch.
+	if rep := capPass(time.Hour); rep.Batches > 8 {
+		t.Fatalf("quick batches took %d logs in %d batches, want them grown to 32 (at most 8 batches)", rep.Total.Logs, rep.Batches)
+	}
 }
 
 func testRetentionConcurrent(t *testing.T, f Fixture) {
