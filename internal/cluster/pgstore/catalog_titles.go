@@ -2,12 +2,9 @@ package pgstore
 
 import (
 	"context"
-	"maps"
-	"slices"
 
 	"github.com/qinglong/qinglong/internal/core/catalog"
 	"github.com/qinglong/qinglong/internal/core/qlerror"
-	"github.com/qinglong/qinglong/internal/core/validate"
 )
 
 // TitlesOf returns the titles of the project's tasks and triggers that
@@ -23,24 +20,12 @@ func (t *adminTx) TitlesOf(ctx context.Context, projectID string) (catalog.Title
 }
 
 func titlesOf(ctx context.Context, q querier, projectID string) (catalog.Titles, error) {
-	t := catalog.Titles{Tasks: map[string]string{}, Triggers: map[string]string{}}
 	rows, err := q.Query(ctx, sqlTitlesOfProject, projectID)
 	if err != nil {
-		return t, err
+		return catalog.Titles{}, err
 	}
 	defer rows.Close()
-	for rows.Next() {
-		var kind, name, title string
-		if err := rows.Scan(&kind, &name, &title); err != nil {
-			return t, err
-		}
-		if kind == "task" {
-			t.Tasks[name] = title
-		} else {
-			t.Triggers[name] = title
-		}
-	}
-	return t, rows.Err()
+	return catalog.ScanTitles(rows)
 }
 
 // TitlesSave sets each named object's title on its head, in name order
@@ -49,23 +34,18 @@ func titlesOf(ctx context.Context, q querier, projectID string) (catalog.Titles,
 // occurrence ledger as they are: a title is for people, and neither
 // claim nor commit reads it.
 func (t *adminTx) TitlesSave(ctx context.Context, projectID string, titles catalog.Titles) error {
-	for _, kind := range []struct {
-		name, stmt string
-		titles     map[string]string
-	}{{"task", sqlTaskTitleSet, titles.Tasks}, {"trigger", sqlTriggerTitleSet, titles.Triggers}} {
-		for _, name := range slices.Sorted(maps.Keys(kind.titles)) {
-			title := kind.titles[name]
-			if err := validate.Title(kind.name+".title", title); err != nil {
-				return err
-			}
-			tag, err := t.tx.Exec(ctx, kind.stmt, title, projectID, name)
-			if err != nil {
-				return err
-			}
-			if tag.RowsAffected() != 1 {
-				return qlerror.New(qlerror.NotFound, "%s %q does not exist in project %s; publish it before giving it a title", kind.name, name, projectID)
-			}
+	return titles.EachTitle(func(kind, name, title string) error {
+		stmt := sqlTaskTitleSet
+		if kind == catalog.TitleOfTrigger {
+			stmt = sqlTriggerTitleSet
 		}
-	}
-	return nil
+		tag, err := t.tx.Exec(ctx, stmt, title, projectID, name)
+		if err != nil {
+			return err
+		}
+		if tag.RowsAffected() != 1 {
+			return qlerror.New(qlerror.NotFound, "%s %q does not exist in project %s; publish it before giving it a title", kind, name, projectID)
+		}
+		return nil
+	})
 }

@@ -23,17 +23,7 @@ import (
 func TestARunLostToACrashedWorkerIsLoggedAtWarnByTheSweep(t *testing.T) {
 	t.Parallel()
 	env := clustertest.New(t)
-	env.Apply(t, fmt.Sprintf(`project: crashing
-tasks:
-  - name: once
-    script: sleep 60
-  - name: retried
-    script: sleep 60
-    retry: {maxAttempts: 2, backoff: 1m, on: [lost]}
-triggers:
-  - {name: t-once, task: once, cron: %[1]q, timezone: UTC}
-  - {name: t-retried, task: retried, cron: %[1]q, timezone: UTC}
-`, clustertest.QuietCron()))
+	applyPlainAndRetried(t, env, "crashing", "sleep 60", "{maxAttempts: 2, backoff: 1m, on: [lost]}")
 	p := serveInProcess(t, cli.ServeFlags{Profile: cli.ProfileCluster, DatabaseURL: env.URL(pgstore.RoleRuntime), ReplicaID: "sweeper",
 		RolePrefix: env.Prefix, HTTPAddr: "127.0.0.1:0", WorkerAddr: "127.0.0.1:0", Cadence: 250 * time.Millisecond, StopTimeout: 2 * time.Second})
 	p.awaitReady(t)
@@ -72,9 +62,9 @@ triggers:
 	l := lines[0]
 	ms, timed := l["duration_ms"].(float64)
 	lostRun := env.Int(t, `SELECT count(*) FROM qinglong.runs WHERE state = 'lost' AND id::text = $1`, fmt.Sprint(l["run"]))
-	if l["level"] != "WARN" || l["project"] != "crashing" || l["task"] != "once" || l["trigger"] != "t-once" || l["attempt"] != float64(1) ||
+	if l["level"] != "WARN" || l["project"] != "crashing" || l["task"] != "plain" || l["trigger"] != "t-plain" || l["attempt"] != float64(1) ||
 		l["state"] != "lost" || l["error"] != pgstore.ErrorCodeLeaseExpired || !timed || ms < 0 || lostRun != 1 {
-		t.Fatalf("run.finished line %v; want the lost Run of task once at WARN, attempt 1, state lost, error %s, its project, trigger and duration_ms",
+		t.Fatalf("run.finished line %v; want the lost Run of task plain at WARN, attempt 1, state lost, error %s, its project, trigger and duration_ms",
 			l, pgstore.ErrorCodeLeaseExpired)
 	}
 }

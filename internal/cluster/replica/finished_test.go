@@ -12,7 +12,6 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/qinglong/qinglong/internal/cluster/pgstore"
-	"github.com/qinglong/qinglong/internal/core/cli"
 	"github.com/qinglong/qinglong/internal/core/run"
 	"github.com/qinglong/qinglong/internal/core/workerproto"
 	"github.com/qinglong/qinglong/internal/testkit/clustertest"
@@ -31,17 +30,7 @@ import (
 func TestReplicasCountEachFinishedRunOnceByOutcome(t *testing.T) {
 	t.Parallel()
 	env := clustertest.New(t)
-	env.Apply(t, fmt.Sprintf(`project: outcomes
-tasks:
-  - name: plain
-    script: exit 1
-  - name: retried
-    script: exit 1
-    retry: {maxAttempts: 2, backoff: 1s, on: [failed]}
-triggers:
-  - {name: t-plain, task: plain, cron: %[1]q, timezone: UTC}
-  - {name: t-retried, task: retried, cron: %[1]q, timezone: UTC}
-`, clustertest.QuietCron()))
+	applyPlainAndRetried(t, env, "outcomes", "exit 1", "{maxAttempts: 2, backoff: 1s, on: [failed]}")
 	admin, err := pgstore.OpenAdmin(t.Context(), env.URL(pgstore.RoleAdmin))
 	if err != nil {
 		t.Fatal(err)
@@ -52,9 +41,7 @@ triggers:
 		t.Fatal(err)
 	}
 	serve := func(id string) (*inProcess, string) {
-		p := serveInProcess(t, cli.ServeFlags{Profile: cli.ProfileCluster, DatabaseURL: env.URL(pgstore.RoleRuntime), ReplicaID: id,
-			RolePrefix: env.Prefix, HTTPAddr: "127.0.0.1:0", WorkerAddr: "127.0.0.1:0", MetricsAddr: "127.0.0.1:0",
-			Cadence: 250 * time.Millisecond, StopTimeout: 2 * time.Second})
+		p := serveInProcess(t, metricsReplicaFlags(env, id))
 		addr, _ := p.logs.withCode(CodeMetricsListening)[0]["addr"].(string)
 		return p, "http://" + addr + "/metrics"
 	}
@@ -166,4 +153,23 @@ triggers:
 	if inDB := env.Int(t, `SELECT count(*) FROM qinglong.runs WHERE state = 'failed'`); total != float64(inDB) || inDB != 2 {
 		t.Fatalf("failed summed over the replicas: %g; the database holds %d failed Runs (want 2)", total, inDB)
 	}
+}
+
+// applyPlainAndRetried applies project with two tasks running script, on
+// triggers of a quiet cron (clustertest.MakeDue makes them due): plain,
+// with trigger t-plain, which is never retried, and retried, with trigger
+// t-retried, whose retry policy is retry (a YAML flow mapping).
+func applyPlainAndRetried(t *testing.T, env *clustertest.Env, project, script, retry string) {
+	t.Helper()
+	env.Apply(t, fmt.Sprintf(`project: %[2]s
+tasks:
+  - name: plain
+    script: %[3]s
+  - name: retried
+    script: %[3]s
+    retry: %[4]s
+triggers:
+  - {name: t-plain, task: plain, cron: %[1]q, timezone: UTC}
+  - {name: t-retried, task: retried, cron: %[1]q, timezone: UTC}
+`, clustertest.QuietCron(), project, script, retry))
 }

@@ -14,7 +14,6 @@ import (
 	"time"
 
 	"github.com/qinglong/qinglong/internal/cluster/pgstore"
-	"github.com/qinglong/qinglong/internal/core/cli"
 	"github.com/qinglong/qinglong/internal/core/metrics"
 	"github.com/qinglong/qinglong/internal/core/schedule"
 	"github.com/qinglong/qinglong/internal/core/workerproto"
@@ -44,9 +43,7 @@ func TestMetricsScrapedFromAReplicaMatchTheDatabase(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := serveInProcess(t, cli.ServeFlags{Profile: cli.ProfileCluster, DatabaseURL: env.URL(pgstore.RoleRuntime), ReplicaID: "replica-metrics",
-		RolePrefix: env.Prefix, HTTPAddr: "127.0.0.1:0", WorkerAddr: "127.0.0.1:0", MetricsAddr: "127.0.0.1:0",
-		Cadence: 250 * time.Millisecond, StopTimeout: 2 * time.Second})
+	p := serveInProcess(t, metricsReplicaFlags(env, "replica-metrics"))
 	eventually(t, 30*time.Second, "every due Run admitted", func() bool { return env.Int(t, `SELECT count(*) FROM qinglong.runs`) == triggers })
 	p.awaitReady(t)
 	var reg workerproto.RegisterReply
@@ -110,9 +107,7 @@ func TestMetricsScrapedFromAReplicaMatchTheDatabase(t *testing.T) {
 func TestFailedAuthenticationsAreCountedInTheMetricsBySurfaceAndReason(t *testing.T) {
 	t.Parallel()
 	env := clustertest.New(t)
-	p := serveInProcess(t, cli.ServeFlags{Profile: cli.ProfileCluster, DatabaseURL: env.URL(pgstore.RoleRuntime), ReplicaID: "replica-auth",
-		RolePrefix: env.Prefix, HTTPAddr: "127.0.0.1:0", WorkerAddr: "127.0.0.1:0", MetricsAddr: "127.0.0.1:0",
-		Cadence: 250 * time.Millisecond, StopTimeout: 2 * time.Second})
+	p := serveInProcess(t, metricsReplicaFlags(env, "replica-auth"))
 	api, _ := p.logs.withCode(CodeListening)[0]["addr"].(string)
 	eventually(t, 30*time.Second, "the replica to be ready", func() bool {
 		resp, err := http.Get("http://" + api + "/readyz")

@@ -5,7 +5,6 @@ import (
 	"time"
 
 	"github.com/qinglong/qinglong/internal/cluster/pgstore"
-	"github.com/qinglong/qinglong/internal/core/cli"
 	"github.com/qinglong/qinglong/internal/core/metrics"
 	"github.com/qinglong/qinglong/internal/core/workerproto"
 	"github.com/qinglong/qinglong/internal/testkit/clustertest"
@@ -22,9 +21,9 @@ func TestTheWorkersGaugeCountsEachStateFromZero(t *testing.T) {
 	t.Parallel()
 	env := clustertest.New(t)
 	env.Apply(t, clustertest.Triggers("gauge", 1, clustertest.QuietCron()))
-	p := serveInProcess(t, cli.ServeFlags{Profile: cli.ProfileCluster, DatabaseURL: env.URL(pgstore.RoleRuntime), ReplicaID: "replica-workers-gauge",
-		RolePrefix: env.Prefix, HTTPAddr: "127.0.0.1:0", WorkerAddr: "127.0.0.1:0", MetricsAddr: "127.0.0.1:0",
-		Cadence: 250 * time.Millisecond, StopTimeout: 2 * time.Second, RunLease: MinRunLease})
+	f := metricsReplicaFlags(env, "replica-workers-gauge")
+	f.RunLease = MinRunLease
+	p := serveInProcess(t, f)
 	p.awaitReady(t)
 	addr, _ := p.logs.withCode(CodeMetricsListening)[0]["addr"].(string)
 	var m metricstest.Families

@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/qinglong/qinglong/internal/cluster/pgstore"
-	"github.com/qinglong/qinglong/internal/core/cli"
 	"github.com/qinglong/qinglong/internal/core/metrics"
 	"github.com/qinglong/qinglong/internal/testkit/clustertest"
 	"github.com/qinglong/qinglong/internal/testkit/metricstest"
@@ -22,9 +21,9 @@ var perTriggerFamilies = []string{
 // perTrigger and returns it with its metrics address.
 func servePerTrigger(t *testing.T, env *clustertest.Env, id string, perTrigger int) (*inProcess, string) {
 	t.Helper()
-	p := serveInProcess(t, cli.ServeFlags{Profile: cli.ProfileCluster, DatabaseURL: env.URL(pgstore.RoleRuntime), ReplicaID: id,
-		RolePrefix: env.Prefix, HTTPAddr: "127.0.0.1:0", WorkerAddr: "127.0.0.1:0", MetricsAddr: "127.0.0.1:0", MetricsPerTrigger: perTrigger,
-		Cadence: 250 * time.Millisecond, StopTimeout: 2 * time.Second})
+	f := metricsReplicaFlags(env, id)
+	f.MetricsPerTrigger = perTrigger
+	p := serveInProcess(t, f)
 	p.awaitReady(t)
 	addr, _ := p.logs.withCode(CodeMetricsListening)[0]["addr"].(string)
 	return p, "http://" + addr + "/metrics"

@@ -66,10 +66,7 @@ func TestAReplicaRunsRetentionWhileItsSchedulerAdmits(t *testing.T) {
 // returns once every line it logged is in logs.
 func retainingReplica(t *testing.T, env *clustertest.Env, id string) (logs *logLines, stop func()) {
 	t.Helper()
-	f := cli.ServeFlags{Profile: cli.ProfileCluster, DatabaseURL: env.URL(pgstore.RoleRuntime), ReplicaID: id,
-		RolePrefix: env.Prefix, HTTPAddr: "127.0.0.1:0", WorkerAddr: "127.0.0.1:0", MetricsAddr: "127.0.0.1:0",
-		Cadence: 250 * time.Millisecond, StopTimeout: 2 * time.Second,
-		MaintenanceURL: env.URL(pgstore.RoleMaintenance), Retention: retention.Settings{Runs: "30d", Logs: "off", LogBytes: "off"}}
+	f := retentionReplicaFlags(env, id)
 	s, err := settingsFrom(&f)
 	if err != nil {
 		t.Fatal(err)

@@ -4,8 +4,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/qinglong/qinglong/internal/cluster/pgstore"
-	"github.com/qinglong/qinglong/internal/core/cli"
 	"github.com/qinglong/qinglong/internal/core/retention"
 	"github.com/qinglong/qinglong/internal/testkit/clustertest"
 	"github.com/qinglong/qinglong/internal/testkit/metricstest"
@@ -19,9 +17,7 @@ func TestAReplicaExportsItsDatabaseAndRunLogsSizes(t *testing.T) {
 	env := clustertest.New(t)
 	env.Apply(t, clustertest.Triggers("sizes", 2, clustertest.QuietCron()))
 	env.MakeDue(t, 0)
-	p := serveInProcess(t, cli.ServeFlags{Profile: cli.ProfileCluster, DatabaseURL: env.URL(pgstore.RoleRuntime), ReplicaID: "replica-sizes",
-		RolePrefix: env.Prefix, HTTPAddr: "127.0.0.1:0", WorkerAddr: "127.0.0.1:0", MetricsAddr: "127.0.0.1:0",
-		Cadence: 250 * time.Millisecond, StopTimeout: 2 * time.Second})
+	p := serveInProcess(t, metricsReplicaFlags(env, "replica-sizes"))
 	eventually(t, 30*time.Second, "the due Runs admitted", func() bool { return env.Int(t, `SELECT count(*) FROM qinglong.runs`) == 2 })
 	env.SeedFinished(t, 200, time.Hour, 64)
 	p.awaitReady(t)

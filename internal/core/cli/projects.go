@@ -10,31 +10,8 @@ import (
 	"github.com/qinglong/qinglong/internal/core/apply"
 	"github.com/qinglong/qinglong/internal/core/catalog"
 	"github.com/qinglong/qinglong/internal/core/qlerror"
+	"github.com/qinglong/qinglong/internal/core/view"
 )
-
-// projectView is what `projects show` prints of a project, and in -o
-// json as GET /api/v1/projects/{name} answers it: its revision is left
-// out of a project past apply.RevisionLimit, which has none.
-type projectView struct {
-	ID       string `json:"id"`
-	Name     string `json:"name"`
-	Title    string `json:"title,omitempty"`
-	Status   string `json:"status"`
-	Revision string `json:"revision,omitempty"`
-	// Pause is whether the project is paused (`projects pause`): while
-	// paused, its note, who paused it and when; once resumed, who resumed
-	// it and when.
-	Pause *projectPauseState `json:"pause,omitempty"`
-}
-
-// projectPauseState is a project's pause state as GET
-// /api/v1/projects/{name} answers it.
-type projectPauseState struct {
-	Paused bool   `json:"paused"`
-	Note   string `json:"note,omitempty"`
-	Actor  string `json:"actor,omitempty"`
-	AtMs   int64  `json:"atMs,omitempty"`
-}
 
 func projectsCommand(opts Options) *cobra.Command {
 	c := &cobra.Command{
@@ -105,7 +82,7 @@ On the cluster both the admin and the runtime role's URL may read it.`),
 
 // pausedLine is the paused row of `projects show`: since when, by whom
 // and why it is paused, or "no".
-func pausedLine(st projectPauseState) string {
+func pausedLine(st view.ProjectPauseState) string {
 	if !st.Paused {
 		return "no"
 	}
@@ -118,42 +95,42 @@ func pausedLine(st projectPauseState) string {
 
 // shownProject reads the project named name from the database or, given
 // --api-url, from the server's project read, whose revision is the same.
-func shownProject(cmd *cobra.Command, opts Options, db *dbFlags, name string) (projectView, error) {
+func shownProject(cmd *cobra.Command, opts Options, db *dbFlags, name string) (view.Project, error) {
 	if db.server != "" {
 		c, err := remoteClient(db)
 		if err != nil {
-			return projectView{}, err
+			return view.Project{}, err
 		}
-		var p projectView
+		var p view.Project
 		err = c.get(cmd.Context(), "/api/v1/projects/"+url.PathEscape(name), nil, &p)
 		return p, err
 	}
 	b, err := openExisting(cmd.Context(), opts, db)
 	if err != nil {
-		return projectView{}, err
+		return view.Project{}, err
 	}
 	defer b.Close()
 	if b.Definitions == nil {
-		return projectView{}, fmt.Errorf("this build cannot read projects of this database")
+		return view.Project{}, fmt.Errorf("this build cannot read projects of this database")
 	}
 	p, err := projectOf(cmd.Context(), b.Definitions, name)
 	if err != nil || b.ProjectPauses == nil {
 		return p, err
 	}
 	st, err := b.ProjectPauses.ProjectPauseRead(cmd.Context(), p.ID)
-	p.Pause = &projectPauseState{Paused: st.Paused, Note: st.Note, Actor: st.Actor, AtMs: st.AtMs}
+	p.Pause = view.NewProjectPauseState(st)
 	return p, err
 }
 
 // projectOf reads the project named name and its revision in one
 // snapshot.
-func projectOf(ctx context.Context, r catalog.DefinitionsReader, name string) (projectView, error) {
+func projectOf(ctx context.Context, r catalog.DefinitionsReader, name string) (view.Project, error) {
 	d, err := r.ProjectDefinitions(ctx, name, apply.RevisionLimit)
 	if qlerror.ReasonOf(err) == catalog.RefusalProjectMissing {
-		return projectView{}, apply.ProjectMissing(ctx, r, name)
+		return view.Project{}, apply.ProjectMissing(ctx, r, name)
 	}
 	if err != nil {
-		return projectView{}, err
+		return view.Project{}, err
 	}
-	return projectView{ID: d.Project.ID, Name: d.Project.Name, Title: d.Project.Title, Status: string(d.Project.Status), Revision: apply.SpecRevision(d)}, nil
+	return view.Project{ID: d.Project.ID, Name: d.Project.Name, Title: d.Project.Title, Status: string(d.Project.Status), Revision: apply.SpecRevision(d)}, nil
 }

@@ -43,17 +43,11 @@ it runs anyway.
 	}
 	c.Args = oneArg("projects " + verb + " takes one project: its name or id")
 	c.RunE = func(cmd *cobra.Command, args []string) error {
-		if err := checkPauseNote(note); err != nil {
-			return err
-		}
-		b, err := openExistingForWrite(cmd.Context(), opts, &db)
+		b, err := openPauser(cmd, opts, &db, note, verb+" projects", func(b *Backend) bool { return b.ProjectPause != nil })
 		if err != nil {
 			return err
 		}
 		defer b.Close()
-		if b.ProjectPause == nil {
-			return fmt.Errorf("this build cannot %s projects of this database", verb)
-		}
 		res, err := b.ProjectPause.ProjectPause(cmd.Context(), schedule.ProjectPauseRequest{Project: args[0], Pause: pause, Note: note, Actor: actor()})
 		if err != nil {
 			return err

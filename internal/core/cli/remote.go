@@ -498,37 +498,21 @@ func pauseCall(pause bool, note string) (path string, body any) {
 // TriggerPause pauses (with the note) or resumes a trigger.
 func (c *apiClient) TriggerPause(ctx context.Context, r schedule.PauseRequest) (schedule.PauseResult, error) {
 	path, body := pauseCall(r.Pause, r.Note)
-	var a struct {
-		Changed bool   `json:"changed"`
-		Paused  bool   `json:"paused"`
-		Note    string `json:"note"`
-		AtMs    int64  `json:"atMs"`
-	}
+	var a view.TriggerPause
 	if err := c.post(ctx, "/api/v1/triggers/"+url.PathEscape(r.TriggerID)+path, body, &a); err != nil {
 		return schedule.PauseResult{}, err
 	}
-	return schedule.PauseResult{Changed: a.Changed, Paused: a.Paused, Note: a.Note, AtMs: a.AtMs}, nil
+	return a.Result(), nil
 }
 
 // ProjectPause pauses (with the note) or resumes a project.
 func (c *apiClient) ProjectPause(ctx context.Context, r schedule.ProjectPauseRequest) (schedule.ProjectPauseResult, error) {
 	path, body := pauseCall(r.Pause, r.Note)
-	var a struct {
-		ProjectID   string `json:"projectId"`
-		ProjectName string `json:"projectName"`
-		Changed     bool   `json:"changed"`
-		Paused      bool   `json:"paused"`
-		Note        string `json:"note"`
-		Actor       string `json:"actor"`
-		AtMs        int64  `json:"atMs"`
-		Triggers    int    `json:"triggers"`
-		KeptPaused  int    `json:"keptPaused"`
-	}
+	var a view.ProjectPause
 	if err := c.post(ctx, "/api/v1/projects/"+url.PathEscape(r.Project)+path, body, &a); err != nil {
 		return schedule.ProjectPauseResult{}, err
 	}
-	return schedule.ProjectPauseResult{ProjectID: a.ProjectID, ProjectName: a.ProjectName, Changed: a.Changed, Paused: a.Paused, Note: a.Note,
-		Actor: a.Actor, AtMs: a.AtMs, Triggers: a.Triggers, KeptPaused: a.KeptPaused}, nil
+	return a.Result(), nil
 }
 
 // TriggerSetEnabled publishes trigger id's revision again with enabled

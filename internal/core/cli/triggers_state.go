@@ -319,17 +319,11 @@ the grace period; to run none, give the trigger catchUpWindow: 0s in its definit
 	}
 	c.Args = oneTriggerArgs(verb)
 	c.RunE = func(cmd *cobra.Command, args []string) error {
-		if err := checkPauseNote(note); err != nil {
-			return err
-		}
-		b, err := openExistingForWrite(cmd.Context(), opts, &db)
+		b, err := openPauser(cmd, opts, &db, note, verb+" triggers", func(b *Backend) bool { return b.Pause != nil })
 		if err != nil {
 			return err
 		}
 		defer b.Close()
-		if b.Pause == nil {
-			return fmt.Errorf("this build cannot %s triggers of this database", verb)
-		}
 		t, err := findTrigger(cmd, b.Triggers, project, args[0])
 		if err != nil {
 			return err
@@ -381,6 +375,25 @@ func truncate(s string) string {
 		return s[:128]
 	}
 	return cmp.Or(s, "unknown")
+}
+
+// openPauser opens the database (or the server --api-url names) for a
+// pause or resume, once the note is one a pause keeps; can says whether
+// the opened backend pauses what the command names, and action (such as
+// "pause triggers") words the refusal of one that does not.
+func openPauser(cmd *cobra.Command, opts Options, db *dbFlags, note, action string, can func(*Backend) bool) (*Backend, error) {
+	if err := checkPauseNote(note); err != nil {
+		return nil, err
+	}
+	b, err := openExistingForWrite(cmd.Context(), opts, db)
+	if err != nil {
+		return nil, err
+	}
+	if !can(b) {
+		b.Close()
+		return nil, fmt.Errorf("this build cannot %s of this database", action)
+	}
+	return b, nil
 }
 
 // checkPauseNote refuses a --note longer than a pause keeps, before the

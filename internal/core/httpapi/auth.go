@@ -229,18 +229,17 @@ func (g *guard) check(r *http.Request) (apitoken.Token, failure, error) {
 	return t, failNone, nil
 }
 
-// protect wraps a route that needs a token of scope need; never, when
-// not nil, says why this server can serve the route to no token at all,
+// protect wraps a route that needs a token of scope need and is served
+// as its rule served says while the server is not ready; never, when not
+// nil, says why this server can serve the route to no token at all,
 // which a token of too small a scope is told instead of the scope it
 // lacks: asking for a larger token would only meet that refusal.
-func (a *api) protect(need apitoken.Scope, never func() error, h http.HandlerFunc) http.HandlerFunc {
+func (a *api) protect(need apitoken.Scope, served readiness, never func() error, h http.HandlerFunc) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		g := a.guard
 		// A server not ready only because its writes are held answers
 		// reads, and refuses a write below in the hold's own words.
-		// /metrics answers in every state: qinglong_ready must read 0
-		// while the server is not ready, not go stale for want of a scrape.
-		if ok, reason := a.Ready(); !ok && hold.Held(a.Writes) == nil && r.URL.Path != metricsPath {
+		if ok, reason := a.Ready(); !ok && hold.Held(a.Writes) == nil && served == whenReady {
 			a.writeError(w, r, qlerror.New(qlerror.Unavailable, "this server is not admitting requests (%s); retry later, or ask another server if you run several", reason).
 				Because(RefusalNotReady, "readiness", reason))
 			return

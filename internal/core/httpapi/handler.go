@@ -248,8 +248,14 @@ func (l Limits) withDefaults() Limits {
 }
 
 // NewHandler returns the API server's handler. Every route comes from the
-// route table (routes.go), which says what scope of token it needs.
+// route table (routes.go), which says what scope of token it needs and
+// whether it is served while the server is not ready.
 func NewHandler(cfg Config) *Handler {
+	return newHandler(cfg, routes)
+}
+
+// newHandler is NewHandler serving the route table table.
+func newHandler(cfg Config, table []route) *Handler {
 	if cfg.RequestTimeout <= 0 || cfg.RequestTimeout > DefaultRequestTimeout {
 		cfg.RequestTimeout = DefaultRequestTimeout
 	}
@@ -277,7 +283,7 @@ func NewHandler(cfg Config) *Handler {
 	h := &Handler{mux: http.NewServeMux(), a: a, g: g, apiPaths: map[string]bool{}, anyHost: map[string]bool{}}
 	byPattern := map[string][]route{}
 	var order []string
-	for _, rt := range routes {
+	for _, rt := range table {
 		if _, ok := byPattern[rt.pattern]; !ok {
 			order = append(order, rt.pattern)
 		}
@@ -295,7 +301,7 @@ func NewHandler(cfg Config) *Handler {
 	// A path no route serves is answered only to a token, as a route's
 	// other method is (dispatch): without one, every path is the same 401,
 	// so the routes cannot be mapped by asking.
-	h.handle("/", a.protect(apitoken.Read, nil, func(w http.ResponseWriter, r *http.Request) {
+	h.handle("/", a.protect(apitoken.Read, whenReady, nil, func(w http.ResponseWriter, r *http.Request) {
 		a.writeError(w, r, qlerror.New(qlerror.NotFound, "no such endpoint %s; docs/operations.md lists the routes (/api/v1/runs, /api/v1/triggers, ...)", clip(r.URL.Path)).
 			Because(RefusalNoSuchEndpoint))
 	}))
@@ -310,16 +316,20 @@ func (h *Handler) handle(pattern string, fn http.HandlerFunc) {
 // dispatch serves one pattern's routes by method; another method is 405
 // with the Allow header (HEAD is served as GET), answered only to a token
 // of any scope where the routes need one: the 405 and its Allow would
-// otherwise tell a client without a token which paths are routes.
+// otherwise tell a client without a token which paths are routes. The 405
+// is answered while the server is not ready where every route of the
+// pattern is.
 func (a *api) dispatch(rs []route) http.HandlerFunc {
 	handlers := map[string]http.HandlerFunc{}
 	var allow []string
 	protected := false
+	served := evenUnready
 	for _, rt := range rs {
 		protected = protected || rt.scope != public
+		served = served && rt.served
 		h := rt.handler(a)
 		if rt.scope != public {
-			h = a.protect(rt.scope, a.neverServed(rt.pattern), h)
+			h = a.protect(rt.scope, rt.served, a.neverServed(rt.pattern), h)
 		}
 		handlers[rt.method] = h
 		allow = append(allow, rt.method)
@@ -333,7 +343,7 @@ func (a *api) dispatch(rs []route) http.HandlerFunc {
 			Because(RefusalMethodNotAllowed, "allowed", strings.Join(allow, ", ")))
 	}
 	if protected {
-		wrongMethod = a.protect(apitoken.Read, nil, wrongMethod)
+		wrongMethod = a.protect(apitoken.Read, served, nil, wrongMethod)
 	}
 	return func(w http.ResponseWriter, r *http.Request) {
 		m := r.Method

@@ -7,7 +7,7 @@ import (
 )
 
 // metricsPath is the metrics route's, served whether or not the server is
-// ready (protect).
+// ready (its route's rule, evenUnready).
 const metricsPath = "/metrics"
 
 // metrics serves Prometheus metrics on the API's listener, where no

@@ -14,13 +14,10 @@ import (
 // and /metrics still needs its token.
 func TestMetricsAreServedWhileTheServerIsNotReady(t *testing.T) {
 	t.Parallel()
-	st, tokens := tokenStore(t)
 	f := fakeReaders{}
 	scraped := 0
-	h := NewHandler(Config{Runs: f, Triggers: f, Detail: f, Tokens: st,
-		Ready:   func() (bool, string) { return false, "database_unavailable" },
-		Log:     slog.New(slog.DiscardHandler),
-		Metrics: http.HandlerFunc(func(http.ResponseWriter, *http.Request) { scraped++ })})
+	h, tokens := notReadyHandler(t, Config{Runs: f, Triggers: f, Detail: f,
+		Metrics: http.HandlerFunc(func(http.ResponseWriter, *http.Request) { scraped++ })}, routes)
 	if p := send(t, h, "GET", "/metrics", "localhost", tokens[apitoken.Read], ""); p.status != 200 || scraped != 1 {
 		t.Fatalf("a scrape of a server not ready: %d %s %q; want the metrics served", p.status, p.code, p.message)
 	}
@@ -30,4 +27,14 @@ func TestMetricsAreServedWhileTheServerIsNotReady(t *testing.T) {
 	if p := send(t, h, "GET", "/api/v1/runs", "localhost", tokens[apitoken.Read], ""); p.status != 503 || p.code != "unavailable" {
 		t.Errorf("a Run listing of a server not ready: %d %s; want 503 unavailable", p.status, p.code)
 	}
+}
+
+// notReadyHandler is the handler of cfg serving table for a server not
+// ready (its database unavailable), with a token of each scope.
+func notReadyHandler(t *testing.T, cfg Config, table []route) (*Handler, map[apitoken.Scope]string) {
+	t.Helper()
+	st, tokens := tokenStore(t)
+	cfg.Tokens, cfg.Log = st, slog.New(slog.DiscardHandler)
+	cfg.Ready = func() (bool, string) { return false, "database_unavailable" }
+	return newHandler(cfg, table), tokens
 }

@@ -6,23 +6,8 @@ import (
 
 	"github.com/qinglong/qinglong/internal/core/qlerror"
 	"github.com/qinglong/qinglong/internal/core/schedule"
+	"github.com/qinglong/qinglong/internal/core/view"
 )
-
-// projectPauseView is a project's pause state after a pause or resume.
-type projectPauseView struct {
-	ProjectID   string `json:"projectId"`
-	ProjectName string `json:"projectName"`
-	Changed     bool   `json:"changed"`
-	Paused      bool   `json:"paused"`
-	Note        string `json:"note,omitempty"`
-	Actor       string `json:"actor,omitempty"`
-	AtMs        int64  `json:"atMs"`
-	// Triggers is how many triggers this request paused or resumed.
-	Triggers int `json:"triggers"`
-	// KeptPaused is how many of the project's triggers stay paused on
-	// their own once it is not paused.
-	KeptPaused int `json:"keptPaused"`
-}
 
 // projectPause pauses or resumes a project ({project} its name or id,
 // {"note": …} optional at a pause) with the same scope as a trigger's
@@ -49,7 +34,6 @@ func (a *api) projectPause(pause bool) func(context.Context, *http.Request) (any
 		if err != nil {
 			return nil, err
 		}
-		return projectPauseView{ProjectID: res.ProjectID, ProjectName: res.ProjectName, Changed: res.Changed, Paused: res.Paused, Note: res.Note,
-			Actor: res.Actor, AtMs: res.AtMs, Triggers: res.Triggers, KeptPaused: res.KeptPaused}, nil
+		return view.NewProjectPause(res), nil
 	}
 }

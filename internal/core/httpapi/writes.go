@@ -203,15 +203,6 @@ type pauseBody struct {
 	Note string `json:"note"`
 }
 
-// pauseView is a trigger's pause state after a pause or resume.
-type pauseView struct {
-	TriggerID string `json:"triggerId"`
-	Changed   bool   `json:"changed"`
-	Paused    bool   `json:"paused"`
-	Note      string `json:"note,omitempty"`
-	AtMs      int64  `json:"atMs"`
-}
-
 // triggerPause pauses or resumes a trigger ({"note": …} optional). The
 // store writes the audit record — the token's name and the remote address
 // as the actor, the note, the store's time — in the transaction of the
@@ -236,7 +227,7 @@ func (a *api) triggerPause(pause bool) func(context.Context, *http.Request) (any
 		if err != nil {
 			return nil, err
 		}
-		return pauseView{TriggerID: id, Changed: res.Changed, Paused: res.Paused, Note: res.Note, AtMs: res.AtMs}, nil
+		return view.NewTriggerPause(id, res), nil
 	}
 }
 

@@ -24,9 +24,7 @@ const shopTrigger = "project: shop\ntasks:\n  - name: report\n    script: echo\n
 // and the API do. Both the preview and the apply step say it.
 func TestADefinitionsFilesMistakeReadsInThePagesLanguageAtItsLine(t *testing.T) {
 	t.Parallel()
-	site := startConsoleSite(t)
-	c := consoleClient(t)
-	csrf := site.signIn(t, c, site.tokens[apitoken.Admin])
+	site, c, csrf := startSignedInConsoleSite(t, apitoken.Admin)
 	for _, f := range []struct {
 		what, yaml, at, zh, en string
 	}{
@@ -75,9 +73,7 @@ func TestADefinitionsFilesMistakeReadsInThePagesLanguageAtItsLine(t *testing.T) 
 // listed. Both the preview and the apply step list them.
 func TestTheDefinitionsPageListsEveryMistakeOfAFileAtItsPlace(t *testing.T) {
 	t.Parallel()
-	site := startConsoleSite(t)
-	c := consoleClient(t)
-	csrf := site.signIn(t, c, site.tokens[apitoken.Admin])
+	site, c, csrf := startSignedInConsoleSite(t, apitoken.Admin)
 	three := shopTrigger + "    cron: '0 3 * * 7'\n    timezone: Asia/Beijing\n" +
 		"  - name: weekly\n    task: reprot\n    cron: '0 3 * * 1'\n    timezone: UTC\n"
 	var many strings.Builder
@@ -322,9 +318,7 @@ func TestAnApplyOverTheAPIBehindAnotherProcesssLockSaysWhy(t *testing.T) {
 // its punctuation: created (revision 1), 新建（修订版 1）.
 func TestADefinitionsPreviewSaysEachRevisionInThePagesLanguage(t *testing.T) {
 	t.Parallel()
-	site := startConsoleSite(t)
-	c := consoleClient(t)
-	csrf := site.signIn(t, c, site.tokens[apitoken.Admin])
+	site, c, csrf := startSignedInConsoleSite(t, apitoken.Admin)
 	for lang, want := range map[string]string{"en": `created (revision 1)</td>`, "zh": `新建（修订版 1）</td>`} {
 		resp, page := httpcall.Form(t, c, http.MethodPost, site.base+"/definitions/new?lang="+lang, newTaskForm(csrf, "backup", "hello", "echo"))
 		if resp.StatusCode != http.StatusOK || strings.Count(page, want) != 2 {

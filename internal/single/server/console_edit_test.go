@@ -170,9 +170,7 @@ func TestTheEditTaskFormChangesTheScriptItsTriggerRuns(t *testing.T) {
 // refused the same way.
 func TestTheEditTaskFormRefusesATaskChangedSinceItWasShown(t *testing.T) {
 	t.Parallel()
-	site := startConsoleSite(t)
-	c := consoleClient(t)
-	csrf := site.signIn(t, c, site.tokens[apitoken.Admin])
+	site, c, csrf := startSignedInConsoleSite(t, apitoken.Admin)
 	_, form := httpcall.Form(t, c, http.MethodGet, site.base+"/definitions/task?project=shop&task=report", nil)
 	stale := formFields(t, form, "/definitions/task")
 	stale.Set("csrf", csrf)
@@ -253,9 +251,7 @@ func TestTheEditTaskFormSendsATaskItCannotShowToItsDefinitionsFile(t *testing.T)
 // every other setting; a form of the revision before is then refused.
 func TestTheEditScheduleFormChangesOnlyTheTriggersSchedule(t *testing.T) {
 	t.Parallel()
-	site := startConsoleSite(t)
-	c := consoleClient(t)
-	csrf := site.signIn(t, c, site.tokens[apitoken.Admin])
+	site, c, csrf := startSignedInConsoleSite(t, apitoken.Admin)
 	before := addOther(t, site, c, csrf)
 	_, page := httpcall.Form(t, c, http.MethodGet, site.base+"/triggers/"+site.triggerID+"?lang=en", nil)
 	if !strings.Contains(page, `<a id="edit-schedule" class="button" href="/definitions/schedule?project=shop&amp;trigger=nightly">Edit schedule</a>`) {
@@ -326,9 +322,7 @@ func TestTheEditScheduleFormChangesOnlyTheTriggersSchedule(t *testing.T) {
 // changed.
 func TestTheEditFormsSayEachMistakeStartingWithItsLabel(t *testing.T) {
 	t.Parallel()
-	site := startConsoleSite(t)
-	c := consoleClient(t)
-	csrf := site.signIn(t, c, site.tokens[apitoken.Admin])
+	site, c, csrf := startSignedInConsoleSite(t, apitoken.Admin)
 	base := map[string]url.Values{
 		"/definitions/task":     {"csrf": {csrf}, "project": {"shop"}, "task": {"report"}, "revision": {"1"}, "script": {"echo kept"}},
 		"/definitions/schedule": {"csrf": {csrf}, "project": {"shop"}, "trigger": {"nightly"}, "revision": {"1"}, "cron": {"0 3 * * *"}, "timezone": {"UTC"}},

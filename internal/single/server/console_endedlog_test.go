@@ -147,9 +147,7 @@ func TestARunsPageSaysWhatOfAnEndedAttemptsOutputItDoesNotShow(t *testing.T) {
 // as the API (and `ql runs logs`) give it.
 func TestAStoppedCommandsNoteReadsInThePagesLanguageAndTheLogKeepsItsWords(t *testing.T) {
 	t.Parallel()
-	site := startConsoleSite(t)
-	c := consoleClient(t)
-	csrf := site.signIn(t, c, site.tokens[apitoken.Operate])
+	site, c, csrf := startSignedInConsoleSite(t, apitoken.Operate)
 	id := site.runNow(t, c, csrf)
 	waitFor(t, "the command to print its first line", 20*time.Second, func() bool {
 		status, body, _ := httpcall.Bearer(t, http.MethodGet, site.base+"/api/v1/runs/"+id+"/log", site.tokens[apitoken.Read], nil)

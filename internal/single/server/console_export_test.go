@@ -16,9 +16,7 @@ import (
 // leaves out nothing the project has.
 func TestTheDefinitionsPageShowsATaskNoTriggerRuns(t *testing.T) {
 	t.Parallel()
-	site := startConsoleSite(t)
-	c := consoleClient(t)
-	csrf := site.signIn(t, c, site.tokens[apitoken.Admin])
+	site, c, csrf := startSignedInConsoleSite(t, apitoken.Admin)
 	lonely := "project: shop\ntasks:\n  - name: lonely\n    command: [/bin/true]\n"
 	if resp, page := httpcall.Form(t, c, http.MethodPost, site.base+"/definitions/apply?lang=en", url.Values{"csrf": {csrf}, "yaml": {lonely}}); resp.StatusCode != http.StatusOK {
 		t.Fatalf("apply a task no trigger runs: %d\n%s", resp.StatusCode, page)

@@ -14,9 +14,7 @@ import (
 // a trigger that has none yet.
 func TestTheTriggersListShowsEachTriggersLastRun(t *testing.T) {
 	t.Parallel()
-	site := startConsoleSite(t)
-	c := consoleClient(t)
-	csrf := site.signIn(t, c, site.tokens[apitoken.Operate])
+	site, c, csrf := startSignedInConsoleSite(t, apitoken.Operate)
 	cell := func(page string) string {
 		_, td, ok := strings.Cut(page, `class="last-run">`)
 		if !ok {

@@ -171,9 +171,7 @@ func slowOutput() string {
 // byte once, in order.
 func TestConsoleLogStreamResumesAtTheLastEventIDAndRepeatsNothing(t *testing.T) {
 	t.Parallel()
-	site := startConsoleSite(t)
-	c := consoleClient(t)
-	csrf := site.signIn(t, c, site.tokens[apitoken.Operate])
+	site, c, csrf := startSignedInConsoleSite(t, apitoken.Operate)
 	id := site.runNow(t, c, csrf)
 	defer site.cancel(t, c, csrf, id)
 
@@ -211,9 +209,7 @@ func TestConsoleLogStreamResumesAtTheLastEventIDAndRepeatsNothing(t *testing.T) 
 // its output twice) or from past the log's end (a hole).
 func TestConsoleLogStreamRefusesALastEventIDItCouldNotHaveSent(t *testing.T) {
 	t.Parallel()
-	site := startConsoleSite(t)
-	c := consoleClient(t)
-	csrf := site.signIn(t, c, site.tokens[apitoken.Operate])
+	site, c, csrf := startSignedInConsoleSite(t, apitoken.Operate)
 	id := site.runNow(t, c, csrf)
 	defer site.cancel(t, c, csrf, id)
 	_, events := site.logStream(t, c, "/runs/"+id+"/log", "")

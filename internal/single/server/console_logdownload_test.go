@@ -167,9 +167,7 @@ func TestACappedLogDownloadsWithItsTruncationMarker(t *testing.T) {
 // sign in and, signed in, back to the download.
 func TestALogDownloadOfARunningAttemptOrOfNoneSaysWhatItGives(t *testing.T) {
 	t.Parallel()
-	site := startConsoleSite(t)
-	c := consoleClient(t)
-	csrf := site.signIn(t, c, site.tokens[apitoken.Operate])
+	site, c, csrf := startSignedInConsoleSite(t, apitoken.Operate)
 	id := site.runNow(t, c, csrf)
 	defer site.cancel(t, c, csrf, id)
 	waitFor(t, "the command to print its first lines", 20*time.Second, func() bool {

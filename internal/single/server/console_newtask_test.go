@@ -52,9 +52,7 @@ func applyPreviewed(t *testing.T, c *http.Client, base, csrf, preview string) st
 // CR LF line breaks (a browser's) are stored as a file's LF.
 func TestTheNewTaskFormCreatesAProjectTaskAndTriggerThatRun(t *testing.T) {
 	t.Parallel()
-	site := startConsoleSite(t)
-	c := consoleClient(t)
-	csrf := site.signIn(t, c, site.tokens[apitoken.Admin])
+	site, c, csrf := startSignedInConsoleSite(t, apitoken.Admin)
 	for _, from := range []string{"/definitions", "/triggers"} {
 		if _, page := httpcall.Form(t, c, http.MethodGet, site.base+from+"?lang=en", nil); !strings.Contains(page, `href="/definitions/new"`) {
 			t.Errorf("%s offers no New task to an admin:\n%s", from, page)
@@ -91,9 +89,7 @@ func TestTheNewTaskFormCreatesAProjectTaskAndTriggerThatRun(t *testing.T) {
 // leaves the others out (a note about a file the user wrote).
 func TestTheNewTaskFormLeavesTheProjectsOtherEntriesAsTheyAre(t *testing.T) {
 	t.Parallel()
-	site := startConsoleSite(t)
-	c := consoleClient(t)
-	csrf := site.signIn(t, c, site.tokens[apitoken.Admin])
+	site, c, csrf := startSignedInConsoleSite(t, apitoken.Admin)
 	before, err := site.srv.store.ProjectDefinitions(t.Context(), "shop", 10)
 	if err != nil {
 		t.Fatal(err)
@@ -136,9 +132,7 @@ func TestTheNewTaskFormLeavesTheProjectsOtherEntriesAsTheyAre(t *testing.T) {
 // form's file would otherwise change an entry the form never showed.
 func TestTheNewTaskFormRefusesANameItsProjectHasInThePagesLanguage(t *testing.T) {
 	t.Parallel()
-	site := startConsoleSite(t)
-	c := consoleClient(t)
-	csrf := site.signIn(t, c, site.tokens[apitoken.Admin])
+	site, c, csrf := startSignedInConsoleSite(t, apitoken.Admin)
 	for lang, want := range map[string]string{
 		"zh": "项目“shop”已有名为“report”的任务：请换一个名称，或在项目的定义文件中修改那个任务。",
 		"en": "Project &#34;shop&#34; already has a task named &#34;report&#34;: choose another name",
@@ -161,9 +155,7 @@ func TestTheNewTaskFormRefusesANameItsProjectHasInThePagesLanguage(t *testing.T)
 // line of a file the user never saw); a field left empty is asked for.
 func TestTheNewTaskFormSaysWhichFieldIsWrongInThePagesLanguage(t *testing.T) {
 	t.Parallel()
-	site := startConsoleSite(t)
-	c := consoleClient(t)
-	csrf := site.signIn(t, c, site.tokens[apitoken.Admin])
+	site, c, csrf := startSignedInConsoleSite(t, apitoken.Admin)
 	for _, f := range []struct {
 		what, field, value, lang, want string
 	}{
@@ -198,9 +190,7 @@ func TestTheNewTaskFormSaysWhichFieldIsWrongInThePagesLanguage(t *testing.T) {
 // was mended.
 func TestTheNewTaskFormSaysEveryWrongFieldAtOnce(t *testing.T) {
 	t.Parallel()
-	site := startConsoleSite(t)
-	c := consoleClient(t)
-	csrf := site.signIn(t, c, site.tokens[apitoken.Admin])
+	site, c, csrf := startSignedInConsoleSite(t, apitoken.Admin)
 	form := url.Values{"csrf": {csrf}, "project": {"Reports Team"}, "task": {"daily report"}, "script": {"echo"}, "cron": {"0 25 * * *"},
 		"timezone": {"Asia/Shangai"}, "timeout": {"90"}}
 	for lang, want := range map[string][]string{
@@ -225,9 +215,7 @@ func TestTheNewTaskFormSaysEveryWrongFieldAtOnce(t *testing.T) {
 // after its task is not said wrong a second time.
 func TestTheNewTaskFormStartsEachErrorWithItsFieldsLabel(t *testing.T) {
 	t.Parallel()
-	site := startConsoleSite(t)
-	c := consoleClient(t)
-	csrf := site.signIn(t, c, site.tokens[apitoken.Admin])
+	site, c, csrf := startSignedInConsoleSite(t, apitoken.Admin)
 	form := url.Values{"csrf": {csrf}, "project": {"Reports Team"}, "task": {"daily report"}, "script": {"echo"}, "cron": {"0 25 * * *"},
 		"timezone": {"Local"}, "timeout": {"1w"}}
 	for lang, want := range map[string][]string{

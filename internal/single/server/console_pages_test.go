@@ -38,9 +38,7 @@ func (s *consoleSite) cancel(t *testing.T, c *http.Client, csrf, id string) {
 // in the viewer's zone.
 func TestConsoleListsTimesInTheZoneItNames(t *testing.T) {
 	t.Parallel()
-	site := startConsoleSite(t)
-	c := consoleClient(t)
-	csrf := site.signIn(t, c, site.tokens[apitoken.Admin])
+	site, c, csrf := startSignedInConsoleSite(t, apitoken.Admin)
 	id := site.runNow(t, c, csrf)
 	defer site.cancel(t, c, csrf, id)
 	u, _ := url.Parse(site.base)
@@ -58,9 +56,7 @@ func TestConsoleListsTimesInTheZoneItNames(t *testing.T) {
 // each lists that trigger's Runs.
 func TestTheRunsPageFiltersByATriggersNameOrProjectAndName(t *testing.T) {
 	t.Parallel()
-	site := startConsoleSite(t)
-	c := consoleClient(t)
-	csrf := site.signIn(t, c, site.tokens[apitoken.Operate])
+	site, c, csrf := startSignedInConsoleSite(t, apitoken.Operate)
 	id := site.runNow(t, c, csrf)
 	defer site.cancel(t, c, csrf, id)
 	for _, ref := range []string{"nightly", "shop/nightly", site.triggerID} {
@@ -74,9 +70,7 @@ func TestTheRunsPageFiltersByATriggersNameOrProjectAndName(t *testing.T) {
 // Run now's form carries a request id: sent twice, it makes one Run.
 func TestConsoleRunNowMakesOneRunPerForm(t *testing.T) {
 	t.Parallel()
-	site := startConsoleSite(t)
-	c := consoleClient(t)
-	csrf := site.signIn(t, c, site.tokens[apitoken.Operate])
+	site, c, csrf := startSignedInConsoleSite(t, apitoken.Operate)
 	for _, path := range []string{"/triggers", "/triggers/" + site.triggerID} {
 		_, page := httpcall.Form(t, c, http.MethodGet, site.base+path, nil)
 		m := requestField.FindStringSubmatch(page)
@@ -99,9 +93,7 @@ func TestConsoleRunNowMakesOneRunPerForm(t *testing.T) {
 // overview's next fires leave it out.
 func TestConsoleShowsAPausedTriggerPausedWithNoNextFire(t *testing.T) {
 	t.Parallel()
-	site := startConsoleSite(t)
-	c := consoleClient(t)
-	csrf := site.signIn(t, c, site.tokens[apitoken.Operate])
+	site, c, csrf := startSignedInConsoleSite(t, apitoken.Operate)
 	// The first round sets the schedule's cursor; only then is there a
 	// next fire to list.
 	waitFor(t, "the overview to list the active trigger's next fire", 10*time.Second, func() bool {
@@ -150,9 +142,7 @@ func TestConsoleShowsAnEndedTriggerEndedWithNoNextFire(t *testing.T) {
 // alone.
 func TestConsoleOffersNoRunNowForADisabledTrigger(t *testing.T) {
 	t.Parallel()
-	site := startConsoleSite(t)
-	c := consoleClient(t)
-	csrf := site.signIn(t, c, site.tokens[apitoken.Admin])
+	site, c, csrf := startSignedInConsoleSite(t, apitoken.Admin)
 	if resp, _ := httpcall.Form(t, c, http.MethodPost, site.base+"/triggers/"+site.triggerID+"/disable", url.Values{"csrf": {csrf}}); !tookForm(resp) {
 		t.Fatalf("disable: %d", resp.StatusCode)
 	}
@@ -170,9 +160,7 @@ func TestConsoleOffersNoRunNowForADisabledTrigger(t *testing.T) {
 // backfill; once the trigger is enabled again its page offers Resume.
 func TestConsoleOffersNoPauseOrResumeForADisabledOrArchivedTrigger(t *testing.T) {
 	t.Parallel()
-	site := startConsoleSite(t)
-	c := consoleClient(t)
-	csrf := site.signIn(t, c, site.tokens[apitoken.Admin])
+	site, c, csrf := startSignedInConsoleSite(t, apitoken.Admin)
 	for _, verb := range []string{"pause", "disable"} {
 		if resp, _ := httpcall.Form(t, c, http.MethodPost, site.base+"/triggers/"+site.triggerID+"/"+verb, url.Values{"csrf": {csrf}}); !tookForm(resp) {
 			t.Fatalf("%s: %d", verb, resp.StatusCode)
@@ -206,9 +194,7 @@ func TestConsoleOffersNoPauseOrResumeForADisabledOrArchivedTrigger(t *testing.T)
 // is logged, not shown.
 func TestConsoleErrorsArePagesInTheLayoutAndLanguage(t *testing.T) {
 	t.Parallel()
-	site := startConsoleSite(t)
-	c := consoleClient(t)
-	csrf := site.signIn(t, c, site.tokens[apitoken.Operate])
+	site, c, csrf := startSignedInConsoleSite(t, apitoken.Operate)
 	resp, page := httpcall.Form(t, c, http.MethodGet, site.base+"/triggers/not-an-id?lang=zh", nil)
 	if resp.StatusCode != http.StatusBadRequest || !strings.Contains(resp.Header.Get("Content-Type"), "text/html") ||
 		!strings.Contains(page, "<h1>请求无效</h1>") || !strings.Contains(page, `id="error-back"`) || !strings.Contains(page, "ql triggers list") {
@@ -234,9 +220,7 @@ func TestConsoleErrorsArePagesInTheLayoutAndLanguage(t *testing.T) {
 // runs filter comes back with its fields and why.
 func TestConsoleFormsKeepWhatWasTypedOnAnError(t *testing.T) {
 	t.Parallel()
-	site := startConsoleSite(t)
-	c := consoleClient(t)
-	csrf := site.signIn(t, c, site.tokens[apitoken.Admin])
+	site, c, csrf := startSignedInConsoleSite(t, apitoken.Admin)
 	resp, page := httpcall.Form(t, c, http.MethodPost, site.base+"/tokens", url.Values{"csrf": {csrf}, "name": {"deploy-bot"}, "scope": {"operate"}, "expires": {"soon"}})
 	if resp.StatusCode != http.StatusBadRequest || !strings.Contains(page, `id="tok-error"`) || !strings.Contains(page, `value="deploy-bot"`) ||
 		!strings.Contains(page, `value="soon"`) || !strings.Contains(page, `value="operate" selected`) {
@@ -255,9 +239,7 @@ func TestConsoleFormsKeepWhatWasTypedOnAnError(t *testing.T) {
 // the range takes (never 500ms or 30s, which it would refuse too).
 func TestTheTokenFormSaysTheExpiryRangeInEveryLanguage(t *testing.T) {
 	t.Parallel()
-	site := startConsoleSite(t)
-	c := consoleClient(t)
-	csrf := site.signIn(t, c, site.tokens[apitoken.Admin])
+	site, c, csrf := startSignedInConsoleSite(t, apitoken.Admin)
 	for lang, want := range map[string][]string{"en": {"from 1m to 3650d, e.g. 90d, 12h or 1d12h; empty never expires", "is not a duration from 1m to 3650d: write a number with a unit (ms, s, m, h or d), e.g. 5m, 2h, 1d or 1d12h"}, "zh": {"范围 1m 到 3650d，例如 90d、12h 或 1d12h；留空则永不过期", "须是 1m 到 3650d 之间的时长：写数字加单位（ms、s、m、h 或 d），如 5m、2h、1d 或 1d12h。"}} {
 		_, page := httpcall.Form(t, c, http.MethodGet, site.base+"/tokens?lang="+lang, nil)
 		if !strings.Contains(page, want[0]) {
@@ -275,9 +257,7 @@ func TestTheTokenFormSaysTheExpiryRangeInEveryLanguage(t *testing.T) {
 // address is taken for its id.
 func TestConsoleRunsFilterOffersTheProjectsByName(t *testing.T) {
 	t.Parallel()
-	site := startConsoleSite(t)
-	c := consoleClient(t)
-	csrf := site.signIn(t, c, site.tokens[apitoken.Operate])
+	site, c, csrf := startSignedInConsoleSite(t, apitoken.Operate)
 	id := site.runNow(t, c, csrf)
 	defer site.cancel(t, c, csrf, id)
 	resp, page := httpcall.Form(t, c, http.MethodGet, site.base+"/runs?project=shop", nil)
@@ -296,9 +276,7 @@ func TestConsoleRunsFilterOffersTheProjectsByName(t *testing.T) {
 // the page, in its language.
 func TestAProjectGivenByItsIDIsChosenByName(t *testing.T) {
 	t.Parallel()
-	site := startConsoleSite(t)
-	c := consoleClient(t)
-	csrf := site.signIn(t, c, site.tokens[apitoken.Admin])
+	site, c, csrf := startSignedInConsoleSite(t, apitoken.Admin)
 	id := site.runNow(t, c, csrf)
 	defer site.cancel(t, c, csrf, id)
 	file := "project: quiet\ntasks:\n  - name: job\n    script: echo hi\n"
@@ -346,9 +324,7 @@ func TestAProjectGivenByItsIDIsChosenByName(t *testing.T) {
 // project's included.
 func TestConsoleDefinitionsBackToEditingKeepsTheText(t *testing.T) {
 	t.Parallel()
-	site := startConsoleSite(t)
-	c := consoleClient(t)
-	csrf := site.signIn(t, c, site.tokens[apitoken.Admin])
+	site, c, csrf := startSignedInConsoleSite(t, apitoken.Admin)
 	const file = "project: brand-new\ntasks: []\n"
 	resp, page := httpcall.Form(t, c, http.MethodPost, site.base+"/definitions/preview", url.Values{"csrf": {csrf}, "yaml": {file}})
 	if resp.StatusCode != http.StatusOK || !strings.Contains(page, `id="def-back"`) || !strings.Contains(page, `formaction="/definitions"`) {
@@ -365,9 +341,7 @@ func TestConsoleDefinitionsBackToEditingKeepsTheText(t *testing.T) {
 // page, without the answer shown once.
 func TestConsoleLanguageSwitchKeepsThePage(t *testing.T) {
 	t.Parallel()
-	site := startConsoleSite(t)
-	c := consoleClient(t)
-	csrf := site.signIn(t, c, site.tokens[apitoken.Admin])
+	site, c, csrf := startSignedInConsoleSite(t, apitoken.Admin)
 	if _, page := httpcall.Form(t, c, http.MethodGet, site.base+"/runs?state=failed", nil); !strings.Contains(page, `href="/runs?lang=zh&amp;state=failed"`) {
 		t.Errorf("the runs page filtered by state does not switch language in place:\n%s", page)
 	}
@@ -431,9 +405,7 @@ func TestConsoleKeepsTheUserNameAndConfirmsARevoke(t *testing.T) {
 // a Chinese page says it in Chinese, beside the code.
 func TestConsoleShowsWhyAnAttemptEnded(t *testing.T) {
 	t.Parallel()
-	site := startConsoleSite(t)
-	c := consoleClient(t)
-	csrf := site.signIn(t, c, site.tokens[apitoken.Operate])
+	site, c, csrf := startSignedInConsoleSite(t, apitoken.Operate)
 	id := site.runNow(t, c, csrf)
 	waitFor(t, "the run to start", 10*time.Second, func() bool {
 		_, page := httpcall.Form(t, c, http.MethodGet, site.base+"/runs/"+id, nil)
@@ -533,9 +505,7 @@ func TestTheWorkersAddressOfASingleNodeServerSaysItRunsEveryCommandItself(t *tes
 // a name no project has is refused on the page in its language.
 func TestTheConsolesProjectPickersOfferAProjectWithoutTriggers(t *testing.T) {
 	t.Parallel()
-	site := startConsoleSite(t)
-	c := consoleClient(t)
-	csrf := site.signIn(t, c, site.tokens[apitoken.Admin])
+	site, c, csrf := startSignedInConsoleSite(t, apitoken.Admin)
 	file := "project: quiet\ntasks:\n  - name: job\n    script: echo hi\n"
 	if resp, page := httpcall.Form(t, c, http.MethodPost, site.base+"/definitions/apply", url.Values{"csrf": {csrf}, "yaml": {file}}); resp.StatusCode != http.StatusOK {
 		t.Fatalf("apply a project without triggers: %d\n%s", resp.StatusCode, page)

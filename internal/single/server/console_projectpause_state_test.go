@@ -15,9 +15,7 @@ import (
 // when, by whom and why it is paused, in English and in Chinese.
 func TestTheTriggersListOfAProjectOffersOnlyThePauseOrResumeThatAppliesAndSaysWhoPausedIt(t *testing.T) {
 	t.Parallel()
-	site := startConsoleSite(t)
-	c := consoleClient(t)
-	csrf := site.signIn(t, c, site.tokens[apitoken.Operate])
+	site, c, csrf := startSignedInConsoleSite(t, apitoken.Operate)
 	_, page := httpcall.Form(t, c, http.MethodGet, site.base+"/triggers?project=shop&lang=en", nil)
 	if !strings.Contains(page, `action="/projects/shop/pause"`) || strings.Contains(page, `action="/projects/shop/resume"`) || strings.Contains(page, `id="project-paused"`) {
 		t.Fatalf("the list of a project not paused: want Pause project alone and no paused line:\n%s", page)
@@ -50,9 +48,7 @@ func TestTheTriggersListOfAProjectOffersOnlyThePauseOrResumeThatAppliesAndSaysWh
 // a project, nor of a trigger's Run.
 func TestAProjectPauseOfAnUnknownOrArchivedProjectIsRefusedInItsOwnWords(t *testing.T) {
 	t.Parallel()
-	site := startConsoleSite(t)
-	c := consoleClient(t)
-	csrf := site.signIn(t, c, site.tokens[apitoken.Operate])
+	site, c, csrf := startSignedInConsoleSite(t, apitoken.Operate)
 	refused := func(path, lang string, want ...string) {
 		t.Helper()
 		httpcall.Form(t, c, http.MethodGet, site.base+"/triggers?lang="+lang, nil)
@@ -82,9 +78,7 @@ func TestAProjectPauseOfAnUnknownOrArchivedProjectIsRefusedInItsOwnWords(t *test
 // paused.
 func TestARefusedPauseNoteIsShownAgainInItsFormWithTheErrorBesideIt(t *testing.T) {
 	t.Parallel()
-	site := startConsoleSite(t)
-	c := consoleClient(t)
-	csrf := site.signIn(t, c, site.tokens[apitoken.Operate])
+	site, c, csrf := startSignedInConsoleSite(t, apitoken.Operate)
 	httpcall.Form(t, c, http.MethodGet, site.base+"/triggers?lang=zh", nil)
 	note := strings.Repeat("停", 1001)
 	for path, form := range map[string]string{

@@ -16,9 +16,7 @@ import (
 // English and in Chinese; resuming says how many it resumed.
 func TestConsolePausesAProjectFromItsTriggersListAndShowsItsTriggersPausedWithIt(t *testing.T) {
 	t.Parallel()
-	site := startConsoleSite(t)
-	c := consoleClient(t)
-	csrf := site.signIn(t, c, site.tokens[apitoken.Operate])
+	site, c, csrf := startSignedInConsoleSite(t, apitoken.Operate)
 	// post sends a form and follows its 303 to the page it answers with.
 	post := func(u string, form url.Values) (*http.Response, string) {
 		resp, page := httpcall.Form(t, c, http.MethodPost, u, form)

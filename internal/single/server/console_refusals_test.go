@@ -62,9 +62,7 @@ func (r refusal) check(t *testing.T, site *consoleSite, c *http.Client, csrf str
 // page, with none of the English sentence, and as it always did in English.
 func TestAConsoleRefusalIsShownInThePagesLanguage(t *testing.T) {
 	t.Parallel()
-	site := startConsoleSite(t)
-	c := consoleClient(t)
-	csrf := site.signIn(t, c, site.tokens[apitoken.Admin])
+	site, c, csrf := startSignedInConsoleSite(t, apitoken.Admin)
 	trig := "/triggers/" + site.triggerID
 
 	if resp, _ := httpcall.Form(t, c, http.MethodPost, site.base+trig+"/disable", url.Values{"csrf": {csrf}}); !tookForm(resp) {

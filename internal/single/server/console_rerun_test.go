@@ -20,9 +20,7 @@ var requestField = regexp.MustCompile(`name="request" value="([^"]+)"`)
 // it is refused with 409.
 func TestConsoleRerunsAFinishedRunOncePerForm(t *testing.T) {
 	t.Parallel()
-	site := startConsoleSite(t)
-	c := consoleClient(t)
-	csrf := site.signIn(t, c, site.tokens[apitoken.Operate])
+	site, c, csrf := startSignedInConsoleSite(t, apitoken.Operate)
 	resp, _ := httpcall.Form(t, c, http.MethodPost, site.base+"/triggers/"+site.triggerID+"/run", url.Values{"csrf": {csrf}})
 	orig := strings.TrimPrefix(resp.Header.Get("Location"), "/runs/")
 	if resp.StatusCode != http.StatusSeeOther || orig == "" {

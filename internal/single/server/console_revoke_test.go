@@ -16,9 +16,7 @@ import (
 // question's form revokes it, its other way out keeps it.
 func TestRevokingATokenOnTheConsoleAsksFirst(t *testing.T) {
 	t.Parallel()
-	site := startConsoleSite(t)
-	admin := consoleClient(t)
-	csrf := site.signIn(t, admin, site.tokens[apitoken.Admin])
+	site, admin, csrf := startSignedInConsoleSite(t, apitoken.Admin)
 	_, list := httpcall.Form(t, admin, http.MethodGet, site.base+"/tokens?lang=en", nil)
 	if strings.Contains(list, `action="/tokens/console-read/revoke"`) || !strings.Contains(list, `href="/tokens?revoke=console-read#tok-confirm"`) || strings.Contains(list, `id="tok-confirm"`) {
 		t.Fatalf("the tokens list: want a link to the question of each revoke and no form that revokes:\n%s", list)

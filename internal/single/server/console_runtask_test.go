@@ -15,9 +15,7 @@ import (
 // page's language.
 func TestARunsPageNamesTheTaskItRan(t *testing.T) {
 	t.Parallel()
-	site := startConsoleSite(t)
-	c := consoleClient(t)
-	csrf := site.signIn(t, c, site.tokens[apitoken.Operate])
+	site, c, csrf := startSignedInConsoleSite(t, apitoken.Operate)
 	id := site.runNow(t, c, csrf)
 	defer site.cancel(t, c, csrf, id)
 	for lang, want := range map[string]string{"en": `<dt>Task</dt><dd id="run-task">report <small>(revision 1)</small>`, "zh": `<dt>任务</dt><dd id="run-task">report <small>（修订版 1）</small>`} {
@@ -32,9 +30,7 @@ func TestARunsPageNamesTheTaskItRan(t *testing.T) {
 // on a phone's cards too, where each heading labels its value.
 func TestARunsEventsTableHeadsEachRowsEventAndItsTime(t *testing.T) {
 	t.Parallel()
-	site := startConsoleSite(t)
-	c := consoleClient(t)
-	csrf := site.signIn(t, c, site.tokens[apitoken.Operate])
+	site, c, csrf := startSignedInConsoleSite(t, apitoken.Operate)
 	id := site.runNow(t, c, csrf)
 	defer site.cancel(t, c, csrf, id)
 	for lang, want := range map[string][]string{
@@ -55,9 +51,7 @@ func TestARunsEventsTableHeadsEachRowsEventAndItsTime(t *testing.T) {
 // without the mark a Run and its re-runs read as the schedule's own.
 func TestATriggersTimelineMarksARunAPersonAskedFor(t *testing.T) {
 	t.Parallel()
-	site := startConsoleSite(t)
-	c := consoleClient(t)
-	csrf := site.signIn(t, c, site.tokens[apitoken.Operate])
+	site, c, csrf := startSignedInConsoleSite(t, apitoken.Operate)
 	id := site.runNow(t, c, csrf)
 	defer site.cancel(t, c, csrf, id)
 	for lang, want := range map[string]string{"en": `<small class="origin">run now</small>`, "zh": `<small class="origin">立即运行</small>`} {
@@ -75,9 +69,7 @@ func TestATriggersTimelineMarksARunAPersonAskedFor(t *testing.T) {
 // a Run still going says neither.
 func TestAFinishedRunsPageSaysWhenItFinishedAndHowLongItTook(t *testing.T) {
 	t.Parallel()
-	site := startConsoleSite(t)
-	c := consoleClient(t)
-	csrf := site.signIn(t, c, site.tokens[apitoken.Operate])
+	site, c, csrf := startSignedInConsoleSite(t, apitoken.Operate)
 	id := site.runNow(t, c, csrf)
 	if _, page := httpcall.Form(t, c, http.MethodGet, site.base+"/runs/"+id+"?lang=en", nil); strings.Contains(page, `id="run-finished"`) {
 		t.Errorf("an unfinished Run's page says it finished:\n%s", page)

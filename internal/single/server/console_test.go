@@ -47,6 +47,15 @@ func startConsoleSite(t testing.TB) *consoleSite {
 	return startConsoleSiteWith(t, trigger.Cron{Expression: "0 0 3 1 1 *", Timezone: "Asia/Shanghai", MisfirePolicy: trigger.FireOnce})
 }
 
+// startSignedInConsoleSite is startConsoleSite with a client signed in
+// with its token of scope, and the session's CSRF token.
+func startSignedInConsoleSite(t testing.TB, scope apitoken.Scope) (*consoleSite, *http.Client, string) {
+	t.Helper()
+	site := startConsoleSite(t)
+	c := consoleClient(t)
+	return site, c, site.signIn(t, c, site.tokens[scope])
+}
+
 // startConsoleSiteWith is startConsoleSite with the trigger's schedule.
 func startConsoleSiteWith(t testing.TB, cron trigger.Cron) *consoleSite {
 	t.Helper()

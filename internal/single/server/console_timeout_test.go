@@ -133,9 +133,7 @@ func TestAConsolePageOutOfTimeSaysSoInsteadOfBeingCutOff(t *testing.T) {
 // the page promises.
 func TestAConsoleWriteBehindAnotherProcesssLockWaitsItsWholeTimeLimit(t *testing.T) {
 	t.Parallel()
-	site := startConsoleSite(t)
-	c := consoleClient(t)
-	csrf := site.signIn(t, c, site.tokens[apitoken.Admin])
+	site, c, csrf := startSignedInConsoleSite(t, apitoken.Admin)
 	holdDatabaseLock(t, site.dir)
 	start := time.Now()
 	resp, page := httpcall.Form(t, c, http.MethodPost, site.base+"/triggers/"+site.triggerID+"/disable", url.Values{"csrf": {csrf}})

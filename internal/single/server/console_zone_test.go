@@ -23,9 +23,7 @@ import (
 // keeps the Runs of a time window given in the viewer's zone.
 func TestConsoleShowsFiresInTheViewersZoneAndFiltersRunsByTime(t *testing.T) {
 	t.Parallel()
-	site := startConsoleSite(t)
-	c := consoleClient(t)
-	csrf := site.signIn(t, c, site.tokens[apitoken.Operate])
+	site, c, csrf := startSignedInConsoleSite(t, apitoken.Operate)
 	u, _ := url.Parse(site.base)
 	c.Jar.SetCookies(u, []*http.Cookie{{Name: "ql_tz", Value: "America/New_York", Path: "/"}})
 	var page string
@@ -181,9 +179,7 @@ func (s *consoleSite) storeUnknownZone(t *testing.T, zone string) {
 // disables then.
 func TestATriggersZoneThisServerDoesNotKnowIsSaidInThePagesLanguage(t *testing.T) {
 	t.Parallel()
-	site := startConsoleSite(t)
-	c := consoleClient(t)
-	csrf := site.signIn(t, c, site.tokens[apitoken.Admin])
+	site, c, csrf := startSignedInConsoleSite(t, apitoken.Admin)
 	listed := `<a href="/triggers/` + site.triggerID + `">shop/nightly</a></td>`
 	waitFor(t, "the overview to list the trigger's next fire", 5*time.Second, func() bool {
 		_, page := httpcall.Form(t, c, http.MethodGet, site.base+"/", nil)

@@ -145,9 +145,7 @@ func TestAServerWhoseDatabaseIsMovedAwayRefusesAPIWritesAndAnswersReads(t *testi
 // served; moved back, the form runs the trigger.
 func TestTheConsoleRefusesARunNowWhileTheDatabaseIsMovedAwayInThePagesLanguage(t *testing.T) {
 	t.Parallel()
-	site := startConsoleSite(t)
-	c := consoleClient(t)
-	csrf := site.signIn(t, c, site.tokens[apitoken.Admin])
+	site, c, csrf := startSignedInConsoleSite(t, apitoken.Admin)
 	db := LayoutOf(site.dir).DB
 	back := site.moveAway(t)
 

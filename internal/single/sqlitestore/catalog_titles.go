@@ -2,12 +2,9 @@ package sqlitestore
 
 import (
 	"context"
-	"maps"
-	"slices"
 
 	"github.com/qinglong/qinglong/internal/core/catalog"
 	"github.com/qinglong/qinglong/internal/core/qlerror"
-	"github.com/qinglong/qinglong/internal/core/validate"
 )
 
 // TitlesOf returns the titles of the project's tasks and triggers that
@@ -23,24 +20,12 @@ func (c *catalogTx) TitlesOf(ctx context.Context, projectID string) (catalog.Tit
 }
 
 func titlesOf(ctx context.Context, q querier, projectID string) (catalog.Titles, error) {
-	t := catalog.Titles{Tasks: map[string]string{}, Triggers: map[string]string{}}
 	rows, err := q.QueryContext(ctx, qTitlesOfProject, projectID)
 	if err != nil {
-		return t, err
+		return catalog.Titles{}, err
 	}
 	defer rows.Close()
-	for rows.Next() {
-		var kind, name, title string
-		if err := rows.Scan(&kind, &name, &title); err != nil {
-			return t, err
-		}
-		if kind == "task" {
-			t.Tasks[name] = title
-		} else {
-			t.Triggers[name] = title
-		}
-	}
-	return t, rows.Err()
+	return catalog.ScanTitles(rows)
 }
 
 // TitlesSave sets each named object's title on its head, in name order,
@@ -48,23 +33,15 @@ func titlesOf(ctx context.Context, q querier, projectID string) (catalog.Titles,
 // schedule row and the occurrence ledger as they are: a title is for
 // people, and the scheduler never reads it.
 func (c *catalogTx) TitlesSave(ctx context.Context, projectID string, t catalog.Titles) error {
-	for _, kind := range []struct {
-		name, stmt string
-		titles     map[string]string
-	}{{"task", qTaskTitleSet, t.Tasks}, {"trigger", qTriggerTitleSet, t.Triggers}} {
-		for _, name := range slices.Sorted(maps.Keys(kind.titles)) {
-			title := kind.titles[name]
-			if err := validate.Title(kind.name+".title", title); err != nil {
-				return err
-			}
-			res, err := c.tx.ExecContext(ctx, kind.stmt, title, c.now, projectID, name)
-			if err != nil {
-				return err
-			}
-			if err := exactlyOne(res, qlerror.NotFound, "%s %q does not exist in project %s; publish it before giving it a title", kind.name, name, projectID); err != nil {
-				return err
-			}
+	return t.EachTitle(func(kind, name, title string) error {
+		stmt := qTaskTitleSet
+		if kind == catalog.TitleOfTrigger {
+			stmt = qTriggerTitleSet
 		}
-	}
-	return nil
+		res, err := c.tx.ExecContext(ctx, stmt, title, c.now, projectID, name)
+		if err != nil {
+			return err
+		}
+		return exactlyOne(res, qlerror.NotFound, "%s %q does not exist in project %s; publish it before giving it a title", kind, name, projectID)
+	})
 }
