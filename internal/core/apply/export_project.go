@@ -87,10 +87,11 @@ func ExportProject(ctx context.Context, r catalog.DefinitionsReader, name string
 // API's GET /api/v1/projects/{name}), naming those there are: the command
 // line has no other way to list them.
 func ProjectMissing(ctx context.Context, r catalog.DefinitionsReader, name string) error {
-	names, err := r.ProjectNames(ctx, maxListedProjects+1)
+	projects, err := r.ProjectNames(ctx, maxListedProjects+1)
 	if err != nil {
 		return err
 	}
+	names := catalog.Names(projects)
 	there := "there is no project yet; `ql apply -f FILE` creates one"
 	switch {
 	case len(names) > maxListedProjects:

@@ -28,7 +28,7 @@ const definitionsFile = "definitions.yaml"
 // choose from, the YAML being edited, and the errors, preview or result of
 // the last step.
 type definitionsData struct {
-	Projects []string
+	Projects []catalog.ProjectName
 	Project  string
 	YAML     string
 	// CanPublish is false where the server's database role may not.
@@ -300,7 +300,7 @@ func (c *Console) definitionsText(w http.ResponseWriter, r *http.Request, s *ses
 		d.Notes, d.SecretsNote = c.definitionsNotes(r.Context(), lang(r), doc, results, o.form)
 		// The choices were read before the apply, which may have created
 		// the file's project: it is one now.
-		d.Projects = withChosen(d.Projects, doc.Project)
+		d.Projects = withChosen(d.Projects, catalog.ProjectName{Name: doc.Project, Title: doc.Title})
 	}
 	if err == nil && o.form == originNewTask {
 		d.Created = shownNewTask(doc, time.Now().UnixMilli())
