@@ -33,8 +33,11 @@ type definitionsData struct {
 	YAML     string
 	// CanPublish is false where the server's database role may not.
 	CanPublish bool
-	// ShellTasks are the shown project's tasks the Edit task form edits.
+	// ShellTasks are the shown project's tasks the Edit task form edits,
+	// and TaskTitles their display titles by name (a task without one
+	// left out).
 	ShellTasks []string
+	TaskTitles map[string]string
 	// Errors are the file's errors in file order, at most
 	// apply.MaxErrors; MoreErrors counts those found past them.
 	Errors     []fileError
@@ -173,7 +176,7 @@ func (c *Console) definitions(w http.ResponseWriter, r *http.Request, s *session
 			c.fail(w, r, s, err)
 			return
 		}
-		d.YAML, d.ShellTasks = string(ex.YAML), ex.ShellTasks
+		d.YAML, d.ShellTasks, d.TaskTitles = string(ex.YAML), ex.ShellTasks, ex.Titles.Tasks
 	}
 	c.render(w, r, http.StatusOK, "definitions", s, d)
 }
