@@ -23,8 +23,9 @@ func (a *Admin) ProjectDefinitions(ctx context.Context, name string, limit int) 
 	return projectDefinitions(ctx, a.pool, name, limit)
 }
 
-// ProjectNames returns the first limit project names in name order.
-func (a *Admin) ProjectNames(ctx context.Context, limit int) ([]string, error) {
+// ProjectNames returns the first limit projects' names and titles in
+// name order.
+func (a *Admin) ProjectNames(ctx context.Context, limit int) ([]catalog.ProjectName, error) {
 	return projectNames(ctx, a.pool, limit)
 }
 
@@ -40,8 +41,9 @@ func (r *Runtime) ProjectDefinitions(ctx context.Context, name string, limit int
 	return projectDefinitions(ctx, r.pool, name, limit)
 }
 
-// ProjectNames returns the first limit project names in name order.
-func (r *Runtime) ProjectNames(ctx context.Context, limit int) ([]string, error) {
+// ProjectNames returns the first limit projects' names and titles in
+// name order.
+func (r *Runtime) ProjectNames(ctx context.Context, limit int) ([]catalog.ProjectName, error) {
 	return projectNames(ctx, r.pool, limit)
 }
 
@@ -133,11 +135,14 @@ func projectNameOf(ctx context.Context, pool *pgxpool.Pool, id string) (string, 
 	return name, mapErr(err, "reading project "+id)
 }
 
-func projectNames(ctx context.Context, pool *pgxpool.Pool, limit int) ([]string, error) {
+func projectNames(ctx context.Context, pool *pgxpool.Pool, limit int) ([]catalog.ProjectName, error) {
 	rows, err := pool.Query(ctx, sqlProjectNames, limit)
 	if err != nil {
 		return nil, mapErr(err, "listing projects")
 	}
-	names, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	names, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (catalog.ProjectName, error) {
+		var n catalog.ProjectName
+		return n, row.Scan(&n.Name, &n.Title)
+	})
 	return names, mapErr(err, "listing projects")
 }

@@ -26,7 +26,7 @@ func (l liveReaders) ProjectNameOf(ctx context.Context, id string) (string, erro
 	return rt.ProjectNameOf(ctx, id)
 }
 
-func (l liveReaders) ProjectNames(ctx context.Context, limit int) ([]string, error) {
+func (l liveReaders) ProjectNames(ctx context.Context, limit int) ([]catalog.ProjectName, error) {
 	rt, err := l.runtime()
 	if err != nil {
 		return nil, err

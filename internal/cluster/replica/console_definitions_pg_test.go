@@ -63,7 +63,7 @@ func TestAReplicasProjectPickersOfferAProjectWithoutTriggers(t *testing.T) {
 	if resp := consoleSignIn(t, c, get, base, map[string][]string{"token": {secret}}); resp.StatusCode != http.StatusSeeOther {
 		t.Fatalf("sign-in: %d", resp.StatusCode)
 	}
-	for path, want := range map[string]string{"/definitions": `<option value="quiet">`, "/runs": `<option>quiet</option>`, "/runs?project=quiet": `selected>quiet</option>`} {
+	for path, want := range map[string]string{"/definitions": `<option value="quiet">`, "/runs": `<option value="quiet">quiet</option>`, "/runs?project=quiet": `selected>quiet</option>`} {
 		if resp, page := get(path); resp.StatusCode != http.StatusOK || !strings.Contains(page, want) {
 			t.Errorf("%s: %d, without the project that has no trigger (%s):\n%s", path, resp.StatusCode, want, page)
 		}

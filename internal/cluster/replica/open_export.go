@@ -18,7 +18,7 @@ func (c catalogReader) ProjectDefinitions(ctx context.Context, name string, limi
 	return d, explainReadRole(err)
 }
 
-func (c catalogReader) ProjectNames(ctx context.Context, limit int) ([]string, error) {
+func (c catalogReader) ProjectNames(ctx context.Context, limit int) ([]catalog.ProjectName, error) {
 	names, err := c.r.ProjectNames(ctx, limit)
 	return names, explainReadRole(err)
 }

@@ -26,6 +26,8 @@ type EditTask struct {
 	Timeout string
 	// Shell runs the script ("" for /bin/sh): shown, not edited.
 	Shell string
+	// Title is the task's display title ("" none): shown, not edited.
+	Title string
 }
 
 // EditSchedule is a trigger's cron and time zone as the console's Edit
@@ -63,11 +65,13 @@ const (
 // for a task that runs a command rather than a shell script, or whose
 // script a text box would not give back as it is.
 func TaskToEdit(ctx context.Context, r catalog.DefinitionsReader, projectName, taskName string) (EditTask, error) {
-	_, cur, err := taskOf(ctx, r, projectName, taskName)
+	d, cur, err := taskOf(ctx, r, projectName, taskName)
 	if err != nil {
 		return EditTask{}, err
 	}
-	return editTaskOf(projectName, cur)
+	e, err := editTaskOf(projectName, cur)
+	e.Title = d.Titles.Tasks[taskName]
+	return e, err
 }
 
 // EditTaskFile writes the definitions file that gives e's task e's script
@@ -92,7 +96,7 @@ func EditTaskFile(ctx context.Context, r catalog.DefinitionsReader, e EditTask) 
 	}
 	t := exportTaskSpec(cur.Spec)
 	script := e.Script
-	t.Script, t.Timeout = &script, e.Timeout
+	t.Script, t.Timeout, t.Title = &script, e.Timeout, d.Titles.Tasks[e.Task]
 	doc := statusOnly(d.Project)
 	doc.Tasks = []exportTask{t}
 	text, err := encodeExport(doc)
@@ -129,19 +133,21 @@ func EditScheduleFile(ctx context.Context, r catalog.DefinitionsReader, e EditSc
 		return nil, nil, changedSince("trigger", e.Trigger, e.Project, e.Revision, cur.Revision)
 	}
 	tr := exportTriggerSpec(tk.Spec.Name, cur.Spec)
-	tr.Cron, tr.Timezone = e.Cron, e.Timezone
+	tr.Cron, tr.Timezone, tr.Title = e.Cron, e.Timezone, d.Titles.Triggers[e.Trigger]
 	doc := statusOnly(d.Project)
-	doc.Tasks = []exportTask{exportTaskSpec(tk.Spec)}
+	task := exportTaskSpec(tk.Spec)
+	task.Title = d.Titles.Tasks[tk.Spec.Name]
+	doc.Tasks = []exportTask{task}
 	doc.Triggers = []exportTrigger{tr}
 	text, err := encodeExport(doc)
 	return text, []Expected{{Kind: "trigger", Name: e.Trigger, Revision: cur.Revision}, {Kind: "task", Name: tk.Spec.Name, Revision: tk.Revision}}, err
 }
 
-// statusOnly is the file of p that names its status and nothing else:
-// an archived project's file says so, so that the form shows why an
-// apply of it is refused.
+// statusOnly is the file of p that names its status and title and
+// nothing else: an archived project's file says so, so that the form shows
+// why an apply of it is refused, and a file leaving a title out clears it.
 func statusOnly(p project.Project) exportDoc {
-	doc := exportDoc{Project: p.Name}
+	doc := exportDoc{Project: p.Name, Title: p.Title}
 	if p.Status != project.Active {
 		doc.Status = string(p.Status)
 	}

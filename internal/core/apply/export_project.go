@@ -21,6 +21,9 @@ type Exported struct {
 	// ShellTasks name, in name order, the tasks that run a shell script:
 	// those the console's Edit task form may show.
 	ShellTasks []string
+	// Titles are the display titles of the project's tasks and triggers
+	// that have one, by name, for the console to show beside the names.
+	Titles catalog.Titles
 }
 
 // ExportNote is one thing about an exported project its file cannot say:
@@ -74,7 +77,7 @@ func ExportProject(ctx context.Context, r catalog.DefinitionsReader, name string
 		return Exported{}, qlerror.New(qlerror.FailedPrecondition, "project %q exports as %d bytes, more than the %d MiB one definitions file may hold, "+
 			"so it cannot be exported as one file", name, len(out), MaxFileSize>>20)
 	}
-	ex := Exported{YAML: out, Tasks: len(d.Tasks), Triggers: len(d.Triggers), Notes: exportNotes(d)}
+	ex := Exported{YAML: out, Tasks: len(d.Tasks), Triggers: len(d.Triggers), Notes: exportNotes(d), Titles: d.Titles}
 	for _, t := range d.Tasks {
 		if t.Spec.Command.Mode == task.ModeShell {
 			ex.ShellTasks = append(ex.ShellTasks, t.Spec.Name)
@@ -87,10 +90,11 @@ func ExportProject(ctx context.Context, r catalog.DefinitionsReader, name string
 // API's GET /api/v1/projects/{name}), naming those there are: the command
 // line has no other way to list them.
 func ProjectMissing(ctx context.Context, r catalog.DefinitionsReader, name string) error {
-	names, err := r.ProjectNames(ctx, maxListedProjects+1)
+	projects, err := r.ProjectNames(ctx, maxListedProjects+1)
 	if err != nil {
 		return err
 	}
+	names := catalog.Names(projects)
 	there := "there is no project yet; `ql apply -f FILE` creates one"
 	switch {
 	case len(names) > maxListedProjects:

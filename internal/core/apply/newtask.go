@@ -30,7 +30,8 @@ const RefusalNameTaken qlerror.Reason = "defs_name_taken"
 // and trigger and nothing else. Applying it changes nothing else: a file
 // leaves the tasks and triggers it does not name as they are, and the
 // project's notifications when it gives none; it carries the project's
-// status, which a file that omits it would set active. A file of only the
+// status, which a file that omits it would set active, and its title,
+// which such a file would clear. A file of only the
 // new entries, rather than the project's whole export with them added, also
 // cannot undo a change another user makes to the project meanwhile. A task
 // or trigger name the project already has is refused, naming it: the file
@@ -55,6 +56,8 @@ func NewTaskFile(ctx context.Context, r catalog.DefinitionsReader, t NewTask) ([
 			if d.Project.Status != project.Active {
 				doc.Status = string(d.Project.Status)
 			}
+			// A file leaving the project's title out would clear it.
+			doc.Title = d.Project.Title
 			for _, x := range d.Tasks {
 				if x.Spec.Name == t.Task {
 					return nil, nameTaken("task", t.Task, t.Project)

@@ -44,10 +44,11 @@ const MaxSecretUseProjects = 1000
 // (its uses beyond that are not listed). It reads the store only; whether
 // the secrets file defines a name is for the caller to say.
 func SecretUses(ctx context.Context, r catalog.DefinitionsReader) (uses map[string][]SecretUse, complete bool, err error) {
-	names, err := r.ProjectNames(ctx, MaxSecretUseProjects+1)
+	projects, err := r.ProjectNames(ctx, MaxSecretUseProjects+1)
 	if err != nil {
 		return nil, false, err
 	}
+	names := catalog.Names(projects)
 	complete = len(names) <= MaxSecretUseProjects
 	if !complete {
 		names = names[:MaxSecretUseProjects]

@@ -19,6 +19,19 @@ type Definitions struct {
 	Titles Titles
 }
 
+// ProjectName is a project's name and its display title ("" none), as a
+// list of the projects there are gives them.
+type ProjectName struct{ Name, Title string }
+
+// Names are the names of ps, in their order.
+func Names(ps []ProjectName) []string {
+	out := make([]string, len(ps))
+	for i, p := range ps {
+		out[i] = p.Name
+	}
+	return out
+}
+
 // DefinitionsReader reads a project's definitions whole, for an export.
 // Both cluster roles that read the catalog (admin, runtime) may.
 type DefinitionsReader interface {
@@ -28,8 +41,9 @@ type DefinitionsReader interface {
 	// is among the tasks a complete read returns; NotFound
 	// (RefusalProjectMissing) when no project has that name.
 	ProjectDefinitions(ctx context.Context, name string, limit int) (Definitions, error)
-	// ProjectNames returns the first limit project names in name order.
-	ProjectNames(ctx context.Context, limit int) ([]string, error)
+	// ProjectNames returns the first limit projects' names, each with
+	// its display title, in name order.
+	ProjectNames(ctx context.Context, limit int) ([]ProjectName, error)
 	// ProjectNameOf returns the name of the project whose id is id, ""
 	// when no project has it (an address naming a project by its id, as
 	// older links do); Invalid when id is not an id.

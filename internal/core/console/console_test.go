@@ -312,13 +312,13 @@ func TestANotificationsRuleNamesItsStreakAndItsSkipReason(t *testing.T) {
 // offered too, in its place, so the picker shows it chosen and a filter
 // sent again keeps it; one offered already is not offered twice.
 func TestAPickerOffersTheChosenProjectPastItsCap(t *testing.T) {
-	offered := []string{"alpha", "gamma"}
+	offered := []catalog.ProjectName{{Name: "alpha"}, {Name: "gamma", Title: "伽马"}}
 	for chosen, want := range map[string]string{"zeta": "alpha,gamma,zeta", "beta": "alpha,beta,gamma", "gamma": "alpha,gamma", "": "alpha,gamma"} {
-		if got := strings.Join(withChosen(offered, chosen), ","); got != want {
+		if got := strings.Join(catalog.Names(withChosen(offered, catalog.ProjectName{Name: chosen})), ","); got != want {
 			t.Errorf("the choices with %q chosen: %s, want %s", chosen, got, want)
 		}
 	}
-	if strings.Join(offered, ",") != "alpha,gamma" {
+	if strings.Join(catalog.Names(offered), ",") != "alpha,gamma" {
 		t.Errorf("withChosen changed the choices it was given: %v", offered)
 	}
 }

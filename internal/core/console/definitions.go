@@ -28,13 +28,16 @@ const definitionsFile = "definitions.yaml"
 // choose from, the YAML being edited, and the errors, preview or result of
 // the last step.
 type definitionsData struct {
-	Projects []string
+	Projects []catalog.ProjectName
 	Project  string
 	YAML     string
 	// CanPublish is false where the server's database role may not.
 	CanPublish bool
-	// ShellTasks are the shown project's tasks the Edit task form edits.
+	// ShellTasks are the shown project's tasks the Edit task form edits,
+	// and TaskTitles their display titles by name (a task without one
+	// left out).
 	ShellTasks []string
+	TaskTitles map[string]string
 	// Errors are the file's errors in file order, at most
 	// apply.MaxErrors; MoreErrors counts those found past them.
 	Errors     []fileError
@@ -173,7 +176,7 @@ func (c *Console) definitions(w http.ResponseWriter, r *http.Request, s *session
 			c.fail(w, r, s, err)
 			return
 		}
-		d.YAML, d.ShellTasks = string(ex.YAML), ex.ShellTasks
+		d.YAML, d.ShellTasks, d.TaskTitles = string(ex.YAML), ex.ShellTasks, ex.Titles.Tasks
 	}
 	c.render(w, r, http.StatusOK, "definitions", s, d)
 }
@@ -300,7 +303,7 @@ func (c *Console) definitionsText(w http.ResponseWriter, r *http.Request, s *ses
 		d.Notes, d.SecretsNote = c.definitionsNotes(r.Context(), lang(r), doc, results, o.form)
 		// The choices were read before the apply, which may have created
 		// the file's project: it is one now.
-		d.Projects = withChosen(d.Projects, doc.Project)
+		d.Projects = withChosen(d.Projects, catalog.ProjectName{Name: doc.Project, Title: doc.Title})
 	}
 	if err == nil && o.form == originNewTask {
 		d.Created = shownNewTask(doc, time.Now().UnixMilli())

@@ -70,7 +70,7 @@ func (c *Console) editTaskPreview(w http.ResponseWriter, r *http.Request, s *ses
 	rev, _ := strconv.ParseInt(field("revision"), 10, 64)
 	script := textArea(r, "script")
 	d := editTaskData{EditTask: apply.EditTask{Project: field("project"), Task: field("task"), Revision: rev, Script: script,
-		Timeout: field("timeout"), Shell: field("shell")}}
+		Timeout: field("timeout"), Shell: field("shell"), Title: field("title")}}
 	if strings.TrimSpace(script) == "" {
 		d.Errors = []string{tr(lang(r), "et.required")}
 		c.render(w, r, http.StatusBadRequest, "edittask", s, d)

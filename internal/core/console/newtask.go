@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/qinglong/qinglong/internal/core/apply"
+	"github.com/qinglong/qinglong/internal/core/catalog"
 	"github.com/qinglong/qinglong/internal/core/qlerror"
 	"github.com/qinglong/qinglong/internal/core/schedule"
 	"github.com/qinglong/qinglong/internal/core/task"
@@ -19,7 +20,7 @@ import (
 // the errors of the last try.
 type newTaskData struct {
 	apply.NewTask
-	Projects []string
+	Projects []catalog.ProjectName
 	Errors   []string
 }
 

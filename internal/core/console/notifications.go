@@ -60,7 +60,7 @@ func (c *Console) notifications(w http.ResponseWriter, r *http.Request, s *sessi
 		return
 	}
 	if err == nil {
-		f["project"], data["Projects"] = pick.Name, withChosen(projects, pick.Name)
+		f["project"], data["Projects"] = pick.Name, withChosen(projects, pick.named())
 		list, next, err = c.cfg.Notifications.NotificationsList(r.Context(), notify.ListQuery{ProjectID: pick.ID, State: notify.State(f["state"]),
 			After: f["after"], Limit: notificationsPage})
 	}

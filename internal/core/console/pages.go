@@ -419,7 +419,12 @@ func (c *Console) triggersList(w http.ResponseWriter, r *http.Request, s *sessio
 	var list []schedule.TriggerStatus
 	var next string
 	if err == nil {
-		data["Project"], data["Projects"] = pick.Name, withChosen(projects, pick.Name)
+		data["Project"], data["Projects"] = pick.Name, withChosen(projects, pick.named())
+		// Filtered by one project, the list is that project's page and
+		// heads with its title and name.
+		if pick.ID != "" {
+			data["Heading"] = pick.named()
+		}
 		if pick.ID != "" && c.cfg.ProjectPauses != nil {
 			var st schedule.ProjectPauseState
 			st, err = c.cfg.ProjectPauses.ProjectPauseRead(r.Context(), pick.ID)
@@ -707,7 +712,7 @@ func (c *Console) runs(w http.ResponseWriter, r *http.Request, s *session) {
 	var triggerID string
 	var from, to int64
 	if err == nil {
-		f["project"], data["Projects"] = pick.Name, withChosen(projects, pick.Name)
+		f["project"], data["Projects"] = pick.Name, withChosen(projects, pick.named())
 		triggerID, err = c.triggerFilter(r.Context(), pick.ID, f["trigger"])
 	}
 	if err == nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"slices"
+	"strings"
 
 	"github.com/qinglong/qinglong/internal/core/catalog"
 	"github.com/qinglong/qinglong/internal/core/ids"
@@ -16,31 +17,37 @@ import (
 // too.
 const projectsOffered = 1000
 
-// projectChoices are the names of the projects a picker offers, every
-// project's (those without a trigger too) up to projectsOffered, in name
-// order; none where the server reads no definitions.
-func (c *Console) projectChoices(ctx context.Context) ([]string, error) {
+// projectChoices are the projects a picker offers, by name with each one's
+// display title, every project (those without a trigger too) up to
+// projectsOffered, in name order; none where the server reads no
+// definitions.
+func (c *Console) projectChoices(ctx context.Context) ([]catalog.ProjectName, error) {
 	if c.cfg.Export == nil {
 		return nil, nil
 	}
 	return c.cfg.Export.ProjectNames(ctx, projectsOffered)
 }
 
-// withChosen are a picker's choices with the chosen project's name among
-// them, in name order, so that the picker shows it chosen (and a form sent
-// again keeps it) however far past projectsOffered it sorts.
-func withChosen(choices []string, name string) []string {
-	i, found := slices.BinarySearch(choices, name)
-	if name == "" || found {
+// withChosen are a picker's choices with the chosen project among them, in
+// name order, so that the picker shows it chosen (and a form sent again
+// keeps it) however far past projectsOffered it sorts.
+func withChosen(choices []catalog.ProjectName, chosen catalog.ProjectName) []catalog.ProjectName {
+	i, found := slices.BinarySearchFunc(choices, chosen.Name, func(p catalog.ProjectName, name string) int { return strings.Compare(p.Name, name) })
+	if chosen.Name == "" || found {
 		return choices
 	}
-	return slices.Insert(slices.Clone(choices), i, name)
+	return slices.Insert(slices.Clone(choices), i, chosen)
 }
 
 // projectPick is the project a list page's ?project= names: the id the
-// listing is filtered by and the name its picker shows ("" for every
-// project).
-type projectPick struct{ ID, Name string }
+// listing is filtered by, the name its picker shows ("" for every project)
+// and the project's display title, which the page heads with.
+type projectPick struct{ ID, Name, Title string }
+
+// named is the pick as a picker's choice.
+func (p projectPick) named() catalog.ProjectName {
+	return catalog.ProjectName{Name: p.Name, Title: p.Title}
+}
 
 // pickProject reads a list page's ?project=: a project's name, as the
 // picker sends it, or its id, as older links and the API give it. A name
@@ -58,7 +65,7 @@ func (c *Console) pickProject(r *http.Request) (pick projectPick, redirect strin
 	// The project alone: no task or trigger is read.
 	d, err := c.cfg.Export.ProjectDefinitions(r.Context(), v, 0)
 	if err == nil {
-		return projectPick{ID: d.Project.ID, Name: d.Project.Name}, "", nil
+		return projectPick{ID: d.Project.ID, Name: d.Project.Name, Title: d.Project.Title}, "", nil
 	}
 	if qlerror.ReasonOf(err) != catalog.RefusalProjectMissing {
 		return projectPick{}, "", err

@@ -118,7 +118,7 @@ func Build(m Message, sec Secrets, now time.Time) (Request, error) {
 	case DingTalk, WeCom:
 		body = map[string]any{"msgtype": "text", "text": map[string]string{"content": title + "\n" + text}}
 	case Feishu:
-		fields := map[string]any{"msg_type": "text", "content": map[string]string{"text": title + "\n" + text}}
+		fields := map[string]any{"msg_type": "text", "content": map[string]string{"text": feishuText(title + "\n" + text)}}
 		if c.SigningSecret != "" {
 			ts := strconv.FormatInt(now.Unix(), 10)
 			fields["timestamp"], fields["sign"] = ts, FeishuSign(sec[c.SigningSecret], ts)
@@ -127,7 +127,7 @@ func Build(m Message, sec Secrets, now time.Time) (Request, error) {
 	case Bark:
 		body = map[string]string{"title": title, "body": text, "group": "qinglong"}
 	case Slack:
-		body = map[string]string{"text": slackEscape(title) + "\n" + MarkdownText(m.Payload)}
+		body = map[string]string{"text": slackEscape(title + "\n" + MarkdownText(m.Payload))}
 	case Ntfy:
 		req.Headers["Content-Type"] = "text/plain; charset=utf-8"
 		// A header is ASCII: a title in another script goes as RFC 2047
@@ -145,7 +145,8 @@ func Build(m Message, sec Secrets, now time.Time) (Request, error) {
 	case ServerChan:
 		// desp is Markdown, where lines with no blank one between them
 		// run together into one.
-		desp := title + "\n\n" + strings.ReplaceAll(Details(m.Payload), "\n", "\n\n")
+		md := markdownPayload(m.Payload)
+		desp := Title(md) + "\n\n" + strings.ReplaceAll(Details(md), "\n", "\n\n")
 		if m.Payload.Output != "" {
 			desp += "\n\n" + markdownOutput(m.Payload)
 		}
@@ -295,12 +296,6 @@ func subject(p Payload) string {
 		return p.TriggerTitle + " · " + p.Project + "/" + p.Trigger
 	}
 	return p.Project + "/" + p.Trigger
-}
-
-// slackEscape escapes what Slack's text reads as markup: a title of a
-// person's choosing must not become a mention (<!channel>) or a link.
-func slackEscape(s string) string {
-	return strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;").Replace(s)
 }
 
 // Details is the detail lines of a payload: what ran, how it ended, when.

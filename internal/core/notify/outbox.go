@@ -260,6 +260,9 @@ func duration(started, finished int64) *int64 {
 type Skipped struct {
 	ProjectID, ProjectName string
 	TriggerID, TriggerName string
+	// TriggerTitle is the trigger's display title now, "" none, as a
+	// Run's notification carries it.
+	TriggerTitle string
 	// TaskName is the task of the trigger's revision, for the rules
 	// scoped to tasks.
 	TaskName string
@@ -293,7 +296,7 @@ func (s Spec) DeriveSkipped(k Skipped, newID func() string) []Message {
 			continue
 		}
 		id := newID()
-		p := Payload{ID: id, Event: OnSkipped, Project: k.ProjectName, Trigger: k.TriggerName, Reason: k.Reason, Occurrences: k.Occurrences,
+		p := Payload{ID: id, Event: OnSkipped, Project: k.ProjectName, Trigger: k.TriggerName, TriggerTitle: k.TriggerTitle, Reason: k.Reason, Occurrences: k.Occurrences,
 			ScheduledFor: stamp(k.FirstMs), LastScheduledFor: stamp(k.LastMs)}
 		out = append(out, Message{ID: id, ProjectID: k.ProjectID, RuleKey: r.Key(), Event: OnSkipped, Channel: ch, Payload: p, State: Pending})
 	}

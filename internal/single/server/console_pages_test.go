@@ -284,9 +284,9 @@ func TestAProjectGivenByItsIDIsChosenByName(t *testing.T) {
 		t.Fatalf("apply a project without triggers: %d\n%s", resp.StatusCode, page)
 	}
 	for _, tc := range []struct{ path, query, chosen, listed string }{
-		{"/runs", "trigger=" + site.triggerID + "&lang=zh", `<option selected>shop</option>`, id},
-		{"/triggers", "q=night&lang=zh", `<option selected>shop</option>`, `id="trigger-` + site.triggerID + `"`},
-		{"/notifications", "state=dead&lang=en", `<option selected>shop</option>`, `id="notifications"`},
+		{"/runs", "trigger=" + site.triggerID + "&lang=zh", `<option value="shop" selected>shop</option>`, id},
+		{"/triggers", "q=night&lang=zh", `<option value="shop" selected>shop</option>`, `id="trigger-` + site.triggerID + `"`},
+		{"/notifications", "state=dead&lang=en", `<option value="shop" selected>shop</option>`, `id="notifications"`},
 		{"/definitions", "lang=en", `id="def-project" name="project" list="def-projects" value="shop"`, "name: nightly"},
 	} {
 		resp, _ := httpcall.Form(t, c, http.MethodGet, site.base+tc.path+"?project="+site.projectID+"&"+tc.query, nil)
@@ -306,7 +306,7 @@ func TestAProjectGivenByItsIDIsChosenByName(t *testing.T) {
 			t.Errorf("%s: %d; want project shop chosen (%s) and %s listed:\n%s", to, resp.StatusCode, tc.chosen, tc.listed, page)
 		}
 	}
-	if _, page := httpcall.Form(t, c, http.MethodGet, site.base+"/triggers?project=quiet", nil); strings.Contains(page, `id="trigger-`) || !strings.Contains(page, `<option selected>quiet</option>`) {
+	if _, page := httpcall.Form(t, c, http.MethodGet, site.base+"/triggers?project=quiet", nil); strings.Contains(page, `id="trigger-`) || !strings.Contains(page, `<option value="quiet" selected>quiet</option>`) {
 		t.Errorf("the triggers of project quiet, which has none: want none listed and quiet chosen:\n%s", page)
 	}
 	nobody := "01900000-0000-7000-8000-000000000000"
@@ -510,7 +510,7 @@ func TestTheConsolesProjectPickersOfferAProjectWithoutTriggers(t *testing.T) {
 	if resp, page := httpcall.Form(t, c, http.MethodPost, site.base+"/definitions/apply", url.Values{"csrf": {csrf}, "yaml": {file}}); resp.StatusCode != http.StatusOK {
 		t.Fatalf("apply a project without triggers: %d\n%s", resp.StatusCode, page)
 	}
-	for path, want := range map[string]string{"/definitions": `<option value="quiet">`, "/runs": `<option>quiet</option>`, "/notifications": `<option>quiet</option>`} {
+	for path, want := range map[string]string{"/definitions": `<option value="quiet">`, "/runs": `<option value="quiet">quiet</option>`, "/notifications": `<option value="quiet">quiet</option>`} {
 		if _, page := httpcall.Form(t, c, http.MethodGet, site.base+path, nil); !strings.Contains(page, want) {
 			t.Errorf("%s does not offer the project without triggers (%s):\n%s", path, want, page)
 		}

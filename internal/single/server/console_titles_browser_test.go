@@ -16,11 +16,11 @@ import (
 )
 
 // titleBesideName is, for the first trigger row of the list (or the
-// trigger page's heading), the title and the name as shown, whether the
+// trigger page's heading; not the project's heading above the list), the title and the name as shown, whether the
 // title comes first on the name's line, whether either leaves its box or
 // the page is wider than the window, and whether the name breaks.
 const titleBesideName = `(() => {
-  const title = document.querySelector("main .obj-title"), name = document.querySelector("main .trigger-name");
+  const title = document.querySelector("main td .obj-title, main h1 .obj-title"), name = document.querySelector("main .trigger-name");
   if (!title || !name) { return {Title: "", Name: ""}; }
   const box = title.closest("td, h1").getBoundingClientRect(), t = title.getBoundingClientRect(), n = name.getBoundingClientRect();
   const nameLines = new Set([...name.getClientRects()].map(r => Math.round(r.top))).size;

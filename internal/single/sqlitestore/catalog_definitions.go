@@ -82,17 +82,18 @@ func projectDefinitions(ctx context.Context, tx *txn, name string, limit int, d 
 	return err
 }
 
-// ProjectNames returns the first limit project names in name order.
-func (s *Store) ProjectNames(ctx context.Context, limit int) ([]string, error) {
+// ProjectNames returns the first limit projects' names and titles in
+// name order.
+func (s *Store) ProjectNames(ctx context.Context, limit int) ([]catalog.ProjectName, error) {
 	rows, err := s.readPool().QueryContext(ctx, qProjectNames, limit)
 	if err != nil {
 		return nil, mapErr(err, "list projects")
 	}
 	defer rows.Close()
-	var out []string
+	var out []catalog.ProjectName
 	for rows.Next() {
-		var n string
-		if err := rows.Scan(&n); err != nil {
+		var n catalog.ProjectName
+		if err := rows.Scan(&n.Name, &n.Title); err != nil {
 			return nil, mapErr(err, "list projects")
 		}
 		out = append(out, n)

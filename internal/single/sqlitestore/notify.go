@@ -108,7 +108,7 @@ func logTail(path string) ([]byte, bool) {
 func skipNotifier(ctx context.Context, tx *txn, tk schedule.Ticket) (func(seq int64, p schedule.Passed, now int64) error, error) {
 	var specJSON string
 	k := notify.Skipped{TriggerID: tk.TriggerID}
-	if err := tx.QueryRowContext(ctx, qNotifySkipFacts, tk.TriggerID, tk.TriggerRevision).Scan(&specJSON, &k.ProjectID, &k.ProjectName, &k.TriggerName, &k.TaskName); err != nil {
+	if err := tx.QueryRowContext(ctx, qNotifySkipFacts, tk.TriggerID, tk.TriggerRevision).Scan(&specJSON, &k.ProjectID, &k.ProjectName, &k.TriggerName, &k.TaskName, &k.TriggerTitle); err != nil {
 		return nil, err
 	}
 	spec, err := notify.Decode(specJSON)

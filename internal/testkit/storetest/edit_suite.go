@@ -256,3 +256,49 @@ func requireFileUnchanged(t *testing.T, f Fixture, text string) {
 		}
 	}
 }
+
+// testTheConsolesFormsKeepTheTitles: the files the Edit task, Edit
+// schedule and New task forms write carry the display titles of the
+// project, task and trigger they name, so applying one changes no title
+// (a file leaving a title out clears it); the Edit task form shows the
+// task's.
+func testTheConsolesFormsKeepTheTitles(t *testing.T, f Fixture) {
+	titled := strings.NewReplacer("project: edit\n", "project: edit\ntitle: 编辑 商城\n",
+		"  - name: s\n", "  - name: s\n    title: 每日签到\n",
+		"{name: every, task: s,", "{name: every, title: 每分钟 签到, task: s,").Replace(editBase)
+	applyFile(t, f, parse(t, "base.yaml", []byte(titled)))
+	want := catalog.Titles{Tasks: map[string]string{"s": "每日签到"}, Triggers: map[string]string{"every": "每分钟 签到"}}
+	check := func(form string) {
+		t.Helper()
+		d, err := f.Definitions.ProjectDefinitions(t.Context(), "edit", 10)
+		if err != nil || d.Project.Title != "编辑 商城" || fmt.Sprint(d.Titles) != fmt.Sprint(want) {
+			t.Fatalf("after the %s form's file: project title %q, titles %v, %v; want 编辑 商城 and %v as they were", form, d.Project.Title, d.Titles, err, want)
+		}
+	}
+	e, err := apply.TaskToEdit(t.Context(), f.Definitions, "edit", "s")
+	if err != nil || e.Title != "每日签到" {
+		t.Fatalf("the Edit task form shows %+v, %v; want the task's title 每日签到", e, err)
+	}
+	e.Script = "echo after\n"
+	text, _, err := apply.EditTaskFile(t.Context(), f.Definitions, e)
+	if err != nil {
+		t.Fatal(err)
+	}
+	applyFile(t, f, parse(t, "edit.yaml", text))
+	check("Edit task")
+	s, err := apply.ScheduleToEdit(t.Context(), f.Definitions, "edit", "every")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Cron = "30 6 * * 1-5"
+	if text, _, err = apply.EditScheduleFile(t.Context(), f.Definitions, s); err != nil {
+		t.Fatal(err)
+	}
+	applyFile(t, f, parse(t, "edit.yaml", text))
+	check("Edit schedule")
+	if text, err = apply.NewTaskFile(t.Context(), f.Definitions, apply.NewTask{Project: "edit", Task: "fresh", Script: "true\n", Cron: "0 4 * * *", Timezone: "UTC"}); err != nil {
+		t.Fatal(err)
+	}
+	applyFile(t, f, parse(t, "new.yaml", text))
+	check("New task")
+}

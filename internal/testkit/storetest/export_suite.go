@@ -30,6 +30,7 @@ func RunDefinitions(t *testing.T, newFixture Factory) {
 		"AnEditedScheduleChangesOnlyItsTrigger":                   testAnEditedScheduleChangesOnlyItsTrigger,
 		"AnEditOfAnEntryChangedSinceItsFormIsRefused":             testAnEditOfAnEntryChangedSinceItsFormIsRefused,
 		"WhatAnEditFormCannotShowIsRefused":                       testWhatAnEditFormCannotShowIsRefused,
+		"TheConsolesFormsKeepTheTitlesOfWhatTheyWrite":            testTheConsolesFormsKeepTheTitles,
 		"AnEditFilesApplyRefusesAnEntryChangedSinceItWasWritten":  testAnEditFilesApplyRefusesAnEntryChangedSinceItWasWritten,
 		"AFileWithoutStatusLeavesTheProjectsStatus":               testAFileWithoutStatusLeavesTheProjectsStatus,
 	}

@@ -26,6 +26,7 @@ func RunNotify(t *testing.T, newFixture Factory) {
 		"ClaimedRowsAreLeasedRetriedAndDeadLettered":                     testOutboxDelivery,
 		"AFailuresReasonIsKeptWithItsTextAndClearedOnDelivery":           testFailureReasonKeptWithItsText,
 		"ALedgerEntryNotifiesItsSkippedRulesWithTheDecision":             testOutboxSkipped,
+		"ASkippedOccurrencesNotificationCarriesItsTriggersTitle":         testASkippedOccurrencesNotificationCarriesItsTriggersTitle,
 		"OnlyValidCanonicalSettingsAreStored":                            testOutboxSettings,
 		"AListingPagesNewestFirstKeepingOnlyItsStateAndProject":          testOutboxListing,
 		"AListingRefusesAStateThatIsNoneAndACursorThatIsNoID":            testOutboxListingRefusals,

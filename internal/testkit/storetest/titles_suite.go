@@ -61,6 +61,9 @@ func testATitleReadsBackAsWritten(t *testing.T, f Fixture) {
 	if err != nil || !reflect.DeepEqual(d.Titles, want) || d.Project.Title != "京东 商城" {
 		t.Fatalf("definitions read back titles %+v and project %+v, %v; want %+v", d.Titles, d.Project, err, want)
 	}
+	if names, err := f.Definitions.ProjectNames(t.Context(), 5); err != nil || !reflect.DeepEqual(names, []catalog.ProjectName{{Name: "shop", Title: "京东 商城"}}) {
+		t.Fatalf("the projects listed: %+v, %v; want shop with its title, as the console's pickers offer it", names, err)
+	}
 	// Removing a title from the file clears it.
 	applyFile(t, f, titledFile(t, "", "", "京东资产统计 🧾"))
 	if got, err = f.Catalog.TitlesOf(t.Context(), p.ID); err != nil || len(got.Tasks) != 0 || got.Triggers["checkin-daily"] != "京东资产统计 🧾" {

@@ -23,9 +23,9 @@ SELECT r.trigger_id, r.project_id, r.task_id, r.revision, r.task_revision, r.tas
  LIMIT $2
 
 -- name: ProjectNames
--- The first $1 project names in name order, for a message naming the
--- projects that exist.
-SELECT name FROM qinglong.projects ORDER BY name COLLATE "C" LIMIT $1
+-- The first $1 project names in name order, each with its display title,
+-- for a message naming the projects that exist and the console's pickers.
+SELECT name, title FROM qinglong.projects ORDER BY name COLLATE "C" LIMIT $1
 
 -- name: ProjectNameByID
 -- The name of the project with an id, for an address naming a project by

@@ -59,14 +59,17 @@ notified AS (
     -- whole project) names the entry's trigger or its task, to the rule's
     -- channel as stored in the project's settings. A project without
     -- settings joins nothing; the task's name is read only for a rule
-    -- scoped to tasks.
+    -- scoped to tasks, and the trigger's display title (left out when it
+    -- has none, as a Run's notification leaves it out) only for a row
+    -- written: one probe of triggers' key.
     INSERT INTO qinglong.notification_outbox (id, project_id, run_id, rule_key, subject, event, channel, payload, state, attempts,
                                               next_attempt_at_ms, created_at_ms, updated_at_ms)
     SELECT x.id, x.project_id, NULL, x.rule ->> 'key', 'skip:' || x.trigger_id || ':' || x.seq, 'skipped', x.channel,
            jsonb_build_object('id', x.id, 'event', 'skipped', 'project', x.project, 'trigger', x.trigger_name, 'reason', x.reason,
                               'occurrences', x.n,
                               'scheduledFor', to_char(to_timestamp(x.first_ms / 1000.0) AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
-                              'lastScheduledFor', to_char(to_timestamp(x.last_ms / 1000.0) AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')),
+                              'lastScheduledFor', to_char(to_timestamp(x.last_ms / 1000.0) AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'))
+           || coalesce((SELECT jsonb_build_object('triggerTitle', tg.title) FROM qinglong.triggers tg WHERE tg.id = x.trigger_id AND tg.title <> ''), '{}'),
            'pending', 0, {{now_ms}}, {{now_ms}}, {{now_ms}}
       FROM (SELECT gen_random_uuid() AS id, p.id AS project_id, p.name AS project, tr.name AS trigger_name, l.trigger_id, l.seq,
                    l.reason, l.occurrence_count AS n, l.first_scheduled_at_ms AS first_ms, l.last_scheduled_at_ms AS last_ms, r.rule, c.channel

@@ -1,3 +1,3 @@
--- The first ?1 project names in name order, for a message naming the
--- projects that exist.
-SELECT name FROM projects ORDER BY name LIMIT ?1
+-- The first ?1 project names in name order, each with its display title,
+-- for a message naming the projects that exist and the console's pickers.
+SELECT name, title FROM projects ORDER BY name LIMIT ?1
