@@ -30,7 +30,7 @@ func enqueueNotifications(ctx context.Context, tx querier, runID string, to run.
 	var manual string
 	f := notify.Finished{RunID: runID, State: to, ErrorCode: errorCode}
 	if err := tx.QueryRow(ctx, sqlNotifyFacts, runID).Scan(&specJSON, &f.ProjectName, &f.ProjectID, &f.TriggerID, &f.TriggerName,
-		&f.ScheduledForMs, &now, &f.TriggerTitle); err != nil {
+		&f.ScheduledForMs, &now, &f.TriggerTitle, &f.FinishedAtMs); err != nil {
 		return err
 	}
 	if specJSON == "" {
@@ -39,7 +39,6 @@ func enqueueNotifications(ctx context.Context, tx querier, runID string, to run.
 	if err := tx.QueryRow(ctx, sqlNotifyRunFacts, runID).Scan(&f.TaskName, &f.Attempt, &f.ExitCode, &attemptID, &startedAt, &manual); err != nil {
 		return err
 	}
-	f.FinishedAtMs = now
 	if startedAt != nil {
 		f.StartedAtMs = *startedAt
 	}

@@ -585,7 +585,7 @@ func settleRun(ctx context.Context, tx pgx.Tx, f leaseFacts, end run.AttemptStat
 	run.EndPayload(payload, run.Attempt{ExitCode: res.exitCode, ErrorCode: res.errorCode, Signal: res.signal})
 	errorCode := res.errorCode
 	at := cmp.Or(res.runAtMs, f.NowMs)
-	if f.CancelAtMs == nil && end != run.AttemptCancelled && f.Retry.Allows(string(end), f.Number) {
+	if f.retries(end) {
 		next := ids.New()
 		if _, err := execNamed(ctx, tx, sqlAttemptRetryInsert, attemptRetryInsertParams, pgx.StrictNamedArgs{
 			"id": next, "run_id": f.RunID, "number": f.Number + 1, "available_at_ms": at + f.Retry.BackoffMs, "now_ms": f.NowMs,
@@ -599,6 +599,12 @@ func settleRun(ctx context.Context, tx pgx.Tx, f leaseFacts, end run.AttemptStat
 	e := runEnds[end]
 	finished, err := advanceRun(ctx, tx, f, e.state, runChange{event: e.event, finished: true, cancel: end == run.AttemptCancelled, payload: payload, errorCode: errorCode, atMs: at})
 	return e.state, finished, err
+}
+
+// retries reports whether an attempt that ended with end gets another:
+// never after a cancel, else as the retry policy allows.
+func (f leaseFacts) retries(end run.AttemptState) bool {
+	return f.CancelAtMs == nil && end != run.AttemptCancelled && f.Retry.Allows(string(end), f.Number)
 }
 
 // runChange is one Run state change's event and stamps.

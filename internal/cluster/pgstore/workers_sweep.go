@@ -169,8 +169,13 @@ const SweptLateAfter = 2*MaxSweepEvery + time.Second
 // stays lost, as nothing says the command heard the cancel), retried (the
 // attempt's end in the policy and attempts left, never after a cancel) or
 // ended like the attempt: a cancel asked once the deadline had passed
-// leaves Run and attempt timed_out. It fills the Lost, Retried, RunsLost,
-// Finished and Ended of a SweepResult.
+// leaves Run and attempt timed_out. Each attempt ends when its worker was
+// last heard from for it (a timed-out one no earlier than its deadline),
+// not when its lease ran out nor when the sweep came: the command ran
+// until then at least, and a lease later overstates it. A Run it ends is
+// stamped then too, never before the Run's latest event; a retry's wait
+// is stamped now, its backoff running from the decision. It fills the
+// Lost, Retried, RunsLost, Finished and Ended of a SweepResult.
 func sweepStarted(ctx context.Context, tx pgx.Tx, limit int) (out SweepResult, err error) {
 	rows, err := tx.Query(ctx, sqlSweepStartedPage, limit)
 	if err != nil {
@@ -186,12 +191,16 @@ func sweepStarted(ctx context.Context, tx pgx.Tx, limit int) (out SweepResult, e
 		// swept for a while: a worker that vanished within the timeout
 		// would then read as one whose command outran it.
 		pastDeadline bool
+		// heardAtMs is the last time its worker was heard from for it (its
+		// start, a renewal, a log append) and lastEventAtMs the time of its
+		// Run's latest event, both in database time.
+		heardAtMs, lastEventAtMs int64
 	}
 	var page []expired
 	var f expired
 	var state, runState string
 	_, err = pgx.ForEachRow(rows, []any{&f.AttemptID, &f.RunID, &f.Number, &state, &f.DeadlineAtMs, &runState, &f.RunVersion, &f.CancelAtMs,
-		&f.Retry.MaxAttempts, &f.Retry.BackoffMs, &f.Retry.On, &f.NowMs, &f.revoked, &f.pastDeadline, &f.expiredAtMs}, func() error {
+		&f.Retry.MaxAttempts, &f.Retry.BackoffMs, &f.Retry.On, &f.NowMs, &f.revoked, &f.pastDeadline, &f.expiredAtMs, &f.heardAtMs, &f.lastEventAtMs}, func() error {
 		f.State, f.RunState = run.AttemptState(state), run.State(runState)
 		page = append(page, f)
 		return nil
@@ -211,9 +220,19 @@ func sweepStarted(ctx context.Context, tx pgx.Tx, limit int) (out SweepResult, e
 		case late >= SweptLateAfter:
 			res = attemptResult{errorCode: ErrorCodeLeaseExpiredUnswept, errorMessage: run.LeaseUnsweptMessage(late.Round(time.Second), MaxSweepEvery)}
 		}
+		endedAtMs := x.heardAtMs
 		if x.pastDeadline && !run.CancelCameFirst(f.CancelAtMs, f.DeadlineAtMs) {
 			end, res = run.AttemptTimedOut, attemptResult{errorCode: ErrorCodeLeaseExpiredAfterTimeout,
 				errorMessage: run.LeaseExpiredAfterTimeoutMessage}
+			// Its worker held the lease when the timeout passed, so the
+			// command ran at least until then.
+			endedAtMs = max(endedAtMs, *f.DeadlineAtMs)
+		}
+		res.endedAtMs = min(endedAtMs, f.NowMs)
+		if !f.retries(run.EndAfterCancel(end, f.CancelAtMs, f.DeadlineAtMs)) {
+			// A Run that ends with its attempt ends then too; one retried
+			// waits its backoff from now, when the retry was decided.
+			res.runAtMs = min(max(res.endedAtMs, x.lastEventAtMs), f.NowMs)
 		}
 		if err := endAttempt(ctx, tx, f, end, res); err != nil {
 			return out, err

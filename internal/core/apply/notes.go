@@ -51,6 +51,10 @@ const (
 	// whose task the file changes, which it follows to the task's new
 	// revision.
 	NoteUnlistedTriggers NoteReason = "defs_note_unlisted_triggers"
+	// NoteWorkerSecrets is tasks that use secrets but set no placement,
+	// where Runs go to remote workers, each with its own secrets file:
+	// name (the task's), secrets (those it uses, joined by ", ").
+	NoteWorkerSecrets NoteReason = "defs_note_worker_secrets"
 )
 
 // maxNoteItems is how many objects a note of tasks or triggers names; the
@@ -83,6 +87,8 @@ func (n Note) String() string {
 			if it["task"] != "" {
 				names[i] = fmt.Sprintf("%s (follows task %s to the revision this file publishes)", it["name"], it["task"])
 			}
+		case NoteWorkerSecrets:
+			names[i] = fmt.Sprintf("%s (secrets: %s)", it["name"], it["secrets"])
 		}
 	}
 	if n.More > 0 {
@@ -91,6 +97,9 @@ func (n Note) String() string {
 	if n.Reason == NoteSecretsUnusable {
 		why := secretsCauseEnglish[process.SecretsCause(n.Params["cause"])]
 		return fmt.Sprintf(noteEnglish[n.Reason], n.Params["file"], fillParams(why, n.Params), strings.Join(names, ", "))
+	}
+	if w, ok := workerNoteEnglish[n.Reason]; ok {
+		return fmt.Sprintf(w, strings.Join(names, ", "))
 	}
 	return fmt.Sprintf(noteEnglish[n.Reason], strings.Join(names, ", "))
 }
@@ -148,6 +157,19 @@ var noteEnglish = map[NoteReason]string{
 		"put the URL in a secret and name it with urlSecret instead (channels: %s)",
 }
 
+// SetWorkerSecretCommand is the command the note of tasks using secrets
+// without placement says sets a secret on a worker's host.
+const SetWorkerSecretCommand = "`ql-worker secrets set NAME --secrets-file FILE`" //nolint:gosec // G101: a command to show, not a credential
+
+// workerNoteEnglish are the English sentences of the notes only a cluster
+// gives (Notes gives them where Runs go to remote workers): unlike
+// noteEnglish's, they name workers.
+var workerNoteEnglish = map[NoteReason]string{
+	NoteWorkerSecrets: "these tasks use secrets but set no placement, so their Runs may go to any worker, and a worker whose secrets file " +
+		"does not define one fails the Run (secret_unavailable): define them on every worker that can take these tasks, with " + SetWorkerSecretCommand +
+		" on each worker's host, or pin each task with placement.labels to workers that hold them and carry those labels (their --labels) (tasks: %s)",
+}
+
 // capped is a note of items, naming the first maxNoteItems; ok is false
 // when there are none.
 func capped(r NoteReason, items []map[string]string) (Note, bool) {
@@ -173,6 +195,32 @@ func PlacementNote(doc *Document) (Note, bool) {
 		}
 	}
 	return capped(NotePlacementIgnored, items)
+}
+
+// WorkerSecretsNote is the note of doc's tasks that use secrets and set
+// no placement, for a cluster: a worker resolves a task's secrets from its
+// own secrets file, and the replicas cannot read it, so the apply cannot
+// say whether a worker lacks one; but a task without placement runs on
+// whichever worker pulls it, so every worker must hold its secrets, which
+// the operator must be told before the first Run fails on one that does
+// not. A task with placement was pinned on purpose and gets no note.
+func WorkerSecretsNote(doc *Document) (Note, bool) {
+	var items []map[string]string
+	for _, t := range doc.Tasks {
+		if !t.Spec.Command.Placement.IsZero() {
+			continue
+		}
+		var refs []string
+		for _, e := range t.Spec.Command.Env {
+			if e.SecretRef != "" && !slices.Contains(refs, e.SecretRef) {
+				refs = append(refs, e.SecretRef)
+			}
+		}
+		if len(refs) > 0 {
+			items = append(items, map[string]string{"name": t.Spec.Name, "secrets": strings.Join(refs, ", ")})
+		}
+	}
+	return capped(NoteWorkerSecrets, items)
 }
 
 // jitterNoteOccurrences is how many upcoming occurrences of a trigger
@@ -314,7 +362,10 @@ type NoteScope struct {
 	// RunsHere is a profile that runs every Run on its own machine
 	// (standalone, edge): placement is stored, not acted on.
 	RunsHere bool
-	NowMs    int64
+	// OnWorkers is a cluster, whose Runs go to remote workers, each
+	// resolving secrets from its own secrets file.
+	OnWorkers bool
+	NowMs     int64
 	// MissingSecrets reads the secrets file of the machine that runs the
 	// commands, as the user that runs them (a file it cannot use is
 	// noted); nil where that is not this process (a cluster's workers
@@ -339,6 +390,11 @@ func Notes(doc *Document, s NoteScope) []Note {
 	}
 	if n, ok := TokenInURLNote(doc); ok {
 		out = append(out, n)
+	}
+	if s.OnWorkers {
+		if n, ok := WorkerSecretsNote(doc); ok {
+			out = append(out, n)
+		}
 	}
 	if s.MissingSecrets != nil {
 		if n, ok := SecretsFileNote(doc, s.MissingSecrets); ok {

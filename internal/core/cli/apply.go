@@ -48,7 +48,7 @@ func applyCommand(opts Options) *cobra.Command {
 				return err
 			}
 			defer b.Close()
-			printNotes(cmd, doc.Project, apply.Notes(doc, apply.NoteScope{RunsHere: b.Catalog.Executor == task.LocalProcess, NowMs: time.Now().UnixMilli()}))
+			printNotes(cmd, doc.Project, apply.Notes(doc, apply.NoteScope{RunsHere: b.Catalog.Executor == task.LocalProcess, OnWorkers: b.Catalog.Executor == task.RemoteWorker, NowMs: time.Now().UnixMilli()}))
 			results, err := apply.Publish(cmd.Context(), b.Catalog, doc, ids.New, applyOptions(ifMatch))
 			for _, r := range results {
 				fmt.Fprintln(textWriter{cmd.OutOrStdout()}, r)
@@ -186,7 +186,7 @@ func planApply(cmd *cobra.Command, opts Options, db *dbFlags, doc *apply.Documen
 	if err != nil {
 		return err
 	}
-	printNotes(cmd, doc.Project, apply.Notes(doc, apply.NoteScope{RunsHere: !IsPostgresURL(path), NowMs: time.Now().UnixMilli()}))
+	printNotes(cmd, doc.Project, apply.Notes(doc, apply.NoteScope{RunsHere: !IsPostgresURL(path), OnWorkers: IsPostgresURL(path), NowMs: time.Now().UnixMilli()}))
 	var results []apply.Result
 	// missing reads the secrets an apply would note as missing; nil where
 	// there is nothing to read them from (no database yet).

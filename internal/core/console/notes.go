@@ -50,6 +50,11 @@ var notes = map[string]noteLanguage{
 		apply.NoteTokenInURL: {
 			sentence: "聊天服务的 URL 中带有它的令牌，而写在文件中的 url 会存入数据库，并随定义一起显示；请把 URL 放进密钥，改用 urlSecret 指明（渠道：{items}）。",
 			item:     "{channel}（{kind}）"},
+		apply.NoteWorkerSecrets: {
+			sentence: "这些任务用到密钥，却没有设置放置（placement），它们的运行可能交给任何一个工作节点，而密钥文件中没有定义其中某个密钥的工作节点会让运行失败（secret_unavailable）：" +
+				"请在每个可能接手这些任务的工作节点的主机上用 `ql-worker secrets set NAME --secrets-file FILE` 定义它们，" +
+				"或用 placement.labels 把每个任务固定到持有这些密钥并带有这些标签（工作节点的 --labels）的工作节点上（任务：{items}）。",
+			item: "{name}（密钥：{secrets}）"},
 		apply.NoteSecretsUnusable: {
 			sentence: "密钥文件 {file} 无法使用：{why}。在修复之前，用到 {items} 的每次运行或通知都会失败（secret_unavailable）。",
 			item:     "{name}"},
@@ -132,12 +137,13 @@ func noteText(l string, n apply.Note) string {
 
 // definitionsNotes are the notes of doc this server can know: retry and
 // placement only where it runs every Run itself, secrets only where it
-// holds the secrets file of the machine that runs the commands; the
+// holds the secrets file of the machine that runs the commands, and the
+// secrets every worker must hold only where Runs go to workers; the
 // triggers a file leaves out only for a file a user wrote (origin ""): a
 // form's file names only what the form shows, by design.
 // secrets says whether a note is about the secrets file.
 func (c *Console) definitionsNotes(ctx context.Context, l string, doc *apply.Document, results []apply.Result, origin string) (out []string, secrets bool) {
-	ns := apply.Notes(doc, apply.NoteScope{RunsHere: c.cfg.Definitions.Executor == task.LocalProcess, NowMs: c.cfg.Definitions.NowMs(), MissingSecrets: c.cfg.MissingSecrets})
+	ns := apply.Notes(doc, apply.NoteScope{RunsHere: c.cfg.Definitions.Executor == task.LocalProcess, OnWorkers: c.cfg.Definitions.Executor == task.RemoteWorker, NowMs: c.cfg.Definitions.NowMs(), MissingSecrets: c.cfg.MissingSecrets})
 	if origin == "" {
 		ns = apply.AddUnlisted(ctx, c.cfg.Export, doc, results, ns)
 	}

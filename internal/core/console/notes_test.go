@@ -187,3 +187,20 @@ func TestTheNoteOfEndedTriggersReadsWholeInChinese(t *testing.T) {
 		t.Errorf("in Chinese: %q; want it to end %q", zh, want)
 	}
 }
+
+// The note of tasks using secrets without placement, which a cluster
+// gives, reads whole in Chinese, naming each task with its secrets and the
+// worker's command, and in English as `ql apply` prints it.
+func TestTheWorkersSecretsNoteReadsWholeInEveryLanguage(t *testing.T) {
+	t.Parallel()
+	n := apply.Note{Reason: apply.NoteWorkerSecrets, Items: []map[string]string{{"name": "deploy", "secrets": "api-token, db-pass"}}}
+	zh := noteText("zh", n)
+	for _, want := range []string{"deploy（密钥：api-token, db-pass）", "ql-worker secrets set NAME --secrets-file FILE", "placement.labels"} {
+		if !strings.Contains(zh, want) || regexp.MustCompile(`\{[a-z]+\}`).MatchString(zh) {
+			t.Errorf("in Chinese: %q; want it whole, saying %q", zh, want)
+		}
+	}
+	if en := noteText("en", n); en != n.String() || !strings.Contains(en, "deploy (secrets: api-token, db-pass)") {
+		t.Errorf("in English: %q; want ql apply's %q", en, n.String())
+	}
+}

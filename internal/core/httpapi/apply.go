@@ -164,10 +164,11 @@ func definitionsType(ct string) error {
 // console shows them: retry and placement only where it runs every Run
 // itself, secrets only where it holds the secrets file of the machine that
 // runs the commands (a file it cannot use included: it reads it as the
-// user that runs them).
+// user that runs them), and the secrets every worker must hold only where
+// Runs go to workers.
 func (a *api) definitionsNotes(ctx context.Context, doc *apply.Document, results []apply.Result) []applyNote {
 	svc := a.Definitions
-	ns := apply.Notes(doc, apply.NoteScope{RunsHere: svc.Executor == task.LocalProcess, NowMs: svc.NowMs(), MissingSecrets: a.MissingSecrets})
+	ns := apply.Notes(doc, apply.NoteScope{RunsHere: svc.Executor == task.LocalProcess, OnWorkers: svc.Executor == task.RemoteWorker, NowMs: svc.NowMs(), MissingSecrets: a.MissingSecrets})
 	ns = apply.AddUnlisted(ctx, a.Export, doc, results, ns)
 	out := make([]applyNote, len(ns))
 	for i, n := range ns {

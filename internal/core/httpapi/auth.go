@@ -83,6 +83,9 @@ type guard struct {
 	// progress, so requests at once cannot pass a limit with one left.
 	tries authlimit.Tries
 	uses  *apitoken.Uses
+	// known are the tokens last found valid, for a scrape while the store
+	// cannot answer.
+	known knownTokens
 
 	// fails counts the failed authentications by reason.
 	fails                      [failKinds]atomic.Uint64
@@ -209,23 +212,40 @@ func (g *guard) check(r *http.Request) (apitoken.Token, failure, error) {
 		return apitoken.Token{}, failMalformed, qlerror.New(qlerror.Unauthenticated, "the API token is malformed: %s (printed once by `ql tokens create`, which makes a new one)", problem).
 			Because(RefusalTokenMalformed)
 	}
-	t, err := g.tokens.TokenByDigest(r.Context(), apitoken.Digest(raw))
+	digest := apitoken.Digest(raw)
+	ctx, cancel := lookupContext(r.Context(), r.URL.Path)
+	t, err := g.tokens.TokenByDigest(ctx, digest)
+	cancel()
 	if qlerror.CodeOf(err) == qlerror.NotFound {
+		g.known.forget(digest)
 		return apitoken.Token{}, failUnknown, qlerror.New(qlerror.Unauthenticated, "the API token is not known; list tokens with `ql tokens list`").Because(RefusalTokenUnknown)
 	}
+	stored := err == nil
 	if err != nil {
-		return apitoken.Token{}, failNone, err
+		// A scrape is served to a token the store last found valid while
+		// the store cannot answer (knownTokens); any other request is not.
+		known, ok := g.known.known(digest)
+		if !ok || r.URL.Path != metricsPath {
+			return apitoken.Token{}, failNone, err
+		}
+		t = known
 	}
 	now := g.nowMs()
 	switch t.StateAt(now) {
 	case apitoken.StateRevoked:
+		g.known.forget(digest)
 		return apitoken.Token{}, failRevoked, qlerror.New(qlerror.Unauthenticated, "the API token %q is revoked; create a new one with `ql tokens create`", t.Name).
 			Because(RefusalTokenRevoked, "token", t.Name)
 	case apitoken.StateExpired:
+		g.known.forget(digest)
 		return apitoken.Token{}, failExpired, qlerror.New(qlerror.Unauthenticated, "the API token %q has expired; create a new one with `ql tokens create`", t.Name).
 			Because(RefusalTokenExpired, "token", t.Name)
 	}
-	g.uses.Record(r.Context(), t.ID, now)
+	if stored {
+		// A use is recorded in the store, which did not answer otherwise.
+		g.known.remember(digest, t)
+		g.uses.Record(r.Context(), t.ID, now)
+	}
 	return t, failNone, nil
 }
 

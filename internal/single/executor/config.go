@@ -77,12 +77,18 @@ type Config struct {
 	// none, and its StartedAtMs when the executor began it. It must not
 	// block for long.
 	OnFinish func(id run.Identity, a run.Attempt, finished run.State)
-	// Hold, if set, is asked at each round: while it reports true the
-	// dispatcher starts no command (the server's database path names
-	// another file, so a start would be written where nobody reads it).
-	// Commands already running go on and their results are recorded, and
-	// a cancel asked of their Runs still stops them.
-	Hold func() bool
+	// Admit, if set, is the gate every start of a command passes, and
+	// every requeue of Runs whose retry backoff passed: an error says the
+	// server is held (its database path names another file, so a start
+	// would be written where nobody reads it) and nothing more starts
+	// this round; otherwise done is called once the command's process
+	// exists, or once its attempt ended without one. The server's gate is
+	// a read lock that setting the hold takes for writing, so a round that
+	// found the server not held cannot start a command after the hold is
+	// set (and readiness says so). Commands already running go on and
+	// their results are recorded, and a cancel asked of their Runs still
+	// stops them.
+	Admit func() (done func(), err error)
 	// LogsGrown, if set, is called each time the logs took LogsGrownEvery
 	// bytes more on disk (their bytes, and a block for each new file)
 	// since it was last called: the server wakes log retention with it, so

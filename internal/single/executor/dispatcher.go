@@ -174,10 +174,12 @@ func (d *Dispatcher) round(ctx context.Context) (bool, error) {
 	if err := d.stopCancelled(ctx); err != nil {
 		return false, err
 	}
-	if d.cfg.Hold != nil && d.cfg.Hold() {
+	done, held := d.admit()
+	if held {
 		return false, nil
 	}
 	requeued, next, err := d.store.RetriesRequeue(ctx, requeuePage)
+	done()
 	if err != nil {
 		return false, err
 	}
@@ -194,20 +196,43 @@ func (d *Dispatcher) round(ctx context.Context) (bool, error) {
 	}
 	started := 0
 	for _, a := range pending {
+		// The hold read when the round began may have been set since:
+		// each start passes the gate again, and holds it until its
+		// command's process exists (see Config.Admit).
+		spawned, held := d.admit()
+		if held {
+			return false, nil
+		}
 		logPath := filepath.Join(d.cfg.LogDir, a.ID+".log")
 		plan, id, planErr, err := d.store.AttemptStart(ctx, a.ID, d.cfg.Owner.ID, logPath)
 		if qlerror.Is(err, qlerror.Conflict) {
+			spawned()
 			continue
 		}
 		if err != nil {
+			spawned()
 			return false, err
 		}
 		d.slots <- struct{}{}
 		d.workers.Add(1)
 		started++
-		go d.work(a, id, plan, planErr, logPath)
+		go d.work(a, id, plan, planErr, logPath, spawned)
 	}
 	return (len(pending) == free && started > 0) || requeued == requeuePage, nil
+}
+
+// admit passes Config.Admit's gate: held is true when the server takes no
+// work now, and otherwise done ends the pass (exactly once, whoever calls
+// it).
+func (d *Dispatcher) admit() (done func(), held bool) {
+	if d.cfg.Admit == nil {
+		return func() {}, false
+	}
+	release, err := d.cfg.Admit()
+	if err != nil {
+		return nil, true
+	}
+	return sync.OnceFunc(release), false
 }
 
 // stopCancelled cancels the command of every attempt of this executor
@@ -235,7 +260,10 @@ func (d *Dispatcher) stopCancelled(ctx context.Context) error {
 	return nil
 }
 
-func (d *Dispatcher) work(a run.Attempt, id run.Identity, plan task.Execution, planErr error, logPath string) {
+// work runs one started attempt and records its result; spawned ends its
+// pass of the gate (Config.Admit) once its command's process exists, or
+// once the attempt ended without one.
+func (d *Dispatcher) work(a run.Attempt, id run.Identity, plan task.Execution, planErr error, logPath string, spawned func()) {
 	ctx, cancel := context.WithCancelCause(d.runCtx)
 	d.mu.Lock()
 	d.running[a.ID] = cancel
@@ -249,7 +277,7 @@ func (d *Dispatcher) work(a run.Attempt, id run.Identity, plan task.Execution, p
 		d.workers.Done()
 		d.Wake()
 	}()
-	var st start
+	st := start{spawned: spawned}
 	res := d.execute(ctx, a, id, plan, planErr, logPath, &st)
 	finished, err := d.record(res, st)
 	if err != nil {
@@ -309,6 +337,9 @@ func (d *Dispatcher) execute(ctx context.Context, a run.Attempt, id run.Identity
 			res.State = run.AttemptLost
 		}
 	}
+	// A command that never started (its plan or a secret refused, or its
+	// spawn failed) ends the gate's pass here.
+	st.spawned()
 	// A log never created was told of when it could not be, once.
 	if err := errors.Join(mask.Flush(), log.Close()); err != nil && log.file != nil {
 		d.cfg.OnError(fmt.Errorf("attempt %s: its log %s is incomplete: %w%s", a.ID, logPath, err, spaceHint(err)))
@@ -395,6 +426,7 @@ func errorMessage(res process.Result) string {
 func (d *Dispatcher) launch(ctx context.Context, a run.Attempt, id run.Identity, c task.Command, secrets map[string]string, out io.Writer, st *start) process.Result {
 	spec := process.Spec{Identity: id, Command: c, BaseEnv: d.cfg.BaseEnv, Secrets: secrets, DefaultRunAs: d.cfg.RunAs}
 	res := process.Run(ctx, d.killRuns, spec, out, func(pid int) {
+		st.spawned()
 		ctx, cancel := context.WithTimeout(context.Background(), recordTimeout)
 		defer cancel()
 		err := d.store.AttemptRunning(ctx, a.ID, pid)

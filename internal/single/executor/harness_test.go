@@ -127,6 +127,8 @@ type dispatcherOpts struct {
 	// LogsGrownEvery.
 	logsGrown      func()
 	logsGrownEvery int64
+	// admit is Config's Admit.
+	admit func() (func(), error)
 }
 
 // dispatcher starts a dispatcher on the harness; errors fail the test.
@@ -161,6 +163,7 @@ func (h *harness) dispatcherOn(t testing.TB, st Store, o dispatcherOpts) (*Dispa
 		NowMs:          h.clock,
 		LogsGrown:      o.logsGrown,
 		LogsGrownEvery: o.logsGrownEvery,
+		Admit:          o.admit,
 	}
 	d, err := New(sig, cfg)
 	if err != nil {

@@ -15,6 +15,8 @@ import (
 type start struct {
 	pid        int
 	unrecorded bool
+	// spawned ends the attempt's pass of the dispatcher's gate.
+	spawned func()
 }
 
 // record stores an attempt's result, first its start when the store did not

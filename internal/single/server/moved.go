@@ -104,8 +104,9 @@ func (s *Server) sayMoved(now time.Time, err error) {
 		"code", CodeDatabaseMoved, "db", s.layout.DB, "found", found, "since", s.movedSince.UTC().Format(time.RFC3339))
 }
 
-// writes is the server's write gate, which the API and the console pass:
-// it holds their writes as checkDatabasePath holds the scheduler's rounds.
+// writes is the server's write gate, which the API, the console and each
+// start of a command pass: it holds them as checkDatabasePath holds the
+// scheduler's rounds.
 type writes struct{ s *Server }
 
 // Admit takes admitting for reading until done, as unlessMoved does for

@@ -71,7 +71,9 @@ type Server struct {
 	// dispatcher, the notifications' claims, retention, and the API's and
 	// the console's writes. admitting is held for reading by each
 	// scheduler round, each write the API or the console admits (writes),
-	// each claim and each retention batch, and for writing to set moved.
+	// each start of a command until its process exists (the dispatcher's
+	// Admit), each claim and each retention batch, and for writing to set
+	// moved.
 	dbFile      os.FileInfo
 	moved       atomic.Bool
 	admitting   sync.RWMutex
@@ -399,7 +401,7 @@ func (s *Server) newDispatcher() (*executor.Dispatcher, error) {
 		OnError:      s.quietWarn("executor", CodeExecutorFailed),
 		NowMs:        s.cfg.NowMs,
 		OnFinish:     s.finished,
-		Hold:         s.held,
+		Admit:        writes{s}.Admit,
 	}
 	if logCap := s.cfg.Retention.Policy.LogBytes; s.retain != nil && logCap != 0 {
 		// A pass as soon as the logs grew by a quarter of the cap, not

@@ -22,12 +22,22 @@ type Families map[string]*dto.MetricFamily
 // text format, and parses the answer.
 func Scrape(t testing.TB, url string) Families {
 	t.Helper()
+	return ScrapeWithToken(t, url, "")
+}
+
+// ScrapeWithToken is Scrape sending token as a bearer token, as Prometheus
+// does for a server's API listener; "" sends none.
+func ScrapeWithToken(t testing.TB, url, token string) Families {
+	t.Helper()
 	client := &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{DisableKeepAlives: true}}
 	req, err := http.NewRequestWithContext(t.Context(), http.MethodGet, url, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	req.Header.Set("Accept", "text/plain;version=0.0.4")
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
 	resp, err := client.Do(req)
 	if err != nil {
 		t.Fatalf("scrape %s: %v", url, err)

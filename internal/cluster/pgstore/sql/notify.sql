@@ -4,10 +4,13 @@
 -- name: NotifyFacts
 -- A finished Run's facts for its notifications, read in its finishing
 -- transaction: the project's settings ('' without any), the names people
--- read, the database clock and the trigger's display title now ('' none).
+-- read, the database clock, the trigger's display title now ('' none) and
+-- the Run's end as that transaction stamped it (a late report's command
+-- end, a lost attempt's last renewal; the clock when none is stamped).
 SELECT coalesce(p.notifications, ''), p.name, r.project_id, coalesce(r.trigger_id::text, ''),
        coalesce((SELECT tr.name FROM qinglong.trigger_revisions tr WHERE tr.trigger_id = r.trigger_id AND tr.revision = r.trigger_revision), ''),
-       r.scheduled_for_ms, {{now_ms}}, coalesce((SELECT tg.title FROM qinglong.triggers tg WHERE tg.id = r.trigger_id), '')
+       r.scheduled_for_ms, {{now_ms}}, coalesce((SELECT tg.title FROM qinglong.triggers tg WHERE tg.id = r.trigger_id), ''),
+       coalesce(r.finished_at_ms, {{now_ms}})
   FROM qinglong.runs r JOIN qinglong.projects p ON p.id = r.project_id
  WHERE r.id = $1
 

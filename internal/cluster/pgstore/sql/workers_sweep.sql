@@ -54,16 +54,21 @@ SELECT count(*) FROM released
 -- that vanished, however late the sweep comes), and when the lease ran
 -- out, in database time, so Go can tell a lease no replica swept for long
 -- after (the replicas could not reach the database, or none ran, and
--- refused the renewals) from one its worker stopped renewing. Go decides
--- each (lost — timed out when the lease outlived the deadline — then
--- retry or Run lost) and writes it in this same transaction with the
--- fenced statements of workers_lease.sql.
+-- refused the renewals) from one its worker stopped renewing, and the
+-- last time its worker was heard from for it: updated_at_ms, which only
+-- the worker's own steps write while an attempt is started (its start,
+-- each renewal, each log append), so the attempt ends then rather than a
+-- lease later; and the time of its Run's latest event, before which the
+-- Run's end may not be stamped. Go decides each (lost — timed out when the
+-- lease outlived the deadline — then retry or Run lost) and writes it in
+-- this same transaction with the fenced statements of workers_lease.sql.
 SELECT a.id, a.run_id, a.number, a.state, a.deadline_at_ms, r.state, r.version, r.cancel_requested_at_ms,
        coalesce((e.command -> 'retry' ->> 'maxAttempts')::int, 0),
        coalesce((e.command -> 'retry' ->> 'backoffMs')::bigint, 0),
        coalesce(ARRAY(SELECT jsonb_array_elements_text(e.command -> 'retry' -> 'on')), '{}'),
        n.ms, coalesce(w.revoked_at_ms < a.lease_expires_at_ms, false),
-       coalesce(a.deadline_at_ms <= a.lease_expires_at_ms, false), a.lease_expires_at_ms
+       coalesce(a.deadline_at_ms <= a.lease_expires_at_ms, false), a.lease_expires_at_ms,
+       a.updated_at_ms, (SELECT ev.created_at_ms FROM qinglong.run_events ev WHERE ev.run_id = r.id AND ev.seq = r.last_event_seq)
   FROM qinglong.attempts a
   JOIN qinglong.runs r ON r.id = a.run_id
   JOIN qinglong.execution_revisions e ON e.task_id = r.task_id AND e.task_revision = r.task_revision AND e.executor = a.executor
