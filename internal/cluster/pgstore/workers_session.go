@@ -39,7 +39,7 @@ const (
 // by the credential's SHA-256: the worker's current credential, or the one
 // a rotation replaced while its time lasts. A revoked credential, and a
 // replaced one whose time passed, is refused on the very next request:
-// the ingress authenticates every request. Both count as revoked, an
+// the ingress authenticates every request. The ingress counts both as revoked, an
 // operator's doing.
 func (r *Runtime) AuthenticateWorker(ctx context.Context, credential string) (WorkerIdentity, error) {
 	if !strings.HasPrefix(credential, workerproto.CredentialPrefix) || len(credential) > maxCredentialLen {

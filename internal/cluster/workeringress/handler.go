@@ -228,11 +228,12 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if checked {
 		addr := peerHost(r)
 		var ok bool
-		if held, ok = h.tries.Reserve(time.Now(), h.perAddr.Key(authlimit.Client(addr))); !ok {
+		client := authlimit.Client(addr)
+		if held, ok = h.tries.Reserve(time.Now(), h.perAddr.Key(client)); !ok {
 			h.throttled.Add(1)
 			h.authLog.Throttled(authlog.Event{Surface: authlog.SurfaceWorker, Addr: addr, Reason: authlog.ReasonThrottled})
 			w.Header().Set("Retry-After", strconv.Itoa(int(failedAuthRetry/time.Second)))
-			h.writeError(w, r, qlerror.New(codeRateLimited, "too many failed authentications from %s; check the credential of every worker there (`ql workers list` names the valid ones) and retry after the Retry-After header's seconds", addr))
+			h.writeError(w, r, qlerror.New(codeRateLimited, "too many failed authentications from %s; check the credential of every worker there (`ql workers list` names the valid ones) and retry after the Retry-After header's seconds", client))
 			return
 		}
 	}
@@ -246,8 +247,8 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.malformed.Add(1)
 		h.authLog.Failed(authlog.Event{Surface: authlog.SurfaceWorker, Addr: peerHost(r), Reason: authlog.ReasonCredentialMissing})
 		w.Header().Set("WWW-Authenticate", "Bearer")
-		h.writeError(w, r, qlerror.New(qlerror.Unauthenticated, "send the worker credential as Authorization: Bearer %s… (the whole line `ql workers create` or `ql workers rotate` printed, starting %s)",
-			workerproto.CredentialPrefix, workerproto.CredentialPrefix))
+		h.writeError(w, r, qlerror.New(qlerror.Unauthenticated, "send the worker credential as Authorization: Bearer %s… (the whole line `ql workers create` or `ql workers rotate` printed)",
+			workerproto.CredentialPrefix))
 		return
 	}
 	if h.stopping() {
