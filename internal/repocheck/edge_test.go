@@ -19,6 +19,7 @@ var edgePackages = []string{
 	"internal/core/apitoken",
 	"internal/core/apply",
 	"internal/core/authlimit",
+	"internal/core/authlog",
 	"internal/core/catalog",
 	"internal/core/cli",
 	"internal/core/console",

@@ -24,17 +24,22 @@ func errUnauthenticated() *qlerror.Error {
 }
 
 // RefusalWorkerRevoked is the reason of a refused credential that was
-// revoked, as opposed to one nobody holds: an operator's action, where an
+// revoked, and RefusalWorkerReplaced of one a rotation replaced whose time
+// passed, as opposed to one nobody holds: an operator's action, where an
 // unknown credential may be a guess. The worker is told the same words
 // either way (its credential is no use in both cases, and a guesser learns
-// nothing); the ingress counts them apart.
-const RefusalWorkerRevoked qlerror.Reason = "worker_credential_revoked"
+// nothing); the ingress counts them apart, and logs them with the
+// worker's name (param "worker").
+const (
+	RefusalWorkerRevoked  qlerror.Reason = "worker_credential_revoked"
+	RefusalWorkerReplaced qlerror.Reason = "worker_credential_replaced"
+)
 
 // AuthenticateWorker returns the worker a credential belongs to, looked up
 // by the credential's SHA-256: the worker's current credential, or the one
 // a rotation replaced while its time lasts. A revoked credential, and a
 // replaced one whose time passed, is refused on the very next request:
-// the ingress authenticates every request. Both count as revoked, an
+// the ingress authenticates every request. The ingress counts both as revoked, an
 // operator's doing.
 func (r *Runtime) AuthenticateWorker(ctx context.Context, credential string) (WorkerIdentity, error) {
 	if !strings.HasPrefix(credential, workerproto.CredentialPrefix) || len(credential) > maxCredentialLen {
@@ -49,8 +54,10 @@ func (r *Runtime) AuthenticateWorker(ctx context.Context, credential string) (Wo
 		return WorkerIdentity{}, errUnauthenticated()
 	case err != nil:
 		return WorkerIdentity{}, mapErr(err, "authenticating a worker")
-	case state == workerRevoked || !valid:
-		return WorkerIdentity{}, errUnauthenticated().Because(RefusalWorkerRevoked)
+	case state == workerRevoked:
+		return WorkerIdentity{}, errUnauthenticated().Because(RefusalWorkerRevoked, "worker", w.Name)
+	case !valid:
+		return WorkerIdentity{}, errUnauthenticated().Because(RefusalWorkerReplaced, "worker", w.Name)
 	}
 	return w, nil
 }

@@ -56,9 +56,11 @@ func replyOf(code qlerror.Code) (status int, wire string) {
 	return http.StatusInternalServerError, workerproto.CodeInternal
 }
 
-// credentialLike matches anything shaped like a worker credential, so a
-// message can never carry one even when the secret at hand is unknown.
-var credentialLike = regexp.MustCompile(regexp.QuoteMeta(workerproto.CredentialPrefix) + `[A-Za-z0-9_\-]*`)
+// credentialLike matches anything shaped like a worker credential, or a
+// piece of one, so a message can never carry one even when the secret at
+// hand is unknown. The prefix alone is no secret: a message may name it,
+// to say what a credential looks like.
+var credentialLike = regexp.MustCompile(regexp.QuoteMeta(workerproto.CredentialPrefix) + `[A-Za-z0-9_\-]+`)
 
 // redact removes every secret of the request (its credential, its lease or
 // offer token) and anything shaped like a credential from msg.

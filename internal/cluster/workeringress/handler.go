@@ -19,6 +19,7 @@ import (
 
 	"github.com/qinglong/qinglong/internal/cluster/pgstore"
 	"github.com/qinglong/qinglong/internal/core/authlimit"
+	"github.com/qinglong/qinglong/internal/core/authlog"
 	"github.com/qinglong/qinglong/internal/core/httpserve"
 	"github.com/qinglong/qinglong/internal/core/qlerror"
 	"github.com/qinglong/qinglong/internal/core/workerproto"
@@ -74,6 +75,7 @@ type Handler struct {
 	started   func(pgstore.Started)
 	limits    *limiter
 	auth      *authCache
+	authLog   *authlog.Log
 	perAddr   *authlimit.Keyed
 	// tries holds a try of the address's limit for each check in
 	// progress, so requests at once cannot pass a limit with one left.
@@ -119,7 +121,7 @@ func New(cfg Config) *Handler {
 	h := &Handler{
 		acquire: cfg.Acquire, settings: cfg.Settings, log: cfg.Log, observe: cfg.Observe, completed: cfg.Completed, started: cfg.Started,
 		limits: newLimiter(cfg.Rate, cfg.Burst), auth: newAuthCache(), wakeup: newBroadcast(), changed: newBroadcast(), stops: newSessionWakes(),
-		perAddr: authlimit.NewKeyed(cfg.FailedAuth, cfg.FailedAuthBurst, maxAddresses),
+		perAddr: authlimit.NewKeyed(cfg.FailedAuth, cfg.FailedAuthBurst, maxAddresses), authLog: authlog.New(cfg.Log, time.Now),
 		stopped: make(chan struct{}),
 	}
 	h.routes = map[string]func(*request){
@@ -226,10 +228,12 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if checked {
 		addr := peerHost(r)
 		var ok bool
-		if held, ok = h.tries.Reserve(time.Now(), h.perAddr.Key(addr)); !ok {
+		client := authlimit.Client(addr)
+		if held, ok = h.tries.Reserve(time.Now(), h.perAddr.Key(client)); !ok {
 			h.throttled.Add(1)
+			h.authLog.Throttled(authlog.Event{Surface: authlog.SurfaceWorker, Addr: addr, Reason: authlog.ReasonThrottled})
 			w.Header().Set("Retry-After", strconv.Itoa(int(failedAuthRetry/time.Second)))
-			h.writeError(w, r, qlerror.New(codeRateLimited, "too many failed authentications from %s; check the credential of every worker there (`ql workers list` names the valid ones) and retry after the Retry-After header's seconds", addr))
+			h.writeError(w, r, qlerror.New(codeRateLimited, "too many failed authentications from %s; check the credential of every worker there (`ql workers list` names the valid ones) and retry after the Retry-After header's seconds", client))
 			return
 		}
 	}
@@ -241,8 +245,10 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if !shaped {
 		settle(true)
 		h.malformed.Add(1)
+		h.authLog.Failed(authlog.Event{Surface: authlog.SurfaceWorker, Addr: peerHost(r), Reason: authlog.ReasonCredentialMissing})
 		w.Header().Set("WWW-Authenticate", "Bearer")
-		h.writeError(w, r, qlerror.New(qlerror.Unauthenticated, "send the worker credential as Authorization: Bearer %s…", workerproto.CredentialPrefix))
+		h.writeError(w, r, qlerror.New(qlerror.Unauthenticated, "send the worker credential as Authorization: Bearer %s… (the whole line `ql workers create` or `ql workers rotate` printed)",
+			workerproto.CredentialPrefix))
 		return
 	}
 	if h.stopping() {
@@ -263,11 +269,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	settle(refused)
 	if err != nil {
 		if refused {
-			if qlerror.ReasonOf(err) == pgstore.RefusalWorkerRevoked {
-				h.revoked.Add(1)
-			} else {
-				h.unknown.Add(1)
-			}
+			h.refused(r, err)
 			h.auth.forget(key)
 			w.Header().Set("WWW-Authenticate", "Bearer")
 		}
@@ -281,6 +283,25 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	route(req)
+}
+
+// refused counts and logs a credential the database refused: a revoked
+// or replaced one at WARN with its worker's name (a worker still running
+// after its credential was taken away), an unknown one at INFO.
+func (h *Handler) refused(r *http.Request, err error) {
+	e := authlog.Event{Surface: authlog.SurfaceWorker, Addr: peerHost(r), Name: qlerror.ParamsOf(err)["worker"], Reason: authlog.ReasonCredentialUnknown}
+	switch qlerror.ReasonOf(err) {
+	case pgstore.RefusalWorkerRevoked:
+		e.Reason = authlog.ReasonCredentialRevoked
+	case pgstore.RefusalWorkerReplaced:
+		e.Reason = authlog.ReasonCredentialReplaced
+	default:
+		h.unknown.Add(1)
+		h.authLog.Failed(e)
+		return
+	}
+	h.revoked.Add(1)
+	h.authLog.RevokedUsed(e)
 }
 
 // failedAuthRetry is the Retry-After of a throttled address: the time one
@@ -335,9 +356,14 @@ func (h *Handler) authenticate(ctx context.Context, st Store, key [sha256.Size]b
 	return id, nil
 }
 
-// fail answers a store error, letting the replica see it first.
+// fail answers a store error, letting the replica see it first. A
+// worker refused another worker's session or attempt is logged at WARN:
+// a worker's bug, or a lease token that got where it should not.
 func (h *Handler) fail(req *request, err error, secrets ...string) {
 	h.observe(err)
+	if qlerror.Is(err, qlerror.PermissionDenied) && req.worker.Name != "" {
+		h.authLog.WorkerForbidden(authlog.Event{Surface: authlog.SurfaceWorker, Addr: peerHost(req.r), Name: req.worker.Name, Reason: authlog.ReasonOtherWorkers})
+	}
 	h.writeError(req.w, req.r, err, append(secrets, req.credential)...)
 }
 

@@ -160,6 +160,9 @@ func Create(ctx context.Context, m Manager, id, name string, role Role, password
 	if role.Scope() == "" {
 		return User{}, qlerror.New(qlerror.Invalid, "role %q is not one of viewer, operator, owner", role)
 	}
+	if err := CheckNewPassword(name, password); err != nil {
+		return User{}, err
+	}
 	hash, err := HashPassword(password)
 	if err != nil {
 		return User{}, err
@@ -169,6 +172,9 @@ func Create(ctx context.Context, m Manager, id, name string, role Role, password
 
 // SetPassword checks and hashes a new password and stores it.
 func SetPassword(ctx context.Context, m Manager, name, password string) error {
+	if err := CheckNewPassword(name, password); err != nil {
+		return err
+	}
 	hash, err := HashPassword(password)
 	if err != nil {
 		return err
@@ -178,6 +184,9 @@ func SetPassword(ctx context.Context, m Manager, name, password string) error {
 
 // Enable checks and hashes a new password and enables the account with it.
 func Enable(ctx context.Context, m Manager, name, password string) error {
+	if err := CheckNewPassword(name, password); err != nil {
+		return err
+	}
 	hash, err := HashPassword(password)
 	if err != nil {
 		return err

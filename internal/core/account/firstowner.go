@@ -27,6 +27,9 @@ func CreateFirstOwner(ctx context.Context, f FirstOwner, id, name, password stri
 	if err := validate.Name("user name", name); err != nil {
 		return User{}, "", err
 	}
+	if err := CheckNewPassword(name, password); err != nil {
+		return User{}, "", err
+	}
 	hash, err := HashPassword(password)
 	if err != nil {
 		return User{}, "", err

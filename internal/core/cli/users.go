@@ -36,9 +36,10 @@ func oneUserArg(verb string) cobra.PositionalArgs {
 	return oneName("users "+verb+" takes one user name", "user name")
 }
 
-// readPassword reads a new password: one line of standard input with
-// --password-stdin, else asked twice on the terminal without echo.
-func readPassword(cmd *cobra.Command, fromStdin bool) (string, error) {
+// readPassword reads a new password for user name: one line of standard
+// input with --password-stdin, else asked twice on the terminal without
+// echo. A weak one is refused before it is asked again.
+func readPassword(cmd *cobra.Command, name string, fromStdin bool) (string, error) {
 	in := cmd.InOrStdin()
 	if fromStdin {
 		line, err := bufio.NewReader(io.LimitReader(in, 4*account.MaxPassword+2)).ReadString('\n')
@@ -46,7 +47,7 @@ func readPassword(cmd *cobra.Command, fromStdin bool) (string, error) {
 			return "", fmt.Errorf("reading the password from standard input: %w", err)
 		}
 		p := strings.TrimSuffix(strings.TrimSuffix(line, "\n"), "\r")
-		return p, account.CheckPassword(p)
+		return p, account.CheckNewPassword(name, p)
 	}
 	f, ok := in.(*os.File)
 	if !ok || !term.IsTerminal(int(f.Fd())) {
@@ -62,7 +63,7 @@ func readPassword(cmd *cobra.Command, fromStdin bool) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("reading the password: %w", err)
 	}
-	if err := account.CheckPassword(p); err != nil {
+	if err := account.CheckNewPassword(name, p); err != nil {
 		return "", err
 	}
 	again, err := ask("Password again: ")
@@ -84,8 +85,8 @@ func usersCreateCommand(opts Options) *cobra.Command {
 		Short: "Create a console user account",
 		Long: `Create a console user named NAME (lower-case letters, digits, '-', '_', '.') with a role: viewer
 (default), operator or owner; --owner is --role owner, for the first account. The password (at least
-10 characters) is asked twice on the terminal, or read as one line of standard input with
---password-stdin.`,
+10 characters, not one of the most common passwords, not containing NAME) is asked twice on the
+terminal, or read as one line of standard input with --password-stdin.`,
 		Example: "  " + opts.Binary + " users create alice --owner\n  printf '%s\\n' \"$PASSWORD\" | " + opts.Binary + " users create ci-viewer --password-stdin",
 		Args:    oneUserArg("create"),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -99,7 +100,7 @@ func usersCreateCommand(opts Options) *cobra.Command {
 			if err != nil {
 				return Usagef("--role %q: give viewer, operator or owner", role)
 			}
-			p, err := readPassword(cmd, stdin)
+			p, err := readPassword(cmd, args[0], stdin)
 			if err != nil {
 				return err
 			}
@@ -225,7 +226,7 @@ func usersEnableCommand(opts Options) *cobra.Command {
 	c := userChange(opts, "enable", "Enable a disabled console user with a new password",
 		"Enable the console user NAME again, with a new password asked twice on the terminal or read as one line\nof standard input with --password-stdin. The new password is required so that no session signed in\nbefore the user was disabled comes back; the user signs in again with it. Enabling an active user\nonly sets its password.",
 		"is enabled with a new password", func(cmd *cobra.Command, b *Backend, name string) error {
-			p, err := readPassword(cmd, stdin)
+			p, err := readPassword(cmd, name, stdin)
 			if err != nil {
 				return err
 			}
@@ -254,7 +255,7 @@ func usersPasswdCommand(opts Options) *cobra.Command {
 		"Set the password of the console user NAME, asked twice on the terminal or read as one line of standard\ninput with --password-stdin. Every console session of the user ends at once"+
 			where+" signs in again with the new password.",
 		"has a new password", func(cmd *cobra.Command, b *Backend, name string) error {
-			p, err := readPassword(cmd, stdin)
+			p, err := readPassword(cmd, name, stdin)
 			if err != nil {
 				return err
 			}

@@ -71,7 +71,7 @@ func (c *Console) passwordChange(w http.ResponseWriter, r *http.Request, s *sess
 		return
 	}
 	current, password := r.PostFormValue("current"), r.PostFormValue("password")
-	if msg := newPasswordFault(l, password, r.PostFormValue("password2")); msg != "" {
+	if msg := newPasswordFault(l, s.name, password, r.PostFormValue("password2")); msg != "" {
 		again(http.StatusBadRequest, msg)
 		return
 	}

@@ -29,6 +29,7 @@ import (
 
 	"github.com/qinglong/qinglong/internal/core/account"
 	"github.com/qinglong/qinglong/internal/core/apitoken"
+	"github.com/qinglong/qinglong/internal/core/authlog"
 	"github.com/qinglong/qinglong/internal/core/catalog"
 	"github.com/qinglong/qinglong/internal/core/hold"
 	"github.com/qinglong/qinglong/internal/core/httpserve"
@@ -315,8 +316,10 @@ type Console struct {
 
 	sessions *sessionTable
 	throttle *throttle
-	slots    *checkSlots
-	verify   func(hash, password string, found bool) bool
+	// authLog writes the sign-in, sign-out and failure lines.
+	authLog *authlog.Log
+	slots   *checkSlots
+	verify  func(hash, password string, found bool) bool
 	// signinKey signs the sign-in form's CSRF values (signinValue), so a
 	// cookie planted by someone else is refused; it is per process, so a
 	// restart only makes open sign-in forms stale.
@@ -348,7 +351,7 @@ func New(cfg Config) *Console {
 	}
 	c := &Console{cfg: cfg, mux: http.NewServeMux(), tmpl: parseTemplates(cfg.Binary, cfg.DatabaseFlags), sessions: newSessionTable(maxSessions, maxSessionsPerPrincipal),
 		throttle: newThrottle(func() time.Time { return time.UnixMilli(cfg.NowMs()) }), slots: defaultCheckSlots(), verify: verifyPassword, setupThrottle: newSetupThrottle(),
-		signinKey: make([]byte, 32)}
+		signinKey: make([]byte, 32), authLog: authlog.New(cfg.Log, func() time.Time { return time.UnixMilli(cfg.NowMs()) })}
 	_, _ = rand.Read(c.signinKey) // crypto/rand never fails on supported platforms
 	byPattern := map[string]map[string]http.HandlerFunc{}
 	var order []string
@@ -396,6 +399,10 @@ func Patterns() [][3]string {
 // every answer has them, the mux's own redirects to a cleaned path too.
 func (c *Console) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	setHeaders(w)
+	if httpserve.Unclean(r) {
+		c.failWith(w, r, nil, http.StatusNotFound, tr(lang(r), "err.nopage"))
+		return
+	}
 	c.mux.ServeHTTP(w, r)
 }
 
@@ -746,6 +753,7 @@ func (c *Console) signin(w http.ResponseWriter, r *http.Request, _ *session) {
 		return
 	}
 	if !c.throttle.allowed(addr, name) {
+		c.authLog.Throttled(authlog.Event{Surface: authlog.SurfaceConsole, Addr: addr, Reason: authlog.ReasonThrottled})
 		w.Header().Set("Retry-After", retryThrottled)
 		c.renderSignin(w, r, tr(l, "err.throttled"), http.StatusTooManyRequests)
 		return
@@ -759,6 +767,7 @@ func (c *Console) signout(w http.ResponseWriter, r *http.Request, s *session) {
 		c.failWith(w, r, s, http.StatusServiceUnavailable, tr(lang(r), "err.signoutstore"))
 		return
 	}
+	c.authLog.SignedOut(authlog.Event{Surface: authlog.SurfaceConsole, Addr: remoteHost(r), Name: s.name})
 	http.SetCookie(w, c.cookie(sessionCookie, "", "/", -1))
 	http.Redirect(w, r, "/signin?"+signedOutParam, http.StatusSeeOther)
 }

@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/qinglong/qinglong/internal/core/account"
 	"github.com/qinglong/qinglong/internal/core/apitoken"
 	"github.com/qinglong/qinglong/internal/core/apply"
 	"github.com/qinglong/qinglong/internal/core/catalog"
@@ -111,6 +112,8 @@ var refusalsZH = map[qlerror.Reason]string{ //nolint:gosec // G101: sentences ke
 	apitoken.RefusalNameTaken:        "已有同名且未吊销的令牌（有效或已过期；过期的令牌在吊销前仍占用其名称）；请先吊销它，或换一个名称。",
 	apitoken.RefusalNoSuchToken:      "没有该名称且未吊销的令牌；令牌页列出现有的令牌。",
 	validate.RefusalNameMissing:      "请填写{field}。",
+	account.RefusalPasswordCommon:    "该密码是最常见的密码之一，猜测密码的人会最先试它；请换一个（几个互不相关的词连成的长密码既难猜又好记）。",
+	account.RefusalPasswordHasName:   "该密码包含用户名“{name}”，猜测密码的人会最先试它；请换一个不含用户名的密码。",
 	validate.RefusalNameTooLong:      fmt.Sprintf("{field}过长：最多 %d 个字符。", validate.MaxNameLen),
 	validate.RefusalNameShape:        "{field}“{value}”只能使用小写字母、数字、“-”、“_”和“.”，且须以字母或数字开头和结尾。",
 	refusalCannotPause:               "此服务器不能暂停或恢复触发器；请使用 `ql triggers pause|resume`。",

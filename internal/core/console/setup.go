@@ -12,6 +12,7 @@ import (
 
 	"github.com/qinglong/qinglong/internal/core/account"
 	"github.com/qinglong/qinglong/internal/core/authlimit"
+	"github.com/qinglong/qinglong/internal/core/authlog"
 	"github.com/qinglong/qinglong/internal/core/hold"
 	"github.com/qinglong/qinglong/internal/core/ids"
 	"github.com/qinglong/qinglong/internal/core/qlerror"
@@ -145,8 +146,9 @@ func (c *Console) setup(w http.ResponseWriter, r *http.Request, _ *session) {
 		return
 	}
 	addr := remoteHost(r)
-	try, ok := c.setupThrottle.tries.Reserve(time.UnixMilli(c.cfg.NowMs()), c.setupThrottle.byAddr.Key(addr))
+	try, ok := c.setupThrottle.tries.Reserve(time.UnixMilli(c.cfg.NowMs()), c.setupThrottle.byAddr.Key(authlimit.Client(addr)))
 	if !ok {
+		c.authLog.Throttled(authlog.Event{Surface: authlog.SurfaceSetup, Addr: addr, Reason: authlog.ReasonThrottled})
 		c.throttle.refusals.Add(1)
 		w.Header().Set("Retry-After", retryThrottled)
 		c.renderSetup(w, r, tr(l, "err.setupthrottle"), http.StatusTooManyRequests)
@@ -159,12 +161,13 @@ func (c *Console) setup(w http.ResponseWriter, r *http.Request, _ *session) {
 		c.renderSetup(w, r, formErrorText(l, err), http.StatusBadRequest)
 		return
 	}
-	if msg := newPasswordFault(l, password, r.PostFormValue("password2")); msg != "" {
+	if msg := newPasswordFault(l, name, password, r.PostFormValue("password2")); msg != "" {
 		c.renderSetup(w, r, msg, http.StatusBadRequest)
 		return
 	}
 	if !c.cfg.Setup.Spend(code) {
 		wrongCode = true
+		c.authLog.Failed(authlog.Event{Surface: authlog.SurfaceSetup, Addr: addr, Reason: authlog.ReasonSetupCodeWrong})
 		c.throttle.fails.Add(1)
 		c.renderSetup(w, r, fmt.Sprintf(tr(l, "err.setupcode"), CodeSetupCode), http.StatusUnauthorized)
 		return
@@ -183,6 +186,7 @@ func (c *Console) setup(w http.ResponseWriter, r *http.Request, _ *session) {
 	}
 	c.cfg.Setup.Close()
 	c.cfg.Log.Info("console: the first owner was created with the setup code", "code", CodeFirstOwnerCreated, "user", u.Name, "addr", addr)
+	c.authLog.SignedIn(authlog.Event{Surface: authlog.SurfaceSetup, Addr: addr, Name: u.Name, Reason: authlog.ReasonSetupCode})
 	if c.cfg.Users != nil {
 		if err := c.cfg.Users.UserSignedIn(r.Context(), u.ID, c.cfg.NowMs()); err != nil {
 			c.cfg.Log.Warn("console setup: recording the sign-in", "code", CodeSigninRecordFailed, "err", err) // informational; the sign-in stands
@@ -197,16 +201,16 @@ func (c *Console) setup(w http.ResponseWriter, r *http.Request, _ *session) {
 }
 
 // newPasswordFault says, in language l, what is wrong with a new
-// password typed twice, by the rules of `ql users passwd`; "" when
-// nothing is.
-func newPasswordFault(l, password, again string) string {
+// password for user name typed twice, by the rules of `ql users passwd`;
+// "" when nothing is.
+func newPasswordFault(l, name, password, again string) string {
 	if password != again {
 		return tr(l, "err.pwmismatch")
 	}
 	if n := utf8.RuneCountInString(password); utf8.ValidString(password) && (n < account.MinPassword || n > account.MaxPassword) {
 		return fmt.Sprintf(tr(l, "err.pwlength"), n, account.MinPassword, account.MaxPassword)
 	}
-	if err := account.CheckPassword(password); err != nil {
+	if err := account.CheckNewPassword(name, password); err != nil {
 		return formErrorText(l, err)
 	}
 	return ""

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/qinglong/qinglong/internal/core/apitoken"
+	"github.com/qinglong/qinglong/internal/core/authlog"
 	"github.com/qinglong/qinglong/internal/core/qlerror"
 )
 
@@ -21,10 +22,10 @@ func (c *Console) signinToken(w http.ResponseWriter, r *http.Request, addr strin
 	l := lang(r)
 	open := c.throttle.tokenOpen(addr)
 	raw := strings.TrimSpace(r.PostFormValue("token"))
-	failure := ""
+	failure, reason := "", ""
 	var t apitoken.Token
 	if !apitoken.LooksLikeToken(raw) {
-		failure = "err.malformed"
+		failure, reason = "err.malformed", authlog.ReasonTokenMalformed
 	} else {
 		var err error
 		t, err = c.cfg.Tokens.TokenByDigest(r.Context(), apitoken.Digest(raw))
@@ -33,27 +34,52 @@ func (c *Console) signinToken(w http.ResponseWriter, r *http.Request, addr strin
 			c.renderSignin(w, r, tr(l, "err.tokenstore"), http.StatusServiceUnavailable)
 			return
 		}
-		if err != nil || t.StateAt(c.cfg.NowMs()) != apitoken.StateActive {
+		if reason = tokenFailure(err, t, c.cfg.NowMs()); reason != "" {
 			failure = "err.unknown"
 		}
 	}
+	e := authlog.Event{Surface: authlog.SurfaceConsole, Addr: addr, Name: t.Name, Reason: reason}
 	switch {
 	case failure != "" && !open:
+		e.Reason = authlog.ReasonThrottled
+		c.authLog.Throttled(e)
 		c.throttle.refusals.Add(1)
 		w.Header().Set("Retry-After", retryThrottled)
 		c.renderSignin(w, r, tr(l, "err.throttled"), http.StatusTooManyRequests)
 		return
 	case failure != "":
+		if reason == authlog.ReasonTokenRevoked {
+			c.authLog.RevokedUsed(e)
+		} else {
+			c.authLog.Failed(e)
+		}
 		c.throttle.failed(addr, "")
 		c.renderSignin(w, r, tr(l, failure), http.StatusUnauthorized)
 		return
 	}
 	c.cfg.Uses.Record(r.Context(), t.ID, c.cfg.NowMs())
+	e.Reason = authlog.ReasonToken
+	c.authLog.SignedIn(e)
 	if err := c.start(r.Context(), w, &session{digest: apitoken.Digest(raw), name: t.Name, scope: t.Scope}); err != nil {
 		c.startFailed(w, r, err)
 		return
 	}
 	http.Redirect(w, r, afterSignin(r), http.StatusSeeOther)
+}
+
+// tokenFailure is why a token found (or not, err NotFound) does not sign
+// in, for the log; "" when it does.
+func tokenFailure(err error, t apitoken.Token, nowMs int64) string {
+	if err != nil {
+		return authlog.ReasonTokenUnknown
+	}
+	switch t.StateAt(nowMs) {
+	case apitoken.StateRevoked:
+		return authlog.ReasonTokenRevoked
+	case apitoken.StateExpired:
+		return authlog.ReasonTokenExpired
+	}
+	return ""
 }
 
 // tokenOpen reports whether addr may fail a token sign-in now; when it

@@ -10,6 +10,7 @@ import (
 
 	"github.com/qinglong/qinglong/internal/core/account"
 	"github.com/qinglong/qinglong/internal/core/authlimit"
+	"github.com/qinglong/qinglong/internal/core/authlog"
 	"github.com/qinglong/qinglong/internal/core/qlerror"
 )
 
@@ -38,6 +39,7 @@ func (c *Console) signinUser(w http.ResponseWriter, r *http.Request, name, addr 
 	// is the same for every name.
 	try, ok := c.throttle.reserve(addr, name)
 	if !ok {
+		c.authLog.Throttled(authlog.Event{Surface: authlog.SurfaceConsole, Addr: addr, Reason: authlog.ReasonThrottled})
 		w.Header().Set("Retry-After", retryThrottled)
 		c.renderSignin(w, r, tr(l, "err.throttled"), http.StatusTooManyRequests)
 		return
@@ -49,9 +51,12 @@ func (c *Console) signinUser(w http.ResponseWriter, r *http.Request, name, addr 
 		c.renderSignin(w, r, tr(l, "err.userstore"), http.StatusServiceUnavailable)
 		return
 	}
-	ok = c.verify(hash, password, err == nil) && u.State() == account.StateActive
+	found := err == nil
+	matches := c.verify(hash, password, found)
+	ok = matches && u.State() == account.StateActive
 	try.settle(!ok)
 	if !ok {
+		c.authLog.Failed(signinFailure(addr, u.Name, found, matches))
 		c.renderSignin(w, r, tr(l, "err.badlogin"), http.StatusUnauthorized)
 		return
 	}
@@ -60,11 +65,27 @@ func (c *Console) signinUser(w http.ResponseWriter, r *http.Request, name, addr 
 		c.cfg.Log.Warn("console sign-in: recording the sign-in", "code", CodeSigninRecordFailed, "err", err) // informational; the sign-in stands
 	}
 	c.throttle.signedIn(addr, name)
+	c.authLog.SignedIn(authlog.Event{Surface: authlog.SurfaceConsole, Addr: addr, Name: u.Name, Reason: authlog.ReasonPassword})
 	if err := c.start(r.Context(), w, &session{userID: u.ID, stamp: account.PasswordStamp(hash), name: u.Name, scope: u.Role.Scope()}); err != nil {
 		c.startFailed(w, r, err)
 		return
 	}
 	http.Redirect(w, r, afterSignin(r), http.StatusSeeOther)
+}
+
+// signinFailure is the log's account of a failed password sign-in: an
+// unknown name is not logged (it may be a password typed in the wrong
+// field), a known one is, with whether the password or the account's
+// state refused it.
+func signinFailure(addr, name string, found, matches bool) authlog.Event {
+	e := authlog.Event{Surface: authlog.SurfaceConsole, Addr: addr, Name: name, Reason: authlog.ReasonUserDisabled}
+	switch {
+	case !found:
+		e.Name, e.Reason = "", authlog.ReasonUserUnknown
+	case !matches:
+		e.Reason = authlog.ReasonPasswordWrong
+	}
+	return e
 }
 
 // verifyPassword checks password against a found user's hash, or spends
@@ -131,9 +152,10 @@ func newThrottle(now func() time.Time) *throttle {
 // address holds no NUL, so the key's last NUL parts them whatever the
 // name holds.
 func (t *throttle) limits(addr, name string) []authlimit.Key {
-	ks := []authlimit.Key{t.byAddr.Key(addr)}
+	client := authlimit.Client(addr)
+	ks := []authlimit.Key{t.byAddr.Key(client)}
 	if name != "" {
-		pair := name + "\x00" + addr
+		pair := name + "\x00" + client
 		ks = append(ks, t.byPair.Key(pair))
 		if !t.isKnown(pair) {
 			ks = append(ks, t.byName.Key(name))
@@ -155,7 +177,7 @@ func (t *throttle) isKnown(pair string) bool {
 // pair it forgets falls back under the name's ceiling, nothing more.
 func (t *throttle) signedIn(addr, name string) {
 	now := t.now()
-	pair := name + "\x00" + addr
+	pair := name + "\x00" + authlimit.Client(addr)
 	t.knownMu.Lock()
 	defer t.knownMu.Unlock()
 	if _, ok := t.known[pair]; !ok && len(t.known) >= maxThrottled {

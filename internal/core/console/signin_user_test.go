@@ -133,17 +133,17 @@ func TestTheKnownPairsAreBoundedAndForgetTheOldestFirst(t *testing.T) {
 	at := time.UnixMilli(1_700_000_000_000)
 	th := newThrottle(func() time.Time { return at })
 	for i := range maxThrottled {
-		th.signedIn(fmt.Sprintf("2001:db8::%x", i), "bob")
+		th.signedIn(fmt.Sprintf("2001:db8:%x::1", i), "bob")
 		at = at.Add(time.Millisecond)
 	}
 	th.signedIn("192.0.2.1", "bob")
 	if n := len(th.known); n != maxThrottled {
 		t.Fatalf("%d known pairs, want the bound %d", n, maxThrottled)
 	}
-	if th.isKnown("bob\x002001:db8::0") {
+	if th.isKnown("bob\x002001:db8::/64") {
 		t.Fatal("the pair that signed in longest ago was kept over the bound")
 	}
-	if !th.isKnown("bob\x002001:db8::1") || !th.isKnown("bob\x00192.0.2.1") {
+	if !th.isKnown("bob\x002001:db8:1::/64") || !th.isKnown("bob\x00192.0.2.1") {
 		t.Fatal("a full set forgot a pair other than the oldest")
 	}
 }
@@ -160,7 +160,7 @@ func TestAFloodOfAddressesAndNamesDoesNotResetTheThrottle(t *testing.T) {
 		th.failed("203.0.113.9", "")
 	}
 	for i := range maxThrottled + 1 {
-		th.failed(fmt.Sprintf("2001:db8::%x", i), fmt.Sprintf("name-%d", i))
+		th.failed(fmt.Sprintf("2001:db8:%x::1", i), fmt.Sprintf("name-%d", i))
 	}
 	if th.allowed("192.0.2.1", "bob") {
 		t.Fatalf("bob may be tried again after %d other names failed once each", maxThrottled+1)

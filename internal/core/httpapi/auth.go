@@ -13,6 +13,7 @@ import (
 
 	"github.com/qinglong/qinglong/internal/core/apitoken"
 	"github.com/qinglong/qinglong/internal/core/authlimit"
+	"github.com/qinglong/qinglong/internal/core/authlog"
 	"github.com/qinglong/qinglong/internal/core/hold"
 	"github.com/qinglong/qinglong/internal/core/qlerror"
 )
@@ -83,6 +84,7 @@ type guard struct {
 	// progress, so requests at once cannot pass a limit with one left.
 	tries authlimit.Tries
 	uses  *apitoken.Uses
+	log   *authlog.Log
 	// known are the tokens last found valid, for a scrape while the store
 	// cannot answer.
 	known knownTokens
@@ -167,25 +169,40 @@ func (g *guard) hostAllowed(r *http.Request) bool {
 // throttle is its own and still refuses before the password is checked.
 func (g *guard) authenticate(r *http.Request) (apitoken.Token, error) {
 	addr := remoteHost(r)
-	held, open := g.tries.Reserve(time.Now(), g.perAddr.Key(addr))
+	client := authlimit.Client(addr)
+	held, open := g.tries.Reserve(time.Now(), g.perAddr.Key(client))
 	if !open {
 		t, why, err := g.check(r)
 		if why == failNone {
 			return t, err
 		}
 		g.authThrottled.Add(1)
+		g.log.Throttled(authlog.Event{Surface: authlog.SurfaceAPI, Addr: addr, Reason: string(RefusalAddressThrottled)})
 		return apitoken.Token{}, qlerror.New(codeRateLimited, "the request's token did not authenticate, and %s has failed to authenticate too often "+
 			"(%d times, then once a minute): requests with a valid token are still served from it, this one is refused without saying why; "+
 			"retry with a valid token, and stop the client that keeps sending a bad one (behind a proxy, --trusted-proxies tells its clients apart)",
-			addr, g.limits.FailedAuthBurst).Because(RefusalAddressThrottled, "address", addr, "retryAfterSeconds", 60)
+			client, g.limits.FailedAuthBurst).Because(RefusalAddressThrottled, "address", client, "retryAfterSeconds", 60)
 	}
 	t, why, err := g.check(r)
 	failed := qlerror.CodeOf(err) == qlerror.Unauthenticated
 	held.Settle(time.Now(), failed)
 	if failed {
 		g.fails[why].Add(1)
+		g.logFailure(addr, err)
 	}
 	return t, err
+}
+
+// logFailure logs a failed authentication with its reason and, when the
+// token was known, its name: a revoked token still sent at WARN, since
+// whatever sends it was not stopped when it was revoked.
+func (g *guard) logFailure(addr string, err error) {
+	e := authlog.Event{Surface: authlog.SurfaceAPI, Addr: addr, Name: qlerror.ParamsOf(err)["token"], Reason: string(qlerror.ReasonOf(err))}
+	if qlerror.ReasonOf(err) == RefusalTokenRevoked {
+		g.log.RevokedUsed(e)
+		return
+	}
+	g.log.Failed(e)
 }
 
 // bearerToken is the token of an Authorization header in the Bearer
@@ -289,6 +306,7 @@ func (a *api) protect(need apitoken.Scope, served readiness, never func() error,
 		}
 		if !g.tries.Allow(time.Now(), g.perTok.Key(t.ID)) {
 			g.rateLimited.Add(1)
+			g.log.Throttled(authlog.Event{Surface: authlog.SurfaceAPI, Addr: remoteHost(r), Name: t.Name, Reason: string(RefusalTokenOverRate)})
 			w.Header().Set("Retry-After", "1")
 			a.writeError(w, r, qlerror.New(codeRateLimited, "token %q is over its rate of %g requests a second; slow down and retry", t.Name, float64(g.limits.PerToken)).
 				Because(RefusalTokenOverRate, "token", t.Name, "retryAfterSeconds", 1))

@@ -13,6 +13,7 @@ import (
 
 	"github.com/qinglong/qinglong/internal/core/apitoken"
 	"github.com/qinglong/qinglong/internal/core/authlimit"
+	"github.com/qinglong/qinglong/internal/core/authlog"
 	"github.com/qinglong/qinglong/internal/core/catalog"
 	"github.com/qinglong/qinglong/internal/core/hold"
 	"github.com/qinglong/qinglong/internal/core/httpserve"
@@ -166,6 +167,9 @@ type Handler struct {
 	// anyHost are the probes' paths, which answer any Host: orchestrators
 	// probe by address.
 	anyHost map[string]bool
+	// unknown answers a path no route serves, and one with a dot or
+	// empty segment (httpserve.Unclean).
+	unknown http.HandlerFunc
 }
 
 // hsts tells a browser that reached the server over HTTPS to use nothing
@@ -199,6 +203,10 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	// its own path-cleaning redirects included, carry its headers.
 	if h.a.Console != nil && !strings.HasPrefix(r.URL.Path, "/api/") && !h.apiPaths[r.URL.Path] {
 		h.a.Console.ServeHTTP(w, r)
+		return
+	}
+	if httpserve.Unclean(r) {
+		h.unknown(w, r)
 		return
 	}
 	h.mux.ServeHTTP(w, r)
@@ -275,7 +283,7 @@ func newHandler(cfg Config, table []route) *Handler {
 	g := &guard{limits: lim, nowMs: cfg.NowMs, tokens: cfg.Tokens, hosts: hosts,
 		perTok:  authlimit.NewKeyed(lim.PerToken, lim.Burst, maxTracked),
 		perAddr: authlimit.NewKeyed(lim.FailedAuth, lim.FailedAuthBurst, maxTracked),
-		uses:    cfg.Uses}
+		uses:    cfg.Uses, log: authlog.New(cfg.Log, func() time.Time { return time.UnixMilli(cfg.NowMs()) })}
 	if g.uses == nil {
 		g.uses = apitoken.NewUses(cfg.Tokens)
 	}
@@ -301,10 +309,11 @@ func newHandler(cfg Config, table []route) *Handler {
 	// A path no route serves is answered only to a token, as a route's
 	// other method is (dispatch): without one, every path is the same 401,
 	// so the routes cannot be mapped by asking.
-	h.handle("/", a.protect(apitoken.Read, whenReady, nil, func(w http.ResponseWriter, r *http.Request) {
+	h.unknown = a.protect(apitoken.Read, whenReady, nil, func(w http.ResponseWriter, r *http.Request) {
 		a.writeError(w, r, qlerror.New(qlerror.NotFound, "no such endpoint %s; docs/operations.md lists the routes (/api/v1/runs, /api/v1/triggers, ...)", clip(r.URL.Path)).
 			Because(RefusalNoSuchEndpoint))
-	}))
+	})
+	h.handle("/", h.unknown)
 	return h
 }
 

@@ -21,5 +21,12 @@ func Listen(addr string, m *Metrics) (*httpserve.Server, error) {
 func ListenOn(addr string, ln net.Listener, m *Metrics) (*httpserve.Server, error) {
 	mux := http.NewServeMux()
 	mux.Handle("GET "+Path, m.Handler())
-	return httpserve.ListenWith(addr, mux, httpserve.Options{Flag: "--metrics-addr", Listener: ln})
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if httpserve.Unclean(r) {
+			http.NotFound(w, r)
+			return
+		}
+		mux.ServeHTTP(w, r)
+	})
+	return httpserve.ListenWith(addr, h, httpserve.Options{Flag: "--metrics-addr", Listener: ln})
 }

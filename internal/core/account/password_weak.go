@@ -1,0 +1,59 @@
+package account
+
+import (
+	_ "embed"
+	"strings"
+	"unicode"
+
+	"github.com/qinglong/qinglong/internal/core/qlerror"
+)
+
+// The reasons of a new password refused for being weak, beside its
+// length: one on the list of the most common passwords, and one that
+// holds the user's name.
+const (
+	RefusalPasswordCommon  qlerror.Reason = "password_common"
+	RefusalPasswordHasName qlerror.Reason = "password_has_name"
+)
+
+//go:embed common_passwords.txt
+var commonPasswordsFile string
+
+// commonPasswords is common_passwords.txt as a set.
+var commonPasswords = func() map[string]bool {
+	m := map[string]bool{}
+	for _, line := range strings.Split(commonPasswordsFile, "\n") {
+		if line = strings.TrimSpace(line); line != "" && !strings.HasPrefix(line, "#") {
+			m[line] = true
+		}
+	}
+	return m
+}()
+
+// isCommon reports whether p, in lower case, is on the list, as it is or
+// once the digits and symbols at its end are taken off: a guesser tries
+// "password123!" right after "password".
+func isCommon(p string) bool {
+	p = strings.ToLower(p)
+	base := strings.TrimRightFunc(p, func(r rune) bool { return !unicode.IsLetter(r) })
+	return commonPasswords[p] || (base != "" && commonPasswords[base])
+}
+
+// CheckNewPassword says what is wrong with a new password for the user
+// name: CheckPassword's length, then whether it is one of the most common
+// passwords or holds the name (in any case). A password set before this
+// check keeps working: only a new one is refused.
+func CheckNewPassword(name, p string) error {
+	if err := CheckPassword(p); err != nil {
+		return err
+	}
+	if isCommon(p) {
+		return qlerror.New(qlerror.Invalid, "the password is one of the most common passwords, which anyone guessing tries first; choose another "+
+			"(a few unrelated words make a long password that is easy to remember)").Because(RefusalPasswordCommon)
+	}
+	if name != "" && strings.Contains(strings.ToLower(p), strings.ToLower(name)) {
+		return qlerror.New(qlerror.Invalid, "the password contains the user name %q, which anyone guessing tries first; choose one without it", name).
+			Because(RefusalPasswordHasName, "name", name)
+	}
+	return nil
+}

@@ -1,0 +1,44 @@
+package authlog
+
+// The reasons of the console's, the setup page's and the worker
+// ingress's lines (the API's are its refusals' reasons: token_missing,
+// token_malformed, token_unknown, token_revoked, token_expired,
+// address_throttled, token_over_rate).
+const (
+	// How a sign-in succeeded.
+	ReasonPassword  = "password"
+	ReasonToken     = "token"
+	ReasonSetupCode = "setup_code"
+
+	// Why a console sign-in failed. An unknown user's line names no user:
+	// what was typed may be a password typed in the wrong field.
+	ReasonUserUnknown    = "user_unknown"
+	ReasonPasswordWrong  = "password_wrong"
+	ReasonUserDisabled   = "user_disabled"
+	ReasonTokenMalformed = "token_malformed"
+	ReasonTokenUnknown   = "token_unknown"
+	ReasonTokenRevoked   = "token_revoked"
+	ReasonTokenExpired   = "token_expired"
+
+	// ReasonSetupCodeWrong: a wrong first-owner setup code.
+	ReasonSetupCodeWrong = "setup_code_wrong"
+
+	// ReasonThrottled: refused with 429 because the address (or, for a
+	// console sign-in, the pair of name and address, or the name) failed
+	// too often.
+	ReasonThrottled = "address_throttled"
+)
+
+// The worker ingress's reasons: no credential or one not shaped like one,
+// one nobody holds, one an admin revoked, one a rotation replaced whose
+// time passed, and a worker's request on another worker's session or
+// attempt.
+//
+//nolint:gosec // G101: the names of reasons, no credential
+const (
+	ReasonCredentialMissing  = "credential_missing"
+	ReasonCredentialUnknown  = "credential_unknown"
+	ReasonCredentialRevoked  = "credential_revoked"
+	ReasonCredentialReplaced = "credential_replaced"
+	ReasonOtherWorkers       = "other_workers"
+)
