@@ -65,3 +65,14 @@ func TestATooShortPasswordCountsItsCharactersInTheRightNumber(t *testing.T) {
 		}
 	}
 }
+
+// A new password may not hold its user's name, unless the name is too
+// short to guess from: a user named "li" may still choose "violin-sunset".
+func TestAPasswordMayHoldANameTooShortToGuessFrom(t *testing.T) {
+	if err := CheckNewPassword("li", "violin-sunset"); err != nil {
+		t.Fatalf("a two-letter name inside a password: %v; want it accepted", err)
+	}
+	if err := CheckNewPassword("lin", "violin-sunset"); err == nil || !strings.Contains(err.Error(), "contains the user name") {
+		t.Fatalf("a three-letter name inside a password: %v; want it refused", err)
+	}
+}

@@ -41,8 +41,10 @@ func isCommon(p string) bool {
 
 // CheckNewPassword says what is wrong with a new password for the user
 // name: CheckPassword's length, then whether it is one of the most common
-// passwords or holds the name (in any case). A password set before this
-// check keeps working: only a new one is refused.
+// passwords or holds the name (in any case; a name shorter than
+// nameInPasswordMin is too short to guess from, and would refuse every
+// password holding its letters). A password set before this check keeps
+// working: only a new one is refused.
 func CheckNewPassword(name, p string) error {
 	if err := CheckPassword(p); err != nil {
 		return err
@@ -51,9 +53,12 @@ func CheckNewPassword(name, p string) error {
 		return qlerror.New(qlerror.Invalid, "the password is one of the most common passwords, which anyone guessing tries first; choose another "+
 			"(a few unrelated words make a long password that is easy to remember)").Because(RefusalPasswordCommon)
 	}
-	if name != "" && strings.Contains(strings.ToLower(p), strings.ToLower(name)) {
+	if len([]rune(name)) >= nameInPasswordMin && strings.Contains(strings.ToLower(p), strings.ToLower(name)) {
 		return qlerror.New(qlerror.Invalid, "the password contains the user name %q, which anyone guessing tries first; choose one without it", name).
 			Because(RefusalPasswordHasName, "name", name)
 	}
 	return nil
 }
+
+// nameInPasswordMin is the shortest user name a password may not hold.
+const nameInPasswordMin = 3
