@@ -18,9 +18,10 @@ import (
 	"github.com/qinglong/qinglong/internal/core/task"
 )
 
-// listen starts the API server on the configured address, with the
-// connection limits every QingLong HTTP server has, and logs the address it
-// bound: with port 0 the log is the only place to learn it.
+// listen hands the API and the console to the HTTP listener, which has
+// answered with the starting answers since before the database was opened
+// (serveWhileStarting, which logged its address), and says where the
+// console is and how to sign in to it.
 func (s *Server) listen() error {
 	secure := s.httpTLS
 	proxies, err := httpapi.ParseTrustedProxies(s.cfg.TrustedProxies)

@@ -71,7 +71,10 @@ func TestARequestOutOfTimeIsAnsweredAndLoggedWithItsRoute(t *testing.T) {
 		if json.Unmarshal([]byte(l), &rec) != nil {
 			continue
 		}
-		if code, _ := rec["code"].(string); code == httpapi.CodeRequestOutOfTime || code == console.CodeRequestOutOfTime {
+		// Only the listings' lines: on a loaded machine another request
+		// (the sign-in) may run out of so short a limit too.
+		route, _ := rec["route"].(string)
+		if code, _ := rec["code"].(string); (code == httpapi.CodeRequestOutOfTime || code == console.CodeRequestOutOfTime) && strings.HasSuffix(route, "/runs") {
 			if lines[code] != nil {
 				t.Errorf("two %s lines; want one per request:\n%s", code, logs.String())
 			}
