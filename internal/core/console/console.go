@@ -216,6 +216,9 @@ const (
 	CodeInternalError      = "console.internal_error"
 	CodeSessionStoreFailed = "console.session_store_failed"
 	CodeSessionSeenFailed  = "console.session_seen_failed"
+	// CodeRequestOutOfTime: a page ran out of its time limit
+	// (httpserve.NoteOutOfTime).
+	CodeRequestOutOfTime = "console.request_out_of_time"
 )
 
 // signedOut is the scope of routes that need no session.
@@ -425,12 +428,15 @@ func setHeaders(w http.ResponseWriter) {
 func (c *Console) guard(rt route) http.HandlerFunc {
 	h := rt.handler(c)
 	return func(w http.ResponseWriter, r *http.Request) {
+		start := time.Now()
 		ctx, cancel := context.WithTimeout(r.Context(), c.cfg.RequestTimeout)
 		defer cancel()
 		// A stream's reads are bounded one by one (logStream): of it, only
 		// the check of its session has this request's time.
 		checked := r.WithContext(ctx)
 		if !streams(rt) {
+			// The request as it came: whether its client went away.
+			defer httpserve.NoteOutOfTime(ctx, c.cfg.Log, CodeRequestOutOfTime, r, start, c.cfg.RequestTimeout)
 			r = checked
 		}
 		if rt.scope == signedOut {

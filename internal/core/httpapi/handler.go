@@ -27,6 +27,9 @@ import (
 // Diagnostic codes of the HTTP surface.
 const (
 	CodeInternalError = "http.internal_error"
+	// CodeRequestOutOfTime: a request ran out of its time limit
+	// (httpserve.NoteOutOfTime).
+	CodeRequestOutOfTime = "http.request_out_of_time"
 	// CodeConnectionError is a connection the listener dropped on its
 	// own, before any request: a failed TLS handshake (a port scanner, a
 	// load balancer's TCP check, plain HTTP sent to HTTPS).
@@ -270,6 +273,9 @@ func newHandler(cfg Config, table []route) *Handler {
 	if cfg.NowMs == nil {
 		cfg.NowMs = func() int64 { return time.Now().UnixMilli() }
 	}
+	if cfg.Log == nil {
+		cfg.Log = slog.New(slog.DiscardHandler)
+	}
 	hosts := map[string]bool{}
 	for _, h := range cfg.AllowedHosts {
 		hosts[strings.ToLower(h)] = true
@@ -387,8 +393,10 @@ type rawAnswer interface {
 // readiness and the token).
 func (a *api) admitted(h func(context.Context, *http.Request) (any, error)) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
+		start := time.Now()
 		ctx, cancel := context.WithTimeout(r.Context(), a.RequestTimeout)
 		defer cancel()
+		defer httpserve.NoteOutOfTime(ctx, a.Log, CodeRequestOutOfTime, r, start, a.RequestTimeout)
 		body, err := h(ctx, r)
 		if err != nil {
 			err = a.outOfTime(ctx, r, err)

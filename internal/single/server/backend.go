@@ -45,7 +45,7 @@ func OpenBackend(ctx context.Context, dbPath string) (*Backend, error) {
 	}
 	_, statErr := os.Stat(dbPath)
 	nowMs := func() int64 { return time.Now().UnixMilli() }
-	st, applied, err := openStore(ctx, dbPath, Standalone, nowMs)
+	st, applied, err := openStore(ctx, dbPath, Standalone, nowMs, integrityWatch{})
 	if err != nil {
 		return nil, err
 	}

@@ -6,9 +6,11 @@
 //
 // Start order (each step only after the previous one succeeded):
 //
-//	validate config → data directory lock → open file → migrate → readiness
-//	  → HTTP /livez, /readyz (optional; /readyz 503 until the end)
-//	  → commit watch → owner lock → recovery (dead owners' attempts
+//	validate config → data directory lock → bind and serve the listeners
+//	  (optional; /livez 200, /readyz 503, everything else 503)
+//	  → open file → integrity check (/readyz 503 integrity_check) → migrate
+//	  → readiness → the API, the console and the metrics on those
+//	  listeners (/readyz 503 until the end) → commit watch → owner lock → recovery (dead owners' attempts
 //	  become lost) → dispatcher → scheduler loop → notifications
 //	  → retention → watch loop (when the cadence is longer than the
 //	  watch period)

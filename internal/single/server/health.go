@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"net/http"
 	"time"
 
 	"github.com/qinglong/qinglong/internal/core/apitoken"
@@ -13,19 +14,16 @@ import (
 	"github.com/qinglong/qinglong/internal/core/httpserve"
 	"github.com/qinglong/qinglong/internal/core/metrics"
 	"github.com/qinglong/qinglong/internal/core/process"
-	"github.com/qinglong/qinglong/internal/core/qlerror"
 	"github.com/qinglong/qinglong/internal/core/schedule"
 	"github.com/qinglong/qinglong/internal/core/task"
 )
 
-// listen starts the API server on the configured address, with the
-// connection limits every QingLong HTTP server has, and logs the address it
-// bound: with port 0 the log is the only place to learn it.
+// listen hands the API and the console to the HTTP listener, which has
+// answered with the starting answers since before the database was opened
+// (serveWhileStarting, which logged its address), and says where the
+// console is and how to sign in to it.
 func (s *Server) listen() error {
-	tlsCfg, err := httpapi.LoadTLS(s.cfg.HTTPAddr, s.cfg.TLS)
-	if err != nil {
-		return qlerror.Wrap(qlerror.Invalid, err, "http listener")
-	}
+	secure := s.httpTLS
 	proxies, err := httpapi.ParseTrustedProxies(s.cfg.TrustedProxies)
 	if err != nil {
 		return err
@@ -60,19 +58,15 @@ func (s *Server) listen() error {
 	cfg.Console = console.New(console.Config{Runs: cfg.Runs, LastRuns: cfg.LastRuns, Triggers: cfg.Triggers, Detail: cfg.Detail, Tokens: cfg.Tokens, Uses: cfg.Uses,
 		Users: s.store, Sessions: s.store, FirstOwner: s.store, Setup: setup, Passwords: s.store, TokenAdmin: s.store, Monitor: s.store.Monitor,
 		Pauser: cfg.Pauser, ProjectPauser: cfg.ProjectPauser, ProjectPauses: cfg.ProjectPauses, Cancel: cfg.Cancel, Manual: cfg.Manual, Enabler: cfg.Enabler, Definitions: cfg.Definitions, Export: cfg.Export, Notifications: cfg.Notifications,
-		MissingSecrets: cfg.MissingSecrets, Secrets: &process.Secrets{Path: s.layout.Secrets}, LocalConcurrency: s.cfg.Concurrency, Writes: cfg.Writes, Secure: tlsCfg != nil, Log: s.cfg.Logger, Binary: s.cfg.Binary, DatabaseFlags: s.dataDirFlag(),
+		MissingSecrets: cfg.MissingSecrets, Secrets: &process.Secrets{Path: s.layout.Secrets}, LocalConcurrency: s.cfg.Concurrency, Writes: cfg.Writes, Secure: secure, Log: s.cfg.Logger, Binary: s.cfg.Binary, DatabaseFlags: s.dataDirFlag(),
 		RequestTimeout: s.cfg.RequestTimeout, ReadLog: cfg.ReadLog})
 	api := httpapi.NewHandler(cfg)
-	srv, err := httpserve.ListenWith(s.cfg.HTTPAddr, api, httpserve.Options{TLS: tlsCfg, ErrorLog: httpapi.ConnectionErrorLog(s.cfg.Logger), Listener: s.httpLn})
-	if err != nil {
-		return err
-	}
-	s.httpLn = nil // the server's now: its Shutdown closes it
-	s.http = srv
+	// Served since before the database was opened (serveWhileStarting),
+	// with the starting answers until now.
+	srv := s.http
 	s.api.Store(api)
-	console := httpserve.ConsoleURL(srv.Addr(), s.cfg.HTTPAddr, tlsCfg != nil)
-	s.cfg.Logger.Info("http listening; open the console at "+console+" (the API at /api/v1, /livez and /readyz; 503 until the start completes)",
-		"code", CodeHTTPListening, "addr", srv.Addr(), "tls", tlsCfg != nil)
+	s.httpSwap.set(api)
+	console := httpserve.ConsoleURL(srv.Addr(), s.cfg.HTTPAddr, secure)
 	if note := httpapi.WildcardNote(s.cfg.HTTPAddr, s.cfg.AllowedHosts); note != "" {
 		s.cfg.Logger.Info(note, "code", CodeHTTPEveryInterface, "addr", srv.Addr())
 	}
@@ -148,6 +142,9 @@ func (s *Server) APIStats() httpapi.Stats {
 // readiness is ready once started, until stopping, while the database
 // path names the file the server opened and that file still answers.
 func (s *Server) readiness() (bool, string) {
+	if s.checking.Load() {
+		return false, "integrity_check"
+	}
 	if !s.ready.Load() {
 		return false, "not_serving"
 	}
@@ -187,17 +184,15 @@ func (s *Server) newMetrics() *metrics.Metrics {
 	return m
 }
 
-// listenMetrics serves Prometheus metrics on their own listener, bound
-// before recovery and the scheduler start so the first rounds are counted.
+// listenMetrics serves Prometheus metrics on their own listener (served
+// since before the database was opened, with the starting answer until
+// now), before recovery and the scheduler start so the first rounds are
+// counted.
 func (s *Server) listenMetrics() error {
 	s.metrics = s.newMetrics()
-	srv, err := metrics.ListenOn(s.cfg.MetricsAddr, s.metricsLn, s.metrics)
-	if err != nil {
-		return err
-	}
-	s.metricsLn = nil // the server's now: its Shutdown closes it
-	s.metricsHTTP = srv
-	s.cfg.Logger.Info("metrics listening; serving "+metrics.Path, "code", CodeMetricsListening, "addr", srv.Addr())
+	mux := http.NewServeMux()
+	mux.Handle("GET "+metrics.Path, s.metrics.Handler())
+	s.metricsSwap.set(mux)
 	return nil
 }
 

@@ -48,6 +48,14 @@ type Server struct {
 	// (schedule.ClockWatch); only the scheduler's goroutine uses it.
 	clock schedule.ClockWatch
 	http  *httpserve.Server
+	// httpSwap and metricsSwap are what the listeners serve: the starting
+	// answers until the database is open, then the API and the metrics.
+	// httpTLS says the HTTP listener serves HTTPS.
+	httpSwap, metricsSwap swapHandler
+	httpTLS               bool
+	// checking is set while the start checks the database file's
+	// integrity, which readiness names.
+	checking atomic.Bool
 	// api is set once the HTTP listener is bound; metrics scraped before
 	// read it too.
 	api   atomic.Pointer[httpapi.Handler]
@@ -149,6 +157,9 @@ func Start(ctx context.Context, cfg Config) (srv *Server, err error) {
 	if err := s.bind(); err != nil {
 		return nil, err
 	}
+	if err := s.serveWhileStarting(); err != nil {
+		return nil, err
+	}
 	if cfg.BeforeOpen != nil {
 		if err := cfg.BeforeOpen(ctx); err != nil {
 			return nil, err
@@ -159,7 +170,7 @@ func Start(ctx context.Context, cfg Config) (srv *Server, err error) {
 	info, statErr := os.Stat(s.layout.DB)
 	newFile := s.dbLock.created && statErr == nil && info.Size() == 0
 	var migrated []string
-	if s.store, migrated, err = openStore(ctx, s.layout.DB, cfg.Profile, cfg.NowMs); err != nil {
+	if s.store, migrated, err = openStore(ctx, s.layout.DB, cfg.Profile, cfg.NowMs, s.integrityWatch()); err != nil {
 		return nil, err
 	}
 	// A file that held no QingLong database took every migration: an
@@ -330,7 +341,7 @@ func warnIfShared(log *slog.Logger, dir string) {
 
 // openStore opens, migrates and checks the file with the profile's
 // connection settings, and returns the migrations it applied.
-func openStore(ctx context.Context, path string, p Profile, nowMs func() int64) (*sqlitestore.Store, []string, error) {
+func openStore(ctx context.Context, path string, p Profile, nowMs func() int64, watch integrityWatch) (*sqlitestore.Store, []string, error) {
 	scfg := sqlitestore.Config{Path: path, NowMs: nowMs}
 	if p == Edge {
 		scfg.CacheKiB, scfg.ReadConns, scfg.WALPages = edgeCacheKiB, edgeReadConns, edgeWALPages
@@ -341,7 +352,7 @@ func openStore(ctx context.Context, path string, p Profile, nowMs func() int64) 
 	}
 	// Before anything writes to it: a corrupt file is served by nobody,
 	// as a server on it would run commands it could not record.
-	if err := st.CheckIntegrity(ctx); err != nil {
+	if err := watch.check(ctx, st, path); err != nil {
 		st.Close() //nolint:errcheck // the integrity error is the one returned
 		return nil, nil, err
 	}

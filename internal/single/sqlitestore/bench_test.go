@@ -211,7 +211,7 @@ type taskRef struct {
 	rev         task.Revision
 }
 
-func (e *env) projectTB(b *testing.B, name string) project.Project {
+func (e *env) projectTB(b testing.TB, name string) project.Project {
 	p := project.Project{ID: ids.New(), Name: name, Status: project.Active}
 	if _, err := e.store.ProjectSave(b.Context(), p); err != nil {
 		b.Fatal(err)
@@ -219,7 +219,7 @@ func (e *env) projectTB(b *testing.B, name string) project.Project {
 	return p
 }
 
-func (e *env) taskTB(b *testing.B, projectID string) taskRef {
+func (e *env) taskTB(b testing.TB, projectID string) taskRef {
 	rev, _, err := e.service().PublishTask(b.Context(), projectID, ids.New(), 0, ids.New(), task.Spec{Name: "job", Enabled: true, Command: trueCommand()})
 	if err != nil {
 		b.Fatal(err)
@@ -227,7 +227,7 @@ func (e *env) taskTB(b *testing.B, projectID string) taskRef {
 	return taskRef{id: rev.TaskID, revision: rev.Revision, executionID: task.ExecutionID(rev.Revision, rev.ContentDigest), rev: rev}
 }
 
-func (e *env) triggerTB(b *testing.B, projectID string, tk taskRef, name string) string {
+func (e *env) triggerTB(b testing.TB, projectID string, tk taskRef, name string) string {
 	rev, _, err := e.service().PublishTrigger(b.Context(), projectID, ids.New(), tk.rev, 0, ids.New(), trigger.Spec{Name: name, Enabled: true, Cron: daily})
 	if err != nil {
 		b.Fatal(err)

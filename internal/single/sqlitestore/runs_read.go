@@ -65,12 +65,35 @@ func (s *Store) RunList(ctx context.Context, p run.ListParams) ([]run.Run, strin
 // gives (see queries/runs_list.sql for why).
 const (
 	runFilterProject = ` project_id = ?`
-	runFilterTrigger = ` trigger_id = ?`
-	runFilterState   = ` state = ?`
-	runFilterBefore  = ` id < ?`
-	runFilterFrom    = ` id >= ?`
+	// Among the unfinished Runs of a state the project is a filter (the
+	// unary + keeps SQLite from taking runs_project for it): the planner
+	// would otherwise walk the project's whole history in id order rather
+	// than sort the few unfinished Runs of the state.
+	runFilterProjectAmongUnfinished = ` +project_id = ?`
+	runFilterTrigger                = ` trigger_id = ?`
+	// A state filter names its index's condition too: SQLite uses a
+	// partial index only for a WHERE that implies the index's condition,
+	// which a bound parameter alone never does. A finished state is a range
+	// of runs_finished_state (state, id), or of runs_project_finished_state
+	// (project_id, state, id) within a project; an unfinished one of
+	// runs_unfinished_state: a listing never walks the history for a state
+	// with few Runs. Within a trigger the plain filter keeps the
+	// trigger's own index, as PostgreSQL's listing does.
+	runFilterState           = ` state = ?`
+	runFilterFinishedState   = ` state = ? AND state IN ('succeeded', 'failed', 'cancelled', 'timed_out', 'lost')`
+	runFilterUnfinishedState = ` state = ? AND state IN ('created', 'queued', 'dispatching', 'running', 'waiting_approval', 'retry_wait')`
+	runFilterBefore          = ` id < ?`
+	runFilterFrom            = ` id >= ?`
 	// Newest first: ids are UUIDv7, so id order is admission order.
 	runListOrder = ` ORDER BY id DESC LIMIT ?`
+	// The page's ids are found first, as a list SQLite fills before it
+	// returns the first Run: the driver interrupts a statement whose
+	// context ends only while its first step runs, so a walk for the
+	// page's later Runs, were it left to the steps that return them,
+	// would run to its end past the request's limit. The Runs are then
+	// read by id, at most a page of them.
+	runListPage      = `SELECT id FROM runs`
+	runListPageOrder = ` ORDER BY id DESC`
 )
 
 // runListQuery is the listing statement for p's filters and its
@@ -82,14 +105,24 @@ func runListQuery(p run.ListParams, limit int) (string, []any) {
 		where = append(where, fragment)
 		args = append(args, v)
 	}
-	if p.ProjectID != "" {
+	switch {
+	case p.ProjectID == "":
+	case p.State != "" && !p.State.Finished() && p.TriggerID == "":
+		add(runFilterProjectAmongUnfinished, p.ProjectID)
+	default:
 		add(runFilterProject, p.ProjectID)
 	}
 	if p.TriggerID != "" {
 		add(runFilterTrigger, p.TriggerID)
 	}
-	if p.State != "" {
+	switch {
+	case p.State == "":
+	case p.TriggerID != "":
 		add(runFilterState, string(p.State))
+	case p.State.Finished():
+		add(runFilterFinishedState, string(p.State))
+	default:
+		add(runFilterUnfinishedState, string(p.State))
 	}
 	if p.After != "" {
 		add(runFilterBefore, p.After)
@@ -100,11 +133,11 @@ func runListQuery(p run.ListParams, limit int) (string, []any) {
 	if p.FromMs != 0 {
 		add(runFilterFrom, ids.FloorAt(p.FromMs))
 	}
-	q := qRunsList
+	page := runListPage
 	if len(where) > 0 {
-		q += " WHERE" + strings.Join(where, " AND")
+		page += " WHERE" + strings.Join(where, " AND")
 	}
-	return q + runListOrder, append(args, limit+1)
+	return qRunsList + " WHERE id IN (" + page + runListOrder + ")" + runListPageOrder, append(args, limit+1)
 }
 
 func pageLimit(n int) (int, error) {

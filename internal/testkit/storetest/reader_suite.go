@@ -33,6 +33,7 @@ func RunRunReader(t *testing.T, newFixture Factory) {
 		"TheNewestRunCarriesTheQueuedRunsAndThoseCancelledBeforeTheyStarted": testRunsLastOverlapFacts,
 		"ListKeepsATimeWindowByAdmissionAndPagesWithinIt":                    testRunListWindow,
 		"AFailedTimedOutOrLostRunIsReadWithHowItEnded":                       testEndedRunErrorCode,
+		"AStateListingReturnsExactlyTheRunsInTheState":                       testRunListByState,
 	}
 	for name, fn := range tests {
 		t.Run(name, func(t *testing.T) {

@@ -1,0 +1,92 @@
+package server
+
+import (
+	"database/sql"
+	"encoding/json"
+	"log/slog"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/qinglong/qinglong/internal/core/apitoken"
+	"github.com/qinglong/qinglong/internal/core/console"
+	"github.com/qinglong/qinglong/internal/core/httpapi"
+	"github.com/qinglong/qinglong/internal/core/httpserve"
+	"github.com/qinglong/qinglong/internal/core/trigger"
+	"github.com/qinglong/qinglong/internal/testkit/httpcall"
+)
+
+// seedHistory writes n succeeded Runs of the site's trigger, in SQL, with
+// a cancelled Run before and after them: a listing of the trigger's
+// cancelled Runs finds the newest at once, then walks all n for the
+// other.
+func seedHistory(t *testing.T, site *consoleSite, n int) {
+	t.Helper()
+	db, err := sql.Open("sqlite", LayoutOf(site.dir).DB+"?_pragma=busy_timeout(30000)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if _, err := db.ExecContext(t.Context(), `WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < ?2)
+		INSERT INTO runs (id, project_id, task_id, task_revision, trigger_id, trigger_revision, execution_revision_id,
+			idempotency_key, scheduled_for_ms, state, version, last_event_seq, created_at_ms, queued_at_ms, updated_at_ms, finished_at_ms)
+		SELECT printf('00000000-0000-7000-8000-%012x', i), tr.project_id, tr.task_id, tr.task_revision, tr.trigger_id, tr.revision, er.id,
+			'history:' || i, i, CASE WHEN i IN (0, ?2) THEN 'cancelled' ELSE 'succeeded' END, 3, 3, 0, 0, 1, 1
+		FROM n, trigger_revisions tr JOIN execution_revisions er ON er.task_id = tr.task_id AND er.task_revision = tr.task_revision
+		WHERE tr.trigger_id = ?1`, site.triggerID, n+1); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// A console page or an API listing whose database read runs past the
+// request's time limit has that read cancelled and is answered 504 (the
+// console's "Took too long" page, the API's timeout error) within the
+// server's write timeout, and the server logs one warning per request
+// naming its route and how long it took.
+func TestARequestOutOfTimeIsAnsweredAndLoggedWithItsRoute(t *testing.T) {
+	t.Parallel()
+	const limit = 100 * time.Millisecond
+	var logs lockedBuffer
+	site := startConsoleSiteConfigured(t, trigger.Cron{Expression: "0 0 3 1 1 *", Timezone: "UTC", MisfirePolicy: trigger.FireOnce}, "true",
+		func(c *Config) {
+			c.RequestTimeout = limit
+			c.Logger = slog.New(slog.NewJSONHandler(&logs, nil))
+		})
+	seedHistory(t, site, 200_000)
+	status, body, _ := httpcall.Bearer(t, http.MethodGet, site.base+"/api/v1/runs?state=cancelled&trigger="+site.triggerID, site.tokens[apitoken.Read], nil)
+	var answer struct{ Error struct{ Code string } }
+	if err := json.Unmarshal(body, &answer); err != nil || status != http.StatusGatewayTimeout || answer.Error.Code != "timeout" {
+		t.Fatalf("the API's listing past its %s: %d %s; want 504 timeout", limit, status, body)
+	}
+	c := consoleClient(t)
+	site.signIn(t, c, site.tokens[apitoken.Read])
+	resp, page := httpcall.Form(t, c, http.MethodGet, site.base+"/runs?lang=en&state=cancelled&trigger="+site.triggerID, nil)
+	if resp.StatusCode != http.StatusGatewayTimeout || !strings.Contains(page, "Took too long") {
+		t.Fatalf("the console's Runs page past its %s: %d; want 504 Took too long:\n%s", limit, resp.StatusCode, page)
+	}
+	lines := map[string]map[string]any{}
+	for _, l := range strings.Split(strings.TrimSpace(logs.String()), "\n") {
+		var rec map[string]any
+		if json.Unmarshal([]byte(l), &rec) != nil {
+			continue
+		}
+		// Only the listings' lines: on a loaded machine another request
+		// (the sign-in) may run out of so short a limit too.
+		route, _ := rec["route"].(string)
+		if code, _ := rec["code"].(string); (code == httpapi.CodeRequestOutOfTime || code == console.CodeRequestOutOfTime) && strings.HasSuffix(route, "/runs") {
+			if lines[code] != nil {
+				t.Errorf("two %s lines; want one per request:\n%s", code, logs.String())
+			}
+			lines[code] = rec
+		}
+	}
+	for code, route := range map[string]string{httpapi.CodeRequestOutOfTime: "/api/v1/runs", console.CodeRequestOutOfTime: "/runs"} {
+		rec := lines[code]
+		elapsed, _ := rec["elapsed_ms"].(float64)
+		if rec == nil || rec["level"] != "WARN" || !strings.HasSuffix(rec["route"].(string), route) || rec["method"] != "GET" ||
+			elapsed < float64(limit.Milliseconds()) || elapsed >= float64(httpserve.MaxHandlerTime.Milliseconds()) || rec["limit_ms"] != float64(limit.Milliseconds()) {
+			t.Errorf("%s: %v; want one warning naming GET %s, its %d ms limit and how long it took:\n%s", code, rec, route, limit.Milliseconds(), logs.String())
+		}
+	}
+}
