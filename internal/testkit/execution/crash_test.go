@@ -69,8 +69,10 @@ retry: {maxAttempts: 2, on: [lost]}`}))
 		}
 		return state == "lost"
 	})
-	if lost := c.attempts(t, x)[0]; lost.FinishedAtMs == nil || *lost.FinishedAtMs < lastLease {
-		t.Fatalf("attempt %+v finished before its lease ended at %d", lost, lastLease)
+	// Found lost after its lease, it ends at the worker's last renewal:
+	// no later than the lease, no earlier than its start.
+	if lost := c.attempts(t, x)[0]; lost.FinishedAtMs == nil || lost.StartedAtMs == nil || *lost.FinishedAtMs > lastLease || *lost.FinishedAtMs < *lost.StartedAtMs {
+		t.Fatalf("attempt %+v: want it ended at its worker's last renewal, between its start and its lease's end at %d", lost, lastLease)
 	}
 	// The unstarted grant is released: its Run is offered again.
 	c.awaitRun(t, y, 20*time.Second, "queued")
