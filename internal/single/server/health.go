@@ -76,6 +76,9 @@ func (s *Server) listen() error {
 	if note := httpapi.WildcardNote(s.cfg.HTTPAddr, s.cfg.AllowedHosts); note != "" {
 		s.cfg.Logger.Info(note, "code", CodeHTTPEveryInterface, "addr", srv.Addr())
 	}
+	if note := httpapi.PlainHTTPNote(s.cfg.HTTPAddr, tlsCfg != nil); note != "" {
+		s.cfg.Logger.Warn(note, "code", httpapi.CodePlainHTTPExposed, "addr", srv.Addr())
+	}
 	s.noteNoAccounts(console)
 	s.logSetupCode(setupCode, console)
 	return nil
@@ -198,6 +201,9 @@ func (s *Server) listenMetrics() error {
 	s.metricsLn = nil // the server's now: its Shutdown closes it
 	s.metricsHTTP = srv
 	s.cfg.Logger.Info("metrics listening; serving "+metrics.Path, "code", CodeMetricsListening, "addr", srv.Addr())
+	if note := metrics.ExposedNote(s.cfg.MetricsAddr); note != "" {
+		s.cfg.Logger.Warn(note, "code", metrics.CodeExposed, "addr", srv.Addr())
+	}
 	return nil
 }
 
