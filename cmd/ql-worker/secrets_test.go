@@ -61,3 +61,22 @@ func TestTheWorkerBinaryEditsItsOwnSecretsFile(t *testing.T) {
 		t.Fatalf("no secrets file: exit %d, %q; want a usage error naming --secrets-file", code, stderr)
 	}
 }
+
+// ql-worker secrets refuses a secrets file that is a symbolic link, as
+// the worker's Runs do, exiting 2 (a file to fix, as one of the wrong
+// mode is) with what to put there.
+func TestTheWorkerBinaryRefusesASymlinkedSecretsFile(t *testing.T) {
+	dir := t.TempDir()
+	real := filepath.Join(dir, "real.json")
+	if err := os.WriteFile(real, []byte(`{"api_token":"s3cr3t-value"}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(dir, "link.json")
+	if err := os.Symlink(real, link); err != nil {
+		t.Fatal(err)
+	}
+	code, out, stderr := qlWorkerWithInput("", "secrets", "list", "--secrets-file", link)
+	if code != cli.ExitUsage || !strings.Contains(stderr, "is a symbolic link, which is not followed") || strings.Contains(out+stderr, "api_token") {
+		t.Fatalf("secrets list through a link: exit %d, stdout %q, stderr %q; want exit 2 refusing the link, naming nothing it holds", code, out, stderr)
+	}
+}

@@ -38,6 +38,7 @@ var edgePackages = []string{
 	"internal/core/loop",
 	"internal/core/notify",
 	"internal/core/retention",
+	"internal/core/privatefile",
 	"internal/core/process",
 	"internal/core/plural",
 	"internal/core/project",

@@ -104,7 +104,7 @@ func TestTheClusterReplicaServesTheConsoleAndRevocationEndsItsSessions(t *testin
 	}
 	// The workers page names each worker's labels, which a task's
 	// placement must find all of.
-	if resp, page = get("/workers"); resp.StatusCode != http.StatusOK || !strings.Contains(page, `id="workers"`) || !strings.Contains(page, "<code>gpu=true,region=eu</code>") {
+	if resp, page = get("/workers"); resp.StatusCode != http.StatusOK || !strings.Contains(page, `id="workers"`) || !strings.Contains(page, "<code><bdi>gpu=true,region=eu</bdi></code>") {
 		t.Fatalf("workers page: %d, want the worker gpu-box with its labels\n%s", resp.StatusCode, page)
 	}
 	// Once its process runs with labels of its own (ql-worker --labels),
@@ -128,7 +128,7 @@ func TestTheClusterReplicaServesTheConsoleAndRevocationEndsItsSessions(t *testin
 			t.Fatal(err)
 		}
 	}
-	if _, page = get("/workers"); !strings.Contains(page, "<code>sec=yes</code>") {
+	if _, page = get("/workers"); !strings.Contains(page, "<code><bdi>sec=yes</bdi></code>") {
 		t.Fatalf("workers page: want sec-box with its session's labels sec=yes\n%s", page)
 	}
 	// The workers run the commands and hold the secrets: a replica's

@@ -26,6 +26,9 @@ func (r *replica) listenMetrics() error {
 	}
 	r.metricsHTTP = srv
 	r.log.Info("metrics listening; serving "+metrics.Path, slog.String("code", CodeMetricsListening), slog.String("addr", srv.Addr()))
+	if note := metrics.ExposedNote(r.s.MetricsAddr); note != "" {
+		r.log.Warn(note, slog.String("code", metrics.CodeExposed), slog.String("addr", srv.Addr()))
+	}
 	return nil
 }
 

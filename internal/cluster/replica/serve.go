@@ -153,6 +153,9 @@ func (r *replica) listen() error {
 	if note := httpapi.WildcardNote(r.s.HTTPAddr, r.s.AllowedHosts); note != "" {
 		r.log.Info(note, slog.String("code", CodeEveryInterface), slog.String("addr", r.http.Addr()))
 	}
+	if note := httpapi.PlainHTTPNote(r.s.HTTPAddr, r.s.HTTPTLS != nil); note != "" {
+		r.log.Warn(note, slog.String("code", httpapi.CodePlainHTTPExposed), slog.String("addr", r.http.Addr()))
+	}
 	warnCertificateOutsideValidity(r.log, "API", "--tls-cert", r.s.HTTPTLS, time.Now())
 	return nil
 }

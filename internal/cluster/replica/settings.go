@@ -21,6 +21,7 @@ import (
 	"github.com/qinglong/qinglong/internal/cluster/scheduler"
 	"github.com/qinglong/qinglong/internal/core/cli"
 	"github.com/qinglong/qinglong/internal/core/httpapi"
+	"github.com/qinglong/qinglong/internal/core/httpserve"
 	"github.com/qinglong/qinglong/internal/core/metrics"
 	"github.com/qinglong/qinglong/internal/core/netaddr"
 	"github.com/qinglong/qinglong/internal/core/notify"
@@ -262,7 +263,8 @@ func workerSettingsFrom(f *cli.ServeFlags) (workerSettings, error) {
 		if err != nil {
 			return w, &cli.UsageError{Err: err}
 		}
-		w.TLS = &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}
+		w.TLS = httpserve.TLSConfig()
+		w.TLS.Certificates = []tls.Certificate{cert}
 	case !netaddr.IsLoopbackHost(host):
 		return w, cli.Usagef("--worker-addr %s is not a loopback address, and workers send their credential on every request: "+
 			"give --worker-tls-cert and --worker-tls-key (PEM files) to serve it over TLS, or bind a loopback address (e.g. %s) behind a TLS-terminating proxy", w.Addr, DefaultWorkerAddr)

@@ -1,6 +1,7 @@
 package replica
 
 import (
+	"crypto/tls"
 	"errors"
 	"net/url"
 	"os"
@@ -330,5 +331,24 @@ func TestAReplicaGivenASecretsFileThatDoesNotExistRefusesToStart(t *testing.T) {
 	}
 	if _, err := settingsFrom(&f); err != nil {
 		t.Fatalf("settingsFrom with the file present: %v", err)
+	}
+}
+
+// The worker ingress speaks TLS 1.2 only with forward-secret AEAD suites,
+// as the API listener does: a CBC-SHA1 suite alone is refused.
+func TestTheWorkerIngressOffersOnlyForwardSecretAEADSuitesInTLS12(t *testing.T) {
+	t.Parallel()
+	f := validFlags()
+	f.WorkerAddr = "0.0.0.0:8443"
+	f.WorkerTLSCert, f.WorkerTLSKey = tlstest.WriteCert(t)
+	s, err := settingsFrom(&f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := tlstest.Handshake(t, s.Worker.TLS, &tls.Config{CipherSuites: []uint16{tlstest.CBCSuite}}); err == nil {
+		t.Fatal("a worker offering only ECDHE-ECDSA-AES128-SHA (CBC) was served; want refused")
+	}
+	if err := tlstest.Handshake(t, s.Worker.TLS, &tls.Config{CipherSuites: []uint16{tlstest.GCMSuite}}); err != nil {
+		t.Fatalf("a worker offering ECDHE-ECDSA-AES128-GCM-SHA256 was refused: %v", err)
 	}
 }

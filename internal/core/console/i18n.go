@@ -692,7 +692,7 @@ func waitingText(l string, w *run.Waiting) string {
 		if len(m) == 0 {
 			return tr(l, "wait.nolabels")
 		}
-		return run.FormatLabels(m)
+		return workerLabels(m)
 	}
 	switch w.Reason {
 	case run.WaitNoWorker:
@@ -756,7 +756,7 @@ func funcs(binary, dbFlags string) template.FuncMap {
 		"stopNote":       stopNote,
 		"attemptMessage": attemptMessage,
 		"eventName":      eventName,
-		"labels":         run.FormatLabels,
+		"labels":         workerLabels,
 		"eventFacts":     eventFacts,
 		"clipMessage":    clipMessage,
 		"bfCounts": func(l string, r *schedule.BackfillResult, zone string, done bool) map[string]any {

@@ -1,6 +1,7 @@
 package console
 
 import (
+	"errors"
 	"fmt"
 	"maps"
 	"regexp"
@@ -188,6 +189,20 @@ var placeholder = regexp.MustCompile(`\{[a-z]+\}`)
 // reason, or err lacks a param it names: the error's English then says it
 // whole rather than a sentence with a hole.
 func sentence(l string, err error) (string, bool) {
+	// Several refusals at once (an email channel's) are said each in
+	// turn, or all in English when one has no sentence.
+	var joined interface{ Unwrap() []error }
+	if errors.As(err, &joined) {
+		var all []string
+		for _, e := range joined.Unwrap() {
+			s, ok := sentence(l, e)
+			if !ok {
+				return "", false
+			}
+			all = append(all, s)
+		}
+		return strings.Join(all, " "), true
+	}
 	s, ok := refusals[l][qlerror.ReasonOf(err)]
 	if !ok {
 		return "", false

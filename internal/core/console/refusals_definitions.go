@@ -114,6 +114,7 @@ var definitionsRefusalsZH = map[qlerror.Reason]string{
 	notify.RefusalMailPortTLS:         "{field}：465 端口从第一个字节起就使用 TLS；请写 tls: implicit（或不写 tls），或者改用服务器提供 STARTTLS 的端口（通常是 587）。",
 	notify.RefusalMailLogin:           "{field}：username 和 passwordSecret（保存登录密码或授权码的密钥名称）须同时写出；服务器无需登录即可收信时，两者都不写。",
 	notify.RefusalMailPlainLogin:      "{field}：tls: none 的渠道不能登录，否则密码会以明文在网络上传输；请改用 tls: starttls 或 implicit，或使用无需登录的中继服务器。",
+	notify.RefusalMailUsernameLine:    "{field}：含有换行符；请把登录名写在一行内。",
 	notify.RefusalServerChanKey: "{field}：Server酱的 URL 中带有 SendKey：请把 SendKey 放进密钥并用 tokenSecret 指明（或把整个 URL 放进密钥并用 urlSecret 指明），" +
 		"二者只写一个，且不要写 url。",
 	notify.RefusalMailAddress: "{field}：“{value}”不是有效的邮件地址；请写成 ops@example.com 或 \"青龙 <ql@example.com>\" 这样的一个地址" +

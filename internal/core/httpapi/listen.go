@@ -9,6 +9,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/qinglong/qinglong/internal/core/httpserve"
 	"github.com/qinglong/qinglong/internal/core/netaddr"
 	"github.com/qinglong/qinglong/internal/core/qlerror"
 )
@@ -95,7 +96,9 @@ func LoadTLS(addr string, s TLSSettings) (*tls.Config, error) {
 		if err != nil {
 			return nil, err
 		}
-		return &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}, nil
+		cfg := httpserve.TLSConfig()
+		cfg.Certificates = []tls.Certificate{cert}
+		return cfg, nil
 	case !IsLoopback(addr) && !s.Insecure:
 		return nil, fmt.Errorf("--http-addr %s is not a loopback address, and API tokens travel in every request: "+
 			"give --tls-cert and --tls-key (PEM files) to serve HTTPS, bind a loopback address (e.g. %s) behind a TLS-terminating proxy, "+

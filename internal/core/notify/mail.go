@@ -2,6 +2,7 @@ package notify
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"mime"
 	"mime/quotedprintable"
@@ -93,8 +94,16 @@ func (c Channel) mailField() string {
 	return ""
 }
 
-// validateMail checks an email channel's server, addresses and login.
+// validateMail checks an email channel's server, addresses and login, and
+// reports every part that is wrong at once (errors.Join, each with its
+// reason): someone fixing a file would otherwise meet its mistakes one
+// apply at a time.
 func (c Channel) validateMail(field string) error {
+	return errors.Join(c.checkMailServer(field), checkAddress(field+".from", c.From), c.checkMailRecipients(field), c.checkMailLogin(field))
+}
+
+// checkMailServer checks host, port and tls.
+func (c Channel) checkMailServer(field string) error {
 	switch {
 	case c.Host == "":
 		return qlerror.New(qlerror.Invalid, "%s.host: is required for email (the SMTP server's name, like smtp.example.com)", field).
@@ -112,9 +121,11 @@ func (c Channel) validateMail(field string) error {
 		return qlerror.New(qlerror.Invalid, "%s.port: port 465 speaks TLS from its first byte; write tls: implicit (or leave tls out), or the port the server offers %s on", field, c.TLS).
 			Because(RefusalMailPortTLS, "field", field+".port", "value", c.TLS)
 	}
-	if err := checkAddress(field+".from", c.From); err != nil {
-		return err
-	}
+	return nil
+}
+
+// checkMailRecipients checks to: each address, none twice.
+func (c Channel) checkMailRecipients(field string) error {
 	switch {
 	case len(c.To) == 0:
 		return qlerror.New(qlerror.Invalid, "%s.to: is required for email (one address, or a list of them)", field).
@@ -136,6 +147,13 @@ func (c Channel) validateMail(field string) error {
 		}
 		seen[addr] = true
 	}
+	return nil
+}
+
+// checkMailLogin checks username and passwordSecret. A username is sent
+// in the AUTH command's line: a CR or LF in it would end that line and
+// start another command, so it is refused as from and to refuse theirs.
+func (c Channel) checkMailLogin(field string) error {
 	switch {
 	case (c.Username == "") != (c.PasswordSecret == ""):
 		key := map[bool]string{true: "username", false: "passwordSecret"}[c.Username == ""]
@@ -149,6 +167,9 @@ func (c Channel) validateMail(field string) error {
 			Because(validate.RefusalTooLong, "field", field+".username", "size", len(c.Username), "limit", maxUsernameLen)
 	case strings.ContainsRune(c.Username, 0):
 		return qlerror.New(qlerror.Invalid, "%s.username: contains a NUL byte; remove it", field).Because(validate.RefusalNULByte, "field", field+".username")
+	case strings.ContainsAny(c.Username, "\r\n"):
+		return qlerror.New(qlerror.Invalid, "%s.username: contains a line break; write the login on one line", field).
+			Because(RefusalMailUsernameLine, "field", field+".username")
 	}
 	return nil
 }

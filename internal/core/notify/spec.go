@@ -220,6 +220,9 @@ const (
 	// RefusalMailPlainLogin is a login on a channel of tls: none, which
 	// would send the password unencrypted: field.
 	RefusalMailPlainLogin qlerror.Reason = "notify_mail_plain_login"
+	// RefusalMailUsernameLine is a username holding a CR or LF, which
+	// would end the SMTP command it is sent in: field.
+	RefusalMailUsernameLine qlerror.Reason = "notify_mail_username_line"
 	// RefusalChatIDRequired is a telegram channel without chatId: field.
 	RefusalChatIDRequired qlerror.Reason = "notify_chat_id_required"
 	// RefusalChatIDNotTelegram is a chatId on another channel: field.

@@ -89,8 +89,10 @@ func TestSecretsShorterThanFourBytesAreRefusedByName(t *testing.T) {
 	}
 }
 
-// The secrets file must belong to the server's user: another account that
-// can write it could feed commands its own values.
+// The secrets file must belong to the user that reads it (the server's,
+// the worker's): another account that can write it could feed commands
+// its own values. The refusal names whose it is, by account, and both
+// ways out.
 func TestASecretsFileOwnedBySomeoneElseIsRefused(t *testing.T) {
 	t.Parallel()
 	if os.Geteuid() != 0 {
@@ -101,8 +103,10 @@ func TestASecretsFileOwnedBySomeoneElseIsRefused(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err := s.Resolve([]string{"api-token"})
-	if !qlerror.Is(err, qlerror.FailedPrecondition) || !strings.Contains(err.Error(), "owned by uid 65534, not by the server's user (uid 0)") {
-		t.Fatalf("resolve from a file owned by uid 65534: %v; want a failed precondition naming the owner", err)
+	for _, says := range []string{"is owned by user nobody (uid 65534), not by the user that reads it here (user root (uid 0))", "run chown 0 " + s.Path, "or run this as user nobody"} {
+		if !qlerror.Is(err, qlerror.FailedPrecondition) || !strings.Contains(err.Error(), says) {
+			t.Fatalf("resolve from a file owned by uid 65534: %v; want a failed precondition saying %q", err, says)
+		}
 	}
 }
 

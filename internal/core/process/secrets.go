@@ -7,6 +7,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"os/user"
 	"slices"
 	"strconv"
 	"strings"
@@ -114,9 +115,19 @@ func (s Secrets) load() (map[string]string, error) {
 // loadOwnedBy is load for a file that must belong to uid: root editing
 // the server's file checks it against the server's user, not itself.
 func (s Secrets) loadOwnedBy(uid int) (map[string]string, error) {
-	f, err := os.Open(s.Path)
+	// O_NOFOLLOW: a link is refused, not followed. The checks below are
+	// made on what is opened, so a followed link would still be checked,
+	// but the file would then be any of this user's private files that
+	// whoever can write the link's directory points at, and every edit
+	// (`ql secrets set`) replaces the link with a file by its rename, so
+	// a link would silently stop being one at the first edit.
+	f, err := os.OpenFile(s.Path, os.O_RDONLY|syscall.O_NOFOLLOW, 0)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, err
+	}
+	if errors.Is(err, syscall.ELOOP) {
+		return nil, s.fileError(SecretsNotRegular, nil, qlerror.New(qlerror.FailedPrecondition,
+			"secrets file %s is a symbolic link, which is not followed: replace the link with the file itself, mode 0600, owned by the user that reads it", s.Path))
 	}
 	if err != nil {
 		return nil, s.fileError(SecretsDenied, map[string]string{"error": syscallText(err)}, qlerror.Wrap(qlerror.Unavailable, err, "read secrets file %s", s.Path))
@@ -128,7 +139,8 @@ func (s Secrets) loadOwnedBy(uid int) (map[string]string, error) {
 	}
 	if st, ok := info.Sys().(*syscall.Stat_t); ok && int(st.Uid) != uid {
 		return nil, s.fileError(SecretsOwner, map[string]string{"owner": strconv.FormatUint(uint64(st.Uid), 10), "uid": strconv.Itoa(uid)},
-			qlerror.New(qlerror.FailedPrecondition, "secrets file %s is owned by uid %d, not by the server's user (uid %d); run chown %d %s", s.Path, st.Uid, uid, uid, s.Path))
+			qlerror.New(qlerror.FailedPrecondition, "secrets file %s is owned by %s, not by the user that reads it here (%s), so another account could have written what it holds; "+
+				"run chown %d %s, or run this as %s", s.Path, accountName(int(st.Uid)), accountName(uid), uid, s.Path, accountName(int(st.Uid))))
 	}
 	if info.Mode().Perm()&0o077 != 0 {
 		return nil, s.fileError(SecretsMode, map[string]string{"mode": fmt.Sprintf("%04o", info.Mode().Perm())},
@@ -234,4 +246,13 @@ func (s Secrets) Resolve(refs []string) (map[string]string, error) {
 		out[ref] = v
 	}
 	return out, nil
+}
+
+// accountName names uid as a message says it: "user nobody (uid 65534)",
+// or "uid 1234" for an id no account has.
+func accountName(uid int) string {
+	if u, err := user.LookupId(strconv.Itoa(uid)); err == nil {
+		return fmt.Sprintf("user %s (uid %d)", u.Username, uid)
+	}
+	return fmt.Sprintf("uid %d", uid)
 }

@@ -160,7 +160,8 @@ func (s Secrets) edit(change func(map[string]string) bool) error {
 // writes it.
 func (s Secrets) loadForEdit() (map[string]string, owner, error) {
 	own := owner{uid: os.Geteuid(), gid: os.Getegid()}
-	if info, err := os.Stat(s.Path); err == nil {
+	// Lstat: a link's own owner, not its target's; the load refuses it.
+	if info, err := os.Lstat(s.Path); err == nil {
 		if st, ok := info.Sys().(*syscall.Stat_t); ok && int(st.Uid) != own.uid {
 			if own.uid != 0 {
 				return nil, own, qlerror.New(qlerror.PermissionDenied, "secrets file %s belongs to uid %d, and this command runs as uid %d: run it as that user (the one that runs the server), e.g. sudo -u '#%d' …, or as root", s.Path, st.Uid, own.uid, st.Uid)

@@ -98,13 +98,11 @@ func (e *Error) Because(r Reason, params ...any) *Error {
 }
 
 // ReasonOf returns the reason of the first coded error in err's chain that
-// has one, or "" when none has.
+// has one, or "" when none has. Several errors joined (errors.Join) are
+// searched in order: the first mistake's reason is the whole refusal's.
 func ReasonOf(err error) Reason {
-	for err != nil {
-		if e, ok := err.(*Error); ok && e.Reason != "" {
-			return e.Reason
-		}
-		err = errors.Unwrap(err)
+	if e := reasoned(err); e != nil {
+		return e.Reason
 	}
 	return ""
 }
@@ -112,9 +110,25 @@ func ReasonOf(err error) Reason {
 // ParamsOf returns the params of the error whose reason ReasonOf returns
 // (nil when none has a reason): the values its sentence names.
 func ParamsOf(err error) map[string]string {
+	if e := reasoned(err); e != nil {
+		return e.Params
+	}
+	return nil
+}
+
+// reasoned is the first *Error with a reason in err's tree, depth first.
+func reasoned(err error) *Error {
 	for err != nil {
 		if e, ok := err.(*Error); ok && e.Reason != "" {
-			return e.Params
+			return e
+		}
+		if j, ok := err.(interface{ Unwrap() []error }); ok {
+			for _, inner := range j.Unwrap() {
+				if e := reasoned(inner); e != nil {
+					return e
+				}
+			}
+			return nil
 		}
 		err = errors.Unwrap(err)
 	}

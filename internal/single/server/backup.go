@@ -44,6 +44,9 @@ type BackupSummary struct {
 // the live server still runs. Progress goes to progress.
 func Backup(ctx context.Context, dbPath, dest string, progress io.Writer) (BackupSummary, error) {
 	var sum BackupSummary
+	if err := checkBackupOutside(filepath.Dir(dbPath), dest); err != nil {
+		return sum, err
+	}
 	created, err := newBackupDir(dest)
 	if err != nil {
 		return sum, err

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/qinglong/qinglong/internal/core/apitoken"
+	"github.com/qinglong/qinglong/internal/core/qlerror"
 	"github.com/qinglong/qinglong/internal/core/trigger"
 )
 
@@ -144,5 +145,34 @@ func TestABackupCutOffBeforeItsEndHoldsNoDatabase(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dest, PartialBackup)); !os.IsNotExist(err) {
 		t.Fatalf("the finished backup still holds %s (%v)", PartialBackup, err)
+	}
+}
+
+// A backup into the data directory it copies, or below it (its logs),
+// is refused before anything is written, saying why: the copy would take
+// in itself and be lost with the directory it should restore.
+func TestABackupRefusesATargetInsideTheDataDirectoryItCopies(t *testing.T) {
+	t.Parallel()
+	dir := installedDir(t)
+	b, err := OpenBackend(t.Context(), LayoutOf(dir).DB)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b.Close()
+	link := filepath.Join(t.TempDir(), "link")
+	if err := os.Symlink(dir, link); err != nil {
+		t.Fatal(err)
+	}
+	for _, dest := range []string{dir, filepath.Join(dir, "backup"), filepath.Join(LayoutOf(dir).Logs, "b"), filepath.Join(link, "backup")} {
+		_, err := Backup(t.Context(), LayoutOf(dir).DB, dest, io.Discard)
+		if !qlerror.Is(err, qlerror.Invalid) || !strings.Contains(err.Error(), "is inside the data directory") || !strings.Contains(err.Error(), "give a directory outside it") {
+			t.Errorf("a backup into %s: %v; want it refused as inside the data directory, saying what to do", dest, err)
+		}
+		if _, err := os.Stat(filepath.Join(dir, "backup")); err == nil {
+			t.Errorf("the refused backup into %s created a directory", dest)
+		}
+	}
+	if _, err := Backup(t.Context(), LayoutOf(dir).DB, filepath.Join(t.TempDir(), "beside"), io.Discard); err != nil {
+		t.Fatalf("a backup outside the data directory: %v", err)
 	}
 }

@@ -205,3 +205,42 @@ func TestAnUnknownServerRunAsAccountFailsTheStart(t *testing.T) {
 		t.Fatalf("a malformed --run-as: %v; want an invalid setting naming --run-as", err)
 	}
 }
+
+// A task without a runAs of its own that would run as root, or as the
+// owner of the data directory, could read the database and the secrets
+// file: the server says so once at start, naming --run-as, and starts
+// all the same. A --run-as account that owns nothing there is quiet.
+func TestTasksThatWouldRunAsRootOrTheDataDirectoryOwnerAreWarnedAboutAtStart(t *testing.T) {
+	t.Parallel()
+	if os.Geteuid() != 0 {
+		t.Skip("switching the tasks' account needs root")
+	}
+	for _, c := range []struct {
+		name     string
+		runAs    string
+		dirOwner int
+		warn     int
+		who      string
+	}{
+		{"no --run-as, as root", "", 0, 1, "root (uid 0)"},
+		{"--run-as an account owning nothing here", "nobody", 0, 0, ""},
+		{"--run-as the data directory's owner", "nobody", 65534, 1, "uid 65534, the data directory's owner"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			if err := os.Chown(dir, c.dirOwner, -1); err != nil {
+				t.Fatal(err)
+			}
+			var log lockedBuffer
+			if _, err := startQuiet(t, Config{DataDir: dir, RunAs: task.RunAs{User: c.runAs}, Logger: slog.New(slog.NewTextHandler(&log, nil))}); err != nil {
+				t.Fatal(err)
+			}
+			if got := strings.Count(log.String(), "code="+CodeTasksNotIsolated); got != c.warn {
+				t.Fatalf("%d warnings, want %d; log:\n%s", got, c.warn, log.String())
+			}
+			if c.warn == 1 && (!strings.Contains(log.String(), "--run-as USER") || !strings.Contains(log.String(), c.who) || !strings.Contains(log.String(), "secrets file")) {
+				t.Fatalf("the warning does not name the account (%s), the risk and --run-as USER:\n%s", c.who, log.String())
+			}
+		})
+	}
+}

@@ -70,6 +70,9 @@ func (s *Server) listen() error {
 	if note := httpapi.WildcardNote(s.cfg.HTTPAddr, s.cfg.AllowedHosts); note != "" {
 		s.cfg.Logger.Info(note, "code", CodeHTTPEveryInterface, "addr", srv.Addr())
 	}
+	if note := httpapi.PlainHTTPNote(s.cfg.HTTPAddr, s.httpTLS); note != "" {
+		s.cfg.Logger.Warn(note, "code", httpapi.CodePlainHTTPExposed, "addr", srv.Addr())
+	}
 	s.noteNoAccounts(console)
 	s.logSetupCode(setupCode, console)
 	return nil

@@ -21,6 +21,7 @@ import (
 	"github.com/qinglong/qinglong/internal/core/loop"
 	"github.com/qinglong/qinglong/internal/core/metrics"
 	"github.com/qinglong/qinglong/internal/core/notify"
+	"github.com/qinglong/qinglong/internal/core/privatefile"
 	"github.com/qinglong/qinglong/internal/core/process"
 	"github.com/qinglong/qinglong/internal/core/qlerror"
 	"github.com/qinglong/qinglong/internal/core/retention"
@@ -152,6 +153,7 @@ func Start(ctx context.Context, cfg Config) (srv *Server, err error) {
 			return nil, err
 		}
 	}
+	warnIfTasksNotIsolated(cfg.Logger, cfg.DataDir, cfg.RunAs)
 	// Bound before the database is opened (or created, on a first start):
 	// a start that cannot take its addresses fails having made nothing.
 	if err := s.bind(); err != nil {
@@ -331,12 +333,10 @@ const CodeDataDirShared = "data_dir_shared"
 // the logs and the secrets file. An existing directory is the operator's
 // to tighten; the files QingLong creates in it are owner-only anyway.
 func warnIfShared(log *slog.Logger, dir string) {
-	info, err := os.Stat(dir)
-	if err != nil || info.Mode().Perm()&0o077 == 0 {
-		return
+	if mode, open := privatefile.DirOpenToOthers(dir); open {
+		log.Warn("the data directory is accessible by group or others; it holds the database, logs and secrets: run chmod 700 on it",
+			"code", CodeDataDirShared, "dir", dir, "mode", fmt.Sprintf("%04o", mode))
 	}
-	log.Warn("the data directory is accessible by group or others; it holds the database, logs and secrets: run chmod 700 on it",
-		"code", CodeDataDirShared, "dir", dir, "mode", fmt.Sprintf("%04o", info.Mode().Perm()))
 }
 
 // openStore opens, migrates and checks the file with the profile's

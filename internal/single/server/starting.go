@@ -98,6 +98,9 @@ func (s *Server) serveWhileStarting() error {
 		s.metricsLn = nil // the server's now: its Shutdown closes it
 		s.metricsHTTP = srv
 		s.cfg.Logger.Info("metrics listening; serving "+metrics.Path+" (503 until the database is open and checked)", "code", CodeMetricsListening, "addr", srv.Addr())
+		if note := metrics.ExposedNote(s.cfg.MetricsAddr); note != "" {
+			s.cfg.Logger.Warn(note, "code", metrics.CodeExposed, "addr", srv.Addr())
+		}
 	}
 	return nil
 }

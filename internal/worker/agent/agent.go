@@ -400,6 +400,8 @@ func Run(ctx context.Context, cfg Config) (Summary, error) {
 			cfg.Logger.Error("could not close the worker journal", "code", "journal_close_failed", "error", err.Error())
 		}
 	}()
+	warnIfDataDirShared(cfg.Logger, absDir(cfg.DataDir))
+	warnIfTasksNotIsolated(cfg.Logger, absDir(cfg.DataDir))
 	w := &worker{
 		cfg: cfg, log: cfg.Logger, journal: j, client: client,
 		secrets:  secretsOf(cfg),

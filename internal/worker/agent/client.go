@@ -3,7 +3,6 @@ package agent
 import (
 	"bytes"
 	"context"
-	"crypto/tls"
 	"crypto/x509"
 	"encoding/json"
 	"errors"
@@ -19,6 +18,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/qinglong/qinglong/internal/core/httpserve"
 	"github.com/qinglong/qinglong/internal/core/netaddr"
 	"github.com/qinglong/qinglong/internal/core/qlerror"
 	"github.com/qinglong/qinglong/internal/core/workerproto"
@@ -127,7 +127,8 @@ func NewClient(servers, credential string, maxConns int, roots *x509.CertPool) (
 		return nil, err
 	}
 	tr := http.DefaultTransport.(*http.Transport).Clone()
-	tr.TLSClientConfig = &tls.Config{MinVersion: tls.VersionTLS12, RootCAs: roots}
+	tr.TLSClientConfig = httpserve.TLSConfig()
+	tr.TLSClientConfig.RootCAs = roots
 	tr.MaxIdleConnsPerHost = maxConns + 4
 	tr.ResponseHeaderTimeout = 0 // each request has its own deadline
 	return &Client{bases: bases, credential: credential, http: &http.Client{Transport: tr}, moved: make(chan struct{})}, nil

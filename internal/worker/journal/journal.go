@@ -163,6 +163,9 @@ CREATE TABLE IF NOT EXISTS attempts (
 const addLeaseVersion = `ALTER TABLE attempts ADD COLUMN lease_version INTEGER NOT NULL DEFAULT 1`
 
 func openDB(ctx context.Context, path string) (*sql.DB, error) {
+	if err := restrict(path); err != nil {
+		return nil, err
+	}
 	// synchronous(NORMAL) in WAL mode: a commit is in the WAL (the kernel's
 	// page cache) before the spawn it announces, so a crash of the worker
 	// process, however it dies, never loses it. Only a crash of the whole
@@ -193,10 +196,6 @@ func openDB(ctx context.Context, path string) (*sql.DB, error) {
 			db.Close()
 			return nil, fmt.Errorf("open the worker journal %s: add its lease versions: %w; if the file is damaged, move it away (the replicas settle what it held)", path, err)
 		}
-	}
-	if err := os.Chmod(path, 0o600); err != nil {
-		db.Close()
-		return nil, fmt.Errorf("restrict the worker journal %s to its owner: %w", path, err)
 	}
 	return db, nil
 }

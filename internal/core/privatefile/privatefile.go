@@ -1,0 +1,40 @@
+// Package privatefile makes the files QingLong keeps secrets in (its
+// databases and their SQLite companions) its own user's alone, and says
+// when the directory holding them lets others in. The single-node store
+// and the worker's journal share it: neither may import the other.
+package privatefile
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+)
+
+// Create creates a missing file with mode 0600 before SQLite does: SQLite
+// would create it with 0644 under the usual umask, and it gives the -wal
+// and -shm files it creates later the database file's mode. An existing
+// file keeps the mode its operator chose.
+func Create(path string) error {
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
+	if errors.Is(err, fs.ErrExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	// The umask may have narrowed the mode further; never widened it.
+	// Setting it explicitly keeps the owner's read and write.
+	return errors.Join(f.Chmod(0o600), f.Close())
+}
+
+// DirOpenToOthers is the mode of directory dir when its group or others
+// may enter or list it, and whether they may: the files QingLong creates
+// in it are owner-only, but an existing directory is the operator's to
+// tighten. A directory that cannot be read says nothing.
+func DirOpenToOthers(dir string) (fs.FileMode, bool) {
+	info, err := os.Stat(dir)
+	if err != nil || info.Mode().Perm()&0o077 == 0 {
+		return 0, false
+	}
+	return info.Mode().Perm(), true
+}
