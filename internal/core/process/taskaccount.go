@@ -1,6 +1,7 @@
 package process
 
 import (
+	"log/slog"
 	"os"
 	"strconv"
 	"syscall"
@@ -57,4 +58,14 @@ func (a TaskAccount) String() string {
 		return "root (uid 0)"
 	}
 	return "uid " + strconv.Itoa(a.UID) + ", the data directory's owner"
+}
+
+// ExposureLevel is the level a start logs a's exposure at: a warning as
+// root, information as the data directory's owner (the dedicated account
+// a deployment as recommended runs as).
+func ExposureLevel(a TaskAccount) slog.Level {
+	if a.Root {
+		return slog.LevelWarn
+	}
+	return slog.LevelInfo
 }

@@ -238,6 +238,13 @@ func TestTasksThatWouldRunAsRootOrTheDataDirectoryOwnerAreWarnedAboutAtStart(t *
 			if got := strings.Count(log.String(), "code="+CodeTasksNotIsolated); got != c.warn {
 				t.Fatalf("%d warnings, want %d; log:\n%s", got, c.warn, log.String())
 			}
+			level := "level=INFO"
+			if c.dirOwner == 0 && c.runAs == "" {
+				level = "level=WARN"
+			}
+			if c.warn == 1 && !strings.Contains(log.String(), level+" msg=\"tasks without") {
+				t.Fatalf("the line is not at %s (a warning as root, information as the data directory's owner):\n%s", level, log.String())
+			}
 			if c.warn == 1 && (!strings.Contains(log.String(), "--run-as USER") || !strings.Contains(log.String(), c.who) || !strings.Contains(log.String(), "secrets file")) {
 				t.Fatalf("the warning does not name the account (%s), the risk and --run-as USER:\n%s", c.who, log.String())
 			}
