@@ -157,7 +157,7 @@ func Start(ctx context.Context, cfg Config) (srv *Server, err error) {
 	info, statErr := os.Stat(s.layout.DB)
 	newFile := s.dbLock.created && statErr == nil && info.Size() == 0
 	var migrated []string
-	if s.store, migrated, err = openStore(ctx, s.layout.DB, cfg.Profile, cfg.NowMs); err != nil {
+	if s.store, migrated, err = openStore(ctx, s.layout.DB, cfg.Profile, cfg.NowMs, true); err != nil {
 		return nil, err
 	}
 	// A file that held no QingLong database took every migration: an
@@ -327,8 +327,9 @@ func warnIfShared(log *slog.Logger, dir string) {
 }
 
 // openStore opens, migrates and checks the file with the profile's
-// connection settings, and returns the migrations it applied.
-func openStore(ctx context.Context, path string, p Profile, nowMs func() int64) (*sqlitestore.Store, []string, error) {
+// connection settings, and returns the migrations it applied. wholeFile
+// reads every page first (sqlitestore.CheckIntegrity).
+func openStore(ctx context.Context, path string, p Profile, nowMs func() int64, wholeFile bool) (*sqlitestore.Store, []string, error) {
 	scfg := sqlitestore.Config{Path: path, NowMs: nowMs}
 	if p == Edge {
 		scfg.CacheKiB, scfg.ReadConns, scfg.WALPages = edgeCacheKiB, edgeReadConns, edgeWALPages
@@ -339,9 +340,11 @@ func openStore(ctx context.Context, path string, p Profile, nowMs func() int64) 
 	}
 	// Before anything writes to it: a corrupt file is served by nobody,
 	// as a server on it would run commands it could not record.
-	if err := st.CheckIntegrity(ctx); err != nil {
-		st.Close() //nolint:errcheck // the integrity error is the one returned
-		return nil, nil, err
+	if wholeFile {
+		if err := st.CheckIntegrity(ctx); err != nil {
+			st.Close() //nolint:errcheck // the integrity error is the one returned
+			return nil, nil, err
+		}
 	}
 	if err := migrateUnlessServed(ctx, st, path); err != nil {
 		st.Close() //nolint:errcheck // the migration error is the one returned

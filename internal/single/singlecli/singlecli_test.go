@@ -69,7 +69,7 @@ func TestInvalidDefinitionsAreExplainedAndWriteNothing(t *testing.T) {
 					t.Fatalf("error %q does not mention %q", errOut, w)
 				}
 			}
-			b, err := server.OpenBackend(t.Context(), db)
+			b, err := server.OpenBackend(t.Context(), db, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -240,7 +240,7 @@ func TestEveryMistakeOfAFileIsPrintedAtItsPlaceThenTheirCount(t *testing.T) {
 			}
 		}
 	}
-	b, err := server.OpenBackend(t.Context(), filepath.Join(dir, "qinglong.db"))
+	b, err := server.OpenBackend(t.Context(), filepath.Join(dir, "qinglong.db"), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
