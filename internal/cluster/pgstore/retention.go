@@ -215,7 +215,7 @@ func (m *Maintenance) RetentionEstimate(ctx context.Context, p retention.Policy)
 	}
 	var runs, logs retention.Deleted
 	var total, notifications, sessions int64
-	err := m.pool.QueryRow(ctx, sqlRetentionEstimate, runsAge, logsAge, notificationsAge).Scan(
+	err := m.pool.QueryRow(ctx, sqlRetentionEstimate, runsAge, logsAge, notificationsAge, p.LogBytes != 0).Scan(
 		&runs.Runs, &runs.Attempts, &runs.Events, &runs.Logs, &runs.LogBytes, &logs.Logs, &logs.LogBytes, &total, &notifications, &sessions)
 	if err != nil {
 		return nil, mapErr(err, "retention estimate")

@@ -151,3 +151,12 @@ func BenchmarkAdmissionUnderRetention(b *testing.B) {
 		storetest.RetentionPacing{Name: "paced", Options: RetentionOptions},
 		storetest.RetentionPacing{Name: "previous", Options: previousRetentionOptions, Store: previousRetention{f.Retention.(*Maintenance)}})
 }
+
+// BenchmarkRetentionEstimate: the dry run over a history of ended Runs
+// (QL_BENCH_ESTIMATE_HISTORY sizes it).
+func BenchmarkRetentionEstimate(b *testing.B) {
+	s := newStore(b)
+	f := s.fixture()
+	f.Retention = s.openMaintenance(b)
+	storetest.BenchRetentionEstimate(b, f)
+}

@@ -56,7 +56,7 @@ func TestExportReadsTheSameFileWithEitherRoleAndOverAReplicasAPI(t *testing.T) {
 	}
 
 	code, out := runQL(t, bin, []string{admin}, "apply", "-f", filepath.Join(dir, "admin.yaml"))
-	if code != 0 || strings.Count(out, ": unchanged") != 6 {
+	if code != 0 || !strings.Contains(out, "1 project, 3 tasks and 2 triggers unchanged\n") || strings.Contains(out, ": unchanged") {
 		t.Fatalf("applying the export: exit %d %q; want the project, 3 tasks and 2 triggers unchanged", code, out)
 	}
 	code, out = runQL(t, bin, []string{"QL_DATABASE_URL=" + env.URL(pgstore.RoleMaintenance)}, "export", "rich")

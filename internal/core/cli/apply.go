@@ -50,9 +50,7 @@ func applyCommand(opts Options) *cobra.Command {
 			defer b.Close()
 			printNotes(cmd, doc.Project, apply.Notes(doc, apply.NoteScope{RunsHere: b.Catalog.Executor == task.LocalProcess, OnWorkers: b.Catalog.Executor == task.RemoteWorker, NowMs: time.Now().UnixMilli()}))
 			results, err := apply.Publish(cmd.Context(), b.Catalog, doc, ids.New, applyOptions(ifMatch))
-			for _, r := range results {
-				fmt.Fprintln(textWriter{cmd.OutOrStdout()}, r)
-			}
+			printApplied(cmd, results, apply.Result.String)
 			if err == nil {
 				if err := printUnlisted(cmd, b.Definitions, doc, results); err != nil {
 					return err
@@ -74,6 +72,7 @@ func applyCommand(opts Options) *cobra.Command {
 	}
 	c.Flags().StringVarP(&file, "file", "f", "", "definitions file (YAML); - for standard input")
 	c.Flags().BoolVar(&dryRun, "dry-run", false, "validate the file and show what would change; write nothing")
+	c.Flags().Bool("verbose", false, "print every unchanged object on its own line too, not one line counting them")
 	c.Flags().StringVar(&ifMatch, "if-match", "", "publish only if the project is still at this revision (as "+opts.Binary+" projects show prints it); refused, exit 4, when it changed")
 	addDBFlags(c, &db, opts.OpenPostgres != nil)
 	addServerFlag(c, &db)
@@ -107,7 +106,9 @@ the task, with a note: ` + opts.Binary + ` runs every Run on this machine.`
 		example = ""
 	}
 	return `Converge the database to a definitions file: one project with its tasks and triggers.
-Prints created / updated / unchanged per object. The whole file is validated before
+Prints each object created or updated on its own line, how it changed, and the unchanged ones as
+one line counting them ("1 project, 24 tasks and 1,475 triggers unchanged"; --verbose: a line
+each). The whole file is validated before
 anything is written: every mistake of an invalid file is reported at once, in file
 order, each on its own line of standard error as FILE:LINE:COLUMN: message naming the
 field (FILE:LINE: for a whole entry's mistake), at most 50 and then a line counting the
@@ -220,10 +221,8 @@ func planApply(cmd *cobra.Command, opts Options, db *dbFlags, doc *apply.Documen
 	if err != nil {
 		return err
 	}
+	printApplied(cmd, results, apply.Result.Planned)
 	w := textWriter{cmd.OutOrStdout()}
-	for _, r := range results {
-		fmt.Fprintln(w, r.Planned())
-	}
 	fmt.Fprintf(w, "%s: valid (%s, %s); dry run, nothing written\n", doc.File, plural.Count(len(doc.Tasks), "task", "tasks"), plural.Count(len(doc.Triggers), "trigger", "triggers"))
 	// The same note, at the same place, as the apply it previews.
 	if missing != nil {

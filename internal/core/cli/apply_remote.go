@@ -90,15 +90,16 @@ func applyRemote(cmd *cobra.Command, db *dbFlags, file string, dryRun bool, ifMa
 	// In the order a local apply prints them: the secrets last, after
 	// the results, as what the applied file still needs.
 	printRemoteNotes(cmd, doc.Project, out, false)
-	w := textWriter{cmd.OutOrStdout()}
-	for _, o := range out.Objects {
-		r := apply.Result{Kind: o.Kind, Name: o.Name, Change: catalog.Change(o.Change), Revision: o.Revision, Fields: o.Fields}
-		if dryRun {
-			fmt.Fprintln(w, r.Planned())
-		} else {
-			fmt.Fprintln(w, r)
-		}
+	results := make([]apply.Result, len(out.Objects))
+	for i, o := range out.Objects {
+		results[i] = apply.Result{Kind: o.Kind, Name: o.Name, Change: catalog.Change(o.Change), Revision: o.Revision, Fields: o.Fields}
 	}
+	line := apply.Result.String
+	if dryRun {
+		line = apply.Result.Planned
+	}
+	printApplied(cmd, results, line)
+	w := textWriter{cmd.OutOrStdout()}
 	if dryRun {
 		fmt.Fprintf(w, "%s: valid (%s, %s); dry run, nothing written\n", file, plural.Count(len(doc.Tasks), "task", "tasks"), plural.Count(len(doc.Triggers), "trigger", "triggers"))
 	}

@@ -261,7 +261,7 @@ func open(ctx context.Context, opts Options, f *dbFlags, mustExistRO bool) (*Bac
 			created = "created the embedded database " + dsn + " (no --data-dir, --database-url, $QL_DATA_DIR or $QL_DATABASE_URL was given)"
 		}
 	}
-	b, err := opts.OpenSQLite(ctx, dsn)
+	b, err := opts.OpenSQLite(context.WithValue(ctx, sayKey{}, func(msg string) { warn(ctx, opts.Binary, msg) }), dsn)
 	// Said once the database exists: an open that failed created nothing.
 	if err == nil && created != "" {
 		warn(ctx, opts.Binary, created)

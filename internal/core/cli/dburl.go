@@ -113,6 +113,19 @@ func isLocalHost(h string) bool {
 	return h == "" || strings.HasPrefix(h, "/") || netaddr.IsLoopbackHost(h)
 }
 
+// sayKey carries, to an Opener, how to tell the command's user what a
+// long step of the open is about to do.
+type sayKey struct{}
+
+// Say tells the command's user on stderr what a long step of opening the
+// database is about to do, before it starts, so a command that reads a
+// large file first is never silent; outside a command it says nothing.
+func Say(ctx context.Context, msg string) {
+	if say, ok := ctx.Value(sayKey{}).(func(string)); ok {
+		say(msg)
+	}
+}
+
 // stderrKey carries the command's error stream to code that has only the
 // context, so warnings reach the stream Main was given.
 type stderrKey struct{}

@@ -376,6 +376,13 @@ func (c *apiClient) RunList(ctx context.Context, p run.ListParams) ([]run.Run, s
 	setIf(q, "state", string(p.State))
 	setIf(q, "after", p.After)
 	setIf(q, "worker", p.Worker)
+	// Sent in UTC to the millisecond: the server reads back the instant
+	// the command line gave.
+	for k, ms := range map[string]int64{"from": p.FromMs, "to": p.ToMs} {
+		if ms != 0 {
+			q.Set(k, time.UnixMilli(ms).UTC().Format("2006-01-02T15:04:05.000Z07:00"))
+		}
+	}
 	if p.Limit > 0 {
 		q.Set("limit", strconv.Itoa(p.Limit))
 	}

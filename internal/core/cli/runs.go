@@ -20,7 +20,7 @@ func runsCommand(opts Options) *cobra.Command {
 
 func runsListCommand(opts Options) *cobra.Command {
 	var db dbFlags
-	var out, project, trigger, state, after, worker string
+	var out, project, trigger, state, after, worker, from, to string
 	var limit int
 	c := &cobra.Command{
 		Use:   "list",
@@ -29,7 +29,9 @@ func runsListCommand(opts Options) *cobra.Command {
 order Runs were made in, not their SCHEDULED FOR time. A Run made late for an earlier occurrence — a
 backfill's, a caught-up misfire's, a re-run (which keeps the original's scheduled time) — is listed
 among the Runs made when it was, above older Runs scheduled after it. --after ID continues in the same
-order, and the API (GET /api/v1/runs) and the console's Runs page list in it too. ORIGIN says what made
+order, and the API (GET /api/v1/runs) and the console's Runs page list in it too. --from and --to keep the
+Runs created in [from, to), as the console's Runs page does: 2026-11-30T08:00 (or with seconds) in
+UTC, or a time with its offset as RFC 3339 writes it (2026-11-30T16:00:00+08:00, or a time ql prints). ORIGIN says what made
 each Run (clock, run_now, rerun, backfill; origin in -o json), ERROR how a Run that failed, timed out
 or was lost ended, from its last attempt: "exit N" for a command that exited with status N, otherwise
 the attempt's error code (e.g. timed_out, killed_by_signal, server_stopped; errorCode and exitCode in
@@ -48,6 +50,17 @@ the Runs any attempt of which that worker held, its latest or an earlier one tha
 			if err := checkStateFlag(state); err != nil {
 				return err
 			}
+			fromMs, err := run.WindowBound("--from", from)
+			if err != nil {
+				return &UsageError{Err: err}
+			}
+			toMs, err := run.WindowBound("--to", to)
+			if err != nil {
+				return &UsageError{Err: err}
+			}
+			if toMs != 0 && fromMs >= toMs {
+				return Usagef("--from %s is not before --to %s; give the earlier time as --from", from, to)
+			}
 			b, err := openExisting(cmd.Context(), opts, &db)
 			if err != nil {
 				return err
@@ -62,7 +75,7 @@ the Runs any attempt of which that worker held, its latest or an earlier one tha
 			if err != nil {
 				return err
 			}
-			runs, next, err := b.Runs.RunList(cmd.Context(), run.ListParams{ProjectID: projectID, TriggerID: triggerID, State: run.State(state), Limit: limit, After: after, Worker: worker})
+			runs, next, err := b.Runs.RunList(cmd.Context(), run.ListParams{ProjectID: projectID, TriggerID: triggerID, State: run.State(state), Limit: limit, After: after, Worker: worker, FromMs: fromMs, ToMs: toMs})
 			if err != nil {
 				return err
 			}
@@ -89,7 +102,7 @@ the Runs any attempt of which that worker held, its latest or an earlier one tha
 					return row
 				},
 				next: next,
-				none: NoneLine("run", project != "" || trigger != "" || state != "" || after != "" || worker != "",
+				none: NoneLine("run", project != "" || trigger != "" || state != "" || after != "" || worker != "" || from != "" || to != "",
 					"the schedule makes one as each occurrence falls due, and `"+suggest(cmd, "triggers", "run", "NAME")+"` makes one now"),
 			})
 			if err == nil && unserved != "" {
@@ -106,6 +119,8 @@ the Runs any attempt of which that worker held, its latest or an earlier one tha
 	c.Flags().StringVar(&state, "state", "", "only runs in this state: "+stateNames())
 	c.Flags().IntVar(&limit, "limit", run.DefaultPageSize, "page size (1–500)")
 	c.Flags().StringVar(&after, "after", "", "continue after this run id (printed as 'more:')")
+	c.Flags().StringVar(&from, "from", "", "only runs created (admitted) at or after this time: 2026-11-30T08:00 in UTC, or with its offset as RFC 3339 writes it (2026-11-30T16:00:00+08:00, or a time ql prints)")
+	c.Flags().StringVar(&to, "to", "", "only runs created (admitted) before this time, in --from's forms")
 	if opts.OpenPostgres != nil {
 		c.Flags().StringVar(&worker, "worker", "", "only runs any attempt of which this cluster worker held (its name)")
 	}

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/qinglong/qinglong/internal/core/qlerror"
+	"github.com/qinglong/qinglong/internal/core/run"
 	"github.com/qinglong/qinglong/internal/core/schedule"
 )
 
@@ -52,7 +53,7 @@ func newBackfillForm(r *http.Request, s *session, t schedule.TriggerStatus, nowM
 	f := formFor(r, s, t.TriggerID)
 	to := time.UnixMilli(nowMs).In(zoneOf(f.Zone)).Truncate(time.Minute)
 	from := schedule.DefaultBackfillFrom(t, to.UnixMilli(), defaultBackfillWindow.Milliseconds(), time.Minute.Milliseconds(), f.Max)
-	f.From, f.To = time.UnixMilli(from).In(to.Location()).Format(localLayouts[0]), to.Format(localLayouts[0])
+	f.From, f.To = time.UnixMilli(from).In(to.Location()).Format(run.WindowLayouts[0]), to.Format(run.WindowLayouts[0])
 	return f
 }
 

@@ -136,6 +136,7 @@ var refusalsZH = map[qlerror.Reason]string{ //nolint:gosec // G101: sentences ke
 	run.RefusalListNotAnID:           "筛选条件中的{filter}不是 ID：请在筛选框中选择项目，从触发器页面的链接进入它的运行，翻页请使用“下一页”链接。",
 	run.RefusalListOutOfRange:        "时间窗口须在 1970 年到 10889 年之间。",
 	run.RefusalListReversed:          "时间窗口的起始时间不早于截止时间；请先填较早的时间。",
+	run.RefusalListNotATime:          "时间无法识别：请写成 2026-11-30T08:00 这样的日期和时间。",
 	run.RefusalListNoSuchWorker:      "没有这个名称的执行节点；执行节点页列出了所有执行节点。",
 	run.RefusalListNoWorkers:         "此服务器没有执行节点（它自己运行每条命令），没有运行是由该执行节点运行的；请去掉执行节点筛选。",
 	refusalNoBatchAction:             "表单要求的“{action}”不是批量操作；请按触发器列表上的按钮之一：立即运行、暂停、恢复、启用或停用。",

@@ -3,6 +3,8 @@ package console
 import (
 	"net/url"
 	"time"
+
+	"github.com/qinglong/qinglong/internal/core/run"
 )
 
 // last24URL is the Runs page's filter with its window opened at 24 hours
@@ -17,6 +19,6 @@ func last24URL(f map[string]string, zone string, now time.Time) string {
 			v.Set(k, x)
 		}
 	}
-	v.Set("from", now.Add(-24*time.Hour).In(zoneOf(zone)).Format(localLayouts[0]))
+	v.Set("from", now.Add(-24*time.Hour).In(zoneOf(zone)).Format(run.WindowLayouts[0]))
 	return "/runs?" + v.Encode()
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/qinglong/qinglong/internal/core/apitoken"
+	"github.com/qinglong/qinglong/internal/core/run"
 )
 
 // The Runs page's window says what it filters on, the time Runs were
@@ -32,13 +33,13 @@ func TestTheRunsWindowSaysItIsTheCreationTimeAndOffersTheLast24Hours(t *testing.
 			t.Fatalf("%s: the last-24-hours link %q: %v", l, href, err)
 		}
 		q := u.Query()
-		from, err := time.ParseInLocation(localLayouts[0], q.Get("from"), zoneOf("Asia/Shanghai"))
+		from, err := time.ParseInLocation(run.WindowLayouts[0], q.Get("from"), zoneOf("Asia/Shanghai"))
 		if err != nil {
 			t.Fatalf("%s: the link's window %q: %v", l, q.Get("from"), err)
 		}
 		if want := before.Add(-24 * time.Hour).Truncate(time.Minute); u.Path != "/runs" || q.Get("project") != "shop" || q.Get("state") != "failed" || q.Has("to") ||
 			from.Before(want.Add(-time.Minute)) || from.After(want.Add(time.Minute)) {
-			t.Errorf("%s: the last-24-hours link %q; want /runs keeping project and state, from %s in Asia/Shanghai and no end", l, href, want.In(zoneOf("Asia/Shanghai")).Format(localLayouts[0]))
+			t.Errorf("%s: the last-24-hours link %q; want /runs keeping project and state, from %s in Asia/Shanghai and no end", l, href, want.In(zoneOf("Asia/Shanghai")).Format(run.WindowLayouts[0]))
 		}
 		if w := site.do(apitoken.Read, href+"&lang="+l, nil); w.Code != http.StatusOK {
 			t.Errorf("%s: following the link: %d:\n%s", l, w.Code, w.Body.String())

@@ -7,8 +7,8 @@ import (
 	"time"
 
 	"github.com/qinglong/qinglong/internal/core/cron"
-
 	"github.com/qinglong/qinglong/internal/core/qlerror"
+	"github.com/qinglong/qinglong/internal/core/run"
 	"github.com/qinglong/qinglong/internal/core/schedule"
 	"github.com/qinglong/qinglong/internal/core/view"
 )
@@ -26,10 +26,6 @@ const tzPrevCookie = "ql_tz_prev"
 // maxZoneName bounds a zone name: the longest in the zone database is
 // about half of it, and a refused one is quoted on every page.
 const maxZoneName = 64
-
-// localLayouts are what a datetime-local field sends, with and without
-// seconds.
-var localLayouts = []string{"2006-01-02T15:04", "2006-01-02T15:04:05"}
 
 // viewerZone is the viewer's zone ("" for UTC): viewerZones.
 func viewerZone(r *http.Request) string {
@@ -120,13 +116,8 @@ func zoneOf(z string) *time.Location {
 // parseLocal reads a datetime-local field's value as a time in zone; 0
 // for an empty field.
 func parseLocal(field, v, zone string) (int64, error) {
-	if v == "" {
-		return 0, nil
-	}
-	for _, layout := range localLayouts {
-		if t, err := time.ParseInLocation(layout, v, zoneOf(zone)); err == nil {
-			return t.UnixMilli(), nil
-		}
+	if ms, ok := run.WindowBoundIn(v, zoneOf(zone)); ok {
+		return ms, nil
 	}
 	return 0, qlerror.New(qlerror.Invalid, "%s %q is not a date and time like 2026-11-30T08:00", field, v).Because(refusalNotATime)
 }

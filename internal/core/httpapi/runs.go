@@ -9,7 +9,15 @@ import (
 )
 
 func (a *api) runList(ctx context.Context, r *http.Request) (any, error) {
-	q, err := params(r.URL.Query(), "after", "limit", "project", "state", "trigger", "worker")
+	q, err := params(r.URL.Query(), "after", "from", "limit", "project", "state", "to", "trigger", "worker")
+	if err != nil {
+		return nil, err
+	}
+	from, err := run.WindowBound("from", q["from"])
+	if err != nil {
+		return nil, err
+	}
+	to, err := run.WindowBound("to", q["to"])
 	if err != nil {
 		return nil, err
 	}
@@ -17,7 +25,8 @@ func (a *api) runList(ctx context.Context, r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	list, next, err := a.Runs.RunList(ctx, run.ListParams{ProjectID: asID(q["project"]), TriggerID: asID(q["trigger"]), State: run.State(q["state"]), Limit: n, After: asID(q["after"]), Worker: q["worker"]})
+	list, next, err := a.Runs.RunList(ctx, run.ListParams{ProjectID: asID(q["project"]), TriggerID: asID(q["trigger"]), State: run.State(q["state"]), Limit: n, After: asID(q["after"]), Worker: q["worker"],
+		FromMs: from, ToMs: to})
 	if err != nil {
 		return nil, err
 	}

@@ -43,6 +43,7 @@ const (
 	RefusalListState        qlerror.Reason = "run_list_state"
 	RefusalListOutOfRange   qlerror.Reason = "run_list_out_of_range"
 	RefusalListReversed     qlerror.Reason = "run_list_reversed"
+	RefusalListNotATime     qlerror.Reason = "run_list_not_a_time"
 	RefusalListNoWorkers    qlerror.Reason = "run_list_no_workers"
 	RefusalListNoSuchWorker qlerror.Reason = "run_list_no_such_worker"
 )

@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"io/fs"
 	"os"
@@ -32,9 +33,21 @@ type Backend struct {
 	HeldNone bool
 }
 
+// SayCheckBytes is the size from which OpenBackend says it reads the
+// whole file before it does: about half a second's read, cached; a
+// smaller file is read before anyone would wonder.
+const SayCheckBytes = 64 << 20
+
 // OpenBackend opens (creating and migrating if needed) the database file
-// dbPath, so `ql apply` works before the first `ql serve`.
-func OpenBackend(ctx context.Context, dbPath string) (*Backend, error) {
+// dbPath, so `ql apply` works before the first `ql serve`. A file no
+// server serves is read whole first, as a start reads it, since a command
+// must not write into a corrupt file either; say (when not nil) is told
+// before that read of a file of SayCheckBytes or more, which takes
+// seconds a gigabyte. A file a server serves
+// is not read again: the server read it as it started, and holds itself
+// on the first corrupt page it meets since; reading gigabytes beside it
+// kept a command silent for over a minute.
+func OpenBackend(ctx context.Context, dbPath string, say func(string)) (*Backend, error) {
 	// The directory too, as `ql serve` makes it: a first `ql apply` (or
 	// `serve --example`, which applies before serving) into a new
 	// --data-dir must not fail where the server would have started.
@@ -43,9 +56,17 @@ func OpenBackend(ctx context.Context, dbPath string) (*Backend, error) {
 			return nil, qlerror.Wrap(qlerror.Unavailable, err, "create the data directory %s; check that its parent is writable, or give another --data-dir", dir)
 		}
 	}
-	_, statErr := os.Stat(dbPath)
+	info, statErr := os.Stat(dbPath)
+	serving, err := Serving(LayoutOfDB(dbPath))
+	if err != nil {
+		return nil, qlerror.Wrap(qlerror.Unavailable, err, "look for a server serving %s", dbPath)
+	}
+	wholeFile := !serving && statErr == nil && info.Size() > 0
+	if wholeFile && say != nil && info.Size() >= SayCheckBytes {
+		say(fmt.Sprintf("checking %s (%.1f MiB) with SQLite's quick_check before writing to it (about 8 ms a MiB, more from a slow disk); a command beside a running server skips this", dbPath, float64(info.Size())/(1<<20)))
+	}
 	nowMs := func() int64 { return time.Now().UnixMilli() }
-	st, applied, err := openStore(ctx, dbPath, Standalone, nowMs, integrityWatch{})
+	st, applied, err := openStore(ctx, dbPath, Standalone, nowMs, integrityWatch{skip: !wholeFile})
 	if err != nil {
 		return nil, err
 	}

@@ -20,7 +20,7 @@ import (
 func TestAFailedBackupLeavesNoPartialCopy(t *testing.T) {
 	t.Parallel()
 	dir := installedDir(t)
-	b, err := OpenBackend(t.Context(), LayoutOf(dir).DB)
+	b, err := OpenBackend(t.Context(), LayoutOf(dir).DB, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -52,7 +52,7 @@ func TestAFailedBackupLeavesNoPartialCopy(t *testing.T) {
 func TestABackupRefusesADirectoryOthersMayWrite(t *testing.T) {
 	t.Parallel()
 	dir := installedDir(t)
-	b, err := OpenBackend(t.Context(), LayoutOf(dir).DB)
+	b, err := OpenBackend(t.Context(), LayoutOf(dir).DB, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -139,7 +139,7 @@ func goarchOfHost() string {
 // publishIdle writes idleTriggers daily triggers at 03:00 UTC, pinned to
 // one task.
 func publishIdle(b *testing.B, dataDir string) {
-	be, err := OpenBackend(b.Context(), LayoutOf(dataDir).DB)
+	be, err := OpenBackend(b.Context(), LayoutOf(dataDir).DB, nil)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -26,7 +26,7 @@ import (
 func TestATriggerAClockSetBackLeftWaitingFiresAtItsNextOccurrenceFromNow(t *testing.T) {
 	t.Parallel()
 	dir := installedDir(t)
-	b, err := OpenBackend(t.Context(), LayoutOf(dir).DB)
+	b, err := OpenBackend(t.Context(), LayoutOf(dir).DB, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -45,7 +45,7 @@ func TestConsoleShowsAnArchivedProjectsTriggerArchivedWithNoNextFireOrRunNow(t *
 // with status: archived would.
 func (s *consoleSite) archiveShop(t *testing.T) {
 	t.Helper()
-	b, err := OpenBackend(t.Context(), LayoutOf(s.dir).DB)
+	b, err := OpenBackend(t.Context(), LayoutOf(s.dir).DB, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

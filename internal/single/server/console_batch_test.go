@@ -21,7 +21,7 @@ import (
 // beside the running server, as an apply would, and returns its id.
 func (s *consoleSite) addShopTrigger(t *testing.T, name string, enabled bool, overlap trigger.OverlapPolicy) string {
 	t.Helper()
-	b, err := OpenBackend(t.Context(), LayoutOf(s.dir).DB)
+	b, err := OpenBackend(t.Context(), LayoutOf(s.dir).DB, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -61,7 +61,7 @@ func BenchmarkConsoleRunsListPage(b *testing.B) {
 	n := benchRunsFromEnv(b)
 	dir := b.TempDir()
 	tg := publish(b, dir, 1, "true")
-	be, err := OpenBackend(b.Context(), LayoutOf(dir).DB)
+	be, err := OpenBackend(b.Context(), LayoutOf(dir).DB, nil)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -80,7 +80,7 @@ func BenchmarkConsoleRunsListPage(b *testing.B) {
 		b.Fatal(err)
 	}
 	b.Logf("seeded %d Runs in %s", n, time.Since(seeded).Round(time.Millisecond))
-	be, err = OpenBackend(b.Context(), LayoutOf(dir).DB)
+	be, err = OpenBackend(b.Context(), LayoutOf(dir).DB, nil)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -173,7 +173,7 @@ func TestConsoleInABrowserSignsInOperatesAndSignsOut(t *testing.T) {
 func createOwner(t *testing.T, dir, name, password string) {
 	t.Helper()
 	root := cli.NewRoot(cli.Options{Binary: "ql", OpenSQLite: func(ctx context.Context, dsn string) (*cli.Backend, error) {
-		b, err := OpenBackend(ctx, dsn)
+		b, err := OpenBackend(ctx, dsn, nil)
 		if err != nil {
 			return nil, err
 		}

@@ -19,7 +19,7 @@ import (
 func TestTheOverviewOfAServerWithoutTriggersLeadsToNewTask(t *testing.T) {
 	t.Parallel()
 	dir := installedDir(t)
-	b, err := OpenBackend(t.Context(), LayoutOf(dir).DB)
+	b, err := OpenBackend(t.Context(), LayoutOf(dir).DB, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -81,7 +81,7 @@ func startConsoleSiteConfigured(t testing.TB, cron trigger.Cron, script string, 
 func startConsoleSiteCommand(t testing.TB, cron trigger.Cron, cmd task.Command, configure func(*Config)) *consoleSite {
 	t.Helper()
 	dir := installedDir(t)
-	b, err := OpenBackend(t.Context(), LayoutOf(dir).DB)
+	b, err := OpenBackend(t.Context(), LayoutOf(dir).DB, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

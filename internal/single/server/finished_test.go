@@ -24,7 +24,7 @@ import (
 // token for the API.
 func publishScripts(t *testing.T, dataDir string, scripts ...string) string {
 	t.Helper()
-	b, err := OpenBackend(t.Context(), LayoutOf(dataDir).DB)
+	b, err := OpenBackend(t.Context(), LayoutOf(dataDir).DB, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -28,7 +28,7 @@ var everySecond = trigger.Cron{Expression: "* * * * * *", Timezone: "UTC", Misfi
 // database and returns their trigger revisions.
 func publish(t testing.TB, dataDir string, n int, script string) []trigger.Revision {
 	t.Helper()
-	b, err := OpenBackend(t.Context(), LayoutOf(dataDir).DB)
+	b, err := OpenBackend(t.Context(), LayoutOf(dataDir).DB, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -120,7 +120,7 @@ func serveHelper() int {
 // follows is one whose snapshot another process's commit made stale, every
 // time, where free-running rounds give that only when the timing allows.
 func roundsOnly(ctx context.Context, cfg Config) error {
-	b, err := OpenBackend(ctx, LayoutOf(cfg.DataDir).DB)
+	b, err := OpenBackend(ctx, LayoutOf(cfg.DataDir).DB, nil)
 	if err != nil {
 		return err
 	}

@@ -23,7 +23,7 @@ import (
 // database.
 func publishHourly(t *testing.T, dataDir string, n int, script string) {
 	t.Helper()
-	b, err := OpenBackend(t.Context(), LayoutOf(dataDir).DB)
+	b, err := OpenBackend(t.Context(), LayoutOf(dataDir).DB, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -216,7 +216,7 @@ func eventNames(d run.Detail) []string {
 // nothing new to schedule.
 func disable(t *testing.T, dataDir string, tg trigger.Revision) {
 	t.Helper()
-	b, err := OpenBackend(t.Context(), LayoutOf(dataDir).DB)
+	b, err := OpenBackend(t.Context(), LayoutOf(dataDir).DB, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

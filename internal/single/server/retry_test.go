@@ -29,7 +29,7 @@ import (
 // and admits one Run of it (run now), returning the Run's id.
 func admitRetrying(t *testing.T, dataDir, script string, policy task.RetryPolicy) string {
 	t.Helper()
-	b, err := OpenBackend(t.Context(), LayoutOf(dataDir).DB)
+	b, err := OpenBackend(t.Context(), LayoutOf(dataDir).DB, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -77,7 +77,7 @@ func restartUntilFinished(t *testing.T, cfg Config, runID string) run.Detail {
 // readRun reads a Run through the store, as `ql runs show` does.
 func readRun(t *testing.T, dataDir, runID string) run.Detail {
 	t.Helper()
-	b, err := OpenBackend(t.Context(), LayoutOf(dataDir).DB)
+	b, err := OpenBackend(t.Context(), LayoutOf(dataDir).DB, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

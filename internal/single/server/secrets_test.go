@@ -51,7 +51,7 @@ func leakedPiece(text, secret string) string {
 func TestASecretsFileThatIsNotJSONLeaksNoByteOfItIntoTheRunsErrorTheLogsOrTheAPI(t *testing.T) {
 	t.Parallel()
 	dir := installedDir(t)
-	b, err := OpenBackend(t.Context(), LayoutOf(dir).DB)
+	b, err := OpenBackend(t.Context(), LayoutOf(dir).DB, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

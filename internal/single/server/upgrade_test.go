@@ -370,7 +370,7 @@ func TestThisBuildDoesNotMigrateAFileAnOlderServerServes(t *testing.T) {
 			t.Fatalf("%s beside an older server migrated its file to %v", what, got)
 		}
 	}
-	b, err := OpenBackend(t.Context(), LayoutOf(dir).DB)
+	b, err := OpenBackend(t.Context(), LayoutOf(dir).DB, nil)
 	if err == nil {
 		b.Close()
 	}
@@ -384,7 +384,7 @@ func TestThisBuildDoesNotMigrateAFileAnOlderServerServes(t *testing.T) {
 	if err := older.Release(); err != nil {
 		t.Fatal(err)
 	}
-	b, err = OpenBackend(t.Context(), LayoutOf(dir).DB)
+	b, err = OpenBackend(t.Context(), LayoutOf(dir).DB, nil)
 	if err != nil {
 		t.Fatalf("a command once the older server stopped: %v", err)
 	}

@@ -17,7 +17,7 @@ func TestAServerSaysAQueuedRunWaitsItsTurnOnlyWhileItsConcurrencyIsReached(t *te
 	t.Parallel()
 	dir := installedDir(t)
 	tg := publish(t, dir, 1, "true")[0]
-	b, err := OpenBackend(t.Context(), LayoutOf(dir).DB)
+	b, err := OpenBackend(t.Context(), LayoutOf(dir).DB, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

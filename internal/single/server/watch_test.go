@@ -17,7 +17,7 @@ import (
 // process does, and returns the trigger.
 func applyElsewhere(t *testing.T, dataDir string, cron trigger.Cron, script string) trigger.Revision {
 	t.Helper()
-	b, err := OpenBackend(t.Context(), LayoutOf(dataDir).DB)
+	b, err := OpenBackend(t.Context(), LayoutOf(dataDir).DB, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -42,7 +42,7 @@ func applyElsewhere(t *testing.T, dataDir string, cron trigger.Cron, script stri
 // own, as `ql triggers run` in another process does.
 func runNowElsewhere(t *testing.T, dataDir string, tg trigger.Revision) string {
 	t.Helper()
-	b, err := OpenBackend(t.Context(), LayoutOf(dataDir).DB)
+	b, err := OpenBackend(t.Context(), LayoutOf(dataDir).DB, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -151,7 +151,7 @@ func TestACancelAnotherProcessAsksStopsTheRunningCommandLongBeforeTheNextTick(t 
 	waitFor(t, "the first occurrence's command to run", 15*time.Second, func() bool {
 		return db.QueryRow(`SELECT run_id FROM attempts WHERE state = 'running'`).Scan(&runID) == nil
 	})
-	b, err := OpenBackend(t.Context(), LayoutOf(dir).DB)
+	b, err := OpenBackend(t.Context(), LayoutOf(dir).DB, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -50,7 +50,7 @@ func TestDryRunOnAnExistingDatabaseChangesNothing(t *testing.T) {
 	before := fileSum(t, db)
 	changed := strings.Replace(goodFile, "echo hello", "echo bye", 1)
 	code, out, errOut := ql(t, "apply", "--dry-run", "-f", writeFile(t, dir, "changed.yaml", changed), "--data-dir", dir)
-	if code != 0 || !strings.Contains(out, "project demo: unchanged") || !strings.Contains(out, "task hello: would update command.script (revision 2)") ||
+	if code != 0 || !strings.Contains(out, "\n1 project unchanged\n") || !strings.Contains(out, "task hello: would update command.script (revision 2)") ||
 		!strings.Contains(out, "trigger tick: would update taskRevision (revision 2)") {
 		t.Fatalf("dry run: %d %q %q; want the task's changed script and its trigger following it", code, out, errOut)
 	}
@@ -58,7 +58,7 @@ func TestDryRunOnAnExistingDatabaseChangesNothing(t *testing.T) {
 		t.Fatal("a dry run changed the database file")
 	}
 	code, out, _ = ql(t, "apply", "-f", filepath.Join(dir, "defs.yaml"), "--data-dir", dir)
-	if code != 0 || strings.Count(out, "unchanged") != 3 {
+	if code != 0 || out != "1 project, 1 task and 1 trigger unchanged\n" {
 		t.Fatalf("after the dry run the database moved: %d %q", code, out)
 	}
 }
@@ -133,7 +133,7 @@ func TestApplyNotesThatSingleNodeIgnoresPlacementNotRetry(t *testing.T) {
 		t.Fatalf("stderr %q; want one note naming the task", errOut)
 	}
 	code, out, errOut = ql(t, "apply", "--dry-run", "-f", filepath.Join(dir, "retry.yaml"), "--data-dir", dir)
-	if code != 0 || !strings.Contains(out, "task hello: unchanged") || !strings.Contains(errOut, "note: placement is stored") {
+	if code != 0 || !strings.Contains(out, "1 project, 1 task and 1 trigger unchanged") || !strings.Contains(errOut, "note: placement is stored") {
 		t.Fatalf("dry run: %d %q %q; want unchanged and the note", code, out, errOut)
 	}
 	plain := t.TempDir()

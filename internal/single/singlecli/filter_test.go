@@ -34,7 +34,7 @@ func TestRunFiltersTakeNames(t *testing.T) {
 			t.Fatalf("apply %s: %d %q %q", name, code, out, errOut)
 		}
 	}
-	b, err := server.OpenBackend(t.Context(), db)
+	b, err := server.OpenBackend(t.Context(), db, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

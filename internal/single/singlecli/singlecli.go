@@ -61,7 +61,7 @@ func Profile(p server.Profile) cli.Profile {
 
 // OpenSQLite is the cli.Opener of the embedded database file.
 func OpenSQLite(ctx context.Context, dsn string) (*cli.Backend, error) {
-	b, err := server.OpenBackend(ctx, dsn)
+	b, err := server.OpenBackend(ctx, dsn, func(msg string) { cli.Say(ctx, msg) })
 	if err != nil {
 		return nil, err
 	}
@@ -200,7 +200,7 @@ func applyExample(ctx context.Context, cmd *cobra.Command, dbPath string) error 
 	if err != nil {
 		return err
 	}
-	b, err := server.OpenBackend(ctx, dbPath)
+	b, err := server.OpenBackend(ctx, dbPath, func(msg string) { fmt.Fprintln(cmd.ErrOrStderr(), msg) })
 	if err != nil {
 		return err
 	}

@@ -302,9 +302,14 @@ func (r *Retention) RetentionEstimate(ctx context.Context, p retention.Policy) (
 	var runs, logs retention.Deleted
 	var total, running, notifications, sessions int64
 	err := r.store.read(ctx, "retention estimate", func(tx *txn) error {
-		if err := tx.QueryRowContext(ctx, qRetentionEstimate, runsCutoff, logsCutoff, notificationsCutoff, now).Scan(
+		// Every log is read only for a cap, the one rule that counts them all.
+		capped := p.LogBytes != 0
+		if err := tx.QueryRowContext(ctx, qRetentionEstimate, runsCutoff, logsCutoff, notificationsCutoff, capped, now).Scan(
 			&runs.Runs, &runs.Attempts, &runs.Events, &runs.Logs, &runs.LogBytes, &logs.Logs, &logs.LogBytes, &total, &notifications, &sessions); err != nil {
 			return err
+		}
+		if !capped {
+			return nil
 		}
 		var err error
 		running, err = r.runningLogBytes(ctx, tx)

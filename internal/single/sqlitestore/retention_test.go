@@ -387,3 +387,9 @@ func TestARuleThatCannotRemoveManyLogsStopsAndTheNextRuleRuns(t *testing.T) {
 			len(rep.Kept), rep.ByKind[retention.KindLogs].Logs, len(stuck), len(behind))
 	}
 }
+
+// BenchmarkRetentionEstimate: the dry run over a history of ended Runs
+// (QL_BENCH_ESTIMATE_HISTORY sizes it).
+func BenchmarkRetentionEstimate(b *testing.B) {
+	storetest.BenchRetentionEstimate(b, newEnv(b).fixture())
+}

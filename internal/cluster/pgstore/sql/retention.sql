@@ -160,11 +160,16 @@ SELECT count(*) FROM gone
 
 -- name: RetentionEstimate
 -- Dry run: what the runs rule ($1 ms) and then the logs rule ($2 ms) would
--- delete now (lost Runs as finished ones), and the bytes every log holds:
--- runs, attempts, events, logs and bytes of the first; logs and bytes of
--- the second; then the delivered and dead notifications the notifications
--- rule ($3 ms) would delete, and the console sessions expired now.
-WITH doomed AS (
+-- delete now (lost Runs as finished ones), and, when $4 (a log cap is
+-- set), the bytes every log holds: runs, attempts, events, logs and bytes
+-- of the first; logs and bytes of the second; then the delivered and dead
+-- notifications the notifications rule ($3 ms) would delete, and the console
+-- sessions expired now. Each set is
+-- read once and aggregated in one pass, and the old logs leave out the
+-- expired Runs' by an anti-join (a NOT IN over a set larger than work_mem
+-- is scanned once per row): the cost is the rows counted, never a
+-- multiple of them.
+WITH doomed AS MATERIALIZED (
     SELECT r.id
       FROM qinglong.runs r
      WHERE r.state IN ('succeeded', 'failed', 'cancelled', 'timed_out', 'lost')
@@ -172,34 +177,33 @@ WITH doomed AS (
        AND NOT EXISTS (SELECT 1 FROM qinglong.attempts a
                         WHERE a.run_id = r.id AND (a.state IN ('claimed', 'starting', 'running') OR a.lease_expires_at_ms IS NOT NULL))
 ),
-held AS (
-    SELECT a.log_bytes
-      FROM qinglong.attempts a JOIN qinglong.run_log_chunks c ON c.attempt_id = a.id AND c.log_offset = 0
-     WHERE a.run_id IN (SELECT id FROM doomed)
+doomed_attempts AS MATERIALIZED (
+    SELECT count(*) AS attempts, count(c.attempt_id) AS logs,
+           coalesce(sum(a.log_bytes) FILTER (WHERE c.attempt_id IS NOT NULL), 0)::bigint AS bytes
+      FROM doomed d
+      JOIN qinglong.attempts a ON a.run_id = d.id
+      LEFT JOIN qinglong.run_log_chunks c ON c.attempt_id = a.id AND c.log_offset = 0
 ),
-old_logs AS (
-    SELECT a.log_bytes
+old_logs AS MATERIALIZED (
+    SELECT count(*) AS logs, coalesce(sum(a.log_bytes), 0)::bigint AS bytes
       FROM qinglong.run_log_chunks c
       JOIN qinglong.attempts a ON a.id = c.attempt_id
       JOIN qinglong.runs r ON r.id = a.run_id
      WHERE c.log_offset = 0 AND a.finished_at_ms < {{now_ms}} - $2::bigint
        AND a.state NOT IN ('claimed', 'starting', 'running') AND a.lease_expires_at_ms IS NULL
        AND r.state IN ('succeeded', 'failed', 'cancelled', 'timed_out', 'lost')
-       AND r.id NOT IN (SELECT id FROM doomed)
+       AND NOT EXISTS (SELECT 1 FROM doomed d WHERE d.id = r.id)
 )
-SELECT (SELECT count(*) FROM doomed),
-       (SELECT count(*) FROM qinglong.attempts WHERE run_id IN (SELECT id FROM doomed)),
-       (SELECT count(*) FROM qinglong.run_events WHERE run_id IN (SELECT id FROM doomed)),
-       (SELECT count(*) FROM held),
-       (SELECT coalesce(sum(log_bytes), 0)::bigint FROM held),
-       (SELECT count(*) FROM old_logs),
-       (SELECT coalesce(sum(log_bytes), 0)::bigint FROM old_logs),
+SELECT (SELECT count(*) FROM doomed), da.attempts,
+       (SELECT count(*) FROM doomed d JOIN qinglong.run_events e ON e.run_id = d.id),
+       da.logs, da.bytes, ol.logs, ol.bytes,
        (SELECT coalesce(sum(a.log_bytes), 0)::bigint
-          FROM qinglong.run_log_chunks c JOIN qinglong.attempts a ON a.id = c.attempt_id WHERE c.log_offset = 0),
+          FROM qinglong.run_log_chunks c JOIN qinglong.attempts a ON a.id = c.attempt_id WHERE $4::boolean AND c.log_offset = 0),
        (SELECT count(*)
           FROM qinglong.notification_outbox
          WHERE state IN ('delivered', 'dead') AND created_at_ms < {{now_ms}} - $3::bigint),
        (SELECT count(*) FROM qinglong.console_sessions WHERE expires_at_ms <= (SELECT {{now_ms}}))
+  FROM doomed_attempts da, old_logs ol
 
 -- name: RetentionSessions
 -- The sessions rule: console sessions expired by the database clock, at
