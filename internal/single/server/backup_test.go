@@ -154,7 +154,7 @@ func TestABackupCutOffBeforeItsEndHoldsNoDatabase(t *testing.T) {
 func TestABackupRefusesATargetInsideTheDataDirectoryItCopies(t *testing.T) {
 	t.Parallel()
 	dir := installedDir(t)
-	b, err := OpenBackend(t.Context(), LayoutOf(dir).DB)
+	b, err := OpenBackend(t.Context(), LayoutOf(dir).DB, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
