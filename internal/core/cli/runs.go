@@ -31,7 +31,7 @@ backfill's, a caught-up misfire's, a re-run (which keeps the original's schedule
 among the Runs made when it was, above older Runs scheduled after it. --after ID continues in the same
 order, and the API (GET /api/v1/runs) and the console's Runs page list in it too. --from and --to keep the
 Runs created in [from, to), as the console's Runs page does: 2026-11-30T08:00 (or with seconds) in
-UTC, or a time with its offset as RFC 3339 writes it (2026-11-30T16:00:00+08:00, or a time ql prints). ORIGIN says what made
+UTC, or a time with its offset as RFC 3339 writes it (2026-11-30T16:00:00+08:00). ORIGIN says what made
 each Run (clock, run_now, rerun, backfill; origin in -o json), ERROR how a Run that failed, timed out
 or was lost ended, from its last attempt: "exit N" for a command that exited with status N, otherwise
 the attempt's error code (e.g. timed_out, killed_by_signal, server_stopped; errorCode and exitCode in
@@ -119,7 +119,7 @@ the Runs any attempt of which that worker held, its latest or an earlier one tha
 	c.Flags().StringVar(&state, "state", "", "only runs in this state: "+stateNames())
 	c.Flags().IntVar(&limit, "limit", run.DefaultPageSize, "page size (1–500)")
 	c.Flags().StringVar(&after, "after", "", "continue after this run id (printed as 'more:')")
-	c.Flags().StringVar(&from, "from", "", "only runs created (admitted) at or after this time: 2026-11-30T08:00 in UTC, or with its offset as RFC 3339 writes it (2026-11-30T16:00:00+08:00, or a time ql prints)")
+	c.Flags().StringVar(&from, "from", "", "only runs created (admitted) at or after this time: 2026-11-30T08:00 in UTC, or with its offset as RFC 3339 writes it (2026-11-30T16:00:00+08:00)")
 	c.Flags().StringVar(&to, "to", "", "only runs created (admitted) before this time, in --from's forms")
 	if opts.OpenPostgres != nil {
 		c.Flags().StringVar(&worker, "worker", "", "only runs any attempt of which this cluster worker held (its name)")
