@@ -58,6 +58,9 @@ type manualRun struct {
 	waits                   bool
 	// rerunOf is the finished Run a re-run repeats, "" for any other.
 	rerunOf string
+	// backfilled: a backfill admits it, so a pull grants it after every
+	// other queued Run.
+	backfilled bool
 }
 
 // insertManual inserts m as an admission would (sql/manual.sql); false when
@@ -82,7 +85,7 @@ func insertManual(ctx context.Context, tx pgx.Tx, f commitFacts, tk schedule.Tic
 		"run_id": m.runID, "project_id": tk.ProjectID, "task_id": tk.TaskID, "task_revision": tk.TaskRevision,
 		"trigger_id": tk.TriggerID, "trigger_revision": tk.TriggerRevision, "execution_revision_id": f.Execution.ID,
 		"idempotency_key": m.key, "scheduled_for_ms": m.scheduledForMs, "due_at_ms": m.dueAtMs, "now_ms": f.NowMs, "waits": m.waits,
-		"rerun_of":   nullable(m.rerunOf),
+		"rerun_of": nullable(m.rerunOf), "backfilled": m.backfilled,
 		"attempt_id": attemptID, "executor": string(task.RemoteWorker),
 		"created_event": run.EventCreated, "created_payload": string(cj), "queued_event": run.EventQueued, "queued_payload": string(qj),
 	})
@@ -317,7 +320,7 @@ func (r *Runtime) TriggerBackfill(ctx context.Context, req schedule.BackfillRequ
 			}
 			runID := ids.New()
 			created, err := insertManual(ctx, tx, f, tk, manualRun{runID: runID, key: schedule.IdempotencyKey(req.TriggerID, tk.TriggerRevision, at),
-				scheduledForMs: at, dueAtMs: schedule.FireAt(req.TriggerID, at, tk.Cron.JitterMs),
+				scheduledForMs: at, dueAtMs: schedule.FireAt(req.TriggerID, at, tk.Cron.JitterMs), backfilled: true,
 				audit: map[string]any{"manual": run.OriginBackfill, "actor": req.Actor}})
 			if err != nil {
 				return err

@@ -47,7 +47,7 @@ func settleRun(ctx context.Context, tx *txn, id string, cur attemptRow, end run.
 	cmd, decodeErr := decodeCommandJSON(commandJSON)
 	if decodeErr == nil && cancelAtMs == nil && cmd.Retry.Allows(string(end), number) {
 		next, at := ids.New(), now+cmd.Retry.BackoffMs
-		if _, err := tx.ExecContext(ctx, qAttemptRetryInsert, next, cur.runID, number+1, executor, at, now); err != nil {
+		if _, err := tx.ExecContext(ctx, qAttemptRetryInsert, next, cur.runID, number+1, executor, at, now, id); err != nil {
 			return "", err
 		}
 		payload["nextAttemptId"], payload["nextAttempt"], payload["availableAtMs"] = next, number+1, at

@@ -210,7 +210,7 @@ func (s *Store) TriggerBackfill(ctx context.Context, r schedule.BackfillRequest)
 			}
 			runID := ids.New()
 			err := s.insertRun(ctx, tx, tk, admission{runID: runID, attemptID: ids.New(), executionID: plan.ID, key: key,
-				scheduledForMs: at, dueAtMs: schedule.FireAt(r.TriggerID, at, tk.Cron.JitterMs),
+				scheduledForMs: at, dueAtMs: schedule.FireAt(r.TriggerID, at, tk.Cron.JitterMs), backfilled: true,
 				audit: map[string]any{"manual": run.OriginBackfill, "actor": r.Actor}}, now)
 			var v *verdict
 			if errors.As(err, &v) && v.reason == schedule.ReasonOccurrenceExists {

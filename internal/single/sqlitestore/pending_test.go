@@ -43,8 +43,10 @@ func (e *env) seedRetryWaiting(tb testing.TB, template string, n int) {
 
 // The dispatcher's queue reads the attempts it could start now and never
 // the ones waiting out a retry backoff: its plan walks the partial index
-// attempts_pending (which holds no waiting attempt), and with 1,000 Runs
-// waiting to retry it still hands over the one queued Run.
+// attempts_pending (which holds no waiting attempt) in the queue's order
+// (a backfill's last, then oldest first), so it sorts nothing and stops
+// at the round's size, and with 1,000 Runs waiting to retry it still
+// hands over the one queued Run.
 func TestThePendingQueueNeverReadsAttemptsWaitingToRetry(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
@@ -59,8 +61,8 @@ func TestThePendingQueueNeverReadsAttemptsWaitingToRetry(t *testing.T) {
 		t.Fatalf("attempts_pending holds %d attempts, want only the queued Run's 1 of 1,001 claimed", inIndex)
 	}
 	plan := e.queryPlan(t, qAttemptsPending, 16)
-	if joined := strings.Join(plan, "\n"); !strings.Contains(joined, "SCAN a USING INDEX attempts_pending") {
-		t.Fatalf("the pending queue does not walk attempts_pending:\n%s", joined)
+	if joined := strings.Join(plan, "\n"); !strings.Contains(joined, "SCAN a USING INDEX attempts_pending") || strings.Contains(joined, "TEMP B-TREE") {
+		t.Fatalf("the pending queue does not walk attempts_pending in its order:\n%s", joined)
 	}
 	if p := e.pendingRuns(t); len(p) != 1 || !p[queued] {
 		t.Fatalf("pending runs %v, want only the queued %s", p, queued)

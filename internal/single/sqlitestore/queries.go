@@ -89,6 +89,7 @@ var (
 	qExecutionByTaskRevision   = query("execution_by_task_revision")
 	qRunAdmitInsert            = query("run_admit_insert")
 	qAttemptAdmitInsert        = query("attempt_admit_insert")
+	qAttemptBackfillInsert     = query("attempt_backfill_insert")
 	qEventInsert               = query("event_insert")
 	qScheduleAdvanceAdmitted   = query("schedule_advance_admitted")
 	qScheduleAdvanceCursor     = query("schedule_advance_cursor")
@@ -253,7 +254,7 @@ var writeQueries = []string{
 	qTaskHeads, qTaskReplays, qTaskInsert, qTaskAdvance, qTaskRevisionInsert, qExecutionRevisionInsert, qTaskRevisionPins,
 	qTriggerHeads, qTriggerReplays, qTriggerInsert, qTriggerAdvance, qTriggerRevisionInsert, qScheduleReset, qScheduleSuperseded,
 	qTasksByNames, qTriggersByNames, qTriggerNamesOfTasks, qTitlesOfProject, qTaskTitleSet, qTriggerTitleSet,
-	qScheduleCommitRead, qExecutionByTaskRevision, qRunAdmitInsert, qRunRerunSource, qAttemptAdmitInsert, qEventInsert,
+	qScheduleCommitRead, qExecutionByTaskRevision, qRunAdmitInsert, qRunRerunSource, qAttemptAdmitInsert, qAttemptBackfillInsert, qEventInsert,
 	qScheduleAdvanceAdmitted, qScheduleAdvanceCursor, qScheduleRowSavepoint, qScheduleRowRollback, qScheduleRowRelease, qScheduleRecheckLater, qScheduleReanchor, qScheduleRecheckForgetStale,
 	qSchedulePageRead, qSchedulePageAdvance, qRunPageInsert, qAttemptPageInsert, qEventPageInsert,
 	qSchedulePageSavepoint, qSchedulePageRollback, qSchedulePageRelease,

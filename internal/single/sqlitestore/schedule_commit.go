@@ -286,6 +286,9 @@ type admission struct {
 	waits bool
 	// rerunOf is the finished Run a re-run repeats, "" for any other.
 	rerunOf string
+	// backfilled: a backfill admitted it, so its attempt is dispatched
+	// after every other queued Run's.
+	backfilled bool
 }
 
 // insertRun writes an admitted occurrence: the queued Run, its claimed
@@ -304,7 +307,11 @@ func (s *Store) insertRun(ctx context.Context, tx *txn, tk schedule.Ticket, a ad
 	if n != 1 {
 		return occurrenceExists(tk, a.scheduledForMs, a.key)
 	}
-	if _, err := tx.ExecContext(ctx, qAttemptAdmitInsert, a.attemptID, a.runID, string(task.LocalProcess), now); err != nil {
+	insertAttempt := qAttemptAdmitInsert
+	if a.backfilled {
+		insertAttempt = qAttemptBackfillInsert
+	}
+	if _, err := tx.ExecContext(ctx, insertAttempt, a.attemptID, a.runID, string(task.LocalProcess), now); err != nil {
 		return err
 	}
 	created := map[string]any{

@@ -29,7 +29,8 @@ SELECT a.id, a.run_id, a.number, p.name, tr.name, a.lease_version, a.lease_expir
  ORDER BY a.run_id
 
 -- name: Dispatch
--- The grant, one statement. Picks, oldest Run first, at most
+-- The grant, one statement. Picks, a backfill's Runs after every other
+-- (runs.backfilled, pg-0039) and oldest Run first within each, at most
 -- min(@max, the session's free slots) queued Runs whose latest Attempt is
 -- claimed, unleased and past its backoff, and whose execution revision's
 -- placement labels are all among the session's labels; FOR NO KEY UPDATE
@@ -37,8 +38,10 @@ SELECT a.id, a.run_id, a.number, p.name, tr.name, a.lease_version, a.lease_expir
 -- Run and never wait for each other.
 -- Cost: revs lists the task revisions having queued Runs by a skip scan
 -- of runs_queued_revision_idx (one probe each); only the revisions whose
--- placement matches contribute candidates, their oldest few queued Runs
--- each, so Runs placed elsewhere are never read. The candidates are twice
+-- placement matches contribute candidates, their first few queued Runs
+-- each in the index's order (backfilled, id), so Runs placed elsewhere are
+-- never read, and a revision's backfilled backlog only when its other
+-- queued Runs do not fill the candidates. The candidates are twice
 -- the slots and more, since concurrent pulls skip each other's locked rows;
 -- the locking step re-checks every condition on the rows it locks. A Run
 -- admitted under queue_one or cancel_previous (waits_for_previous) is not
@@ -96,13 +99,13 @@ candidates AS (
     SELECT c.id
       FROM revs v
       JOIN qinglong.execution_revisions e ON e.task_id = v.task_id AND e.task_revision = v.task_revision AND e.executor = 'remote_worker'
-     CROSS JOIN LATERAL (SELECT r.id
+     CROSS JOIN LATERAL (SELECT r.id, r.backfilled
                            FROM qinglong.runs r
                           WHERE r.task_id = v.task_id AND r.task_revision = v.task_revision AND r.state = 'queued'
-                          ORDER BY r.id
+                          ORDER BY r.backfilled, r.id
                           LIMIT (SELECT candidates FROM sess)) c
      WHERE coalesce(e.command -> 'placement' -> 'labels', '{}'::jsonb) <@ (SELECT labels FROM sess)
-     ORDER BY c.id
+     ORDER BY c.backfilled, c.id
      LIMIT (SELECT candidates FROM sess)
 ),
 picked AS (
@@ -117,7 +120,7 @@ picked AS (
                 SELECT 1 FROM qinglong.runs p
                  WHERE p.trigger_id = r.trigger_id AND p.id < r.id
                    AND p.state NOT IN ('succeeded', 'failed', 'cancelled', 'timed_out', 'lost')))
-     ORDER BY a.run_id
+     ORDER BY r.backfilled, a.run_id
      LIMIT coalesce((SELECT take FROM sess), 0)
        FOR NO KEY UPDATE OF a, r SKIP LOCKED
 ),

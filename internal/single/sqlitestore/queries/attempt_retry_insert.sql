@@ -1,4 +1,7 @@
 -- Attempt N + 1 of a retried Run: claimed, with no owner, available once
 -- the backoff has passed (the Run waits in retry_wait until the requeue).
--- The unique (run_id, number) makes a second one impossible.
-INSERT INTO attempts (id, run_id, number, executor, state, available_at_ms, created_at_ms) VALUES (?, ?, ?, ?, 'claimed', ?, ?)
+-- The unique (run_id, number) makes a second one impossible. It keeps the
+-- ended attempt's backfilled mark: a backfill's retry still waits behind
+-- the other queued Runs.
+INSERT INTO attempts (id, run_id, number, executor, state, available_at_ms, created_at_ms, backfilled)
+SELECT ?, ?, ?, ?, 'claimed', ?, ?, backfilled FROM attempts WHERE id = ?
