@@ -13,7 +13,7 @@ import (
 func TestTheDryRunReadsEachSetItCountsOnce(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
-	plan := strings.Join(e.queryPlan(t, qRetentionEstimate, 1, 2, 3, 1), "\n")
+	plan := strings.Join(e.queryPlan(t, qRetentionEstimate, 1, 2, 3, 1, 4), "\n")
 	for _, c := range []struct {
 		what, step string
 		want       int

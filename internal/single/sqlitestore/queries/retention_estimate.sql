@@ -9,8 +9,12 @@
 -- Each set is read once, materialized, and aggregated in one pass: the
 -- cost is the expired Runs' rows, the old logs and (with a cap) every log,
 -- never a multiple of them.
+-- runs_finished is named (INDEXED BY) and the old logs' Run state is
+-- written +r.state: the state listing's partial index of finished Runs
+-- (runs_finished_state, 0032) also covers this state condition, and the
+-- planner, without statistics, took it and read every finished Run.
 WITH doomed AS MATERIALIZED (
-  SELECT r.id FROM runs r
+  SELECT r.id FROM runs r INDEXED BY runs_finished
   WHERE r.state IN ('succeeded', 'failed', 'cancelled', 'timed_out', 'lost') AND r.finished_at_ms < ?1
     AND NOT EXISTS (SELECT 1 FROM attempts a WHERE a.run_id = r.id AND a.state IN ('claimed', 'starting', 'running'))
 ), doomed_attempts AS MATERIALIZED (
@@ -21,7 +25,7 @@ WITH doomed AS MATERIALIZED (
   SELECT count(*) AS logs, coalesce(sum(max((a.log_bytes + 4095) / 4096, 1) * 4096), 0) AS bytes
   FROM attempts a JOIN runs r ON r.id = a.run_id
   WHERE a.log_path <> '' AND a.finished_at_ms < ?2 AND a.state NOT IN ('claimed', 'starting', 'running')
-    AND r.state IN ('succeeded', 'failed', 'cancelled', 'timed_out', 'lost') AND r.id NOT IN (SELECT id FROM doomed)
+    AND +r.state IN ('succeeded', 'failed', 'cancelled', 'timed_out', 'lost') AND r.id NOT IN (SELECT id FROM doomed)
 )
 SELECT (SELECT count(*) FROM doomed), da.attempts,
        (SELECT count(*) FROM doomed d JOIN run_events e ON e.run_id = d.id),
