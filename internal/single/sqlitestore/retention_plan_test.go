@@ -15,7 +15,7 @@ func TestRetentionBatchesReadByFinishTimeNeverEveryFinishedRun(t *testing.T) {
 	e := newEnv(t)
 	for _, c := range []struct {
 		what, query, want string
-		args             []any
+		args              []any
 	}{
 		{"runs", qRetentionRunsBatch, "SEARCH r USING INDEX runs_finished (finished_at_ms<?)", []any{1, 2, "[]"}},
 		{"logs", qRetentionLogsBatch, "SEARCH a USING INDEX attempts_logs (finished_at_ms<?)", []any{1, 2, "[]"}},
