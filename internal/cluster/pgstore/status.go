@@ -38,7 +38,15 @@ func (r *Runtime) TriggerList(ctx context.Context, p schedule.TriggerListParams)
 		}
 		after = &p.After
 	}
-	rows, err := r.pool.Query(ctx, sqlTriggerList, projectID, after, p.Limit+1)
+	var search *string
+	pattern, err := p.SearchPattern()
+	if err != nil {
+		return nil, "", err
+	}
+	if pattern != "" {
+		search = &pattern
+	}
+	rows, err := r.pool.Query(ctx, sqlTriggerList, projectID, after, p.Limit+1, search)
 	if err != nil {
 		return nil, "", mapErr(err, "listing triggers")
 	}

@@ -442,6 +442,7 @@ func (c *apiClient) triggerPage(ctx context.Context, p schedule.TriggerListParam
 	}
 	setIf(q, "project", p.ProjectID)
 	setIf(q, "after", p.After)
+	setIf(q, "search", p.Search)
 	if p.Limit > 0 {
 		q.Set("limit", strconv.Itoa(p.Limit))
 	}

@@ -16,7 +16,7 @@ import (
 func triggersCommand(opts Options) *cobra.Command {
 	c := &cobra.Command{Use: "triggers", Short: "Inspect triggers and their schedule state"}
 	var db dbFlags
-	var out, project, after string
+	var out, project, after, search string
 	var limit int
 	list := &cobra.Command{
 		Use:   "list",
@@ -65,7 +65,7 @@ runtime role's URL (-o json: "lastRunsUnknown", and no lastRun).`),
 			if err != nil {
 				return err
 			}
-			v, err := triggerPage(cmd.Context(), b, schedule.TriggerListParams{ProjectID: projectID, Limit: limit, After: after})
+			v, err := triggerPage(cmd.Context(), b, schedule.TriggerListParams{ProjectID: projectID, Limit: limit, After: after, Search: search})
 			if err != nil {
 				return err
 			}
@@ -108,7 +108,7 @@ runtime role's URL (-o json: "lastRunsUnknown", and no lastRun).`),
 				},
 				notes: notes,
 				next:  v.Next,
-				none:  NoneLine("trigger", project != "" || after != "", "`"+suggest(cmd, "apply", "-f", "FILE")+"` publishes the triggers of a definitions file"),
+				none:  NoneLine("trigger", project != "" || after != "" || search != "", "`"+suggest(cmd, "apply", "-f", "FILE")+"` publishes the triggers of a definitions file"),
 			})
 		},
 	}
@@ -118,6 +118,7 @@ runtime role's URL (-o json: "lastRunsUnknown", and no lastRun).`),
 	list.Flags().StringVar(&project, "project", "", "only triggers of this project (name or id)")
 	list.Flags().IntVar(&limit, "limit", 100, "page size (1–500)")
 	list.Flags().StringVar(&after, "after", "", "continue after this trigger id")
+	list.Flags().StringVar(&search, "search", "", "only triggers whose project/trigger name, task name, or trigger, task or project title holds this text (case of A–Z ignored; % and _ match themselves)")
 	c.AddCommand(list, triggersShowCommand(opts), triggersPauseCommand(opts, true), triggersPauseCommand(opts, false),
 		triggersRunCommand(opts), triggersBackfillCommand(opts), triggersEnableCommand(opts, true), triggersEnableCommand(opts, false))
 	return c

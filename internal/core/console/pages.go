@@ -393,7 +393,9 @@ func (c *Console) triggers(w http.ResponseWriter, r *http.Request, s *session) {
 // triggersList is the triggers list answered with status, its project
 // pause form as pf holds it (a refused note kept with its error).
 func (c *Console) triggersList(w http.ResponseWriter, r *http.Request, s *session, status int, pf projectPauseForm) {
-	q := strings.ToLower(strings.TrimSpace(r.URL.Query().Get("q")))
+	// The store searches, ignoring case, before it cuts the page, so a
+	// match past the first page of every trigger is listed all the same.
+	q := strings.TrimSpace(r.URL.Query().Get("q"))
 	projects, err := c.projectChoices(r.Context())
 	if err != nil {
 		c.fail(w, r, s, err)
@@ -440,7 +442,7 @@ func (c *Console) triggersList(w http.ResponseWriter, r *http.Request, s *sessio
 		}
 	}
 	if err == nil {
-		list, next, err = c.cfg.Triggers.TriggerList(r.Context(), schedule.TriggerListParams{ProjectID: pick.ID, Limit: triggersPage, After: r.URL.Query().Get("after")})
+		list, next, err = c.cfg.Triggers.TriggerList(r.Context(), schedule.TriggerListParams{ProjectID: pick.ID, Limit: triggersPage, After: r.URL.Query().Get("after"), Search: q})
 	}
 	if err != nil {
 		if qlerror.CodeOf(err) != qlerror.Invalid {
@@ -451,15 +453,9 @@ func (c *Console) triggersList(w http.ResponseWriter, r *http.Request, s *sessio
 		c.render(w, r, http.StatusBadRequest, "triggers", s, data)
 		return
 	}
-	shown := list[:0:0]
-	for _, t := range list {
-		if q == "" || strings.Contains(strings.ToLower(t.ProjectName+"/"+t.Name+" "+t.TaskName+" "+t.Title+" "+t.TaskTitle+" "+t.ProjectTitle), q) {
-			shown = append(shown, t)
-		}
-	}
-	fires := make(map[string][]view.FireTime, len(shown))
+	fires := make(map[string][]view.FireTime, len(list))
 	now := c.cfg.NowMs()
-	for _, t := range shown {
+	for _, t := range list {
 		fires[t.TriggerID] = upcoming(t, now)
 	}
 	if next != "" {
@@ -471,19 +467,19 @@ func (c *Console) triggersList(w http.ResponseWriter, r *http.Request, s *sessio
 		}
 		data["NextURL"] = "/triggers?" + v.Encode()
 	}
-	data["List"], data["Fires"] = shown, fires
+	data["List"], data["Fires"] = list, fires
 	if data["Done"], err = c.triggerDone(r); err != nil {
 		c.fail(w, r, s, err)
 		return
 	}
-	if c.cfg.LastRuns != nil && len(shown) > 0 {
-		last, err := c.cfg.LastRuns.RunsLast(r.Context(), view.TriggerIDs(shown))
+	if c.cfg.LastRuns != nil && len(list) > 0 {
+		last, err := c.cfg.LastRuns.RunsLast(r.Context(), view.TriggerIDs(list))
 		if err != nil {
 			c.fail(w, r, s, err)
 			return
 		}
 		warnings := map[string][]warningLine{}
-		for _, t := range shown {
+		for _, t := range list {
 			warnings[t.TriggerID] = warningLines(view.NewCron(t.Cron), last[t.TriggerID])
 		}
 		data["Last"], data["HasLast"], data["Warnings"] = last, true, warnings

@@ -7,7 +7,7 @@
 //	GET  /readyz                200 while admitting; 503 {"status":"unavailable","reason":…} otherwise
 //	GET  /api/v1/runs           ?project=&trigger=&state=&worker=&limit=&after=  → {"runs":[…],"next":"…"}
 //	GET  /api/v1/runs/{id}      → {"run":…,"attempts":[…],"events":[…]}
-//	GET  /api/v1/triggers       ?project=&limit=&after=&lastRun=false → {"triggers":[…, each with its lastRun unless false],"next":"…"}
+//	GET  /api/v1/triggers       ?project=&limit=&after=&search=&lastRun=false → {"triggers":[…, each with its lastRun unless false],"next":"…"}
 //	GET  /api/v1/notifications  ?project=&state=&limit=&after=          → {"notifications":[…],"next":"…"}
 //	POST /api/v1/triggers/{id}/pause, …  (routes.go has them all)
 //

@@ -23,7 +23,7 @@ const (
 // ?lastRun=false: a caller that finds a trigger or project by name reads
 // no Run, and would otherwise pay up to maxTriggerPage probes a page.
 func (a *api) triggerList(ctx context.Context, r *http.Request) (any, error) {
-	q, err := params(r.URL.Query(), "after", "limit", "project", "lastRun")
+	q, err := params(r.URL.Query(), "after", "limit", "project", "lastRun", "search")
 	if err != nil {
 		return nil, err
 	}
@@ -43,7 +43,7 @@ func (a *api) triggerList(ctx context.Context, r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	list, next, err := a.Triggers.TriggerList(ctx, schedule.TriggerListParams{ProjectID: project, Limit: n, After: after})
+	list, next, err := a.Triggers.TriggerList(ctx, schedule.TriggerListParams{ProjectID: project, Limit: n, After: after, Search: q["search"]})
 	if err != nil {
 		return nil, err
 	}

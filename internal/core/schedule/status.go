@@ -2,7 +2,9 @@ package schedule
 
 import (
 	"context"
+	"strings"
 
+	"github.com/qinglong/qinglong/internal/core/qlerror"
 	"github.com/qinglong/qinglong/internal/core/trigger"
 )
 
@@ -72,11 +74,37 @@ func (t *TriggerStatus) SetArchived(archived bool) {
 
 // TriggerListParams pages a trigger listing ordered by trigger id (UUIDv7,
 // so creation order); After is the last trigger id of the previous page.
+// Search, when set, keeps only the triggers whose project/trigger name,
+// task name, or trigger, task or project title holds it (the case of A–Z
+// ignored, beyond them as the store's LIKE folds case;
+// the text searched is those joined as "project/trigger task titles", so
+// "proj/trig" finds the trigger as the list names it). The store filters
+// before it pages: a page holds up to Limit matches and After continues
+// the filtered order.
 type TriggerListParams struct {
 	ProjectID string
 	Limit     int
 	After     string
+	Search    string
 }
+
+// MaxSearch bounds a trigger listing's search text, in bytes.
+const MaxSearch = 200
+
+// SearchPattern is p.Search as a LIKE pattern with the escape character
+// '\': the user's %, _ and \ match themselves, never any text; "" when
+// there is no search. A search longer than MaxSearch is refused.
+func (p TriggerListParams) SearchPattern() (string, error) {
+	if p.Search == "" {
+		return "", nil
+	}
+	if len(p.Search) > MaxSearch {
+		return "", qlerror.New(qlerror.Invalid, "trigger search is %d bytes, over the %d allowed: search for a shorter part of the name or title", len(p.Search), MaxSearch)
+	}
+	return "%" + likeEscaper.Replace(p.Search) + "%", nil
+}
+
+var likeEscaper = strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`)
 
 // StatusReader lists triggers with their schedule state.
 type StatusReader interface {

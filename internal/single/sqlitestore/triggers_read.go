@@ -26,9 +26,13 @@ func (s *Store) TriggerList(ctx context.Context, p schedule.TriggerListParams) (
 			return nil, "", qlerror.Wrap(qlerror.Invalid, err, "trigger listing: give the %s as the id printed by `ql triggers list`", f.field)
 		}
 	}
+	pattern, err := p.SearchPattern()
+	if err != nil {
+		return nil, "", err
+	}
 	var out []schedule.TriggerStatus
 	err = s.read(ctx, "list triggers", func(tx *txn) error {
-		rows, err := tx.QueryContext(ctx, qTriggersList, p.ProjectID, p.After, limit+1)
+		rows, err := tx.QueryContext(ctx, qTriggersList, p.ProjectID, p.After, limit+1, pattern)
 		if err != nil {
 			return err
 		}

@@ -51,6 +51,7 @@ func RunStatusReader(t *testing.T, newFixture Factory) {
 		"TriggerListRejectsBadFiltersNamingThem":                    testTriggerListErrors,
 		"TriggerListCarriesTimePoliciesAndDueTimes":                 testTriggerListPolicies,
 		"AnArchivedProjectsTriggersAreListedArchivedWithNoNextFire": testTriggerListArchived,
+		"ASearchFindsEveryMatchingTriggerAcrossPages":               testASearchFindsEveryMatchingTrigger,
 	}
 	for name, fn := range tests {
 		t.Run(name, func(t *testing.T) {
@@ -319,6 +320,7 @@ func testTriggerListErrors(t *testing.T, f Fixture) {
 		{Limit: run.MaxPageSize + 1},
 		{ProjectID: "demo"},
 		{After: "1"},
+		{Search: strings.Repeat("x", schedule.MaxSearch+1)},
 	} {
 		_, _, err := f.Status.TriggerList(t.Context(), p)
 		requireCode(t, err, qlerror.Invalid, fmt.Sprintf("trigger listing %+v", p))

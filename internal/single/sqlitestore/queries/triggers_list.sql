@@ -1,6 +1,9 @@
 -- One page of triggers (current revision, pinned task name, schedule state)
 -- ordered by id; ?2 is the previous page's last id. The project's status
--- says whether the trigger is archived (it then has no next fire).
+-- says whether the trigger is archived (it then has no next fire). ?4 is
+-- the search as a LIKE pattern ('' none) over the text the list names a
+-- trigger by, filtered before the page is cut so that ?2 continues the
+-- filtered order; LIKE folds ASCII case.
 SELECT p.id, p.name, t.id, r.name, r.revision, r.enabled, r.expression, r.timezone, r.misfire_policy,
        r.jitter_ms, r.start_at_ms, r.end_at_ms, r.catch_up_window_ms, r.overlap_policy,
        r.task_id, kr.name, r.task_revision, s.next_fire_at_ms, s.next_fire_at_ms + s.due_offset_ms, s.last_scheduled_at_ms, coalesce(s.state_version, 0),
@@ -12,5 +15,6 @@ JOIN trigger_revisions r ON r.trigger_id = t.id AND r.revision = t.current_revis
 JOIN task_revisions kr ON kr.task_id = r.task_id AND kr.revision = r.task_revision
 LEFT JOIN trigger_schedules s ON s.trigger_id = t.id
 WHERE (?1 = '' OR t.project_id = ?1) AND (?2 = '' OR t.id > ?2)
+  AND (?4 = '' OR p.name || '/' || r.name || ' ' || kr.name || ' ' || t.title || ' ' || kh.title || ' ' || p.title LIKE ?4 ESCAPE '\')
 ORDER BY t.id
 LIMIT ?3
