@@ -19,14 +19,20 @@ func Listen(addr string, m *Metrics) (*httpserve.Server, error) {
 // ListenOn is Listen on ln, addr bound already (httpserve.Bind); nil ln
 // binds addr.
 func ListenOn(addr string, ln net.Listener, m *Metrics) (*httpserve.Server, error) {
+	return httpserve.ListenWith(addr, ListenerHandler(m), httpserve.Options{Flag: "--metrics-addr", Listener: ln})
+}
+
+// ListenerHandler is what a metrics listener serves: GET Path, and 404
+// for anything else, a dot-segment path included, which the mux would
+// otherwise answer with a redirect.
+func ListenerHandler(m *Metrics) http.Handler {
 	mux := http.NewServeMux()
 	mux.Handle("GET "+Path, m.Handler())
-	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if httpserve.Unclean(r) {
 			http.NotFound(w, r)
 			return
 		}
 		mux.ServeHTTP(w, r)
 	})
-	return httpserve.ListenWith(addr, h, httpserve.Options{Flag: "--metrics-addr", Listener: ln})
 }

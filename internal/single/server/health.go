@@ -2,7 +2,6 @@ package server
 
 import (
 	"context"
-	"net/http"
 	"time"
 
 	"github.com/qinglong/qinglong/internal/core/apitoken"
@@ -193,9 +192,7 @@ func (s *Server) newMetrics() *metrics.Metrics {
 // counted.
 func (s *Server) listenMetrics() error {
 	s.metrics = s.newMetrics()
-	mux := http.NewServeMux()
-	mux.Handle("GET "+metrics.Path, s.metrics.Handler())
-	s.metricsSwap.set(mux)
+	s.metricsSwap.set(metrics.ListenerHandler(s.metrics))
 	return nil
 }
 

@@ -286,13 +286,21 @@ func metricsAddrLogged(t *testing.T, errOut *syncBuffer, limit time.Duration) st
 	t.Helper()
 	logged := regexp.MustCompile(`msg="metrics listening[^"]*" .*?addr=(\S+)`)
 	deadline := time.Now().Add(limit)
+	// The listener is logged as it starts answering 503, before the
+	// database is open and checked: the address is returned once it
+	// serves the metrics.
 	for time.Now().Before(deadline) {
 		if m := logged.FindStringSubmatch(errOut.String()); m != nil {
-			return m[1]
+			if resp, err := http.Get("http://" + m[1] + "/metrics"); err == nil {
+				resp.Body.Close() //nolint:errcheck // only the status is read
+				if resp.StatusCode == http.StatusOK {
+					return m[1]
+				}
+			}
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	t.Fatalf("no metrics address logged within %s: %s", limit, errOut.String())
+	t.Fatalf("no metrics served on a logged address within %s: %s", limit, errOut.String())
 	return ""
 }
 
