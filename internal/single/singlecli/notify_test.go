@@ -292,7 +292,7 @@ func metricsAddrLogged(t *testing.T, errOut *syncBuffer, limit time.Duration) st
 	for time.Now().Before(deadline) {
 		if m := logged.FindStringSubmatch(errOut.String()); m != nil {
 			if resp, err := http.Get("http://" + m[1] + "/metrics"); err == nil {
-				resp.Body.Close() //nolint:errcheck // only the status is read
+				resp.Body.Close() // only the status is read
 				if resp.StatusCode == http.StatusOK {
 					return m[1]
 				}
