@@ -127,7 +127,20 @@ func remoteClient(f *dbFlags) (*apiClient, error) {
 		return nil, Usagef("give --api-url (a server's API) or %s, not both", database)
 	}
 	u, err := url.Parse(f.server)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+	if err != nil {
+		// The parse error quotes the whole URL, a password in it too.
+		return nil, Usagef("--api-url is not a URL: give the API's base URL, e.g. https://ql.example.com:8080")
+	}
+	// The API authenticates by $QL_TOKEN alone, and every hint a command
+	// prints repeats --api-url: a password written into it would be
+	// echoed into terminals and CI logs. Refused before any message
+	// below quotes the URL.
+	if u.User != nil {
+		u.User = nil
+		return nil, Usagef("--api-url carries a user name or password (NAME:PASSWORD@), which the API never reads: it takes its token from $QL_TOKEN; "+
+			"give --api-url %s", u.String())
+	}
+	if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return nil, Usagef("--api-url %q must be the API's base URL, e.g. https://ql.example.com:8080", f.server)
 	}
 	// Every route is asked at base + /api/v1/…: a base that ends in it
@@ -144,6 +157,10 @@ func remoteClient(f *dbFlags) (*apiClient, error) {
 			"use https:// (the server's --tls-cert), or reach it through a loopback address, e.g. an SSH tunnel (ssh -L 8080:127.0.0.1:8080 HOST, then --api-url http://127.0.0.1:8080)", f.server)
 	}
 	token, err := Getenv(os.Getenv, "QL_TOKEN")
+	if err != nil {
+		return nil, err
+	}
+	token, err = cleanToken(token)
 	if err != nil {
 		return nil, err
 	}
@@ -677,4 +694,20 @@ func runOf(r view.Run) run.Run {
 		IdempotencyKey: r.IdempotencyKey, ScheduledForMs: r.ScheduledForMs, DueAtMs: r.DueAtMs, State: r.State, Version: r.Version,
 		LastEventSeq: r.LastEventSeq, CreatedAtMs: r.CreatedAtMs, QueuedAtMs: r.QueuedAtMs, UpdatedAtMs: r.UpdatedAtMs, FinishedAtMs: r.FinishedAtMs,
 		RerunOf: r.RerunOf, Origin: r.Origin, ErrorCode: r.ErrorCode, ExitCode: r.ExitCode, WorkerName: r.Worker}
+}
+
+// cleanToken is $QL_TOKEN as a request header can carry it. A token read
+// from a mounted secret file ends with its newline, which no token holds:
+// surrounding white space is dropped. A character a header cannot carry
+// is refused, exit 2, rather than sent: the HTTP client would fail as if
+// the server were unreachable, the class a script retries for ever.
+func cleanToken(raw string) (string, error) {
+	token := strings.TrimSpace(raw)
+	for _, r := range token {
+		if r < 0x21 || r > 0x7e {
+			return "", Usagef("$QL_TOKEN holds a character no token has (a space, a control character or a letter outside ASCII): " +
+				"set it to the token alone, as `ql tokens create` printed it (qlt_…)")
+		}
+	}
+	return token, nil
 }
