@@ -146,6 +146,10 @@ type errorDetail struct {
 	// Reason names the refusal more finely than Code, where it has a
 	// reason: a client matches it, never the message.
 	Reason qlerror.Reason `json:"reason,omitempty"`
+	// Params are the values the reason's sentence names (the revision an
+	// If-Match missed, the zone a trigger lacks), for a client that words
+	// the refusal itself or acts on it; never an internal error's.
+	Params map[string]string `json:"params,omitempty"`
 	// Errors place a definitions file's errors at their line and column,
 	// every one of them in file order up to apply.MaxErrors; MoreErrors
 	// counts those found past them.
@@ -187,5 +191,9 @@ func (a *api) writeError(w http.ResponseWriter, r *http.Request, err error) {
 		msg = "internal error; the server's log has the details under code " + CodeInternalError
 	}
 	errs, more := located(err)
-	writeJSON(w, statusOf(code), errorBody{Error: errorDetail{Code: code, Message: msg, Reason: qlerror.ReasonOf(err), Errors: errs, MoreErrors: more}})
+	var params map[string]string
+	if code != qlerror.Internal {
+		params = qlerror.ParamsOf(err)
+	}
+	writeJSON(w, statusOf(code), errorBody{Error: errorDetail{Code: code, Message: msg, Reason: qlerror.ReasonOf(err), Params: params, Errors: errs, MoreErrors: more}})
 }

@@ -34,7 +34,8 @@ func sendIfMatch(h http.Handler, method, target, body, ifMatch string) *httptest
 // An apply with If-Match publishes only over the revision of the project
 // its client read: the project read answers that revision as its ETag,
 // any publish moves it, and an apply naming an older one is refused 412
-// spec_changed naming the revision now, publishing nothing. Without
+// spec_changed naming the revision now and the one expected, in its
+// message and its params, publishing nothing. Without
 // If-Match the last apply wins, as ever.
 func TestAnApplyWithIfMatchPublishesOnlyOverTheRevisionItsClientRead(t *testing.T) {
 	t.Parallel()
@@ -84,6 +85,10 @@ func TestAnApplyWithIfMatchPublishesOnlyOverTheRevisionItsClientRead(t *testing.
 	if err := json.Unmarshal(rec.Body.Bytes(), &refused); err != nil || rec.Code != 412 || refused.Error.Reason != apply.RefusalSpecChanged ||
 		!strings.Contains(refused.Error.Message, strings.Trim(second, `"`)) || !strings.Contains(refused.Error.Message, "read it again") {
 		t.Fatalf("an apply over a revision since moved: %d %s; want 412 %s naming the revision now", rec.Code, rec.Body, apply.RefusalSpecChanged)
+	}
+	// A client acts on the params, never the message's words.
+	if p := refused.Error.Params; p["revision"] != strings.Trim(second, `"`) || p["expected"] != strings.Trim(first, `"`) {
+		t.Fatalf("the refusal's params %v; want revision %s and expected %s", p, second, first)
 	}
 	if read() != second {
 		t.Fatal("the refused apply published")
