@@ -16,6 +16,7 @@ import (
 	"github.com/qinglong/qinglong/internal/core/apitoken"
 	"github.com/qinglong/qinglong/internal/core/process"
 	"github.com/qinglong/qinglong/internal/core/qlerror"
+	"github.com/qinglong/qinglong/internal/core/schedule"
 	"github.com/qinglong/qinglong/internal/core/validate"
 )
 
@@ -137,6 +138,10 @@ func TestEveryRefusalOfTheAPICarriesItsReason(t *testing.T) {
 		{name: "a field in another case", method: "POST", target: trig + "/run", token: tok["operate"], contentType: json, body: `{"RequestId":"r6"}`, status: 400, reason: RefusalBodyUnknownField},
 		{name: "a field twice", method: "POST", target: trig + "/run", token: tok["operate"], contentType: json, body: `{"requestId":"r4","requestId":"r5"}`, status: 400, reason: RefusalBodyFieldTwice},
 		{name: "no requestId", method: "POST", target: trig + "/run", token: tok["operate"], contentType: json, body: `{}`, status: 400, reason: RefusalBodyFieldMissing},
+		{name: "a requestId with a space", method: "POST", target: trig + "/run", token: tok["operate"], contentType: json, body: `{"requestId":"has space"}`, status: 400, reason: schedule.RefusalRequestIDShape},
+		{name: "a requestId over its length", method: "POST", target: trig + "/run", token: tok["operate"], contentType: json,
+			body: `{"requestId":"` + strings.Repeat("r", schedule.MaxRequestIDLen+1) + `"}`, status: 400, reason: schedule.RefusalRequestIDShape},
+		{name: "toMs before fromMs", method: "POST", target: trig + "/backfill", token: tok["operate"], contentType: json, body: `{"fromMs":2000,"toMs":1000}`, status: 400, reason: schedule.RefusalBackfillReversed},
 		{name: "no fromMs", method: "POST", target: trig + "/backfill", token: tok["operate"], contentType: json, body: `{"toMs":0}`, status: 400, reason: RefusalBodyFieldMissing},
 		{name: "a resume with a note", method: "POST", target: trig + "/resume", token: tok["operate"], contentType: json, body: `{"note":"n"}`, status: 400, reason: RefusalResumeNote},
 		{name: "an unknown parameter", method: "GET", target: "/api/v1/runs?nope=1", token: tok["read"], status: 400, reason: RefusalQueryUnknown},

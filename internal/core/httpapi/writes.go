@@ -364,7 +364,8 @@ func (a *api) triggerBackfill(ctx context.Context, r *http.Request) (any, error)
 	case checkInstant("toMs", *body.ToMs) != nil:
 		return nil, checkInstant("toMs", *body.ToMs)
 	case *body.ToMs < *body.FromMs:
-		return nil, qlerror.New(qlerror.Invalid, `"toMs" (%d) is before "fromMs" (%d): give the range of occurrences to admit as fromMs ≤ toMs, in epoch milliseconds`, *body.ToMs, *body.FromMs)
+		return nil, qlerror.New(qlerror.Invalid, `"toMs" (%d) is before "fromMs" (%d): give the range of occurrences to admit as fromMs ≤ toMs, in epoch milliseconds`, *body.ToMs, *body.FromMs).
+			Because(schedule.RefusalBackfillReversed)
 	case body.Max != nil && (*body.Max < 1 || *body.Max > schedule.MaxBackfill):
 		return nil, qlerror.New(qlerror.Invalid, `"max" %d is outside 1–%d: give the most occurrences to consider in that range, or leave it out for %d`,
 			*body.Max, schedule.MaxBackfill, schedule.DefaultBackfillMax).Because(schedule.RefusalBackfillCap)

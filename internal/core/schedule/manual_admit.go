@@ -116,6 +116,11 @@ func RunMissing(runID string) error {
 // every adapter's key length.
 const MaxRequestIDLen = 128
 
+// RefusalRequestIDShape refuses a request id longer than MaxRequestIDLen
+// or holding a character other than letters, digits and ._-: a client
+// that retries with it must learn that from the reason, not the words.
+const RefusalRequestIDShape qlerror.Reason = "request_id_shape"
+
 // RequestIDOf is the request id a run-now request is keyed on: r's own,
 // checked (1–128 letters, digits and ._-), or a generated one when r gives
 // none.
@@ -124,11 +129,13 @@ func RequestIDOf(r RunNowRequest) (string, error) {
 		return ids.New(), nil
 	}
 	if len(r.RequestID) > MaxRequestIDLen {
-		return "", qlerror.New(qlerror.Invalid, "request id: %d characters, at most %d", len(r.RequestID), MaxRequestIDLen)
+		return "", qlerror.New(qlerror.Invalid, "request id: %d characters, at most %d", len(r.RequestID), MaxRequestIDLen).
+			Because(RefusalRequestIDShape, "max", MaxRequestIDLen)
 	}
 	for _, c := range r.RequestID {
 		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '_' || c == '-') {
-			return "", qlerror.New(qlerror.Invalid, "request id %q: use letters, digits, '.', '_' and '-' only", r.RequestID)
+			return "", qlerror.New(qlerror.Invalid, "request id %q: use letters, digits, '.', '_' and '-' only", r.RequestID).
+				Because(RefusalRequestIDShape, "max", MaxRequestIDLen)
 		}
 	}
 	return r.RequestID, nil
