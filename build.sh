@@ -4,7 +4,10 @@
 # internal/single/server runs this script).
 #
 #   ./build.sh                                    # ql, ql-edge and ql-worker into ./bin, for this machine
-#   GOARCH=arm GOARM=7 ./build.sh -o out ql-edge  # one binary into out/, for any GOOS/GOARCH
+#   GOARCH=arm GOARM=7 ./build.sh -o out ql-edge  # one binary into out/, for another GOOS/GOARCH
+#
+# On Linux the SQLite driver builds for 386, amd64, arm, arm64, loong64,
+# ppc64le, riscv64 and s390x; another architecture (MIPS) is refused.
 #
 # Every binary is static (CGO_ENABLED=0: the SQLite driver is pure Go) and
 # carries no build machine's paths (-trimpath), no symbol table and no
@@ -55,6 +58,21 @@ case $version in
 	exit 2
 	;;
 esac
+# The SQLite driver every binary links (pure Go, translated from C for
+# each platform) exists for these Linux architectures only: refused here,
+# a MIPS build (most OpenWrt routers) would stop deep inside the driver's
+# C library saying only that build constraints exclude its files.
+goos=$(go env GOOS)
+goarch=$(go env GOARCH)
+if [ "$goos" = linux ]; then
+	case $goarch in
+	386 | amd64 | arm | arm64 | loong64 | ppc64le | riscv64 | s390x) ;;
+	*)
+		echo "build.sh: linux/$goarch: QingLong's embedded SQLite driver is not built for $goarch; on Linux it builds for 386, amd64, arm (GOARM=5, 6 or 7), arm64, loong64, ppc64le, riscv64 and s390x (MIPS routers: run ql-edge on an ARM board or another host)" >&2
+		exit 2
+		;;
+	esac
+fi
 # -buildvcs=auto stamps the commit in a checkout and builds without one
 # elsewhere (the image's sources have no .git), overriding a GOFLAGS
 # that turned it off.

@@ -81,3 +81,20 @@ func TestTheReleaseBuildRefusesAVersionItCannotStamp(t *testing.T) {
 		t.Errorf("build.sh with QL_VERSION=\"1.0 beta\": %v, %q; want exit 2 and %q", err, msg, want)
 	}
 }
+
+// A Linux architecture the embedded SQLite driver is not built for (MIPS,
+// most OpenWrt routers) is refused before anything is built, exit 2,
+// naming the architectures that build: go build would stop inside the
+// driver's C library saying only that build constraints exclude its files.
+func TestTheReleaseBuildRefusesAnArchitectureTheSQLiteDriverLacksNamingThoseItHas(t *testing.T) {
+	t.Parallel()
+	for _, arch := range []string{"mipsle", "mips", "mips64le"} {
+		cmd := exec.Command("sh", filepath.Join(repoRoot, "build.sh"), "-o", t.TempDir(), "ql-edge")
+		cmd.Env = append(os.Environ(), "GOOS=linux", "GOARCH="+arch)
+		msg, err := cmd.CombinedOutput()
+		if cmd.ProcessState == nil || cmd.ProcessState.ExitCode() != 2 || !strings.Contains(string(msg), "build.sh: linux/"+arch+": QingLong's embedded SQLite driver is not built for "+arch) ||
+			!strings.Contains(string(msg), "386, amd64, arm (GOARM=5, 6 or 7), arm64") {
+			t.Errorf("build.sh for linux/%s: %v, %q; want exit 2 naming the architectures that build", arch, err, msg)
+		}
+	}
+}
