@@ -32,8 +32,11 @@ func OpenReadOnly(ctx context.Context, cfg Config) (*Store, error) {
 	}
 	dsn := fmt.Sprintf("file:%s?mode=ro&_pragma=busy_timeout(%d)&_pragma=foreign_keys(1)&_pragma=cache_size(-%d)&_pragma=query_only(1)",
 		(&url.URL{Path: abs}).EscapedPath(), cfg.BusyTimeout.Milliseconds(), cfg.CacheKiB)
+	// Read before the open: a failed one on a full disk leaves an empty
+	// -wal of its own.
+	_, walErr := os.Stat(abs + "-wal")
 	reader, err := openReadPool(ctx, dsn, cfg.ReadConns)
-	if err != nil && canReadImmutable(err, abs) {
+	if err != nil && canReadImmutable(err, abs, errors.Is(walErr, fs.ErrNotExist)) {
 		// A WAL database needs its -shm file even to be read; with the
 		// server stopped there is none, and an unwritable directory means
 		// none can be made. No -wal file means no process has the file
@@ -47,6 +50,12 @@ func OpenReadOnly(ctx context.Context, cfg Config) (*Store, error) {
 		return nil, mapErr(err, "open SQLite database "+cfg.Path)
 	}
 	if err != nil {
+		// A reader too needs room for the -shm file beside a database a
+		// server left in WAL mode; on a full disk SQLite says only "disk
+		// I/O error", which sends the user to the file's permissions.
+		if room, known := roomLeft(filepath.Dir(abs)); known && room < fullDiskRoom {
+			return nil, openRefused(err, "open", cfg.Path, room, known)
+		}
 		return nil, qlerror.Wrap(qlerror.Unavailable, err, "open SQLite database %s read-only; check that it exists and is readable", cfg.Path)
 	}
 	// A one-connection pool in the writer's place keeps the store's
@@ -76,17 +85,26 @@ func openReadPool(ctx context.Context, dsn string, conns int) (*sql.DB, error) {
 }
 
 // canReadImmutable reports whether a read-only open failed only for want
-// of the -shm file (which SQLite cannot create next to the database) while
-// no -wal file shows a process using the database.
-func canReadImmutable(err error, path string) bool {
-	if c := primaryCode(err); c != sqlite3.SQLITE_READONLY && c != sqlite3.SQLITE_CANTOPEN {
+// of the -shm file (which SQLite cannot create next to the database: the
+// directory is not writable, or its disk is full) while no -wal file shows
+// a process using the database before the open was tried (noWAL).
+func canReadImmutable(err error, path string, noWAL bool) bool {
+	switch primaryCode(err) {
+	case sqlite3.SQLITE_READONLY, sqlite3.SQLITE_CANTOPEN:
+	case sqlite3.SQLITE_IOERR:
+		// A full disk leaves no room for the -shm file: SQLite says
+		// only "disk I/O error", and the file, with no -wal beside it,
+		// holds every commit as well.
+		if room, known := roomLeft(filepath.Dir(path)); !known || room >= fullDiskRoom {
+			return false
+		}
+	default:
 		return false
 	}
 	if _, err := os.Stat(path); err != nil {
 		return false
 	}
-	_, err = os.Stat(path + "-wal")
-	return errors.Is(err, fs.ErrNotExist)
+	return noWAL
 }
 
 // ReadyToRead is the readiness check of a read-only store: the schema
