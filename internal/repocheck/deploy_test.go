@@ -653,3 +653,40 @@ func TestTheUnitsLetTasksRunRuntimesThatCompileAsTheyRun(t *testing.T) {
 		}
 	}
 }
+
+// The OpenWrt service runs the edge server under procd on a data
+// directory of its own, its console on loopback unless told otherwise
+// (plain HTTP to the LAN only when asked for), and gives it longer to
+// stop than its drain: procd's default term timeout equals the edge's
+// --stop-timeout and would kill it at that very moment.
+func TestTheOpenWrtServiceRunsTheEdgeServerOnLoopbackAndWaitsOutItsDrain(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(repoRoot, "deploy", "openwrt", "ql-edge.init")
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out, err := exec.Command("sh", "-n", path).CombinedOutput(); err != nil {
+		t.Fatalf("sh -n %s: %v\n%s", path, err, out)
+	}
+	text := string(raw)
+	for _, want := range []string{"USE_PROCD=1\n", "PROG=/usr/bin/ql-edge\n", `procd_set_param command "$PROG" serve --data-dir "$DATA_DIR"`, "HTTP_ADDR=127.0.0.1:", "procd_set_param respawn "} {
+		if !strings.Contains(text, want) {
+			t.Errorf("%s does not hold %q", path, want)
+		}
+	}
+	if m := regexp.MustCompile(`(?m)^\s*\[ -n "\$INSECURE_HTTP" \] && procd_append_param command --insecure-http$`).FindString(text); m == "" ||
+		strings.Count(text, "--insecure-http") != 1 {
+		t.Errorf("%s: --insecure-http must be given only when INSECURE_HTTP is set", path)
+	}
+	// The edge profile's --stop-timeout default (docs/operations.md),
+	// written out: importing cli would link a server into these tests.
+	const edgeStopSeconds = 5
+	m := regexp.MustCompile(`procd_set_param term_timeout (\d+)`).FindStringSubmatch(text)
+	if m == nil {
+		t.Fatalf("%s sets no term_timeout: procd's default, %d s, kills the server as its drain ends", path, edgeStopSeconds)
+	}
+	if n, _ := strconv.Atoi(m[1]); n <= edgeStopSeconds {
+		t.Errorf("%s: term_timeout %d s; want more than the edge's --stop-timeout of %d s", path, n, edgeStopSeconds)
+	}
+}
