@@ -3,8 +3,9 @@ package console
 import "fmt"
 
 // actionMessages are the words of what a form did (the flash a redirect
-// shows), of the questions before a one-way action and of a batch resume
-// that leaves noted pauses alone, in English and Simplified Chinese. They
+// shows), of the questions before a one-way action, of a batch resume
+// that leaves noted pauses alone and of the page a browser meets while
+// the server starts, in English and Simplified Chinese. They
 // join messages at start; a key both hold is a mistake, refused at once.
 var actionMessages = map[string]map[string]string{
 	"en": {
@@ -28,6 +29,11 @@ var actionMessages = map[string]map[string]string{
 		"batch.noted.help":        "A batch resume leaves a trigger paused with a note as it is: someone paused it on purpose. Tick those you mean to resume anyway:",
 		"batch.noted.resume":      "Resume the ticked triggers",
 		"batch.resume.notedasked": "resumed (you ticked it, paused with a note).",
+		"starting.title.check":    "QingLong is checking its database",
+		"starting.check":          "The server checks its database file as it starts, reading all of it: a large file takes a while. The console opens here once the check is done.",
+		"starting.title.other":    "QingLong is starting",
+		"starting.other":          "The server is starting (step: %s). The console opens here once it is ready.",
+		"starting.wait":           "Nothing needs doing: wait. This page reloads itself every %d seconds.",
 	},
 	"zh": {
 		"hint.pause":              "暂停：只是停止触发，触发器本身不变；点“恢复”即可继续。",
@@ -50,6 +56,11 @@ var actionMessages = map[string]map[string]string{
 		"batch.noted.help":        "批量恢复不会恢复带备注暂停的触发器：有人特意暂停了它。如仍要恢复，请勾选：",
 		"batch.noted.resume":      "恢复所勾选的触发器",
 		"batch.resume.notedasked": "已恢复（带备注暂停，由你勾选）。",
+		"starting.title.check":    "QingLong 正在检查数据库",
+		"starting.check":          "服务器启动时会读完整个数据库文件进行检查，文件较大时需要一些时间。检查完成后，控制台就会在这里打开。",
+		"starting.title.other":    "QingLong 正在启动",
+		"starting.other":          "服务器正在启动（当前步骤：%s）。就绪后，控制台就会在这里打开。",
+		"starting.wait":           "无需任何操作，请稍候。本页每 %d 秒自动刷新一次。",
 	},
 }
 
