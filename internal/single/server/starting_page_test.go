@@ -45,7 +45,7 @@ func (h atCheck) Handle(ctx context.Context, r slog.Record) error {
 
 // startingAnswer is one answer met during the start's check.
 type startingAnswer struct {
-	status                        int
+	status                   int
 	contentType, retry, body string
 }
 
