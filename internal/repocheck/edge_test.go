@@ -29,6 +29,7 @@ var edgePackages = []string{
 	"internal/core/httpapi",
 	"internal/core/httpserve",
 	"internal/core/ids",
+	"internal/core/logtail",
 	"internal/core/metrics",
 	"internal/core/netaddr",
 	"internal/single/singlecli",

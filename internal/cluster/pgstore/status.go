@@ -32,10 +32,10 @@ func (r *Runtime) TriggerList(ctx context.Context, p schedule.TriggerListParams)
 		}
 		projectID = &p.ProjectID
 	}
+	if err := p.CheckCursor(); err != nil {
+		return nil, "", err
+	}
 	if p.After != "" {
-		if err := ids.Validate("after", p.After); err != nil {
-			return nil, "", qlerror.Wrap(qlerror.Invalid, err, "trigger listing cursor")
-		}
 		after = &p.After
 	}
 	var search *string

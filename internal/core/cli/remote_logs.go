@@ -63,3 +63,35 @@ func (c *apiClient) noLogRoute(err error) error {
 	}
 	return err
 }
+
+// readRunLogTail copies the last lines lines of attempt at.number of run
+// at.runID to w: the server finds where they begin (?tail=N) and answers
+// from there, and the rest is asked from each answer's offset as
+// readRunLog asks it.
+func (c *apiClient) readRunLogTail(ctx context.Context, at attemptRef, lines int, w io.Writer) (int64, bool, error) {
+	path := "/api/v1/runs/" + url.PathEscape(at.runID) + "/log"
+	q := url.Values{"attempt": {strconv.FormatInt(at.number, 10)}, "tail": {strconv.Itoa(lines)}}
+	h, body, err := c.send(ctx, http.MethodGet, path, q, "", nil)
+	var qe *qlerror.Error
+	if qlerror.ReasonOf(err) == httpapi.RefusalQueryUnknown && errors.As(err, &qe) && qe.Params["parameter"] == "tail" {
+		return 0, false, qlerror.Wrap(qlerror.FailedPrecondition, err, "the server at %s cannot answer a log's last lines (it is older than this command): "+
+			"upgrade it, or leave out --tail", c.base).Because(httpapi.RefusalNotOverTheAPI)
+	}
+	if err != nil {
+		return 0, false, c.noLogRoute(err)
+	}
+	start, serr := strconv.ParseInt(h.Get(view.HeaderLogStart), 10, 64)
+	next, nerr := strconv.ParseInt(h.Get(view.HeaderLogOffset), 10, 64)
+	complete := h.Get(view.HeaderLogComplete) == "true"
+	if serr != nil || nerr != nil || next != start+int64(len(body)) || (!complete && len(body) == 0) {
+		return 0, false, qlerror.New(qlerror.Unavailable, "the server at %s answered a log tail that is not the QingLong API's (start %q, offset %q after %d bytes); check --api-url",
+			c.base, h.Get(view.HeaderLogStart), h.Get(view.HeaderLogOffset), len(body))
+	}
+	if _, err := w.Write(body); err != nil {
+		return start, false, err
+	}
+	if complete {
+		return next, h.Get(view.HeaderLogTruncated) == "true", nil
+	}
+	return c.readRunLog(ctx, at, next, w)
+}

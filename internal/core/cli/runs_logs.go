@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/qinglong/qinglong/internal/core/logtail"
 	"github.com/qinglong/qinglong/internal/core/qlerror"
 	"github.com/qinglong/qinglong/internal/core/run"
 	"github.com/qinglong/qinglong/internal/core/validate"
@@ -18,7 +19,7 @@ import (
 func runsLogsCommand(opts Options) *cobra.Command {
 	var db dbFlags
 	var follow, exitStatus bool
-	var attempt int64
+	var attempt, tail int64
 	c := &cobra.Command{
 		Use:   "logs RUN_ID",
 		Short: "Print the captured output of a run's latest attempt (or --attempt N); -f follows it until the run ends",
@@ -26,7 +27,9 @@ func runsLogsCommand(opts Options) *cobra.Command {
 numbers ` + "`" + opts.Binary + " runs show`" + ` lists). With -f, keep printing new output until the run ends, across the
 attempts a retry creates, saying on standard error how each attempt ended, until when a retry waits out its
 backoff, when the next attempt starts, and how the run ended; with -f and --attempt N,
-until attempt N has ended; following a Run that has not ended on a database no server` + opts.clusterOnly(" (or, on the\ncluster, no replica)") + ` runs on says so on standard error first. Each read of the database (the run, a MiB of its output) has 10 seconds; one
+until attempt N has ended. With --tail N (-n N) only the last N lines of the log are printed (1 to 10000;
+a last line without a newline counts as one), found by reading the log backwards from its end, so a long log is not read
+whole; with -f it then follows on from there, and an attempt a retry creates later is printed whole. Following a Run that has not ended on a database no server` + opts.clusterOnly(" (or, on the\ncluster, no replica)") + ` runs on says so on standard error first. Each read of the database (the run, a MiB of its output) has 10 seconds; one
 that takes longer is the database not answering. While following, a database that stops answering (a
 restart, a failover, a lost connection) is waited for, up to 5 minutes, once said on standard error:
 output goes on from the byte already printed, none repeated or skipped.
@@ -45,11 +48,17 @@ whether it worked. Without -f it prints the log of a Run that has ended, then it
 same way; a Run that has not ended is refused (exit 2): add -f to wait for it. Without --exit-status
 the exit code is 0 however the Run ended.`,
 		Example: "  " + opts.Binary + " runs logs 0190a4f2-0000-7000-8000-000000000000\n" +
+			"  " + opts.Binary + " runs logs 0190a4f2-0000-7000-8000-000000000000 --tail 50 -f\n" +
 			"  " + opts.Binary + " runs logs 0190a4f2-0000-7000-8000-000000000000 -f --exit-status",
 		Args: oneID("runs logs takes one run id", "run id", "runs", "list"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if attempt < 0 || (attempt == 0 && cmd.Flags().Changed("attempt")) {
 				return Usagef("--attempt %d is not an attempt number; give one that `%s` lists (1 is the first attempt), or leave it out for the latest", attempt, suggest(cmd, "runs", "show", args[0]))
+			}
+			if cmd.Flags().Changed("tail") {
+				if err := logtail.CheckLines("--tail", tail); err != nil {
+					return Usagef("%s", err.Error())
+				}
 			}
 			if exitStatus && attempt != 0 {
 				return Usagef("--exit-status exits by how the Run ended, not one attempt; leave out --attempt")
@@ -59,13 +68,14 @@ the exit code is 0 however the Run ended.`,
 				return err
 			}
 			defer b.Close()
-			return printRunLog(cmd, opts, b, args[0], attempt, follow, exitStatus)
+			return printRunLog(cmd, opts, b, args[0], attempt, follow, exitStatus, int(tail))
 		},
 	}
 	addDBFlags(c, &db, opts.OpenPostgres != nil)
 	addServerFlag(c, &db)
 	c.Flags().BoolVarP(&follow, "follow", "f", false, "keep printing new output until the run ends")
 	c.Flags().BoolVar(&exitStatus, "exit-status", false, "exit 0 if the run succeeded, 6 if it ended otherwise (failed, timed_out, lost, cancelled); without -f the run must have ended; not with --attempt, since it tells how the whole run ended")
+	c.Flags().Int64VarP(&tail, "tail", "n", 0, fmt.Sprintf("print only the last N lines of the log (1 to %d); with -f, then follow on from there", logtail.MaxLines))
 	c.Flags().Int64Var(&attempt, "attempt", 0, "print the attempt of this number, as "+opts.Binary+" runs show lists them (default: the latest)")
 	return c
 }

@@ -45,10 +45,21 @@ type attemptRef struct {
 // NotFound when the attempt has no log yet.
 type logSource func(ctx context.Context, at attemptRef, offset int64, w io.Writer) (next int64, truncated bool, err error)
 
+// tailSource reads the last lines lines of an attempt's log to w, and
+// returns the offset after what it copied and whether the log was cut at
+// its size cap; NotFound when the attempt has no log yet.
+type tailSource func(ctx context.Context, at attemptRef, lines int, w io.Writer) (next int64, truncated bool, err error)
+
 // logFollower copies a run's output to out.
 type logFollower struct {
 	runs run.Reader
 	log  logSource
+	// tail, when not 0, is how many of the last lines of the first log
+	// read are printed (--tail), read through tailLog; tailed says that
+	// read was made, and every later one goes on from its offset.
+	tail    int
+	tailLog tailSource
+	tailed  bool
 	// from names where the run and its log are read, in the messages of
 	// an outage: "the database" or "the server".
 	from string
@@ -412,7 +423,11 @@ func pause(ctx context.Context, got int64, wait *time.Duration) error {
 // exist yet (the attempt has not started) is empty.
 func (l *logFollower) read(ctx context.Context, following bool) (int64, error) {
 	out := &countingWriter{w: l.out}
-	next, truncated, err := l.log(ctx, attemptRef{runID: l.runID, id: l.attemptID, number: l.attemptNumber}, l.offset, out)
+	at := attemptRef{runID: l.runID, id: l.attemptID, number: l.attemptNumber}
+	if l.tail > 0 && !l.tailed {
+		return l.readTail(ctx, at, out, following)
+	}
+	next, truncated, err := l.log(ctx, at, l.offset, out)
 	var short *logShorter
 	if errors.As(err, &short) {
 		l.say("(run %s: attempt %d: %s; following on from its end, byte %d)\n", l.runID, l.attemptNumber, short, short.held)
@@ -477,4 +492,25 @@ func (l *logFollower) noteTruncated(a run.Attempt) {
 	if l.truncated || a.LogTruncated {
 		l.say("(output was truncated at the log size cap)\n")
 	}
+}
+
+// readTail is read's first read under --tail: the attempt's last l.tail
+// lines, after which the follower goes on from the offset they end at. A
+// log not created yet has no lines to leave out: every byte it comes to
+// hold is new, and printed whole.
+func (l *logFollower) readTail(ctx context.Context, at attemptRef, out *countingWriter, following bool) (int64, error) {
+	next, truncated, err := l.tailLog(ctx, at, l.tail, out)
+	switch {
+	case err == nil:
+		l.tailed, l.offset, l.truncated = true, next, l.truncated || truncated
+		return out.n, nil
+	case following && qlerror.Is(err, qlerror.NotFound):
+		l.tailed = true
+		return 0, nil
+	case out.n > 0:
+		// Some of the tail was printed: the next read goes on after it,
+		// never printing it twice.
+		l.tailed, l.offset = true, next
+	}
+	return out.n, err
 }

@@ -80,7 +80,7 @@ will start the new Run, as for ` + "`" + opts.Binary + ` triggers run` + "`" + `
 				return errRefused
 			}
 			if err == nil && follow.follow {
-				return printRunLog(cmd, opts, b, res.RunID, 0, true, follow.exitStatus)
+				return printRunLog(cmd, opts, b, res.RunID, 0, true, follow.exitStatus, 0)
 			}
 			return err
 		},

@@ -34,16 +34,17 @@ func exitByEnd(s run.State) error {
 // printRunLog prints run runID's log as `runs logs` does: attempt number
 // (0: the latest) as it is now, or with follow until the Run ends. With
 // exitStatus it ends by how the Run ended: nil for succeeded, else
-// errNotSucceeded; without follow, a Run that has not ended is a usage
+// errNotSucceeded; tail, when not 0, prints the last tail lines of the
+// first log read rather than all of it; without follow, a Run that has not ended is a usage
 // error, refused before anything is printed.
-func printRunLog(cmd *cobra.Command, opts Options, b *Backend, runID string, number int64, follow, exitStatus bool) error {
+func printRunLog(cmd *cobra.Command, opts Options, b *Backend, runID string, number int64, follow, exitStatus bool, tail int) error {
 	src, from, limit, err := logSourceOf(b, readLimit)
 	if err != nil {
 		return err
 	}
 	var end run.State
 	err = copyLog(cmd.OutOrStdout(), func(out io.Writer) error {
-		l := logFollower{runs: b.Runs, log: src, from: from, limit: limit, again: followAgain(cmd, runID), runID: runID, number: number,
+		l := logFollower{runs: b.Runs, log: src, tail: tail, tailLog: tailSourceOf(b, limit, src), from: from, limit: limit, again: followAgain(cmd, runID), runID: runID, number: number,
 			out: out, errOut: cmd.ErrOrStderr(), named: func(msg string) string { return asSuggested(cmd, msg) }}
 		if follow {
 			noteUnfinishedUnattended(cmd, opts, b, runID, limit)

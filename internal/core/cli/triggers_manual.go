@@ -90,7 +90,7 @@ none runs on the database, a note on stderr says so and what to start` + opts.cl
 				return errRefused
 			}
 			if err == nil && follow.follow {
-				return printRunLog(cmd, opts, b, res.RunID, 0, true, follow.exitStatus)
+				return printRunLog(cmd, opts, b, res.RunID, 0, true, follow.exitStatus, 0)
 			}
 			return err
 		},

@@ -266,6 +266,7 @@ var routes = []route{
 	{http.MethodGet, "/runs/{id}/log", apitoken.Read, func(c *Console) handlerFunc { return c.logStream }},
 	{http.MethodGet, "/runs/{id}/download", apitoken.Read, func(c *Console) handlerFunc { return c.logDownload }},
 	{http.MethodPost, "/runs/{id}/cancel", apitoken.Operate, func(c *Console) handlerFunc { return c.cancel }},
+	{http.MethodPost, "/runs/cancel", apitoken.Operate, func(c *Console) handlerFunc { return c.cancelRuns }},
 	{http.MethodGet, "/notifications", apitoken.Read, func(c *Console) handlerFunc { return c.notifications }},
 	{http.MethodPost, "/notifications/{id}/retry", apitoken.Operate, func(c *Console) handlerFunc { return c.retryNotification }},
 	{http.MethodGet, "/definitions", apitoken.Admin, func(c *Console) handlerFunc { return c.definitions }},
@@ -463,14 +464,14 @@ func (c *Console) guard(rt route) http.HandlerFunc {
 			return
 		}
 		// Console forms are a few short fields, but for a definitions file,
-		// a secret's value and a batch's trigger ids.
+		// a secret's value and a batch's trigger or Run ids.
 		limit := int64(maxForm)
 		switch {
 		case strings.HasPrefix(rt.pattern, "/definitions"):
 			limit = maxDefinitions
 		case rt.pattern == "/secrets":
 			limit = maxSecretForm
-		case rt.pattern == "/triggers/batch":
+		case rt.pattern == "/triggers/batch" || rt.pattern == "/runs/cancel":
 			limit = maxBatchForm
 		}
 		r.Body = http.MaxBytesReader(w, r.Body, limit)

@@ -804,9 +804,11 @@ func funcs(binary, dbFlags string) template.FuncMap {
 		// dict is a runs table's data; Worker says whether it has the
 		// worker column: only where some Run has a worker (the cluster),
 		// so a single-node page is as it was.
-		"dict": func(l, zone string, runs []run.Run) map[string]any {
+		// dict is a Runs table's data; pick, when true, gives each Run
+		// that has not ended a box of the Runs list's cancel form.
+		"dict": func(l, zone string, runs []run.Run, pick ...bool) map[string]any {
 			worker := slices.ContainsFunc(runs, func(r run.Run) bool { return r.WorkerName != "" })
-			return map[string]any{"L": l, "Zone": zone, "Runs": runs, "Worker": worker}
+			return map[string]any{"L": l, "Zone": zone, "Runs": runs, "Worker": worker, "Pick": len(pick) > 0 && pick[0]}
 		},
 		// secretUses are the uses of a secret the secrets page lists, in l.
 		"secretUses": func(l string, uses []apply.SecretUse) map[string]any {

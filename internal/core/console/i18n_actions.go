@@ -3,8 +3,9 @@ package console
 import "fmt"
 
 // actionMessages are the words of what a form did (the flash a redirect
-// shows), of the questions before a one-way action and of a batch resume
-// that leaves noted pauses alone, in English and Simplified Chinese. They
+// shows), of the questions before a one-way action, of a batch resume
+// that leaves noted pauses alone and of the page a browser meets while
+// the server starts, in English and Simplified Chinese. They
 // join messages at start; a key both hold is a mistake, refused at once.
 var actionMessages = map[string]map[string]string{
 	"en": {
@@ -28,6 +29,24 @@ var actionMessages = map[string]map[string]string{
 		"batch.noted.help":        "A batch resume leaves a trigger paused with a note as it is: someone paused it on purpose. Tick those you mean to resume anyway:",
 		"batch.noted.resume":      "Resume the ticked triggers",
 		"batch.resume.notedasked": "resumed (you ticked it, paused with a note).",
+		"ask.batchcancel":         "Cancel the ticked runs…",
+		"hint.batchcancel":        "Each ticked Run that has not ended is cancelled as its own Cancel button does: a running one has its command stopped and ends cancelled. This cannot be undone: Re-run makes a new Run.",
+		"confirm.batchcancel":     "Yes, cancel the ticked Runs",
+		"runs.batch.help":         "Tick Runs that have not ended to cancel them:",
+		"runs.cancel.summary":     "Cancel of %d ticked Runs: %s.",
+		"runs.cancel.sep":         ", ",
+		"runs.cancel.cancelled":   "%d cancelled",
+		"runs.cancel.asked":       "%d asked to stop (each ends cancelled once its command has stopped)",
+		"runs.cancel.already":     "%d had already ended",
+		"runs.cancel.refused":     "%d refused (%s)",
+		"runs.cancel.untried":     "%d not tried: the request's time ran out before them; send the form again",
+		"err.runsnone":            "No Run was ticked: tick the box beside each Run to cancel, then press the button again.",
+		"err.runsmany":            "%d Runs were ticked, and one form cancels at most %d (a page of the list); nothing was cancelled. Tick fewer and send the form again.",
+		"starting.title.check":    "QingLong is checking its database",
+		"starting.check":          "The server checks its database file as it starts, reading all of it: a large file takes a while. The console opens here once the check is done.",
+		"starting.title.other":    "QingLong is starting",
+		"starting.other":          "The server is starting (step: %s). The console opens here once it is ready.",
+		"starting.wait":           "Nothing needs doing: wait. This page reloads itself every %d seconds.",
 	},
 	"zh": {
 		"hint.pause":              "暂停：只是停止触发，触发器本身不变；点“恢复”即可继续。",
@@ -50,6 +69,24 @@ var actionMessages = map[string]map[string]string{
 		"batch.noted.help":        "批量恢复不会恢复带备注暂停的触发器：有人特意暂停了它。如仍要恢复，请勾选：",
 		"batch.noted.resume":      "恢复所勾选的触发器",
 		"batch.resume.notedasked": "已恢复（带备注暂停，由你勾选）。",
+		"ask.batchcancel":         "取消所勾选的运行…",
+		"hint.batchcancel":        "每个所勾选且尚未结束的运行都会像它自己的“取消”按钮那样被取消：运行中的会停止其命令，并以“已取消”结束。此操作无法撤销：“重新运行”会创建新的运行。",
+		"confirm.batchcancel":     "确认取消所勾选的运行",
+		"runs.batch.help":         "勾选尚未结束的运行以取消它们：",
+		"runs.cancel.summary":     "取消所勾选的 %d 个运行：%s。",
+		"runs.cancel.sep":         "；",
+		"runs.cancel.cancelled":   "已取消 %d 个",
+		"runs.cancel.asked":       "已要求停止 %d 个（命令停止后即以“已取消”结束）",
+		"runs.cancel.already":     "%d 个此前已经结束",
+		"runs.cancel.refused":     "被拒绝 %d 个（%s）",
+		"runs.cancel.untried":     "%d 个未处理：请求的时间已用完，请再提交一次表单",
+		"err.runsnone":            "没有勾选任何运行：请勾选要取消的每个运行旁的方框，然后再按一次按钮。",
+		"err.runsmany":            "勾选了 %d 个运行，而一次表单最多取消 %d 个（列表的一页）；未取消任何运行。请少选一些，再提交表单。",
+		"starting.title.check":    "QingLong 正在检查数据库",
+		"starting.check":          "服务器启动时会读完整个数据库文件进行检查，文件较大时需要一些时间。检查完成后，控制台就会在这里打开。",
+		"starting.title.other":    "QingLong 正在启动",
+		"starting.other":          "服务器正在启动（当前步骤：%s）。就绪后，控制台就会在这里打开。",
+		"starting.wait":           "无需任何操作，请稍候。本页每 %d 秒自动刷新一次。",
 	},
 }
 

@@ -753,7 +753,10 @@ func (c *Console) runs(w http.ResponseWriter, r *http.Request, s *session) {
 		}
 		data["NextURL"] = "/runs?" + v.Encode()
 	}
-	data["List"] = list
+	data["List"], data["After"] = list, q.Get("after")
+	// The cancel form is offered where the Run's own Cancel is, when the
+	// page shows a Run that has not ended: only those have boxes.
+	data["CanCancelRuns"] = c.cfg.Cancel != nil && s.scope.Allows(apitoken.Operate) && slices.ContainsFunc(list, func(r run.Run) bool { return !r.State.Finished() })
 	c.render(w, r, http.StatusOK, "runs", s, data)
 }
 
@@ -865,7 +868,7 @@ func (c *Console) runDetail(w http.ResponseWriter, r *http.Request, s *session) 
 
 func (c *Console) cancel(w http.ResponseWriter, r *http.Request, s *session) {
 	if c.cfg.Cancel == nil {
-		c.fail(w, r, s, qlerror.New(qlerror.FailedPrecondition, "this server cannot cancel runs; use `ql runs cancel`").Because(refusalCannotCancel))
+		c.fail(w, r, s, cannotCancel())
 		return
 	}
 	id := r.PathValue("id")

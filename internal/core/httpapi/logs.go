@@ -83,7 +83,7 @@ func (a logAnswer) write(w http.ResponseWriter) {
 // of the log. An attempt that has not started answers no bytes; an offset
 // past the log's end is refused (logPastEnd).
 func (a *api) runLog(ctx context.Context, r *http.Request) (any, error) {
-	q, err := params(r.URL.Query(), "attempt", "offset")
+	q, err := params(r.URL.Query(), "attempt", "offset", "tail")
 	if err != nil {
 		return nil, err
 	}
@@ -92,6 +92,10 @@ func (a *api) runLog(ctx context.Context, r *http.Request) (any, error) {
 		return nil, err
 	}
 	offset, err := wholeParam(q, "offset", 0, "a byte offset, 0 or more: the Ql-Log-Offset of the previous answer, or 0 for the start")
+	if err != nil {
+		return nil, err
+	}
+	tail, err := tailParam(q)
 	if err != nil {
 		return nil, err
 	}
@@ -119,6 +123,11 @@ func (a *api) runLog(ctx context.Context, r *http.Request) (any, error) {
 	truncated := at.LogTruncated
 	reached := int64(0)
 	if at.StartedAtMs != nil {
+		if tail > 0 {
+			if offset, err = a.tailStart(ctx, at.ID, tail); err != nil && !qlerror.Is(err, qlerror.NotFound) {
+				return nil, err
+			}
+		}
 		next, cut, err := a.ReadLog(ctx, at.ID, offset, MaxLogAnswer+1, &buf)
 		switch {
 		case qlerror.Is(err, qlerror.NotFound) && at.State == run.AttemptStarting:
@@ -142,6 +151,7 @@ func (a *api) runLog(ctx context.Context, r *http.Request) (any, error) {
 	return logAnswer{body: body, headers: map[string]string{
 		view.HeaderAttempt:       strconv.FormatInt(at.Number, 10),
 		view.HeaderLatestAttempt: strconv.FormatInt(last.Number, 10),
+		view.HeaderLogStart:      strconv.FormatInt(offset, 10),
 		view.HeaderLogOffset:     strconv.FormatInt(offset+int64(len(body)), 10),
 		view.HeaderLogComplete:   strconv.FormatBool(!more),
 		view.HeaderLogTruncated:  strconv.FormatBool(truncated),

@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 
+	"github.com/qinglong/qinglong/internal/core/ids"
 	"github.com/qinglong/qinglong/internal/core/qlerror"
 	"github.com/qinglong/qinglong/internal/core/trigger"
 )
@@ -99,9 +100,30 @@ func (p TriggerListParams) SearchPattern() (string, error) {
 		return "", nil
 	}
 	if len(p.Search) > MaxSearch {
-		return "", qlerror.New(qlerror.Invalid, "trigger search is %d bytes, over the %d allowed: search for a shorter part of the name or title", len(p.Search), MaxSearch)
+		return "", qlerror.New(qlerror.Invalid, "trigger search is %d bytes, over the %d allowed: search for a shorter part of the name or title", len(p.Search), MaxSearch).
+			Because(RefusalSearchTooLong, "bytes", len(p.Search), "max", MaxSearch)
 	}
 	return "%" + likeEscaper.Replace(p.Search) + "%", nil
+}
+
+// The refusals of a trigger listing's search and cursor, which the
+// console says in the page's language beside the filters.
+const (
+	RefusalSearchTooLong  qlerror.Reason = "trigger_search_too_long"
+	RefusalListNotACursor qlerror.Reason = "trigger_list_not_a_cursor"
+)
+
+// CheckCursor refuses a page cursor (After) that is not a trigger id: an
+// address edited by hand, or cut short when it was copied.
+func (p TriggerListParams) CheckCursor() error {
+	if p.After == "" {
+		return nil
+	}
+	if err := ids.Validate("after", p.After); err != nil {
+		return qlerror.Wrap(qlerror.Invalid, err, "trigger listing: give the page cursor (after) as the id of the last trigger of the previous page, as `ql triggers list -o json` prints it, or leave it out for the first page").
+			Because(RefusalListNotACursor)
+	}
+	return nil
 }
 
 var likeEscaper = strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`)

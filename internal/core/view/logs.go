@@ -9,6 +9,9 @@ const (
 	// when ?attempt was left out), HeaderLatestAttempt the run's latest.
 	HeaderAttempt       = "Ql-Attempt"
 	HeaderLatestAttempt = "Ql-Latest-Attempt"
+	// HeaderLogStart is the offset of the first byte answered: ?offset,
+	// or with ?tail=N where the log's last N lines begin.
+	HeaderLogStart = "Ql-Log-Start"
 	// HeaderLogOffset is the offset after the bytes answered: the next
 	// request's ?offset.
 	HeaderLogOffset = "Ql-Log-Offset"

@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"sync/atomic"
 
+	"github.com/qinglong/qinglong/internal/core/console"
 	"github.com/qinglong/qinglong/internal/core/httpapi"
 	"github.com/qinglong/qinglong/internal/core/httpserve"
 	"github.com/qinglong/qinglong/internal/core/metrics"
@@ -27,8 +28,9 @@ func (sw *swapHandler) set(h http.Handler) { sw.h.Store(&h) }
 
 // startingHandler answers while the database is not open yet: /livez 200,
 // /readyz 503 with the reason readiness gives (the step the start is at),
-// and every other request 503 server_not_ready saying to retry once
-// /readyz answers 200.
+// a browser opening a console page 503 with a page saying to wait
+// (console.StartingPage), and every other request 503 server_not_ready
+// saying to retry once /readyz answers 200.
 func startingHandler(readiness func() (bool, string)) http.Handler {
 	step := func() string { _, reason := readiness(); return reason }
 	mux := http.NewServeMux()
@@ -38,7 +40,12 @@ func startingHandler(readiness func() (bool, string)) http.Handler {
 	mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, _ *http.Request) {
 		startingJSON(w, http.StatusServiceUnavailable, map[string]string{"status": "unavailable", "reason": step()})
 	})
-	mux.HandleFunc("/", func(w http.ResponseWriter, _ *http.Request) {
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		// A browser opening the console meets a page it can read, in
+		// its language, that reloads itself; the API keeps its JSON.
+		if console.StartingPage(w, r, step()) {
+			return
+		}
 		w.Header().Set("Retry-After", "5")
 		startingJSON(w, http.StatusServiceUnavailable, map[string]any{"error": map[string]string{
 			"code": string(qlerror.Unavailable), "reason": string(httpapi.RefusalNotReady),

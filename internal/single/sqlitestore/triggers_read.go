@@ -18,13 +18,13 @@ func (s *Store) TriggerList(ctx context.Context, p schedule.TriggerListParams) (
 	if err != nil {
 		return nil, "", err
 	}
-	for _, f := range []struct{ field, value string }{{"projectId", p.ProjectID}, {"after", p.After}} {
-		if f.value == "" {
-			continue
+	if p.ProjectID != "" {
+		if err := ids.Validate("projectId", p.ProjectID); err != nil {
+			return nil, "", qlerror.Wrap(qlerror.Invalid, err, "trigger listing: give the projectId as the id printed by `ql triggers list`")
 		}
-		if err := ids.Validate(f.field, f.value); err != nil {
-			return nil, "", qlerror.Wrap(qlerror.Invalid, err, "trigger listing: give the %s as the id printed by `ql triggers list`", f.field)
-		}
+	}
+	if err := p.CheckCursor(); err != nil {
+		return nil, "", err
 	}
 	pattern, err := p.SearchPattern()
 	if err != nil {

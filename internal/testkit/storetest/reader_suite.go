@@ -47,11 +47,12 @@ func RunRunReader(t *testing.T, newFixture Factory) {
 // `triggers list`) against an adapter.
 func RunStatusReader(t *testing.T, newFixture Factory) {
 	tests := map[string]func(*testing.T, Fixture){
-		"TriggerListPagesByIDWithScheduleState":                     testTriggerList,
-		"TriggerListRejectsBadFiltersNamingThem":                    testTriggerListErrors,
-		"TriggerListCarriesTimePoliciesAndDueTimes":                 testTriggerListPolicies,
-		"AnArchivedProjectsTriggersAreListedArchivedWithNoNextFire": testTriggerListArchived,
-		"ASearchFindsEveryMatchingTriggerAcrossPages":               testASearchFindsEveryMatchingTrigger,
+		"TriggerListPagesByIDWithScheduleState":                      testTriggerList,
+		"TriggerListRejectsBadFiltersNamingThem":                     testTriggerListErrors,
+		"TriggerListRefusesABadCursorAndALongSearchWithTheirReasons": testTriggerListReasons,
+		"TriggerListCarriesTimePoliciesAndDueTimes":                  testTriggerListPolicies,
+		"AnArchivedProjectsTriggersAreListedArchivedWithNoNextFire":  testTriggerListArchived,
+		"ASearchFindsEveryMatchingTriggerAcrossPages":                testASearchFindsEveryMatchingTrigger,
 	}
 	for name, fn := range tests {
 		t.Run(name, func(t *testing.T) {
@@ -324,6 +325,21 @@ func testTriggerListErrors(t *testing.T, f Fixture) {
 	} {
 		_, _, err := f.Status.TriggerList(t.Context(), p)
 		requireCode(t, err, qlerror.Invalid, fmt.Sprintf("trigger listing %+v", p))
+	}
+}
+
+// A page cursor that is no id and a search over MaxSearch bytes are
+// refused with the reasons the console says in the page's language, on
+// every store alike.
+func testTriggerListReasons(t *testing.T, f Fixture) {
+	for p, want := range map[*schedule.TriggerListParams]qlerror.Reason{
+		{Limit: 10, After: "not-an-id"}:                                schedule.RefusalListNotACursor,
+		{Limit: 10, Search: strings.Repeat("x", schedule.MaxSearch+1)}: schedule.RefusalSearchTooLong,
+	} {
+		_, _, err := f.Status.TriggerList(t.Context(), *p)
+		if !qlerror.Is(err, qlerror.Invalid) || qlerror.ReasonOf(err) != want {
+			t.Errorf("trigger listing %+v: %v (reason %q); want invalid, reason %q", *p, err, qlerror.ReasonOf(err), want)
+		}
 	}
 }
 
