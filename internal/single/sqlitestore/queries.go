@@ -45,6 +45,8 @@ var (
 	qBackupInto            = query("backup_into")
 	qBackupForgetProcesses = query("backup_forget_processes")
 	qBackupForgetSessions  = query("backup_forget_sessions")
+	qVacuumInto            = query("vacuum_into")
+	qWALCheckpointTruncate = query("pragma_wal_checkpoint_truncate")
 )
 
 // Statements over the migrated schema; readQueries and writeQueries say
