@@ -46,6 +46,7 @@ var (
 	qBackupForgetProcesses = query("backup_forget_processes")
 	qBackupForgetSessions  = query("backup_forget_sessions")
 	qVacuumInto            = query("vacuum_into")
+	qRunsCount             = query("runs_count")
 	qWALCheckpointTruncate = query("pragma_wal_checkpoint_truncate")
 )
 
