@@ -34,7 +34,7 @@ func addDBCheck(root *cobra.Command, opts Options) {
 		}
 	}
 	if db == nil {
-		db = &cobra.Command{Use: "db", Short: "Check the embedded SQLite database"}
+		db = &cobra.Command{Use: "db", Short: "Check and compact the embedded SQLite database"}
 		root.AddCommand(db)
 	}
 	var cluster *cobra.Command

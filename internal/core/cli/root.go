@@ -154,6 +154,10 @@ type Options struct {
 	// into the new directory dest (`ql backup`), writing progress to
 	// progress.
 	Backup func(ctx context.Context, dbPath, dest string, progress io.Writer) error
+	// Vacuum rewrites the embedded database file at dbPath compactly
+	// (`db vacuum`), writing progress to progress, and returns its size
+	// before and after; nil in a build without the embedded database.
+	Vacuum func(ctx context.Context, dbPath string, progress io.Writer) (before, after int64, err error)
 
 	// secretsFileOnly: the secrets commands work on --secrets-file alone,
 	// on a host with no database and no API (SecretsFileCommand).
@@ -224,6 +228,7 @@ or as many replicas on PostgreSQL (profile cluster).`
 		tokensCommand(opts), usersCommand(opts), secretsCommand(opts), notificationsCommand(opts), retentionCommand(opts), backupCommand(opts))
 	root.AddCommand(opts.Extra...)
 	addDBCheck(root, opts)
+	addDBVacuum(root, opts)
 	root.SetHelpCommand(helpCommand(root))
 	// Added now rather than when the tree runs, so the walk below covers it.
 	root.InitDefaultCompletionCmd()

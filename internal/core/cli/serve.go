@@ -247,7 +247,7 @@ wins over the file.`,
 		"(loopback only) or 0.0.0.0:9464; port 0 picks a free port, the bound address is logged (default: off)")
 	fs.IntVar(&f.MetricsPerTrigger, "metrics-per-trigger", 0, "export, for each of at most this many enabled triggers of active projects (the first by project then trigger name), "+
 		"when its latest Run succeeded, when its newest Run was created and when it next fires, labelled project and trigger; "+
-		"qinglong_triggers_left_out counts the others (0–1000; default 0: off)")
+		"qinglong_triggers_left_out counts the others (0–5000; default 0: off)")
 	if cluster {
 		cd := opts.Profiles[ProfileCluster].Defaults
 		fs.StringVar(&f.DatabaseURL, "database-url", "", "cluster: PostgreSQL URL of the runtime role, without a password (sslmode and sslrootcert honoured; prefer $QL_DATABASE_URL)")

@@ -12,10 +12,14 @@ import (
 )
 
 // MaxPerTrigger is the most triggers --metrics-per-trigger may export:
-// four series each, so at most 4,000 series on top of the fixed few
+// four series each, so at most 20,000 series on top of the fixed few
 // hundred, which a Prometheus server holds without notice, and one read
-// of at most this many triggers' index probes per scrape period.
-const MaxPerTrigger = 1000
+// of at most this many triggers' index probes per scrape period. A
+// catalogue of 1,501 triggers outgrew the earlier 1,000; at 5,000 a
+// standalone scrape measured 0.15–0.56 s (its store read 0.35 s) and
+// 1.1 MB on 2 cores under a load of 20, against 0.06–0.17 s and 243 KB at
+// 1,000.
+const MaxPerTrigger = 5000
 
 // CodePerTriggerCapped is logged (warning) once, the first time more
 // triggers qualify for per-trigger metrics than --metrics-per-trigger

@@ -84,16 +84,16 @@ func TestTheCapIsWarnedAboutOnce(t *testing.T) {
 	}
 }
 
-// --metrics-per-trigger takes 0 (off) to MaxPerTrigger and names its
-// range when refused.
-func TestMetricsPerTriggerOutsideItsRangeIsRefused(t *testing.T) {
-	for _, ok := range []int{0, 1, MaxPerTrigger} {
+// --metrics-per-trigger takes 0 (off) to 5,000, enough for a catalogue of
+// a few thousand triggers, and names its range when refused.
+func TestMetricsPerTriggerTakesUpTo5000TriggersAndNamesItsRangeBeyond(t *testing.T) {
+	for _, ok := range []int{0, 1, 1501, 5000} {
 		if err := CheckPerTrigger(ok); err != nil {
 			t.Errorf("%d refused: %v", ok, err)
 		}
 	}
-	for _, bad := range []int{-1, MaxPerTrigger + 1} {
-		if err := CheckPerTrigger(bad); err == nil || !strings.Contains(err.Error(), "is outside 0–1000") {
+	for _, bad := range []int{-1, 5001} {
+		if err := CheckPerTrigger(bad); err == nil || !strings.Contains(err.Error(), "is outside 0–5000") {
 			t.Errorf("%d: %v, want refused with its range", bad, err)
 		}
 	}

@@ -66,7 +66,11 @@ func OpenBackend(ctx context.Context, dbPath string, say func(string)) (*Backend
 		say(fmt.Sprintf("checking %s (%.1f MiB) with SQLite's quick_check before writing to it (about 8 ms a MiB, more from a slow disk); a command beside a running server skips this", dbPath, float64(info.Size())/(1<<20)))
 	}
 	nowMs := func() int64 { return time.Now().UnixMilli() }
-	st, applied, err := openStore(ctx, dbPath, Standalone, nowMs, integrityWatch{skip: !wholeFile})
+	var building func(sqlitestore.IndexBuild)
+	if say != nil {
+		building = func(b sqlitestore.IndexBuild) { say(indexBuildText(b)) }
+	}
+	st, applied, err := openStore(ctx, dbPath, Standalone, nowMs, integrityWatch{skip: !wholeFile}, building)
 	if err != nil {
 		return nil, err
 	}

@@ -50,8 +50,6 @@ func buildEdge(b *testing.B, goos, goarch, arm string) string {
 	return filepath.Join(dir, "ql-edge")
 }
 
-func mib(n int64) float64 { return float64(n) / (1 << 20) }
-
 // BenchmarkEdgeBinarySize reports the stripped edge binary's size for the
 // edge targets (cross-compiled without cgo, which also proves they build).
 // Budget: ≤ 15 MiB.

@@ -17,11 +17,11 @@ import (
 	"github.com/qinglong/qinglong/internal/testkit/httpcall"
 )
 
-// seedHistory writes n succeeded Runs of the site's trigger, in SQL, with
-// a cancelled Run before and after them: a listing of the trigger's
-// cancelled Runs finds the newest at once, then walks all n for the
-// other.
-func seedHistory(t *testing.T, site *consoleSite, n int) {
+// seedOutbox writes n delivered notifications of the site's project, in
+// SQL, with a dead one before and after them: a listing of the project's
+// dead notifications walks all n for its page (the state's index and the
+// project's each hold all of them).
+func seedOutbox(t *testing.T, site *consoleSite, n int) {
 	t.Helper()
 	db, err := sql.Open("sqlite", LayoutOf(site.dir).DB+"?_pragma=busy_timeout(30000)")
 	if err != nil {
@@ -29,12 +29,10 @@ func seedHistory(t *testing.T, site *consoleSite, n int) {
 	}
 	defer db.Close()
 	if _, err := db.ExecContext(t.Context(), `WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < ?2)
-		INSERT INTO runs (id, project_id, task_id, task_revision, trigger_id, trigger_revision, execution_revision_id,
-			idempotency_key, scheduled_for_ms, state, version, last_event_seq, created_at_ms, queued_at_ms, updated_at_ms, finished_at_ms)
-		SELECT printf('00000000-0000-7000-8000-%012x', i), tr.project_id, tr.task_id, tr.task_revision, tr.trigger_id, tr.revision, er.id,
-			'history:' || i, i, CASE WHEN i IN (0, ?2) THEN 'cancelled' ELSE 'succeeded' END, 3, 3, 0, 0, 1, 1
-		FROM n, trigger_revisions tr JOIN execution_revisions er ON er.task_id = tr.task_id AND er.task_revision = tr.task_revision
-		WHERE tr.trigger_id = ?1`, site.triggerID, n+1); err != nil {
+		INSERT INTO notification_outbox (id, project_id, rule_key, subject, event, channel_json, payload_json, state, next_attempt_at_ms, created_at_ms, updated_at_ms)
+		SELECT printf('00000000-0000-7000-8000-%012x', i), ?1, 'seeded', 'seeded:' || i, 'run.failed', '{}', '{}',
+			CASE WHEN i IN (0, ?2) THEN 'dead' ELSE 'delivered' END, 0, 0, 0
+		FROM n`, site.projectID, n+1); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -53,17 +51,17 @@ func TestARequestOutOfTimeIsAnsweredAndLoggedWithItsRoute(t *testing.T) {
 			c.RequestTimeout = limit
 			c.Logger = slog.New(slog.NewJSONHandler(&logs, nil))
 		})
-	seedHistory(t, site, 200_000)
-	status, body, _ := httpcall.Bearer(t, http.MethodGet, site.base+"/api/v1/runs?state=cancelled&trigger="+site.triggerID, site.tokens[apitoken.Read], nil)
+	seedOutbox(t, site, 400_000)
+	status, body, _ := httpcall.Bearer(t, http.MethodGet, site.base+"/api/v1/notifications?state=dead&project="+site.projectID, site.tokens[apitoken.Read], nil)
 	var answer struct{ Error struct{ Code string } }
 	if err := json.Unmarshal(body, &answer); err != nil || status != http.StatusGatewayTimeout || answer.Error.Code != "timeout" {
 		t.Fatalf("the API's listing past its %s: %d %s; want 504 timeout", limit, status, body)
 	}
 	c := consoleClient(t)
 	site.signIn(t, c, site.tokens[apitoken.Read])
-	resp, page := httpcall.Form(t, c, http.MethodGet, site.base+"/runs?lang=en&state=cancelled&trigger="+site.triggerID, nil)
+	resp, page := httpcall.Form(t, c, http.MethodGet, site.base+"/notifications?lang=en&state=dead&project=shop", nil)
 	if resp.StatusCode != http.StatusGatewayTimeout || !strings.Contains(page, "Took too long") {
-		t.Fatalf("the console's Runs page past its %s: %d; want 504 Took too long:\n%s", limit, resp.StatusCode, page)
+		t.Fatalf("the console's notifications page past its %s: %d; want 504 Took too long:\n%s", limit, resp.StatusCode, page)
 	}
 	lines := map[string]map[string]any{}
 	for _, l := range strings.Split(strings.TrimSpace(logs.String()), "\n") {
@@ -74,14 +72,14 @@ func TestARequestOutOfTimeIsAnsweredAndLoggedWithItsRoute(t *testing.T) {
 		// Only the listings' lines: on a loaded machine another request
 		// (the sign-in) may run out of so short a limit too.
 		route, _ := rec["route"].(string)
-		if code, _ := rec["code"].(string); (code == httpapi.CodeRequestOutOfTime || code == console.CodeRequestOutOfTime) && strings.HasSuffix(route, "/runs") {
+		if code, _ := rec["code"].(string); (code == httpapi.CodeRequestOutOfTime || code == console.CodeRequestOutOfTime) && strings.HasSuffix(route, "/notifications") {
 			if lines[code] != nil {
 				t.Errorf("two %s lines; want one per request:\n%s", code, logs.String())
 			}
 			lines[code] = rec
 		}
 	}
-	for code, route := range map[string]string{httpapi.CodeRequestOutOfTime: "/api/v1/runs", console.CodeRequestOutOfTime: "/runs"} {
+	for code, route := range map[string]string{httpapi.CodeRequestOutOfTime: "/api/v1/notifications", console.CodeRequestOutOfTime: "/notifications"} {
 		rec := lines[code]
 		elapsed, _ := rec["elapsed_ms"].(float64)
 		if rec == nil || rec["level"] != "WARN" || !strings.HasSuffix(rec["route"].(string), route) || rec["method"] != "GET" ||

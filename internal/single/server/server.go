@@ -172,7 +172,10 @@ func Start(ctx context.Context, cfg Config) (srv *Server, err error) {
 	info, statErr := os.Stat(s.layout.DB)
 	newFile := s.dbLock.created && statErr == nil && info.Size() == 0
 	var migrated []string
-	if s.store, migrated, err = openStore(ctx, s.layout.DB, cfg.Profile, cfg.NowMs, s.integrityWatch()); err != nil {
+	building := func(b sqlitestore.IndexBuild) {
+		cfg.Logger.Info(indexBuildText(b), "code", CodeMigrationIndex, "db", s.layout.DB, "migration", b.Migration, "index", b.Index, "runs", b.Runs)
+	}
+	if s.store, migrated, err = openStore(ctx, s.layout.DB, cfg.Profile, cfg.NowMs, s.integrityWatch(), building); err != nil {
 		return nil, err
 	}
 	// A file that held no QingLong database took every migration: an
@@ -324,6 +327,10 @@ const CodeDatabaseCreated = "serve.database_created"
 // the server applied to an existing database as it started.
 const CodeMigrated = "serve.migrated"
 
+// CodeMigrationIndex is the diagnostic code of the line a server logs
+// before a migration builds an index over every Run of a large history.
+const CodeMigrationIndex = "serve.migration_index"
+
 // CodeDataDirShared is the diagnostic code of the warning about a data
 // directory open to its group or others.
 const CodeDataDirShared = "data_dir_shared"
@@ -341,7 +348,7 @@ func warnIfShared(log *slog.Logger, dir string) {
 
 // openStore opens, migrates and checks the file with the profile's
 // connection settings, and returns the migrations it applied.
-func openStore(ctx context.Context, path string, p Profile, nowMs func() int64, watch integrityWatch) (*sqlitestore.Store, []string, error) {
+func openStore(ctx context.Context, path string, p Profile, nowMs func() int64, watch integrityWatch, building func(sqlitestore.IndexBuild)) (*sqlitestore.Store, []string, error) {
 	scfg := sqlitestore.Config{Path: path, NowMs: nowMs}
 	if p == Edge {
 		scfg.CacheKiB, scfg.ReadConns, scfg.WALPages = edgeCacheKiB, edgeReadConns, edgeWALPages
@@ -360,7 +367,7 @@ func openStore(ctx context.Context, path string, p Profile, nowMs func() int64, 
 		st.Close() //nolint:errcheck // the migration error is the one returned
 		return nil, nil, err
 	}
-	applied, err := st.Migrate(ctx)
+	applied, err := st.MigrateSaying(ctx, building)
 	if err != nil {
 		st.Close() //nolint:errcheck // the migration error is the one returned
 		return nil, nil, err
@@ -370,6 +377,14 @@ func openStore(ctx context.Context, path string, p Profile, nowMs func() int64, 
 		return nil, nil, err
 	}
 	return st, applied, nil
+}
+
+// indexBuildText says that a migration builds an index over every Run
+// now, so that a start or a command that pauses for it is not taken for
+// hung.
+func indexBuildText(b sqlitestore.IndexBuild) string {
+	return fmt.Sprintf("building index %s over %d Runs (migration %s): about 6 s a million Runs on a fast disk, minutes on a slow one; "+
+		"stopping now undoes the whole upgrade, which the next start begins again", b.Index, b.Runs, b.Migration)
 }
 
 // migrateUnlessServed refuses to migrate the file at path while a server

@@ -40,6 +40,10 @@ func Options(binary string) cli.Options {
 			return err
 		},
 		CheckSQLite: sqlitestore.CheckFile,
+		Vacuum: func(ctx context.Context, dbPath string, progress io.Writer) (int64, int64, error) {
+			sum, err := server.Vacuum(ctx, dbPath, progress)
+			return sum.Before, sum.After, err
+		},
 		Profiles: map[string]cli.Profile{
 			cli.ProfileStandalone: Profile(server.Standalone),
 			cli.ProfileEdge:       Profile(server.Edge),

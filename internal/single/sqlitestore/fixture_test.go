@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -489,4 +490,16 @@ func (e *env) queryPlan(t *testing.T, q string, args ...any) []string {
 func TestRetryConformance(t *testing.T) {
 	t.Parallel()
 	storetest.RunRetry(t, newFixture)
+}
+
+// pageFirst tells whether plan finds a listing's page of ids in a subquery
+// SQLite fills before it returns the first row (a LIST SUBQUERY), then
+// reads each row of table (as the statement names it) by its primary key,
+// keyIndex: the whole walk for the page is then in the statement's first
+// step, the one step the driver interrupts when the request's context
+// ends, so a listing whose later rows lie far apart never runs on past its
+// time limit.
+func pageFirst(plan, table, keyIndex string) bool {
+	return strings.Contains(plan, "LIST SUBQUERY") &&
+		strings.HasPrefix(plan, "SEARCH "+table+" USING INDEX "+keyIndex+" (id=?)")
 }

@@ -61,7 +61,14 @@ func Stream() []Migration {
 // none of them. Two processes migrating at once serialise on the write
 // lock; the second finds the work done. It returns the ids it applied.
 func (s *Store) Migrate(ctx context.Context) ([]string, error) {
-	applied, err := s.migrate(ctx, Stream())
+	return s.MigrateSaying(ctx, nil)
+}
+
+// MigrateSaying is Migrate, calling say (when not nil) before each index
+// over every Run a pending migration builds, on a file of at least
+// sayIndexBuildFrom Runs.
+func (s *Store) MigrateSaying(ctx context.Context, say func(IndexBuild)) ([]string, error) {
+	applied, err := s.migrateSaying(ctx, Stream(), say, sayIndexBuildFrom)
 	if err != nil {
 		return applied, err
 	}
@@ -92,6 +99,12 @@ func (s *Store) Pending(ctx context.Context) ([]string, error) {
 // stream or (in tests, to build the file an older build left) a prefix of
 // it.
 func (s *Store) migrate(ctx context.Context, stream []Migration) ([]string, error) {
+	return s.migrateSaying(ctx, stream, nil, 0)
+}
+
+// migrateSaying is migrate, calling say before each index over the runs
+// table a migration builds on a file of at least sayFrom Runs.
+func (s *Store) migrateSaying(ctx context.Context, stream []Migration, say func(IndexBuild), sayFrom int64) ([]string, error) {
 	// A file already at the end of the stream needs no write lock: every
 	// CLI command that writes opens the store, and taking the lock once per
 	// migration to find nothing to do made a command wait out, and then
@@ -121,8 +134,24 @@ func (s *Store) migrate(ctx context.Context, stream []Migration) ([]string, erro
 				return err
 			}
 		}
+		// Counted once, and only in a file that had a history: a new one
+		// has no runs table before its first migration, and no Run.
+		runs := int64(-1)
 		for i := len(history); i < len(stream); i++ {
 			m := stream[i]
+			for _, index := range runsIndexes(m.sql) {
+				if say == nil || len(history) == 0 {
+					break
+				}
+				if runs < 0 {
+					if err := tx.QueryRowContext(ctx, qRunsCount).Scan(&runs); err != nil {
+						return err
+					}
+				}
+				if runs >= sayFrom {
+					say(IndexBuild{Migration: m.ID, Index: index, Runs: runs})
+				}
+			}
 			if _, err := tx.ExecContext(ctx, m.sql); err != nil {
 				return fmt.Errorf("apply %s: %w", m.ID, err)
 			}

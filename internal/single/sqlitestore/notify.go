@@ -226,6 +226,15 @@ const (
 	notifyFilterBefore  = ` id < ?`
 	// Newest first: ids are UUIDv7, so id order is creation order.
 	notifyListOrder = ` ORDER BY id DESC LIMIT ?`
+	// The page's ids are found first, as a list SQLite fills before it
+	// returns the first row, as the Runs listing's are (runListPage): the
+	// driver interrupts a statement whose context ends only within its
+	// first step, and the walk for a page's later rows (a state's rows
+	// read through the state's index, filtered by project) would
+	// otherwise run to its end past the request's limit. The rows are
+	// then read by id, at most a page of them.
+	notifyListPage      = `SELECT id FROM notification_outbox`
+	notifyListPageOrder = ` ORDER BY id DESC`
 )
 
 // NotificationsList returns one page of outbox rows, newest first, and the
@@ -265,11 +274,11 @@ func notifyListQuery(q notify.ListQuery) (string, []any) {
 	if q.After != "" {
 		add(notifyFilterBefore, q.After)
 	}
-	stmt := qNotifyList
+	page := notifyListPage
 	if len(where) > 0 {
-		stmt += " WHERE" + strings.Join(where, " AND")
+		page += " WHERE" + strings.Join(where, " AND")
 	}
-	return stmt + notifyListOrder, append(args, q.Limit+1)
+	return qNotifyList + " WHERE id IN (" + page + notifyListOrder + ")" + notifyListPageOrder, append(args, q.Limit+1)
 }
 
 // NotificationRetry makes a dead row pending and due now, its attempts

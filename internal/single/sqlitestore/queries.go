@@ -45,6 +45,9 @@ var (
 	qBackupInto            = query("backup_into")
 	qBackupForgetProcesses = query("backup_forget_processes")
 	qBackupForgetSessions  = query("backup_forget_sessions")
+	qVacuumInto            = query("vacuum_into")
+	qRunsCount             = query("runs_count")
+	qWALCheckpointTruncate = query("pragma_wal_checkpoint_truncate")
 )
 
 // Statements over the migrated schema; readQueries and writeQueries say

@@ -65,25 +65,30 @@ func (s *Store) RunList(ctx context.Context, p run.ListParams) ([]run.Run, strin
 // gives (see queries/runs_list.sql for why).
 const (
 	runFilterProject = ` project_id = ?`
-	// Among the unfinished Runs of a state the project is a filter (the
-	// unary + keeps SQLite from taking runs_project for it): the planner
+	// Among the unfinished Runs of a state, and among a trigger's Runs, the
+	// project is a filter (the unary + keeps SQLite from taking
+	// runs_project or runs_project_finished_state for it): the planner
 	// would otherwise walk the project's whole history in id order rather
-	// than sort the few unfinished Runs of the state.
-	runFilterProjectAmongUnfinished = ` +project_id = ?`
-	runFilterTrigger                = ` trigger_id = ?`
+	// than sort the few unfinished Runs of the state, or take the project's
+	// Runs of a state over the trigger's.
+	runFilterProjectAsFilter = ` +project_id = ?`
+	runFilterTrigger         = ` trigger_id = ?`
 	// A state filter names its index's condition too: SQLite uses a
 	// partial index only for a WHERE that implies the index's condition,
 	// which a bound parameter alone never does. A finished state is a range
 	// of runs_finished_state (state, id), or of runs_project_finished_state
 	// (project_id, state, id) within a project; an unfinished one of
 	// runs_unfinished_state: a listing never walks the history for a state
-	// with few Runs. Within a trigger the plain filter keeps the
-	// trigger's own index, as PostgreSQL's listing does.
-	runFilterState           = ` state = ?`
-	runFilterFinishedState   = ` state = ? AND state IN ('succeeded', 'failed', 'cancelled', 'timed_out', 'lost')`
-	runFilterUnfinishedState = ` state = ? AND state IN ('created', 'queued', 'dispatching', 'running', 'waiting_approval', 'retry_wait')`
-	runFilterBefore          = ` id < ?`
-	runFilterFrom            = ` id >= ?`
+	// with few Runs. Within a trigger a finished state is a range of
+	// runs_trigger_finished_state (trigger_id, state, id), and an
+	// unfinished one a filter over runs_unfinished_trigger, the trigger's
+	// few unfinished Runs, whose condition the filter names as that index
+	// does: neither walks the trigger's history.
+	runFilterFinishedState            = ` state = ? AND state IN ('succeeded', 'failed', 'cancelled', 'timed_out', 'lost')`
+	runFilterUnfinishedState          = ` state = ? AND state IN ('created', 'queued', 'dispatching', 'running', 'waiting_approval', 'retry_wait')`
+	runFilterUnfinishedStateInTrigger = ` state = ? AND state NOT IN ('succeeded', 'failed', 'cancelled', 'timed_out', 'lost')`
+	runFilterBefore                   = ` id < ?`
+	runFilterFrom                     = ` id >= ?`
 	// Newest first: ids are UUIDv7, so id order is admission order.
 	runListOrder = ` ORDER BY id DESC LIMIT ?`
 	// The page's ids are found first, as a list SQLite fills before it
@@ -107,8 +112,8 @@ func runListQuery(p run.ListParams, limit int) (string, []any) {
 	}
 	switch {
 	case p.ProjectID == "":
-	case p.State != "" && !p.State.Finished() && p.TriggerID == "":
-		add(runFilterProjectAmongUnfinished, p.ProjectID)
+	case p.TriggerID != "" || (p.State != "" && !p.State.Finished()):
+		add(runFilterProjectAsFilter, p.ProjectID)
 	default:
 		add(runFilterProject, p.ProjectID)
 	}
@@ -117,10 +122,10 @@ func runListQuery(p run.ListParams, limit int) (string, []any) {
 	}
 	switch {
 	case p.State == "":
-	case p.TriggerID != "":
-		add(runFilterState, string(p.State))
 	case p.State.Finished():
 		add(runFilterFinishedState, string(p.State))
+	case p.TriggerID != "":
+		add(runFilterUnfinishedStateInTrigger, string(p.State))
 	default:
 		add(runFilterUnfinishedState, string(p.State))
 	}

@@ -4,6 +4,11 @@
 -- the search as a LIKE pattern ('' none) over the text the list names a
 -- trigger by, filtered before the page is cut so that ?2 continues the
 -- filtered order; LIKE folds ASCII case.
+-- The page's ids are found first, in a subquery SQLite fills before it
+-- returns the first trigger: the driver interrupts a statement whose
+-- context ends only within its first step, so a search whose matches lie
+-- far apart would otherwise walk on for the page's later triggers past the
+-- request's limit. The triggers are then read by id, at most a page.
 SELECT p.id, p.name, t.id, r.name, r.revision, r.enabled, r.expression, r.timezone, r.misfire_policy,
        r.jitter_ms, r.start_at_ms, r.end_at_ms, r.catch_up_window_ms, r.overlap_policy,
        r.task_id, kr.name, r.task_revision, s.next_fire_at_ms, s.next_fire_at_ms + s.due_offset_ms, s.last_scheduled_at_ms, coalesce(s.state_version, 0),
@@ -14,7 +19,15 @@ JOIN tasks kh ON kh.id = t.task_id
 JOIN trigger_revisions r ON r.trigger_id = t.id AND r.revision = t.current_revision
 JOIN task_revisions kr ON kr.task_id = r.task_id AND kr.revision = r.task_revision
 LEFT JOIN trigger_schedules s ON s.trigger_id = t.id
-WHERE (?1 = '' OR t.project_id = ?1) AND (?2 = '' OR t.id > ?2)
-  AND (?4 = '' OR p.name || '/' || r.name || ' ' || kr.name || ' ' || t.title || ' ' || kh.title || ' ' || p.title LIKE ?4 ESCAPE '\')
+WHERE t.id IN (
+  SELECT t.id
+  FROM triggers t
+  JOIN projects p ON p.id = t.project_id
+  JOIN tasks kh ON kh.id = t.task_id
+  JOIN trigger_revisions r ON r.trigger_id = t.id AND r.revision = t.current_revision
+  JOIN task_revisions kr ON kr.task_id = r.task_id AND kr.revision = r.task_revision
+  WHERE (?1 = '' OR t.project_id = ?1) AND (?2 = '' OR t.id > ?2)
+    AND (?4 = '' OR p.name || '/' || r.name || ' ' || kr.name || ' ' || t.title || ' ' || kh.title || ' ' || p.title LIKE ?4 ESCAPE '\')
+  ORDER BY t.id
+  LIMIT ?3)
 ORDER BY t.id
-LIMIT ?3

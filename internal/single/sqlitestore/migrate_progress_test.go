@@ -1,0 +1,30 @@
+package sqlitestore
+
+import (
+	"slices"
+	"testing"
+)
+
+// Upgrading a file with a history of Runs says each index over every Run a
+// pending migration builds before building it, naming the index, the
+// migration and how many Runs it reads: two indexes over a million Runs
+// take seconds, in one transaction with nothing else to show for them.
+func TestAMigrationSaysEachIndexItBuildsOverTheRunsFirst(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	e := envBefore(t, "sqlite-0032-runs-finished-state")
+	d := e.defs(t, "history", everyMinute)
+	e.admit(t, d.Trigger.TriggerID)
+	var said []IndexBuild
+	if _, err := e.store.migrateSaying(ctx, Stream(), func(b IndexBuild) { said = append(said, b) }, 1); err != nil {
+		t.Fatal(err)
+	}
+	want := []IndexBuild{
+		{Migration: "sqlite-0032-runs-finished-state", Index: "runs_finished_state", Runs: 1},
+		{Migration: "sqlite-0032-runs-finished-state", Index: "runs_project_finished_state", Runs: 1},
+		{Migration: "sqlite-0035-runs-trigger-finished-state", Index: "runs_trigger_finished_state", Runs: 1},
+	}
+	if !slices.Equal(said, want) {
+		t.Fatalf("the migration said %+v;\nwant %+v", said, want)
+	}
+}

@@ -1,0 +1,31 @@
+package sqlitestore
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/qinglong/qinglong/internal/core/ids"
+)
+
+// A trigger listing — a search above all, whose matches may lie thousands
+// of triggers apart — finds its page's ids before it returns its first
+// trigger (pageFirst), with or without a project, a cursor or a search,
+// so the request's context ending stops the whole walk.
+func TestATriggerListingFindsItsPageBeforeItsFirstTrigger(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	project, after := ids.New(), ids.New()
+	for name, args := range map[string][]any{
+		"all":                 {"", "", 101, ""},
+		"project":             {project, "", 101, ""},
+		"cursor":              {"", after, 101, ""},
+		"search":              {"", "", 101, "%nightly%"},
+		"project, search":     {project, "", 101, "%nightly%"},
+		"search after a page": {"", after, 101, "%nightly%"},
+	} {
+		plan := strings.Join(e.queryPlan(t, qTriggersList, args...), "\n")
+		if !pageFirst(plan, "t", "sqlite_autoindex_triggers_1") {
+			t.Errorf("%s listing:\n%s\nwant its page's ids found first (LIST SUBQUERY), then each trigger read by id", name, plan)
+		}
+	}
+}
