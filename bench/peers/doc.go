@@ -12,7 +12,10 @@
 // QingLong's drain and the floor's also report the CPU time they cost this
 // process (the in-process replica) and the server, and this process's
 // allocations per occurrence (cpu_test.go): on a shared machine these move
-// far less with the load than the drain does.
+// far less with the load than the drain does. The meter is the main
+// module's internal/testkit/cpumeter, which the cluster store's benchmarks
+// use too: Go lets this module import it, as its import path lies under
+// the main module's.
 //
 // BenchmarkServe, BenchmarkServeLag (the admission lag, and the steady
 // state) and BenchmarkServeRestart (a replica stopped at a boundary) drive

@@ -1,15 +1,10 @@
 package pgstore
 
 import (
-	"bytes"
 	"context"
 	"fmt"
-	"os"
-	"strconv"
-	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
 
@@ -20,6 +15,7 @@ import (
 	"github.com/qinglong/qinglong/internal/core/run"
 	"github.com/qinglong/qinglong/internal/core/schedule"
 	"github.com/qinglong/qinglong/internal/core/trigger"
+	"github.com/qinglong/qinglong/internal/testkit/cpumeter"
 )
 
 // Benchmarks build their data only when run with -bench; nothing here runs
@@ -105,101 +101,29 @@ func BenchmarkAdmit(b *testing.B) {
 // use. On a shared machine admits/s moves with whatever else runs there;
 // CPU per admission moves far less, and on an otherwise idle machine it is
 // what bounds the rate (the same cores run the client and the server).
-type cpuMeter struct{ postmaster string }
+type cpuMeter struct{ cpumeter.Meter }
 
-// cpuMeter finds the postmaster as the parent of a backend.
+// cpuMeter meters the server of one of the store's backends.
 func (s *store) cpuMeter(b *testing.B) cpuMeter {
 	b.Helper()
 	var backend int
 	if err := s.super.QueryRow(context.Background(), `SELECT pg_backend_pid()`).Scan(&backend); err != nil {
 		b.Fatal(err)
 	}
-	f, err := procStat(strconv.Itoa(backend))
-	if err != nil {
-		b.Fatalf("the CPU meter reads /proc (Linux only): %v", err)
-	}
-	return cpuMeter{postmaster: f[1]}
+	return cpuMeter{cpumeter.New(b, backend)}
 }
 
 // cpuUse is CPU time used by this process (the client) and the server.
-type cpuUse struct{ client, server time.Duration }
+type cpuUse struct{ cpumeter.Use }
 
-func (u cpuUse) since(start cpuUse) cpuUse {
-	return cpuUse{client: u.client - start.client, server: u.server - start.server}
-}
+func (m cpuMeter) used(b *testing.B) cpuUse { return cpuUse{m.Used(b)} }
+
+func (u cpuUse) since(start cpuUse) cpuUse { return cpuUse{u.Since(start.Use)} }
 
 // report gives both per admission of one drain.
 func (u cpuUse) report(b *testing.B) {
-	b.ReportMetric(float64(u.client.Microseconds())/benchDueSchedules, "client-cpu-µs/admit")
-	b.ReportMetric(float64(u.server.Microseconds())/benchDueSchedules, "server-cpu-µs/admit")
-}
-
-// used is this process's CPU time and the server's: the postmaster's own,
-// that of its exited (reaped) children and every live child's.
-func (m cpuMeter) used(b *testing.B) cpuUse {
-	b.Helper()
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		b.Fatal(err)
-	}
-	client := time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-	// A child reaped while the children are being read would be counted
-	// twice or not at all; the postmaster's reaped total not moving across
-	// the read proves it was not.
-	for {
-		reaped := m.ticks(b, 13, 14)
-		children := int64(0)
-		dirs, err := os.ReadDir("/proc")
-		if err != nil {
-			b.Fatal(err)
-		}
-		for _, d := range dirs {
-			if f, err := procStat(d.Name()); err == nil && f[1] == m.postmaster {
-				children += statTicks(f, 11, 12)
-			}
-		}
-		if m.ticks(b, 13, 14) == reaped {
-			// /proc reports in USER_HZ, 100 per second on every Linux ABI.
-			return cpuUse{client: client, server: time.Duration(m.ticks(b, 11, 12)+reaped+children) * 10 * time.Millisecond}
-		}
-	}
-}
-
-func (m cpuMeter) ticks(b *testing.B, idx ...int) int64 {
-	b.Helper()
-	f, err := procStat(m.postmaster)
-	if err != nil {
-		b.Fatal(err)
-	}
-	return statTicks(f, idx...)
-}
-
-// procStat is /proc/<pid>/stat from field 3 (state) on, so index 1 is the
-// parent pid and 11–14 are utime, stime, cutime and cstime; the command
-// name before it may contain spaces.
-func procStat(pid string) ([]string, error) {
-	raw, err := os.ReadFile("/proc/" + pid + "/stat")
-	if err != nil {
-		return nil, err
-	}
-	i := bytes.LastIndexByte(raw, ')')
-	if i < 0 {
-		return nil, fmt.Errorf("/proc/%s/stat: no command name", pid)
-	}
-	f := strings.Fields(string(raw[i+1:]))
-	if len(f) < 15 {
-		return nil, fmt.Errorf("/proc/%s/stat: %d fields", pid, len(f))
-	}
-	return f, nil
-}
-
-func statTicks(f []string, idx ...int) int64 {
-	var n int64
-	for _, i := range idx {
-		v, _ := strconv.ParseInt(f[i], 10, 64)
-		n += v
-	}
-	return n
+	b.ReportMetric(float64(u.Process.Microseconds())/benchDueSchedules, "client-cpu-µs/admit")
+	b.ReportMetric(float64(u.Server.Microseconds())/benchDueSchedules, "server-cpu-µs/admit")
 }
 
 // buildDueSchedules publishes one real task (digest and execution revision

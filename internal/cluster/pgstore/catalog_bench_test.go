@@ -15,6 +15,6 @@ func BenchmarkApply10kTriggers(b *testing.B) {
 	meter := s.cpuMeter(b)
 	storetest.BenchApply(b, s.fixture(), func(b *testing.B) time.Duration {
 		u := meter.used(b)
-		return u.client + u.server
+		return u.Process + u.Server
 	})
 }

@@ -41,7 +41,7 @@ func (r *Runtime) Monitor(ctx context.Context, limit int) (schedule.MonitorSnaps
 	if err := rows.Err(); err != nil {
 		return snap, mapErr(err, "counting unfinished Runs")
 	}
-	if err := r.pool.QueryRow(ctx, sqlMonitorOldestQueued).Scan(&snap.OldestQueuedAtMs); err != nil {
+	if err := r.pool.QueryRow(ctx, sqlMonitorOldestQueued).Scan(&snap.OldestQueuedAtMs, &snap.OldestBackfillQueuedAtMs); err != nil {
 		return snap, mapErr(err, "reading the oldest queued Run")
 	}
 	return snap, nil

@@ -72,10 +72,11 @@ func TestTheMonitorReadsTheBacklogFromABoundedRangeOfTheClaimIndex(t *testing.T)
 	}
 }
 
-// When the longest-waiting queued Run was queued is read from the first
-// entry of runs_queued_since_idx: with 20,000 finished Runs and one
-// queued, the read visits no runs row but that Run's index entry (no scan
-// of runs), and answers its queue time.
+// When the longest-waiting queued Runs were queued, backfilled and other,
+// is read from the first entry of each half of runs_queued_since_idx:
+// with 20,000 finished Runs and 5,000 backfilled ones queued before the
+// one other queued Run, each read visits one index entry (no scan of runs,
+// no walk past the backlog), and answers its queue time.
 func TestTheOldestQueuedRunIsOneProbeOfTheQueuedIndex(t *testing.T) {
 	t.Parallel()
 	s := newStore(t)
@@ -85,13 +86,22 @@ func TestTheOldestQueuedRunIsOneProbeOfTheQueuedIndex(t *testing.T) {
 		t.Fatal(err)
 	}
 	s.copyRun(t, "done", "succeeded", 20_000)
+	backfillQueuedAt := queuedAt - 60_000
+	s.exec(t, `INSERT INTO qinglong.runs (id, project_id, task_id, task_revision, trigger_id, trigger_revision, execution_revision_id,
+			idempotency_key, scheduled_for_ms, state, version, last_event_seq, created_at_ms, queued_at_ms, updated_at_ms, backfilled)
+		SELECT gen_random_uuid(), project_id, task_id, task_revision, trigger_id, trigger_revision, execution_revision_id,
+			'backfill-' || g, scheduled_for_ms - g * 60000, 'queued', 2, 2, $1::bigint + g, $1::bigint + g, $1::bigint + g, true
+		FROM qinglong.runs, generate_series(0, 4999) g WHERE state = 'queued'`, backfillQueuedAt)
 	s.exec(t, `ANALYZE`)
 	snap, err := s.runtime.Monitor(t.Context(), schedule.MonitorLimit)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if snap.OldestQueuedAtMs == nil || *snap.OldestQueuedAtMs != queuedAt || snap.NowMs < queuedAt {
-		t.Fatalf("oldest queued at %v (now %d), want %d", snap.OldestQueuedAtMs, snap.NowMs, queuedAt)
+		t.Fatalf("oldest queued at %v (now %d), want %d, the Run a backfill did not admit", snap.OldestQueuedAtMs, snap.NowMs, queuedAt)
+	}
+	if snap.OldestBackfillQueuedAtMs == nil || *snap.OldestBackfillQueuedAtMs != backfillQueuedAt {
+		t.Fatalf("oldest backfilled queued at %v, want %d", snap.OldestBackfillQueuedAtMs, backfillQueuedAt)
 	}
 	top, plan := explainPlan(t, s.super, "oldest queued", "EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) "+sqlMonitorOldestQueued)
 	var scans []planNode
@@ -100,7 +110,12 @@ func TestTheOldestQueuedRunIsOneProbeOfTheQueuedIndex(t *testing.T) {
 			scans = append(scans, n)
 		}
 	})
-	if len(scans) != 1 || scans[0].IndexName != "runs_queued_since_idx" || scans[0].ActualRows > 1 || scans[0].RemovedByFilter != 0 {
-		t.Fatalf("the oldest-queued read scans %+v; want one index probe of runs_queued_since_idx reading at most 1 row:\n%s", scans, plan)
+	if len(scans) != 2 {
+		t.Fatalf("the oldest-queued read scans %+v; want one index probe of runs_queued_since_idx per half:\n%s", scans, plan)
+	}
+	for _, scan := range scans {
+		if scan.IndexName != "runs_queued_since_idx" || scan.ActualRows > 1 || scan.RemovedByFilter != 0 {
+			t.Fatalf("the oldest-queued read scans %+v; want one index probe of runs_queued_since_idx reading at most 1 row per half:\n%s", scans, plan)
+		}
 	}
 }

@@ -30,13 +30,13 @@ func enqueueNotifications(ctx context.Context, tx querier, runID string, to run.
 	var manual string
 	f := notify.Finished{RunID: runID, State: to, ErrorCode: errorCode}
 	if err := tx.QueryRow(ctx, sqlNotifyFacts, runID).Scan(&specJSON, &f.ProjectName, &f.ProjectID, &f.TriggerID, &f.TriggerName,
-		&f.ScheduledForMs, &now, &f.TriggerTitle, &f.FinishedAtMs); err != nil {
+		&f.ScheduledForMs, &now, &f.TriggerTitle, &f.FinishedAtMs, &f.ProjectTitle); err != nil {
 		return err
 	}
 	if specJSON == "" {
 		return nil
 	}
-	if err := tx.QueryRow(ctx, sqlNotifyRunFacts, runID).Scan(&f.TaskName, &f.Attempt, &f.ExitCode, &attemptID, &startedAt, &manual); err != nil {
+	if err := tx.QueryRow(ctx, sqlNotifyRunFacts, runID).Scan(&f.TaskName, &f.TaskTitle, &f.Attempt, &f.ExitCode, &attemptID, &startedAt, &manual); err != nil {
 		return err
 	}
 	if startedAt != nil {

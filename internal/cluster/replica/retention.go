@@ -125,15 +125,16 @@ func (mt *maintenance) Close() {
 	}
 }
 
-// startRetention starts the retention loop when the policy deletes
-// something and a maintenance URL was given; otherwise it says once why
-// this replica does not run it.
+// startRetention starts the retention loop when a maintenance URL was
+// given, with every setting off too (its passes then delete expired
+// console sessions only); otherwise it says once why this replica does not
+// run it, unless every setting is off.
 func (r *replica) startRetention(ctx context.Context) error {
 	rs := r.s.Retention
-	if rs.Policy.Off() {
-		return nil
-	}
 	if rs.URL == "" {
+		if rs.Policy.Off() {
+			return nil
+		}
 		r.log.Info("retention is not run by this replica: give it the maintenance role's URL ($"+cli.EnvMaintenanceURL+"), or schedule `ql retention run` with it",
 			slog.String("code", CodeRetentionOff), slog.String("retention", rs.Policy.String()))
 		return nil

@@ -66,7 +66,13 @@ func TestAReplicaRunsRetentionWhileItsSchedulerAdmits(t *testing.T) {
 // returns once every line it logged is in logs.
 func retainingReplica(t *testing.T, env *clustertest.Env, id string) (logs *logLines, stop func()) {
 	t.Helper()
-	f := retentionReplicaFlags(env, id)
+	return retainingReplicaWith(t, retentionReplicaFlags(env, id))
+}
+
+// retainingReplicaWith serves a replica of flags f as retainingReplica
+// does.
+func retainingReplicaWith(t *testing.T, f cli.ServeFlags) (logs *logLines, stop func()) {
+	t.Helper()
 	s, err := settingsFrom(&f)
 	if err != nil {
 		t.Fatal(err)

@@ -101,8 +101,7 @@ share the work; none deletes a row twice.`),
 			w := cmd.OutOrStdout()
 			fmt.Fprintf(w, "policy: %s\n", policy)
 			if policy.Off() {
-				fmt.Fprintln(w, "every rule is off; nothing to do")
-				return nil
+				fmt.Fprintln(w, "every setting is off: the pass deletes only expired console sessions")
 			}
 			if dryRun {
 				est, err := b.Retention.RetentionEstimate(cmd.Context(), policy)

@@ -167,12 +167,12 @@ func (g *guard) hostAllowed(r *http.Request) bool {
 // one digest and one indexed read, what any request with a token costs.
 // Passwords, which can be guessed, are the console's (signinUser): its
 // throttle is its own and still refuses before the password is checked.
-func (g *guard) authenticate(r *http.Request) (apitoken.Token, error) {
+func (g *guard) authenticate(r *http.Request, unchecked storeDown) (apitoken.Token, error) {
 	addr := remoteHost(r)
 	client := authlimit.Client(addr)
 	held, open := g.tries.Reserve(time.Now(), g.perAddr.Key(client))
 	if !open {
-		t, why, err := g.check(r)
+		t, why, err := g.check(r, unchecked)
 		if why == failNone {
 			return t, err
 		}
@@ -183,7 +183,7 @@ func (g *guard) authenticate(r *http.Request) (apitoken.Token, error) {
 			"retry with a valid token, and stop the client that keeps sending a bad one (behind a proxy, --trusted-proxies tells its clients apart)",
 			client, g.limits.FailedAuthBurst).Because(RefusalAddressThrottled, "address", client, "retryAfterSeconds", 60)
 	}
-	t, why, err := g.check(r)
+	t, why, err := g.check(r, unchecked)
 	failed := qlerror.CodeOf(err) == qlerror.Unauthenticated
 	held.Settle(time.Now(), failed)
 	if failed {
@@ -218,8 +218,9 @@ func bearerToken(header string) (string, bool) {
 
 // check reads the request's bearer token and finds it valid, or returns
 // the Unauthenticated error that says what is wrong with it. A token not
-// shaped like one is refused by its shape, never looked up.
-func (g *guard) check(r *http.Request) (apitoken.Token, failure, error) {
+// shaped like one is refused by its shape, never looked up. unchecked is
+// the route's rule for a token the store cannot check now.
+func (g *guard) check(r *http.Request, unchecked storeDown) (apitoken.Token, failure, error) {
 	raw, ok := bearerToken(r.Header.Get("Authorization"))
 	if !ok || raw == "" {
 		return apitoken.Token{}, failMalformed, qlerror.New(qlerror.Unauthenticated, "this endpoint needs an API token: send it as `Authorization: Bearer TOKEN` (create one with `ql tokens create NAME --scope read`)").
@@ -230,7 +231,7 @@ func (g *guard) check(r *http.Request) (apitoken.Token, failure, error) {
 			Because(RefusalTokenMalformed)
 	}
 	digest := apitoken.Digest(raw)
-	ctx, cancel := lookupContext(r.Context(), r.URL.Path)
+	ctx, cancel := lookupContext(r.Context(), unchecked)
 	t, err := g.tokens.TokenByDigest(ctx, digest)
 	cancel()
 	if qlerror.CodeOf(err) == qlerror.NotFound {
@@ -239,10 +240,11 @@ func (g *guard) check(r *http.Request) (apitoken.Token, failure, error) {
 	}
 	stored := err == nil
 	if err != nil {
-		// A scrape is served to a token the store last found valid while
-		// the store cannot answer (knownTokens); any other request is not.
+		// A route marked lastKnown is served to a token the store last
+		// found valid while the store cannot answer (knownTokens); any
+		// other is not.
 		known, ok := g.known.known(digest)
-		if !ok || r.URL.Path != metricsPath {
+		if !ok || unchecked != lastKnown {
 			return apitoken.Token{}, failNone, err
 		}
 		t = known
@@ -267,11 +269,12 @@ func (g *guard) check(r *http.Request) (apitoken.Token, failure, error) {
 }
 
 // protect wraps a route that needs a token of scope need and is served
-// as its rule served says while the server is not ready; never, when not
+// as its rule served says while the server is not ready, and as its rule
+// unchecked says to a token the store cannot check now; never, when not
 // nil, says why this server can serve the route to no token at all,
 // which a token of too small a scope is told instead of the scope it
 // lacks: asking for a larger token would only meet that refusal.
-func (a *api) protect(need apitoken.Scope, served readiness, never func() error, h http.HandlerFunc) http.HandlerFunc {
+func (a *api) protect(need apitoken.Scope, served readiness, unchecked storeDown, never func() error, h http.HandlerFunc) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		g := a.guard
 		// A server not ready only because its writes are held answers
@@ -281,7 +284,7 @@ func (a *api) protect(need apitoken.Scope, served readiness, never func() error,
 				Because(RefusalNotReady, "readiness", reason))
 			return
 		}
-		t, err := g.authenticate(r)
+		t, err := g.authenticate(r, unchecked)
 		if err != nil {
 			if qlerror.CodeOf(err) == qlerror.Unauthenticated {
 				w.Header().Set("WWW-Authenticate", `Bearer realm="qinglong"`)

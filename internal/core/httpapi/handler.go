@@ -315,7 +315,7 @@ func newHandler(cfg Config, table []route) *Handler {
 	// A path no route serves is answered only to a token, as a route's
 	// other method is (dispatch): without one, every path is the same 401,
 	// so the routes cannot be mapped by asking.
-	h.unknown = a.protect(apitoken.Read, whenReady, nil, func(w http.ResponseWriter, r *http.Request) {
+	h.unknown = a.protect(apitoken.Read, whenReady, checkedOnly, nil, func(w http.ResponseWriter, r *http.Request) {
 		a.writeError(w, r, qlerror.New(qlerror.NotFound, "no such endpoint %s; docs/operations.md lists the routes (/api/v1/runs, /api/v1/triggers, ...)", clip(r.URL.Path)).
 			Because(RefusalNoSuchEndpoint))
 	})
@@ -332,19 +332,20 @@ func (h *Handler) handle(pattern string, fn http.HandlerFunc) {
 // with the Allow header (HEAD is served as GET), answered only to a token
 // of any scope where the routes need one: the 405 and its Allow would
 // otherwise tell a client without a token which paths are routes. The 405
-// is answered while the server is not ready where every route of the
-// pattern is.
+// is answered while the server is not ready, and to a token the store
+// cannot check now, where every route of the pattern is.
 func (a *api) dispatch(rs []route) http.HandlerFunc {
 	handlers := map[string]http.HandlerFunc{}
 	var allow []string
 	protected := false
-	served := evenUnready
+	served, unchecked := evenUnready, lastKnown
 	for _, rt := range rs {
 		protected = protected || rt.scope != public
 		served = served && rt.served
+		unchecked = unchecked && rt.unchecked
 		h := rt.handler(a)
 		if rt.scope != public {
-			h = a.protect(rt.scope, rt.served, a.neverServed(rt.pattern), h)
+			h = a.protect(rt.scope, rt.served, rt.unchecked, a.neverServed(rt.pattern), h)
 		}
 		handlers[rt.method] = h
 		allow = append(allow, rt.method)
@@ -358,7 +359,7 @@ func (a *api) dispatch(rs []route) http.HandlerFunc {
 			Because(RefusalMethodNotAllowed, "allowed", strings.Join(allow, ", ")))
 	}
 	if protected {
-		wrongMethod = a.protect(apitoken.Read, served, nil, wrongMethod)
+		wrongMethod = a.protect(apitoken.Read, served, unchecked, nil, wrongMethod)
 	}
 	return func(w http.ResponseWriter, r *http.Request) {
 		m := r.Method

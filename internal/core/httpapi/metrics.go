@@ -7,7 +7,8 @@ import (
 )
 
 // metricsPath is the metrics route's, served whether or not the server is
-// ready (its route's rule, evenUnready).
+// ready, and to a token the store last found valid while it cannot check
+// it (its route's rules, evenUnready and lastKnown).
 const metricsPath = "/metrics"
 
 // metrics serves Prometheus metrics on the API's listener, where no

@@ -21,10 +21,10 @@ const metricsTokenWait = 2 * time.Second
 const maxKnownTokens = 256
 
 // knownTokens are the tokens whose last lookup found them valid, by
-// digest, for one use only: a scrape of /metrics while the store cannot
-// answer the lookup (a replica's database down, or its pool not answering
-// within metricsTokenWait) is served to a token the store last found
-// valid, so Prometheus reads the server as up and not ready, with the
+// digest, for one use only: a request for a route marked lastKnown (a
+// scrape of /metrics) while the store cannot answer the lookup (a
+// replica's database down, or its pool not answering within
+// metricsTokenWait) is served to a token the store last found valid, so Prometheus reads the server as up and not ready, with the
 // metrics that need no database, instead of as down. Nothing else is
 // served so. A revocation needs the database too: a token revoked through
 // another replica during this one's outage still reads its metrics until
@@ -66,10 +66,10 @@ func (k *knownTokens) known(digest []byte) (apitoken.Token, bool) {
 	return t, ok
 }
 
-// lookupContext bounds the token lookup of a scrape of /metrics by
+// lookupContext bounds the token lookup of a route marked lastKnown by
 // metricsTokenWait; other routes wait as long as their request does.
-func lookupContext(ctx context.Context, path string) (context.Context, context.CancelFunc) {
-	if path != metricsPath {
+func lookupContext(ctx context.Context, unchecked storeDown) (context.Context, context.CancelFunc) {
+	if unchecked != lastKnown {
 		return ctx, func() {}
 	}
 	return context.WithTimeout(ctx, metricsTokenWait)

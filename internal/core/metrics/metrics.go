@@ -372,7 +372,7 @@ func (m *Metrics) NotificationDelivery(outcome string) {
 type stateCollector struct {
 	cfg Config
 
-	due, oldest, runs, oldestQueued, sessions, free, unplaceable, ready, readiness, readFailures, authFailures *prometheus.Desc
+	due, oldest, runs, oldestQueued, oldestBackfill, sessions, free, unplaceable, ready, readiness, readFailures, authFailures *prometheus.Desc
 
 	mu      sync.Mutex
 	readAt  time.Time
@@ -412,7 +412,9 @@ func newStateCollector(cfg Config) *stateCollector {
 		due:          desc("schedule_due_rows", fmt.Sprintf("Schedule rows due and not taken by any claim, of enabled, unpaused triggers; counted up to %d (a value of %[1]d means at least that).", cfg.Limit)),
 		oldest:       desc("schedule_oldest_due_age_seconds", "Store time now minus the due time of the oldest of those rows; 0 when none is due."),
 		runs:         desc("runs", fmt.Sprintf("Unfinished Runs per state, each counted up to %d.", cfg.Limit), "state"),
-		oldestQueued: desc("runs_oldest_queued_age_seconds", "Store time now minus the time the longest-waiting queued Run was queued (a retried Run: queued again when its backoff ended); 0 when none is queued."),
+		oldestQueued: desc("runs_oldest_queued_age_seconds", "Store time now minus the time the longest-waiting queued Run was queued (a retried Run: queued again when its backoff ended), a backfill's Runs left out; 0 when none is queued."),
+		oldestBackfill: desc("runs_oldest_queued_backfill_age_seconds", "Store time now minus the time the longest-waiting queued Run a backfill admitted was queued; 0 when none is queued. "+
+			"A backfill's Runs are dispatched after every other, so this one grows while a backfill drains."),
 		sessions:     desc("worker_sessions", "Live worker sessions: active, their lease not passed (cluster)."),
 		free:         desc("worker_free_slots", "Free slots of the live worker sessions: capacity minus running attempts (cluster)."),
 		unplaceable:  desc("runs_unplaceable", fmt.Sprintf("Queued Runs whose task's placement labels no live worker taking work carries, all of them while none takes work (cluster); counted up to %d.", cfg.Limit)),
@@ -424,7 +426,7 @@ func newStateCollector(cfg Config) *stateCollector {
 }
 
 func (c *stateCollector) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{c.due, c.oldest, c.runs, c.oldestQueued, c.sessions, c.free, c.unplaceable, c.ready, c.readiness, c.readFailures, c.authFailures, c.workerStates.desc} {
+	for _, d := range []*prometheus.Desc{c.due, c.oldest, c.runs, c.oldestQueued, c.oldestBackfill, c.sessions, c.free, c.unplaceable, c.ready, c.readiness, c.readFailures, c.authFailures, c.workerStates.desc} {
 		ch <- d
 	}
 	if c.perTrigger != nil {
@@ -477,11 +479,8 @@ func (c *stateCollector) Collect(ch chan<- prometheus.Metric) {
 		for _, st := range schedule.UnfinishedStates {
 			ch <- prometheus.MustNewConstMetric(c.runs, prometheus.GaugeValue, float64(s.Runs[st]), string(st))
 		}
-		queuedAge := 0.0
-		if s.OldestQueuedAtMs != nil {
-			queuedAge = float64(max(s.NowMs-*s.OldestQueuedAtMs, 0)) / 1000
-		}
-		ch <- prometheus.MustNewConstMetric(c.oldestQueued, prometheus.GaugeValue, queuedAge)
+		ch <- prometheus.MustNewConstMetric(c.oldestQueued, prometheus.GaugeValue, ageSeconds(s.NowMs, s.OldestQueuedAtMs))
+		ch <- prometheus.MustNewConstMetric(c.oldestBackfill, prometheus.GaugeValue, ageSeconds(s.NowMs, s.OldestBackfillQueuedAtMs))
 	}
 	if c.workers != nil {
 		ch <- prometheus.MustNewConstMetric(c.sessions, prometheus.GaugeValue, float64(c.workers[0]))
@@ -494,6 +493,15 @@ func (c *stateCollector) Collect(ch chan<- prometheus.Metric) {
 		c.perTrigger.collect(ch, c.activity)
 	}
 	c.workerStates.collect(ch)
+}
+
+// ageSeconds is the seconds from at to now, 0 without at; a clock stepped
+// back reads 0, never a negative age.
+func ageSeconds(now int64, at *int64) float64 {
+	if at == nil {
+		return 0
+	}
+	return float64(max(now-*at, 0)) / 1000
 }
 
 // refresh reads the store once; a failed read leaves its metrics out

@@ -197,6 +197,28 @@ func TestTheOldestQueuedRunsAgeIsStoreTimeSinceItWasQueued(t *testing.T) {
 	}
 }
 
+// A backfill's queued Runs are left out of the oldest queued age, which
+// then reads the other Runs' wait, and have a gauge of their own: a large
+// backfill draining behind the others does not read as Runs kept waiting.
+func TestABackfillsQueuedRunsHaveTheirOwnOldestQueuedAge(t *testing.T) {
+	snap := schedule.MonitorSnapshot{NowMs: 90_000, Runs: map[run.State]int{run.Queued: 3}, OldestQueuedAtMs: new(int64(80_000)),
+		OldestBackfillQueuedAtMs: new(int64(30_000))}
+	m := New(Config{Profile: "standalone", CacheFor: time.Nanosecond, Monitor: func(context.Context, int) (schedule.MonitorSnapshot, error) {
+		return snap, nil
+	}})
+	fams := gather(t, m)
+	if got := value(fams, "qinglong_runs_oldest_queued_age_seconds"); got != 10 {
+		t.Fatalf("oldest queued age %g s, want 10, the Run a backfill did not admit", got)
+	}
+	if got := value(fams, "qinglong_runs_oldest_queued_backfill_age_seconds"); got != 60 {
+		t.Fatalf("oldest queued backfill age %g s, want 60", got)
+	}
+	snap = schedule.MonitorSnapshot{NowMs: 95_000, Runs: map[run.State]int{}}
+	if got := value(gather(t, m), "qinglong_runs_oldest_queued_backfill_age_seconds"); got != 0 {
+		t.Fatalf("oldest queued backfill age %g s with nothing queued, want 0", got)
+	}
+}
+
 // The metrics table of docs/operations.md lists, for each label with a
 // closed set of values, exactly the values the endpoint exports: an
 // operator writing a rule from the table must not miss a series.

@@ -24,7 +24,7 @@ var markdownEscaper = strings.NewReplacer(
 // Markdown body; the output it quotes goes in a fence instead
 // (markdownOutput), where Markdown reads nothing.
 func markdownPayload(p Payload) Payload {
-	for _, s := range []*string{&p.TriggerTitle, &p.Project, &p.Trigger, &p.Task} {
+	for _, s := range []*string{&p.TriggerTitle, &p.ProjectTitle, &p.TaskTitle, &p.Project, &p.Trigger, &p.Task} {
 		*s = markdownEscaper.Replace(*s)
 	}
 	return p

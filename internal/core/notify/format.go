@@ -298,7 +298,18 @@ func subject(p Payload) string {
 	return p.Project + "/" + p.Trigger
 }
 
-// Details is the detail lines of a payload: what ran, how it ended, when.
+// titledName is a name after its display title when it has one
+// ("签到 · checkin"), as the console shows them; "" without a name.
+func titledName(title, name string) string {
+	if title == "" || name == "" {
+		return name
+	}
+	return title + " · " + name
+}
+
+// Details is the detail lines of a payload: what ran, how it ended, when;
+// the project's display title, which the title line leaves out, and the
+// task's before its name.
 func Details(p Payload) string {
 	var b strings.Builder
 	line := func(k, v string) {
@@ -307,7 +318,10 @@ func Details(p Payload) string {
 		}
 	}
 	line("run", p.RunID)
-	line("task", p.Task)
+	if p.ProjectTitle != "" {
+		line("project", p.ProjectTitle+" · "+p.Project)
+	}
+	line("task", titledName(p.TaskTitle, p.Task))
 	line("state", p.RunState)
 	if p.Attempt > 1 {
 		line("attempt", fmt.Sprint(p.Attempt))

@@ -87,6 +87,11 @@ type Payload struct {
 	// TriggerTitle is the trigger's display title when it has one, which
 	// Title shows before the project and trigger names.
 	TriggerTitle string `json:"triggerTitle,omitempty"`
+	// ProjectTitle and TaskTitle are the project's and the task's display
+	// titles when they have one, which the detail lines show before their
+	// names.
+	ProjectTitle string `json:"projectTitle,omitempty"`
+	TaskTitle    string `json:"taskTitle,omitempty"`
 	RunID        string `json:"runId,omitempty"`
 	RunState     string `json:"runState,omitempty"`
 	ErrorCode    string `json:"errorCode,omitempty"`
@@ -126,8 +131,11 @@ type Finished struct {
 	ProjectName string
 	TriggerID   string
 	TriggerName string
-	// TriggerTitle is the trigger's display title now, "" none.
+	// TriggerTitle, ProjectTitle and TaskTitle are the trigger's, the
+	// project's and the task's display titles now, "" none.
 	TriggerTitle   string
+	ProjectTitle   string
+	TaskTitle      string
 	State          run.State
 	ErrorCode      string
 	ScheduledForMs int64
@@ -220,7 +228,7 @@ func (s Spec) Derive(f Finished, previous []run.State, newID func() string) []Me
 			continue
 		}
 		id := newID()
-		p := Payload{ID: id, Event: r.On, Project: f.ProjectName, Trigger: f.TriggerName, TriggerTitle: f.TriggerTitle, RunID: f.RunID, RunState: string(f.State),
+		p := Payload{ID: id, Event: r.On, Project: f.ProjectName, Trigger: f.TriggerName, TriggerTitle: f.TriggerTitle, ProjectTitle: f.ProjectTitle, TaskTitle: f.TaskTitle, RunID: f.RunID, RunState: string(f.State),
 			ErrorCode: f.ErrorCode, ScheduledFor: stamp(f.ScheduledForMs), StartedAt: stamp(f.StartedAtMs), FinishedAt: stamp(f.FinishedAtMs),
 			DurationMs: duration(f.StartedAtMs, f.FinishedAtMs), Origin: string(f.Origin),
 			Task: f.TaskName, Attempt: f.Attempt, ExitCode: f.ExitCode, Output: OutputTail(f.Output, f.OutputWhole, ch.Output)}
@@ -260,9 +268,12 @@ func duration(started, finished int64) *int64 {
 type Skipped struct {
 	ProjectID, ProjectName string
 	TriggerID, TriggerName string
-	// TriggerTitle is the trigger's display title now, "" none, as a
-	// Run's notification carries it.
+	// TriggerTitle, ProjectTitle and TaskTitle are the trigger's, the
+	// project's and the task's display titles now, "" none, as a Run's
+	// notification carries them.
 	TriggerTitle string
+	ProjectTitle string
+	TaskTitle    string
 	// TaskName is the task of the trigger's revision, for the rules
 	// scoped to tasks.
 	TaskName string
@@ -296,7 +307,7 @@ func (s Spec) DeriveSkipped(k Skipped, newID func() string) []Message {
 			continue
 		}
 		id := newID()
-		p := Payload{ID: id, Event: OnSkipped, Project: k.ProjectName, Trigger: k.TriggerName, TriggerTitle: k.TriggerTitle, Reason: k.Reason, Occurrences: k.Occurrences,
+		p := Payload{ID: id, Event: OnSkipped, Project: k.ProjectName, Trigger: k.TriggerName, Task: k.TaskName, TriggerTitle: k.TriggerTitle, ProjectTitle: k.ProjectTitle, TaskTitle: k.TaskTitle, Reason: k.Reason, Occurrences: k.Occurrences,
 			ScheduledFor: stamp(k.FirstMs), LastScheduledFor: stamp(k.LastMs)}
 		out = append(out, Message{ID: id, ProjectID: k.ProjectID, RuleKey: r.Key(), Event: OnSkipped, Channel: ch, Payload: p, State: Pending})
 	}

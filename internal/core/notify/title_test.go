@@ -70,3 +70,41 @@ func TestATriggersTitleLeadsItsNotificationsEscapedForEachChannel(t *testing.T) 
 		t.Fatalf("email subject %q decodes to %q (%v); want RFC 2047 words decoding to %q", subject, dec, err, want)
 	}
 }
+
+// A project's and a task's titles are in a notification's detail lines
+// beside their names and in the webhook payload as projectTitle and
+// taskTitle; a Markdown channel escapes them as it escapes the trigger's,
+// and Slack's text reads no mention in them.
+func TestAProjectsAndTasksTitlesAreInItsNotificationsEscapedForEachChannel(t *testing.T) {
+	m := titled(Channel{})
+	m.Payload.ProjectTitle, m.Payload.TaskTitle = "商城 <!here>", "备份 *粗*"
+	text := Details(m.Payload)
+	if !strings.Contains(text, "project: 商城 <!here> · shop\n") || !strings.Contains(text, "task: 备份 *粗* · backup\n") {
+		t.Fatalf("details %q; want the project's and the task's titles before their names", text)
+	}
+	for _, kind := range []Kind{Webhook, Slack, ServerChan} {
+		c, _ := goldenChannel(kind)
+		m.Channel = c
+		req, err := Build(m, secrets, sentAt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		switch kind {
+		case Webhook:
+			var p map[string]any
+			if err := json.Unmarshal(req.Body, &p); err != nil || p["projectTitle"] != "商城 <!here>" || p["taskTitle"] != "备份 *粗*" {
+				t.Fatalf("webhook payload %s (%v); want projectTitle and taskTitle", req.Body, err)
+			}
+		case Slack:
+			var body map[string]string
+			if err := json.Unmarshal(req.Body, &body); err != nil || strings.Contains(body["text"], "<!here>") || !strings.Contains(body["text"], "商城 &lt;!here&gt; · shop") {
+				t.Fatalf("slack body %s; want the project's title escaped, no mention", req.Body)
+			}
+		case ServerChan:
+			var body map[string]string
+			if err := json.Unmarshal(req.Body, &body); err != nil || !strings.Contains(body["desp"], `task: 备份 \*粗\* · backup`) || !strings.Contains(body["desp"], `商城 &lt;\!here&gt; · shop`) {
+				t.Fatalf("serverchan desp %s; want the titles escaped for Markdown", req.Body)
+			}
+		}
+	}
+}

@@ -338,7 +338,8 @@ type LoopConfig struct {
 // that failed or was stopped after some of its batches committed still
 // logs what they deleted (with the error that ended it): those rows are
 // gone, and the log is the operator's only account of them. Callers start
-// none when the policy is Off.
+// it when the policy is Off too: its passes then delete expired console
+// sessions only.
 func NewLoop(c LoopConfig) (*loop.Loop, error) {
 	if c.Cadence == 0 {
 		c.Cadence = DefaultCadence

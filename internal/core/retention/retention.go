@@ -35,9 +35,10 @@ type Policy struct {
 	NotificationsAge time.Duration
 }
 
-// Off reports whether every setting is off. A serving process then runs
-// no pass at all, and expired console sessions (the rule without a
-// setting) go only when read or at a sign-in.
+// Off reports whether every setting is off. A pass then applies only the
+// rule without a setting, expired console sessions: a serving process
+// still runs its passes for them, so that they never wait for a sign-in
+// or for their cookie to be presented again.
 func (p Policy) Off() bool {
 	return p.RunsAge == 0 && p.LogsAge == 0 && p.LogBytes == 0 && p.NotificationsAge == 0
 }

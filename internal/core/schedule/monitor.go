@@ -32,9 +32,14 @@ type MonitorSnapshot struct {
 	// limit; a state without Runs may be missing.
 	Runs map[run.State]int
 	// OldestQueuedAtMs is the earliest time a queued Run was queued (a
-	// retried Run: queued again when its backoff ended); nil when no Run
-	// is queued.
+	// retried Run: queued again when its backoff ended), a backfill's Runs
+	// left out; nil when no other Run is queued. A backfill's Runs are
+	// dispatched after every other, so a large one draining would
+	// otherwise read as Runs kept waiting.
 	OldestQueuedAtMs *int64
+	// OldestBackfillQueuedAtMs is the same of the Runs a backfill
+	// admitted; nil when none is queued.
+	OldestBackfillQueuedAtMs *int64
 }
 
 // Monitor reads a MonitorSnapshot with index reads bounded by limit

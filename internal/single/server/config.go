@@ -139,7 +139,7 @@ type Config struct {
 	ConsoleURL string
 	// Retention says what the server deletes, and when; the zero value
 	// means the profile's default (Retention.Set false). Policy.Off keeps
-	// everything.
+	// every Run, log and notification; expired console sessions still go.
 	Retention RetentionConfig
 	// BeforeOpen, if set, runs once the data directory is this server's,
 	// before the server opens its database: `serve --example` applies the

@@ -261,14 +261,13 @@ func Start(ctx context.Context, cfg Config) (srv *Server, err error) {
 		cfg.Logger.Warn("a lost attempt's command may still be running; end it by hand (its process group id is the attempt's pid)", "code", CodeOrphanLeft, "error", rec.OrphanErr.Error())
 	}
 	// Retention's loop exists before the dispatcher, which wakes it as logs
-	// grow (executor.Config.LogsGrown); it starts after the scheduler.
-	if !cfg.Retention.Policy.Off() {
-		if s.retain, err = retention.NewLoop(retention.LoopConfig{
-			Store: heldRetention{Store: s.store.Retention(s.layout.Logs), s: s}, Policy: cfg.Retention.Policy, Cadence: cfg.Retention.Cadence,
-			StopTimeout: cfg.StopTimeout, Options: cfg.Retention.Options, Logger: cfg.Logger, OnPass: s.retentionObserver(),
-		}); err != nil {
-			return nil, qlerror.Wrap(qlerror.Invalid, err, "retention")
-		}
+	// grow (executor.Config.LogsGrown); it starts after the scheduler. It
+	// runs with every setting off too, for the expired console sessions.
+	if s.retain, err = retention.NewLoop(retention.LoopConfig{
+		Store: heldRetention{Store: s.store.Retention(s.layout.Logs), s: s}, Policy: cfg.Retention.Policy, Cadence: cfg.Retention.Cadence,
+		StopTimeout: cfg.StopTimeout, Options: cfg.Retention.Options, Logger: cfg.Logger, OnPass: s.retentionObserver(),
+	}); err != nil {
+		return nil, qlerror.Wrap(qlerror.Invalid, err, "retention")
 	}
 	if s.disp, err = s.newDispatcher(); err != nil {
 		return nil, err

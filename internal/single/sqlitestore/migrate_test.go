@@ -205,12 +205,12 @@ func TestARunFoundLostRecordsWhenAlsoOneAnOlderBuildFoundLost(t *testing.T) {
 	e := envBefore(t, "sqlite-0015-lost-found-at")
 	s := e.store
 	// This build's take reads the recheck columns a later migration adds
-	// (0022), and its read of a queued Run the attempts' backoff column
-	// (0019); the older build admits and reads through them with them
-	// there, and they go before the file is migrated, which adds them
-	// again.
+	// (0022), its read of a queued Run the attempts' backoff column (0019)
+	// and its admission writes the Run's backfill mark (0034); the older
+	// build admits and reads through them with them there, and they go
+	// before the file is migrated, which adds them again.
 	later := []struct{ table, col string }{
-		{"trigger_schedules", "recheck_at_ms"}, {"trigger_schedules", "recheck_state_version"}, {"attempts", "available_at_ms"},
+		{"trigger_schedules", "recheck_at_ms"}, {"trigger_schedules", "recheck_state_version"}, {"attempts", "available_at_ms"}, {"runs", "backfilled"},
 	}
 	for _, l := range later {
 		if err := e.tamper(ctx, `ALTER TABLE `+l.table+` ADD COLUMN `+l.col+` INTEGER`); err != nil {

@@ -13,7 +13,8 @@ var (
 	qMonitorBacklog  = query("monitor_backlog")
 	qMonitorRunState = query("monitor_run_state")
 	// qMonitorOldestQueued reads when the longest-waiting queued Run was
-	// queued.
+	// queued, apart from backfills', and when the longest-waiting
+	// backfilled one was.
 	qMonitorOldestQueued = query("monitor_oldest_queued")
 )
 
@@ -21,8 +22,8 @@ var _ schedule.Monitor = (*Store)(nil)
 
 // Monitor reads, in one read transaction at one reading of the injected
 // clock, the due rows a take would return, the unfinished Runs per state,
-// every count cut at limit, and when the longest-waiting queued Run was
-// queued.
+// every count cut at limit, and when the longest-waiting queued Runs
+// were queued (backfilled and other).
 func (s *Store) Monitor(ctx context.Context, limit int) (schedule.MonitorSnapshot, error) {
 	snap := schedule.MonitorSnapshot{NowMs: s.nowMs(), Runs: map[run.State]int{}}
 	if limit < 1 || limit > schedule.MonitorLimit {
@@ -41,11 +42,11 @@ func (s *Store) Monitor(ctx context.Context, limit int) (schedule.MonitorSnapsho
 			}
 			snap.Runs[st] = n
 		}
-		var queued sql.NullInt64
-		if err := tx.QueryRowContext(ctx, qMonitorOldestQueued).Scan(&queued); err != nil {
+		var queued, backfill sql.NullInt64
+		if err := tx.QueryRowContext(ctx, qMonitorOldestQueued).Scan(&queued, &backfill); err != nil {
 			return err
 		}
-		snap.OldestQueuedAtMs = ptr(queued)
+		snap.OldestQueuedAtMs, snap.OldestBackfillQueuedAtMs = ptr(queued), ptr(backfill)
 		return nil
 	})
 	return snap, err

@@ -29,13 +29,13 @@ func enqueueNotifications(ctx context.Context, tx *txn, runID string, to run.Sta
 	var logPath string
 	var startedAt sql.NullInt64
 	var manual string
-	if err := tx.QueryRowContext(ctx, qNotifyFacts, runID).Scan(&specJSON, &f.ProjectName, &f.ProjectID, &f.TriggerID, &triggerName, &f.ScheduledForMs, &f.TriggerTitle); err != nil {
+	if err := tx.QueryRowContext(ctx, qNotifyFacts, runID).Scan(&specJSON, &f.ProjectName, &f.ProjectID, &f.TriggerID, &triggerName, &f.ScheduledForMs, &f.TriggerTitle, &f.ProjectTitle); err != nil {
 		return err
 	}
 	if specJSON == "" {
 		return nil
 	}
-	if err := tx.QueryRowContext(ctx, qNotifyRunFacts, runID).Scan(&f.TaskName, &f.Attempt, &exitCode, &logPath, &startedAt, &manual); err != nil {
+	if err := tx.QueryRowContext(ctx, qNotifyRunFacts, runID).Scan(&f.TaskName, &f.TaskTitle, &f.Attempt, &exitCode, &logPath, &startedAt, &manual); err != nil {
 		return err
 	}
 	f.TriggerName = triggerName.String
@@ -108,7 +108,7 @@ func logTail(path string) ([]byte, bool) {
 func skipNotifier(ctx context.Context, tx *txn, tk schedule.Ticket) (func(seq int64, p schedule.Passed, now int64) error, error) {
 	var specJSON string
 	k := notify.Skipped{TriggerID: tk.TriggerID}
-	if err := tx.QueryRowContext(ctx, qNotifySkipFacts, tk.TriggerID, tk.TriggerRevision).Scan(&specJSON, &k.ProjectID, &k.ProjectName, &k.TriggerName, &k.TaskName, &k.TriggerTitle); err != nil {
+	if err := tx.QueryRowContext(ctx, qNotifySkipFacts, tk.TriggerID, tk.TriggerRevision).Scan(&specJSON, &k.ProjectID, &k.ProjectName, &k.TriggerName, &k.TaskName, &k.TriggerTitle, &k.ProjectTitle, &k.TaskTitle); err != nil {
 		return nil, err
 	}
 	spec, err := notify.Decode(specJSON)

@@ -287,7 +287,7 @@ type admission struct {
 	// rerunOf is the finished Run a re-run repeats, "" for any other.
 	rerunOf string
 	// backfilled: a backfill admitted it, so its attempt is dispatched
-	// after every other queued Run's.
+	// after every other queued Run's and its wait is monitored apart.
 	backfilled bool
 }
 
@@ -296,7 +296,8 @@ type admission struct {
 // already holds the idempotency key is ReasonOccurrenceExists.
 func (s *Store) insertRun(ctx context.Context, tx *txn, tk schedule.Ticket, a admission, now int64) error {
 	res, err := tx.ExecContext(ctx, qRunAdmitInsert, a.runID, tk.ProjectID, tk.TaskID, tk.TaskRevision, tk.TriggerID, tk.TriggerRevision,
-		a.executionID, a.key, a.scheduledForMs, a.dueAtMs, now, now, now, boolInt(a.waits), sql.NullString{String: a.rerunOf, Valid: a.rerunOf != ""})
+		a.executionID, a.key, a.scheduledForMs, a.dueAtMs, now, now, now, boolInt(a.waits), sql.NullString{String: a.rerunOf, Valid: a.rerunOf != ""},
+		boolInt(a.backfilled))
 	if err != nil {
 		return err
 	}

@@ -2,6 +2,7 @@ package storetest
 
 import (
 	"testing"
+	"time"
 
 	"github.com/qinglong/qinglong/internal/core/project"
 	"github.com/qinglong/qinglong/internal/core/run"
@@ -88,5 +89,37 @@ func testMonitorCounts(t *testing.T, f Fixture) {
 		if _, err := f.Monitor.Monitor(t.Context(), bad); err == nil {
 			t.Errorf("monitor limit %d was accepted", bad)
 		}
+	}
+}
+
+// testTheOldestQueuedAgeLeavesBackfillsOut: a backfill's Runs, dispatched
+// after every other, are left out of when the longest-waiting queued Run
+// was queued, and read apart: a clock Run queued after them is the oldest
+// queued, and the backfill's first the oldest backfilled.
+func testTheOldestQueuedAgeLeavesBackfillsOut(t *testing.T, f Fixture) {
+	history := newDefs(t, f, "history", quietCron(t, f))
+	clock := newDefs(t, f, "clock", quietCron(t, f))
+	initialise(t, f)
+	now := nowOf(t, f)
+	res := backfill(t, f, schedule.BackfillRequest{TriggerID: history.Trigger.TriggerID, FromMs: now - 5*60*60_000, ToMs: now - 1, Actor: "ops"})
+	if res.Admitted == 0 {
+		t.Fatalf("backfill %+v; want Runs admitted", res)
+	}
+	backfilledAt := runDetail(t, f, res.RunIDs[0]).Run.QueuedAtMs
+	// The clock Run is queued after the backfill's on the store's clock,
+	// so the two ages differ.
+	f.Elapse(10 * time.Millisecond)
+	makeDue(t, f, clock.Trigger.TriggerID, 1_000)
+	p := commitParams(t, takeOne(t, f))
+	if r := commit(t, f, p); r.Outcome != schedule.Admitted {
+		t.Fatalf("commit: %s (%s), want admitted", r.Outcome, r.Reason)
+	}
+	clockAt := runDetail(t, f, p.RunID).Run.QueuedAtMs
+	snap := monitor(t, f, schedule.MonitorLimit)
+	if snap.OldestQueuedAtMs == nil || *snap.OldestQueuedAtMs != clockAt {
+		t.Fatalf("oldest queued at %v; want %d, the clock Run's, not the backfill's at %d", snap.OldestQueuedAtMs, clockAt, backfilledAt)
+	}
+	if snap.OldestBackfillQueuedAtMs == nil || *snap.OldestBackfillQueuedAtMs != backfilledAt {
+		t.Fatalf("oldest backfilled queued at %v; want %d", snap.OldestBackfillQueuedAtMs, backfilledAt)
 	}
 }

@@ -27,6 +27,7 @@ func RunNotify(t *testing.T, newFixture Factory) {
 		"AFailuresReasonIsKeptWithItsTextAndClearedOnDelivery":           testFailureReasonKeptWithItsText,
 		"ALedgerEntryNotifiesItsSkippedRulesWithTheDecision":             testOutboxSkipped,
 		"ASkippedOccurrencesNotificationCarriesItsTriggersTitle":         testASkippedOccurrencesNotificationCarriesItsTriggersTitle,
+		"ANotificationCarriesItsProjectsAndTasksTitles":                  testANotificationCarriesItsProjectsAndTasksTitles,
 		"OnlyValidCanonicalSettingsAreStored":                            testOutboxSettings,
 		"AListingPagesNewestFirstKeepingOnlyItsStateAndProject":          testOutboxListing,
 		"AListingRefusesAStateThatIsNoneAndACursorThatIsNoID":            testOutboxListingRefusals,

@@ -1,6 +1,7 @@
 package storetest
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/qinglong/qinglong/internal/core/apply"
@@ -58,6 +59,45 @@ func testASkippedOccurrencesNotificationCarriesItsTriggersTitle(t *testing.T, f 
 		pl, ok := got[e]
 		if !ok || pl.TriggerTitle != title || pl.Trigger != "checkin-daily" || pl.Project != "shop" {
 			t.Fatalf("the %s notification: %+v (written: %t); want triggerTitle %q beside trigger checkin-daily of shop", e, pl, ok, title)
+		}
+	}
+}
+
+// testANotificationCarriesItsProjectsAndTasksTitles: a Run's and a ledger
+// entry's notifications carry the project's and the task's display titles
+// beside the trigger's, byte for byte, whichever store wrote them, and the
+// ledger entry's names its task as a Run's does.
+func testANotificationCarriesItsProjectsAndTasksTitles(t *testing.T, f Fixture) {
+	const projectTitle, taskTitle = "商城 <b>", "签到 *任务*"
+	file := strings.Replace(titledNotifyFile, "project: shop\n", "project: shop\ntitle: \""+projectTitle+"\"\n", 1)
+	file = strings.Replace(file, "{name: checkin, command:", "{name: checkin, title: \""+taskTitle+"\", command:", 1)
+	doc, err := apply.Parse("shop.yaml", []byte(file))
+	if err != nil {
+		t.Fatal(err)
+	}
+	applyFile(t, f, doc)
+	p, err := f.Catalog.ProjectByName(t.Context(), "shop")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tg, err := f.Catalog.TriggerByName(t.Context(), p.ID, "checkin-daily")
+	if err != nil {
+		t.Fatal(err)
+	}
+	initialise(t, f)
+	makeDue(t, f, tg.TriggerID, 3*60*60_000)
+	if res := commit(t, f, commitParams(t, takeOne(t, f))); res.Outcome != schedule.Skipped {
+		t.Fatalf("commit: %s (%s), want occurrences passed over", res.Outcome, res.Reason)
+	}
+	runFinished(t, f, tg.TriggerID, 1, run.AttemptFailed)
+	got := map[notify.Event]notify.Payload{}
+	for _, m := range outbox(t, f) {
+		got[m.Event] = m.Payload
+	}
+	for _, e := range []notify.Event{notify.OnSkipped, notify.OnFailed} {
+		pl, ok := got[e]
+		if !ok || pl.ProjectTitle != projectTitle || pl.TaskTitle != taskTitle || pl.Task != "checkin" || pl.Project != "shop" {
+			t.Fatalf("the %s notification: %+v (written: %t); want projectTitle %q and taskTitle %q beside task checkin of shop", e, pl, ok, projectTitle, taskTitle)
 		}
 	}
 }

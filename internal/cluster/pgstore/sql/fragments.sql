@@ -58,20 +58,24 @@ notified AS (
     -- include the entry's and whose scope (no tasks and no triggers: the
     -- whole project) names the entry's trigger or its task, to the rule's
     -- channel as stored in the project's settings. A project without
-    -- settings joins nothing; the task's name is read only for a rule
-    -- scoped to tasks, and the trigger's display title (left out when it
-    -- has none, as a Run's notification leaves it out) only for a row
-    -- written: one probe of triggers' key.
+    -- settings joins nothing; the task's name is read for the row and its
+    -- rule's scope, and the trigger's, the project's and the task's
+    -- display titles (each left out when it has none, as a Run's
+    -- notification leaves it out) only for a row written: one probe of
+    -- triggers' key and one of tasks'.
     INSERT INTO qinglong.notification_outbox (id, project_id, run_id, rule_key, subject, event, channel, payload, state, attempts,
                                               next_attempt_at_ms, created_at_ms, updated_at_ms)
     SELECT x.id, x.project_id, NULL, x.rule ->> 'key', 'skip:' || x.trigger_id || ':' || x.seq, 'skipped', x.channel,
-           jsonb_build_object('id', x.id, 'event', 'skipped', 'project', x.project, 'trigger', x.trigger_name, 'reason', x.reason,
+           jsonb_build_object('id', x.id, 'event', 'skipped', 'project', x.project, 'trigger', x.trigger_name, 'task', x.task_name, 'reason', x.reason,
                               'occurrences', x.n,
                               'scheduledFor', to_char(to_timestamp(x.first_ms / 1000.0) AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
                               'lastScheduledFor', to_char(to_timestamp(x.last_ms / 1000.0) AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'))
-           || coalesce((SELECT jsonb_build_object('triggerTitle', tg.title) FROM qinglong.triggers tg WHERE tg.id = x.trigger_id AND tg.title <> ''), '{}'),
+           || coalesce((SELECT jsonb_build_object('triggerTitle', tg.title) FROM qinglong.triggers tg WHERE tg.id = x.trigger_id AND tg.title <> ''), '{}')
+           || CASE WHEN x.project_title <> '' THEN jsonb_build_object('projectTitle', x.project_title) ELSE '{}' END
+           || coalesce((SELECT jsonb_build_object('taskTitle', tk.title) FROM qinglong.tasks tk WHERE tk.id = x.task_id AND tk.title <> ''), '{}'),
            'pending', 0, {{now_ms}}, {{now_ms}}, {{now_ms}}
-      FROM (SELECT gen_random_uuid() AS id, p.id AS project_id, p.name AS project, tr.name AS trigger_name, l.trigger_id, l.seq,
+      FROM (SELECT gen_random_uuid() AS id, p.id AS project_id, p.name AS project, p.title AS project_title, tr.name AS trigger_name, l.trigger_id, l.seq,
+                   tr.task_id, (SELECT t.name FROM qinglong.tasks t WHERE t.id = tr.task_id) AS task_name,
                    l.reason, l.occurrence_count AS n, l.first_scheduled_at_ms AS first_ms, l.last_scheduled_at_ms AS last_ms, r.rule, c.channel
               FROM ledger l
               JOIN qinglong.trigger_revisions tr ON tr.trigger_id = l.trigger_id AND tr.revision = l.trigger_revision

@@ -31,13 +31,16 @@ SELECT st.state, (SELECT count(*) FROM (SELECT 1 FROM qinglong.runs r WHERE r.st
 
 -- name: MonitorOldestQueued
 -- When the longest-waiting queued Run was queued (a retried Run: when
--- SweepRequeue queued it again): one probe of runs_queued_since_idx, which
--- holds only queued Runs, however many Runs the table holds. The order
--- asks for that index: over a few queued Runs a min() costs the same
--- through any partial index of queued Runs, and the planner took a scan
--- of another (runs_queued_revision_idx, rebuilt by pg-0039). NULL when no
--- Run is queued, as min() answers.
-SELECT (SELECT r.queued_at_ms FROM qinglong.runs r WHERE r.state = 'queued' ORDER BY r.queued_at_ms LIMIT 1)
+-- SweepRequeue queued it again), apart from backfills', and when the
+-- longest-waiting backfilled one was: one probe each of
+-- runs_queued_since_idx, which holds only queued Runs by the backfill mark
+-- first, however many Runs the table holds. The order asks for that
+-- index: over a few queued Runs a min() costs the same through any
+-- partial index of queued Runs, and the planner took a scan of another
+-- (runs_queued_revision_idx, rebuilt by pg-0039). NULL when none is
+-- queued.
+SELECT (SELECT r.queued_at_ms FROM qinglong.runs r WHERE r.state = 'queued' AND r.backfilled = false ORDER BY r.queued_at_ms LIMIT 1),
+       (SELECT r.queued_at_ms FROM qinglong.runs r WHERE r.state = 'queued' AND r.backfilled = true ORDER BY r.queued_at_ms LIMIT 1)
 
 -- name: MonitorWorkers
 -- Live worker sessions and their free slots as of their last heartbeat:

@@ -4,24 +4,26 @@
 -- name: NotifyFacts
 -- A finished Run's facts for its notifications, read in its finishing
 -- transaction: the project's settings ('' without any), the names people
--- read, the database clock, the trigger's display title now ('' none) and
+-- read, the database clock, the trigger's display title now ('' none),
 -- the Run's end as that transaction stamped it (a late report's command
--- end, a lost attempt's last renewal; the clock when none is stamped).
+-- end, a lost attempt's last renewal; the clock when none is stamped) and
+-- the project's display title now ('' none).
 SELECT coalesce(p.notifications, ''), p.name, r.project_id, coalesce(r.trigger_id::text, ''),
        coalesce((SELECT tr.name FROM qinglong.trigger_revisions tr WHERE tr.trigger_id = r.trigger_id AND tr.revision = r.trigger_revision), ''),
        r.scheduled_for_ms, {{now_ms}}, coalesce((SELECT tg.title FROM qinglong.triggers tg WHERE tg.id = r.trigger_id), ''),
-       coalesce(r.finished_at_ms, {{now_ms}})
+       coalesce(r.finished_at_ms, {{now_ms}}), p.title
   FROM qinglong.runs r JOIN qinglong.projects p ON p.id = r.project_id
  WHERE r.id = $1
 
 -- name: NotifyRunFacts
 -- What ran, for a Run whose project has notification settings (read after
 -- NotifyFacts, so a project without any pays nothing more): the task's
--- name and the Run's last attempt, its number, its command's exit code
+-- name and display title now ('' none) and the Run's last attempt, its number, its command's exit code
 -- and its id (0, NULL and '' without one), through attempts_run_number_key;
 -- when its first attempt started (NULL if none did) and run.created's "manual"
 -- key, its origin ('': the clock).
 SELECT (SELECT t.name FROM qinglong.task_revisions t WHERE t.task_id = r.task_id AND t.revision = r.task_revision),
+       coalesce((SELECT tk.title FROM qinglong.tasks tk WHERE tk.id = r.task_id), ''),
        coalesce(a.number, 0), a.exit_code, coalesce(a.id::text, ''),
        (SELECT min(s.started_at_ms) FROM qinglong.attempts s WHERE s.run_id = r.id), coalesce((SELECT e.payload->>'manual' FROM qinglong.run_events e WHERE e.run_id = r.id AND e.seq = 1), '')
   FROM qinglong.runs r
