@@ -13,8 +13,20 @@ func TestAMigrationSaysEachIndexItBuildsOverTheRunsFirst(t *testing.T) {
 	t.Parallel()
 	ctx := t.Context()
 	e := envBefore(t, "sqlite-0032-runs-finished-state")
+	// This build's admission writes the backfill marks; the older build
+	// had none, so the columns go before the file is migrated.
+	for _, table := range []string{"attempts", "runs"} {
+		if err := e.tamper(ctx, `ALTER TABLE `+table+` ADD COLUMN backfilled INTEGER NOT NULL DEFAULT 0`); err != nil {
+			t.Fatal(err)
+		}
+	}
 	d := e.defs(t, "history", everyMinute)
 	e.admit(t, d.Trigger.TriggerID)
+	for _, table := range []string{"attempts", "runs"} {
+		if err := e.tamper(ctx, `ALTER TABLE `+table+` DROP COLUMN backfilled`); err != nil {
+			t.Fatal(err)
+		}
+	}
 	var said []IndexBuild
 	if _, err := e.store.migrateSaying(ctx, Stream(), func(b IndexBuild) { said = append(said, b) }, 1); err != nil {
 		t.Fatal(err)
@@ -22,6 +34,7 @@ func TestAMigrationSaysEachIndexItBuildsOverTheRunsFirst(t *testing.T) {
 	want := []IndexBuild{
 		{Migration: "sqlite-0032-runs-finished-state", Index: "runs_finished_state", Runs: 1},
 		{Migration: "sqlite-0032-runs-finished-state", Index: "runs_project_finished_state", Runs: 1},
+		{Migration: "sqlite-0034-runs-backfilled", Index: "runs_queued_since", Runs: 1},
 		{Migration: "sqlite-0035-runs-trigger-finished-state", Index: "runs_trigger_finished_state", Runs: 1},
 	}
 	if !slices.Equal(said, want) {
