@@ -44,9 +44,9 @@ func scanTickets(br pgx.BatchResults) ([]schedule.Ticket, []pgtype.TID, error) {
 }
 
 // ticketScan scans what every read of tickets returns (the clock check;
-// the claim reads the same columns through claimScan): the revision's definition and the row's schedule state
-// first, then the columns of the read's own (dest's middle), then the
-// row's last pause.
+// the claim reads the same columns through claimScan): the revision's
+// definition and the row's schedule state first, then the columns of the
+// read's own (dest's middle), then the row's last pause.
 type ticketScan struct {
 	tk                  schedule.Ticket
 	policy              string
