@@ -35,35 +35,18 @@ func scanTickets(br pgx.BatchResults) ([]schedule.Ticket, []pgtype.TID, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	defer rows.Close()
-	var tickets []schedule.Ticket
-	var tids []pgtype.TID
-	for rows.Next() {
-		tk, tid, err := scanTicket(rows)
-		if err != nil {
-			return nil, nil, err
-		}
-		tickets = append(tickets, tk)
-		tids = append(tids, tid)
+	s := newClaimScan()
+	if err := s.scan(rows); err != nil {
+		return nil, nil, err
 	}
-	return tickets, tids, rows.Err()
+	tickets, tids := s.done()
+	return tickets, tids, nil
 }
 
-func scanTicket(row pgx.Row) (schedule.Ticket, pgtype.TID, error) {
-	var ts ticketScan
-	var tid pgtype.TID
-	var l schedule.Lease
-	err := row.Scan(ts.dest(&l.Owner, &l.Token, &l.ClaimVersion, &l.ExpiresAtMs, &l.AcquiredAtMs, &tid)...)
-	tk := ts.ticket()
-	tk.Lease = &l
-	tk.ObservedAtMs = l.AcquiredAtMs
-	return tk, tid, err
-}
-
-// ticketScan scans what every read of tickets returns (the claim, the
-// clock check): the revision's definition and the row's schedule state
-// first, then the columns of the read's own (dest's middle), then the
-// row's last pause.
+// ticketScan scans what every read of tickets returns (the clock check;
+// the claim reads the same columns through claimScan): the revision's
+// definition and the row's schedule state first, then the columns of the
+// read's own (dest's middle), then the row's last pause.
 type ticketScan struct {
 	tk                  schedule.Ticket
 	policy              string
@@ -94,12 +77,13 @@ func (s *ticketScan) ticket() schedule.Ticket {
 // ticketBefore is the claim order: the cursor's jittered due time NULLS
 // FIRST, project id, trigger id (UUID text order equals UUID byte order).
 func ticketBefore(a, b schedule.Ticket) bool {
-	da, db := a.DueAtMs(), b.DueAtMs()
+	da, aDue := a.DueAt()
+	db, bDue := b.DueAt()
 	switch {
-	case (da == nil) != (db == nil):
-		return da == nil
-	case da != nil && *da != *db:
-		return *da < *db
+	case aDue != bDue:
+		return !aDue
+	case aDue && da != db:
+		return da < db
 	case a.ProjectID != b.ProjectID:
 		return a.ProjectID < b.ProjectID
 	}

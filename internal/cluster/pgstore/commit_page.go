@@ -293,12 +293,16 @@ func (r *Runtime) commitGroupOnce(ctx context.Context, group []schedule.CommitPa
 			return err
 		}
 		defer rows.Close()
+		// One set of destinations for the whole group: made per row, they
+		// were an allocation each.
+		var ord int
+		var w written
+		// The last column, the cancels' guard, says nothing when the
+		// statement succeeds: it only ever fails it (errFenceFailedAfterCancels).
+		dest := []any{&ord, &w.schedules, &w.runs, &w.attempts, &w.events, &w.ledger, nil}
 		for rows.Next() {
-			var ord int
-			var w written
-			// The last column, the cancels' guard, says nothing when the
-			// statement succeeds: it only ever fails it (errFenceFailedAfterCancels).
-			if err := rows.Scan(&ord, &w.schedules, &w.runs, &w.attempts, &w.events, &w.ledger, nil); err != nil {
+			ord, w = 0, written{}
+			if err := rows.Scan(dest...); err != nil {
 				return err
 			}
 			if ord < 1 || ord > len(touched) {

@@ -18,9 +18,7 @@ func verifyTicket(p schedule.CommitParams, f commitFacts) schedule.Reason {
 		return r
 	}
 	switch {
-	case f.ClaimOwner == nil || *f.ClaimOwner != l.Owner || f.ClaimToken == nil || *f.ClaimToken != l.Token ||
-		f.ClaimVersion != l.ClaimVersion || f.ClaimExpiresAtMs == nil || *f.ClaimExpiresAtMs != l.ExpiresAtMs ||
-		f.UpdatedAtMs != l.AcquiredAtMs:
+	case !claimHeld(f, *l):
 		return schedule.ReasonClaimLost
 	case f.NowMs >= l.ExpiresAtMs:
 		return schedule.ReasonClaimExpired
@@ -59,4 +57,15 @@ func verifyDecision(p schedule.CommitParams) schedule.Reason {
 func decidedAhead(tk schedule.Ticket) bool {
 	due := tk.DueAtMs()
 	return due != nil && *due > tk.Lease.AcquiredAtMs && tk.ObservedAtMs == *due
+}
+
+// claimHeld reports whether the locked row still holds exactly l's claim:
+// the same owner, token, claim version, expiry and acquisition time. A
+// token is compared as the canonical text the claim read it in, so a
+// ticket's token that differs in any character (its case included) is
+// another claim's, as when both were strings.
+func claimHeld(f commitFacts, l schedule.Lease) bool {
+	return f.ClaimOwner.Valid && f.ClaimOwner.String == l.Owner && f.ClaimToken.Valid && uuidTextIs(f.ClaimToken.Bytes, l.Token) &&
+		f.ClaimVersion == l.ClaimVersion && f.ClaimExpiresAtMs.Valid && f.ClaimExpiresAtMs.Int64 == l.ExpiresAtMs &&
+		f.UpdatedAtMs == l.AcquiredAtMs
 }

@@ -1,6 +1,7 @@
 package pgstore
 
 import (
+	"encoding/hex"
 	"errors"
 
 	"github.com/jackc/pgx/v5/pgtype"
@@ -65,4 +66,21 @@ func (c *uuidCol) ScanUUID(v pgtype.UUID) error {
 	}
 	*c.dst = c.defs.uuid(v.Bytes)
 	return nil
+}
+
+// uuidTextIs reports whether s is u in canonical text (lower-case hex,
+// 8-4-4-4-12), the text a uuid column scans into as a string, without
+// making that string.
+func uuidTextIs(u [16]byte, s string) bool {
+	var b [36]byte
+	hex.Encode(b[0:8], u[0:4])
+	b[8] = '-'
+	hex.Encode(b[9:13], u[4:6])
+	b[13] = '-'
+	hex.Encode(b[14:18], u[6:8])
+	b[18] = '-'
+	hex.Encode(b[19:23], u[8:10])
+	b[23] = '-'
+	hex.Encode(b[24:], u[10:])
+	return string(b[:]) == s
 }

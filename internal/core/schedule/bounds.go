@@ -73,9 +73,19 @@ func (d Decision) NextDueOffset() *int64 {
 // DueAtMs is the ticket's cursor's jittered due time (nil for an
 // uninitialised row): the order rows are taken in.
 func (tk Ticket) DueAtMs() *int64 {
-	if tk.NextFireAtMs == nil {
+	at, ok := tk.DueAt()
+	if !ok {
 		return nil
 	}
-	at := FireAt(tk.TriggerID, *tk.NextFireAtMs, tk.Cron.JitterMs)
 	return &at
+}
+
+// DueAt is DueAtMs as a value, ok false for an uninitialised row: a sort
+// of a page compares each row's due time more than once, and a pointer
+// per comparison was an allocation each.
+func (tk Ticket) DueAt() (ms int64, ok bool) {
+	if tk.NextFireAtMs == nil {
+		return 0, false
+	}
+	return FireAt(tk.TriggerID, *tk.NextFireAtMs, tk.Cron.JitterMs), true
 }
