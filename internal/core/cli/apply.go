@@ -208,12 +208,17 @@ func planApply(cmd *cobra.Command, opts Options, db *dbFlags, doc *apply.Documen
 		if ifMatch != "" && b.Definitions == nil {
 			return fmt.Errorf("this build cannot read a project's revision of this database; dry-run without --if-match")
 		}
+		var stale error
 		if ifMatch != "" {
-			if err := apply.CheckRevision(cmd.Context(), b.Definitions, doc.Project, []string{ifMatch}); err != nil {
-				return err
+			stale = apply.CheckRevision(cmd.Context(), b.Definitions, doc.Project, []string{ifMatch})
+			if stale != nil && qlerror.ReasonOf(stale) != apply.RefusalSpecChanged {
+				return stale
 			}
 		}
 		results, err = apply.Plan(cmd.Context(), b.Catalog, b.Catalog.Store, doc, ids.New)
+		if serr := apply.StaleUnlessPublished(stale, results, err); serr != nil {
+			return serr
+		}
 		if err == nil {
 			err = printUnlisted(cmd, b.Definitions, doc, results)
 		}
