@@ -42,6 +42,9 @@ will start the new Run, as for ` + "`" + opts.Binary + ` triggers run` + "`" + `
 			if err := follow.check(out); err != nil {
 				return err
 			}
+			if err := requestIDFlag(cmd, requestID); err != nil {
+				return err
+			}
 			req := schedule.RerunRequest{RunID: args[0], RequestID: requestID, Actor: actor()}
 			if req.RequestID == "" {
 				// Generated here, not in the store, so it can be printed and
@@ -64,6 +67,10 @@ will start the new Run, as for ` + "`" + opts.Binary + ` triggers run` + "`" + `
 				return fmt.Errorf("this build cannot re-run runs of this database")
 			}
 			res, err := b.Manual.RunRerun(cmd.Context(), req)
+			if answerLost(cmd.Context(), err) {
+				return lostAnswer(cmd, out, err, "the request may have queued a re-run", lostAnswerView{RerunOf: req.RunID, RequestID: req.RequestID,
+					AskAgain: suggest(cmd, append([]string{"runs", "rerun", req.RunID, "--request-id", req.RequestID}, outputWords(cmd)...)...)})
+			}
 			if err != nil {
 				return rerunDisabledHint(cmd, b, req.RunID, err)
 			}
