@@ -142,7 +142,9 @@ the transaction that publishes, so an apply from anywhere else (another server's
 ` + "`" + opts.Binary + ` apply` + "`" + `) made since is found, even one made at the same moment. A project that changed
 since is refused, nothing applied, exit 4: "project P changed since revision X (now Y)";
 read it again, apply your change to what it holds now, and apply that with the new revision.
-A project that does not exist has no revision: --if-match refuses it too. With --dry-run it
+A file that changes nothing in the project as it is now is not refused: it prints every object
+unchanged and exits 0, so an apply asked again after its answer was lost (its own publish moved
+the revision) succeeds. A project that does not exist has no revision: --if-match refuses it too. With --dry-run it
 is checked the same way before the plan is printed. Without --if-match the file is applied
 whatever changed since, the last apply winning.
 

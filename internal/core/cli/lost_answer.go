@@ -34,17 +34,12 @@ func neverSent(err error) bool {
 // after the write was done: the network or the database failed while the
 // request was under way (a proxy that forwarded it and never answered, a
 // connection lost before the COMMIT's answer), so only asking again tells
-// what became of it. An interrupted command (ctx done) is said as such.
+// what became of it. A timeout (the API's 504, a database lock waited out)
+// is not one: it is answered once the write was rolled back. An
+// interrupted command (ctx done) is said as such.
 func answerLost(ctx context.Context, err error) bool {
-	if ctx.Err() != nil {
-		return false
-	}
-	switch qlerror.CodeOf(err) {
-	case qlerror.Unavailable, qlerror.Timeout:
-		var ns notSent
-		return !errors.As(err, &ns)
-	}
-	return false
+	var ns notSent
+	return ctx.Err() == nil && qlerror.CodeOf(err) == qlerror.Unavailable && !errors.As(err, &ns)
 }
 
 // lostAnswerError is a write's failure whose outcome is unknown, with

@@ -23,8 +23,10 @@ trigger, the same task, trigger and execution revisions, so exactly the command 
 even when the definitions were applied again since (` + "`" + opts.Binary + " triggers run`" + ` runs the current ones), and
 the same scheduled time; it is due at once. The new Run names the original as its rerun_of. Its
 idempotency key is ql3:rerun:v1:<run id>:<request id>, so repeating the command with the same
---request-id never makes a second Run (it prints the first one); without --request-id a fresh one is
-generated and printed. A Run that has not finished is refused. The trigger must still be runnable
+--request-id never makes a second Run (it prints the first one, even once the trigger has been
+disabled since); without --request-id a fresh one is generated and printed; an empty one is refused.
+When the answer is lost after the request left, the command says the re-run may have been made,
+exits 1 and prints the command that asks again with the request id it sent. A Run that has not finished is refused. The trigger must still be runnable
 (its project active, it and its task enabled: a disabled trigger is refused with the command that
 enables it, as run now words it) and its overlap policy applies, as for run now: a refused request
 prints "not re-run" (-o json: "skipped") and exits 3.

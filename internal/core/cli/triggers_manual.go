@@ -27,8 +27,12 @@ func triggersRunCommand(opts Options) *cobra.Command {
 		Long: `Admit one manual Run of a trigger now (NAME is its name, project/name, or id), beside its schedule:
 the cursor and the next fire times do not move. The Run's idempotency key is
 ql3:manual:v1:<trigger id>:<request id>, so repeating the command with the same --request-id never
-makes a second Run (it prints the first one); without --request-id a fresh one is generated and
-printed. The trigger's overlap policy applies: under skip, a request while an earlier Run of the
+makes a second Run (it prints the first one, even once the trigger has been disabled since); without
+--request-id a fresh one is generated and printed; an empty one is refused. When the answer is lost
+after the request left (the server or the database may have made the Run), the command says so,
+exits 1 and prints the command that asks again with the request id it sent (-o json: also on stdout,
+as requestId and askAgain, with outcomeUnknown: true). Repeated with another --force than the first
+time, a request id is refused as reused (exit 4). The trigger's overlap policy applies: under skip, a request while an earlier Run of the
 trigger is unfinished is refused, under queue_one the Run waits for the unfinished one (refused
 while one waits already), under cancel_previous the unfinished Runs are cancelled first; a refused
 request prints "not run" (-o json: "skipped") and exits 3, so a script can tell that nothing ran.
@@ -244,6 +248,8 @@ fills history); the trigger's startAt and endAt bound it. At most --max occurren
 (default 1000); the report says where the window was
 cut. Overlap and pause do not apply. Progress goes to stderr every 1000 occurrences, and a note
 when nothing will start the Runs queued, as for ` + "`" + opts.Binary + ` triggers run` + "`" + `.
+Repeated, a backfill admits nothing twice and -o json names the Runs the existing occurrences
+have (existingRunIds): those an earlier backfill, whose answer was lost, admitted.
 --dry-run counts what the backfill would do — the occurrences, the first and last of them, how many
 would get a Run and how many already have one — in the very transactions the backfill would run,
 then rolls them back: it writes nothing.
@@ -286,7 +292,7 @@ from as who asked.` +
 				Names: schedule.BackfillNames{From: "--from", To: "--to", Max: "--max"}}
 			total, err := backfillChunks(cmd, b.Manual, req)
 			if !dryRun && answerLost(cmd.Context(), err) {
-				return lostAnswer(cmd, out, err, "the backfill may have admitted Runs (those of earlier chunks are admitted): asking again admits no occurrence twice and names the Runs they have (existingRunIds)",
+				return lostAnswer(cmd, out, err, "the backfill may have admitted Runs: asking again admits no occurrence twice and names the Runs the occurrences have (existingRunIds)",
 					lostAnswerView{TriggerID: id, AskAgain: suggest(cmd, backfillAgain(cmd, args[0], project, from, to, maxN)...)})
 			}
 			if err != nil {

@@ -157,3 +157,52 @@ func TestARerunWhoseAnswerIsLostSaysItMayHaveRunAndHowToAskAgain(t *testing.T) {
 		t.Fatalf("%d re-runs keyed on deploy-7; the server made one", n)
 	}
 }
+
+// A backfill whose answer is lost says it may have admitted Runs, with the
+// command that asks again; asked again, it admits nothing and names the
+// Runs the first asking admitted. Not parallel: it sets $QL_TOKEN.
+func TestABackfillWhoseAnswerIsLostIsAskedAgainAndNamesTheRunsItMade(t *testing.T) {
+	dir := installedDir(t)
+	applyDefs(t, dir, quietFile)
+	operator := newToken(t, dir, "op", "operate")
+	base := serveAPI(t, dir, "standalone")
+	lossy := answerDropper(t, base)
+	t.Setenv("QL_DATA_DIR", "")
+	t.Setenv("QL_TOKEN", operator)
+	window := []string{"--from", "2020-06-01T00:00:00Z", "--to", "2023-06-01T00:00:00Z"}
+
+	code, out, errOut := ql(t, append([]string{"triggers", "backfill", "api/yearly", "--api-url", lossy, "-o", "json"}, window...)...)
+	var lost lostView
+	if err := json.Unmarshal([]byte(out), &lost); err != nil || code != 1 || !lost.OutcomeUnknown || !strings.Contains(errOut, "the backfill may have admitted Runs") {
+		t.Fatalf("backfill whose answer is lost: %d %q %q (%v); want exit 1 saying it may have admitted Runs", code, out, errOut, err)
+	}
+	want := "ql-edge triggers backfill api/yearly --from 2020-06-01T00:00:00Z --to 2023-06-01T00:00:00Z -o json --api-url " + lossy
+	if lost.AskAgain != want {
+		t.Fatalf("ask again %q, want %q", lost.AskAgain, want)
+	}
+	code, out, errOut = ql(t, append([]string{"triggers", "backfill", "api/yearly", "--api-url", base, "-o", "json"}, window...)...)
+	var again struct {
+		Admitted       int      `json:"admitted"`
+		RunIDs         []string `json:"runIds"`
+		ExistingRunIDs []string `json:"existingRunIds"`
+	}
+	if err := json.Unmarshal([]byte(out), &again); err != nil || code != 0 || again.Admitted != 0 || len(again.RunIDs) != 0 || len(again.ExistingRunIDs) != 3 {
+		t.Fatalf("backfill asked again: %d %q %q; want nothing admitted and the three Runs the first one made", code, out, errOut)
+	}
+	rows, err := readOnlyDB(t, dir).Query(`SELECT id FROM runs WHERE idempotency_key LIKE 'ql3:cron:v1:%' ORDER BY scheduled_for_ms`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = rows.Close() }()
+	var made []string
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			t.Fatal(err)
+		}
+		made = append(made, id)
+	}
+	if err := rows.Err(); err != nil || strings.Join(made, ",") != strings.Join(again.ExistingRunIDs, ",") {
+		t.Fatalf("backfilled runs %v (%v); the second asking named %v", made, err, again.ExistingRunIDs)
+	}
+}
