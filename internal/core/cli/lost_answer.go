@@ -66,9 +66,9 @@ type lostAnswerView struct {
 	AskAgain       string `json:"askAgain"`
 }
 
-// lostAnswer is the error of a write whose answer was lost (err), what
-// says what it may have done, askAgain is the command that asks again:
-// with -o json (out) the request's view goes to stdout first.
+// lostAnswer is the error of a write whose answer was lost (err): what
+// says what it may have done, v.AskAgain is the command that asks again.
+// With -o json (out) v goes to stdout first.
 func lostAnswer(cmd *cobra.Command, out string, err error, what string, v lostAnswerView) error {
 	v.OutcomeUnknown = true
 	if out == "json" {

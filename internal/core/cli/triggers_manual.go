@@ -32,8 +32,8 @@ makes a second Run (it prints the first one, even once the trigger has been disa
 after the request left (the server or the database may have made the Run), the command says so,
 exits 1 and prints the command that asks again with the request id it sent (-o json: also on stdout,
 as requestId and askAgain, with outcomeUnknown: true). Repeated with another --force than the first
-time, a request id is refused as reused (exit 4). The trigger's overlap policy applies: under skip, a request while an earlier Run of the
-trigger is unfinished is refused, under queue_one the Run waits for the unfinished one (refused
+time, a request id is refused as reused (exit 4). The trigger's overlap policy applies: under skip,
+a request while an earlier Run of the trigger is unfinished is refused, under queue_one the Run waits for the unfinished one (refused
 while one waits already), under cancel_previous the unfinished Runs are cancelled first; a refused
 request prints "not run" (-o json: "skipped") and exits 3, so a script can tell that nothing ran.
 --force admits it regardless, to run at once. A paused trigger may run now; a disabled one,
