@@ -23,31 +23,63 @@ var _ schedule.Manual = (*Runtime)(nil)
 // time; the definitions are verified as an admission verifies them, apart
 // from the clock and the claim (a paused trigger may run).
 func manualLock(ctx context.Context, tx pgx.Tx, triggerID string) (commitFacts, schedule.Ticket, error) {
-	var tid pgtype.TID
-	if err := tx.QueryRow(ctx, sqlManualTouch, triggerID).Scan(&tid); err != nil {
-		if errors.Is(err, pgx.ErrNoRows) {
-			return commitFacts{}, schedule.Ticket{}, schedule.TriggerMissing(triggerID)
-		}
-		return commitFacts{}, schedule.Ticket{}, err
-	}
-	f, err := scanCommitFacts(tx.QueryRow(ctx, sqlCommitLock, triggerID, tid), triggerID)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return f, schedule.Ticket{}, qlerror.New(qlerror.FailedPrecondition, "trigger %s has no schedule row with its definitions", triggerID)
-	}
+	f, err := manualFacts(ctx, tx, triggerID)
 	if err != nil {
 		return f, schedule.Ticket{}, err
 	}
+	tk, err := verifyManual(triggerID, f)
+	return f, tk, err
+}
+
+// manualFacts takes the trigger's schedule row lock as a write (sql/manual.sql
+// says why a write) and reads every fact an admission verifies, in database
+// time, verifying none of them: a request's replay comes first.
+func manualFacts(ctx context.Context, tx pgx.Tx, triggerID string) (commitFacts, error) {
+	var tid pgtype.TID
+	if err := tx.QueryRow(ctx, sqlManualTouch, triggerID).Scan(&tid); err != nil {
+		if errors.Is(err, pgx.ErrNoRows) {
+			return commitFacts{}, schedule.TriggerMissing(triggerID)
+		}
+		return commitFacts{}, err
+	}
+	f, err := scanCommitFacts(tx.QueryRow(ctx, sqlCommitLock, triggerID, tid), triggerID)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return f, qlerror.New(qlerror.FailedPrecondition, "trigger %s has no schedule row with its definitions", triggerID)
+	}
+	return f, err
+}
+
+// verifyManual verifies the locked facts f as an admission verifies them,
+// apart from the clock and the claim (a paused trigger may run).
+func verifyManual(triggerID string, f commitFacts) (schedule.Ticket, error) {
 	tk, err := schedule.VerifyManual(triggerID, f.stored())
 	if err != nil {
-		return f, tk, err
+		return tk, err
 	}
 	switch {
 	case f.Execution == nil:
-		return f, tk, qlerror.New(qlerror.FailedPrecondition, "task %s revision %d has no remote_worker execution revision; republish the task", f.Task.TaskID, f.Task.Revision)
+		return tk, qlerror.New(qlerror.FailedPrecondition, "task %s revision %d has no remote_worker execution revision; republish the task", f.Task.TaskID, f.Task.Revision)
 	case f.Execution.ProjectID != f.ProjectID || f.Execution.Verify(f.Task.Revision, f.Task.ContentDigest, task.RemoteWorker) != nil:
-		return f, tk, qlerror.New(qlerror.Internal, "the execution revision of task %s revision %d fails closed (%s); republish the task", f.Task.TaskID, f.Task.Revision, schedule.ReasonExecutionCorrupt)
+		return tk, qlerror.New(qlerror.Internal, "the execution revision of task %s revision %d fails closed (%s); republish the task", f.Task.TaskID, f.Task.Revision, schedule.ReasonExecutionCorrupt)
 	}
-	return f, tk, nil
+	return tk, nil
+}
+
+// replay is the Run a manual request's key names already in the project
+// (made true), as schedule.ReplayOf answers it: looked up under the
+// trigger's lock before the trigger is verified, so a request asked again
+// after its answer was lost learns what it made even once the trigger has
+// been disabled or its project archived.
+func replay(ctx context.Context, tx pgx.Tx, projectID, key, requestID string, force bool) (schedule.RunNowResult, bool, error) {
+	var first schedule.Replay
+	switch err := tx.QueryRow(ctx, sqlManualReplay, projectID, key).Scan(&first.RunID, &first.Force); {
+	case errors.Is(err, pgx.ErrNoRows):
+		return schedule.RunNowResult{}, false, nil
+	case err != nil:
+		return schedule.RunNowResult{}, false, err
+	}
+	out, err := schedule.ReplayOf(requestID, force, first)
+	return out, true, err
 }
 
 // manualRun is one Run a manual admission inserts.
@@ -107,7 +139,8 @@ func insertManual(ctx context.Context, tx pgx.Tx, f commitFacts, tk schedule.Tic
 
 // TriggerRunNow admits one manual Run of a trigger in one transaction
 // holding the trigger's schedule row lock, in database time: the Run its
-// request id names if one exists already; else, unless r.Force, the
+// request id names if one exists already (before the trigger is verified:
+// replay); else, unless r.Force, the
 // trigger's overlap policy applied to its unfinished Runs (skip refuses,
 // cancel_previous cancels them first, through CancelRun's steps); then the
 // queued Run, Attempt 1 and events run.created (with the actor, request id
@@ -121,7 +154,15 @@ func (r *Runtime) TriggerRunNow(ctx context.Context, req schedule.RunNowRequest)
 	var stopped []string
 	err = inTx(ctx, r.pool, func(tx pgx.Tx) error {
 		stopped = nil
-		f, tk, err := manualLock(ctx, tx, req.TriggerID)
+		f, err := manualFacts(ctx, tx, req.TriggerID)
+		if err != nil {
+			return err
+		}
+		var made bool
+		if out, made, err = replay(ctx, tx, f.ProjectID, key, requestID, req.Force); made || err != nil {
+			return err
+		}
+		tk, err := verifyManual(req.TriggerID, f)
 		if err != nil {
 			return err
 		}
@@ -179,7 +220,15 @@ func (r *Runtime) RunRerun(ctx context.Context, req schedule.RerunRequest) (sche
 		if src.triggerID == "" {
 			return qlerror.New(qlerror.FailedPrecondition, "run %s was not admitted for a trigger, so it cannot be re-run", req.RunID)
 		}
-		f, tk, err := manualLock(ctx, tx, src.triggerID)
+		f, err := manualFacts(ctx, tx, src.triggerID)
+		if err != nil {
+			return err
+		}
+		var made bool
+		if out, made, err = replay(ctx, tx, f.ProjectID, key, requestID, false); made || err != nil {
+			return err
+		}
+		tk, err := verifyManual(src.triggerID, f)
 		if err != nil {
 			return err
 		}
@@ -239,8 +288,8 @@ func readRerunSource(ctx context.Context, tx pgx.Tx, runID string) (rerunSource,
 	return src, nil
 }
 
-// admitManual admits m on the locked facts f and verified ticket tk inside
-// tx: the Run its key names if one exists already; else, unless force, the
+// admitManual admits m, whose key names no Run yet (replay), on the locked
+// facts f and verified ticket tk inside tx: unless force, the
 // trigger's overlap policy applied to its unfinished Runs (skip refuses,
 // cancel_previous cancels them first, through CancelRun's steps); then the
 // queued Run, Attempt 1 and events run.created (with audit) and
@@ -250,12 +299,6 @@ func readRerunSource(ctx context.Context, tx pgx.Tx, runID string) (rerunSource,
 // committed.
 func admitManual(ctx context.Context, tx pgx.Tx, f commitFacts, tk schedule.Ticket, m manualRun, force bool, audit map[string]any, what string) (_ schedule.RunNowResult, stopped []string, _ error) {
 	var out schedule.RunNowResult
-	switch err := tx.QueryRow(ctx, sqlRunByKey, tk.ProjectID, m.key).Scan(&out.RunID); {
-	case err == nil:
-		return out, nil, nil
-	case !errors.Is(err, pgx.ErrNoRows):
-		return out, nil, err
-	}
 	if !force {
 		switch schedule.OverlapOf(tk.Cron.Overlap, len(f.Unfinished)) {
 		case schedule.OverlapPass:
@@ -314,19 +357,24 @@ func (r *Runtime) TriggerBackfill(ctx context.Context, req schedule.BackfillRequ
 			return err
 		}
 		for _, at := range occ {
-			if ran[at] {
+			if had, ok := ran[at]; ok {
 				out.Existing++
+				out.ExistingRunIDs = append(out.ExistingRunIDs, had)
 				continue
 			}
-			runID := ids.New()
-			created, err := insertManual(ctx, tx, f, tk, manualRun{runID: runID, key: schedule.IdempotencyKey(req.TriggerID, tk.TriggerRevision, at),
+			runID, key := ids.New(), schedule.IdempotencyKey(req.TriggerID, tk.TriggerRevision, at)
+			created, err := insertManual(ctx, tx, f, tk, manualRun{runID: runID, key: key,
 				scheduledForMs: at, dueAtMs: schedule.FireAt(req.TriggerID, at, tk.Cron.JitterMs), backfilled: true,
 				audit: map[string]any{"manual": run.OriginBackfill, "actor": req.Actor}})
 			if err != nil {
 				return err
 			}
 			if !created {
+				if err := tx.QueryRow(ctx, sqlRunByKey, tk.ProjectID, key).Scan(&runID); err != nil {
+					return err
+				}
 				out.Existing++
+				out.ExistingRunIDs = append(out.ExistingRunIDs, runID)
 				continue
 			}
 			out.Admitted++
@@ -345,17 +393,17 @@ func (r *Runtime) TriggerBackfill(ctx context.Context, req schedule.BackfillRequ
 	return out, nil
 }
 
-// cronScheduledIn is the set of scheduled times in [fromMs, toMs] of the
-// trigger's clock-admitted Runs, under any revision.
-func cronScheduledIn(ctx context.Context, tx pgx.Tx, triggerID string, fromMs, toMs int64) (map[int64]bool, error) {
+// cronScheduledIn is, by scheduled time in [fromMs, toMs], a Run of the
+// trigger admitted for that occurrence of its cron, under any revision.
+func cronScheduledIn(ctx context.Context, tx pgx.Tx, triggerID string, fromMs, toMs int64) (map[int64]string, error) {
 	rows, err := tx.Query(ctx, sqlRunsCronScheduledIn, triggerID, fromMs, toMs)
 	if err != nil {
 		return nil, err
 	}
-	ran := map[int64]bool{}
-	at := int64(0)
-	_, err = pgx.ForEachRow(rows, []any{&at}, func() error {
-		ran[at] = true
+	ran := map[int64]string{}
+	at, id := int64(0), ""
+	_, err = pgx.ForEachRow(rows, []any{&at, &id}, func() error {
+		ran[at] = id
 		return nil
 	})
 	return ran, err

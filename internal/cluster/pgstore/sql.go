@@ -39,6 +39,7 @@ var (
 var (
 	sqlManualTouch                      = stmt("ManualTouch")
 	sqlRunByKey                         = stmt("RunByKey")
+	sqlManualReplay                     = stmt("ManualReplay")
 	sqlRerunSource                      = stmt("RerunSource")
 	sqlRunsCronScheduledIn              = stmt("RunsCronScheduledIn")
 	sqlManualInsert, manualInsertParams = namedStmt("ManualInsert")

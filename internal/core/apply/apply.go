@@ -146,11 +146,16 @@ func Publish(ctx context.Context, svc catalog.Service, doc *Document, newID func
 	}
 	var out []Result
 	err := svc.Store.Publish(ctx, func(tx catalog.Tx) error {
-		if err := checkRevision(ctx, tx, doc.Project, o.IfMatch); err != nil {
-			return err
+		stale := checkRevision(ctx, tx, doc.Project, o.IfMatch)
+		if stale != nil && qlerror.ReasonOf(stale) != RefusalSpecChanged {
+			return stale
 		}
 		var err error
-		if out, err = converge(ctx, svc, tx, doc, newID); err != nil || o.Actor == "" {
+		out, err = converge(ctx, svc, tx, doc, newID)
+		if stale != nil {
+			return alreadyPublished(stale, out, err)
+		}
+		if err != nil || o.Actor == "" {
 			return err
 		}
 		summary := Summary(out)
@@ -164,6 +169,8 @@ func Publish(ctx context.Context, svc catalog.Service, doc *Document, newID func
 		return a.AuditPublish(ctx, o.Actor, doc.Project, summary)
 	})
 	switch {
+	case errors.Is(err, errNothingToPublish):
+		return out, nil
 	case qlerror.Is(err, qlerror.Unavailable):
 		return nil, qlerror.Wrap(qlerror.Unavailable, err, "%s: the outcome is unknown; apply the file again (it converges)", doc.File).
 			Because(RefusalOutcomeUnknown, "file", doc.File)
@@ -177,6 +184,36 @@ func Publish(ctx context.Context, svc catalog.Service, doc *Document, newID func
 		return nil, qlerror.Wrap(qlerror.CodeOf(err), err, "%s: nothing was applied", doc.File)
 	}
 	return out, nil
+}
+
+// errNothingToPublish rolls back the transaction of an apply made over a
+// project revision that has moved, when the file changes nothing there
+// (alreadyPublished): the apply answers its results, every one unchanged.
+var errNothingToPublish = qlerror.New(qlerror.Internal, "the file changes nothing in its project")
+
+// alreadyPublished is what the transaction of an apply over a revision
+// the project is no longer at (stale) returns, given what converging the
+// file there did (results, or err): the refusal, or errNothingToPublish,
+// which rolls back whatever converging touched.
+func alreadyPublished(stale error, results []Result, err error) error {
+	if err := StaleUnlessPublished(stale, results, err); err != nil {
+		return err
+	}
+	return errNothingToPublish
+}
+
+// StaleUnlessPublished is the answer of an apply (or its dry run) over a
+// project revision that has moved, stale being its spec_changed refusal
+// (nil: it has not), given what converging the file does there (results,
+// or err): nil when that is nothing, for the file then holds what is
+// published — typically the apply's own change, asked again after its
+// answer was lost, whose publish moved the revision — so it answers every
+// object unchanged; else stale, since the project moved under the change.
+func StaleUnlessPublished(stale error, results []Result, err error) error {
+	if stale != nil && (err != nil || Summary(results) != "") {
+		return stale
+	}
+	return nil
 }
 
 // Summary names the objects results create or update ("created task

@@ -142,7 +142,9 @@ the transaction that publishes, so an apply from anywhere else (another server's
 ` + "`" + opts.Binary + ` apply` + "`" + `) made since is found, even one made at the same moment. A project that changed
 since is refused, nothing applied, exit 4: "project P changed since revision X (now Y)";
 read it again, apply your change to what it holds now, and apply that with the new revision.
-A project that does not exist has no revision: --if-match refuses it too. With --dry-run it
+A file that changes nothing in the project as it is now is not refused: it prints every object
+unchanged and exits 0, so an apply asked again after its answer was lost (its own publish moved
+the revision) succeeds. A project that does not exist has no revision: --if-match refuses it too. With --dry-run it
 is checked the same way before the plan is printed. Without --if-match the file is applied
 whatever changed since, the last apply winning.
 
@@ -208,12 +210,17 @@ func planApply(cmd *cobra.Command, opts Options, db *dbFlags, doc *apply.Documen
 		if ifMatch != "" && b.Definitions == nil {
 			return fmt.Errorf("this build cannot read a project's revision of this database; dry-run without --if-match")
 		}
+		var stale error
 		if ifMatch != "" {
-			if err := apply.CheckRevision(cmd.Context(), b.Definitions, doc.Project, []string{ifMatch}); err != nil {
-				return err
+			stale = apply.CheckRevision(cmd.Context(), b.Definitions, doc.Project, []string{ifMatch})
+			if stale != nil && qlerror.ReasonOf(stale) != apply.RefusalSpecChanged {
+				return stale
 			}
 		}
 		results, err = apply.Plan(cmd.Context(), b.Catalog, b.Catalog.Store, doc, ids.New)
+		if serr := apply.StaleUnlessPublished(stale, results, err); serr != nil {
+			return serr
+		}
 		if err == nil {
 			err = printUnlisted(cmd, b.Definitions, doc, results)
 		}

@@ -310,7 +310,12 @@ func (c *apiClient) sendOnce(ctx context.Context, method, target, contentType st
 	}
 	resp, err := c.http.Do(req)
 	if err != nil {
-		return nil, nil, qlerror.Wrap(qlerror.Unavailable, unwrapURL(err), "cannot reach the server at %s", c.base)
+		if neverSent(err) {
+			return nil, nil, qlerror.Wrap(qlerror.Unavailable, notSent{unwrapURL(err)}, "cannot reach the server at %s", c.base)
+		}
+		// The request may have reached the server, which may have acted
+		// on it: a write says so (answerLost).
+		return nil, nil, qlerror.Wrap(qlerror.Unavailable, unwrapURL(err), "no answer from the server at %s", c.base)
 	}
 	defer func() { _ = resp.Body.Close() }()
 	answer, err := io.ReadAll(io.LimitReader(resp.Body, maxRemoteBody))

@@ -23,8 +23,10 @@ trigger, the same task, trigger and execution revisions, so exactly the command 
 even when the definitions were applied again since (` + "`" + opts.Binary + " triggers run`" + ` runs the current ones), and
 the same scheduled time; it is due at once. The new Run names the original as its rerun_of. Its
 idempotency key is ql3:rerun:v1:<run id>:<request id>, so repeating the command with the same
---request-id never makes a second Run (it prints the first one); without --request-id a fresh one is
-generated and printed. A Run that has not finished is refused. The trigger must still be runnable
+--request-id never makes a second Run (it prints the first one, even once the trigger has been
+disabled since); without --request-id a fresh one is generated and printed; an empty one is refused.
+When the answer is lost after the request left, the command says the re-run may have been made,
+exits 1 and prints the command that asks again with the request id it sent. A Run that has not finished is refused. The trigger must still be runnable
 (its project active, it and its task enabled: a disabled trigger is refused with the command that
 enables it, as run now words it) and its overlap policy applies, as for run now: a refused request
 prints "not re-run" (-o json: "skipped") and exits 3.
@@ -40,6 +42,9 @@ will start the new Run, as for ` + "`" + opts.Binary + ` triggers run` + "`" + `
 				return err
 			}
 			if err := follow.check(out); err != nil {
+				return err
+			}
+			if err := requestIDFlag(cmd, requestID); err != nil {
 				return err
 			}
 			req := schedule.RerunRequest{RunID: args[0], RequestID: requestID, Actor: actor()}
@@ -64,6 +69,10 @@ will start the new Run, as for ` + "`" + opts.Binary + ` triggers run` + "`" + `
 				return fmt.Errorf("this build cannot re-run runs of this database")
 			}
 			res, err := b.Manual.RunRerun(cmd.Context(), req)
+			if answerLost(cmd.Context(), err) {
+				return lostAnswer(cmd, out, err, "the request may have queued a re-run", lostAnswerView{RerunOf: req.RunID, RequestID: req.RequestID,
+					AskAgain: suggest(cmd, append([]string{"runs", "rerun", req.RunID, "--request-id", req.RequestID}, outputWords(cmd)...)...)})
+			}
 			if err != nil {
 				return rerunDisabledHint(cmd, b, req.RunID, err)
 			}

@@ -3,6 +3,7 @@ package cli
 import (
 	"fmt"
 	"io"
+	"strconv"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -26,9 +27,13 @@ func triggersRunCommand(opts Options) *cobra.Command {
 		Long: `Admit one manual Run of a trigger now (NAME is its name, project/name, or id), beside its schedule:
 the cursor and the next fire times do not move. The Run's idempotency key is
 ql3:manual:v1:<trigger id>:<request id>, so repeating the command with the same --request-id never
-makes a second Run (it prints the first one); without --request-id a fresh one is generated and
-printed. The trigger's overlap policy applies: under skip, a request while an earlier Run of the
-trigger is unfinished is refused, under queue_one the Run waits for the unfinished one (refused
+makes a second Run (it prints the first one, even once the trigger has been disabled since); without
+--request-id a fresh one is generated and printed; an empty one is refused. When the answer is lost
+after the request left (the server or the database may have made the Run), the command says so,
+exits 1 and prints the command that asks again with the request id it sent (-o json: also on stdout,
+as requestId and askAgain, with outcomeUnknown: true). Repeated with another --force than the first
+time, a request id is refused as reused (exit 4). The trigger's overlap policy applies: under skip,
+a request while an earlier Run of the trigger is unfinished is refused, under queue_one the Run waits for the unfinished one (refused
 while one waits already), under cancel_previous the unfinished Runs are cancelled first; a refused
 request prints "not run" (-o json: "skipped") and exits 3, so a script can tell that nothing ran.
 --force admits it regardless, to run at once. A paused trigger may run now; a disabled one,
@@ -45,6 +50,9 @@ none runs on the database, a note on stderr says so and what to start` + opts.cl
 				return err
 			}
 			if err := follow.check(out); err != nil {
+				return err
+			}
+			if err := requestIDFlag(cmd, requestID); err != nil {
 				return err
 			}
 			req := schedule.RunNowRequest{RequestID: requestID, Force: force, Actor: actor()}
@@ -74,6 +82,10 @@ none runs on the database, a note on stderr says so and what to start` + opts.cl
 			}
 			req.TriggerID = id
 			res, err := b.Manual.TriggerRunNow(cmd.Context(), req)
+			if answerLost(cmd.Context(), err) {
+				return lostAnswer(cmd, out, err, "the request may have queued a Run", lostAnswerView{TriggerID: id, RequestID: req.RequestID,
+					AskAgain: suggest(cmd, runNowAgain(cmd, args[0], project, req)...)})
+			}
 			if err != nil {
 				return disabledHint(cmd, b.Triggers, id, pinHint(cmd, b, id, err))
 			}
@@ -103,6 +115,31 @@ none runs on the database, a note on stderr says so and what to start` + opts.cl
 	c.Flags().BoolVar(&force, "force", false, "admit the Run even when the trigger's overlap policy would refuse it")
 	addFollowFlags(c, &follow, opts, "triggers run backup")
 	return c
+}
+
+// runNowAgain is the command line of `triggers run` (cmd) asking req
+// again for the trigger the user named name (in project, when given): its
+// request id and force as sent, so the server answers the Run the first
+// asking made, if it made one, and makes it if not.
+func runNowAgain(cmd *cobra.Command, name, project string, req schedule.RunNowRequest) []string {
+	words := []string{"triggers", "run", name}
+	if project != "" {
+		words = append(words, "--project", project)
+	}
+	words = append(words, "--request-id", req.RequestID)
+	if req.Force {
+		words = append(words, "--force")
+	}
+	return append(words, outputWords(cmd)...)
+}
+
+// outputWords is -o json when cmd was given it, for a command it suggests
+// to print as it does.
+func outputWords(cmd *cobra.Command) []string {
+	if fl := cmd.Flags().Lookup("output"); fl != nil && fl.Value.String() == "json" {
+		return []string{"-o", "json"}
+	}
+	return nil
 }
 
 // runNowView is `triggers run -o json`.
@@ -211,6 +248,8 @@ fills history); the trigger's startAt and endAt bound it. At most --max occurren
 (default 1000); the report says where the window was
 cut. Overlap and pause do not apply. Progress goes to stderr every 1000 occurrences, and a note
 when nothing will start the Runs queued, as for ` + "`" + opts.Binary + ` triggers run` + "`" + `.
+Repeated, a backfill admits nothing twice and -o json names the Runs the existing occurrences
+have (existingRunIds): those an earlier backfill, whose answer was lost, admitted.
 --dry-run counts what the backfill would do — the occurrences, the first and last of them, how many
 would get a Run and how many already have one — in the very transactions the backfill would run,
 then rolls them back: it writes nothing.
@@ -252,6 +291,10 @@ from as who asked.` +
 			req := schedule.BackfillRequest{TriggerID: id, FromMs: fromMs, ToMs: toMs, Max: maxN, DryRun: dryRun, Actor: actor(),
 				Names: schedule.BackfillNames{From: "--from", To: "--to", Max: "--max"}}
 			total, err := backfillChunks(cmd, b.Manual, req)
+			if !dryRun && answerLost(cmd.Context(), err) {
+				return lostAnswer(cmd, out, err, "the backfill may have admitted Runs: asking again admits no occurrence twice and names the Runs the occurrences have (existingRunIds)",
+					lostAnswerView{TriggerID: id, AskAgain: suggest(cmd, backfillAgain(cmd, args[0], project, from, to, maxN)...)})
+			}
 			if err != nil {
 				return disabledHint(cmd, b.Triggers, id, pinHint(cmd, b, id, err))
 			}
@@ -261,7 +304,8 @@ from as who asked.` +
 			if out == "json" {
 				v := backfillView{TriggerID: id, DryRun: dryRun, Occurrences: total.Occurrences, Admitted: total.Admitted,
 					Existing: total.Existing, Truncated: total.Truncated, RunIDs: append([]string{}, total.RunIDs...),
-					NothingTaken: view.NewNothingTaken(total.NoneTaken)}
+					ExistingRunIDs: append([]string{}, total.ExistingRunIDs...),
+					NothingTaken:   view.NewNothingTaken(total.NoneTaken)}
 				if total.Occurrences > 0 {
 					v.FirstMs, v.LastMs = &total.FirstMs, &total.LastMs
 				}
@@ -283,6 +327,20 @@ from as who asked.` +
 	c.Flags().IntVar(&maxN, "max", schedule.DefaultBackfillMax, fmt.Sprintf("at most this many occurrences (1–%d)", schedule.MaxBackfill))
 	c.Flags().BoolVar(&dryRun, "dry-run", false, "count what the backfill would do and write nothing")
 	return c
+}
+
+// backfillAgain is the command line of `triggers backfill` (cmd) asking
+// the same window again.
+func backfillAgain(cmd *cobra.Command, name, project, from, to string, maxN int) []string {
+	words := []string{"triggers", "backfill", name}
+	if project != "" {
+		words = append(words, "--project", project)
+	}
+	words = append(words, "--from", from, "--to", to)
+	if cmd.Flags().Changed("max") {
+		words = append(words, "--max", strconv.Itoa(maxN))
+	}
+	return append(words, outputWords(cmd)...)
 }
 
 // backfillReport says what a backfill did, or for a dry run what it would
@@ -343,6 +401,10 @@ type backfillView struct {
 	FirstMs *int64   `json:"firstMs,omitempty"`
 	LastMs  *int64   `json:"lastMs,omitempty"`
 	RunIDs  []string `json:"runIds"`
+	// ExistingRunIDs are the Runs the existing occurrences already had:
+	// a backfill repeated after its report was lost names the Runs the
+	// first one admitted here.
+	ExistingRunIDs []string `json:"existingRunIds"`
 	// NothingTaken says why no occurrence was taken, when the window
 	// holds some that are not a backfill's; absent otherwise.
 	NothingTaken *view.NothingTaken `json:"nothingTaken,omitempty"`
@@ -373,6 +435,7 @@ func backfillChunks(cmd *cobra.Command, m schedule.Manual, req schedule.Backfill
 		total.Admitted += res.Admitted
 		total.Existing += res.Existing
 		total.RunIDs = append(total.RunIDs, res.RunIDs...)
+		total.ExistingRunIDs = append(total.ExistingRunIDs, res.ExistingRunIDs...)
 		if res.Occurrences > 0 {
 			total.LastMs = res.LastMs
 		}

@@ -108,10 +108,14 @@ func (a *api) applyDefinitions(ctx context.Context, r *http.Request) (any, error
 	svc := *a.Definitions
 	var results []apply.Result
 	if dry {
-		if err := a.checkDry(ctx, doc.Project, ifMatch(r)); err != nil {
-			return nil, err
+		stale := a.checkDry(ctx, doc.Project, ifMatch(r))
+		if stale != nil && qlerror.ReasonOf(stale) != apply.RefusalSpecChanged {
+			return nil, stale
 		}
 		results, err = apply.Plan(ctx, svc, svc.Store, doc, ids.New)
+		if err := apply.StaleUnlessPublished(stale, results, err); err != nil {
+			return nil, err
+		}
 	} else {
 		results, err = apply.Publish(ctx, svc, doc, ids.New, apply.Options{Actor: principalOf(ctx).actor(), IfMatch: ifMatch(r)})
 	}

@@ -68,16 +68,20 @@ type BackfillNames struct{ From, To, Max string }
 // many got a new Run, how many already had one, and whether the cap cut
 // the window short (Truncated: LastMs is then where). A window that gave
 // no occurrence says why in NoneTaken, when its bounds or the clock kept
-// the cron's occurrences from it.
+// the cron's occurrences from it. RunIDs are the Runs admitted now;
+// ExistingRunIDs the Runs the Existing occurrences already had, in
+// occurrence order, so a backfill asked again after its answer was lost
+// learns the Runs the first one made (it admits nothing the second time).
 type BackfillResult struct {
-	Occurrences int
-	Admitted    int
-	Existing    int
-	Truncated   bool
-	FirstMs     int64
-	LastMs      int64
-	RunIDs      []string
-	NoneTaken   NoneTaken
+	Occurrences    int
+	Admitted       int
+	Existing       int
+	Truncated      bool
+	FirstMs        int64
+	LastMs         int64
+	RunIDs         []string
+	ExistingRunIDs []string
+	NoneTaken      NoneTaken
 }
 
 // RerunRequest asks for a new Run that repeats a finished one: the same

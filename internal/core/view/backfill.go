@@ -31,6 +31,10 @@ type Backfill struct {
 	FirstMs     int64    `json:"firstMs"`
 	LastMs      int64    `json:"lastMs"`
 	RunIDs      []string `json:"runIds"`
+	// ExistingRunIDs are the Runs the existing occurrences already had
+	// (schedule.BackfillResult.ExistingRunIDs); a server of an earlier
+	// build leaves them out.
+	ExistingRunIDs []string `json:"existingRunIds"`
 	// NothingTaken says why no occurrence was taken, when the window
 	// holds some that are not a backfill's; absent otherwise.
 	NothingTaken *NothingTaken `json:"nothingTaken,omitempty"`
@@ -39,13 +43,14 @@ type Backfill struct {
 // NewBackfill shapes res, a dry run's when dryRun.
 func NewBackfill(dryRun bool, res schedule.BackfillResult) Backfill {
 	return Backfill{DryRun: dryRun, Occurrences: res.Occurrences, Admitted: res.Admitted, Existing: res.Existing, Truncated: res.Truncated,
-		FirstMs: res.FirstMs, LastMs: res.LastMs, RunIDs: append([]string{}, res.RunIDs...), NothingTaken: NewNothingTaken(res.NoneTaken)}
+		FirstMs: res.FirstMs, LastMs: res.LastMs, RunIDs: append([]string{}, res.RunIDs...), ExistingRunIDs: append([]string{}, res.ExistingRunIDs...),
+		NothingTaken: NewNothingTaken(res.NoneTaken)}
 }
 
 // Result is the backfill's result as the store gave it.
 func (b Backfill) Result() schedule.BackfillResult {
 	out := schedule.BackfillResult{Occurrences: b.Occurrences, Admitted: b.Admitted, Existing: b.Existing, Truncated: b.Truncated,
-		FirstMs: b.FirstMs, LastMs: b.LastMs, RunIDs: b.RunIDs}
+		FirstMs: b.FirstMs, LastMs: b.LastMs, RunIDs: b.RunIDs, ExistingRunIDs: b.ExistingRunIDs}
 	if n := b.NothingTaken; n != nil {
 		out.NoneTaken = schedule.NoneTaken{Reason: schedule.NoneReason(n.Reason), AtMs: n.AtMs}
 	}

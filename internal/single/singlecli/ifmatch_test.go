@@ -24,8 +24,9 @@ func shownRevision(t *testing.T, where ...string) string {
 
 // `ql apply --if-match` publishes only over the revision `ql projects
 // show` printed: a project changed since is refused, exit 4, naming both
-// revisions and the command that reads it again, nothing applied; over
-// the revision now it publishes. Over --api-url the same, by If-Match.
+// revisions and the command that reads it again, nothing applied, unless
+// the file changes nothing there; over the revision now it publishes.
+// Over --api-url the same, by If-Match.
 // Not parallel: it sets $QL_TOKEN.
 func TestApplyIfMatchPublishesOnlyOverTheRevisionProjectsShowPrinted(t *testing.T) {
 	dir := installedDir(t)
@@ -55,11 +56,19 @@ func TestApplyIfMatchPublishesOnlyOverTheRevisionProjectsShowPrinted(t *testing.
 	if got := shownRevision(t, "--api-url", base); got != now {
 		t.Fatalf("projects show --api-url: revision %s; the database's is %s", got, now)
 	}
-	code, out, errOut = ql(t, "apply", "-f", edited, "--if-match", read, "--api-url", base)
+	third := writeFile(t, dir, "third.yaml", strings.Replace(quietFile, `"true"`, `"echo three"`, 1))
+	code, out, errOut = ql(t, "apply", "-f", third, "--if-match", read, "--api-url", base)
 	if code != 4 || out != "" || !strings.Contains(errOut, "server: ") || !strings.Contains(errOut, "changed since revision "+read+" (now "+now+")") {
 		t.Fatalf("apply --if-match --api-url over a revision since moved: exit %d %q %q; want exit 4 naming both revisions", code, out, errOut)
 	}
-	if code, out, errOut := ql(t, "apply", "-f", edited, "--if-match", now, "--api-url", base); code != 0 || !strings.Contains(out, "1 task and") {
+	// The file applied over the revision now, asked again over the one it
+	// moved from (its answer lost), changes nothing: unchanged, exit 0.
+	for _, where := range [][]string{{"--api-url", base}, {"--api-url", base, "--dry-run"}} {
+		if code, out, errOut := ql(t, append([]string{"apply", "-f", edited, "--if-match", read}, where...)...); code != 0 || !strings.Contains(out, "1 project, 1 task and 1 trigger unchanged") {
+			t.Fatalf("apply %v --if-match over the revision its own file moved from: exit %d %q %q; want everything unchanged", where, code, out, errOut)
+		}
+	}
+	if code, out, errOut := ql(t, "apply", "-f", third, "--if-match", now, "--api-url", base); code != 0 || !strings.Contains(out, "task noop: updated") {
 		t.Fatalf("apply --if-match --api-url over the revision now: exit %d %q %q", code, out, errOut)
 	}
 }

@@ -30,7 +30,7 @@ func manualTicket(ctx context.Context, tx *txn, triggerID string) (schedule.Tick
 
 // TriggerRunNow admits one manual Run of a trigger at the injected clock's
 // time, in one write transaction: the Run its request id names if one
-// exists already; else, unless r.Force, the trigger's overlap policy
+// exists already (before the trigger is verified: replay); else, unless r.Force, the trigger's overlap policy
 // applied to its unfinished Runs (skip refuses, cancel_previous cancels
 // them first); then the queued Run, its Attempt and events run.created
 // (with the actor, request id and force: the audit of the request) and
@@ -42,6 +42,10 @@ func (s *Store) TriggerRunNow(ctx context.Context, r schedule.RunNowRequest) (sc
 	}
 	var out schedule.RunNowResult
 	err = s.write(ctx, "run trigger "+r.TriggerID+" now", routine, func(tx *txn) error {
+		var made bool
+		if out, made, err = replay(ctx, tx, key, requestID, r.Force); made || err != nil {
+			return err
+		}
 		tk, err := manualTicket(ctx, tx, r.TriggerID)
 		if err != nil {
 			return err
@@ -80,6 +84,10 @@ func (s *Store) RunRerun(ctx context.Context, r schedule.RerunRequest) (schedule
 		if err := schedule.RerunRefusal(r.RunID, src.state); err != nil {
 			return err
 		}
+		var made bool
+		if out, made, err = replay(ctx, tx, key, requestID, false); made || err != nil {
+			return err
+		}
 		tk, err := manualTicket(ctx, tx, src.triggerID)
 		if err != nil {
 			return err
@@ -114,17 +122,28 @@ type manualRequest struct {
 	audit                     map[string]any
 }
 
-// admitManual admits m on the verified ticket tk inside tx: the Run its
-// key names if one exists already; else, unless m.force, the trigger's
-// overlap policy applied to its unfinished Runs; then the queued Run.
+// replay is the Run a manual request's key names already (made true),
+// as schedule.ReplayOf answers it: looked up before the trigger is
+// verified, so a request asked again after its answer was lost learns
+// what it made even once the trigger has been disabled or its project
+// archived.
+func replay(ctx context.Context, tx *txn, key, requestID string, force bool) (schedule.RunNowResult, bool, error) {
+	var first schedule.Replay
+	switch err := tx.QueryRowContext(ctx, qManualReplay, key).Scan(&first.RunID, &first.Force); {
+	case errors.Is(err, sql.ErrNoRows):
+		return schedule.RunNowResult{}, false, nil
+	case err != nil:
+		return schedule.RunNowResult{}, false, err
+	}
+	out, err := schedule.ReplayOf(requestID, force, first)
+	return out, true, err
+}
+
+// admitManual admits m, whose key names no Run yet (replay), on the
+// verified ticket tk inside tx: unless m.force, the trigger's overlap
+// policy applied to its unfinished Runs; then the queued Run.
 func (s *Store) admitManual(ctx context.Context, tx *txn, tk schedule.Ticket, m manualRequest) (schedule.RunNowResult, error) {
 	var out schedule.RunNowResult
-	switch err := tx.QueryRowContext(ctx, qRunByKey, m.key).Scan(&out.RunID); {
-	case err == nil:
-		return out, nil
-	case !errors.Is(err, sql.ErrNoRows):
-		return out, err
-	}
 	waits := false
 	var finished run.FinishCounts
 	if !m.force && tk.Cron.Overlap != "" {
@@ -204,8 +223,9 @@ func (s *Store) TriggerBackfill(ctx context.Context, r schedule.BackfillRequest)
 		}
 		for _, at := range occ {
 			key := schedule.IdempotencyKey(r.TriggerID, tk.TriggerRevision, at)
-			if ran[at] {
+			if had, ok := ran[at]; ok {
 				out.Existing++
+				out.ExistingRunIDs = append(out.ExistingRunIDs, had)
 				continue
 			}
 			runID := ids.New()
@@ -214,7 +234,11 @@ func (s *Store) TriggerBackfill(ctx context.Context, r schedule.BackfillRequest)
 				audit: map[string]any{"manual": run.OriginBackfill, "actor": r.Actor}}, now)
 			var v *verdict
 			if errors.As(err, &v) && v.reason == schedule.ReasonOccurrenceExists {
+				if err := tx.QueryRowContext(ctx, qRunByKey, key).Scan(&runID); err != nil {
+					return err
+				}
 				out.Existing++
+				out.ExistingRunIDs = append(out.ExistingRunIDs, runID)
 				continue
 			}
 			if err != nil {
@@ -235,21 +259,22 @@ func (s *Store) TriggerBackfill(ctx context.Context, r schedule.BackfillRequest)
 	return out, nil
 }
 
-// cronScheduledIn is the set of scheduled times in [fromMs, toMs] of the
-// trigger's clock-admitted Runs, under any revision.
-func cronScheduledIn(ctx context.Context, tx *txn, triggerID string, fromMs, toMs int64) (map[int64]bool, error) {
+// cronScheduledIn is, by scheduled time in [fromMs, toMs], a Run of the
+// trigger admitted for that occurrence of its cron, under any revision.
+func cronScheduledIn(ctx context.Context, tx *txn, triggerID string, fromMs, toMs int64) (map[int64]string, error) {
 	rows, err := tx.QueryContext(ctx, qRunsCronScheduledIn, triggerID, fromMs, toMs)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	ran := map[int64]bool{}
+	ran := map[int64]string{}
 	for rows.Next() {
 		var at int64
-		if err := rows.Scan(&at); err != nil {
+		var id string
+		if err := rows.Scan(&at, &id); err != nil {
 			return nil, err
 		}
-		ran[at] = true
+		ran[at] = id
 	}
 	return ran, rows.Err()
 }

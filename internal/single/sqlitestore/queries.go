@@ -118,6 +118,7 @@ var (
 	qPublishAuditInsert        = query("publish_audit_insert")
 	qRunsUnfinishedOfTrigger   = query("runs_unfinished_of_trigger")
 	qRunByKey                  = query("run_by_key")
+	qManualReplay              = query("manual_replay")
 	qRunsCronScheduledIn       = query("runs_cron_scheduled_in")
 	qRunsLast                  = query("runs_last")
 )
@@ -267,7 +268,7 @@ var writeQueries = []string{
 	qLedgerLastSeq, qLedgerInsert, qLedgerCompact, qLedgerTrim,
 	qSchedulePause, qScheduleResume, qSchedulePauseState, qScheduleAuditInsert,
 	qProjectPauseRead, qProjectPauseWrite, qProjectPauseUnpaused, qProjectPauseTheirs, qProjectPauseKept, qSchedulePauseMark, qSchedulePauseOwn, qSchedulePublishedPaused, qPublishAuditInsert, qRunsUnfinishedOfTrigger,
-	qRunByKey, qRunsCronScheduledIn,
+	qRunByKey, qManualReplay, qRunsCronScheduledIn,
 	qTokenInsert, qTokenNameHolder, qTokenRevoke, qTokenTouch,
 	qUserInsert, qUserDisable, qUserEnable, qUserDelete, qUserSetPassword, qUserChangePassword, qUserSignedIn, qUserInsertFirst,
 	qSessionInsert, qSessionEvict, qSessionDeleteExpired, qSessionSeen, qSessionEnd, qSessionEndOthers, qSessionEndPrincipal,

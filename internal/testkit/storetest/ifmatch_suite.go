@@ -33,6 +33,31 @@ func requireSpecChanged(t *testing.T, err error, now, what string) {
 	}
 }
 
+// testStaleRevisionOfOwnChange: an apply over a revision, asked again
+// after its answer was lost, finds the project moved by its own publish;
+// the file changes nothing there, so it answers every object unchanged
+// and writes nothing, where a file that would change something is still
+// refused.
+func testStaleRevisionOfOwnChange(t *testing.T, f Fixture) {
+	applyFile(t, f, fileOf(t, []string{"job"}, "one", [][2]string{{"tick", "job"}}, 1))
+	read := revisionOf(t, f)
+	change := fileOf(t, []string{"job"}, "two", [][2]string{{"tick", "job"}}, 1)
+	if _, err := apply.Publish(t.Context(), f.Service, change, ids.New, apply.Options{IfMatch: []string{read}}); err != nil {
+		t.Fatalf("the apply over the revision read: %v", err)
+	}
+	now := revisionOf(t, f)
+	again, err := apply.Publish(t.Context(), f.Service, change, ids.New, apply.Options{IfMatch: []string{read}})
+	if err != nil || len(again) == 0 || apply.Summary(again) != "" {
+		t.Fatalf("the same apply asked again over the revision it moved: %+v, %v; want every object unchanged", again, err)
+	}
+	if got := revisionOf(t, f); got != now {
+		t.Fatalf("the apply asked again moved the revision from %s to %s", now, got)
+	}
+	other := fileOf(t, []string{"job"}, "three", [][2]string{{"tick", "job"}}, 1)
+	_, err = apply.Publish(t.Context(), f.Service, other, ids.New, apply.Options{IfMatch: []string{read}})
+	requireSpecChanged(t, err, now, "another change over the revision before the last apply")
+}
+
 // testStaleRevisionWritesNothing: an apply over a revision the project
 // has moved from is refused spec_changed naming the revision now, and
 // writes nothing; over the revision now it publishes. The check is the

@@ -83,6 +83,9 @@ func RunSchedule(t *testing.T, newFixture Factory) {
 	for name, fn := range manualCases() {
 		run(name, false, fn)
 	}
+	for name, fn := range replayCases() {
+		run(name, false, fn)
+	}
 	for name, fn := range backfillPreviewCases() {
 		run(name, false, fn)
 	}

@@ -12,10 +12,20 @@
 UPDATE qinglong.trigger_schedules SET state_version = state_version WHERE trigger_id = $1 RETURNING ctid
 
 -- name: RunByKey
--- The Run holding an idempotency key in a project, if any: a manual
--- run's replay (manual.go), and an admission whose occurrence may have its
--- Run since the clock went back (commit.go, passAdmittedBefore).
+-- The Run holding an idempotency key in a project, if any: an admission
+-- whose occurrence may have its Run since the clock went back (commit.go,
+-- passAdmittedBefore).
 SELECT id FROM qinglong.runs WHERE project_id = $1 AND idempotency_key = $2
+
+-- name: ManualReplay
+-- The Run a manual request's idempotency key names in a project, if any,
+-- with the force its request asked (recorded in its run.created event,
+-- seq 1): a request asked again finds what it made before the trigger is
+-- verified (manual.go, replay).
+SELECT r.id, coalesce((e.payload->>'force')::boolean, false)
+  FROM qinglong.runs r
+  LEFT JOIN qinglong.run_events e ON e.run_id = r.id AND e.seq = 1 AND e.name = 'run.created'
+ WHERE r.project_id = $1 AND r.idempotency_key = $2
 
 -- name: RerunSource
 -- What a re-run repeats: a Run's trigger, state, scheduled time and pinned
@@ -33,9 +43,10 @@ SELECT r.trigger_id, r.state, r.scheduled_for_ms, r.task_id, r.task_revision, r.
 
 -- name: RunsCronScheduledIn
 -- The scheduled times of a trigger's clock-admitted Runs (any revision) in
--- a window, so a backfill never admits an occurrence twice under another
--- revision's key. Reads the trigger's Runs through runs_trigger_listing_idx.
-SELECT scheduled_for_ms FROM qinglong.runs
+-- a window, with their ids, so a backfill never admits an occurrence twice
+-- under another revision's key and names the Run it has. Reads the
+-- trigger's Runs through runs_trigger_listing_idx.
+SELECT scheduled_for_ms, id FROM qinglong.runs
  WHERE trigger_id = $1 AND scheduled_for_ms BETWEEN $2 AND $3 AND idempotency_key LIKE 'ql3:cron:v1:%'
 
 -- name: ManualInsert

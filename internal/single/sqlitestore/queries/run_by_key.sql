@@ -1,5 +1,4 @@
--- The Run holding an idempotency key, if any: a run-now request repeated
--- with the same request id finds the Run the first one made, and a cron
--- admission behind a cursor moved back after the clock went back finds the
+-- The Run holding an idempotency key, if any: a cron admission behind a
+-- cursor moved back after the clock went back finds the
 -- Run admitted while the clock read later (schedule.MayHaveItsRun).
 SELECT id FROM runs WHERE idempotency_key = ?
