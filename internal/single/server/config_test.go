@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/qinglong/qinglong/internal/core/metrics"
 	"github.com/qinglong/qinglong/internal/core/qlerror"
 )
 
@@ -48,7 +49,7 @@ func TestInvalidSettingsNameTheSettingAndItsRange(t *testing.T) {
 		"--log-max-bytes":       {LogCapBytes: 10},
 		"--notify-backoff":      {NotifyBackoff: time.Millisecond},
 		"--notify-max-attempts": {NotifyMaxAttempts: -1},
-		"--metrics-per-trigger": {MetricsPerTrigger: 1001},
+		"--metrics-per-trigger": {MetricsPerTrigger: metrics.MaxPerTrigger + 1},
 	}
 	for setting, cfg := range cases {
 		err := cfg.WithDefaults().Validate()
