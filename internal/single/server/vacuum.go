@@ -137,7 +137,8 @@ func checkVacuumRoom(file string, size int64) error {
 	if err := syscall.Statfs(filepath.Dir(file), &st); err != nil {
 		return qlerror.Wrap(qlerror.Unavailable, err, "read the free space of the disk holding %s", file)
 	}
-	room := int64(st.Bavail) * st.Bsize //nolint:gosec // G115: free blocks fit an int64 on any disk
+	// Bsize is an int32 on 32-bit ARM and an int64 on amd64.
+	room := int64(st.Bavail) * int64(st.Bsize) //nolint:gosec,unconvert // G115: free blocks fit an int64 on any disk
 	if room < size {
 		return qlerror.New(qlerror.Unavailable,
 			"not enough free space to vacuum %s: its compacted copy is written beside it before it replaces it, and may be as large as the file, %.1f MiB; the disk holding %s has %.1f MiB free: free %.1f MiB more there and run the vacuum again",
