@@ -5,9 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/hex"
-	"regexp"
 	"time"
-	"unicode/utf8"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -64,30 +62,8 @@ func (s WorkerSettings) withDefaults() (WorkerSettings, error) {
 	return s, nil
 }
 
-// Worker label limits: the same shape as task labels, so a placement can
-// name any label a worker can carry.
-const (
-	maxWorkerLabels   = 64
-	maxWorkerLabelLen = 256
-	maxVersionLen     = 64
-)
-
-var workerLabelKey = regexp.MustCompile(`^[a-z0-9]([a-z0-9_./-]*[a-z0-9])?$`)
-
-func validateWorkerLabels(field string, labels map[string]string) error {
-	if len(labels) > maxWorkerLabels {
-		return qlerror.New(qlerror.Invalid, "%s: %d labels, the limit is %d", field, len(labels), maxWorkerLabels)
-	}
-	for k, v := range labels {
-		if len(k) > maxWorkerLabelLen || !workerLabelKey.MatchString(k) {
-			return qlerror.New(qlerror.Invalid, "%s: key %q must be 1–%d lower-case letters, digits, '-', '_', '.', '/'", field, k, maxWorkerLabelLen)
-		}
-		if len(v) > maxWorkerLabelLen || !utf8.ValidString(v) {
-			return qlerror.New(qlerror.Invalid, "%s.%s: the value must be valid UTF-8 of at most %d bytes", field, k, maxWorkerLabelLen)
-		}
-	}
-	return nil
-}
+// maxVersionLen bounds the version a worker reports at registration.
+const maxVersionLen = 64
 
 // secretDigest is the SHA-256 (hex) of a credential or lease token: the
 // only form either is ever stored in.

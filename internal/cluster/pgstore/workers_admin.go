@@ -11,6 +11,7 @@ import (
 
 	"github.com/qinglong/qinglong/internal/core/ids"
 	"github.com/qinglong/qinglong/internal/core/qlerror"
+	"github.com/qinglong/qinglong/internal/core/task"
 	"github.com/qinglong/qinglong/internal/core/validate"
 	"github.com/qinglong/qinglong/internal/core/workerproto"
 )
@@ -56,7 +57,7 @@ func (a *Admin) WorkerCreate(ctx context.Context, name string, labels map[string
 	if err := validate.Name("worker name", name); err != nil {
 		return "", err
 	}
-	if err := validateWorkerLabels("labels", labels); err != nil {
+	if err := task.CheckWorkerLabels("labels", labels); err != nil {
 		return "", err
 	}
 	if maxConcurrency < 1 || maxConcurrency > workerproto.MaxCapacity {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/qinglong/qinglong/internal/core/ids"
 	"github.com/qinglong/qinglong/internal/core/qlerror"
+	"github.com/qinglong/qinglong/internal/core/task"
 	"github.com/qinglong/qinglong/internal/core/workerproto"
 )
 
@@ -91,7 +92,7 @@ func (r *Runtime) RegisterWorker(ctx context.Context, w WorkerIdentity, req work
 	if len(req.Version) > maxVersionLen {
 		return Registered{}, qlerror.New(qlerror.Invalid, "version has %d characters, the limit is %d", len(req.Version), maxVersionLen)
 	}
-	if err := validateWorkerLabels("labels", req.Labels); err != nil {
+	if err := task.CheckWorkerLabels("labels", req.Labels); err != nil {
 		return Registered{}, err
 	}
 	var name, state string

@@ -81,3 +81,27 @@ func TestWorkerCredentialFailuresAndActsOnAnotherWorkersSessionAreLogged(t *test
 		}
 	}
 }
+
+// A worker refused with 429 for its request rate is logged at WARN with
+// its name, once a minute however many it sends.
+func TestAWorkerOverItsRequestRateIsLogged(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, Config{Rate: 0.1, Burst: 1})
+	busy := f.worker(t, "busy")
+	session := f.register(t, busy).SessionID
+	for i := range 3 {
+		if status, raw, _ := f.post(t, busy, workerproto.PathHeartbeat, workerproto.HeartbeatRequest{SessionID: session}); status != http.StatusTooManyRequests {
+			t.Fatalf("heartbeat %d past the burst: %d %s, want 429", i+1, status, raw)
+		}
+	}
+	l, ok := authLines(t, f)[[2]string{authlog.CodeThrottled, authlog.ReasonWorkerOverRate}]
+	if !ok || l["level"] != "WARN" || l["name"] != "busy" || l["surface"] != "worker" || l["addr"] != "127.0.0.1" {
+		t.Fatalf("%v; want a WARN %s line naming busy in:\n%s", l, authlog.ReasonWorkerOverRate, f.logs.String())
+	}
+	if n := strings.Count(f.logs.String(), authlog.ReasonWorkerOverRate); n != 1 {
+		t.Fatalf("%d lines for three refusals within a minute, want 1:\n%s", n, f.logs.String())
+	}
+	if strings.Contains(f.logs.String(), busy[len(workerproto.CredentialPrefix):]) {
+		t.Fatalf("the log carries the credential:\n%s", f.logs.String())
+	}
+}

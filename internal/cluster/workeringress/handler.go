@@ -278,6 +278,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	req.worker = worker
 	if ok, wait := h.limits.allow(worker.ID, time.Now()); !ok {
+		h.authLog.Throttled(authlog.Event{Surface: authlog.SurfaceWorker, Addr: peerHost(r), Name: worker.Name, Reason: authlog.ReasonWorkerOverRate})
 		w.Header().Set("Retry-After", strconv.FormatInt(int64(wait/time.Second)+1, 10))
 		h.writeError(w, r, qlerror.New(codeRateLimited, "worker %s sends more than %g requests per second; slow down and retry after the Retry-After header's seconds", worker.Name, h.limits.rate))
 		return

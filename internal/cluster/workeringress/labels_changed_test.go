@@ -1,6 +1,7 @@
 package workeringress
 
 import (
+	"net/http"
 	"strings"
 	"testing"
 
@@ -34,5 +35,36 @@ func TestASessionReplacedUnderOtherLabelsIsLoggedWithBoth(t *testing.T) {
 			!(strings.Contains(line, `"labels":"gpu=yes,zone=us"`) && strings.Contains(line, `"replaced_labels":"zone=eu"`) && strings.Contains(line, `"worker":"walker"`)) {
 			t.Fatalf("the line does not name the worker and both sets of labels:\n%s", line)
 		}
+	}
+}
+
+// A label the worker adds at registration is held to the rule of a
+// placement's labels: one a placement could not name (a space, a quote,
+// markup) is refused with 400 naming the label and the rule, and no
+// session starts.
+func TestAWorkerLabelOutsideThePlacementRuleIsRefusedAtRegistration(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, Config{})
+	cred := f.worker(t, "odd")
+	for _, c := range []struct {
+		labels map[string]string
+		want   []string
+	}{
+		{map[string]string{"zone": `eu "west" <b>`}, []string{`labels.zone`, `"eu \"west\" <b>"`, "letters, digits, '_', '.', ':', '/', '+', '-'"}},
+		{map[string]string{"Zone!": "eu"}, []string{`Zone!`, "lower-case letters, digits"}},
+	} {
+		status, raw, _ := f.post(t, cred, workerproto.PathRegister, workerproto.RegisterRequest{Capacity: 1, Version: "test", Labels: c.labels})
+		if status != http.StatusBadRequest || errorOf(t, raw).Code != workerproto.CodeInvalid {
+			t.Fatalf("labels %v: %d %s, want 400 %s", c.labels, status, raw, workerproto.CodeInvalid)
+		}
+		msg := errorOf(t, raw).Message
+		for _, w := range c.want {
+			if !strings.Contains(msg, w) {
+				t.Errorf("labels %v: %q, want it to say %q", c.labels, msg, w)
+			}
+		}
+	}
+	if n := f.env.Int(t, `SELECT count(*) FROM qinglong.worker_sessions`); n != 0 {
+		t.Fatalf("%d sessions started by refused registrations", n)
 	}
 }

@@ -3,6 +3,8 @@ package account
 import (
 	"strings"
 	"testing"
+
+	"github.com/qinglong/qinglong/internal/core/qlerror"
 )
 
 // A password verifies against its own hash only; the hash is salted, names
@@ -74,5 +76,23 @@ func TestAPasswordMayHoldANameTooShortToGuessFrom(t *testing.T) {
 	}
 	if err := CheckNewPassword("lin", "violin-sunset"); err == nil || !strings.Contains(err.Error(), "contains the user name") {
 		t.Fatalf("a three-letter name inside a password: %v; want it refused", err)
+	}
+}
+
+// A common password with letters written as the digits or symbols that
+// usually stand for them is refused as the word is, with or without
+// digits and symbols at its end; a password that only has such
+// characters in it is not.
+func TestCommonPasswordsWithStandInsForLettersAreRefused(t *testing.T) {
+	t.Parallel()
+	for _, p := range []string{"pa55word2024", "P@$$w0rd!!", "dr@g0n12345", "m0nk3y12345", "5uperman!!", "qw3rty!2345", "sh4d0w12345", "l3tm3in2026", "1qaz2wsx!!"} {
+		if err := CheckNewPassword("olivia", p); qlerror.ReasonOf(err) != RefusalPasswordCommon {
+			t.Errorf("CheckNewPassword(%q) = %v, want it refused as a common password", p, err)
+		}
+	}
+	for _, p := range []string{"c0rrect h0rse b4ttery", "5 green m00ns r1se"} {
+		if err := CheckNewPassword("olivia", p); err != nil {
+			t.Errorf("CheckNewPassword(%q) = %v, want it taken", p, err)
+		}
 	}
 }

@@ -31,12 +31,36 @@ var commonPasswords = func() map[string]bool {
 }()
 
 // isCommon reports whether p, in lower case, is on the list, as it is or
-// once the digits and symbols at its end are taken off: a guesser tries
-// "password123!" right after "password".
+// once the digits and symbols at its end are taken off ("password123!"),
+// and either of those once the usual stand-ins for letters are read as
+// the letters ("p@55w0rd"): a guesser tries each variant right after the
+// word. The end is taken off before the stand-ins are read, or
+// "monkey2024" would read as "monkeyzoza".
 func isCommon(p string) bool {
 	p = strings.ToLower(p)
 	base := strings.TrimRightFunc(p, func(r rune) bool { return !unicode.IsLetter(r) })
-	return commonPasswords[p] || (base != "" && commonPasswords[base])
+	for _, c := range []string{p, base} {
+		if c == "" {
+			continue
+		}
+		if commonPasswords[c] || commonPasswords[asI.Replace(c)] || commonPasswords[asL.Replace(c)] {
+			return true
+		}
+	}
+	return false
+}
+
+// asI and asL read the usual stand-ins for letters as the letters they
+// stand for; "1", "!" and "|" stand for "i" as often as for "l", so each
+// reading is tried.
+var (
+	asI = strings.NewReplacer(leetCommon("1", "i", "!", "i", "|", "i")...)
+	asL = strings.NewReplacer(leetCommon("1", "l", "!", "l", "|", "l")...)
+)
+
+// leetCommon is the stand-ins both readings share, with more.
+func leetCommon(more ...string) []string {
+	return append([]string{"@", "a", "4", "a", "8", "b", "(", "c", "3", "e", "6", "g", "9", "g", "0", "o", "5", "s", "$", "s", "7", "t", "+", "t"}, more...)
 }
 
 // CheckNewPassword says what is wrong with a new password for the user

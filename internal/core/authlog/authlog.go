@@ -36,6 +36,12 @@ const (
 	// another worker's session or attempt (403): a worker's bug, or a
 	// stolen lease token.
 	CodeWorkerForbidden = "auth.worker_forbidden"
+	// CodeLeftOut (INFO): how many failure lines of one surface, reason
+	// and client were left out after its last line, written when that
+	// client has none of its own to carry the count: by a later line of
+	// the same server once the client's minute is over, or, for clients
+	// forgotten to keep the memory bounded, summed on one line.
+	CodeLeftOut = "auth.lines_left_out"
 )
 
 // The surfaces a line names.
@@ -69,10 +75,13 @@ type Event struct {
 type key struct{ surface, reason, client string }
 
 // window is a key's current window: until when more lines are left out,
-// and how many were.
+// how many were, and the last of them (its code, address and name) for
+// the line that carries the count if the key has none.
 type window struct {
 	until      time.Time
 	suppressed int
+	code       string
+	last       Event
 }
 
 // Log writes the authentication lines of one surface's server (the API,
@@ -84,6 +93,9 @@ type Log struct {
 	mu    sync.Mutex
 	seen  map[key]*window
 	lines *rate.Limiter
+	// forgotten sums the counts of keys makeRoom dropped with lines
+	// left out, until a line carries them.
+	forgotten struct{ clients, suppressed int }
 }
 
 // New returns the lines' writer to log (none when nil), reading the time
@@ -108,7 +120,7 @@ func (l *Log) SignedOut(e Event) {
 
 // Failed logs a failed authentication at INFO, within the bounds.
 func (l *Log) Failed(e Event) {
-	if n, ok := l.admit(e); ok {
+	if n, ok := l.admit(e, CodeFailed); ok {
 		l.log.Info("authentication failed", "code", CodeFailed, "surface", e.Surface, "addr", e.Addr, "name", e.Name, "reason", e.Reason, "suppressed", n)
 	}
 }
@@ -116,7 +128,7 @@ func (l *Log) Failed(e Event) {
 // Throttled logs a request refused for its address's failures at WARN,
 // within the bounds.
 func (l *Log) Throttled(e Event) {
-	if n, ok := l.admit(e); ok {
+	if n, ok := l.admit(e, CodeThrottled); ok {
 		l.log.Warn("request throttled", "code", CodeThrottled, "surface", e.Surface, "addr", e.Addr, "name", e.Name, "reason", e.Reason, "suppressed", n)
 	}
 }
@@ -124,7 +136,7 @@ func (l *Log) Throttled(e Event) {
 // RevokedUsed logs a revoked or replaced credential still sent at WARN,
 // within the bounds.
 func (l *Log) RevokedUsed(e Event) {
-	if n, ok := l.admit(e); ok {
+	if n, ok := l.admit(e, CodeRevokedUsed); ok {
 		l.log.Warn("a revoked credential is still in use", "code", CodeRevokedUsed, "surface", e.Surface, "addr", e.Addr, "name", e.Name, "reason", e.Reason, "suppressed", n)
 	}
 }
@@ -132,15 +144,19 @@ func (l *Log) RevokedUsed(e Event) {
 // WorkerForbidden logs a worker acting on another worker's session or
 // attempt at WARN, within the bounds.
 func (l *Log) WorkerForbidden(e Event) {
-	if n, ok := l.admit(e); ok {
+	if n, ok := l.admit(e, CodeWorkerForbidden); ok {
 		l.log.Warn("a worker acted on another worker's session or attempt", "code", CodeWorkerForbidden, "surface", e.Surface, "addr", e.Addr, "name", e.Name, "reason", e.Reason, "suppressed", n)
 	}
 }
 
-// admit reports whether e's line is written now, and how many of its
-// key's were left out since its last one. A line the budget of all keys
-// leaves out starts no window: the key's next event tries again.
-func (l *Log) admit(e Event) (suppressed int, ok bool) {
+// admit reports whether e's line (of code) is written now, and how many
+// of its key's were left out since its last one. A line the budget of
+// all keys leaves out starts no window: the key's next event tries
+// again. A line written also writes the counts other keys are owed
+// (flushLeftOut), so a count reaches the log though its client never
+// fails again, without a goroutine: the cost is one pass over at most
+// MaxClients keys per line written, and lines are LinesPerMinute at most.
+func (l *Log) admit(e Event, code string) (suppressed int, ok bool) {
 	k := key{e.Surface, e.Reason, authlimit.Client(e.Addr)}
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -153,19 +169,43 @@ func (l *Log) admit(e Event) (suppressed int, ok bool) {
 	}
 	if now.Before(w.until) || !l.lines.AllowN(now, 1) {
 		w.suppressed++
+		w.code, w.last = code, e
 		return 0, false
 	}
 	suppressed = w.suppressed
 	*w = window{until: now.Add(Window)}
+	l.flushLeftOut(now)
 	return suppressed, true
+}
+
+// flushLeftOut writes, within the budget of lines, the count of every
+// key whose window ended with lines left out, and the sum of the keys
+// makeRoom forgot. A key's count line opens a new window, so its client
+// still gets one line a minute at most; l.mu is held.
+func (l *Log) flushLeftOut(now time.Time) {
+	for k, w := range l.seen {
+		if w.suppressed == 0 || now.Before(w.until) {
+			continue
+		}
+		if !l.lines.AllowN(now, 1) {
+			return
+		}
+		l.log.Info("authentication lines left out", "code", CodeLeftOut, "of", w.code, "surface", k.surface, "addr", w.last.Addr, "name", w.last.Name, "reason", k.reason, "suppressed", w.suppressed)
+		*w = window{until: now.Add(Window)}
+	}
+	if l.forgotten.suppressed > 0 && l.lines.AllowN(now, 1) {
+		l.log.Info("authentication lines left out by clients no longer remembered", "code", CodeLeftOut, "clients", l.forgotten.clients, "suppressed", l.forgotten.suppressed)
+		l.forgotten.clients, l.forgotten.suppressed = 0, 0
+	}
 }
 
 // makeRoom keeps the keys under MaxClients. It forgets every key whose
 // window ended with nothing left out (nothing is lost); failing that,
-// every key whose window ended (their counts are lost, the lines were
-// not); failing that, the tenth of the keys whose windows end first. A
-// flood of new clients so costs one pass over the keys per many keys, not
-// per key; l.mu is held.
+// every key whose window ended; failing that, the tenth of the keys whose
+// windows end first. The counts of keys forgotten with lines left out
+// are summed in l.forgotten for the next line to carry. A flood of new
+// clients so costs one pass over the keys per many keys, not per key;
+// l.mu is held.
 func (l *Log) makeRoom(now time.Time) {
 	if len(l.seen) < MaxClients {
 		return
@@ -177,7 +217,7 @@ func (l *Log) makeRoom(now time.Time) {
 	} {
 		for k, w := range l.seen {
 			if drop(w) {
-				delete(l.seen, k)
+				l.forget(k)
 			}
 		}
 		if len(l.seen) < MaxClients {
@@ -190,6 +230,15 @@ func (l *Log) makeRoom(now time.Time) {
 	}
 	slices.SortFunc(keys, func(a, b key) int { return l.seen[a].until.Compare(l.seen[b].until) })
 	for _, k := range keys[:MaxClients/10] {
-		delete(l.seen, k)
+		l.forget(k)
 	}
+}
+
+// forget drops k, adding its count to l.forgotten; l.mu is held.
+func (l *Log) forget(k key) {
+	if n := l.seen[k].suppressed; n > 0 {
+		l.forgotten.clients++
+		l.forgotten.suppressed += n
+	}
+	delete(l.seen, k)
 }

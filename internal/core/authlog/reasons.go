@@ -20,6 +20,11 @@ const (
 	ReasonTokenRevoked   = "token_revoked"
 	ReasonTokenExpired   = "token_expired"
 
+	// ReasonCurrentPasswordWrong: a signed-in user's password change
+	// whose current password was wrong (someone at an unattended browser
+	// guessing it, or a typo). The line names the session's user.
+	ReasonCurrentPasswordWrong = "current_password_wrong"
+
 	// ReasonSetupCodeWrong: a wrong first-owner setup code.
 	ReasonSetupCodeWrong = "setup_code_wrong"
 
@@ -31,8 +36,8 @@ const (
 
 // The worker ingress's reasons: no credential or one not shaped like one,
 // one nobody holds, one an admin revoked, one a rotation replaced whose
-// time passed, and a worker's request on another worker's session or
-// attempt.
+// time passed, a worker's request on another worker's session or
+// attempt, and a worker over its request rate.
 //
 //nolint:gosec // G101: the names of reasons, no credential
 const (
@@ -41,4 +46,8 @@ const (
 	ReasonCredentialRevoked  = "credential_revoked"
 	ReasonCredentialReplaced = "credential_replaced"
 	ReasonOtherWorkers       = "other_workers"
+	// ReasonWorkerOverRate: an authenticated worker refused with 429 for
+	// sending more requests a second than the ingress allows a worker (a
+	// worker's bug, or its credential used by more than one process).
+	ReasonWorkerOverRate = "worker_over_rate"
 )

@@ -359,7 +359,8 @@ func exitCodesHelp(opts Options) string {
 	return `Exit codes:
   0    done
   1    failed at run time (database, network, server; or what it names does not exist): the message says why
-  2    the input is wrong, nothing was done: the command line, or a value the store or server refused as invalid
+  2    the input is wrong, nothing was done: the command line, a value the store or server refused as invalid,
+       or a file named to fix (a secrets or credential file others may read, of another owner, or malformed)
   3    the trigger's overlap policy refused the request (triggers run, runs rerun); nothing was run
   4    the request conflicts with what exists, nothing was done: a name taken, a state that does not allow it
        (a disabled trigger, an archived project, a Run not finished), a change made meanwhile

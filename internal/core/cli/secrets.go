@@ -22,8 +22,9 @@ the user the server runs as: qinglong-secrets.json in the data directory` +
 			opts.clusterOnly(" (standalone, edge), or each worker's and replica's --secrets-file (cluster)") + `.
 These commands edit it under a lock, replacing it in one rename: the next attempt that starts, and
 the next notification sent, reads the new value; no restart. Run as root, they keep the file's owner
-(the server's user); run as another user, they refuse a file that is not theirs. No value is ever
-printed or logged. With --api-url URL a server edits its own file over its API (a token of scope
+(the server's user); run as another user, they refuse a file that is not theirs (exit 5). A file
+group or others may access, owned by another user than the server's, or not a JSON object of
+strings is refused saying what to fix (exit 2). No value is ever printed or logged. With --api-url URL a server edits its own file over its API (a token of scope
 admin in $QL_TOKEN).`,
 	}
 	if opts.secretsFileOnly {
@@ -31,8 +32,9 @@ admin in $QL_TOKEN).`,
 worker reads them from its own secrets file (its --secrets-file), a JSON object of name → value,
 mode 0600, owned by the user the worker runs as. These commands edit it under a lock, replacing it
 in one rename: the next attempt that starts reads the new value; no restart. Run as root, they keep
-the file's owner (the worker's user); run as another user, they refuse a file that is not theirs.
-No value is ever printed or logged. Which tasks use a name is known where the definitions are:
+the file's owner (the worker's user); run as another user, they refuse a file that is not theirs
+(exit 5). A file group or others may access, owned by another user than the worker's, or not a JSON
+object of strings is refused saying what to fix (exit 2). No value is ever printed or logged. Which tasks use a name is known where the definitions are:
 'ql secrets list --database-url URL --secrets-file FILE' on a host with ql.`
 	}
 	c.AddCommand(secretsListCommand(opts), secretsSetCommand(opts), secretsDeleteCommand(opts))

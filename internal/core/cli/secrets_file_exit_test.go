@@ -12,7 +12,7 @@ import (
 // A secrets file refused for its mode or its content is the input the user
 // fixes, as a credential file at 0644 is: every secrets command of every
 // binary exits 2 for it (not 4, a conflict with what exists), saying what
-// to do.
+// to do, and each binary's secrets help says so.
 func TestASecretsFileToFixExitsTwoOnEveryCommandThatReadsIt(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
@@ -23,6 +23,13 @@ func TestASecretsFileToFixExitsTwoOnEveryCommandThatReadsIt(t *testing.T) {
 	broken := filepath.Join(dir, "broken.json")
 	if err := os.WriteFile(broken, []byte(`{"a": `), 0o600); err != nil {
 		t.Fatal(err)
+	}
+	runHelp := func(binary string) (int, string) {
+		var out, errOut bytes.Buffer
+		if binary == "ql-worker" {
+			return MainSingle(context.Background(), SecretsFileCommand("ql-worker"), []string{"--help"}, &out, &errOut), out.String()
+		}
+		return MainIn(context.Background(), Options{Binary: binary}, []string{"secrets", "--help"}, strings.NewReader(""), &out, &errOut), out.String()
 	}
 	// Each binary's secrets command: the trees' of ql and ql-edge, and a
 	// worker host's.
@@ -46,6 +53,10 @@ func TestASecretsFileToFixExitsTwoOnEveryCommandThatReadsIt(t *testing.T) {
 		},
 	}
 	for binary, run := range binaries {
+		// The help says the exit code the refusal exits with.
+		if _, help := runHelp(binary); !strings.Contains(help, "what to fix (exit 2)") {
+			t.Errorf("%s secrets --help does not say a file to fix exits 2:\n%s", binary, help)
+		}
 		for _, file := range []struct{ path, says string }{
 			{open, "run chmod 600 " + open},
 			{broken, "is not a JSON object of string values"},

@@ -7,6 +7,7 @@ import (
 
 	"github.com/qinglong/qinglong/internal/core/account"
 	"github.com/qinglong/qinglong/internal/core/apitoken"
+	"github.com/qinglong/qinglong/internal/core/authlog"
 	"github.com/qinglong/qinglong/internal/core/qlerror"
 )
 
@@ -76,9 +77,13 @@ func (c *Console) passwordChange(w http.ResponseWriter, r *http.Request, s *sess
 		return
 	}
 	addr := remoteHost(r)
-	if !c.throttle.allowed(addr, s.name) {
+	throttled := func() {
+		c.authLog.Throttled(authlog.Event{Surface: authlog.SurfaceConsole, Addr: addr, Name: s.name, Reason: authlog.ReasonThrottled})
 		w.Header().Set("Retry-After", retryThrottled)
 		again(http.StatusTooManyRequests, tr(l, "err.throttled"))
+	}
+	if !c.throttle.allowed(addr, s.name) {
+		throttled()
 		return
 	}
 	if !c.slots.acquire(r.Context()) {
@@ -89,8 +94,7 @@ func (c *Console) passwordChange(w http.ResponseWriter, r *http.Request, s *sess
 	defer c.slots.release()
 	try, ok := c.throttle.reserve(addr, s.name)
 	if !ok {
-		w.Header().Set("Retry-After", retryThrottled)
-		again(http.StatusTooManyRequests, tr(l, "err.throttled"))
+		throttled()
 		return
 	}
 	u, hash, err := c.cfg.Users.UserCredentials(r.Context(), s.name)
@@ -105,6 +109,7 @@ func (c *Console) passwordChange(w http.ResponseWriter, r *http.Request, s *sess
 	ok = c.verify(hash, current, err == nil && u.ID == s.userID)
 	try.settle(!ok)
 	if !ok {
+		c.authLog.Failed(authlog.Event{Surface: authlog.SurfaceConsole, Addr: addr, Name: s.name, Reason: authlog.ReasonCurrentPasswordWrong})
 		again(http.StatusUnauthorized, tr(l, "err.pwcurrent"))
 		return
 	}

@@ -400,10 +400,11 @@ func Patterns() [][3]string {
 }
 
 // ServeHTTP sets the security headers before the mux sees the request, so
-// every answer has them, the mux's own redirects to a cleaned path too.
+// every answer has them; a path the mux would redirect (cleaned, or a
+// subtree's root without its slash) is the 404 page, never a redirect.
 func (c *Console) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	setHeaders(w)
-	if httpserve.Unclean(r) {
+	if httpserve.MuxRedirects(c.mux, r) {
 		c.failWith(w, r, nil, http.StatusNotFound, tr(lang(r), "err.nopage"))
 		return
 	}

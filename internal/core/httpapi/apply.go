@@ -197,6 +197,32 @@ type fileError struct {
 	Path    string            `json:"path,omitempty"`
 	Reason  qlerror.Reason    `json:"reason,omitempty"`
 	Params  map[string]string `json:"params,omitempty"`
+	// Reasons is every mistake the error holds, when it holds more than
+	// one (an email channel's host, sender and recipients are checked at
+	// once): the first is Reason and Params, kept for the clients that
+	// read only those.
+	Reasons []reasonParams `json:"reasons,omitempty"`
+}
+
+// reasonParams is one mistake of an error: its reason and the values its
+// sentence names.
+type reasonParams struct {
+	Reason qlerror.Reason    `json:"reason"`
+	Params map[string]string `json:"params,omitempty"`
+}
+
+// reasonsOf is every mistake err holds when it holds more than one; nil
+// when the error's Reason says it all.
+func reasonsOf(err error) []reasonParams {
+	all := qlerror.Reasoned(err)
+	if len(all) < 2 {
+		return nil
+	}
+	out := make([]reasonParams, len(all))
+	for i, e := range all {
+		out[i] = reasonParams{Reason: e.Reason, Params: e.Params}
+	}
+	return out
 }
 
 // located is the places err points at in a definitions file, every error
@@ -209,7 +235,7 @@ func located(err error) ([]fileError, int) {
 	}
 	out := make([]fileError, len(list))
 	for i, le := range list {
-		out[i] = fileError{Line: le.Line, Column: le.Column, Message: le.Detail, Path: le.Path(), Reason: qlerror.ReasonOf(le), Params: qlerror.ParamsOf(le)}
+		out[i] = fileError{Line: le.Line, Column: le.Column, Message: le.Detail, Path: le.Path(), Reason: qlerror.ReasonOf(le), Params: qlerror.ParamsOf(le), Reasons: reasonsOf(le)}
 		switch le.About.Kind {
 		case "task":
 			out[i].Task = le.About.Name

@@ -3,6 +3,7 @@ package httpapi
 import (
 	"log/slog"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -81,5 +82,40 @@ func TestAStoreRefusalOfAnEntryNamesIt(t *testing.T) {
 	if got := e.Errors[0]; got.Line != 4 || got.Task != "a" || got.Trigger != "" || got.Path != "tasks[0]" || got.Reason != "publish_to_archived_project" ||
 		!strings.HasPrefix(got.Message, `task "a": project "demo" is archived`) {
 		t.Errorf("%+v; want at line 4 about task a (tasks[0]), publish_to_archived_project, its message as before", got)
+	}
+}
+
+// An email channel with several mistakes is one error of the file whose
+// message says them all; its reason and params stay the first mistake's,
+// and its reasons list every one, each with the values its sentence
+// names, so a client words each in its own language.
+func TestAnEmailChannelRefusalCarriesTheReasonOfEveryMistake(t *testing.T) {
+	t.Parallel()
+	h := authed(t, Config{Definitions: &catalog.Service{Store: sqlitetest.Open(t), Executor: task.LocalProcess, NowMs: func() int64 { return time.Now().UnixMilli() }},
+		Ready: func() (bool, string) { return true, "" }, Log: slog.New(slog.DiscardHandler)})
+	const file = "project: demo\n" +
+		"notifications:\n  rules:\n    - {on: failed, channel: mail}\n  channels:\n" +
+		"    mail: {type: email, host: 'bad host', from: 'not-an-address', to: ['ops@example.com', 'ops@example.com']}\n" +
+		"tasks:\n  - name: a\n    script: echo\n"
+	status, body := postDefinitions(t, h, file)
+	if status != http.StatusBadRequest || len(body.Error.Errors) != 1 {
+		t.Fatalf("%d %+v; want 400 and one error", status, body.Error)
+	}
+	e := body.Error.Errors[0]
+	var got []string
+	for _, r := range e.Reasons {
+		got = append(got, string(r.Reason)+" "+r.Params["field"])
+	}
+	want := []string{"notify_mail_host notifications.channels.mail.host", "notify_mail_address notifications.channels.mail.from", "field_given_twice notifications.channels.mail.to"}
+	if !slices.Equal(got, want) {
+		t.Fatalf("reasons %q, want %q (%+v)", got, want, e)
+	}
+	if e.Reason != e.Reasons[0].Reason || e.Params["field"] != e.Reasons[0].Params["field"] {
+		t.Errorf("reason %s %v, want the first mistake's, as before", e.Reason, e.Params)
+	}
+	for _, w := range []string{"bad host", "not-an-address", "given twice"} {
+		if !strings.Contains(e.Message, w) {
+			t.Errorf("the message %q does not say %q", e.Message, w)
+		}
 	}
 }

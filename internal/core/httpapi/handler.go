@@ -170,8 +170,8 @@ type Handler struct {
 	// anyHost are the probes' paths, which answer any Host: orchestrators
 	// probe by address.
 	anyHost map[string]bool
-	// unknown answers a path no route serves, and one with a dot or
-	// empty segment (httpserve.Unclean).
+	// unknown answers a path no route serves, and one the mux would
+	// redirect (httpserve.MuxRedirects).
 	unknown http.HandlerFunc
 }
 
@@ -208,7 +208,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.a.Console.ServeHTTP(w, r)
 		return
 	}
-	if httpserve.Unclean(r) {
+	if httpserve.MuxRedirects(h.mux, r) {
 		h.unknown(w, r)
 		return
 	}

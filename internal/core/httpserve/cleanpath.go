@@ -2,39 +2,23 @@ package httpserve
 
 import (
 	"net/http"
-	"path"
-	"strings"
+	"reflect"
 )
 
-// Unclean reports whether r's path has a dot segment (/./, /../) or an
-// empty one (//): Go's ServeMux answers such a path with a redirect to
-// its cleaned form, sent before any handler runs, so without the
-// handler's headers and without its checks (a token, a session). Every
-// listener answers it as it answers a path it does not serve instead:
-// no client has a reason to send one, and a redirect from
-// /api/v1/../../etc/passwd tells a scanner what the server cleans. The
-// path is the one the mux reads, escaped as it came; CONNECT's is left
-// as it is by the mux, and here.
-func Unclean(r *http.Request) bool {
-	if r.Method == http.MethodConnect {
-		return false
-	}
-	p := r.URL.EscapedPath()
-	return p != cleaned(p)
+// MuxRedirects reports whether mux would answer r with a redirect of its
+// own: to the cleaned form of a path with a dot segment (/./, /../) or
+// an empty one (//), or to a subtree's root with its trailing slash
+// (/assets to /assets/ for a pattern /assets/). ServeMux sends it before
+// any handler runs, so without the handler's headers and without its
+// checks (a token, a session). Every listener answers it as it answers a
+// path it does not serve instead: no client has a reason to send one, a
+// redirect from /api/v1/../../etc/passwd tells a scanner what the server
+// cleans, and a subtree's root serves nothing (no listing).
+func MuxRedirects(mux *http.ServeMux, r *http.Request) bool {
+	h, _ := mux.Handler(r)
+	return reflect.TypeOf(h) == redirectType
 }
 
-// cleaned is p as ServeMux cleans it: rooted, its dot and empty segments
-// resolved, a trailing slash kept.
-func cleaned(p string) string {
-	if p == "" {
-		return "/"
-	}
-	if p[0] != '/' {
-		p = "/" + p
-	}
-	np := path.Clean(p)
-	if strings.HasSuffix(p, "/") && np != "/" {
-		np += "/"
-	}
-	return np
-}
+// redirectType is the type of the handlers ServeMux makes for its
+// redirects: http.RedirectHandler's.
+var redirectType = reflect.TypeOf(http.RedirectHandler("/", http.StatusTemporaryRedirect))

@@ -23,13 +23,13 @@ func ListenOn(addr string, ln net.Listener, m *Metrics) (*httpserve.Server, erro
 }
 
 // ListenerHandler is what a metrics listener serves: GET Path, and 404
-// for anything else, a dot-segment path included, which the mux would
-// otherwise answer with a redirect.
+// for anything else, a path the mux would otherwise answer with a
+// redirect included (httpserve.MuxRedirects).
 func ListenerHandler(m *Metrics) http.Handler {
 	mux := http.NewServeMux()
 	mux.Handle("GET "+Path, m.Handler())
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if httpserve.Unclean(r) {
+		if httpserve.MuxRedirects(mux, r) {
 			http.NotFound(w, r)
 			return
 		}

@@ -27,6 +27,36 @@ func Create(path string) error {
 	return errors.Join(f.Chmod(0o600), f.Close())
 }
 
+// NarrowCompanions takes from the -wal and -shm files of the SQLite
+// database at path every permission the database file itself does not
+// grant, and returns the files it narrowed. SQLite gives a companion it
+// creates the database's mode, but reuses one it finds: a companion left
+// 0644 by an older build (or a database narrowed by hand while they
+// existed) stays readable by others, and the WAL holds recent writes. A
+// missing database or companion is left alone: there is nothing to read.
+func NarrowCompanions(path string) ([]string, error) {
+	db, err := os.Stat(path)
+	if err != nil {
+		return nil, nil
+	}
+	var narrowed []string
+	for _, p := range []string{path + "-wal", path + "-shm"} {
+		info, err := os.Lstat(p)
+		if err != nil || !info.Mode().IsRegular() {
+			continue
+		}
+		mode := info.Mode().Perm()
+		if mode&^db.Mode().Perm() == 0 {
+			continue
+		}
+		if err := os.Chmod(p, mode&db.Mode().Perm()); err != nil {
+			return narrowed, err
+		}
+		narrowed = append(narrowed, p)
+	}
+	return narrowed, nil
+}
+
 // DirOpenToOthers is the mode of directory dir when its group or others
 // may enter or list it, and whether they may: the files QingLong creates
 // in it are owner-only, but an existing directory is the operator's to

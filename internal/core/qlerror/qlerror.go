@@ -135,6 +135,27 @@ func reasoned(err error) *Error {
 	return nil
 }
 
+// Reasoned returns every coded error with a reason in err's tree, in the
+// order ReasonOf searches it: the first is the one ReasonOf and ParamsOf
+// read. Several mistakes joined (errors.Join) give one each; a reasoned
+// error's own causes are its, not more mistakes.
+func Reasoned(err error) []*Error {
+	var out []*Error
+	for err != nil {
+		if e, ok := err.(*Error); ok && e.Reason != "" {
+			return append(out, e)
+		}
+		if j, ok := err.(interface{ Unwrap() []error }); ok {
+			for _, inner := range j.Unwrap() {
+				out = append(out, Reasoned(inner)...)
+			}
+			return out
+		}
+		err = errors.Unwrap(err)
+	}
+	return out
+}
+
 // CodeOf returns the code of the first coded error in err's chain, or
 // Internal for uncoded errors (so unknown failures never look like user
 // mistakes).

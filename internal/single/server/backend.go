@@ -74,6 +74,9 @@ func OpenBackend(ctx context.Context, dbPath string, say func(string)) (*Backend
 	if err != nil {
 		return nil, err
 	}
+	if narrowed := st.NarrowedCompanions(); len(narrowed) > 0 && say != nil {
+		say(narrowedCompanions(narrowed))
+	}
 	b := &Backend{
 		Store:   st,
 		Catalog: catalog.Service{Store: st, Executor: task.LocalProcess, NowMs: nowMs},

@@ -4,9 +4,11 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
+	"regexp"
 	"strings"
 	"testing"
 
+	"github.com/qinglong/qinglong/internal/core/authlog"
 	"github.com/qinglong/qinglong/internal/core/console"
 	"github.com/qinglong/qinglong/internal/core/trigger"
 	"github.com/qinglong/qinglong/internal/testkit/httpcall"
@@ -108,5 +110,35 @@ func TestATokenSessionHasNoPasswordToChange(t *testing.T) {
 	}
 	if resp, body := site.changePassword(t, c, csrf, ownerPassword, newPassword, newPassword); resp.StatusCode != http.StatusForbidden || !strings.Contains(body, "API token") {
 		t.Fatalf("a token session's password change: %d\n%s", resp.StatusCode, body)
+	}
+}
+
+// A wrong current password on the password form is logged at INFO with
+// the session's user, and the throttled tries after it at WARN; neither
+// line carries a password.
+func TestAWrongCurrentPasswordAndItsThrottleAreLogged(t *testing.T) {
+	t.Parallel()
+	site, logs := startLoggedConsoleSite(t)
+	c, csrf := site.signedInUser(t, ownerPassword)
+	const guess = "a guessed password"
+	for range 6 {
+		site.changePassword(t, c, csrf, guess, newPassword, newPassword)
+	}
+	l := logs.String()
+	for _, want := range []*regexp.Regexp{
+		authLine("INFO", authlog.CodeFailed, "console", site.owner, authlog.ReasonCurrentPasswordWrong),
+		authLine("WARN", authlog.CodeThrottled, "console", site.owner, authlog.ReasonThrottled),
+	} {
+		if !want.MatchString(l) {
+			t.Errorf("no line matches %s in:\n%s", want, l)
+		}
+	}
+	if !strings.Contains(l, "reason="+authlog.ReasonCurrentPasswordWrong) {
+		t.Errorf("no line says %s:\n%s", authlog.ReasonCurrentPasswordWrong, l)
+	}
+	for _, secret := range []string{guess, newPassword, ownerPassword} {
+		if strings.Contains(l, secret) {
+			t.Fatalf("the log carries %q:\n%s", secret, l)
+		}
 	}
 }

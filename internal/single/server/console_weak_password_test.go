@@ -21,6 +21,7 @@ func TestTheConsoleRefusesWeakNewPasswordsInBothLanguages(t *testing.T) {
 	for pw, want := range map[string]string{
 		"Password123!":         "one of the most common passwords",
 		"qwertyuiop":           "one of the most common passwords",
+		"P@55w0rd-2026":        "one of the most common passwords",
 		"Olivia-likes-gardens": `contains the user name &#34;olivia&#34;`,
 	} {
 		if resp, body := site.changePassword(t, c, csrf, ownerPassword, pw, pw); resp.StatusCode != http.StatusBadRequest || !strings.Contains(body, want) || !strings.Contains(body, "choose") {
@@ -52,7 +53,7 @@ func TestTheConsoleRefusesWeakNewPasswordsInBothLanguages(t *testing.T) {
 	setup := startSetupSite(t)
 	sc := consoleClient(t)
 	form := setup.setupForm(t, sc)
-	resp, body := httpcall.Form(t, sc, http.MethodPost, setup.base+"/setup", map[string][]string{"csrf": {form}, "user": {"lead"}, "password": {"letmein2026"}, "password2": {"letmein2026"}, "code": {setup.code(t)}})
+	resp, body := httpcall.Form(t, sc, http.MethodPost, setup.base+"/setup", map[string][]string{"csrf": {form}, "user": {"lead"}, "password": {"L3tm3in2026"}, "password2": {"L3tm3in2026"}, "code": {setup.code(t)}})
 	if resp.StatusCode != http.StatusBadRequest || !strings.Contains(body, "one of the most common passwords") {
 		t.Fatalf("setup with a common password: %d\n%s", resp.StatusCode, body)
 	}

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 
@@ -71,5 +72,43 @@ func TestADotSegmentPathIsAnsweredAsAnUnknownPathNeverRedirected(t *testing.T) {
 	}
 	if resp, _ := getRaw(t, "http://"+site.srv.MetricsAddr()+"/metrics", ""); resp.StatusCode != http.StatusOK {
 		t.Errorf("GET /metrics on the metrics listener: %d, want 200", resp.StatusCode)
+	}
+}
+
+// A subtree's root without its trailing slash (/assets) is answered as a
+// path the console does not serve, the 404 page with the console's
+// security headers, signed out or in, never with the mux's redirect to
+// /assets/; and while the server starts, a path the mux would redirect is
+// answered as every other path is then, 503 with no-store, never
+// redirected.
+func TestATrailingSlashOrCleaningRedirectIsAnsweredAsAnUnknownPath(t *testing.T) {
+	t.Parallel()
+	site := startConsoleSite(t)
+	signedIn := consoleClient(t)
+	site.signIn(t, signedIn, site.tokens[apitoken.Read])
+	for name, c := range map[string]*http.Client{"signed out": consoleClient(t), "signed in": signedIn} {
+		for _, path := range []string{"/assets", "/assets?x=1"} {
+			resp, err := c.Get(site.base + path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			body, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode != http.StatusNotFound || resp.Header.Get("Location") != "" || !strings.Contains(resp.Header.Get("Content-Security-Policy"), "frame-ancestors 'none'") ||
+				resp.Header.Get("X-Frame-Options") != "DENY" || resp.Header.Get("Cache-Control") != "no-store" || !strings.Contains(string(body), "There is no such page here.") {
+				t.Errorf("%s, GET %s: %d to %q %v; want the console's 404 page with its headers", name, path, resp.StatusCode, resp.Header.Get("Location"), resp.Header)
+			}
+		}
+	}
+	if resp, _ := getRaw(t, site.base+"/assets/app.css", ""); resp.StatusCode != http.StatusOK {
+		t.Fatalf("GET /assets/app.css: %d, want the stylesheet", resp.StatusCode)
+	}
+	starting := startingHandler(func() (bool, string) { return false, "opening the database" })
+	for _, path := range []string{"//livez", "/x/../readyz", "/a/./b"} {
+		w := httptest.NewRecorder()
+		starting.ServeHTTP(w, httptest.NewRequest(http.MethodGet, path, nil))
+		if w.Code != http.StatusServiceUnavailable || w.Header().Get("Location") != "" || w.Header().Get("Cache-Control") != "no-store" || !strings.Contains(w.Body.String(), "server_not_ready") {
+			t.Errorf("while starting, GET %s: %d %v %s; want the starting 503 with no-store", path, w.Code, w.Header(), w.Body)
+		}
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -249,5 +250,54 @@ func TestTasksThatWouldRunAsRootOrTheDataDirectoryOwnerAreWarnedAboutAtStart(t *
 				t.Fatalf("the warning does not name the account (%s), the risk and --run-as USER:\n%s", c.who, log.String())
 			}
 		})
+	}
+}
+
+// The -wal and -shm files an older build left readable by others (the
+// WAL holds the latest writes: scripts, environments, token hashes) are
+// narrowed to the database file's 0600 as the server opens the database,
+// and it says so once; the next start, finding them narrow, says nothing.
+func TestLeftoverWideWALAndSHMFilesAreNarrowedAtOpenAndSaidOnce(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	if err := os.Chmod(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	srv, err := Start(t.Context(), Config{DataDir: dir, Cadence: time.Hour, StopTimeout: testStopTimeout, Concurrency: 1, Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := srv.Stop(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	db := LayoutOf(dir).DB
+	for _, p := range []string{db + "-wal", db + "-shm"} {
+		if err := os.WriteFile(p, nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chmod(p, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i, want := range []int{1, 0} {
+		var log lockedBuffer
+		srv, err := Start(t.Context(), Config{DataDir: dir, Cadence: time.Hour, StopTimeout: testStopTimeout, Concurrency: 1, Logger: slog.New(slog.NewTextHandler(&log, nil))})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range []string{db + "-wal", db + "-shm"} {
+			if info, err := os.Stat(p); err == nil && info.Mode().Perm() != 0o600 {
+				t.Errorf("start %d: %s has mode %04o, want 0600", i+1, p, info.Mode().Perm())
+			}
+		}
+		if got := strings.Count(log.String(), "code="+CodeDBFilesNarrowed); got != want {
+			t.Errorf("start %d: %d lines %s, want %d:\n%s", i+1, got, CodeDBFilesNarrowed, want, log.String())
+		}
+		if want == 1 && !regexp.MustCompile(`level=WARN msg="narrowed [^"]*-wal and [^"]*-shm to the database file's permissions[^"]*" code=`+CodeDBFilesNarrowed).MatchString(log.String()) {
+			t.Errorf("the line is not a warning naming both files:\n%s", log.String())
+		}
+		if err := srv.Stop(context.Background()); err != nil {
+			t.Fatal(err)
+		}
 	}
 }

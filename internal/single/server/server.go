@@ -178,6 +178,9 @@ func Start(ctx context.Context, cfg Config) (srv *Server, err error) {
 	if s.store, migrated, err = openStore(ctx, s.layout.DB, cfg.Profile, cfg.NowMs, s.integrityWatch(), building); err != nil {
 		return nil, err
 	}
+	if narrowed := s.store.NarrowedCompanions(); len(narrowed) > 0 {
+		cfg.Logger.Warn(narrowedCompanions(narrowed), "code", CodeDBFilesNarrowed, "files", narrowed)
+	}
 	// A file that held no QingLong database took every migration: an
 	// empty file (a restore or a copy cut short, or one made by hand),
 	// not an older build's database.
@@ -333,6 +336,16 @@ const CodeMigrationIndex = "serve.migration_index"
 // CodeDataDirShared is the diagnostic code of the warning about a data
 // directory open to its group or others.
 const CodeDataDirShared = "data_dir_shared"
+
+// CodeDBFilesNarrowed is the diagnostic code of the warning that the
+// database's -wal or -shm file was wider than the database and narrowed.
+const CodeDBFilesNarrowed = "db_files_narrowed"
+
+// narrowedCompanions says which of the database's -wal and -shm files
+// were narrowed, and why it matters.
+func narrowedCompanions(files []string) string {
+	return fmt.Sprintf("narrowed %s to the database file's permissions: an older build left them readable by more accounts than the database, and the WAL holds its recent writes", strings.Join(files, " and "))
+}
 
 // warnIfShared warns once when the data directory lets its group or
 // others in: it holds the database (every task's script and environment),

@@ -40,7 +40,7 @@ func startingHandler(readiness func() (bool, string)) http.Handler {
 	mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, _ *http.Request) {
 		startingJSON(w, http.StatusServiceUnavailable, map[string]string{"status": "unavailable", "reason": step()})
 	})
-	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+	notReady := func(w http.ResponseWriter, r *http.Request) {
 		// A browser opening the console meets a page it can read, in
 		// its language, that reloads itself; the API keeps its JSON.
 		if console.StartingPage(w, r, step()) {
@@ -51,8 +51,17 @@ func startingHandler(readiness func() (bool, string)) http.Handler {
 			"code": string(qlerror.Unavailable), "reason": string(httpapi.RefusalNotReady),
 			"message": "the server is starting (" + step() + "); retry once /readyz answers 200",
 		}})
+	}
+	mux.HandleFunc("/", notReady)
+	// A path the mux would redirect (//livez, /x/../readyz) is answered
+	// as every other path is, as the listeners do once started.
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if httpserve.MuxRedirects(mux, r) {
+			notReady(w, r)
+			return
+		}
+		mux.ServeHTTP(w, r)
 	})
-	return mux
 }
 
 // metricsStartingHandler answers a scrape before the metrics exist (they

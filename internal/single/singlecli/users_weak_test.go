@@ -6,7 +6,8 @@ import (
 )
 
 // `ql users create`, `passwd` and `enable` refuse a password that is one
-// of the most common, as it is or with digits and symbols added, or that
+// of the most common, as it is, with digits and symbols added or with
+// letters written as the digits and symbols that stand for them, or that
 // contains the user's name in any case, saying why and what to do; a
 // password that is neither is taken.
 func TestUsersCommandsRefuseCommonPasswordsAndOnesContainingTheName(t *testing.T) {
@@ -16,6 +17,7 @@ func TestUsersCommandsRefuseCommonPasswordsAndOnesContainingTheName(t *testing.T
 		{"create alice --owner", "Password123!", "one of the most common passwords"},
 		{"create alice --owner", "1q2w3e4r5t", "one of the most common passwords"},
 		{"create alice --owner", "QingLong2026", "one of the most common passwords"},
+		{"create alice --owner", "M0nk3y!!2024", "one of the most common passwords"},
 		{"create alice --owner", "my-name-is-ALICE", `contains the user name "alice"`},
 	} {
 		code, _, errOut := qlIn(t, c.password+"\n", append(strings.Fields("users "+c.args), "--password-stdin", "--data-dir", dir)...)

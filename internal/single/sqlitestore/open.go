@@ -125,7 +125,14 @@ type Store struct {
 	// corruptErr is the first corruption error a write or a read transaction
 	// met (noteCorrupt).
 	corruptErr atomic.Pointer[error]
+	// narrowed are the -wal and -shm files Open found wider than the
+	// database file and narrowed, for the server to say once.
+	narrowed []string
 }
+
+// NarrowedCompanions are the -wal and -shm files Open narrowed to the
+// database file's permissions (an older build left them wider).
+func (s *Store) NarrowedCompanions() []string { return s.narrowed }
 
 // Open opens (creating if needed) the database file. It does not migrate:
 // call Migrate, then Ready, before serving.
@@ -135,6 +142,10 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 		return nil, err
 	}
 	if err := createPrivate(cfg.Path); err != nil {
+		return nil, err
+	}
+	narrowed, err := narrowCompanions(cfg.Path)
+	if err != nil {
 		return nil, err
 	}
 	// Pragmas the writer sets on every connection: WAL so readers never
@@ -170,7 +181,7 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 	}
 	reader.SetMaxOpenConns(cfg.ReadConns)
 	reader.SetMaxIdleConns(cfg.ReadConns)
-	s := &Store{cfg: cfg, writer: writer, reader: reader, nowMs: cfg.NowMs, writerTurn: make(chan struct{}, 1)}
+	s := &Store{cfg: cfg, writer: writer, reader: reader, nowMs: cfg.NowMs, writerTurn: make(chan struct{}, 1), narrowed: narrowed}
 	s.prepared.Store(&statements{})
 	return s, nil
 }

@@ -4,6 +4,7 @@ import (
 	"path/filepath"
 
 	"github.com/qinglong/qinglong/internal/core/privatefile"
+	"github.com/qinglong/qinglong/internal/core/qlerror"
 )
 
 // createPrivate creates a missing database file owner-only before SQLite
@@ -14,4 +15,15 @@ func createPrivate(path string) error {
 		return openRefused(err, "create", path, room, known)
 	}
 	return nil
+}
+
+// narrowCompanions narrows the -wal and -shm files an older build left
+// wider than the database file (privatefile.NarrowCompanions), before
+// SQLite reuses them.
+func narrowCompanions(path string) ([]string, error) {
+	narrowed, err := privatefile.NarrowCompanions(path)
+	if err != nil {
+		return nil, qlerror.Wrap(qlerror.Unavailable, err, "narrow the permissions of the SQLite database's -wal and -shm files next to %s to the database file's; run chmod 600 on them", path)
+	}
+	return narrowed, nil
 }

@@ -134,6 +134,10 @@ type Config struct {
 	Concurrency int
 	// Labels are added to the credential's own.
 	Labels map[string]string
+	// RunAs is the account of commands whose task names none (default:
+	// the worker's own), as a standalone server's --run-as. Switching
+	// accounts needs root or CAP_SETUID and CAP_SETGID, which Run checks.
+	RunAs task.RunAs
 	// RootCAs are the certificate authorities trusted for the replicas'
 	// worker ingress; nil: the system's.
 	RootCAs *x509.CertPool
@@ -203,6 +207,10 @@ func (c Config) Validate() error {
 		return fmt.Errorf("--concurrency %d is outside 1–%d", c.Concurrency, workerproto.MaxCapacity)
 	case c.PullWait < 0 || c.PullWait > workerproto.MaxPullWait:
 		return fmt.Errorf("pull wait %s is outside 0–%s", c.PullWait, workerproto.MaxPullWait)
+	case !c.RunAs.IsZero():
+		if err := c.RunAs.Validate("--run-as"); err != nil {
+			return err
+		}
 	}
 	if err := CheckStopTimeout(c.StopTimeout, validate.Duration(c.StopTimeout)); err != nil {
 		return err
@@ -382,6 +390,14 @@ func Run(ctx context.Context, cfg Config) (Summary, error) {
 	if err := cfg.Validate(); err != nil {
 		return Summary{}, err
 	}
+	// Before anything is opened, as a server's start: an account that
+	// does not exist, or one this process cannot switch to, would fail
+	// every command it took.
+	if !cfg.RunAs.IsZero() {
+		if err := process.CheckRunAs(cfg.RunAs); err != nil {
+			return Summary{}, err
+		}
+	}
 	client, err := NewClient(cfg.Server, cfg.Credential, cfg.Concurrency, cfg.RootCAs)
 	if err != nil {
 		return Summary{}, err
@@ -401,7 +417,7 @@ func Run(ctx context.Context, cfg Config) (Summary, error) {
 		}
 	}()
 	warnIfDataDirShared(cfg.Logger, absDir(cfg.DataDir))
-	warnIfTasksNotIsolated(cfg.Logger, absDir(cfg.DataDir))
+	warnIfTasksNotIsolated(cfg.Logger, absDir(cfg.DataDir), cfg.RunAs)
 	w := &worker{
 		cfg: cfg, log: cfg.Logger, journal: j, client: client,
 		secrets:  secretsOf(cfg),

@@ -299,7 +299,7 @@ func (a *attempt) launching() error {
 // exists. The start instant is taken before the spawn, as recovery's
 // start-time check of the process group expects.
 func (a *attempt) spawn(cmd task.Command, secrets map[string]string, mask *process.Redactor, done chan<- process.Result) {
-	spec := process.Spec{Identity: identity(a.grant), Command: cmd, BaseEnv: a.w.cfg.BaseEnv, Secrets: secrets}
+	spec := process.Spec{Identity: identity(a.grant), Command: cmd, BaseEnv: a.w.cfg.BaseEnv, Secrets: secrets, DefaultRunAs: a.w.cfg.RunAs}
 	startedAt := time.Now().UnixMilli()
 	res := process.Run(a.ctx, a.hard, spec, mask, func(pid int) {
 		// Written aside: the callback holds up the command's timeout and

@@ -26,17 +26,17 @@ func warnIfDataDirShared(log *slog.Logger, dir string) {
 // runAs would run as root or as the owner of the worker's data directory:
 // it could then read the journal, the credential file (usually the same
 // account's) and, as the worker's own user, the worker's environment in
-// /proc. The worker has no default account of its own to switch to, so
-// the remedy is each task's runAs. Not refused, as the servers do not; a
-// warning as root, information as the directory's owner, as theirs.
-// The servers' line has the same code.
-func warnIfTasksNotIsolated(log *slog.Logger, dir string) {
-	a, err := process.DefaultTaskAccount(task.RunAs{}, dir)
+// /proc. The remedy is --run-as, an account that owns none of them, or
+// each task's runAs. Not refused, as the servers do not; a warning as
+// root, information as the directory's owner, as theirs. The servers'
+// line has the same code.
+func warnIfTasksNotIsolated(log *slog.Logger, dir string, runAs task.RunAs) {
+	a, err := process.DefaultTaskAccount(runAs, dir)
 	if err != nil || !a.Exposed() {
 		return
 	}
 	log.Log(context.Background(), process.ExposureLevel(a), "commands of tasks without a runAs of their own run as "+a.String()+": they can read the worker's journal (lease tokens), "+
-		"its credential file and its environment (/proc/PID/environ); give those tasks runAs, an account that does not own --data-dir "+
+		"its credential file and its environment (/proc/PID/environ); give --run-as USER (or those tasks runAs), an account that does not own --data-dir "+
 		"(switching accounts needs the worker started as root, or with CAP_SETUID and CAP_SETGID)",
 		"code", "tasks_not_isolated", "dir", dir, "uid", a.UID)
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/qinglong/qinglong/internal/core/cli"
+	"github.com/qinglong/qinglong/internal/core/task"
 	"github.com/qinglong/qinglong/internal/core/validate"
 	"github.com/qinglong/qinglong/internal/worker/agent"
 )
@@ -24,10 +25,10 @@ import (
 // Command builds the `worker` command.
 func Command() *cobra.Command {
 	var (
-		server, credFile, dataDir, labels, secretsFile, caFile string
-		concurrency                                            int
-		logFlags                                               cli.LogFlags
-		run                                                    func(*cobra.Command) error
+		server, credFile, dataDir, labels, secretsFile, caFile, runAs string
+		concurrency                                                   int
+		logFlags                                                      cli.LogFlags
+		run                                                           func(*cobra.Command) error
 	)
 	var stopTimeout time.Duration
 	c := &cobra.Command{
@@ -90,7 +91,7 @@ replaced it, and 5 when its credential is refused: starting it again as it is ca
 			}
 		}
 		cfg := agent.Config{
-			Server: server, Credential: cred, DataDir: dataDir, Concurrency: concurrency, Labels: lbl,
+			Server: server, Credential: cred, DataDir: dataDir, Concurrency: concurrency, Labels: lbl, RunAs: task.ParseRunAs(runAs),
 			RootCAs: roots, SecretsFile: secretsFile, SecretsCommand: secretsCommand(cmd), StopTimeout: stopTimeout,
 			Version: cli.Version, Logger: logger,
 		}
@@ -113,12 +114,13 @@ replaced it, and 5 when its credential is refused: starting it again as it is ca
 	fs.IntVar(&concurrency, "concurrency", agent.DefaultConcurrency, "commands run at once (capped by the credential's max concurrency)")
 	cli.ListVar(fs, &labels, "labels", "labels added to the credential's own, k=v (placement matches them)")
 	fs.StringVar(&caFile, "ca-file", "", "PEM certificates of the authority that signed the replicas' worker ingress certificates (default: the system's)")
+	fs.StringVar(&runAs, "run-as", "", "user[:group] that runs commands whose task sets no runAs (needs root; default: the worker's own user)")
 	fs.StringVar(&secretsFile, "secrets-file", "", "this worker's secrets: a JSON object {\"name\": \"value\"} with mode 0600")
 	cli.DurationVar(fs, &stopTimeout, "stop-timeout", agent.DefaultStopTimeout, "how long running commands may finish after SIGINT/SIGTERM/SIGHUP before they are stopped ("+
 		validate.Duration(agent.MinStopTimeout)+"–"+validate.Duration(agent.MaxStopTimeout)+"; for no limit, drain the worker with 'ql workers drain NAME')")
 	// JSON, as the worker logged before the flag existed.
 	logFlags.Add(fs, cli.LogJSON, "")
-	cli.BindEnv(fs, "server", "credential-file", "ca-file", "data-dir", "concurrency", "labels", "secrets-file", "stop-timeout")
+	cli.BindEnv(fs, "server", "credential-file", "ca-file", "data-dir", "concurrency", "labels", "run-as", "secrets-file", "stop-timeout")
 	return c
 }
 

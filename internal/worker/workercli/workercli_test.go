@@ -171,6 +171,36 @@ func TestAWorkerRefusedItsDataDirectoryOrCredentialFileExitsByTheRule(t *testing
 	}
 }
 
+// A --run-as naming no account on this machine is refused before the
+// worker registers, naming it, and exits 1 as a server's start does (what
+// it names does not exist); a malformed one exits 2 naming --run-as.
+func TestAWorkerRunAsIsRefusedAsTheServersIs(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	cred := filepath.Join(dir, "w.cred")
+	if err := os.WriteFile(cred, []byte(workerproto.CredentialPrefix+"abc\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		runAs string
+		code  int
+		says  string
+	}{
+		{"no-such-user-ql", cli.ExitFailed, `runAs user "no-such-user-ql" does not exist on this machine`},
+		{"a b", cli.ExitUsage, `--run-as.user: "a b" must be a user name`},
+	} {
+		// Bounded, so a worker that took the account would end the test.
+		ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+		var stdout, stderr bytes.Buffer
+		code := cli.MainSingle(ctx, Command(), []string{"--server", "http://127.0.0.1:1", "--credential-file", cred, "--run-as", c.runAs,
+			"--data-dir", filepath.Join(dir, "journal"), "--stop-timeout", "1s"}, &stdout, &stderr)
+		cancel()
+		if code != c.code || !strings.Contains(stderr.String(), c.says) {
+			t.Errorf("--run-as %q: exit %d, said:\n%s\nwant exit %d saying %q", c.runAs, code, stderr.String(), c.code, c.says)
+		}
+	}
+}
+
 // Not parallel: sets the environment. A setting refused when it came from
 // the environment names the variable, as serve's refusals do: an operator
 // who typed no --concurrency looks for QL_CONCURRENCY, not for a flag.
@@ -185,6 +215,7 @@ func TestASettingRefusedFromTheEnvironmentNamesItsVariable(t *testing.T) {
 		{"QL_STOP_TIMEOUT", "25h", "--stop-timeout 25h is outside 1s–24h"},
 		{"QL_LOG_LEVEL", "trace", `--log-level "trace" is not a level`},
 		{"QL_LABELS", "zone", `--labels "zone": each label is key=value`},
+		{"QL_RUN_AS", "a b", `--run-as.user: "a b" must be a user name`},
 	} {
 		t.Run(c.variable, func(t *testing.T) {
 			t.Setenv(c.variable, c.value)
