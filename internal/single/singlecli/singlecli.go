@@ -55,7 +55,7 @@ func Profile(p server.Profile) cli.Profile {
 		PageSize: c.PageSize, Cadence: c.Cadence, Grace: c.Grace, StopTimeout: c.StopTimeout,
 		Concurrency: server.DefaultConcurrency(p), MaxConcurrency: executor.MaxConcurrency,
 		LogMaxBytes: c.LogCapBytes, LogMaxBytesMin: executor.MinLogCapBytes, LogMaxBytesMax: executor.MaxLogCapBytes, Retention: c.Retention.Policy,
-		LogFormat: cli.LogText, Bounds: server.Bounds,
+		LogFormat: cli.LogText, Bounds: server.Bounds, ClockWait: c.ClockWait,
 	}}
 }
 
@@ -143,6 +143,8 @@ func Serve(p server.Profile) cli.ServeFunc {
 			Cadence:           f.Cadence,
 			Grace:             f.Grace,
 			GraceSet:          f.GraceSet,
+			ClockWait:         f.ClockWait,
+			ClockWaitSet:      f.ClockWaitSet,
 			StopTimeout:       f.StopTimeout,
 			Concurrency:       f.Concurrency,
 			LogCapBytes:       f.LogMaxBytes,
