@@ -74,8 +74,8 @@ type clockHold struct {
 	// pass; sinceUp the uptime the hold began at.
 	newestMs int64
 	sinceUp  time.Duration
-	// latestMs is the latest clock reading seen: a reading more than the
-	// tolerance behind it has the database asked again.
+	// latestMs is the latest clock reading seen since the last step back:
+	// a reading more than the tolerance behind it has the database asked.
 	latestMs int64
 }
 
@@ -83,7 +83,6 @@ type clockHold struct {
 // more than ClockBehindTolerance earlier. A failed read holds nothing: the
 // round that follows reads the same database and fails or logs its own.
 func (h *clockHold) look(ctx context.Context, st *sqlitestore.Store, nowMs int64) {
-	h.latestMs = max(h.latestMs, nowMs)
 	if h.wait == 0 {
 		return
 	}
@@ -104,8 +103,12 @@ func (h *clockHold) look(ctx context.Context, st *sqlitestore.Store, nowMs int64
 // wait is over, and beginning one when the clock is seen going back.
 func (h *clockHold) admits(ctx context.Context, st *sqlitestore.Store, nowMs int64) bool {
 	if !h.held.Load() {
+		// A step back is looked at once: the reading it stepped to is the
+		// latest from then on, so a database not ahead of it is not asked
+		// again each round until the clock gets back to where it was.
 		if nowMs < h.latestMs-ClockBehindTolerance.Milliseconds() {
 			h.look(ctx, st, nowMs)
+			h.latestMs = nowMs
 		}
 		h.latestMs = max(h.latestMs, nowMs)
 		return !h.held.Load()
