@@ -283,6 +283,7 @@ func rejectSingleNodeFlags(f *cli.ServeFlags) error {
 		{"--example", f.Example},
 		{"--concurrency", f.Concurrency != 0},
 		{"--run-as", f.RunAs != ""},
+		{"--clock-wait", f.ClockWaitSet},
 	} {
 		if s.set {
 			return singleNodeSetting(s.name)
@@ -294,7 +295,7 @@ func rejectSingleNodeFlags(f *cli.ServeFlags) error {
 // rejectGivenSingleNodeFlags refuses a single-node setting given at all
 // (flag, environment or file), a 0 too, which the flags read as left out.
 func rejectGivenSingleNodeFlags(fs *pflag.FlagSet) error {
-	if given := cli.GivenAs(fs, "data-dir", "example", "concurrency", "run-as"); len(given) > 0 {
+	if given := cli.GivenAs(fs, "data-dir", "example", "concurrency", "run-as", "clock-wait"); len(given) > 0 {
 		return singleNodeSetting(given[0])
 	}
 	return nil

@@ -47,6 +47,9 @@ type ServeDefaults struct {
 	Retention                      retention.Policy
 	// HTTPAddr is the API's listen address; "" is off.
 	HTTPAddr string
+	// ClockWait is --clock-wait's default; 0 for a profile that takes its
+	// time from its database (the cluster).
+	ClockWait time.Duration
 	// LogFormat is --log-format's default ("" is text): each profile
 	// keeps the format it logged in before the flag existed.
 	LogFormat string
@@ -95,6 +98,15 @@ func (d ServeDefaults) summary() string {
 		s += ", concurrency " + strconv.Itoa(d.Concurrency)
 	}
 	return s
+}
+
+// clockWait says the default of --clock-wait; "" for a profile without
+// one.
+func (d ServeDefaults) clockWait() string {
+	if d.ClockWait == 0 {
+		return ""
+	}
+	return validate.Duration(d.ClockWait)
 }
 
 // logFormat is the profile's --log-format when none is given.

@@ -45,7 +45,13 @@ type ServeFlags struct {
 	// GraceSet: --misfire-grace was given (flag, environment or file), so
 	// 0 means no grace rather than the profile's default.
 	GraceSet bool
-	Lease    time.Duration
+	// ClockWait is how long a single-node server holds while its clock
+	// reads behind its database before taking the clock as right;
+	// ClockWaitSet says it was given, so 0 means no hold rather than the
+	// default.
+	ClockWait    time.Duration
+	ClockWaitSet bool
+	Lease        time.Duration
 	// ClaimAhead is how long before a due instant a cluster replica claims
 	// the rows due at it; 0 is off.
 	ClaimAhead  time.Duration
@@ -160,6 +166,7 @@ func serveCommand(opts Options) *cobra.Command {
 			return err
 		}
 		f.GraceSet = cmd.Flags().Changed("misfire-grace")
+		f.ClockWaitSet = cmd.Flags().Changed("clock-wait")
 		prof, ok := opts.Profiles[f.Profile]
 		if !ok {
 			return Usagef("--profile %q is not available in %s; choose one of %s", f.Profile, opts.Binary, strings.Join(profiles, ", "))
@@ -284,6 +291,9 @@ wins over the file.`,
 		byProfile(func(d ServeDefaults) string { return retention.SizeSetting(d.Retention.LogBytes) })+")")
 	fs.StringVar(&f.Retention.Notifications, "retention-notifications", "", "delete delivered and dead notifications this many days after they were created, never a pending one; a deleted dead one can no longer be retried (off or 0 keeps them; "+
 		byProfile(func(d ServeDefaults) string { return retention.AgeSetting(d.Retention.NotificationsAge) })+")")
+	DurationVar(fs, &f.ClockWait, "clock-wait", 0, "single-node: when the clock reads over a minute earlier than the newest time the database recorded "+
+		"(a device without a battery-backed clock that booted before NTP set it), admit nothing and delete nothing for up to this long, "+
+		"until the clock passes that time; then take the clock as right (0–24h; 0: at once; "+byProfile(ServeDefaults.clockWait)+")")
 	fs.StringVar(&f.RunAs, "run-as", "", "single-node: user[:group] that runs commands whose task sets no runAs (needs root; default: the server's own user)")
 	DurationVar(fs, &f.NotifyBackoff, "notify-backoff", 0, "wait after a notification's first failed delivery, doubled after each further one, up to "+
 		validate.Duration(notify.DefaultMaxBackoff)+" ("+bound("notify-backoff")+"default "+validate.Duration(notify.DefaultBaseBackoff)+")")

@@ -61,10 +61,15 @@ const (
 	// database file (SQLITE_CORRUPT, SQLITE_NOTADB); it admits and starts
 	// nothing until it is stopped.
 	StateDatabaseCorrupt = "database_corrupt"
+	// StateClockBehindDatabase: a single-node server's clock reads earlier
+	// than the newest time its database recorded; it admits nothing and
+	// retention deletes nothing until the clock passes that time or its
+	// clock wait ends.
+	StateClockBehindDatabase = "clock_behind_database"
 )
 
 // ReadinessStates lists every readiness state.
-var ReadinessStates = []string{StateStarting, StateReady, StateDatabaseUnavailable, StateDraining, StateDatabaseMoved, StateDatabaseCorrupt}
+var ReadinessStates = []string{StateStarting, StateReady, StateDatabaseUnavailable, StateDraining, StateDatabaseMoved, StateDatabaseCorrupt, StateClockBehindDatabase}
 
 // Authentication surfaces, as qinglong_auth_failures_total labels them.
 const (

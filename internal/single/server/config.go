@@ -115,11 +115,23 @@ type Config struct {
 	MetricsPerTrigger int
 	// NowMs is the scheduler's clock (default: the wall clock).
 	NowMs func() int64
+	// ClockWait is how long the scheduler and retention are held while
+	// NowMs reads more than ClockBehindTolerance earlier than the newest
+	// time the database recorded, before the clock is taken as right
+	// (0–24h; default DefaultClockWait). ClockWaitSet says it was given:
+	// 0 then means no hold at all, not the default.
+	ClockWait    time.Duration
+	ClockWaitSet bool
+	// Uptime is the monotonic clock ClockWait is measured by, which a
+	// wall clock set back or forward does not move (default: the time
+	// since the server's start).
+	Uptime func() time.Duration
 	// Logger is the low-sensitivity diagnostic sink (default: text on
 	// stderr). It receives ids, states and error codes — never command
 	// environments, secret values or output.
 	Logger *slog.Logger
-	// OnRound, if set, observes every scheduler round.
+	// OnRound, if set, observes every scheduler round (an empty summary
+	// for one held while the clock reads behind the database).
 	OnRound func(schedule.Summary)
 	// BaseEnv starts every command's environment (default: PATH, HOME,
 	// LANG and TZ of this process, when set).
@@ -213,6 +225,13 @@ func (c Config) WithDefaults() Config {
 	if c.NowMs == nil {
 		c.NowMs = func() int64 { return time.Now().UnixMilli() }
 	}
+	if !c.ClockWaitSet && c.ClockWait == 0 {
+		c.ClockWait = DefaultClockWait
+	}
+	if c.Uptime == nil {
+		started := time.Now()
+		c.Uptime = func() time.Duration { return time.Since(started) }
+	}
 	if c.Logger == nil {
 		c.Logger = slog.New(slog.NewTextHandler(os.Stderr, nil))
 	}
@@ -246,6 +265,8 @@ func (c Config) Validate() error {
 		return invalid("--cadence %s is outside %s", validate.Duration(c.Cadence), Bounds["cadence"])
 	case c.Grace < 0 || c.Grace > maxGrace:
 		return invalid("--misfire-grace %s is outside 0s–%s", validate.Duration(c.Grace), validate.Duration(maxGrace))
+	case c.ClockWait < 0 || c.ClockWait > maxClockWait:
+		return invalid("--clock-wait %s is outside 0s–%s", validate.Duration(c.ClockWait), validate.Duration(maxClockWait))
 	case c.StopTimeout < loop.MinStopTimeout || c.StopTimeout > loop.MaxStopTimeout:
 		return invalid("--stop-timeout %s is outside %s", validate.Duration(c.StopTimeout), Bounds["stop-timeout"])
 	case c.Concurrency < 1 || c.Concurrency > executor.MaxConcurrency:

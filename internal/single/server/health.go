@@ -142,7 +142,8 @@ func (s *Server) APIStats() httpapi.Stats {
 }
 
 // readiness is ready once started, until stopping, while the database
-// path names the file the server opened and that file still answers.
+// path names the file the server opened and that file still answers, and
+// while the clock does not read behind the database (clockhold.go).
 func (s *Server) readiness() (bool, string) {
 	if s.checking.Load() {
 		return false, "integrity_check"
@@ -155,6 +156,9 @@ func (s *Server) readiness() (bool, string) {
 	}
 	if s.moved.Load() {
 		return false, metrics.StateDatabaseMoved
+	}
+	if s.clockHold.held.Load() {
+		return false, metrics.StateClockBehindDatabase
 	}
 	// Bounded as the metrics scrape's check is: a probe that hangs on
 	// the database is a failed probe, not a held connection.
@@ -216,6 +220,8 @@ func (s *Server) readinessState() string {
 		return metrics.StateDatabaseCorrupt
 	case s.moved.Load():
 		return metrics.StateDatabaseMoved
+	case s.clockHold.held.Load():
+		return metrics.StateClockBehindDatabase
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), pingTimeout)
 	defer cancel()

@@ -173,8 +173,14 @@ type heldRetention struct {
 	s *Server
 }
 
-// RetentionBatch deletes nothing while the path names another file.
+// RetentionBatch deletes nothing while the path names another file, nor
+// while the clock reads behind the database: retention ages rows by that
+// clock, and the Runs it would date are the ones it then deletes
+// (clockhold.go).
 func (r heldRetention) RetentionBatch(ctx context.Context, b retention.Batch) (res retention.Result, err error) {
+	if r.s.clockHold.held.Load() {
+		return retention.Result{}, nil
+	}
 	r.s.unlessMoved(func() { res, err = r.Store.RetentionBatch(ctx, b) })
 	return res, err
 }

@@ -48,7 +48,10 @@ type Server struct {
 	// clock moves back the cursors a clock that went back left ahead
 	// (schedule.ClockWatch); only the scheduler's goroutine uses it.
 	clock schedule.ClockWatch
-	http  *httpserve.Server
+	// clockHold holds the rounds and retention while the clock reads
+	// behind the database (clockhold.go).
+	clockHold clockHold
+	http      *httpserve.Server
 	// httpSwap and metricsSwap are what the listeners serve: the starting
 	// answers until the database is open, then the API and the metrics.
 	// httpTLS says the HTTP listener serves HTTPS.
@@ -238,6 +241,13 @@ func Start(ctx context.Context, cfg Config) (srv *Server, err error) {
 	if err := s.openWatch(ctx); err != nil {
 		return nil, err
 	}
+	// Before the recovery and the dispatcher write events dated by this
+	// clock, which would hide the newest time the last server recorded,
+	// and before the scheduler's first round and readiness: a clock behind
+	// the database is held from the start, not after a round has moved
+	// cursors back by it.
+	s.clockHold = clockHold{wait: cfg.ClockWait, uptime: cfg.Uptime, log: cfg.Logger}
+	s.clockHold.look(ctx, s.store, cfg.NowMs())
 	if s.owner, err = executor.AcquireOwner(s.layout.Owners); err != nil {
 		return nil, err
 	}
@@ -561,7 +571,14 @@ func (s *Server) round(ctx context.Context) (more bool, err error) {
 
 // admit is the scheduler round's work.
 func (s *Server) admit(ctx context.Context) (bool, error) {
-	s.clock.Saw(s.cfg.NowMs())
+	now := s.cfg.NowMs()
+	if !s.clockHold.admits(ctx, s.store, now) {
+		if s.cfg.OnRound != nil {
+			s.cfg.OnRound(schedule.Summary{})
+		}
+		return false, nil
+	}
+	s.clock.Saw(now)
 	s.clock.Check(ctx, s.store)
 	sum, err := schedule.Round(ctx, s.store, schedule.RoundConfig{
 		PageSize: s.cfg.PageSize,

@@ -59,7 +59,7 @@ func Profile(p server.Profile) cli.Profile {
 		PageSize: c.PageSize, Cadence: c.Cadence, Grace: c.Grace, StopTimeout: c.StopTimeout,
 		Concurrency: server.DefaultConcurrency(p), MaxConcurrency: executor.MaxConcurrency,
 		LogMaxBytes: c.LogCapBytes, LogMaxBytesMin: executor.MinLogCapBytes, LogMaxBytesMax: executor.MaxLogCapBytes, Retention: c.Retention.Policy,
-		LogFormat: cli.LogText, Bounds: server.Bounds,
+		LogFormat: cli.LogText, Bounds: server.Bounds, ClockWait: c.ClockWait,
 	}}
 }
 
@@ -147,6 +147,8 @@ func Serve(p server.Profile) cli.ServeFunc {
 			Cadence:           f.Cadence,
 			Grace:             f.Grace,
 			GraceSet:          f.GraceSet,
+			ClockWait:         f.ClockWait,
+			ClockWaitSet:      f.ClockWaitSet,
 			StopTimeout:       f.StopTimeout,
 			Concurrency:       f.Concurrency,
 			LogCapBytes:       f.LogMaxBytes,
