@@ -176,3 +176,9 @@ func printMore(cmd *cobra.Command, next string) {
 		fmt.Fprintf(cmd.ErrOrStderr(), "more: --after %s\n", next)
 	}
 }
+
+// writeCompactJSON writes v on one line: a line a script reads as the
+// last of standard error.
+func writeCompactJSON(w io.Writer, v any) error {
+	return json.NewEncoder(w).Encode(v)
+}

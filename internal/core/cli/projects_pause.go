@@ -9,11 +9,12 @@ import (
 
 	"github.com/qinglong/qinglong/internal/core/plural"
 	"github.com/qinglong/qinglong/internal/core/schedule"
+	"github.com/qinglong/qinglong/internal/core/view"
 )
 
 func projectsPauseCommand(opts Options, pause bool) *cobra.Command {
 	var db dbFlags
-	var note string
+	var note, out string
 	verb := "resume"
 	c := &cobra.Command{
 		Use:   "resume PROJECT",
@@ -43,6 +44,9 @@ it runs anyway.
 	}
 	c.Args = oneArg("projects " + verb + " takes one project: its name or id")
 	c.RunE = func(cmd *cobra.Command, args []string) error {
+		if err := checkOutput(out); err != nil {
+			return err
+		}
 		b, err := openPauser(cmd, opts, &db, note, verb+" projects", func(b *Backend) bool { return b.ProjectPause != nil })
 		if err != nil {
 			return err
@@ -52,11 +56,15 @@ it runs anyway.
 		if err != nil {
 			return err
 		}
+		if out == "json" {
+			return writeJSON(cmd.OutOrStdout(), view.NewProjectPause(res))
+		}
 		fmt.Fprintln(cmd.OutOrStdout(), projectPauseMessage(res, suggest(cmd, "projects", "resume", res.ProjectName)))
 		return nil
 	}
 	addDBFlags(c, &db, opts.OpenPostgres != nil)
 	addServerFlag(c, &db)
+	addOutputFlag(c, &out)
 	return c
 }
 

@@ -423,11 +423,14 @@ func execute(ctx context.Context, root *cobra.Command, binary string, args []str
 	}
 	if usage {
 		fmt.Fprintf(stderr, "%s: %s\nRun '%s --help' for usage.\n", binary, msg, commandPath(root, args))
+		sayErrorJSON(cmd, stderr, err, msg, true)
 		return ExitUsage
 	}
 	// Found below the command line (a store, a service, a server's
 	// answer), so its message says what to change; --help would not.
-	fmt.Fprintf(stderr, "%s: %s\n", binary, withLocation(cmd, binary, msg, err))
+	msg = withLocation(cmd, binary, msg, err)
+	fmt.Fprintf(stderr, "%s: %s\n", binary, msg)
+	sayErrorJSON(cmd, stderr, err, msg, false)
 	return code
 }
 

@@ -34,8 +34,8 @@ func (a *api) neverServed(pattern string) func() error {
 	}
 }
 
-// applyObject is one object of an apply's diff.
-type applyObject struct {
+// ApplyObject is one object of an apply's diff.
+type ApplyObject struct {
 	Kind     string   `json:"kind"`
 	Name     string   `json:"name"`
 	Change   string   `json:"change"`
@@ -43,30 +43,52 @@ type applyObject struct {
 	Fields   []string `json:"fields,omitempty"`
 }
 
-// applyView is POST /api/v1/apply's answer: what changed (or, in a dry
-// run, would), object by object, and the counts. Nothing is ever removed:
-// objects missing from the file are left as they are.
-type applyView struct {
+// ApplyView is POST /api/v1/apply's answer, and `ql apply -o json`'s: what
+// changed (or, in a dry run, would), object by object, and the counts.
+// Nothing is ever removed: objects missing from the file are left as they
+// are.
+type ApplyView struct {
 	DryRun    bool          `json:"dryRun"`
 	File      string        `json:"file"`
 	Project   string        `json:"project"`
-	Objects   []applyObject `json:"objects"`
+	Objects   []ApplyObject `json:"objects"`
 	Created   int           `json:"created"`
 	Updated   int           `json:"updated"`
 	Unchanged int           `json:"unchanged"`
-	Notes     []applyNote   `json:"notes"`
+	Notes     []ApplyNote   `json:"notes"`
 }
 
-// applyNote is one note about a valid file, as `ql apply` prints it:
+// ApplyNote is one note about a valid file, as `ql apply` prints it:
 // reason names it stably, items and params are what its sentence names,
 // more counts the objects it is about but does not name, and message is
 // the English sentence `ql apply` prints after "note: ".
-type applyNote struct {
+type ApplyNote struct {
 	Reason  string              `json:"reason"`
 	Items   []map[string]string `json:"items"`
 	More    int                 `json:"more,omitempty"`
 	Params  map[string]string   `json:"params,omitempty"`
 	Message string              `json:"message"`
+}
+
+// NewApplyView shapes what an apply of file (of project) did, or in a dry
+// run would do, and its notes.
+func NewApplyView(dryRun bool, file, project string, results []apply.Result, notes []apply.Note) ApplyView {
+	out := ApplyView{DryRun: dryRun, File: file, Project: project, Objects: make([]ApplyObject, 0, len(results)), Notes: make([]ApplyNote, len(notes))}
+	for i, n := range notes {
+		out.Notes[i] = ApplyNote{Reason: string(n.Reason), Items: n.Items, More: n.More, Params: n.Params, Message: n.String()}
+	}
+	for _, res := range results {
+		out.Objects = append(out.Objects, ApplyObject{Kind: res.Kind, Name: res.Name, Change: string(res.Change), Revision: res.Revision, Fields: res.Fields})
+		switch res.Change {
+		case catalog.Created:
+			out.Created++
+		case catalog.Updated:
+			out.Updated++
+		default:
+			out.Unchanged++
+		}
+	}
+	return out
 }
 
 // fileNamePattern bounds ?file=, the name errors cite for the body.
@@ -118,19 +140,7 @@ func (a *api) applyDefinitions(ctx context.Context, r *http.Request) (any, error
 	if err != nil {
 		return nil, err
 	}
-	out := applyView{DryRun: dry, File: file, Project: doc.Project, Objects: make([]applyObject, 0, len(results)), Notes: a.definitionsNotes(ctx, doc, results)}
-	for _, res := range results {
-		out.Objects = append(out.Objects, applyObject{Kind: res.Kind, Name: res.Name, Change: string(res.Change), Revision: res.Revision, Fields: res.Fields})
-		switch res.Change {
-		case catalog.Created:
-			out.Created++
-		case catalog.Updated:
-			out.Updated++
-		default:
-			out.Unchanged++
-		}
-	}
-	return out, nil
+	return NewApplyView(dry, file, doc.Project, results, a.definitionsNotes(ctx, doc, results)), nil
 }
 
 // RefusalApplyContentType is the reason of an apply whose body is sent
@@ -166,15 +176,10 @@ func definitionsType(ct string) error {
 // runs the commands (a file it cannot use included: it reads it as the
 // user that runs them), and the secrets every worker must hold only where
 // Runs go to workers.
-func (a *api) definitionsNotes(ctx context.Context, doc *apply.Document, results []apply.Result) []applyNote {
+func (a *api) definitionsNotes(ctx context.Context, doc *apply.Document, results []apply.Result) []apply.Note {
 	svc := a.Definitions
 	ns := apply.Notes(doc, apply.NoteScope{RunsHere: svc.Executor == task.LocalProcess, OnWorkers: svc.Executor == task.RemoteWorker, NowMs: svc.NowMs(), MissingSecrets: a.MissingSecrets})
-	ns = apply.AddUnlisted(ctx, a.Export, doc, results, ns)
-	out := make([]applyNote, len(ns))
-	for i, n := range ns {
-		out[i] = applyNote{Reason: string(n.Reason), Items: n.Items, More: n.More, Params: n.Params, Message: n.String()}
-	}
-	return out
+	return apply.AddUnlisted(ctx, a.Export, doc, results, ns)
 }
 
 // fileError is one error of a definitions file at its place: line,

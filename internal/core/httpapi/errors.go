@@ -146,6 +146,9 @@ type errorDetail struct {
 	// Reason names the refusal more finely than Code, where it has a
 	// reason: a client matches it, never the message.
 	Reason qlerror.Reason `json:"reason,omitempty"`
+	// Params are the values the message names, by the names its reason
+	// gives them, to word it in another language; absent when none.
+	Params map[string]string `json:"params,omitempty"`
 	// Errors place a definitions file's errors at their line and column,
 	// every one of them in file order up to apply.MaxErrors; MoreErrors
 	// counts those found past them.
@@ -187,5 +190,5 @@ func (a *api) writeError(w http.ResponseWriter, r *http.Request, err error) {
 		msg = "internal error; the server's log has the details under code " + CodeInternalError
 	}
 	errs, more := located(err)
-	writeJSON(w, statusOf(code), errorBody{Error: errorDetail{Code: code, Message: msg, Reason: qlerror.ReasonOf(err), Errors: errs, MoreErrors: more}})
+	writeJSON(w, statusOf(code), errorBody{Error: errorDetail{Code: code, Message: msg, Reason: qlerror.ReasonOf(err), Params: qlerror.ParamsOf(err), Errors: errs, MoreErrors: more}})
 }
