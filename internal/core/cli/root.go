@@ -361,7 +361,10 @@ func exitCodesHelp(opts Options) string {
   5    not allowed, nothing was done: the API token` + opts.clusterOnly(" or database role") + ` may not do it
   6    --exit-status: the Run ended, not succeeded (failed, timed_out, lost, cancelled)
   7    db check: the database file is corrupt; restore it from a backup
-  130  interrupted (SIGINT, SIGTERM, SIGHUP) before it finished`
+  130  interrupted (SIGINT, SIGTERM, SIGHUP) before it finished
+With -o json a command that fails prints nothing on stdout and ends stderr with the error as one
+JSON line, {"error":{"code":…,"reason":…,"params":…,"message":…}}: its reason tells apart the
+refusals one exit code covers (trigger_disabled, run_not_finished, spec_changed: all exit 4).`
 }
 
 // errRefused ends a command whose request a trigger's policy refused,

@@ -20,17 +20,30 @@ var errNoPublish = qlerror.New(qlerror.PermissionDenied, "this server cannot pub
 	"(a cluster replica runs as the runtime role, and publishing is the admin role's); run `ql apply -f FILE` "+
 	"with the admin role's URL (QL_DATABASE_URL=postgres://ql_admin@host/db) instead").Because(RefusalNotOverTheAPI)
 
-// neverServed is, for the route of pattern, why this server can serve it
-// to no token (protect), or nil when a token of its scope is served.
-func (a *api) neverServed(pattern string) func() error {
+// DryRuns is what answers an apply's dry run without publishing: Service
+// for its clock and executor (its Store unused), Reader for what the plan
+// reads.
+type DryRuns struct {
+	Service catalog.Service
+	Reader  catalog.Reader
+}
+
+// neverServed is, for the route of pattern, why this server can serve
+// the request to no token (protect), or nil when a token of its scope is
+// served. A server that cannot publish serves no apply but, with DryRuns,
+// a dry run (an unreadable dryRun is the handler's to refuse).
+func (a *api) neverServed(pattern string) func(*http.Request) error {
 	if pattern != "/api/v1/apply" {
 		return nil
 	}
-	return func() error {
-		if a.Definitions == nil {
-			return errNoPublish
+	return func(r *http.Request) error {
+		if a.Definitions != nil {
+			return nil
 		}
-		return nil
+		if dry, err := boolean("dryRun", r.URL.Query().Get("dryRun"), false); a.DryRuns != nil && (dry || err != nil) {
+			return nil
+		}
+		return errNoPublish
 	}
 }
 
@@ -117,7 +130,9 @@ func (a *api) applyDefinitions(ctx context.Context, r *http.Request) (any, error
 		}
 		file = f
 	}
-	if a.Definitions == nil {
+	// A dry run only reads: a server that may not publish answers it
+	// where it can read what it reads (DryRuns).
+	if a.Definitions == nil && (!dry || a.DryRuns == nil) {
 		return nil, errNoPublish
 	}
 	if err := definitionsType(r.Header.Get("Content-Type")); err != nil {
@@ -127,14 +142,15 @@ func (a *api) applyDefinitions(ctx context.Context, r *http.Request) (any, error
 	if err != nil {
 		return nil, tooLarge(err, a.guard.limits.MaxBody)
 	}
-	svc := *a.Definitions
 	var results []apply.Result
 	if dry {
 		if err := a.checkDry(ctx, doc.Project, ifMatch(r)); err != nil {
 			return nil, err
 		}
-		results, err = apply.Plan(ctx, svc, svc.Store, doc, ids.New)
+		svc, reader := a.planning()
+		results, err = apply.Plan(ctx, svc, reader, doc, ids.New)
 	} else {
+		svc := *a.Definitions
 		results, err = apply.Publish(ctx, svc, doc, ids.New, apply.Options{Actor: principalOf(ctx).actor(), IfMatch: ifMatch(r)})
 	}
 	if err != nil {
@@ -170,6 +186,16 @@ func definitionsType(ct string) error {
 		Because(RefusalApplyContentType, "value", ct)
 }
 
+// planning is the service and the reader an apply's dry run (and its
+// notes) uses: the publishing service's where there is one, else
+// DryRuns'.
+func (a *api) planning() (catalog.Service, catalog.Reader) {
+	if a.Definitions != nil {
+		return *a.Definitions, a.Definitions.Store
+	}
+	return a.DryRuns.Service, a.DryRuns.Reader
+}
+
 // definitionsNotes are the notes of doc this server can know, as its
 // console shows them: retry and placement only where it runs every Run
 // itself, secrets only where it holds the secrets file of the machine that
@@ -177,7 +203,7 @@ func definitionsType(ct string) error {
 // user that runs them), and the secrets every worker must hold only where
 // Runs go to workers.
 func (a *api) definitionsNotes(ctx context.Context, doc *apply.Document, results []apply.Result) []apply.Note {
-	svc := a.Definitions
+	svc, _ := a.planning()
 	ns := apply.Notes(doc, apply.NoteScope{RunsHere: svc.Executor == task.LocalProcess, OnWorkers: svc.Executor == task.RemoteWorker, NowMs: svc.NowMs(), MissingSecrets: a.MissingSecrets})
 	return apply.AddUnlisted(ctx, a.Export, doc, results, ns)
 }
