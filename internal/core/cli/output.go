@@ -80,7 +80,8 @@ func oneChecked(usage string, check func(string) error) cobra.PositionalArgs {
 			return Usagef("%s", usage)
 		}
 		if err := check(args[0]); err != nil {
-			return Usagef("%v", err)
+			// Wrapped, so that -o json's error line names its reason.
+			return Usagef("%w", err)
 		}
 		return nil
 	}
