@@ -13,6 +13,7 @@ import (
 	"github.com/qinglong/qinglong/internal/cluster/pgstore"
 	"github.com/qinglong/qinglong/internal/cluster/workeringress"
 	"github.com/qinglong/qinglong/internal/core/apitoken"
+	"github.com/qinglong/qinglong/internal/core/catalog"
 	"github.com/qinglong/qinglong/internal/core/cli"
 	"github.com/qinglong/qinglong/internal/core/console"
 	"github.com/qinglong/qinglong/internal/core/httpapi"
@@ -20,6 +21,7 @@ import (
 	"github.com/qinglong/qinglong/internal/core/loop"
 	"github.com/qinglong/qinglong/internal/core/metrics"
 	"github.com/qinglong/qinglong/internal/core/schedule"
+	"github.com/qinglong/qinglong/internal/core/task"
 )
 
 // Diagnostic codes of the composition root.
@@ -131,7 +133,11 @@ func (r *replica) listen() error {
 		// The runtime role reads the catalog: a replica exports though it
 		// cannot publish.
 		Export: live,
-		Ready:  r.adm.ready, Log: r.log, Observe: r.observe,
+		// It answers an apply's dry run with what the role reads, with
+		// the clock `ql apply --dry-run` reads it with; a real apply
+		// stays refused (no Definitions: the admin role publishes).
+		DryRuns: &httpapi.DryRuns{Reader: live, Service: catalog.Service{Executor: task.RemoteWorker, NowMs: func() int64 { return time.Now().UnixMilli() }}},
+		Ready:   r.adm.ready, Log: r.log, Observe: r.observe,
 	}
 	if r.metricsHTTP == nil {
 		cfg.Metrics = r.metrics.Handler()

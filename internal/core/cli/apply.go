@@ -23,7 +23,7 @@ func applyCommand(opts Options) *cobra.Command {
 	var db dbFlags
 	var file string
 	var dryRun bool
-	var ifMatch string
+	var ifMatch, out string
 	c := &cobra.Command{
 		Use:   "apply -f FILE",
 		Short: "Create or update a project's tasks and triggers from a YAML file",
@@ -33,15 +33,26 @@ func applyCommand(opts Options) *cobra.Command {
 			if file == "" {
 				return Usagef("apply takes one file, given with -f FILE (-f - reads standard input)")
 			}
+			if err := checkOutput(out); err != nil {
+				return err
+			}
 			if db.server != "" {
-				return applyRemote(cmd, &db, file, dryRun, ifMatch)
+				return applyRemote(cmd, &db, file, dryRun, ifMatch, out)
 			}
 			doc, err := apply.ParseFile(file, cmd.InOrStdin())
 			if err != nil {
 				return fileErrors(cmd, err)
 			}
+			var gathered *applyJSON
+			if out == "json" {
+				gathered = gatherApplyJSON(cmd)
+			}
 			if dryRun {
-				return fileErrors(cmd, planApply(cmd, opts, &db, doc, ifMatch))
+				err := fileErrors(cmd, planApply(cmd, opts, &db, doc, ifMatch))
+				if err == nil && gathered != nil {
+					err = gathered.print(cmd, true, doc.File, doc.Project)
+				}
+				return err
 			}
 			b, err := openBackend(cmd.Context(), opts, &db)
 			if err != nil {
@@ -67,6 +78,9 @@ func applyCommand(opts Options) *cobra.Command {
 					printNotes(cmd, doc.Project, []apply.Note{n})
 				}
 			}
+			if err == nil && gathered != nil {
+				err = gathered.print(cmd, false, doc.File, doc.Project)
+			}
 			return fileErrors(cmd, err)
 		},
 	}
@@ -76,6 +90,7 @@ func applyCommand(opts Options) *cobra.Command {
 	c.Flags().StringVar(&ifMatch, "if-match", "", "publish only if the project is still at this revision (as "+opts.Binary+" projects show prints it); refused, exit 4, when it changed")
 	addDBFlags(c, &db, opts.OpenPostgres != nil)
 	addServerFlag(c, &db)
+	addOutputFlag(c, &out)
 	return c
 }
 
@@ -150,7 +165,11 @@ whatever changed since, the last apply winning.
 
 --dry-run validates the file and prints what applying it would do, writing nothing:
 it never creates the database; a database that does not exist yet would get everything
-created. An update names the fields it changes.` + opts.clusterOnly(`
+created. An update names the fields it changes.
+
+-o json prints what it did (or, with --dry-run, would do) as one document on stdout, in the shape
+of the API's answer (POST /api/v1/apply): objects, the created, updated and unchanged counts, and
+the notes, which are then in it and not on stderr.` + opts.clusterOnly(`
 
 On the cluster apply needs the admin role's URL, and checks that before it compares
 anything: the runtime role's URL exits 5 (publishing definitions needs the admin role's
@@ -229,8 +248,9 @@ func planApply(cmd *cobra.Command, opts Options, db *dbFlags, doc *apply.Documen
 		return err
 	}
 	printApplied(cmd, results, apply.Result.Planned)
-	w := textWriter{cmd.OutOrStdout()}
-	fmt.Fprintf(w, "%s: valid (%s, %s); dry run, nothing written\n", doc.File, plural.Count(len(doc.Tasks), "task", "tasks"), plural.Count(len(doc.Triggers), "trigger", "triggers"))
+	if applyJSONOf(cmd) == nil {
+		fmt.Fprintf(textWriter{cmd.OutOrStdout()}, "%s: valid (%s, %s); dry run, nothing written\n", doc.File, plural.Count(len(doc.Tasks), "task", "tasks"), plural.Count(len(doc.Triggers), "trigger", "triggers"))
+	}
 	// The same note, at the same place, as the apply it previews.
 	if missing != nil {
 		if n, ok := apply.SecretsNote(doc, missing); ok {
@@ -259,6 +279,10 @@ func fileErrors(cmd *cobra.Command, err error) error {
 // printNotes prints each note about a valid file on its own line of
 // standard error, apart from the results a script reads.
 func printNotes(cmd *cobra.Command, project string, notes []apply.Note) {
+	if g := applyJSONOf(cmd); g != nil {
+		g.notes = append(g.notes, notes...)
+		return
+	}
 	for _, n := range notes {
 		printNote(cmd, project, n.String())
 	}

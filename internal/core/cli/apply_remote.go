@@ -15,32 +15,18 @@ import (
 
 	"github.com/qinglong/qinglong/internal/core/apply"
 	"github.com/qinglong/qinglong/internal/core/catalog"
+	"github.com/qinglong/qinglong/internal/core/httpapi"
 	"github.com/qinglong/qinglong/internal/core/plural"
 	"github.com/qinglong/qinglong/internal/core/qlerror"
 )
-
-// remoteApply is POST /api/v1/apply's answer.
-type remoteApply struct {
-	Objects []struct {
-		Kind     string   `json:"kind"`
-		Name     string   `json:"name"`
-		Change   string   `json:"change"`
-		Revision int64    `json:"revision"`
-		Fields   []string `json:"fields"`
-	} `json:"objects"`
-	Notes []struct {
-		Reason  apply.NoteReason `json:"reason"`
-		Message string           `json:"message"`
-	} `json:"notes"`
-}
 
 // printRemoteNotes prints the server's notes whose reason is (or, with
 // secrets false, is not) about secrets, each as printNotes prints a local
 // note: the server's English sentence, which it computed with what it
 // knows (its secrets file, its profile).
-func printRemoteNotes(cmd *cobra.Command, project string, out remoteApply, secrets bool) {
+func printRemoteNotes(cmd *cobra.Command, project string, out httpapi.ApplyView, secrets bool) {
 	for _, n := range out.Notes {
-		if (n.Reason == apply.NoteSecretsMissing || n.Reason == apply.NoteSecretsUnusable) == secrets {
+		if r := apply.NoteReason(n.Reason); (r == apply.NoteSecretsMissing || r == apply.NoteSecretsUnusable) == secrets {
 			printNote(cmd, project, n.Message)
 		}
 	}
@@ -57,7 +43,7 @@ const (
 // applyRemote validates file here (errors name its path and line) and
 // sends it to the server's API, which validates and publishes it again
 // with its own clock and store, and prints what the server did.
-func applyRemote(cmd *cobra.Command, db *dbFlags, file string, dryRun bool, ifMatch string) error {
+func applyRemote(cmd *cobra.Command, db *dbFlags, file string, dryRun bool, ifMatch, output string) error {
 	c, err := remoteClient(db)
 	if err != nil {
 		return err
@@ -80,12 +66,16 @@ func applyRemote(cmd *cobra.Command, db *dbFlags, file string, dryRun bool, ifMa
 		return fileErrors(cmd, err)
 	}
 	q := url.Values{"file": {name}, "dryRun": {strconv.FormatBool(dryRun)}}
-	var out remoteApply
+	var out httpapi.ApplyView
 	if err := c.do(cmd.Context(), "POST", "/api/v1/apply", q, "application/yaml", bytes.NewReader(data), &out); err != nil {
 		if qlerror.CodeOf(err) == codeTooLarge {
 			return tooLargeForAPI(cmd, file, len(data))
 		}
 		return serverFileErrorsAt(cmd, file, err)
+	}
+	if output == "json" {
+		// The server's answer is the document, its notes in it.
+		return writeJSON(cmd.OutOrStdout(), out)
 	}
 	// In the order a local apply prints them: the secrets last, after
 	// the results, as what the applied file still needs.

@@ -14,8 +14,13 @@ import (
 )
 
 // printApplied prints results to the command's output as printResults
-// does, every object with --verbose.
+// does, every object with --verbose; with -o json it keeps them for the
+// document printed at the end.
 func printApplied(cmd *cobra.Command, results []apply.Result, line func(apply.Result) string) {
+	if g := applyJSONOf(cmd); g != nil {
+		g.results = results
+		return
+	}
 	verbose, _ := cmd.Flags().GetBool("verbose") // declared by apply; false on a command without it
 	printResults(textWriter{cmd.OutOrStdout()}, results, verbose, line)
 }

@@ -123,6 +123,7 @@ channel) and dueNow is true.
 
 func notificationsRetryCommand(opts Options) *cobra.Command {
 	var db dbFlags
+	var out string
 	c := &cobra.Command{
 		Use:   "retry ID",
 		Short: "Make a dead notification pending again, with the same idempotency key",
@@ -138,6 +139,9 @@ API (--api-url too), the console's user or token and address from the console. T
 beside when.`,
 		Args: oneID("notifications retry takes one notification id", "notification id", "notifications", "list", "--state", "dead"),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := checkOutput(out); err != nil {
+				return err
+			}
 			b, err := openExistingForWrite(cmd.Context(), opts, &db)
 			if err != nil {
 				return err
@@ -150,12 +154,16 @@ beside when.`,
 			if err != nil {
 				return err
 			}
+			if out == "json" {
+				return writeJSON(cmd.OutOrStdout(), view.NewNotificationRetry(m))
+			}
 			fmt.Fprintf(cmd.OutOrStdout(), "notification %s is pending again; the server delivers it at its next round\n", m.ID)
 			return nil
 		},
 	}
 	addDBFlags(c, &db, opts.OpenPostgres != nil)
 	addServerFlag(c, &db)
+	addOutputFlag(c, &out)
 	return c
 }
 

@@ -80,7 +80,8 @@ func oneChecked(usage string, check func(string) error) cobra.PositionalArgs {
 			return Usagef("%s", usage)
 		}
 		if err := check(args[0]); err != nil {
-			return Usagef("%v", err)
+			// Wrapped, so that -o json's error line names its reason.
+			return Usagef("%w", err)
 		}
 		return nil
 	}
@@ -175,4 +176,10 @@ func printMore(cmd *cobra.Command, next string) {
 	if next != "" {
 		fmt.Fprintf(cmd.ErrOrStderr(), "more: --after %s\n", next)
 	}
+}
+
+// writeCompactJSON writes v on one line: a line a script reads as the
+// last of standard error.
+func writeCompactJSON(w io.Writer, v any) error {
+	return json.NewEncoder(w).Encode(v)
 }

@@ -9,11 +9,13 @@ import (
 
 	"github.com/qinglong/qinglong/internal/core/plural"
 	"github.com/qinglong/qinglong/internal/core/schedule"
+	"github.com/qinglong/qinglong/internal/core/validate"
+	"github.com/qinglong/qinglong/internal/core/view"
 )
 
 func projectsPauseCommand(opts Options, pause bool) *cobra.Command {
 	var db dbFlags
-	var note string
+	var note, out string
 	verb := "resume"
 	c := &cobra.Command{
 		Use:   "resume PROJECT",
@@ -24,7 +26,8 @@ the project or while it was paused, stays paused with its own note (resume it wi
 {ql triggers resume}). Each resumed trigger is resumed as {ql triggers resume} does it: what fell due
 while paused is recorded in the ledger as "paused" and its misfire policy decides whether the oldest
 of it runs. Resuming a project that is not paused changes nothing and says so (a repeated command is
-harmless). An unknown project is refused, and so is an archived one: nothing of it runs anyway.
+harmless). An unknown project is refused, and so is an archived one: nothing of it runs anyway;
+a name no project can have (upper case, a space) is refused before anything is asked (exit 2).
 `) + apiHelp("projects resume") + opts.clusterOnly("\n"+pauseRoles),
 	}
 	if pause {
@@ -37,12 +40,18 @@ same way. A trigger already paused on its own keeps its pause and note, and the 
 leaves it paused; pausing one of the project's triggers while the project is paused makes that pause
 its own. Pausing a paused project changes nothing and keeps the first note (as for a trigger: a
 repeated command is harmless). An unknown project is refused, and so is an archived one: nothing of
-it runs anyway.
+it runs anyway; a name no project can have (upper case, a space) is refused before anything is
+asked (exit 2).
 `) + apiHelp("projects pause") + opts.clusterOnly("\n"+pauseRoles)
 		c.Flags().StringVar(&note, "note", "", "why it is paused, shown by triggers show for each of its triggers (up to "+strconv.Itoa(schedule.MaxPauseNote)+" characters)")
 	}
-	c.Args = oneArg("projects " + verb + " takes one project: its name or id")
+	// An id has a name's shape too: a malformed name is refused here,
+	// as the API refuses it (name_shape), not looked for.
+	c.Args = oneChecked("projects "+verb+" takes one project: its name or id", func(s string) error { return validate.Name("project", s) })
 	c.RunE = func(cmd *cobra.Command, args []string) error {
+		if err := checkOutput(out); err != nil {
+			return err
+		}
 		b, err := openPauser(cmd, opts, &db, note, verb+" projects", func(b *Backend) bool { return b.ProjectPause != nil })
 		if err != nil {
 			return err
@@ -52,11 +61,15 @@ it runs anyway.
 		if err != nil {
 			return err
 		}
+		if out == "json" {
+			return writeJSON(cmd.OutOrStdout(), view.NewProjectPause(res))
+		}
 		fmt.Fprintln(cmd.OutOrStdout(), projectPauseMessage(res, suggest(cmd, "projects", "resume", res.ProjectName)))
 		return nil
 	}
 	addDBFlags(c, &db, opts.OpenPostgres != nil)
 	addServerFlag(c, &db)
+	addOutputFlag(c, &out)
 	return c
 }
 

@@ -328,6 +328,7 @@ func (c *apiClient) sendOnce(ctx context.Context, method, target, contentType st
 				Code       qlerror.Code      `json:"code"`
 				Message    string            `json:"message"`
 				Reason     qlerror.Reason    `json:"reason"`
+				Params     map[string]string `json:"params"`
 				Errors     []serverFileError `json:"errors"`
 				MoreErrors int               `json:"moreErrors"`
 			} `json:"error"`
@@ -340,6 +341,7 @@ func (c *apiClient) sendOnce(ctx context.Context, method, target, contentType st
 			// The refusal's reason, for a command that words it as the
 			// database path does (a disabled trigger's enable command).
 			err = err.Because(e.Error.Reason)
+			err.Params = e.Error.Params
 		}
 		if len(e.Error.Errors) > 0 {
 			return resp.Header, nil, &serverFileErrors{err: err, List: e.Error.Errors, More: e.Error.MoreErrors}

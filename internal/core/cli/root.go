@@ -367,7 +367,10 @@ func exitCodesHelp(opts Options) string {
   5    not allowed, nothing was done: the API token` + opts.clusterOnly(" or database role") + ` may not do it
   6    --exit-status: the Run ended, not succeeded (failed, timed_out, lost, cancelled)
   7    db check: the database file is corrupt; restore it from a backup
-  130  interrupted (SIGINT, SIGTERM, SIGHUP) before it finished`
+  130  interrupted (SIGINT, SIGTERM, SIGHUP) before it finished
+With -o json a command that fails prints nothing on stdout and ends stderr with the error as one
+JSON line, {"error":{"code":…,"reason":…,"params":…,"message":…}}: its reason tells apart the
+refusals one exit code covers (trigger_disabled, run_not_finished, spec_changed: all exit 4).`
 }
 
 // errRefused ends a command whose request a trigger's policy refused,
@@ -429,11 +432,14 @@ func execute(ctx context.Context, root *cobra.Command, binary string, args []str
 	}
 	if usage {
 		fmt.Fprintf(stderr, "%s: %s\nRun '%s --help' for usage.\n", binary, msg, commandPath(root, args))
+		sayErrorJSON(cmd, stderr, err, msg, true)
 		return ExitUsage
 	}
 	// Found below the command line (a store, a service, a server's
 	// answer), so its message says what to change; --help would not.
-	fmt.Fprintf(stderr, "%s: %s\n", binary, withLocation(cmd, binary, msg, err))
+	msg = withLocation(cmd, binary, msg, err)
+	fmt.Fprintf(stderr, "%s: %s\n", binary, msg)
+	sayErrorJSON(cmd, stderr, err, msg, false)
 	return code
 }
 

@@ -348,6 +348,7 @@ cancels none. It stops at the first Run it cannot cancel, saying how many it had
 func runsCancelCommand(opts Options) *cobra.Command {
 	var db dbFlags
 	var f cancelFilters
+	var out string
 	c := &cobra.Command{
 		Use:   "cancel RUN_ID | --state STATE [--project P | --trigger T]",
 		Short: "Cancel a run: at once when it has not started, else its command is stopped",
@@ -358,6 +359,12 @@ func runsCancelCommand(opts Options) *cobra.Command {
 			"  " + opts.Binary + " runs cancel --state queued --trigger shop/nightly",
 		Args: cancelArgs(&f),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := checkOutput(out); err != nil {
+				return err
+			}
+			if out == "json" && len(args) == 0 {
+				return Usagef("-o json prints the cancel of one run (the API's answer); with --state the command prints its counts as text")
+			}
 			b, err := openExistingForWrite(cmd.Context(), opts, &db)
 			if err != nil {
 				return err
@@ -375,6 +382,9 @@ func runsCancelCommand(opts Options) *cobra.Command {
 			r, eff, err := b.CancelRun(cmd.Context(), args[0], actor())
 			if err != nil {
 				return err
+			}
+			if out == "json" {
+				return writeJSON(cmd.OutOrStdout(), view.NewRunCancel(r, eff))
 			}
 			switch {
 			case eff.Finished:
@@ -397,5 +407,6 @@ func runsCancelCommand(opts Options) *cobra.Command {
 	c.Flags().StringVar(&f.project, "project", "", "with --state: only Runs of this project (name or id)")
 	c.Flags().StringVar(&f.trigger, "trigger", "", "with --state: only Runs of this trigger (id, name, or project/name)")
 	c.Flags().BoolVar(&f.dryRun, "dry-run", false, "with --state: count the Runs it would cancel, cancelling none")
+	addOutputFlag(c, &out)
 	return c
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/qinglong/qinglong/internal/core/qlerror"
 	"github.com/qinglong/qinglong/internal/core/schedule"
+	"github.com/qinglong/qinglong/internal/core/view"
 )
 
 func runsRerunCommand(opts Options) *cobra.Command {
@@ -81,7 +82,7 @@ will start the new Run, as for ` + "`" + opts.Binary + ` triggers run` + "`" + `
 			}
 			if out == "json" {
 				err = writeJSON(cmd.OutOrStdout(), rerunView{RerunOf: req.RunID, RequestID: req.RequestID, RunID: res.RunID, Created: res.Created,
-					Skipped: string(res.Skipped), Unfinished: res.Unfinished, Waiting: res.Waiting})
+					Skipped: string(res.Skipped), Unfinished: res.Unfinished, Waiting: res.Waiting, Waits: waitsOf(cmd.Context(), b, res.RunID)})
 			} else {
 				printRerun(cmd.OutOrStdout(), cmd, req, res)
 			}
@@ -130,6 +131,8 @@ type rerunView struct {
 	// (queue_one), not an unfinished one.
 	Unfinished string `json:"unfinished,omitempty"`
 	Waiting    bool   `json:"waiting,omitempty"`
+	// Waits is the API's answer's waits (waitsOf).
+	Waits *view.Waiting `json:"waits,omitempty"`
 }
 
 func printRerun(w io.Writer, cmd *cobra.Command, req schedule.RerunRequest, res schedule.RerunResult) {

@@ -9,11 +9,12 @@ import (
 	"github.com/qinglong/qinglong/internal/core/qlerror"
 	"github.com/qinglong/qinglong/internal/core/schedule"
 	"github.com/qinglong/qinglong/internal/core/triggerref"
+	"github.com/qinglong/qinglong/internal/core/view"
 )
 
 func triggersEnableCommand(opts Options, enable bool) *cobra.Command {
 	var db dbFlags
-	var project string
+	var project, out string
 	verb := "disable"
 	ql := opts.Binary
 	c := &cobra.Command{
@@ -48,6 +49,9 @@ zone and what mends it.
 	}
 	c.Args = oneTriggerArgs(verb)
 	c.RunE = func(cmd *cobra.Command, args []string) error {
+		if err := checkOutput(out); err != nil {
+			return err
+		}
 		b, err := openExistingForWrite(cmd.Context(), opts, &db)
 		if err != nil {
 			return err
@@ -69,11 +73,15 @@ zone and what mends it.
 		if err != nil {
 			return err
 		}
+		if out == "json" {
+			return writeJSON(cmd.OutOrStdout(), view.NewTriggerEnable(t.TriggerID, res))
+		}
 		fmt.Fprintln(cmd.OutOrStdout(), enableMessage(ql, args[0], suggest(cmd, "triggers", "enable", qualified(t)), res))
 		return nil
 	}
 	addDBFlags(c, &db, opts.OpenPostgres != nil)
 	addServerFlag(c, &db)
+	addOutputFlag(c, &out)
 	c.Flags().StringVar(&project, "project", "", "the trigger's project (name or id), when its name is not unique")
 	return c
 }

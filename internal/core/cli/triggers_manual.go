@@ -94,7 +94,7 @@ none runs on the database, a note on stderr says so and what to start` + opts.cl
 			}
 			if out == "json" {
 				err = writeJSON(cmd.OutOrStdout(), runNowView{TriggerID: id, RequestID: req.RequestID, RunID: res.RunID, Created: res.Created,
-					Skipped: string(res.Skipped), Unfinished: res.Unfinished, Waiting: res.Waiting})
+					Skipped: string(res.Skipped), Unfinished: res.Unfinished, Waiting: res.Waiting, Waits: waitsOf(cmd.Context(), b, res.RunID)})
 			} else {
 				printRunNow(cmd.OutOrStdout(), cmd, args[0], req.RequestID, res)
 			}
@@ -154,6 +154,8 @@ type runNowView struct {
 	// (queue_one), not an unfinished one.
 	Unfinished string `json:"unfinished,omitempty"`
 	Waiting    bool   `json:"waiting,omitempty"`
+	// Waits is the API's answer's waits (waitsOf).
+	Waits *view.Waiting `json:"waits,omitempty"`
 }
 
 // noteUnattended tells on stderr what would leave the runs Runs just

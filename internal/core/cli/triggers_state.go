@@ -288,7 +288,7 @@ const pauseRoles = "On the cluster this needs the admin or the runtime role's UR
 
 func triggersPauseCommand(opts Options, pause bool) *cobra.Command {
 	var db dbFlags
-	var project, note string
+	var project, note, out string
 	verb := "resume"
 	c := &cobra.Command{
 		Use:   "resume NAME",
@@ -319,6 +319,9 @@ the grace period; to run none, give the trigger catchUpWindow: 0s in its definit
 	}
 	c.Args = oneTriggerArgs(verb)
 	c.RunE = func(cmd *cobra.Command, args []string) error {
+		if err := checkOutput(out); err != nil {
+			return err
+		}
 		b, err := openPauser(cmd, opts, &db, note, verb+" triggers", func(b *Backend) bool { return b.Pause != nil })
 		if err != nil {
 			return err
@@ -332,11 +335,15 @@ the grace period; to run none, give the trigger catchUpWindow: 0s in its definit
 		if err != nil {
 			return err
 		}
+		if out == "json" {
+			return writeJSON(cmd.OutOrStdout(), view.NewTriggerPause(t.TriggerID, res))
+		}
 		fmt.Fprintln(cmd.OutOrStdout(), pauseMessage(args[0], suggest(cmd, "triggers", "resume", qualified(t)), pause, res))
 		return nil
 	}
 	addDBFlags(c, &db, opts.OpenPostgres != nil)
 	addServerFlag(c, &db)
+	addOutputFlag(c, &out)
 	c.Flags().StringVar(&project, "project", "", "the trigger's project (name or id), when its name is not unique")
 	return c
 }

@@ -20,22 +20,35 @@ var errNoPublish = qlerror.New(qlerror.PermissionDenied, "this server cannot pub
 	"(a cluster replica runs as the runtime role, and publishing is the admin role's); run `ql apply -f FILE` "+
 	"with the admin role's URL (QL_DATABASE_URL=postgres://ql_admin@host/db) instead").Because(RefusalNotOverTheAPI)
 
-// neverServed is, for the route of pattern, why this server can serve it
-// to no token (protect), or nil when a token of its scope is served.
-func (a *api) neverServed(pattern string) func() error {
+// DryRuns is what answers an apply's dry run without publishing: Service
+// for its clock and executor (its Store unused), Reader for what the plan
+// reads.
+type DryRuns struct {
+	Service catalog.Service
+	Reader  catalog.Reader
+}
+
+// neverServed is, for the route of pattern, why this server can serve
+// the request to no token (protect), or nil when a token of its scope is
+// served. A server that cannot publish serves no apply but, with DryRuns,
+// a dry run (an unreadable dryRun is the handler's to refuse).
+func (a *api) neverServed(pattern string) func(*http.Request) error {
 	if pattern != "/api/v1/apply" {
 		return nil
 	}
-	return func() error {
-		if a.Definitions == nil {
-			return errNoPublish
+	return func(r *http.Request) error {
+		if a.Definitions != nil {
+			return nil
 		}
-		return nil
+		if dry, err := boolean("dryRun", r.URL.Query().Get("dryRun"), false); a.DryRuns != nil && (dry || err != nil) {
+			return nil
+		}
+		return errNoPublish
 	}
 }
 
-// applyObject is one object of an apply's diff.
-type applyObject struct {
+// ApplyObject is one object of an apply's diff.
+type ApplyObject struct {
 	Kind     string   `json:"kind"`
 	Name     string   `json:"name"`
 	Change   string   `json:"change"`
@@ -43,30 +56,52 @@ type applyObject struct {
 	Fields   []string `json:"fields,omitempty"`
 }
 
-// applyView is POST /api/v1/apply's answer: what changed (or, in a dry
-// run, would), object by object, and the counts. Nothing is ever removed:
-// objects missing from the file are left as they are.
-type applyView struct {
+// ApplyView is POST /api/v1/apply's answer, and `ql apply -o json`'s: what
+// changed (or, in a dry run, would), object by object, and the counts.
+// Nothing is ever removed: objects missing from the file are left as they
+// are.
+type ApplyView struct {
 	DryRun    bool          `json:"dryRun"`
 	File      string        `json:"file"`
 	Project   string        `json:"project"`
-	Objects   []applyObject `json:"objects"`
+	Objects   []ApplyObject `json:"objects"`
 	Created   int           `json:"created"`
 	Updated   int           `json:"updated"`
 	Unchanged int           `json:"unchanged"`
-	Notes     []applyNote   `json:"notes"`
+	Notes     []ApplyNote   `json:"notes"`
 }
 
-// applyNote is one note about a valid file, as `ql apply` prints it:
+// ApplyNote is one note about a valid file, as `ql apply` prints it:
 // reason names it stably, items and params are what its sentence names,
 // more counts the objects it is about but does not name, and message is
 // the English sentence `ql apply` prints after "note: ".
-type applyNote struct {
+type ApplyNote struct {
 	Reason  string              `json:"reason"`
 	Items   []map[string]string `json:"items"`
 	More    int                 `json:"more,omitempty"`
 	Params  map[string]string   `json:"params,omitempty"`
 	Message string              `json:"message"`
+}
+
+// NewApplyView shapes what an apply of file (of project) did, or in a dry
+// run would do, and its notes.
+func NewApplyView(dryRun bool, file, project string, results []apply.Result, notes []apply.Note) ApplyView {
+	out := ApplyView{DryRun: dryRun, File: file, Project: project, Objects: make([]ApplyObject, 0, len(results)), Notes: make([]ApplyNote, len(notes))}
+	for i, n := range notes {
+		out.Notes[i] = ApplyNote{Reason: string(n.Reason), Items: n.Items, More: n.More, Params: n.Params, Message: n.String()}
+	}
+	for _, res := range results {
+		out.Objects = append(out.Objects, ApplyObject{Kind: res.Kind, Name: res.Name, Change: string(res.Change), Revision: res.Revision, Fields: res.Fields})
+		switch res.Change {
+		case catalog.Created:
+			out.Created++
+		case catalog.Updated:
+			out.Updated++
+		default:
+			out.Unchanged++
+		}
+	}
+	return out
 }
 
 // fileNamePattern bounds ?file=, the name errors cite for the body.
@@ -95,7 +130,9 @@ func (a *api) applyDefinitions(ctx context.Context, r *http.Request) (any, error
 		}
 		file = f
 	}
-	if a.Definitions == nil {
+	// A dry run only reads: a server that may not publish answers it
+	// where it can read what it reads (DryRuns).
+	if a.Definitions == nil && (!dry || a.DryRuns == nil) {
 		return nil, errNoPublish
 	}
 	if err := definitionsType(r.Header.Get("Content-Type")); err != nil {
@@ -105,36 +142,25 @@ func (a *api) applyDefinitions(ctx context.Context, r *http.Request) (any, error
 	if err != nil {
 		return nil, tooLarge(err, a.guard.limits.MaxBody)
 	}
-	svc := *a.Definitions
 	var results []apply.Result
 	if dry {
 		stale := a.checkDry(ctx, doc.Project, ifMatch(r))
 		if stale != nil && qlerror.ReasonOf(stale) != apply.RefusalSpecChanged {
 			return nil, stale
 		}
-		results, err = apply.Plan(ctx, svc, svc.Store, doc, ids.New)
+		svc, reader := a.planning()
+		results, err = apply.Plan(ctx, svc, reader, doc, ids.New)
 		if err := apply.StaleUnlessPublished(stale, results, err); err != nil {
 			return nil, err
 		}
 	} else {
+		svc := *a.Definitions
 		results, err = apply.Publish(ctx, svc, doc, ids.New, apply.Options{Actor: principalOf(ctx).actor(), IfMatch: ifMatch(r)})
 	}
 	if err != nil {
 		return nil, err
 	}
-	out := applyView{DryRun: dry, File: file, Project: doc.Project, Objects: make([]applyObject, 0, len(results)), Notes: a.definitionsNotes(ctx, doc, results)}
-	for _, res := range results {
-		out.Objects = append(out.Objects, applyObject{Kind: res.Kind, Name: res.Name, Change: string(res.Change), Revision: res.Revision, Fields: res.Fields})
-		switch res.Change {
-		case catalog.Created:
-			out.Created++
-		case catalog.Updated:
-			out.Updated++
-		default:
-			out.Unchanged++
-		}
-	}
-	return out, nil
+	return NewApplyView(dry, file, doc.Project, results, a.definitionsNotes(ctx, doc, results)), nil
 }
 
 // RefusalApplyContentType is the reason of an apply whose body is sent
@@ -164,21 +190,26 @@ func definitionsType(ct string) error {
 		Because(RefusalApplyContentType, "value", ct)
 }
 
+// planning is the service and the reader an apply's dry run (and its
+// notes) uses: the publishing service's where there is one, else
+// DryRuns'.
+func (a *api) planning() (catalog.Service, catalog.Reader) {
+	if a.Definitions != nil {
+		return *a.Definitions, a.Definitions.Store
+	}
+	return a.DryRuns.Service, a.DryRuns.Reader
+}
+
 // definitionsNotes are the notes of doc this server can know, as its
 // console shows them: retry and placement only where it runs every Run
 // itself, secrets only where it holds the secrets file of the machine that
 // runs the commands (a file it cannot use included: it reads it as the
 // user that runs them), and the secrets every worker must hold only where
 // Runs go to workers.
-func (a *api) definitionsNotes(ctx context.Context, doc *apply.Document, results []apply.Result) []applyNote {
-	svc := a.Definitions
+func (a *api) definitionsNotes(ctx context.Context, doc *apply.Document, results []apply.Result) []apply.Note {
+	svc, _ := a.planning()
 	ns := apply.Notes(doc, apply.NoteScope{RunsHere: svc.Executor == task.LocalProcess, OnWorkers: svc.Executor == task.RemoteWorker, NowMs: svc.NowMs(), MissingSecrets: a.MissingSecrets})
-	ns = apply.AddUnlisted(ctx, a.Export, doc, results, ns)
-	out := make([]applyNote, len(ns))
-	for i, n := range ns {
-		out[i] = applyNote{Reason: string(n.Reason), Items: n.Items, More: n.More, Params: n.Params, Message: n.String()}
-	}
-	return out
+	return apply.AddUnlisted(ctx, a.Export, doc, results, ns)
 }
 
 // fileError is one error of a definitions file at its place: line,

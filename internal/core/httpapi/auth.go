@@ -271,10 +271,10 @@ func (g *guard) check(r *http.Request, unchecked storeDown) (apitoken.Token, fai
 // protect wraps a route that needs a token of scope need and is served
 // as its rule served says while the server is not ready, and as its rule
 // unchecked says to a token the store cannot check now; never, when not
-// nil, says why this server can serve the route to no token at all,
+// nil, says why this server can serve the request to no token at all,
 // which a token of too small a scope is told instead of the scope it
 // lacks: asking for a larger token would only meet that refusal.
-func (a *api) protect(need apitoken.Scope, served readiness, unchecked storeDown, never func() error, h http.HandlerFunc) http.HandlerFunc {
+func (a *api) protect(need apitoken.Scope, served readiness, unchecked storeDown, never func(*http.Request) error, h http.HandlerFunc) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		g := a.guard
 		// A server not ready only because its writes are held answers
@@ -298,7 +298,7 @@ func (a *api) protect(need apitoken.Scope, served readiness, unchecked storeDown
 		}
 		if !t.Scope.Allows(need) {
 			if never != nil {
-				if err := never(); err != nil {
+				if err := never(r); err != nil {
 					a.writeError(w, r, err)
 					return
 				}

@@ -104,6 +104,11 @@ type Config struct {
 	// where the server's database role may not publish (a cluster
 	// replica's runtime role).
 	Definitions *catalog.Service
+	// DryRuns answers an apply's dry run (POST /api/v1/apply?dryRun=true)
+	// where Definitions is nil: a cluster replica's runtime role reads
+	// what a dry run reads, though it may not publish. nil where
+	// Definitions answers dry runs too, or where none is answered.
+	DryRuns *DryRuns
 	// Export reads a project's definitions whole (GET
 	// /api/v1/projects/{name}/definitions); every role that serves the
 	// API may.
@@ -203,8 +208,10 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	// The console takes its paths as they came, so that its answers,
-	// its own path-cleaning redirects included, carry its headers.
-	if h.a.Console != nil && !strings.HasPrefix(r.URL.Path, "/api/") && !h.apiPaths[r.URL.Path] {
+	// its own path-cleaning redirects included, carry its headers. /api
+	// itself is the API's: a client asking it gets the API's 404, not the
+	// console's sign-in page.
+	if h.a.Console != nil && r.URL.Path != "/api" && !strings.HasPrefix(r.URL.Path, "/api/") && !h.apiPaths[r.URL.Path] {
 		h.a.Console.ServeHTTP(w, r)
 		return
 	}

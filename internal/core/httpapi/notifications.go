@@ -68,7 +68,5 @@ func (a *api) notificationRetry(ctx context.Context, r *http.Request) (any, erro
 	}
 	a.Log.Info("notification retried", slog.String("code", notify.CodeRetried), slog.String("notification", m.ID),
 		slog.String("actor", principalOf(ctx).actor()))
-	return struct {
-		Notification view.Notification `json:"notification"`
-	}{view.NewNotification(m)}, nil
+	return view.NewNotificationRetry(m), nil
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/qinglong/qinglong/internal/core/qlerror"
 	"github.com/qinglong/qinglong/internal/core/schedule"
+	"github.com/qinglong/qinglong/internal/core/validate"
 	"github.com/qinglong/qinglong/internal/core/view"
 )
 
@@ -18,6 +19,11 @@ import (
 func (a *api) projectPause(pause bool) func(context.Context, *http.Request) (any, error) {
 	return func(ctx context.Context, r *http.Request) (any, error) {
 		if _, err := params(r.URL.Query()); err != nil {
+			return nil, err
+		}
+		// As GET /api/v1/projects/{name}: a malformed name (an id has a
+		// name's shape too) is 400, before any project is looked for.
+		if err := validate.Name("project", r.PathValue("project")); err != nil {
 			return nil, err
 		}
 		if a.ProjectPauser == nil {

@@ -6,17 +6,8 @@ import (
 
 	"github.com/qinglong/qinglong/internal/core/catalog"
 	"github.com/qinglong/qinglong/internal/core/qlerror"
+	"github.com/qinglong/qinglong/internal/core/view"
 )
-
-// enableView is a trigger's state after an enable or disable.
-type enableView struct {
-	TriggerID string `json:"triggerId"`
-	Changed   bool   `json:"changed"`
-	Enabled   bool   `json:"enabled"`
-	Revision  int64  `json:"revision"`
-	// AtMs is when the current revision was published.
-	AtMs int64 `json:"atMs"`
-}
 
 // triggerEnable enables or disables a trigger: its current revision is
 // published again with only `enabled` flipped, the token's name and the
@@ -45,6 +36,6 @@ func (a *api) triggerEnable(enable bool) func(context.Context, *http.Request) (a
 		if err != nil {
 			return nil, err
 		}
-		return enableView{TriggerID: id, Changed: res.Changed, Enabled: res.Enabled, Revision: res.Revision, AtMs: res.CreatedAtMs}, nil
+		return view.NewTriggerEnable(id, res), nil
 	}
 }

@@ -252,10 +252,7 @@ func (a *api) runCancel(ctx context.Context, r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return struct {
-		Run    view.Run `json:"run"`
-		Effect string   `json:"effect"`
-	}{view.NewRun(got), view.NewCancelEffect(got, eff)}, nil
+	return view.NewRunCancel(got, eff), nil
 }
 
 // runNowBody is POST /api/v1/triggers/{id}/run's body.
