@@ -31,6 +31,13 @@ const (
 	// commands printing all the time flushed 256 times a second and were
 	// refused 429, and 256 would flush 1024.
 	logFlushesPerSecond = 100
+	// outputStallAfter is how long no replica may take a chunk of a
+	// command's output, its sends going unanswered, before the worker
+	// drops what does not fit in its buffer rather than keep the
+	// command's writes waiting. One unanswered send is no outage: a send
+	// started just before a renewal is cut short by it (deadline), and a
+	// busy replica may miss that, though it takes the next chunk at once.
+	outputStallAfter = 5 * time.Second
 	// minKillMargin is the least time before its local lease ends at which
 	// a command is killed: SIGKILL and the wait for the group to vanish
 	// must fit before the replica may declare the attempt lost.
@@ -121,6 +128,10 @@ type attempt struct {
 	// (0: none): the replica may have stored it, and takes it again only
 	// as the same bytes at the same offset, so it is sent again as it was.
 	unanswered int
+	// taken is when a replica last took a chunk (or the output began):
+	// output stalls once sends have gone unanswered outputStallAfter
+	// since.
+	taken time.Time
 }
 
 func newAttempt(w *worker, g workerproto.Grant, token, session string, sent time.Time) *attempt {
@@ -210,7 +221,8 @@ func (a *attempt) run() {
 			secrets, secretErr = a.secrets().Resolve(refs)
 		}
 	}
-	a.out = newOutput(a.w.logLimit())
+	a.out = newOutput(a.w.logLimit(), a.outputDropped)
+	a.taken = time.Now()
 	mask := process.NewRedactor(a.out, process.Values(secrets))
 	done := make(chan process.Result, 1)
 	switch {
@@ -404,7 +416,7 @@ func (a *attempt) loop(done <-chan process.Result, mask *process.Redactor) {
 				return
 			}
 			continue
-		case a.pending() >= chunkSize || (a.pending() > 0 && (res != nil || !now.Before(flushAt))):
+		case a.sendNow() || (a.pending() > 0 && (res != nil || !now.Before(flushAt))):
 			flushed = now
 			if !a.sendLog() {
 				a.wait(done, res)
@@ -464,11 +476,25 @@ func (a *attempt) pending() int {
 	return a.out.pending()
 }
 
+func (a *attempt) sendNow() bool {
+	return !a.logClosed && a.out.sendNow()
+}
+
+// outputDropped logs a gap in the command's output: n bytes dropped while
+// no replica took the worker's log chunks and its buffer was full.
+func (a *attempt) outputDropped(n int64) {
+	a.w.log.Warn("output was dropped: no replica took the command's output while the worker's buffer was full; the Run's log has a line saying how much, where the gap is",
+		a.logAttrs("code", "attempt_output_dropped", "dropped_bytes", n)...)
+}
+
 // wait kills the command at once if it still runs and waits for it.
 func (a *attempt) wait(done <-chan process.Result, res *process.Result) {
 	if res != nil {
 		return
 	}
+	// Nothing more is sent: a write waiting for room would hold the
+	// command's end, and with it done, for ever.
+	a.out.close()
 	a.terminate()
 	<-done
 }
@@ -493,6 +519,9 @@ func (a *attempt) leaseLost(done <-chan process.Result, res *process.Result, mas
 		a.w.log.Warn("the lease could not be renewed in time: the command is killed and the attempt not reported again", a.logAttrs("code", "attempt_lease_lost")...)
 	}
 	if res == nil {
+		// Nothing is sent until the command ended: its output past the
+		// buffer is dropped rather than wait for a send.
+		a.out.stall()
 		a.cancel(process.LeaseLostCause)
 		a.hardOnce.Do(func() { close(a.hard) })
 		<-done
@@ -621,11 +650,15 @@ func (a *attempt) logChunk(deadline time.Time) error {
 			// replica would refuse the chunk as neither the bytes it holds
 			// next nor a replay of the one it stored.
 			a.unanswered = len(data)
+			if time.Since(a.taken) >= outputStallAfter {
+				a.out.stall()
+			}
 		}
 		return err
 	}
 	a.unanswered = 0
-	a.out.drop(len(data))
+	a.taken = time.Now()
+	a.out.sent(len(data))
 	a.offset = rep.LogBytes
 	if rep.Truncated {
 		a.logClosed = true
