@@ -41,12 +41,12 @@ type proxy struct {
 	refusedLogs atomic.Int64
 	// logDelay holds each log request that long before passing it on,
 	// as a healthy replica slower than the command's output does;
-	// holdLogAt answers nothing to the log request of that number (from
-	// 1; 0: none), held until the worker gives it up, as a busy replica
-	// that answers one chunk too late does.
-	logDelay  atomic.Int64
-	holdLogAt atomic.Int64
-	logs      atomic.Int64
+	// holdLogsUntil answers nothing to the log requests that come before
+	// that instant (Unix nanoseconds), each held until the worker gives
+	// it up, as a replica too busy for a moment does; logs counts them.
+	logDelay      atomic.Int64
+	holdLogsUntil atomic.Int64
+	logs          atomic.Int64
 	// swallowGrants loses every pull reply that carries grants (the
 	// replica made them): the connection is held unanswered until the
 	// worker gives up on it. swallowed receives each such reply's body.
@@ -77,7 +77,10 @@ func newProxy(t *testing.T, target string, rewrite func(*task.Command)) *proxy {
 			return
 		}
 		if r.URL.Path == workerproto.PathLog {
-			if p.logs.Add(1) == p.holdLogAt.Load() {
+			if p.logs.Add(1); time.Now().UnixNano() < p.holdLogsUntil.Load() {
+				// Read whole, the request's connection is watched, so its
+				// context ends when the worker gives the request up.
+				_, _ = io.Copy(io.Discard, r.Body)
 				<-r.Context().Done()
 				return
 			}
