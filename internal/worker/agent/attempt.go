@@ -31,9 +31,9 @@ const (
 	// commands printing all the time flushed 256 times a second and were
 	// refused 429, and 256 would flush 1024.
 	logFlushesPerSecond = 100
-	// outputStallAfter is how long no replica may take a chunk of a
-	// command's output, its sends going unanswered, before the worker
-	// drops what does not fit in its buffer rather than keep the
+	// outputStallAfter is how long a command's output may go unanswered,
+	// from the start of the first send no replica answered, before the
+	// worker drops what does not fit in its buffer rather than keep the
 	// command's writes waiting. One unanswered send is no outage: a send
 	// started just before a renewal is cut short by it (deadline), and a
 	// busy replica may miss that, though it takes the next chunk at once.
@@ -128,10 +128,10 @@ type attempt struct {
 	// (0: none): the replica may have stored it, and takes it again only
 	// as the same bytes at the same offset, so it is sent again as it was.
 	unanswered int
-	// taken is when a replica last took a chunk (or the output began):
-	// output stalls once sends have gone unanswered outputStallAfter
-	// since.
-	taken time.Time
+	// unansweredSince is when the first of the sends that went
+	// unanswered since a replica last took a chunk started (zero: the
+	// last send was taken): output stalls outputStallAfter later.
+	unansweredSince time.Time
 }
 
 func newAttempt(w *worker, g workerproto.Grant, token, session string, sent time.Time) *attempt {
@@ -222,7 +222,6 @@ func (a *attempt) run() {
 		}
 	}
 	a.out = newOutput(a.w.logLimit(), a.outputDropped)
-	a.taken = time.Now()
 	mask := process.NewRedactor(a.out, process.Values(secrets))
 	done := make(chan process.Result, 1)
 	switch {
@@ -641,6 +640,7 @@ func (a *attempt) sendLog() bool {
 // request bounded by deadline.
 func (a *attempt) logChunk(deadline time.Time) error {
 	data := a.out.peek(cmp.Or(a.unanswered, chunkSize))
+	sent := time.Now()
 	ctx, cancel := context.WithDeadline(a.w.reqCtx, deadline)
 	rep, err := a.w.client.Log(ctx, workerproto.LogRequest{Lease: a.lease, Offset: a.offset, Data: data})
 	cancel()
@@ -650,14 +650,16 @@ func (a *attempt) logChunk(deadline time.Time) error {
 			// replica would refuse the chunk as neither the bytes it holds
 			// next nor a replay of the one it stored.
 			a.unanswered = len(data)
-			if time.Since(a.taken) >= outputStallAfter {
+			if a.unansweredSince.IsZero() {
+				a.unansweredSince = sent
+			}
+			if time.Since(a.unansweredSince) >= outputStallAfter {
 				a.out.stall()
 			}
 		}
 		return err
 	}
-	a.unanswered = 0
-	a.taken = time.Now()
+	a.unanswered, a.unansweredSince = 0, time.Time{}
 	a.out.sent(len(data))
 	a.offset = rep.LogBytes
 	if rep.Truncated {

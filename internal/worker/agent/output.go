@@ -33,8 +33,8 @@ const outputWindow = 4 * chunkSize
 // for room, as a write to a full pipe does: the command is slowed to the
 // pace its output is stored at, and nothing under the log cap is lost,
 // while the worker's memory stays bounded by the window, not by the cap.
-// Once no replica has taken a chunk for a while, its sends going
-// unanswered (stalled, see outputStallAfter), waiting could hold the
+// Once its sends have gone unanswered for a while (stalled, see
+// outputStallAfter), waiting could hold the
 // command for as long as they stay unreachable, so output past the limit
 // is dropped until a send is answered again; what is dropped is
 // counted, a marker naming the count takes its place in the output, and
