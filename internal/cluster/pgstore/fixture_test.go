@@ -96,6 +96,7 @@ func (s *store) fixture() storetest.Fixture {
 		Manual:           s.runtime,
 		Outbox:           s.runtime,
 		Finish:           fin.finish,
+		FinishKilled:     fin.finishKilled,
 		Told:             fin.toldOf,
 		FinishWithOutput: fin.finishWithOutput,
 		FinishAfter:      fin.finishAfter,

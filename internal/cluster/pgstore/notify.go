@@ -22,13 +22,13 @@ var _ notify.Outbox = (*Runtime)(nil)
 // project without rules costs one primary-key read. The history reads the
 // Runs committed before this transaction's statements; two Runs of one
 // trigger finishing at the same instant may each not see the other.
-func enqueueNotifications(ctx context.Context, tx querier, runID string, to run.State, errorCode string) error {
+func enqueueNotifications(ctx context.Context, tx querier, runID string, to run.State, errorCode string, signal int) error {
 	var specJSON string
 	var now int64
 	var attemptID string
 	var startedAt *int64
 	var manual string
-	f := notify.Finished{RunID: runID, State: to, ErrorCode: errorCode}
+	f := notify.Finished{RunID: runID, State: to, ErrorCode: errorCode, Signal: signal}
 	if err := tx.QueryRow(ctx, sqlNotifyFacts, runID).Scan(&specJSON, &f.ProjectName, &f.ProjectID, &f.TriggerID, &f.TriggerName,
 		&f.ScheduledForMs, &now, &f.TriggerTitle, &f.FinishedAtMs, &f.ProjectTitle); err != nil {
 		return err

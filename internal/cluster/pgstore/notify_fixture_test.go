@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/qinglong/qinglong/internal/core/ids"
+	"github.com/qinglong/qinglong/internal/core/process"
 	"github.com/qinglong/qinglong/internal/core/run"
 	"github.com/qinglong/qinglong/internal/core/workerproto"
 )
@@ -59,25 +60,32 @@ func (f *finisher) worker(ctx context.Context) (worker, error) {
 // past. It returns the state the store reported the call finished the Run
 // in.
 func (f *finisher) finish(ctx context.Context, runID string, end run.AttemptState) (run.State, error) {
-	return f.finishRun(ctx, runID, end, nil, nil)
+	return f.finishRun(ctx, runID, end, 0, nil, nil)
+}
+
+// finishKilled is finish failed by signal, which killed the command, as
+// the worker reports it.
+func (f *finisher) finishKilled(ctx context.Context, runID string, signal int) (run.State, error) {
+	return f.finishRun(ctx, runID, run.AttemptFailed, signal, nil, nil)
 }
 
 // finishWithOutput is finish after the worker sent output to the attempt's
 // log, in pieces of at most logPiece bytes as a worker sends a long one.
 func (f *finisher) finishWithOutput(ctx context.Context, runID string, end run.AttemptState, output []byte) (run.State, error) {
-	return f.finishRun(ctx, runID, end, output, nil)
+	return f.finishRun(ctx, runID, end, 0, output, nil)
 }
 
 // finishAfter is finish with atStart called once the worker started the
 // attempt.
 func (f *finisher) finishAfter(ctx context.Context, runID string, end run.AttemptState, atStart func(context.Context) error) (run.State, error) {
-	return f.finishRun(ctx, runID, end, nil, atStart)
+	return f.finishRun(ctx, runID, end, 0, nil, atStart)
 }
 
 // finishRun has a worker pull and start the attempt of runID, send output
 // to its log, calls atStart (when given), then reports end as the worker
-// (succeeded, failed) or the lease sweep (timed_out, lost) does.
-func (f *finisher) finishRun(ctx context.Context, runID string, end run.AttemptState, output []byte, atStart func(context.Context) error) (run.State, error) {
+// (succeeded, failed; killed by signal when it is not 0) or the lease
+// sweep (timed_out, lost) does.
+func (f *finisher) finishRun(ctx context.Context, runID string, end run.AttemptState, signal int, output []byte, atStart func(context.Context) error) (run.State, error) {
 	w, err := f.worker(ctx)
 	if err != nil {
 		return "", err
@@ -128,6 +136,9 @@ func (f *finisher) finishRun(ctx context.Context, runID string, end run.AttemptS
 			code = 1
 		}
 		complete := workerproto.CompleteRequest{Lease: l, Outcome: workerproto.OutcomeExited, ExitCode: &code}
+		if signal != 0 {
+			complete = workerproto.CompleteRequest{Lease: l, Outcome: workerproto.OutcomeSignaled, ErrorCode: process.ErrorCodeSignaled, Signal: signal}
+		}
 		apply = func(ctx context.Context) (run.State, error) {
 			done, err := f.s.runtime.CompleteAttempt(ctx, w.WorkerIdentity, complete)
 			return done.Finished, err

@@ -597,7 +597,7 @@ func settleRun(ctx context.Context, tx pgx.Tx, f leaseFacts, end run.AttemptStat
 		return run.RetryWait, finished, err
 	}
 	e := runEnds[end]
-	finished, err := advanceRun(ctx, tx, f, e.state, runChange{event: e.event, finished: true, cancel: end == run.AttemptCancelled, payload: payload, errorCode: errorCode, atMs: at})
+	finished, err := advanceRun(ctx, tx, f, e.state, runChange{event: e.event, finished: true, cancel: end == run.AttemptCancelled, payload: payload, errorCode: errorCode, signal: res.signal, atMs: at})
 	return e.state, finished, err
 }
 
@@ -612,8 +612,10 @@ type runChange struct {
 	event            string
 	payload          map[string]any
 	cancel, finished bool
-	// errorCode is the ended attempt's, for the Run's notifications.
+	// errorCode and signal (0: none killed it) are the ended attempt's,
+	// for the Run's notifications.
 	errorCode string
+	signal    int
 	// atMs stamps the change and its event; 0 is the step's database time.
 	atMs int64
 }
@@ -644,7 +646,7 @@ func advanceRun(ctx context.Context, tx querier, f leaseFacts, to run.State, c r
 	if !c.finished {
 		return false, nil
 	}
-	return run.Finishes(f.RunState, to), enqueueNotifications(ctx, tx, f.RunID, to, c.errorCode)
+	return run.Finishes(f.RunState, to), enqueueNotifications(ctx, tx, f.RunID, to, c.errorCode, c.signal)
 }
 
 // attemptPayload is the event payload naming the attempt (and the

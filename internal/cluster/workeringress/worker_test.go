@@ -39,6 +39,14 @@ type proxy struct {
 	// blockLogs answers log requests 503; refusedLogs counts them.
 	blockLogs   atomic.Bool
 	refusedLogs atomic.Int64
+	// logDelay holds each log request that long before passing it on,
+	// as a healthy replica slower than the command's output does;
+	// holdLogsUntil answers nothing to the log requests that come before
+	// that instant (Unix nanoseconds), each held until the worker gives
+	// it up, as a replica too busy for a moment does; logs counts them.
+	logDelay      atomic.Int64
+	holdLogsUntil atomic.Int64
+	logs          atomic.Int64
 	// swallowGrants loses every pull reply that carries grants (the
 	// replica made them): the connection is held unanswered until the
 	// worker gives up on it. swallowed receives each such reply's body.
@@ -67,6 +75,16 @@ func newProxy(t *testing.T, target string, rewrite func(*task.Command)) *proxy {
 			p.refusedLogs.Add(1)
 			fail(w, http.StatusServiceUnavailable, workerproto.CodeUnavailable, "the replica cannot be reached")
 			return
+		}
+		if r.URL.Path == workerproto.PathLog {
+			if p.logs.Add(1); time.Now().UnixNano() < p.holdLogsUntil.Load() {
+				// Read whole, the request's connection is watched, so its
+				// context ends when the worker gives the request up.
+				_, _ = io.Copy(io.Discard, r.Body)
+				<-r.Context().Done()
+				return
+			}
+			time.Sleep(time.Duration(p.logDelay.Load()))
 		}
 		if r.URL.Path == workerproto.PathPull && p.swallowGrants.Load() {
 			rec := httptest.NewRecorder()
@@ -156,8 +174,14 @@ type ended struct {
 
 func (f *fixture) ended(t *testing.T, project string) ended {
 	t.Helper()
+	return f.endedWithin(t, project, 20*time.Second)
+}
+
+// endedWithin is ended for a command that may run up to timeout.
+func (f *fixture) endedWithin(t *testing.T, project string, timeout time.Duration) ended {
+	t.Helper()
 	var a ended
-	eventually(t, 20*time.Second, "the attempt to end", func() bool {
+	eventually(t, timeout, "the attempt to end", func() bool {
 		err := f.env.Super.QueryRow(t.Context(), `SELECT a.id::text, a.state, coalesce(a.error_code, ''), coalesce(a.error_message, ''), r.state, a.log_truncated
 			FROM qinglong.attempts a JOIN qinglong.runs r ON r.id = a.run_id JOIN qinglong.projects p ON p.id = r.project_id
 			WHERE p.name = $1`, project).Scan(&a.id, &a.state, &a.errorCode, &a.errorMessage, &a.runState, &a.logTruncated)
@@ -217,11 +241,11 @@ func TestAGrantWhoseCommandWasAlteredOnTheWayIsRefusedAndNeverRun(t *testing.T) 
 
 var dropMarker = regexp.MustCompile(`\n\[qinglong: (\d+) bytes? of output (?:was|were) dropped here: [^\]\n]*\]\n`)
 
-// Output the worker had to drop while it could not send its log (its
-// buffer, as large as the log cap, was full) is replaced in the stored
-// log by a marker with the count; the log, markers included, stays within
-// the cap.
-func TestOutputDroppedWhileTheReplicaWasUnreachableLeavesAMarkerWithItsCount(t *testing.T) {
+// Output the worker had to drop while it could not send its log (no
+// replica answered and its buffer was full) is replaced in the stored log
+// by a marker with the count, and the worker logs the gap at WARN; the
+// log, markers included, stays within the cap.
+func TestOutputDroppedWhileTheReplicaWasUnreachableLeavesAMarkerWithItsCountAndAWarning(t *testing.T) {
 	t.Parallel()
 	const logCap, written = 64 << 10, 200_000
 	f := newFixture(t, Config{Settings: pgstore.WorkerSettings{RunLease: 30 * time.Second, LogCap: logCap}})
@@ -233,7 +257,7 @@ while [ ! -e %[2]s/go ]; do sleep 0.02; done
 echo after`, written, dir)), 1, nil)
 	p := newProxy(t, f.url, nil)
 	p.blockLogs.Store(true)
-	runWorker(t, p.url, f.worker(t, "dropped"))
+	logs := runWorker(t, p.url, f.worker(t, "dropped"))
 	eventually(t, 20*time.Second, "the command to write its output", func() bool {
 		_, err := os.Stat(filepath.Join(dir, "wrote"))
 		return err == nil && p.refusedLogs.Load() > 0
@@ -268,5 +292,7 @@ echo after`, written, dir)), 1, nil)
 		t.Fatalf("the output after the gap is missing; the log ends %q", l[max(0, len(l)-300):])
 	case len(l) > logCap:
 		t.Fatalf("the log holds %d bytes, over the %d-byte cap", len(l), logCap)
+	case !strings.Contains(logs.String(), `"level":"WARN","msg":"output was dropped`) || !strings.Contains(logs.String(), `"code":"attempt_output_dropped"`):
+		t.Fatalf("the worker did not warn of the dropped output:\n%s", logs.String())
 	}
 }

@@ -329,6 +329,9 @@ func Details(p Payload) string {
 	if p.ExitCode != nil {
 		line("exit code", fmt.Sprint(*p.ExitCode))
 	}
+	if p.Signal != 0 {
+		line("signal", fmt.Sprintf("%d (%s)", p.Signal, p.SignalName))
+	}
 	line("error", p.ErrorCode)
 	line("reason", p.Reason)
 	if p.Occurrences > 0 {

@@ -107,12 +107,15 @@ type Payload struct {
 	Origin              string `json:"origin,omitempty"`
 	ConsecutiveFailures int    `json:"consecutiveFailures,omitempty"`
 	// What ran and how it ended: the task's name, the number of the
-	// Run's last attempt and its command's exit code (when it exited),
-	// and, for a channel that asks for it, the end of its output.
-	Task     string `json:"task,omitempty"`
-	Attempt  int    `json:"attempt,omitempty"`
-	ExitCode *int   `json:"exitCode,omitempty"`
-	Output   string `json:"output,omitempty"`
+	// Run's last attempt and its command's exit code (when it exited) or
+	// the signal that killed it, by number and name (when one did), and,
+	// for a channel that asks for it, the end of its output.
+	Task       string `json:"task,omitempty"`
+	Attempt    int    `json:"attempt,omitempty"`
+	ExitCode   *int   `json:"exitCode,omitempty"`
+	Signal     int    `json:"signal,omitempty"`
+	SignalName string `json:"signalName,omitempty"`
+	Output     string `json:"output,omitempty"`
 	// Link is the Run's page in the console, added at each delivery by a
 	// server that knows the console's address (--console-url).
 	Link string `json:"link,omitempty"`
@@ -145,10 +148,13 @@ type Finished struct {
 	// Origin is what admitted the Run ("" when the store does not say).
 	Origin run.Origin
 	// TaskName, Attempt (the number of the Run's last attempt; 0 when it
-	// had none) and ExitCode (nil when no command exited) say what ran.
+	// had none), ExitCode (nil when no command exited) and Signal (the
+	// signal that killed the command, 0 when none did: the end event's)
+	// say what ran.
 	TaskName string
 	Attempt  int
 	ExitCode *int
+	Signal   int
 	// Output is the end of the last attempt's log (OutputReadBytes at
 	// most; OutputWhole when that is the whole log), read only when the
 	// project's settings quote output (Spec.OutputLines).
@@ -232,6 +238,9 @@ func (s Spec) Derive(f Finished, previous []run.State, newID func() string) []Me
 			ErrorCode: f.ErrorCode, ScheduledFor: stamp(f.ScheduledForMs), StartedAt: stamp(f.StartedAtMs), FinishedAt: stamp(f.FinishedAtMs),
 			DurationMs: duration(f.StartedAtMs, f.FinishedAtMs), Origin: string(f.Origin),
 			Task: f.TaskName, Attempt: f.Attempt, ExitCode: f.ExitCode, Output: OutputTail(f.Output, f.OutputWhole, ch.Output)}
+		if f.Signal != 0 {
+			p.Signal, p.SignalName = f.Signal, run.SignalName(f.Signal)
+		}
 		if r.On == OnConsecutiveFailures {
 			p.ConsecutiveFailures = streak
 		}

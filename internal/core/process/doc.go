@@ -10,7 +10,10 @@
 // ends the whole group and, on Linux, descendants that left it (found by
 // ancestry, by QL_ATTEMPT_ID and by being re-parented to this process, a
 // child subreaper): SIGTERM, then SIGKILL after the task's kill grace, or
-// at once when the caller closes its hard channel.
+// at once when the caller closes its hard channel. What the main process
+// left running when it ended of itself is named in the log
+// (LeftRunningLine). ReapEscaped collects, between attempts, the dead
+// escaped descendants this process adopted.
 //
 // Secret values are resolved from a local owner-only file (Secrets), passed
 // only in the child's environment and masked in its output (Redactor);

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/qinglong/qinglong/internal/core/run"
+	"github.com/qinglong/qinglong/internal/core/task"
 )
 
 // killOnCleanup ends a process the test could not prove gone, so a
@@ -106,8 +107,8 @@ func TestADaemonLeftBehindByAFinishedCommandIsEnded(t *testing.T) {
 	res := runCommand(t.Context(), shell(script, time.Minute), []string{"PATH=/usr/bin:/bin", "QL_ATTEMPT_ID=" + dir}, &out, func(int) {})
 	pid := grandchildPID(t, dir)
 	killOnCleanup(t, pid)
-	if res.State != run.AttemptSucceeded || out.String() != "done\n" {
-		t.Fatalf("result %+v, output %q; want succeeded", res, out.String())
+	if want := "done\n" + LeftRunningLine(1, EndedOnTerm, task.DefaultKillGrace, false); res.State != run.AttemptSucceeded || out.String() != want {
+		t.Fatalf("result %+v, output %q; want succeeded with %q", res, out.String(), want)
 	}
 	requireGone(t, pid, "the daemon the command left behind")
 }

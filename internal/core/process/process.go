@@ -211,7 +211,7 @@ func runIn(ctx context.Context, hard <-chan struct{}, l launch, out io.Writer, s
 	}
 	// The job ends with its main process: whatever it left running, in
 	// its group or escaped from it, goes too.
-	how := procs.end(c.KillGrace(), hard)
+	how, left := procs.end(c.KillGrace(), hard)
 	if cause != "" {
 		err = <-waited
 	}
@@ -231,6 +231,10 @@ func runIn(ctx context.Context, hard <-chan struct{}, l launch, out io.Writer, s
 	case ErrorCodeStopped:
 		res.Cause = context.Cause(ctx)
 		fmt.Fprint(out, StoppedLine(res.Cause.Error(), how, c.KillGrace(), tail.open))
+	default:
+		if left > 0 {
+			fmt.Fprint(out, LeftRunningLine(left, how, c.KillGrace(), tail.open))
+		}
 	}
 	return res
 }

@@ -111,8 +111,8 @@ func TestLeftoverBackgroundProcessesDieWithTheMainProcess(t *testing.T) {
 	dir := t.TempDir()
 	script := fmt.Sprintf(`sleep 300 & echo $! > %s/grandchild.pid; echo done`, dir)
 	res, out, _ := runShell(t, t.Context(), script, time.Hour)
-	if res.State != run.AttemptSucceeded || out != "done\n" {
-		t.Fatalf("result %+v, output %q; want succeeded with its output", res, out)
+	if want := "done\n" + LeftRunningLine(1, EndedOnTerm, task.DefaultKillGrace, false); res.State != run.AttemptSucceeded || out != want {
+		t.Fatalf("result %+v, output %q; want succeeded with %q", res, out, want)
 	}
 	requireGone(t, grandchildPID(t, dir), "the background sleep")
 }

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/qinglong/qinglong/internal/core/plural"
 )
 
 // Why QingLong stopped a command: the causes the executors and the worker
@@ -49,6 +51,30 @@ func StoppedLine(why string, how Ending, grace time.Duration, lineOpen bool) str
 		start = "\n"
 	}
 	return fmt.Sprintf("%s[qinglong: the command was stopped: %s (%s)]\n", start, why, signals)
+}
+
+// LeftRunningLine ends the log of a command whose main process ended
+// while n of the processes it started still ran (background jobs,
+// daemons), which QingLong then ended (how): a Run ends with its main
+// process, so whoever reads the log learns that they were cut short, by
+// whom, and that a Run is no place for a service.
+func LeftRunningLine(n int, how Ending, grace time.Duration, lineOpen bool) string {
+	they, were := "they", "were"
+	if n == 1 {
+		they, were = "it", "was"
+	}
+	signals := map[Ending]string{
+		EndedOnTerm:    fmt.Sprintf("SIGTERM; %s ended within the kill grace of %s", they, grace),
+		EndedAfterKill: fmt.Sprintf("SIGTERM, then SIGKILL after the kill grace of %s", grace),
+		EndedHardKill:  "SIGTERM, then SIGKILL without waiting out the kill grace",
+	}[how]
+	start := ""
+	if lineOpen {
+		start = "\n"
+	}
+	return fmt.Sprintf("%s[qinglong: the command's main process ended, leaving %s it started running; %s %s ended (%s): "+
+		"a Run ends with its main process, so run a service under a service manager, not as a task]\n",
+		start, plural.Count(n, "process", "processes"), they, were, signals)
 }
 
 // LostLine ends the log of a command whose server stopped without ending

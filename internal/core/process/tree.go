@@ -54,12 +54,19 @@ var Endings = []Ending{EndedAlready, EndedOnTerm, EndedAfterKill, EndedHardKill}
 // end ends every live member: SIGTERM first so the command may clean up,
 // SIGKILL for what is left after grace or as soon as hard closes. It
 // returns once nothing of the attempt runs, or after treeKillWait past the
-// SIGKILL (a process in uninterruptible sleep dies only when it wakes).
-func (t *tree) end(grace time.Duration, hard <-chan struct{}) Ending {
+// SIGKILL (a process in uninterruptible sleep dies only when it wakes),
+// with how many members ran when it began (on Linux processes; elsewhere
+// the group counts as one).
+func (t *tree) end(grace time.Duration, hard <-chan struct{}) (Ending, int) {
 	live := t.live()
-	if len(live) == 0 {
-		return EndedAlready
+	left := len(live)
+	if left == 0 {
+		return EndedAlready, 0
 	}
+	return t.endLive(live, grace, hard), left
+}
+
+func (t *tree) endLive(live []int, grace time.Duration, hard <-chan struct{}) Ending {
 	t.signal(live, syscall.SIGTERM)
 	limit := time.NewTimer(grace)
 	defer limit.Stop()

@@ -97,13 +97,20 @@ func startFailure(err error, c task.Command, dir string) string {
 	}
 	if interp := interpreter(program); interp != "" {
 		if _, statErr := os.Stat(interp); errors.Is(statErr, os.ErrNotExist) {
+			if strings.HasSuffix(interp, "\r") {
+				return fmt.Sprintf("the first line (#!) of %s ends with a Windows (CRLF) line ending, so the system looks for the interpreter %q, which does not exist; "+
+					"convert the file to Unix (LF) line endings: sed -i 's/\\r$//' %s (or dos2unix %s)", program, interp, program, program)
+			}
 			return fmt.Sprintf("the interpreter %s named on the first line (#!) of %s does not exist; install it or correct that line", interp, program)
 		}
 	}
 	return fmt.Sprintf("%v (working directory %s)", err, dir)
 }
 
-// interpreter is the program a script's "#!" line names, or "".
+// interpreter is the program a script's "#!" line names, or "", read as
+// the kernel reads it: up to the first space or tab or the line's end, so
+// a carriage return before the newline (a file saved with Windows line
+// endings) is part of the name.
 func interpreter(path string) string {
 	f, err := os.Open(path)
 	if err != nil {
@@ -118,9 +125,8 @@ func interpreter(path string) string {
 	if !ok {
 		return ""
 	}
-	fields := strings.Fields(string(rest))
-	if len(fields) == 0 {
-		return ""
-	}
-	return fields[0]
+	rest = bytes.TrimLeft(bytes.TrimSuffix(rest, []byte("\n")), " \t")
+	name, _, _ := bytes.Cut(rest, []byte(" "))
+	name, _, _ = bytes.Cut(name, []byte("\t"))
+	return string(name)
 }

@@ -3,6 +3,7 @@ package process
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/qinglong/qinglong/internal/core/ids"
@@ -38,5 +39,27 @@ func TestTheWorkingDirectoriesOfAnEndedAttemptAreRemovedByItsIDAlone(t *testing.
 	}
 	if n, err := RemoveAttemptDirs("*"); err == nil || n != 0 {
 		t.Errorf("a pattern for an attempt id removed %d (%v), want nothing and an error", n, err)
+	}
+}
+
+// A script saved with Windows line endings names its interpreter with a
+// carriage return ("/bin/sh\r"), which does not exist: the failure says
+// so, names the interpreter as the system read it and how to convert the
+// file, instead of calling the script itself missing.
+func TestAScriptWithWindowsLineEndingsFailsSayingSoAndHowToConvertIt(t *testing.T) {
+	t.Parallel()
+	script := filepath.Join(t.TempDir(), "crlf.sh")
+	if err := os.WriteFile(script, []byte("#!/bin/sh\r\necho crlf ok\r\n"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	var out syncBuffer
+	res := runCommand(t.Context(), task.Command{Mode: task.ModeArgv, Path: script, TimeoutMs: 60_000}, nil, &out, func(int) {})
+	if res.Code != ErrorCodeSpawnFailed {
+		t.Fatalf("result %+v; want %s", res, ErrorCodeSpawnFailed)
+	}
+	for _, want := range []string{"Windows (CRLF) line ending", `"/bin/sh\r"`, `sed -i 's/\r$//' ` + script, "dos2unix " + script} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("log %q does not say %q", out.String(), want)
+		}
 	}
 }

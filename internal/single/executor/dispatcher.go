@@ -171,6 +171,9 @@ const retryMargin = 2 * time.Millisecond
 // earliest backoff still running ends, so a retry starts then rather than
 // at the next poll.
 func (d *Dispatcher) round(ctx context.Context) (bool, error) {
+	// Escaped descendants of ended commands that died since are collected
+	// every round, not only when some later attempt ends.
+	process.ReapEscaped()
 	if err := d.stopCancelled(ctx); err != nil {
 		return false, err
 	}

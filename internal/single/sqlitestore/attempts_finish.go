@@ -114,5 +114,6 @@ func transitionRun(ctx context.Context, tx *txn, a attemptRow, to run.State, eve
 		return false, nil
 	}
 	code, _ := payload["errorCode"].(string)
-	return run.Finishes(a.runState, to), enqueueNotifications(ctx, tx, a.runID, to, code, now)
+	signal, _ := payload["signal"].(int)
+	return run.Finishes(a.runState, to), enqueueNotifications(ctx, tx, a.runID, to, code, signal, now)
 }

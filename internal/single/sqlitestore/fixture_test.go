@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/qinglong/qinglong/internal/core/catalog"
+	"github.com/qinglong/qinglong/internal/core/process"
 	"github.com/qinglong/qinglong/internal/core/run"
 	"github.com/qinglong/qinglong/internal/core/task"
 	"github.com/qinglong/qinglong/internal/testkit/filetemplate"
@@ -185,6 +186,7 @@ func (e *env) fixture() storetest.Fixture {
 		Manual:        e.store,
 		Outbox:        e.store,
 		Finish:        e.finish,
+		FinishKilled:  e.finishKilled,
 		FinishAgain:   e.finishAgain,
 		Told: func(runID string) run.Identity {
 			e.mu.Lock()
@@ -308,24 +310,30 @@ func newFixture(t *testing.T) storetest.Fixture { return newEnv(t).fixture() }
 // finish starts a queued Run's attempt as the dispatcher does and ends it
 // as the executor reports (or, for lost, as recovery finds its owner gone).
 func (e *env) finish(ctx context.Context, runID string, end run.AttemptState) (run.State, error) {
-	return e.finishRun(ctx, runID, end, nil, nil)
+	return e.finishRun(ctx, runID, end, 0, nil, nil)
+}
+
+// finishKilled is finish failed by signal, which killed the command.
+func (e *env) finishKilled(ctx context.Context, runID string, signal int) (run.State, error) {
+	return e.finishRun(ctx, runID, run.AttemptFailed, signal, nil, nil)
 }
 
 // finishWithOutput is finish after output was written to the attempt's
 // log file, as the executor writes it before recording the result.
 func (e *env) finishWithOutput(ctx context.Context, runID string, end run.AttemptState, output []byte) (run.State, error) {
-	return e.finishRun(ctx, runID, end, output, nil)
+	return e.finishRun(ctx, runID, end, 0, output, nil)
 }
 
 // finishAfter is finish with atStart called once the attempt runs.
 func (e *env) finishAfter(ctx context.Context, runID string, end run.AttemptState, atStart func(context.Context) error) (run.State, error) {
-	return e.finishRun(ctx, runID, end, nil, atStart)
+	return e.finishRun(ctx, runID, end, 0, nil, atStart)
 }
 
 // finishRun starts the latest attempt of runID when it is still claimed,
 // writes output to its log, calls atStart (when given) and records end as
-// the executor (or, for lost, the recovery) does.
-func (e *env) finishRun(ctx context.Context, runID string, end run.AttemptState, output []byte, atStart func(context.Context) error) (run.State, error) {
+// the executor (or, for lost, the recovery) does: killed by signal when
+// it is not 0.
+func (e *env) finishRun(ctx context.Context, runID string, end run.AttemptState, signal int, output []byte, atStart func(context.Context) error) (run.State, error) {
 	d, err := e.store.RunGet(ctx, runID)
 	if err != nil {
 		return "", err
@@ -383,7 +391,10 @@ func (e *env) finishRun(ctx context.Context, runID string, end run.AttemptState,
 			code, exit = "exit_status", 1
 		}
 		result := run.Attempt{ID: a.ID, State: end, ErrorCode: code}
-		if end == run.AttemptSucceeded || end == run.AttemptFailed {
+		switch {
+		case signal != 0:
+			result.ErrorCode, result.Signal = process.ErrorCodeSignaled, signal
+		case end == run.AttemptSucceeded || end == run.AttemptFailed:
 			result.ExitCode = &exit
 		}
 		apply = func(ctx context.Context) (run.State, error) { return e.store.AttemptFinish(ctx, result) }

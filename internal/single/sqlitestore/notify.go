@@ -21,9 +21,9 @@ var _ notify.Outbox = (*Store)(nil)
 // enqueueNotifications writes the outbox rows of a Run that has just
 // ended in state to (terminal, or lost), in the transaction that moved it: a
 // project without rules costs one primary-key read.
-func enqueueNotifications(ctx context.Context, tx *txn, runID string, to run.State, errorCode string, now int64) error {
+func enqueueNotifications(ctx context.Context, tx *txn, runID string, to run.State, errorCode string, signal int, now int64) error {
 	var specJSON string
-	f := notify.Finished{RunID: runID, State: to, ErrorCode: errorCode, FinishedAtMs: now}
+	f := notify.Finished{RunID: runID, State: to, ErrorCode: errorCode, Signal: signal, FinishedAtMs: now}
 	var triggerName sql.NullString
 	var exitCode sql.NullInt64
 	var logPath string

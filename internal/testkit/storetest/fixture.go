@@ -125,6 +125,11 @@ type Fixture struct {
 	// state the adapter reported the call finished the Run in, "" when it
 	// reported none.
 	Finish func(ctx context.Context, runID string, end run.AttemptState) (finished run.State, err error)
+	// FinishKilled is Finish failed, the command killed by signal (not
+	// by QingLong: the OOM killer, a kill by someone else), as the
+	// executor records it on SQLite and a worker reports it on
+	// PostgreSQL.
+	FinishKilled func(ctx context.Context, runID string, signal int) (finished run.State, err error)
 	// FinishAgain applies the last Finish of runID once more, exactly as
 	// it was sent: the worker's completion retried (its reply was lost),
 	// or the sweep run again, on PostgreSQL; the executor's result

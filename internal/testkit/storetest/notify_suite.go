@@ -55,6 +55,7 @@ func RunNotify(t *testing.T, newFixture Factory) {
 		"AnEmailIsSubmittedOverSMTPAndRetriedWithItsMessageID":           testAnEmailIsSubmittedAndRetriedWithItsMessageID,
 		"PushServicesAreTakenOnlyWithTheirAcknowledgement":               testPushServicesAreTakenOnlyWithTheirAcknowledgement,
 		"ANotificationSaysWhatRanAndQuotesOutputOnlyWhereAsked":          testNotificationSaysWhatRanAndQuotesOutput,
+		"ANotificationSaysWhichSignalKilledTheCommand":                   testANotificationSaysWhichSignalKilledTheCommand,
 		"ARunsNotificationLinksToItsConsolePageWhenTheAddressIsKnown":    testNotificationLinksToTheRunsPage,
 		"AWebhookSaysItsVersionAndTheRunsStartDurationAndOrigin":         testWebhookSaysItsVersionAndTheRunsTimesAndOrigin,
 		"ASucceededRunNotifiesTheSucceededAndFinishedRulesWithItsOutput": testSucceededRunsNotify,

@@ -1027,6 +1027,10 @@ func (w *worker) heartbeats(ctx context.Context) {
 			}
 			continue
 		case <-t.C:
+			// Escaped descendants of ended commands that died since are
+			// collected at every beat, not only when some later attempt
+			// ends: an idle worker would keep them for ever.
+			process.ReapEscaped()
 		case <-w.client.reach.lost:
 		}
 		hctx, cancel := context.WithTimeout(ctx, workerproto.HeartbeatEvery)
@@ -1570,13 +1574,14 @@ func (w *worker) runLeaseOr(held time.Duration) time.Duration {
 	return held
 }
 
-// logLimit is how much unsent output an attempt holds: the replica's log
-// cap, which it never stores more than.
+// logLimit is how much unsent output an attempt holds: the output window,
+// or the replica's log cap when smaller (it never stores more, so output
+// dropped while no replica is reachable never pushes a log past its cap).
 func (w *worker) logLimit() int {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.logCap > 0 {
-		return int(min(w.logCap, workerproto.DefaultLogCap*4))
+		return int(min(w.logCap, outputWindow))
 	}
-	return workerproto.DefaultLogCap
+	return outputWindow
 }

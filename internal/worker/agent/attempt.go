@@ -31,6 +31,13 @@ const (
 	// commands printing all the time flushed 256 times a second and were
 	// refused 429, and 256 would flush 1024.
 	logFlushesPerSecond = 100
+	// outputStallAfter is how long a command's output may go unanswered,
+	// from the start of the first send no replica answered, before the
+	// worker drops what does not fit in its buffer rather than keep the
+	// command's writes waiting. One unanswered send is no outage: a send
+	// started just before a renewal is cut short by it (deadline), and a
+	// busy replica may miss that, though it takes the next chunk at once.
+	outputStallAfter = 5 * time.Second
 	// minKillMargin is the least time before its local lease ends at which
 	// a command is killed: SIGKILL and the wait for the group to vanish
 	// must fit before the replica may declare the attempt lost.
@@ -121,6 +128,10 @@ type attempt struct {
 	// (0: none): the replica may have stored it, and takes it again only
 	// as the same bytes at the same offset, so it is sent again as it was.
 	unanswered int
+	// unansweredSince is when the first of the sends that went
+	// unanswered since a replica last took a chunk started (zero: the
+	// last send was taken): output stalls outputStallAfter later.
+	unansweredSince time.Time
 }
 
 func newAttempt(w *worker, g workerproto.Grant, token, session string, sent time.Time) *attempt {
@@ -210,7 +221,7 @@ func (a *attempt) run() {
 			secrets, secretErr = a.secrets().Resolve(refs)
 		}
 	}
-	a.out = newOutput(a.w.logLimit())
+	a.out = newOutput(a.w.logLimit(), a.outputDropped)
 	mask := process.NewRedactor(a.out, process.Values(secrets))
 	done := make(chan process.Result, 1)
 	switch {
@@ -404,7 +415,7 @@ func (a *attempt) loop(done <-chan process.Result, mask *process.Redactor) {
 				return
 			}
 			continue
-		case a.pending() >= chunkSize || (a.pending() > 0 && (res != nil || !now.Before(flushAt))):
+		case a.sendNow() || (a.pending() > 0 && (res != nil || !now.Before(flushAt))):
 			flushed = now
 			if !a.sendLog() {
 				a.wait(done, res)
@@ -464,11 +475,25 @@ func (a *attempt) pending() int {
 	return a.out.pending()
 }
 
+func (a *attempt) sendNow() bool {
+	return !a.logClosed && a.out.sendNow()
+}
+
+// outputDropped logs a gap in the command's output: n bytes dropped while
+// no replica took the worker's log chunks and its buffer was full.
+func (a *attempt) outputDropped(n int64) {
+	a.w.log.Warn("output was dropped: no replica took the command's output while the worker's buffer was full; the Run's log has a line saying how much, where the gap is",
+		a.logAttrs("code", "attempt_output_dropped", "dropped_bytes", n)...)
+}
+
 // wait kills the command at once if it still runs and waits for it.
 func (a *attempt) wait(done <-chan process.Result, res *process.Result) {
 	if res != nil {
 		return
 	}
+	// Nothing more is sent: a write waiting for room would hold the
+	// command's end, and with it done, for ever.
+	a.out.close()
 	a.terminate()
 	<-done
 }
@@ -493,6 +518,9 @@ func (a *attempt) leaseLost(done <-chan process.Result, res *process.Result, mas
 		a.w.log.Warn("the lease could not be renewed in time: the command is killed and the attempt not reported again", a.logAttrs("code", "attempt_lease_lost")...)
 	}
 	if res == nil {
+		// Nothing is sent until the command ended: its output past the
+		// buffer is dropped rather than wait for a send.
+		a.out.stall()
 		a.cancel(process.LeaseLostCause)
 		a.hardOnce.Do(func() { close(a.hard) })
 		<-done
@@ -612,6 +640,7 @@ func (a *attempt) sendLog() bool {
 // request bounded by deadline.
 func (a *attempt) logChunk(deadline time.Time) error {
 	data := a.out.peek(cmp.Or(a.unanswered, chunkSize))
+	sent := time.Now()
 	ctx, cancel := context.WithDeadline(a.w.reqCtx, deadline)
 	rep, err := a.w.client.Log(ctx, workerproto.LogRequest{Lease: a.lease, Offset: a.offset, Data: data})
 	cancel()
@@ -621,11 +650,17 @@ func (a *attempt) logChunk(deadline time.Time) error {
 			// replica would refuse the chunk as neither the bytes it holds
 			// next nor a replay of the one it stored.
 			a.unanswered = len(data)
+			if a.unansweredSince.IsZero() {
+				a.unansweredSince = sent
+			}
+			if time.Since(a.unansweredSince) >= outputStallAfter {
+				a.out.stall()
+			}
 		}
 		return err
 	}
-	a.unanswered = 0
-	a.out.drop(len(data))
+	a.unanswered, a.unansweredSince = 0, time.Time{}
+	a.out.sent(len(data))
 	a.offset = rep.LogBytes
 	if rep.Truncated {
 		a.logClosed = true
