@@ -339,12 +339,18 @@ func warnIfShared(log *slog.Logger, dir string) {
 	}
 }
 
+// edgeWALPages is the edge profile's bound of the -wal file, edgeWALBytes,
+// in pages of the database at path (one it creates has edgePageBytes).
+func edgeWALPages(path string) int {
+	return max(edgeWALBytes/sqlitestore.PageBytesOf(path, edgePageBytes), sqlitestore.MinWALPages)
+}
+
 // openStore opens, migrates and checks the file with the profile's
 // connection settings, and returns the migrations it applied.
 func openStore(ctx context.Context, path string, p Profile, nowMs func() int64, watch integrityWatch) (*sqlitestore.Store, []string, error) {
 	scfg := sqlitestore.Config{Path: path, NowMs: nowMs}
 	if p == Edge {
-		scfg.CacheKiB, scfg.ReadConns, scfg.WALPages = edgeCacheKiB, edgeReadConns, edgeWALPages
+		scfg.CacheKiB, scfg.ReadConns, scfg.PageBytes, scfg.WALPages = edgeCacheKiB, edgeReadConns, edgePageBytes, edgeWALPages(path)
 	}
 	st, err := sqlitestore.Open(ctx, scfg)
 	if err != nil {
