@@ -48,6 +48,14 @@ const SayCheckBytes = 64 << 20
 // on the first corrupt page it meets since; reading gigabytes beside it
 // kept a command silent for over a minute.
 func OpenBackend(ctx context.Context, dbPath string, say func(string)) (*Backend, error) {
+	return OpenProfileBackend(ctx, dbPath, Standalone, say)
+}
+
+// OpenProfileBackend is OpenBackend with profile p's connection settings,
+// and so p's page size for a database it creates: `serve --example`
+// applies the sample before the server opens the file, and an edge server
+// keeps the page size of the database its example made.
+func OpenProfileBackend(ctx context.Context, dbPath string, p Profile, say func(string)) (*Backend, error) {
 	// The directory too, as `ql serve` makes it: a first `ql apply` (or
 	// `serve --example`, which applies before serving) into a new
 	// --data-dir must not fail where the server would have started.
@@ -66,7 +74,7 @@ func OpenBackend(ctx context.Context, dbPath string, say func(string)) (*Backend
 		say(fmt.Sprintf("checking %s (%.1f MiB) with SQLite's quick_check before writing to it (about 8 ms a MiB, more from a slow disk); a command beside a running server skips this", dbPath, float64(info.Size())/(1<<20)))
 	}
 	nowMs := func() int64 { return time.Now().UnixMilli() }
-	st, applied, err := openStore(ctx, dbPath, Standalone, nowMs, integrityWatch{skip: !wholeFile})
+	st, applied, err := openStore(ctx, dbPath, p, nowMs, integrityWatch{skip: !wholeFile})
 	if err != nil {
 		return nil, err
 	}

@@ -187,20 +187,20 @@ func Serve(p server.Profile) cli.ServeFunc {
 		}
 		if f.Example {
 			db := server.LayoutOf(cfg.WithDefaults().DataDir).DB
-			cfg.BeforeOpen = func(ctx context.Context) error { return applyExample(ctx, cmd, db) }
+			cfg.BeforeOpen = func(ctx context.Context) error { return applyExample(ctx, cmd, db, cfg.Profile) }
 		}
 		return server.Serve(ctx, cfg)
 	}
 }
 
-// applyExample converges the database to the embedded sample; a second
-// run reports everything unchanged.
-func applyExample(ctx context.Context, cmd *cobra.Command, dbPath string) error {
+// applyExample converges the database to the embedded sample, opened as
+// profile p serves it; a second run reports everything unchanged.
+func applyExample(ctx context.Context, cmd *cobra.Command, dbPath string, p server.Profile) error {
 	doc, err := apply.Parse(examples.SampleFile, examples.Sample)
 	if err != nil {
 		return err
 	}
-	b, err := server.OpenBackend(ctx, dbPath, func(msg string) { fmt.Fprintln(cmd.ErrOrStderr(), msg) })
+	b, err := server.OpenProfileBackend(ctx, dbPath, p, func(msg string) { fmt.Fprintln(cmd.ErrOrStderr(), msg) })
 	if err != nil {
 		return err
 	}
