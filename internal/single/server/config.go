@@ -68,10 +68,10 @@ const (
 	// once.
 	edgeWALBytes = 1 << 20
 	// edgePageBytes is the page size of a database the edge server
-	// creates: each commit writes every page it changed whole, about a
-	// dozen per Run, so 1 KiB pages write about a third of what 4 KiB
-	// pages do on a device whose flash wears out (BENCHMARKS.md, "Disk
-	// writes per Run").
+	// creates: each commit writes every page it changed whole, a dozen
+	// or so, four commits a Run, so 1 KiB pages write about a third of
+	// what 4 KiB pages do on a device whose flash wears out (BENCHMARKS.md,
+	// "Disk writes per Run").
 	edgePageBytes  = 1024
 	maxGrace       = 24 * time.Hour
 	defaultDataDir = "."
