@@ -48,14 +48,15 @@ const SayCheckBytes = 64 << 20
 // on the first corrupt page it meets since; reading gigabytes beside it
 // kept a command silent for over a minute.
 func OpenBackend(ctx context.Context, dbPath string, say func(string)) (*Backend, error) {
-	return OpenProfileBackend(ctx, dbPath, Standalone, say)
+	return OpenBackendMaking(ctx, dbPath, Standalone, say)
 }
 
-// OpenProfileBackend is OpenBackend with profile p's connection settings,
-// and so p's page size for a database it creates: `serve --example`
-// applies the sample before the server opens the file, and an edge server
-// keeps the page size of the database its example made.
-func OpenProfileBackend(ctx context.Context, dbPath string, p Profile, say func(string)) (*Backend, error) {
+// OpenBackendMaking is OpenBackend (standalone's connection settings)
+// making a database it creates as profile p's server would (its page
+// size): `serve --example` applies the sample before the server opens a
+// new file, and a command of the edge binary may create the file before
+// the first `serve`.
+func OpenBackendMaking(ctx context.Context, dbPath string, p Profile, say func(string)) (*Backend, error) {
 	// The directory too, as `ql serve` makes it: a first `ql apply` (or
 	// `serve --example`, which applies before serving) into a new
 	// --data-dir must not fail where the server would have started.
@@ -74,7 +75,7 @@ func OpenProfileBackend(ctx context.Context, dbPath string, p Profile, say func(
 		say(fmt.Sprintf("checking %s (%.1f MiB) with SQLite's quick_check before writing to it (about 8 ms a MiB, more from a slow disk); a command beside a running server skips this", dbPath, float64(info.Size())/(1<<20)))
 	}
 	nowMs := func() int64 { return time.Now().UnixMilli() }
-	st, applied, err := openStore(ctx, dbPath, p, nowMs, integrityWatch{skip: !wholeFile})
+	st, applied, err := openStore(ctx, dbPath, Standalone, p, nowMs, integrityWatch{skip: !wholeFile})
 	if err != nil {
 		return nil, err
 	}

@@ -172,7 +172,7 @@ func Start(ctx context.Context, cfg Config) (srv *Server, err error) {
 	info, statErr := os.Stat(s.layout.DB)
 	newFile := s.dbLock.created && statErr == nil && info.Size() == 0
 	var migrated []string
-	if s.store, migrated, err = openStore(ctx, s.layout.DB, cfg.Profile, cfg.NowMs, s.integrityWatch()); err != nil {
+	if s.store, migrated, err = openStore(ctx, s.layout.DB, cfg.Profile, cfg.Profile, cfg.NowMs, s.integrityWatch()); err != nil {
 		return nil, err
 	}
 	// A file that held no QingLong database took every migration: an
@@ -345,12 +345,16 @@ func edgeWALPages(path string) int {
 	return max(edgeWALBytes/sqlitestore.PageBytesOf(path, edgePageBytes), sqlitestore.MinWALPages)
 }
 
-// openStore opens, migrates and checks the file with the profile's
-// connection settings, and returns the migrations it applied.
-func openStore(ctx context.Context, path string, p Profile, nowMs func() int64, watch integrityWatch) (*sqlitestore.Store, []string, error) {
+// openStore opens, migrates and checks the file with the connection
+// settings of profile p, making a new database as profile makeAs's server
+// does (its page size), and returns the migrations it applied.
+func openStore(ctx context.Context, path string, p, makeAs Profile, nowMs func() int64, watch integrityWatch) (*sqlitestore.Store, []string, error) {
 	scfg := sqlitestore.Config{Path: path, NowMs: nowMs}
+	if makeAs == Edge {
+		scfg.PageBytes = edgePageBytes
+	}
 	if p == Edge {
-		scfg.CacheKiB, scfg.ReadConns, scfg.PageBytes, scfg.WALPages = edgeCacheKiB, edgeReadConns, edgePageBytes, edgeWALPages(path)
+		scfg.CacheKiB, scfg.ReadConns, scfg.WALPages = edgeCacheKiB, edgeReadConns, edgeWALPages(path)
 	}
 	st, err := sqlitestore.Open(ctx, scfg)
 	if err != nil {
