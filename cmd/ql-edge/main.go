@@ -14,5 +14,6 @@ func main() { cli.Run(options()) }
 func options() cli.Options {
 	opts := singlecli.Options("ql-edge")
 	opts.DefaultProfile = cli.ProfileEdge
+	opts.OpenSQLite = singlecli.OpenEdgeSQLite
 	return opts
 }

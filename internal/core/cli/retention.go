@@ -147,10 +147,10 @@ share the work; none deletes a row twice.`),
 	}
 	addDBFlags(c, &db, opts.OpenPostgres != nil)
 	fs := c.Flags()
-	fs.StringVar(&settings.Runs, "retention-runs", "", "days after which finished Runs, and lost Runs after they were found lost, are deleted (default: the profile's; off keeps them)")
-	fs.StringVar(&settings.Logs, "retention-logs", "", "days after which logs of finished and lost Runs are deleted (default: the profile's; off keeps them)")
+	fs.StringVar(&settings.Runs, "retention-runs", "", "days (30d) or hours (12h) after which finished Runs, and lost Runs after they were found lost, are deleted (default: the profile's; off keeps them)")
+	fs.StringVar(&settings.Logs, "retention-logs", "", "days (30d) or hours (12h) after which logs of finished and lost Runs are deleted (default: the profile's; off keeps them)")
 	fs.StringVar(&settings.LogBytes, "retention-log-bytes", "", "cap of all logs together, e.g. 1GiB (default: the profile's; off: no cap)")
-	fs.StringVar(&settings.Notifications, "retention-notifications", "", "days after which delivered and dead notifications are deleted, counted from their creation; a deleted dead one can no longer be retried (default: the profile's; off keeps them)")
+	fs.StringVar(&settings.Notifications, "retention-notifications", "", "days (30d) or hours (12h) after which delivered and dead notifications are deleted, counted from their creation; a deleted dead one can no longer be retried (default: the profile's; off keeps them)")
 	BindEnv(fs, "retention-runs", "retention-logs", "retention-log-bytes", "retention-notifications")
 	fs.StringVar(&configFile, "config", "", "the server's YAML file of flag: value settings: its retention settings and data directory apply here too")
 	fs.StringVar(&profile, "profile", "", "the profile the server runs, whose retention defaults apply ("+strings.Join(buildProfiles(opts), ", ")+"; default "+opts.defaultProfile()+")")

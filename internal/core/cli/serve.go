@@ -283,13 +283,13 @@ wins over the file.`,
 		bound("concurrency")+byProfile(ServeDefaults.concurrency)+")")
 	SizeVar(fs, &f.LogMaxBytes, "log-max-bytes", 0, "cap of one attempt's captured output: 64KiB, 1MiB or bytes ("+
 		bound("log-max-bytes")+byProfile(func(d ServeDefaults) string { return retention.FormatBytes(d.LogMaxBytes) })+")")
-	fs.StringVar(&f.Retention.Runs, "retention-runs", "", "delete finished Runs, with their attempts, events and logs, this many days after they finished, and lost Runs this many days after they were found lost: 30 or 30d, off or 0 keeps them ("+
+	fs.StringVar(&f.Retention.Runs, "retention-runs", "", "delete finished Runs, with their attempts, events and logs, this many days (or hours) after they finished, and lost Runs as long after they were found lost: 30 or 30d, 12h, off or 0 keeps them ("+
 		byProfile(func(d ServeDefaults) string { return retention.AgeSetting(d.Retention.RunsAge) })+")")
-	fs.StringVar(&f.Retention.Logs, "retention-logs", "", "delete the logs of finished and lost Runs this many days after they ended; the Runs stay (off or 0 keeps them; "+
+	fs.StringVar(&f.Retention.Logs, "retention-logs", "", "delete the logs of finished and lost Runs this many days (30d) or hours (12h) after they ended; the Runs stay (off or 0 keeps them; "+
 		byProfile(func(d ServeDefaults) string { return retention.AgeSetting(d.Retention.LogsAge) })+")")
 	fs.StringVar(&f.Retention.LogBytes, "retention-log-bytes", "", "cap of all logs together, oldest deleted first: 1GiB, 64MiB or bytes, at least 1 MiB (off or 0: no cap; "+
 		byProfile(func(d ServeDefaults) string { return retention.SizeSetting(d.Retention.LogBytes) })+")")
-	fs.StringVar(&f.Retention.Notifications, "retention-notifications", "", "delete delivered and dead notifications this many days after they were created, never a pending one; a deleted dead one can no longer be retried (off or 0 keeps them; "+
+	fs.StringVar(&f.Retention.Notifications, "retention-notifications", "", "delete delivered and dead notifications this many days (30d) or hours (12h) after they were created, never a pending one; a deleted dead one can no longer be retried (off or 0 keeps them; "+
 		byProfile(func(d ServeDefaults) string { return retention.AgeSetting(d.Retention.NotificationsAge) })+")")
 	DurationVar(fs, &f.ClockWait, "clock-wait", 0, "single-node: when the clock reads over a minute earlier than the newest time the database recorded "+
 		"(a device without a battery-backed clock that booted before NTP set it), admit nothing and delete nothing for up to this long, "+

@@ -57,7 +57,7 @@ func DiskBytes(size int64) int64 {
 	return max((size+LogBlockBytes-1)/LogBlockBytes, 1) * LogBlockBytes
 }
 
-// Day is the unit of the age settings.
+// Day is the unit of the age settings; they also take hours.
 const Day = 24 * time.Hour
 
 // Limits of the settings.
@@ -110,22 +110,29 @@ func (s Settings) Resolve(defaults Policy) (Policy, error) {
 	return p, nil
 }
 
-// ParseAge reads a number of days: "30", "30d", or "0"/"off" for off. A
-// value that is not a number is refused as such; a number outside
-// 0–MaxAgeDays is refused with the range.
+// ParseAge reads an age: a number of days ("30", "30d"), a number of hours
+// ("12h", for a device that keeps hours rather than days), or "0"/"off"
+// for off. A value that is neither is refused as such; a number outside
+// the range (0–MaxAgeDays days, as many hours) is refused with the range.
 func ParseAge(flag, v string) (time.Duration, error) {
 	s := strings.TrimSpace(strings.ToLower(v))
 	if s == "off" {
 		return 0, nil
 	}
-	n, err := strconv.Atoi(strings.TrimSuffix(s, "d"))
+	unit, most, word := Day, MaxAgeDays, "days"
+	if hours, ok := strings.CutSuffix(s, "h"); ok {
+		s, unit, most, word = hours, time.Hour, MaxAgeDays*24, "hours"
+	} else {
+		s = strings.TrimSuffix(s, "d")
+	}
+	n, err := strconv.Atoi(s)
 	if err != nil && !errors.Is(err, strconv.ErrRange) {
-		return 0, qlerror.New(qlerror.Invalid, "%s %q is not a number of days: write e.g. 30 or 30d (0–%d), or off (0) to keep everything", flag, v, MaxAgeDays)
+		return 0, qlerror.New(qlerror.Invalid, "%s %q is not a number of days or hours: write e.g. 30 or 30d (0–%d days), 12h (0–%d hours), or off (0) to keep everything", flag, v, MaxAgeDays, MaxAgeDays*24)
 	}
-	if err != nil || n < 0 || n > MaxAgeDays {
-		return 0, qlerror.New(qlerror.Invalid, "%s %q is out of range (0–%d days): write a number of days in that range, e.g. 30, or off (0) to keep everything", flag, v, MaxAgeDays)
+	if err != nil || n < 0 || n > most {
+		return 0, qlerror.New(qlerror.Invalid, "%s %q is out of range (0–%d %s): write a number in that range, e.g. 30 days or 12h, or off (0) to keep everything", flag, v, most, word)
 	}
-	return time.Duration(n) * Day, nil
+	return time.Duration(n) * unit, nil
 }
 
 var byteUnits = []struct {
@@ -200,10 +207,14 @@ func (p Policy) String() string {
 }
 
 // AgeSetting writes an age as --retention-runs, --retention-logs and
-// --retention-notifications take it: whole days (30d), or off.
+// --retention-notifications take it: whole days (30d), hours when it is
+// not a whole number of days (12h), or off.
 func AgeSetting(d time.Duration) string {
 	if d == 0 {
 		return "off"
+	}
+	if d%Day != 0 {
+		return strconv.FormatInt(int64(d/time.Hour), 10) + "h"
 	}
 	return strconv.FormatInt(int64(d/Day), 10) + "d"
 }

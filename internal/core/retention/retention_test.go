@@ -116,3 +116,27 @@ func TestTheLogCapCountsWhatLogsTakeOnDiskInWholeBlocks(t *testing.T) {
 		}
 	}
 }
+
+// TestAnAgeTakesHoursForADeviceThatKeepsLessThanADay: a router keeps its
+// Runs for hours; 12h reads as twelve hours and is written back as 12h,
+// a whole number of days still as days, and what is neither is refused
+// saying both forms.
+func TestAnAgeTakesHoursForADeviceThatKeepsLessThanADay(t *testing.T) {
+	got, err := Settings{Runs: "12h", Logs: "48H", Notifications: "2d"}.Resolve(EdgeDefaults)
+	if err != nil || got.RunsAge != 12*time.Hour || got.LogsAge != 48*time.Hour || got.NotificationsAge != 2*Day {
+		t.Fatalf("12h, 48H, 2d resolve as %+v, %v", got, err)
+	}
+	if s := got.String(); s != "runs 12h, logs 2d, log bytes 64MiB, notifications 2d" {
+		t.Fatalf("the policy prints as %q", s)
+	}
+	for v, want := range map[string]string{
+		"12dh":    "is not a number of days or hours: write e.g. 30 or 30d (0–36600 days), 12h (0–878400 hours)",
+		"1.5h":    "is not a number of days or hours",
+		"878401h": `"878401h" is out of range (0–878400 hours)`,
+		"-1h":     `"-1h" is out of range (0–878400 hours)`,
+	} {
+		if _, err := (Settings{Runs: v}).Resolve(EdgeDefaults); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("--retention-runs %s: %v; want %q", v, err, want)
+		}
+	}
+}

@@ -48,6 +48,15 @@ const SayCheckBytes = 64 << 20
 // on the first corrupt page it meets since; reading gigabytes beside it
 // kept a command silent for over a minute.
 func OpenBackend(ctx context.Context, dbPath string, say func(string)) (*Backend, error) {
+	return OpenBackendMaking(ctx, dbPath, Standalone, say)
+}
+
+// OpenBackendMaking is OpenBackend (standalone's connection settings)
+// making a database it creates as profile p's server would (its page
+// size): `serve --example` applies the sample before the server opens a
+// new file, and a command of the edge binary may create the file before
+// the first `serve`.
+func OpenBackendMaking(ctx context.Context, dbPath string, p Profile, say func(string)) (*Backend, error) {
 	// The directory too, as `ql serve` makes it: a first `ql apply` (or
 	// `serve --example`, which applies before serving) into a new
 	// --data-dir must not fail where the server would have started.
@@ -70,7 +79,7 @@ func OpenBackend(ctx context.Context, dbPath string, say func(string)) (*Backend
 	if say != nil {
 		building = func(b sqlitestore.IndexBuild) { say(indexBuildText(b)) }
 	}
-	st, applied, err := openStore(ctx, dbPath, Standalone, nowMs, integrityWatch{skip: !wholeFile}, building)
+	st, applied, err := openStore(ctx, dbPath, Standalone, p, nowMs, integrityWatch{skip: !wholeFile}, building)
 	if err != nil {
 		return nil, err
 	}

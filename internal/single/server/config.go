@@ -59,10 +59,20 @@ const (
 	// budget; standalone uses the store's default.
 	edgeCacheKiB  = 256
 	edgeReadConns = 1
-	// edgeWALPages bounds the edge profile's -wal file at 1 MiB, four
+	// edgeWALBytes bounds the edge profile's -wal file at 1 MiB, four
 	// times less than standalone's, for a data directory on a tmpfs or a
-	// card of a few MiB (docs/operations.md, "The database's -wal file").
-	edgeWALPages   = 256
+	// card of a few MiB (docs/operations.md, "The database's -wal file"):
+	// 256 pages of a database made with 4 KiB pages, 1,024 of one made
+	// with edgePageBytes, so that a checkpoint comes after as many Runs
+	// whatever the page size, and copies a page rewritten by each of them
+	// once.
+	edgeWALBytes = 1 << 20
+	// edgePageBytes is the page size of a database the edge server
+	// creates: each commit writes every page it changed whole, a dozen
+	// or so, four commits a Run, so 1 KiB pages write about a third of
+	// what 4 KiB pages do on a device whose flash wears out (BENCHMARKS.md,
+	// "Disk writes per Run").
+	edgePageBytes  = 1024
 	maxGrace       = 24 * time.Hour
 	defaultDataDir = "."
 )

@@ -178,7 +178,7 @@ func Start(ctx context.Context, cfg Config) (srv *Server, err error) {
 	building := func(b sqlitestore.IndexBuild) {
 		cfg.Logger.Info(indexBuildText(b), "code", CodeMigrationIndex, "db", s.layout.DB, "migration", b.Migration, "index", b.Index, "runs", b.Runs)
 	}
-	if s.store, migrated, err = openStore(ctx, s.layout.DB, cfg.Profile, cfg.NowMs, s.integrityWatch(), building); err != nil {
+	if s.store, migrated, err = openStore(ctx, s.layout.DB, cfg.Profile, cfg.Profile, cfg.NowMs, s.integrityWatch(), building); err != nil {
 		return nil, err
 	}
 	if narrowed := s.store.NarrowedCompanions(); len(narrowed) > 0 {
@@ -368,12 +368,23 @@ func warnIfShared(log *slog.Logger, dir string) {
 	}
 }
 
-// openStore opens, migrates and checks the file with the profile's
-// connection settings, and returns the migrations it applied.
-func openStore(ctx context.Context, path string, p Profile, nowMs func() int64, watch integrityWatch, building func(sqlitestore.IndexBuild)) (*sqlitestore.Store, []string, error) {
+// edgeWALPages is the edge profile's bound of the -wal file, edgeWALBytes,
+// in pages of the database at path (one it creates has edgePageBytes).
+func edgeWALPages(path string) int {
+	return max(edgeWALBytes/sqlitestore.PageBytesOf(path, edgePageBytes), sqlitestore.MinWALPages)
+}
+
+// openStore opens, migrates and checks the file with the connection
+// settings of profile p, making a new database as profile makeAs's server
+// does (its page size), saying each index a migration builds over the
+// Runs to building, and returns the migrations it applied.
+func openStore(ctx context.Context, path string, p, makeAs Profile, nowMs func() int64, watch integrityWatch, building func(sqlitestore.IndexBuild)) (*sqlitestore.Store, []string, error) {
 	scfg := sqlitestore.Config{Path: path, NowMs: nowMs}
+	if makeAs == Edge {
+		scfg.PageBytes = edgePageBytes
+	}
 	if p == Edge {
-		scfg.CacheKiB, scfg.ReadConns, scfg.WALPages = edgeCacheKiB, edgeReadConns, edgeWALPages
+		scfg.CacheKiB, scfg.ReadConns, scfg.WALPages = edgeCacheKiB, edgeReadConns, edgeWALPages(path)
 	}
 	st, err := sqlitestore.Open(ctx, scfg)
 	if err != nil {

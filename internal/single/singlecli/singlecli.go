@@ -65,7 +65,18 @@ func Profile(p server.Profile) cli.Profile {
 
 // OpenSQLite is the cli.Opener of the embedded database file.
 func OpenSQLite(ctx context.Context, dsn string) (*cli.Backend, error) {
-	b, err := server.OpenBackend(ctx, dsn, func(msg string) { cli.Say(ctx, msg) })
+	return openSQLite(ctx, dsn, server.Standalone)
+}
+
+// OpenEdgeSQLite is the edge binary's OpenSQLite: a database one of its
+// commands creates (a `ql-edge apply` before the first `serve`) has the
+// page size an edge server would have given it.
+func OpenEdgeSQLite(ctx context.Context, dsn string) (*cli.Backend, error) {
+	return openSQLite(ctx, dsn, server.Edge)
+}
+
+func openSQLite(ctx context.Context, dsn string, p server.Profile) (*cli.Backend, error) {
+	b, err := server.OpenBackendMaking(ctx, dsn, p, func(msg string) { cli.Say(ctx, msg) })
 	if err != nil {
 		return nil, err
 	}
@@ -193,20 +204,21 @@ func Serve(p server.Profile) cli.ServeFunc {
 		}
 		if f.Example {
 			db := server.LayoutOf(cfg.WithDefaults().DataDir).DB
-			cfg.BeforeOpen = func(ctx context.Context) error { return applyExample(ctx, cmd, db) }
+			cfg.BeforeOpen = func(ctx context.Context) error { return applyExample(ctx, cmd, db, cfg.Profile) }
 		}
 		return server.Serve(ctx, cfg)
 	}
 }
 
-// applyExample converges the database to the embedded sample; a second
-// run reports everything unchanged.
-func applyExample(ctx context.Context, cmd *cobra.Command, dbPath string) error {
+// applyExample converges the database to the embedded sample, making a
+// new one as profile p's server would; a second run reports everything
+// unchanged.
+func applyExample(ctx context.Context, cmd *cobra.Command, dbPath string, p server.Profile) error {
 	doc, err := apply.Parse(examples.SampleFile, examples.Sample)
 	if err != nil {
 		return err
 	}
-	b, err := server.OpenBackend(ctx, dbPath, func(msg string) { fmt.Fprintln(cmd.ErrOrStderr(), msg) })
+	b, err := server.OpenBackendMaking(ctx, dbPath, p, func(msg string) { fmt.Fprintln(cmd.ErrOrStderr(), msg) })
 	if err != nil {
 		return err
 	}

@@ -55,6 +55,11 @@ type Config struct {
 	// checkpoint that reached its end truncates the file back to that
 	// size (see walBound). The edge profile lowers it for a small disk.
 	WALPages int
+	// PageBytes is the page size of a database this Open creates (default
+	// 4096, SQLite's; a power of two, 512–65536); an existing database
+	// keeps its own. The edge profile lowers it: every commit writes the
+	// pages it changed whole (setNewPageSize).
+	PageBytes int
 }
 
 // WithDefaults fills unset fields.
@@ -70,6 +75,9 @@ func (c Config) WithDefaults() Config {
 	}
 	if c.WALPages == 0 {
 		c.WALPages = DefaultWALPages
+	}
+	if c.PageBytes == 0 {
+		c.PageBytes = DefaultPageBytes
 	}
 	return c
 }
@@ -96,6 +104,9 @@ func (c Config) Validate() error {
 	}
 	if c.WALPages < MinWALPages || c.WALPages > MaxWALPages {
 		return qlerror.New(qlerror.Invalid, "sqlite WAL bound: %d pages is outside %d–%d pages", c.WALPages, MinWALPages, MaxWALPages)
+	}
+	if c.PageBytes < MinPageBytes || c.PageBytes > MaxPageBytes || c.PageBytes&(c.PageBytes-1) != 0 {
+		return qlerror.New(qlerror.Invalid, "sqlite page size: %d bytes is not a power of two in %d–%d", c.PageBytes, MinPageBytes, MaxPageBytes)
 	}
 	return nil
 }
@@ -148,6 +159,9 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := setNewPageSize(cfg.Path, cfg.PageBytes); err != nil {
+		return nil, err
+	}
 	// Pragmas the writer sets on every connection: WAL so readers never
 	// block the writer, NORMAL sync (durable writes switch to FULL, see
 	// durability), foreign keys on (SQLite defaults them off), temporary
@@ -158,7 +172,7 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 	// fails to upgrade; and the WAL's bound (walBound).
 	common := fmt.Sprintf("_pragma=busy_timeout(%d)&_pragma=foreign_keys(1)&_pragma=cache_size(-%d)",
 		cfg.BusyTimeout.Milliseconds(), cfg.CacheKiB)
-	writer, err := sql.Open("sqlite", cfg.Path+"?"+common+"&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_pragma=temp_store(memory)&_txlock=immediate"+walBound(cfg.WALPages))
+	writer, err := sql.Open("sqlite", cfg.Path+"?"+common+"&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_pragma=temp_store(memory)&_txlock=immediate"+walBound(cfg.WALPages, PageBytesOf(cfg.Path, cfg.PageBytes)))
 	if err != nil {
 		return nil, mapErr(err, "open "+cfg.Path)
 	}

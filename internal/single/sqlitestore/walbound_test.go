@@ -44,7 +44,7 @@ func TestWALIsTruncatedBackToItsBoundAfterACheckpoint(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	bound := int64(MinWALPages * walPageBytes)
+	bound := int64(MinWALPages * DefaultPageBytes)
 	if after := walSize(t, path); after > bound {
 		t.Fatalf("the -wal file holds %d bytes after a checkpoint and a commit of one row (%d after the large transaction); want at most its bound, %d", after, grown, bound)
 	}
