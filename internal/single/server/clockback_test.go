@@ -26,25 +26,7 @@ import (
 func TestATriggerAClockSetBackLeftWaitingFiresAtItsNextOccurrenceFromNow(t *testing.T) {
 	t.Parallel()
 	dir := installedDir(t)
-	b, err := OpenBackend(t.Context(), LayoutOf(dir).DB, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := project.Project{ID: ids.New(), Name: "clock", Status: project.Active}
-	if _, err := b.Store.ProjectSave(t.Context(), p); err != nil {
-		t.Fatal(err)
-	}
-	tk, _, err := b.Catalog.PublishTask(t.Context(), p.ID, ids.New(), 0, ids.New(), task.Spec{Name: "job", Enabled: true,
-		Command: task.Command{Mode: task.ModeShell, Shell: "/bin/sh", Script: "true", TimeoutMs: time.Minute.Milliseconds()}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	tg, _, err := b.Catalog.PublishTrigger(t.Context(), p.ID, ids.New(), tk, 0, ids.New(),
-		trigger.Spec{Name: "tick", Enabled: true, Cron: trigger.Cron{Expression: "* * * * *", Timezone: "UTC", MisfirePolicy: trigger.FireOnce}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	b.Close()
+	tg := publishEveryMinuteTick(t, dir, "clock")
 	first := time.UnixMilli(tg.CreatedAtMs).UTC().Truncate(time.Minute).Add(time.Minute).UnixMilli()
 	second := first + time.Minute.Milliseconds()
 	ahead := first + 10*365*24*time.Hour.Milliseconds()
@@ -92,4 +74,31 @@ func TestATriggerAClockSetBackLeftWaitingFiresAtItsNextOccurrenceFromNow(t *test
 	if n := strings.Count(logs.String(), "code="+schedule.CodeClockWentBack); n != 1 {
 		t.Fatalf("%d clock_went_back warnings, want 1:\n%s", n, logs.String())
 	}
+}
+
+// publishEveryMinuteTick publishes, into the installed data directory
+// dir, project name with an every-minute trigger "tick" (UTC, fire_once)
+// of a task that runs true, and returns the trigger.
+func publishEveryMinuteTick(t *testing.T, dir, name string) trigger.Revision {
+	t.Helper()
+	b, err := OpenBackend(t.Context(), LayoutOf(dir).DB, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := project.Project{ID: ids.New(), Name: name, Status: project.Active}
+	if _, err := b.Store.ProjectSave(t.Context(), p); err != nil {
+		t.Fatal(err)
+	}
+	tk, _, err := b.Catalog.PublishTask(t.Context(), p.ID, ids.New(), 0, ids.New(), task.Spec{Name: "job", Enabled: true,
+		Command: task.Command{Mode: task.ModeShell, Shell: "/bin/sh", Script: "true", TimeoutMs: time.Minute.Milliseconds()}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tg, _, err := b.Catalog.PublishTrigger(t.Context(), p.ID, ids.New(), tk, 0, ids.New(),
+		trigger.Spec{Name: "tick", Enabled: true, Cron: trigger.Cron{Expression: "* * * * *", Timezone: "UTC", MisfirePolicy: trigger.FireOnce}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b.Close()
+	return tg
 }

@@ -10,13 +10,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/qinglong/qinglong/internal/core/ids"
 	"github.com/qinglong/qinglong/internal/core/metrics"
-	"github.com/qinglong/qinglong/internal/core/project"
 	"github.com/qinglong/qinglong/internal/core/retention"
 	"github.com/qinglong/qinglong/internal/core/schedule"
-	"github.com/qinglong/qinglong/internal/core/task"
-	"github.com/qinglong/qinglong/internal/core/trigger"
 	"github.com/qinglong/qinglong/internal/testkit/syncbuf"
 )
 
@@ -54,25 +50,7 @@ func startClocked(t *testing.T, nowMs func(first int64) int64, wait time.Duratio
 func startClockedAfter(t *testing.T, laterMs int64, nowMs func(first int64) int64, wait time.Duration) *clockedServer {
 	t.Helper()
 	dir := installedDir(t)
-	b, err := OpenBackend(t.Context(), LayoutOf(dir).DB, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := project.Project{ID: ids.New(), Name: "router", Status: project.Active}
-	if _, err := b.Store.ProjectSave(t.Context(), p); err != nil {
-		t.Fatal(err)
-	}
-	tk, _, err := b.Catalog.PublishTask(t.Context(), p.ID, ids.New(), 0, ids.New(), task.Spec{Name: "job", Enabled: true,
-		Command: task.Command{Mode: task.ModeShell, Shell: "/bin/sh", Script: "true", TimeoutMs: time.Minute.Milliseconds()}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	tg, _, err := b.Catalog.PublishTrigger(t.Context(), p.ID, ids.New(), tk, 0, ids.New(),
-		trigger.Spec{Name: "tick", Enabled: true, Cron: trigger.Cron{Expression: "* * * * *", Timezone: "UTC", MisfirePolicy: trigger.FireOnce}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	b.Close()
+	tg := publishEveryMinuteTick(t, dir, "router")
 	c := &clockedServer{db: observer(t, dir), trigger: tg.TriggerID}
 	c.first = time.UnixMilli(tg.CreatedAtMs).UTC().Truncate(time.Minute).Add(time.Minute).UnixMilli()
 	c.second = c.first + time.Minute.Milliseconds()

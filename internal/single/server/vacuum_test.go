@@ -122,7 +122,7 @@ func TestAVacuumWithoutRoomForItsCopyIsRefusedSayingHowMuchItNeeds(t *testing.T)
 	if err := syscall.Statfs(dir, &st); err != nil {
 		t.Fatal(err)
 	}
-	free := int64(st.Bavail) * int64(st.Bsize) //nolint:gosec,unconvert // G115: free blocks fit an int64; Bsize is an int32 on 32-bit ARM
+	free := int64(st.Bavail) * int64(st.Bsize) //nolint:unconvert // Bsize is an int32 on 32-bit ARM
 	if err := os.Truncate(db, free+free/2); err != nil {
 		if os.Getenv("CI") != "" {
 			t.Fatalf("cannot make a sparse file larger than the disk's free space: %v", err)

@@ -36,25 +36,7 @@ func testASkippedOccurrencesNotificationCarriesItsTriggersTitle(t *testing.T, f 
 	if err != nil {
 		t.Fatal(err)
 	}
-	applyFile(t, f, doc)
-	p, err := f.Catalog.ProjectByName(t.Context(), "shop")
-	if err != nil {
-		t.Fatal(err)
-	}
-	tg, err := f.Catalog.TriggerByName(t.Context(), p.ID, "checkin-daily")
-	if err != nil {
-		t.Fatal(err)
-	}
-	initialise(t, f)
-	makeDue(t, f, tg.TriggerID, 3*60*60_000)
-	if res := commit(t, f, commitParams(t, takeOne(t, f))); res.Outcome != schedule.Skipped {
-		t.Fatalf("commit: %s (%s), want occurrences passed over", res.Outcome, res.Reason)
-	}
-	runFinished(t, f, tg.TriggerID, 1, run.AttemptFailed)
-	got := map[notify.Event]notify.Payload{}
-	for _, m := range outbox(t, f) {
-		got[m.Event] = m.Payload
-	}
+	got := skippedAndFailedNotifications(t, f, doc)
 	for _, e := range []notify.Event{notify.OnSkipped, notify.OnFailed} {
 		pl, ok := got[e]
 		if !ok || pl.TriggerTitle != title || pl.Trigger != "checkin-daily" || pl.Project != "shop" {
@@ -75,6 +57,20 @@ func testANotificationCarriesItsProjectsAndTasksTitles(t *testing.T, f Fixture) 
 	if err != nil {
 		t.Fatal(err)
 	}
+	got := skippedAndFailedNotifications(t, f, doc)
+	for _, e := range []notify.Event{notify.OnSkipped, notify.OnFailed} {
+		pl, ok := got[e]
+		if !ok || pl.ProjectTitle != projectTitle || pl.TaskTitle != taskTitle || pl.Task != "checkin" || pl.Project != "shop" {
+			t.Fatalf("the %s notification: %+v (written: %t); want projectTitle %q and taskTitle %q beside task checkin of shop", e, pl, ok, projectTitle, taskTitle)
+		}
+	}
+}
+
+// skippedAndFailedNotifications applies doc (project shop, trigger
+// checkin-daily), passes three hours of its occurrences over and fails one
+// Run, and returns the payloads of the notifications written, by event.
+func skippedAndFailedNotifications(t *testing.T, f Fixture, doc *apply.Document) map[notify.Event]notify.Payload {
+	t.Helper()
 	applyFile(t, f, doc)
 	p, err := f.Catalog.ProjectByName(t.Context(), "shop")
 	if err != nil {
@@ -94,10 +90,5 @@ func testANotificationCarriesItsProjectsAndTasksTitles(t *testing.T, f Fixture) 
 	for _, m := range outbox(t, f) {
 		got[m.Event] = m.Payload
 	}
-	for _, e := range []notify.Event{notify.OnSkipped, notify.OnFailed} {
-		pl, ok := got[e]
-		if !ok || pl.ProjectTitle != projectTitle || pl.TaskTitle != taskTitle || pl.Task != "checkin" || pl.Project != "shop" {
-			t.Fatalf("the %s notification: %+v (written: %t); want projectTitle %q and taskTitle %q beside task checkin of shop", e, pl, ok, projectTitle, taskTitle)
-		}
-	}
+	return got
 }
