@@ -48,6 +48,9 @@ func TestEveryRefusalOfAClusterSettingStatesTheSameRange(t *testing.T) {
 	if got := serve("--concurrency", "0"); !strings.Contains(got, "--concurrency is a single-node setting") {
 		t.Errorf("--concurrency 0: %q; want it refused as a single-node setting", got)
 	}
+	if got := serve("--clock-wait", "5m"); !strings.Contains(got, "--clock-wait is a single-node setting; a replica decides every time by PostgreSQL's clock") {
+		t.Errorf("--clock-wait 5m: %q; want it refused saying a replica decides by the database's clock", got)
+	}
 }
 
 // --metrics-per-trigger beyond its bound is refused before anything

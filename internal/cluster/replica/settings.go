@@ -301,8 +301,16 @@ func rejectGivenSingleNodeFlags(fs *pflag.FlagSet) error {
 	return nil
 }
 
+// singleNodeSetting refuses the single-node setting name, saying why the
+// cluster has no use for it.
 func singleNodeSetting(name string) error {
-	return cli.Usagef("%s is a single-node setting; the cluster profile runs no local executor and keeps its state in PostgreSQL (--database-url)", name)
+	why := "the cluster profile runs no local executor and keeps its state in PostgreSQL (--database-url)"
+	if name == "--clock-wait" {
+		// The hold waits for a host clock that reads behind the database's
+		// newest time; a replica never decides by its host's clock.
+		why = "a replica decides every time by PostgreSQL's clock, never this host's, so it has no clock to wait for"
+	}
+	return cli.Usagef("%s is a single-node setting; %s", name, why)
 }
 
 func checkListenAddr(addr string) error {
