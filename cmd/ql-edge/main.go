@@ -15,5 +15,6 @@ func options() cli.Options {
 	opts := singlecli.Options("ql-edge")
 	opts.DefaultProfile = cli.ProfileEdge
 	opts.OpenSQLite = singlecli.OpenEdgeSQLite
+	opts.Vacuum = singlecli.EdgeVacuum
 	return opts
 }

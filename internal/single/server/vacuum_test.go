@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/qinglong/qinglong/internal/core/qlerror"
+	"github.com/qinglong/qinglong/internal/single/sqlitestore"
 )
 
 // thinnedHistory gives dataDir's database a trigger with n Runs, then
@@ -52,7 +53,7 @@ func TestAVacuumGivesBackTheSpaceOfThinnedRowsAndKeepsTheFilePrivate(t *testing.
 	db := LayoutOf(dir).DB
 	kept := count(t, observer(t, dir), `SELECT count(*) FROM runs`)
 	var progress bytes.Buffer
-	sum, err := Vacuum(t.Context(), db, &progress)
+	sum, err := Vacuum(t.Context(), db, Standalone, &progress)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -100,7 +101,7 @@ func TestAVacuumIsRefusedWhileAServerServesTheDirectory(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = Vacuum(t.Context(), LayoutOf(dir).DB, io.Discard)
+	_, err = Vacuum(t.Context(), LayoutOf(dir).DB, Standalone, io.Discard)
 	if qlerror.CodeOf(err) != qlerror.FailedPrecondition || !strings.Contains(err.Error(), "stop the server, run the vacuum, then start the server again") {
 		t.Fatalf("a vacuum beside a server: %v; want it refused, saying to stop the server", err)
 	}
@@ -129,7 +130,7 @@ func TestAVacuumWithoutRoomForItsCopyIsRefusedSayingHowMuchItNeeds(t *testing.T)
 		}
 		t.Skipf("cannot make a sparse file larger than the disk's free space here: %v", err)
 	}
-	_, err := Vacuum(t.Context(), db, io.Discard)
+	_, err := Vacuum(t.Context(), db, Standalone, io.Discard)
 	if qlerror.CodeOf(err) != qlerror.Unavailable || !strings.Contains(err.Error(), "not enough free space to vacuum") || !strings.Contains(err.Error(), "MiB more there") {
 		t.Fatalf("a vacuum without room: %v; want it refused saying how much more room it needs", err)
 	}
@@ -152,7 +153,7 @@ func TestAnInterruptedVacuumLeavesTheDatabaseAsItWas(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(t.Context())
 	// Ended as the vacuum says it starts, before its copy is written.
-	if _, err := Vacuum(ctx, db, cancelOnWrite{cancel}); !errors.Is(err, context.Canceled) {
+	if _, err := Vacuum(ctx, db, Standalone, cancelOnWrite{cancel}); !errors.Is(err, context.Canceled) {
 		t.Fatalf("an interrupted vacuum: %v; want it ended by its context", err)
 	}
 	after, err := os.Stat(db)
@@ -166,7 +167,7 @@ func TestAnInterruptedVacuumLeavesTheDatabaseAsItWas(t *testing.T) {
 		t.Fatal(err)
 	}
 	var progress bytes.Buffer
-	if _, err := Vacuum(t.Context(), db, &progress); err != nil {
+	if _, err := Vacuum(t.Context(), db, Standalone, &progress); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(progress.String(), "removed "+db+VacuumSuffix) {
@@ -183,4 +184,47 @@ type cancelOnWrite struct{ cancel context.CancelFunc }
 func (c cancelOnWrite) Write(p []byte) (int, error) {
 	c.cancel()
 	return len(p), nil
+}
+
+// An edge vacuum gives a database an earlier build made with 4 KiB pages
+// the edge's 1 KiB pages, which write about a third as much per Run,
+// keeping every row and saying so; a standalone vacuum keeps the file's
+// own, and an edge vacuum of a file that has them changes nothing of it.
+func TestAnEdgeVacuumGivesAnOlderDatabaseTheEdgesSmallPages(t *testing.T) {
+	t.Parallel()
+	dir := installedDir(t)
+	thinnedHistory(t, dir, 2_000)
+	db := LayoutOf(dir).DB
+	kept := count(t, observer(t, dir), `SELECT count(*) FROM runs`)
+	if _, err := Vacuum(t.Context(), db, Standalone, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	if got := sqlitestore.PageBytesOf(db, 0); got != 4096 {
+		t.Fatalf("after a standalone vacuum the file has pages of %d bytes; want its own 4096", got)
+	}
+	var progress bytes.Buffer
+	if _, err := Vacuum(t.Context(), db, Edge, &progress); err != nil {
+		t.Fatal(err)
+	}
+	if got := sqlitestore.PageBytesOf(db, 0); got != edgePageBytes {
+		t.Fatalf("after an edge vacuum the file has pages of %d bytes; want the edge's %d", got, edgePageBytes)
+	}
+	if !strings.Contains(progress.String(), "the copy takes the edge's pages of 1024 bytes (the file has 4096)") {
+		t.Errorf("the edge vacuum said %q; want it to name the page sizes", progress.String())
+	}
+	if got := count(t, observer(t, dir), `SELECT count(*) FROM runs`); got != kept {
+		t.Errorf("the edge vacuum kept %d Runs of %d", got, kept)
+	}
+	progress.Reset()
+	if _, err := Vacuum(t.Context(), db, Edge, &progress); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(progress.String(), "pages of") {
+		t.Errorf("an edge vacuum of a file with the edge's pages said %q", progress.String())
+	}
+	b, err := OpenBackend(t.Context(), db, nil)
+	if err != nil {
+		t.Fatalf("the database after the edge vacuum: %v", err)
+	}
+	b.Close()
 }

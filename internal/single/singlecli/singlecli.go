@@ -40,10 +40,7 @@ func Options(binary string) cli.Options {
 			return err
 		},
 		CheckSQLite: sqlitestore.CheckFile,
-		Vacuum: func(ctx context.Context, dbPath string, progress io.Writer) (int64, int64, error) {
-			sum, err := server.Vacuum(ctx, dbPath, progress)
-			return sum.Before, sum.After, err
-		},
+		Vacuum:      vacuum,
 		Profiles: map[string]cli.Profile{
 			cli.ProfileStandalone: Profile(server.Standalone),
 			cli.ProfileEdge:       Profile(server.Edge),
@@ -61,6 +58,20 @@ func Profile(p server.Profile) cli.Profile {
 		LogMaxBytes: c.LogCapBytes, LogMaxBytesMin: executor.MinLogCapBytes, LogMaxBytesMax: executor.MaxLogCapBytes, Retention: c.Retention.Policy,
 		LogFormat: cli.LogText, Bounds: server.Bounds, ClockWait: c.ClockWait,
 	}}
+}
+
+// vacuum is `db vacuum` keeping the file's page size.
+func vacuum(ctx context.Context, dbPath string, progress io.Writer) (int64, int64, error) {
+	sum, err := server.Vacuum(ctx, dbPath, server.Standalone, progress)
+	return sum.Before, sum.After, err
+}
+
+// EdgeVacuum is the edge binary's `db vacuum`: its compacted copy takes
+// the page size an edge server gives a database it makes, as
+// OpenEdgeSQLite's do.
+func EdgeVacuum(ctx context.Context, dbPath string, progress io.Writer) (int64, int64, error) {
+	sum, err := server.Vacuum(ctx, dbPath, server.Edge, progress)
+	return sum.Before, sum.After, err
 }
 
 // OpenSQLite is the cli.Opener of the embedded database file.

@@ -105,8 +105,13 @@ func (c Config) Validate() error {
 	if c.WALPages < MinWALPages || c.WALPages > MaxWALPages {
 		return qlerror.New(qlerror.Invalid, "sqlite WAL bound: %d pages is outside %d–%d pages", c.WALPages, MinWALPages, MaxWALPages)
 	}
-	if c.PageBytes < MinPageBytes || c.PageBytes > MaxPageBytes || c.PageBytes&(c.PageBytes-1) != 0 {
-		return qlerror.New(qlerror.Invalid, "sqlite page size: %d bytes is not a power of two in %d–%d", c.PageBytes, MinPageBytes, MaxPageBytes)
+	return validPageBytes(c.PageBytes)
+}
+
+// validPageBytes refuses a page size SQLite would ignore.
+func validPageBytes(n int) error {
+	if n < MinPageBytes || n > MaxPageBytes || n&(n-1) != 0 {
+		return qlerror.New(qlerror.Invalid, "sqlite page size: %d bytes is not a power of two in %d–%d", n, MinPageBytes, MaxPageBytes)
 	}
 	return nil
 }

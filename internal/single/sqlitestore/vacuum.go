@@ -23,8 +23,11 @@ import (
 // the data directory's server lock, so no server writes meanwhile; a
 // checkpoint another process's open read keeps from its end is refused.
 // A context that ends stops the copy, which is one statement SQLite
-// interrupts (dest is then the caller's to remove).
-func VacuumInto(ctx context.Context, path, dest string) error {
+// interrupts (dest is then the caller's to remove). A pageBytes other
+// than 0 gives the copy that page size: VACUUM INTO writes a new file, so
+// it can take another size even from a database in WAL mode, which a
+// plain VACUUM cannot.
+func VacuumInto(ctx context.Context, path, dest string, pageBytes int) error {
 	abs, err := filepath.Abs(path)
 	if err != nil {
 		return qlerror.Wrap(qlerror.Invalid, err, "sqlite path %s", path)
@@ -34,14 +37,14 @@ func VacuumInto(ctx context.Context, path, dest string) error {
 	if err != nil {
 		return mapErr(err, "open SQLite database "+path+" to vacuum it")
 	}
-	err = vacuumInto(ctx, db, path, dest)
+	err = vacuumInto(ctx, db, path, dest, pageBytes)
 	if cerr := db.Close(); err == nil && cerr != nil {
 		err = mapErr(cerr, "close "+path)
 	}
 	return err
 }
 
-func vacuumInto(ctx context.Context, db *sql.DB, path, dest string) error {
+func vacuumInto(ctx context.Context, db *sql.DB, path, dest string, pageBytes int) error {
 	var busy, logFrames, checkpointed int
 	if err := db.QueryRowContext(ctx, qWALCheckpointTruncate).Scan(&busy, &logFrames, &checkpointed); err != nil {
 		return mapErr(err, "write the -wal file of "+path+" into it")
@@ -49,6 +52,16 @@ func vacuumInto(ctx context.Context, db *sql.DB, path, dest string) error {
 	if busy != 0 {
 		return qlerror.New(qlerror.FailedPrecondition,
 			"another process is reading %s and keeps its -wal file from being emptied, which a vacuum needs before it replaces the file: stop every command using the data directory (`fuser %s`) and run the vacuum again", path, path)
+	}
+	if pageBytes != 0 {
+		if err := validPageBytes(pageBytes); err != nil {
+			return err
+		}
+		// The pool holds one connection, so the VACUUM INTO below runs
+		// on the connection that took the size.
+		if _, err := db.ExecContext(ctx, fmt.Sprintf("PRAGMA page_size = %d", pageBytes)); err != nil {
+			return mapErr(err, fmt.Sprintf("give the compacted copy of %s pages of %d bytes", path, pageBytes))
+		}
 	}
 	if _, err := db.ExecContext(ctx, qVacuumInto, dest); err != nil {
 		if primaryCode(err) == sqlite3.SQLITE_FULL || errors.Is(err, syscall.ENOSPC) {
