@@ -1,6 +1,7 @@
 package console
 
 import (
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -59,6 +60,34 @@ func TestEveryStopNoteQingLongWritesReadsInEveryOtherLanguage(t *testing.T) {
 								}
 							}
 						}
+					}
+				}
+			}
+		}
+	}
+}
+
+// The line QingLong ends a log with when the command's main process left
+// processes running (process.LeftRunningLine) reads in every other
+// language, with how many there were and the kill grace it names, for
+// every way they were ended — and the Run's page takes it for the log's
+// last note, as it does a stop note.
+func TestTheLineOnProcessesACommandLeftRunningReadsInEveryOtherLanguage(t *testing.T) {
+	for l := range leftFrames {
+		// The ways leftovers are ended; "it had ended already" is no way.
+		for _, how := range []process.Ending{process.EndedOnTerm, process.EndedAfterKill, process.EndedHardKill} {
+			for _, n := range []int{1, 3} {
+				for _, grace := range []time.Duration{time.Second, 1500 * time.Millisecond} {
+					line := process.LeftRunningLine(n, how, grace, false)
+					got := stopNote(l, line)
+					if got == line || strings.Contains(got, "qinglong") || !strings.Contains(got, strconv.Itoa(n)) {
+						t.Errorf("on a %s page %q reads %q; want it in that language with its count", l, line, got)
+					}
+					if strings.Contains(line, "kill grace of") && !strings.Contains(got, grace.String()) {
+						t.Errorf("on a %s page %q leaves out its kill grace: %q", l, line, got)
+					}
+					if output, note := splitStop("out\n" + line); output != "out\n" || note != line {
+						t.Errorf("splitStop of a log ending %q: %q, %q; want the line as its note", line, output, note)
 					}
 				}
 			}
