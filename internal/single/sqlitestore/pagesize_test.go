@@ -47,19 +47,7 @@ func TestTheWALBoundCountsTheFilesOwnPages(t *testing.T) {
 	}
 	t.Cleanup(func() { s.Close() })
 	const rows, rowBytes = 512, 1000
-	if err := s.write(ctx, "ballast", routine, func(tx *txn) error {
-		if _, err := tx.ExecContext(ctx, `CREATE TABLE ballast (b BLOB)`); err != nil {
-			return err
-		}
-		for range rows {
-			if _, err := tx.ExecContext(ctx, `INSERT INTO ballast VALUES (randomblob(?))`, rowBytes); err != nil {
-				return err
-			}
-		}
-		return nil
-	}); err != nil {
-		t.Fatal(err)
-	}
+	writeBallast(t, s, rows, rowBytes)
 	grown := walSize(t, path)
 	if err := s.write(ctx, "one row", routine, func(tx *txn) error {
 		_, err := tx.ExecContext(ctx, `INSERT INTO ballast VALUES (randomblob(16))`)

@@ -21,19 +21,7 @@ func TestWALIsTruncatedBackToItsBoundAfterACheckpoint(t *testing.T) {
 	// One transaction of about 2 MiB: no checkpoint can cut it short, so
 	// the WAL takes all of it.
 	const rows, rowBytes = 512, 4000
-	if err := s.write(ctx, "ballast", routine, func(tx *txn) error {
-		if _, err := tx.ExecContext(ctx, `CREATE TABLE ballast (b BLOB)`); err != nil {
-			return err
-		}
-		for range rows {
-			if _, err := tx.ExecContext(ctx, `INSERT INTO ballast VALUES (randomblob(?))`, rowBytes); err != nil {
-				return err
-			}
-		}
-		return nil
-	}); err != nil {
-		t.Fatal(err)
-	}
+	writeBallast(t, s, rows, rowBytes)
 	grown := walSize(t, path)
 	if grown < rows*rowBytes {
 		t.Fatalf("the -wal file holds %d bytes after a transaction of %d; the test wrote less than it meant to", grown, rows*rowBytes)
@@ -57,4 +45,25 @@ func walSize(t *testing.T, path string) int64 {
 		t.Fatal(err)
 	}
 	return info.Size()
+}
+
+// writeBallast writes, in one transaction, a table of rows random blobs
+// of rowBytes each: a transaction no checkpoint can cut short, so the WAL
+// takes all of it.
+func writeBallast(t *testing.T, s *Store, rows, rowBytes int) {
+	t.Helper()
+	ctx := t.Context()
+	if err := s.write(ctx, "ballast", routine, func(tx *txn) error {
+		if _, err := tx.ExecContext(ctx, `CREATE TABLE ballast (b BLOB)`); err != nil {
+			return err
+		}
+		for range rows {
+			if _, err := tx.ExecContext(ctx, `INSERT INTO ballast VALUES (randomblob(?))`, rowBytes); err != nil {
+				return err
+			}
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
 }
