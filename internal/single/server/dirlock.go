@@ -29,9 +29,10 @@ type dirLock struct {
 }
 
 // lockDataDir takes the data directory dir's server lock at path and
-// writes the record of a server running up to concurrency commands, or
-// refuses: another server holds it, or the file cannot be locked.
-func lockDataDir(dir, path string, concurrency int) (*dirLock, error) {
+// writes the holder's record rec (a server's concurrency, or a vacuum),
+// with this process's pid and the time, or refuses: another server or a
+// vacuum holds it, or the file cannot be locked.
+func lockDataDir(dir, path string, rec Holder) (*dirLock, error) {
 	// O_NOFOLLOW: the file is truncated and written once locked, so a
 	// symbolic link planted at its name must not lead that write
 	// elsewhere. Go opens it close-on-exec, so no command the server
@@ -53,7 +54,8 @@ func lockDataDir(dir, path string, concurrency int) (*dirLock, error) {
 		return nil, qlerror.Wrap(qlerror.Unavailable, err,
 			"lock %s: the file system of the data directory %s must support flock (some network file systems do not); give a --data-dir on a local file system", path, dir)
 	}
-	if err := writeHolder(f, Holder{PID: os.Getpid(), Concurrency: concurrency, StartedAtMs: time.Now().UnixMilli()}); err != nil {
+	rec.PID, rec.StartedAtMs = os.Getpid(), time.Now().UnixMilli()
+	if err := writeHolder(f, rec); err != nil {
 		f.Close() //nolint:errcheck // the write error is the one returned
 		if errors.Is(err, syscall.ENOSPC) {
 			return nil, qlerror.Wrap(qlerror.Unavailable, err, "write this server's record into %s: the disk holding %s is full; free space on it and start the server again", path, dir)
@@ -150,6 +152,9 @@ func openLockError(dir, path string, err error) error {
 func inUse(dir, path string) error {
 	who := "another server"
 	if h, ok := readHolder(path); ok {
+		if h.Vacuum {
+			return vacuuming(h, dir)
+		}
 		who += " (pid " + strconv.Itoa(h.PID) + ")"
 	}
 	return qlerror.New(qlerror.FailedPrecondition,
@@ -169,4 +174,12 @@ func (l *dirLock) release() error {
 	truncErr := l.file.Truncate(0)
 	unlockErr := syscall.Flock(int(l.file.Fd()), syscall.LOCK_UN)
 	return errors.Join(truncErr, unlockErr, l.file.Close())
+}
+
+// vacuuming is the refusal of a server, or of a vacuum, that finds a
+// vacuum holding the data directory's lock.
+func vacuuming(h Holder, dir string) error {
+	return qlerror.New(qlerror.FailedPrecondition,
+		"a vacuum (`db vacuum`, pid %d) is rewriting the database of the data directory %s; start this again when it has finished (it says how far it got every 10 s)",
+		h.PID, dir)
 }

@@ -45,7 +45,7 @@ func TestAStatusProbeNeverMakesAStartingServerFail(t *testing.T) {
 		time.Sleep(300 * time.Millisecond)
 		release()
 	}()
-	lock, err := lockDataDir(dir, l.Lock, 1)
+	lock, err := lockDataDir(dir, l.Lock, Holder{Concurrency: 1})
 	if err != nil {
 		t.Fatalf("a server starting beside a probe: %v; want it to take the lock once the probe is done", err)
 	}
@@ -61,13 +61,13 @@ func TestASecondServerIsRefusedWithoutWaitingForTheFirst(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	l := LayoutOf(dir)
-	first, err := lockDataDir(dir, l.Lock, 1)
+	first, err := lockDataDir(dir, l.Lock, Holder{Concurrency: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer first.release() //nolint:errcheck // the test's directory goes with it
 	start := time.Now()
-	if _, err := lockDataDir(dir, l.Lock, 1); err == nil || !strings.Contains(err.Error(), "only one server may use a data directory") {
+	if _, err := lockDataDir(dir, l.Lock, Holder{Concurrency: 1}); err == nil || !strings.Contains(err.Error(), "only one server may use a data directory") {
 		t.Fatalf("a second server beside the first: %v; want it refused as one", err)
 	}
 	// A wait as for a probe lasts dirLockWait: the refusal comes before it,
@@ -85,7 +85,7 @@ func TestAStoppedServersLockIsFreeWhileAForkedProcessStillHoldsItsDescriptor(t *
 	t.Parallel()
 	dir := t.TempDir()
 	l := LayoutOf(dir)
-	first, err := lockDataDir(dir, l.Lock, 1)
+	first, err := lockDataDir(dir, l.Lock, Holder{Concurrency: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -103,7 +103,7 @@ func TestAStoppedServersLockIsFreeWhileAForkedProcessStillHoldsItsDescriptor(t *
 	if err := first.release(); err != nil {
 		t.Fatal(err)
 	}
-	next, err := lockDataDir(dir, l.Lock, 1)
+	next, err := lockDataDir(dir, l.Lock, Holder{Concurrency: 1})
 	if err != nil {
 		t.Fatalf("a server starting after the first one's stop returned: %v; want it to take the lock", err)
 	}

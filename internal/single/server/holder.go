@@ -19,6 +19,10 @@ type Holder struct {
 	Concurrency int
 	// StartedAtMs is when the server took the lock.
 	StartedAtMs int64
+	// Vacuum is set when the holder is a vacuum (`db vacuum`), which
+	// holds the server's lock while it rewrites the database, rather than
+	// a server.
+	Vacuum bool
 }
 
 // The record is the pid on the first line, as operators and earlier
@@ -26,6 +30,7 @@ type Holder struct {
 const (
 	holderConcurrency = "concurrency="
 	holderStarted     = "started_ms="
+	holderVacuum      = "vacuum=1"
 )
 
 // writeHolder replaces the file's content with h, in one write, so that a
@@ -36,6 +41,9 @@ func writeHolder(f *os.File, h Holder) error {
 		return err
 	}
 	rec := fmt.Sprintf("%d\n%s%d\n%s%d\n", h.PID, holderConcurrency, h.Concurrency, holderStarted, h.StartedAtMs)
+	if h.Vacuum {
+		rec += holderVacuum + "\n"
+	}
 	_, err := f.WriteAt([]byte(rec), 0)
 	return err
 }
@@ -63,6 +71,9 @@ func readHolder(path string) (Holder, bool) {
 		}
 		if v, ok := strings.CutPrefix(line, holderStarted); ok {
 			h.StartedAtMs, _ = strconv.ParseInt(v, 10, 64)
+		}
+		if line == holderVacuum {
+			h.Vacuum = true
 		}
 	}
 	return h, true

@@ -142,7 +142,7 @@ func Start(ctx context.Context, cfg Config) (srv *Server, err error) {
 	}
 	// First: a second server on the directory must fail having opened,
 	// migrated, recovered and released nothing.
-	if s.lock, err = lockDataDir(cfg.DataDir, s.layout.Lock, cfg.Concurrency); err != nil {
+	if s.lock, err = lockDataDir(cfg.DataDir, s.layout.Lock, Holder{Concurrency: cfg.Concurrency}); err != nil {
 		return nil, err
 	}
 	// Then the database file itself, which a link may make another

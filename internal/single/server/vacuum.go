@@ -40,7 +40,10 @@ type VacuumSummary struct {
 // never a mix; a copy it left behind is removed by the next vacuum. It
 // refuses while a server serves the data directory, and holds the
 // server's locks (dirLock, dbLock) meanwhile, so no server starts on the
-// file it replaces; and it refuses, before writing anything, a disk
+// file it replaces; it refuses while any other process has the database
+// open through a store, and keeps every store from opening it meanwhile
+// (sqlitestore.LockOpenersOut), so none writes into the -wal file of the
+// file it replaced; and it refuses, before writing anything, a disk
 // without room for a copy as large as the file. Progress goes to progress.
 // The copy has the pages profile p's server gives a database it makes: an
 // edge database an earlier build made with 4 KiB pages leaves with the
@@ -52,7 +55,7 @@ func Vacuum(ctx context.Context, dbPath string, p Profile, progress io.Writer) (
 	if err := refuseServed(layout, dir); err != nil {
 		return sum, err
 	}
-	lock, err := lockDataDir(dir, layout.Lock, 0)
+	lock, err := lockDataDir(dir, layout.Lock, Holder{Vacuum: true})
 	if err != nil {
 		return sum, err
 	}
@@ -77,6 +80,11 @@ func Vacuum(ctx context.Context, dbPath string, p Profile, progress io.Writer) (
 	}
 	// Released after the store's connection closed (see dbLock).
 	defer dbl.release() //nolint:errcheck // as the directory's lock
+	openers, err := sqlitestore.LockOpenersOut(file)
+	if err != nil {
+		return sum, err
+	}
+	defer openers.Release() //nolint:errcheck // as the directory's lock
 	sum.Before = info.Size()
 	copyPath := file + VacuumSuffix
 	if err := removeLeftCopy(copyPath, progress); err != nil {
@@ -121,6 +129,9 @@ func refuseServed(l Layout, dir string) error {
 	}
 	who := "a server"
 	if h, ok := readHolder(l.Lock); ok {
+		if h.Vacuum {
+			return vacuuming(h, dir)
+		}
 		who += " (pid " + strconv.Itoa(h.PID) + ")"
 	}
 	return qlerror.New(qlerror.FailedPrecondition,

@@ -72,8 +72,14 @@ func BackupTo(ctx context.Context, path, dest string) (loggedAttempts []string, 
 		}
 		return nil, mapErr(err, "back up "+path+" to "+dest)
 	}
-	// The copy is only read here; the clock is the host's.
-	copied, err := OpenReadOnly(ctx, Config{Path: dest, NowMs: func() int64 { return time.Now().UnixMilli() }})
+	// The copy is only read here; the clock is the host's. No other
+	// process knows the copy yet, so it is opened without the open lock,
+	// whose file would be left beside it (lockOpen).
+	absDest, err := filepath.Abs(dest)
+	if err != nil {
+		return nil, qlerror.Wrap(qlerror.Invalid, err, "sqlite path %s", dest)
+	}
+	copied, err := openReading(ctx, Config{Path: dest, NowMs: func() int64 { return time.Now().UnixMilli() }}.WithDefaults(), absDest)
 	if err != nil {
 		return nil, err
 	}

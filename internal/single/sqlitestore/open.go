@@ -144,6 +144,9 @@ type Store struct {
 	// narrowed are the -wal and -shm files Open found wider than the
 	// database file and narrowed, for the server to say once.
 	narrowed []string
+	// open is the store's shared hold of the database's open lock
+	// (lockOpen), released by Close after both pools closed.
+	open *openLock
 }
 
 // NarrowedCompanions are the -wal and -shm files Open narrowed to the
@@ -160,6 +163,21 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 	if err := createPrivate(cfg.Path); err != nil {
 		return nil, err
 	}
+	open, err := lockOpen(cfg.Path, false)
+	if err != nil {
+		return nil, err
+	}
+	s, err := openWriting(ctx, cfg)
+	if err != nil {
+		open.release() //nolint:errcheck // the open's error is the one returned
+		return nil, err
+	}
+	s.open = open
+	return s, nil
+}
+
+// openWriting opens the store's pools on the database file Open made.
+func openWriting(ctx context.Context, cfg Config) (*Store, error) {
 	narrowed, err := narrowCompanions(cfg.Path)
 	if err != nil {
 		return nil, err
@@ -252,10 +270,14 @@ func (s *Store) Close() error {
 	s.closeStatements()
 	rerr := s.reader.Close()
 	werr := s.writer.Close()
+	oerr := s.open.release()
 	if werr != nil {
 		return werr
 	}
-	return rerr
+	if rerr != nil {
+		return rerr
+	}
+	return oerr
 }
 
 // Ping checks that the file still answers a read.

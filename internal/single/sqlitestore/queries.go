@@ -48,6 +48,7 @@ var (
 	qVacuumInto            = query("vacuum_into")
 	qRunsCount             = query("runs_count")
 	qWALCheckpointTruncate = query("pragma_wal_checkpoint_truncate")
+	qJournalModeWAL        = query("pragma_journal_mode_wal")
 )
 
 // Statements over the migrated schema; readQueries and writeQueries say

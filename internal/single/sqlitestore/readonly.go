@@ -30,6 +30,21 @@ func OpenReadOnly(ctx context.Context, cfg Config) (*Store, error) {
 	if err != nil {
 		return nil, qlerror.Wrap(qlerror.Invalid, err, "sqlite path %s", cfg.Path)
 	}
+	open, err := lockOpen(abs, true)
+	if err != nil {
+		return nil, err
+	}
+	s, err := openReading(ctx, cfg, abs)
+	if err != nil {
+		open.release() //nolint:errcheck // the open's error is the one returned
+		return nil, err
+	}
+	s.open = open
+	return s, nil
+}
+
+// openReading opens the read-only store's pools on the file at abs.
+func openReading(ctx context.Context, cfg Config, abs string) (*Store, error) {
 	dsn := fmt.Sprintf("file:%s?mode=ro&_pragma=busy_timeout(%d)&_pragma=foreign_keys(1)&_pragma=cache_size(-%d)&_pragma=query_only(1)",
 		(&url.URL{Path: abs}).EscapedPath(), cfg.BusyTimeout.Milliseconds(), cfg.CacheKiB)
 	// Read before the open: a failed one on a full disk leaves an empty

@@ -69,5 +69,31 @@ func vacuumInto(ctx context.Context, db *sql.DB, path, dest string, pageBytes in
 		}
 		return mapErr(err, "vacuum "+path+" into "+dest)
 	}
+	return walMode(ctx, dest)
+}
+
+// walMode puts the copy at dest in WAL mode. Its one connection's close
+// writes the copy's own -wal back and removes it, so nothing of the copy
+// is left beside it to follow the rename.
+func walMode(ctx context.Context, dest string) error {
+	abs, err := filepath.Abs(dest)
+	if err != nil {
+		return qlerror.Wrap(qlerror.Invalid, err, "sqlite path %s", dest)
+	}
+	db, err := openReadPool(ctx, "file:"+(&url.URL{Path: abs}).EscapedPath()+"?mode=rw", 1)
+	if err != nil {
+		return mapErr(err, "open the compacted copy "+dest)
+	}
+	var mode string
+	err = db.QueryRowContext(ctx, qJournalModeWAL).Scan(&mode)
+	if cerr := db.Close(); err == nil && cerr != nil {
+		err = cerr
+	}
+	if err == nil && mode != "wal" {
+		err = fmt.Errorf("journal mode %q", mode)
+	}
+	if err != nil {
+		return mapErr(err, "put the compacted copy "+dest+" in WAL mode")
+	}
 	return nil
 }
