@@ -34,7 +34,7 @@ func storeOpeners(t *testing.T, db string) []storeOpener {
 			if err != nil {
 				return nil, err
 			}
-			return func() { st.Close() }, nil //nolint:errcheck // a read-only store's close has nothing to lose
+			return func() { st.Close() }, nil
 		}},
 	}
 }
@@ -88,7 +88,7 @@ func TestWhileAVacuumRunsCommandsAndServersAreToldToWaitForIt(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer openers.Release() //nolint:errcheck // the test's own lock
+	defer openers.Release()
 	for _, open := range storeOpeners(t, l.DB) {
 		closeIt, err := open.open()
 		if err == nil {
