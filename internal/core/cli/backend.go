@@ -13,6 +13,8 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
+
+	"github.com/qinglong/qinglong/internal/core/qlerror"
 )
 
 // DefaultDBFile is the embedded database's file name inside the data
@@ -178,9 +180,15 @@ func openExistingForWrite(ctx context.Context, opts Options, f *dbFlags) (*Backe
 	return open(ctx, opts, f, false)
 }
 
+// RefusalNoDatabase is the reason of a command refused because its
+// --data-dir holds no database: what it names does not exist (not_found,
+// exit 1), as a trigger name no trigger has, and nothing was created.
+const RefusalNoDatabase qlerror.Reason = "data_dir_no_database"
+
 func mustExist(cmd *cobra.Command, path string) error {
 	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
-		return fmt.Errorf("no QingLong database at %s: start with `ql serve` or `ql apply -f FILE` there, or point --data-dir (or $QL_DATA_DIR) at the directory of an existing one%s%s", path, apiUnused(cmd), adminURLUnused(cmd))
+		return qlerror.New(qlerror.NotFound, "no QingLong database at %s: start with `ql serve` or `ql apply -f FILE` there, or point --data-dir (or $QL_DATA_DIR) at the directory of an existing one%s%s", path, apiUnused(cmd), adminURLUnused(cmd)).
+			Because(RefusalNoDatabase, "db", path)
 	}
 	return nil
 }

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+
+	"github.com/qinglong/qinglong/internal/core/qlerror"
 )
 
 // addDBVacuum gives the tree's `db` command `vacuum`, which compacts the
@@ -62,7 +64,8 @@ its unfinished copy is removed by the next vacuum. It takes time in proportion t
 					"makes the space of deleted rows reusable, and VACUUM FULL (in psql, as the schema's owner, with the replicas stopped) gives it back to the file system")
 			}
 			if _, err := os.Stat(dsn); errors.Is(err, fs.ErrNotExist) {
-				return fmt.Errorf("no QingLong database at %s: point --data-dir (or $QL_DATA_DIR) at the directory of an existing one", dsn)
+				return qlerror.New(qlerror.NotFound, "no QingLong database at %s: point --data-dir (or $QL_DATA_DIR) at the directory of an existing one", dsn).
+					Because(RefusalNoDatabase, "db", dsn)
 			}
 			start := time.Now()
 			before, after, err := opts.Vacuum(cmd.Context(), dsn, cmd.ErrOrStderr())

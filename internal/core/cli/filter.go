@@ -54,9 +54,11 @@ func resolve(ctx context.Context, r schedule.StatusReader, project, trigger, lab
 	case err != nil:
 		return "", "", err
 	case len(found) == 0 && projectID != "":
-		return "", "", qlerror.New(qlerror.NotFound, "no trigger named %q in project %s; `ql triggers list` shows the triggers (`-o json` their ids)", name, projectLabel)
+		return "", "", qlerror.New(qlerror.NotFound, "no trigger named %q in project %s; `ql triggers list` shows the triggers (`-o json` their ids)", name, projectLabel).
+			Because(schedule.RefusalTriggerMissing, "name", name, "project", projectLabel)
 	case len(found) == 0:
-		return "", "", qlerror.New(qlerror.NotFound, "no trigger named %q; `ql triggers list` shows the triggers (`-o json` their ids)", name)
+		return "", "", qlerror.New(qlerror.NotFound, "no trigger named %q; `ql triggers list` shows the triggers (`-o json` their ids)", name).
+			Because(schedule.RefusalTriggerMissing, "name", name)
 	case len(found) > 1:
 		var projects []string
 		for _, t := range found {
@@ -115,7 +117,8 @@ func listedProject(ctx context.Context, b *Backend, s string) (string, error) {
 	// failure (a server of an earlier build without the route) keeps the
 	// error naming what --project takes.
 	if qlerror.ReasonOf(ferr) == catalog.RefusalProjectMissing {
-		return "", qlerror.New(qlerror.NotFound, "no project named %q: none was applied under that name; `ql apply -f FILE` creates it, and --project takes a name or an id", s)
+		return "", qlerror.New(qlerror.NotFound, "no project named %q: none was applied under that name; `ql apply -f FILE` creates it, and --project takes a name or an id", s).
+			Because(catalog.RefusalProjectMissing, "name", s)
 	}
 	if ferr != nil || found == "" {
 		return "", err

@@ -33,7 +33,7 @@ enables it, as run now words it) and its overlap policy applies, as for run now:
 prints "not re-run" (-o json: "skipped") and exits 3.
 Who asked (the operating-system user, or over --api-url the API token and the address it came from)
 is recorded in the new Run's run.created event. On the database, a note on stderr says when nothing
-will start the new Run, as for ` + "`" + opts.Binary + ` triggers run` + "`" + `.
+will start the new Run, as for ` + "`" + opts.Binary + ` triggers run` + "`" + `. ` + returnsQueued(opts, "new Run") + `
 ` + apiHelp("runs rerun") + opts.clusterOnly(" On the cluster the database path needs the runtime role's URL."),
 		Example: "  " + opts.Binary + " runs rerun 0190a4f2-0000-7000-8000-000000000000\n" +
 			"  " + opts.Binary + " runs rerun 0190a4f2-0000-7000-8000-000000000000 --request-id retry-7 --api-url https://ql.example.com:8080",

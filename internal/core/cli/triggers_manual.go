@@ -41,7 +41,7 @@ or one of an archived project, may not (set the project's status: active and ` +
 Who asked (the operating-system user, or over --api-url the API token and the address it came from),
 the request id and --force are recorded in the Run's run.created event. A server starts the Run: when
 none runs on the database, a note on stderr says so and what to start` + opts.clusterOnly(" (on the cluster: a replica, or a worker that can take it)") + `
-(over --api-url a server answered, so there is no such note).
+(over --api-url a server answered, so there is no such note). ` + returnsQueued(opts, "Run") + `
 ` + apiHelp("triggers run") +
 			opts.clusterOnly(" On the cluster the database path needs the runtime role's URL, as `ql runs` does."),
 		Args: oneTriggerArgs("run"),

@@ -126,8 +126,6 @@ const (
 	// RefusalQueryFileName: apply's file parameter, which names the body
 	// in its errors, not a plain file name.
 	RefusalQueryFileName qlerror.Reason = "query_file_name"
-	// RefusalRunNoAttempt: the log of a Run no attempt has started yet.
-	RefusalRunNoAttempt qlerror.Reason = "run_no_attempt"
 	// RefusalResumeNote: a resume sent with a note, which only a pause
 	// records.
 	RefusalResumeNote qlerror.Reason = "resume_takes_no_note"

@@ -106,10 +106,6 @@ func (a *api) runLog(ctx context.Context, r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	if len(d.Attempts) == 0 {
-		return nil, qlerror.New(qlerror.NotFound, "run %s has no attempt yet, so it has no output; ask again once it has started (GET /api/v1/runs/%s lists its attempts)", d.Run.ID, d.Run.ID).
-			Because(RefusalRunNoAttempt)
-	}
 	at, err := d.Attempt(number)
 	if err != nil {
 		return nil, err
