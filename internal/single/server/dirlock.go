@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/qinglong/qinglong/internal/core/qlerror"
+	"github.com/qinglong/qinglong/internal/single/sqlitestore"
 	"github.com/qinglong/qinglong/internal/single/lockprobe"
 )
 
@@ -181,5 +182,5 @@ func (l *dirLock) release() error {
 func vacuuming(h Holder, dir string) error {
 	return qlerror.New(qlerror.FailedPrecondition,
 		"a vacuum (`db vacuum`, pid %d) is rewriting the database of the data directory %s; start this again when it has finished (it says how far it got every 10 s)",
-		h.PID, dir)
+		h.PID, dir).Because(sqlitestore.RefusalVacuumRunning, "dataDir", dir, "pid", h.PID)
 }

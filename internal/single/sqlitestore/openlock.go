@@ -21,6 +21,14 @@ import (
 // the rename cannot move it and it keeps meaning the path.
 const OpenLockSuffix = ".open.lock"
 
+// RefusalVacuumRunning is the reason of an open refused while a vacuum
+// rewrites the database.
+const RefusalVacuumRunning qlerror.Reason = "vacuum_running"
+
+// RefusalDatabaseOpenElsewhere is the reason of a vacuum refused while
+// another process has the database open.
+const RefusalDatabaseOpenElsewhere qlerror.Reason = "database_open_elsewhere"
+
 // openLock is a store's shared hold of its database's open lock.
 type openLock struct{ file *os.File }
 
@@ -50,7 +58,8 @@ func lockOpen(path string, readOnly bool) (*openLock, error) {
 		f.Close() //nolint:errcheck // the lock error is the one returned
 		if errors.Is(err, syscall.EWOULDBLOCK) {
 			return nil, qlerror.New(qlerror.Unavailable,
-				"a vacuum (`db vacuum`) is rewriting the database %s, and nothing may open it until the vacuum has replaced it; run this again when the vacuum has finished (it says how far it got every 10 s)", path)
+				"a vacuum (`db vacuum`) is rewriting the database %s, and nothing may open it until the vacuum has replaced it; run this again when the vacuum has finished (it says how far it got every 10 s)", path).
+				Because(RefusalVacuumRunning, "db", path)
 		}
 		return nil, qlerror.Wrap(qlerror.Unavailable, err,
 			"lock %s: the file system of the database %s must support flock (some network file systems do not); keep the database on a local file system", name, path)
@@ -88,7 +97,8 @@ func LockOpenersOut(path string) (*OpenersLockedOut, error) {
 		f.Close() //nolint:errcheck // the lock error is the one returned
 		if errors.Is(err, syscall.EWOULDBLOCK) {
 			return nil, qlerror.New(qlerror.FailedPrecondition,
-				"another process has the database %s open (a command, a backup or a vacuum; `fuser %s` names it): a vacuum replaces the file and runs only while nothing else has it open; wait for that process to end, then run the vacuum again", path, name)
+				"another process has the database %s open (a command, a backup or a vacuum; `fuser %s` names it): a vacuum replaces the file and runs only while nothing else has it open; wait for that process to end, then run the vacuum again", path, name).
+				Because(RefusalDatabaseOpenElsewhere, "db", path, "lock", name)
 		}
 		return nil, qlerror.Wrap(qlerror.Unavailable, err,
 			"lock %s: the file system of the database %s must support flock (some network file systems do not); keep the database on a local file system", name, path)
