@@ -45,6 +45,12 @@ import (
 // corrected) is mended as before: the next round moves the cursors back
 // (schedule.ClockWatch).
 //
+// A server holds from its start, before its API takes a request. A hold a
+// round begins while serving is set without waiting out the writes under
+// way, as the moved database's hold does (admitting): the clock stepped
+// back before any round could see it, so a write under way then was dated
+// by it whatever the hold did; waiting would only stall the round.
+//
 // A restart during the hold begins a new wait rather than going on with
 // the old one: no clock that outlives the process can measure it (the wall
 // clock is the one in doubt, the monotonic one begins again at each boot,
@@ -161,7 +167,8 @@ func (h *clockHold) admits(ctx context.Context, st *sqlitestore.Store, nowMs int
 			"code", CodeClockCaughtUp, "clock", formatMs(nowMs), "held_ms", waited.Milliseconds())
 	case waited >= h.wait:
 		h.log.Warn("the clock still reads earlier than the newest time the database recorded after --clock-wait: taking it as right and admitting, starting queued Runs, sending notifications and taking writes again; "+
-			"triggers whose next fire time was computed while it read later now fire at their next occurrence from now",
+			"triggers whose next fire time was computed while it read later now fire at their next occurrence from now; "+
+			"should NTP set it forward later, each trigger then overdue follows its misfire policy (a catch-up Run), so give a device whose uplink comes up late a longer --clock-wait",
 			"code", CodeClockWaitEnded, "clock", formatMs(nowMs), "database_newest", formatMs(held.newestMs), "clock_wait_ms", h.wait.Milliseconds())
 	default:
 		return false

@@ -160,9 +160,9 @@ type heldOutbox struct {
 }
 
 // NotificationsClaim claims nothing while the path names another file,
-// nor while the clock reads behind the database: a delivery would be
-// recorded, and its retries and the channel's rate limit reckoned, by that
-// clock (clockhold.go). What falls due meanwhile waits for the hold's end.
+// nor while the clock reads behind the database: the delivery would be
+// recorded by that clock (clockhold.go). What falls due meanwhile waits
+// for the hold's end.
 func (o heldOutbox) NotificationsClaim(ctx context.Context, c notify.Claim) (msgs []notify.Message, err error) {
 	if o.s.clockHold.holding() {
 		return nil, nil
