@@ -292,7 +292,7 @@ wins over the file.`,
 	fs.StringVar(&f.Retention.Notifications, "retention-notifications", "", "delete delivered and dead notifications this many days (30d) or hours (12h) after they were created, never a pending one; a deleted dead one can no longer be retried (off or 0 keeps them; "+
 		byProfile(func(d ServeDefaults) string { return retention.AgeSetting(d.Retention.NotificationsAge) })+")")
 	DurationVar(fs, &f.ClockWait, "clock-wait", 0, "single-node: when the clock reads over a minute earlier than the newest time the database recorded "+
-		"(a device without a battery-backed clock that booted before NTP set it), admit nothing and delete nothing for up to this long, "+
+		"(a device without a battery-backed clock that booted before NTP set it), admit, start and send nothing, delete nothing and refuse writes for up to this long, "+
 		"until the clock passes that time; then take the clock as right (0–24h; 0: at once; "+byProfile(ServeDefaults.clockWait)+")")
 	fs.StringVar(&f.RunAs, "run-as", "", "single-node: user[:group] that runs commands whose task sets no runAs (needs root; default: the server's own user)")
 	DurationVar(fs, &f.NotifyBackoff, "notify-backoff", 0, "wait after a notification's first failed delivery, doubled after each further one, up to "+

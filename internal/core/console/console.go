@@ -750,6 +750,7 @@ func (c *Console) signin(w http.ResponseWriter, r *http.Request, _ *session) {
 	l := lang(r)
 	done, err := hold.Admit(c.cfg.Writes)
 	if err != nil {
+		retryAfter(w, err)
 		c.renderSignin(w, r, formErrorText(l, err), statusOf(err))
 		return
 	}

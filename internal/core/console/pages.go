@@ -156,8 +156,17 @@ type errorData struct {
 // with the status its code gives and a link back to the page the request
 // came from.
 func (c *Console) fail(w http.ResponseWriter, r *http.Request, s *session, err error) {
+	retryAfter(w, err)
 	status, msg := c.failure(r, err)
 	c.failWith(w, r, s, status, msg)
+}
+
+// retryAfter sends err's Retry-After, when it names one (a write held
+// for a while, hold.RetryAfter), with the page that refuses it.
+func retryAfter(w http.ResponseWriter, err error) {
+	if retry := hold.RetryAfter(err); retry != "" {
+		w.Header().Set("Retry-After", retry)
+	}
 }
 
 // failure is the status and the words, in the request's language, that

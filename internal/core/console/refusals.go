@@ -149,6 +149,7 @@ var refusalsZH = map[qlerror.Reason]string{ //nolint:gosec // G101: sentences ke
 	run.RefusalNoSuchAttempt:         "该运行没有第 {attempt} 次尝试；它的尝试序号为 {attempts}。",
 	hold.RefusalDatabaseLocked:       "另一个进程持有数据库文件 {db} 的写锁；这次写入为此等了 {waited}，用完了它能等的全部时间，因此什么也没有写入（向该文件写入的 ql 命令或备份会持有写锁，开着事务的 sqlite3 命令行也会）；请稍后重试，若反复出现，请找出持有该文件的进程，等它结束或停止它。",
 	hold.RefusalDatabaseMoved:        "此服务器现在不接受写入：它运行期间，数据库文件 {db} 被移走、删除或替换，写入将会丢失；请把文件放回 {db} 后重试（服务器会自行恢复），或停止服务器，在文件现在所在的位置启动它，并把它的 -wal 文件以相应的名称移到它旁边。",
+	hold.RefusalClockBehindDatabase:  "此服务器现在不接受写入：它的时钟比数据库记录的最新时间落后 {behind}（时钟 {clock}，数据库 {newest}），写入所记录的一切都会带上错误的时间；该设备很可能没有带电池的时钟，也还没有从 NTP 取得时间：请检查 NTP 能否连到时间服务器（上行链路、DNS、防火墙），稍后重试；时钟越过该时间后服务器会自行恢复写入，最迟在 {left} 后 --clock-wait 结束、时钟被当作正确时恢复；若要现在就把时钟当作正确的，请用 --clock-wait 0 重启服务器。",
 	hold.RefusalDatabaseCorrupt:      "此服务器现在不接受写入：它的数据库文件 {db} 已损坏（SQLite 发现了格式错误的页），写入可能丢失；请停止服务器，运行 `{check}` 查看损坏之处，并从最近的备份恢复（docs/operations.md，“Backup and restore”）。",
 }
 

@@ -138,6 +138,7 @@ func (c *Console) setup(w http.ResponseWriter, r *http.Request, _ *session) {
 	}
 	done, err := hold.Admit(c.cfg.Writes)
 	if err != nil {
+		retryAfter(w, err)
 		c.renderSetup(w, r, formErrorText(l, err), statusOf(err))
 		return
 	}

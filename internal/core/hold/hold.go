@@ -5,6 +5,7 @@
 package hold
 
 import (
+	"strconv"
 	"time"
 
 	"github.com/qinglong/qinglong/internal/core/qlerror"
@@ -85,3 +86,57 @@ func DatabaseCorrupt(db, check string) *qlerror.Error {
 		"so the write could be lost; stop the server, run `%s` to see what is damaged, and restore the latest backup "+
 		"(docs/operations.md, \"Backup and restore\")", db, check).Because(RefusalDatabaseCorrupt, "db", db, "check", check)
 }
+
+// ParamRetryAfter is the param of a refusal that says, in whole seconds,
+// when another try may succeed: the API and the console send it as the
+// answer's Retry-After header too.
+const ParamRetryAfter = "retryAfterSeconds"
+
+// RetryAfter is err's Retry-After in seconds, "" when it names none.
+func RetryAfter(err error) string { return qlerror.ParamsOf(err)[ParamRetryAfter] }
+
+// RefusalClockBehindDatabase is the reason of a write refused because the
+// single-node server's clock reads behind the newest time its database
+// recorded (a device without a battery-backed clock, before NTP set it).
+const RefusalClockBehindDatabase qlerror.Reason = "clock_behind_database"
+
+// clockRetry bounds the Retry-After of a write refused for the clock: NTP
+// may set it at any moment, so a client asked to wait the whole of what
+// is left of the wait would wait long after it did.
+const clockRetry = 30 * time.Second
+
+// ClockBehindDatabase is the refusal of a write while the clock, at
+// clockMs, reads behind newestMs, the newest time the database recorded,
+// and left of the wait (--clock-wait) remains before the clock is taken as
+// right: every row the write made would be dated by that clock — a
+// trigger published now would take its next fire time from it and fire
+// for the days the clock then jumps over.
+func ClockBehindDatabase(clockMs, newestMs int64, left time.Duration) *qlerror.Error {
+	behind := behindText(time.Duration(newestMs-clockMs) * time.Millisecond)
+	clock, newest := rfc3339(clockMs), rfc3339(newestMs)
+	until := max(left, 0).Round(time.Second)
+	retry := strconv.FormatInt(int64(max(min(until, clockRetry), time.Second)/time.Second), 10)
+	return qlerror.New(qlerror.Unavailable, "this server takes no writes now: its clock reads %s behind the newest time its database recorded (clock %s, database %s), "+
+		"so whatever the write recorded would be dated by a wrong clock; the device likely has no battery-backed clock and no time from NTP yet: "+
+		"check that NTP reaches a time server (the uplink, DNS, the firewall) and retry in a moment; the server takes writes again by itself once the clock passes that time, "+
+		"or at the latest in %s, when --clock-wait has passed and the clock is taken as right; to take it as right now, restart the server with --clock-wait 0",
+		behind, clock, newest, until).Because(RefusalClockBehindDatabase, "behind", behind, "clock", clock, "newest", newest, "left", until.String(), ParamRetryAfter, retry)
+}
+
+// behindText is how far a clock reads behind, in days and hours once it
+// is a day or more (a boot at 1970 reads decades behind), else to the
+// second.
+func behindText(d time.Duration) string {
+	const day = 24 * time.Hour
+	if d < day {
+		return d.Round(time.Second).String()
+	}
+	days, hours := d/day, (d%day).Round(time.Hour)/time.Hour
+	if hours == 24 {
+		days, hours = days+1, 0
+	}
+	return strconv.FormatInt(int64(days), 10) + "d" + strconv.FormatInt(int64(hours), 10) + "h"
+}
+
+// rfc3339 is ms as a UTC time.
+func rfc3339(ms int64) string { return time.UnixMilli(ms).UTC().Format(time.RFC3339) }

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/qinglong/qinglong/internal/core/hold"
 	"github.com/qinglong/qinglong/internal/core/qlerror"
 )
 
@@ -192,6 +193,9 @@ func (a *api) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	var params map[string]string
 	if code != qlerror.Internal {
 		params = qlerror.ParamsOf(err)
+	}
+	if retry := hold.RetryAfter(err); retry != "" && code != qlerror.Internal && w.Header().Get("Retry-After") == "" {
+		w.Header().Set("Retry-After", retry)
 	}
 	writeJSON(w, statusOf(code), errorBody{Error: errorDetail{Code: code, Message: msg, Reason: qlerror.ReasonOf(err), Params: params, Errors: errs, MoreErrors: more}})
 }

@@ -157,7 +157,7 @@ func (s *Server) readiness() (bool, string) {
 	if s.moved.Load() {
 		return false, metrics.StateDatabaseMoved
 	}
-	if s.clockHold.held.Load() {
+	if s.clockHold.holding() {
 		return false, metrics.StateClockBehindDatabase
 	}
 	// Bounded as the metrics scrape's check is: a probe that hangs on
@@ -220,7 +220,7 @@ func (s *Server) readinessState() string {
 		return metrics.StateDatabaseCorrupt
 	case s.moved.Load():
 		return metrics.StateDatabaseMoved
-	case s.clockHold.held.Load():
+	case s.clockHold.holding():
 		return metrics.StateClockBehindDatabase
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), pingTimeout)

@@ -123,7 +123,8 @@ func (w writes) Admit() (func(), error) {
 }
 
 // Held is the refusal of a write once the database file is corrupt, or
-// while the database path names another file, or none.
+// while the database path names another file, or none, or while the clock
+// reads behind the database (clockhold.go), which would date the write.
 func (w writes) Held() error {
 	switch {
 	case w.s.corrupt.Load():
@@ -131,7 +132,7 @@ func (w writes) Held() error {
 	case w.s.moved.Load():
 		return hold.DatabaseMoved(w.s.layout.DB)
 	}
-	return nil
+	return w.s.clockHold.refusal()
 }
 
 // unlessMoved runs write under admitting's read lock unless the server is
@@ -158,8 +159,14 @@ type heldOutbox struct {
 	s *Server
 }
 
-// NotificationsClaim claims nothing while the path names another file.
+// NotificationsClaim claims nothing while the path names another file,
+// nor while the clock reads behind the database: the delivery would be
+// recorded by that clock (clockhold.go). What falls due meanwhile waits
+// for the hold's end.
 func (o heldOutbox) NotificationsClaim(ctx context.Context, c notify.Claim) (msgs []notify.Message, err error) {
+	if o.s.clockHold.holding() {
+		return nil, nil
+	}
 	o.s.unlessMoved(func() { msgs, err = o.Outbox.NotificationsClaim(ctx, c) })
 	return msgs, err
 }
@@ -178,7 +185,7 @@ type heldRetention struct {
 // clock, and the Runs it would date are the ones it then deletes
 // (clockhold.go).
 func (r heldRetention) RetentionBatch(ctx context.Context, b retention.Batch) (res retention.Result, err error) {
-	if r.s.clockHold.held.Load() {
+	if r.s.clockHold.holding() {
 		return retention.Result{}, nil
 	}
 	r.s.unlessMoved(func() { res, err = r.Store.RetentionBatch(ctx, b) })
@@ -201,9 +208,11 @@ type heldTouches struct {
 	s *Server
 }
 
-// TokenTouch records nothing while the path names another file.
+// TokenTouch records nothing while the path names another file, nor
+// while the clock reads behind the database, which would date the use
+// before the token's last one.
 func (t heldTouches) TokenTouch(ctx context.Context, id string, atMs int64) error {
-	if t.s.held() {
+	if t.s.held() || t.s.clockHold.holding() {
 		return nil
 	}
 	return t.Authenticator.TokenTouch(ctx, id, atMs)

@@ -214,6 +214,13 @@ func Start(ctx context.Context, cfg Config) (srv *Server, err error) {
 			"(a restore or a copy cut short, a full disk), stop now and restore it from a backup; otherwise apply a definitions file with `"+
 			s.command("apply -f FILE")+"`", "code", CodeDatabaseCreated, "db", s.layout.DB)
 	}
+	// Before the API and the console take writes, the recovery and the
+	// dispatcher write events dated by this clock, which would hide the
+	// newest time the last server recorded, and before the scheduler's
+	// first round and readiness: a clock behind the database is held from
+	// the start, not after a write or a round has dated rows by it.
+	s.clockHold = clockHold{wait: cfg.ClockWait, uptime: cfg.Uptime, nowMs: cfg.NowMs, log: cfg.Logger}
+	s.clockHold.look(ctx, s.store, cfg.NowMs())
 	switch {
 	case cfg.MetricsAddr != "":
 		if err := s.listenMetrics(); err != nil {
@@ -241,13 +248,6 @@ func Start(ctx context.Context, cfg Config) (srv *Server, err error) {
 	if err := s.openWatch(ctx); err != nil {
 		return nil, err
 	}
-	// Before the recovery and the dispatcher write events dated by this
-	// clock, which would hide the newest time the last server recorded,
-	// and before the scheduler's first round and readiness: a clock behind
-	// the database is held from the start, not after a round has moved
-	// cursors back by it.
-	s.clockHold = clockHold{wait: cfg.ClockWait, uptime: cfg.Uptime, log: cfg.Logger}
-	s.clockHold.look(ctx, s.store, cfg.NowMs())
 	if s.owner, err = executor.AcquireOwner(s.layout.Owners); err != nil {
 		return nil, err
 	}
