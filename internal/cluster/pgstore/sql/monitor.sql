@@ -22,11 +22,15 @@ due AS (
 SELECT (SELECT ms FROM now), count(*), min(due_at_ms) FROM due
 
 -- name: MonitorRunStates
--- Runs per unfinished state, each count cut at $2 (one range of the
--- (state, id) listing index per state, at most $2 entries each): finished
--- Runs are never counted, so the cost does not grow with history.
+-- Runs per unfinished state, each count cut at $2 (one range of
+-- runs_unfinished_state_idx per state, at most $2 entries each): finished
+-- Runs are never counted, so the cost does not grow with history. The
+-- filter names the index's condition, which the states of $1 alone cannot
+-- prove to the planner (pg-0042).
 -- $1 the states, $2 limit.
-SELECT st.state, (SELECT count(*) FROM (SELECT 1 FROM qinglong.runs r WHERE r.state = st.state LIMIT $2) c)
+SELECT st.state, (SELECT count(*) FROM (SELECT 1 FROM qinglong.runs r
+                                        WHERE r.state = st.state AND r.state NOT IN ('succeeded', 'failed', 'cancelled', 'timed_out', 'lost')
+                                        LIMIT $2) c)
   FROM unnest($1::text[]) AS st (state)
 
 -- name: MonitorOldestQueued
