@@ -41,7 +41,7 @@ const (
 // the state, costs them all alike and took a backward pass of runs_pkey
 // over the whole history for a state with no Run. Each state is thus its
 // own statement, planned for its own frequency. The filter also names the
-// condition of its index (pg-0042), since the planner uses a partial index
+// condition of its index (pg-0041), since the planner uses a partial index
 // only for a WHERE that implies it: a finished state is a range of
 // runs_finished_state_idx (state, id DESC), or of
 // runs_project_finished_state_idx within a project; an unfinished one a

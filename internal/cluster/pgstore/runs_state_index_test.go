@@ -11,7 +11,7 @@ import (
 // keys, the project's and the trigger's listings, the unfinished Runs'
 // indexes (recovery, the trigger's overlap check, the unfinished state
 // listings and counts) and the queue's. The indexes of finished Runs, the
-// finished states' listings among them (pg-0042), get no entry at
+// finished states' listings among them (pg-0041), get no entry at
 // admission: each index's own condition is evaluated on the Runs a round
 // admitted, so an index added later that a queued Run enters fails here
 // until it is weighed against the admission's cost (BENCHMARKS.md).

@@ -26,7 +26,7 @@ SELECT (SELECT ms FROM now), count(*), min(due_at_ms) FROM due
 -- runs_unfinished_state_idx per state, at most $2 entries each): finished
 -- Runs are never counted, so the cost does not grow with history. The
 -- filter names the index's condition, which the states of $1 alone cannot
--- prove to the planner (pg-0042).
+-- prove to the planner (pg-0041).
 -- $1 the states, $2 limit.
 SELECT st.state, (SELECT count(*) FROM (SELECT 1 FROM qinglong.runs r
                                         WHERE r.state = st.state AND r.state NOT IN ('succeeded', 'failed', 'cancelled', 'timed_out', 'lost')

@@ -1,4 +1,4 @@
--- pg-0042: the Runs' state indexes split at the finish, so an admission
+-- pg-0041: the Runs' state indexes split at the finish, so an admission
 -- writes one state entry instead of two.
 --
 -- runs_state_listing_idx (state, id DESC) and runs_project_state_listing_idx
