@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"github.com/qinglong/qinglong/internal/core/qlerror"
-	"github.com/qinglong/qinglong/internal/single/sqlitestore"
 	"github.com/qinglong/qinglong/internal/single/lockprobe"
+	"github.com/qinglong/qinglong/internal/single/sqlitestore"
 )
 
 // dirLock is a server's hold on its data directory: an exclusive flock on
