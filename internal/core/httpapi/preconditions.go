@@ -41,6 +41,17 @@ func (c conditions) honours(header string) bool {
 	return false
 }
 
+// checked says which preconditions c enforces, for a refusal of another.
+func (c conditions) checked() string {
+	switch c {
+	case checksIfMatch:
+		return "it checks If-Match alone"
+	case checksIfMatchOrNoneMatch:
+		return "it checks If-Match and If-None-Match: * alone"
+	}
+	return "what it changes is not what a project's revision, its ETag, names"
+}
+
 // refuseUnheld answers a write route's request carrying a precondition
 // header the route does not enforce with 400 (RefusalPreconditionNotHere),
 // before h does anything.
@@ -53,8 +64,8 @@ func (a *api) refuseUnheld(rt route, h http.HandlerFunc) http.HandlerFunc {
 			if len(r.Header.Values(name)) == 0 || rt.preconditions.honours(name) {
 				continue
 			}
-			a.writeError(w, r, qlerror.New(qlerror.Invalid, "%s %s does not check %s: what it changes is not what a project's revision (ETag) names, "+
-				"so the header would be ignored; send the request without it (docs/operations.md lists the routes that check If-Match)", rt.method, rt.pattern, name).
+			a.writeError(w, r, qlerror.New(qlerror.Invalid, "%s %s does not check %s (%s), so the header would be ignored; "+
+				"send the request without it (docs/operations.md lists the routes that check If-Match)", rt.method, rt.pattern, name, rt.preconditions.checked()).
 				Because(RefusalPreconditionNotHere, "header", name, "route", rt.method+" "+rt.pattern))
 			return
 		}
