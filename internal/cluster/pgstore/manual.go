@@ -82,6 +82,20 @@ func replay(ctx context.Context, tx pgx.Tx, projectID, key, requestID string, fo
 	return out, true, err
 }
 
+// replayAnyProject is replay of a re-run request whose original Run, and
+// with it the project, is gone: the key is looked for in every project.
+func replayAnyProject(ctx context.Context, tx pgx.Tx, key, requestID string) (schedule.RunNowResult, bool, error) {
+	var first schedule.Replay
+	switch err := tx.QueryRow(ctx, sqlManualReplayAnyProject, key).Scan(&first.RunID, &first.Force); {
+	case errors.Is(err, pgx.ErrNoRows):
+		return schedule.RunNowResult{}, false, nil
+	case err != nil:
+		return schedule.RunNowResult{}, false, err
+	}
+	out, err := schedule.ReplayOf(requestID, false, first)
+	return out, true, err
+}
+
 // manualRun is one Run a manual admission inserts.
 type manualRun struct {
 	runID, key              string
@@ -211,6 +225,18 @@ func (r *Runtime) RunRerun(ctx context.Context, req schedule.RerunRequest) (sche
 		// A finished Run never changes again, so what is read of it before
 		// the trigger's lock still holds under it.
 		src, err := readRerunSource(ctx, tx, req.RunID)
+		if qlerror.ReasonOf(err) == schedule.RefusalRunMissing {
+			// Retention may have deleted the original after this request
+			// made its re-run, which it keeps while unfinished or younger:
+			// asked again, the request answers the Run it made, found by
+			// its key in whichever project holds it (the original named
+			// the project).
+			var made bool
+			if out, made, err = replayAnyProject(ctx, tx, key, requestID); made || err != nil {
+				return err
+			}
+			return schedule.RunMissing(req.RunID)
+		}
 		if err != nil {
 			return err
 		}

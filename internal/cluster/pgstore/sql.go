@@ -40,6 +40,7 @@ var (
 	sqlManualTouch                      = stmt("ManualTouch")
 	sqlRunByKey                         = stmt("RunByKey")
 	sqlManualReplay                     = stmt("ManualReplay")
+	sqlManualReplayAnyProject           = stmt("ManualReplayAnyProject")
 	sqlRerunSource                      = stmt("RerunSource")
 	sqlRunsCronScheduledIn              = stmt("RunsCronScheduledIn")
 	sqlManualInsert, manualInsertParams = namedStmt("ManualInsert")

@@ -137,6 +137,11 @@ type Options struct {
 	// the publishing transaction, and a project at none of them is
 	// refused PreconditionFailed (RefusalSpecChanged), nothing written.
 	IfMatch []string
+	// IfNoneMatch, when set, lets the apply only create its project: a
+	// project of that name read in the publishing transaction refuses it
+	// PreconditionFailed (RefusalProjectExists) naming its revision,
+	// nothing written. It is not given with IfMatch (the API refuses both).
+	IfNoneMatch bool
 }
 
 // Publish is Apply with o.
@@ -147,7 +152,10 @@ func Publish(ctx context.Context, svc catalog.Service, doc *Document, newID func
 	var out []Result
 	err := svc.Store.Publish(ctx, func(tx catalog.Tx) error {
 		stale := checkRevision(ctx, tx, doc.Project, o.IfMatch)
-		if stale != nil && qlerror.ReasonOf(stale) != RefusalSpecChanged {
+		if stale == nil && o.IfNoneMatch {
+			stale = checkAbsent(ctx, tx, doc.Project)
+		}
+		if stale != nil && !Stale(stale) {
 			return stale
 		}
 		var err error
@@ -203,8 +211,8 @@ func alreadyPublished(stale error, results []Result, err error) error {
 }
 
 // StaleUnlessPublished is the answer of an apply (or its dry run) over a
-// project revision that has moved, stale being its spec_changed refusal
-// (nil: it has not), given what converging the file does there (results,
+// project revision that has moved (or only creating a project that
+// exists), stale being its refusal (Stale; nil: it has not), given what converging the file does there (results,
 // or err): nil when that is nothing, for the file then holds what is
 // published — typically the apply's own change, asked again after its
 // answer was lost, whose publish moved the revision — so it answers every

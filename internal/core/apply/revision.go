@@ -18,6 +18,20 @@ import (
 // revision now: someone applied, enabled or disabled since it was read.
 const RefusalSpecChanged qlerror.Reason = "spec_changed"
 
+// RefusalProjectExists is the reason of an apply that may only create its
+// project (the API's If-None-Match: *) whose project
+// exists.
+const RefusalProjectExists qlerror.Reason = "project_exists"
+
+// Stale reports whether err is the refusal of a precondition on the
+// project an apply writes (RefusalSpecChanged, RefusalProjectExists):
+// one the apply answers unchanged for when its file changes nothing
+// there (StaleUnlessPublished).
+func Stale(err error) bool {
+	r := qlerror.ReasonOf(err)
+	return r == RefusalSpecChanged || r == RefusalProjectExists
+}
+
 // RevisionLimit is how many tasks and triggers a project's revision
 // reads: one more than a file holds, as an export does. A project past
 // it has no revision, since a change past the read would not move it.
@@ -100,6 +114,42 @@ func checkRevision(ctx context.Context, tx catalog.Tx, project string, expected 
 	return CheckRevision(ctx, r, project, expected)
 }
 
+// RevisionPrecondition is the catalog.EnableRequest.Precondition of an
+// enable or disable over expected revisions of project, checked in the
+// publishing transaction as an apply's are.
+func RevisionPrecondition(project string, expected []string) func(context.Context, catalog.Tx) error {
+	return func(ctx context.Context, tx catalog.Tx) error {
+		return checkRevision(ctx, tx, project, expected)
+	}
+}
+
+// checkAbsent refuses, inside tx, to publish to project if it exists,
+// read there as checkRevision reads its revision.
+func checkAbsent(ctx context.Context, tx catalog.Tx, project string) error {
+	r, ok := tx.(catalog.DefinitionsTx)
+	if !ok {
+		return qlerror.New(qlerror.FailedPrecondition, "this store cannot read a project where it publishes, so it cannot apply only to create one; apply without If-None-Match")
+	}
+	return CheckAbsent(ctx, r, project)
+}
+
+// CheckAbsent refuses unless no project is named project, read through
+// r: the check of an apply that may only create its project, a dry run's
+// in a read of its own.
+func CheckAbsent(ctx context.Context, r definitionsReader, project string) error {
+	cur, exists, err := ProjectRevision(ctx, r, project)
+	if err != nil || !exists {
+		return err
+	}
+	rev := cur
+	if rev == "" {
+		rev = "none: it has too many tasks or triggers for one"
+	}
+	return qlerror.New(qlerror.PreconditionFailed, "project %q exists (revision %s), and If-None-Match: * applies only to create a project: to change it, read it with `ql projects show %s` "+
+		"(over the API, GET /api/v1/projects/%s answers its revision in ETag) and apply over its revision with If-Match; to create another, name it otherwise in the file",
+		project, rev, project, project).Because(RefusalProjectExists, "project", project, "revision", cur)
+}
+
 // CheckRevision refuses unless one of expected names the revision of
 // project read through r, as an apply over them is refused. A dry run
 // checks it so, in a read of its own: it publishes nothing for another
@@ -118,8 +168,15 @@ func CheckRevision(ctx context.Context, r definitionsReader, project string, exp
 }
 
 // revisionChanged is the refusal of an apply over expected, which project
-// (at cur, "" when it has none) is no longer at.
+// (at cur, "" when it has none) is no longer at. Over "*" alone, of a
+// project that does not exist, it says so: "*" matches any revision there
+// is (RFC 9110), so nothing changed since it.
 func revisionChanged(project string, expected []string, cur string, exists bool) error {
+	if !exists && !slices.ContainsFunc(expected, func(e string) bool { return e != "*" }) {
+		return qlerror.New(qlerror.PreconditionFailed, "project %q does not exist, and If-Match: * matches only a project there is: "+
+			"to create it, apply without If-Match (or with If-None-Match: *, which creates it only if it still does not exist)", project).
+			Because(RefusalSpecChanged, "project", project, "revision", "", "expected", "*")
+	}
 	now := "now " + cur
 	switch {
 	case !exists:

@@ -16,6 +16,14 @@ type EnableRequest struct {
 	Name      string
 	Enabled   bool
 	Actor     string
+	// Precondition, when set, is run in the publishing transaction before
+	// the new revision is written, after what serializes the store's
+	// publishes: its error refuses the change, nothing written. An
+	// enable over an expected project revision (If-Match) checks it so,
+	// where no other publish can land between the check and the write.
+	// A request for the state the trigger is in writes nothing and does
+	// not run it: the answer is the same whatever moved the project.
+	Precondition func(ctx context.Context, tx Tx) error
 }
 
 // EnableResult is a trigger's state after an EnableRequest. Changed is
@@ -42,41 +50,61 @@ var _ TriggerEnabler = Service{}
 // occurrence of it runs; the publish that enables it again records them
 // in the occurrence ledger as disabled, and none is caught up. Asking for
 // the state the trigger is in writes nothing, so a retried request is
-// harmless. A trigger whose stored cron this host cannot read (a zone its
+// harmless. It is one publishing transaction (Store.Publish), so that
+// r.Precondition is checked where the change is written. A trigger whose stored cron this host cannot read (a zone its
 // zone database lacks) is refused (schedule.CheckStoredCron).
 func (s Service) TriggerSetEnabled(ctx context.Context, r EnableRequest) (EnableResult, error) {
-	cur, err := s.Store.TriggerByName(ctx, r.ProjectID, r.Name)
-	if err != nil {
-		return EnableResult{}, err
-	}
-	if cur.Spec.Enabled == r.Enabled {
-		return EnableResult{Enabled: cur.Spec.Enabled, Revision: cur.Revision, CreatedAtMs: cur.CreatedAtMs}, nil
-	}
-	// A stored zone the zone database here lacks is refused saying so,
-	// not as a zone to write otherwise, which is how the new revision's
-	// own validation would take it.
-	if err := schedule.CheckStoredCron(cur.TriggerID, cur.Spec.Cron); err != nil {
-		return EnableResult{}, err
-	}
-	spec := cur.Spec
-	spec.Enabled = r.Enabled
-	rev, err := trigger.NewRevision(cur.ProjectID, cur.TriggerID, cur.TaskID, cur.TaskRevision, cur.TaskContentDigest, cur.Revision, ids.New(), spec, s.NowMs())
-	if err != nil {
-		return EnableResult{}, err
-	}
+	var out EnableResult
 	action := "disable"
 	if r.Enabled {
 		action = "enable"
 	}
-	res, err := s.Store.TriggerPublish(ctx, TriggerPublishParams{Revision: rev, Audit: &Audit{Action: action, Actor: r.Actor}})
+	err := s.Store.Publish(ctx, func(tx Tx) error {
+		out = EnableResult{}
+		found, err := tx.TriggersByName(ctx, r.ProjectID, []string{r.Name})
+		if err != nil {
+			return err
+		}
+		cur, ok := found[r.Name]
+		if !ok {
+			return qlerror.New(qlerror.NotFound, "trigger %q does not exist in project %s", r.Name, r.ProjectID)
+		}
+		if cur.Spec.Enabled == r.Enabled {
+			out = EnableResult{Enabled: cur.Spec.Enabled, Revision: cur.Revision, CreatedAtMs: cur.CreatedAtMs}
+			return nil
+		}
+		// A stored zone the zone database here lacks is refused saying so,
+		// not as a zone to write otherwise, which is how the new revision's
+		// own validation would take it.
+		if err := schedule.CheckStoredCron(cur.TriggerID, cur.Spec.Cron); err != nil {
+			return err
+		}
+		if r.Precondition != nil {
+			if err := r.Precondition(ctx, tx); err != nil {
+				return err
+			}
+		}
+		spec := cur.Spec
+		spec.Enabled = r.Enabled
+		rev, err := trigger.NewRevision(cur.ProjectID, cur.TriggerID, cur.TaskID, cur.TaskRevision, cur.TaskContentDigest, cur.Revision, ids.New(), spec, s.NowMs())
+		if err != nil {
+			return err
+		}
+		res, err := tx.TriggersPublish(ctx, []TriggerPublishParams{{Revision: rev, Audit: &Audit{Action: action, Actor: r.Actor}}})
+		if err != nil {
+			return err
+		}
+		out = EnableResult{Changed: true, Enabled: r.Enabled, Revision: res[0].Revision, CreatedAtMs: res[0].CreatedAtMs}
+		return nil
+	})
 	if qlerror.ReasonOf(err) == RefusalProjectArchived {
 		// The store's refusal speaks of publishing, which is how an
 		// enable is made but not what its user asked for.
 		return EnableResult{}, qlerror.New(qlerror.FailedPrecondition, "cannot %s trigger %q: its project is archived, and an archived project's triggers stay as they are (and none runs) until it is active again; "+
-			"to make it active, set status: active in the project's definitions file and `ql apply -f FILE` it", action, cur.Spec.Name).Because(RefusalProjectArchived)
+			"to make it active, set status: active in the project's definitions file and `ql apply -f FILE` it", action, r.Name).Because(RefusalProjectArchived)
 	}
 	if err != nil {
 		return EnableResult{}, err
 	}
-	return EnableResult{Changed: true, Enabled: r.Enabled, Revision: res.Revision, CreatedAtMs: res.CreatedAtMs}, nil
+	return out, nil
 }

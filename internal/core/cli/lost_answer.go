@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"context"
 	"crypto/tls"
 	"errors"
 	"net"
@@ -35,11 +34,13 @@ func neverSent(err error) bool {
 // request was under way (a proxy that forwarded it and never answered, a
 // connection lost before the COMMIT's answer), so only asking again tells
 // what became of it. A timeout (the API's 504, a database lock waited out)
-// is not one: it is answered once the write was rolled back. An
-// interrupted command (ctx done) is said as such.
-func answerLost(ctx context.Context, err error) bool {
+// is not one: it is answered once the write was rolled back. A command
+// interrupted (Ctrl-C) while its request was under way is one too:
+// stopping the client does not stop a server that has the request, and
+// execute says it was interrupted beside the advice.
+func answerLost(err error) bool {
 	var ns notSent
-	return ctx.Err() == nil && qlerror.CodeOf(err) == qlerror.Unavailable && !errors.As(err, &ns)
+	return qlerror.CodeOf(err) == qlerror.Unavailable && !errors.As(err, &ns)
 }
 
 // lostAnswerError is a write's failure whose outcome is unknown, with

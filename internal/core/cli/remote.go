@@ -179,7 +179,8 @@ type apiClient struct {
 	base, token string
 	http        *http.Client
 	// header is sent with every request besides the token: an apply's
-	// If-Match (`ql apply --if-match`).
+	// If-Match (`ql apply --if-match`, `ql triggers enable|disable
+	// --if-match`).
 	header http.Header
 	// waits holds, by Run id, why a Run the server just queued for a run
 	// now or a re-run waits for a worker, as its answer said (nil: it

@@ -404,7 +404,13 @@ func execute(ctx context.Context, root *cobra.Command, binary string, args []str
 	}
 	if ctx.Err() != nil && errors.Is(err, context.Canceled) {
 		// Ctrl-C is how one stops `runs logs -f`: it is no failure, and
-		// "context canceled" would read like one.
+		// "context canceled" would read like one. A write whose request
+		// had left may have been done all the same: it says how to learn.
+		var lost *lostAnswerError
+		if errors.As(err, &lost) {
+			fmt.Fprintf(stderr, "%s: interrupted after the request was sent; %s\n", binary, userText(asBinary(root, binary, lost.advice)))
+			return ExitInterrupted
+		}
 		fmt.Fprintf(stderr, "%s: interrupted\n", binary)
 		return ExitInterrupted
 	}

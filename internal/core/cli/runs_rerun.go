@@ -70,7 +70,7 @@ will start the new Run, as for ` + "`" + opts.Binary + ` triggers run` + "`" + `
 				return fmt.Errorf("this build cannot re-run runs of this database")
 			}
 			res, err := b.Manual.RunRerun(cmd.Context(), req)
-			if answerLost(cmd.Context(), err) {
+			if answerLost(err) {
 				return lostAnswer(cmd, out, err, "the request may have queued a re-run", lostAnswerView{RerunOf: req.RunID, RequestID: req.RequestID,
 					AskAgain: suggest(cmd, append([]string{"runs", "rerun", req.RunID, "--request-id", req.RequestID}, outputWords(cmd)...)...)})
 			}

@@ -2,9 +2,11 @@ package cli
 
 import (
 	"fmt"
+	"net/http"
 
 	"github.com/spf13/cobra"
 
+	"github.com/qinglong/qinglong/internal/core/apply"
 	"github.com/qinglong/qinglong/internal/core/catalog"
 	"github.com/qinglong/qinglong/internal/core/qlerror"
 	"github.com/qinglong/qinglong/internal/core/schedule"
@@ -14,7 +16,7 @@ import (
 
 func triggersEnableCommand(opts Options, enable bool) *cobra.Command {
 	var db dbFlags
-	var project, out string
+	var project, out, ifMatch string
 	verb := "disable"
 	ql := opts.Binary
 	c := &cobra.Command{
@@ -27,7 +29,9 @@ go on (` + "`" + ql + " runs list --trigger NAME --state queued`" + ` lists them
 ledger as "disabled" (` + "`" + ql + " triggers show`" + `) and none is caught up. Occurrences of the replaced
 revision that were due and not yet decided are recorded too, as "republished". The change is audited
 with the operating-system user (over --api-url, the API token and the address it came from).
-Disabling a disabled trigger changes nothing. A trigger whose stored zone the zone database of this
+Disabling a disabled trigger changes nothing. --if-match REVISION disables it only if its project is still
+at REVISION (` + "`" + ql + " projects show`" + ` prints it; a disable moves it), as ` + "`" + ql + " apply --if-match`" + ` does: when
+it changed it is refused (exit 4) naming the revision now, nothing written. A trigger whose stored zone the zone database of this
 host lacks (a newer one published it) is refused, naming the zone and what mends it.
 A later ` + "`" + ql + " apply`" + ` of a file saying enabled: true (the default) enables it again: write
 enabled: false in the file to keep it disabled. Pause (` + "`" + ql + " triggers pause`" + `) is the
@@ -42,7 +46,8 @@ alternative that is schedule state, kept across applies, with the misfire policy
 again with only enabled: true. The new revision starts at its publish: the occurrences that fell due while
 it was disabled are recorded in the ledger as "disabled" (` + "`" + ql + " triggers show`" + `), none runs late.
 Its task must be enabled. The change is audited with the operating-system user (over --api-url, the
-API token and the address it came from). Enabling an enabled trigger changes nothing. A trigger whose
+API token and the address it came from). Enabling an enabled trigger changes nothing. --if-match
+REVISION enables it only if its project is still at REVISION, as for disable. A trigger whose
 stored zone the zone database of this host lacks (a newer one published it) is refused, naming the
 zone and what mends it.
 ` + apiHelp("triggers enable") + opts.clusterOnly(" On the cluster this needs the admin role's URL, as `ql apply` does (a replica's API cannot enable).")
@@ -66,9 +71,16 @@ zone and what mends it.
 		}
 		var res catalog.EnableResult
 		if b.api != nil {
+			if ifMatch != "" {
+				b.api.header = http.Header{"If-Match": {`"` + ifMatch + `"`}}
+			}
 			res, err = b.api.TriggerSetEnabled(cmd.Context(), t.TriggerID, enable)
 		} else {
-			res, err = b.Catalog.TriggerSetEnabled(cmd.Context(), catalog.EnableRequest{ProjectID: t.ProjectID, Name: t.Name, Enabled: enable, Actor: actor()})
+			req := catalog.EnableRequest{ProjectID: t.ProjectID, Name: t.Name, Enabled: enable, Actor: actor()}
+			if ifMatch != "" {
+				req.Precondition = apply.RevisionPrecondition(t.ProjectName, []string{ifMatch})
+			}
+			res, err = b.Catalog.TriggerSetEnabled(cmd.Context(), req)
 		}
 		if err != nil {
 			return err
@@ -83,6 +95,7 @@ zone and what mends it.
 	addServerFlag(c, &db)
 	addOutputFlag(c, &out)
 	c.Flags().StringVar(&project, "project", "", "the trigger's project (name or id), when its name is not unique")
+	c.Flags().StringVar(&ifMatch, "if-match", "", verb+" only if the trigger's project is still at this revision (as "+ql+" projects show prints it); refused, exit 4, when it changed")
 	return c
 }
 

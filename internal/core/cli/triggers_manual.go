@@ -82,7 +82,7 @@ none runs on the database, a note on stderr says so and what to start` + opts.cl
 			}
 			req.TriggerID = id
 			res, err := b.Manual.TriggerRunNow(cmd.Context(), req)
-			if answerLost(cmd.Context(), err) {
+			if answerLost(err) {
 				return lostAnswer(cmd, out, err, "the request may have queued a Run", lostAnswerView{TriggerID: id, RequestID: req.RequestID,
 					AskAgain: suggest(cmd, runNowAgain(cmd, args[0], project, req)...)})
 			}
@@ -293,7 +293,7 @@ from as who asked.` +
 			req := schedule.BackfillRequest{TriggerID: id, FromMs: fromMs, ToMs: toMs, Max: maxN, DryRun: dryRun, Actor: actor(),
 				Names: schedule.BackfillNames{From: "--from", To: "--to", Max: "--max"}}
 			total, err := backfillChunks(cmd, b.Manual, req)
-			if !dryRun && answerLost(cmd.Context(), err) {
+			if !dryRun && answerLost(err) {
 				return lostAnswer(cmd, out, err, "the backfill may have admitted Runs: asking again admits no occurrence twice and names the Runs the occurrences have (existingRunIds)",
 					lostAnswerView{TriggerID: id, AskAgain: suggest(cmd, backfillAgain(cmd, args[0], project, from, to, maxN)...)})
 			}

@@ -326,6 +326,7 @@ var notReachedByAFile = map[qlerror.Reason]string{
 	catalog.RefusalProjectMissing:     "a missing project is created by a file; the definitions page's view of one is a server test",
 	apply.RefusalOutcomeUnknown:       "the write of a valid file failing, not the file (TestAnApplyOfUnknownOutcomeReadsInChinese)",
 	apply.RefusalSpecChanged:          "an apply over a project revision (If-Match, `ql apply --if-match`), which the definitions page does not send",
+	apply.RefusalProjectExists:        "an apply only creating its project (If-None-Match: *), which the definitions page does not send",
 	apply.RefusalWriteConflict:        "the write of a valid file losing to another writer, not the file",
 	apply.RefusalNameTaken:            "the New task form's, not a file's (server: TestTheNewTaskFormRefusesANameItsProjectHasInThePagesLanguage)",
 	// The edit forms', not a file's (server: TestTheEditTaskFormRefusesATaskChangedSinceItWasShown,

@@ -112,7 +112,8 @@ var fileNamePattern = regexp.MustCompile(`^[^/\\\x00-\x1f]{1,128}$`)
 // with the audit record of the token and address. Admin scope: a
 // definitions file decides what commands run on the hosts, as which user.
 // With If-Match, it publishes only over the revision of the project the
-// client read, checked in the publishing transaction (apply.Options).
+// client read; with If-None-Match: *, only if no project has its name:
+// either checked in the publishing transaction (apply.Options).
 func (a *api) applyDefinitions(ctx context.Context, r *http.Request) (any, error) {
 	q, err := params(r.URL.Query(), "dryRun", "file")
 	if err != nil {
@@ -138,14 +139,18 @@ func (a *api) applyDefinitions(ctx context.Context, r *http.Request) (any, error
 	if err := definitionsType(r.Header.Get("Content-Type")); err != nil {
 		return nil, err
 	}
+	absent, err := ifNoneMatch(r)
+	if err != nil {
+		return nil, err
+	}
 	doc, err := apply.Read(file, r.Body)
 	if err != nil {
 		return nil, tooLarge(err, a.guard.limits.MaxBody)
 	}
 	var results []apply.Result
 	if dry {
-		stale := a.checkDry(ctx, doc.Project, ifMatch(r))
-		if stale != nil && qlerror.ReasonOf(stale) != apply.RefusalSpecChanged {
+		stale := a.checkDry(ctx, doc.Project, ifMatch(r), absent)
+		if stale != nil && !apply.Stale(stale) {
 			return nil, stale
 		}
 		svc, reader := a.planning()
@@ -155,7 +160,7 @@ func (a *api) applyDefinitions(ctx context.Context, r *http.Request) (any, error
 		}
 	} else {
 		svc := *a.Definitions
-		results, err = apply.Publish(ctx, svc, doc, ids.New, apply.Options{Actor: principalOf(ctx).actor(), IfMatch: ifMatch(r)})
+		results, err = apply.Publish(ctx, svc, doc, ids.New, apply.Options{Actor: principalOf(ctx).actor(), IfMatch: ifMatch(r), IfNoneMatch: absent})
 	}
 	if err != nil {
 		return nil, err

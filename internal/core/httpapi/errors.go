@@ -133,6 +133,13 @@ const (
 	// RefusalSecretMissing: a DELETE of a secret the file does not
 	// define.
 	RefusalSecretMissing qlerror.Reason = "secret_missing"
+	// RefusalPreconditionNotHere: a write sent a precondition header
+	// (If-Match, If-None-Match, If-Unmodified-Since) its route does not
+	// check.
+	RefusalPreconditionNotHere qlerror.Reason = "precondition_not_here"
+	// RefusalPreconditionHeader: an apply's If-None-Match other than *,
+	// or beside If-Match.
+	RefusalPreconditionHeader qlerror.Reason = "precondition_header"
 )
 
 type errorBody struct {

@@ -350,7 +350,7 @@ func (a *api) dispatch(rs []route) http.HandlerFunc {
 		protected = protected || rt.scope != public
 		served = served && rt.served
 		unchecked = unchecked && rt.unchecked
-		h := rt.handler(a)
+		h := a.refuseUnheld(rt, rt.handler(a))
 		if rt.scope != public {
 			h = a.protect(rt.scope, rt.served, rt.unchecked, a.neverServed(rt.pattern), h)
 		}

@@ -41,13 +41,17 @@ func (t taggedAnswer) write(w http.ResponseWriter) {
 }
 
 // checkDry refuses a dry run whose If-Match (tags) does not name the
-// project's revision, as the apply would be refused.
-func (a *api) checkDry(ctx context.Context, project string, tags []string) error {
-	if tags == nil {
+// project's revision, or whose If-None-Match: * (absent) finds the
+// project, as the apply would be refused.
+func (a *api) checkDry(ctx context.Context, project string, tags []string, absent bool) error {
+	if tags == nil && !absent {
 		return nil
 	}
 	if a.Export == nil {
-		return qlerror.New(qlerror.FailedPrecondition, "this server cannot read a project's revision, so it cannot check If-Match in a dry run; dry-run without If-Match, or where the database is")
+		return qlerror.New(qlerror.FailedPrecondition, "this server cannot read a project's revision, so it cannot check If-Match or If-None-Match in a dry run; dry-run without them, or where the database is")
+	}
+	if absent {
+		return apply.CheckAbsent(ctx, a.Export, project)
 	}
 	return apply.CheckRevision(ctx, a.Export, project, tags)
 }

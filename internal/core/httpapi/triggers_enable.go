@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 
+	"github.com/qinglong/qinglong/internal/core/apply"
 	"github.com/qinglong/qinglong/internal/core/catalog"
 	"github.com/qinglong/qinglong/internal/core/qlerror"
 	"github.com/qinglong/qinglong/internal/core/view"
@@ -14,7 +15,10 @@ import (
 // remote address audited in the publish's transaction. It takes the admin
 // scope: unlike pause, it changes the trigger's definition (a new
 // revision, what `ql apply` writes), and a later apply of a file saying
-// otherwise changes it back.
+// otherwise changes it back. With If-Match, it publishes only over the
+// revision of the trigger's project the client read, checked in the
+// publishing transaction as an apply's is; asking for the state the
+// trigger is in answers unchanged whatever the revision.
 func (a *api) triggerEnable(enable bool) func(context.Context, *http.Request) (any, error) {
 	return func(ctx context.Context, r *http.Request) (any, error) {
 		if _, err := params(r.URL.Query()); err != nil {
@@ -32,7 +36,11 @@ func (a *api) triggerEnable(enable bool) func(context.Context, *http.Request) (a
 		if err != nil {
 			return nil, err
 		}
-		res, err := a.Enabler.TriggerSetEnabled(ctx, catalog.EnableRequest{ProjectID: d.ProjectID, Name: d.Name, Enabled: enable, Actor: principalOf(ctx).actor()})
+		req := catalog.EnableRequest{ProjectID: d.ProjectID, Name: d.Name, Enabled: enable, Actor: principalOf(ctx).actor()}
+		if tags := ifMatch(r); tags != nil {
+			req.Precondition = apply.RevisionPrecondition(d.ProjectName, tags)
+		}
+		res, err := a.Enabler.TriggerSetEnabled(ctx, req)
 		if err != nil {
 			return nil, err
 		}

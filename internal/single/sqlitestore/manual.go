@@ -76,6 +76,13 @@ func (s *Store) RunRerun(ctx context.Context, r schedule.RerunRequest) (schedule
 		err := tx.QueryRowContext(ctx, qRunRerunSource, r.RunID).Scan(&src.triggerID, &src.state, &src.scheduledForMs,
 			&src.taskRevision, &src.triggerRevision, &src.executionID, &src.taskDigest, &src.triggerDigest)
 		if errors.Is(err, sql.ErrNoRows) {
+			// Retention may have deleted the original after this request
+			// made its re-run, which it keeps while unfinished or younger:
+			// asked again, the request answers the Run it made.
+			var made bool
+			if out, made, err = replay(ctx, tx, key, requestID, false); made || err != nil {
+				return err
+			}
 			return schedule.RunMissing(r.RunID)
 		}
 		if err != nil {

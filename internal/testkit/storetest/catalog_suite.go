@@ -38,6 +38,9 @@ func RunCatalog(t *testing.T, newFixture Factory) {
 		"AnApplyWithAStaleRevisionWritesNothing":                  testStaleRevisionWritesNothing,
 		"AnApplyAskedAgainOverTheRevisionItMovedAnswersUnchanged": testStaleRevisionOfOwnChange,
 		"TwoAppliesOverOneRevisionPublishOnce":                    testTwoAppliesOverOneRevision,
+		"AnEnableWithAStaleRevisionWritesNothing":                 testStaleRevisionEnableWritesNothing,
+		"TwoDisablesOverOneRevisionPublishOnce":                   testTwoEnablesOverOneRevision,
+		"AnApplyCreatingOnlyIsRefusedWhenItsProjectExists":        testApplyCreatingOnlyRefusesAnExistingProject,
 	}
 	for name, fn := range tests {
 		t.Run(name, func(t *testing.T) {

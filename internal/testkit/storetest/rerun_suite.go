@@ -6,6 +6,7 @@ import (
 
 	"github.com/qinglong/qinglong/internal/core/ids"
 	"github.com/qinglong/qinglong/internal/core/qlerror"
+	"github.com/qinglong/qinglong/internal/core/retention"
 	"github.com/qinglong/qinglong/internal/core/run"
 	"github.com/qinglong/qinglong/internal/core/schedule"
 	"github.com/qinglong/qinglong/internal/core/trigger"
@@ -94,5 +95,30 @@ func testRerunRefusals(t *testing.T, f Fixture) {
 	requireCode(t, err, qlerror.Invalid, "a re-run request id with a space")
 	if n := len(runsOf(t, f, id)); n != 1 {
 		t.Fatalf("%d runs after refused re-runs, want only the queued one", n)
+	}
+}
+
+// A re-run request asked again after retention deleted its original
+// answers the Run it made, which retention keeps (unfinished, or younger
+// than the original): the request's own Run exists, and a client that
+// lost the first answer must learn it rather than be told the original is
+// missing. A new request for the deleted original is still run_missing.
+func testRerunAskedAgainAfterRetentionDeletedItsOriginal(t *testing.T, f Fixture) {
+	_, template := retentionDefs(t, f)
+	orig := seed(t, f, template, 1, 40*day, 0)[0]
+	first := rerun(t, f, schedule.RerunRequest{RunID: orig, RequestID: "after-retention", Actor: "ops"})
+	if !first.Created {
+		t.Fatalf("re-run of the old Run: %+v, want a created Run", first)
+	}
+	pass(t, f, retention.Policy{RunsAge: 30 * day})
+	requireGone(t, f, []string{orig})
+	again, err := f.Manual.RunRerun(t.Context(), schedule.RerunRequest{RunID: orig, RequestID: "after-retention", Actor: "ops"})
+	if err != nil || again.Created || again.RunID != first.RunID {
+		t.Fatalf("the re-run request asked again after its original was deleted: %+v, %v; want its Run %s, not created", again, err, first.RunID)
+	}
+	_, err = f.Manual.RunRerun(t.Context(), schedule.RerunRequest{RunID: orig, RequestID: "new-request"})
+	requireCode(t, err, qlerror.NotFound, "a new re-run request of a deleted Run")
+	if qlerror.ReasonOf(err) != schedule.RefusalRunMissing {
+		t.Fatalf("a new re-run request of a deleted Run: %v (reason %q); want %s", err, qlerror.ReasonOf(err), schedule.RefusalRunMissing)
 	}
 }

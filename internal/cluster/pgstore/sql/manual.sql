@@ -27,6 +27,16 @@ SELECT r.id, coalesce((e.payload->>'force')::boolean, false)
   LEFT JOIN qinglong.run_events e ON e.run_id = r.id AND e.seq = 1 AND e.name = 'run.created'
  WHERE r.project_id = $1 AND r.idempotency_key = $2
 
+-- name: ManualReplayAnyProject
+-- ManualReplay in whichever project holds the key: a re-run asked again
+-- after retention deleted its original, which alone named the project
+-- (manual.go, replayAnyProject). One probe of runs_idempotency_key per
+-- project, as the key's unique index leads with the project.
+SELECT r.id, coalesce((e.payload->>'force')::boolean, false)
+  FROM qinglong.projects p
+  JOIN qinglong.runs r ON r.project_id = p.id AND r.idempotency_key = $1
+  LEFT JOIN qinglong.run_events e ON e.run_id = r.id AND e.seq = 1 AND e.name = 'run.created'
+
 -- name: RerunSource
 -- What a re-run repeats: a Run's trigger, state, scheduled time and pinned
 -- revisions, with the content digests of the task and trigger revisions
