@@ -340,7 +340,7 @@ func applyOverlap(ctx context.Context, q querier, p schedule.CommitParams, f com
 		if err != nil {
 			return p, overlapEffect{}, err
 		}
-		return p, overlapEffect{waits: true, replaces: f.Unfinished[len(f.Unfinished)-1], cancelled: true, finished: finished, stops: stops}, nil
+		return p, overlapEffect{waits: true, replaces: schedule.OverlapReplaced(f.Unfinished), cancelled: true, finished: finished, stops: stops}, nil
 	}
 	return p, overlapEffect{}, nil
 }

@@ -316,7 +316,7 @@ func admitManual(ctx context.Context, tx pgx.Tx, f commitFacts, tk schedule.Tick
 				return out, nil, err
 			}
 			out.Finished, stopped = finished, stops
-			m.waits, m.replaces = true, f.Unfinished[len(f.Unfinished)-1]
+			m.waits, m.replaces = true, schedule.OverlapReplaced(f.Unfinished)
 		}
 	}
 	m.runID, m.dueAtMs, m.audit = ids.New(), f.NowMs, audit

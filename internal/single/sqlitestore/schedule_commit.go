@@ -264,7 +264,8 @@ type queuing struct {
 
 // cancelPrevious cancels a trigger's unfinished Runs (oldest first) for a
 // cancel_previous admission, by saying which kind, and returns how the
-// admitted Run queues: waiting for them, in the place of the newest.
+// admitted Run queues: waiting for them, in the place of the newest
+// (schedule.OverlapReplaced).
 func (s *Store) cancelPrevious(ctx context.Context, tx *txn, unfinished []string, by run.CancelReason) (queuing, run.FinishCounts, error) {
 	var finished run.FinishCounts
 	for _, id := range unfinished {
@@ -276,7 +277,7 @@ func (s *Store) cancelPrevious(ctx context.Context, tx *txn, unfinished []string
 			finished.Add(run.Cancelled)
 		}
 	}
-	return queuing{waits: true, replaces: unfinished[len(unfinished)-1]}, finished, nil
+	return queuing{waits: true, replaces: schedule.OverlapReplaced(unfinished)}, finished, nil
 }
 
 func unfinishedRuns(ctx context.Context, tx *txn, triggerID string) ([]string, error) {
