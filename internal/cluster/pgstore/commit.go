@@ -292,6 +292,10 @@ func clockWentBackPassed(p schedule.CommitParams) schedule.CommitParams {
 type overlapEffect struct {
 	// waits: the admitted Run waits for the trigger's unfinished ones.
 	waits bool
+	// replaces is the newest Run cancel_previous cancelled for the
+	// admission, whose place in the dispatch order its Run takes; "" for
+	// any other.
+	replaces string
 	// cancelled: the trigger's unfinished Runs were cancelled in the
 	// admission's transaction, so its write must hold or fail the
 	// transaction (errFenceFailedAfterCancels).
@@ -336,7 +340,7 @@ func applyOverlap(ctx context.Context, q querier, p schedule.CommitParams, f com
 		if err != nil {
 			return p, overlapEffect{}, err
 		}
-		return p, overlapEffect{waits: true, cancelled: true, finished: finished, stops: stops}, nil
+		return p, overlapEffect{waits: true, replaces: schedule.OverlapReplaced(f.Unfinished), cancelled: true, finished: finished, stops: stops}, nil
 	}
 	return p, overlapEffect{}, nil
 }
@@ -381,7 +385,7 @@ func decisionArgs(p schedule.CommitParams, f commitFacts, eff overlapEffect) ([]
 		if admission, err = admissionArgsOf(p, f); err != nil {
 			return nil, "", err
 		}
-		admission["waits"] = eff.waits
+		admission["waits"], admission["replaces"] = eff.waits, nullable(eff.replaces)
 	}
 	args := pgx.StrictNamedArgs{
 		"trigger_id":           tk.TriggerID,
@@ -412,6 +416,7 @@ func noAdmission() pgx.StrictNamedArgs {
 		"run_id": nil, "project_id": nil, "task_id": nil, "task_revision": nil, "execution_revision_id": nil,
 		"idempotency_key": nil, "scheduled_for_ms": nil, "due_at_ms": nil, "admitted_at_ms": nil, "attempt_id": nil, "executor": nil,
 		"created_event": nil, "created_payload": nil, "queued_event": nil, "queued_payload": nil, "waits": nil,
+		"replaces": nil,
 	}
 }
 

@@ -585,6 +585,7 @@ func pageWriteArgs(group []schedule.CommitParams, write []int, facts map[int]pag
 		tids                                        = make(elems[pgtype.TID], n)
 		triggerIDs, tokens                          = newUUIDColumn(n), newUUIDColumn(n)
 		runIDs, projectIDs, taskIDs, attemptIDs     = newUUIDColumn(n), newUUIDColumn(n), newUUIDColumn(n), newUUIDColumn(n)
+		replaces                                    = newUUIDColumn(n)
 		owners, execIDs, keys                       = make(elems[pgtype.Text], n), make(elems[pgtype.Text], n), make(elems[pgtype.Text], n)
 		revisions, versions, claimVersions, expires = make(elems[pgtype.Int8], n), make(elems[pgtype.Int8], n), make(elems[pgtype.Int8], n), make(elems[pgtype.Int8], n)
 		acquired, nextCur, cursors, lastScheduled   = make(elems[pgtype.Int8], n), make(elems[pgtype.Int8], n), make(elems[pgtype.Int8], n), make(elems[pgtype.Int8], n)
@@ -628,6 +629,9 @@ func pageWriteArgs(group []schedule.CommitParams, write []int, facts map[int]pag
 		execIDs[k], keys[k] = pgtype.Text{String: a.executionRevID, Valid: true}, pgtype.Text{String: a.key, Valid: true}
 		created[k], queued[k] = a.created, a.queued
 		waiting[k] = pgtype.Bool{Bool: overlap[i].waits, Valid: true}
+		if r := overlap[i].replaces; r != "" {
+			replaces.set(k, &r)
+		}
 	}
 	args := ledgerArgs(passed)
 	args["ledger_row"] = ledgerRows
@@ -637,8 +641,8 @@ func pageWriteArgs(group []schedule.CommitParams, write []int, facts map[int]pag
 		"acquired_at_ms": acquired, "next_cursor": nextCur, "next_due_offset_ms": nextDue, "last_scheduled_at_ms": lastScheduled,
 		"run_id": runIDs.param(), "project_id": projectIDs.param(), "task_id": taskIDs.param(), "task_revision": taskRevisions,
 		"execution_revision_id": execIDs, "idempotency_key": keys, "scheduled_for_ms": scheduledFor, "due_at_ms": dueAt,
-		"attempt_id": attemptIDs.param(), "created_payload": created, "queued_payload": queued, "waits": waiting, "cancelled": cancelled,
-		"admitted_at_ms": nowMs, "executor": string(task.RemoteWorker),
+		"attempt_id": attemptIDs.param(), "created_payload": created, "queued_payload": queued, "waits": waiting,
+		"replaces": replaces.param(), "cancelled": cancelled, "admitted_at_ms": nowMs, "executor": string(task.RemoteWorker),
 		"created_event": run.EventCreated, "queued_event": run.EventQueued,
 	})
 	return commitPageWriteParams.args(args)

@@ -2,6 +2,8 @@ package pgstore
 
 import (
 	"context"
+	"strconv"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -21,6 +23,8 @@ type store struct {
 	*env
 	admin   *Admin
 	runtime *Runtime
+	// orderWorkers numbers the workers dispatchOrder registers.
+	orderWorkers atomic.Int32
 }
 
 func newStore(t testing.TB) *store {
@@ -96,6 +100,7 @@ func (s *store) fixture() storetest.Fixture {
 		Manual:           s.runtime,
 		Outbox:           s.runtime,
 		Finish:           fin.finish,
+		DispatchOrder:    s.dispatchOrder,
 		FinishKilled:     fin.finishKilled,
 		Told:             fin.toldOf,
 		FinishWithOutput: fin.finishWithOutput,
@@ -345,4 +350,20 @@ func (s *store) runtimeTx(t testing.TB) (tx pgx.Tx, rollback func()) {
 		_ = tx.Rollback(ctx)
 		_ = conn.Close(ctx)
 	}
+}
+
+// dispatchOrder is the Runs a new worker of no labels is granted by pulls
+// of one grant each, in order, until n or none is left.
+func (s *store) dispatchOrder(t *testing.T, n int) []string {
+	t.Helper()
+	w := s.newWorker(t, "dispatch-order-"+strconv.Itoa(int(s.orderWorkers.Add(1))), nil, n)
+	var out []string
+	for range n {
+		_, grants := s.pull(t, w, 1)
+		if len(grants) == 0 {
+			break
+		}
+		out = append(out, grants[0].RunID)
+	}
+	return out
 }

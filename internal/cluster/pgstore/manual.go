@@ -102,6 +102,9 @@ type manualRun struct {
 	scheduledForMs, dueAtMs int64
 	audit                   map[string]any
 	waits                   bool
+	// replaces is the newest Run cancel_previous cancelled for it, whose
+	// place in the dispatch order it takes; "" for any other.
+	replaces string
 	// rerunOf is the finished Run a re-run repeats, "" for any other.
 	rerunOf string
 	// backfilled: a backfill admits it, so a pull grants it after every
@@ -131,7 +134,7 @@ func insertManual(ctx context.Context, tx pgx.Tx, f commitFacts, tk schedule.Tic
 		"run_id": m.runID, "project_id": tk.ProjectID, "task_id": tk.TaskID, "task_revision": tk.TaskRevision,
 		"trigger_id": tk.TriggerID, "trigger_revision": tk.TriggerRevision, "execution_revision_id": f.Execution.ID,
 		"idempotency_key": m.key, "scheduled_for_ms": m.scheduledForMs, "due_at_ms": m.dueAtMs, "now_ms": f.NowMs, "waits": m.waits,
-		"rerun_of": nullable(m.rerunOf), "backfilled": m.backfilled,
+		"rerun_of": nullable(m.rerunOf), "backfilled": m.backfilled, "replaces": nullable(m.replaces),
 		"attempt_id": attemptID, "executor": string(task.RemoteWorker),
 		"created_event": run.EventCreated, "created_payload": string(cj), "queued_event": run.EventQueued, "queued_payload": string(qj),
 	})
@@ -339,7 +342,7 @@ func admitManual(ctx context.Context, tx pgx.Tx, f commitFacts, tk schedule.Tick
 				return out, nil, err
 			}
 			out.Finished, stopped = finished, stops
-			m.waits = true
+			m.waits, m.replaces = true, schedule.OverlapReplaced(f.Unfinished)
 		}
 	}
 	m.runID, m.dueAtMs, m.audit = ids.New(), f.NowMs, audit

@@ -199,7 +199,7 @@ func TestNamedStatementArgs(t *testing.T) {
 			t.Errorf("%s takes %d named parameters: %v", name, len(p), p)
 		}
 	}
-	if len(commitWriteParams) != 36 || strings.Contains(sqlCommitWrite, "@") {
+	if len(commitWriteParams) != 37 || strings.Contains(sqlCommitWrite, "@") {
 		t.Errorf("CommitWrite: %d parameters, wire text with @: %v", len(commitWriteParams), strings.Contains(sqlCommitWrite, "@"))
 	}
 }

@@ -34,8 +34,9 @@ exits 1 and prints the command that asks again with the request id it sent (-o j
 as requestId and askAgain, with outcomeUnknown: true). Repeated with another --force than the first
 time, a request id is refused as reused (exit 4). The trigger's overlap policy applies: under skip,
 a request while an earlier Run of the trigger is unfinished is refused, under queue_one the Run waits for the unfinished one (refused
-while one waits already), under cancel_previous the unfinished Runs are cancelled first; a refused
-request prints "not run" (-o json: "skipped") and exits 3, so a script can tell that nothing ran.
+while one waits already), under cancel_previous the unfinished Runs are cancelled first and the new Run takes
+the newest one's place in the queue; a refused request prints "not run" (-o json: "skipped") and exits 3, so
+a script can tell that nothing ran.
 --force admits it regardless, to run at once. A paused trigger may run now; a disabled one,
 or one of an archived project, may not (set the project's status: active and ` + "`" + opts.Binary + ` apply` + "`" + ` it first).
 Who asked (the operating-system user, or over --api-url the API token and the address it came from),

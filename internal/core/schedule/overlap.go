@@ -61,6 +61,22 @@ func OverlapRefusedBeside(policy trigger.OverlapPolicy, unfinished []string) (ru
 	return unfinished[0], false
 }
 
+// OverlapReplaced names, of a trigger's unfinished Runs (oldest first, as
+// adapters read them) that cancel_previous cancels for an admission, the
+// Run whose place in the dispatch order the admitted Run takes: the
+// newest. The place taken is that Run's own (its id, on SQLite its latest
+// attempt's), never one it took over in turn, so a trigger firing faster
+// than the slots drain moves its replacement back one period at each
+// occurrence and passes each waiting Run at most once: it cannot starve
+// the triggers sharing its slots. A backfilled Run's place is behind every
+// other, so adapters give the replacement of one its own place instead.
+func OverlapReplaced(unfinished []string) string {
+	if len(unfinished) == 0 {
+		return ""
+	}
+	return unfinished[len(unfinished)-1]
+}
+
 // OverlapPassed is the decision an admission becomes when its overlap
 // verdict is OverlapPass: the admission passed over as PassOverlap
 // (PassedAs).

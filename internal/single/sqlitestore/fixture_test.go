@@ -186,6 +186,7 @@ func (e *env) fixture() storetest.Fixture {
 		Manual:        e.store,
 		Outbox:        e.store,
 		Finish:        e.finish,
+		DispatchOrder: e.pendingOrder,
 		FinishKilled:  e.finishKilled,
 		FinishAgain:   e.finishAgain,
 		Told: func(runID string) run.Identity {

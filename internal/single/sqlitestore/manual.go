@@ -151,7 +151,7 @@ func replay(ctx context.Context, tx *txn, key, requestID string, force bool) (sc
 // policy applied to its unfinished Runs; then the queued Run.
 func (s *Store) admitManual(ctx context.Context, tx *txn, tk schedule.Ticket, m manualRequest) (schedule.RunNowResult, error) {
 	var out schedule.RunNowResult
-	waits := false
+	var q queuing
 	var finished run.FinishCounts
 	if !m.force && tk.Cron.Overlap != "" {
 		unfinished, err := unfinishedRuns(ctx, tx, tk.TriggerID)
@@ -164,18 +164,11 @@ func (s *Store) admitManual(ctx context.Context, tx *txn, tk schedule.Ticket, m 
 			out.Skipped = schedule.PassOverlap
 			return out, nil
 		case schedule.OverlapAdmitWaiting:
-			waits = true
+			q.waits = true
 		case schedule.OverlapCancelThenAdmit:
-			for _, id := range unfinished {
-				eff, err := s.cancelInTx(ctx, tx, id, run.CancelledByManualRun, "")
-				if err != nil {
-					return out, err
-				}
-				if eff.Finished {
-					finished.Add(run.Cancelled)
-				}
+			if q, finished, err = s.cancelPrevious(ctx, tx, unfinished, run.CancelledByManualRun); err != nil {
+				return out, err
 			}
-			waits = true
 		}
 	}
 	plan, err := verifiedExecution(ctx, tx, tk)
@@ -193,7 +186,7 @@ func (s *Store) admitManual(ctx context.Context, tx *txn, tk schedule.Ticket, m 
 	}
 	out.RunID, out.Created, out.Finished = ids.New(), true, finished
 	return out, manualErr(s.insertRun(ctx, tx, tk, admission{runID: out.RunID, attemptID: ids.New(), executionID: plan.ID, key: m.key,
-		scheduledForMs: scheduledFor, dueAtMs: now, waits: waits, rerunOf: m.rerunOf, audit: m.audit}, now))
+		scheduledForMs: scheduledFor, dueAtMs: now, queuing: q, rerunOf: m.rerunOf, audit: m.audit}, now))
 }
 
 // TriggerBackfill admits, in one write transaction at the injected clock's

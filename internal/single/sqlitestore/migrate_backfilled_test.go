@@ -22,6 +22,7 @@ func TestMigratingPutsTheBackfilledRunsAlreadyQueuedBehindTheOthers(t *testing.T
 			t.Fatal(err)
 		}
 	}
+	undoPlace := placeLater(t, e)
 	d := e.defs(t, "history", everyMinute)
 	now := e.clock.NowMs()
 	res, err := e.store.TriggerBackfill(ctx, schedule.BackfillRequest{
@@ -35,6 +36,7 @@ func TestMigratingPutsTheBackfilledRunsAlreadyQueuedBehindTheOthers(t *testing.T
 			t.Fatal(err)
 		}
 	}
+	undoPlace()
 	if _, err := e.store.Migrate(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -57,6 +59,7 @@ func TestMigratingMarksTheQueuedBackfilledRunsForTheirOwnAge(t *testing.T) {
 	if err := e.tamper(ctx, `ALTER TABLE runs ADD COLUMN backfilled INTEGER NOT NULL DEFAULT 0`); err != nil {
 		t.Fatal(err)
 	}
+	undoPlace := placeLater(t, e)
 	d := e.defs(t, "history", everyMinute)
 	now := e.clock.NowMs()
 	res, err := e.store.TriggerBackfill(ctx, schedule.BackfillRequest{
@@ -68,6 +71,7 @@ func TestMigratingMarksTheQueuedBackfilledRunsForTheirOwnAge(t *testing.T) {
 	if err := e.tamper(ctx, `ALTER TABLE runs DROP COLUMN backfilled`); err != nil {
 		t.Fatal(err)
 	}
+	undoPlace()
 	if _, err := e.store.Migrate(ctx); err != nil {
 		t.Fatal(err)
 	}

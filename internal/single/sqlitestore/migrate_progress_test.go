@@ -20,6 +20,7 @@ func TestAMigrationSaysEachIndexItBuildsOverTheRunsFirst(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	undoPlace := placeLater(t, e)
 	d := e.defs(t, "history", everyMinute)
 	e.admit(t, d.Trigger.TriggerID)
 	for _, table := range []string{"attempts", "runs"} {
@@ -27,6 +28,7 @@ func TestAMigrationSaysEachIndexItBuildsOverTheRunsFirst(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	undoPlace()
 	var said []IndexBuild
 	if _, err := e.store.migrateSaying(ctx, Stream(), func(b IndexBuild) { said = append(said, b) }, 1); err != nil {
 		t.Fatal(err)

@@ -206,11 +206,13 @@ func TestARunFoundLostRecordsWhenAlsoOneAnOlderBuildFoundLost(t *testing.T) {
 	s := e.store
 	// This build's take reads the recheck columns a later migration adds
 	// (0022), its read of a queued Run the attempts' backoff column (0019)
-	// and its admission writes the Run's backfill mark (0034); the older
+	// and its admission writes the Run's backfill mark (0034) and the
+	// attempt's place (0036), read beside the attempts' mark (0033); the older
 	// build admits and reads through them with them there, and they go
 	// before the file is migrated, which adds them again.
 	later := []struct{ table, col string }{
 		{"trigger_schedules", "recheck_at_ms"}, {"trigger_schedules", "recheck_state_version"}, {"attempts", "available_at_ms"}, {"runs", "backfilled"},
+		{"attempts", "backfilled"}, {"attempts", "place_of"},
 	}
 	for _, l := range later {
 		if err := e.tamper(ctx, `ALTER TABLE `+l.table+` ADD COLUMN `+l.col+` INTEGER`); err != nil {

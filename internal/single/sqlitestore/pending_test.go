@@ -44,7 +44,8 @@ func (e *env) seedRetryWaiting(tb testing.TB, template string, n int) {
 // The dispatcher's queue reads the attempts it could start now and never
 // the ones waiting out a retry backoff: its plan walks the partial index
 // attempts_pending (which holds no waiting attempt) in the queue's order
-// (a backfill's last, then oldest first), so it sorts nothing and stops
+// (a backfill's last, then by place: a cancel_previous replacement's is
+// the Run it replaced, any other's its own), so it sorts nothing and stops
 // at the round's size, and with 1,000 Runs waiting to retry it still
 // hands over the one queued Run.
 func TestThePendingQueueNeverReadsAttemptsWaitingToRetry(t *testing.T) {

@@ -151,7 +151,7 @@ func (s *Store) commitDecision(ctx context.Context, tx *txn, p schedule.CommitPa
 		return wrote{}, finished, err
 	}
 	now := s.nowMs()
-	waits := false
+	var q queuing
 	if d.Action == schedule.Admit {
 		var err error
 		if d, err = passAdmittedBefore(ctx, tx, tk, d); err != nil {
@@ -160,7 +160,7 @@ func (s *Store) commitDecision(ctx context.Context, tx *txn, p schedule.CommitPa
 	}
 	if d.Action == schedule.Admit {
 		var err error
-		if d, waits, finished, err = s.applyOverlap(ctx, tx, tk, d); err != nil {
+		if d, q, finished, err = s.applyOverlap(ctx, tx, tk, d); err != nil {
 			return wrote{}, finished, err
 		}
 	}
@@ -181,7 +181,7 @@ func (s *Store) commitDecision(ctx context.Context, tx *txn, p schedule.CommitPa
 	}
 	key := schedule.IdempotencyKey(tk.TriggerID, tk.TriggerRevision, d.ScheduledForMs)
 	if err := s.insertRun(ctx, tx, tk, admission{runID: p.RunID, attemptID: p.AttemptID, executionID: plan.ID, key: key,
-		scheduledForMs: d.ScheduledForMs, dueAtMs: d.FireAtMs, waits: waits}, now); err != nil {
+		scheduledForMs: d.ScheduledForMs, dueAtMs: d.FireAtMs, queuing: q}, now); err != nil {
 		return wrote{}, finished, err
 	}
 	res, err := tx.ExecContext(ctx, qScheduleAdvanceAdmitted, d.NextFireAtMs, d.ScheduledForMs, now, tk.TriggerID, tk.TriggerRevision, tk.StateVersion, nullable(tk.NextFireAtMs),
@@ -228,35 +228,56 @@ func passAdmittedBefore(ctx context.Context, tx *txn, tk schedule.Ticket, d sche
 
 // applyOverlap reads the trigger's unfinished Runs inside the admission's
 // write transaction and applies its overlap policy to the admission d: the
-// decision to write instead (d, or d passed over) and whether its Run
-// waits for the unfinished ones (queue_one, and cancel_previous after
-// asking them to stop), with the Runs cancel_previous finished.
-func (s *Store) applyOverlap(ctx context.Context, tx *txn, tk schedule.Ticket, d schedule.Decision) (_ schedule.Decision, waits bool, finished run.FinishCounts, _ error) {
+// decision to write instead (d, or d passed over) and how its Run is
+// queued (waits for the unfinished ones under queue_one, and under
+// cancel_previous after asking them to stop, in the place of the newest),
+// with the Runs cancel_previous finished.
+func (s *Store) applyOverlap(ctx context.Context, tx *txn, tk schedule.Ticket, d schedule.Decision) (_ schedule.Decision, q queuing, finished run.FinishCounts, _ error) {
 	if tk.Cron.Overlap == trigger.OverlapAllow {
-		return d, false, finished, nil
+		return d, q, finished, nil
 	}
 	unfinished, err := unfinishedRuns(ctx, tx, tk.TriggerID)
 	if err != nil {
-		return d, false, finished, err
+		return d, q, finished, err
 	}
 	switch schedule.OverlapOf(tk.Cron.Overlap, len(unfinished)) {
 	case schedule.OverlapPass:
-		return d.OverlapPassed(), false, finished, nil
+		return d.OverlapPassed(), q, finished, nil
 	case schedule.OverlapAdmitWaiting:
-		return d, true, finished, nil
+		return d, queuing{waits: true}, finished, nil
 	case schedule.OverlapCancelThenAdmit:
-		for _, id := range unfinished {
-			eff, err := s.cancelInTx(ctx, tx, id, run.CancelledByLaterOccurrence, "")
-			if err != nil {
-				return d, false, run.FinishCounts{}, err
-			}
-			if eff.Finished {
-				finished.Add(run.Cancelled)
-			}
-		}
-		return d, true, finished, nil
+		q, finished, err = s.cancelPrevious(ctx, tx, unfinished, run.CancelledByLaterOccurrence)
+		return d, q, finished, err
 	}
-	return d, false, finished, nil
+	return d, q, finished, nil
+}
+
+// queuing is how an admission under an overlap policy queues its Run.
+type queuing struct {
+	// waits: it waits for the trigger's unfinished Runs (queue_one,
+	// cancel_previous).
+	waits bool
+	// replaces is the newest Run cancel_previous cancelled for it, whose
+	// place in the dispatcher's queue it takes; "" for any other.
+	replaces string
+}
+
+// cancelPrevious cancels a trigger's unfinished Runs (oldest first) for a
+// cancel_previous admission, by saying which kind, and returns how the
+// admitted Run queues: waiting for them, in the place of the newest
+// (schedule.OverlapReplaced).
+func (s *Store) cancelPrevious(ctx context.Context, tx *txn, unfinished []string, by run.CancelReason) (queuing, run.FinishCounts, error) {
+	var finished run.FinishCounts
+	for _, id := range unfinished {
+		eff, err := s.cancelInTx(ctx, tx, id, by, "")
+		if err != nil {
+			return queuing{}, run.FinishCounts{}, err
+		}
+		if eff.Finished {
+			finished.Add(run.Cancelled)
+		}
+	}
+	return queuing{waits: true, replaces: schedule.OverlapReplaced(unfinished)}, finished, nil
 }
 
 func unfinishedRuns(ctx context.Context, tx *txn, triggerID string) ([]string, error) {
@@ -282,8 +303,8 @@ type admission struct {
 	runID, attemptID, executionID, key string
 	scheduledForMs, dueAtMs            int64
 	audit                              map[string]any
-	// waits: admitted under queue_one behind an unfinished Run.
-	waits bool
+	// queuing: admitted under queue_one or cancel_previous.
+	queuing
 	// rerunOf is the finished Run a re-run repeats, "" for any other.
 	rerunOf string
 	// backfilled: a backfill admitted it, so its attempt is dispatched
@@ -308,11 +329,13 @@ func (s *Store) insertRun(ctx context.Context, tx *txn, tk schedule.Ticket, a ad
 	if n != 1 {
 		return occurrenceExists(tk, a.scheduledForMs, a.key)
 	}
-	insertAttempt := qAttemptAdmitInsert
 	if a.backfilled {
-		insertAttempt = qAttemptBackfillInsert
+		_, err = tx.ExecContext(ctx, qAttemptBackfillInsert, a.attemptID, a.runID, string(task.LocalProcess), now)
+	} else {
+		_, err = tx.ExecContext(ctx, qAttemptAdmitInsert, a.attemptID, a.runID, string(task.LocalProcess), now,
+			sql.NullString{String: a.replaces, Valid: a.replaces != ""})
 	}
-	if _, err := tx.ExecContext(ctx, insertAttempt, a.attemptID, a.runID, string(task.LocalProcess), now); err != nil {
+	if err != nil {
 		return err
 	}
 	created := map[string]any{

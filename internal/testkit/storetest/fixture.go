@@ -137,6 +137,12 @@ type Fixture struct {
 	// what Finish does; an adapter may refuse the repeat (an attempt
 	// already ended) rather than answer it.
 	FinishAgain func(ctx context.Context, runID string) (finished run.State, err error)
+	// DispatchOrder is the Runs the adapter's dispatcher starts next, in
+	// the order it starts them, at most n: the single-node executor's
+	// queue as a round of n reads it; on PostgreSQL, a new worker's pulls
+	// of one grant each, until n or none is left (each grant leases its
+	// Run, so the queue moves on).
+	DispatchOrder func(t *testing.T, n int) []string
 	// Told is what the command of the attempt Finish last started for
 	// runID was told about itself (its QL_* variables): AttemptStart's
 	// identity on SQLite, the worker's grant on PostgreSQL.

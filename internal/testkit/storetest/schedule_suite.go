@@ -55,6 +55,9 @@ func RunSchedule(t *testing.T, newFixture Factory) {
 	for name, fn := range overlapCases() {
 		commits[name] = fn
 	}
+	for name, fn := range placeCases() {
+		commits[name] = fn
+	}
 	for name, fn := range clockBackCommits() {
 		commits[name] = fn
 	}

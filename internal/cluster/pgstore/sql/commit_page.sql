@@ -198,6 +198,8 @@ SELECT w.ord,
 -- @task_revision, @execution_revision_id, @idempotency_key,
 -- @scheduled_for_ms, @due_at_ms (its jittered due time), @attempt_id, @created_payload, @queued_payload,
 -- @waits (queue_one: the Run waits for the trigger's unfinished one),
+-- @replaces (cancel_previous: the Run whose place it takes, as
+-- commit_write.sql says; NULL otherwise),
 -- @cancelled (false for a row whose Runs nothing cancelled); and,
 -- shared by the page, @admitted_at_ms (the lock statement's database time),
 -- @executor and the event names @created_event and @queued_event; the
@@ -212,13 +214,13 @@ WITH input AS (
                   @acquired_at_ms::bigint[], @next_cursor::bigint[], @next_due_offset_ms::bigint[], @last_scheduled_at_ms::bigint[],
                   @run_id::uuid[], @project_id::uuid[], @task_id::uuid[], @task_revision::bigint[],
                   @execution_revision_id::text[], @idempotency_key::text[], @scheduled_for_ms::bigint[], @due_at_ms::bigint[],
-                  @attempt_id::uuid[], @created_payload::jsonb[], @queued_payload::jsonb[], @waits::boolean[], @cancelled::boolean[])
+                  @attempt_id::uuid[], @created_payload::jsonb[], @queued_payload::jsonb[], @waits::boolean[], @replaces::uuid[], @cancelled::boolean[])
            WITH ORDINALITY AS i (tid, trigger_id, trigger_revision, state_version, fence_cursor,
                  claim_owner, claim_token, claim_version, expires_at_ms,
                  acquired_at_ms, next_cursor, next_due_offset_ms, last_scheduled_at_ms,
                  run_id, project_id, task_id, task_revision,
                  execution_revision_id, idempotency_key, scheduled_for_ms, due_at_ms,
-                 attempt_id, created_payload, queued_payload, waits, cancelled, ord)
+                 attempt_id, created_payload, queued_payload, waits, replaces, cancelled, ord)
 ),
 fenced AS (
     UPDATE qinglong.trigger_schedules s
@@ -262,10 +264,10 @@ ledger AS (
 run AS (
     INSERT INTO qinglong.runs
            (id, project_id, task_id, task_revision, trigger_id, trigger_revision, execution_revision_id, idempotency_key,
-            scheduled_for_ms, due_at_ms, state, version, last_event_seq, created_at_ms, queued_at_ms, updated_at_ms, waits_for_previous)
+            scheduled_for_ms, due_at_ms, state, version, last_event_seq, created_at_ms, queued_at_ms, updated_at_ms, waits_for_previous, place_of)
     SELECT i.run_id, i.project_id, i.task_id, i.task_revision, i.trigger_id, i.trigger_revision, i.execution_revision_id, i.idempotency_key,
            i.scheduled_for_ms, i.due_at_ms, 'queued', 2, 2, @admitted_at_ms::bigint, @admitted_at_ms::bigint, @admitted_at_ms::bigint,
-           coalesce(i.waits, false)
+           coalesce(i.waits, false), (SELECT p.id FROM qinglong.runs p WHERE p.id = i.replaces AND NOT p.backfilled)
       FROM fenced f
       JOIN input i ON i.trigger_id = f.trigger_id
      WHERE i.run_id IS NOT NULL

@@ -45,7 +45,9 @@
 -- (its jittered due time),
 -- @admitted_at_ms (the lock statement's database time), @attempt_id,
 -- @executor, @waits (queue_one: the Run waits for the trigger's unfinished
--- one), and the name and payload of events 1 and 2 (@created_event,
+-- one), @replaces (cancel_previous: the newest Run it cancelled, whose
+-- place in the dispatch order the Run takes unless that one is a
+-- backfill's, pg-0042; NULL otherwise), and the name and payload of events 1 and 2 (@created_event,
 -- @created_payload, @queued_event, @queued_payload); the ledger entries as
 -- index-aligned arrays (@ledger_reason, @ledger_first, @ledger_last,
 -- @ledger_count, @ledger_at_least; empty for none) and @ledger_keep.
@@ -91,9 +93,10 @@ ledger AS (
 run AS (
     INSERT INTO qinglong.runs
            (id, project_id, task_id, task_revision, trigger_id, trigger_revision, execution_revision_id, idempotency_key,
-            scheduled_for_ms, due_at_ms, state, version, last_event_seq, created_at_ms, queued_at_ms, updated_at_ms, waits_for_previous)
+            scheduled_for_ms, due_at_ms, state, version, last_event_seq, created_at_ms, queued_at_ms, updated_at_ms, waits_for_previous, place_of)
     SELECT @run_id::uuid, @project_id, @task_id, @task_revision, f.trigger_id, f.trigger_revision, @execution_revision_id, @idempotency_key,
-           @scheduled_for_ms, @due_at_ms, 'queued', 2, 2, @admitted_at_ms, @admitted_at_ms, @admitted_at_ms, coalesce(@waits::boolean, false)
+           @scheduled_for_ms, @due_at_ms, 'queued', 2, 2, @admitted_at_ms, @admitted_at_ms, @admitted_at_ms, coalesce(@waits::boolean, false),
+           (SELECT p.id FROM qinglong.runs p WHERE p.id = @replaces::uuid AND NOT p.backfilled)
       FROM fenced f
      WHERE @run_id::uuid IS NOT NULL
     RETURNING id

@@ -65,16 +65,18 @@ SELECT scheduled_for_ms, id FROM qinglong.runs
 -- unique (project_id, idempotency_key) makes a repeat insert nothing: the
 -- counts say so (0 runs). rerun_of: the finished Run a re-run repeats,
 -- NULL otherwise. backfilled: a backfill admits it, so Dispatch grants it
--- after every other queued Run (pg-0039).
+-- after every other queued Run (pg-0039). replaces: the newest Run a
+-- cancel_previous admission cancelled for it, whose place in the dispatch
+-- order it takes unless that one is a backfill's (pg-0042); NULL otherwise.
 WITH run AS (
     INSERT INTO qinglong.runs
            (id, project_id, task_id, task_revision, trigger_id, trigger_revision, execution_revision_id, idempotency_key,
             scheduled_for_ms, due_at_ms, state, version, last_event_seq, created_at_ms, queued_at_ms, updated_at_ms, waits_for_previous, rerun_of,
-            backfilled)
+            backfilled, place_of)
     VALUES (@run_id::uuid, @project_id::uuid, @task_id::uuid, @task_revision::bigint, @trigger_id::uuid, @trigger_revision::bigint,
             @execution_revision_id::text, @idempotency_key::text, @scheduled_for_ms::bigint, @due_at_ms::bigint, 'queued', 2, 2,
             @now_ms::bigint, @now_ms::bigint, @now_ms::bigint, @waits::boolean, @rerun_of::uuid,
-            @backfilled::boolean)
+            @backfilled::boolean, (SELECT p.id FROM qinglong.runs p WHERE p.id = @replaces::uuid AND NOT p.backfilled))
         ON CONFLICT (project_id, idempotency_key) DO NOTHING
     RETURNING id
 ),

@@ -30,7 +30,9 @@ SELECT a.id, a.run_id, a.number, p.name, tr.name, a.lease_version, a.lease_expir
 
 -- name: Dispatch
 -- The grant, one statement. Picks, a backfill's Runs after every other
--- (runs.backfilled, pg-0039) and oldest Run first within each, at most
+-- (runs.backfilled, pg-0039) and oldest Run first within each, a
+-- cancel_previous replacement at the place of the Run it replaced
+-- (runs.place_of, pg-0042), at most
 -- min(@max, the session's free slots) queued Runs whose latest Attempt is
 -- claimed, unleased and past its backoff, and whose execution revision's
 -- placement labels are all among the session's labels; FOR NO KEY UPDATE
@@ -39,7 +41,7 @@ SELECT a.id, a.run_id, a.number, p.name, tr.name, a.lease_version, a.lease_expir
 -- Cost: revs lists the task revisions having queued Runs by a skip scan
 -- of runs_queued_revision_idx (one probe each); only the revisions whose
 -- placement matches contribute candidates, their first few queued Runs
--- each in the index's order (backfilled, id), so Runs placed elsewhere are
+-- each in the index's order (backfilled, place, id), so Runs placed elsewhere are
 -- never read, and a revision's backfilled backlog only when its other
 -- queued Runs do not fill the candidates. The candidates are twice
 -- the slots and more, since concurrent pulls skip each other's locked rows;
@@ -99,13 +101,13 @@ candidates AS (
     SELECT c.id
       FROM revs v
       JOIN qinglong.execution_revisions e ON e.task_id = v.task_id AND e.task_revision = v.task_revision AND e.executor = 'remote_worker'
-     CROSS JOIN LATERAL (SELECT r.id, r.backfilled
+     CROSS JOIN LATERAL (SELECT r.id, r.backfilled, coalesce(r.place_of, r.id) AS place
                            FROM qinglong.runs r
                           WHERE r.task_id = v.task_id AND r.task_revision = v.task_revision AND r.state = 'queued'
-                          ORDER BY r.backfilled, r.id
+                          ORDER BY r.backfilled, coalesce(r.place_of, r.id), r.id
                           LIMIT (SELECT candidates FROM sess)) c
      WHERE coalesce(e.command -> 'placement' -> 'labels', '{}'::jsonb) <@ (SELECT labels FROM sess)
-     ORDER BY c.backfilled, c.id
+     ORDER BY c.backfilled, c.place, c.id
      LIMIT (SELECT candidates FROM sess)
 ),
 picked AS (
@@ -120,7 +122,7 @@ picked AS (
                 SELECT 1 FROM qinglong.runs p
                  WHERE p.trigger_id = r.trigger_id AND p.id < r.id
                    AND p.state NOT IN ('succeeded', 'failed', 'cancelled', 'timed_out', 'lost')))
-     ORDER BY r.backfilled, a.run_id
+     ORDER BY r.backfilled, coalesce(r.place_of, r.id), a.run_id
      LIMIT coalesce((SELECT take FROM sess), 0)
        FOR NO KEY UPDATE OF a, r SKIP LOCKED
 ),

@@ -1,3 +1,9 @@
 -- Attempt 1 of an admitted Run, claimed for the local executor; no owner
--- until a dispatcher starts it.
-INSERT INTO attempts (id, run_id, number, executor, state, created_at_ms) VALUES (?, ?, 1, ?, 'claimed', ?)
+-- until a dispatcher starts it. The last parameter is the Run a
+-- cancel_previous admission cancelled for it (the newest one), NULL for
+-- any other: the attempt takes that Run's latest attempt's place in the
+-- dispatcher's queue (migration 0036), its own place, never one that
+-- attempt took over, and none behind a backfill's.
+INSERT INTO attempts (id, run_id, number, executor, state, created_at_ms, place_of)
+VALUES (?, ?, 1, ?, 'claimed', ?,
+  (SELECT p.id FROM attempts p WHERE p.run_id = ? AND p.backfilled = 0 ORDER BY p.number DESC LIMIT 1))

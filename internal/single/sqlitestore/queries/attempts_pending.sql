@@ -1,13 +1,14 @@
 -- The dispatcher's queue: claimed local attempts of queued runs, a
 -- backfill's after every other (backfilled, migration 0033), oldest
--- admission first within each. The order and the predicate are the
--- partial index attempts_pending's (claimed, not waiting out a retry
--- backoff), so a round reads only attempts it could start, in order, and
--- never the ones waiting to retry, however many wait; a backlog of
--- backfilled Runs is read only once no other Run fills the round. A Run
--- admitted under queue_one or cancel_previous waits while an earlier Run
--- of its trigger is unfinished (one probe of the index of unfinished
--- Runs).
+-- admission first within each, a cancel_previous replacement in the place
+-- of the Run it replaced (place_of, migration 0036). The order and the
+-- predicate are the partial index attempts_pending's (claimed, not
+-- waiting out a retry backoff), so a round reads only attempts it could
+-- start, in order, and never the ones waiting to retry, however many
+-- wait; a backlog of backfilled Runs is read only once no other Run fills
+-- the round. A Run admitted under queue_one or cancel_previous waits
+-- while an earlier Run of its trigger is unfinished (one probe of the
+-- index of unfinished Runs).
 SELECT a.id, a.run_id, a.number, a.executor, a.state, a.created_at_ms
 FROM attempts a
 JOIN runs r ON r.id = a.run_id
@@ -15,5 +16,5 @@ WHERE a.state = 'claimed' AND a.available_at_ms IS NULL AND a.executor = 'local_
   AND (r.waits_for_previous = 0 OR NOT EXISTS (
     SELECT 1 FROM runs p
     WHERE p.trigger_id = r.trigger_id AND p.id < r.id AND p.state NOT IN ('succeeded', 'failed', 'cancelled', 'timed_out', 'lost')))
-ORDER BY a.backfilled, a.id
+ORDER BY a.backfilled, coalesce(a.place_of, a.id), a.id
 LIMIT ?

@@ -1,0 +1,146 @@
+package pgstore
+
+import (
+	"maps"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/qinglong/qinglong/internal/core/ids"
+	"github.com/qinglong/qinglong/internal/core/schedule"
+)
+
+// TestDispatchNeverWalksABacklogToGrantAReplacement queues 5,000 Runs of
+// one task revision after a cancel_previous trigger's Run of it, then
+// replaces that Run: the replacement takes its place, first in
+// runs_queued_revision_idx, so a pull grants it without reading the
+// backlog queued since.
+func TestDispatchNeverWalksABacklogToGrantAReplacement(t *testing.T) {
+	t.Parallel()
+	s := newStore(t)
+	ctx := t.Context()
+	triggerID := s.applyTrigger(t, "replaced", `{name: tick, task: job, cron: "0 0 1 1 *", timezone: UTC, overlap: cancel_previous}`, "tick")
+	first, err := s.runtime.TriggerRunNow(ctx, schedule.RunNowRequest{TriggerID: triggerID, RequestID: "first"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The backlog: Runs of the same task revision queued after the first,
+	// each with its claimed attempt; no trigger's, so the replacement
+	// cancels none of them.
+	backlog := make([]string, 5000)
+	for i := range backlog {
+		backlog[i] = ids.New()
+	}
+	s.exec(t, `INSERT INTO qinglong.runs (id, project_id, task_id, task_revision, execution_revision_id,
+			idempotency_key, scheduled_for_ms, state, version, last_event_seq, created_at_ms, queued_at_ms, updated_at_ms)
+		SELECT b.id, r.project_id, r.task_id, r.task_revision, r.execution_revision_id,
+			'backlog-' || b.id, r.scheduled_for_ms, 'queued', 2, 2, r.created_at_ms, r.queued_at_ms, r.updated_at_ms
+		FROM qinglong.runs r, unnest($2::uuid[]) b (id) WHERE r.id = $1`, first.RunID, backlog)
+	s.exec(t, `INSERT INTO qinglong.attempts (id, run_id, number, executor, state, created_at_ms, updated_at_ms)
+		SELECT gen_random_uuid(), r.id, 1, 'remote_worker', 'claimed', r.created_at_ms, r.created_at_ms
+		FROM qinglong.runs r WHERE r.idempotency_key LIKE 'backlog-%'`)
+	replacement, err := s.runtime.TriggerRunNow(ctx, schedule.RunNowRequest{TriggerID: triggerID, RequestID: "replacement"})
+	if err != nil || replacement.Finished.Cancelled != 1 {
+		t.Fatalf("run now %+v, %v; want the first Run cancelled", replacement, err)
+	}
+	s.exec(t, `ANALYZE`)
+	// Room for two pulls of 8: the control below pulls after the real one.
+	w := s.newWorker(t, "cpu", nil, 16)
+	granted, reads, plan := s.explainDispatch(t, w, 8)
+	if granted != 8 {
+		t.Fatalf("granted %d, want 8", granted)
+	}
+	const budget = 100
+	if reads > budget {
+		t.Fatalf("the pull read %d runs rows (budget %d) with 5,000 runs queued after the replaced one; plan:\n%s", reads, budget, plan)
+	}
+	t.Logf("pull of 8 beside 5,000 runs queued after the replaced one: %d runs rows read", reads)
+	_, grants := s.pull(t, w, 1)
+	if got := runIDs(grants); len(got) != 1 || !got[replacement.RunID] {
+		t.Fatalf("a pull of 1 was granted %v, want the replacement %s", slices.Collect(maps.Keys(got)), replacement.RunID)
+	}
+	// Negative control: with the index in (backfilled, id) order the same
+	// measurement sees the backlog.
+	s.exec(t, `DROP INDEX qinglong.runs_queued_revision_idx`)
+	s.exec(t, `CREATE INDEX runs_queued_revision_idx ON qinglong.runs (task_id, task_revision, backfilled, id) WHERE state = 'queued'`)
+	if _, naive, _ := s.explainDispatch(t, w, 8); naive <= 5000 {
+		t.Fatalf("with the index in (backfilled, id) order the pull read only %d runs rows; the measurement cannot tell a flat plan from a walk", naive)
+	} else {
+		t.Logf("with the index in (backfilled, id) order: %d runs rows read", naive)
+	}
+}
+
+// A database an older build wrote, with cancel_previous replacements
+// queued behind Runs admitted after the Runs they cancelled, grants each
+// replacement from the cancelled Run's place once migrated, whether a
+// later occurrence or a run now replaced it; a Run waiting under
+// queue_one whose predecessor a person cancelled keeps its own place.
+func TestMigratingGivesTheReplacementsAlreadyQueuedThePlaceOfTheRunsTheyCancelled(t *testing.T) {
+	t.Parallel()
+	s := newStore(t)
+	ctx := t.Context()
+	runNow := func(triggerID, request string) string {
+		t.Helper()
+		res, err := s.runtime.TriggerRunNow(ctx, schedule.RunNowRequest{TriggerID: triggerID, RequestID: request})
+		if err != nil || !res.Created {
+			t.Fatalf("run %s now: %+v, %v", triggerID, res, err)
+		}
+		return res.RunID
+	}
+	clock := s.applyTrigger(t, "clock", `{name: tick, task: job, cron: "* * * * *", timezone: UTC, overlap: cancel_previous}`, "tick")
+	s.admitDueOnce(t, clock)
+	queueOne := s.applyTrigger(t, "queue", `{name: tick, task: job, cron: "0 0 1 1 *", timezone: UTC, overlap: queue_one}`, "tick")
+	manual := s.applyTrigger(t, "manual", `{name: tick, task: job, cron: "0 0 1 1 *", timezone: UTC, overlap: cancel_previous}`, "tick")
+	other := s.applyTrigger(t, "other", `{name: tick, task: job, cron: "0 0 1 1 *", timezone: UTC}`, "tick")
+	personCancelled := runNow(queueOne, "first")
+	waiting := runNow(queueOne, "second")
+	if _, _, err := s.runtime.CancelRun(ctx, personCancelled, "ops"); err != nil {
+		t.Fatal(err)
+	}
+	runNow(manual, "first")
+	after := runNow(other, "after")
+	byOccurrence := s.admitDueOnce(t, clock)
+	byRunNow := runNow(manual, "second")
+	at := slices.IndexFunc(Stream(), func(m Migration) bool { return strings.HasSuffix(m.ID, "-cancel-previous-takes-place") })
+	if at < 0 {
+		t.Fatal("the stream has no cancel-previous-takes-place migration")
+	}
+	m := Stream()[at]
+	// The older build's schema: no place, the index without it, the
+	// migration not applied.
+	s.exec(t, `DROP INDEX qinglong.runs_queued_revision_idx`)
+	s.exec(t, `ALTER TABLE qinglong.runs DROP COLUMN place_of`)
+	s.exec(t, `CREATE INDEX runs_queued_revision_idx ON qinglong.runs (task_id, task_revision, backfilled, id) WHERE state = 'queued'`)
+	s.exec(t, `DELETE FROM qinglong.schema_migrations WHERE seq = $1`, m.Seq)
+	s.exec(t, `UPDATE qinglong.schema_capability SET version = $1 WHERE component = $2`, m.Seq-1, capabilityComponent)
+	conn, err := s.super.Acquire(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = applyMigration(ctx, conn.Conn(), m)
+	conn.Release()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{byOccurrence, waiting, byRunNow, after}
+	if got := s.dispatchOrder(t, 5); !slices.Equal(got, want) {
+		t.Fatalf("after the migration pulls of one were granted %v,\nwant each replacement in its cancelled Run's place, the queue_one Run in its own: %v", got, want)
+	}
+}
+
+// admitDueOnce makes the trigger due a second ago, runs one scheduler
+// round and returns the Run it admitted.
+func (s *store) admitDueOnce(t *testing.T, triggerID string) string {
+	t.Helper()
+	s.exec(t, `UPDATE qinglong.trigger_schedules SET next_fire_at_ms = `+ClockMsSQL+` - 1000, state_version = state_version + 1
+		WHERE trigger_id = $1`, triggerID)
+	sum, err := schedule.Round(t.Context(), s.runtime, schedule.RoundConfig{PageSize: schedule.MaxPageSize, Parallel: 1, GraceMs: 30_000, NewID: ids.New})
+	if err != nil || sum.Counts[schedule.Admitted] != 1 {
+		t.Fatalf("round admitted %v (errors %v, err %v), want the trigger's occurrence", sum.Counts, sum.Errors, err)
+	}
+	var runID string
+	if err := s.super.QueryRow(t.Context(), `SELECT id FROM qinglong.runs WHERE trigger_id = $1 ORDER BY id DESC LIMIT 1`, triggerID).Scan(&runID); err != nil {
+		t.Fatal(err)
+	}
+	return runID
+}
