@@ -17,6 +17,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // wait bounds each step: the command's start on a loaded machine, the
@@ -82,6 +84,9 @@ func (l *Left) Dead(t *testing.T) {
 	if fields[2] == mainGroup[2] {
 		t.Fatalf("the descendant %d is in its command's process group %s; the test needs one that left it", l.PID, fields[2])
 	}
+	if sid, err := unix.Getsid(0); err != nil || fields[3] != strconv.Itoa(sid) {
+		t.Fatalf("the descendant %d is in session %s, not the runner's (%d, %v); the test needs one that stayed in it", l.PID, fields[3], sid, err)
+	}
 	open(t, filepath.Join(l.dir, "die"))
 	until(t, "the descendant to die", func() bool {
 		fields, err = stat(l.PID)
@@ -134,7 +139,7 @@ func open(t *testing.T, fifo string) {
 }
 
 // stat returns pid's /proc stat fields from the state on: state [0],
-// parent [1], group [2], start time [19].
+// parent [1], group [2], session [3], start time [19].
 func stat(pid int) ([]string, error) {
 	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
 	if err != nil {
