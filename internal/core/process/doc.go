@@ -12,8 +12,9 @@
 // child subreaper): SIGTERM, then SIGKILL after the task's kill grace, or
 // at once when the caller closes its hard channel. What the main process
 // left running when it ended of itself is named in the log
-// (LeftRunningLine). ReapEscaped collects, between attempts, the dead
-// escaped descendants this process adopted.
+// (LeftRunningLine). ReapAdopted collects, while its caller runs, the
+// dead descendants this process adopted, never a child an exec.Cmd here
+// waits for (the waited record).
 //
 // Secret values are resolved from a local owner-only file (Secrets), passed
 // only in the child's environment and masked in its output (Redactor);

@@ -44,9 +44,9 @@ printf 'main done'`, dir)
 
 // A descendant that escaped its attempt unseen (a new session, its
 // environment cleared) and died after the attempt ended is collected by
-// ReapEscaped, with no other attempt ending: this process adopted it, and
-// nothing else would wait for it. Not parallel: an attempt ending in
-// another test would collect it too.
+// the reaper's sweep, with no other attempt ending: this process adopted
+// it, and nothing else would wait for it. Not parallel: an attempt ending
+// in another test would collect it too.
 func TestADeadEscapedDescendantIsReapedWithoutAnotherAttemptEnding(t *testing.T) {
 	requireLinux(t)
 	dir := t.TempDir()
@@ -62,7 +62,7 @@ while [ ! -s %[1]s/grandchild.pid ]; do sleep 0.01; done`, dir)
 		t.Fatal(err)
 	}
 	waitZombie(t, pid)
-	ReapEscaped()
+	sweepAdopted()
 	if _, err := os.Stat("/proc/" + strconv.Itoa(pid)); !os.IsNotExist(err) {
 		t.Fatalf("the dead escaped descendant %d is still there (%v): it was not reaped", pid, err)
 	}

@@ -179,7 +179,7 @@ func runIn(ctx context.Context, hard <-chan struct{}, l launch, out io.Writer, s
 		pw.Close() //nolint:errcheck // nothing was started
 		return Result{State: run.AttemptCancelled, Code: ErrorCodeStopped, Cause: context.Cause(ctx)}
 	}
-	err = cmd.Start()
+	err = startWaited(cmd)
 	pw.Close() //nolint:errcheck // the parent's copy of the write end; the child holds its own
 	if err != nil {
 		// The explanation names the program, directory or interpreter;
@@ -196,7 +196,7 @@ func runIn(ctx context.Context, hard <-chan struct{}, l launch, out io.Writer, s
 		_, _ = io.Copy(tail, pr)
 	}()
 	waited := make(chan error, 1)
-	go func() { waited <- cmd.Wait() }()
+	go func() { waited <- waitWaited(cmd) }()
 	started(pgid)
 
 	timeout := time.NewTimer(time.Duration(c.TimeoutMs) * time.Millisecond)

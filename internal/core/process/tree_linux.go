@@ -265,33 +265,3 @@ func processTable() []proc {
 	}
 	return out
 }
-
-// ReapEscaped collects the dead processes this server adopted from other
-// sessions: descendants of its commands that escaped with setsid and died
-// after their attempt ended (a daemon nothing found to end, or one that
-// outlived the wait after its SIGKILL). Nothing else waits for them, and
-// an attempt's end collects only those it finds on the way, so without
-// this an idle server or worker would keep them as zombies until its next
-// attempt ends. Only processes of another session are taken: a command's
-// main process never leaves this server's session (it leads its own
-// group, and a group leader cannot start a session), so no child an
-// exec.Cmd still waits for has its exit status taken from it. Each is
-// collected by its own pid, never by waiting for any child.
-func ReapEscaped() {
-	kids, ok := ownChildren()
-	if !ok {
-		self := os.Getpid()
-		for _, p := range processTable() {
-			if p.ppid == self {
-				kids = append(kids, p.pid)
-			}
-		}
-	}
-	sid, _ := unix.Getsid(0)
-	session := strconv.Itoa(sid)
-	for _, pid := range kids {
-		if fields, err := procStat(pid); err == nil && (fields[0] == "Z" || fields[0] == "X") && fields[3] != session {
-			reap(pid)
-		}
-	}
-}

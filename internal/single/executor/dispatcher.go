@@ -48,6 +48,11 @@ type Dispatcher struct {
 	// grown counts what the logs took on disk since Config.LogsGrown was
 	// last called.
 	grown atomic.Int64
+
+	// stopReaper ends the collection of the dead descendants this
+	// server adopted (process.ReapAdopted), which reaped closes after.
+	stopReaper context.CancelFunc
+	reaped     chan struct{}
 }
 
 // New validates cfg; nothing runs until Start.
@@ -73,7 +78,25 @@ func (d *Dispatcher) Start(ctx context.Context) error {
 	if err := os.MkdirAll(d.cfg.LogDir, 0o700); err != nil {
 		return qlerror.Wrap(qlerror.Unavailable, err, "create the log directory %s; check permissions of the data directory", d.cfg.LogDir)
 	}
-	return d.loop.Start(ctx)
+	reaperCtx, stopReaper := context.WithCancel(context.Background())
+	d.stopReaper, d.reaped = stopReaper, make(chan struct{})
+	go func() {
+		defer close(d.reaped)
+		process.ReapAdopted(reaperCtx)
+	}()
+	if err := d.loop.Start(ctx); err != nil {
+		d.endReaper()
+		return err
+	}
+	return nil
+}
+
+// endReaper stops collecting adopted descendants: the dispatcher stopped.
+func (d *Dispatcher) endReaper() {
+	if d.stopReaper != nil {
+		d.stopReaper()
+		<-d.reaped
+	}
 }
 
 // Wake asks for a dispatch round now; the scheduler calls it after an
@@ -89,6 +112,7 @@ func (d *Dispatcher) Wake() { d.loop.Wake() }
 // most keepWait more.
 func (d *Dispatcher) Stop(ctx context.Context) error {
 	begun := time.Now()
+	defer d.endReaper()
 	defer d.hardKill()
 	loopErr := d.loop.Stop(ctx)
 	// A round the loop gave up on (its stop timed out) may still start
@@ -171,9 +195,6 @@ const retryMargin = 2 * time.Millisecond
 // earliest backoff still running ends, so a retry starts then rather than
 // at the next poll.
 func (d *Dispatcher) round(ctx context.Context) (bool, error) {
-	// Escaped descendants of ended commands that died since are collected
-	// every round, not only when some later attempt ends.
-	process.ReapEscaped()
 	if err := d.stopCancelled(ctx); err != nil {
 		return false, err
 	}

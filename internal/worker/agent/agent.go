@@ -438,6 +438,18 @@ func Run(ctx context.Context, cfg Config) (Summary, error) {
 	}
 	w.reqCtx, w.reqCancel = context.WithCancel(context.Background())
 	defer w.reqCancel()
+	// The dead descendants this worker adopted are collected as long as it
+	// runs, until after its last command ended.
+	reaperCtx, stopReaper := context.WithCancel(context.Background())
+	reaped := make(chan struct{})
+	go func() {
+		defer close(reaped)
+		process.ReapAdopted(reaperCtx)
+	}()
+	defer func() {
+		stopReaper()
+		<-reaped
+	}()
 	if err := w.recoverLocal(); err != nil {
 		return w.summary, err
 	}
@@ -1027,10 +1039,6 @@ func (w *worker) heartbeats(ctx context.Context) {
 			}
 			continue
 		case <-t.C:
-			// Escaped descendants of ended commands that died since are
-			// collected at every beat, not only when some later attempt
-			// ends: an idle worker would keep them for ever.
-			process.ReapEscaped()
 		case <-w.client.reach.lost:
 		}
 		hctx, cancel := context.WithTimeout(ctx, workerproto.HeartbeatEvery)

@@ -31,10 +31,13 @@ const (
 	// commands printing all the time flushed 256 times a second and were
 	// refused 429, and 256 would flush 1024.
 	logFlushesPerSecond = 100
-	// outputStallAfter is how long a command's output may go unanswered,
-	// from the start of the first send no replica answered, before the
-	// worker drops what does not fit in its buffer rather than keep the
-	// command's writes waiting. One unanswered send is no outage: a send
+	// outputStallAfter is how long a command's output may go untaken
+	// before the worker drops what does not fit in its buffer rather than
+	// keep the command's writes waiting: counted, since a replica last
+	// took a chunk, from the start of the first send no replica answered
+	// or from the first write that found the buffer full, whichever came
+	// first, so a send that hangs until its deadline (the next renewal)
+	// holds no write longer. One unanswered send is no outage: a send
 	// started just before a renewal is cut short by it (deadline), and a
 	// busy replica may miss that, though it takes the next chunk at once.
 	outputStallAfter = 5 * time.Second

@@ -8,6 +8,9 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/qinglong/qinglong/internal/core/workerproto"
+	"github.com/qinglong/qinglong/internal/testkit/zombie"
 )
 
 // A command's main process that ends while its background processes still
@@ -53,4 +56,26 @@ while [ ! -s %[1]s ]; do sleep 0.01; done`, pidFile)))
 		_, err := os.Stat("/proc/" + strconv.Itoa(pid))
 		return os.IsNotExist(err)
 	})
+}
+
+// A descendant that left its command's process group but not the worker's
+// session (`set -m; cmd &`, a daemon that forks without setsid) and died
+// while the command still ran is collected once the command's end makes
+// the worker its parent: it stayed a zombie of the worker for the
+// worker's life, since the attempt's end finds only what still runs. It
+// ran nothing any more, so the attempt's log names no process left
+// running.
+func TestADeadDescendantThatLeftItsCommandsGroupIsReapedOnceTheWorkerAdoptsIt(t *testing.T) {
+	t.Parallel()
+	left := zombie.New(t)
+	in := newIngress(t, 30_000)
+	g := in.enqueue(t, shell(left.Script()))
+	runAgent(t, in, nil)
+	left.Dead(t)
+	left.Release(t)
+	done := in.completed(g.AttemptID)
+	left.RequireReaped(t)
+	if log := in.attempt(g.AttemptID).log; done.Outcome != workerproto.OutcomeExited || done.ExitCode == nil || *done.ExitCode != 0 || len(log) != 0 {
+		t.Fatalf("completion %+v, log %q; want the command exited 0 with an empty log", done, log)
+	}
 }

@@ -47,8 +47,9 @@ type ingress struct {
 	answerDelay time.Duration
 	// holdLogs stores each log chunk and holds its answer until the worker
 	// gives the request up, as a replica that commits and answers too late
-	// does.
-	holdLogs bool
+	// does; heldGivenUp counts the requests so given up.
+	holdLogs    bool
+	heldGivenUp int
 	// logDelay holds each log chunk's answer that long; logRequests
 	// counts the log requests, logAbandoned those the worker gave up
 	// before their answer.
@@ -618,6 +619,9 @@ func (in *ingress) appendLog(w http.ResponseWriter, r *http.Request) {
 	in.mu.Unlock()
 	if hold {
 		<-r.Context().Done()
+		in.mu.Lock()
+		in.heldGivenUp++
+		in.mu.Unlock()
 		return
 	}
 	select {

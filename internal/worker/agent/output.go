@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"sync"
+	"time"
 
 	"github.com/qinglong/qinglong/internal/core/plural"
 )
@@ -33,25 +34,31 @@ const outputWindow = 4 * chunkSize
 // for room, as a write to a full pipe does: the command is slowed to the
 // pace its output is stored at, and nothing under the log cap is lost,
 // while the worker's memory stays bounded by the window, not by the cap.
-// Once its sends have gone unanswered for a while (stalled, see
-// outputStallAfter), waiting could hold the
-// command for as long as they stay unreachable, so output past the limit
-// is dropped until a send is answered again; what is dropped is
-// counted, a marker naming the count takes its place in the output, and
-// the worker logs the gap at WARN: the stored log is never silently
-// incomplete. After close everything is dropped (the replica reached its
+// Once no replica has taken a chunk for outputStallAfter since a write
+// began to wait, or its sends have gone unanswered that long (stalled),
+// waiting could hold the command for as long as they stay unreachable, so
+// output past the limit is dropped until a send is answered again: a
+// write never waits longer than that, whatever a send under way is doing
+// (one a replica never answers is given up only at the next renewal,
+// seconds later). What is dropped is counted, a marker naming the count
+// takes its place in the output, and the worker logs the gap at WARN: the
+// stored log is never silently incomplete. After close everything is dropped (the replica reached its
 // cap and stored its own marker, or the attempt is over). Output keeps
 // maxDropMarker bytes of its limit free, so a marker always fits: at most
 // limit bytes (or one marker, for a limit smaller than that) ever wait.
 type output struct {
 	mu sync.Mutex
-	// room is signalled when bytes were sent, or the output stalled or
-	// closed: a waiting write looks again.
-	room    *sync.Cond
-	buf     []byte
-	limit   int
-	closed  bool
-	stalled bool
+	// room is closed, and replaced, when bytes were sent, or the output
+	// stalled or closed: a waiting write looks again.
+	room chan struct{}
+	// waitSince is when a write first found no room since a replica last
+	// took a chunk (zero: none has): writes wait at most
+	// outputStallAfter from then.
+	waitSince time.Time
+	buf       []byte
+	limit     int
+	closed    bool
+	stalled   bool
 	// waiting counts the writes waiting for room: the attempt then sends
 	// what it holds without waiting for a whole chunk or its cadence.
 	waiting int
@@ -66,9 +73,7 @@ type output struct {
 }
 
 func newOutput(limit int, gap func(n int64)) *output {
-	o := &output{limit: limit, gap: gap, full: make(chan struct{}, 1), wrote: make(chan struct{}, 1)}
-	o.room = sync.NewCond(&o.mu)
-	return o
+	return &output{limit: limit, gap: gap, room: make(chan struct{}), full: make(chan struct{}, 1), wrote: make(chan struct{}, 1)}
 }
 
 func (o *output) Write(p []byte) (int, error) {
@@ -100,12 +105,43 @@ func (o *output) Write(p []byte) (int, error) {
 			o.dropped += int64(len(p))
 			break
 		}
-		o.waiting++
-		notify(o.full)
-		o.room.Wait()
-		o.waiting--
+		o.waitForRoom()
 	}
 	return n, nil
+}
+
+// waitForRoom waits, with o.mu held, until a chunk was sent, the output
+// stalled or closed, or outputStallAfter has passed since the first write
+// that found no room: then the output stalls, and what finds no room is
+// dropped.
+func (o *output) waitForRoom() {
+	if o.waitSince.IsZero() {
+		o.waitSince = time.Now()
+	}
+	left := time.Until(o.waitSince.Add(outputStallAfter))
+	if left <= 0 {
+		o.stalled = true
+		o.wake()
+		return
+	}
+	o.waiting++
+	notify(o.full)
+	room := o.room
+	o.mu.Unlock()
+	limit := time.NewTimer(left)
+	select {
+	case <-room:
+	case <-limit.C:
+	}
+	limit.Stop()
+	o.mu.Lock()
+	o.waiting--
+}
+
+// wake has every waiting write look again.
+func (o *output) wake() {
+	close(o.room)
+	o.room = make(chan struct{})
 }
 
 func notify(c chan struct{}) {
@@ -161,7 +197,8 @@ func (o *output) sent(n int) {
 	defer o.mu.Unlock()
 	o.buf = append(o.buf[:0], o.buf[n:]...)
 	o.stalled = false
-	o.room.Broadcast()
+	o.waitSince = time.Time{}
+	o.wake()
 }
 
 // stall records that no replica takes the output: output that finds no
@@ -170,7 +207,7 @@ func (o *output) stall() {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	o.stalled = true
-	o.room.Broadcast()
+	o.wake()
 }
 
 // close drops what waits and everything written later: the replica
@@ -180,5 +217,5 @@ func (o *output) close() {
 	defer o.mu.Unlock()
 	o.closed = true
 	o.buf = nil
-	o.room.Broadcast()
+	o.wake()
 }
