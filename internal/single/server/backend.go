@@ -75,9 +75,9 @@ func OpenBackendMaking(ctx context.Context, dbPath string, p Profile, say func(s
 		say(fmt.Sprintf("checking %s (%.1f MiB) with SQLite's quick_check before writing to it (about 8 ms a MiB, more from a slow disk); a command beside a running server skips this", dbPath, float64(info.Size())/(1<<20)))
 	}
 	nowMs := func() int64 { return time.Now().UnixMilli() }
-	var building func(sqlitestore.IndexBuild)
+	var building func(sqlitestore.LongStep)
 	if say != nil {
-		building = func(b sqlitestore.IndexBuild) { say(indexBuildText(b)) }
+		building = func(b sqlitestore.LongStep) { say(longStepText(b)) }
 	}
 	st, applied, err := openStore(ctx, dbPath, Standalone, p, nowMs, integrityWatch{skip: !wholeFile}, building)
 	if err != nil {

@@ -175,8 +175,12 @@ func Start(ctx context.Context, cfg Config) (srv *Server, err error) {
 	info, statErr := os.Stat(s.layout.DB)
 	newFile := s.dbLock.created && statErr == nil && info.Size() == 0
 	var migrated []string
-	building := func(b sqlitestore.IndexBuild) {
-		cfg.Logger.Info(indexBuildText(b), "code", CodeMigrationIndex, "db", s.layout.DB, "migration", b.Migration, "index", b.Index, "runs", b.Runs)
+	building := func(b sqlitestore.LongStep) {
+		step := []any{"index", b.Index}
+		if b.Column != "" {
+			step = []any{"column", b.Column}
+		}
+		cfg.Logger.Info(longStepText(b), append([]any{"code", CodeMigrationIndex, "db", s.layout.DB, "migration", b.Migration, "runs", b.Runs}, step...)...)
 	}
 	if s.store, migrated, err = openStore(ctx, s.layout.DB, cfg.Profile, cfg.Profile, cfg.NowMs, s.integrityWatch(), building); err != nil {
 		return nil, err
@@ -378,7 +382,7 @@ func edgeWALPages(path string) int {
 // settings of profile p, making a new database as profile makeAs's server
 // does (its page size), saying each index a migration builds over the
 // Runs to building, and returns the migrations it applied.
-func openStore(ctx context.Context, path string, p, makeAs Profile, nowMs func() int64, watch integrityWatch, building func(sqlitestore.IndexBuild)) (*sqlitestore.Store, []string, error) {
+func openStore(ctx context.Context, path string, p, makeAs Profile, nowMs func() int64, watch integrityWatch, building func(sqlitestore.LongStep)) (*sqlitestore.Store, []string, error) {
 	scfg := sqlitestore.Config{Path: path, NowMs: nowMs}
 	if makeAs == Edge {
 		scfg.PageBytes = edgePageBytes
@@ -412,12 +416,15 @@ func openStore(ctx context.Context, path string, p, makeAs Profile, nowMs func()
 	return st, applied, nil
 }
 
-// indexBuildText says that a migration builds an index over every Run
-// now, so that a start or a command that pauses for it is not taken for
-// hung.
-func indexBuildText(b sqlitestore.IndexBuild) string {
-	return fmt.Sprintf("building index %s over %d Runs (migration %s): about 6 s a million Runs on a fast disk, minutes on a slow one; "+
-		"stopping now undoes the whole upgrade, which the next start begins again", b.Index, b.Runs, b.Migration)
+// longStepText says that a migration reads every Run or attempt now (an
+// index it builds, a column it adds), so that a start or a command that
+// pauses for it is not taken for hung.
+func longStepText(b sqlitestore.LongStep) string {
+	const after = "stopping now undoes the whole upgrade, which the next start begins again"
+	if b.Column != "" {
+		return fmt.Sprintf("adding column %s beside %d Runs (migration %s): SQLite checks every row of the table, seconds to minutes a million Runs depending on the disk; "+after, b.Column, b.Runs, b.Migration)
+	}
+	return fmt.Sprintf("building index %s over %d Runs (migration %s): about 6 s a million Runs on a fast disk, minutes on a slow one; "+after, b.Index, b.Runs, b.Migration)
 }
 
 // migrateUnlessServed refuses to migrate the file at path while a server

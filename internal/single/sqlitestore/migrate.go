@@ -64,11 +64,11 @@ func (s *Store) Migrate(ctx context.Context) ([]string, error) {
 	return s.MigrateSaying(ctx, nil)
 }
 
-// MigrateSaying is Migrate, calling say (when not nil) before each index
-// over every Run a pending migration builds, on a file of at least
-// sayIndexBuildFrom Runs.
-func (s *Store) MigrateSaying(ctx context.Context, say func(IndexBuild)) ([]string, error) {
-	applied, err := s.migrateSaying(ctx, Stream(), say, sayIndexBuildFrom)
+// MigrateSaying is Migrate, calling say (when not nil) before each step of
+// a pending migration that reads every Run or attempt (LongStep), on a
+// file of at least sayLongStepFrom Runs.
+func (s *Store) MigrateSaying(ctx context.Context, say func(LongStep)) ([]string, error) {
+	applied, err := s.migrateSaying(ctx, Stream(), say, sayLongStepFrom)
 	if err != nil {
 		return applied, err
 	}
@@ -102,9 +102,9 @@ func (s *Store) migrate(ctx context.Context, stream []Migration) ([]string, erro
 	return s.migrateSaying(ctx, stream, nil, 0)
 }
 
-// migrateSaying is migrate, calling say before each index over the runs
-// table a migration builds on a file of at least sayFrom Runs.
-func (s *Store) migrateSaying(ctx context.Context, stream []Migration, say func(IndexBuild), sayFrom int64) ([]string, error) {
+// migrateSaying is migrate, calling say before each step that reads every
+// Run or attempt (LongStep) on a file of at least sayFrom Runs.
+func (s *Store) migrateSaying(ctx context.Context, stream []Migration, say func(LongStep), sayFrom int64) ([]string, error) {
 	// A file already at the end of the stream needs no write lock: every
 	// CLI command that writes opens the store, and taking the lock once per
 	// migration to find nothing to do made a command wait out, and then
@@ -139,7 +139,7 @@ func (s *Store) migrateSaying(ctx context.Context, stream []Migration, say func(
 		runs := int64(-1)
 		for i := len(history); i < len(stream); i++ {
 			m := stream[i]
-			for _, index := range runsIndexes(m.sql) {
+			for _, step := range longSteps(m.sql) {
 				if say == nil || len(history) == 0 {
 					break
 				}
@@ -149,7 +149,8 @@ func (s *Store) migrateSaying(ctx context.Context, stream []Migration, say func(
 					}
 				}
 				if runs >= sayFrom {
-					say(IndexBuild{Migration: m.ID, Index: index, Runs: runs})
+					step.Migration, step.Runs = m.ID, runs
+					say(step)
 				}
 			}
 			if _, err := tx.ExecContext(ctx, m.sql); err != nil {
