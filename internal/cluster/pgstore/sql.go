@@ -57,6 +57,13 @@ var (
 	sqlMonitorTriggerActivity = stmt("MonitorTriggerActivity")
 )
 
+// sql/server.sql: which database server a connection reached.
+var (
+	sqlServerAddress  = stmt("ServerAddress")
+	sqlServerSystemID = stmt("ServerSystemID")
+	sqlServerTimeline = stmt("ServerTimeline")
+)
+
 // sql/recovery_page.sql: startup recovery.
 var sqlRecoveryPage = stmt("RecoveryPage")
 

@@ -85,6 +85,9 @@ type replica struct {
 	// metrics and metricsHTTP exist only with a metrics address.
 	metrics     *metrics.Metrics
 	metricsHTTP *httpserve.Server
+	// server is the database server the last activation reached, nil
+	// before the first (dbserver.go).
+	server *pgstore.Server
 }
 
 func serveReplica(ctx context.Context, s settings, log *slog.Logger) error {
