@@ -77,6 +77,9 @@ func connectionLost(err error) bool {
 		// timed out by the connect timeout) finds the server gone; one the
 		// server or TLS refused (no TLS offered, bad certificate) is a
 		// configuration error that no retry can cure.
+		if tlsCause, _ := tlsFailure(err); tlsCause != "" {
+			return false
+		}
 		cause := ce.Unwrap()
 		return errors.Is(cause, context.DeadlineExceeded) || brokenLink(cause)
 	}
@@ -165,6 +168,9 @@ func ConnectCause(err error) string {
 	var pe *pgconn.PgError
 	if errors.As(err, &pe) && (strings.HasPrefix(pe.Code, "28") || strings.HasPrefix(pe.Code, "3D") || lostState(pe.Code)) {
 		return pe.Message + " (SQLSTATE " + pe.Code + ")"
+	}
+	if cause, _ := tlsFailure(err); cause != "" {
+		return cause
 	}
 	var ne *net.OpError
 	if errors.As(err, &ne) {
@@ -280,6 +286,9 @@ func mapErr(err error, what string) error {
 		return err
 	}
 	err = tellOnce(err)
+	if cause, advice := tlsFailure(err); advice != "" {
+		return qlerror.Wrap(qlerror.FailedPrecondition, err, "%s: TLS failed (%s): %s", what, cause, advice)
+	}
 	switch {
 	case connectionLost(err):
 		var ce *pgconn.ConnectError
