@@ -164,9 +164,10 @@ func Transient(err error) bool {
 // connection does. The server's sentences of these classes are its own,
 // never a statement's parameters.
 func ConnectCause(err error) string {
-	// 28: invalid authorization (password, role); 3D: no such database.
+	// 28: invalid authorization (password, role); 3D: no such database;
+	// 53300: no connection slot ("sorry, too many clients already").
 	var pe *pgconn.PgError
-	if errors.As(err, &pe) && (strings.HasPrefix(pe.Code, "28") || strings.HasPrefix(pe.Code, "3D") || lostState(pe.Code)) {
+	if errors.As(err, &pe) && (strings.HasPrefix(pe.Code, "28") || strings.HasPrefix(pe.Code, "3D") || lostState(pe.Code) || pe.Code == stateTooManyConnections) {
 		return pe.Message + " (SQLSTATE " + pe.Code + ")"
 	}
 	if cause, _ := tlsFailure(err); cause != "" {
@@ -324,6 +325,10 @@ func mapErr(err error, what string) error {
 		return qlerror.Wrap(qlerror.Conflict, err, "%s: kept losing serialization races; retry later", what)
 	case s == stateQueryCanceled, s == stateLockNotAvailable, s == stateIdleInTxTimeout:
 		return qlerror.Wrap(qlerror.Timeout, err, "%s: the database ended the statement (%s: a time limit or an operator); retry later", what, StateCode(err))
+	case s == stateTooManyConnections:
+		return qlerror.Wrap(qlerror.Unavailable, err, "%s: PostgreSQL has no connection left to give (too_many_connections: max_connections, or the role's CONNECTION LIMIT, is reached); "+
+			"raise max_connections in postgresql.conf (then restart PostgreSQL) or run fewer replicas or commands at once: a replica opens up to %d connections (%d with retention), "+
+			"a ql command up to %d (docs/operations.md, \"Server\")", what, ReplicaConns, ReplicaConns+maintenanceConns, adminPoolSize+DefaultRuntimeConns)
 	case strings.HasPrefix(s, "53"), strings.HasPrefix(s, "57"):
 		return qlerror.Wrap(qlerror.Unavailable, err, "%s: the database cannot serve it now (%s); retry later", what, StateCode(err))
 	}

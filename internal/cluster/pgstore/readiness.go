@@ -115,7 +115,7 @@ func checkAt(ctx context.Context, url string, roles Roles, extra ...readinessChe
 		switch {
 		case qlerror.Is(err, qlerror.Invalid), qlerror.Is(err, qlerror.FailedPrecondition):
 			return err
-		case errors.As(err, &qe) && qe.Code == qlerror.Unavailable && qe.Err != nil:
+		case errors.As(err, &qe) && qe.Code == qlerror.Unavailable && qe.Err != nil && connectionLost(qe.Err):
 			// The code already says the server cannot be reached; the
 			// cause alone adds why, and what to check.
 			return &ReadinessError{Code: CodeUnavailable, Err: fmt.Errorf("%w; %s", qe.Err, checkServerRuns)}

@@ -20,6 +20,10 @@ const (
 	// DefaultRuntimeConns covers one claim plus schedule.MaxParallel
 	// concurrent commits.
 	DefaultRuntimeConns = int32(schedule.MaxParallel + 1)
+	// ReplicaConns is the most connections a replica opens with the
+	// default pool: the runtime pool and the notice listener's own
+	// connection (Listen); the maintenance pool adds maintenanceConns.
+	ReplicaConns = DefaultRuntimeConns + 1
 )
 
 var ownerPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}$`)
