@@ -123,7 +123,37 @@ func checkAt(ctx context.Context, url string, roles Roles, extra ...readinessChe
 		return &ReadinessError{Code: CodeUnavailable, Err: err}
 	}
 	defer conn.Close(context.WithoutCancel(ctx))
-	return checkReadiness(ctx, conn, roles, extra...)
+	err = checkReadiness(ctx, conn, roles, extra...)
+	if sqlState(err) == stateQueryCanceled {
+		return cancelledByTimeout(ctx, conn, err)
+	}
+	return err
+}
+
+// cancelledByTimeout names the statement_timeout under which a readiness
+// statement was cancelled. The check's connection sends no timeout of its
+// own (a replica's does), so the role's or the server's applies: one set
+// by hand too low fails every check, which must not read as an outage
+// to wait out. err is returned as it was when the setting cannot be read.
+func cancelledByTimeout(ctx context.Context, conn *pgx.Conn, err error) error {
+	var setting, source string
+	if conn.QueryRow(ctx, sqlSessionStmtTimeout).Scan(&setting, &source) != nil {
+		return err
+	}
+	where := "the server's (" + source + ")"
+	switch source {
+	case "user":
+		where = "the role's own (ALTER ROLE … SET statement_timeout)"
+	case "database user":
+		where = "the role's own in this database (ALTER ROLE … IN DATABASE … SET statement_timeout)"
+	case "database":
+		where = "the database's (ALTER DATABASE … SET statement_timeout)"
+	}
+	// Not wrapped: the cancellation's own words say to retry, and its
+	// SQLSTATE would make it transient.
+	return qlerror.New(qlerror.FailedPrecondition, "readiness: a check was cancelled (SQLSTATE 57014) by statement_timeout = %s, %s, too short for the checks; "+
+		"raise it or remove it where it was set (RESET statement_timeout), then run `ql db roles`, which sets QingLong's own (%s for the runtime role); "+
+		"a replica sends its own timeouts, which this one does not bound", setting, where, runtimeStatementTimeout)
 }
 
 // readinessCheck is one check, run inside the readiness transaction.

@@ -138,6 +138,7 @@ var (
 	sqlPrivilegeFingerprint = stmt("PrivilegeFingerprint")
 	sqlRolesOfPrefix        = stmt("RolesOfPrefix")
 	sqlSessionSearchPath    = stmt("SessionSearchPath")
+	sqlSessionStmtTimeout   = stmt("SessionStatementTimeout")
 	sqlRoleSettings         = stmt("RoleSettings")
 	sqlUnsafeSchemas        = stmt("UnsafeSchemas")
 	sqlServerSettings       = stmt("ServerSettings")

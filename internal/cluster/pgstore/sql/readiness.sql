@@ -153,6 +153,15 @@ ORDER BY line
 -- unqualified name anywhere.
 SELECT pg_catalog.current_setting('search_path')
 
+-- name: SessionStatementTimeout
+-- The session's statement_timeout and where it came from (pg_settings'
+-- source: 'user' for the role's ALTER ROLE … SET, 'database', 'configuration
+-- file', ...), read after a readiness statement was cancelled, so the
+-- refusal can name the setting instead of reading as an outage.
+SELECT s.setting || coalesce(s.unit, ''), s.source
+  FROM pg_catalog.pg_settings s
+ WHERE s.name = 'statement_timeout'
+
 -- name: RoleSettings
 -- Per-role settings of the roles $1, for every database (false) and
 -- for this one only (true), which takes precedence.
