@@ -24,6 +24,7 @@ const (
 	stateCheckViolation       = "23514"
 	stateInsufficientPriv     = "42501"
 	stateReadOnlyTransaction  = "25006"
+	stateFeatureNotSupported  = "0A000"
 	stateIdleInTxTimeout      = "25P03"
 	stateLockNotAvailable     = "55P03"
 	stateDiskFull             = "53100"
@@ -319,8 +320,12 @@ func mapErr(err error, what string) error {
 		return qlerror.Wrap(qlerror.FailedPrecondition, err, "%s: rejected by the schema", what)
 	case s == stateInsufficientPriv:
 		return qlerror.Wrap(qlerror.FailedPrecondition, err, "%s: permission denied; connect as the role meant for this (see `ql db roles`)", what)
-	case s == stateReadOnlyTransaction:
-		return qlerror.Wrap(qlerror.Unavailable, err, "%s: the database is read-only", what)
+	case s == stateReadOnlyTransaction, s == stateFeatureNotSupported:
+		// 0A000 is how a standby refuses a SERIALIZABLE transaction (a
+		// publish) before any write; QingLong's statements use no other
+		// feature a primary would refuse.
+		return qlerror.Wrap(qlerror.Unavailable, err, "%s: the database takes no writes (a standby in recovery, or default_transaction_read_only on) and refused it; "+
+			"nothing was done: connect to the primary (with several hosts in the URL, add target_session_attrs=read-write)", what).Because(schedule.RefusalNotPrimary)
 	case s == stateSerializationFailure, s == stateDeadlockDetected:
 		return qlerror.Wrap(qlerror.Conflict, err, "%s: kept losing serialization races; retry later", what)
 	case s == stateQueryCanceled, s == stateLockNotAvailable, s == stateIdleInTxTimeout:

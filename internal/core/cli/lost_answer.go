@@ -35,11 +35,13 @@ func neverSent(err error) bool {
 // request was under way (a proxy that forwarded it and never answered, a
 // connection lost before the COMMIT's answer), so only asking again tells
 // what became of it. A timeout (the API's 504, a database lock waited out)
-// is not one: it is answered once the write was rolled back. An
-// interrupted command (ctx done) is said as such.
+// is not one: it is answered once the write was rolled back; nor is a
+// database that takes no writes (a standby), which refused the statement
+// before anything was written. An interrupted command (ctx done) is said
+// as such.
 func answerLost(ctx context.Context, err error) bool {
 	var ns notSent
-	return ctx.Err() == nil && qlerror.CodeOf(err) == qlerror.Unavailable && !errors.As(err, &ns)
+	return ctx.Err() == nil && qlerror.CodeOf(err) == qlerror.Unavailable && !errors.As(err, &ns) && qlerror.ReasonOf(err) != schedule.RefusalNotPrimary
 }
 
 // lostAnswerError is a write's failure whose outcome is unknown, with
