@@ -34,6 +34,7 @@ const (
 	stateCrashShutdown        = "57P02"
 	stateCannotConnectNow     = "57P03"
 	stateInvalidCatalogName   = "3D000"
+	stateInvalidPassword      = "28P01"
 )
 
 func sqlState(err error) string {
@@ -275,6 +276,11 @@ func writeReason(err error) schedule.Reason {
 	return schedule.ReasonWriteFailed
 }
 
+// passwordSources are where a connection's password comes from, in the
+// order pgx reads them.
+const passwordSources = "(the URL's, else $PGPASSWORD, else the service file's entry for service= in the URL or $PGSERVICE, " +
+	"else the role's line in the password file $PGPASSFILE or ~/.pgpass)"
+
 // checkServerRuns is what to do when nothing answered where a URL points.
 const checkServerRuns = "check that PostgreSQL runs at the URL's host and port and accepts connections, then retry"
 
@@ -308,10 +314,13 @@ func mapErr(err error, what string) error {
 		return qlerror.Wrap(qlerror.NotFound, err, "%s: not found", what)
 	}
 	switch s := sqlState(err); {
+	case s == stateInvalidPassword:
+		return qlerror.Wrap(qlerror.FailedPrecondition, err, "%s: PostgreSQL refused the login of role %s: a wrong password; check the role's password "+passwordSources+
+			" (`ql db roles` sets the passwords of QingLong's roles)", what, loginRole(err))
 	case LoginRefused(err):
-		return qlerror.Wrap(qlerror.FailedPrecondition, err, "%s: PostgreSQL refused the login of role %s; check the role's password (the URL's, else $PGPASSWORD, "+
-			"else the role's line in the password file $PGPASSFILE or ~/.pgpass) and that the role exists and may log in from this host "+
-			"(`ql db roles` creates QingLong's roles; pg_hba.conf admits hosts)", what, loginRole(err))
+		return qlerror.Wrap(qlerror.FailedPrecondition, err, "%s: PostgreSQL refused the login of role %s before any password: no line of pg_hba.conf "+
+			"admits this host, role and database (add one and reload PostgreSQL), or the role does not exist or may not log in (`ql db roles` creates QingLong's roles); "+
+			"if pg_hba.conf asks for a password, check it too "+passwordSources, what, loginRole(err))
 	case s == stateInvalidCatalogName:
 		return databaseMissing(err, what)
 	case s == stateUniqueViolation:

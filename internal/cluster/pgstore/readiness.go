@@ -213,7 +213,9 @@ func checkServer(ctx context.Context, tx pgx.Tx, _ Roles) error {
 func checkHistory(ctx context.Context, tx pgx.Tx, roles Roles) error {
 	history, err := readHistory(ctx, tx)
 	if sqlState(err) == stateInsufficientPriv {
-		return &ReadinessError{Code: CodeRoleDenied, Detail: "connect as " + roles.Runtime, Err: err}
+		// The code's message already says whom to connect as; the
+		// adapter's own "permission denied" advice would say it again.
+		return &ReadinessError{Code: CodeRoleDenied, Detail: "it was refused the migration history (permission denied); the runtime role here is " + roles.Runtime}
 	}
 	if err != nil {
 		return &ReadinessError{Code: CodeUnavailable, Err: err}
