@@ -184,15 +184,18 @@ func checkCommand(getenv func(string) string, prefix *string) *cobra.Command {
 // `ql workers list` or `ql db migrate` beside a standalone server would
 // otherwise go looking for a PostgreSQL URL it never needs.
 //
-// A URL that reaches another host without verifying its server draws the
-// warning every command given a database URL prints (cli.WeakTLS), on the
-// command's stderr.
+// A URL that reaches another host without verifying its server, or whose
+// password comes from a password file others may read, draws the warning
+// every command given a database URL prints (cli.WeakTLS,
+// cli.PassfileExposed), on the command's stderr.
 func urlFrom(cmd *cobra.Command, getenv func(string) string, specific string) (string, error) {
 	for _, name := range []string{specific, EnvURL} {
 		u, err := cli.Getenv(getenv, name)
 		if err != nil || u != "" {
-			if msg := cli.WeakTLS(u, getenv); err == nil && msg != "" {
-				fmt.Fprintln(cmd.ErrOrStderr(), "ql: warning: "+msg)
+			for _, msg := range []string{cli.WeakTLS(u, getenv), cli.PassfileExposed(u, getenv)} {
+				if err == nil && msg != "" {
+					fmt.Fprintln(cmd.ErrOrStderr(), "ql: warning: "+msg)
+				}
 			}
 			return u, err
 		}

@@ -1,6 +1,8 @@
 package dbcli
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -30,5 +32,27 @@ func TestTheDBAndWorkersCommandsWarnOfADatabaseOnAnotherHostReachedWithoutVerify
 		if out := c.run(); !strings.Contains(out, "ql: "+warning) {
 			t.Errorf("%s: %q, want the weak-TLS warning on stderr", c.name, out)
 		}
+	}
+}
+
+// A password file others may read is warned about by the db and workers
+// commands too, before they connect.
+func TestTheDBCommandsWarnOfAPasswordFileOthersMayRead(t *testing.T) {
+	t.Parallel()
+	passfile := filepath.Join(t.TempDir(), "pgpass")
+	if err := os.WriteFile(passfile, []byte("*:*:*:ql:pw\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(passfile, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	url := "postgres://ql@127.0.0.1:1/ql?sslmode=disable&connect_timeout=1"
+	out, _ := run(t, map[string]string{EnvRuntimeURL: url, "PGPASSFILE": passfile}, "check")
+	if !strings.Contains(out, "ql: warning: the password file "+passfile+" may be read by group or others") || !strings.Contains(out, "chmod 600") {
+		t.Errorf("db check with a 0644 password file: %q, want the warning", out)
+	}
+	_, errOut, _ := workers(t, map[string]string{EnvAdminURL: url, "PGPASSFILE": passfile}, "list")
+	if !strings.Contains(errOut, "chmod 600 "+passfile) {
+		t.Errorf("workers list with a 0644 password file: %q, want the warning", errOut)
 	}
 }
