@@ -124,6 +124,13 @@ func (r *Runtime) PoolCounters() (waits int64, waited time.Duration, opened int6
 	return st.EmptyAcquireCount(), st.EmptyAcquireWaitTime(), st.NewConnsCount()
 }
 
+// PoolStat reads the pool as it stands: its size and the connections in
+// use and idle (no query).
+func (r *Runtime) PoolStat() (size, inUse, idle int32) {
+	st := r.pool.Stat()
+	return st.MaxConns(), st.AcquiredConns(), st.IdleConns()
+}
+
 // Close releases the pool.
 func (r *Runtime) Close() { r.pool.Close() }
 
