@@ -136,8 +136,18 @@ func checkAt(ctx context.Context, url string, roles Roles, extra ...readinessChe
 // by hand too low fails every check, which must not read as an outage
 // to wait out. err is returned as it was when the setting cannot be read.
 func cancelledByTimeout(ctx context.Context, conn *pgx.Conn, err error) error {
+	// The SET is as short a statement as any; one the timeout cancels too
+	// is tried again, a few times, since a loaded server may take longer
+	// than a very short bound to start even that.
+	lifted := false
+	for range 10 {
+		if _, setErr := conn.Exec(ctx, sqlLiftStmtTimeout); setErr == nil {
+			lifted = true
+			break
+		}
+	}
 	var setting, source string
-	if conn.QueryRow(ctx, sqlSessionStmtTimeout).Scan(&setting, &source) != nil {
+	if !lifted || conn.QueryRow(ctx, sqlSessionStmtTimeout).Scan(&setting, &source) != nil {
 		return err
 	}
 	where := "the server's (" + source + ")"

@@ -139,6 +139,7 @@ var (
 	sqlRolesOfPrefix        = stmt("RolesOfPrefix")
 	sqlSessionSearchPath    = stmt("SessionSearchPath")
 	sqlSessionStmtTimeout   = stmt("SessionStatementTimeout")
+	sqlLiftStmtTimeout      = stmt("LiftStatementTimeout")
 	sqlRoleSettings         = stmt("RoleSettings")
 	sqlUnsafeSchemas        = stmt("UnsafeSchemas")
 	sqlServerSettings       = stmt("ServerSettings")
