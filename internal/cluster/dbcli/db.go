@@ -75,7 +75,7 @@ func migrateCommand(getenv func(string) string) *cobra.Command {
 		Args:         cobra.NoArgs,
 		SilenceUsage: true,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			url, err := urlFrom(getenv, EnvMigrationURL)
+			url, err := urlFrom(cmd, getenv, EnvMigrationURL)
 			if err != nil {
 				return err
 			}
@@ -120,7 +120,7 @@ func rolesCommand(getenv func(string) string, prefix *string) *cobra.Command {
 		Args:         cobra.NoArgs,
 		SilenceUsage: true,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			url, err := urlFrom(getenv, EnvSuperuserURL)
+			url, err := urlFrom(cmd, getenv, EnvSuperuserURL)
 			if err != nil {
 				return err
 			}
@@ -164,7 +164,7 @@ func checkCommand(getenv func(string) string, prefix *string) *cobra.Command {
 		Args:         cobra.NoArgs,
 		SilenceUsage: true,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			url, err := urlFrom(getenv, EnvRuntimeURL)
+			url, err := urlFrom(cmd, getenv, EnvRuntimeURL)
 			if err != nil {
 				return err
 			}
@@ -183,10 +183,20 @@ func checkCommand(getenv func(string) string, prefix *string) *cobra.Command {
 // The refusal also says the command is the cluster's: someone who runs
 // `ql workers list` or `ql db migrate` beside a standalone server would
 // otherwise go looking for a PostgreSQL URL it never needs.
-func urlFrom(getenv func(string) string, specific string) (string, error) {
+//
+// A URL that reaches another host without verifying its server, or whose
+// password comes from a password file others may read, draws the warning
+// every command given a database URL prints (cli.WeakTLS,
+// cli.PassfileExposed), on the command's stderr.
+func urlFrom(cmd *cobra.Command, getenv func(string) string, specific string) (string, error) {
 	for _, name := range []string{specific, EnvURL} {
 		u, err := cli.Getenv(getenv, name)
 		if err != nil || u != "" {
+			for _, msg := range []string{cli.WeakTLS(u, getenv), cli.PassfileExposed(u, getenv)} {
+				if err == nil && msg != "" {
+					fmt.Fprintln(cmd.ErrOrStderr(), "ql: warning: "+msg)
+				}
+			}
 			return u, err
 		}
 	}

@@ -40,12 +40,12 @@ func newWorkersCommand(getenv func(string) string) *cobra.Command {
 }
 
 // openWorkerAdmin connects as the admin role.
-func openWorkerAdmin(ctx context.Context, getenv func(string) string) (*pgstore.Admin, error) {
-	url, err := urlFrom(getenv, EnvAdminURL)
+func openWorkerAdmin(cmd *cobra.Command, getenv func(string) string) (*pgstore.Admin, error) {
+	url, err := urlFrom(cmd, getenv, EnvAdminURL)
 	if err != nil {
 		return nil, err
 	}
-	a, err := pgstore.OpenAdmin(ctx, url)
+	a, err := pgstore.OpenAdmin(cmd.Context(), url)
 	return a, pgstore.ForCommand(err)
 }
 
@@ -110,7 +110,7 @@ func workersCreateCommand(getenv func(string) string) *cobra.Command {
 			if maxConcurrency < 1 || maxConcurrency > workerproto.MaxCapacity {
 				return cli.Usagef("--max-concurrency %d is outside 1–%d", maxConcurrency, workerproto.MaxCapacity)
 			}
-			a, err := openWorkerAdmin(cmd.Context(), getenv)
+			a, err := openWorkerAdmin(cmd, getenv)
 			if err != nil {
 				return err
 			}
@@ -154,7 +154,7 @@ credential's and "sessionLabels" lists each live process's set (empty while none
 			if out != "table" && out != "json" {
 				return cli.Usagef("--output %q is not one of table, json", out)
 			}
-			a, err := openWorkerAdmin(cmd.Context(), getenv)
+			a, err := openWorkerAdmin(cmd, getenv)
 			if err != nil {
 				return err
 			}
@@ -212,7 +212,7 @@ func workersRotateCommand(getenv func(string) string) *cobra.Command {
 			if keep < 0 || keep > pgstore.MaxKeepReplaced {
 				return cli.Usagef("%s", validate.DurationOutOfRange("--keep-old", cmd.Flags().Lookup("keep-old").Value.String(), 0, pgstore.MaxKeepReplaced))
 			}
-			a, err := openWorkerAdmin(cmd.Context(), getenv)
+			a, err := openWorkerAdmin(cmd, getenv)
 			if err != nil {
 				return err
 			}
@@ -245,7 +245,7 @@ func workersRevokeCommand(getenv func(string) string) *cobra.Command {
 		Args:         oneName("revoke"),
 		SilenceUsage: true,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			a, err := openWorkerAdmin(cmd.Context(), getenv)
+			a, err := openWorkerAdmin(cmd, getenv)
 			if err != nil {
 				return err
 			}
@@ -287,7 +287,7 @@ func workersResumeCommand(getenv func(string) string) *cobra.Command {
 		Args:         oneName("resume"),
 		SilenceUsage: true,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			a, err := openWorkerAdmin(cmd.Context(), getenv)
+			a, err := openWorkerAdmin(cmd, getenv)
 			if err != nil {
 				return err
 			}
@@ -330,7 +330,7 @@ func resumed(ctx context.Context, a *pgstore.Admin, name string) string {
 // state through the admin role and says what it became.
 func workerChange(getenv func(string) string, verb string, change func(*pgstore.Admin, context.Context, string) error, became string) func(*cobra.Command, []string) error {
 	return func(cmd *cobra.Command, args []string) error {
-		a, err := openWorkerAdmin(cmd.Context(), getenv)
+		a, err := openWorkerAdmin(cmd, getenv)
 		if err != nil {
 			return err
 		}

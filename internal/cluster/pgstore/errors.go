@@ -24,6 +24,7 @@ const (
 	stateCheckViolation       = "23514"
 	stateInsufficientPriv     = "42501"
 	stateReadOnlyTransaction  = "25006"
+	stateFeatureNotSupported  = "0A000"
 	stateIdleInTxTimeout      = "25P03"
 	stateLockNotAvailable     = "55P03"
 	stateDiskFull             = "53100"
@@ -33,6 +34,7 @@ const (
 	stateCrashShutdown        = "57P02"
 	stateCannotConnectNow     = "57P03"
 	stateInvalidCatalogName   = "3D000"
+	stateInvalidPassword      = "28P01"
 )
 
 func sqlState(err error) string {
@@ -77,6 +79,9 @@ func connectionLost(err error) bool {
 		// timed out by the connect timeout) finds the server gone; one the
 		// server or TLS refused (no TLS offered, bad certificate) is a
 		// configuration error that no retry can cure.
+		if tlsCause, _ := tlsFailure(err); tlsCause != "" {
+			return false
+		}
 		cause := ce.Unwrap()
 		return errors.Is(cause, context.DeadlineExceeded) || brokenLink(cause)
 	}
@@ -161,10 +166,14 @@ func Transient(err error) bool {
 // connection does. The server's sentences of these classes are its own,
 // never a statement's parameters.
 func ConnectCause(err error) string {
-	// 28: invalid authorization (password, role); 3D: no such database.
+	// 28: invalid authorization (password, role); 3D: no such database;
+	// 53300: no connection slot ("sorry, too many clients already").
 	var pe *pgconn.PgError
-	if errors.As(err, &pe) && (strings.HasPrefix(pe.Code, "28") || strings.HasPrefix(pe.Code, "3D") || lostState(pe.Code)) {
+	if errors.As(err, &pe) && (strings.HasPrefix(pe.Code, "28") || strings.HasPrefix(pe.Code, "3D") || lostState(pe.Code) || pe.Code == stateTooManyConnections) {
 		return pe.Message + " (SQLSTATE " + pe.Code + ")"
+	}
+	if cause, _ := tlsFailure(err); cause != "" {
+		return cause
 	}
 	var ne *net.OpError
 	if errors.As(err, &ne) {
@@ -267,6 +276,11 @@ func writeReason(err error) schedule.Reason {
 	return schedule.ReasonWriteFailed
 }
 
+// passwordSources are where a connection's password comes from, in the
+// order pgx reads them.
+const passwordSources = "(the URL's, else $PGPASSWORD, else the service file's entry for service= in the URL or $PGSERVICE, " +
+	"else the role's line in the password file $PGPASSFILE or ~/.pgpass)"
+
 // checkServerRuns is what to do when nothing answered where a URL points.
 const checkServerRuns = "check that PostgreSQL runs at the URL's host and port and accepts connections, then retry"
 
@@ -280,6 +294,9 @@ func mapErr(err error, what string) error {
 		return err
 	}
 	err = tellOnce(err)
+	if cause, advice := tlsFailure(err); advice != "" {
+		return qlerror.Wrap(qlerror.FailedPrecondition, err, "%s: TLS failed (%s): %s", what, cause, advice)
+	}
 	switch {
 	case connectionLost(err):
 		var ce *pgconn.ConnectError
@@ -297,10 +314,13 @@ func mapErr(err error, what string) error {
 		return qlerror.Wrap(qlerror.NotFound, err, "%s: not found", what)
 	}
 	switch s := sqlState(err); {
+	case s == stateInvalidPassword:
+		return qlerror.Wrap(qlerror.FailedPrecondition, err, "%s: PostgreSQL refused the login of role %s: a wrong password; check the role's password "+passwordSources+
+			" (`ql db roles` sets the passwords of QingLong's roles)", what, loginRole(err))
 	case LoginRefused(err):
-		return qlerror.Wrap(qlerror.FailedPrecondition, err, "%s: PostgreSQL refused the login of role %s; check the role's password (the URL's, else $PGPASSWORD, "+
-			"else the role's line in the password file $PGPASSFILE or ~/.pgpass) and that the role exists and may log in from this host "+
-			"(`ql db roles` creates QingLong's roles; pg_hba.conf admits hosts)", what, loginRole(err))
+		return qlerror.Wrap(qlerror.FailedPrecondition, err, "%s: PostgreSQL refused the login of role %s before any password: no line of pg_hba.conf "+
+			"admits this host, role and database (add one and reload PostgreSQL), or the role does not exist or may not log in (`ql db roles` creates QingLong's roles); "+
+			"if pg_hba.conf asks for a password, check it too "+passwordSources, what, loginRole(err))
 	case s == stateInvalidCatalogName:
 		return databaseMissing(err, what)
 	case s == stateUniqueViolation:
@@ -309,12 +329,20 @@ func mapErr(err error, what string) error {
 		return qlerror.Wrap(qlerror.FailedPrecondition, err, "%s: rejected by the schema", what)
 	case s == stateInsufficientPriv:
 		return qlerror.Wrap(qlerror.FailedPrecondition, err, "%s: permission denied; connect as the role meant for this (see `ql db roles`)", what)
-	case s == stateReadOnlyTransaction:
-		return qlerror.Wrap(qlerror.Unavailable, err, "%s: the database is read-only", what)
+	case s == stateReadOnlyTransaction, s == stateFeatureNotSupported:
+		// 0A000 is how a standby refuses a SERIALIZABLE transaction (a
+		// publish) before any write; QingLong's statements use no other
+		// feature a primary would refuse.
+		return qlerror.Wrap(qlerror.Unavailable, err, "%s: the database takes no writes (a standby in recovery, or default_transaction_read_only on) and refused it; "+
+			"nothing was done: connect to the primary (with several hosts in the URL, add target_session_attrs=read-write)", what).Because(schedule.RefusalNotPrimary)
 	case s == stateSerializationFailure, s == stateDeadlockDetected:
 		return qlerror.Wrap(qlerror.Conflict, err, "%s: kept losing serialization races; retry later", what)
 	case s == stateQueryCanceled, s == stateLockNotAvailable, s == stateIdleInTxTimeout:
 		return qlerror.Wrap(qlerror.Timeout, err, "%s: the database ended the statement (%s: a time limit or an operator); retry later", what, StateCode(err))
+	case s == stateTooManyConnections:
+		return qlerror.Wrap(qlerror.Unavailable, err, "%s: PostgreSQL has no connection left to give (too_many_connections: max_connections, or the role's CONNECTION LIMIT, is reached); "+
+			"raise max_connections in postgresql.conf (then restart PostgreSQL) or run fewer replicas or commands at once: a replica opens up to %d connections (%d with retention), "+
+			"a ql command up to %d (docs/operations.md, \"Server\")", what, ReplicaConns, ReplicaConns+maintenanceConns, adminPoolSize+DefaultRuntimeConns)
 	case strings.HasPrefix(s, "53"), strings.HasPrefix(s, "57"):
 		return qlerror.Wrap(qlerror.Unavailable, err, "%s: the database cannot serve it now (%s); retry later", what, StateCode(err))
 	}

@@ -99,7 +99,20 @@ type historyRow struct {
 // of it. Connect as the migration role, or as a superuser for the first
 // install (then run EnsureRoles, which hands ownership to the migration
 // role).
+//
+// A role that may not (the runtime or admin role's URL given by mistake)
+// is told which role to connect as, by name.
 func Migrate(ctx context.Context, url string, progress func(string)) ([]Applied, error) {
+	applied, err := migrate(ctx, url, progress)
+	if sqlState(err) == stateInsufficientPriv {
+		err = qlerror.Wrap(qlerror.FailedPrecondition, err, "this role may not change the schema: `ql db migrate` connects as the migration role, %s "+
+			"(or --role-prefix's migration role), which `ql db roles` creates, or as a superuser for the first install; give its URL in $QL_DATABASE_MIGRATION_URL",
+			RoleNames("").Name(RoleMigration))
+	}
+	return applied, err
+}
+
+func migrate(ctx context.Context, url string, progress func(string)) ([]Applied, error) {
 	conn, err := connect(ctx, url)
 	if err != nil {
 		return nil, err

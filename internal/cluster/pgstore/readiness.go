@@ -115,7 +115,7 @@ func checkAt(ctx context.Context, url string, roles Roles, extra ...readinessChe
 		switch {
 		case qlerror.Is(err, qlerror.Invalid), qlerror.Is(err, qlerror.FailedPrecondition):
 			return err
-		case errors.As(err, &qe) && qe.Code == qlerror.Unavailable && qe.Err != nil:
+		case errors.As(err, &qe) && qe.Code == qlerror.Unavailable && qe.Err != nil && connectionLost(qe.Err):
 			// The code already says the server cannot be reached; the
 			// cause alone adds why, and what to check.
 			return &ReadinessError{Code: CodeUnavailable, Err: fmt.Errorf("%w; %s", qe.Err, checkServerRuns)}
@@ -123,7 +123,47 @@ func checkAt(ctx context.Context, url string, roles Roles, extra ...readinessChe
 		return &ReadinessError{Code: CodeUnavailable, Err: err}
 	}
 	defer conn.Close(context.WithoutCancel(ctx))
-	return checkReadiness(ctx, conn, roles, extra...)
+	err = checkReadiness(ctx, conn, roles, extra...)
+	if sqlState(err) == stateQueryCanceled {
+		return cancelledByTimeout(ctx, conn, err)
+	}
+	return err
+}
+
+// cancelledByTimeout names the statement_timeout under which a readiness
+// statement was cancelled. The check's connection sends no timeout of its
+// own (a replica's does), so the role's or the server's applies: one set
+// by hand too low fails every check, which must not read as an outage
+// to wait out. err is returned as it was when the setting cannot be read.
+func cancelledByTimeout(ctx context.Context, conn *pgx.Conn, err error) error {
+	// The SET is as short a statement as any; one the timeout cancels too
+	// is tried again, a few times, since a loaded server may take longer
+	// than a very short bound to start even that.
+	lifted := false
+	for range 10 {
+		if _, setErr := conn.Exec(ctx, sqlLiftStmtTimeout); setErr == nil {
+			lifted = true
+			break
+		}
+	}
+	var setting, source string
+	if !lifted || conn.QueryRow(ctx, sqlSessionStmtTimeout).Scan(&setting, &source) != nil {
+		return err
+	}
+	where := "the server's (" + source + ")"
+	switch source {
+	case "user":
+		where = "the role's own (ALTER ROLE … SET statement_timeout)"
+	case "database user":
+		where = "the role's own in this database (ALTER ROLE … IN DATABASE … SET statement_timeout)"
+	case "database":
+		where = "the database's (ALTER DATABASE … SET statement_timeout)"
+	}
+	// Not wrapped: the cancellation's own words say to retry, and its
+	// SQLSTATE would make it transient.
+	return qlerror.New(qlerror.FailedPrecondition, "readiness: a check was cancelled (SQLSTATE 57014) by statement_timeout = %s, %s, too short for the checks; "+
+		"raise it or remove it where it was set (RESET statement_timeout), then run `ql db roles`, which sets QingLong's own (%s for the runtime role); "+
+		"a replica sends its own timeouts, which this one does not bound", setting, where, runtimeStatementTimeout)
 }
 
 // readinessCheck is one check, run inside the readiness transaction.
@@ -183,7 +223,9 @@ func checkServer(ctx context.Context, tx pgx.Tx, _ Roles) error {
 func checkHistory(ctx context.Context, tx pgx.Tx, roles Roles) error {
 	history, err := readHistory(ctx, tx)
 	if sqlState(err) == stateInsufficientPriv {
-		return &ReadinessError{Code: CodeRoleDenied, Detail: "connect as " + roles.Runtime, Err: err}
+		// The code's message already says whom to connect as; the
+		// adapter's own "permission denied" advice would say it again.
+		return &ReadinessError{Code: CodeRoleDenied, Detail: "it was refused the migration history (permission denied); the runtime role here is " + roles.Runtime}
 	}
 	if err != nil {
 		return &ReadinessError{Code: CodeUnavailable, Err: err}

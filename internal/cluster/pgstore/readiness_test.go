@@ -55,8 +55,11 @@ func TestReadinessPassesOnAFreshInstallForEveryRole(t *testing.T) {
 	// a command refuses as its credential, exit 5.
 	requireReadiness(t, e, RoleWorkerIngress, CodeRoleDenied)
 	err := ForCommand(Check(t.Context(), e.url(RoleWorkerIngress), e.roles))
-	if !qlerror.Is(err, qlerror.PermissionDenied) || !strings.Contains(err.Error(), "connect as "+e.roles.Runtime) || strings.Contains(err.Error(), "cannot be reached") {
+	if !qlerror.Is(err, qlerror.PermissionDenied) || !strings.Contains(err.Error(), "the runtime role here is "+e.roles.Runtime) || strings.Contains(err.Error(), "cannot be reached") {
 		t.Fatalf("readiness as worker_ingress for a command: %v; want permission denied naming the runtime role, not an unreachable server", err)
+	}
+	if n := strings.Count(err.Error(), "connect as"); n != 1 {
+		t.Errorf("readiness as worker_ingress for a command: %q says \"connect as\" %d times, want once", err, n)
 	}
 }
 

@@ -20,6 +20,10 @@ const (
 	// DefaultRuntimeConns covers one claim plus schedule.MaxParallel
 	// concurrent commits.
 	DefaultRuntimeConns = int32(schedule.MaxParallel + 1)
+	// ReplicaConns is the most connections a replica opens with the
+	// default pool: the runtime pool and the notice listener's own
+	// connection (Listen); the maintenance pool adds maintenanceConns.
+	ReplicaConns = DefaultRuntimeConns + 1
 )
 
 var ownerPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}$`)
@@ -118,6 +122,13 @@ func OpenRuntime(ctx context.Context, url string, cfg RuntimeConfig) (*Runtime, 
 func (r *Runtime) PoolCounters() (waits int64, waited time.Duration, opened int64) {
 	st := r.pool.Stat()
 	return st.EmptyAcquireCount(), st.EmptyAcquireWaitTime(), st.NewConnsCount()
+}
+
+// PoolStat reads the pool as it stands: its size and the connections in
+// use and idle (no query).
+func (r *Runtime) PoolStat() (size, inUse, idle int32) {
+	st := r.pool.Stat()
+	return st.MaxConns(), st.AcquiredConns(), st.IdleConns()
 }
 
 // Close releases the pool.

@@ -58,6 +58,13 @@ var (
 	sqlMonitorTriggerActivity = stmt("MonitorTriggerActivity")
 )
 
+// sql/server.sql: which database server a connection reached.
+var (
+	sqlServerAddress  = stmt("ServerAddress")
+	sqlServerSystemID = stmt("ServerSystemID")
+	sqlServerTimeline = stmt("ServerTimeline")
+)
+
 // sql/recovery_page.sql: startup recovery.
 var sqlRecoveryPage = stmt("RecoveryPage")
 
@@ -132,6 +139,8 @@ var (
 	sqlPrivilegeFingerprint = stmt("PrivilegeFingerprint")
 	sqlRolesOfPrefix        = stmt("RolesOfPrefix")
 	sqlSessionSearchPath    = stmt("SessionSearchPath")
+	sqlSessionStmtTimeout   = stmt("SessionStatementTimeout")
+	sqlLiftStmtTimeout      = stmt("LiftStatementTimeout")
 	sqlRoleSettings         = stmt("RoleSettings")
 	sqlUnsafeSchemas        = stmt("UnsafeSchemas")
 	sqlServerSettings       = stmt("ServerSettings")

@@ -117,7 +117,11 @@ func (r *replica) activate(ctx context.Context, attempt int, carried []schedule.
 	if err := rt.Ready(ctx); err != nil {
 		return fail("readiness", err)
 	}
-	r.log.Info("database ready", slog.String("code", CodeDatabaseReady))
+	server, err := rt.Server(ctx)
+	if err != nil {
+		return fail("server", err)
+	}
+	r.reached(server)
 	// The claims carried over are given back before the startup recovery:
 	// that pass reads every unfinished Run, seconds on a large queue, and
 	// the rows would wait it out (up to a whole lease) for nothing, since

@@ -81,6 +81,14 @@ func (r *replica) newMetrics() *metrics.Metrics {
 		Logger: r.log,
 	})
 	m.AddStorage(r.storage())
+	m.AddPool(func() (metrics.PoolStat, bool) {
+		act := r.adm.current()
+		if act == nil {
+			return metrics.PoolStat{}, false
+		}
+		size, inUse, idle := act.rt.PoolStat()
+		return metrics.PoolStat{Max: size, InUse: inUse, Idle: idle}, true
+	})
 	return m
 }
 

@@ -43,6 +43,9 @@ const (
 	// CodeDatabaseTLSUnverified: the database is on another host and its
 	// certificate is not verified.
 	CodeDatabaseTLSUnverified = "serve.database_tls_unverified"
+	// CodeDatabasePassfileExposed: the password comes from a password
+	// file group or others may read.
+	CodeDatabasePassfileExposed = "serve.database_passfile_exposed"
 )
 
 // Serve is the cli.ServeFunc of the cluster profile. It returns nil after a
@@ -62,6 +65,9 @@ func Serve(ctx context.Context, cmd *cobra.Command, f *cli.ServeFlags) error {
 	// log shipper parses every line.
 	if msg := cli.WeakTLS(f.DatabaseURL, os.Getenv); msg != "" {
 		log.Warn(msg, slog.String("code", CodeDatabaseTLSUnverified))
+	}
+	if msg := cli.PassfileExposed(f.DatabaseURL, os.Getenv); msg != "" {
+		log.Warn(msg, slog.String("code", CodeDatabasePassfileExposed))
 	}
 	return pgstore.ForCommand(serveReplica(ctx, s, log))
 }
@@ -85,6 +91,9 @@ type replica struct {
 	// metrics and metricsHTTP exist only with a metrics address.
 	metrics     *metrics.Metrics
 	metricsHTTP *httpserve.Server
+	// server is the database server the last activation reached, nil
+	// before the first (dbserver.go).
+	server *pgstore.Server
 }
 
 func serveReplica(ctx context.Context, s settings, log *slog.Logger) error {

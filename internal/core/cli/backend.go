@@ -241,6 +241,9 @@ func open(ctx context.Context, opts Options, f *dbFlags, mustExistRO bool) (*Bac
 		if msg := WeakTLS(dsn, os.Getenv); msg != "" {
 			warn(ctx, opts.Binary, "warning: "+msg)
 		}
+		if msg := PassfileExposed(dsn, os.Getenv); msg != "" {
+			warn(ctx, opts.Binary, "warning: "+msg)
+		}
 		return opts.OpenPostgres(ctx, dsn)
 	}
 	if mustExistRO {

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -86,10 +87,8 @@ func WeakTLS(raw string, getenv func(string) string) string {
 	if mode == "verify-full" {
 		return ""
 	}
-	hosts := q.Get("host")
-	if hosts == "" {
-		hosts = u.Host
-	}
+	// A URL without a host connects where $PGHOST says, as libpq does.
+	hosts := cmp.Or(q.Get("host"), u.Host, getenv("PGHOST"))
 	for _, h := range strings.Split(hosts, ",") {
 		if host, _, err := net.SplitHostPort(h); err == nil {
 			h = host

@@ -109,6 +109,13 @@ func TestWeakTLSToARemoteDatabaseIsWarnedAbout(t *testing.T) {
 			t.Errorf("%s (PGSSLMODE=%q): warning %q, want warning=%v", tt.url, tt.env, msg, tt.warn)
 		}
 	}
+	pgHost := func(k string) string { return map[string]string{"PGHOST": "db.example"}[k] }
+	if msg := WeakTLS("postgres:///ql?sslmode=require", pgHost); !strings.Contains(msg, "reaches db.example") {
+		t.Errorf("a host-less URL with $PGHOST=db.example: warning %q, want one naming db.example", msg)
+	}
+	if msg := WeakTLS("postgres://ql@localhost/ql", pgHost); msg != "" {
+		t.Errorf("a URL naming localhost while $PGHOST names another host: warning %q; the URL's host wins", msg)
+	}
 	var reached []string
 	code, _, stderr := qlWith(t, clusterBuild(&reached), "runs", "list", "--database-url", "postgres://ql_runtime@db.example/ql?sslmode=require")
 	if code != 1 || !strings.Contains(stderr, "ql: warning: the database URL reaches db.example") || len(reached) != 1 {

@@ -34,13 +34,15 @@ func neverSent(err error) bool {
 // request was under way (a proxy that forwarded it and never answered, a
 // connection lost before the COMMIT's answer), so only asking again tells
 // what became of it. A timeout (the API's 504, a database lock waited out)
-// is not one: it is answered once the write was rolled back. A command
-// interrupted (Ctrl-C) while its request was under way is one too:
-// stopping the client does not stop a server that has the request, and
-// execute says it was interrupted beside the advice.
+// is not one: it is answered once the write was rolled back; nor is a
+// database that takes no writes (a standby), which refused the statement
+// before anything was written. A command interrupted (Ctrl-C) while its
+// request was under way is one: stopping the client does not stop a
+// server that has the request, and execute says it was interrupted beside
+// the advice.
 func answerLost(err error) bool {
 	var ns notSent
-	return qlerror.CodeOf(err) == qlerror.Unavailable && !errors.As(err, &ns)
+	return qlerror.CodeOf(err) == qlerror.Unavailable && !errors.As(err, &ns) && qlerror.ReasonOf(err) != schedule.RefusalNotPrimary
 }
 
 // lostAnswerError is a write's failure whose outcome is unknown, with

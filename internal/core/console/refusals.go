@@ -86,6 +86,7 @@ var refusalsZH = map[qlerror.Reason]string{ //nolint:gosec // G101: sentences ke
 	schedule.RefusalTriggerDisabled: "该触发器（或其任务）已停用，立即运行与回填也不执行；在触发器页面或用 `ql triggers enable 名称` 启用触发器，或在定义文件中设置 enabled: true 并执行 `ql apply -f FILE`。",
 	refusalTriggerDisabled:          "触发器“{name}”已停用，立即运行与回填也不执行；在触发器页面或用 `{enable}` 启用它，或在定义文件中设置 enabled: true 并执行 `ql apply -f FILE`。",
 	schedule.RefusalRepublishing:    "该触发器正在重新发布，请稍后重试。",
+	schedule.RefusalNotPrimary:      "数据库不接受写入（处于恢复中的备库，或 default_transaction_read_only 已开启），已拒绝该操作，什么都没有做：请连接到主库（URL 中列出多个主机时，加上 target_session_attrs=read-write）。",
 	schedule.RefusalRequestIDReused: "请求 ID“{requestId}”已为另一个请求（是否强制运行不同）创建了运行 {run}：重试时请按第一次的方式提交；新的请求请使用新的请求 ID。",
 	schedule.RefusalStalePin: "该触发器固定在其任务的较旧修订版上，而不是任务当前的修订版：在它与任务一起重新发布之前，它什么都不运行，立即运行与回填也不执行；" +
 		"请应用同时写有该任务和该触发器的定义文件，并启用该任务（执行 `ql apply -f FILE`）。",

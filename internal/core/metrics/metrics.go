@@ -163,6 +163,9 @@ type Metrics struct {
 	// givenBack is nil on a single-node server, whose takes hold no claim
 	// to give back.
 	givenBack *prometheus.CounterVec
+	// dbServer is nil on a single-node server, which has no server to
+	// name (dbserver.go).
+	dbServer *prometheus.GaugeVec
 
 	// state, retention, cacheFor and cluster serve the storage and
 	// retention metrics (storage.go, retention.go).
@@ -279,7 +282,8 @@ func New(cfg Config) *Metrics {
 		for _, r := range GiveBackResults {
 			m.givenBack.WithLabelValues(r)
 		}
-		m.reg.MustRegister(m.givenBack)
+		m.dbServer = newDatabaseServer()
+		m.reg.MustRegister(m.givenBack, m.dbServer)
 	}
 	info := prometheus.NewGauge(prometheus.GaugeOpts{
 		Namespace: Namespace, Name: "info", Help: "Always 1; its labels name the server's profile and its binary's version and commit (as `version` prints them).",

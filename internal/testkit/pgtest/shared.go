@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"maps"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -274,4 +275,23 @@ func (s *Srv) adminExec(ctx context.Context, sql string) error {
 	defer conn.Close(ctx)
 	_, err = conn.Exec(ctx, sql)
 	return err
+}
+
+// WriteServerFile writes a file the server reads as its own (a TLS key
+// must belong to the server user and be readable by it alone) into dir,
+// a TempDir, and returns its path.
+func WriteServerFile(t testing.TB, dir, name string, data []byte) string {
+	t.Helper()
+	path := filepath.Join(dir, name)
+	if err := os.WriteFile(path, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	owner, err := serverOwner()
+	if err == nil {
+		err = chownTree(path, owner)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return path
 }

@@ -153,6 +153,31 @@ ORDER BY line
 -- unqualified name anywhere.
 SELECT pg_catalog.current_setting('search_path')
 
+-- name: LiftStatementTimeout
+-- Lifts this session's statement_timeout, so that after a readiness
+-- statement was cancelled by one too short, the read below is not
+-- cancelled in turn (readiness.go, cancelledByTimeout).
+SET statement_timeout = 0
+
+-- name: SessionStatementTimeout
+-- The statement_timeout the session had before LiftStatementTimeout (the
+-- value RESET restores) and where it was set, as PostgreSQL ranks the
+-- settings: the role's in this database, the role's, the database's, else
+-- the server's own configuration.
+SELECT s.reset_val || coalesce(s.unit, ''),
+       coalesce((SELECT CASE WHEN d.setrole <> 0 AND d.setdatabase <> 0 THEN 'database user'
+                             WHEN d.setrole <> 0 THEN 'user'
+                             ELSE 'database' END
+                   FROM pg_catalog.pg_db_role_setting d
+                  WHERE d.setrole IN (0, (SELECT r.oid FROM pg_catalog.pg_roles r WHERE r.rolname = current_user))
+                    AND d.setdatabase IN (0, (SELECT b.oid FROM pg_catalog.pg_database b WHERE b.datname = pg_catalog.current_database()))
+                    AND NOT (d.setrole = 0 AND d.setdatabase = 0)
+                    AND EXISTS (SELECT 1 FROM pg_catalog.unnest(d.setconfig) c WHERE c LIKE 'statement\_timeout=%')
+                  ORDER BY d.setrole <> 0 AND d.setdatabase <> 0 DESC, d.setrole <> 0 DESC
+                  LIMIT 1), 'configuration file')
+  FROM pg_catalog.pg_settings s
+ WHERE s.name = 'statement_timeout'
+
 -- name: RoleSettings
 -- Per-role settings of the roles $1, for every database (false) and
 -- for this one only (true), which takes precedence.

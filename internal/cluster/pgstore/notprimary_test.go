@@ -1,0 +1,69 @@
+package pgstore
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/qinglong/qinglong/internal/core/ids"
+	"github.com/qinglong/qinglong/internal/core/project"
+	"github.com/qinglong/qinglong/internal/core/qlerror"
+	"github.com/qinglong/qinglong/internal/core/schedule"
+	"github.com/qinglong/qinglong/internal/testkit/faults"
+	"github.com/qinglong/qinglong/internal/testkit/pgtest"
+)
+
+// A write sent to a standby is refused before anything is written, and
+// says so: not_primary, "nothing was done" and to connect to the primary,
+// whether the standby refuses a serializable transaction (a publish,
+// SQLSTATE 0A000) or a write (`ql db roles`' ALTER ROLE, 25006). A
+// command reading it never says the write may have been done.
+func TestAWriteSentToAStandbyIsRefusedAsNotPrimarySayingToConnectToThePrimary(t *testing.T) {
+	t.Parallel()
+	pair := faults.StartSyncPair(t, nil)
+	db := pair.Primary.NewDatabase(t)
+	e := withRoles(t, db)
+	if _, err := Migrate(t.Context(), db.URL, nil); err != nil {
+		t.Fatal(err)
+	}
+	cfg := RolesConfig{Prefix: e.prefix(), Passwords: map[RoleKind]string{}}
+	if err := EnsureRoles(t.Context(), db.URL, cfg); err != nil {
+		t.Fatal(err)
+	}
+	// Synchronous with remote_apply: the standby has replayed all of it.
+	onStandby := func(url string) string {
+		return strings.Replace(url, fmt.Sprintf("127.0.0.1:%d", pair.Primary.Port()), fmt.Sprintf("127.0.0.1:%d", pair.Standby.Port()), 1)
+	}
+	admin, err := OpenAdmin(t.Context(), onStandby(e.url(RoleAdmin)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(admin.Close)
+	_, publishErr := admin.ProjectSave(t.Context(), project.Project{ID: ids.New(), Name: "alpha", Status: project.Active})
+	rolesErr := EnsureRoles(t.Context(), onStandby(db.URL), cfg)
+	for name, err := range map[string]error{"a publish (0A000)": publishErr, "ql db roles (25006)": rolesErr} {
+		msg := fmt.Sprint(err)
+		if qlerror.ReasonOf(err) != schedule.RefusalNotPrimary || !qlerror.Is(err, qlerror.Unavailable) {
+			t.Errorf("%s on the standby: %v (reason %q), want reason %s", name, err, qlerror.ReasonOf(err), schedule.RefusalNotPrimary)
+		}
+		if !strings.Contains(msg, "nothing was done: connect to the primary") {
+			t.Errorf("%s on the standby: %q, want it to say nothing was done and to connect to the primary", name, msg)
+		}
+	}
+}
+
+// `ql db migrate` given a role that may not change the schema (here the
+// runtime role, on a database with the roles and no migration yet) names
+// the migration role to connect as.
+func TestMigrateAsAnotherRoleNamesTheMigrationRole(t *testing.T) {
+	t.Parallel()
+	e := withRoles(t, pgtest.NewDatabase(t))
+	_, err := Migrate(t.Context(), e.url(RoleRuntime), nil)
+	msg := fmt.Sprint(err)
+	if !strings.Contains(msg, "connects as the migration role, ql_migration") || !strings.Contains(msg, "QL_DATABASE_MIGRATION_URL") {
+		t.Fatalf("%q, want it to name the migration role and its variable", msg)
+	}
+	if ForCommand(err) == nil || !qlerror.Is(ForCommand(err), qlerror.PermissionDenied) {
+		t.Errorf("%v as a command reads it: want permission_denied (exit 5), the credential refused", ForCommand(err))
+	}
+}
