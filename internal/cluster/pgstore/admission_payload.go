@@ -136,11 +136,13 @@ func appendJSONString(dst []byte, s string) []byte {
 }
 
 // Room a page's buffers start with per admission: a key of a UUID trigger
-// id, a created payload of UUIDs and sha256 digests, a queued payload. A
-// longer text only grows the buffer.
+// id is about 70 bytes; a created payload of UUIDs and sha256 digests about
+// 500 and a queued one about 90. A longer text only grows the buffer, but
+// a buffer that grows leaves what it had to the collector: with room a
+// few bytes short, a page allocated more bytes than json.Marshal did.
 const (
 	keyRoom     = 80
-	payloadRoom = 512
+	payloadRoom = 640
 )
 
 // pageAdmissionTexts are the idempotency keys and the created and queued
@@ -157,7 +159,13 @@ func pageAdmissionTexts(group []schedule.CommitParams, write []int, facts pageLo
 	// admission ends where the one before it did).
 	ends := make([]int, 3*n)
 	admits := func(i int) bool { return group[i].Decision.Action == schedule.Admit }
-	kb := make([]byte, 0, n*keyRoom)
+	count := 0
+	for _, i := range write {
+		if admits(i) {
+			count++
+		}
+	}
+	kb := make([]byte, 0, count*keyRoom)
 	for k, i := range write {
 		if tk := group[i].Ticket; admits(i) {
 			kb = schedule.AppendIdempotencyKey(kb, tk.TriggerID, tk.TriggerRevision, group[i].Decision.ScheduledForMs)
@@ -166,7 +174,7 @@ func pageAdmissionTexts(group []schedule.CommitParams, write []int, facts pageLo
 	}
 	// One string for every key: a key is a substring of it.
 	text := string(kb)
-	pb := make([]byte, 0, n*payloadRoom)
+	pb := make([]byte, 0, count*payloadRoom)
 	start := 0
 	for k, i := range write {
 		if admits(i) {
