@@ -9,6 +9,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/qinglong/qinglong/internal/core/ids"
 	"github.com/qinglong/qinglong/internal/core/schedule"
 	"github.com/qinglong/qinglong/internal/core/task"
 )
@@ -152,4 +153,50 @@ func TestAPagesAdmissionTextsAreEachAdmissionsOwn(t *testing.T) {
 			t.Errorf("decision %d: payload capacities %d and %d reach past their lengths %d and %d", i, cap(created[k]), cap(queued[k]), len(created[k]), len(queued[k]))
 		}
 	}
+}
+
+// BenchmarkAdmissionPayloads compares, per admission of a page of 256,
+// the created and queued payloads encoded by json.Marshal (as they were)
+// with the page's appended texts (pageAdmissionTexts, with the keys).
+//
+//	go test ./internal/cluster/pgstore -run '^$' -bench 'BenchmarkAdmissionPayloads' -benchmem
+func BenchmarkAdmissionPayloads(b *testing.B) {
+	const n = 256
+	group := make([]schedule.CommitParams, n)
+	facts := make(pageLock, n)
+	write := make([]int, n)
+	for i := range group {
+		p := &group[i]
+		p.Ticket.TriggerID, p.Ticket.TriggerRevision, p.Ticket.TaskRevision = ids.New(), 3, 2
+		p.Ticket.TriggerContentDigest = "sha256:" + strings.Repeat("7e", 32)
+		p.Decision.Action, p.Decision.ScheduledForMs = schedule.Admit, 1_790_000_000_000+int64(i)*60_000
+		p.RunID, p.AttemptID = ids.New(), ids.New()
+		facts[i] = pageFacts{commitFacts: commitFacts{Execution: &task.Execution{
+			ID: task.ExecutionID(2, "sha256:"+strings.Repeat("c4", 32)), Digest: "sha256:" + strings.Repeat("9a", 32)}}, locked: true}
+		write[i] = i
+	}
+	b.Run("json.Marshal", func(b *testing.B) {
+		for b.Loop() {
+			for i, p := range group {
+				key := schedule.IdempotencyKey(p.Ticket.TriggerID, p.Ticket.TriggerRevision, p.Decision.ScheduledForMs)
+				created, err := json.Marshal(createdOf(p, facts[i].commitFacts, key))
+				if err != nil {
+					b.Fatal(err)
+				}
+				queued, err := json.Marshal(firstQueued(p.AttemptID))
+				if err != nil || len(created) == 0 || len(queued) == 0 {
+					b.Fatal(err)
+				}
+			}
+		}
+		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*n), "ns/admission")
+	})
+	b.Run("page", func(b *testing.B) {
+		for b.Loop() {
+			if keys, _, _ := pageAdmissionTexts(group, write, facts); len(keys) != n {
+				b.Fatal(len(keys))
+			}
+		}
+		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*n), "ns/admission")
+	})
 }
