@@ -59,10 +59,7 @@ func TestTheAdmissionPayloadsKeepTheirEncoding(t *testing.T) {
 		p.Ticket.TriggerContentDigest = "sha256:" + odd
 		p.Decision.ScheduledForMs = 1_790_000_000_000
 		f := commitFacts{Execution: &task.Execution{ID: "er" + odd, Digest: "digest" + odd}}
-		a, err := admissionOf(p, f)
-		if err != nil {
-			t.Fatal(err)
-		}
+		a := admissionOf(p, f)
 		created, err := json.Marshal(map[string]any{
 			"executionRevisionId":  f.Execution.ID,
 			"executionDigest":      f.Execution.Digest,

@@ -209,7 +209,7 @@ func (s *store) drainWithRounds(b *testing.B, claimers int, perRow bool) float64
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			cfg := schedule.RoundConfig{PageSize: benchPage, GraceMs: testGraceMs, Parallel: benchParallel, NewID: ids.New}
+			cfg := schedule.RoundConfig{PageSize: benchPage, GraceMs: testGraceMs, Parallel: benchParallel, NewIDs: ids.Fill}
 			for {
 				sum, err := schedule.Round(context.Background(), rt, cfg)
 				if err != nil || len(sum.Errors) > 0 {

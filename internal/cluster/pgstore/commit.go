@@ -2,7 +2,6 @@ package pgstore
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
@@ -381,10 +380,7 @@ func decisionArgs(p schedule.CommitParams, f commitFacts, eff overlapEffect) ([]
 		outcome = schedule.Skipped
 	case schedule.Admit:
 		outcome, lastScheduled = schedule.Admitted, &d.ScheduledForMs
-		var err error
-		if admission, err = admissionArgsOf(p, f); err != nil {
-			return nil, "", err
-		}
+		admission = admissionArgsOf(p, f)
 		admission["waits"], admission["replaces"] = eff.waits, nullable(eff.replaces)
 	}
 	args := pgx.StrictNamedArgs{
@@ -430,60 +426,34 @@ type admission struct {
 }
 
 // admissionOf describes the queued Run, Attempt 1 and events 1 and 2.
-func admissionOf(p schedule.CommitParams, f commitFacts) (admission, error) {
+func admissionOf(p schedule.CommitParams, f commitFacts) admission {
 	tk, d := p.Ticket, p.Decision
 	key := schedule.IdempotencyKey(tk.TriggerID, tk.TriggerRevision, d.ScheduledForMs)
-	created, err := json.Marshal(createdPayload{
+	created := createdOf(p, f, key)
+	queued := firstQueued(p.AttemptID)
+	return admission{key: key, created: created.appendJSON(nil), queued: queued.appendJSON(nil), executionRevID: f.Execution.ID}
+}
+
+// createdOf is the created event's payload of p's admission, key its
+// idempotency key.
+func createdOf(p schedule.CommitParams, f commitFacts, key string) createdPayload {
+	tk := p.Ticket
+	return createdPayload{
 		ExecutionDigest:      f.Execution.Digest,
 		ExecutionRevisionID:  f.Execution.ID,
 		IdempotencyKey:       key,
-		ScheduledForMs:       d.ScheduledForMs,
+		ScheduledForMs:       p.Decision.ScheduledForMs,
 		TaskRevision:         tk.TaskRevision,
 		TriggerContentDigest: tk.TriggerContentDigest,
 		TriggerID:            tk.TriggerID,
 		TriggerRevision:      tk.TriggerRevision,
-	})
-	if err != nil {
-		return admission{}, err
 	}
-	queued, err := json.Marshal(queuedPayload{Attempt: 1, AttemptID: p.AttemptID, Executor: string(task.RemoteWorker)})
-	if err != nil {
-		return admission{}, err
-	}
-	return admission{key: key, created: created, queued: queued, executionRevID: f.Execution.ID}, nil
-}
-
-// createdPayload is the payload of an admitted Run's created event. Its
-// fields are in the order of their names, so it encodes to the same text
-// as the map of the same keys the payload once was (encoding/json sorts a
-// map's keys), at a fraction of the allocations: one per admission counts
-// in a burst (BENCHMARKS.md, "The replica's share of a burst").
-type createdPayload struct {
-	ExecutionDigest      string `json:"executionDigest"`
-	ExecutionRevisionID  string `json:"executionRevisionId"`
-	IdempotencyKey       string `json:"idempotencyKey"`
-	ScheduledForMs       int64  `json:"scheduledForMs"`
-	TaskRevision         int64  `json:"taskRevision"`
-	TriggerContentDigest string `json:"triggerContentDigest"`
-	TriggerID            string `json:"triggerId"`
-	TriggerRevision      int64  `json:"triggerRevision"`
-}
-
-// queuedPayload is the payload of an admitted Run's queued event, its
-// fields in name order as createdPayload's.
-type queuedPayload struct {
-	Attempt   int    `json:"attempt"`
-	AttemptID string `json:"attemptId"`
-	Executor  string `json:"executor"`
 }
 
 // admissionArgsOf is admissionOf as sqlCommitWrite's arguments.
-func admissionArgsOf(p schedule.CommitParams, f commitFacts) (pgx.StrictNamedArgs, error) {
+func admissionArgsOf(p schedule.CommitParams, f commitFacts) pgx.StrictNamedArgs {
 	tk, d := p.Ticket, p.Decision
-	a, err := admissionOf(p, f)
-	if err != nil {
-		return nil, err
-	}
+	a := admissionOf(p, f)
 	return pgx.StrictNamedArgs{
 		"run_id":                p.RunID,
 		"project_id":            tk.ProjectID,
@@ -500,7 +470,7 @@ func admissionArgsOf(p schedule.CommitParams, f commitFacts) (pgx.StrictNamedArg
 		"created_payload":       a.created,
 		"queued_event":          run.EventQueued,
 		"queued_payload":        a.queued,
-	}, nil
+	}
 }
 
 // ledgerArgs are a decision's passed-over occurrences as sqlCommitWrite's

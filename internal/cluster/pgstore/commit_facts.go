@@ -148,11 +148,10 @@ func (s *factsScan) scan(row pgx.Row, triggerID string) error {
 	f.Task.Spec.Command = defs.command(s.command)
 	f.taskVerified = defs.taskVerified(f.Task, s.labels, s.command)
 	if !s.noER {
-		e := &task.Execution{ID: s.erID, ProjectID: s.erProject, TaskID: f.Task.TaskID, TaskRevision: f.Task.Revision,
+		e := task.Execution{ID: s.erID, ProjectID: s.erProject, TaskID: f.Task.TaskID, TaskRevision: f.Task.Revision,
 			TaskContentDigest: s.erTaskDigest, Executor: task.Executor(s.erExecutor), Digest: s.erDigest}
 		e.Command = defs.command(s.erCommand)
-		f.Execution = e
-		f.executionVerified = defs.executionVerified(*e, s.erCommand, f.Task.Revision, f.Task.ContentDigest)
+		f.Execution, f.executionVerified = defs.execution(e, s.erCommand, f.Task.Revision, f.Task.ContentDigest)
 	}
 	return nil
 }

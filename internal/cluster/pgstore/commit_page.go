@@ -173,10 +173,10 @@ func (e *clockBehindDecision) Error() string {
 // the same claim taken at that moment would have done. A row more than
 // half a lease ahead is not waited for (a claim never reaches further
 // ahead: sql/claim.sql); its verification fails it closed.
-func (r *Runtime) clockBehind(group []schedule.CommitParams, facts map[int]pageFacts) time.Duration {
+func (r *Runtime) clockBehind(group []schedule.CommitParams, facts pageLock) time.Duration {
 	var behind int64
 	for i, p := range group {
-		f, ok := facts[i]
+		f, ok := facts.at(i)
 		if !ok || !decidedAhead(p.Ticket) {
 			continue
 		}
@@ -194,7 +194,17 @@ type pageFacts struct {
 	// occurred: the occurrence the row's decision admits already has its
 	// Run.
 	occurred bool
+	// locked: the lock statement answered for the row (it exists).
+	locked bool
 }
+
+// pageLock is what lockPage read, by the decision's position in the group:
+// a slice the page's positions index, where a map cost an allocation per
+// row (its values are too large to be kept in its buckets).
+type pageLock []pageFacts
+
+// at is the facts of the row of position i, and whether the lock found it.
+func (l pageLock) at(i int) (pageFacts, bool) { return l[i], l[i].locked }
 
 // commitGroupOnce is one transaction attempt for a group. It returns an
 // error only for the group to be retried (a lost serialization race or
@@ -244,7 +254,7 @@ func (r *Runtime) commitGroupOnce(ctx context.Context, group []schedule.CommitPa
 	eff := slices.Clone(group)
 	var write []int
 	for i, p := range group {
-		f, ok := facts[i]
+		f, ok := facts.at(i)
 		var reason schedule.Reason
 		if ok {
 			reason = verifyTicket(p, f.commitFacts)
@@ -436,7 +446,7 @@ func outcomeOf(a schedule.Action) schedule.Outcome {
 // (runs_idempotency_key fails it) and the group is retried with probe set:
 // a replay is rare, and every other page saves the probe, the most costly
 // statement of its transaction after the write.
-func lockPage(ctx context.Context, conn *pgxpool.Conn, group []schedule.CommitParams, probe bool) (map[int]pageFacts, error) {
+func lockPage(ctx context.Context, conn *pgxpool.Conn, group []schedule.CommitParams, probe bool) (pageLock, error) {
 	ids := newUUIDColumn(len(group))
 	for i := range group {
 		ids.set(i, &group[i].Ticket.TriggerID)
@@ -455,7 +465,7 @@ func lockPage(ctx context.Context, conn *pgxpool.Conn, group []schedule.CommitPa
 			return nil, err
 		}
 	}
-	facts := make(map[int]pageFacts, len(group))
+	facts := make(pageLock, len(group))
 	scan := newFactsScan(newPageDefs())
 	var ord int
 	scan.then(&ord)
@@ -465,7 +475,7 @@ func lockPage(ctx context.Context, conn *pgxpool.Conn, group []schedule.CommitPa
 		}
 		if ord >= 1 && ord <= len(group) {
 			scan.f.Trigger.TriggerID = group[ord-1].Ticket.TriggerID
-			facts[ord-1] = pageFacts{commitFacts: scan.f}
+			facts[ord-1] = pageFacts{commitFacts: scan.f, locked: true}
 		}
 		return ord, nil
 	})
@@ -499,9 +509,9 @@ func lockPage(ctx context.Context, conn *pgxpool.Conn, group []schedule.CommitPa
 // unfinished Runs, or may find its occurrence admitted already while the
 // clock read later, which is written passed over only when the probe says
 // so.
-func needsRuns(group []schedule.CommitParams, facts map[int]pageFacts) bool {
+func needsRuns(group []schedule.CommitParams, facts pageLock) bool {
 	for i, p := range group {
-		f, ok := facts[i]
+		f, ok := facts.at(i)
 		if !ok || p.Decision.Action != schedule.Admit {
 			continue
 		}
@@ -529,7 +539,7 @@ func queueProbe(b *pgx.Batch, group []schedule.CommitParams) {
 }
 
 // readProbe reads the results queueProbe queued into facts.
-func readProbe(br pgx.BatchResults, group []schedule.CommitParams, facts map[int]pageFacts) error {
+func readProbe(br pgx.BatchResults, group []schedule.CommitParams, facts pageLock) error {
 	if _, err := br.Exec(); err != nil {
 		return err
 	}
@@ -542,9 +552,8 @@ func readProbe(br pgx.BatchResults, group []schedule.CommitParams, facts map[int
 		}
 		// A row the lock did not answer for is judged missing whatever
 		// the probe says.
-		if pf, ok := facts[ord-1]; ok {
-			pf.occurred, pf.Unfinished = occurred, unfinished
-			facts[ord-1] = pf
+		if ord >= 1 && ord <= len(facts) && facts[ord-1].locked {
+			facts[ord-1].occurred, facts[ord-1].Unfinished = occurred, unfinished
 		}
 		return ord, nil
 	})
@@ -579,18 +588,18 @@ func eachRow(br pgx.BatchResults, n int, what string, scan func(pgx.Rows) (int, 
 // pageWriteArgs are sqlCommitPageWrite's arguments for the verified
 // decisions group[write...]: one array element per decision, each array
 // encoded in binary from its elements (array_params.go).
-func pageWriteArgs(group []schedule.CommitParams, write []int, facts map[int]pageFacts, overlap map[int]overlapEffect) ([]any, error) {
+func pageWriteArgs(group []schedule.CommitParams, write []int, facts pageLock, overlap map[int]overlapEffect) ([]any, error) {
 	n := len(write)
 	var (
 		tids                                        = make(elems[pgtype.TID], n)
 		triggerIDs, tokens                          = newUUIDColumn(n), newUUIDColumn(n)
 		runIDs, projectIDs, taskIDs, attemptIDs     = newUUIDColumn(n), newUUIDColumn(n), newUUIDColumn(n), newUUIDColumn(n)
 		replaces                                    = newUUIDColumn(n)
-		owners, execIDs, keys                       = make(elems[pgtype.Text], n), make(elems[pgtype.Text], n), make(elems[pgtype.Text], n)
+		owners, execIDs                             = make(elems[pgtype.Text], n), make(elems[pgtype.Text], n)
 		revisions, versions, claimVersions, expires = make(elems[pgtype.Int8], n), make(elems[pgtype.Int8], n), make(elems[pgtype.Int8], n), make(elems[pgtype.Int8], n)
 		acquired, nextCur, cursors, lastScheduled   = make(elems[pgtype.Int8], n), make(elems[pgtype.Int8], n), make(elems[pgtype.Int8], n), make(elems[pgtype.Int8], n)
 		taskRevisions, scheduledFor, nextDue, dueAt = make(elems[pgtype.Int8], n), make(elems[pgtype.Int8], n), make(elems[pgtype.Int8], n), make(elems[pgtype.Int8], n)
-		created, queued                             = make(jsonElems, n), make(jsonElems, n)
+		keys, created, queued                       = pageAdmissionTexts(group, write, facts)
 		waiting, cancelled                          = make(elems[pgtype.Bool], n), make(elems[pgtype.Bool], n)
 	)
 	val := func(v int64) pgtype.Int8 { return pgtype.Int8{Int64: v, Valid: true} }
@@ -616,18 +625,13 @@ func pageWriteArgs(group []schedule.CommitParams, write []int, facts map[int]pag
 		if d.Action != schedule.Admit {
 			continue
 		}
-		a, err := admissionOf(p, f.commitFacts)
-		if err != nil {
-			return nil, err
-		}
 		lastScheduled[k], scheduledFor[k], dueAt[k] = val(d.ScheduledForMs), val(d.ScheduledForMs), val(d.FireAtMs)
 		runIDs.set(k, &group[i].RunID)
 		projectIDs.set(k, &group[i].Ticket.ProjectID)
 		taskIDs.set(k, &group[i].Ticket.TaskID)
 		attemptIDs.set(k, &group[i].AttemptID)
 		taskRevisions[k] = val(tk.TaskRevision)
-		execIDs[k], keys[k] = pgtype.Text{String: a.executionRevID, Valid: true}, pgtype.Text{String: a.key, Valid: true}
-		created[k], queued[k] = a.created, a.queued
+		execIDs[k] = pgtype.Text{String: f.Execution.ID, Valid: true}
 		waiting[k] = pgtype.Bool{Bool: overlap[i].waits, Valid: true}
 		if r := overlap[i].replaces; r != "" {
 			replaces.set(k, &r)

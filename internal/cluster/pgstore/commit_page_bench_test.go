@@ -80,7 +80,7 @@ func BenchmarkPageLock(b *testing.B) {
 							b.Fatal(err)
 						}
 						for i := range n {
-							if f, ok := facts[i]; !ok || f.occurred {
+							if f, ok := facts.at(i); !ok || f.occurred {
 								b.Fatalf("row %d of %d: found %v, has its Run %v", i, n, ok, f.occurred)
 							}
 						}

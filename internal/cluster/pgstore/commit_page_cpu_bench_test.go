@@ -24,7 +24,7 @@ func BenchmarkPageCommit(b *testing.B) {
 	s.buildDueSchedules(b, benchDueSchedules)
 	meter := s.cpuMeter(b)
 	rt := s.openRuntimeSized(b, "bench-page", benchParallel+1)
-	cfg := schedule.RoundConfig{PageSize: schedule.MaxPageSize, GraceMs: testGraceMs, Parallel: benchParallel, NewID: ids.New}
+	cfg := schedule.RoundConfig{PageSize: schedule.MaxPageSize, GraceMs: testGraceMs, Parallel: benchParallel, NewIDs: ids.Fill}
 	var cpu cpuUse
 	var allocs uint64
 	for b.Loop() {

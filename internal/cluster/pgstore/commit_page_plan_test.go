@@ -77,7 +77,7 @@ func TestThePageCommitProbesRunsByKeyHoweverMuchTheTableGrew(t *testing.T) {
 	if err := rollback(ctx, conn); err != nil {
 		t.Fatal(err)
 	}
-	if f, ok := facts[0]; !ok || f.occurred {
+	if f, ok := facts.at(0); !ok || f.occurred {
 		t.Fatalf("the page's row: found %v, has its Run %v; want found, no Run", ok, f.occurred)
 	}
 	plans := preparedPlans(t, conn.Conn())
@@ -145,7 +145,7 @@ func TestAPageReadsRunsOnlyForAnOverlapPolicyOrAfterAReplay(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer conn.Release()
-	lock := func(page []schedule.CommitParams, probe bool) map[int]pageFacts {
+	lock := func(page []schedule.CommitParams, probe bool) pageLock {
 		t.Helper()
 		facts, err := lockPage(ctx, conn, page, probe)
 		if err != nil {
@@ -154,8 +154,10 @@ func TestAPageReadsRunsOnlyForAnOverlapPolicyOrAfterAReplay(t *testing.T) {
 		if err := rollback(ctx, conn); err != nil {
 			t.Fatal(err)
 		}
-		if len(facts) != len(page) {
-			t.Fatalf("locked %d of %d rows", len(facts), len(page))
+		for i := range page {
+			if _, ok := facts.at(i); !ok {
+				t.Fatalf("the lock did not find row %d of %d", i+1, len(page))
+			}
 		}
 		return facts
 	}

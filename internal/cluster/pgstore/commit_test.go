@@ -382,7 +382,7 @@ func TestParallelCommitsOfOneRoundDoNotAbortEachOther(t *testing.T) {
 	for i := range triggers {
 		all = append(all, s.publish(t, "p"+jsonInt(int64(i))))
 	}
-	cfg := schedule.RoundConfig{PageSize: triggers, GraceMs: testGraceMs, Parallel: schedule.MaxParallel, NewID: ids.New}
+	cfg := schedule.RoundConfig{PageSize: triggers, GraceMs: testGraceMs, Parallel: schedule.MaxParallel, NewIDs: ids.Fill}
 	if sum, err := schedule.Round(t.Context(), s.runtime, cfg); err != nil || sum.Counts[schedule.Initialized] != triggers {
 		t.Fatalf("initialising round: %v %v %v", sum.Counts, sum.Errors, err)
 	}

@@ -66,7 +66,7 @@ func newFrozenCluster(t *testing.T) *frozenCluster {
 	c := &frozenCluster{
 		store:    &store{env: e, admin: e.openAdmin(t), runtime: e.openRuntime(t, "replica-a", testLease)},
 		replicaB: e.openRuntime(t, "replica-b", testLease),
-		cfg:      schedule.RoundConfig{PageSize: schedule.MaxPageSize, GraceMs: testGraceMs, Parallel: 4, NewID: ids.New},
+		cfg:      schedule.RoundConfig{PageSize: schedule.MaxPageSize, GraceMs: testGraceMs, Parallel: 4, NewIDs: ids.Fill},
 	}
 	if c.proxy, err = faults.StartProxy(fmt.Sprintf("127.0.0.1:%d", srv.Port())); err != nil {
 		t.Fatal(err)

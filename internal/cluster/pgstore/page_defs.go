@@ -22,7 +22,7 @@ type pageDefs struct {
 	commands   map[string]task.Command
 	labels     map[string]map[string]string
 	tasks      map[taskDigestKey]bool
-	executions map[executionDigestKey]bool
+	executions map[executionDigestKey]executionOnce
 }
 
 // taskDigestKey is everything a task revision's digest is computed from, as
@@ -45,7 +45,7 @@ type executionDigestKey struct {
 func newPageDefs() *pageDefs {
 	return &pageDefs{texts: map[string]string{}, uuids: map[[16]byte]string{},
 		commands: map[string]task.Command{}, labels: map[string]map[string]string{},
-		tasks: map[taskDigestKey]bool{}, executions: map[executionDigestKey]bool{}}
+		tasks: map[taskDigestKey]bool{}, executions: map[executionDigestKey]executionOnce{}}
 }
 
 // text is v as a string, the one the page already made of the same bytes
@@ -129,20 +129,32 @@ func (d *pageDefs) taskVerified(rev task.Revision, labels, command string) bool 
 	return ok
 }
 
-// executionVerified is taskVerified for an execution revision (its command
-// the raw text) checked against the task revision and digest it is pinned
-// to, for the remote_worker executor.
-func (d *pageDefs) executionVerified(e task.Execution, command string, taskRevision int64, taskDigest string) bool {
+// executionOnce is the page's one copy of an execution revision as stored
+// and pinned, and whether its digest verified.
+type executionOnce struct {
+	e        *task.Execution
+	verified bool
+}
+
+// execution is the row's execution revision e (its command the raw text)
+// checked against the task revision and digest it is pinned to, for the
+// remote_worker executor: the page's one copy of it, which the rows that
+// pin the same revision share and only read (made per row, it was an
+// allocation each), and whether the page verified its digest as
+// taskVerified says.
+func (d *pageDefs) execution(e task.Execution, command string, taskRevision int64, taskDigest string) (*task.Execution, bool) {
 	if d == nil {
-		return false
+		own := e
+		return &own, false
 	}
 	k := executionDigestKey{id: e.ID, projectID: e.ProjectID, taskID: e.TaskID, taskContentDigest: e.TaskContentDigest,
 		executor: string(e.Executor), command: command, digest: e.Digest, taskRevision: e.TaskRevision,
 		pinnedRevision: taskRevision, pinnedDigest: taskDigest}
-	if ok, seen := d.executions[k]; seen {
-		return ok
+	if once, seen := d.executions[k]; seen {
+		return once.e, once.verified
 	}
-	ok := e.Verify(taskRevision, taskDigest, task.RemoteWorker) == nil
-	d.executions[k] = ok
-	return ok
+	once := executionOnce{e: new(task.Execution), verified: e.Verify(taskRevision, taskDigest, task.RemoteWorker) == nil}
+	*once.e = e
+	d.executions[k] = once
+	return once.e, once.verified
 }

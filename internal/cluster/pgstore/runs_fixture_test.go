@@ -40,7 +40,7 @@ func (s *store) admitRuns(t testing.TB, projectName string, n int) (string, map[
 	s.exec(t, `UPDATE qinglong.trigger_schedules
 		SET next_fire_at_ms = `+ClockMsSQL+` - 1000, state_version = state_version + 1
 		WHERE project_id = $1`, projectID)
-	sum, err := schedule.Round(t.Context(), s.runtime, schedule.RoundConfig{PageSize: schedule.MaxPageSize, Parallel: 4, GraceMs: 30_000, NewID: ids.New})
+	sum, err := schedule.Round(t.Context(), s.runtime, schedule.RoundConfig{PageSize: schedule.MaxPageSize, Parallel: 4, GraceMs: 30_000, NewIDs: ids.Fill})
 	if err != nil || sum.Counts[schedule.Admitted] != n {
 		t.Fatalf("round admitted %v (errors %v, err %v), want %d", sum.Counts, sum.Errors, err, n)
 	}

@@ -48,7 +48,7 @@ func BenchmarkDispatch(b *testing.B) {
 // due row is left and returns admissions per second.
 func (s *store) admitAll(b *testing.B, n int) float64 {
 	b.Helper()
-	cfg := schedule.RoundConfig{PageSize: benchPage, GraceMs: testGraceMs, Parallel: benchParallel, NewID: ids.New}
+	cfg := schedule.RoundConfig{PageSize: benchPage, GraceMs: testGraceMs, Parallel: benchParallel, NewIDs: ids.Fill}
 	admitted := 0
 	start := time.Now()
 	for {

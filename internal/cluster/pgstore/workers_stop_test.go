@@ -97,7 +97,7 @@ func TestEveryPathThatAsksARunningAttemptToStopWakesItsSessionOnceCommitted(t *t
 	s := newStore(t)
 	n := listenStops(t, s)
 	triggerID := s.applyTrigger(t, "c", "{name: tick, task: job, cron: \"0 0 1 1 *\", timezone: UTC, overlap: cancel_previous}", "tick")
-	cfg := schedule.RoundConfig{PageSize: 4, GraceMs: testGraceMs, Parallel: 1, NewID: ids.New}
+	cfg := schedule.RoundConfig{PageSize: 4, GraceMs: testGraceMs, Parallel: 1, NewIDs: ids.Fill}
 	if sum, err := schedule.Round(t.Context(), s.runtime, cfg); err != nil || sum.Counts[schedule.Initialized] != 1 {
 		t.Fatalf("initialising round: %v %v %v", sum.Counts, sum.Errors, err)
 	}

@@ -88,7 +88,7 @@ func admitRuns(t *testing.T, env *clustertest.Env, rt *pgstore.Runtime, n int) [
 	}
 	env.Apply(t, defs)
 	env.MakeDue(t, 1000)
-	if sum, err := schedule.Round(context.Background(), rt, schedule.RoundConfig{PageSize: 16, Parallel: 1, GraceMs: 30_000, NewID: ids.New}); err != nil || sum.Counts[schedule.Admitted] != n {
+	if sum, err := schedule.Round(context.Background(), rt, schedule.RoundConfig{PageSize: 16, Parallel: 1, GraceMs: 30_000, NewIDs: ids.Fill}); err != nil || sum.Counts[schedule.Admitted] != n {
 		t.Fatalf("round %v %v", sum.Counts, err)
 	}
 	runs, _, err := rt.RunList(t.Context(), run.ListParams{Limit: n})

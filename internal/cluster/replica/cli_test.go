@@ -36,7 +36,7 @@ func TestCLIAppliesWithTheAdminRoleAndReadsWithTheRuntimeRole(t *testing.T) {
 
 	env.MakeDue(t, 1000)
 	rt := env.Runtime(t, "cli-seeder", 30*time.Second)
-	if sum, err := schedule.Round(context.Background(), rt, schedule.RoundConfig{PageSize: 16, Parallel: 1, GraceMs: 30_000, NewID: ids.New}); err != nil || sum.Counts[schedule.Admitted] != 2 {
+	if sum, err := schedule.Round(context.Background(), rt, schedule.RoundConfig{PageSize: 16, Parallel: 1, GraceMs: 30_000, NewIDs: ids.Fill}); err != nil || sum.Counts[schedule.Admitted] != 2 {
 		t.Fatalf("round %v %v", sum.Counts, err)
 	}
 

@@ -30,7 +30,7 @@ func TestCLIPausesWithEitherRoleAndShowsTheLedgerWithTheRuntimeRole(t *testing.T
 	rt := env.Runtime(t, "cli-seeder", 30*time.Second)
 	round := func() schedule.Summary {
 		t.Helper()
-		sum, err := schedule.Round(context.Background(), rt, schedule.RoundConfig{PageSize: 16, Parallel: 1, GraceMs: 30_000, NewID: ids.New})
+		sum, err := schedule.Round(context.Background(), rt, schedule.RoundConfig{PageSize: 16, Parallel: 1, GraceMs: 30_000, NewIDs: ids.Fill})
 		if err != nil {
 			t.Fatal(err)
 		}

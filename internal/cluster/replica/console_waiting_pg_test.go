@@ -29,7 +29,7 @@ func TestTheConsoleRunPageSaysWhyAQueuedClusterRunWaits(t *testing.T) {
 		"    script: echo hi\n", "    script: echo hi\n    placement: {labels: {zone: eu, gpu: a100}}\n", 1))
 	env.MakeDue(t, 1000)
 	rt := env.Runtime(t, "waiting-admit", 30*time.Second)
-	if sum, err := schedule.Round(t.Context(), rt, schedule.RoundConfig{PageSize: 16, Parallel: 1, GraceMs: 30_000, NewID: ids.New}); err != nil || sum.Counts[schedule.Admitted] != 1 {
+	if sum, err := schedule.Round(t.Context(), rt, schedule.RoundConfig{PageSize: 16, Parallel: 1, GraceMs: 30_000, NewIDs: ids.Fill}); err != nil || sum.Counts[schedule.Admitted] != 1 {
 		t.Fatalf("round %v %v", sum.Counts, err)
 	}
 	runID := ""

@@ -74,7 +74,7 @@ func seedRuns(b *testing.B, env *clustertest.Env, finished, unfinished int) {
 	env.Apply(b, clustertest.Triggers("startup", 1, clustertest.QuietCron()))
 	env.MakeDue(b, 1000)
 	rt := env.Runtime(b, "seeder", 30*time.Second)
-	if sum, err := schedule.Round(context.Background(), rt, schedule.RoundConfig{PageSize: 16, Parallel: 1, GraceMs: 30_000, NewID: ids.New}); err != nil || sum.Counts[schedule.Admitted] != 1 {
+	if sum, err := schedule.Round(context.Background(), rt, schedule.RoundConfig{PageSize: 16, Parallel: 1, GraceMs: 30_000, NewIDs: ids.Fill}); err != nil || sum.Counts[schedule.Admitted] != 1 {
 		b.Fatalf("seeding round %v %v", sum.Counts, err)
 	}
 	if finished > 0 {

@@ -113,7 +113,7 @@ func TestStartupHoldsRecoveryCandidatesBeforeTheSchedulerStarts(t *testing.T) {
 	env.Apply(t, clustertest.Triggers("recover", 3, clustertest.QuietCron()))
 	env.MakeDue(t, 1000)
 	rt := env.Runtime(t, "seeder", 30*time.Second)
-	if sum, err := schedule.Round(context.Background(), rt, schedule.RoundConfig{PageSize: 16, Parallel: 1, GraceMs: 30_000, NewID: ids.New}); err != nil || sum.Counts[schedule.Admitted] != 3 {
+	if sum, err := schedule.Round(context.Background(), rt, schedule.RoundConfig{PageSize: 16, Parallel: 1, GraceMs: 30_000, NewIDs: ids.Fill}); err != nil || sum.Counts[schedule.Admitted] != 3 {
 		t.Fatalf("seeding round %v %v", sum.Counts, err)
 	}
 	var drifted string
@@ -180,7 +180,7 @@ func TestATransientFailureDuringStartupRecoveryIsRetried(t *testing.T) {
 	env.Apply(t, clustertest.Triggers("retry", 1, clustertest.QuietCron()))
 	env.MakeDue(t, 1000)
 	rt := env.Runtime(t, "seeder", 30*time.Second)
-	if sum, err := schedule.Round(context.Background(), rt, schedule.RoundConfig{PageSize: 16, Parallel: 1, GraceMs: 30_000, NewID: ids.New}); err != nil || sum.Counts[schedule.Admitted] != 1 {
+	if sum, err := schedule.Round(context.Background(), rt, schedule.RoundConfig{PageSize: 16, Parallel: 1, GraceMs: 30_000, NewIDs: ids.Fill}); err != nil || sum.Counts[schedule.Admitted] != 1 {
 		t.Fatalf("seeding round %v %v", sum.Counts, err)
 	}
 	// Enough unfinished Runs (held candidates: they have no Attempt) that

@@ -141,7 +141,7 @@ func (c *Coordinator) roundConfig() schedule.RoundConfig {
 		PageSize: c.cfg.PageSize,
 		GraceMs:  c.cfg.Grace.Milliseconds(),
 		Parallel: c.cfg.Parallel,
-		NewID:    ids.New,
+		NewIDs:   ids.Fill,
 	}
 }
 

@@ -36,7 +36,7 @@ func TestAPIOverPostgres(t *testing.T) {
 	env.Apply(t, clustertest.Triggers("api", 3, expr))
 	env.MakeDue(t, 1000)
 	rt := env.Runtime(t, "replica-api", 30*time.Second)
-	sum, err := schedule.Round(t.Context(), rt, schedule.RoundConfig{PageSize: 16, Parallel: 2, GraceMs: 30_000, NewID: ids.New})
+	sum, err := schedule.Round(t.Context(), rt, schedule.RoundConfig{PageSize: 16, Parallel: 2, GraceMs: 30_000, NewIDs: ids.Fill})
 	if err != nil || sum.Counts[schedule.Admitted] != 3 {
 		t.Fatalf("round %v %v", sum.Counts, err)
 	}

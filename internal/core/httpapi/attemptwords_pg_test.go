@@ -38,7 +38,7 @@ func TestAnUnstartedAttemptSaysInWordsWhetherItWaitsOrWasGrantedInTheCLIAndTheAP
 	env.Apply(t, clustertest.Triggers("words", 1, clustertest.QuietCron()))
 	env.MakeDue(t, 1000)
 	rt := env.Runtime(t, "replica-words", 30*time.Second)
-	if sum, err := schedule.Round(t.Context(), rt, schedule.RoundConfig{PageSize: 16, Parallel: 1, GraceMs: 30_000, NewID: ids.New}); err != nil || sum.Counts[schedule.Admitted] != 1 {
+	if sum, err := schedule.Round(t.Context(), rt, schedule.RoundConfig{PageSize: 16, Parallel: 1, GraceMs: 30_000, NewIDs: ids.Fill}); err != nil || sum.Counts[schedule.Admitted] != 1 {
 		t.Fatalf("round %v %v", sum.Counts, err)
 	}
 	var runID string

@@ -40,7 +40,7 @@ func TestCLIAndAPIPrintTheSameJSON(t *testing.T) {
 	env.Apply(t, clustertest.Triggers("shape", 2, clustertest.QuietCron()), clustertest.Triggers("other", 1, clustertest.QuietCron()))
 	env.MakeDue(t, 1000)
 	rt := env.Runtime(t, "replica-shape", 30*time.Second)
-	if sum, err := schedule.Round(t.Context(), rt, schedule.RoundConfig{PageSize: 16, Parallel: 2, GraceMs: 30_000, NewID: ids.New}); err != nil || sum.Counts[schedule.Admitted] != 3 {
+	if sum, err := schedule.Round(t.Context(), rt, schedule.RoundConfig{PageSize: 16, Parallel: 2, GraceMs: 30_000, NewIDs: ids.Fill}); err != nil || sum.Counts[schedule.Admitted] != 3 {
 		t.Fatalf("round %v %v", sum.Counts, err)
 	}
 	srv := httptest.NewServer(httpapi.Authed(t, httpapi.Config{Runs: rt, LastRuns: rt, Triggers: rt, Ready: func() (bool, string) { return true, "" }, Log: slog.New(slog.DiscardHandler)}))

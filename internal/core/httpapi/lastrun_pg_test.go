@@ -56,7 +56,7 @@ func TestTriggersListOnPostgreSQLCarriesEachTriggersLastRunAsTheAPIDoes(t *testi
 	env.Apply(t, clustertest.Triggers("shape", 2, clustertest.QuietCron()))
 	env.MakeDue(t, 1000)
 	rt := env.Runtime(t, "replica-last", 30*time.Second)
-	if sum, err := schedule.Round(t.Context(), rt, schedule.RoundConfig{PageSize: 16, Parallel: 2, GraceMs: 30_000, NewID: ids.New}); err != nil || sum.Counts[schedule.Admitted] != 2 {
+	if sum, err := schedule.Round(t.Context(), rt, schedule.RoundConfig{PageSize: 16, Parallel: 2, GraceMs: 30_000, NewIDs: ids.Fill}); err != nil || sum.Counts[schedule.Admitted] != 2 {
 		t.Fatalf("round %v %v", sum.Counts, err)
 	}
 	env.Apply(t, clustertest.Triggers("idle", 1, clustertest.QuietCron()))
@@ -128,7 +128,7 @@ func TestTheAdminRoleListsTriggersSayingWhyItShowsNoLastRun(t *testing.T) {
 	env.Apply(t, clustertest.Triggers("shape", 1, clustertest.QuietCron()))
 	env.MakeDue(t, 1000)
 	rt := env.Runtime(t, "replica-admin", 30*time.Second)
-	if sum, err := schedule.Round(t.Context(), rt, schedule.RoundConfig{PageSize: 16, Parallel: 1, GraceMs: 30_000, NewID: ids.New}); err != nil || sum.Counts[schedule.Admitted] != 1 {
+	if sum, err := schedule.Round(t.Context(), rt, schedule.RoundConfig{PageSize: 16, Parallel: 1, GraceMs: 30_000, NewIDs: ids.Fill}); err != nil || sum.Counts[schedule.Admitted] != 1 {
 		t.Fatalf("round %v %v", sum.Counts, err)
 	}
 	t.Setenv("QL_DATABASE_URL", env.URL(pgstore.RoleAdmin))

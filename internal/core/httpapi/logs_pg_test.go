@@ -43,7 +43,7 @@ func seededLog(t *testing.T) (*pgstore.Runtime, string, int) {
 	env.Apply(t, clustertest.Triggers("logs", 1, clustertest.QuietCron()))
 	env.MakeDue(t, 1000)
 	rt := env.Runtime(t, "replica-logs", 30*time.Second)
-	if sum, err := schedule.Round(t.Context(), rt, schedule.RoundConfig{PageSize: 16, Parallel: 1, GraceMs: 30_000, NewID: ids.New}); err != nil || sum.Counts[schedule.Admitted] != 1 {
+	if sum, err := schedule.Round(t.Context(), rt, schedule.RoundConfig{PageSize: 16, Parallel: 1, GraceMs: 30_000, NewIDs: ids.Fill}); err != nil || sum.Counts[schedule.Admitted] != 1 {
 		t.Fatalf("round %v %v", sum.Counts, err)
 	}
 	size := 2*httpapi.MaxLogAnswer + 1000

@@ -22,7 +22,7 @@ func TestARequestTimingOutBehindALockLeavesTheReplicaAvailable(t *testing.T) {
 	env.Apply(t, clustertest.Triggers("slow", 1, clustertest.QuietCron()))
 	env.MakeDue(t, 1000)
 	rt := env.Runtime(t, "replica-slow", 30*time.Second)
-	sum, err := schedule.Round(t.Context(), rt, schedule.RoundConfig{PageSize: 16, Parallel: 1, GraceMs: 30_000, NewID: ids.New})
+	sum, err := schedule.Round(t.Context(), rt, schedule.RoundConfig{PageSize: 16, Parallel: 1, GraceMs: 30_000, NewIDs: ids.Fill})
 	if err != nil || len(sum.Admitted) != 1 {
 		t.Fatalf("round %v %v", sum.Counts, err)
 	}

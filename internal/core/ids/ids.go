@@ -12,13 +12,9 @@ import (
 
 // New returns a fresh UUIDv7 in canonical lower-case form.
 func New() string {
-	id, err := uuid.NewV7()
-	if err != nil {
-		// NewV7 only fails when the system random source fails; a scheduler
-		// that cannot draw randomness must not invent identities.
-		panic(fmt.Sprintf("ids: random source failed: %v", err))
-	}
-	return id.String()
+	var one [1]string
+	Fill(one[:])
+	return one[0]
 }
 
 // Validate reports whether s is a canonical UUID (any version accepted on

@@ -125,7 +125,7 @@ func TestAnOverlapPassTheCommitReportsIsCounted(t *testing.T) {
 		},
 		ObservedAtMs: due + 5,
 	}}
-	sum, err := schedule.Round(t.Context(), st, schedule.RoundConfig{PageSize: 1, Parallel: 1, GraceMs: 10_000, NewID: ids.New})
+	sum, err := schedule.Round(t.Context(), st, schedule.RoundConfig{PageSize: 1, Parallel: 1, GraceMs: 10_000, NewIDs: ids.Fill})
 	if err != nil {
 		t.Fatal(err)
 	}

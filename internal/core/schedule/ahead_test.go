@@ -34,7 +34,7 @@ func TestATicketClaimedAheadIsDecidedAtItsDueTime(t *testing.T) {
 		ticket("ahead", cursor(t0+minute), t0+minute-400, trigger.Skip),
 		ticket("due", cursor(t0), t0+minute-400, trigger.FireOnce),
 	}}}
-	sum, err := Round(context.Background(), st, RoundConfig{PageSize: 4, Parallel: 1, GraceMs: 10_000, NewID: func() string { return "x" }, DueByMs: t0 + minute})
+	sum, err := Round(context.Background(), st, RoundConfig{PageSize: 4, Parallel: 1, GraceMs: 10_000, NewIDs: sameIDs, DueByMs: t0 + minute})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -54,7 +54,7 @@ func TestATicketClaimedAheadIsDecidedAtItsDueTime(t *testing.T) {
 func TestAStoreWithoutClaimsCannotBeAskedToClaimAhead(t *testing.T) {
 	t.Parallel()
 	st := &recordingStore{tickets: []Ticket{ticket("due", cursor(t0), t0+5, trigger.FireOnce)}}
-	_, err := Round(context.Background(), st, RoundConfig{PageSize: 4, Parallel: 1, NewID: func() string { return "x" }, DueByMs: t0 + minute})
+	_, err := Round(context.Background(), st, RoundConfig{PageSize: 4, Parallel: 1, NewIDs: sameIDs, DueByMs: t0 + minute})
 	if !qlerror.Is(err, qlerror.Invalid) || len(st.commits) != 0 {
 		t.Fatalf("claim ahead on a store without claims: %v, %d commits; want an invalid-request error and none", err, len(st.commits))
 	}

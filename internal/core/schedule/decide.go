@@ -3,7 +3,6 @@ package schedule
 import (
 	"slices"
 	"strconv"
-	"strings"
 
 	"github.com/qinglong/qinglong/internal/core/cron"
 	"github.com/qinglong/qinglong/internal/core/qlerror"
@@ -156,16 +155,20 @@ func errNoOccurrence(s *cron.Schedule, afterMs int64) error {
 // IdempotencyKey is the deterministic identity of an admitted occurrence; a
 // unique index on it makes any replay of the same admission harmless.
 func IdempotencyKey(triggerID string, triggerRevision, scheduledForMs int64) string {
-	// Built rather than formatted: one allocation, where Sprintf boxes each
-	// argument; every admission computes it.
-	var num [20]byte
-	var k strings.Builder
-	k.Grow(len("ql3:cron:v1:") + len(triggerID) + 2*(1+len(num)))
-	k.WriteString("ql3:cron:v1:")
-	k.WriteString(triggerID)
-	k.WriteByte(':')
-	k.Write(strconv.AppendInt(num[:0], triggerRevision, 10))
-	k.WriteByte(':')
-	k.Write(strconv.AppendInt(num[:0], scheduledForMs, 10))
-	return k.String()
+	// Built rather than formatted: one allocation (the string; the buffer
+	// stays on the stack), where Sprintf boxes each argument; every
+	// admission computes it.
+	var buf [96]byte
+	return string(AppendIdempotencyKey(buf[:0], triggerID, triggerRevision, scheduledForMs))
+}
+
+// AppendIdempotencyKey appends IdempotencyKey's text to dst, so a page can
+// lay the keys of all its admissions out in one buffer.
+func AppendIdempotencyKey(dst []byte, triggerID string, triggerRevision, scheduledForMs int64) []byte {
+	dst = append(dst, "ql3:cron:v1:"...)
+	dst = append(dst, triggerID...)
+	dst = append(dst, ':')
+	dst = strconv.AppendInt(dst, triggerRevision, 10)
+	dst = append(dst, ':')
+	return strconv.AppendInt(dst, scheduledForMs, 10)
 }

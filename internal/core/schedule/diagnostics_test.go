@@ -203,7 +203,7 @@ func TestAPolicyThisBuildDoesNotKnowIsWarnedOncePerRevisionNotEachRound(t *testi
 	st := &recordingStore{tickets: []Ticket{newer}}
 	var levels []any
 	for range 2 {
-		sum, err := Round(context.Background(), st, RoundConfig{PageSize: 4, Parallel: 1, GraceMs: minute, NewID: func() string { return "x" }})
+		sum, err := Round(context.Background(), st, RoundConfig{PageSize: 4, Parallel: 1, GraceMs: minute, NewIDs: sameIDs})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -253,7 +253,7 @@ func TestACommitFailingOnItsRowsStoredStateIsWarnedOncePerRevision(t *testing.T)
 		reasons: map[string]Reason{"t-corrupt": ReasonTriggerDigestCorrupt, "t-write": ReasonWriteFailed}}
 	var levels []string
 	for range 2 {
-		sum, err := Round(context.Background(), st, RoundConfig{PageSize: 4, Parallel: 1, GraceMs: minute, NewID: func() string { return "x" }})
+		sum, err := Round(context.Background(), st, RoundConfig{PageSize: 4, Parallel: 1, GraceMs: minute, NewIDs: sameIDs})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -362,7 +362,7 @@ func TestAHeldWriteLockIsWarnedOnceAMinuteWithTheRoundsHeldBack(t *testing.T) {
 	warned := 0
 	var heldBack []any
 	for second := range 3 * 60 {
-		sum, err := Round(context.Background(), st, RoundConfig{PageSize: 4, Parallel: 1, GraceMs: minute, NewID: func() string { return "x" }})
+		sum, err := Round(context.Background(), st, RoundConfig{PageSize: 4, Parallel: 1, GraceMs: minute, NewIDs: sameIDs})
 		if err != nil {
 			t.Fatal(err)
 		}

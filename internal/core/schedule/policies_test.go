@@ -306,7 +306,7 @@ func TestAPageWakesAtTheJitteredDueTimeOfItsNewCursors(t *testing.T) {
 	jit.ObservedAtMs = FireAt(jitterTrigger, t0, 50_000)
 	ending := ticket("ending", cursor(t0), t0+5, trigger.FireOnce)
 	ending.Cron.EndAtMs = t0 + 1
-	cfg := RoundConfig{PageSize: 16, Parallel: 1, GraceMs: minute, NewID: ids.New}
+	cfg := RoundConfig{PageSize: 16, Parallel: 1, GraceMs: minute, NewIDs: ids.Fill}
 	p, err := TakePage(t.Context(), &horizonStore{recordingStore{tickets: []Ticket{jit, ending}}}, cfg)
 	if err != nil {
 		t.Fatal(err)

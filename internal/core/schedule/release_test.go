@@ -50,7 +50,7 @@ func releasePage(t *testing.T, st *releasingStore, commit bool, ids ...string) [
 	for _, id := range ids {
 		st.tickets = append(st.tickets, ticket(id, cursor(t0), t0+5, trigger.FireOnce))
 	}
-	p, err := TakePage(context.Background(), st, RoundConfig{PageSize: 16, Parallel: 1, GraceMs: minute, NewID: func() string { return "x" }})
+	p, err := TakePage(context.Background(), st, RoundConfig{PageSize: 16, Parallel: 1, GraceMs: minute, NewIDs: sameIDs})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -86,7 +86,7 @@ func TestACommittedPageGivesBackOnlyTheTicketsItsCommitDidNotSettle(t *testing.T
 func TestAStoreThatHoldsNoClaimsIsAskedToReleaseNothing(t *testing.T) {
 	t.Parallel()
 	st := &recordingStore{tickets: []Ticket{ticket("a", cursor(t0), t0+5, trigger.FireOnce)}}
-	p, err := TakePage(context.Background(), st, RoundConfig{PageSize: 16, Parallel: 1, GraceMs: minute, NewID: func() string { return "x" }})
+	p, err := TakePage(context.Background(), st, RoundConfig{PageSize: 16, Parallel: 1, GraceMs: minute, NewIDs: sameIDs})
 	if err != nil {
 		t.Fatal(err)
 	}

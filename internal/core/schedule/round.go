@@ -28,8 +28,11 @@ type RoundConfig struct {
 	// Parallel is how many commit groups of one page run at once (1–16);
 	// see MinCommitGroup.
 	Parallel int
-	// NewID allocates Run and Attempt identities; called only for admits.
-	NewID func() string
+	// NewIDs sets each element of its argument to a fresh identity, for
+	// the Run and Attempt of each admission of a page: called once a page's
+	// tickets are decided, for its admissions only, so a page's ids can be
+	// minted together (ids.Fill).
+	NewIDs func([]string)
 	// DueByMs, when above 0, claims ahead (AheadTaker): the take also
 	// holds the rows that fall due at or before this instant of the
 	// store's clock, which may lie ahead of it, and each such ticket is
@@ -48,7 +51,7 @@ func (c RoundConfig) Validate() error {
 	if c.GraceMs < 0 {
 		return qlerror.New(qlerror.Invalid, "misfire grace %dms must not be negative", c.GraceMs)
 	}
-	if c.NewID == nil {
+	if c.NewIDs == nil {
 		return qlerror.New(qlerror.Internal, "round config without an id allocator")
 	}
 	if c.DueByMs < 0 {
@@ -225,11 +228,34 @@ func TakePage(ctx context.Context, st Store, cfg RoundConfig) (*Page, error) {
 		}
 		p.commits = append(p.commits, c)
 	}
+	p.identify()
 	if !p.sum.Full(cfg.PageSize) {
 		p.sum.Next = pageNextDue(next, tickets, cfg.GraceMs)
 	}
 	p.sum.Decide = time.Since(p.sum.Started) - p.sum.Take
 	return p, nil
+}
+
+// identify gives each admission of the page its Run and Attempt ids, in
+// page order, Run before Attempt, as deciding one ticket after the other
+// once gave them.
+func (p *Page) identify() {
+	n := 0
+	for _, c := range p.commits {
+		if c.Decision.Action == Admit {
+			n++
+		}
+	}
+	if n == 0 {
+		return
+	}
+	fresh := make([]string, 2*n)
+	p.cfg.NewIDs(fresh)
+	for i := range p.commits {
+		if c := &p.commits[i]; c.Decision.Action == Admit {
+			c.RunID, c.AttemptID, fresh = fresh[0], fresh[1], fresh[2:]
+		}
+	}
 }
 
 // Commit commits the page's decisions through ScheduleCommitPage: in one
@@ -409,11 +435,7 @@ func decide(cfg RoundConfig, tk Ticket) (CommitParams, error) {
 	if err != nil {
 		return CommitParams{}, &TicketError{TriggerID: tk.TriggerID, Revision: tk.TriggerRevision, Outcome: Failed, Reason: ReasonDecisionFailed, Err: err}
 	}
-	p := CommitParams{Ticket: tk, Decision: d, GraceMs: cfg.GraceMs}
-	if d.Action == Admit {
-		p.RunID, p.AttemptID = cfg.NewID(), cfg.NewID()
-	}
-	return p, nil
+	return CommitParams{Ticket: tk, Decision: d, GraceMs: cfg.GraceMs}, nil
 }
 
 // ErrUnavailable marks a store error that means the database connection

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"maps"
+	"slices"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -90,9 +92,11 @@ func TestRoundAllocatesRunIdentitiesOnlyForAdmits(t *testing.T) {
 		ticket("skip", cursor(t0), t0+30*minute+30_000, trigger.Skip),
 	}}
 	var allocated atomic.Int32
-	sum, err := Round(context.Background(), st, RoundConfig{PageSize: 16, Parallel: 2, GraceMs: 10_000, NewID: func() string {
-		allocated.Add(1)
-		return "id"
+	sum, err := Round(context.Background(), st, RoundConfig{PageSize: 16, Parallel: 2, GraceMs: 10_000, NewIDs: func(dst []string) {
+		allocated.Add(int32(len(dst)))
+		for i := range dst {
+			dst[i] = "id"
+		}
 	}})
 	if err != nil {
 		t.Fatal(err)
@@ -121,7 +125,7 @@ func TestRoundDecidesFromEachTicketsOwnObservationTime(t *testing.T) {
 		ticket("on-time", cursor(t0), t0+1, trigger.Skip),
 		ticket("late", cursor(t0), t0+5*minute+30_000, trigger.Skip),
 	}}
-	if _, err := Round(context.Background(), st, RoundConfig{PageSize: 4, Parallel: 1, GraceMs: 10_000, NewID: func() string { return "x" }}); err != nil {
+	if _, err := Round(context.Background(), st, RoundConfig{PageSize: 4, Parallel: 1, GraceMs: 10_000, NewIDs: sameIDs}); err != nil {
 		t.Fatal(err)
 	}
 	got := map[string]Action{}
@@ -143,7 +147,7 @@ func TestRoundCommitsAPageInBoundedGroups(t *testing.T) {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		_, _ = Round(context.Background(), st, RoundConfig{PageSize: MaxPageSize, Parallel: 3, NewID: func() string { return "x" }})
+		_, _ = Round(context.Background(), st, RoundConfig{PageSize: MaxPageSize, Parallel: 3, NewIDs: sameIDs})
 	}()
 	for i := 0; i < 3; i++ {
 		st.release <- struct{}{}
@@ -156,7 +160,7 @@ func TestRoundCommitsAPageInBoundedGroups(t *testing.T) {
 		t.Fatalf("committed %d decisions in groups %v, want %d in 3", len(st.commits), st.pages, MaxPageSize)
 	}
 	small := &recordingStore{tickets: tickets[:MinCommitGroup]}
-	if _, err := Round(context.Background(), small, RoundConfig{PageSize: MaxPageSize, Parallel: 16, NewID: func() string { return "x" }}); err != nil {
+	if _, err := Round(context.Background(), small, RoundConfig{PageSize: MaxPageSize, Parallel: 16, NewIDs: sameIDs}); err != nil {
 		t.Fatal(err)
 	}
 	if len(small.pages) != 1 {
@@ -169,7 +173,7 @@ func TestRoundNeverCommitsADecisionThatFailedBeforeTheCommit(t *testing.T) {
 	bad := ticket("bad-cron", cursor(t0), t0+5, trigger.FireOnce)
 	bad.Cron.Expression = "not a cron"
 	st := &recordingStore{tickets: []Ticket{bad, ticket("good", cursor(t0), t0+5, trigger.FireOnce)}}
-	sum, err := Round(context.Background(), st, RoundConfig{PageSize: 16, Parallel: 1, GraceMs: minute, NewID: func() string { return "x" }})
+	sum, err := Round(context.Background(), st, RoundConfig{PageSize: 16, Parallel: 1, GraceMs: minute, NewIDs: sameIDs})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -182,12 +186,56 @@ func TestRoundNeverCommitsADecisionThatFailedBeforeTheCommit(t *testing.T) {
 	}
 }
 
+// sameIDs is a RoundConfig.NewIDs for rounds whose ids do not matter.
+func sameIDs(dst []string) {
+	for i := range dst {
+		dst[i] = "x"
+	}
+}
+
+// TestAPagesAdmissionsTakeTheirIdsInPageOrderRunBeforeAttempt: a page's
+// ids are minted together once its tickets are decided, one call for the
+// page, and each admission takes them as deciding the tickets one after
+// the other gave them: in page order, its Run's before its Attempt's.
+func TestAPagesAdmissionsTakeTheirIdsInPageOrderRunBeforeAttempt(t *testing.T) {
+	t.Parallel()
+	st := &recordingStore{tickets: []Ticket{
+		ticket("a", cursor(t0), t0+5, trigger.FireOnce),
+		ticket("init", cursor(t0+minute), t0+7, trigger.FireOnce),
+		ticket("b", cursor(t0), t0+9, trigger.FireOnce),
+		ticket("c", cursor(t0), t0+11, trigger.FireOnce),
+	}}
+	calls, next := 0, 0
+	_, err := Round(context.Background(), st, RoundConfig{PageSize: 16, Parallel: 1, GraceMs: 10_000, NewIDs: func(dst []string) {
+		calls++
+		for i := range dst {
+			next++
+			dst[i] = strconv.Itoa(next)
+		}
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if calls != 1 {
+		t.Errorf("ids minted in %d calls for one page; want 1", calls)
+	}
+	var got []string
+	for _, c := range st.commits {
+		if c.Decision.Action == Admit {
+			got = append(got, c.Ticket.TriggerID+":"+c.RunID+","+c.AttemptID)
+		}
+	}
+	if want := []string{"a:1,2", "b:3,4", "c:5,6"}; !slices.Equal(got, want) {
+		t.Errorf("admissions took ids %v; want %v", got, want)
+	}
+}
+
 func TestRoundConfigRejectsOutOfRange(t *testing.T) {
 	t.Parallel()
 	for _, c := range []RoundConfig{
-		{PageSize: 0, Parallel: 1, NewID: func() string { return "" }},
-		{PageSize: 257, Parallel: 1, NewID: func() string { return "" }},
-		{PageSize: 1, Parallel: 0, NewID: func() string { return "" }},
+		{PageSize: 0, Parallel: 1, NewIDs: sameIDs},
+		{PageSize: 257, Parallel: 1, NewIDs: sameIDs},
+		{PageSize: 1, Parallel: 0, NewIDs: sameIDs},
 		{PageSize: 1, Parallel: 1},
 	} {
 		if _, err := Round(context.Background(), &recordingStore{}, c); err == nil {
@@ -230,7 +278,7 @@ func TestRoundCountsWhatTheCommitsPassedOver(t *testing.T) {
 		}},
 		busy: map[string]bool{"busy": true},
 	}
-	sum, err := Round(context.Background(), st, RoundConfig{PageSize: 4, Parallel: 1, GraceMs: 10_000, NewID: ids.New})
+	sum, err := Round(context.Background(), st, RoundConfig{PageSize: 4, Parallel: 1, GraceMs: 10_000, NewIDs: ids.Fill})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -73,7 +73,7 @@ func (h *harness) admit(t testing.TB, c task.Command) string {
 	if _, err := h.raw.Exec(`UPDATE trigger_schedules SET next_fire_at_ms = ?, state_version = state_version + 1 WHERE trigger_id = ?`, h.clock()-1000, tg.TriggerID); err != nil {
 		t.Fatal(err)
 	}
-	sum, err := schedule.Round(t.Context(), h.store, schedule.RoundConfig{PageSize: schedule.MaxPageSize, GraceMs: 60_000, Parallel: 1, NewID: ids.New})
+	sum, err := schedule.Round(t.Context(), h.store, schedule.RoundConfig{PageSize: schedule.MaxPageSize, GraceMs: 60_000, Parallel: 1, NewIDs: ids.Fill})
 	if err != nil || len(sum.Admitted) != 1 {
 		t.Fatalf("admission round: %+v, %v", sum, err)
 	}

@@ -154,7 +154,7 @@ func (h *wearEnv) everyMinute(b *testing.B, c task.Command) func(st schedule.Sto
 		b.Fatal(err)
 	}
 	return func(st schedule.Store) schedule.Summary {
-		sum, err := schedule.Round(b.Context(), st, schedule.RoundConfig{PageSize: schedule.MaxPageSize, GraceMs: 60_000, Parallel: 1, NewID: ids.New})
+		sum, err := schedule.Round(b.Context(), st, schedule.RoundConfig{PageSize: schedule.MaxPageSize, GraceMs: 60_000, Parallel: 1, NewIDs: ids.Fill})
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -128,7 +128,7 @@ func roundsOnly(ctx context.Context, cfg Config) error {
 	cfg = cfg.WithDefaults()
 	holdFile, held := os.Getenv("QL_TEST_HOLD"), false
 	for {
-		page, err := schedule.TakePage(ctx, b.Store, schedule.RoundConfig{PageSize: cfg.PageSize, GraceMs: cfg.Grace.Milliseconds(), Parallel: 1, NewID: ids.New})
+		page, err := schedule.TakePage(ctx, b.Store, schedule.RoundConfig{PageSize: cfg.PageSize, GraceMs: cfg.Grace.Milliseconds(), Parallel: 1, NewIDs: ids.Fill})
 		if err == nil && !held && holdFile != "" && page.Taken() > 0 && exists(holdFile) {
 			held = true
 			err = holdUntilOvertaken(ctx, LayoutOf(cfg.DataDir).DB)

@@ -604,7 +604,7 @@ func (s *Server) admit(ctx context.Context) (bool, error) {
 		// One writer connection: commits queue on it anyway, so more
 		// parallelism would only add goroutines.
 		Parallel: 1,
-		NewID:    ids.New,
+		NewIDs:   ids.Fill,
 	})
 	if err != nil {
 		return false, err

@@ -42,7 +42,7 @@ func TestRunFiltersTakeNames(t *testing.T) {
 		if time.Now().After(deadline) {
 			t.Fatalf("%d runs admitted in 30s; want one per trigger", admitted)
 		}
-		sum, err := schedule.Round(t.Context(), b.Store, schedule.RoundConfig{PageSize: 16, Parallel: 1, GraceMs: 30_000, NewID: ids.New})
+		sum, err := schedule.Round(t.Context(), b.Store, schedule.RoundConfig{PageSize: 16, Parallel: 1, GraceMs: 30_000, NewIDs: ids.Fill})
 		if err != nil {
 			t.Fatal(err)
 		}

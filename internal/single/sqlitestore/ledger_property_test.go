@@ -69,7 +69,7 @@ func TestEveryNominalOccurrenceIsOneRunOrInOneLedgerEntry(t *testing.T) {
 			subjects[i] = &subject{d: d, revs: []trigger.Revision{d.Trigger}}
 		}
 		cfg := schedule.RoundConfig{PageSize: rapid.IntRange(1, 4).Draw(rt, "page"), Parallel: 1,
-			GraceMs: rapid.Int64Range(0, 90_000).Draw(rt, "grace"), NewID: ids.New}
+			GraceMs: rapid.Int64Range(0, 90_000).Draw(rt, "grace"), NewIDs: ids.Fill}
 		round := func() {
 			for {
 				sum, err := schedule.Round(t.Context(), e.store, cfg)

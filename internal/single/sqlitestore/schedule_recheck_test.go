@@ -32,7 +32,7 @@ func TestARowThisHostCouldNotReadIsTakenAgainOnceItsRecheckComes(t *testing.T) {
 	setZone("Mars/Olympus")
 	round := func() schedule.Summary {
 		t.Helper()
-		sum, err := schedule.Round(t.Context(), e.store, schedule.RoundConfig{PageSize: 4, GraceMs: testGraceMs, Parallel: 1, NewID: ids.New})
+		sum, err := schedule.Round(t.Context(), e.store, schedule.RoundConfig{PageSize: 4, GraceMs: testGraceMs, Parallel: 1, NewIDs: ids.Fill})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -101,7 +101,7 @@ func TestARoundBehindAHeldWriteLockIsCountedUnavailableAsLockNotAvailable(t *tes
 		e.due(t, e.defs(t, "p"+string(rune('a'+i)), everyMinute).Trigger.TriggerID, 1_000)
 	}
 	_, release := e.holdWriteLock(t)
-	sum, err := schedule.Round(t.Context(), impatient, schedule.RoundConfig{PageSize: 8, GraceMs: testGraceMs, Parallel: 1, NewID: ids.New})
+	sum, err := schedule.Round(t.Context(), impatient, schedule.RoundConfig{PageSize: 8, GraceMs: testGraceMs, Parallel: 1, NewIDs: ids.Fill})
 	release()
 	if err != nil {
 		t.Fatalf("the take failed: %v", err)
@@ -124,7 +124,7 @@ func TestRoundAdmitsEveryDueTriggerOnce(t *testing.T) {
 	for _, id := range triggers {
 		e.due(t, id, 1_000)
 	}
-	cfg := schedule.RoundConfig{PageSize: 8, GraceMs: testGraceMs, Parallel: 4, NewID: ids.New}
+	cfg := schedule.RoundConfig{PageSize: 8, GraceMs: testGraceMs, Parallel: 4, NewIDs: ids.Fill}
 	admitted := 0
 	for {
 		sum, err := schedule.Round(t.Context(), e.store, cfg)

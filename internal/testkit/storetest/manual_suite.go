@@ -147,7 +147,7 @@ func testRunNowCancelPrevious(t *testing.T, f Fixture) {
 func testRunNowRace(t *testing.T, f Fixture) {
 	id := overlapDefs(t, f, trigger.OverlapSkip).Trigger.TriggerID
 	makeDue(t, f, id, 1_000)
-	cfg := schedule.RoundConfig{PageSize: 4, GraceMs: graceMs, Parallel: 1, NewID: ids.New}
+	cfg := schedule.RoundConfig{PageSize: 4, GraceMs: graceMs, Parallel: 1, NewIDs: ids.Fill}
 	var wg sync.WaitGroup
 	wg.Go(func() {
 		if s, err := schedule.Round(t.Context(), f.Schedule, cfg); err != nil || s.Counts[schedule.Failed] != 0 {

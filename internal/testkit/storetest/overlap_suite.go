@@ -228,7 +228,7 @@ func eventPayload(t *testing.T, f Fixture, runID, name string) map[string]any {
 func testOverlapSkipRace(t *testing.T, f Fixture) {
 	const occurrences = 6
 	id := overlapDefs(t, f, trigger.OverlapSkip).Trigger.TriggerID
-	cfg := schedule.RoundConfig{PageSize: 4, GraceMs: graceMs, Parallel: 2, NewID: ids.New}
+	cfg := schedule.RoundConfig{PageSize: 4, GraceMs: graceMs, Parallel: 2, NewIDs: ids.Fill}
 	for i := range occurrences {
 		// Less late each time, so no two occurrences share an instant.
 		makeDue(t, f, id, int64(1_000-i))
@@ -288,7 +288,7 @@ func testAnOverlapPassIsReportedByTheCommit(t *testing.T, f Fixture) {
 	// as the ledger holds them.
 	makeDue(t, f, id, 3*time.Hour.Milliseconds()+1_000)
 	before = len(ledger(t, f, id))
-	s, err := schedule.Round(t.Context(), f.Schedule, schedule.RoundConfig{PageSize: 4, GraceMs: graceMs, Parallel: 1, NewID: ids.New})
+	s, err := schedule.Round(t.Context(), f.Schedule, schedule.RoundConfig{PageSize: 4, GraceMs: graceMs, Parallel: 1, NewIDs: ids.Fill})
 	if err != nil || s.Counts[schedule.Skipped] != 1 || s.Progress() != 1 {
 		t.Fatalf("round behind an unfinished run: %v %v %v, want one skip", s.Counts, s.Errors, err)
 	}

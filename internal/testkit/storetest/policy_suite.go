@@ -285,7 +285,7 @@ func testJitterConcurrentRounds(t *testing.T, f Fixture) {
 		moveCursor(t, f, d.Trigger.TriggerID, nominal, offset(schedule.JitterOffset(d.Trigger.TriggerID, nominal, c.JitterMs)))
 		all = append(all, d)
 	}
-	cfg := schedule.RoundConfig{PageSize: triggers, GraceMs: graceMs, Parallel: 4, NewID: ids.New}
+	cfg := schedule.RoundConfig{PageSize: triggers, GraceMs: graceMs, Parallel: 4, NewIDs: ids.Fill}
 	var wg sync.WaitGroup
 	for i := range rounds {
 		wg.Add(1)

@@ -414,7 +414,7 @@ func testConcurrentRoundsOnce(t *testing.T, f Fixture) {
 	for _, d := range all {
 		makeDue(t, f, d.Trigger.TriggerID, 1_000)
 	}
-	cfg := schedule.RoundConfig{PageSize: triggers, GraceMs: graceMs, Parallel: 4, NewID: ids.New}
+	cfg := schedule.RoundConfig{PageSize: triggers, GraceMs: graceMs, Parallel: 4, NewIDs: ids.Fill}
 	sums := make([]schedule.Summary, rounds)
 	var wg sync.WaitGroup
 	for i := range rounds {

@@ -64,7 +64,7 @@ const unreadablePage = 4
 // unreadableRound runs one scheduler round of unreadablePage rows.
 func unreadableRound(t *testing.T, f Fixture) schedule.Summary {
 	t.Helper()
-	sum, err := schedule.Round(t.Context(), f.Schedule, schedule.RoundConfig{PageSize: unreadablePage, GraceMs: graceMs, Parallel: 1, NewID: ids.New})
+	sum, err := schedule.Round(t.Context(), f.Schedule, schedule.RoundConfig{PageSize: unreadablePage, GraceMs: graceMs, Parallel: 1, NewIDs: ids.Fill})
 	if err != nil {
 		t.Fatalf("round: %v", err)
 	}
