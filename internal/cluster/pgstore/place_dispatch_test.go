@@ -134,7 +134,7 @@ func (s *store) admitDueOnce(t *testing.T, triggerID string) string {
 	t.Helper()
 	s.exec(t, `UPDATE qinglong.trigger_schedules SET next_fire_at_ms = `+ClockMsSQL+` - 1000, state_version = state_version + 1
 		WHERE trigger_id = $1`, triggerID)
-	sum, err := schedule.Round(t.Context(), s.runtime, schedule.RoundConfig{PageSize: schedule.MaxPageSize, Parallel: 1, GraceMs: 30_000, NewID: ids.New})
+	sum, err := schedule.Round(t.Context(), s.runtime, schedule.RoundConfig{PageSize: schedule.MaxPageSize, Parallel: 1, GraceMs: 30_000, NewIDs: ids.Fill})
 	if err != nil || sum.Counts[schedule.Admitted] != 1 {
 		t.Fatalf("round admitted %v (errors %v, err %v), want the trigger's occurrence", sum.Counts, sum.Errors, err)
 	}
