@@ -89,7 +89,7 @@ var messages = map[string]map[string]string{
 		"runs.window":    "The window is when Runs were created, which is their scheduled time unless a backfill created them later for a past one.",
 		"runs.notastate": "The state filter %q is not a state a Run can be in, so nothing was listed; choose one of the State list: %s.",
 		"nt.shown":       "What the form creates", "nt.created": "What was created", "nt.shown.script": "Script (run by %s)",
-		"def.help": "The project's tasks and triggers, every one of them (tasks no trigger runs too), at their current revisions, as `ql export` prints them.",
+		"def.help":      "The project's tasks and triggers, every one of them (tasks no trigger runs too), at their current revisions, as `ql export` prints them.",
 		"def.help.none": "No project is chosen: choose one above to see its tasks and triggers here, or write a definitions file whose project: names a new one, which applying it creates.",
 		"def.nopublish": "This server cannot publish definitions: its database role may not (a cluster replica runs as the runtime role). " +
 			"The file is shown to read and copy: to change the project, save it as a file, edit it and run `ql apply -f FILE` with the admin role's database URL, " +
@@ -329,7 +329,7 @@ var messages = map[string]map[string]string{
 		"runs.window":    "时间窗口按运行的创建时间筛选：通常就是计划时间，但回填会在之后为过去的计划时间创建运行。",
 		"runs.notastate": "状态筛选“%s”不是运行可能处于的状态，因此没有列出任何运行；请在状态列表中选择一个：%s。",
 		"nt.shown":       "表单将创建的内容", "nt.created": "已创建的内容", "nt.shown.script": "脚本（由 %s 运行）",
-		"def.help": "项目的全部任务（包括没有触发器运行的任务）和全部触发器的当前修订版，与 `ql export` 的输出相同。",
+		"def.help":      "项目的全部任务（包括没有触发器运行的任务）和全部触发器的当前修订版，与 `ql export` 的输出相同。",
 		"def.help.none": "尚未选择项目：在上方选择一个项目即可在此查看其任务和触发器，或编写一个以 project: 指定新项目的定义文件，应用后即创建该项目。",
 		"def.nopublish": "此服务器无法发布定义：其数据库角色无权发布（集群副本以 runtime 角色运行）。" +
 			"下面的文件仅供查看和复制：要修改项目，请把它保存为文件，编辑后用 admin 角色的数据库 URL 运行 `ql apply -f FILE`，" +
