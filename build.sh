@@ -7,7 +7,8 @@
 #   GOARCH=arm GOARM=7 ./build.sh -o out ql-edge  # one binary into out/, for another GOOS/GOARCH
 #
 # On Linux the SQLite driver builds for 386, amd64, arm, arm64, loong64,
-# ppc64le, riscv64 and s390x; another architecture (MIPS) is refused.
+# ppc64le, riscv64 and s390x; another architecture (MIPS) is refused, and
+# so is a system other than Linux and macOS (Windows).
 #
 # Every binary is static (CGO_ENABLED=0: the SQLite driver is pure Go) and
 # carries no build machine's paths (-trimpath), no symbol table and no
@@ -58,12 +59,28 @@ case $version in
 	exit 2
 	;;
 esac
+# QingLong runs on Linux: its commands' process trees, orphans, accounts
+# and lock holders are followed through Linux's own interfaces (a child
+# subreaper, /proc). macOS builds with less of that (see docs/operations.md,
+# "Supported systems") and is untested. Any other system is refused here,
+# naming those two: on Windows (no process groups, POSIX signals or flock)
+# go build would stop on raw compile errors, and the BSDs are untried.
+goos=$(go env GOOS)
+goarch=$(go env GOARCH)
+case $goos in
+linux) ;;
+darwin)
+	echo "build.sh: darwin/$goarch: macOS builds but is untested and unsupported; QingLong is supported on Linux (see docs/operations.md, \"Supported systems\")" >&2
+	;;
+*)
+	echo "build.sh: $goos/$goarch: not a system QingLong supports; it is supported on Linux (GOOS=linux) and builds, untested, for macOS (GOOS=darwin)" >&2
+	exit 2
+	;;
+esac
 # The SQLite driver every binary links (pure Go, translated from C for
 # each platform) exists for these Linux architectures only: refused here,
 # a MIPS build (most OpenWrt routers) would stop deep inside the driver's
 # C library saying only that build constraints exclude its files.
-goos=$(go env GOOS)
-goarch=$(go env GOARCH)
 if [ "$goos" = linux ]; then
 	case $goarch in
 	386 | amd64 | arm | arm64 | loong64 | ppc64le | riscv64 | s390x) ;;

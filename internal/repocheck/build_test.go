@@ -98,3 +98,20 @@ func TestTheReleaseBuildRefusesAnArchitectureTheSQLiteDriverLacksNamingThoseItHa
 		}
 	}
 }
+
+// A system QingLong does not support (Windows, where go build would stop
+// on raw compile errors: no flock, no POSIX signal names) is refused
+// before anything is built, exit 2, naming the systems it runs on: Linux,
+// supported, and macOS, which builds untested.
+func TestTheReleaseBuildRefusesASystemOtherThanLinuxOrMacOSNamingThose(t *testing.T) {
+	t.Parallel()
+	for _, goos := range []string{"windows", "freebsd"} {
+		cmd := exec.Command("sh", filepath.Join(repoRoot, "build.sh"), "-o", t.TempDir(), "ql")
+		cmd.Env = append(os.Environ(), "GOOS="+goos, "GOARCH=amd64")
+		msg, err := cmd.CombinedOutput()
+		if cmd.ProcessState == nil || cmd.ProcessState.ExitCode() != 2 || !strings.HasPrefix(string(msg), "build.sh: "+goos+"/amd64: not a system QingLong supports") ||
+			!strings.Contains(string(msg), "supported on Linux (GOOS=linux) and builds, untested, for macOS (GOOS=darwin)") {
+			t.Errorf("build.sh for %s/amd64: %v, %q; want exit 2 naming Linux and macOS", goos, err, msg)
+		}
+	}
+}

@@ -67,8 +67,9 @@ func newDBCommand(getenv func(string) string) *cobra.Command {
 
 func migrateCommand(getenv func(string) string) *cobra.Command {
 	return &cobra.Command{
-		Use:   "migrate",
-		Short: "Apply the pending schema migrations",
+		Use:     "migrate",
+		Short:   "Apply the pending schema migrations",
+		Example: "  QL_DATABASE_MIGRATION_URL=postgres://ql_migration@db.example/qinglong ql db migrate   # the password in PGPASSWORD",
 		Long: "Applies the migrations embedded in this binary, each in its own transaction under an advisory lock.\n" +
 			"Connects with $" + EnvMigrationURL + " (else $" + EnvURL + ") as the migration role, or a superuser for the first install.\n" +
 			"Run `ql db roles` afterwards so new tables get their grants.",

@@ -92,8 +92,9 @@ func workersCreateCommand(getenv func(string) string) *cobra.Command {
 	var labels string
 	var maxConcurrency int
 	c := &cobra.Command{
-		Use:   "create NAME",
-		Short: "Create a worker and print its credential, once",
+		Use:     "create NAME",
+		Short:   "Create a worker and print its credential, once",
+		Example: "  ql workers create w1 --labels region=eu,gpu=a100 > w1.cred",
 		Long: "Creates a worker and prints its credential on standard output, once: QingLong keeps only its digest\n" +
 			"and cannot show it again. Store it where the worker reads it, readable only by the worker's user:\n\n" +
 			"  (umask 077; ql workers create build-01 > /etc/qinglong/worker.credential)\n" +

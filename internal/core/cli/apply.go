@@ -28,7 +28,9 @@ func applyCommand(opts Options) *cobra.Command {
 		Use:   "apply -f FILE",
 		Short: "Create or update a project's tasks and triggers from a YAML file",
 		Long:  applyLong(opts),
-		Args:  fileFlagOnly,
+		Example: "  " + opts.Binary + " apply -f examples/sample.yaml\n" +
+			"  " + opts.Binary + " apply --dry-run -f - < examples/sample.yaml",
+		Args: fileFlagOnly,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if file == "" {
 				return Usagef("apply takes one file, given with -f FILE (-f - reads standard input)")

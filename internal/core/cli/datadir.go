@@ -30,12 +30,10 @@ func CheckDataDir(dir string, write bool) error {
 	info, err := os.Stat(dir)
 	switch {
 	case err == nil && !info.IsDir():
-		return qlerror.New(qlerror.Invalid, "--data-dir %s is a file; give the directory holding %s: --data-dir %s",
-			dir, DefaultDBFile, shellquote.Quote(filepath.Dir(dir)))
+		return qlerror.New(qlerror.Invalid, "--data-dir %s is a file, not a directory; %s", dir, dataDirOf(dir))
 	case errors.Is(err, syscall.ENOTDIR):
 		file := fileOnPath(dir)
-		return qlerror.New(qlerror.Invalid, "--data-dir %s lies under %s, which is a file; give the directory holding %s: --data-dir %s",
-			dir, file, DefaultDBFile, shellquote.Quote(filepath.Dir(file)))
+		return qlerror.New(qlerror.Invalid, "--data-dir %s lies under %s, which is a file, not a directory; %s", dir, file, dataDirOf(file))
 	case errors.Is(err, fs.ErrPermission):
 		return qlerror.Wrap(qlerror.Invalid, err, "--data-dir %s cannot be reached by this user (a directory on its path may not be entered); run as the data directory's owner, or give a --data-dir this user may use", dir)
 	case errors.Is(err, fs.ErrNotExist):
@@ -105,4 +103,16 @@ func fileOnPath(path string) string {
 		}
 		p = up
 	}
+}
+
+// dataDirOf says what to give instead of file as --data-dir: the
+// directory holding it when it is a database file (a user who gave the
+// file for its directory), and otherwise only what a data directory is:
+// the directory of any other file (/etc for /etc/passwd) holds no
+// database either.
+func dataDirOf(file string) string {
+	if filepath.Base(file) == DefaultDBFile {
+		return "give the directory holding " + DefaultDBFile + ": --data-dir " + shellquote.Quote(filepath.Dir(file))
+	}
+	return "give the directory holding " + DefaultDBFile + " (the data directory `serve` or `apply` made)"
 }

@@ -21,8 +21,10 @@ var errCorrupt = errors.New("the database file is corrupt")
 
 // addDBCheck gives the tree `db check` for the embedded database. The full
 // binary's `db` is the cluster's (opts.Extra): its check stays what `db
-// check` runs without --data-dir (or $QL_DATA_DIR), so a cluster's scripts
-// keep working, and the cluster's package never learns of SQLite.
+// check` runs without --data-dir (or $QL_DATA_DIR) when a cluster URL is
+// set (clusterURLSet), so a cluster's scripts keep working, and the
+// cluster's package never learns of SQLite; without one it checks the
+// working directory's database, as every other command reads it.
 func addDBCheck(root *cobra.Command, opts Options) {
 	if opts.CheckSQLite == nil {
 		return
@@ -36,6 +38,10 @@ func addDBCheck(root *cobra.Command, opts Options) {
 	if db == nil {
 		db = &cobra.Command{Use: "db", Short: "Check and compact the embedded SQLite database"}
 		root.AddCommand(db)
+	} else {
+		db.Short = "Check and compact the embedded SQLite database; set up and check the cluster's PostgreSQL one"
+		db.Long = "check and vacuum work on the embedded SQLite database of --data-dir (or $QL_DATA_DIR, else the working directory);\n" +
+			"migrate, roles, and check with $" + envClusterURL + " (or $" + envRuntimeURL + ") set, on the cluster's PostgreSQL control database.\n\n" + db.Long
 	}
 	var cluster *cobra.Command
 	for _, c := range db.Commands() {
@@ -63,25 +69,25 @@ do — stop every server on the directory and restore the latest backup (docs/op
 and restore") — and exits 7. A --data-dir that is no data directory or holds no database exits 2.`
 	example := "  " + opts.Binary + " db check --data-dir /var/lib/qinglong"
 	if cluster != nil {
-		long = "Without --data-dir (and $QL_DATA_DIR): the cluster's check.\n" + cluster.Long +
-			"\n\nWith --data-dir DIR (or $QL_DATA_DIR), the standalone or edge profile's: " + long
-		example += "\n  " + opts.Binary + " db check            # the cluster's, with $QL_DATABASE_URL"
+		long = "With $" + envRuntimeURL + " or $" + envClusterURL + " set and no --data-dir (nor $QL_DATA_DIR): the cluster's check.\n" + cluster.Long +
+			"\n\nOtherwise the standalone or edge profile's, on --data-dir DIR (or $QL_DATA_DIR, else the working directory): " + long
+		example += "\n  " + opts.Binary + " db check            # in a data directory: its database; the cluster's with $QL_DATABASE_URL set"
 	}
 	c := &cobra.Command{
 		Use:          "check",
-		Short:        "Check the embedded database file for corruption (with --data-dir), or the cluster's database",
+		Short:        "Check the embedded database file for corruption, or the cluster's database (with $QL_DATABASE_URL)",
 		Long:         long,
 		Example:      example,
 		Args:         cobra.NoArgs,
 		SilenceUsage: true,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if cluster != nil && dataDir == "" {
+			if cluster != nil && dataDir == "" && clusterURLSet() {
 				if quick {
 					return Usagef("--quick checks an embedded database: give its --data-dir DIR; the cluster's check has no quick form")
 				}
 				return cluster.RunE(cmd, args)
 			}
-			return checkEmbedded(cmd, opts, cmp.Or(dataDir, "."), quick)
+			return checkEmbedded(cmd, opts, cmp.Or(dataDir, "."), quick, cluster != nil && dataDir == "")
 		},
 	}
 	if cluster == nil {
@@ -94,14 +100,39 @@ and restore") — and exits 7. A --data-dir that is no data directory or holds n
 	return c
 }
 
-// checkEmbedded runs the check on DIR/qinglong.db and reports it.
-func checkEmbedded(cmd *cobra.Command, opts Options, dir string, quick bool) error {
+// The cluster check's URL variables (the cluster's dbcli.EnvRuntimeURL and
+// EnvURL, which this package cannot import): either set has `db check`
+// without --data-dir check the cluster's database.
+const (
+	envRuntimeURL = "QL_DATABASE_RUNTIME_URL"
+	envClusterURL = "QL_DATABASE_URL"
+)
+
+// clusterURLSet reports whether a cluster URL variable is set (a renamed
+// one still set counts: the cluster's check refuses it by its new name).
+func clusterURLSet() bool {
+	for _, name := range []string{envRuntimeURL, envClusterURL} {
+		if u, err := Getenv(os.Getenv, name); err != nil || u != "" {
+			return true
+		}
+	}
+	return false
+}
+
+// checkEmbedded runs the check on DIR/qinglong.db and reports it. orCluster
+// says the directory is the working directory a full binary defaulted to
+// for want of a cluster URL, so a missing database also names that URL.
+func checkEmbedded(cmd *cobra.Command, opts Options, dir string, quick, orCluster bool) error {
 	if err := CheckDataDir(dir, false); err != nil {
 		return err
 	}
 	path := filepath.Join(dir, DefaultDBFile)
 	info, err := os.Stat(path)
 	if errors.Is(err, fs.ErrNotExist) {
+		if orCluster {
+			return Usagef("no QingLong database in the working directory (%s): give --data-dir DIR (or $QL_DATA_DIR) of an existing one, "+
+				"or, to check the cluster's PostgreSQL database, set $%s (or $%s)", path, envRuntimeURL, envClusterURL)
+		}
 		return Usagef("no QingLong database at %s: point --data-dir (or $QL_DATA_DIR) at the directory of an existing one", path)
 	}
 	if err != nil {

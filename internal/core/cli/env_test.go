@@ -161,7 +161,7 @@ func TestDataDirAndDatabaseURLChooseTheDatabase(t *testing.T) {
 		{"URL variable over data-dir variable", full, map[string]string{"QL_DATABASE_URL": url, "QL_DATA_DIR": envDir}, nil, url, false},
 		{"URL flag over data-dir variable", full, map[string]string{"QL_DATA_DIR": envDir}, []string{"--database-url", url}, url, false},
 		{"both flags", full, nil, []string{"--data-dir", dir, "--database-url", url}, "not both", true},
-		{"the file as data dir", full, nil, []string{"--data-dir", filepath.Join(dir, DefaultDBFile)}, "is a file; give the directory holding qinglong.db: --data-dir " + dir, true},
+		{"the file as data dir", full, nil, []string{"--data-dir", filepath.Join(dir, DefaultDBFile)}, "is a file, not a directory; give the directory holding qinglong.db: --data-dir " + dir, true},
 		{"the file as data dir in a directory with a space", full, nil, []string{"--data-dir", filepath.Join(spaced, DefaultDBFile)},
 			"give the directory holding qinglong.db: --data-dir '" + spaced + "'\n", true},
 		{"a URL as data dir", full, nil, []string{"--data-dir", url}, "give a PostgreSQL URL as --database-url", true},

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/qinglong/qinglong/internal/core/apply"
 	"github.com/qinglong/qinglong/internal/core/catalog"
 	"github.com/qinglong/qinglong/internal/core/ids"
 	"github.com/qinglong/qinglong/internal/core/qlerror"
@@ -81,7 +82,7 @@ func resolveProject(ctx context.Context, r schedule.StatusReader, s string) (str
 		return "", err
 	}
 	if id == "" {
-		return "", qlerror.New(qlerror.NotFound, "no project named %q has triggers; `ql triggers list` shows the projects, and --project takes a name or an id", s)
+		return "", qlerror.New(qlerror.NotFound, "project %q does not exist or has no triggers; `ql triggers list` shows the projects, and --project takes a name or an id", s)
 	}
 	return id, nil
 }
@@ -113,12 +114,16 @@ func listedProject(ctx context.Context, b *Backend, s string) (string, error) {
 		return "", err
 	}
 	// The definitions know every project: one they lack was never
-	// applied, which "has no triggers" would leave in doubt. Any other
-	// failure (a server of an earlier build without the route) keeps the
-	// error naming what --project takes.
+	// applied, which "has no triggers" would leave in doubt, and is said
+	// as an export or `projects show` of it says it, naming the projects
+	// there are (the server's answer already does). Any other failure (a
+	// server of an earlier build without the route) keeps the error naming
+	// what --project takes.
 	if qlerror.ReasonOf(ferr) == catalog.RefusalProjectMissing {
-		return "", qlerror.New(qlerror.NotFound, "no project named %q: none was applied under that name; `ql apply -f FILE` creates it, and --project takes a name or an id", s).
-			Because(catalog.RefusalProjectMissing, "name", s)
+		if b.api == nil {
+			return "", apply.ProjectMissing(ctx, b.Definitions, s)
+		}
+		return "", ferr
 	}
 	if ferr != nil || found == "" {
 		return "", err

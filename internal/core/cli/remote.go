@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"context"
+	"crypto/tls"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -311,6 +312,10 @@ func (c *apiClient) sendOnce(ctx context.Context, method, target, contentType st
 	}
 	resp, err := c.http.Do(req)
 	if err != nil {
+		if plain, ok := plainHTTPAt(c.base, err); ok {
+			return nil, nil, qlerror.Wrap(qlerror.Unavailable, notSent{unwrapURL(err)},
+				"the server at %s does not answer HTTPS: if it serves plain HTTP (--insecure-http), give --api-url %s", c.base, plain)
+		}
 		if neverSent(err) {
 			return nil, nil, qlerror.Wrap(qlerror.Unavailable, notSent{unwrapURL(err)}, "cannot reach the server at %s", c.base)
 		}
@@ -718,4 +723,17 @@ func cleanToken(raw string) (string, error) {
 		}
 	}
 	return token, nil
+}
+
+// plainHTTPAt is base with http:// for https:// when err says the server
+// there answered the TLS handshake with something else (net/http's
+// ErrSchemeMismatch, or a first record that is no TLS): most often a
+// server started with --insecure-http, which a user reaches by http://.
+func plainHTTPAt(base string, err error) (string, bool) {
+	var header tls.RecordHeaderError
+	rest, ok := strings.CutPrefix(base, "https://")
+	if !ok || !errors.Is(err, http.ErrSchemeMismatch) && !errors.As(err, &header) {
+		return "", false
+	}
+	return "http://" + rest, true
 }

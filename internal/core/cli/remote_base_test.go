@@ -65,3 +65,19 @@ func TestATokenFromAFileWithItsNewlineIsSentAndOneWithAControlCharacterIsRefused
 		t.Errorf("a token with a newline inside: exit %d %q, %d requests; want exit 2 naming $QL_TOKEN and none sent", code, stderr, len(got))
 	}
 }
+
+// --api-url https://… given a server that serves plain HTTP (started with
+// --insecure-http) is refused saying the server does not answer HTTPS,
+// with the http:// URL to give instead.
+func TestAnHTTPSURLToAPlainHTTPServerSuggestsHTTP(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = w.Write([]byte(`{"runs":[]}`))
+	}))
+	defer srv.Close()
+	t.Setenv("QL_TOKEN", "qlt_plain")
+	rest := strings.TrimPrefix(srv.URL, "http://")
+	code, _, stderr := ql(t, "runs", "list", "--api-url", "https://"+rest)
+	if want := "the server at https://" + rest + " does not answer HTTPS: if it serves plain HTTP (--insecure-http), give --api-url http://" + rest; code != 1 || !strings.Contains(stderr, want) {
+		t.Errorf("--api-url https:// to a plain HTTP server: exit %d %q; want exit 1 and %q", code, stderr, want)
+	}
+}

@@ -204,7 +204,8 @@ or as many replicas on PostgreSQL (profile cluster).`
 	} else {
 		long += "."
 	}
-	long += "\n\n" + exitCodesHelp(opts)
+	long += "\n\nTo try it: `" + opts.Binary + " serve --example` serves ./qinglong.db with sample triggers, one of them every\n" +
+		"10 seconds; `" + opts.Binary + " runs list` in another terminal shows their Runs.\n\n" + exitCodesHelp(opts)
 	root := &cobra.Command{
 		Use:           opts.Binary,
 		Short:         "QingLong turns every due cron occurrence into exactly one durable Run",

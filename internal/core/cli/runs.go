@@ -25,6 +25,8 @@ func runsListCommand(opts Options) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "list",
 		Short: "List runs, the most recently created first",
+		Example: "  " + opts.Binary + " runs list --project examples\n" +
+			"  " + opts.Binary + " runs list --trigger examples/hello-every-10s --state failed -o json",
 		Long: `List runs one page at a time, the most recently created (admitted) first, by id: the order is the
 order Runs were made in, not their SCHEDULED FOR time. A Run made late for an earlier occurrence — a
 backfill's, a caught-up misfire's, a re-run (which keeps the original's scheduled time) — is listed
@@ -172,8 +174,9 @@ func runsShowCommand(opts Options) *cobra.Command {
 	var db dbFlags
 	var out string
 	c := &cobra.Command{
-		Use:   "show RUN_ID",
-		Short: "Show a run with its attempts and events",
+		Use:     "show RUN_ID",
+		Short:   "Show a run with its attempts and events",
+		Example: "  " + opts.Binary + " runs show 0190a4f2-0000-7000-8000-000000000000 -o json",
 		Long: "Show a run with its attempts and events: its project, the trigger that admitted it (named as it was at that revision) and the task it ran\n" +
 			"(named as it was at the revision that ran), each with its id; -o json gives them as projectName, triggerName and taskName.\n" +
 			`A queued run of the standalone or edge profile that other Runs hold says why on a waiting line (in

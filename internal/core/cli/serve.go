@@ -241,7 +241,7 @@ wins over the file.`,
 	fs.StringVar(&configFile, "config", "", "optional YAML file of flag: value settings")
 	fs.StringVar(&f.Profile, "profile", def, strings.Join(profiles, ", "))
 	fs.StringVar(&f.DataDir, "data-dir", "", "data directory for the embedded database (qinglong.db), logs and secrets; one server at a time: a second serve on it exits 4, naming the running one (default $QL_DATA_DIR, else .)")
-	fs.BoolVar(&f.Example, "example", false, "apply examples/sample.yaml's triggers before serving (standalone, edge)")
+	fs.BoolVar(&f.Example, "example", false, "apply examples/sample.yaml's triggers before serving, unless its project exists, which is left as it is (standalone, edge)")
 	fs.StringVar(&f.HTTPAddr, "http-addr", "", httpHelp)
 	fs.StringVar(&f.TLSCert, "tls-cert", "", "PEM certificate (chain) file of the --http-addr listener; serves HTTPS")
 	fs.StringVar(&f.TLSKey, "tls-key", "", "PEM private key file of --tls-cert")

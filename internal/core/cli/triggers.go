@@ -14,13 +14,15 @@ import (
 )
 
 func triggersCommand(opts Options) *cobra.Command {
-	c := &cobra.Command{Use: "triggers", Short: "Inspect triggers and their schedule state"}
+	c := &cobra.Command{Use: "triggers", Short: "List, show, run, pause, resume, enable, disable and backfill triggers"}
 	var db dbFlags
 	var out, project, after, search string
 	var limit int
 	list := &cobra.Command{
 		Use:   "list",
 		Short: "List triggers with next fire time, last run and claim",
+		Example: "  " + opts.Binary + " triggers list --project examples\n" +
+			"  " + opts.Binary + " triggers list --search hello",
 		Long: `List triggers with their schedule state. NEXT FIRE is the next nominal
 occurrence; with jitter, "(due …)" follows it: the instant the occurrence is
 actually admitted. "ended" means the trigger's endAt lies before its next

@@ -232,8 +232,9 @@ func triggersBackfillCommand(opts Options) *cobra.Command {
 	var maxN int
 	var dryRun bool
 	c := &cobra.Command{
-		Use:   "backfill NAME --from T --to T [--max N] [--dry-run]",
-		Short: "Admit the past occurrences of a window that have no Run",
+		Use:     "backfill NAME --from T --to T [--max N] [--dry-run]",
+		Short:   "Admit the past occurrences of a window that have no Run",
+		Example: "  " + opts.Binary + " triggers backfill examples/disk-usage-hourly --from 2026-11-01T00:00:00Z --to 2026-11-02T00:00:00Z --dry-run",
 		Long: `Admit a Run for every occurrence of a trigger's cron between --from and --to (RFC 3339 instants,
 inclusive, like 2026-11-01T00:00:00Z) that has none, each with the idempotency key its scheduled
 admission would have had: an occurrence that already ran (under any revision of the trigger) is

@@ -30,8 +30,9 @@ func triggersShowCommand(opts Options) *cobra.Command {
 	var out, project string
 	var runs, ledger int
 	c := &cobra.Command{
-		Use:   "show NAME",
-		Short: "Show a trigger: its schedule, next fire times, last runs and the occurrences it passed over",
+		Use:     "show NAME",
+		Short:   "Show a trigger: its schedule, next fire times, last runs and the occurrences it passed over",
+		Example: "  " + opts.Binary + " triggers show examples/hello-every-10s --ledger 100",
 		Long: `Show one trigger (NAME is its name, project/name, or id): its revision, cron, zone and misfire
 policy, whether it is enabled, paused (with the pause note) or archived with its project, its next
 fire times computed from the database's clock and shown in the trigger's zone (with jitter, each with
@@ -305,6 +306,7 @@ token and the address it came from) and when.
 	if pause {
 		verb = "pause"
 		c.Use, c.Short = "pause NAME [--note TEXT]", "Pause a trigger: nothing of it is scheduled until it is resumed"
+		c.Example = "  " + opts.Binary + " triggers pause examples/hello-every-10s --note 'db upgrade'"
 		c.Long = `Pause a trigger (NAME is its name, project/name, or id). While paused no occurrence of its
 cron is admitted (` + "`" + opts.Binary + " triggers run`" + ` still runs it on request); it is schedule state, not a new
 trigger revision, so publishing the trigger again does not resume it. Each pause and resume is

@@ -25,7 +25,7 @@ var messages = map[string]map[string]string{
 		"title": "QingLong", "overview": "Overview", "triggers": "Triggers", "runs": "Runs", "signout": "Sign out",
 		"signin": "Sign in", "token": "API token", "signin.help": "Paste an API token (create one with `ql tokens create NAME --scope operate%s`).",
 		"err.malformed": "That is not a whole API token: a token is qlt_ and 43 more characters, printed once when it was created. Paste all of it, or create a new one.", "err.unknown": "That token is not known, revoked or expired.",
-		"last24": "Runs of the last 24 hours by state", "counted": "runs counted", "ov.notriggers": "No trigger exists yet, so nothing runs: a trigger runs a task on its schedule.", "lag.of": " (%d runs counted)", "failures": "Recent failures", "nextfires": "Next fires",
+		"last24": "Runs of the last 24 hours by state", "counted": "%d runs counted", "counted.one": "%d run counted", "ov.notriggers": "No trigger exists yet, so nothing runs: a trigger runs a task on its schedule.", "lag.of": " (%d runs counted)", "lag.of.one": " (%d run counted)", "failures": "Recent failures", "nextfires": "Next fires",
 		"search": "Search", "project": "Project", "trigger": "Trigger", "trigger.ref": "Trigger name or project/name", "task": "Task", "schedule": "Schedule", "next": "Next fire",
 		"state": "State", "paused": "paused", "active": "active", "pause": "Pause", "resume": "Resume", "note": "Note",
 		"runnow": "Run now", "ledger": "Timeline", "passed": "passed over", "scheduled": "Scheduled", "created": "Created", "finished": "Finished",
@@ -89,7 +89,8 @@ var messages = map[string]map[string]string{
 		"runs.window":    "The window is when Runs were created, which is their scheduled time unless a backfill created them later for a past one.",
 		"runs.notastate": "The state filter %q is not a state a Run can be in, so nothing was listed; choose one of the State list: %s.",
 		"nt.shown":       "What the form creates", "nt.created": "What was created", "nt.shown.script": "Script (run by %s)",
-		"def.help": "The project's tasks and triggers, every one of them (tasks no trigger runs too), at their current revisions, as `ql export` prints them.",
+		"def.help":      "The project's tasks and triggers, every one of them (tasks no trigger runs too), at their current revisions, as `ql export` prints them.",
+		"def.help.none": "No project is chosen: choose one above to see its tasks and triggers here, or write a definitions file whose project: names a new one, which applying it creates.",
 		"def.nopublish": "This server cannot publish definitions: its database role may not (a cluster replica runs as the runtime role). " +
 			"The file is shown to read and copy: to change the project, save it as a file, edit it and run `ql apply -f FILE` with the admin role's database URL, " +
 			"or `ql apply -f FILE --api-url URL` (an admin token in `$QL_TOKEN`) against a server that can publish.",
@@ -271,7 +272,7 @@ var messages = map[string]map[string]string{
 		"title": "青龙", "overview": "概览", "triggers": "触发器", "runs": "运行", "signout": "退出",
 		"signin": "登录", "token": "API 令牌", "signin.help": "粘贴 API 令牌（用 `ql tokens create NAME --scope operate%s` 创建）。",
 		"err.malformed": "这不是完整的 API 令牌：令牌由 qlt_ 加 43 个字符组成，只在创建时显示一次。请完整粘贴，或新建一个令牌。", "err.unknown": "令牌未知、已吊销或已过期。",
-		"last24": "最近 24 小时各状态的运行", "counted": "条运行", "ov.notriggers": "还没有任何触发器，所以什么都不会运行：触发器按计划运行任务。", "lag.of": "（%d 条运行）", "failures": "最近失败", "nextfires": "即将触发",
+		"last24": "最近 24 小时各状态的运行", "counted": "%d 条运行", "ov.notriggers": "还没有任何触发器，所以什么都不会运行：触发器按计划运行任务。", "lag.of": "（%d 条运行）", "failures": "最近失败", "nextfires": "即将触发",
 		"search": "搜索", "project": "项目", "trigger": "触发器", "trigger.ref": "触发器名称或 项目/名称", "task": "任务", "schedule": "计划", "next": "下次触发",
 		"state": "状态", "paused": "已暂停", "active": "生效中", "pause": "暂停", "resume": "恢复", "note": "备注",
 		"runnow": "立即运行", "ledger": "时间线", "passed": "已跳过", "scheduled": "计划时间", "created": "创建时间", "finished": "结束时间",
@@ -328,7 +329,8 @@ var messages = map[string]map[string]string{
 		"runs.window":    "时间窗口按运行的创建时间筛选：通常就是计划时间，但回填会在之后为过去的计划时间创建运行。",
 		"runs.notastate": "状态筛选“%s”不是运行可能处于的状态，因此没有列出任何运行；请在状态列表中选择一个：%s。",
 		"nt.shown":       "表单将创建的内容", "nt.created": "已创建的内容", "nt.shown.script": "脚本（由 %s 运行）",
-		"def.help": "项目的全部任务（包括没有触发器运行的任务）和全部触发器的当前修订版，与 `ql export` 的输出相同。",
+		"def.help":      "项目的全部任务（包括没有触发器运行的任务）和全部触发器的当前修订版，与 `ql export` 的输出相同。",
+		"def.help.none": "尚未选择项目：在上方选择一个项目即可在此查看其任务和触发器，或编写一个以 project: 指定新项目的定义文件，应用后即创建该项目。",
 		"def.nopublish": "此服务器无法发布定义：其数据库角色无权发布（集群副本以 runtime 角色运行）。" +
 			"下面的文件仅供查看和复制：要修改项目，请把它保存为文件，编辑后用 admin 角色的数据库 URL 运行 `ql apply -f FILE`，" +
 			"或对能发布定义的服务器运行 `ql apply -f FILE --api-url URL`（admin 令牌放在 `$QL_TOKEN` 中）。",

@@ -212,7 +212,7 @@ func TestTheOverviewsAdmissionLagLeavesOutBackfilledAndRequestedRuns(t *testing.
 	}
 	all := len(runIDsOf(t, site))
 	_, page := httpcall.Form(t, c, http.MethodGet, site.base+"/?lang=en", nil)
-	if !strings.Contains(page, `<dd id="lag">—</dd>`) || !strings.Contains(page, fmt.Sprintf("<p>%d runs counted</p>", all)) {
+	if !strings.Contains(page, `<dd id="lag">—</dd>`) || !strings.Contains(page, fmt.Sprintf(`<p id="counted">%d runs counted</p>`, all)) {
 		t.Fatalf("the overview after %d requested Runs and none of the clock's: want them counted and no admission lag:\n%s", all, page)
 	}
 }
@@ -301,7 +301,7 @@ func TestTheOverviewsAdmissionLagCountsItsRunsInThePagesLanguage(t *testing.T) {
 	c := consoleClient(t)
 	site.signIn(t, c, site.tokens[apitoken.Read])
 	lag := regexp.MustCompile(`<dd id="lag">p50 [^<]*</dd>`)
-	for lang, want := range map[string]*regexp.Regexp{"en": regexp.MustCompile(`\S \(\d+ runs counted\)</dd>$`), "zh": regexp.MustCompile(`\S（\d+ 条运行）</dd>$`)} {
+	for lang, want := range map[string]*regexp.Regexp{"en": regexp.MustCompile(`\S \(\d+ runs? counted\)</dd>$`), "zh": regexp.MustCompile(`\S（\d+ 条运行）</dd>$`)} {
 		var got string
 		waitFor(t, "the overview's admission lag in "+lang, 10*time.Second, func() bool {
 			_, page := httpcall.Form(t, c, http.MethodGet, site.base+"/?lang="+lang, nil)

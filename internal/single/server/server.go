@@ -51,7 +51,10 @@ type Server struct {
 	// clockHold holds the rounds and retention while the clock reads
 	// behind the database (clockhold.go).
 	clockHold clockHold
-	http      *httpserve.Server
+	// gap warns of time the scheduler did not run (gap.go); only the
+	// scheduler's goroutine uses it.
+	gap  gapWatch
+	http *httpserve.Server
 	// httpSwap and metricsSwap are what the listeners serve: the starting
 	// answers until the database is open, then the API and the metrics.
 	// httpTLS says the HTTP listener serves HTTPS.
@@ -294,6 +297,7 @@ func Start(ctx context.Context, cfg Config) (srv *Server, err error) {
 	}
 	s.diag = schedule.Diagnostics{Log: cfg.Logger, Repeats: schedule.NewRepeats()}
 	s.clock = schedule.ClockWatch{Log: cfg.Logger}
+	s.gap = gapWatch{cadence: cfg.Cadence, log: cfg.Logger}
 	if s.metrics != nil {
 		s.diag.Metrics = s.metrics
 	}
@@ -583,7 +587,9 @@ func (s *Server) dataDirFlag() string {
 // committed. While the database path names another file it admits
 // nothing (see checkDatabasePath).
 func (s *Server) round(ctx context.Context) (more bool, err error) {
+	s.gap.began(s.cfg.NowMs(), s.cfg.Uptime())
 	s.unlessMoved(func() { more, err = s.admit(ctx) })
+	s.gap.finished(s.cfg.NowMs(), s.cfg.Uptime())
 	return more, err
 }
 
@@ -617,7 +623,9 @@ func (s *Server) admit(ctx context.Context) (bool, error) {
 		s.cfg.OnRound(sum)
 	}
 	s.planWake(sum)
-	return sum.StartNextAtOnce(s.cfg.PageSize), nil
+	more := sum.StartNextAtOnce(s.cfg.PageSize)
+	s.gap.decided(sum, more)
+	return more, nil
 }
 
 // Stop stops the server in reverse start order within the stop timeout.

@@ -43,7 +43,9 @@ func dataDirCommands(t *testing.T) [][]string {
 
 // Every command that uses the embedded database says what is wrong with a
 // data directory one way, and exits 2 (the path given is wrong input):
-// a file given as the directory, a directory under a file, and a
+// a file given as the directory (only the database file itself has its
+// directory offered instead: the directory of /etc/passwd is no data
+// directory either), a directory under a file, and a
 // directory standing where the database file should be, which no command
 // reports as a read-only or unopenable database. None of them creates
 // anything there.
@@ -51,13 +53,15 @@ func TestEveryCommandNamesAWrongDataDirectoryOneWayAndExits2(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	file := writeFile(t, dir, "afile", "not a directory\n")
+	dbFile := writeFile(t, dir, "qinglong.db", "")
 	dbDir := filepath.Join(dir, "dbdir")
 	if err := os.MkdirAll(filepath.Join(dbDir, "qinglong.db"), 0o700); err != nil {
 		t.Fatal(err)
 	}
 	for _, c := range []struct{ name, dataDir, want string }{
-		{"a file", file, "--data-dir " + file + " is a file; give the directory holding qinglong.db: --data-dir " + dir},
-		{"under a file", filepath.Join(file, "sub"), "--data-dir " + filepath.Join(file, "sub") + " lies under " + file + ", which is a file; give the directory holding qinglong.db: --data-dir " + dir},
+		{"a file", file, "--data-dir " + file + " is a file, not a directory; give the directory holding qinglong.db (the data directory `serve` or `apply` made)"},
+		{"under a file", filepath.Join(file, "sub"), "--data-dir " + filepath.Join(file, "sub") + " lies under " + file + ", which is a file, not a directory; give the directory holding qinglong.db (the data directory `serve` or `apply` made)"},
+		{"the database file", dbFile, "--data-dir " + dbFile + " is a file, not a directory; give the directory holding qinglong.db: --data-dir " + dir},
 		{"a directory for the database", dbDir, filepath.Join(dbDir, "qinglong.db") + " is a directory, where the database file is wanted; move it away, or give the --data-dir of a database"},
 	} {
 		for _, args := range dataDirCommands(t) {

@@ -4,10 +4,12 @@ import (
 	"context"
 	"database/sql"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/qinglong/qinglong/examples"
 	"github.com/qinglong/qinglong/internal/core/cli"
 	"github.com/qinglong/qinglong/internal/testkit/syncbuf"
 )
@@ -68,5 +70,49 @@ func waitForSucceededRun(t *testing.T, dbPath string, exit <-chan int, errOut *s
 		if err := db.QueryRow(succeededRunSQL).Scan(&id); err == nil {
 			return id
 		}
+	}
+}
+
+// serve --example run again over a sample project the user changed (a
+// trigger disabled) leaves the project as it is and says so, with the
+// command that resets it: the quick start's command never undoes a
+// user's change unasked.
+func TestServeExampleAgainLeavesATriggerTheUserDisabledDisabled(t *testing.T) {
+	t.Parallel()
+	dir := installedDir(t)
+	if code, out, errOut := ql(t, "apply", "-f", writeFile(t, dir, "sample.yaml", string(examples.Sample)), "--data-dir", dir); code != 0 {
+		t.Fatalf("apply the sample: %d %q %q", code, out, errOut)
+	}
+	if code, out, errOut := ql(t, "triggers", "disable", "examples/hello-every-10s", "--data-dir", dir); code != 0 {
+		t.Fatalf("disable: %d %q %q", code, out, errOut)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var out, errOut syncBuffer
+	exit := make(chan int, 1)
+	go func() {
+		exit <- cli.Main(ctx, Options("ql-edge"), []string{"serve", "--example", "--data-dir", dir}, &out, &errOut)
+	}()
+	deadline := time.After(45 * time.Second)
+	for !strings.Contains(errOut.String(), "code=serve.ready") {
+		select {
+		case code := <-exit:
+			t.Fatalf("serve exited early with %d: %s", code, errOut.String())
+		case <-deadline:
+			t.Fatalf("serve not ready within 45s:\n%s", errOut.String())
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+	cancel()
+	if code := <-exit; code != 0 {
+		t.Fatalf("serve exited %d: %s", code, errOut.String())
+	}
+	want := "project examples: already there, left as it is (a trigger you disabled stays disabled); `ql-edge apply -f examples/sample.yaml --data-dir " + dir + "` resets it to the sample\n"
+	if out.String() != want {
+		t.Errorf("serve --example over the changed sample said %q, want %q", out.String(), want)
+	}
+	code, shown, stderr := ql(t, "triggers", "list", "--data-dir", dir, "-o", "json")
+	if code != 0 || !regexp.MustCompile(`"name": "hello-every-10s",\s+"revision": 2,\s+"enabled": false`).MatchString(shown) {
+		t.Fatalf("after serve --example the trigger is not the disabled revision 2: %d %q %s", code, stderr, shown)
 	}
 }

@@ -29,8 +29,8 @@ func TestAListingOfAProjectWithNoTriggerYetIsEmptyOverTheAPITooNotAnError(t *tes
 			}
 		}
 		got = overAPI(t, base, append(cmd, "--project", "never")...)
-		if got.code != 1 || !strings.Contains(got.err, `no project named "never": none was applied under that name`) {
-			t.Errorf("%v --project never over the API: exit %d %q; want exit 1 naming it as never applied", cmd, got.code, got.err)
+		if got.code != 1 || !strings.Contains(got.err, `project "never" does not exist; the only project is later`) {
+			t.Errorf("%v --project never over the API: exit %d %q; want exit 1 saying it does not exist, naming the project there is", cmd, got.code, got.err)
 		}
 	}
 }

@@ -85,7 +85,7 @@ func TestRunFiltersTakeNames(t *testing.T) {
 		code    int
 		mention string
 	}{
-		{[]string{"--project", "gamma"}, 1, `no project named "gamma"`},
+		{[]string{"--project", "gamma"}, 1, `project "gamma" does not exist; the projects are alpha, beta`},
 		{[]string{"--trigger", "alpha/tock"}, 1, `no trigger named "tock" in project alpha`},
 		{[]string{"--trigger", "nope"}, 1, `no trigger named "nope"`},
 		{[]string{"--trigger", "tick"}, 2, "alpha, beta; write project/trigger"},
@@ -123,8 +123,8 @@ func TestAListingOfAProjectWithNoTriggerYetIsEmptyNotAnError(t *testing.T) {
 			}
 		}
 		code, _, errOut = ql(t, append(cmd, "--data-dir", dir, "--project", "never")...)
-		if code != 1 || !strings.Contains(errOut, `no project named "never": none was applied under that name; `+"`ql-edge apply -f FILE --data-dir "+dir+"` creates it") {
-			t.Errorf("%v --project never: exit %d %q; want exit 1 naming it as never applied, with the command that creates it", cmd, code, errOut)
+		if code != 1 || !strings.Contains(errOut, `project "never" does not exist; the only project is later`) {
+			t.Errorf("%v --project never: exit %d %q; want exit 1 saying it does not exist, naming the project there is", cmd, code, errOut)
 		}
 	}
 }
@@ -153,5 +153,24 @@ func TestAProjectConflictNamesTheTriggerAsGiven(t *testing.T) {
 	code, _, errOut := ql(t, "runs", "list", "--trigger", "beta/tick", "--project", "alpha", "--data-dir", dir)
 	if code == 0 || !strings.Contains(errOut, `--trigger "beta/tick" names project beta, but --project "alpha" is another`) {
 		t.Errorf("runs list --trigger beta/tick --project alpha: exit %d %q; want --trigger named", code, errOut)
+	}
+}
+
+// A project name no project has is one mistake, said in one wording
+// whichever command met it: an export, `projects show` and the listings'
+// --project each say it does not exist and name the projects there are.
+func TestAMissingProjectIsSaidInTheSameWordsByEveryCommand(t *testing.T) {
+	t.Parallel()
+	dir := installedDir(t)
+	if code, out, errOut := ql(t, "apply", "-f", writeFile(t, dir, "examples.yaml", projectFile("examples", "tick")), "--data-dir", dir); code != 0 {
+		t.Fatalf("apply: %d %q %q", code, out, errOut)
+	}
+	const want = "ql-edge: project \"demo\" does not exist; the only project is examples\n"
+	for _, cmd := range [][]string{{"export", "demo"}, {"projects", "show", "demo"}, {"runs", "list", "--project", "demo"},
+		{"triggers", "list", "--project", "demo"}, {"notifications", "list", "--project", "demo"}} {
+		code, _, errOut := ql(t, append(cmd, "--data-dir", dir)...)
+		if code != 1 || errOut != want {
+			t.Errorf("%v: exit %d %q; want exit 1 and %q", cmd, code, errOut, want)
+		}
 	}
 }

@@ -21,6 +21,8 @@ import (
 	"github.com/qinglong/qinglong/internal/core/httpapi"
 	"github.com/qinglong/qinglong/internal/core/ids"
 	"github.com/qinglong/qinglong/internal/core/process"
+	"github.com/qinglong/qinglong/internal/core/qlerror"
+	"github.com/qinglong/qinglong/internal/core/shellquote"
 	"github.com/qinglong/qinglong/internal/core/task"
 	"github.com/qinglong/qinglong/internal/single/executor"
 	"github.com/qinglong/qinglong/internal/single/server"
@@ -221,9 +223,12 @@ func Serve(p server.Profile) cli.ServeFunc {
 	}
 }
 
-// applyExample converges the database to the embedded sample, making a
-// new one as profile p's server would; a second run reports everything
-// unchanged.
+// applyExample applies the embedded sample to a database whose sample
+// project does not exist yet, making a new one as profile p's server
+// would. A project already there is left as it is: the quick start's
+// command is run again after the user changed the sample (disabled a
+// trigger, edited a script), and applying it would undo those changes
+// without being asked to; it says so, and how to reset the project.
 func applyExample(ctx context.Context, cmd *cobra.Command, dbPath string, p server.Profile) error {
 	doc, err := apply.Parse(examples.SampleFile, examples.Sample)
 	if err != nil {
@@ -234,6 +239,19 @@ func applyExample(ctx context.Context, cmd *cobra.Command, dbPath string, p serv
 		return err
 	}
 	defer b.Close()
+	_, err = b.Store.ProjectByName(ctx, doc.Project)
+	if err == nil {
+		flag := ""
+		if dir := filepath.Dir(dbPath); dir != "." {
+			flag = " --data-dir " + shellquote.Quote(dir)
+		}
+		fmt.Fprintf(cmd.OutOrStdout(), "project %s: already there, left as it is (a trigger you disabled stays disabled); "+
+			"`%s apply -f %s%s` resets it to the sample\n", doc.Project, cmd.Root().Name(), examples.SampleFile, flag)
+		return nil
+	}
+	if qlerror.ReasonOf(err) != catalog.RefusalProjectMissing {
+		return err
+	}
 	results, err := apply.Apply(ctx, b.Catalog, doc, ids.New)
 	for _, r := range results {
 		fmt.Fprintln(cmd.OutOrStdout(), r)
