@@ -14,6 +14,7 @@ import (
 
 	"github.com/qinglong/qinglong/internal/core/cli"
 	"github.com/qinglong/qinglong/internal/single/server"
+	"github.com/qinglong/qinglong/internal/single/sqlitestore"
 )
 
 func walk(c *cobra.Command, visit func(*cobra.Command)) {
@@ -59,7 +60,7 @@ func TestGitIgnoresWhatTheQuickStartCreates(t *testing.T) {
 	}
 	l := server.LayoutOf(".")
 	paths := []string{l.DB, l.DB + "-wal", l.DB + "-shm", filepath.Join(l.Logs, "attempt.log"), l.Secrets,
-		filepath.Join(l.Owners, "owner"), l.Lock, "ql", "ql-edge"}
+		filepath.Join(l.Owners, "owner"), l.Lock, l.DB + sqlitestore.OpenLockSuffix, l.DB + server.VacuumSuffix, "ql", "ql-edge"}
 	cmd := exec.Command("git", append([]string{"check-ignore", "--no-index", "--"}, paths...)...)
 	cmd.Dir = strings.TrimSpace(string(top))
 	out, _ := cmd.Output()
