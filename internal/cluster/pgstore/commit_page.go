@@ -537,13 +537,14 @@ func readProbe(br pgx.BatchResults, group []schedule.CommitParams, facts map[int
 		var ord int
 		var occurred bool
 		var unfinished []string
-		if err := rows.Scan(&ord, &occurred, &unfinished); err != nil {
+		var waiting pgtype.Text
+		if err := rows.Scan(&ord, &occurred, &unfinished, &waiting); err != nil {
 			return 0, err
 		}
 		// A row the lock did not answer for is judged missing whatever
 		// the probe says.
 		if pf, ok := facts[ord-1]; ok {
-			pf.occurred, pf.Unfinished = occurred, unfinished
+			pf.occurred, pf.Unfinished, pf.Waiting = occurred, unfinished, waiting.String
 			facts[ord-1] = pf
 		}
 		return ord, nil

@@ -300,9 +300,9 @@ func readRerunSource(ctx context.Context, tx pgx.Tx, runID string) (rerunSource,
 func admitManual(ctx context.Context, tx pgx.Tx, f commitFacts, tk schedule.Ticket, m manualRun, force bool, audit map[string]any, what string) (_ schedule.RunNowResult, stopped []string, _ error) {
 	var out schedule.RunNowResult
 	if !force {
-		switch schedule.OverlapOf(tk.Cron.Overlap, len(f.Unfinished)) {
+		switch schedule.OverlapOf(tk.Cron.Overlap, len(f.Unfinished), f.Waiting != "") {
 		case schedule.OverlapPass:
-			out.Unfinished, out.Waiting = schedule.OverlapRefusedBeside(tk.Cron.Overlap, f.Unfinished)
+			out.Unfinished, out.Waiting = schedule.OverlapRefusedBeside(tk.Cron.Overlap, f.Unfinished, f.Waiting)
 			out.Skipped = schedule.PassOverlap
 			return out, nil, nil
 		case schedule.OverlapAdmitWaiting:

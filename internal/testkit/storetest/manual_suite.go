@@ -110,14 +110,16 @@ func testRunNowOverlap(t *testing.T, f Fixture) {
 func testRunNowQueueOneNamesTheWaitingRun(t *testing.T, f Fixture) {
 	id := overlapDefs(t, f, trigger.OverlapQueueOne).Trigger.TriggerID
 	first := runNow(t, f, schedule.RunNowRequest{TriggerID: id, RequestID: "one"})
-	waiting := runNow(t, f, schedule.RunNowRequest{TriggerID: id, RequestID: "two"})
-	if !first.Created || !waiting.Created || waiting.Skipped != "" {
-		t.Fatalf("first two requests: %+v, %+v; want both created, the second to wait", first, waiting)
-	}
-	refused := runNow(t, f, schedule.RunNowRequest{TriggerID: id, RequestID: "three"})
-	if refused.Created || refused.Skipped != schedule.PassOverlap || refused.Unfinished != waiting.RunID || !refused.Waiting {
-		t.Fatalf("third request: %+v; want refused for overlap naming the waiting run %s (not the unfinished %s), as waiting", refused, waiting.RunID, first.RunID)
-	}
+	whileRunning(t, f, first.RunID, func() {
+		waiting := runNow(t, f, schedule.RunNowRequest{TriggerID: id, RequestID: "two"})
+		if !first.Created || !waiting.Created || waiting.Skipped != "" {
+			t.Fatalf("first two requests: %+v, %+v; want both created, the second to wait", first, waiting)
+		}
+		refused := runNow(t, f, schedule.RunNowRequest{TriggerID: id, RequestID: "three"})
+		if refused.Created || refused.Skipped != schedule.PassOverlap || refused.Unfinished != waiting.RunID || !refused.Waiting {
+			t.Fatalf("third request: %+v; want refused for overlap naming the waiting run %s (not the unfinished %s), as waiting", refused, waiting.RunID, first.RunID)
+		}
+	})
 }
 
 func testRunNowCancelPrevious(t *testing.T, f Fixture) {
