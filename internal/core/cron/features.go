@@ -18,7 +18,10 @@ Not supported: L, W, # (last/nearest weekday/nth weekday), a year field,
 macros such as @daily or @every, and TZ=/CRON_TZ= prefixes.
 Timezone: required, an IANA name such as "Europe/Berlin" or "UTC".
 Daylight saving: a time skipped by a spring-forward gap fires once, right
-after the gap; a time repeated at fall-back fires once, the first time.
+after the gap, and several skipped times of one day fire once together
+("*/15 2 * * *" fires once at 03:00 on the day 02:00-03:00 is skipped,
+where cronie runs each); a time repeated at fall-back fires once, the
+first time.
 When the hour field names every hour ("*", "*/1", "0-23", "0/1"), schedules
 follow real time instead: skipped times do not fire and repeated times fire
 twice.`
