@@ -312,7 +312,7 @@ func admitManual(ctx context.Context, tx pgx.Tx, f commitFacts, tk schedule.Tick
 			if err != nil {
 				return out, nil, err
 			}
-			out.Finished, stopped = finished, stops
+			out.Finished, out.Cancelled, stopped = finished, f.Unfinished, stops
 			m.waits = true
 		}
 	}
@@ -324,7 +324,7 @@ func admitManual(ctx context.Context, tx pgx.Tx, f commitFacts, tk schedule.Tick
 	case !created:
 		return out, nil, qlerror.New(qlerror.Conflict, "%s was admitted concurrently; repeat it to see its Run", what)
 	}
-	return schedule.RunNowResult{RunID: m.runID, Created: true, Finished: out.Finished}, stopped, nil
+	return schedule.RunNowResult{RunID: m.runID, Created: true, Finished: out.Finished, Cancelled: out.Cancelled}, stopped, nil
 }
 
 // TriggerBackfill admits, in one transaction holding the trigger's schedule

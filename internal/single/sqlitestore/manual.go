@@ -168,7 +168,7 @@ func (s *Store) admitManual(ctx context.Context, tx *txn, tk schedule.Ticket, m 
 					finished.Add(run.Cancelled)
 				}
 			}
-			waits = true
+			waits, out.Cancelled = true, unfinished
 		}
 	}
 	plan, err := verifiedExecution(ctx, tx, tk)

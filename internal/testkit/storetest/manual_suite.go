@@ -133,9 +133,13 @@ func testRunNowCancelPrevious(t *testing.T, f Fixture) {
 	if !second.Created || states[first.RunID] != run.Cancelled || states[second.RunID] != run.Queued {
 		t.Fatalf("runs %v after %+v; want the first cancelled and the second queued", states, second)
 	}
-	// The request reports the Run it finished, and only that one.
+	// The request reports the Run it finished, and only that one, and
+	// names the Run it cancelled.
 	if first.Finished != (run.FinishCounts{}) || second.Finished != (run.FinishCounts{Cancelled: 1}) {
 		t.Fatalf("finished %+v by the first request, %+v by the second; want nothing, then the first Run cancelled", first.Finished, second.Finished)
+	}
+	if len(first.Cancelled) != 0 || !slices.Equal(second.Cancelled, []string{first.RunID}) {
+		t.Fatalf("cancelled %v by the first request, %v by the second; want none, then the first Run %s", first.Cancelled, second.Cancelled, first.RunID)
 	}
 	// A repeat of the request names its Run and finishes nothing again.
 	if again := runNow(t, f, schedule.RunNowRequest{TriggerID: id, RequestID: "two"}); again.Created || again.Finished != (run.FinishCounts{}) {
