@@ -24,6 +24,7 @@ var edgePackages = []string{
 	"internal/core/cli",
 	"internal/core/console",
 	"internal/core/cron",
+	"internal/core/crontab",
 	"internal/core/digest",
 	"internal/core/hold",
 	"internal/core/httpapi",

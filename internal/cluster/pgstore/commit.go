@@ -328,7 +328,7 @@ func applyOverlap(ctx context.Context, q querier, p schedule.CommitParams, f com
 	if p.Decision.Action != schedule.Admit {
 		return p, overlapEffect{}, nil
 	}
-	switch schedule.OverlapOf(f.Trigger.Spec.Cron.Overlap, len(f.Unfinished)) {
+	switch schedule.OverlapOf(f.Trigger.Spec.Cron.Overlap, len(f.Unfinished), f.Waiting != "") {
 	case schedule.OverlapPass:
 		p.Decision = p.Decision.OverlapPassed()
 		p.RunID, p.AttemptID = "", ""

@@ -49,6 +49,9 @@ type commitFacts struct {
 	// Unfinished are the trigger's unfinished Runs, read only when its
 	// revision has an overlap policy.
 	Unfinished []string
+	// Waiting is the newest of them that has not started, read only under
+	// queue_one ("" none).
+	Waiting string
 
 	// taskVerified and executionVerified: the page's lock already
 	// verified the digests of Task and of Execution from the same stored
@@ -77,10 +80,12 @@ func (f commitFacts) stored() schedule.Stored {
 // scanCommitFacts reads one row of sqlCommitLock.
 func scanCommitFacts(row pgx.Row, triggerID string) (commitFacts, error) {
 	s := newFactsScan(nil)
-	s.then(&s.f.Unfinished)
+	var waiting pgtype.Text
+	s.then(&s.f.Unfinished, &waiting)
 	if err := s.scan(row, triggerID); err != nil {
 		return commitFacts{}, err
 	}
+	s.f.Waiting = waiting.String
 	return s.f, nil
 }
 

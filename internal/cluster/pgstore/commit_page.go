@@ -547,13 +547,14 @@ func readProbe(br pgx.BatchResults, group []schedule.CommitParams, facts pageLoc
 		var ord int
 		var occurred bool
 		var unfinished []string
-		if err := rows.Scan(&ord, &occurred, &unfinished); err != nil {
+		var waiting pgtype.Text
+		if err := rows.Scan(&ord, &occurred, &unfinished, &waiting); err != nil {
 			return 0, err
 		}
 		// A row the lock did not answer for is judged missing whatever
 		// the probe says.
 		if ord >= 1 && ord <= len(facts) && facts[ord-1].locked {
-			facts[ord-1].occurred, facts[ord-1].Unfinished = occurred, unfinished
+			facts[ord-1].occurred, facts[ord-1].Unfinished, facts[ord-1].Waiting = occurred, unfinished, waiting.String
 		}
 		return ord, nil
 	})

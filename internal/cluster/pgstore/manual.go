@@ -329,9 +329,9 @@ func readRerunSource(ctx context.Context, tx pgx.Tx, runID string) (rerunSource,
 func admitManual(ctx context.Context, tx pgx.Tx, f commitFacts, tk schedule.Ticket, m manualRun, force bool, audit map[string]any, what string) (_ schedule.RunNowResult, stopped []string, _ error) {
 	var out schedule.RunNowResult
 	if !force {
-		switch schedule.OverlapOf(tk.Cron.Overlap, len(f.Unfinished)) {
+		switch schedule.OverlapOf(tk.Cron.Overlap, len(f.Unfinished), f.Waiting != "") {
 		case schedule.OverlapPass:
-			out.Unfinished, out.Waiting = schedule.OverlapRefusedBeside(tk.Cron.Overlap, f.Unfinished)
+			out.Unfinished, out.Waiting = schedule.OverlapRefusedBeside(tk.Cron.Overlap, f.Unfinished, f.Waiting)
 			out.Skipped = schedule.PassOverlap
 			return out, nil, nil
 		case schedule.OverlapAdmitWaiting:
@@ -341,7 +341,7 @@ func admitManual(ctx context.Context, tx pgx.Tx, f commitFacts, tk schedule.Tick
 			if err != nil {
 				return out, nil, err
 			}
-			out.Finished, stopped = finished, stops
+			out.Finished, out.Cancelled, stopped = finished, f.Unfinished, stops
 			m.waits, m.replaces = true, schedule.OverlapReplaced(f.Unfinished)
 		}
 	}
@@ -353,7 +353,7 @@ func admitManual(ctx context.Context, tx pgx.Tx, f commitFacts, tk schedule.Tick
 	case !created:
 		return out, nil, qlerror.New(qlerror.Conflict, "%s was admitted concurrently; repeat it to see its Run", what)
 	}
-	return schedule.RunNowResult{RunID: m.runID, Created: true, Finished: out.Finished}, stopped, nil
+	return schedule.RunNowResult{RunID: m.runID, Created: true, Finished: out.Finished, Cancelled: out.Cancelled}, stopped, nil
 }
 
 // TriggerBackfill admits, in one transaction holding the trigger's schedule

@@ -18,14 +18,12 @@ import (
 func TestAQueuedOneRunIsNotGrantedWhileTheEarlierRunIsUnfinished(t *testing.T) {
 	t.Parallel()
 	s := newStore(t)
-	first, second := s.queueOneBehind(t)
 	w := s.newWorker(t, "w1", nil, 4)
-	if _, grants := s.pull(t, w, 4); len(grants) != 1 || grants[0].RunID != first.RunID {
-		t.Fatalf("granted %+v; want only the first Run, the second waiting behind it", grants)
+	first, second := s.queueOneBehind(t, w)
+	if _, grants := s.pull(t, w, 4); len(grants) != 0 {
+		t.Fatalf("granted %+v; want none, the second Run waiting behind the first", grants)
 	}
-	if _, _, err := s.runtime.CancelRun(t.Context(), first.RunID, "test"); err != nil {
-		t.Fatal(err)
-	}
+	s.endCancelled(t, w, first)
 	if _, grants := s.pull(t, w, 4); len(grants) != 1 || grants[0].RunID != second.RunID {
 		t.Fatalf("granted %+v after the first Run ended; want the waiting one", grants)
 	}
@@ -106,18 +104,42 @@ func (s *store) applyTrigger(t *testing.T, project, trigger, name string) string
 	return triggerID
 }
 
-// queueOneBehind applies a queue_one trigger and runs it now twice: the
-// first Run is unfinished, so the second is admitted to wait behind it.
-func (s *store) queueOneBehind(t *testing.T) (first, second schedule.RunNowResult) {
+// queueOneBehind applies a queue_one trigger, runs it now and starts that
+// Run on w, then runs it now again: the first Run runs, so the second is
+// admitted to wait behind it (beside a Run that never started it would be
+// refused: one waits already).
+func (s *store) queueOneBehind(t *testing.T, w worker) (first startedRun, second schedule.RunNowResult) {
 	t.Helper()
 	triggerID := s.applyTrigger(t, "q", "{name: tick, task: job, cron: \"0 0 1 1 *\", timezone: UTC, overlap: queue_one}", "tick")
-	first, err := s.runtime.TriggerRunNow(t.Context(), schedule.RunNowRequest{TriggerID: triggerID, RequestID: "one"})
+	res, err := s.runtime.TriggerRunNow(t.Context(), schedule.RunNowRequest{TriggerID: triggerID, RequestID: "one"})
 	if err != nil {
 		t.Fatal(err)
+	}
+	l, g := s.started(t, w)
+	if g.RunID != res.RunID {
+		t.Fatalf("started %s; want the first Run %s", g.RunID, res.RunID)
 	}
 	second, err = s.runtime.TriggerRunNow(t.Context(), schedule.RunNowRequest{TriggerID: triggerID, RequestID: "two"})
 	if err != nil || !second.Created {
 		t.Fatalf("second request: %+v, %v; want a waiting Run", second, err)
 	}
-	return first, second
+	return startedRun{RunID: res.RunID, Lease: l}, second
+}
+
+// startedRun is a Run a worker started, with the lease it holds.
+type startedRun struct {
+	RunID string
+	Lease workerproto.Lease
+}
+
+// endCancelled cancels r and reports its command stopped, as its worker
+// does once it learns of the cancel: the Run has ended.
+func (s *store) endCancelled(t *testing.T, w worker, r startedRun) {
+	t.Helper()
+	if _, _, err := s.runtime.CancelRun(t.Context(), r.RunID, "test"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.runtime.CompleteAttempt(t.Context(), w.WorkerIdentity, workerproto.CompleteRequest{Lease: r.Lease, Outcome: workerproto.OutcomeStopped}); err != nil {
+		t.Fatal(err)
+	}
 }

@@ -190,17 +190,15 @@ func TestTheUnplaceableCountNeverWalksTheQueue(t *testing.T) {
 func TestAQueuedRunHeldBehindAnEarlierRunOfItsTriggerSaysWhichRun(t *testing.T) {
 	t.Parallel()
 	s := newStore(t)
-	first, second := s.queueOneBehind(t)
-	s.newWorker(t, "w1", nil, 4)
+	w := s.newWorker(t, "w1", nil, 4)
+	first, second := s.queueOneBehind(t, w)
 	if w := s.waitingOf(t, second.RunID); w == nil || w.Reason != run.WaitPrevious || w.PreviousRun != first.RunID || w.Overlap != "queue_one" {
 		t.Fatalf("waiting %+v, want %s behind %s by queue_one", w, run.WaitPrevious, first.RunID)
 	}
 	if w := s.waitingOf(t, first.RunID); w != nil {
-		t.Fatalf("the first Run waits %+v, want nothing: the worker takes it at its next pull", w)
+		t.Fatalf("the first Run waits %+v, want nothing: it runs", w)
 	}
-	if _, _, err := s.runtime.CancelRun(t.Context(), first.RunID, "test"); err != nil {
-		t.Fatal(err)
-	}
+	s.endCancelled(t, w, first)
 	if w := s.waitingOf(t, second.RunID); w != nil {
 		t.Fatalf("after the first Run ended the second waits %+v, want nothing", w)
 	}

@@ -55,6 +55,14 @@ const (
 	// where Runs go to remote workers, each with its own secrets file:
 	// name (the task's), secrets (those it uses, joined by ", ").
 	NoteWorkerSecrets NoteReason = "defs_note_worker_secrets"
+	// NoteDaysEither is triggers whose expression restricts both
+	// day-of-month and day-of-week, so a day matching either fires: name,
+	// dom, dow (the fields as written).
+	NoteDaysEither NoteReason = "defs_note_days_either"
+	// NoteDaysVixieBoth is NoteDaysEither's triggers one of whose day
+	// fields starts with "*" ("*/2"), which Vixie cron reads as
+	// unrestricted, requiring days matching both: name, dom, dow.
+	NoteDaysVixieBoth NoteReason = "defs_note_days_vixie_both"
 )
 
 // maxNoteItems is how many objects a note of tasks or triggers names; the
@@ -89,6 +97,8 @@ func (n Note) String() string {
 			}
 		case NoteWorkerSecrets:
 			names[i] = fmt.Sprintf("%s (secrets: %s)", it["name"], it["secrets"])
+		case NoteDaysEither, NoteDaysVixieBoth:
+			names[i] = fmt.Sprintf("%s (day-of-month %q or day-of-week %q)", it["name"], it["dom"], it["dow"])
 		}
 	}
 	if n.More > 0 {
@@ -153,6 +163,11 @@ var noteEnglish = map[NoteReason]string{
 	NoteEndedTriggers:   "these triggers have no occurrence left before their endAt, so they fire no more; move endAt later, or leave it out (triggers: %s)",
 	NoteUnlistedTriggers: "enabled triggers of this project that the file does not name keep running: leaving one out of a file does not remove it " +
 		"(a renamed trigger runs under its old name too); to retire one, apply it with enabled: false or disable it with " + DisableTriggerCommand + " (triggers: %s)",
+	NoteDaysEither: "these triggers restrict both day-of-month and day-of-week, so they fire on days matching EITHER (as Kubernetes CronJobs do); " +
+		"a day field written as \"*\" or \"?\" (alone, as \"*/1\" or in a list) leaves the day to the other (triggers: %s)",
+	NoteDaysVixieBoth: "these triggers restrict both day-of-month and day-of-week, so they fire on days matching EITHER; " +
+		"Vixie cron (crontab) reads a day field starting with \"*\" (such as \"*/2\") as unrestricted and would fire them only on days matching BOTH. " +
+		cron.VixieBothHint + " (triggers: %s)",
 	NoteTokenInURL: "the URL of a chat service carries its token, and a url written in the file is stored in the database and shown with the definitions; " +
 		"put the URL in a secret and name it with urlSecret instead (channels: %s)",
 }
@@ -388,6 +403,7 @@ func Notes(doc *Document, s NoteScope) []Note {
 	if n, ok := EndedNote(doc, s.NowMs); ok {
 		out = append(out, n)
 	}
+	out = append(out, DaysNotes(doc)...)
 	if n, ok := TokenInURLNote(doc); ok {
 		out = append(out, n)
 	}
@@ -509,4 +525,36 @@ func TokenInURLNote(doc *Document) (Note, bool) {
 		}
 	}
 	return capped(NoteTokenInURL, items)
+}
+
+// DaysNotes are the notes of doc's triggers that restrict both day fields:
+// a crontab moved here may have meant days matching both, which Vixie cron
+// gives for a field starting with "*" and no expression here does, so the
+// author is told which days fire before the first wrong one does.
+func DaysNotes(doc *Document) []Note {
+	var either, vixie []map[string]string
+	for _, t := range doc.Triggers {
+		s, err := cron.Parse(t.Spec.Cron.Expression, "UTC")
+		if err != nil {
+			continue
+		}
+		d := s.Days()
+		item := map[string]string{"name": t.Spec.Name, "dom": d.DayOfMonth, "dow": d.DayOfWeek}
+		switch {
+		case d.VixieBoth:
+			vixie = append(vixie, item)
+		case d.Either:
+			either = append(either, item)
+		}
+	}
+	var out []Note
+	for _, n := range []struct {
+		r     NoteReason
+		items []map[string]string
+	}{{NoteDaysVixieBoth, vixie}, {NoteDaysEither, either}} {
+		if note, ok := capped(n.r, n.items); ok {
+			out = append(out, note)
+		}
+	}
+	return out
 }

@@ -55,6 +55,11 @@ func cronNextCommand(opts Options) *cobra.Command {
 			if err != nil {
 				return &UsageError{Err: err}
 			}
+			if note := s.Days().Note(); note != "" {
+				// On standard error, as `apply`'s notes: the times on
+				// standard output stay one a line for a script.
+				fmt.Fprintf(cmd.ErrOrStderr(), "%s: note: %s\n", opts.Binary, note)
+			}
 			out := cmd.OutOrStdout()
 			at := from.UnixMilli()
 			for i := 0; i < n; i++ {

@@ -584,7 +584,8 @@ func (c *apiClient) TriggerRunNow(ctx context.Context, r schedule.RunNowRequest)
 		return schedule.RunNowResult{}, err
 	}
 	c.heard(a.RunID, a.Waits)
-	return schedule.RunNowResult{RunID: a.RunID, Created: a.Created, Skipped: schedule.PassReason(a.Skipped), Unfinished: a.Unfinished, Waiting: a.Waiting}, nil
+	return schedule.RunNowResult{RunID: a.RunID, Created: a.Created, Skipped: schedule.PassReason(a.Skipped), Unfinished: a.Unfinished, Waiting: a.Waiting,
+		Cancelled: a.Cancelled}, nil
 }
 
 // TriggerBackfill admits (or, for a dry run, counts) a trigger's
@@ -686,6 +687,7 @@ type runAnswer struct {
 	Skipped    string        `json:"skipped"`
 	Unfinished string        `json:"unfinished"`
 	Waiting    bool          `json:"waiting"`
+	Cancelled  []string      `json:"cancelled"`
 	Waits      *view.Waiting `json:"waits"`
 }
 

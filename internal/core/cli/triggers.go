@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -46,7 +47,9 @@ overlap policy when it is not allow. A line under the table warns of a trigger
 with a backlog (ten or more Runs queued: its command is slower than its period
 or the slots are full) or starving (overlap cancel_previous, and three of its
 newest five Runs were cancelled before they started); -o json gives them as
-warnings (code backlog or starving, count, message).` + opts.clusterOnly(`
+warnings (code backlog or starving, count, message). Read with --data-dir while no
+server runs on it, a line under the table says that a NEXT FIRE in the past is due
+and waits for one.` + opts.clusterOnly(`
 On the cluster the admin role's URL lists the triggers without their runs, which
 it may not read: LAST RUN is "?" and a line under the table says to use the
 runtime role's URL (-o json: "lastRunsUnknown", and no lastRun).`),
@@ -82,6 +85,14 @@ runtime role's URL (-o json: "lastRunsUnknown", and no lastRun).`),
 			}
 			if v.LastRunsUnknown != "" {
 				notes = append(notes, "LAST RUN "+lastRunUnknown+": "+v.LastRunsUnknown)
+			}
+			// Only a page with an overdue trigger asks, with the host's
+			// clock: the clock of the database no server runs on.
+			nowMs := time.Now().UnixMilli()
+			if slices.ContainsFunc(v.Triggers, func(t view.Trigger) bool { return overdue(t, nowMs) }) {
+				if dir := unservedDir(cmd, b); dir != "" {
+					notes = append(notes, unservedTriggers(cmd, dir))
+				}
 			}
 			header := []string{"PROJECT", "TRIGGER", "REV", "ENABLED", "CRON", "ZONE", "NEXT FIRE", "LAST RUN", "CLAIM"}
 			titled := slices.ContainsFunc(v.Triggers, func(t view.Trigger) bool { return t.Title != "" })

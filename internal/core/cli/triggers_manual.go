@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -34,9 +35,10 @@ exits 1 and prints the command that asks again with the request id it sent (-o j
 as requestId and askAgain, with outcomeUnknown: true). Repeated with another --force than the first
 time, a request id is refused as reused (exit 4). The trigger's overlap policy applies: under skip,
 a request while an earlier Run of the trigger is unfinished is refused, under queue_one the Run waits for the unfinished one (refused
-while one waits already), under cancel_previous the unfinished Runs are cancelled first and the new Run takes
-the newest one's place in the queue; a refused request prints "not run" (-o json: "skipped") and exits 3, so
-a script can tell that nothing ran.
+while one waits already, or one has not started yet), under cancel_previous the unfinished Runs are
+cancelled first, the output names them (-o json: "cancelled") and the new Run takes the newest one's
+place in the queue; a refused request prints "not run" (-o json: "skipped") and exits 3, so a script
+can tell that nothing ran.
 --force admits it regardless, to run at once. A paused trigger may run now; a disabled one,
 or one of an archived project, may not (set the project's status: active and ` + "`" + opts.Binary + ` apply` + "`" + ` it first).
 Who asked (the operating-system user, or over --api-url the API token and the address it came from),
@@ -95,7 +97,7 @@ none runs on the database, a note on stderr says so and what to start` + opts.cl
 			}
 			if out == "json" {
 				err = writeJSON(cmd.OutOrStdout(), runNowView{TriggerID: id, RequestID: req.RequestID, RunID: res.RunID, Created: res.Created,
-					Skipped: string(res.Skipped), Unfinished: res.Unfinished, Waiting: res.Waiting, Waits: waitsOf(cmd.Context(), b, res.RunID)})
+					Skipped: string(res.Skipped), Unfinished: res.Unfinished, Waiting: res.Waiting, Cancelled: res.Cancelled, Waits: waitsOf(cmd.Context(), b, res.RunID)})
 			} else {
 				printRunNow(cmd.OutOrStdout(), cmd, args[0], req.RequestID, res)
 			}
@@ -155,6 +157,9 @@ type runNowView struct {
 	// (queue_one), not an unfinished one.
 	Unfinished string `json:"unfinished,omitempty"`
 	Waiting    bool   `json:"waiting,omitempty"`
+	// Cancelled are the unfinished Runs cancel_previous cancelled to
+	// admit this one, oldest first.
+	Cancelled []string `json:"cancelled,omitempty"`
 	// Waits is the API's answer's waits (waitsOf).
 	Waits *view.Waiting `json:"waits,omitempty"`
 }
@@ -219,6 +224,14 @@ func printRunNow(w io.Writer, cmd *cobra.Command, name, requestID string, res sc
 	switch {
 	case res.Skipped != "":
 		fmt.Fprintf(w, "trigger %s: not run (%s: %s); --force runs it anyway\n", name, res.Skipped, overlapRefusal(cmd, res.Unfinished, "", res.Waiting))
+	case res.Created && len(res.Cancelled) > 0:
+		runs, they := "run", "it has"
+		if len(res.Cancelled) > 1 {
+			runs, they = "runs", "they have"
+		}
+		fmt.Fprintf(w, "trigger %s: run %s queued (request %s; `%s`); its overlap policy, cancel_previous, cancelled the unfinished %s %s, "+
+			"and run %s starts once %s stopped\n", name, res.RunID, requestID, suggest(cmd, "runs", "show", res.RunID),
+			runs, strings.Join(res.Cancelled, ", "), res.RunID, they)
 	case res.Created:
 		fmt.Fprintf(w, "trigger %s: run %s queued (request %s; `%s`)\n", name, res.RunID, requestID, suggest(cmd, "runs", "show", res.RunID))
 	default:

@@ -42,7 +42,8 @@ database of this host lacks the trigger's zone), a warning line when it has a ba
 or is starving under overlap cancel_previous (as ` + "`" + opts.Binary + ` triggers list` + "`" + ` says), its last --runs runs
 (saying when older ones exist: ` + "`" + opts.Binary + ` runs list --trigger NAME` + "`" + ` lists them all), and its
 occurrence ledger: every occurrence that fell due without a Run, with the reason (misfire, collapsed,
-paused, ...) and how many. The ledger shows its newest --ledger entries and says when older ones are
+paused, ...) and how many; when its next occurrence is due and no decision took it yet, a line says it
+waits for the scheduler (read with --data-dir while no server runs there: for which command). The ledger shows its newest --ledger entries and says when older ones are
 left out; --ledger ` + strconv.Itoa(view.MaxLedgerShown) + ` shows all of it (the newest entries in full, older ones summed per reason).
 Last come its newest ` + strconv.Itoa(schedule.AuditShown) + ` audit records, newest first: each pause, resume, enable and disable, who
 asked (the operating-system user, or the API token or console user with its address), when, and the note.
@@ -78,7 +79,11 @@ asked (the operating-system user, or the API token or console user with its addr
 			if out == "json" {
 				return writeJSON(cmd.OutOrStdout(), v)
 			}
-			return printTriggerDetail(cmd, v)
+			unserved := ""
+			if overdue(v.Trigger, v.NowMs) {
+				unserved = unservedDir(cmd, b)
+			}
+			return printTriggerDetail(cmd, v, unserved)
 		},
 	}
 	addDBFlags(c, &db, opts.OpenPostgres != nil)
@@ -117,7 +122,7 @@ func triggerView(ctx context.Context, b *Backend, id string, runs, ledger int) (
 	return v, nil
 }
 
-func printTriggerDetail(cmd *cobra.Command, v view.TriggerDetail) error {
+func printTriggerDetail(cmd *cobra.Command, v view.TriggerDetail, unserved string) error {
 	w := textWriter{cmd.OutOrStdout()}
 	t := v.Trigger
 	paused := "no"
@@ -203,6 +208,10 @@ func printTriggerDetail(cmd *cobra.Command, v view.TriggerDetail) error {
 	switch {
 	case v.DueWhilePaused != nil:
 		fmt.Fprintln(tw, dueWhilePausedNote(v.DueWhilePaused))
+	case overdue(t, v.NowMs):
+		// Its next occurrence fell due and no decision took it yet: it
+		// has neither its Run nor a ledger entry, and will get one.
+		fmt.Fprintf(tw, "(the occurrence at %s is due and waits for the scheduler to admit it or pass it over; %s)\n", fmtMs(t.NextFireAtMs), overdueWhy(cmd, unserved))
 	case len(v.Ledger) == 0:
 		fmt.Fprintln(tw, "(every occurrence so far got its run)")
 	}

@@ -62,7 +62,7 @@ func TestTimesAreShownWithTheirZone(t *testing.T) {
 func TestTheTimelineMergesRunsAndPassedOccurrencesNewestFirst(t *testing.T) {
 	runs := []run.Run{{ID: "a", ScheduledForMs: 3000}, {ID: "b", ScheduledForMs: 1000}}
 	ledger := []schedule.LedgerEntry{{Passed: schedule.Passed{FirstMs: 1500, LastMs: 2000, Count: 2}}}
-	got := timeline(ledger, runs)
+	got := timeline(ledger, runs, trigger.Cron{}, 1)
 	if len(got) != 3 || got[0].Run == nil || got[0].Run.ID != "a" || got[1].Passed == nil || got[2].Run == nil || got[2].Run.ID != "b" {
 		t.Fatalf("timeline = %+v, want run a, the passed entry, run b", got)
 	}
@@ -343,6 +343,36 @@ func TestTheRunPageSaysEitherThatARunWaitsItsTurnOrThatTheServerStartsItInAMomen
 		}
 		if other := map[run.WaitReason]string{run.WaitServerBusy: "moment", run.WaitServerStarting: "turn"}[c.w.Reason]; c.lang == "en" && strings.Contains(got, other) {
 			t.Errorf("%s, %s: %q says the other case too", c.lang, c.w.Reason, got)
+		}
+	}
+}
+
+// A trigger's timeline says which Run its collapsed occurrences went into
+// by the trigger's own misfire policy, in both languages: under skip the
+// oldest occurrence still inside the grace, not the oldest missed one.
+func TestTheTimelineSaysCollapsedOccurrencesByTheTriggersOwnMisfirePolicy(t *testing.T) {
+	collapsed := []schedule.LedgerEntry{{Passed: schedule.Passed{Reason: schedule.PassCollapsed, FirstMs: 1000, LastMs: 2000, Count: 2}, TriggerRevision: 3}}
+	for _, c := range []struct {
+		cron     trigger.Cron
+		revision int64
+		en, zh   string
+	}{
+		{trigger.Cron{MisfirePolicy: trigger.Skip}, 3, "oldest one still inside the grace period (misfire: skip)", "仍在宽限期内最早的那次运行（misfire: skip）"},
+		{trigger.Cron{MisfirePolicy: trigger.FireOnce}, 3, "oldest missed one (misfire: fire_once)", "最早错过的那次运行（misfire: fire_once）"},
+		{trigger.Cron{MisfirePolicy: trigger.FireOnce, HasCatchUpWindow: true}, 3, "inside the catch-up window (misfire: fire_once)", "补跑窗口内最早错过的那次运行（misfire: fire_once）"},
+		// An older revision's policy is not known: no policy is named.
+		{trigger.Cron{MisfirePolicy: trigger.Skip}, 4, "the one run its misfire policy admitted", "错过策略为它们放行的那一次运行"},
+	} {
+		got := timeline(collapsed, nil, c.cron, c.revision)
+		if len(got) != 1 {
+			t.Fatalf("timeline = %+v, want the one entry", got)
+		}
+		en, zh := word("en", "passed", got[0].Why), word("zh", "passed", got[0].Why)
+		if !strings.Contains(en, c.en) || !strings.Contains(zh, c.zh) {
+			t.Errorf("%+v revision %d: %q / %q, want %q / %q", c.cron, c.revision, en, zh, c.en, c.zh)
+		}
+		if c.cron.MisfirePolicy == trigger.Skip && (strings.Contains(en, "fire_once") || strings.Contains(zh, "fire_once")) {
+			t.Errorf("a skip trigger's collapse names fire_once: %q / %q", en, zh)
 		}
 	}
 }

@@ -55,6 +55,15 @@ var notes = map[string]noteLanguage{
 				"请在每个可能接手这些任务的工作节点的主机上用 `ql-worker secrets set NAME --secrets-file FILE` 定义它们，" +
 				"或用 placement.labels 把每个任务固定到持有这些密钥并带有这些标签（工作节点的 --labels）的工作节点上（任务：{items}）。",
 			item: "{name}（密钥：{secrets}）"},
+		apply.NoteDaysEither: {
+			sentence: "这些触发器同时限定了日（day-of-month）和星期（day-of-week），因此在符合其中任一个的日子触发（与 Kubernetes CronJob 相同）；" +
+				"写作“*”或“?”（单独、写作“*/1”或在列表中）的日字段把日子交给另一个字段决定（触发器：{items}）。",
+			item: "{name}（日“{dom}”或星期“{dow}”）"},
+		apply.NoteDaysVixieBoth: {
+			sentence: "这些触发器同时限定了日（day-of-month）和星期（day-of-week），因此在符合其中任一个的日子触发；" +
+				"Vixie cron（crontab）把以“*”开头的日字段（如“*/2”）视为不限定，只在两者都符合的日子触发它们。" +
+				"这里没有能要求两者都符合的表达式：请在表达式中只保留一个日字段，另一个写“*”，由命令自己检查那个日子条件，不符合时直接退出（触发器：{items}）。",
+			item: "{name}（日“{dom}”或星期“{dow}”）"},
 		apply.NoteSecretsUnusable: {
 			sentence: "密钥文件 {file} 无法使用：{why}。在修复之前，用到 {items} 的每次运行或通知都会失败（secret_unavailable）。",
 			item:     "{name}"},

@@ -204,3 +204,34 @@ func TestTheWorkersSecretsNoteReadsWholeInEveryLanguage(t *testing.T) {
 		t.Errorf("in English: %q; want ql apply's %q", en, n.String())
 	}
 }
+
+// The notes of triggers restricting both day fields read whole in Chinese
+// and in English, naming each trigger with its two fields: days matching
+// either fire, and Vixie cron would have required both for a field
+// starting with "*".
+func TestTheNotesOfBothDayFieldsReadWholeInBothLanguages(t *testing.T) {
+	t.Parallel()
+	doc, err := apply.Parse("x.yaml", []byte("project: demo\ntasks:\n  - {name: a, script: echo}\ntriggers:\n"+
+		"  - {name: e, task: a, cron: '0 0 1,15 * MON', timezone: UTC}\n  - {name: v, task: a, cron: '0 0 */2 * 1', timezone: UTC}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[apply.NoteReason][2]string{
+		apply.NoteDaysEither:    {"符合其中任一个的日子触发（与 Kubernetes CronJob 相同）", "e（日“1,15”或星期“MON”）"},
+		apply.NoteDaysVixieBoth: {"只在两者都符合的日子触发它们。这里没有能要求两者都符合的表达式", "v（日“*/2”或星期“1”）"},
+	}
+	ns := apply.DaysNotes(doc)
+	if len(ns) != 2 {
+		t.Fatalf("notes %v; want one of each", ns)
+	}
+	hole := regexp.MustCompile(`\{[a-z]+\}`)
+	for _, n := range ns {
+		zh, en := noteText("zh", n), noteText("en", n)
+		if hole.MatchString(zh) || !strings.Contains(zh, want[n.Reason][0]) || !strings.Contains(zh, want[n.Reason][1]) {
+			t.Errorf("note %s in Chinese: %q, want it whole, saying %q", n.Reason, zh, want[n.Reason])
+		}
+		if en != n.String() || !strings.Contains(en, "days matching EITHER") {
+			t.Errorf("note %s in English: %q, want ql apply's, saying days matching either fire", n.Reason, en)
+		}
+	}
+}

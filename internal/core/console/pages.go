@@ -21,6 +21,7 @@ import (
 	"github.com/qinglong/qinglong/internal/core/qlerror"
 	"github.com/qinglong/qinglong/internal/core/run"
 	"github.com/qinglong/qinglong/internal/core/schedule"
+	"github.com/qinglong/qinglong/internal/core/trigger"
 	"github.com/qinglong/qinglong/internal/core/triggerref"
 	"github.com/qinglong/qinglong/internal/core/view"
 )
@@ -560,7 +561,7 @@ func (c *Console) showTrigger(w http.ResponseWriter, r *http.Request, s *session
 		}
 		warnings = warningLines(view.NewCron(d.Cron), last[d.TriggerID])
 	}
-	c.render(w, r, status, "trigger", s, map[string]any{"T": d, "Cron": view.NewCron(d.Cron), "Warnings": warnings, "Timeline": timeline(d.Ledger, runs), "CanPause": c.cfg.Pauser != nil, "CanRun": c.cfg.Manual != nil, "PauseForm": pf,
+	c.render(w, r, status, "trigger", s, map[string]any{"T": d, "Cron": view.NewCron(d.Cron), "Warnings": warnings, "Timeline": timeline(d.Ledger, runs, d.Cron, d.Revision), "CanPause": c.cfg.Pauser != nil, "CanRun": c.cfg.Manual != nil, "PauseForm": pf,
 		"Fires": upcoming(d.TriggerStatus, d.NowMs), "ZoneUnknown": storedZoneUnknown(d.TriggerStatus), "Request": randomID(), "MaxNote": schedule.MaxPauseNote,
 		"LedgerMore": ledgerMore, "LedgerShown": len(d.Ledger), "LedgerAll": view.MaxLedgerShown, "AuditMore": auditMore, "Backfill": newBackfillForm(r, s, d.TriggerStatus, d.NowMs),
 		// The edit forms publish definitions, as New task does.
@@ -568,24 +569,48 @@ func (c *Console) showTrigger(w http.ResponseWriter, r *http.Request, s *session
 }
 
 // entry is one row of a trigger's timeline: a Run or an occurrence passed
-// over with its reason.
+// over with its reason. Why is the reason's word key under "passed".
 type entry struct {
 	AtMs   int64
 	Run    *run.Run
 	Passed *schedule.LedgerEntry
+	Why    string
 }
 
-// timeline merges a trigger's runs and ledger, newest first.
-func timeline(ledger []schedule.LedgerEntry, runs []run.Run) []entry {
+// timeline merges a trigger's runs and ledger, newest first. cron and
+// revision are the trigger's current ones, which say what its collapses did.
+func timeline(ledger []schedule.LedgerEntry, runs []run.Run, cron trigger.Cron, revision int64) []entry {
 	out := make([]entry, 0, len(ledger)+len(runs))
 	for i := range runs {
 		out = append(out, entry{AtMs: runs[i].ScheduledForMs, Run: &runs[i]})
 	}
 	for i := range ledger {
-		out = append(out, entry{AtMs: ledger[i].LastMs, Passed: &ledger[i]})
+		out = append(out, entry{AtMs: ledger[i].LastMs, Passed: &ledger[i], Why: passedWhy(ledger[i], cron, revision)})
 	}
 	slices.SortStableFunc(out, func(a, b entry) int { return cmp.Compare(b.AtMs, a.AtMs) })
 	return out
+}
+
+// passedWhy is the word key of why e's occurrences were passed over. A
+// collapse is said by the misfire policy that made it, which decided which
+// occurrence got the Run: the oldest missed one (fire_once), the oldest
+// inside the catch-up window (fire_once with one) or the oldest inside the
+// grace (skip). Only the current revision's policy is known here, so an
+// entry of an older revision (or a compacted total, which may span
+// several) gets the words that name no policy.
+func passedWhy(e schedule.LedgerEntry, cron trigger.Cron, revision int64) string {
+	if e.Reason != schedule.PassCollapsed || e.Compacted || e.TriggerRevision != revision {
+		return string(e.Reason)
+	}
+	switch {
+	case cron.MisfirePolicy == trigger.Skip:
+		return "collapsed.skip"
+	case cron.HasCatchUpWindow:
+		return "collapsed.fire_once_window"
+	case cron.MisfirePolicy == trigger.FireOnce:
+		return "collapsed.fire_once"
+	}
+	return string(e.Reason)
 }
 
 // pause pauses or resumes a trigger. It answers with the page the form

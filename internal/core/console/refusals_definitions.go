@@ -69,15 +69,19 @@ var definitionsRefusalsZH = map[qlerror.Reason]string{
 	cron.RefusalEmpty:                  "cron 表达式是空的；请写 5 个字段，如“*/5 * * * *”。",
 	cron.RefusalMacro:                  "不支持宏 {macro}；请改写为“{instead}”。",
 	cron.RefusalUnknownMacro:           "不支持宏 {macro}；请写 5 个字段，如“0 0 * * *”。",
-	cron.RefusalEvery:                  "不支持间隔触发（@every）；请写 cron 表达式，如“*/5 * * * *”（步长在每小时或每天的边界重新计数）。",
-	cron.RefusalReboot:                 "不支持启动时触发（@reboot）；请写 cron 表达式，如“0 3 * * *”。",
-	cron.RefusalTimezonePrefix:         "cron 表达式不支持时区前缀 {prefix}；请把“{zone}”写在单独的 timezone 字段中，表达式写作“{rest}”。",
+	cron.RefusalEvery:                  "不支持间隔触发（@every）；请改写为“{instead}”：触发频率相同，但对齐时钟的边界，而不是从某个开始时刻计数。",
+	cron.RefusalEveryNone: "不支持间隔触发（@every）；没有 cron 表达式能每 {every} 触发一次：步长在每分钟、每小时或每天的边界重新计数，" +
+		"只有能整除它们的周期（如 30s、15m、2h）才有对应的表达式；请换用这样的周期，或列出各个时刻（如“0 0,6,12,18 * * *”）。",
+	cron.RefusalReboot: "不支持启动时触发（@reboot）：QingLong 没有在机器或服务器启动时触发的触发器；请从主机自己的启动流程运行该命令" +
+		"（systemd 单元，或运行 `ql serve` 的单元的 ExecStartPost=）；要在那时运行 QingLong 的任务，给它一个不会自行触发的触发器，并在那里调用 `ql triggers run 项目/触发器`。",
+	cron.RefusalTimezonePrefix: "cron 表达式不支持时区前缀 {prefix}；请把“{zone}”写在单独的 timezone 字段中，表达式写作“{rest}”。",
 	cron.RefusalFieldCount: "cron 表达式应有 5 个字段（分 时 日 月 星期），或在开头加上秒共 6 个，这里有 {count} 个（不支持末尾的年份字段）；" +
 		"例如“30 2 * * *”表示每天 02:30，“15 30 2 * * *”表示每天 02:30:15。",
 	cron.RefusalUnsupported: "cron 表达式的{part}字段“{text}”：不支持 L、W 和 #；请写出明确的值，如日字段“1,15”或星期字段“MON-FRI”。",
 	cron.RefusalCharacter:   "cron 表达式的{part}字段“{text}”含有无法识别的字符“{char}”；{part}字段可取 {values}，以及 * ? , - /。",
 	cron.RefusalValue:       "cron 表达式的{part}字段“{text}”：“{item}”不是该字段的取值；{part}字段可取 {values}，以及 * ? , - /。",
 	cron.RefusalEmptyItem:   "cron 表达式的{part}字段“{text}”中有空的列表项（两个逗号相连）；{part}字段可取 {values}，以及 * ? , - /。",
+	cron.RefusalIncomplete:  "cron 表达式的{part}字段“{text}”：“{item}”缺少数字；范围要写出两端（如“5-10”），步长要写在“/”之后（如“5/15”“*/15”）。",
 	cron.RefusalStarInRange: "cron 表达式的{part}字段“{text}”：“{item}”不能作为范围的一部分；请写“*”“*/步长”或“a-b/步长”。",
 	cron.RefusalField:       "cron 表达式的{part}字段“{text}”无效（解析器原文：“{detail}”）；{part}字段可取 {values}，以及 * ? , - /。",
 	cron.RefusalExpression:  "cron 表达式无效（解析器原文：“{detail}”）。",

@@ -16,7 +16,8 @@
 // overlap). The rule, from docs/architecture.md, "Cron time and daylight saving":
 //
 //   - fixed-hour expressions (hour field not every hour): a matching wall time that
-//     falls in a gap fires once, at the first instant after the gap; a matching
+//     falls in a gap fires once, at the first instant after the gap, and several
+//     in one gap fire once together (Next never returns one instant twice); a matching
 //     wall time that happens twice fires once, at its first occurrence;
 //   - every-hour expressions follow real elapsed time: wall times in a gap never
 //     happen, repeated wall times fire once per real occurrence.

@@ -46,8 +46,12 @@ const (
 	RefusalMacro qlerror.Reason = "cron_macro"
 	// RefusalUnknownMacro is a macro of no grammar: macro.
 	RefusalUnknownMacro qlerror.Reason = "cron_unknown_macro"
-	// RefusalEvery is an interval (@every).
+	// RefusalEvery is an interval (@every) an expression matches: every
+	// (the interval as written), instead.
 	RefusalEvery qlerror.Reason = "cron_every"
+	// RefusalEveryNone is an interval (@every) no expression matches:
+	// every.
+	RefusalEveryNone qlerror.Reason = "cron_every_none"
 	// RefusalReboot is a startup trigger (@reboot).
 	RefusalReboot qlerror.Reason = "cron_reboot"
 	// RefusalTimezonePrefix is a TZ= prefix: prefix, zone, rest (the
@@ -66,6 +70,9 @@ const (
 	RefusalValue qlerror.Reason = "cron_value"
 	// RefusalEmptyItem is an empty list item ("1,,2"): part, text, values.
 	RefusalEmptyItem qlerror.Reason = "cron_empty_item"
+	// RefusalIncomplete is a range or step with a number missing ("5-",
+	// "-5", "5/"): part, text, item.
+	RefusalIncomplete qlerror.Reason = "cron_incomplete"
 	// RefusalStarInRange is "*" inside a range ("*-5"): part, text, item.
 	RefusalStarInRange qlerror.Reason = "cron_star_in_range"
 	// RefusalField is a field the grammar refuses (a value out of range,

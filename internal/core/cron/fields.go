@@ -112,6 +112,9 @@ func checkField(expr string, f field, text string) error {
 		if item == "" {
 			return fail("empty list item", f.hint, RefusalEmptyItem)
 		}
+		if problem := incomplete(item); problem != "" {
+			return fail(problem, `write a range with both ends ("5-10") and a step after "/" ("5/15", "*/15")`, RefusalIncomplete, "item", item)
+		}
 		base, _, _ := strings.Cut(item, "/")
 		if strings.ContainsAny(base, "*?") && base != "*" && base != "?" {
 			return fail(fmt.Sprintf("%q cannot be part of a range", base), `write "*", "*/step" or "a-b/step"`, RefusalStarInRange, "item", base)
@@ -126,6 +129,24 @@ func checkField(expr string, f field, text string) error {
 		}
 	}
 	return nil
+}
+
+// incomplete says what is missing from a list item whose range or step
+// lacks a number ("5-", "-5", "5/"), "" when none is: robfig refuses them
+// as "failed to parse int from : strconv.Atoi", which names nothing.
+func incomplete(item string) string {
+	base, step, stepped := strings.Cut(item, "/")
+	switch lo, hi, ranged := strings.Cut(base, "-"); {
+	case stepped && step == "":
+		return fmt.Sprintf("%q has no step after \"/\"", item)
+	case ranged && lo == "":
+		return fmt.Sprintf("range %q has no start before \"-\"", base)
+	case ranged && hi == "":
+		return fmt.Sprintf("range %q has no end after \"-\"", base)
+	case stepped && base == "":
+		return fmt.Sprintf("%q has nothing before \"/\" to step through", item)
+	}
+	return ""
 }
 
 // notAValue returns the first part of a list item that is neither a number,

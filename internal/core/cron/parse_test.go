@@ -156,7 +156,7 @@ func TestParseRejectsWithWhatToWriteInstead(t *testing.T) {
 
 func TestFeaturesNamesTheUnsupportedSyntax(t *testing.T) {
 	t.Parallel()
-	for _, want := range []string{"6 with a leading seconds", "L, W, #", "@daily", "@every", "TZ=", "JAN-DEC", "SUN-SAT", "IANA", "either may match", "Daylight saving"} {
+	for _, want := range []string{"6 with a leading seconds", "L, W, #", "@daily", "@every", "TZ=", "JAN-DEC", "SUN-SAT", "IANA", "a day matching EITHER fires", "Daylight saving", "fire once together"} {
 		if !strings.Contains(Features, want) {
 			t.Errorf("Features lacks %q", want)
 		}

@@ -273,6 +273,10 @@ type runNowView struct {
 	// (queue_one), not an unfinished one.
 	Unfinished string `json:"unfinished,omitempty"`
 	Waiting    bool   `json:"waiting,omitempty"`
+	// Cancelled are the unfinished Runs the trigger's overlap policy
+	// cancel_previous cancelled to admit this one (the running ones asked
+	// to stop; this Run starts once they have), oldest first.
+	Cancelled []string `json:"cancelled,omitempty"`
 	// Waits says why the Run waits for a worker (none connected, all
 	// draining, none with its placement's labels), as `ql runs show`'s
 	// waiting does; absent when a worker can take it.
@@ -300,7 +304,7 @@ func (a *api) triggerRunNow(ctx context.Context, r *http.Request) (any, error) {
 		return nil, a.pinRefusal(ctx, r.PathValue("id"), err)
 	}
 	return runNowView{RunID: res.RunID, Created: res.Created, Skipped: string(res.Skipped), Unfinished: res.Unfinished, Waiting: res.Waiting,
-		Waits: a.waitsForAWorker(ctx, res.RunID)}, nil
+		Cancelled: res.Cancelled, Waits: a.waitsForAWorker(ctx, res.RunID)}, nil
 }
 
 // waitsForAWorker is why Run id, just queued, waits for a worker; nil when

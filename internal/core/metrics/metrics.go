@@ -153,6 +153,7 @@ type Metrics struct {
 	decisions     *prometheus.CounterVec
 	passed        *prometheus.CounterVec
 	lag           prometheus.Histogram
+	catchUpLag    prometheus.Histogram
 	claim         prometheus.Histogram
 	commit        prometheus.Histogram
 	roundFailures prometheus.Counter
@@ -183,6 +184,10 @@ var durationBuckets = []float64{.0005, .001, .0025, .005, .01, .025, .05, .1, .2
 // after an hour's outage.
 var lagBuckets = []float64{.005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10, 30, 60, 300, 900, 3600}
 
+// catchUpBuckets are the bounds of a catch-up's lag (seconds): an outage's
+// length, from seconds past the grace to days.
+var catchUpBuckets = []float64{10, 30, 60, 300, 900, 3600, 4 * 3600, 12 * 3600, 24 * 3600, 7 * 24 * 3600}
+
 // New builds a server's metrics and registers them, with the Go runtime's
 // and the process's own collectors, in a registry of its own.
 func New(cfg Config) *Metrics {
@@ -211,8 +216,15 @@ func New(cfg Config) *Metrics {
 		}, []string{"reason"}),
 		lag: prometheus.NewHistogram(prometheus.HistogramOpts{
 			Namespace: Namespace, Subsystem: "scheduler", Name: "admission_lag_seconds",
-			Help:    "Per admitted occurrence, its Run's creation time (database time; the store's clock on SQLite) minus its due time (scheduled time plus jitter).",
+			Help: "Per occurrence admitted within the misfire grace of its due time, its Run's creation time (database time; the store's clock on SQLite) " +
+				"minus its due time (scheduled time plus jitter). Later admissions (catch-ups) are in catch_up_lag_seconds.",
 			Buckets: lagBuckets,
+		}),
+		catchUpLag: prometheus.NewHistogram(prometheus.HistogramOpts{
+			Namespace: Namespace, Subsystem: "scheduler", Name: "catch_up_lag_seconds",
+			Help: "Per occurrence admitted later than the misfire grace after its due time (a fire_once catch-up after an outage or a resume), " +
+				"its Run's creation time minus its due time.",
+			Buckets: catchUpBuckets,
 		}),
 		claim: prometheus.NewHistogram(prometheus.HistogramOpts{
 			Namespace: Namespace, Subsystem: "scheduler", Name: "claim_duration_seconds",
@@ -291,7 +303,7 @@ func New(cfg Config) *Metrics {
 	})
 	info.Set(1)
 	m.state, m.retention, m.cacheFor, m.cluster = newStateCollector(cfg), newRetentionCollector(cfg.Profile == ProfileCluster), cfg.CacheFor, cfg.Profile == ProfileCluster
-	m.reg.MustRegister(m.decisions, m.passed, m.lag, m.claim, m.commit, m.roundFailures, m.lost, m.retried, m.notifications, m.finished, info,
+	m.reg.MustRegister(m.decisions, m.passed, m.lag, m.catchUpLag, m.claim, m.commit, m.roundFailures, m.lost, m.retried, m.notifications, m.finished, info,
 		m.state, m.retention,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
@@ -324,6 +336,9 @@ func (m *Metrics) ObserveRound(s schedule.Summary) {
 	m.RunsFinished(s.Finished)
 	for _, ms := range s.AdmissionLagMs {
 		m.lag.Observe(float64(max(ms, 0)) / 1000)
+	}
+	for _, ms := range s.CatchUpLagMs {
+		m.catchUpLag.Observe(float64(ms) / 1000)
 	}
 	m.claim.Observe(s.Take.Seconds())
 	if s.Groups > 0 {

@@ -375,3 +375,18 @@ func TestInfoNamesTheProfileVersionAndCommit(t *testing.T) {
 		t.Errorf("qinglong_info of a build without a version or commit = %g, want 1 with both unknown", got)
 	}
 }
+
+// Catch-ups (admissions later than the misfire grace) are observed in
+// their own histogram, so that the on-time admission lag is not lifted
+// for a day by one outage.
+func TestCatchUpsAreObservedApartFromTheAdmissionLag(t *testing.T) {
+	m := New(Config{Profile: "standalone"})
+	m.ObserveRound(schedule.Summary{Counts: map[schedule.Outcome]int{schedule.Admitted: 3}, AdmissionLagMs: []int64{100, 200}, CatchUpLagMs: []int64{3_600_000}})
+	fams := gather(t, m)
+	if h := fams["qinglong_scheduler_admission_lag_seconds"].GetMetric()[0].GetHistogram(); h.GetSampleCount() != 2 || h.GetSampleSum() > 0.3001 {
+		t.Errorf("admission lag: %d samples summing %g, want the 2 on-time ones summing 0.3", h.GetSampleCount(), h.GetSampleSum())
+	}
+	if h := fams["qinglong_scheduler_catch_up_lag_seconds"].GetMetric()[0].GetHistogram(); h.GetSampleCount() != 1 || h.GetSampleSum() != 3600 {
+		t.Errorf("catch-up lag: %d samples summing %g, want the one catch-up of 3600 s", h.GetSampleCount(), h.GetSampleSum())
+	}
+}

@@ -26,7 +26,10 @@ type RunNowRequest struct {
 // one, or under queue_one the one already waiting (Waiting). Finished
 // counts the Runs the request finished: the trigger's unfinished
 // Runs that its overlap policy cancel_previous cancelled at once
-// (run.Finishes).
+// (run.Finishes); Cancelled names every unfinished Run that policy
+// cancelled, oldest first — those finished at once and the running ones
+// asked to stop, which the new Run waits for — so the caller can say that
+// it stopped them.
 type RunNowResult struct {
 	RunID      string
 	Created    bool
@@ -34,6 +37,7 @@ type RunNowResult struct {
 	Unfinished string
 	Waiting    bool
 	Finished   run.FinishCounts
+	Cancelled  []string
 }
 
 // BackfillRequest asks for the occurrences of a trigger scheduled in
@@ -99,8 +103,8 @@ type RerunRequest struct {
 // RerunResult says what a RerunRequest did, as RunNowResult does: the
 // new Run (Created false: an earlier identical request made it), or the
 // overlap policy's refusal with the earlier Run it refused it beside, and
-// the Runs it finished as RunNowResult
-// counts them.
+// the Runs it finished and cancelled as RunNowResult counts and names
+// them.
 type RerunResult struct {
 	RunID      string
 	Created    bool
@@ -108,6 +112,7 @@ type RerunResult struct {
 	Unfinished string
 	Waiting    bool
 	Finished   run.FinishCounts
+	Cancelled  []string
 }
 
 // Rerunner re-runs finished Runs. An unknown Run is NotFound; one that has

@@ -25,21 +25,27 @@ const (
 
 // OverlapOf is the verdict of policy on an admission of a trigger that has
 // unfinished Runs (queued, dispatching, running or waiting to retry; a lost
-// Run counts as finished): skip passes it over while any is unfinished,
-// queue_one admits it to wait behind one and passes it over behind two,
+// Run counts as finished), waiting saying whether one of them has not
+// started yet — queued (or being created) with its first attempt still in
+// the dispatcher's queue; a Run queued again to retry, or after it was
+// lost, has started, and is the Run a queue_one occurrence waits behind:
+// skip passes it over while any is unfinished,
+// queue_one admits it to wait behind them unless one waits already (then it
+// passes it over: at most one Run of the trigger waits, whether it waits
+// behind a running one, for a slot, or for a server that was stopped),
 // cancel_previous cancels them first and admits it to wait until they have
 // stopped. Adapters read unfinished under the schedule row's lock, in
 // the admission's own transaction: every admission of a trigger locks and
 // writes that row, so each one sees every Run admitted before it, and a
-// Run that finishes meanwhile can only turn a pass into an admit later,
-// never two admits into one window (docs/architecture.md, "Overlap").
-func OverlapOf(policy trigger.OverlapPolicy, unfinished int) OverlapVerdict {
+// Run that finishes or starts meanwhile can only turn a pass into an admit
+// later, never two admits into one window (docs/architecture.md, "Overlap").
+func OverlapOf(policy trigger.OverlapPolicy, unfinished int, waiting bool) OverlapVerdict {
 	switch {
 	case unfinished == 0 || policy == trigger.OverlapAllow:
 		return OverlapAdmit
 	case policy == trigger.OverlapCancelPrevious:
 		return OverlapCancelThenAdmit
-	case policy == trigger.OverlapQueueOne && unfinished == 1:
+	case policy == trigger.OverlapQueueOne && !waiting:
 		return OverlapAdmitWaiting
 	}
 	return OverlapPass
@@ -48,15 +54,15 @@ func OverlapOf(policy trigger.OverlapPolicy, unfinished int) OverlapVerdict {
 // OverlapRefusedBeside names, of a trigger's unfinished Runs (oldest
 // first, as adapters read them) whose overlap policy OverlapOf passed an
 // admission over, the Run it was refused beside. Under queue_one that is
-// the newest, the Run already waiting behind the oldest (waiting true):
-// that one waits already is why no other may, not that the oldest is
-// unfinished. Under skip it is the oldest unfinished one.
-func OverlapRefusedBeside(policy trigger.OverlapPolicy, unfinished []string) (runID string, waiting bool) {
+// waiting, the Run that has not started yet (waiting true): that one waits
+// already is why no other may, not that the oldest is unfinished. Under
+// skip it is the oldest unfinished one.
+func OverlapRefusedBeside(policy trigger.OverlapPolicy, unfinished []string, waiting string) (runID string, isWaiting bool) {
 	if len(unfinished) == 0 {
 		return "", false
 	}
-	if policy == trigger.OverlapQueueOne && len(unfinished) > 1 {
-		return unfinished[len(unfinished)-1], true
+	if policy == trigger.OverlapQueueOne && waiting != "" {
+		return waiting, true
 	}
 	return unfinished[0], false
 }

@@ -12,21 +12,26 @@ func TestOverlapVerdictFollowsThePolicy(t *testing.T) {
 	cases := []struct {
 		policy     trigger.OverlapPolicy
 		unfinished int
+		waiting    bool
 		want       OverlapVerdict
 	}{
-		{trigger.OverlapAllow, 0, OverlapAdmit},
-		{trigger.OverlapAllow, 3, OverlapAdmit},
-		{trigger.OverlapSkip, 0, OverlapAdmit},
-		{trigger.OverlapSkip, 1, OverlapPass},
-		{trigger.OverlapQueueOne, 0, OverlapAdmit},
-		{trigger.OverlapQueueOne, 1, OverlapAdmitWaiting},
-		{trigger.OverlapQueueOne, 2, OverlapPass},
-		{trigger.OverlapCancelPrevious, 0, OverlapAdmit},
-		{trigger.OverlapCancelPrevious, 2, OverlapCancelThenAdmit},
+		{trigger.OverlapAllow, 0, false, OverlapAdmit},
+		{trigger.OverlapAllow, 3, true, OverlapAdmit},
+		{trigger.OverlapSkip, 0, false, OverlapAdmit},
+		{trigger.OverlapSkip, 1, false, OverlapPass},
+		{trigger.OverlapQueueOne, 0, false, OverlapAdmit},
+		{trigger.OverlapQueueOne, 1, false, OverlapAdmitWaiting},
+		// Two running (a forced run now): the occurrence still waits.
+		{trigger.OverlapQueueOne, 2, false, OverlapAdmitWaiting},
+		// One not started yet, running or not beside it: no second waits.
+		{trigger.OverlapQueueOne, 1, true, OverlapPass},
+		{trigger.OverlapQueueOne, 2, true, OverlapPass},
+		{trigger.OverlapCancelPrevious, 0, false, OverlapAdmit},
+		{trigger.OverlapCancelPrevious, 2, true, OverlapCancelThenAdmit},
 	}
 	for _, c := range cases {
-		if got := OverlapOf(c.policy, c.unfinished); got != c.want {
-			t.Errorf("policy %q with %d unfinished: verdict %d, want %d", c.policy, c.unfinished, got, c.want)
+		if got := OverlapOf(c.policy, c.unfinished, c.waiting); got != c.want {
+			t.Errorf("policy %q with %d unfinished (one waiting: %v): verdict %d, want %d", c.policy, c.unfinished, c.waiting, got, c.want)
 		}
 	}
 }

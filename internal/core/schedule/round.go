@@ -88,8 +88,10 @@ type Summary struct {
 	// minus the occurrence's due time (its scheduled time plus jitter),
 	// so it holds the wait for a claim and the commit alike, and a row
 	// claimed ahead of its due time counts from that due time. For
-	// monitoring.
+	// monitoring. It holds the admissions within the misfire grace of
+	// their due time; CatchUpLagMs the later ones (catch-ups).
 	AdmissionLagMs []int64
+	CatchUpLagMs   []int64
 	// Reasons counts the raced, failed and unavailable tickets by reason;
 	// every one has a reason (a failure nothing names is write_failed).
 	// For monitoring.
@@ -332,7 +334,15 @@ func (p *Page) record(group []CommitParams, results []CommitResult, err error) {
 		switch res.Outcome {
 		case Admitted:
 			p.sum.Admitted = append(p.sum.Admitted, res.RunID)
-			p.sum.AdmissionLagMs = append(p.sum.AdmissionLagMs, res.AdmittedAtMs-group[i].Decision.FireAtMs)
+			// An admission later than the misfire grace is a catch-up
+			// (only fire_once admits one): after an outage or a resume
+			// its lag is the outage's, not the scheduler's, and counted
+			// apart so that it does not hide the on-time lag for a day.
+			if lag := res.AdmittedAtMs - group[i].Decision.FireAtMs; lag > p.cfg.GraceMs {
+				p.sum.CatchUpLagMs = append(p.sum.CatchUpLagMs, lag)
+			} else {
+				p.sum.AdmissionLagMs = append(p.sum.AdmissionLagMs, lag)
+			}
 		case Raced, Failed, Unavailable:
 			p.sum.Reasons[res.Reason]++
 			p.unsettled = append(p.unsettled, group[i].Ticket)

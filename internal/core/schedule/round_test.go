@@ -287,3 +287,34 @@ func TestRoundCountsWhatTheCommitsPassedOver(t *testing.T) {
 		t.Fatalf("counts %v, passed %v; want one skip, one admission and passed %v", sum.Counts, sum.Passed, want)
 	}
 }
+
+// admittingAtStore admits as recordingStore does, each Run created at its
+// ticket's observation time, as an adapter reports AdmittedAtMs.
+type admittingAtStore struct{ recordingStore }
+
+func (s *admittingAtStore) ScheduleCommitPage(ctx context.Context, ps []CommitParams) ([]CommitResult, error) {
+	out, err := s.recordingStore.ScheduleCommitPage(ctx, ps)
+	for i := range out {
+		out[i].AdmittedAtMs = ps[i].Ticket.ObservedAtMs
+	}
+	return out, err
+}
+
+// A round measures an admission within the misfire grace of its due time
+// as admission lag and a later one (a fire_once catch-up after an outage)
+// as catch-up lag, apart.
+func TestARoundCountsACatchUpApartFromTheAdmissionLag(t *testing.T) {
+	t.Parallel()
+	st := &admittingAtStore{recordingStore{tickets: []Ticket{
+		ticket("on-time", cursor(t0), t0+5_000, trigger.FireOnce),
+		ticket("after-an-outage", cursor(t0-60*minute), t0+5_000, trigger.FireOnce),
+	}}}
+	sum, err := Round(context.Background(), st, RoundConfig{PageSize: 4, Parallel: 1, GraceMs: 10_000, NewIDs: ids.Fill})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Counts[Admitted] != 2 || len(sum.AdmissionLagMs) != 1 || sum.AdmissionLagMs[0] != 5_000 ||
+		len(sum.CatchUpLagMs) != 1 || sum.CatchUpLagMs[0] != 60*minute+5_000 {
+		t.Fatalf("admitted %d, lag %v, catch-up lag %v; want the on-time one's 5 s apart from the catch-up's hour", sum.Counts[Admitted], sum.AdmissionLagMs, sum.CatchUpLagMs)
+	}
+}

@@ -154,13 +154,13 @@ func (s *Store) admitManual(ctx context.Context, tx *txn, tk schedule.Ticket, m 
 	var q queuing
 	var finished run.FinishCounts
 	if !m.force && tk.Cron.Overlap != "" {
-		unfinished, err := unfinishedRuns(ctx, tx, tk.TriggerID)
+		unfinished, waiting, err := unfinishedRuns(ctx, tx, tk.TriggerID)
 		if err != nil {
 			return out, err
 		}
-		switch schedule.OverlapOf(tk.Cron.Overlap, len(unfinished)) {
+		switch schedule.OverlapOf(tk.Cron.Overlap, len(unfinished), waiting != "") {
 		case schedule.OverlapPass:
-			out.Unfinished, out.Waiting = schedule.OverlapRefusedBeside(tk.Cron.Overlap, unfinished)
+			out.Unfinished, out.Waiting = schedule.OverlapRefusedBeside(tk.Cron.Overlap, unfinished, waiting)
 			out.Skipped = schedule.PassOverlap
 			return out, nil
 		case schedule.OverlapAdmitWaiting:
@@ -169,6 +169,7 @@ func (s *Store) admitManual(ctx context.Context, tx *txn, tk schedule.Ticket, m 
 			if q, finished, err = s.cancelPrevious(ctx, tx, unfinished, run.CancelledByManualRun); err != nil {
 				return out, err
 			}
+			out.Cancelled = unfinished
 		}
 	}
 	plan, err := verifiedExecution(ctx, tx, tk)

@@ -22,6 +22,10 @@ func TestAQueuedOneRunIsNotDispatchedWhileTheEarlierRunIsUnfinished(t *testing.T
 	if err != nil {
 		t.Fatal(err)
 	}
+	a := e.pending(t, first.RunID)
+	if _, _, _, err := e.store.AttemptStart(t.Context(), a.ID, "owner-1", ""); err != nil {
+		t.Fatal(err)
+	}
 	second, err := e.store.TriggerRunNow(t.Context(), schedule.RunNowRequest{TriggerID: id, RequestID: "two"})
 	if err != nil || !second.Created {
 		t.Fatalf("second request: %+v, %v; want a waiting Run", second, err)
@@ -30,10 +34,10 @@ func TestAQueuedOneRunIsNotDispatchedWhileTheEarlierRunIsUnfinished(t *testing.T
 	if err != nil || third.Skipped != schedule.PassOverlap {
 		t.Fatalf("third request: %+v, %v; want it refused with one Run waiting already", third, err)
 	}
-	if p := e.pendingRuns(t); !p[first.RunID] || p[second.RunID] {
-		t.Fatalf("pending runs %v; want the first and not the one waiting behind it", p)
+	if p := e.pendingRuns(t); p[second.RunID] {
+		t.Fatalf("pending runs %v; want not the one waiting behind the running one", p)
 	}
-	if _, _, err := e.store.CancelRun(t.Context(), first.RunID, "test"); err != nil {
+	if _, err := e.store.AttemptFinish(t.Context(), run.Attempt{ID: a.ID, State: run.AttemptCancelled, ErrorCode: "cancelled"}); err != nil {
 		t.Fatal(err)
 	}
 	if p := e.pendingRuns(t); !p[second.RunID] {

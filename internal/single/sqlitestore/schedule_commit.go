@@ -236,11 +236,11 @@ func (s *Store) applyOverlap(ctx context.Context, tx *txn, tk schedule.Ticket, d
 	if tk.Cron.Overlap == trigger.OverlapAllow {
 		return d, q, finished, nil
 	}
-	unfinished, err := unfinishedRuns(ctx, tx, tk.TriggerID)
+	unfinished, waiting, err := unfinishedRuns(ctx, tx, tk.TriggerID)
 	if err != nil {
 		return d, q, finished, err
 	}
-	switch schedule.OverlapOf(tk.Cron.Overlap, len(unfinished)) {
+	switch schedule.OverlapOf(tk.Cron.Overlap, len(unfinished), waiting != "") {
 	case schedule.OverlapPass:
 		return d.OverlapPassed(), q, finished, nil
 	case schedule.OverlapAdmitWaiting:
@@ -280,21 +280,26 @@ func (s *Store) cancelPrevious(ctx context.Context, tx *txn, unfinished []string
 	return queuing{waits: true, replaces: schedule.OverlapReplaced(unfinished)}, finished, nil
 }
 
-func unfinishedRuns(ctx context.Context, tx *txn, triggerID string) ([]string, error) {
+// unfinishedRuns are the trigger's unfinished Runs, oldest first, and the
+// newest of them that has not started ("" none).
+func unfinishedRuns(ctx context.Context, tx *txn, triggerID string) (ids []string, waiting string, _ error) {
 	rows, err := tx.QueryContext(ctx, qRunsUnfinishedOfTrigger, triggerID)
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	defer rows.Close()
-	var ids []string
 	for rows.Next() {
 		var id string
-		if err := rows.Scan(&id); err != nil {
-			return nil, err
+		var waits bool
+		if err := rows.Scan(&id, &waits); err != nil {
+			return nil, "", err
 		}
 		ids = append(ids, id)
+		if waits {
+			waiting = id
+		}
 	}
-	return ids, rows.Err()
+	return ids, waiting, rows.Err()
 }
 
 // admission is one Run to insert with its first Attempt; audit, when set,

@@ -111,14 +111,16 @@ func testRunNowOverlap(t *testing.T, f Fixture) {
 func testRunNowQueueOneNamesTheWaitingRun(t *testing.T, f Fixture) {
 	id := overlapDefs(t, f, trigger.OverlapQueueOne).Trigger.TriggerID
 	first := runNow(t, f, schedule.RunNowRequest{TriggerID: id, RequestID: "one"})
-	waiting := runNow(t, f, schedule.RunNowRequest{TriggerID: id, RequestID: "two"})
-	if !first.Created || !waiting.Created || waiting.Skipped != "" {
-		t.Fatalf("first two requests: %+v, %+v; want both created, the second to wait", first, waiting)
-	}
-	refused := runNow(t, f, schedule.RunNowRequest{TriggerID: id, RequestID: "three"})
-	if refused.Created || refused.Skipped != schedule.PassOverlap || refused.Unfinished != waiting.RunID || !refused.Waiting {
-		t.Fatalf("third request: %+v; want refused for overlap naming the waiting run %s (not the unfinished %s), as waiting", refused, waiting.RunID, first.RunID)
-	}
+	whileRunning(t, f, first.RunID, func() {
+		waiting := runNow(t, f, schedule.RunNowRequest{TriggerID: id, RequestID: "two"})
+		if !first.Created || !waiting.Created || waiting.Skipped != "" {
+			t.Fatalf("first two requests: %+v, %+v; want both created, the second to wait", first, waiting)
+		}
+		refused := runNow(t, f, schedule.RunNowRequest{TriggerID: id, RequestID: "three"})
+		if refused.Created || refused.Skipped != schedule.PassOverlap || refused.Unfinished != waiting.RunID || !refused.Waiting {
+			t.Fatalf("third request: %+v; want refused for overlap naming the waiting run %s (not the unfinished %s), as waiting", refused, waiting.RunID, first.RunID)
+		}
+	})
 }
 
 func testRunNowCancelPrevious(t *testing.T, f Fixture) {
@@ -132,9 +134,13 @@ func testRunNowCancelPrevious(t *testing.T, f Fixture) {
 	if !second.Created || states[first.RunID] != run.Cancelled || states[second.RunID] != run.Queued {
 		t.Fatalf("runs %v after %+v; want the first cancelled and the second queued", states, second)
 	}
-	// The request reports the Run it finished, and only that one.
+	// The request reports the Run it finished, and only that one, and
+	// names the Run it cancelled.
 	if first.Finished != (run.FinishCounts{}) || second.Finished != (run.FinishCounts{Cancelled: 1}) {
 		t.Fatalf("finished %+v by the first request, %+v by the second; want nothing, then the first Run cancelled", first.Finished, second.Finished)
+	}
+	if len(first.Cancelled) != 0 || !slices.Equal(second.Cancelled, []string{first.RunID}) {
+		t.Fatalf("cancelled %v by the first request, %v by the second; want none, then the first Run %s", first.Cancelled, second.Cancelled, first.RunID)
 	}
 	// A repeat of the request names its Run and finishes nothing again.
 	if again := runNow(t, f, schedule.RunNowRequest{TriggerID: id, RequestID: "two"}); again.Created || again.Finished != (run.FinishCounts{}) {

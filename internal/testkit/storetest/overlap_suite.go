@@ -23,6 +23,7 @@ func overlapCases() map[string]func(*testing.T, Fixture) {
 		"OverlapAllowAdmitsWhileAnEarlierRunIsUnfinished":               testOverlapAllow,
 		"OverlapSkipRecordsTheOccurrenceWhileTheEarlierRunIsUnfinished": testOverlapSkip,
 		"OverlapQueueOneAdmitsOneWaitingRunThenPassesTheRest":           testOverlapQueueOne,
+		"OverlapQueueOneLetsAtMostOneRunWaitUnstarted":                  testOverlapQueueOneLetsOneRunWaitUnstarted,
 		"OverlapCancelPreviousCancelsTheUnfinishedRunThenAdmits":        testOverlapCancelPrevious,
 		"OverlapSkipNeverAdmitsTwoRunsWhileThePreviousOneFinishes":      testOverlapSkipRace,
 		"AnOverlapPassIsReportedByTheCommit":                            testAnOverlapPassIsReportedByTheCommit,
@@ -126,17 +127,70 @@ func testOverlapQueueOne(t *testing.T, f Fixture) {
 	if res.Outcome != schedule.Admitted {
 		t.Fatalf("first admission: %s (%s)", res.Outcome, res.Reason)
 	}
-	second, res := admitDue(t, f, id)
-	if res.Outcome != schedule.Admitted || res.RunID != second.RunID {
-		t.Fatalf("admission behind one unfinished run: %s (%s), want admitted to wait", res.Outcome, res.Reason)
-	}
-	third, res := admitDue(t, f, id)
-	if res.Outcome != schedule.Skipped {
-		t.Fatalf("admission with a run waiting already: %s (%s), want skipped", res.Outcome, res.Reason)
-	}
+	var second, third schedule.CommitParams
+	whileRunning(t, f, first.RunID, func() {
+		second, res = admitDue(t, f, id)
+		if res.Outcome != schedule.Admitted || res.RunID != second.RunID {
+			t.Fatalf("admission behind one running run: %s (%s), want admitted to wait", res.Outcome, res.Reason)
+		}
+		third, res = admitDue(t, f, id)
+		if res.Outcome != schedule.Skipped {
+			t.Fatalf("admission with a run waiting already: %s (%s), want skipped", res.Outcome, res.Reason)
+		}
+		if n := len(unfinished(t, f, id)); n != 2 {
+			t.Fatalf("%d unfinished runs, want the running one and the one waiting", n)
+		}
+	})
 	requireLedger(t, f, id, d.Trigger.Revision, first.Decision, second.Decision, third.Decision.OverlapPassed())
-	if n := len(unfinished(t, f, id)); n != 2 {
-		t.Fatalf("%d unfinished runs, want the running one and the one waiting", n)
+}
+
+// whileRunning starts runID's attempt, calls during while it runs, then
+// lets it succeed.
+func whileRunning(t *testing.T, f Fixture, runID string, during func()) {
+	t.Helper()
+	finished, err := f.FinishAfter(t.Context(), runID, run.AttemptSucceeded, func(context.Context) error {
+		during()
+		return nil
+	})
+	if err != nil || finished != run.Succeeded {
+		t.Fatalf("run %s finished %q, %v; want succeeded", runID, finished, err)
+	}
+}
+
+// Under queue_one at most one Run of the trigger waits unstarted, whatever
+// it waits for: a Run that never started (the server was stopped, or the
+// executor's slots were full) is the waiting one, so the next occurrence
+// is passed over rather than queued beside it; once it runs, one more may
+// wait behind it.
+func testOverlapQueueOneLetsOneRunWaitUnstarted(t *testing.T, f Fixture) {
+	d := overlapDefs(t, f, trigger.OverlapQueueOne)
+	id := d.Trigger.TriggerID
+	first, res := admitDue(t, f, id)
+	if res.Outcome != schedule.Admitted {
+		t.Fatalf("first admission: %s (%s)", res.Outcome, res.Reason)
+	}
+	second, res := admitDue(t, f, id)
+	if res.Outcome != schedule.Skipped || res.RunID != "" {
+		t.Fatalf("admission beside a run that never started: %s (%s) run %q, want skipped", res.Outcome, res.Reason, res.RunID)
+	}
+	if refused := runNow(t, f, schedule.RunNowRequest{TriggerID: id, RequestID: "beside"}); refused.Created || refused.Skipped != schedule.PassOverlap ||
+		refused.Unfinished != first.RunID || !refused.Waiting {
+		t.Fatalf("run now beside the unstarted run: %+v; want refused for overlap naming %s as waiting", refused, first.RunID)
+	}
+	var third schedule.CommitParams
+	whileRunning(t, f, first.RunID, func() {
+		third, res = admitDue(t, f, id)
+		if res.Outcome != schedule.Admitted || res.RunID != third.RunID {
+			t.Fatalf("admission once the first runs: %s (%s), want admitted to wait", res.Outcome, res.Reason)
+		}
+	})
+	fourth, res := admitDue(t, f, id)
+	if res.Outcome != schedule.Skipped {
+		t.Fatalf("admission beside the waiting run after the first finished: %s (%s), want skipped", res.Outcome, res.Reason)
+	}
+	requireLedger(t, f, id, d.Trigger.Revision, first.Decision, second.Decision.OverlapPassed(), third.Decision, fourth.Decision.OverlapPassed())
+	if got := counts(t, f, id); got.Runs != 2 {
+		t.Fatalf("%d runs, want the first and the third", got.Runs)
 	}
 }
 

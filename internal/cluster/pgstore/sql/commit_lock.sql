@@ -22,7 +22,11 @@
 -- snapshot, taken by this statement and then locked, holds every Run
 -- admitted before; a Run that finishes after the snapshot still reads as
 -- unfinished, which can only pass an occurrence over, never admit a second
--- one (docs/architecture.md, "Overlap").
+-- one (docs/architecture.md, "Overlap"). Under queue_one it also reads the
+-- newest of them that has not started (NULL none): queued (or being
+-- created) with only its first attempt, which never started, so a Run queued again to retry or after it was lost does not
+-- count; queue_one admits no second such Run. The partial predicate is
+-- repeated so that the probe reads runs_unfinished_trigger_idx.
 -- The row is addressed by ctid (see handles.go) and must still carry the
 -- trigger id; no row means the row version moved since the take.
 -- $1 trigger id, $2 ctid of the claimed row version.
@@ -45,6 +49,13 @@ SELECT now.ms, s.ctid,
             ARRAY(SELECT r.id::text FROM qinglong.runs r
                    WHERE r.trigger_id = s.trigger_id AND r.state NOT IN ('succeeded', 'failed', 'cancelled', 'timed_out', 'lost')
                    ORDER BY r.id)
+       END,
+       CASE WHEN tr.overlap_policy = 'queue_one' THEN
+            (SELECT r.id::text FROM qinglong.runs r
+              WHERE r.trigger_id = s.trigger_id AND r.state NOT IN ('succeeded', 'failed', 'cancelled', 'timed_out', 'lost')
+                AND r.state IN ('created', 'queued')
+                AND NOT EXISTS (SELECT 1 FROM qinglong.attempts a WHERE a.run_id = r.id AND (a.number > 1 OR a.state <> 'claimed'))
+              ORDER BY r.id DESC LIMIT 1)
        END
   FROM now
  CROSS JOIN qinglong.trigger_schedules s

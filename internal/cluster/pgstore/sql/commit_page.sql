@@ -107,7 +107,8 @@ SELECT now.ms, s.tid,
 -- occurrence its decision would admit already has its Run (its idempotency
 -- key, NULL for a decision that admits nothing, probed under the project of
 -- the row as stored), and the trigger's unfinished Runs under an overlap
--- policy (NULL without one), as commit_lock.sql reads them.
+-- policy (NULL without one) with, under queue_one, the newest of them that
+-- has not started, as commit_lock.sql reads them.
 -- Why it is a statement of its own: these are the admission's only reads
 -- of runs, the one table that grows with every admission, and the right
 -- plan depends on its size (hash every Run while there are few, probe
@@ -147,6 +148,13 @@ SELECT w.ord,
             ARRAY(SELECT r.id::text FROM qinglong.runs r
                    WHERE r.trigger_id = s.trigger_id AND r.state NOT IN ('succeeded', 'failed', 'cancelled', 'timed_out', 'lost')
                    ORDER BY r.id)
+       END,
+       CASE WHEN tr.overlap_policy = 'queue_one' THEN
+            (SELECT r.id::text FROM qinglong.runs r
+              WHERE r.trigger_id = s.trigger_id AND r.state NOT IN ('succeeded', 'failed', 'cancelled', 'timed_out', 'lost')
+                AND r.state IN ('created', 'queued')
+                AND NOT EXISTS (SELECT 1 FROM qinglong.attempts a WHERE a.run_id = r.id AND (a.number > 1 OR a.state <> 'claimed'))
+              ORDER BY r.id DESC LIMIT 1)
        END
   FROM want w
   JOIN qinglong.trigger_schedules s ON s.trigger_id = w.trigger_id

@@ -1,0 +1,93 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/spf13/cobra"
+
+	"github.com/qinglong/qinglong/internal/core/cron"
+	"github.com/qinglong/qinglong/internal/core/crontab"
+	"github.com/qinglong/qinglong/internal/core/validate"
+)
+
+func crontabCommand(opts Options) *cobra.Command {
+	c := &cobra.Command{Use: "crontab", Short: "Move jobs from a crontab"}
+	var project, zone string
+	convert := &cobra.Command{
+		Use:   "convert FILE --project NAME --tz ZONE",
+		Short: "Print a definitions file holding a crontab's jobs",
+		Long: `Read a crontab (FILE, or - for standard input) and print a definitions file for ` + "`" + opts.Binary + ` apply` + "`" + `:
+one task and one trigger per entry, named after the entry's program (made unique by a number), in
+project --project. Entries are 5 fields or @yearly, @annually, @monthly, @weekly, @daily, @midnight or
+@hourly, then the command; 7 and ranges ending in 7 (or SUN) in day-of-week are written with 0 for
+Sunday. --tz is the zone of the entries until a CRON_TZ= or TZ= line sets another for the
+lines after it (TZ also goes into their env, as cron passes it on); SHELL=/bin/sh or /bin/bash sets
+their shell; any other VAR= line goes into the env of the tasks after it (MAILTO is noted: nothing
+is mailed). A "\%" in a command is a "%"; an unescaped "%" (cron's standard input) is refused.
+Comments and blank lines are skipped. Every line not converted (@reboot, bad syntax, "%") is
+reported on standard error with its line number and why, as is an entry converted with a
+difference (both day fields restricted where cron would require both), and the command then exits 1
+after printing the file of the others. The file starts with a comment of what QingLong does
+otherwise than cron (timeout 1h, misfire fire_once, a fresh working directory, its environment,
+--concurrency); check it with ` + "`" + opts.Binary + ` apply --dry-run -f FILE` + "`" + `.`,
+		Example: "  crontab -l | " + opts.Binary + " crontab convert - --project ops --tz Europe/Berlin > ops.yaml\n" +
+			"  " + opts.Binary + " apply --dry-run -f ops.yaml",
+		Args: oneArg("crontab convert takes one file: the crontab's path, or - for standard input"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := validate.Name("--project", project); err != nil {
+				return &UsageError{Err: err}
+			}
+			if zone == "" {
+				return Usagef("--tz is required: %s", cron.TimezoneRequired)
+			}
+			if err := cron.CheckTimezone(zone); err != nil {
+				return &UsageError{Err: err}
+			}
+			in := cmd.InOrStdin()
+			if args[0] != "-" {
+				f, err := os.Open(args[0])
+				if err != nil {
+					return fmt.Errorf("open the crontab: %w", err)
+				}
+				defer f.Close() //nolint:errcheck // read only
+				in = f
+			}
+			return convertCrontab(cmd, in, project, zone)
+		},
+	}
+	convert.Flags().StringVar(&project, "project", "", "the project the tasks and triggers go in (required)")
+	convert.Flags().StringVar(&zone, "tz", "", "IANA time zone of the entries before any CRON_TZ= line (required), e.g. Europe/Berlin")
+	c.AddCommand(convert)
+	return c
+}
+
+// convertCrontab prints in's entries as a definitions file of project on
+// standard output and every line it reports on standard error; it fails
+// when a line was not converted, after printing the others.
+func convertCrontab(cmd *cobra.Command, in io.Reader, project, zone string) error {
+	res, err := crontab.Convert(in, zone)
+	if err != nil {
+		return err
+	}
+	out, err := res.Definitions(project)
+	if err != nil {
+		return err
+	}
+	if _, err := cmd.OutOrStdout().Write(out); err != nil {
+		return err
+	}
+	refused := 0
+	for _, p := range res.Problems {
+		fmt.Fprintf(textWriter{cmd.ErrOrStderr()}, "%s\n", p)
+		if p.Kind == crontab.NotConverted {
+			refused++
+		}
+	}
+	if refused > 0 {
+		return fmt.Errorf("%d %s of the crontab %s not converted (above); the file printed holds the %d converted",
+			refused, map[bool]string{true: "line", false: "lines"}[refused == 1], map[bool]string{true: "was", false: "were"}[refused == 1], len(res.Entries))
+	}
+	return nil
+}

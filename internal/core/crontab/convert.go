@@ -1,0 +1,303 @@
+// Package crontab converts a crontab (Vixie cron, cronie) into a
+// definitions file: one task and one trigger per entry. It does no I/O.
+// Every line is accounted for: converted, taken as a setting of the lines
+// after it, or reported with its line number and why it was not converted;
+// nothing is dropped silently.
+package crontab
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/qinglong/qinglong/internal/core/cron"
+)
+
+// Problem is a line the converter did not convert, converted with a
+// difference its author must know, or took with a note: Line is its
+// number (from 1).
+type Problem struct {
+	Line int
+	Text string
+	Why  string
+	Kind Kind
+}
+
+// Kind is what became of a line a Problem reports.
+type Kind string
+
+// The kinds.
+const (
+	// NotConverted: the line is in no task or trigger.
+	NotConverted Kind = "not converted"
+	// ConvertedBut: the entry was converted; Why says what differs.
+	ConvertedBut Kind = "converted, but"
+	// Noted: a setting QingLong takes otherwise, or not at all.
+	Noted Kind = "note"
+)
+
+func (p Problem) String() string {
+	return fmt.Sprintf("line %d: %s: %s (%s)", p.Line, p.Kind, p.Why, strings.TrimSpace(p.Text))
+}
+
+// Entry is one converted crontab line.
+type Entry struct {
+	Line     int
+	Name     string
+	Cron     string
+	Timezone string
+	Shell    string
+	Script   string
+	Env      map[string]string
+}
+
+// Result is a converted crontab: its entries in file order and the lines
+// reported.
+type Result struct {
+	Entries  []Entry
+	Problems []Problem
+}
+
+// macros are the crontab's @-schedules that have a plain expression.
+var macros = map[string]string{
+	"@yearly": "0 0 1 1 *", "@annually": "0 0 1 1 *", "@monthly": "0 0 1 * *", "@weekly": "0 0 * * 0",
+	"@daily": "0 0 * * *", "@midnight": "0 0 * * *", "@hourly": "0 * * * *",
+}
+
+// Convert reads a crontab from r; zone is the time zone of the entries
+// before any CRON_TZ= or TZ= line (cron's is the host's, which QingLong
+// never implies).
+func Convert(r io.Reader, zone string) (Result, error) {
+	var res Result
+	st := state{zone: zone, shell: "/bin/sh", env: map[string]string{}, names: map[string]int{}}
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 0, 64*1024), 1<<20)
+	for n := 1; sc.Scan(); n++ {
+		st.line(&res, n, sc.Text())
+	}
+	if err := sc.Err(); err != nil {
+		return Result{}, fmt.Errorf("read the crontab: %w", err)
+	}
+	return res, nil
+}
+
+// state is what the lines read so far set for the lines after them.
+type state struct {
+	zone, shell string
+	env         map[string]string
+	names       map[string]int
+}
+
+func (st *state) line(res *Result, n int, text string) {
+	trimmed := strings.TrimSpace(text)
+	problem := func(why string) {
+		res.Problems = append(res.Problems, Problem{Line: n, Text: text, Why: why, Kind: NotConverted})
+	}
+	switch {
+	case trimmed == "" || strings.HasPrefix(trimmed, "#"):
+		return
+	case isSetting(trimmed):
+		if why := st.set(trimmed); why != "" {
+			res.Problems = append(res.Problems, Problem{Line: n, Text: text, Why: why, Kind: Noted})
+		}
+		return
+	}
+	expr, command, ok := splitEntry(trimmed)
+	if !ok {
+		problem("not a schedule followed by a command: 5 fields (minute hour day-of-month month day-of-week) or an @-schedule, then the command")
+		return
+	}
+	if strings.EqualFold(expr, "@reboot") {
+		problem("QingLong has no trigger that fires when the machine starts; start the command from the host's start-up (a systemd unit) instead")
+		return
+	}
+	if strings.HasPrefix(expr, "@") {
+		plain, known := macros[strings.ToLower(expr)]
+		if !known {
+			problem(fmt.Sprintf("%s is no schedule cron knows", expr))
+			return
+		}
+		expr = plain
+	}
+	fields := strings.Fields(expr)
+	fields[4] = sundayAsZero(fields[4])
+	expr = strings.Join(fields, " ")
+	s, err := cron.Parse(expr, st.zone)
+	if err == nil {
+		err = cron.CheckSteps(expr)
+	}
+	if err != nil {
+		problem(err.Error())
+		return
+	}
+	script, why := commandScript(command)
+	if why != "" {
+		problem(why)
+		return
+	}
+	e := Entry{Line: n, Name: st.name(command), Cron: expr, Timezone: st.zone, Shell: st.shell, Script: script, Env: copyEnv(st.env)}
+	res.Entries = append(res.Entries, e)
+	if d := s.Days(); d.VixieBoth {
+		res.Problems = append(res.Problems, Problem{Line: n, Text: text, Kind: ConvertedBut,
+			Why: fmt.Sprintf("cron fires it only on days matching both day-of-month %q and day-of-week %q; QingLong fires it on days matching either. %s", d.DayOfMonth, d.DayOfWeek, cron.VixieBothHint)})
+	}
+}
+
+// isSetting reports whether a line is a VAR=value setting rather than an
+// entry: a name, then "=", before any space.
+func isSetting(line string) bool {
+	name, _, ok := strings.Cut(line, "=")
+	return ok && name != "" && !strings.ContainsAny(strings.TrimSpace(name), " \t") && !strings.HasPrefix(line, "@") &&
+		!strings.ContainsAny(name[:1], "0123456789*")
+}
+
+// set takes a VAR=value line as cron does, for the entries after it, and
+// says what a reader must know of it ("" nothing).
+func (st *state) set(line string) string {
+	name, value, _ := strings.Cut(line, "=")
+	name, value = strings.TrimSpace(name), unquote(strings.TrimSpace(value))
+	switch name {
+	case "CRON_TZ", "TZ":
+		if err := cron.CheckTimezone(value); err != nil {
+			return fmt.Sprintf("the zone is kept as %s for the lines after it: %v", st.zone, err)
+		}
+		st.zone = value
+		if name == "TZ" {
+			st.env[name] = value
+		}
+		return ""
+	case "SHELL":
+		if value != "/bin/sh" && value != "/bin/bash" {
+			return fmt.Sprintf("a task's shell is /bin/sh or /bin/bash; the lines after it keep %s", st.shell)
+		}
+		st.shell = value
+		return ""
+	case "MAILTO", "MAILFROM":
+		return "QingLong sends no mail: a Run's output is kept in its log (`ql runs logs`); notifications (docs/notifications.md) tell of failures"
+	}
+	if strings.HasPrefix(name, "QL_") {
+		return "names starting with QL_ are QingLong's own; it is left out of the tasks' env"
+	}
+	st.env[name] = value
+	return ""
+}
+
+// unquote strips one pair of matching quotes around a setting's value, as
+// cron does.
+func unquote(v string) string {
+	if len(v) >= 2 && (v[0] == '"' || v[0] == '\'') && v[len(v)-1] == v[0] {
+		return v[1 : len(v)-1]
+	}
+	return v
+}
+
+// splitEntry splits an entry into its schedule and its command.
+func splitEntry(line string) (expr, command string, ok bool) {
+	if strings.HasPrefix(line, "@") {
+		i := strings.IndexAny(line, " \t")
+		if i < 0 {
+			return line, "", strings.EqualFold(line, "@reboot")
+		}
+		return line[:i], strings.TrimSpace(line[i:]), true
+	}
+	rest := line
+	fields := make([]string, 0, 5)
+	for len(fields) < 5 {
+		rest = strings.TrimLeft(rest, " \t")
+		i := strings.IndexAny(rest, " \t")
+		if i < 0 {
+			return "", "", false
+		}
+		fields, rest = append(fields, rest[:i]), rest[i:]
+	}
+	command = strings.TrimSpace(rest)
+	return strings.Join(fields, " "), command, command != ""
+}
+
+// commandScript is a command as the task's script: cron's "\%" is a "%";
+// an unescaped "%" ends the command and starts its standard input, which
+// a task has none of, so such a line is refused saying how to write it.
+func commandScript(command string) (script, why string) {
+	var b strings.Builder
+	for i := 0; i < len(command); i++ {
+		switch {
+		case command[i] == '\\' && i+1 < len(command) && command[i+1] == '%':
+			b.WriteByte('%')
+			i++
+		case command[i] == '%':
+			return "", `cron gives the text after an unescaped "%" to the command as its standard input, one line per "%"; ` +
+				`a task has no standard input: write it as a pipe (printf 'line one\nline two\n' | command), or escape a literal "%" as "\%"`
+		default:
+			b.WriteByte(command[i])
+		}
+	}
+	return b.String(), ""
+}
+
+// name is a task and trigger name derived from command: its program's
+// base name, in the characters a name may use, made unique by a number.
+func (st *state) name(command string) string {
+	words := strings.Fields(command)
+	base := "job"
+	for i, w := range words {
+		// Skip variable assignments, wrappers and interpreters that say
+		// nothing of the job (VAR=x cmd, nice cmd, python3 job.py) and
+		// the directory of a cd.
+		if strings.Contains(w, "=") || wrappers[w] || strings.HasPrefix(w, "-") || strings.HasSuffix(w, "/") || i > 0 && words[i-1] == "cd" {
+			continue
+		}
+		w = w[strings.LastIndex(w, "/")+1:]
+		if dot := strings.LastIndex(w, "."); dot > 0 {
+			w = w[:dot]
+		}
+		if clean := cleanName(w); clean != "" {
+			base = clean
+			break
+		}
+	}
+	st.names[base]++
+	if n := st.names[base]; n > 1 {
+		return fmt.Sprintf("%s-%d", base, n)
+	}
+	return base
+}
+
+// wrappers are words of a command that say nothing of the job it runs.
+var wrappers = map[string]bool{"nice": true, "ionice": true, "nohup": true, "cd": true, "&&": true, ";": true, "flock": true, "timeout": true,
+	"sudo": true, "env": true, "exec": true, "sh": true, "bash": true, "/bin/sh": true, "/bin/bash": true, "python": true, "python3": true,
+	"perl": true, "ruby": true, "node": true, "php": true, "/usr/bin/python3": true, "/usr/bin/env": true}
+
+// cleanName lower-cases s and keeps the characters a name may use, each
+// other run of characters becoming one "-", trimmed to start and end with
+// a letter or digit and cut to 60 characters (room for a number).
+func cleanName(s string) string {
+	var b strings.Builder
+	for _, r := range strings.ToLower(s) {
+		switch {
+		case r >= 'a' && r <= 'z', r >= '0' && r <= '9', r == '_', r == '.':
+			b.WriteRune(r)
+		default:
+			b.WriteByte('-')
+		}
+	}
+	out := strings.Trim(b.String(), "-_.")
+	for strings.Contains(out, "--") {
+		out = strings.ReplaceAll(out, "--", "-")
+	}
+	if len(out) > 60 {
+		out = strings.TrimRight(out[:60], "-_.")
+	}
+	return out
+}
+
+func copyEnv(env map[string]string) map[string]string {
+	if len(env) == 0 {
+		return nil
+	}
+	out := make(map[string]string, len(env))
+	for k, v := range env {
+		out[k] = v
+	}
+	return out
+}
