@@ -125,27 +125,7 @@ func TestWhileTheClockReadsBehindTheDatabaseTheAPIRefusesWritesAndAnswersReads(t
 	}
 
 	site.catchUp(t)
-	// The same request id: had the refused run now admitted a Run, this
-	// would return it rather than create one.
-	st, body, _ = httpcall.Bearer(t, http.MethodPost, trig+"/run", operate, runNow)
-	var ran struct {
-		RunID   string
-		Created bool
-	}
-	if err := json.Unmarshal(body, &ran); st != http.StatusOK || err != nil || !ran.Created {
-		t.Fatalf("run now once the clock caught up: %d %s; want a Run created", st, body)
-	}
-	httpcall.Bearer(t, http.MethodPost, site.base+"/api/v1/runs/"+ran.RunID+"/cancel", operate, nil)
-	st, body, _ = httpcall.Bearer(t, http.MethodPost, site.base+"/api/v1/apply", admin, []byte(movedFile))
-	var applied struct{ Created, Unchanged int }
-	if err := json.Unmarshal(body, &applied); st != http.StatusOK || err != nil || applied.Created == 0 || applied.Unchanged != 0 {
-		t.Errorf("apply once the clock caught up: %d %s; want every object created by it", st, body)
-	}
-	st, body, _ = httpcall.Bearer(t, http.MethodPost, trig+"/pause", operate, nil)
-	var paused struct{ Changed, Paused bool }
-	if err := json.Unmarshal(body, &paused); st != http.StatusOK || err != nil || !paused.Changed || !paused.Paused {
-		t.Errorf("pause once the clock caught up: %d %s; want the trigger paused by it", st, body)
-	}
+	heldWritesTakeEffect(t, site.base, trig, runNow, operate, admin, "once the clock caught up")
 }
 
 // TestWhileTheClockReadsBehindTheDatabaseTheConsoleRefusesWritesAndEveryPageSaysSo:

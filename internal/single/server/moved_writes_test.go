@@ -115,26 +115,35 @@ func TestAServerWhoseDatabaseIsMovedAwayRefusesAPIWritesAndAnswersReads(t *testi
 	}
 
 	back()
-	// The same request id: had the refused run now admitted a Run, this
-	// would return it rather than create one.
-	st, body, _ = httpcall.Bearer(t, http.MethodPost, trig+"/run", operate, runNow)
+	heldWritesTakeEffect(t, site.base, trig, runNow, operate, admin, "once moved back")
+}
+
+// heldWritesTakeEffect asks again, once a hold of the server's writes
+// ended (when), the writes refused during it — the run now with its same
+// request id, an apply of movedFile, a pause of the trigger at trig — and
+// fails unless each takes effect now: had a refused one written anything,
+// the run now would return its Run rather than create one, and the apply
+// and the pause would change nothing.
+func heldWritesTakeEffect(t *testing.T, base, trig string, runNow []byte, operate, admin, when string) {
+	t.Helper()
+	st, body, _ := httpcall.Bearer(t, http.MethodPost, trig+"/run", operate, runNow)
 	var ran struct {
 		RunID   string
 		Created bool
 	}
 	if err := json.Unmarshal(body, &ran); st != http.StatusOK || err != nil || !ran.Created {
-		t.Fatalf("run now once moved back: %d %s; want a Run created", st, body)
+		t.Fatalf("run now %s: %d %s; want a Run created", when, st, body)
 	}
-	httpcall.Bearer(t, http.MethodPost, site.base+"/api/v1/runs/"+ran.RunID+"/cancel", operate, nil)
-	st, body, _ = httpcall.Bearer(t, http.MethodPost, site.base+"/api/v1/apply", admin, []byte(movedFile))
-	var applied struct{ Created, Updated, Unchanged int }
+	httpcall.Bearer(t, http.MethodPost, base+"/api/v1/runs/"+ran.RunID+"/cancel", operate, nil)
+	st, body, _ = httpcall.Bearer(t, http.MethodPost, base+"/api/v1/apply", admin, []byte(movedFile))
+	var applied struct{ Created, Unchanged int }
 	if err := json.Unmarshal(body, &applied); st != http.StatusOK || err != nil || applied.Created == 0 || applied.Unchanged != 0 {
-		t.Errorf("apply once moved back: %d %s; want every object created by it", st, body)
+		t.Errorf("apply %s: %d %s; want every object created by it", when, st, body)
 	}
 	st, body, _ = httpcall.Bearer(t, http.MethodPost, trig+"/pause", operate, nil)
 	var paused struct{ Changed, Paused bool }
 	if err := json.Unmarshal(body, &paused); st != http.StatusOK || err != nil || !paused.Changed || !paused.Paused {
-		t.Errorf("pause once moved back: %d %s; want the trigger paused by it", st, body)
+		t.Errorf("pause %s: %d %s; want the trigger paused by it", when, st, body)
 	}
 }
 
