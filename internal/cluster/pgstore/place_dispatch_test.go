@@ -87,16 +87,17 @@ func TestMigratingGivesTheReplacementsAlreadyQueuedThePlaceOfTheRunsTheyCancelle
 		}
 		return res.RunID
 	}
+	// queue_one lets a Run wait only behind one that started: a worker
+	// starts the first before anything else is queued, then a person
+	// cancels it.
+	w := s.newWorker(t, "w1", nil, 1)
+	personCancelled, queued := s.queueOneBehind(t, w)
+	s.endCancelled(t, w, personCancelled)
+	waiting := queued.RunID
 	clock := s.applyTrigger(t, "clock", `{name: tick, task: job, cron: "* * * * *", timezone: UTC, overlap: cancel_previous}`, "tick")
 	s.admitDueOnce(t, clock)
-	queueOne := s.applyTrigger(t, "queue", `{name: tick, task: job, cron: "0 0 1 1 *", timezone: UTC, overlap: queue_one}`, "tick")
 	manual := s.applyTrigger(t, "manual", `{name: tick, task: job, cron: "0 0 1 1 *", timezone: UTC, overlap: cancel_previous}`, "tick")
 	other := s.applyTrigger(t, "other", `{name: tick, task: job, cron: "0 0 1 1 *", timezone: UTC}`, "tick")
-	personCancelled := runNow(queueOne, "first")
-	waiting := runNow(queueOne, "second")
-	if _, _, err := s.runtime.CancelRun(ctx, personCancelled, "ops"); err != nil {
-		t.Fatal(err)
-	}
 	runNow(manual, "first")
 	after := runNow(other, "after")
 	byOccurrence := s.admitDueOnce(t, clock)
@@ -122,7 +123,7 @@ func TestMigratingGivesTheReplacementsAlreadyQueuedThePlaceOfTheRunsTheyCancelle
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []string{byOccurrence, waiting, byRunNow, after}
+	want := []string{waiting, byOccurrence, byRunNow, after}
 	if got := s.dispatchOrder(t, 5); !slices.Equal(got, want) {
 		t.Fatalf("after the migration pulls of one were granted %v,\nwant each replacement in its cancelled Run's place, the queue_one Run in its own: %v", got, want)
 	}

@@ -4,6 +4,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/qinglong/qinglong/internal/core/run"
 	"github.com/qinglong/qinglong/internal/core/schedule"
 	"github.com/qinglong/qinglong/internal/core/trigger"
 	"github.com/qinglong/qinglong/internal/testkit/storetest"
@@ -37,9 +38,17 @@ func TestMigratingGivesTheReplacementsAlreadyQueuedThePlaceOfTheRunsTheyCancelle
 		return res.RunID
 	}
 	e.admit(t, clockTrigger)
+	// queue_one lets a Run wait only behind one that started.
 	personCancelled := runNow(queueOne, "first")
+	started := e.pending(t, personCancelled)
+	if _, _, _, err := e.store.AttemptStart(ctx, started.ID, "owner-1", ""); err != nil {
+		t.Fatal(err)
+	}
 	waiting := runNow(queueOne, "second")
 	if _, _, err := e.store.CancelRun(ctx, personCancelled, "ops"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.store.AttemptFinish(ctx, run.Attempt{ID: started.ID, State: run.AttemptCancelled, ErrorCode: "cancelled"}); err != nil {
 		t.Fatal(err)
 	}
 	runNow(manual, "first")
