@@ -275,11 +275,11 @@ func serveWith(t *testing.T, opts cli.Options, what string, reached func(stderr 
 // --log-format json makes every line a JSON object with its time, level
 // and message (and its code where it has one), and --log-level warn drops
 // every info line: the start and the stop are not logged, the warning
-// about a data directory others can read is.
+// about a data directory others can write is.
 func TestServeLogsJSONLinesFromTheLevelGiven(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	if err := os.Chmod(dir, 0o755); err != nil {
+	if err := os.Chmod(dir, 0o775); err != nil {
 		t.Fatal(err)
 	}
 	addr := freeport.Addr(t)

@@ -17,9 +17,10 @@ import (
 
 // commandLineOnly are the flags that describe one invocation, not an
 // installation, and so have no environment variable.
-var commandLineOnly = []string{"help", "file", "dry-run", "output", "project", "trigger", "state", "limit", "after", "count", "tz", "no-descriptions",
+var commandLineOnly = []string{"help", "version", "file", "dry-run", "output", "project", "trigger", "state", "limit", "after", "count", "tz", "no-descriptions",
 	"follow", "max-concurrency", "note", "runs", "ledger", "request-id", "force", "from", "to", "max", "scope", "expires", "role", "owner", "password-stdin",
-	"attempt", "exit-status", "quick", "if-match", "keep-old", "worker", "verbose", "search", "tail"}
+	"attempt", "exit-status", "quick", "if-match", "keep-old", "worker", "verbose", "search", "tail", "clock-behind-ok", "system", "account",
+	"take-back", "with-state", "all", "adopt-state"}
 
 // sampleOf is a value a flag of each type accepts, as its variable would
 // give it and as the flag prints it back.

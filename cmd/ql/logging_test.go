@@ -151,3 +151,38 @@ func TestAReplicaWarnsOfAnUnverifiedDatabaseInALineOfItsLogFormat(t *testing.T) 
 		}
 	}
 }
+
+// A replica given several servers without target_session_attrs read-write
+// warns at start, in a line of its log format, that its pool's connections
+// may reach another server than the one it checks, and says to add it.
+func TestAReplicaWarnsAtStartOfSeveralServersWithoutKeepingTheWritableOne(t *testing.T) {
+	t.Parallel()
+	const code = "serve.database_any_host"
+	stderr := runUntil(t, "warning", func(s string) bool { return strings.Contains(s, code) },
+		"serve", "--profile", "cluster", "--database-url", "postgres://ql_runtime@127.0.0.1:1,127.0.0.2:1/ql?sslmode=disable&connect_timeout=1",
+		"--replica-id", "replica-any-host", "--http-addr", "127.0.0.1:0", "--worker-addr", "127.0.0.1:0", "--stop-timeout", "2s")
+	for _, line := range strings.Split(strings.TrimSpace(stderr), "\n") {
+		var rec map[string]any
+		if err := json.Unmarshal([]byte(line), &rec); err != nil {
+			t.Fatalf("a line is not JSON (%v): %q", err, line)
+		}
+		if rec["code"] == code {
+			if msg, _ := rec["msg"].(string); rec["level"] != "WARN" || !strings.Contains(msg, "add target_session_attrs=read-write") {
+				t.Fatalf("the warning %v: want level WARN saying to add target_session_attrs=read-write", rec)
+			}
+			return
+		}
+	}
+	t.Fatalf("no %s line: %s", code, stderr)
+}
+
+// A read command given a PostgreSQL URL (`ql runs list`) prints the same
+// warnings before it connects, read as the driver reads the URL.
+func TestAReadCommandWarnsOfAnUnverifiedDatabaseBeforeItConnects(t *testing.T) {
+	t.Parallel()
+	var out, errOut bytes.Buffer
+	code := cli.Main(t.Context(), options(), []string{"runs", "list", "--database-url", "postgres://ql_runtime@db.invalid/ql?sslmode=require&connect_timeout=1"}, &out, &errOut)
+	if code == 0 || !strings.Contains(errOut.String(), "ql: warning: the database URL reaches db.invalid with sslmode=require") {
+		t.Fatalf("runs list with sslmode=require: exit %d stderr %q; want the warning, then a failed connection", code, errOut.String())
+	}
+}

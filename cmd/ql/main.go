@@ -17,6 +17,7 @@ func main() { cli.Run(options()) }
 func options() cli.Options {
 	opts := singlecli.Options("ql")
 	opts.OpenPostgres = replica.Open
+	opts.DatabaseWarnings = replica.DatabaseWarnings
 	opts.Profiles[cli.ProfileCluster] = replica.Profile()
 	opts.Extra = []*cobra.Command{dbcli.DBCommand(), dbcli.WorkersCommand(), workercli.Command()}
 	return opts

@@ -34,6 +34,7 @@ var edgePackages = []string{
 	"internal/core/metrics",
 	"internal/core/netaddr",
 	"internal/single/singlecli",
+	"internal/single/attemptlog",
 	"internal/single/executor",
 	"internal/single/lockprobe",
 	"internal/single/server",

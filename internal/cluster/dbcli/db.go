@@ -106,16 +106,17 @@ func rolesCommand(getenv func(string) string, prefix *string) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "roles",
 		Short: "Create or verify the five least-privilege roles and install their grants",
-		Long: "Creates or verifies the LOGIN roles migration, admin, runtime, worker_ingress and maintenance (with --role-prefix)\n" +
-			"and installs the exact grant matrix; pins every role's search_path to pg_catalog, pg_temp and sets the\n" +
-			"statement and idle-in-transaction timeouts of the others; revokes every role membership from or to them.\n" +
-			"worker_ingress may only connect: the worker ingress runs as the runtime role. maintenance deletes what\n" +
-			"retention lets go (`ql retention run`, or replicas given its URL); no other role may.\n" +
+		Long: "Creates or verifies the LOGIN roles migration, admin, runtime and maintenance and the NOLOGIN role worker_ingress\n" +
+			"(with --role-prefix) and installs the exact grant matrix; pins every role's search_path to pg_catalog, pg_temp and\n" +
+			"sets the statement and idle-in-transaction timeouts of the others; revokes every role membership from or to them.\n" +
+			"Nothing connects as worker_ingress (the worker ingress runs as the runtime role): it may not log in and has no\n" +
+			"password, and one it had is removed. maintenance deletes what retention lets go (`ql retention run`, or replicas\n" +
+			"given its URL); no other role may.\n" +
 			"Connects with $" + EnvSuperuserURL + " (else $" + EnvURL + ").\n" +
 			"Passwords are read from $" + EnvPasswordPrefix + "<ROLE>_PASSWORD (e.g. " + passwordEnv(pgstore.RoleRuntime) + ") or from\n" +
-			"--password-file-dir, a directory with one file per role kind (migration, admin, runtime, worker_ingress,\n" +
-			"maintenance; not the role's full name: any other file there is refused), each readable only by its owner.\n" +
-			"A password is required only to create a role; given for an existing role it replaces the old one.\n" +
+			"--password-file-dir, a directory with one file per role kind (migration, admin, runtime, maintenance; not the\n" +
+			"role's full name: any other file there is refused, and a worker_ingress file is read but never set), each readable\n" +
+			"only by its owner. A password is required only to create a role; given for an existing role it replaces the old one.\n" +
 			"Each role's line says whether it was created, its password set or its password unchanged.\n" +
 			"Passwords are sent only as SCRAM verifiers and never printed.",
 		Args:         cobra.NoArgs,
@@ -185,17 +186,18 @@ func checkCommand(getenv func(string) string, prefix *string) *cobra.Command {
 // `ql workers list` or `ql db migrate` beside a standalone server would
 // otherwise go looking for a PostgreSQL URL it never needs.
 //
-// A URL that reaches another host without verifying its server, or whose
-// password comes from a password file others may read, draws the warning
-// every command given a database URL prints (cli.WeakTLS,
-// cli.PassfileExposed), on the command's stderr.
+// A URL (or keyword/value string) that reaches another host without
+// verifying its server, whose password comes from a password file others
+// may read, or that lists several servers without keeping the writable one
+// draws the warning every command given a database URL prints
+// (pgstore.ConnWarnings), on the command's stderr.
 func urlFrom(cmd *cobra.Command, getenv func(string) string, specific string) (string, error) {
 	for _, name := range []string{specific, EnvURL} {
 		u, err := cli.Getenv(getenv, name)
 		if err != nil || u != "" {
-			for _, msg := range []string{cli.WeakTLS(u, getenv), cli.PassfileExposed(u, getenv)} {
-				if err == nil && msg != "" {
-					fmt.Fprintln(cmd.ErrOrStderr(), "ql: warning: "+msg)
+			if err == nil && u != "" {
+				for _, w := range pgstore.ConnWarnings(u) {
+					fmt.Fprintln(cmd.ErrOrStderr(), "ql: warning: "+w.Text)
 				}
 			}
 			return u, err

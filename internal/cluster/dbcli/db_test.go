@@ -79,7 +79,7 @@ func TestInstallFlowEndsReady(t *testing.T) {
 	got := transcript.String()
 	for _, want := range []string{
 		"applying pg-0001-control-schema (sha256:", fmt.Sprintf("applied %d migrations in ", len(pgstore.Stream())), "role " + names.Runtime + " (runtime): created", "ready", "up to date",
-		"role " + names.WorkerIngress + " (worker_ingress): password set; CONNECT and USAGE on the schema only: the worker ingress runs inside each replica",
+		"role " + names.WorkerIngress + " (worker_ingress): " + string(pgstore.RoleNoLoginPasswordUnused) + "; the worker ingress runs inside each replica as the runtime role; CONNECT and USAGE on the schema only",
 		"search_path pg_catalog, pg_temp; statement_timeout 10s; idle_in_transaction_session_timeout 5s",
 	} {
 		if !strings.Contains(got, want) {
@@ -327,6 +327,8 @@ func TestAPasswordFileNamedForNoRoleKindIsRefusedNotIgnored(t *testing.T) {
 // `ql db roles` says for each role whether it created it, set its password
 // or left the password as it was, so an operator sees a rotation happen:
 // a password file for one role changes that role's password and no other.
+// worker_ingress, which may not log in, says so, and that a password given
+// for it was not set.
 func TestRolesSaysWhichRoleItCreatedOrWhosePasswordItSet(t *testing.T) {
 	t.Parallel()
 	db := pgtest.NewDatabase(t)
@@ -341,7 +343,11 @@ func TestRolesSaysWhichRoleItCreatedOrWhosePasswordItSet(t *testing.T) {
 		t.Fatalf("ql db roles: %v\n%s", err, out)
 	}
 	for _, k := range pgstore.RoleKinds {
-		if want := "role " + names.Name(k) + " (" + string(k) + "): created; "; !strings.Contains(out, want) {
+		want := "role " + names.Name(k) + " (" + string(k) + "): created; "
+		if k == pgstore.RoleWorkerIngress {
+			want = "role " + names.WorkerIngress + " (worker_ingress): " + string(pgstore.RoleNoLoginPasswordUnused) + "; "
+		}
+		if !strings.Contains(out, want) {
 			t.Fatalf("first ql db roles: %q lacks %q", out, want)
 		}
 	}
@@ -363,8 +369,11 @@ func TestRolesSaysWhichRoleItCreatedOrWhosePasswordItSet(t *testing.T) {
 	}
 	for _, k := range pgstore.RoleKinds {
 		want := "role " + names.Name(k) + " (" + string(k) + "): password unchanged; "
-		if k == pgstore.RoleRuntime {
+		switch k {
+		case pgstore.RoleRuntime:
 			want = "role " + names.Runtime + " (runtime): password set; "
+		case pgstore.RoleWorkerIngress:
+			want = "role " + names.WorkerIngress + " (worker_ingress): " + string(pgstore.RoleNoLogin) + "; "
 		}
 		if !strings.Contains(out, want) {
 			t.Errorf("rotation: %q lacks %q", out, want)

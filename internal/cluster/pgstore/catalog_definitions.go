@@ -142,7 +142,7 @@ func projectNames(ctx context.Context, pool *pgxpool.Pool, limit int) ([]catalog
 	}
 	names, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (catalog.ProjectName, error) {
 		var n catalog.ProjectName
-		return n, row.Scan(&n.Name, &n.Title)
+		return n, row.Scan(&n.Name, &n.Title, &n.Status, &n.Paused)
 	})
 	return names, mapErr(err, "listing projects")
 }

@@ -80,14 +80,25 @@ func (e *env) url(k RoleKind) string {
 	return u.String()
 }
 
-// conn opens a single connection as a role, closed on cleanup.
+// conn opens a single connection as a role, closed on cleanup. A role
+// that may not log in (noLogin) is taken on with SET ROLE over the
+// superuser's connection, so that what it may do is still tested.
 func (e *env) conn(t testing.TB, k RoleKind) *pgx.Conn {
 	t.Helper()
-	c, err := pgx.Connect(t.Context(), e.url(k))
+	u := e.url(k)
+	if noLogin[k] {
+		u = e.db.URL
+	}
+	c, err := pgx.Connect(t.Context(), u)
 	if err != nil {
 		t.Fatalf("connect as %s: %v", k, err)
 	}
 	t.Cleanup(func() { c.Close(context.Background()) })
+	if noLogin[k] {
+		if _, err := c.Exec(t.Context(), "SET ROLE "+quoteIdent(e.roles.Name(k))); err != nil {
+			t.Fatalf("SET ROLE %s: %v", k, err)
+		}
+	}
 	return c
 }
 

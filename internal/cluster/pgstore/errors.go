@@ -329,12 +329,16 @@ func mapErr(err error, what string) error {
 		return qlerror.Wrap(qlerror.FailedPrecondition, err, "%s: rejected by the schema", what)
 	case s == stateInsufficientPriv:
 		return qlerror.Wrap(qlerror.FailedPrecondition, err, "%s: permission denied; connect as the role meant for this (see `ql db roles`)", what)
-	case s == stateReadOnlyTransaction, s == stateFeatureNotSupported:
-		// 0A000 is how a standby refuses a SERIALIZABLE transaction (a
-		// publish) before any write; QingLong's statements use no other
-		// feature a primary would refuse.
+	case s == stateReadOnlyTransaction, refusedByStandby(err):
 		return qlerror.Wrap(qlerror.Unavailable, err, "%s: the database takes no writes (a standby in recovery, or default_transaction_read_only on) and refused it; "+
 			"nothing was done: connect to the primary (with several hosts in the URL, add target_session_attrs=read-write)", what).Because(schedule.RefusalNotPrimary)
+	case s == stateFeatureNotSupported:
+		// Not a standby (runSerializable tells those apart): another
+		// server would refuse it alike, so not_primary's advice would
+		// send the operator chasing a failover that did not happen.
+		return qlerror.Wrap(qlerror.FailedPrecondition, err, "%s: PostgreSQL refused it as a feature it does not support (SQLSTATE 0A000, feature_not_supported; the server is not a standby); "+
+			"nothing was done: check that the server is a supported PostgreSQL (15 to 18) reached directly or through a proxy that passes every statement through, "+
+			"and report the line if it is", what).Because(schedule.RefusalFeatureNotSupported)
 	case s == stateSerializationFailure, s == stateDeadlockDetected:
 		return qlerror.Wrap(qlerror.Conflict, err, "%s: kept losing serialization races; retry later", what)
 	case s == stateQueryCanceled, s == stateLockNotAvailable, s == stateIdleInTxTimeout:

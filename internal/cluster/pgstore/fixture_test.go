@@ -86,6 +86,7 @@ func (s *store) fixture() storetest.Fixture {
 		MakeDue:          s.makeDue,
 		NowMs:            s.runtime.NowMs,
 		Pauser:           s.runtime,
+		Adopter:          s.admin,
 		ProjectPauser:    s.runtime,
 		ProjectPauses:    s.runtime,
 		Tokens:           s.admin,

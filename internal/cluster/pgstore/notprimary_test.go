@@ -5,6 +5,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
 	"github.com/qinglong/qinglong/internal/core/ids"
 	"github.com/qinglong/qinglong/internal/core/project"
 	"github.com/qinglong/qinglong/internal/core/qlerror"
@@ -49,6 +52,35 @@ func TestAWriteSentToAStandbyIsRefusedAsNotPrimarySayingToConnectToThePrimary(t 
 		if !strings.Contains(msg, "nothing was done: connect to the primary") {
 			t.Errorf("%s on the standby: %q, want it to say nothing was done and to connect to the primary", name, msg)
 		}
+	}
+}
+
+// A statement a primary refuses as a feature it does not support (0A000,
+// here FOR UPDATE over an aggregate, in a SERIALIZABLE transaction as a
+// publish runs) is not read as a standby's refusal: it carries its own
+// reason, feature_not_supported, and never says to connect to the primary.
+func TestAFeatureThePrimaryDoesNotSupportIsNotReadAsNotPrimary(t *testing.T) {
+	t.Parallel()
+	db := pgtest.NewDatabase(t)
+	pool, err := pgxpool.New(t.Context(), db.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(pool.Close)
+	raw := serializable(t.Context(), pool, func(tx pgx.Tx) error {
+		_, err := tx.Exec(t.Context(), "SELECT count(*) FROM pg_catalog.pg_class FOR UPDATE")
+		return err
+	})
+	if sqlState(raw) != stateFeatureNotSupported {
+		t.Fatalf("FOR UPDATE over an aggregate: %v, want SQLSTATE 0A000 to test with", raw)
+	}
+	err = mapErr(raw, "publishing")
+	msg := fmt.Sprint(err)
+	if qlerror.ReasonOf(err) != schedule.RefusalFeatureNotSupported || !qlerror.Is(err, qlerror.FailedPrecondition) {
+		t.Errorf("%v (reason %q), want reason %s, failed_precondition", err, qlerror.ReasonOf(err), schedule.RefusalFeatureNotSupported)
+	}
+	if strings.Contains(msg, "connect to the primary") || !strings.Contains(msg, "not a standby") || !strings.Contains(msg, "nothing was done") {
+		t.Errorf("%q, want it to say the server is not a standby and nothing was done, without sending to the primary", msg)
 	}
 }
 

@@ -24,21 +24,9 @@ func TestDispatchNeverWalksABacklogToGrantAReplacement(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// The backlog: Runs of the same task revision queued after the first,
-	// each with its claimed attempt; no trigger's, so the replacement
-	// cancels none of them.
-	backlog := make([]string, 5000)
-	for i := range backlog {
-		backlog[i] = ids.New()
-	}
-	s.exec(t, `INSERT INTO qinglong.runs (id, project_id, task_id, task_revision, execution_revision_id,
-			idempotency_key, scheduled_for_ms, state, version, last_event_seq, created_at_ms, queued_at_ms, updated_at_ms)
-		SELECT b.id, r.project_id, r.task_id, r.task_revision, r.execution_revision_id,
-			'backlog-' || b.id, r.scheduled_for_ms, 'queued', 2, 2, r.created_at_ms, r.queued_at_ms, r.updated_at_ms
-		FROM qinglong.runs r, unnest($2::uuid[]) b (id) WHERE r.id = $1`, first.RunID, backlog)
-	s.exec(t, `INSERT INTO qinglong.attempts (id, run_id, number, executor, state, created_at_ms, updated_at_ms)
-		SELECT gen_random_uuid(), r.id, 1, 'remote_worker', 'claimed', r.created_at_ms, r.created_at_ms
-		FROM qinglong.runs r WHERE r.idempotency_key LIKE 'backlog-%'`)
+	// The backlog: Runs of the same task revision queued after the first;
+	// no trigger's, so the replacement cancels none of them.
+	s.queueBacklog(t, dispatchBacklog{of: first.RunID, ordered: true, triggerless: true})
 	replacement, err := s.runtime.TriggerRunNow(ctx, schedule.RunNowRequest{TriggerID: triggerID, RequestID: "replacement"})
 	if err != nil || replacement.Finished.Cancelled != 1 {
 		t.Fatalf("run now %+v, %v; want the first Run cancelled", replacement, err)
@@ -46,28 +34,13 @@ func TestDispatchNeverWalksABacklogToGrantAReplacement(t *testing.T) {
 	s.exec(t, `ANALYZE`)
 	// Room for two pulls of 8: the control below pulls after the real one.
 	w := s.newWorker(t, "cpu", nil, 16)
-	granted, reads, plan := s.explainDispatch(t, w, 8)
-	if granted != 8 {
-		t.Fatalf("granted %d, want 8", granted)
-	}
-	const budget = 100
-	if reads > budget {
-		t.Fatalf("the pull read %d runs rows (budget %d) with 5,000 runs queued after the replaced one; plan:\n%s", reads, budget, plan)
-	}
-	t.Logf("pull of 8 beside 5,000 runs queued after the replaced one: %d runs rows read", reads)
+	s.pullSkipsTheBacklog(t, w, "beside 5,000 runs queued after the replaced one")
 	_, grants := s.pull(t, w, 1)
 	if got := runIDs(grants); len(got) != 1 || !got[replacement.RunID] {
 		t.Fatalf("a pull of 1 was granted %v, want the replacement %s", slices.Collect(maps.Keys(got)), replacement.RunID)
 	}
-	// Negative control: with the index in (backfilled, id) order the same
-	// measurement sees the backlog.
-	s.exec(t, `DROP INDEX qinglong.runs_queued_revision_idx`)
-	s.exec(t, `CREATE INDEX runs_queued_revision_idx ON qinglong.runs (task_id, task_revision, backfilled, id) WHERE state = 'queued'`)
-	if _, naive, _ := s.explainDispatch(t, w, 8); naive <= 5000 {
-		t.Fatalf("with the index in (backfilled, id) order the pull read only %d runs rows; the measurement cannot tell a flat plan from a walk", naive)
-	} else {
-		t.Logf("with the index in (backfilled, id) order: %d runs rows read", naive)
-	}
+	s.pullWalksTheBacklogOnce(t, w, "with the index in (backfilled, id) order", `DROP INDEX qinglong.runs_queued_revision_idx`,
+		`CREATE INDEX runs_queued_revision_idx ON qinglong.runs (task_id, task_revision, backfilled, id) WHERE state = 'queued'`)
 }
 
 // A database an older build wrote, with cancel_previous replacements

@@ -85,8 +85,11 @@ func projectPause(ctx context.Context, pool *pgxpool.Pool, r schedule.ProjectPau
 				return err
 			}
 		}
-		if !out.Paused {
+		switch {
+		case !out.Paused:
 			return tx.QueryRow(ctx, sqlProjectPauseKept, out.ProjectID).Scan(&out.KeptPaused)
+		case out.Changed:
+			return tx.QueryRow(ctx, sqlProjectPauseKept, out.ProjectID).Scan(&out.AlreadyPaused)
 		}
 		return nil
 	})

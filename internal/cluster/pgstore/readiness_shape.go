@@ -38,7 +38,7 @@ func checkPrivileges(ctx context.Context, tx pgx.Tx, roles Roles) error {
 	if err != nil {
 		return &ReadinessError{Code: CodeUnavailable, Err: err}
 	}
-	if d := diffLines(withoutLaggingGrants(expectedPrivilegeLines(roles), got, roles), got); d != "" {
+	if d := diffLines(withoutLagging(expectedPrivilegeLines(roles), got, roles), got); d != "" {
 		if missing := prefixMissing(ctx, tx, roles); missing != "" {
 			d = missing + "\n" + d
 		}
@@ -89,7 +89,7 @@ func expectedPrivilegeLines(r Roles) []string {
 	for _, k := range RoleKinds {
 		name := r.Name(k)
 		out = append(out,
-			fmt.Sprintf("role %s login=true superuser=false createdb=false createrole=false replication=false bypassrls=false", name),
+			fmt.Sprintf("role %s login=%t superuser=false createdb=false createrole=false replication=false bypassrls=false", name, !noLogin[k]),
 			fmt.Sprintf("database grants CONNECT to %s", name))
 		if k != RoleMigration {
 			out = append(out, fmt.Sprintf("schema grants USAGE to %s", name))
@@ -123,13 +123,23 @@ func expectedPrivilegeLines(r Roles) []string {
 	return out
 }
 
-// withoutLaggingGrants drops from want the lagGrants lines got lacks.
-func withoutLaggingGrants(want, got []string, r Roles) []string {
+// withoutLagging drops from want the lagGrants lines got lacks, and
+// the NOLOGIN line of a noLogin role that still has the login an
+// installation gave it before (until its next `ql db roles`: the role
+// holds no more than before, and a replica does not stop over it).
+func withoutLagging(want, got []string, r Roles) []string {
 	held := make(map[string]bool, len(got))
 	for _, g := range got {
 		held[g] = true
 	}
 	lagging := map[string]bool{}
+	for k := range noLogin {
+		loginLine := fmt.Sprintf("role %s login=true superuser=false createdb=false createrole=false replication=false bypassrls=false", r.Name(k))
+		if held[loginLine] {
+			lagging[strings.Replace(loginLine, "login=true", "login=false", 1)] = true
+			want = append(want, loginLine)
+		}
+	}
 	for t, kinds := range lagGrants {
 		for k, privs := range kinds {
 			for _, p := range privs {

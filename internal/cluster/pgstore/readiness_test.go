@@ -50,16 +50,28 @@ func TestReadinessPassesOnAFreshInstallForEveryRole(t *testing.T) {
 	for _, k := range []RoleKind{RoleMigration, RoleAdmin, RoleRuntime, RoleMaintenance} {
 		requireReadiness(t, e, k, "")
 	}
-	// worker_ingress may not even read the migration history: said as a
-	// role that may not (never as a server that cannot be reached), which
-	// a command refuses as its credential, exit 5.
-	requireReadiness(t, e, RoleWorkerIngress, CodeRoleDenied)
-	err := ForCommand(Check(t.Context(), e.url(RoleWorkerIngress), e.roles))
+}
+
+// A role that may connect but not read the migration history is refused
+// as a role that may not (never as a server that cannot be reached),
+// which a command refuses as its credential, exit 5, naming the runtime
+// role once.
+func TestReadinessAsARoleThatMayOnlyConnectNamesTheRuntimeRole(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	name := e.intruder(t)
+	e.exec(t, "GRANT USAGE ON SCHEMA qinglong TO "+quoteIdent(name))
+	u, err := url.Parse(e.db.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u.User = url.UserPassword(name, "intruder-pw")
+	err = ForCommand(Check(t.Context(), u.String(), e.roles))
 	if !qlerror.Is(err, qlerror.PermissionDenied) || !strings.Contains(err.Error(), "the runtime role here is "+e.roles.Runtime) || strings.Contains(err.Error(), "cannot be reached") {
-		t.Fatalf("readiness as worker_ingress for a command: %v; want permission denied naming the runtime role, not an unreachable server", err)
+		t.Fatalf("readiness as a role that may only connect, for a command: %v; want permission denied naming the runtime role, not an unreachable server", err)
 	}
 	if n := strings.Count(err.Error(), "connect as"); n != 1 {
-		t.Errorf("readiness as worker_ingress for a command: %q says \"connect as\" %d times, want once", err, n)
+		t.Errorf("readiness as a role that may only connect: %q says \"connect as\" %d times, want once", err, n)
 	}
 }
 

@@ -47,6 +47,12 @@ const (
 	RoleCreated      RoleOutcome = "created"
 	RolePasswordSet  RoleOutcome = "password set"
 	RolePasswordKept RoleOutcome = "password unchanged"
+	// RoleNoLogin: a role nothing connects as (noLogin) was made or kept
+	// NOLOGIN, without a password.
+	RoleNoLogin RoleOutcome = "no login, no password (nothing connects as it)"
+	// RoleNoLoginPasswordUnused: as RoleNoLogin, and the password given
+	// for it was not set.
+	RoleNoLoginPasswordUnused RoleOutcome = "no login, no password (nothing connects as it; the password given for it was not set: stop giving one)" //nolint:gosec // G101: an outcome's words, not a credential
 )
 
 var rolePrefixPattern = regexp.MustCompile(`^[a-z][a-z0-9_]{0,40}$`)
@@ -60,7 +66,7 @@ func (c RolesConfig) Validate() error {
 	// run tells the user all the passwords to replace.
 	var short []string
 	for _, k := range RoleKinds {
-		if p, ok := c.Passwords[k]; ok && len(p) < 12 {
+		if p, ok := c.Passwords[k]; ok && len(p) < 12 && !noLogin[k] {
 			short = append(short, string(k))
 		}
 	}
@@ -74,7 +80,7 @@ func (c RolesConfig) Validate() error {
 		strings.Join(short[:len(short)-1], ", ")+" and "+short[len(short)-1])
 }
 
-// EnsureRoles creates or verifies the five LOGIN roles, pins their
+// EnsureRoles creates or verifies the five roles (LOGIN but noLogin's), pins their
 // search_path and session timeouts, revokes every role membership from or
 // to them, and installs the exact grant matrix on the database the URL
 // names. It needs a superuser (or a role with CREATEROLE that owns the
@@ -150,22 +156,45 @@ func EnsureRoles(ctx context.Context, url string, cfg RolesConfig) error {
 }
 
 // unprivileged are the attributes every QingLong role has.
-const unprivileged = "LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE NOREPLICATION NOBYPASSRLS INHERIT"
+const unprivileged = "NOSUPERUSER NOCREATEDB NOCREATEROLE NOREPLICATION NOBYPASSRLS INHERIT"
+
+// noLogin are the roles nothing connects as. worker_ingress was made for
+// an ingress with a pool of its own; the ingress runs inside each replica
+// over the runtime role's pool instead (docs/architecture.md, "Workers"),
+// so a login for it would only be one more credential to keep and rotate.
+// It stays, NOLOGIN and holding CONNECT and USAGE only, so that an
+// installation's roles and readiness's exact matrix keep their shape.
+var noLogin = map[RoleKind]bool{RoleWorkerIngress: true}
 
 func ensureRole(ctx context.Context, conn *pgx.Conn, name string, kind RoleKind, password string) (RoleOutcome, error) {
 	var exists bool
 	if err := conn.QueryRow(ctx, sqlRoleExists, name).Scan(&exists); err != nil {
 		return "", mapErr(err, "looking up role "+name)
 	}
-	outcome := RolePasswordKept
 	ident := pgx.Identifier{name}.Sanitize()
-	stmt := "ALTER ROLE " + ident + " " + unprivileged
+	if noLogin[kind] {
+		// PASSWORD NULL drops the credential an installation made before
+		// the role lost its login still holds.
+		stmt := "CREATE ROLE " + ident + " NOLOGIN " + unprivileged
+		if exists {
+			stmt = "ALTER ROLE " + ident + " NOLOGIN " + unprivileged + " PASSWORD NULL"
+		}
+		if _, err := conn.Exec(ctx, stmt); err != nil {
+			return "", mapErr(err, "creating or altering role "+name)
+		}
+		if password != "" {
+			return RoleNoLoginPasswordUnused, nil
+		}
+		return RoleNoLogin, nil
+	}
+	outcome := RolePasswordKept
+	stmt := "ALTER ROLE " + ident + " LOGIN " + unprivileged
 	if !exists {
 		if password == "" {
 			return "", qlerror.New(qlerror.Invalid, "role %s does not exist and no password was given for the %s role; set QL_DATABASE_%s_PASSWORD or put it in the password file directory",
 				name, kind, strings.ToUpper(string(kind)))
 		}
-		stmt = "CREATE ROLE " + ident + " " + unprivileged
+		stmt = "CREATE ROLE " + ident + " LOGIN " + unprivileged
 		outcome = RoleCreated
 	}
 	if password != "" {

@@ -44,9 +44,11 @@ const (
 // condition of its index (pg-0041), since the planner uses a partial index
 // only for a WHERE that implies it: a finished state is a range of
 // runs_finished_state_idx (state, id DESC), or of
-// runs_project_finished_state_idx within a project; an unfinished one a
-// range of runs_unfinished_state_idx, which holds only the unfinished
-// Runs. Neither walks the history of other states.
+// runs_project_finished_state_idx within a project, or of
+// runs_trigger_finished_state_idx within a trigger (pg-0044); an
+// unfinished one a range of runs_unfinished_state_idx, which holds only
+// the unfinished Runs, or the trigger's unfinished Runs in
+// runs_unfinished_trigger_idx. None walks the history of other states.
 var sqlRunFilterState = func() map[run.State]string {
 	out := map[run.State]string{}
 	for _, st := range run.Reachable {
@@ -198,6 +200,13 @@ func (r *Runtime) RunGet(ctx context.Context, id string) (run.Detail, error) {
 	})
 	if err != nil {
 		return run.Detail{}, mapErr(err, "reading the events of run "+id)
+	}
+	rows, err = tx.Query(ctx, sqlRunsRerunAs, id, run.MaxRerunAs)
+	if err != nil {
+		return run.Detail{}, mapErr(err, "reading the re-runs of run "+id)
+	}
+	if d.RerunAs, err = pgx.CollectRows(rows, pgx.RowTo[string]); err != nil {
+		return run.Detail{}, mapErr(err, "reading the re-runs of run "+id)
 	}
 	if d.Run.State == run.Queued {
 		if d.Waiting, err = runWaiting(ctx, tx, d.Run); err != nil {

@@ -56,8 +56,9 @@ type roleBound struct {
 
 // roleBounds are the per-role timeouts. The migration role has none: it
 // runs schema changes and backfills, started by an operator, which may
-// legitimately take long. worker_ingress gets the runtime's bounds now so
-// the day it gets work it is bounded from its first transaction.
+// legitimately take long. worker_ingress, which may not log in, keeps the
+// runtime's bounds so that a login given back to it by hand is bounded
+// from its first transaction.
 var roleBounds = map[RoleKind][]roleBound{
 	RoleAdmin:         {{settingStatementTimeout, adminStatementTimeout}, {settingIdleTimeout, adminIdleTimeout}},
 	RoleRuntime:       {{settingStatementTimeout, runtimeStatementTimeout}, {settingIdleTimeout, runtimeIdleTimeout}},
@@ -148,7 +149,7 @@ func RoleSummary(k RoleKind) string {
 	case RoleMaintenance:
 		what = "retention: deletes finished runs with their attempts, events and log chunks, and old logs (the only role that may)"
 	default:
-		what = "CONNECT and USAGE on the schema only: the worker ingress runs inside each replica as the runtime role, so this role holds no table"
+		what = "the worker ingress runs inside each replica as the runtime role; CONNECT and USAGE on the schema only, no table"
 	}
 	var b strings.Builder
 	b.WriteString(what + "; search_path " + safeSearchPath)

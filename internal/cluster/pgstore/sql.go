@@ -35,6 +35,12 @@ var (
 	sqlReanchorWrite = stmt("ReanchorWrite")
 )
 
+// sql/adopt.sql: starting a schedule at a handed-over position.
+var (
+	sqlAdoptRead  = stmt("AdoptRead")
+	sqlAdoptWrite = stmt("AdoptWrite")
+)
+
 // sql/manual.sql: run now and backfill.
 var (
 	sqlManualTouch                      = stmt("ManualTouch")
@@ -60,9 +66,10 @@ var (
 
 // sql/server.sql: which database server a connection reached.
 var (
-	sqlServerAddress  = stmt("ServerAddress")
-	sqlServerSystemID = stmt("ServerSystemID")
-	sqlServerTimeline = stmt("ServerTimeline")
+	sqlServerAddress    = stmt("ServerAddress")
+	sqlServerInRecovery = stmt("ServerInRecovery")
+	sqlServerSystemID   = stmt("ServerSystemID")
+	sqlServerTimeline   = stmt("ServerTimeline")
 )
 
 // sql/recovery_page.sql: startup recovery.
@@ -154,6 +161,7 @@ var (
 	sqlWorkerIDByName = stmt("WorkerIDByName")
 	sqlRunAttempts    = stmt("RunAttempts")
 	sqlRunEvents      = stmt("RunEvents")
+	sqlRunsRerunAs    = stmt("RunsRerunAs")
 	sqlRunsLast       = stmt("RunsLast")
 	sqlRunWaiting     = stmt("RunWaiting")
 	sqlTriggerList    = stmt("TriggerList")
@@ -203,14 +211,16 @@ var (
 
 // sql/workers_lease.sql: start, renew, log, complete, cancel.
 var (
-	sqlLeaseFacts       = stmt("LeaseFacts")
-	sqlLatestAttempt    = stmt("LatestAttempt")
-	sqlCompletionBounds = stmt("CompletionBounds")
-	sqlFinishedRunNames = stmt("FinishedRunNames")
-	sqlLogFacts         = stmt("LogFacts")
-	sqlLogChunkAt       = stmt("LogChunkAt")
-	sqlLogLength        = stmt("LogLength")
-	sqlLogChunksFrom    = stmt("LogChunksFrom")
+	sqlLeaseFacts            = stmt("LeaseFacts")
+	sqlAttemptNewerThanAll   = stmt("AttemptNewerThanAll")
+	sqlAttemptMarkRolledBack = stmt("AttemptMarkRolledBack")
+	sqlLatestAttempt         = stmt("LatestAttempt")
+	sqlCompletionBounds      = stmt("CompletionBounds")
+	sqlFinishedRunNames      = stmt("FinishedRunNames")
+	sqlLogFacts              = stmt("LogFacts")
+	sqlLogChunkAt            = stmt("LogChunkAt")
+	sqlLogLength             = stmt("LogLength")
+	sqlLogChunksFrom         = stmt("LogChunksFrom")
 
 	sqlAttemptStart, attemptStartParams             = namedStmt("AttemptStart")
 	sqlAttemptRenew, attemptRenewParams             = namedStmt("AttemptRenew")
@@ -297,10 +307,11 @@ var (
 
 // sql/replicas.sql: replica heartbeats.
 var (
-	sqlReplicaBeat    = stmt("ReplicaBeat")
-	sqlReplicaStopped = stmt("ReplicaStopped")
-	sqlReplicaList    = stmt("ReplicaList")
-	sqlReplicaPrune   = stmt("ReplicaPrune")
+	sqlReplicaBeat            = stmt("ReplicaBeat")
+	sqlReplicaStopped         = stmt("ReplicaStopped")
+	sqlReplicaList            = stmt("ReplicaList")
+	sqlReplicaPrune           = stmt("ReplicaPrune")
+	sqlReplicaClusterLastSeen = stmt("ReplicaClusterLastSeen")
 )
 
 // sql/notify.sql: the notification outbox.

@@ -18,8 +18,12 @@ var (
 
 // TokenCreate stores a token (apitoken.Create validates and draws it).
 func (a *Admin) TokenCreate(ctx context.Context, t apitoken.NewToken) (apitoken.Token, error) {
-	out := apitoken.Token{ID: t.ID, Name: t.Name, Scope: t.Scope}
-	err := a.pool.QueryRow(ctx, sqlTokenInsert, t.ID, t.Name, string(t.Scope), t.Digest, t.ExpiresIn.Milliseconds()).Scan(&out.CreatedAtMs, &out.ExpiresAtMs)
+	out := apitoken.Token{ID: t.ID, Name: t.Name, Scope: t.Scope, Projects: t.Projects}
+	projects := t.Projects
+	if projects == nil {
+		projects = []string{}
+	}
+	err := a.pool.QueryRow(ctx, sqlTokenInsert, t.ID, t.Name, string(t.Scope), t.Digest, t.ExpiresIn.Milliseconds(), projects).Scan(&out.CreatedAtMs, &out.ExpiresAtMs)
 	if sqlState(err) == stateUniqueViolation {
 		var expiresAtMs *int64
 		var nowMs int64
@@ -80,7 +84,10 @@ func (s *Runtime) TokenTouch(ctx context.Context, id string, atMs int64) error {
 func scanToken(row pgx.Row) (apitoken.Token, error) {
 	var t apitoken.Token
 	var scope string
-	err := row.Scan(&t.ID, &t.Name, &scope, &t.CreatedAtMs, &t.ExpiresAtMs, &t.RevokedAtMs, &t.LastUsedAtMs)
+	err := row.Scan(&t.ID, &t.Name, &scope, &t.CreatedAtMs, &t.ExpiresAtMs, &t.RevokedAtMs, &t.LastUsedAtMs, &t.Projects)
 	t.Scope = apitoken.Scope(scope)
+	if len(t.Projects) == 0 {
+		t.Projects = nil
+	}
 	return t, err
 }

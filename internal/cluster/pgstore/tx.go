@@ -2,6 +2,7 @@ package pgstore
 
 import (
 	"context"
+	"errors"
 	"math/rand/v2"
 	"time"
 
@@ -59,8 +60,32 @@ func serializable(ctx context.Context, pool *pgxpool.Pool, fn func(pgx.Tx) error
 	return err
 }
 
+// runSerializable runs fn once. A standby refuses to begin a SERIALIZABLE
+// transaction with 0A000, feature_not_supported, which a primary sends for
+// other reasons too: only a server in recovery makes it not_primary.
 func runSerializable(ctx context.Context, pool *pgxpool.Pool, fn func(pgx.Tx) error) error {
-	return runTx(ctx, pool, pgx.TxOptions{IsoLevel: pgx.Serializable}, fn)
+	err := runTx(ctx, pool, pgx.TxOptions{IsoLevel: pgx.Serializable}, fn)
+	if sqlState(err) == stateFeatureNotSupported && inRecovery(ctx, pool) {
+		return standbyRefusal{err}
+	}
+	return err
+}
+
+// standbyRefusal is a statement refused because the server is a standby.
+type standbyRefusal struct{ error }
+
+func (e standbyRefusal) Unwrap() error { return e.error }
+
+func refusedByStandby(err error) bool {
+	var sr standbyRefusal
+	return errors.As(err, &sr)
+}
+
+// inRecovery asks the server whether it is a standby; an error (the
+// connection went too) reads as no, leaving the refusal as it came.
+func inRecovery(ctx context.Context, pool *pgxpool.Pool) bool {
+	var recovering bool
+	return pool.QueryRow(ctx, sqlServerInRecovery).Scan(&recovering) == nil && recovering
 }
 
 // rollbackWithin bounds the ROLLBACK sent on a context of its own.

@@ -61,7 +61,7 @@ func (w worker) offer(t testing.TB, maxGrants int) workerproto.PullRequest {
 
 // pull pulls with a fresh offer and returns the request (for replays and
 // the lease token) and the grants.
-func (s *store) pull(t *testing.T, w worker, maxGrants int) (workerproto.PullRequest, []workerproto.Grant) {
+func (s *store) pull(t testing.TB, w worker, maxGrants int) (workerproto.PullRequest, []workerproto.Grant) {
 	t.Helper()
 	req := w.offer(t, maxGrants)
 	reply, err := s.runtime.PullGrants(t.Context(), w.WorkerIdentity, req, shortLease)

@@ -57,7 +57,7 @@ func (r *Runtime) GiveBackGrant(ctx context.Context, w WorkerIdentity, req worke
 		case !f.sameToken(digest):
 			return nil
 		case *f.LeaseVersion != req.LeaseVersion:
-			return fenced("lease version %d of attempt %s is stale: the lease is at version %d", req.LeaseVersion, req.AttemptID, *f.LeaseVersion)
+			return leaseVersionRefused(req.AttemptID, req.LeaseVersion, *f.LeaseVersion)
 		case f.started():
 			reply.Reply = workerproto.GiveBackStarted
 			return nil

@@ -52,7 +52,7 @@ func lockLease(ctx context.Context, tx querier, attemptID string) (leaseFacts, e
 		&f.ExpiresAtMs, &f.DeadlineAtMs, &f.ResultCode, &runState, &f.RunVersion, &f.CancelAtMs, &f.LaterAttempt, &f.TimeoutMs,
 		&f.KillGraceMs, &f.Retry.MaxAttempts, &f.Retry.BackoffMs, &f.Retry.On, &f.NowMs, &f.SessionID, &f.SessionState)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return f, notFoundAttempt(attemptID)
+		return f, unknownAttempt(ctx, tx, attemptID)
 	}
 	f.State, f.RunState = run.AttemptState(state), run.State(runState)
 	return f, err
@@ -195,7 +195,7 @@ func (r *Runtime) StartAttempt(ctx context.Context, w WorkerIdentity, req worker
 		case !f.sameToken(digest) || !f.live():
 			return nil
 		case *f.LeaseVersion != req.LeaseVersion:
-			return fenced("lease version %d of attempt %s is stale: the lease is at version %d", req.LeaseVersion, req.AttemptID, *f.LeaseVersion)
+			return leaseVersionRefused(req.AttemptID, req.LeaseVersion, *f.LeaseVersion)
 		case f.started():
 			reply = f.leaseReply(*f.LeaseVersion, *f.ExpiresAtMs, f.DeadlineAtMs)
 			return nil
@@ -289,7 +289,7 @@ func (r *Runtime) RenewAttempt(ctx context.Context, w WorkerIdentity, req worker
 			reply = f.leaseReply(*f.LeaseVersion, *f.ExpiresAtMs, f.DeadlineAtMs)
 			return nil
 		case *f.LeaseVersion != req.LeaseVersion:
-			return fenced("lease version %d of attempt %s is stale: the lease is at version %d", req.LeaseVersion, req.AttemptID, *f.LeaseVersion)
+			return leaseVersionRefused(req.AttemptID, req.LeaseVersion, *f.LeaseVersion)
 		case f.stopOverdue(s.RunLease):
 			// The stop is repeated, but the lease is left to run out.
 			reply = f.leaseReply(*f.LeaseVersion, *f.ExpiresAtMs, f.DeadlineAtMs)
@@ -304,6 +304,7 @@ func (r *Runtime) RenewAttempt(ctx context.Context, w WorkerIdentity, req worker
 		return nil
 	})
 	if err != nil {
+		r.markRolledBack(ctx, err, req.AttemptID, digest, req.LeaseVersion)
 		return workerproto.LeaseReply{}, mapErr(err, "renewing attempt "+req.AttemptID)
 	}
 	return reply, nil
@@ -476,6 +477,7 @@ func (r *Runtime) CompleteAttempt(ctx context.Context, w WorkerIdentity, req wor
 		return err
 	})
 	if err != nil {
+		r.markRolledBack(ctx, err, req.AttemptID, digest, req.LeaseVersion)
 		return Completed{}, mapErr(err, "completing attempt "+req.AttemptID)
 	}
 	return out, nil
@@ -527,7 +529,7 @@ func (f leaseFacts) completionFence(req workerproto.CompleteRequest, digest stri
 	case !f.sameToken(digest):
 		return fenced("attempt %s is not leased under this token (released, or granted again); report nothing more for it", f.AttemptID)
 	case *f.LeaseVersion != req.LeaseVersion:
-		return fenced("lease version %d of attempt %s is stale: the lease is at version %d", req.LeaseVersion, f.AttemptID, *f.LeaseVersion)
+		return leaseVersionRefused(f.AttemptID, req.LeaseVersion, *f.LeaseVersion)
 	case f.State.Terminal() && f.ResultCode != nil:
 		return nil
 	case f.State.Terminal():

@@ -58,7 +58,7 @@ func appendLog(ctx context.Context, tx pgx.Tx, w WorkerIdentity, req workerproto
 	err := tx.QueryRow(ctx, sqlLogFacts, req.AttemptID).Scan(&workerID, &state, &token, &version, &expires, &held, &truncated, &now)
 	switch {
 	case errors.Is(err, pgx.ErrNoRows):
-		return workerproto.LogReply{}, notFoundAttempt(req.AttemptID)
+		return workerproto.LogReply{}, unknownAttempt(ctx, tx, req.AttemptID)
 	case err != nil:
 		return workerproto.LogReply{}, err
 	case workerID != nil && *workerID != w.ID:
@@ -66,7 +66,7 @@ func appendLog(ctx context.Context, tx pgx.Tx, w WorkerIdentity, req workerproto
 	case token == nil || *token != digest:
 		return workerproto.LogReply{}, fenced("attempt %s is not leased under this token; report nothing more for it", req.AttemptID)
 	case *version != req.LeaseVersion:
-		return workerproto.LogReply{}, fenced("lease version %d of attempt %s is stale: the lease is at version %d", req.LeaseVersion, req.AttemptID, *version)
+		return workerproto.LogReply{}, leaseVersionRefused(req.AttemptID, req.LeaseVersion, *version)
 	case run.AttemptState(state) != run.AttemptRunning:
 		return workerproto.LogReply{}, fenced("attempt %s is %s, not running; its log takes no more output", req.AttemptID, state)
 	case expires == nil || *expires <= now:

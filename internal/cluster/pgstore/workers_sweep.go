@@ -130,6 +130,10 @@ const (
 	// replicas could not reach the database then (or none ran), so they
 	// refused the worker's renewals as well, whatever the worker did.
 	ErrorCodeLeaseExpiredUnswept = "lease_expired_replicas_unavailable"
+	// ErrorCodeDatabaseRolledBack ends an attempt lost whose worker
+	// presented a lease version ahead of the database's: the database went
+	// back, and the worker, refused, killed the command.
+	ErrorCodeDatabaseRolledBack = "database_rolled_back"
 	// ErrorCodeCancelled ends the attempt of a Run cancelled before its
 	// worker reported it ended.
 	ErrorCodeCancelled = "cancelled"
@@ -195,12 +199,15 @@ func sweepStarted(ctx context.Context, tx pgx.Tx, limit int) (out SweepResult, e
 		// start, a renewal, a log append) and lastEventAtMs the time of its
 		// Run's latest event, both in database time.
 		heardAtMs, lastEventAtMs int64
+		// rolledBack: a worker presented a lease version ahead of the
+		// database's (markRolledBack).
+		rolledBack bool
 	}
 	var page []expired
 	var f expired
 	var state, runState string
 	_, err = pgx.ForEachRow(rows, []any{&f.AttemptID, &f.RunID, &f.Number, &state, &f.DeadlineAtMs, &runState, &f.RunVersion, &f.CancelAtMs,
-		&f.Retry.MaxAttempts, &f.Retry.BackoffMs, &f.Retry.On, &f.NowMs, &f.revoked, &f.pastDeadline, &f.expiredAtMs, &f.heardAtMs, &f.lastEventAtMs}, func() error {
+		&f.Retry.MaxAttempts, &f.Retry.BackoffMs, &f.Retry.On, &f.NowMs, &f.revoked, &f.pastDeadline, &f.expiredAtMs, &f.heardAtMs, &f.lastEventAtMs, &f.rolledBack}, func() error {
 		f.State, f.RunState = run.AttemptState(state), run.State(runState)
 		page = append(page, f)
 		return nil
@@ -214,6 +221,8 @@ func sweepStarted(ctx context.Context, tx pgx.Tx, limit int) (out SweepResult, e
 			errorMessage: run.LeaseExpiredMessage}
 		late := time.Duration(f.NowMs-x.expiredAtMs) * time.Millisecond
 		switch {
+		case x.rolledBack:
+			res = attemptResult{errorCode: ErrorCodeDatabaseRolledBack, errorMessage: run.DatabaseRolledBackMessage}
 		case x.revoked:
 			res = attemptResult{errorCode: ErrorCodeWorkerRevoked,
 				errorMessage: run.WorkerRevokedMessage}
@@ -221,7 +230,7 @@ func sweepStarted(ctx context.Context, tx pgx.Tx, limit int) (out SweepResult, e
 			res = attemptResult{errorCode: ErrorCodeLeaseExpiredUnswept, errorMessage: run.LeaseUnsweptMessage(late.Round(time.Second), MaxSweepEvery)}
 		}
 		endedAtMs := x.heardAtMs
-		if x.pastDeadline && !run.CancelCameFirst(f.CancelAtMs, f.DeadlineAtMs) {
+		if x.pastDeadline && !x.rolledBack && !run.CancelCameFirst(f.CancelAtMs, f.DeadlineAtMs) {
 			end, res = run.AttemptTimedOut, attemptResult{errorCode: ErrorCodeLeaseExpiredAfterTimeout,
 				errorMessage: run.LeaseExpiredAfterTimeoutMessage}
 			// Its worker held the lease when the timeout passed, so the

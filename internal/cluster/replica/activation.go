@@ -117,6 +117,13 @@ func (r *replica) activate(ctx context.Context, attempt int, carried []schedule.
 	if err := rt.Ready(ctx); err != nil {
 		return fail("readiness", err)
 	}
+	// Read before the startup recovery, whose sweep marks the sessions and
+	// leases that passed meanwhile expired.
+	seenAt := time.Now()
+	seen, err := rt.ClusterLastSeen(ctx)
+	if err != nil {
+		return fail("cluster last seen", err)
+	}
 	server, err := rt.Server(ctx)
 	if err != nil {
 		return fail("server", err)
@@ -130,6 +137,11 @@ func (r *replica) activate(ctx context.Context, attempt int, carried []schedule.
 	gate := recovery.Gate{Source: rt, Sweep: r.sweepRound(act, nil), PageSize: recovery.MaxPageSize, Log: r.log}
 	if _, err := gate.Run(ctx); err != nil {
 		return fail("recovery", fmt.Errorf("startup recovery did not converge: %w", err))
+	}
+	if hold, ok := holdForWorkersNeeded(seen, r.s.Worker.Settings.RunLease); ok {
+		if err := r.holdForWorkers(ctx, hold, seenAt); err != nil {
+			return fail("hold for workers", err)
+		}
 	}
 	coord, err := scheduler.New(r.s.Coordinator, rt, r.log, act.latch)
 	if err != nil {

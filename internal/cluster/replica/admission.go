@@ -9,6 +9,11 @@ const (
 	ReasonStarting            = "starting"
 	ReasonDraining            = "draining"
 	ReasonDatabaseUnavailable = "database_unavailable"
+	// ReasonHeldForWorkers: the activation holds admission and dispatch
+	// for one run lease, since the database shows no replica running for
+	// longer than that while workers may still run commands it does not
+	// know (see holdForWorkers).
+	ReasonHeldForWorkers = "held_for_workers"
 )
 
 type phase int32
@@ -26,6 +31,8 @@ const (
 type admission struct {
 	phase atomic.Int32
 	live  atomic.Pointer[activation]
+	// held is set while an activation waits out its hold for workers.
+	held atomic.Bool
 }
 
 // open admits requests through act, unless the replica is draining; act is
@@ -51,11 +58,14 @@ func (a *admission) current() *activation { return a.live.Load() }
 // that has not lost its database. The latch is read here, not only by the
 // supervisor, so /readyz turns 503 the instant the loss is seen.
 func (a *admission) ready() (bool, string) {
-	switch phase(a.phase.Load()) {
-	case phaseStarting:
-		return false, ReasonStarting
-	case phaseDraining:
+	p := phase(a.phase.Load())
+	switch {
+	case p == phaseDraining:
 		return false, ReasonDraining
+	case a.held.Load():
+		return false, ReasonHeldForWorkers
+	case p == phaseStarting:
+		return false, ReasonStarting
 	}
 	if act := a.live.Load(); act == nil || !act.latch.Available() {
 		return false, ReasonDatabaseUnavailable

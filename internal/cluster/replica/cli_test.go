@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/qinglong/qinglong/internal/cluster/pgstore"
 	"github.com/qinglong/qinglong/internal/core/ids"
 	"github.com/qinglong/qinglong/internal/core/schedule"
@@ -78,13 +80,28 @@ func TestCLIAppliesWithTheAdminRoleAndReadsWithTheRuntimeRole(t *testing.T) {
 	if code != 5 || !strings.Contains(out, "needs the runtime role's URL") {
 		t.Fatalf("runs list as admin: exit %d %q; want a message naming the runtime role", code, out)
 	}
-	// The worker ingress role may only connect: every command is refused
-	// at its first read as the credential that may not (exit 5), naming
-	// the roles that may, never as a conflict.
+	// A role that may only connect (and use the schema): every command is
+	// refused at its first read as the credential that may not (exit 5),
+	// naming the roles that may, never as a conflict.
+	connectOnly := env.Prefix + "connect_only"
+	for _, stmt := range []string{"CREATE ROLE " + connectOnly + " LOGIN PASSWORD 'connect-only-pw'",
+		"GRANT CONNECT ON DATABASE " + pgx.Identifier{env.DB.Name}.Sanitize() + " TO " + connectOnly, "GRANT USAGE ON SCHEMA qinglong TO " + connectOnly} {
+		if _, err := env.Super.Exec(t.Context(), stmt); err != nil {
+			t.Fatalf("%s: %v", stmt, err)
+		}
+	}
+	t.Cleanup(func() {
+		for _, stmt := range []string{"DROP OWNED BY " + connectOnly, "DROP ROLE " + connectOnly} {
+			if _, err := env.Super.Exec(context.Background(), stmt); err != nil {
+				t.Errorf("%s: %v", stmt, err)
+			}
+		}
+	})
+	u.User = url.UserPassword(connectOnly, "connect-only-pw")
 	for _, args := range [][]string{{"runs", "list"}, {"triggers", "list"}, {"apply", "-f", file}} {
-		code, out = runQL(t, bin, []string{"QL_DATABASE_URL=" + env.URL(pgstore.RoleWorkerIngress)}, args...)
+		code, out = runQL(t, bin, []string{"QL_DATABASE_URL=" + u.String()}, args...)
 		if code != 5 || !strings.Contains(out, "may not read QingLong's schema") || !strings.Contains(out, "QL_DATABASE_URL=postgres://ql_runtime@host/db") {
-			t.Errorf("%v as the worker ingress role: exit %d %q; want exit 5 naming the runtime and the admin role", args, code, out)
+			t.Errorf("%v as a role that may only connect: exit %d %q; want exit 5 naming the runtime and the admin role", args, code, out)
 		}
 	}
 }

@@ -116,6 +116,8 @@ func (r *replica) readiness() string {
 		return metrics.StateStarting
 	case reason == ReasonDraining:
 		return metrics.StateDraining
+	case reason == ReasonHeldForWorkers:
+		return metrics.StateHeldForWorkers
 	}
 	return metrics.StateDatabaseUnavailable
 }

@@ -70,6 +70,7 @@ func Open(ctx context.Context, dsn string) (*cli.Backend, error) {
 			return r, eff, explainRole(err, "cancelling runs", "runtime")
 		},
 		Pause:         adminPause{admin},
+		Adopt:         admin,
 		ProjectPause:  adminPause{admin},
 		ProjectPauses: admin,
 		Tokens:        adminTokens{admin},

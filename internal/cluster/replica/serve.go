@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"log/slog"
-	"os"
 	"sync/atomic"
 	"time"
 
@@ -46,7 +45,27 @@ const (
 	// CodeDatabasePassfileExposed: the password comes from a password
 	// file group or others may read.
 	CodeDatabasePassfileExposed = "serve.database_passfile_exposed"
+	// CodeDatabaseAnyHost: the URL lists several servers and keeps
+	// whichever answers, not the writable one.
+	CodeDatabaseAnyHost = "serve.database_any_host"
 )
+
+// DatabaseWarnings are the texts of pgstore.ConnWarnings, for the
+// commands that print them (cli.Options.DatabaseWarnings).
+func DatabaseWarnings(dsn string) []string {
+	var out []string
+	for _, w := range pgstore.ConnWarnings(dsn) {
+		out = append(out, w.Text)
+	}
+	return out
+}
+
+// connWarningCodes are the log codes of pgstore.ConnWarnings' kinds.
+var connWarningCodes = map[pgstore.ConnWarningKind]string{
+	pgstore.WarnTLSUnverified:   CodeDatabaseTLSUnverified,
+	pgstore.WarnPassfileExposed: CodeDatabasePassfileExposed,
+	pgstore.WarnAnyHost:         CodeDatabaseAnyHost,
+}
 
 // Serve is the cli.ServeFunc of the cluster profile. It returns nil after a
 // clean drain on SIGTERM/SIGINT (ctx ending). A start PostgreSQL refuses
@@ -63,11 +82,8 @@ func Serve(ctx context.Context, cmd *cobra.Command, f *cli.ServeFlags) error {
 	log := f.Logger.With(slog.String("replica", s.Coordinator.Owner))
 	// A log line in the replica's format, not a bare one on stderr: the
 	// log shipper parses every line.
-	if msg := cli.WeakTLS(f.DatabaseURL, os.Getenv); msg != "" {
-		log.Warn(msg, slog.String("code", CodeDatabaseTLSUnverified))
-	}
-	if msg := cli.PassfileExposed(f.DatabaseURL, os.Getenv); msg != "" {
-		log.Warn(msg, slog.String("code", CodeDatabasePassfileExposed))
+	for _, w := range pgstore.ConnWarnings(f.DatabaseURL) {
+		log.Warn(w.Text, slog.String("code", connWarningCodes[w.Kind]))
 	}
 	return pgstore.ForCommand(serveReplica(ctx, s, log))
 }
@@ -157,7 +173,8 @@ func (r *replica) listen() error {
 	}
 	cfg.Console = console.New(console.Config{Runs: cfg.Runs, LastRuns: cfg.LastRuns, Triggers: cfg.Triggers, Detail: cfg.Detail, Tokens: cfg.Tokens, Uses: cfg.Uses,
 		Pauser: cfg.Pauser, ProjectPauser: cfg.ProjectPauser, ProjectPauses: cfg.ProjectPauses, Users: live, Sessions: live, FirstOwner: live, Setup: r.setup.holder, Passwords: live, Monitor: live.Monitor, Workers: live.Workers, Replicas: live.Replicas, Cancel: cfg.Cancel, Manual: cfg.Manual, Notifications: cfg.Notifications,
-		Export: cfg.Export, Secure: r.s.HTTPTLS != nil, Log: r.log, ReadLog: cfg.ReadLog, AdminCredentials: true})
+		Export: cfg.Export, Secure: r.s.HTTPTLS != nil, Log: r.log, ReadLog: cfg.ReadLog, AdminCredentials: true,
+		MisfireGrace: r.s.Coordinator.WithDefaults().Grace})
 	api := httpapi.NewHandler(cfg)
 	r.api.Store(api)
 	r.http, err = httpserve.ListenWith(r.s.HTTPAddr, api, httpserve.Options{TLS: r.s.HTTPTLS, ErrorLog: httpapi.ConnectionErrorLog(r.log)})

@@ -284,6 +284,7 @@ func rejectSingleNodeFlags(f *cli.ServeFlags) error {
 		{"--concurrency", f.Concurrency != 0},
 		{"--run-as", f.RunAs != ""},
 		{"--clock-wait", f.ClockWaitSet},
+		{"--after-restore", f.AfterRestore != ""},
 	} {
 		if s.set {
 			return singleNodeSetting(s.name)
@@ -295,7 +296,7 @@ func rejectSingleNodeFlags(f *cli.ServeFlags) error {
 // rejectGivenSingleNodeFlags refuses a single-node setting given at all
 // (flag, environment or file), a 0 too, which the flags read as left out.
 func rejectGivenSingleNodeFlags(fs *pflag.FlagSet) error {
-	if given := cli.GivenAs(fs, "data-dir", "example", "concurrency", "run-as", "clock-wait"); len(given) > 0 {
+	if given := cli.GivenAs(fs, "data-dir", "example", "take-back", "concurrency", "run-as", "clock-wait", "after-restore"); len(given) > 0 {
 		return singleNodeSetting(given[0])
 	}
 	return nil

@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/qinglong/qinglong/internal/cluster/pgstore"
 	"github.com/qinglong/qinglong/internal/core/qlerror"
 	"github.com/qinglong/qinglong/internal/core/workerproto"
 )
@@ -27,6 +28,12 @@ const (
 // CodeInternalError is the diagnostic code of a request that failed for a
 // reason the worker cannot act on.
 const CodeInternalError = "ingress.internal_error"
+
+// CodeDatabaseBehind says a worker presented a lease version ahead of the
+// database's, or an attempt newer than every attempt it holds — the
+// database went back (a restore, a failover to a standby that lost
+// commits). Logged once per process: every worker running then says it.
+const CodeDatabaseBehind = "ingress.database_behind"
 
 // replyOf is the only mapping from error codes to HTTP statuses and
 // workerproto codes.
@@ -84,6 +91,11 @@ func (h *Handler) writeError(w http.ResponseWriter, r *http.Request, err error, 
 		msg = qe.Msg
 	}
 	msg = redact(msg, secrets...)
+	if qlerror.ReasonOf(err) == pgstore.RefusalDatabaseBehind && h.behindWarned.CompareAndSwap(false, true) {
+		h.log.Warn("a worker is ahead of the database: the database went back to an earlier point than workers were told (a restore, or a failover to a standby that lost commits); "+
+			"the commands it no longer knows are refused and end on their workers, and their Runs end database_rolled_back where the database still holds them; "+
+			"logged once per process", slog.String("code", CodeDatabaseBehind), slog.String("path", r.URL.Path), slog.String("error", msg))
+	}
 	status, wire := replyOf(code)
 	if status == http.StatusInternalServerError {
 		h.log.Error("worker request failed", slog.String("code", CodeInternalError), slog.String("path", r.URL.Path), slog.String("error", msg))

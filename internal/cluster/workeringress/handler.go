@@ -82,7 +82,10 @@ type Handler struct {
 	tries authlimit.Tries
 
 	malformed, unknown, revoked, throttled atomic.Uint64
-	wakeup                                 *broadcast
+	// behindWarned: the database was found behind what workers were told
+	// (CodeDatabaseBehind), said once per process.
+	behindWarned atomic.Bool
+	wakeup       *broadcast
 	// changed wakes the waiting pulls and the watches (pulls of max 0):
 	// a session stopped being active.
 	changed *broadcast

@@ -54,12 +54,14 @@ func (s Scope) Allows(need Scope) bool {
 
 // The reasons of a token's refusals that a user can cause: a scope or an
 // expiry that cannot be read, a name an active token holds, a revoke of a
-// name none does.
+// name none does. The last is not the API's token_missing (a request
+// that sent no token): a script matching the reason must not read "no
+// such token to revoke" as "I sent no credential".
 const (
 	RefusalScope       qlerror.Reason = "token_scope_invalid"
 	RefusalExpiry      qlerror.Reason = "token_expiry_invalid"
 	RefusalNameTaken   qlerror.Reason = "token_name_taken"
-	RefusalNoSuchToken qlerror.Reason = "token_missing"
+	RefusalNoSuchToken qlerror.Reason = "token_not_found"
 )
 
 // ParseScope checks a scope given by a user.
@@ -137,6 +139,9 @@ type Token struct {
 	ExpiresAtMs  *int64
 	RevokedAtMs  *int64
 	LastUsedAtMs *int64
+	// Projects are the names of the projects the token may act on,
+	// sorted; none means every project.
+	Projects []string
 }
 
 // StateAt is the token's state at nowMs.
@@ -159,6 +164,9 @@ type NewToken struct {
 	// ExpiresIn is the lifetime from creation (store time); zero never
 	// expires.
 	ExpiresIn time.Duration
+	// Projects bind the token to those projects (sorted, no repeats);
+	// none acts on every project.
+	Projects []string
 }
 
 // Manager creates, lists and revokes tokens: the admin's work (on the
@@ -188,8 +196,10 @@ type Authenticator interface {
 }
 
 // Create validates a new token's settings, draws its secret and stores
-// it; the secret is returned to be shown once.
-func Create(ctx context.Context, m Manager, id, name string, scope Scope, expiresIn time.Duration) (string, Token, error) {
+// it; the secret is returned to be shown once. Given projects, the token
+// acts on those projects only (a project need not exist yet: a token can
+// be handed out before its project's first apply).
+func Create(ctx context.Context, m Manager, id, name string, scope Scope, expiresIn time.Duration, projects ...string) (string, Token, error) {
 	if err := validate.Name("token name", name); err != nil {
 		return "", Token{}, err
 	}
@@ -199,11 +209,15 @@ func Create(ctx context.Context, m Manager, id, name string, scope Scope, expire
 	if expiresIn != 0 && (expiresIn < time.Minute || expiresIn > MaxExpiry) {
 		return "", Token{}, qlerror.New(qlerror.Invalid, "%s", validate.NotADuration("expiry", expirySetting(expiresIn), time.Minute, MaxExpiry)).Because(RefusalExpiry, "value", expirySetting(expiresIn), "min", validate.DurationBound(time.Minute), "max", validate.DurationBound(MaxExpiry))
 	}
+	bound, err := normalProjects(projects)
+	if err != nil {
+		return "", Token{}, err
+	}
 	secret, digest, err := NewSecret()
 	if err != nil {
 		return "", Token{}, err
 	}
-	t, err := m.TokenCreate(ctx, NewToken{ID: id, Name: name, Scope: scope, Digest: digest, ExpiresIn: expiresIn})
+	t, err := m.TokenCreate(ctx, NewToken{ID: id, Name: name, Scope: scope, Digest: digest, ExpiresIn: expiresIn, Projects: bound})
 	if err != nil {
 		return "", Token{}, err
 	}

@@ -29,12 +29,24 @@ type Result struct {
 	// it adds and removes ("notifications.rules +{on: failed, channel:
 	// ops}").
 	Fields []string
+	// Runs says, for a project this apply archives, what becomes of its
+	// Runs (ArchivedRuns); empty otherwise.
+	Runs string
 }
+
+// ArchivedRuns is what archiving a project does to its Runs, said with
+// the apply's result: the dispatchers of both profiles start no Run of an
+// archived project, so the queued ones and every retry wait, and those
+// already running are not stopped.
+const ArchivedRuns = "archived: none of its queued Runs or retries starts while it is archived, they wait and start only once it is active again (`runs cancel` one to drop it); Runs already running are not stopped"
 
 func (r Result) String() string {
 	change := string(r.Change)
 	if r.Change == catalog.Created && len(r.Fields) > 0 {
 		change += " with " + strings.Join(r.Fields, ", ")
+	}
+	if r.Runs != "" {
+		change += "; " + r.Runs
 	}
 	if r.Revision > 0 {
 		return fmt.Sprintf("%s %s: %s (revision %d)", r.Kind, r.Name, change, r.Revision)
@@ -253,6 +265,9 @@ func Plan(ctx context.Context, svc catalog.Service, r catalog.Reader, doc *Docum
 // converge reads what the store holds under the file's names and publishes
 // the difference through tx, tasks before the triggers pinning them.
 func converge(ctx context.Context, svc catalog.Service, tx catalog.Tx, doc *Document, newID func() string) ([]Result, error) {
+	if err := checkSecretProjects(doc); err != nil {
+		return nil, err
+	}
 	proj, change, fields, err := convergeProject(ctx, tx, doc, newID)
 	if err != nil {
 		return nil, err
@@ -261,7 +276,11 @@ func converge(ctx context.Context, svc catalog.Service, tx catalog.Tx, doc *Docu
 		return nil, err
 	}
 	out := make([]Result, 0, 1+len(doc.Tasks)+len(doc.Triggers))
-	out = append(out, Result{Kind: "project", Name: proj.Name, Change: change, Fields: fields})
+	projResult := Result{Kind: "project", Name: proj.Name, Change: change, Fields: fields}
+	if change != catalog.Created && proj.Status == project.Archived && slices.Contains(fields, "status "+string(project.Active)+" → "+string(project.Archived)) {
+		projResult.Runs = ArchivedRuns
+	}
+	out = append(out, projResult)
 	tasks, triggers := map[string]task.Revision{}, map[string]trigger.Revision{}
 	if change != catalog.Created {
 		names := make([]string, len(doc.Tasks))

@@ -14,6 +14,7 @@ import (
 	"github.com/qinglong/qinglong/internal/core/process"
 	"github.com/qinglong/qinglong/internal/core/project"
 	"github.com/qinglong/qinglong/internal/core/qlerror"
+	"github.com/qinglong/qinglong/internal/core/task"
 	"github.com/qinglong/qinglong/internal/core/validate"
 )
 
@@ -63,6 +64,11 @@ const (
 	// fields starts with "*" ("*/2"), which Vixie cron reads as
 	// unrestricted, requiring days matching both: name, dom, dow.
 	NoteDaysVixieBoth NoteReason = "defs_note_days_vixie_both"
+	// NoteCommandMissing is tasks whose program (a command's path, a
+	// script's shell) does not exist on the machine that runs every Run:
+	// name, path. A note, not a refusal: a file may be applied before the
+	// program it names is installed.
+	NoteCommandMissing NoteReason = "defs_note_command_missing"
 )
 
 // maxNoteItems is how many objects a note of tasks or triggers names; the
@@ -97,6 +103,8 @@ func (n Note) String() string {
 			}
 		case NoteWorkerSecrets:
 			names[i] = fmt.Sprintf("%s (secrets: %s)", it["name"], it["secrets"])
+		case NoteCommandMissing:
+			names[i] = fmt.Sprintf("%s (%s)", it["name"], it["path"])
 		case NoteDaysEither, NoteDaysVixieBoth:
 			names[i] = fmt.Sprintf("%s (day-of-month %q or day-of-week %q)", it["name"], it["dom"], it["dow"])
 		}
@@ -155,6 +163,8 @@ const DisableTriggerCommand = "`ql triggers disable NAME`"
 // ql-edge, which has none of them, prints and serves these notes too.
 var noteEnglish = map[NoteReason]string{
 	NotePlacementIgnored: "placement is stored but not acted on: this single-node server runs every Run on its own machine (tasks: %s)",
+	NoteCommandMissing: "these tasks run a program that does not exist on this machine, so each of their Runs fails (spawn_failed) until it does: " +
+		"install it there, or correct the path in the file (tasks: %s)",
 	NoteJitterPastPeriod: "a jitter longer than the time between two occurrences makes the later one fall due before the earlier one is admitted, " +
 		"and it is caught up like a missed one (fire_once collapses it, skip passes it over); keep jitter below the cron's period (triggers: %s)",
 	NoteSecretsMissing: "the secrets file (qinglong-secrets.json in the data directory) does not define %s yet: " +
@@ -210,6 +220,25 @@ func PlacementNote(doc *Document) (Note, bool) {
 		}
 	}
 	return capped(NotePlacementIgnored, items)
+}
+
+// CommandNote is the note of doc's tasks whose program missing says does
+// not exist: an argv command's path, a script's shell. nil notes none.
+func CommandNote(doc *Document, missing func(string) bool) (Note, bool) {
+	if missing == nil {
+		return Note{}, false
+	}
+	var items []map[string]string
+	for _, t := range doc.Tasks {
+		path := t.Spec.Command.Path
+		if t.Spec.Command.Mode == task.ModeShell {
+			path = t.Spec.Command.Shell
+		}
+		if path != "" && missing(path) {
+			items = append(items, map[string]string{"name": t.Spec.Name, "path": path})
+		}
+	}
+	return capped(NoteCommandMissing, items)
 }
 
 // WorkerSecretsNote is the note of doc's tasks that use secrets and set
@@ -386,6 +415,10 @@ type NoteScope struct {
 	// noted); nil where that is not this process (a cluster's workers
 	// hold their own), which then notes nothing of secrets.
 	MissingSecrets func([]string) ([]string, error)
+	// PathMissing reports whether a program's path does not exist on the
+	// machine that runs the commands; nil where that is not this process
+	// (a cluster's workers), which then notes no program.
+	PathMissing func(path string) bool
 }
 
 // Notes are every note doc gets where s says it is applied, in the order
@@ -394,6 +427,9 @@ func Notes(doc *Document, s NoteScope) []Note {
 	var out []Note
 	if s.RunsHere {
 		if n, ok := PlacementNote(doc); ok {
+			out = append(out, n)
+		}
+		if n, ok := CommandNote(doc, s.PathMissing); ok {
 			out = append(out, n)
 		}
 	}

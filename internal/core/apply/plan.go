@@ -24,6 +24,9 @@ func (r Result) Planned() string {
 	case len(r.Fields) > 0:
 		verb += " " + strings.Join(r.Fields, ", ")
 	}
+	if r.Runs != "" {
+		verb += "; " + r.Runs
+	}
 	if r.Revision > 0 {
 		return fmt.Sprintf("%s %s: %s (revision %d)", r.Kind, r.Name, verb, r.Revision)
 	}

@@ -177,13 +177,6 @@ func revisionChanged(project string, expected []string, cur string, exists bool)
 			"to create it, apply without If-Match (or with If-None-Match: *, which creates it only if it still does not exist)", project).
 			Because(RefusalSpecChanged, "project", project, "revision", "", "expected", "*")
 	}
-	now := "now " + cur
-	switch {
-	case !exists:
-		now = "now no project has that name"
-	case cur == "":
-		now = fmt.Sprintf("now it has no revision: it has %d tasks or triggers or more, more than a revision reads", RevisionLimit)
-	}
 	was := strings.Join(expected, ", ")
 	if len(was) > 200 {
 		n := 200
@@ -191,6 +184,21 @@ func revisionChanged(project string, expected []string, cur string, exists bool)
 			n--
 		}
 		was = was[:n] + "…"
+	}
+	if !exists {
+		// No project of the name was ever here to change: the revision
+		// was read elsewhere (another installation, a database since
+		// restored) or the name is mistyped. Saying it "changed" sent
+		// users to read a project that does not exist.
+		return qlerror.New(qlerror.PreconditionFailed, "project %q does not exist here, so it is at no revision, not at %s: that revision was read from another database "+
+			"(another installation, or this one before a restore), or the name is mistyped; `ql projects list` names the projects there are. "+
+			"To create it, apply the file without --if-match (If-Match over the API)", project, was).
+			Because(RefusalSpecChanged, "project", project, "revision", "", "expected", was)
+	}
+	now := "now " + cur
+	switch {
+	case cur == "":
+		now = fmt.Sprintf("now it has no revision: it has %d tasks or triggers or more, more than a revision reads", RevisionLimit)
 	}
 	return qlerror.New(qlerror.PreconditionFailed, "project %q changed since revision %s (%s): read it again with `ql projects show %s` "+
 		"(over the API, GET /api/v1/projects/%s answers its revision in ETag), apply your change to what it holds now, and re-apply over the new revision",

@@ -10,6 +10,7 @@ import (
 	"github.com/qinglong/qinglong/internal/core/process"
 	"github.com/qinglong/qinglong/internal/core/project"
 	"github.com/qinglong/qinglong/internal/core/qlerror"
+	"github.com/qinglong/qinglong/internal/core/task"
 )
 
 // SecretUse is one place the current definitions refer to a secret: a
@@ -101,6 +102,10 @@ type SecretEntry struct {
 	// (secret_unavailable).
 	Defined bool        `json:"defined"`
 	UsedBy  []SecretUse `json:"usedBy"`
+	// Project is the project whose namespace the name is in (PROJECT/NAME:
+	// only its tasks and channels may name it); "" for a global name,
+	// which every project's may.
+	Project string `json:"project,omitempty"`
 }
 
 // SecretListing is the secrets a file defines beside the uses the
@@ -153,7 +158,7 @@ func ListSecrets(ctx context.Context, r catalog.DefinitionsReader, file process.
 		if used == nil {
 			used = []SecretUse{}
 		}
-		out.Secrets = append(out.Secrets, SecretEntry{Name: name, Defined: defined[name], UsedBy: used})
+		out.Secrets = append(out.Secrets, SecretEntry{Name: name, Defined: defined[name], UsedBy: used, Project: task.SecretProject(name)})
 	}
 	return out, nil
 }

@@ -19,9 +19,14 @@ type Definitions struct {
 	Titles Titles
 }
 
-// ProjectName is a project's name and its display title ("" none), as a
-// list of the projects there are gives them.
-type ProjectName struct{ Name, Title string }
+// ProjectName is a project's name, display title ("" none), status and
+// whether it is paused as a whole, as a list of the projects there are
+// gives them.
+type ProjectName struct {
+	Name, Title string
+	Status      project.Status
+	Paused      bool
+}
 
 // Names are the names of ps, in their order.
 func Names(ps []ProjectName) []string {

@@ -15,6 +15,7 @@ import (
 	"github.com/qinglong/qinglong/internal/core/catalog"
 	"github.com/qinglong/qinglong/internal/core/ids"
 	"github.com/qinglong/qinglong/internal/core/plural"
+	"github.com/qinglong/qinglong/internal/core/process"
 	"github.com/qinglong/qinglong/internal/core/qlerror"
 	"github.com/qinglong/qinglong/internal/core/task"
 )
@@ -23,7 +24,7 @@ func applyCommand(opts Options) *cobra.Command {
 	var db dbFlags
 	var file string
 	var dryRun bool
-	var ifMatch, out string
+	var ifMatch, out, adoptFrom string
 	c := &cobra.Command{
 		Use:   "apply -f FILE",
 		Short: "Create or update a project's tasks and triggers from a YAML file",
@@ -37,6 +38,9 @@ func applyCommand(opts Options) *cobra.Command {
 			}
 			if err := checkOutput(out); err != nil {
 				return err
+			}
+			if adoptFrom != "" && (db.server != "" || dryRun || out == "json") {
+				return Usagef("--adopt-state writes the handed-over state into the database itself and says so line by line: leave out --api-url, --dry-run and -o json")
 			}
 			if db.server != "" {
 				return applyRemote(cmd, &db, file, dryRun, ifMatch, out)
@@ -61,11 +65,16 @@ func applyCommand(opts Options) *cobra.Command {
 				return err
 			}
 			defer b.Close()
-			printNotes(cmd, doc.Project, apply.Notes(doc, apply.NoteScope{RunsHere: b.Catalog.Executor == task.LocalProcess, OnWorkers: b.Catalog.Executor == task.RemoteWorker, NowMs: time.Now().UnixMilli()}))
+			printNotes(cmd, doc.Project, apply.Notes(doc, apply.NoteScope{RunsHere: b.Catalog.Executor == task.LocalProcess, OnWorkers: b.Catalog.Executor == task.RemoteWorker, NowMs: time.Now().UnixMilli(), PathMissing: process.PathMissing}))
 			results, err := apply.Publish(cmd.Context(), b.Catalog, doc, ids.New, applyOptions(ifMatch))
 			printApplied(cmd, results, apply.Result.String)
 			if err == nil {
 				if err := printUnlisted(cmd, b.Definitions, doc, results); err != nil {
+					return err
+				}
+			}
+			if err == nil && adoptFrom != "" {
+				if err := adoptState(cmd.Context(), cmd, b, adoptFrom, doc.Project); err != nil {
 					return err
 				}
 			}
@@ -88,9 +97,11 @@ func applyCommand(opts Options) *cobra.Command {
 	}
 	c.Flags().StringVarP(&file, "file", "f", "", "definitions file (YAML); - for standard input")
 	c.Flags().BoolVar(&dryRun, "dry-run", false, "validate the file and show what would change; write nothing")
-	c.Flags().Bool("verbose", false, "print every unchanged object on its own line too, not one line counting them")
+	c.Flags().Bool("verbose", false, "print every unchanged object on its own line too, not one line counting them (it has no -v: -v before any command prints the version)")
 	c.Flags().StringVar(&ifMatch, "if-match", "", "publish only if the project is still at this revision (as "+opts.Binary+" projects show prints it); refused, exit 4, when it changed")
-	addDBFlags(c, &db, opts.OpenPostgres != nil)
+	c.Flags().StringVar(&adoptFrom, "adopt-state", "", "after applying, start each trigger's schedule at the position the state file (written by export --all --with-state) "+
+		"handed over, and set its pauses; refused for a trigger that already admitted Runs here")
+	addDBWriteFlags(c, &db, opts.OpenPostgres != nil)
 	addServerFlag(c, &db)
 	addOutputFlag(c, &out)
 	return c
@@ -171,7 +182,18 @@ created. An update names the fields it changes.
 
 -o json prints what it did (or, with --dry-run, would do) as one document on stdout, in the shape
 of the API's answer (POST /api/v1/apply): objects, the created, updated and unchanged counts, and
-the notes, which are then in it and not on stderr.` + opts.clusterOnly(`
+the notes, which are then in it and not on stderr.
+
+--adopt-state STATE continues schedules handed over from another database (` + "`" + opts.Binary + ` export --all
+--with-state -o DIR` + "`" + ` wrote STATE as DIR/` + HandoverStateFile + `): once the file is applied, each of
+the project's triggers starts at the source's next occurrence not yet admitted (the first
+occurrence of its cron at or after it), so no occurrence runs twice and none is skipped
+unrecorded: an occurrence that fell due meanwhile is admitted or passed over by the trigger's
+misfire policy, as after any outage; and the project's and triggers' pauses are set with their
+notes and who paused them (the pause's start is this apply's). A trigger whose schedule already
+admitted or passed over an occurrence in this database is refused (exit 4,
+adopt_over_scheduled): apply with state before any server` + opts.clusterOnly(` or replica`) + ` starts on it. Running the
+same command again changes nothing more.` + opts.clusterOnly(`
 
 On the cluster apply needs the admin role's URL, and checks that before it compares
 anything: the runtime role's URL exits 5 (publishing definitions needs the admin role's
@@ -210,7 +232,7 @@ func planApply(cmd *cobra.Command, opts Options, db *dbFlags, doc *apply.Documen
 	if err != nil {
 		return err
 	}
-	printNotes(cmd, doc.Project, apply.Notes(doc, apply.NoteScope{RunsHere: !IsPostgresURL(path), OnWorkers: IsPostgresURL(path), NowMs: time.Now().UnixMilli()}))
+	printNotes(cmd, doc.Project, apply.Notes(doc, apply.NoteScope{RunsHere: !IsPostgresURL(path), OnWorkers: IsPostgresURL(path), NowMs: time.Now().UnixMilli(), PathMissing: process.PathMissing}))
 	var results []apply.Result
 	// missing reads the secrets an apply would note as missing; nil where
 	// there is nothing to read them from (no database yet).

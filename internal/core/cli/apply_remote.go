@@ -82,7 +82,7 @@ func applyRemote(cmd *cobra.Command, db *dbFlags, file string, dryRun bool, ifMa
 	printRemoteNotes(cmd, doc.Project, out, false)
 	results := make([]apply.Result, len(out.Objects))
 	for i, o := range out.Objects {
-		results[i] = apply.Result{Kind: o.Kind, Name: o.Name, Change: catalog.Change(o.Change), Revision: o.Revision, Fields: o.Fields}
+		results[i] = apply.Result{Kind: o.Kind, Name: o.Name, Change: catalog.Change(o.Change), Revision: o.Revision, Fields: o.Fields, Runs: o.Runs}
 	}
 	line := apply.Result.String
 	if dryRun {

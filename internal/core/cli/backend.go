@@ -31,6 +31,22 @@ type dbFlags struct {
 	url     string
 	// server, when set (--api-url), is a server's API to ask instead.
 	server string
+	// clockBehindOK (--clock-behind-ok) writes the embedded database
+	// although this host's clock reads behind the newest time it recorded.
+	clockBehindOK bool
+}
+
+// FlagClockBehindOK names the flag of every command that writes the
+// embedded database itself: it writes although the clock reads behind the
+// newest time the database recorded, which it otherwise refuses.
+const FlagClockBehindOK = "clock-behind-ok"
+
+// addDBWriteFlags registers the database flags on a command that writes
+// the database, and --clock-behind-ok with them.
+func addDBWriteFlags(c *cobra.Command, f *dbFlags, postgres bool) {
+	addDBFlags(c, f, postgres)
+	c.Flags().BoolVar(&f.clockBehindOK, FlagClockBehindOK, false, "write the embedded database although this device's clock reads over a minute behind the newest time it recorded "+
+		"(refused otherwise, with reason clock_behind_database): only for a clock known to be right, such as a database copied from a machine whose clock ran ahead")
 }
 
 // addDBFlags registers the database flags on a command that reads or
@@ -149,9 +165,11 @@ func (f *dbFlags) resolve(opts Options) (string, error) {
 }
 
 // openBackend opens the database for writing definitions (the embedded
-// file is created and migrated on first use).
+// file is created and migrated on first use), refused while the clock
+// reads behind it (refuseClockBehind).
 func openBackend(ctx context.Context, opts Options, f *dbFlags) (*Backend, error) {
-	return open(ctx, opts, f, false)
+	b, err := open(ctx, opts, f, false)
+	return refuseClockBehind(ctx, f, b, err)
 }
 
 // openExisting opens the database for reading: a missing embedded file is
@@ -163,8 +181,46 @@ func openExisting(ctx context.Context, opts Options, f *dbFlags) (*Backend, erro
 
 // openExistingForWrite opens an existing database for writing: a missing
 // embedded file is an error, never created empty. Given --api-url, it is
-// the server's API, which writes to the server's database.
+// the server's API, which writes to the server's database. It is refused
+// while the clock reads behind the database (refuseClockBehind).
 func openExistingForWrite(ctx context.Context, opts Options, f *dbFlags) (*Backend, error) {
+	b, err := openExistingWritable(ctx, opts, f)
+	return refuseClockBehind(ctx, f, b, err)
+}
+
+// refuseClockBehind closes b and refuses the command while the clock this
+// process dates its writes by reads behind the newest time the embedded
+// database recorded, as a server holds its own writes then: a trigger
+// applied or enabled now would take its next fire time from that clock
+// and fire once NTP moves it forward. --clock-behind-ok writes all the
+// same. A server's API holds for its own clock, and PostgreSQL dates by
+// its own: the flag has nothing to override there and is refused.
+func refuseClockBehind(ctx context.Context, f *dbFlags, b *Backend, err error) (*Backend, error) {
+	switch {
+	case err != nil:
+		return nil, err
+	case b.RefuseClockBehind == nil && f.clockBehindOK:
+		b.Close()
+		return nil, Usagef("--%s is for a command writing an embedded database itself: a server given --api-url holds for its own clock "+
+			"(restart it with --clock-wait 0 to take its clock as right) and PostgreSQL dates by its own; leave the flag out", FlagClockBehindOK)
+	case b.RefuseClockBehind == nil || f.clockBehindOK:
+		return b, nil
+	}
+	if err := b.RefuseClockBehind(ctx, "--"+FlagClockBehindOK); err != nil {
+		b.Close()
+		return nil, err
+	}
+	return b, nil
+}
+
+// openExistingWritable is openExistingForWrite without the clock's check,
+// for the commands that date nothing by this host's clock: the lists of
+// credentials (`tokens list`, `users list`), which write nothing but which
+// only the writing opener serves; a retention pass, which deletes by age
+// (a clock behind deletes less, never more); and a cancel, which the store
+// dates no earlier than the newest time the database recorded, so a Run
+// can be stopped while the clock reads behind it.
+func openExistingWritable(ctx context.Context, opts Options, f *dbFlags) (*Backend, error) {
 	if f.server != "" {
 		return openRemote(f)
 	}
@@ -238,11 +294,10 @@ func open(ctx context.Context, opts Options, f *dbFlags, mustExistRO bool) (*Bac
 		return nil, err
 	}
 	if IsPostgresURL(dsn) {
-		if msg := WeakTLS(dsn, os.Getenv); msg != "" {
-			warn(ctx, opts.Binary, "warning: "+msg)
-		}
-		if msg := PassfileExposed(dsn, os.Getenv); msg != "" {
-			warn(ctx, opts.Binary, "warning: "+msg)
+		if opts.DatabaseWarnings != nil {
+			for _, msg := range opts.DatabaseWarnings(dsn) {
+				warn(ctx, opts.Binary, "warning: "+msg)
+			}
 		}
 		return opts.OpenPostgres(ctx, dsn)
 	}

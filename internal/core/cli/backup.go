@@ -15,9 +15,13 @@ func backupCommand(opts Options) *cobra.Command {
 qinglong.db taken in one read transaction (the server may go on serving; what it commits later is
 not in the copy), then the logs of the attempts in that copy, then qinglong-secrets.json (mode
 0600). Copying qinglong.db with cp while a server runs is not a backup: the file lags its -wal
-file. To restore, stop the server and serve the copy: ` + opts.Binary + ` serve --data-dir DIR (or move
-its files into the data directory). Runs that were running when the copy was taken end lost on that
-start, as after a crash; the commands the live server still runs are left alone. The copy is built in
+file. To restore, stop the server, move its data directory aside and copy DIR to its path (mv DATA
+DATA.old && cp -a DIR DATA), then start the server again: serving DIR itself would write into the
+backup. Runs that were running when the copy was taken end lost on that start, as after a crash; the
+commands the live server still runs are left alone. The first start on the copy warns that
+occurrences after the backup may run again (` + opts.Binary + ` serve --after-restore skip-missed passes them over)
+and that tokens revoked, users disabled and passwords changed since are back: revoke, disable and
+change them again. The copy is built in
 DIR/.qinglong-backup-partial and moved into DIR, the database last, only once whole and on disk: a DIR
 without qinglong.db (or still holding .qinglong-backup-partial) is a backup cut off before its end —
 remove it and back up again.`
@@ -49,13 +53,17 @@ remove it and back up again.`
 			}
 			// The copy is a whole data directory with every trigger in
 			// it: served beside the live server, it would run each of
-			// them a second time.
+			// them a second time. It is copied into the data directory's
+			// place rather than served where it is, which would use the
+			// backup up: the server writes into the directory it serves.
 			live, err := filepath.Abs(filepath.Dir(dsn))
 			if err != nil {
 				live = filepath.Dir(dsn)
 			}
-			fmt.Fprintf(textWriter{cmd.OutOrStdout()}, "backup written to %s; to restore it, stop the server of %s first, then run `%s serve --data-dir %s` "+
-				"(served beside that server, the copy would run every trigger a second time)\n", args[0], live, opts.Binary, shellquote.Quote(args[0]))
+			fmt.Fprintf(textWriter{cmd.OutOrStdout()}, "backup written to %s; to restore it, stop the server of %s first, then copy the backup to its path, "+
+				"`mv %s %s && cp -a %s %s`, and start that server again (served beside that server, the copy would run every trigger a second time; "+
+				"served where it is, it would no longer be a backup)\n", args[0], live,
+				shellquote.Quote(live), shellquote.Quote(live+".old"), shellquote.Quote(args[0]), shellquote.Quote(live))
 			return nil
 		},
 	}

@@ -4,17 +4,20 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 
 	"github.com/spf13/cobra"
 
 	"github.com/qinglong/qinglong/internal/core/cron"
 	"github.com/qinglong/qinglong/internal/core/crontab"
+	"github.com/qinglong/qinglong/internal/core/task"
 	"github.com/qinglong/qinglong/internal/core/validate"
 )
 
 func crontabCommand(opts Options) *cobra.Command {
 	c := &cobra.Command{Use: "crontab", Short: "Move jobs from a crontab"}
-	var project, zone string
+	var project, zone, account string
+	var system bool
 	convert := &cobra.Command{
 		Use:   "convert FILE --project NAME --tz ZONE",
 		Short: "Print a definitions file holding a crontab's jobs",
@@ -31,7 +34,11 @@ reported on standard error with its line number and why, as is an entry converte
 difference (both day fields restricted where cron would require both), and the command then exits 1
 after printing the file of the others. The file starts with a comment of what QingLong does
 otherwise than cron (timeout 1h, misfire fire_once, a fresh working directory, its environment,
---concurrency); check it with ` + "`" + opts.Binary + ` apply --dry-run -f FILE` + "`" + `.`,
+--concurrency). A system crontab (/etc/crontab, a file in /etc/cron.d: read so by default, or
+with --system) names a user between the schedule and the command: it becomes the task's runAs
+(noted once per user: switching accounts needs the server started as root), except for the account
+--account names, the one the server runs commands as; a user column that is no user name is refused
+(a user crontab given as a system one). Check the file with ` + "`" + opts.Binary + ` apply --dry-run -f FILE` + "`" + `.`,
 		Example: "  crontab -l | " + opts.Binary + " crontab convert - --project ops --tz Europe/Berlin > ops.yaml\n" +
 			"  " + opts.Binary + " apply --dry-run -f ops.yaml",
 		Args: oneArg("crontab convert takes one file: the crontab's path, or - for standard input"),
@@ -45,6 +52,15 @@ otherwise than cron (timeout 1h, misfire fire_once, a fresh working directory, i
 			if err := cron.CheckTimezone(zone); err != nil {
 				return &UsageError{Err: err}
 			}
+			o := crontab.Options{Zone: zone, System: system, Account: account}
+			if !cmd.Flags().Changed("system") {
+				o.System = systemCrontab(args[0])
+			}
+			if account != "" {
+				if err := (task.RunAs{User: account}).Validate("--account"); err != nil {
+					return &UsageError{Err: err}
+				}
+			}
 			in := cmd.InOrStdin()
 			if args[0] != "-" {
 				f, err := os.Open(args[0])
@@ -54,20 +70,33 @@ otherwise than cron (timeout 1h, misfire fire_once, a fresh working directory, i
 				defer f.Close() //nolint:errcheck // read only
 				in = f
 			}
-			return convertCrontab(cmd, in, project, zone)
+			if o.System && !cmd.Flags().Changed("system") {
+				fmt.Fprintf(textWriter{cmd.ErrOrStderr()}, "note: %s is read as a system crontab: each entry names its user before the command (--system=false reads it as a user crontab)\n", args[0])
+			}
+			return convertCrontab(cmd, in, project, o)
 		},
 	}
 	convert.Flags().StringVar(&project, "project", "", "the project the tasks and triggers go in (required)")
 	convert.Flags().StringVar(&zone, "tz", "", "IANA time zone of the entries before any CRON_TZ= line (required), e.g. Europe/Berlin")
+	convert.Flags().BoolVar(&system, "system", false, "read a system crontab, whose entries name a user between the schedule and the command (default: true for /etc/crontab and files in /etc/cron.d, false otherwise)")
+	convert.Flags().StringVar(&account, "account", "", "with a system crontab: the account the server runs commands as; entries naming it get no runAs (default: every entry's user becomes its task's runAs)")
 	c.AddCommand(convert)
 	return c
+}
+
+// systemCrontab reports whether path is where cron keeps system crontabs
+// (/etc/crontab, a file in /etc/cron.d), whose entries name their user:
+// read as a user crontab, that user would be taken for the command.
+func systemCrontab(path string) bool {
+	clean := filepath.Clean(path)
+	return clean == "/etc/crontab" || filepath.Dir(clean) == "/etc/cron.d"
 }
 
 // convertCrontab prints in's entries as a definitions file of project on
 // standard output and every line it reports on standard error; it fails
 // when a line was not converted, after printing the others.
-func convertCrontab(cmd *cobra.Command, in io.Reader, project, zone string) error {
-	res, err := crontab.Convert(in, zone)
+func convertCrontab(cmd *cobra.Command, in io.Reader, project string, o crontab.Options) error {
+	res, err := crontab.Convert(in, o)
 	if err != nil {
 		return err
 	}

@@ -1,17 +1,13 @@
 package cli
 
 import (
-	"cmp"
 	"context"
 	"fmt"
 	"io"
 	"io/fs"
-	"net"
 	"net/url"
 	"os"
 	"strings"
-
-	"github.com/qinglong/qinglong/internal/core/netaddr"
 )
 
 // refuseArgvPassword refuses a PostgreSQL URL given on the command line that
@@ -68,48 +64,6 @@ func refuseSharedPasswordFile(configFile, setting, raw string, mode fs.FileMode)
 	}
 	return Usagef("--config %s holds a database password in %s and is readable by group or others (mode %04o); "+
 		"run chmod 600 %s, or %s", configFile, setting, mode.Perm(), configFile, passwordElsewhere(setting))
-}
-
-// WeakTLS returns a warning when the URL reaches a host other than this
-// one with an sslmode that does not verify the server (pgx's default,
-// prefer, does not): anyone on the path could read or change the traffic,
-// credentials included. It returns "" when there is nothing to say.
-func WeakTLS(raw string, getenv func(string) string) string {
-	u, err := url.Parse(raw)
-	if err != nil {
-		return ""
-	}
-	q := u.Query()
-	mode := q.Get("sslmode")
-	if mode == "" {
-		mode = getenv("PGSSLMODE")
-	}
-	if mode == "verify-full" {
-		return ""
-	}
-	// A URL without a host connects where $PGHOST says, as libpq does.
-	hosts := cmp.Or(q.Get("host"), u.Host, getenv("PGHOST"))
-	for _, h := range strings.Split(hosts, ",") {
-		if host, _, err := net.SplitHostPort(h); err == nil {
-			h = host
-		}
-		h = strings.Trim(h, "[]")
-		if isLocalHost(h) {
-			continue
-		}
-		if mode == "" {
-			mode = "prefer (the default)"
-		}
-		return fmt.Sprintf("the database URL reaches %s with sslmode=%s, which does not verify the server; "+
-			"use sslmode=verify-full (with sslrootcert) for a database on another host", h, mode)
-	}
-	return ""
-}
-
-// isLocalHost reports whether h is this host: empty (the default socket),
-// a Unix socket directory, localhost or a loopback address.
-func isLocalHost(h string) bool {
-	return h == "" || strings.HasPrefix(h, "/") || netaddr.IsLoopbackHost(h)
 }
 
 // sayKey carries, to an Opener, how to tell the command's user what a

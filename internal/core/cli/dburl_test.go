@@ -74,55 +74,6 @@ func TestDatabaseURLWithAPasswordIsRefusedOnTheCommandLine(t *testing.T) {
 	}
 }
 
-// A database on another host reached without verifying its certificate
-// draws a warning; loopback hosts and verify-full do not.
-func TestWeakTLSToARemoteDatabaseIsWarnedAbout(t *testing.T) {
-	t.Parallel()
-	noEnv := func(string) string { return "" }
-	tests := []struct {
-		url, env string
-		warn     bool
-	}{
-		{"postgres://ql@db.example:5432/ql", "", true},
-		{"postgres://ql@db.example/ql?sslmode=require", "", true},
-		{"postgres://ql@db.example/ql?sslmode=verify-ca", "", true},
-		{"postgres://ql@db.example/ql?sslmode=verify-full", "", false},
-		{"postgres://ql@db.example/ql", "verify-full", false},
-		{"postgres://ql@localhost:5432/ql", "", false},
-		{"postgres://ql@127.0.0.1/ql?sslmode=disable", "", false},
-		{"postgres://ql@[::1]:5432/ql", "", false},
-		{"postgres://ql@/ql?host=/var/run/postgresql", "", false},
-		{"postgres://ql@localhost,db2.example/ql", "", true},
-	}
-	for _, tt := range tests {
-		getenv := noEnv
-		if tt.env != "" {
-			getenv = func(k string) string {
-				if k == "PGSSLMODE" {
-					return tt.env
-				}
-				return ""
-			}
-		}
-		msg := WeakTLS(tt.url, getenv)
-		if (msg != "") != tt.warn || (tt.warn && !strings.Contains(msg, "verify-full")) {
-			t.Errorf("%s (PGSSLMODE=%q): warning %q, want warning=%v", tt.url, tt.env, msg, tt.warn)
-		}
-	}
-	pgHost := func(k string) string { return map[string]string{"PGHOST": "db.example"}[k] }
-	if msg := WeakTLS("postgres:///ql?sslmode=require", pgHost); !strings.Contains(msg, "reaches db.example") {
-		t.Errorf("a host-less URL with $PGHOST=db.example: warning %q, want one naming db.example", msg)
-	}
-	if msg := WeakTLS("postgres://ql@localhost/ql", pgHost); msg != "" {
-		t.Errorf("a URL naming localhost while $PGHOST names another host: warning %q; the URL's host wins", msg)
-	}
-	var reached []string
-	code, _, stderr := qlWith(t, clusterBuild(&reached), "runs", "list", "--database-url", "postgres://ql_runtime@db.example/ql?sslmode=require")
-	if code != 1 || !strings.Contains(stderr, "ql: warning: the database URL reaches db.example") || len(reached) != 1 {
-		t.Fatalf("runs list with sslmode=require: exit %d stderr %q reached %v; want a warning, then the open", code, stderr, reached)
-	}
-}
-
 // A --config file holding a database password is refused, without
 // printing it, while group or others may read it; at mode 0600 it serves,
 // and a shared config file without a password serves too.

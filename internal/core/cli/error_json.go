@@ -37,7 +37,10 @@ func sayErrorJSON(cmd *cobra.Command, w io.Writer, err error, msg string, usage 
 		return
 	}
 	code := qlerror.CodeOf(err)
-	if usage {
+	// A file to fix exits 2, as input refused does: its line says the
+	// code that exit means, not the failed_precondition a server keeps
+	// for its own file (4 everywhere else).
+	if usage || fileToFix(err) {
 		code = qlerror.Invalid
 	}
 	_ = writeCompactJSON(w, errorJSON{Error: errorJSONDetail{Code: code, Reason: qlerror.ReasonOf(err), Params: qlerror.ParamsOf(err), Message: msg}})

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"fmt"
 	"regexp"
 	"strings"
 
@@ -19,6 +20,9 @@ var invalidFlagValue = regexp.MustCompile(`^invalid argument "(.*)" for "(?:-(\w
 // written and what it takes (its help line), instead of the parser's
 // (strconv.ParseInt: parsing "abc": invalid syntax).
 func flagError(c *cobra.Command, err error) error {
+	if strings.HasPrefix(err.Error(), "unknown shorthand flag: 'v' in -") {
+		return Usagef("%s", notVersionHere(c, err))
+	}
 	m := invalidFlagValue.FindStringSubmatch(err.Error())
 	if m == nil {
 		return &UsageError{Err: err}
@@ -37,6 +41,18 @@ func flagError(c *cobra.Command, err error) error {
 		name = "-" + fl.Shorthand + "/--" + fl.Name
 	}
 	return Usagef("%s %q is not %s: it takes %s", name, m[1], kind, strings.TrimSuffix(fl.Usage, "."))
+}
+
+// notVersionHere words the refusal of -v after a command: -v is the
+// root's --version only, and no command's shorthand, so that one letter
+// never means two things by where it stands; a command that has --verbose
+// (apply) names it, since that is what its -v was meant for.
+func notVersionHere(c *cobra.Command, err error) string {
+	root := c.Root().Name()
+	if c.Flags().Lookup("verbose") != nil {
+		return fmt.Sprintf("%s: -v is not short for --verbose here; give --verbose (`%s -v`, before any command, prints the version)", err, root)
+	}
+	return fmt.Sprintf("%s: -v is no flag of %s; `%s -v` (before any command) or `%s version` prints the version", err, c.CommandPath(), root, root)
 }
 
 // valueKinds says what a flag of each pflag type reads.

@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/qinglong/qinglong/internal/core/ids"
+	"github.com/qinglong/qinglong/internal/core/qlerror"
 	"github.com/qinglong/qinglong/internal/core/validate"
 )
 
@@ -97,11 +98,23 @@ func oneID(usage, kind string, lister ...string) cobra.PositionalArgs {
 		if len(args) != 1 {
 			return Usagef("%s, %s", usage, printed)
 		}
-		if err := ids.Validate(kind, args[0]); err != nil {
-			return Usagef("%v; give a %s %s", err, kind, printed)
-		}
-		return nil
+		return notAnID(kind, args[0], printed)
 	}
+}
+
+// RefusalArgumentNotAnID is the reason of a command's refusal of an
+// argument where an id is needed that is no id: a name, an id cut short
+// when copied, a number.
+const RefusalArgumentNotAnID qlerror.Reason = "argument_not_an_id"
+
+// notAnID refuses value, given where an id of kind is needed, unless it is
+// one, saying where such ids are printed.
+func notAnID(kind, value, printed string) error {
+	if err := ids.Validate(kind, value); err != nil {
+		return &UsageError{Err: qlerror.New(qlerror.Invalid, "%v; give a %s %s", err, kind, printed).
+			Because(RefusalArgumentNotAnID, "kind", kind, "value", value)}
+	}
+	return nil
 }
 
 // oneName takes one object name (a token's, a user's).

@@ -16,10 +16,10 @@ import (
 func projectsCommand(opts Options) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "projects",
-		Short: "Show, pause and resume projects",
+		Short: "List, show, pause and resume projects",
 		Args:  cobra.NoArgs,
 	}
-	c.AddCommand(projectsShowCommand(opts), projectsPauseCommand(opts, true), projectsPauseCommand(opts, false))
+	c.AddCommand(projectsListCommand(opts), projectsShowCommand(opts), projectsPauseCommand(opts, true), projectsPauseCommand(opts, false))
 	return c
 }
 

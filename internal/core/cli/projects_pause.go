@@ -67,7 +67,7 @@ asked (exit 2).
 		fmt.Fprintln(cmd.OutOrStdout(), projectPauseMessage(res, suggest(cmd, "projects", "resume", res.ProjectName)))
 		return nil
 	}
-	addDBFlags(c, &db, opts.OpenPostgres != nil)
+	addDBWriteFlags(c, &db, opts.OpenPostgres != nil)
 	addServerFlag(c, &db)
 	addOutputFlag(c, &out)
 	return c
@@ -90,7 +90,7 @@ func projectPauseMessage(res schedule.ProjectPauseResult, resume string) string 
 	}
 	switch {
 	case res.Paused && res.Changed:
-		return fmt.Sprintf("project %s: paused at %s with %s; triggers published into it meanwhile start paused; resume it with `%s`", res.ProjectName, at, triggers, resume)
+		return fmt.Sprintf("project %s: paused at %s: %s paused now, %d already paused on its own (keeping its own pause); triggers published into it meanwhile start paused; resume it with `%s`", res.ProjectName, at, triggers, res.AlreadyPaused, resume)
 	case res.Paused:
 		msg := fmt.Sprintf("project %s: already paused since %s by %s; nothing changed", res.ProjectName, at, res.Actor)
 		if res.Note != "" {

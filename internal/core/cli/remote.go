@@ -57,6 +57,7 @@ func addServerFlag(c *cobra.Command, f *dbFlags) {
 var remoteScopes = map[string]apitoken.Scope{
 	"apply":               apitoken.Admin,
 	"export":              apitoken.Admin,
+	"projects list":       apitoken.Read,
 	"projects show":       apitoken.Read,
 	"runs list":           apitoken.Read,
 	"runs show":           apitoken.Read,
@@ -432,7 +433,7 @@ func (c *apiClient) RunGet(ctx context.Context, id string) (run.Detail, error) {
 	if err := c.get(ctx, "/api/v1/runs/"+url.PathEscape(id), nil, &d); err != nil {
 		return run.Detail{}, err
 	}
-	out := run.Detail{Run: runOf(d.Run), Waiting: d.Waiting.RunOf()}
+	out := run.Detail{Run: runOf(d.Run), Waiting: d.Waiting.RunOf(), RerunAs: d.RerunAs}
 	for _, a := range d.Attempts {
 		out.Attempts = append(out.Attempts, run.Attempt{ID: a.ID, RunID: d.Run.ID, Number: a.Number, Executor: a.Executor, State: a.State,
 			ExitCode: a.ExitCode, ErrorCode: a.ErrorCode, ErrorMessage: a.ErrorMessage, WorkerName: a.Worker, CreatedAtMs: a.CreatedAtMs,
@@ -699,7 +700,8 @@ func (c *apiClient) RunRerun(ctx context.Context, r schedule.RerunRequest) (sche
 		return schedule.RerunResult{}, err
 	}
 	c.heard(a.RunID, a.Waits)
-	return schedule.RerunResult{RunID: a.RunID, Created: a.Created, Skipped: schedule.PassReason(a.Skipped), Unfinished: a.Unfinished, Waiting: a.Waiting}, nil
+	return schedule.RerunResult{RunID: a.RunID, Created: a.Created, Skipped: schedule.PassReason(a.Skipped), Unfinished: a.Unfinished, Waiting: a.Waiting,
+		Cancelled: a.Cancelled}, nil
 }
 
 // runOf is the Run a view shows (the API's JSON back to the model).

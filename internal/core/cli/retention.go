@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/qinglong/qinglong/internal/core/plural"
+	"github.com/qinglong/qinglong/internal/core/qlerror"
 	"github.com/qinglong/qinglong/internal/core/retention"
 )
 
@@ -82,7 +83,7 @@ share the work; none deletes a row twice.`),
 			if u := os.Getenv(EnvMaintenanceURL); u != "" && opts.OpenPostgres != nil && !onCommandLine(cmd.Flags().Lookup("data-dir")) {
 				db.url = u
 			}
-			b, err := openExistingForWrite(cmd.Context(), opts, &db)
+			b, err := openExistingWritable(cmd.Context(), opts, &db)
 			if err != nil {
 				return err
 			}
@@ -271,6 +272,8 @@ func keptError(rep retention.Report) error {
 	if len(rep.Kept) == 1 {
 		runs = "its Run is"
 	}
+	first := rep.Kept[0]
+	problem := first.Problem()
 	msg := fmt.Sprintf("could not remove %s (listed above), so %s kept; every other rule and Run went on", plural.Count(int64(len(rep.Kept)), "log file", "log files"), runs)
 	if len(rep.Cut) > 0 {
 		var rules []string
@@ -279,5 +282,8 @@ func keptError(rep retention.Report) error {
 		}
 		msg += fmt.Sprintf(" (%s stopped after %d such files; the rest of its work waits for the next pass)", strings.Join(rules, " and "), retention.KeptPerRule)
 	}
-	return fmt.Errorf("%s: %s", msg, retention.KeptAdvice)
+	// failed_precondition (exit 4): the files' state forbids their
+	// removal, and the same pass fails the same way until it is changed.
+	return qlerror.New(qlerror.FailedPrecondition, "%s; %s: %s; until its log is gone its Run stays, and each pass tries it again", msg, first.Path, retention.ProblemAdvice(problem)).
+		Because(retention.RefusalLogsNotRemovable, "files", len(rep.Kept), "path", first.Path, "problem", problem)
 }

@@ -3,13 +3,16 @@ package cli
 import (
 	"context"
 	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/spf13/cobra"
 
+	"github.com/qinglong/qinglong/internal/core/qlerror"
 	"github.com/qinglong/qinglong/internal/core/retention"
 )
 
@@ -100,5 +103,25 @@ func TestTheLogCapsDryRunLineSaysAtLeastWhatIsOverTheCap(t *testing.T) {
 	}
 	if got := describe(retention.KindLogBytes, retention.Deleted{Logs: 46, LogBytes: 1400936}); !strings.HasPrefix(got, "logs over the cap: 46 logs (") {
 		t.Errorf("the pass's cap line is %q; want the logs it deleted counted", got)
+	}
+}
+
+// A pass that could not remove some log files is refused for the files'
+// state (failed_precondition, exit 4), never as an internal failure: its
+// reason names the first file's problem and its message what fixes it,
+// after what the pass deleted, which its summary says.
+func TestAPassThatCouldNotRemoveLogsSaysTheFilesProblemNotAnInternalFailure(t *testing.T) {
+	t.Parallel()
+	const path = "/srv/ql/qinglong-logs/a.log"
+	rep := retention.Report{Kept: []retention.Kept{{Run: "r", Attempt: "a", Path: path, Err: &fs.PathError{Op: "remove", Path: path, Err: syscall.EROFS}}}}
+	err := keptError(rep)
+	if qlerror.CodeOf(err) != qlerror.FailedPrecondition || exitCodeOf(err) != ExitConflict || qlerror.ReasonOf(err) != retention.RefusalLogsNotRemovable {
+		t.Fatalf("%v: code %s, exit %d, reason %q; want failed_precondition, exit 4, logs_not_removable", err, qlerror.CodeOf(err), exitCodeOf(err), qlerror.ReasonOf(err))
+	}
+	if p := qlerror.ParamsOf(err); p["problem"] != retention.ProblemReadOnly || p["path"] != path || p["files"] != "1" {
+		t.Errorf("params %v; want problem read_only, the path and 1 file", p)
+	}
+	if !strings.Contains(err.Error(), path+": the file system holding the logs is mounted read-only: remount it read-write") {
+		t.Errorf("message %q; want the path and what fixes a read-only file system", err)
 	}
 }

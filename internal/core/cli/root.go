@@ -49,6 +49,9 @@ type Backend struct {
 	// Pause pauses and resumes triggers (`ql triggers pause/resume`); nil
 	// when the profile cannot (a read-only open).
 	Pause schedule.Pauser
+	// Adopt starts schedules at a handed-over position (`apply
+	// --adopt-state`); nil when the profile cannot (a read-only open).
+	Adopt schedule.Adopter
 	// ProjectPause pauses and resumes projects (`ql projects
 	// pause/resume`); nil when the profile cannot.
 	ProjectPause schedule.ProjectPauser
@@ -96,7 +99,13 @@ type Backend struct {
 	// QingLong database (an empty file): opening it made a new, empty one
 	// in it, which the command says, since data may have been expected.
 	HeldNone bool
-	Close    func()
+	// RefuseClockBehind is the refusal of a write while the clock this
+	// process dates its writes by reads behind the newest time the
+	// database recorded (override: the flag that writes all the same);
+	// nil where no such clock dates the writes (PostgreSQL, a server's
+	// API).
+	RefuseClockBehind func(ctx context.Context, override string) error
+	Close             func()
 	// api is the server's API a command given --api-url asks, for what
 	// the API shapes differently from the store (a trigger's view, enable
 	// and disable by id); nil on a database.
@@ -128,6 +137,11 @@ type Options struct {
 	Binary string
 	// OpenPostgres is nil in builds without PostgreSQL support.
 	OpenPostgres Opener
+	// DatabaseWarnings says what connecting to a PostgreSQL URL would
+	// expose (an unverified server, a password file others may read,
+	// several servers without the writable one kept), read as the driver
+	// reads the URL; each is printed before OpenPostgres connects.
+	DatabaseWarnings func(dsn string) []string
 	// OpenSQLite opens the embedded database for writing, creating and
 	// migrating it if needed.
 	OpenSQLite Opener
@@ -158,6 +172,11 @@ type Options struct {
 	// (`db vacuum`), writing progress to progress, and returns its size
 	// before and after; nil in a build without the embedded database.
 	Vacuum func(ctx context.Context, dbPath string, progress io.Writer) (before, after int64, err error)
+	// HandOver marks the embedded database at dbPath handed over by actor
+	// (`export --with-state`), refused while a server serves it, and holds
+	// the server's lock until release; nil in a build without the
+	// embedded database.
+	HandOver func(ctx context.Context, dbPath, actor string) (release func() error, err error)
 
 	// secretsFileOnly: the secrets commands work on --secrets-file alone,
 	// on a host with no database and no API (SecretsFileCommand).
@@ -213,7 +232,7 @@ or as many replicas on PostgreSQL (profile cluster).`
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	withVersionFlag(root)
+	withVersionFlag(root, "print the version, as the version command does (-v only before any command: no command has a -v)")
 	root.SetFlagErrorFunc(flagError)
 	// The only pre-run hook of the tree: a subcommand's own would replace it.
 	root.PersistentPreRunE = func(c *cobra.Command, _ []string) error {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/qinglong/qinglong/internal/core/qlerror"
 	"github.com/qinglong/qinglong/internal/core/run"
 	"github.com/qinglong/qinglong/internal/core/view"
 )
@@ -165,9 +166,11 @@ func checkStateFlag(state string) error {
 	case state == "" || slices.Contains(run.Reachable, run.State(state)):
 		return nil
 	case slices.Contains(run.States, run.State(state)):
-		return Usagef("--state %s: no Run of this release is ever in it (the state is kept for approvals, which nothing enters yet); use one of %s", state, stateNames())
+		return &UsageError{Err: qlerror.New(qlerror.Invalid, "--state %s: no Run of this release is ever in it (the state is kept for approvals, which nothing enters yet); use one of %s", state, stateNames()).
+			Because(run.RefusalListState, "state", state)}
 	}
-	return Usagef("--state %q is not a run state; use one of %s", state, stateNames())
+	return &UsageError{Err: qlerror.New(qlerror.Invalid, "--state %q is not a run state; use one of %s", state, stateNames()).
+		Because(run.RefusalListState, "state", state)}
 }
 
 func runsShowCommand(opts Options) *cobra.Command {
@@ -238,6 +241,9 @@ it needs.`),
 			}
 			if r.RerunOf != "" {
 				fmt.Fprintf(w, "re-run of  %s\n", r.RerunOf)
+			}
+			if len(d.RerunAs) > 0 {
+				fmt.Fprintf(w, "re-run as  %s\n", strings.Join(d.RerunAs, ", "))
 			}
 			if note := dueNote(r); note != "" {
 				fmt.Fprintf(w, "due        %s (%s)\n", fmtMs(&r.DueAtMs), note)
@@ -368,7 +374,7 @@ func runsCancelCommand(opts Options) *cobra.Command {
 			if out == "json" && len(args) == 0 {
 				return Usagef("-o json prints the cancel of one run (the API's answer); with --state the command prints its counts as text")
 			}
-			b, err := openExistingForWrite(cmd.Context(), opts, &db)
+			b, err := openExistingWritable(cmd.Context(), opts, &db)
 			if err != nil {
 				return err
 			}

@@ -7,7 +7,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/qinglong/qinglong/internal/core/ids"
 	"github.com/qinglong/qinglong/internal/core/plural"
 	"github.com/qinglong/qinglong/internal/core/run"
 )
@@ -34,10 +33,7 @@ func cancelArgs(f *cancelFilters) cobra.PositionalArgs {
 		case len(args) == 1 && f.dryRun:
 			return Usagef("--dry-run goes with --state: it counts the Runs the flags match")
 		case len(args) == 1:
-			if err := ids.Validate("run id", args[0]); err != nil {
-				return Usagef("%v; give a run id %s", err, printed)
-			}
-			return nil
+			return notAnID("run id", args[0], printed)
 		case f.state == "":
 			return Usagef("runs cancel takes one run id, %s, or --state (queued, running or lost) to cancel every Run in it, narrowed by --project or --trigger", printed)
 		}

@@ -20,6 +20,7 @@ func runsLogsCommand(opts Options) *cobra.Command {
 	var db dbFlags
 	var follow, exitStatus bool
 	var attempt, tail int64
+	var out string
 	c := &cobra.Command{
 		Use:   "logs RUN_ID",
 		Short: "Print the captured output of a run's latest attempt (or --attempt N); -f follows it until the run ends",
@@ -46,12 +47,17 @@ With --exit-status the exit code says how the Run ended, after -f's "(run … en
 succeeded, 6 when it failed, timed out, was lost or cancelled; a script waits for a Run and learns
 whether it worked. Without -f it prints the log of a Run that has ended, then its end, and exits the
 same way; a Run that has not ended is refused (exit 2): add -f to wait for it. Without --exit-status
-the exit code is 0 however the Run ended.`,
+the exit code is 0 however the Run ended.
+Without -f, an attempt that has not started yet (log_not_started) and a log log retention removed
+(log_removed) are refused (exit 1); -o json words the refusal as a JSON line on standard error.`,
 		Example: "  " + opts.Binary + " runs logs 0190a4f2-0000-7000-8000-000000000000\n" +
 			"  " + opts.Binary + " runs logs 0190a4f2-0000-7000-8000-000000000000 --tail 50 -f\n" +
 			"  " + opts.Binary + " runs logs 0190a4f2-0000-7000-8000-000000000000 -f --exit-status",
 		Args: oneID("runs logs takes one run id", "run id", "runs", "list"),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if out != "text" && out != "json" {
+				return Usagef("--output %q is not one of text, json", out)
+			}
 			if attempt < 0 || (attempt == 0 && cmd.Flags().Changed("attempt")) {
 				return Usagef("--attempt %d is not an attempt number; give one that `%s` lists (1 is the first attempt), or leave it out for the latest", attempt, suggest(cmd, "runs", "show", args[0]))
 			}
@@ -76,6 +82,7 @@ the exit code is 0 however the Run ended.`,
 	c.Flags().BoolVarP(&follow, "follow", "f", false, "keep printing new output until the run ends")
 	c.Flags().BoolVar(&exitStatus, "exit-status", false, "exit 0 if the run succeeded, 6 if it ended otherwise (failed, timed_out, lost, cancelled); without -f the run must have ended; not with --attempt, since it tells how the whole run ended")
 	c.Flags().Int64VarP(&tail, "tail", "n", 0, fmt.Sprintf("print only the last N lines of the log (1 to %d); with -f, then follow on from there", logtail.MaxLines))
+	c.Flags().StringVarP(&out, "output", "o", "text", "text or json: the log is printed as written either way; with json a refusal ends standard error with the JSON error line (its reason, such as log_not_started or log_removed), as every -o json does")
 	c.Flags().Int64Var(&attempt, "attempt", 0, "print the attempt of this number, as "+opts.Binary+" runs show lists them (default: the latest)")
 	return c
 }

@@ -215,6 +215,11 @@ func (l *logFollower) chosen(ctx context.Context) (run.Detail, run.Attempt, erro
 	return d, a, nil
 }
 
+// RefusalLogNotStarted is the reason of `runs logs` (without -f) of an
+// attempt that has not started: it has no log yet, which is no failure of
+// the Run's, and -f waits for it.
+const RefusalLogNotStarted qlerror.Reason = "log_not_started"
+
 // once prints the chosen attempt's log as it is now.
 func (l *logFollower) once(ctx context.Context) error {
 	d, a, err := l.chosen(ctx)
@@ -223,9 +228,11 @@ func (l *logFollower) once(ctx context.Context) error {
 	}
 	switch {
 	case a.LogRemoved:
-		return qlerror.New(qlerror.NotFound, "run %s: the log of attempt %d was removed by log retention (it held %d bytes)", l.runID, a.Number, a.LogBytes)
+		return qlerror.New(qlerror.NotFound, "run %s: the log of attempt %d was removed by log retention (it held %d bytes); its Run's other facts remain (`ql runs show %s`); raise the server's --retention-logs to keep logs longer",
+			l.runID, a.Number, a.LogBytes, l.runID).Because(httpapi.RefusalLogRemoved)
 	case a.StartedAtMs == nil && d.Waiting != nil && a.ID == d.Attempts[len(d.Attempts)-1].ID:
-		return qlerror.New(qlerror.NotFound, "run %s: attempt %d has not started yet, so it has no output; it waits%s", l.runID, a.Number, d.Waiting.AfterWaits())
+		return qlerror.New(qlerror.NotFound, "run %s: attempt %d has not started yet, so it has no output; it waits%s; add -f to print its output once it starts",
+			l.runID, a.Number, d.Waiting.AfterWaits()).Because(RefusalLogNotStarted)
 	case a.StartedAtMs == nil && a.State.Terminal():
 		// A Run cancelled while it waited: its output is empty, and
 		// complete, so this is no failure; "not yet" would promise
@@ -233,7 +240,8 @@ func (l *logFollower) once(ctx context.Context) error {
 		l.say("(run %s: attempt %d ended (%s) before it started, so it has no output)\n", l.runID, a.Number, a.State)
 		return nil
 	case a.StartedAtMs == nil:
-		return qlerror.New(qlerror.NotFound, "run %s: attempt %d has not started yet, so it has no output", l.runID, a.Number)
+		return qlerror.New(qlerror.NotFound, "run %s: attempt %d has not started yet, so it has no output; add -f to print its output once it starts", l.runID, a.Number).
+			Because(RefusalLogNotStarted)
 	}
 	if _, err := l.read(ctx, false); err != nil {
 		return err

@@ -30,7 +30,8 @@ When the answer is lost after the request left, the command says the re-run may 
 exits 1 and prints the command that asks again with the request id it sent. A Run that has not finished is refused. The trigger must still be runnable
 (its project active, it and its task enabled: a disabled trigger is refused with the command that
 enables it, as run now words it) and its overlap policy applies, as for run now: a refused request
-prints "not re-run" (-o json: "skipped") and exits 3.
+prints "not re-run" (-o json: "skipped") and exits 3; under cancel_previous the unfinished Runs of
+the trigger are cancelled first and the output names them (-o json: "cancelled").
 Who asked (the operating-system user, or over --api-url the API token and the address it came from)
 is recorded in the new Run's run.created event. On the database, a note on stderr says when nothing
 will start the new Run, as for ` + "`" + opts.Binary + ` triggers run` + "`" + `. ` + returnsQueued(opts, "new Run") + `
@@ -82,7 +83,7 @@ will start the new Run, as for ` + "`" + opts.Binary + ` triggers run` + "`" + `
 			}
 			if out == "json" {
 				err = writeJSON(cmd.OutOrStdout(), rerunView{RerunOf: req.RunID, RequestID: req.RequestID, RunID: res.RunID, Created: res.Created,
-					Skipped: string(res.Skipped), Unfinished: res.Unfinished, Waiting: res.Waiting, Waits: waitsOf(cmd.Context(), b, res.RunID)})
+					Skipped: string(res.Skipped), Unfinished: res.Unfinished, Waiting: res.Waiting, Cancelled: res.Cancelled, Waits: waitsOf(cmd.Context(), b, res.RunID)})
 			} else {
 				printRerun(cmd.OutOrStdout(), cmd, req, res)
 			}
@@ -95,7 +96,7 @@ will start the new Run, as for ` + "`" + opts.Binary + ` triggers run` + "`" + `
 			return err
 		},
 	}
-	addDBFlags(c, &db, opts.OpenPostgres != nil)
+	addDBWriteFlags(c, &db, opts.OpenPostgres != nil)
 	addServerFlag(c, &db)
 	addOutputFlag(c, &out)
 	c.Flags().StringVar(&requestID, "request-id", "", "names this request: repeating it never makes a second Run (letters, digits, ._-; default: generated)")
@@ -131,6 +132,9 @@ type rerunView struct {
 	// (queue_one), not an unfinished one.
 	Unfinished string `json:"unfinished,omitempty"`
 	Waiting    bool   `json:"waiting,omitempty"`
+	// Cancelled are the unfinished Runs of the trigger its overlap policy
+	// (cancel_previous) cancelled to admit the re-run, oldest first.
+	Cancelled []string `json:"cancelled,omitempty"`
 	// Waits is the API's answer's waits (waitsOf).
 	Waits *view.Waiting `json:"waits,omitempty"`
 }
@@ -139,6 +143,9 @@ func printRerun(w io.Writer, cmd *cobra.Command, req schedule.RerunRequest, res 
 	switch {
 	case res.Skipped != "":
 		fmt.Fprintf(w, "run %s: not re-run (%s: %s)\n", req.RunID, res.Skipped, overlapRefusal(cmd, res.Unfinished, " of its trigger", res.Waiting))
+	case res.Created && len(res.Cancelled) > 0:
+		fmt.Fprintf(w, "run %s: re-run as run %s, queued (request %s; `%s`); %s\n", req.RunID, res.RunID, req.RequestID, suggest(cmd, "runs", "show", res.RunID),
+			cancelledFor(res.RunID, res.Cancelled))
 	case res.Created:
 		fmt.Fprintf(w, "run %s: re-run as run %s, queued (request %s; `%s`)\n", req.RunID, res.RunID, req.RequestID, suggest(cmd, "runs", "show", res.RunID))
 	default:

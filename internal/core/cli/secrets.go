@@ -9,6 +9,7 @@ import (
 	"github.com/qinglong/qinglong/internal/core/apply"
 	"github.com/qinglong/qinglong/internal/core/process"
 	"github.com/qinglong/qinglong/internal/core/qlerror"
+	"github.com/qinglong/qinglong/internal/core/task"
 )
 
 func secretsCommand(opts Options) *cobra.Command {
@@ -94,14 +95,14 @@ listing as JSON.`),
 			}
 			return printListing(cmd, out, listing[apply.SecretEntry]{
 				json:   l,
-				header: []string{"NAME", "DEFINED", "USED BY"},
+				header: []string{"NAME", "READABLE BY", "DEFINED", "USED BY"},
 				items:  l.Secrets,
 				row: func(e apply.SecretEntry) []string {
 					defined := "yes"
 					if !e.Defined {
 						defined = "missing"
 					}
-					return []string{e.Name, defined, orDash(usesText(e.UsedBy))}
+					return []string{e.Name, readableBy(e.Project), defined, orDash(usesText(e.UsedBy))}
 				},
 				notes: listingNotes(l, s),
 				none:  secretsNone(cmd, l),
@@ -202,7 +203,9 @@ func secretsSetCommand(opts Options) *cobra.Command {
 		Use:   "set NAME",
 		Short: "Set a secret's value, read from standard input (never the command line)",
 		Long: `Set the secret NAME (letters, digits, '_', '.', '-': the names a task's env and a notification channel refer to),
-creating or replacing it. The value is asked twice without echo on a terminal, or read whole from
+creating or replacing it. A name PROJECT/NAME is that project's: only its tasks and notification
+channels may name it (an apply naming it from another project is refused, and so is a Run); a name
+without a slash is global, readable by every project's. The value is asked twice without echo on a terminal, or read whole from
 standard input when it is a pipe or a file, without one trailing line ending. It is never taken from
 the command line, where every user of the host reads it (ps). It must hold 4 to ` + fmt.Sprint(process.MaxSecretLen) + ` bytes of UTF-8
 text without NUL. The next attempt that starts reads it. Where the definitions are at hand the
@@ -236,6 +239,9 @@ command says which tasks and channels use the name.`,
 			}
 			w := cmd.OutOrStdout()
 			fmt.Fprintf(w, "secret %s: %s\n", name, what)
+			if p := task.SecretProject(name); p != "" {
+				fmt.Fprintf(w, "readable by: project %s only (its tasks and notification channels; every other project's are refused)\n", p)
+			}
 			if local, ok := s.(localSecrets); ok {
 				if uid, other := local.file.OwnedByAnother(); other {
 					fmt.Fprintf(w, "note: %s belongs to uid %d (the owner of its directory, or of the file before): only a server or worker running as uid %d may read it; "+
@@ -313,4 +319,13 @@ func notDefined(name string, l apply.SecretListing, listErr error) error {
 		return qlerror.New(qlerror.NotFound, "secret %q is not defined: the secrets file %s defines none", name, l.File)
 	}
 	return qlerror.New(qlerror.NotFound, "secret %q is not defined: the secrets file %s defines %s", name, l.File, strings.Join(defined, ", "))
+}
+
+// readableBy says whose tasks and channels may name a secret of the
+// namespace of project ("" global), as the listing's READABLE BY says it.
+func readableBy(project string) string {
+	if project == "" {
+		return "every project"
+	}
+	return "project " + project
 }

@@ -26,9 +26,11 @@ import (
 // validates the ones it uses and names the setting and its allowed range
 // when one is out of bounds.
 type ServeFlags struct {
-	Profile  string
-	DataDir  string
-	Example  bool
+	Profile string
+	DataDir string
+	Example bool
+	// TakeBack clears a handed-over database's mark (standalone, edge).
+	TakeBack bool
 	HTTPAddr string
 	// MetricsAddr serves Prometheus metrics at /metrics on a listener of
 	// its own; empty: off.
@@ -82,6 +84,10 @@ type ServeFlags struct {
 	// RunAs is the single-node profiles' default account of commands,
 	// user[:group].
 	RunAs string
+	// AfterRestore is what a single-node server started on a backup's
+	// copy does with the occurrences the copy says were missed: catch-up
+	// (their misfire policies, the default) or skip-missed.
+	AfterRestore string
 	// NotifyBackoff and NotifyMaxAttempts shape the retries of a
 	// notification's delivery.
 	NotifyBackoff     time.Duration
@@ -294,6 +300,8 @@ wins over the file.`,
 	DurationVar(fs, &f.ClockWait, "clock-wait", 0, "single-node: when the clock reads over a minute earlier than the newest time the database recorded "+
 		"(a device without a battery-backed clock that booted before NTP set it), admit, start and send nothing, delete nothing and refuse writes for up to this long, "+
 		"until the clock passes that time; then take the clock as right (0–24h; 0: at once; "+byProfile(ServeDefaults.clockWait)+")")
+	fs.StringVar(&f.AfterRestore, "after-restore", "", "single-node: at the first start on a backup's copy, catch-up (each trigger's misfire policy catches up what the copy says was missed, "+
+		"which the old server may already have run after the backup) or skip-missed (pass those occurrences over, recorded with reason restored, and run only what falls due from now) (default catch-up)")
 	fs.StringVar(&f.RunAs, "run-as", "", "single-node: user[:group] that runs commands whose task sets no runAs (needs root; default: the server's own user)")
 	DurationVar(fs, &f.NotifyBackoff, "notify-backoff", 0, "wait after a notification's first failed delivery, doubled after each further one, up to "+
 		validate.Duration(notify.DefaultMaxBackoff)+" ("+bound("notify-backoff")+"default "+validate.Duration(notify.DefaultBaseBackoff)+")")
@@ -303,6 +311,11 @@ wins over the file.`,
 		"each notification of a Run links to the Run's page there (default: none, notifications carry no link)")
 	f.Log.Add(fs, "", " ("+byProfile(ServeDefaults.logFormat)+")")
 	fs.VisitAll(func(fl *pflag.Flag) { BindEnv(fs, fl.Name) })
+	// After the binding: taking a database back is one decision at one
+	// start, never a setting an environment or a file would repeat at
+	// every start.
+	fs.BoolVar(&f.TakeBack, "take-back", false, "serve a database that export --with-state handed over, clearing its mark: only once every server of the "+
+		"database it went to is stopped (standalone, edge; command line only)")
 	// After the binding, as on the other commands: no variable sets --db.
 	addRetiredDBFlag(fs)
 	if !cluster && opts.OpenPostgres == nil {
@@ -433,6 +446,9 @@ func fillFromServeFile(opts Options, fs *pflag.FlagSet, configFile string, serve
 		for k, v := range fileVals {
 			if k == "db" {
 				return Usagef("--config %s: %v", configFile, refuseRetiredDB(opts, fmt.Sprint(v)))
+			}
+			if k == "take-back" {
+				return Usagef("--config %s: take-back is given on the command line only (`serve --take-back`): it takes back a handed-over database at one start, and a file would repeat it at every start", configFile)
 			}
 			if !serveSetting(k) || k == "config" {
 				return Usagef("--config %s: unknown setting %q (settings are the serve flags, e.g. page-size)", configFile, k)

@@ -13,7 +13,7 @@ import (
 // codes as the ql tree, and --version.
 func SingleRoot(c *cobra.Command) *cobra.Command {
 	c.SilenceUsage, c.SilenceErrors = true, true
-	withVersionFlag(c)
+	withVersionFlag(c, "print the version")
 	c.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
 		return &UsageError{Err: err}
 	})

@@ -22,6 +22,7 @@ func tokensCommand(opts Options) *cobra.Command {
 			`"Authorization: Bearer TOKEN") and sign in to its console. A token has one scope: read (` + strings.Join(httpapi.Actions(apitoken.Read), ", ") +
 			`), operate (also ` + strings.Join(httpapi.Actions(apitoken.Operate), ", ") + `) or admin (everything: also ` +
 			strings.Join(httpapi.Actions(apitoken.Admin), ", ") + `, and the console's Definitions and Tokens pages). ` +
+			`A token acts on every project of the installation unless it is bound to projects (tokens create --project), when the API refuses it every other project and the routes of no one project (secrets, metrics). ` +
 			`A token is printed once when created and stored only as its SHA-256; a lost token is revoked and replaced.` +
 			opts.clusterOnly(" On the cluster these commands need the admin role's URL: given neither --database-url nor --data-dir, they read $QL_DATABASE_ADMIN_URL first, as `ql workers` does."),
 	}
@@ -36,24 +37,31 @@ func oneTokenArg(verb string) cobra.PositionalArgs {
 func tokensCreateCommand(opts Options) *cobra.Command {
 	var db dbFlags
 	var scope, expires, out string
+	var projects []string
 	c := &cobra.Command{
-		Use:   "create NAME --scope read|operate|admin [--expires 90d]",
+		Use:   "create NAME --scope read|operate|admin [--expires 90d] [--project P]...",
 		Short: "Create an API token and print it once",
 		Long: `Create an API token named NAME (lower-case letters, digits, '-', '_', '.') with one scope and print it.
 It is shown only this once: store it in your secret manager. --expires sets its lifetime in whole days
-(90d) or as a duration (12h); without it the token lives until revoked.`,
-		Example: "  " + opts.Binary + " tokens create ci --scope read --expires 90d",
+(90d) or as a duration (12h); without it the token lives until revoked.
+--project binds the token to a project (repeat it for several): the API then refuses it every other
+project's triggers, Runs, notifications and definitions, lists only its projects, and refuses it the
+routes that are no one project's (secrets, metrics). Without --project the token acts on every project
+of the installation.`,
+		Example: "  " + opts.Binary + " tokens create ci --scope read --expires 90d\n  " + opts.Binary + " tokens create alpha-ci --scope operate --project alpha",
 		Args:    oneTokenArg("create"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := checkOutput(out); err != nil {
 				return err
 			}
 			if scope == "" {
-				return Usagef("--scope is required: give read, operate or admin (`%s` says what each may do)", suggest(cmd, "tokens", "--help"))
+				return &UsageError{Err: qlerror.New(qlerror.Invalid, "--scope is required: give read, operate or admin (`%s` says what each may do)", suggest(cmd, "tokens", "--help")).
+					Because(apitoken.RefusalScope, "value", "")}
 			}
 			s, err := apitoken.ParseScope(scope)
 			if err != nil {
-				return Usagef("--scope %q: give read, operate or admin", scope)
+				return &UsageError{Err: qlerror.New(qlerror.Invalid, "--scope %q: give read, operate or admin (`%s` says what each may do)", scope, suggest(cmd, "tokens", "--help")).
+					Because(apitoken.RefusalScope, "value", scope)}
 			}
 			var life time.Duration
 			if expires != "" {
@@ -69,7 +77,7 @@ It is shown only this once: store it in your secret manager. --expires sets its 
 			if b.Tokens == nil {
 				return fmt.Errorf("this build cannot manage API tokens of this database")
 			}
-			secret, t, err := apitoken.Create(cmd.Context(), b.Tokens, ids.New(), args[0], s, life)
+			secret, t, err := apitoken.Create(cmd.Context(), b.Tokens, ids.New(), args[0], s, life, projects...)
 			if err != nil {
 				return err
 			}
@@ -82,14 +90,15 @@ It is shown only this once: store it in your secret manager. --expires sets its 
 			}
 			w := cmd.OutOrStdout()
 			fmt.Fprintln(w, secret)
-			fmt.Fprintf(cmd.ErrOrStderr(), "token %q (scope %s, expires %s) created; it is shown only this once\n", t.Name, t.Scope, fmtExpiry(t.ExpiresAtMs))
+			fmt.Fprintf(cmd.ErrOrStderr(), "token %q (scope %s, projects %s, expires %s) created; it is shown only this once\n", t.Name, t.Scope, t.ProjectsText(), fmtExpiry(t.ExpiresAtMs))
 			return nil
 		},
 	}
-	addDBFlags(c, &db, opts.OpenPostgres != nil)
+	addDBWriteFlags(c, &db, opts.OpenPostgres != nil)
 	addOutputFlag(c, &out)
 	c.Flags().StringVar(&scope, "scope", "", "read, operate or admin (required)")
 	c.Flags().StringVar(&expires, "expires", "", "lifetime from 1m to 3650d, e.g. 90d, 12h or 1d12h (default: until revoked)")
+	c.Flags().StringArrayVar(&projects, "project", nil, "bind the token to this project; repeat for several (default: every project)")
 	return c
 }
 
@@ -103,11 +112,23 @@ type TokenView struct {
 	ExpiresAtMs  *int64 `json:"expiresAtMs"`
 	RevokedAtMs  *int64 `json:"revokedAtMs"`
 	LastUsedAtMs *int64 `json:"lastUsedAtMs"`
+	// Projects are the projects the token is bound to; empty, every
+	// project.
+	Projects []string `json:"projects"`
 }
 
 func tokenView(t apitoken.Token, nowMs int64) TokenView {
 	return TokenView{Name: t.Name, Scope: string(t.Scope), State: t.StateAt(nowMs), CreatedAtMs: t.CreatedAtMs,
-		ExpiresAtMs: t.ExpiresAtMs, RevokedAtMs: t.RevokedAtMs, LastUsedAtMs: t.LastUsedAtMs}
+		ExpiresAtMs: t.ExpiresAtMs, RevokedAtMs: t.RevokedAtMs, LastUsedAtMs: t.LastUsedAtMs, Projects: projectsOrEmpty(t.Projects)}
+}
+
+// projectsOrEmpty prints a token of every project as [], never null, so
+// a script tests one shape.
+func projectsOrEmpty(p []string) []string {
+	if p == nil {
+		return []string{}
+	}
+	return p
 }
 
 func fmtExpiry(ms *int64) string {
@@ -122,16 +143,17 @@ func tokensListCommand(opts Options) *cobra.Command {
 	var out string
 	c := &cobra.Command{
 		Use:   "list",
-		Short: "List API tokens: name, scope, state, expiry and last use (never the token)",
-		Long: `List every API token, revoked and expired ones included: its name, scope, state (active, expired,
-revoked), creation and expiry times, and when it was last used (recorded at most once a minute per
-server). The token itself is never shown: it is not stored.`,
+		Short: "List API tokens: name, scope, projects, state, expiry and last use (never the token)",
+		Long: `List every API token, revoked and expired ones included: its name, scope, the projects it is bound to
+("every project" when none; -o json prints [] then), state (active, expired, revoked), creation and
+expiry times, and when it was last used (recorded at most once a minute per server). The token itself
+is never shown: it is not stored.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := checkOutput(out); err != nil {
 				return err
 			}
-			b, err := openExistingForWrite(cmd.Context(), opts, &db)
+			b, err := openExistingWritable(cmd.Context(), opts, &db)
 			if err != nil {
 				return err
 			}
@@ -152,10 +174,10 @@ server). The token itself is never shown: it is not stored.`,
 				json: struct {
 					Tokens []TokenView `json:"tokens"`
 				}{views},
-				header: []string{"NAME", "SCOPE", "STATE", "CREATED", "EXPIRES", "LAST USED"},
+				header: []string{"NAME", "SCOPE", "PROJECTS", "STATE", "CREATED", "EXPIRES", "LAST USED"},
 				items:  views,
 				row: func(v TokenView) []string {
-					return []string{v.Name, v.Scope, v.State, fmtMs(&v.CreatedAtMs), fmtExpiry(v.ExpiresAtMs), fmtMs(v.LastUsedAtMs)}
+					return []string{v.Name, v.Scope, apitoken.Token{Projects: v.Projects}.ProjectsText(), v.State, fmtMs(&v.CreatedAtMs), fmtExpiry(v.ExpiresAtMs), fmtMs(v.LastUsedAtMs)}
 				},
 				none: NoneLine("API token", false, "`"+suggest(cmd, "tokens", "create", "NAME", "--scope", "read")+"` makes one"),
 			})
@@ -196,7 +218,7 @@ is, and said so (exit 0).`,
 			return nil
 		},
 	}
-	addDBFlags(c, &db, opts.OpenPostgres != nil)
+	addDBWriteFlags(c, &db, opts.OpenPostgres != nil)
 	return c
 }
 

@@ -91,7 +91,9 @@ runtime role's URL (-o json: "lastRunsUnknown", and no lastRun).`),
 			nowMs := time.Now().UnixMilli()
 			if slices.ContainsFunc(v.Triggers, func(t view.Trigger) bool { return overdue(t, nowMs) }) {
 				if dir := unservedDir(cmd, b); dir != "" {
-					notes = append(notes, unservedTriggers(cmd, dir))
+					note := unservedTriggers(cmd, dir)
+					notes = append(notes, note)
+					v.NoServer = &view.NoServer{DataDir: dir, Message: note}
 				}
 			}
 			header := []string{"PROJECT", "TRIGGER", "REV", "ENABLED", "CRON", "ZONE", "NEXT FIRE", "LAST RUN", "CLAIM"}

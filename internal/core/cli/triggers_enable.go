@@ -91,7 +91,7 @@ zone and what mends it.
 		fmt.Fprintln(cmd.OutOrStdout(), enableMessage(ql, args[0], suggest(cmd, "triggers", "enable", qualified(t)), res))
 		return nil
 	}
-	addDBFlags(c, &db, opts.OpenPostgres != nil)
+	addDBWriteFlags(c, &db, opts.OpenPostgres != nil)
 	addServerFlag(c, &db)
 	addOutputFlag(c, &out)
 	c.Flags().StringVar(&project, "project", "", "the trigger's project (name or id), when its name is not unique")
@@ -106,6 +106,12 @@ func findTrigger(cmd *cobra.Command, r schedule.StatusReader, project, name stri
 		return schedule.TriggerStatus{}, err
 	}
 	found, ok, err := triggerref.ByID(cmd.Context(), r, projectID, id)
+	if c, remote := r.(*apiClient); err == nil && !ok && remote {
+		// A token bound to projects lists its projects' triggers only:
+		// the server says whether the id is another project's
+		// (project_not_in_scope) or no trigger's.
+		_, err = c.TriggerView(cmd.Context(), id, 1, 1)
+	}
 	if err == nil && !ok {
 		err = qlerror.New(qlerror.NotFound, "trigger %s does not exist; `%s` shows the triggers", name, suggest(cmd, "triggers", "list"))
 	}

@@ -110,7 +110,7 @@ none runs on the database, a note on stderr says so and what to start` + opts.cl
 			return err
 		},
 	}
-	addDBFlags(c, &db, opts.OpenPostgres != nil)
+	addDBWriteFlags(c, &db, opts.OpenPostgres != nil)
 	addServerFlag(c, &db)
 	addOutputFlag(c, &out)
 	c.Flags().StringVar(&project, "project", "", "the trigger's project (name or id), when its name is not unique")
@@ -220,18 +220,25 @@ func overlapRefusal(cmd *cobra.Command, id, of string, waiting bool) string {
 	return fmt.Sprintf("the earlier run %s%s is unfinished (`%s`) and the overlap policy refuses another", id, of, suggest(cmd, "runs", "show", id))
 }
 
+// cancelledFor says which unfinished Runs of the trigger its overlap
+// policy cancelled to admit runID, and that runID starts once they have
+// stopped: run now and re-run say it alike.
+func cancelledFor(runID string, cancelled []string) string {
+	runs, they := "run", "it has"
+	if len(cancelled) > 1 {
+		runs, they = "runs", "they have"
+	}
+	return fmt.Sprintf("its overlap policy, cancel_previous, cancelled the unfinished %s %s, and run %s starts once %s stopped",
+		runs, strings.Join(cancelled, ", "), runID, they)
+}
+
 func printRunNow(w io.Writer, cmd *cobra.Command, name, requestID string, res schedule.RunNowResult) {
 	switch {
 	case res.Skipped != "":
 		fmt.Fprintf(w, "trigger %s: not run (%s: %s); --force runs it anyway\n", name, res.Skipped, overlapRefusal(cmd, res.Unfinished, "", res.Waiting))
 	case res.Created && len(res.Cancelled) > 0:
-		runs, they := "run", "it has"
-		if len(res.Cancelled) > 1 {
-			runs, they = "runs", "they have"
-		}
-		fmt.Fprintf(w, "trigger %s: run %s queued (request %s; `%s`); its overlap policy, cancel_previous, cancelled the unfinished %s %s, "+
-			"and run %s starts once %s stopped\n", name, res.RunID, requestID, suggest(cmd, "runs", "show", res.RunID),
-			runs, strings.Join(res.Cancelled, ", "), res.RunID, they)
+		fmt.Fprintf(w, "trigger %s: run %s queued (request %s; `%s`); %s\n", name, res.RunID, requestID, suggest(cmd, "runs", "show", res.RunID),
+			cancelledFor(res.RunID, res.Cancelled))
 	case res.Created:
 		fmt.Fprintf(w, "trigger %s: run %s queued (request %s; `%s`)\n", name, res.RunID, requestID, suggest(cmd, "runs", "show", res.RunID))
 	default:
@@ -335,7 +342,7 @@ from as who asked.` +
 			return nil
 		},
 	}
-	addDBFlags(c, &db, opts.OpenPostgres != nil)
+	addDBWriteFlags(c, &db, opts.OpenPostgres != nil)
 	addServerFlag(c, &db)
 	addOutputFlag(c, &out)
 	c.Flags().StringVar(&project, "project", "", "the trigger's project (name or id), when its name is not unique")

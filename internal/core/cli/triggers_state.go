@@ -352,7 +352,7 @@ the grace period; to run none, give the trigger catchUpWindow: 0s in its definit
 		fmt.Fprintln(cmd.OutOrStdout(), pauseMessage(args[0], suggest(cmd, "triggers", "resume", qualified(t)), pause, res))
 		return nil
 	}
-	addDBFlags(c, &db, opts.OpenPostgres != nil)
+	addDBWriteFlags(c, &db, opts.OpenPostgres != nil)
 	addServerFlag(c, &db)
 	addOutputFlag(c, &out)
 	c.Flags().StringVar(&project, "project", "", "the trigger's project (name or id), when its name is not unique")

@@ -120,7 +120,7 @@ terminal, or read as one line of standard input with --password-stdin.`,
 			return nil
 		},
 	}
-	addDBFlags(c, &db, opts.OpenPostgres != nil)
+	addDBWriteFlags(c, &db, opts.OpenPostgres != nil)
 	c.Flags().StringVar(&role, "role", string(account.Viewer), "viewer, operator or owner")
 	c.Flags().BoolVar(&owner, "owner", false, "make the user an owner (--role owner)")
 	c.Flags().BoolVar(&stdin, "password-stdin", false, "read the password as one line of standard input instead of asking")
@@ -150,7 +150,7 @@ func usersListCommand(opts Options) *cobra.Command {
 			if err := checkOutput(out); err != nil {
 				return err
 			}
-			b, err := openExistingForWrite(cmd.Context(), opts, &db)
+			b, err := openExistingWritable(cmd.Context(), opts, &db)
 			if err != nil {
 				return err
 			}
@@ -209,7 +209,7 @@ func userChange(opts Options, verb, short, long, done string, change func(cmd *c
 			return nil
 		},
 	}
-	addDBFlags(c, &db, opts.OpenPostgres != nil)
+	addDBWriteFlags(c, &db, opts.OpenPostgres != nil)
 	return c
 }
 

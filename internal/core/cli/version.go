@@ -26,8 +26,11 @@ func versionCommand() *cobra.Command {
 // withVersionFlag gives root a --version flag that prints what the version
 // subcommand prints, so `ql --version`, `ql-edge --version` and
 // `ql-worker --version` each answer as `ql version` does.
-func withVersionFlag(root *cobra.Command) {
+// A tree's help says where -v is a flag: at the root only, never a
+// command's shorthand (apply's --verbose has none).
+func withVersionFlag(root *cobra.Command, usage string) {
 	root.Version = Version
+	root.Flags().BoolP("version", "v", false, usage)
 	// A template, but versionText holds no action: it is printed as is.
 	root.SetVersionTemplate(versionText())
 }

@@ -33,6 +33,7 @@ var attemptMessages = map[string][]stopWord{"zh": {
 			"针对 lost 的重试策略会再次运行它"},
 	{exactly(run.LeaseExpiredMessage), "执行节点不再续租（崩溃、被停止或网络断开）"},
 	{exactly(run.WorkerRevokedMessage), "命令运行期间执行节点的凭据被吊销（ql workers revoke）：执行节点的请求被拒绝，它终止了命令"},
+	{exactly(run.DatabaseRolledBackMessage), "数据库回到了比执行节点所知更早的时刻（恢复了备份，或切换到丢失了提交的备库）：执行节点的租约比数据库的新，因此续租被拒绝，它终止了命令"},
 	{regexp.MustCompile(`^the lease ran out while the replicas could not reach the database \(or none ran\): no replica ended it until (\S+) after, ` +
 		`where one that reaches the database does within (\S+), so the worker's renewals were refused; the worker's own log says whether it ran on meanwhile ` +
 		`\(attempt_lease_lost: it did, and killed the command when it could not renew\)$`),

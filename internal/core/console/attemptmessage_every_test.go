@@ -38,6 +38,7 @@ func TestEveryAttemptMessageQingLongRecordsReadsInEveryOtherLanguage(t *testing.
 		"UnspawnedGrantMessage":           {{msg: run.UnspawnedGrantMessage}},
 		"LeaseExpiredMessage":             {{msg: run.LeaseExpiredMessage}},
 		"WorkerRevokedMessage":            {{msg: run.WorkerRevokedMessage}},
+		"DatabaseRolledBackMessage":       {{msg: run.DatabaseRolledBackMessage}},
 		"LeaseExpiredAfterTimeoutMessage": {{msg: run.LeaseExpiredAfterTimeoutMessage}},
 	}
 	for sig := 1; sig <= workerproto.MaxSignal; sig++ {

@@ -42,6 +42,7 @@ var attemptEnds = map[string]map[string]string{
 		"lease_expired_after_timeout":        "命令超过了超时时间，且执行节点在报告结束之前租约已到期",
 		"lease_expired_replicas_unavailable": "租约到期时各副本无法访问数据库（或均未运行），执行节点的续租被拒绝，该尝试已丢失",
 		"worker_revoked":                     "命令运行期间执行节点的凭据被吊销：执行节点遭拒并终止了命令",
+		"database_rolled_back":               "数据库回到了比执行节点所知更早的时刻（恢复了备份，或切换到丢失了提交的备库）：续租被拒绝，执行节点终止了命令，该尝试已丢失",
 	},
 }
 

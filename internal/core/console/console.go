@@ -152,6 +152,11 @@ type Config struct {
 	// page out of time is answered with a page saying so instead of a
 	// connection cut mid-answer.
 	RequestTimeout time.Duration
+	// MisfireGrace is the schedulers' --misfire-grace: a clock Run admitted
+	// later than this after its due time is a catch-up, which the
+	// overview's admission lag leaves out as the scheduler's metrics count
+	// it apart (0: every late admission is one, as for the schedulers).
+	MisfireGrace time.Duration
 	// NowMs is the clock (default: the system clock).
 	NowMs func() int64
 	Log   *slog.Logger
@@ -489,7 +494,11 @@ func (c *Console) guard(rt route) http.HandlerFunc {
 		if writes(rt) {
 			// Held open until the form's write is done: the hold waits for
 			// it, so no write admitted before the hold lands after it began.
-			done, err := hold.Admit(c.cfg.Writes)
+			admit := hold.Admit
+			if undated(rt) {
+				admit = hold.AdmitUndated
+			}
+			done, err := admit(c.cfg.Writes)
 			if err != nil {
 				c.fail(w, r, s, err)
 				return
@@ -508,6 +517,14 @@ func (c *Console) guard(rt route) http.HandlerFunc {
 // but the previews, which only read.
 func writes(rt route) bool {
 	return rt.method == http.MethodPost && !strings.HasSuffix(rt.pattern, "/preview")
+}
+
+// undated reports whether a route's write takes no time from the
+// server's clock: a cancel, which the store dates no earlier than the
+// newest time the database recorded, so a person can stop a Run while the
+// clock reads behind the database (hold.Gate.AdmitUndated).
+func undated(rt route) bool {
+	return rt.pattern == "/runs/{id}/cancel" || rt.pattern == "/runs/cancel"
 }
 
 // streams reports whether a route answers for as long as what it sends

@@ -22,19 +22,21 @@ type lag struct {
 
 // admissionLag measures the lag of the Runs given (the overview's recent
 // page, so the read stays bounded) created since sinceMs. Only the clock's
-// Runs count, as in qinglong_scheduler_admission_lag_seconds: a request's
-// Run is due when it is asked for (run now, re-run) or was due long before
-// (a backfill of past occurrences), so its lag says nothing of how late
-// the schedule admits.
-func admissionLag(runs []run.Run, sinceMs int64) *lag {
+// Runs admitted within graceMs of their due time count, as in
+// qinglong_scheduler_admission_lag_seconds: a request's Run is due when it
+// is asked for (run now, re-run) or was due long before (a backfill of
+// past occurrences), and a later admission is a catch-up (after an outage
+// or a resume), whose lag is the outage's; counted, either would hide how
+// late the schedule admits for a day.
+func admissionLag(runs []run.Run, sinceMs, graceMs int64) *lag {
 	var ds []int64
 	for _, r := range runs {
 		due := r.DueAtMs
 		if due == 0 {
 			due = r.ScheduledForMs
 		}
-		if r.Origin == run.OriginClock && r.CreatedAtMs >= sinceMs && r.CreatedAtMs >= due {
-			ds = append(ds, r.CreatedAtMs-due)
+		if lagMs := r.CreatedAtMs - due; r.Origin == run.OriginClock && r.CreatedAtMs >= sinceMs && lagMs >= 0 && lagMs <= graceMs {
+			ds = append(ds, lagMs)
 		}
 	}
 	if len(ds) == 0 {

@@ -55,7 +55,9 @@ var messages = map[string]map[string]string{
 		"trig.done.pause": "Paused %s.", "trig.done.resume": "Resumed %s.", "trig.done.enable": "Enabled %s.", "trig.done.disable": "Disabled %s.",
 		// The overlap warnings (view.WarningsOf): %[1]d is the count, %[2]d
 		// the newest Runs looked at (starving only).
-		"trig.warn.backlog": "Backlog: %[1]d Runs queued. Raise the slots, or set overlap: skip so that an occurrence due while one runs gets no Run.", "trig.warn.backlog.more": "Backlog: %[1]d or more Runs queued. Raise the slots, or set overlap: skip so that an occurrence due while one runs gets no Run.", "trig.warn.starving": "Starving: %[1]d of the newest %[2]d Runs were cancelled before they started (overlap: cancel_previous with the slots full). Raise the slots, or set overlap: skip or queue_one.",
+		"trig.warn.backlog":             "Backlog: %[1]d Runs queued. Raise the slots, or set overlap: skip so that an occurrence due while one runs gets no Run.",
+		"trig.warn.backlog.behind":      "Backlog: %[1]d Runs queued behind the Runs of %[3]s, which hold the slots. Pause that trigger (`ql triggers pause PROJECT/TRIGGER`), or raise the slots.",
+		"trig.warn.backlog.behind.more": "Backlog: %[1]d or more Runs queued behind the Runs of %[3]s, which hold the slots. Pause that trigger (`ql triggers pause PROJECT/TRIGGER`), or raise the slots.", "trig.warn.backlog.more": "Backlog: %[1]d or more Runs queued. Raise the slots, or set overlap: skip so that an occurrence due while one runs gets no Run.", "trig.warn.starving": "Starving: %[1]d of the newest %[2]d Runs were cancelled before they started (overlap: cancel_previous with the slots full). Raise the slots, or set overlap: skip or queue_one.",
 		"batch.help": "Tick triggers in the list, then choose what to do with them all:", "batch.all": "Select all on this page", "batch.pick": "Select",
 		"batch.title.run": "Run now: selected triggers", "batch.title.pause": "Pause: selected triggers", "batch.title.resume": "Resume: selected triggers",
 		"batch.title.enable": "Enable: selected triggers", "batch.title.disable": "Disable: selected triggers",
@@ -102,12 +104,13 @@ var messages = map[string]map[string]string{
 		"err.busy":      "Too many sign-ins at once; try again in a few seconds.",
 		"tokens":        "Tokens", "name": "Name", "scope": "Scope", "expires": "Expires", "lastused": "Last used",
 		"tok.new": "New token", "tok.create": "Create token", "tok.list": "All tokens", "tok.revoke": "Revoke",
+		"tok.projects": "Projects", "tok.everyproject": "every project",
 		"tok.created": "Token created", "tok.once": "Copy it now: it is shown only this once and is not stored.",
 		"tok.help":    "Expiry from 1m to 3650d, e.g. 90d, 12h or 1d12h; empty never expires.",
 		"tok.expires": "Expires after (empty: never)", "tok.copy": "Copy token", "tok.copied": "Copied",
 		"tok.copyfailed": "Copy failed: select the token and copy it",
 		"tok.nametitle":  "A token name: 1–128 lower-case letters, digits, '-', '_' or '.', starting and ending with a letter or digit.",
-		"health":         "Admission", "lag": "Admission lag (runs of the last 24 hours)", "backlog": "Backlog (due schedule rows not yet taken)",
+		"health":         "Admission", "lag": "Admission lag (on-time runs of the last 24 hours; catch-ups after an outage left out)", "backlog": "Backlog (due schedule rows not yet taken)",
 		"local.title":           "Where commands run",
 		"local.here":            "This server runs every command itself, on this machine: there is no other machine to connect and nothing here to start or look after. The Runs page lists what runs now, and each Run's page shows its output.",
 		"local.concurrency":     "It runs up to %d commands at once; more wait their turn (`ql serve --concurrency N` sets how many).",
@@ -116,7 +119,7 @@ var messages = map[string]map[string]string{
 		"local.edge":            "Running commands on other machines takes the full ql binary.",
 		"oldest":                "oldest due", "workers": "Workers", "worker": "Worker", "worker.runs": "Runs of worker %s", "runs.worker": "Worker name", "sessions": "sessions", "freeslots": "free slots", "heartbeat": "Last heartbeat", "workerstopping": "its process is stopping: it finishes its commands, takes no new run", "workerresumed": "resumed: its process heard the drain and exits once its commands end; started again, it takes work",
 		"th.sessions": "Sessions", "th.freeslots": "Free slots", "labels": "Labels",
-		"rerun": "Re-run", "rerunof": "Re-run of", "nextfive": "Next 5 fires", "lastrun": "Last run", "run.taskrev": "(revision %d)", "run.nextretry": "Next retry", "nofires": "none: the trigger has ended",
+		"rerun": "Re-run", "rerunof": "Re-run of", "rerunas": "Re-run as", "nextfive": "Next 5 fires", "lastrun": "Last run", "run.taskrev": "(revision %d)", "run.nextretry": "Next retry", "nofires": "none: the trigger has ended",
 		"zone.unknown": "This server knows no time zone %q (zone names are case-sensitive, such as Europe/Berlin or America/New_York); times are shown in %s, as before.",
 		"zone.case":    "This server knows no time zone %q (zone names are case-sensitive): did you mean %s? Times are shown in %s, as before.",
 		"zone.local":   "“Local” would be this server's own zone, which the console never implies (as triggers never do): give an IANA zone name, such as Asia/Shanghai, Europe/Berlin or UTC. Times are shown in %s, as before.",
@@ -188,7 +191,7 @@ var messages = map[string]map[string]string{
 		"sec.intro":     "Values a task's env or a notification channel refers to by name, kept on this machine in %s (mode 0600). A value can be set or replaced here; it is never shown again.",
 		"sec.elsewhere": "This server does not run the commands, so it keeps no secrets: each machine that runs the commands reads them from its own secrets file. Edit one on that machine with `ql secrets set NAME --secrets-file FILE`.",
 		"sec.namehelp":  "1–128 letters, digits, '_', '.' or '-', the names a task's env and a notification channel refer to. A name already defined gets the new value.",
-		"sec.nametitle": "A secret name: 1–128 letters, digits, '_', '.' or '-'.",
+		"sec.nametitle": "A secret name: 1–128 letters, digits, '_', '.' or '-', after PROJECT/ for a secret only that project may name.",
 		"sec.valuehelp": "At least 4 bytes, so it can be masked in output; several lines are kept as typed (a PEM key, a cookie). It is never shown again, here or anywhere.",
 		"sec.usedby":    "Used by", "sec.defined": "defined", "sec.missing": "missing: used but not defined", "sec.unused": "not used by any definition",
 		"sec.replace": "Replace", "sec.define": "Set", "sec.delete": "Delete", "sec.keep": "Keep it", "sec.none": "No secret is defined or used.",
@@ -222,6 +225,7 @@ var messages = map[string]map[string]string{
 		"err.sessionstart": "You could not be signed in: the database did not answer in time, so no session was stored. Try again in a moment.",
 		"err.signoutstore": "You are not signed out yet: the database did not answer in time, so the session still works. Try again in a moment.",
 		"err.tokenstore":   "the token store did not answer; try again",
+		"err.tokenbound":   "This token is bound to projects, and the console shows every project: it cannot sign in here. Use it with the API or `ql --api-url`, or sign in with a token or account of every project.",
 		"err.userstore":    "the user store did not answer; try again",
 		"err.signincsrf":   "the sign-in form is missing its CSRF token or it is stale; sign in again on this page",
 		// Why a queued Run waits (waitingText): a cluster Run for a worker.
@@ -236,9 +240,13 @@ var messages = map[string]map[string]string{
 		"wait.nolabels":               "no labels",
 		"wait.waits_for_previous":     "Its trigger's overlap policy (queue_one, or cancel_previous while the Run it cancelled stops) holds it until the earlier run %s has finished.",
 		// Why a queued single-node Run waits for its server.
-		"wait.server_busy":     "It waits its turn: %d of %d commands running, as many as the server's --concurrency allows; as one finishes it starts the Run queued first, this one in its turn.",
-		"wait.server_busy.one": "It waits its turn: %d of %d command running, as many as the server's --concurrency allows; as it finishes it starts the Run queued first, this one in its turn.",
-		"wait.server_starting": "The server starts it in a moment (%d of %d running).",
+		"wait.server_busy":      "It waits its turn: %d of %d commands running, as many as the server's --concurrency allows; as one finishes it starts the Run queued first, this one in its turn.",
+		"wait.server_busy.one":  "It waits its turn: %d of %d command running, as many as the server's --concurrency allows; as it finishes it starts the Run queued first, this one in its turn.",
+		"wait.server_starting":  "The server starts it in a moment (%d of %d running).",
+		"wait.holders":          " The slots are held by Runs of %s.",
+		"wait.holders.sep":      ", ",
+		"wait.holders.more":     "%s and %d more triggers",
+		"wait.holders.more.one": "%s and %d more trigger",
 		// The backfill form, its preview and its result (backfill.go).
 		"bf.title": "Backfill", "bf.window": "Window to backfill", "bf.previewbtn": "Preview the backfill", "bf.zone": "Times in %s.",
 		"bf.help":        "A Run is created for each occurrence of the schedule between the two instants (both included) that has none yet, as the schedule would have admitted it: an occurrence that ran, or was backfilled, never runs twice. Only occurrences before the schedule's next fire are taken. Pause and the overlap policy do not apply. At most %d occurrences at a time; nothing is created before you confirm the preview.",
@@ -295,7 +303,9 @@ var messages = map[string]map[string]string{
 		"disabled":    "已停用", "ended": "已结束", "duration": "耗时", "took": "用时", "number": "#", "executor": "执行者", "reason": "原因", "count": "次数",
 		"enable": "启用", "disable": "停用",
 		"trig.done.pause": "已暂停 %s。", "trig.done.resume": "已恢复 %s。", "trig.done.enable": "已启用 %s。", "trig.done.disable": "已停用 %s。",
-		"trig.warn.backlog": "积压：%[1]d 个运行正在排队，尚未启动。请增加槽位，或把 overlap 设为 skip，让前一个运行未结束时到期的触发不再产生运行。", "trig.warn.backlog.more": "积压：%[1]d 个以上的运行正在排队，尚未启动。请增加槽位，或把 overlap 设为 skip，让前一个运行未结束时到期的触发不再产生运行。", "trig.warn.starving": "饥饿：最近 %[2]d 个运行中有 %[1]d 个在启动前就被取消（overlap: cancel_previous，且槽位已满）。请增加槽位，或把 overlap 设为 skip 或 queue_one。",
+		"trig.warn.backlog":             "积压：%[1]d 个运行正在排队，尚未启动。请增加槽位，或把 overlap 设为 skip，让前一个运行未结束时到期的触发不再产生运行。",
+		"trig.warn.backlog.behind":      "积压：%[1]d 个运行正在排队，排在占用槽位的 %[3]s 的运行之后。请暂停该触发器（`ql triggers pause PROJECT/TRIGGER`），或增加槽位。",
+		"trig.warn.backlog.behind.more": "积压：%[1]d 个以上的运行正在排队，排在占用槽位的 %[3]s 的运行之后。请暂停该触发器（`ql triggers pause PROJECT/TRIGGER`），或增加槽位。", "trig.warn.backlog.more": "积压：%[1]d 个以上的运行正在排队，尚未启动。请增加槽位，或把 overlap 设为 skip，让前一个运行未结束时到期的触发不再产生运行。", "trig.warn.starving": "饥饿：最近 %[2]d 个运行中有 %[1]d 个在启动前就被取消（overlap: cancel_previous，且槽位已满）。请增加槽位，或把 overlap 设为 skip 或 queue_one。",
 		"batch.help": "在列表中勾选触发器，然后选择对它们全部执行的操作：", "batch.all": "全选本页", "batch.pick": "选择",
 		"batch.title.run": "立即运行：所选触发器", "batch.title.pause": "暂停：所选触发器", "batch.title.resume": "恢复：所选触发器",
 		"batch.title.enable": "启用：所选触发器", "batch.title.disable": "停用：所选触发器",
@@ -342,12 +352,13 @@ var messages = map[string]map[string]string{
 		"err.busy":      "同时登录的人太多；请几秒后重试。",
 		"tokens":        "令牌", "name": "名称", "scope": "权限范围", "expires": "过期时间", "lastused": "最近使用",
 		"tok.new": "新建令牌", "tok.create": "创建令牌", "tok.list": "全部令牌", "tok.revoke": "吊销",
+		"tok.projects": "项目", "tok.everyproject": "所有项目",
 		"tok.created": "令牌已创建", "tok.once": "请立即复制：它只显示这一次，且不会被保存。",
 		"tok.help":    "有效期范围 1m 到 3650d，例如 90d、12h 或 1d12h；留空则永不过期。",
 		"tok.expires": "有效期（留空：永不过期）", "tok.copy": "复制令牌", "tok.copied": "已复制",
 		"tok.copyfailed": "复制失败：请选中令牌后手动复制",
 		"tok.nametitle":  "令牌名称：1–128 个小写字母、数字、“-”、“_”或“.”，以字母或数字开头和结尾。",
-		"health":         "准入", "lag": "准入延迟（最近 24 小时的运行）", "backlog": "积压（已到期尚未处理的计划）",
+		"health":         "准入", "lag": "准入延迟（最近 24 小时按时准入的运行；停机后的补跑不计）", "backlog": "积压（已到期尚未处理的计划）",
 		"local.title":           "命令在哪里执行",
 		"local.here":            "本服务器在本机自行执行每一条命令：无需连接其他机器，这里也没有需要启动或照看的东西。运行列表列出正在执行的命令，每个运行的页面显示其输出。",
 		"local.concurrency":     "它最多同时执行 %d 条命令，其余的排队等候（用 `ql serve --concurrency N` 设置数量）。",
@@ -356,7 +367,7 @@ var messages = map[string]map[string]string{
 		"local.edge":            "要在其他机器上执行命令，需要完整版的 ql 程序。",
 		"oldest":                "最早到期", "workers": "执行节点", "worker": "执行节点", "worker.runs": "执行节点 %s 运行过的运行", "runs.worker": "执行节点名称", "sessions": "会话", "freeslots": "空闲槽位", "heartbeat": "最近心跳", "workerstopping": "进程正在停止：完成手上的命令，不再接收新的运行", "workerresumed": "已恢复：进程已收到排空，完成手上的命令后退出；再次启动后接收工作",
 		"th.sessions": "会话", "th.freeslots": "空闲槽位", "labels": "标签",
-		"rerun": "重新运行", "rerunof": "重新运行自", "nextfive": "接下来 5 次触发", "lastrun": "最近一次运行", "run.taskrev": "（修订版 %d）", "run.nextretry": "下次重试", "nofires": "无：触发器已结束",
+		"rerun": "重新运行", "rerunof": "重新运行自", "rerunas": "重新运行为", "nextfive": "接下来 5 次触发", "lastrun": "最近一次运行", "run.taskrev": "（修订版 %d）", "run.nextretry": "下次重试", "nofires": "无：触发器已结束",
 		"zone.unknown": "此服务器不认识时区“%s”（时区名区分大小写，如 Europe/Berlin、America/New_York）；时间仍按 %s 显示。",
 		"zone.case":    "此服务器不认识时区“%s”（时区名区分大小写）：是否应写作 %s？时间仍按 %s 显示。",
 		"zone.local":   "“Local” 指本服务器自身的时区，控制台不会默认采用它（触发器也不会）：请写 IANA 时区名，如 Asia/Shanghai、Europe/Berlin 或 UTC。时间仍按 %s 显示。",
@@ -426,7 +437,7 @@ var messages = map[string]map[string]string{
 		"sec.intro":     "任务的环境变量或通知渠道按名称引用的值，保存在本机的 %s 中（权限 0600）。值可以在这里设置或替换，之后不会再显示。",
 		"sec.elsewhere": "此服务器不执行命令，因此不保存密钥：每台执行命令的机器从它自己的密钥文件读取密钥。请在那台机器上用 `ql secrets set 名称 --secrets-file 文件` 编辑。",
 		"sec.namehelp":  "1–128 个字母、数字、“_”、“.”或“-”，即任务的环境变量和通知渠道引用的名称。已定义的名称会改用新值。",
-		"sec.nametitle": "密钥名称：1–128 个字母、数字、“_”、“.”或“-”。",
+		"sec.nametitle": "密钥名称：1–128 个字母、数字、“_”、“.”或“-”；以“项目/”开头的密钥只有该项目可以引用。",
 		"sec.valuehelp": "至少 4 个字节，以便在输出中遮蔽；多行内容按输入原样保存（如 PEM 密钥、Cookie）。保存后不会在任何地方再显示。",
 		"sec.usedby":    "使用者", "sec.defined": "已定义", "sec.missing": "缺失：被使用但未定义", "sec.unused": "没有定义使用它",
 		"sec.replace": "替换", "sec.define": "设置", "sec.delete": "删除", "sec.keep": "保留", "sec.none": "没有定义或使用任何密钥。",
@@ -459,6 +470,7 @@ var messages = map[string]map[string]string{
 		"err.sessionstart": "未能登录：数据库未及时响应，会话没有保存。请稍后重试。",
 		"err.signoutstore": "尚未退出登录：数据库未及时响应，会话仍然有效。请稍后重试。",
 		"err.tokenstore":   "令牌存储没有应答，请重试。",
+		"err.tokenbound":   "此令牌绑定了项目，而控制台显示所有项目：它不能在此登录。请通过 API 或 `ql --api-url` 使用它，或用适用于所有项目的令牌或账户登录。",
 		"err.userstore":    "用户存储没有应答，请重试。",
 		"err.signincsrf":   "登录表单缺少 CSRF 令牌或已过期，请在本页重新登录。",
 		// Why a queued Run waits (waitingText): a cluster Run for a worker.
@@ -473,6 +485,9 @@ var messages = map[string]map[string]string{
 		// Why a queued single-node Run waits for its server.
 		"wait.server_busy":     "它在排队等候：%d/%d 个命令正在运行，已达服务器 --concurrency 允许的上限；每有一个结束，就启动最早排队的运行，轮到此运行时即启动。",
 		"wait.server_starting": "服务器稍后即启动它（%d/%d 个正在运行）。",
+		"wait.holders":         "占用这些槽位的是以下触发器的运行：%s。",
+		"wait.holders.sep":     "、",
+		"wait.holders.more":    "%s，另有 %d 个触发器",
 		// The backfill form, its preview and its result (backfill.go).
 		"bf.title": "回填", "bf.window": "回填窗口", "bf.previewbtn": "预览回填", "bf.zone": "时间按 %s 时区。",
 		"bf.help":        "为两个时刻之间（含两端）每个还没有运行的计划发生时刻创建一个运行，与调度当时会创建的相同：已经运行过或已回填过的发生时刻不会再运行。只处理调度下次触发之前的发生时刻。暂停与重叠策略不适用。每次最多 %d 个发生时刻；确认预览之前不会创建任何内容。",
@@ -716,11 +731,36 @@ func waitingText(l string, w *run.Waiting) string {
 	case run.WaitPrevious:
 		return fmt.Sprintf(tr(l, "wait.waits_for_previous"), w.PreviousRun)
 	case run.WaitServerBusy:
-		return fmt.Sprintf(trCount(l, "wait.server_busy", w.Running), w.Running, w.Concurrency)
+		return fmt.Sprintf(trCount(l, "wait.server_busy", w.Running), w.Running, w.Concurrency) + holdersText(l, w)
 	case run.WaitServerStarting:
 		return fmt.Sprintf(tr(l, "wait.server_starting"), w.Running, w.Concurrency)
 	}
 	return string(w.Reason)
+}
+
+// holdersText is the sentence, in l, naming the triggers whose Runs hold a
+// busy server's slots with how many each holds; "" when none is known.
+func holdersText(l string, w *run.Waiting) string {
+	if len(w.Holders) == 0 {
+		return ""
+	}
+	// The English sentence begins with the space that parts it from the
+	// one before; the Chinese needs none.
+	return fmt.Sprintf(tr(l, "wait.holders"), holdersList(l, w.Holders, w.MoreHolders))
+}
+
+// holdersList names, in l, the triggers holding a server's slots with how
+// many each holds, and how many more triggers hold one.
+func holdersList(l string, holders []run.SlotHolder, more int) string {
+	parts := make([]string, 0, len(holders))
+	for _, h := range holders {
+		parts = append(parts, fmt.Sprintf("%s/%s (%d)", h.Project, h.Trigger, h.Runs))
+	}
+	list := strings.Join(parts, tr(l, "wait.holders.sep"))
+	if more > 0 {
+		list = fmt.Sprintf(trCount(l, "wait.holders.more", more), list, more)
+	}
+	return list
 }
 
 // backfillNone says in l why the backfill r took no occurrence, naming the

@@ -33,6 +33,9 @@ var notes = map[string]noteLanguage{
 		apply.NotePlacementIgnored: {
 			sentence: "放置（placement）会被保存，但不会生效：此单节点服务器在本机执行每次运行（任务：{items}）。",
 			item:     "{name}"},
+		apply.NoteCommandMissing: {
+			sentence: "这些任务运行的程序在本机上不存在，因此它们的每次运行都会失败（spawn_failed），直到程序存在为止：请在本机安装它，或在文件中改正路径（任务：{items}）。",
+			item:     "{name}（{path}）"},
 		apply.NoteJitterPastPeriod: {
 			sentence: "抖动（jitter）长于两次发生之间的间隔时，后一次发生会在前一次被接纳之前到期，并像错过的发生一样处理（fire_once 将其合并，skip 将其跳过），" +
 				"触发器因此比 cron 所写的运行得少；请让抖动短于 cron 的周期（触发器：{items}）。",
@@ -152,7 +155,7 @@ func noteText(l string, n apply.Note) string {
 // form's file names only what the form shows, by design.
 // secrets says whether a note is about the secrets file.
 func (c *Console) definitionsNotes(ctx context.Context, l string, doc *apply.Document, results []apply.Result, origin string) (out []string, secrets bool) {
-	ns := apply.Notes(doc, apply.NoteScope{RunsHere: c.cfg.Definitions.Executor == task.LocalProcess, OnWorkers: c.cfg.Definitions.Executor == task.RemoteWorker, NowMs: c.cfg.Definitions.NowMs(), MissingSecrets: c.cfg.MissingSecrets})
+	ns := apply.Notes(doc, apply.NoteScope{RunsHere: c.cfg.Definitions.Executor == task.LocalProcess, OnWorkers: c.cfg.Definitions.Executor == task.RemoteWorker, NowMs: c.cfg.Definitions.NowMs(), MissingSecrets: c.cfg.MissingSecrets, PathMissing: process.PathMissing})
 	if origin == "" {
 		ns = apply.AddUnlisted(ctx, c.cfg.Export, doc, results, ns)
 	}

@@ -7,18 +7,24 @@ import (
 
 // warningLine is an overlap warning (view.WarningsOf) as a page says it in
 // its language: the key of its sentence, and its count N with, for
-// starving, the number of newest Runs looked at (Of).
+// starving, the number of newest Runs looked at (Of), and for a backlog
+// queued behind other triggers' Runs, those triggers (Held).
 type warningLine struct {
 	Key   string
 	N, Of int
+	Held  string
 }
 
 // warningLines are the overlap warnings of a trigger under c with the
-// overlap facts l, in the page's words; none when nothing is wrong.
-func warningLines(c view.Cron, l run.Last) []warningLine {
+// overlap facts l, in the page's language l; none when nothing is wrong.
+func warningLines(lang string, c view.Cron, l run.Last) []warningLine {
 	var out []warningLine
 	for _, w := range view.WarningsOf(c, l) {
 		line := warningLine{Key: "trig.warn." + w.Code, N: w.Count, Of: run.StarvingWindow}
+		if w.Code == view.WarningBacklog && view.HeldByOthers(l) != "" {
+			line.Key += ".behind"
+			line.Held = holdersList(lang, l.SlotHolders, l.MoreSlotHolders)
+		}
 		if w.Code == view.WarningBacklog && w.Count >= run.BacklogCountCap {
 			line.Key += ".more"
 		}

@@ -310,7 +310,7 @@ func (c *Console) overview(w http.ResponseWriter, r *http.Request, s *session) {
 		d.ByState = append(d.ByState, stateCount{st, n})
 	}
 	slices.SortFunc(d.ByState, func(a, b stateCount) int { return cmp.Compare(a.State, b.State) })
-	d.Lag, d.Backlog, d.Fleet = admissionLag(recent, since), c.backlog(ctx), c.fleet(ctx)
+	d.Lag, d.Backlog, d.Fleet = admissionLag(recent, since, c.cfg.MisfireGrace.Milliseconds()), c.backlog(ctx), c.fleet(ctx)
 	d.Replicas = c.replicas(ctx)
 	if d.Failures, err = c.recentFailures(ctx); err != nil {
 		c.fail(w, r, s, err)
@@ -490,7 +490,7 @@ func (c *Console) triggersList(w http.ResponseWriter, r *http.Request, s *sessio
 		}
 		warnings := map[string][]warningLine{}
 		for _, t := range list {
-			warnings[t.TriggerID] = warningLines(view.NewCron(t.Cron), last[t.TriggerID])
+			warnings[t.TriggerID] = warningLines(lang(r), view.NewCron(t.Cron), last[t.TriggerID])
 		}
 		data["Last"], data["HasLast"], data["Warnings"] = last, true, warnings
 	}
@@ -559,7 +559,7 @@ func (c *Console) showTrigger(w http.ResponseWriter, r *http.Request, s *session
 			c.fail(w, r, s, err)
 			return
 		}
-		warnings = warningLines(view.NewCron(d.Cron), last[d.TriggerID])
+		warnings = warningLines(lang(r), view.NewCron(d.Cron), last[d.TriggerID])
 	}
 	c.render(w, r, status, "trigger", s, map[string]any{"T": d, "Cron": view.NewCron(d.Cron), "Warnings": warnings, "Timeline": timeline(d.Ledger, runs, d.Cron, d.Revision), "CanPause": c.cfg.Pauser != nil, "CanRun": c.cfg.Manual != nil, "PauseForm": pf,
 		"Fires": upcoming(d.TriggerStatus, d.NowMs), "ZoneUnknown": storedZoneUnknown(d.TriggerStatus), "Request": randomID(), "MaxNote": schedule.MaxPauseNote,

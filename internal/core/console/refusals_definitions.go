@@ -50,10 +50,12 @@ var definitionsRefusalsZH = map[qlerror.Reason]string{
 	apply.RefusalRetryOn:          "{field}：必须是由 {allowed} 中的若干项组成的列表，如 [lost, timed_out]。",
 	task.RefusalProgramNotAbsolute: "{field}：程序“{value}”须写成规范的绝对路径（以 / 开头，不含 . 或 .. 段），如 /usr/bin/env；" +
 		"程序的完整路径可用 command -v 程序名 查到（argv 模式不经过 shell，不按 PATH 查找）。",
-	task.RefusalDirNotAbsolute:   "{field}：工作目录“{value}”须是规范的绝对路径（以 / 开头，不含 . 或 .. 段），如 /srv/app。",
-	task.RefusalEnvName:          "环境变量名“{value}”无效：只能使用字母、数字和下划线，且不能以数字开头。",
-	task.RefusalEnvReserved:      "环境变量名“{value}”是保留的：QingLong 为每次运行设置以 QL_ 开头的变量（QL_RUN_ID、QL_SCHEDULED_AT、QL_ORIGIN 等）；请换一个名称。",
-	task.RefusalSecretRef:        "{field}：密钥名称“{value}”无效：只能使用字母、数字、“-”、“_”和“.”，最多 128 个字符。",
+	task.RefusalDirNotAbsolute: "{field}：工作目录“{value}”须是规范的绝对路径（以 / 开头，不含 . 或 .. 段），如 /srv/app。",
+	task.RefusalEnvName:        "环境变量名“{value}”无效：只能使用字母、数字和下划线，且不能以数字开头。",
+	task.RefusalEnvReserved:    "环境变量名“{value}”是保留的：QingLong 为每次运行设置以 QL_ 开头的变量（QL_RUN_ID、QL_SCHEDULED_AT、QL_ORIGIN 等）；请换一个名称。",
+	task.RefusalSecretRef:      "{field}：密钥名称“{value}”无效：只能使用字母、数字、“-”、“_”和“.”，最多 128 个字符；项目自己的密钥写成“项目/名称”。",
+	task.RefusalSecretOfAnotherProject: "密钥“{name}”属于项目“{project}”，只有该项目的任务和通知渠道可以引用，项目“{from}”不能引用；" +
+		"请设置项目“{from}”自己的密钥（{from}/名称）或全局密钥（名称中不含“/”），并改为引用它。",
 	task.RefusalLabelKey:         "{field}：标签键“{value}”无效：只能使用 1–256 个小写字母、数字、“-”、“_”、“.”和“/”，且以字母或数字开头和结尾。",
 	task.RefusalWorkerLabelValue: "{field}：标签值“{value}”无效：最多 256 个字母、数字、“_”、“.”、“:”、“/”、“+”和“-”（不能有空格）。",
 	task.RefusalAccount:          "{field}：“{value}”不是有效的用户名（组名）或数字 ID：只能使用字母、数字、“_”、“.”和“-”，最多 64 个字符。",

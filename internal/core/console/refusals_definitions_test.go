@@ -91,6 +91,8 @@ var brokenFiles = []brokenFile{
 	{"an environment name of a digit", withTask("    script: echo\n    env:\n      1A: x\n"), task.RefusalEnvName, 6, []string{"环境变量名“1A”无效"}},
 	{"a reserved environment name", withTask("    script: echo\n    env:\n      QL_X: x\n"), task.RefusalEnvReserved, 6, []string{"环境变量名“QL_X”是保留的"}},
 	{"a secret reference of capitals", withTask("    script: echo\n    env:\n      A: {secret: Bad Ref}\n"), task.RefusalSecretRef, 6, []string{"task.env.A：密钥名称“Bad Ref”无效"}},
+	{"a secret of another project", withTask("    script: echo\n    env:\n      A: {secret: beta/token}\n"), task.RefusalSecretOfAnotherProject, 3,
+		[]string{"密钥“beta/token”属于项目“beta”", "项目“demo”不能引用", "demo/名称"}},
 	{"an environment mapping of no secret", withTask("    script: echo\n    env:\n      A: {}\n"), apply.RefusalEnvMapping, 6, []string{"task.env.A：写成映射时只能是 {secret: 密钥名称}"}},
 	{"an environment name twice", withTask("    script: echo\n    env:\n      A: x\n      A: y\n"), validate.RefusalGivenTwice, 6, []string{"“A”出现了两次"}},
 	{"too many environment entries", withTask("    script: echo\n    env: {" + manyPairs("E", task.MaxEnv+1) + "}\n"), validate.RefusalTooMany, 5, []string{"task.env：共 257 项", "256 项"}},

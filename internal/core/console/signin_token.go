@@ -57,6 +57,13 @@ func (c *Console) signinToken(w http.ResponseWriter, r *http.Request, addr strin
 		c.renderSignin(w, r, tr(l, failure), http.StatusUnauthorized)
 		return
 	}
+	if t.Bound() {
+		// The console's pages and actions do not check a token's projects:
+		// signed in, a token bound to one project would see and act on
+		// every other.
+		c.renderSignin(w, r, tr(l, "err.tokenbound"), http.StatusForbidden)
+		return
+	}
 	c.cfg.Uses.Record(r.Context(), t.ID, c.cfg.NowMs())
 	e.Reason = authlog.ReasonToken
 	c.authLog.SignedIn(e)

@@ -1,5 +1,8 @@
 // Package crontab converts a crontab (Vixie cron, cronie) into a
 // definitions file: one task and one trigger per entry. It does no I/O.
+// A system crontab (/etc/crontab, /etc/cron.d/*) names the user each
+// entry runs as between the schedule and the command; it becomes the
+// task's runAs.
 // Every line is accounted for: converted, taken as a setting of the lines
 // after it, or reported with its line number and why it was not converted;
 // nothing is dropped silently.
@@ -12,6 +15,7 @@ import (
 	"strings"
 
 	"github.com/qinglong/qinglong/internal/core/cron"
+	"github.com/qinglong/qinglong/internal/core/task"
 )
 
 // Problem is a line the converter did not convert, converted with a
@@ -50,6 +54,9 @@ type Entry struct {
 	Shell    string
 	Script   string
 	Env      map[string]string
+	// RunAs is the user a system crontab's entry names, "" for a user
+	// crontab's or one naming Options.Account.
+	RunAs string
 }
 
 // Result is a converted crontab: its entries in file order and the lines
@@ -65,12 +72,23 @@ var macros = map[string]string{
 	"@daily": "0 0 * * *", "@midnight": "0 0 * * *", "@hourly": "0 * * * *",
 }
 
-// Convert reads a crontab from r; zone is the time zone of the entries
-// before any CRON_TZ= or TZ= line (cron's is the host's, which QingLong
-// never implies).
-func Convert(r io.Reader, zone string) (Result, error) {
+// Options say how to read a crontab.
+type Options struct {
+	// Zone is the time zone of the entries before any CRON_TZ= or TZ=
+	// line (cron's is the host's, which QingLong never implies).
+	Zone string
+	// System reads a system crontab: a user column between the schedule
+	// and the command.
+	System bool
+	// Account is the account the server runs commands as, when known: a
+	// system crontab's entries naming it get no runAs.
+	Account string
+}
+
+// Convert reads a crontab from r as o says.
+func Convert(r io.Reader, o Options) (Result, error) {
 	var res Result
-	st := state{zone: zone, shell: "/bin/sh", env: map[string]string{}, names: map[string]int{}}
+	st := state{Options: o, zone: o.Zone, shell: "/bin/sh", env: map[string]string{}, names: map[string]int{}, users: map[string]bool{}}
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 0, 64*1024), 1<<20)
 	for n := 1; sc.Scan(); n++ {
@@ -84,9 +102,12 @@ func Convert(r io.Reader, zone string) (Result, error) {
 
 // state is what the lines read so far set for the lines after them.
 type state struct {
+	Options
 	zone, shell string
 	env         map[string]string
 	names       map[string]int
+	// users are the users whose runAs was noted already.
+	users map[string]bool
 }
 
 func (st *state) line(res *Result, n int, text string) {
@@ -112,6 +133,17 @@ func (st *state) line(res *Result, n int, text string) {
 		problem("QingLong has no trigger that fires when the machine starts; start the command from the host's start-up (a systemd unit) instead")
 		return
 	}
+	user := ""
+	if st.System {
+		var why string
+		if user, command, why = splitUser(command); why != "" {
+			problem(why)
+			return
+		}
+	} else if strings.Fields(command)[0] == "root" {
+		res.Problems = append(res.Problems, Problem{Line: n, Text: text, Kind: Noted,
+			Why: `the command starts with "root": if this is a system crontab (/etc/crontab, /etc/cron.d), whose entries name their user there, convert it with --system`})
+	}
 	if strings.HasPrefix(expr, "@") {
 		plain, known := macros[strings.ToLower(expr)]
 		if !known {
@@ -136,8 +168,15 @@ func (st *state) line(res *Result, n int, text string) {
 		problem(why)
 		return
 	}
-	e := Entry{Line: n, Name: st.name(command), Cron: expr, Timezone: st.zone, Shell: st.shell, Script: script, Env: copyEnv(st.env)}
+	if user == st.Account {
+		user = ""
+	}
+	e := Entry{Line: n, Name: st.name(command), Cron: expr, Timezone: st.zone, Shell: st.shell, Script: script, Env: copyEnv(st.env), RunAs: user}
 	res.Entries = append(res.Entries, e)
+	if user != "" && !st.users[user] {
+		st.users[user] = true
+		res.Problems = append(res.Problems, Problem{Line: n, Text: text, Kind: Noted, Why: runAsNote(user)})
+	}
 	if d := s.Days(); d.VixieBoth {
 		res.Problems = append(res.Problems, Problem{Line: n, Text: text, Kind: ConvertedBut,
 			Why: fmt.Sprintf("cron fires it only on days matching both day-of-month %q and day-of-week %q; QingLong fires it on days matching either. %s", d.DayOfMonth, d.DayOfWeek, cron.VixieBothHint)})
@@ -213,6 +252,33 @@ func splitEntry(line string) (expr, command string, ok bool) {
 	}
 	command = strings.TrimSpace(rest)
 	return strings.Join(fields, " "), command, command != ""
+}
+
+// splitUser splits a system crontab entry's command into the user it
+// names and the command run as that user; why says what is wrong when
+// there is no user before a command.
+func splitUser(rest string) (user, command, why string) {
+	user = rest
+	if i := strings.IndexAny(rest, " \t"); i >= 0 {
+		user, command = rest[:i], strings.TrimSpace(rest[i:])
+	}
+	if err := (task.RunAs{User: user}).Validate("runAs"); err != nil {
+		return "", "", fmt.Sprintf("a system crontab names the user before the command, and %q is no user name or uid: "+
+			"if this is a user crontab (crontab -l), convert it without --system", user)
+	}
+	if command == "" {
+		return "", "", fmt.Sprintf("no command after the user %s", user)
+	}
+	return user, command, ""
+}
+
+// runAsNote is what is said, once per user, of the tasks a system
+// crontab's entries of user become: they run as user through runAs, which
+// only a server started as root can switch to.
+func runAsNote(user string) string {
+	return fmt.Sprintf("the tasks of %s's entries run as %s (runAs): a server or worker switches accounts only when started as root, "+
+		"and otherwise their Runs fail run_as_unavailable; if the server runs commands as %s already, give --account %s to leave runAs out",
+		user, user, user, user)
 }
 
 // commandScript is a command as the task's script: cron's "\%" is a "%";

@@ -36,7 +36,7 @@ SHELL=/bin/zsh
 // valid.
 func TestEveryCrontabLineIsConvertedOrReportedWithItsNumber(t *testing.T) {
 	t.Parallel()
-	res, err := Convert(strings.NewReader(sample), "Europe/Berlin")
+	res, err := Convert(strings.NewReader(sample), Options{Zone: "Europe/Berlin"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -119,7 +119,7 @@ func TestEveryCrontabLineIsConvertedOrReportedWithItsNumber(t *testing.T) {
 // trigger per entry, the default shell left out.
 func TestAConvertedCrontabIsADefinitionsFileWithTheDifferencesFirst(t *testing.T) {
 	t.Parallel()
-	res, err := Convert(strings.NewReader("FOO=\"a b\"\n0 3 * * * /opt/x.sh '100%'\n0 4 * * * /opt/report.sh\n"), "UTC")
+	res, err := Convert(strings.NewReader("FOO=\"a b\"\n0 3 * * * /opt/x.sh '100%'\n0 4 * * * /opt/report.sh\n"), Options{Zone: "UTC"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -25,11 +25,16 @@ const Header = `# Converted from a crontab. What QingLong does otherwise than cr
 # - output is kept in each Run's log (ql runs logs); nothing is mailed.
 `
 
-type task struct {
+type taskDef struct {
 	Name   string            `yaml:"name"`
 	Shell  string            `yaml:"shell,omitempty"`
 	Script string            `yaml:"script"`
 	Env    map[string]string `yaml:"env,omitempty"`
+	RunAs  *runAs            `yaml:"runAs,omitempty"`
+}
+
+type runAs struct {
+	User string `yaml:"user"`
 }
 
 type trigger struct {
@@ -41,21 +46,25 @@ type trigger struct {
 
 type document struct {
 	Project  string    `yaml:"project"`
-	Tasks    []task    `yaml:"tasks"`
+	Tasks    []taskDef `yaml:"tasks"`
 	Triggers []trigger `yaml:"triggers"`
 }
 
 // Definitions is r's entries as a definitions file of project, Header
 // first: one task and one trigger per entry, both named by it.
 func (r Result) Definitions(project string) ([]byte, error) {
-	d := document{Project: project, Tasks: []task{}, Triggers: []trigger{}}
+	d := document{Project: project, Tasks: []taskDef{}, Triggers: []trigger{}}
 	for _, e := range r.Entries {
 		shell := e.Shell
 		if shell == "/bin/sh" {
 			// The default: written only when the crontab chose another.
 			shell = ""
 		}
-		d.Tasks = append(d.Tasks, task{Name: e.Name, Shell: shell, Script: e.Script, Env: e.Env})
+		t := taskDef{Name: e.Name, Shell: shell, Script: e.Script, Env: e.Env}
+		if e.RunAs != "" {
+			t.RunAs = &runAs{User: e.RunAs}
+		}
+		d.Tasks = append(d.Tasks, t)
 		d.Triggers = append(d.Triggers, trigger{Name: e.Name, Task: e.Name, Cron: e.Cron, Timezone: e.Timezone})
 	}
 	var b bytes.Buffer

@@ -23,6 +23,12 @@ type Gate interface {
 	// own consistent data, so reads are still answered (and the console
 	// shows the refusal above every page).
 	Held() error
+	// AdmitUndated is Admit for a write that takes no time from the
+	// process's clock: a cancel, which the store dates no earlier than
+	// the newest time the database recorded. It is held while a write
+	// would be lost, not while the clock reads behind the database, so a
+	// person can stop a Run then.
+	AdmitUndated() (done func(), err error)
 }
 
 // Admit admits one write through g; a nil g admits every write.
@@ -31,6 +37,15 @@ func Admit(g Gate) (done func(), err error) {
 		return func() {}, nil
 	}
 	return g.Admit()
+}
+
+// AdmitUndated admits one write through g that takes no time from the
+// process's clock (Gate.AdmitUndated); a nil g admits every write.
+func AdmitUndated(g Gate) (done func(), err error) {
+	if g == nil {
+		return func() {}, nil
+	}
+	return g.AdmitUndated()
 }
 
 // Held is the refusal a write through g would get now, nil while g admits
@@ -116,11 +131,26 @@ func ClockBehindDatabase(clockMs, newestMs int64, left time.Duration) *qlerror.E
 	clock, newest := rfc3339(clockMs), rfc3339(newestMs)
 	until := max(left, 0).Round(time.Second)
 	retry := strconv.FormatInt(int64(max(min(until, clockRetry), time.Second)/time.Second), 10)
-	return qlerror.New(qlerror.Unavailable, "this server takes no writes now: its clock reads %s behind the newest time its database recorded (clock %s, database %s), "+
+	return qlerror.New(qlerror.Unavailable, "this server takes no writes now but a Run's cancel: its clock reads %s behind the newest time its database recorded (clock %s, database %s), "+
 		"so whatever the write recorded would be dated by a wrong clock; the device likely has no battery-backed clock and no time from NTP yet: "+
 		"check that NTP reaches a time server (the uplink, DNS, the firewall) and retry in a moment; the server takes writes again by itself once the clock passes that time, "+
 		"or at the latest in %s, when --clock-wait has passed and the clock is taken as right; to take it as right now, restart the server with --clock-wait 0",
 		behind, clock, newest, until).Because(RefusalClockBehindDatabase, "behind", behind, "clock", clock, "newest", newest, "left", until.String(), ParamRetryAfter, retry)
+}
+
+// ClockBehindDatabaseCommand is the refusal of a command that writes the
+// database file itself (not through a server) while the clock, at clockMs,
+// reads behind newestMs, the newest time the database recorded: the same
+// measurement and reason as a server's hold, with no wait to outlast (a
+// command does not wait), and override the flag that writes all the same.
+func ClockBehindDatabaseCommand(clockMs, newestMs int64, override string) *qlerror.Error {
+	behind := behindText(time.Duration(newestMs-clockMs) * time.Millisecond)
+	clock, newest := rfc3339(clockMs), rfc3339(newestMs)
+	return qlerror.New(qlerror.Unavailable, "nothing was written: this device's clock reads %s behind the newest time its database recorded (clock %s, database %s), "+
+		"so whatever the command wrote would be dated by a wrong clock (a trigger applied, enabled or resumed now would take its next fire time from it and fire once the clock jumps forward); "+
+		"the device likely has no battery-backed clock and no time from NTP yet: check that NTP reaches a time server (the uplink, DNS, the firewall) and run the command again once the clock is right; "+
+		"if the clock is right (the database came from a machine whose clock ran ahead), give %s to write all the same",
+		behind, clock, newest, override).Because(RefusalClockBehindDatabase, "behind", behind, "clock", clock, "newest", newest)
 }
 
 // behindText is how far a clock reads behind, in days and hours once it

@@ -10,6 +10,7 @@ import (
 	"github.com/qinglong/qinglong/internal/core/apply"
 	"github.com/qinglong/qinglong/internal/core/catalog"
 	"github.com/qinglong/qinglong/internal/core/ids"
+	"github.com/qinglong/qinglong/internal/core/process"
 	"github.com/qinglong/qinglong/internal/core/qlerror"
 	"github.com/qinglong/qinglong/internal/core/task"
 )
@@ -54,6 +55,9 @@ type ApplyObject struct {
 	Change   string   `json:"change"`
 	Revision int64    `json:"revision,omitempty"`
 	Fields   []string `json:"fields,omitempty"`
+	// Runs says, for a project the apply archives, what becomes of its
+	// Runs: none queued starts while it is archived, running ones go on.
+	Runs string `json:"runs,omitempty"`
 }
 
 // ApplyView is POST /api/v1/apply's answer, and `ql apply -o json`'s: what
@@ -91,7 +95,7 @@ func NewApplyView(dryRun bool, file, project string, results []apply.Result, not
 		out.Notes[i] = ApplyNote{Reason: string(n.Reason), Items: n.Items, More: n.More, Params: n.Params, Message: n.String()}
 	}
 	for _, res := range results {
-		out.Objects = append(out.Objects, ApplyObject{Kind: res.Kind, Name: res.Name, Change: string(res.Change), Revision: res.Revision, Fields: res.Fields})
+		out.Objects = append(out.Objects, ApplyObject{Kind: res.Kind, Name: res.Name, Change: string(res.Change), Revision: res.Revision, Fields: res.Fields, Runs: res.Runs})
 		switch res.Change {
 		case catalog.Created:
 			out.Created++
@@ -146,6 +150,9 @@ func (a *api) applyDefinitions(ctx context.Context, r *http.Request) (any, error
 	doc, err := apply.Read(file, r.Body)
 	if err != nil {
 		return nil, tooLarge(err, a.guard.limits.MaxBody)
+	}
+	if err := covers(tokenOf(ctx), doc.Project); err != nil {
+		return nil, err
 	}
 	var results []apply.Result
 	if dry {
@@ -213,7 +220,7 @@ func (a *api) planning() (catalog.Service, catalog.Reader) {
 // Runs go to workers.
 func (a *api) definitionsNotes(ctx context.Context, doc *apply.Document, results []apply.Result) []apply.Note {
 	svc, _ := a.planning()
-	ns := apply.Notes(doc, apply.NoteScope{RunsHere: svc.Executor == task.LocalProcess, OnWorkers: svc.Executor == task.RemoteWorker, NowMs: svc.NowMs(), MissingSecrets: a.MissingSecrets})
+	ns := apply.Notes(doc, apply.NoteScope{RunsHere: svc.Executor == task.LocalProcess, OnWorkers: svc.Executor == task.RemoteWorker, NowMs: svc.NowMs(), MissingSecrets: a.MissingSecrets, PathMissing: process.PathMissing})
 	return apply.AddUnlisted(ctx, a.Export, doc, results, ns)
 }
 

@@ -110,6 +110,8 @@ const (
 // address, for the audit record of what it changes.
 type principal struct {
 	token, addr string
+	// tok is the token itself, whose projects the routes check.
+	tok apitoken.Token
 }
 
 type principalKey struct{}
@@ -236,7 +238,7 @@ func (g *guard) check(r *http.Request, unchecked storeDown) (apitoken.Token, fai
 	cancel()
 	if qlerror.CodeOf(err) == qlerror.NotFound {
 		g.known.forget(digest)
-		return apitoken.Token{}, failUnknown, qlerror.New(qlerror.Unauthenticated, "the API token is not known; list tokens with `ql tokens list`").Because(RefusalTokenUnknown)
+		return apitoken.Token{}, failUnknown, qlerror.New(qlerror.Unauthenticated, "the API token is not known to this server's database (a token belongs to the database that created it: one made on another installation, or after the backup this one was restored from, is not here); list tokens with `ql tokens list`").Because(RefusalTokenUnknown)
 	}
 	stored := err == nil
 	if err != nil {
@@ -273,8 +275,9 @@ func (g *guard) check(r *http.Request, unchecked storeDown) (apitoken.Token, fai
 // unchecked says to a token the store cannot check now; never, when not
 // nil, says why this server can serve the request to no token at all,
 // which a token of too small a scope is told instead of the scope it
-// lacks: asking for a larger token would only meet that refusal.
-func (a *api) protect(need apitoken.Scope, served readiness, unchecked storeDown, never func(*http.Request) error, h http.HandlerFunc) http.HandlerFunc {
+// lacks: asking for a larger token would only meet that refusal. An
+// undated write (undatedWrites) passes the hold for the clock.
+func (a *api) protect(need apitoken.Scope, rule projectRule, served readiness, unchecked storeDown, undated bool, never func(*http.Request) error, h http.HandlerFunc) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		g := a.guard
 		// A server not ready only because its writes are held answers
@@ -315,10 +318,18 @@ func (a *api) protect(need apitoken.Scope, served readiness, unchecked storeDown
 				Because(RefusalTokenOverRate, "token", t.Name, "retryAfterSeconds", 1))
 			return
 		}
+		if err := a.routeProject(r.Context(), rule, t, r); err != nil {
+			a.writeError(w, r, err)
+			return
+		}
 		if need != apitoken.Read {
 			// Held open until the write is done: the hold waits for it, so
 			// no write admitted before the hold lands after it began.
-			done, err := hold.Admit(a.Writes)
+			admit := hold.Admit
+			if undated {
+				admit = hold.AdmitUndated
+			}
+			done, err := admit(a.Writes)
 			if err != nil {
 				a.writeError(w, r, err)
 				return
@@ -326,7 +337,7 @@ func (a *api) protect(need apitoken.Scope, served readiness, unchecked storeDown
 			defer done()
 		}
 		r.Body = http.MaxBytesReader(w, r.Body, g.limits.MaxBody)
-		ctx := context.WithValue(r.Context(), principalKey{}, principal{token: t.Name, addr: remoteHost(r)})
+		ctx := context.WithValue(r.Context(), principalKey{}, principal{token: t.Name, addr: remoteHost(r), tok: t})
 		h(w, r.WithContext(ctx))
 	}
 }

@@ -385,6 +385,11 @@ func TestABodyOverTheCapIs413(t *testing.T) {
 	}
 }
 
+// boundWords are what docs/operations.md says of each project rule, in its
+// route table's column for a token bound to projects.
+var boundWords = map[projectRule]string{noProject: "—", pathProject: "its projects, named in the path", runProject: "its projects' Runs",
+	triggerProject: "its projects' triggers", listed: "its projects' rows only", fileProject: "a file of its projects", everyProject: "refused"}
+
 // docs/operations.md lists the route table as it is.
 func TestTheOperationsGuideListsEveryRoute(t *testing.T) {
 	t.Parallel()
@@ -397,7 +402,7 @@ func TestTheOperationsGuideListsEveryRoute(t *testing.T) {
 		if rt.scope == public {
 			scope = "none"
 		}
-		row := "| `" + rt.method + " " + rt.pattern + "` | " + scope + " |"
+		row := "| `" + rt.method + " " + rt.pattern + "` | " + scope + " | " + boundWords[rt.projects] + " |"
 		if !strings.Contains(string(doc), row) {
 			t.Errorf("docs/operations.md has no row %s", row)
 		}

@@ -39,7 +39,7 @@ func (a *api) projectDefinitions(ctx context.Context, r *http.Request) (any, err
 	}
 	ex, err := apply.ExportProject(ctx, a.Export, r.PathValue("name"))
 	if err != nil {
-		return nil, err
+		return nil, boundMissing(ctx, r.PathValue("name"), err)
 	}
 	out := definitionsView{Project: r.PathValue("name"), YAML: string(ex.YAML), Tasks: ex.Tasks, Triggers: ex.Triggers, Notes: make([]exportNote, len(ex.Notes))}
 	for i, n := range ex.Notes {

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/netip"
+	"slices"
 	"strings"
 	"time"
 
@@ -322,7 +323,7 @@ func newHandler(cfg Config, table []route) *Handler {
 	// A path no route serves is answered only to a token, as a route's
 	// other method is (dispatch): without one, every path is the same 401,
 	// so the routes cannot be mapped by asking.
-	h.unknown = a.protect(apitoken.Read, whenReady, checkedOnly, nil, func(w http.ResponseWriter, r *http.Request) {
+	h.unknown = a.protect(apitoken.Read, noProject, whenReady, checkedOnly, false, nil, func(w http.ResponseWriter, r *http.Request) {
 		a.writeError(w, r, qlerror.New(qlerror.NotFound, "no such endpoint %s; docs/operations.md lists the routes (/api/v1/runs, /api/v1/triggers, ...)", clip(r.URL.Path)).
 			Because(RefusalNoSuchEndpoint))
 	})
@@ -352,7 +353,7 @@ func (a *api) dispatch(rs []route) http.HandlerFunc {
 		unchecked = unchecked && rt.unchecked
 		h := a.refuseUnheld(rt, rt.handler(a))
 		if rt.scope != public {
-			h = a.protect(rt.scope, rt.served, rt.unchecked, a.neverServed(rt.pattern), h)
+			h = a.protect(rt.scope, rt.projects, rt.served, rt.unchecked, slices.Contains(undatedWrites, rt.pattern), a.neverServed(rt.pattern), h)
 		}
 		handlers[rt.method] = h
 		allow = append(allow, rt.method)
@@ -366,7 +367,7 @@ func (a *api) dispatch(rs []route) http.HandlerFunc {
 			Because(RefusalMethodNotAllowed, "allowed", strings.Join(allow, ", ")))
 	}
 	if protected {
-		wrongMethod = a.protect(apitoken.Read, served, unchecked, nil, wrongMethod)
+		wrongMethod = a.protect(apitoken.Read, noProject, served, unchecked, false, nil, wrongMethod)
 	}
 	return func(w http.ResponseWriter, r *http.Request) {
 		m := r.Method

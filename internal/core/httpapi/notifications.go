@@ -37,6 +37,12 @@ func (a *api) notificationList(ctx context.Context, r *http.Request) (any, error
 	if err != nil {
 		return nil, err
 	}
+	if tokenOf(ctx).Bound() {
+		names := a.projectNames(ctx)
+		if rows, err = boundRows(ctx, rows, func(m notify.Message) (string, error) { return names(m.ProjectID) }); err != nil {
+			return nil, err
+		}
+	}
 	if a.Export != nil {
 		if err := apply.WithRuleScopes(ctx, a.Export, rows); err != nil {
 			return nil, err

@@ -190,3 +190,17 @@ func TestIfMatchStarOnAProjectThatDoesNotExistSaysItDoesNotExist(t *testing.T) {
 		t.Fatalf("If-Match: * of a project that does not exist: %d %s; want 412 saying it does not exist", rec.Code, rec.Body)
 	}
 }
+
+// An If-Match revision over a project that does not exist was read from
+// another database or names a mistyped project: the refusal says it does
+// not exist here and how to create it, not that it "changed".
+func TestIfMatchARevisionOfAProjectThatDoesNotExistSaysItIsNotHere(t *testing.T) {
+	t.Parallel()
+	h := definitionsHandler(t)
+	rec := sendWith(h, "POST", "/api/v1/apply", "project: demo\ntasks:\n  - name: a\n    script: echo\n", [2]string{"If-Match", `"sha256:abc"`})
+	e := errorOf(t, rec)
+	if rec.Code != 412 || !strings.Contains(e.Error.Message, `project "demo" does not exist here`) || !strings.Contains(e.Error.Message, "without --if-match") ||
+		strings.Contains(e.Error.Message, "changed since") {
+		t.Fatalf("If-Match: sha256:abc of a project that does not exist: %d %s; want 412 saying it does not exist here and how to create it", rec.Code, rec.Body)
+	}
+}

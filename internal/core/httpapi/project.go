@@ -11,6 +11,28 @@ import (
 	"github.com/qinglong/qinglong/internal/core/view"
 )
 
+// projectList lists the projects there are, in name order, with their
+// status and whether they are paused. Read scope, as projectGet: a reader
+// finds a project's name here, not by guessing at the routes that refuse
+// an unknown one.
+func (a *api) projectList(ctx context.Context, r *http.Request) (any, error) {
+	if _, err := params(r.URL.Query()); err != nil {
+		return nil, err
+	}
+	if a.Export == nil {
+		return nil, qlerror.New(qlerror.FailedPrecondition, "this server cannot read projects; run the command where its database is").Because(RefusalNotOverTheAPI)
+	}
+	names, err := a.Export.ProjectNames(ctx, view.ProjectListLimit+1)
+	if err != nil {
+		return nil, err
+	}
+	// A token bound to projects sees its own alone (listed).
+	if names, err = boundRows(ctx, names, func(n catalog.ProjectName) (string, error) { return n.Name, nil }); err != nil {
+		return nil, err
+	}
+	return view.NewProjectList(names), nil
+}
+
 // projectGet finds a project by name. Read scope, as the listings it
 // serves: a project whose file had tasks alone has no trigger yet, so the
 // trigger listing, where a reader finds the other projects' ids, does not
@@ -31,7 +53,7 @@ func (a *api) projectGet(ctx context.Context, r *http.Request) (any, error) {
 	}
 	d, err := a.Export.ProjectDefinitions(ctx, name, apply.RevisionLimit)
 	if qlerror.ReasonOf(err) == catalog.RefusalProjectMissing {
-		return nil, apply.ProjectMissing(ctx, a.Export, name)
+		return nil, boundMissing(ctx, name, apply.ProjectMissing(ctx, a.Export, name))
 	}
 	if err != nil {
 		return nil, err

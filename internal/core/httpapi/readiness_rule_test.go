@@ -17,8 +17,8 @@ func TestARoutesReadinessRuleIsItsTableEntrysNotItsPath(t *testing.T) {
 	served := 0
 	ok := func(a *api) http.HandlerFunc { return func(http.ResponseWriter, *http.Request) { served++ } }
 	h, tokens := notReadyHandler(t, Config{}, []route{
-		{http.MethodGet, "/api/v1/always", apitoken.Read, evenUnready, checkedOnly, unconditional, "read always", ok},
-		{http.MethodGet, metricsPath, apitoken.Read, whenReady, lastKnown, unconditional, "read the metrics", ok},
+		{http.MethodGet, "/api/v1/always", apitoken.Read, everyProject, evenUnready, checkedOnly, unconditional, "read always", ok},
+		{http.MethodGet, metricsPath, apitoken.Read, everyProject, whenReady, lastKnown, unconditional, "read the metrics", ok},
 	})
 	if p := send(t, h, "GET", "/api/v1/always", "localhost", tokens[apitoken.Read], ""); p.status != 200 || served != 1 {
 		t.Errorf("a route marked evenUnready on a server not ready: %d %s %q; want it served", p.status, p.code, p.message)

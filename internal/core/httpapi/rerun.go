@@ -26,6 +26,9 @@ type RerunView struct {
 	Skipped    string `json:"skipped,omitempty"`
 	Unfinished string `json:"unfinished,omitempty"`
 	Waiting    bool   `json:"waiting,omitempty"`
+	// Cancelled are the unfinished Runs of the trigger its overlap policy
+	// (cancel_previous) cancelled to admit the re-run, oldest first.
+	Cancelled []string `json:"cancelled,omitempty"`
 	// Waits: as run now's answer.
 	Waits *view.Waiting `json:"waits,omitempty"`
 }
@@ -54,5 +57,5 @@ func (a *api) runRerun(ctx context.Context, r *http.Request) (any, error) {
 		return nil, err
 	}
 	return RerunView{RerunOf: id, RunID: res.RunID, Created: res.Created, Skipped: string(res.Skipped), Unfinished: res.Unfinished, Waiting: res.Waiting,
-		Waits: a.waitsForAWorker(ctx, res.RunID)}, nil
+		Cancelled: res.Cancelled, Waits: a.waitsForAWorker(ctx, res.RunID)}, nil
 }

@@ -10,6 +10,12 @@ import (
 // public marks the two probes, the only routes without a token.
 const public apitoken.Scope = ""
 
+// undatedWrites are the routes whose write takes no time from the
+// server's clock: a cancel, which the store dates no earlier than the
+// newest time the database recorded, so a person can stop a Run while the
+// clock reads behind the database (hold.Gate.AdmitUndated).
+var undatedWrites = []string{"/api/v1/runs/{id}/cancel"}
+
 // readiness is a route's rule for a server that is not ready (Ready
 // says so, and not only because its writes are held).
 type readiness bool
@@ -40,13 +46,15 @@ const (
 )
 
 // route is one entry of the route table: a method and mux pattern, the
-// scope a token needs for it, whether it is served while the server is
+// scope a token needs for it, how it finds the project a token bound to
+// projects must cover (projectRule), whether it is served while the server is
 // not ready and to a token the store cannot check now, the precondition
 // headers it enforces (a write refuses the others), what it does in the words of help texts (routes doing the
 // same to one object share them), and its handler.
 type route struct {
 	method, pattern string
 	scope           apitoken.Scope
+	projects        projectRule
 	served          readiness
 	unchecked       storeDown
 	preconditions   conditions
@@ -61,32 +69,33 @@ type route struct {
 // TestRouteTableIsEnforcedForEveryRouteAndScope walks it whole: a pattern
 // on the mux without an entry here fails that test.
 var routes = []route{
-	{http.MethodGet, "/livez", public, evenUnready, checkedOnly, unconditional, "", func(a *api) http.HandlerFunc { return a.livez }},
-	{http.MethodGet, "/readyz", public, evenUnready, checkedOnly, unconditional, "", func(a *api) http.HandlerFunc { return a.readyz }},
-	{http.MethodGet, "/api/v1/runs", apitoken.Read, whenReady, checkedOnly, unconditional, "list and show Runs", func(a *api) http.HandlerFunc { return a.admitted(a.runList) }},
-	{http.MethodGet, "/api/v1/runs/{id}", apitoken.Read, whenReady, checkedOnly, unconditional, "list and show Runs", func(a *api) http.HandlerFunc { return a.admitted(a.runGet) }},
-	{http.MethodGet, "/api/v1/runs/{id}/log", apitoken.Read, whenReady, checkedOnly, unconditional, "read a Run's output", func(a *api) http.HandlerFunc { return a.admitted(a.runLog) }},
-	{http.MethodPost, "/api/v1/runs/{id}/cancel", apitoken.Operate, whenReady, checkedOnly, unconditional, "cancel a Run", func(a *api) http.HandlerFunc { return a.admitted(a.runCancel) }},
-	{http.MethodPost, "/api/v1/runs/{id}/rerun", apitoken.Operate, whenReady, checkedOnly, unconditional, "re-run a finished Run", func(a *api) http.HandlerFunc { return a.admitted(a.runRerun) }},
-	{http.MethodGet, "/api/v1/notifications", apitoken.Read, whenReady, checkedOnly, unconditional, "list notifications", func(a *api) http.HandlerFunc { return a.admitted(a.notificationList) }},
-	{http.MethodPost, "/api/v1/notifications/{id}/retry", apitoken.Operate, whenReady, checkedOnly, unconditional, "retry a dead notification", func(a *api) http.HandlerFunc { return a.admitted(a.notificationRetry) }},
-	{http.MethodGet, "/api/v1/triggers", apitoken.Read, whenReady, checkedOnly, unconditional, "list and show triggers", func(a *api) http.HandlerFunc { return a.admitted(a.triggerList) }},
-	{http.MethodGet, "/api/v1/triggers/{id}", apitoken.Read, whenReady, checkedOnly, unconditional, "list and show triggers", func(a *api) http.HandlerFunc { return a.admitted(a.triggerGet) }},
-	{http.MethodPost, "/api/v1/triggers/{id}/pause", apitoken.Operate, whenReady, checkedOnly, unconditional, "pause and resume a trigger", func(a *api) http.HandlerFunc { return a.admitted(a.triggerPause(true)) }},
-	{http.MethodPost, "/api/v1/triggers/{id}/resume", apitoken.Operate, whenReady, checkedOnly, unconditional, "pause and resume a trigger", func(a *api) http.HandlerFunc { return a.admitted(a.triggerPause(false)) }},
-	{http.MethodPost, "/api/v1/triggers/{id}/run", apitoken.Operate, whenReady, checkedOnly, unconditional, "run a trigger now", func(a *api) http.HandlerFunc { return a.admitted(a.triggerRunNow) }},
-	{http.MethodPost, "/api/v1/triggers/{id}/backfill", apitoken.Operate, whenReady, checkedOnly, unconditional, "backfill a trigger's past window", func(a *api) http.HandlerFunc { return a.admitted(a.triggerBackfill) }},
-	{http.MethodPost, "/api/v1/triggers/{id}/enable", apitoken.Admin, whenReady, checkedOnly, checksIfMatch, "enable and disable a trigger", func(a *api) http.HandlerFunc { return a.admitted(a.triggerEnable(true)) }},
-	{http.MethodPost, "/api/v1/triggers/{id}/disable", apitoken.Admin, whenReady, checkedOnly, checksIfMatch, "enable and disable a trigger", func(a *api) http.HandlerFunc { return a.admitted(a.triggerEnable(false)) }},
-	{http.MethodPost, "/api/v1/projects/{project}/pause", apitoken.Operate, whenReady, checkedOnly, unconditional, "pause and resume a project", func(a *api) http.HandlerFunc { return a.admitted(a.projectPause(true)) }},
-	{http.MethodPost, "/api/v1/projects/{project}/resume", apitoken.Operate, whenReady, checkedOnly, unconditional, "pause and resume a project", func(a *api) http.HandlerFunc { return a.admitted(a.projectPause(false)) }},
-	{http.MethodGet, "/api/v1/projects/{name}", apitoken.Read, whenReady, checkedOnly, unconditional, "find a project by name", func(a *api) http.HandlerFunc { return a.admitted(a.projectGet) }},
-	{http.MethodPost, "/api/v1/apply", apitoken.Admin, whenReady, checkedOnly, checksIfMatchOrNoneMatch, "apply a definitions file", func(a *api) http.HandlerFunc { return a.admitted(a.applyDefinitions) }},
-	{http.MethodGet, "/api/v1/projects/{name}/definitions", apitoken.Admin, whenReady, checkedOnly, unconditional, "export a project's definitions", func(a *api) http.HandlerFunc { return a.admitted(a.projectDefinitions) }},
-	{http.MethodGet, "/api/v1/secrets", apitoken.Admin, whenReady, checkedOnly, unconditional, "list and edit secrets", func(a *api) http.HandlerFunc { return a.admitted(a.secretList) }},
-	{http.MethodPut, "/api/v1/secrets/{name}", apitoken.Admin, whenReady, checkedOnly, unconditional, "list and edit secrets", func(a *api) http.HandlerFunc { return a.admitted(a.secretSet) }},
-	{http.MethodDelete, "/api/v1/secrets/{name}", apitoken.Admin, whenReady, checkedOnly, unconditional, "list and edit secrets", func(a *api) http.HandlerFunc { return a.admitted(a.secretDelete) }},
-	{http.MethodGet, metricsPath, apitoken.Read, evenUnready, lastKnown, unconditional, "read the metrics", func(a *api) http.HandlerFunc { return a.metrics }},
+	{http.MethodGet, "/livez", public, noProject, evenUnready, checkedOnly, unconditional, "", func(a *api) http.HandlerFunc { return a.livez }},
+	{http.MethodGet, "/readyz", public, noProject, evenUnready, checkedOnly, unconditional, "", func(a *api) http.HandlerFunc { return a.readyz }},
+	{http.MethodGet, "/api/v1/runs", apitoken.Read, listed, whenReady, checkedOnly, unconditional, "list and show Runs", func(a *api) http.HandlerFunc { return a.admitted(a.runList) }},
+	{http.MethodGet, "/api/v1/runs/{id}", apitoken.Read, runProject, whenReady, checkedOnly, unconditional, "list and show Runs", func(a *api) http.HandlerFunc { return a.admitted(a.runGet) }},
+	{http.MethodGet, "/api/v1/runs/{id}/log", apitoken.Read, runProject, whenReady, checkedOnly, unconditional, "read a Run's output", func(a *api) http.HandlerFunc { return a.admitted(a.runLog) }},
+	{http.MethodPost, "/api/v1/runs/{id}/cancel", apitoken.Operate, runProject, whenReady, checkedOnly, unconditional, "cancel a Run", func(a *api) http.HandlerFunc { return a.admitted(a.runCancel) }},
+	{http.MethodPost, "/api/v1/runs/{id}/rerun", apitoken.Operate, runProject, whenReady, checkedOnly, unconditional, "re-run a finished Run", func(a *api) http.HandlerFunc { return a.admitted(a.runRerun) }},
+	{http.MethodGet, "/api/v1/notifications", apitoken.Read, listed, whenReady, checkedOnly, unconditional, "list notifications", func(a *api) http.HandlerFunc { return a.admitted(a.notificationList) }},
+	{http.MethodPost, "/api/v1/notifications/{id}/retry", apitoken.Operate, everyProject, whenReady, checkedOnly, unconditional, "retry a dead notification", func(a *api) http.HandlerFunc { return a.admitted(a.notificationRetry) }},
+	{http.MethodGet, "/api/v1/triggers", apitoken.Read, listed, whenReady, checkedOnly, unconditional, "list and show triggers", func(a *api) http.HandlerFunc { return a.admitted(a.triggerList) }},
+	{http.MethodGet, "/api/v1/triggers/{id}", apitoken.Read, triggerProject, whenReady, checkedOnly, unconditional, "list and show triggers", func(a *api) http.HandlerFunc { return a.admitted(a.triggerGet) }},
+	{http.MethodPost, "/api/v1/triggers/{id}/pause", apitoken.Operate, triggerProject, whenReady, checkedOnly, unconditional, "pause and resume a trigger", func(a *api) http.HandlerFunc { return a.admitted(a.triggerPause(true)) }},
+	{http.MethodPost, "/api/v1/triggers/{id}/resume", apitoken.Operate, triggerProject, whenReady, checkedOnly, unconditional, "pause and resume a trigger", func(a *api) http.HandlerFunc { return a.admitted(a.triggerPause(false)) }},
+	{http.MethodPost, "/api/v1/triggers/{id}/run", apitoken.Operate, triggerProject, whenReady, checkedOnly, unconditional, "run a trigger now", func(a *api) http.HandlerFunc { return a.admitted(a.triggerRunNow) }},
+	{http.MethodPost, "/api/v1/triggers/{id}/backfill", apitoken.Operate, triggerProject, whenReady, checkedOnly, unconditional, "backfill a trigger's past window", func(a *api) http.HandlerFunc { return a.admitted(a.triggerBackfill) }},
+	{http.MethodPost, "/api/v1/triggers/{id}/enable", apitoken.Admin, triggerProject, whenReady, checkedOnly, checksIfMatch, "enable and disable a trigger", func(a *api) http.HandlerFunc { return a.admitted(a.triggerEnable(true)) }},
+	{http.MethodPost, "/api/v1/triggers/{id}/disable", apitoken.Admin, triggerProject, whenReady, checkedOnly, checksIfMatch, "enable and disable a trigger", func(a *api) http.HandlerFunc { return a.admitted(a.triggerEnable(false)) }},
+	{http.MethodPost, "/api/v1/projects/{project}/pause", apitoken.Operate, pathProject, whenReady, checkedOnly, unconditional, "pause and resume a project", func(a *api) http.HandlerFunc { return a.admitted(a.projectPause(true)) }},
+	{http.MethodPost, "/api/v1/projects/{project}/resume", apitoken.Operate, pathProject, whenReady, checkedOnly, unconditional, "pause and resume a project", func(a *api) http.HandlerFunc { return a.admitted(a.projectPause(false)) }},
+	{http.MethodGet, "/api/v1/projects", apitoken.Read, listed, whenReady, checkedOnly, unconditional, "list the projects", func(a *api) http.HandlerFunc { return a.admitted(a.projectList) }},
+	{http.MethodGet, "/api/v1/projects/{name}", apitoken.Read, pathProject, whenReady, checkedOnly, unconditional, "find a project by name", func(a *api) http.HandlerFunc { return a.admitted(a.projectGet) }},
+	{http.MethodPost, "/api/v1/apply", apitoken.Admin, fileProject, whenReady, checkedOnly, checksIfMatchOrNoneMatch, "apply a definitions file", func(a *api) http.HandlerFunc { return a.admitted(a.applyDefinitions) }},
+	{http.MethodGet, "/api/v1/projects/{name}/definitions", apitoken.Admin, pathProject, whenReady, checkedOnly, unconditional, "export a project's definitions", func(a *api) http.HandlerFunc { return a.admitted(a.projectDefinitions) }},
+	{http.MethodGet, "/api/v1/secrets", apitoken.Admin, everyProject, whenReady, checkedOnly, unconditional, "list and edit secrets", func(a *api) http.HandlerFunc { return a.admitted(a.secretList) }},
+	{http.MethodPut, "/api/v1/secrets/{name}", apitoken.Admin, everyProject, whenReady, checkedOnly, unconditional, "list and edit secrets", func(a *api) http.HandlerFunc { return a.admitted(a.secretSet) }},
+	{http.MethodDelete, "/api/v1/secrets/{name}", apitoken.Admin, everyProject, whenReady, checkedOnly, unconditional, "list and edit secrets", func(a *api) http.HandlerFunc { return a.admitted(a.secretDelete) }},
+	{http.MethodGet, metricsPath, apitoken.Read, everyProject, evenUnready, lastKnown, unconditional, "read the metrics", func(a *api) http.HandlerFunc { return a.metrics }},
 }
 
 // Actions are what a token of scope may do that one of the scope below it

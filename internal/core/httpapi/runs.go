@@ -30,6 +30,9 @@ func (a *api) runList(ctx context.Context, r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
+	if list, err = boundRows(ctx, list, func(r run.Run) (string, error) { return r.ProjectName, nil }); err != nil {
+		return nil, err
+	}
 	return view.NewRunList(list, next), nil
 }
 
@@ -40,6 +43,11 @@ func (a *api) runGet(ctx context.Context, r *http.Request) (any, error) {
 	d, err := a.Runs.RunGet(ctx, r.PathValue("id"))
 	if err != nil {
 		return nil, err
+	}
+	if d.Waiting != nil {
+		w := *d.Waiting
+		w.Holders, w.MoreHolders = boundHolders(ctx, w.Holders, w.MoreHolders)
+		d.Waiting = &w
 	}
 	return view.NewRunDetail(d), nil
 }

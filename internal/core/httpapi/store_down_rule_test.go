@@ -20,8 +20,8 @@ func TestARoutesRuleForATokenTheStoreCannotCheckIsItsTableEntrysNotItsPath(t *te
 	served := 0
 	ok := func(a *api) http.HandlerFunc { return func(http.ResponseWriter, *http.Request) { served++ } }
 	h := newHandler(Config{Tokens: store, Log: slog.New(slog.DiscardHandler), Ready: func() (bool, string) { return true, "" }}, []route{
-		{http.MethodGet, "/api/v1/trusted", apitoken.Read, evenUnready, lastKnown, unconditional, "read trusted", ok},
-		{http.MethodGet, metricsPath, apitoken.Read, evenUnready, checkedOnly, unconditional, "read the metrics", ok},
+		{http.MethodGet, "/api/v1/trusted", apitoken.Read, everyProject, evenUnready, lastKnown, unconditional, "read trusted", ok},
+		{http.MethodGet, metricsPath, apitoken.Read, everyProject, evenUnready, checkedOnly, unconditional, "read the metrics", ok},
 	})
 	token := tokens[apitoken.Read]
 	for _, path := range []string{"/api/v1/trusted", metricsPath} {

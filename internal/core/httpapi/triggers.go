@@ -47,13 +47,16 @@ func (a *api) triggerList(ctx context.Context, r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
+	if list, err = boundRows(ctx, list, func(t schedule.TriggerStatus) (string, error) { return t.ProjectName, nil }); err != nil {
+		return nil, err
+	}
 	var last map[string]run.Last
 	if withLast && a.LastRuns != nil && len(list) > 0 {
 		if last, err = a.LastRuns.RunsLast(ctx, view.TriggerIDs(list)); err != nil {
 			return nil, err
 		}
 	}
-	return view.NewTriggerList(list, next, last), nil
+	return view.NewTriggerList(list, next, boundLast(ctx, last)), nil
 }
 
 // triggerGet is one trigger as `ql triggers show -o json` prints it: its
@@ -91,6 +94,6 @@ func (a *api) triggerGet(ctx context.Context, r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	v.Trigger.Warnings = view.WarningsOf(v.Trigger.Cron, last[v.Trigger.TriggerID])
+	v.Trigger.Warnings = view.WarningsOf(v.Trigger.Cron, boundLast(ctx, last)[v.Trigger.TriggerID])
 	return v, nil
 }

@@ -66,10 +66,15 @@ const (
 	// retention deletes nothing until the clock passes that time or its
 	// clock wait ends.
 	StateClockBehindDatabase = "clock_behind_database"
+	// StateHeldForWorkers: a cluster replica holds admission and dispatch
+	// for one run lease at its activation, since the database shows no
+	// replica running for longer than that while workers may still run
+	// commands it does not know (a restore).
+	StateHeldForWorkers = "held_for_workers"
 )
 
 // ReadinessStates lists every readiness state.
-var ReadinessStates = []string{StateStarting, StateReady, StateDatabaseUnavailable, StateDraining, StateDatabaseMoved, StateDatabaseCorrupt, StateClockBehindDatabase}
+var ReadinessStates = []string{StateStarting, StateReady, StateDatabaseUnavailable, StateDraining, StateDatabaseMoved, StateDatabaseCorrupt, StateClockBehindDatabase, StateHeldForWorkers}
 
 // Authentication surfaces, as qinglong_auth_failures_total labels them.
 const (
@@ -212,7 +217,7 @@ func New(cfg Config) *Metrics {
 		}, []string{"outcome", "reason"}),
 		passed: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Namespace: Namespace, Subsystem: "scheduler", Name: "occurrences_passed_total",
-			Help: "Occurrences committed decisions passed over without a Run, by occurrence ledger reason (misfire, collapsed, catch_up_window, paused, outside_bounds, disabled, overlap, republished, project_archived, clock_went_back).",
+			Help: "Occurrences committed decisions passed over without a Run, by occurrence ledger reason (misfire, collapsed, catch_up_window, paused, outside_bounds, disabled, overlap, republished, project_archived, clock_went_back, restored).",
 		}, []string{"reason"}),
 		lag: prometheus.NewHistogram(prometheus.HistogramOpts{
 			Namespace: Namespace, Subsystem: "scheduler", Name: "admission_lag_seconds",

@@ -243,7 +243,7 @@ const (
 // every reason the ledger records (schedule.PassReasons, which imports
 // this package), so any entry a rule without reasons is told of can be
 // told of alone.
-var SkippedReasons = []string{"misfire", "collapsed", "catch_up_window", "paused", "outside_bounds", "disabled", "overlap", "republished", "project_archived", "clock_went_back"}
+var SkippedReasons = []string{"misfire", "collapsed", "catch_up_window", "paused", "outside_bounds", "disabled", "overlap", "republished", "project_archived", "clock_went_back", "restored"}
 
 var chatID = regexp.MustCompile(`^-?[A-Za-z0-9_@]+$`)
 
@@ -308,7 +308,7 @@ func (c Channel) ValidateSettings() error {
 		{"urlSecret", c.URLSecret}, {"signingSecret", c.SigningSecret}, {"tokenSecret", c.TokenSecret}, {"passwordSecret", c.PasswordSecret},
 	} {
 		if k.value != "" && (len(k.value) > maxSecretRefLen || !task.IsSecretName(k.value)) {
-			return qlerror.New(qlerror.Invalid, "%s.%s: %q is not a secret name (letters, digits, '_', '.', '-', at most %d)", field, k.key, k.value, maxSecretRefLen).
+			return qlerror.New(qlerror.Invalid, "%s.%s: %q is not a secret name (letters, digits, '_', '.', '-', after PROJECT/ for a project's own, at most %d)", field, k.key, k.value, maxSecretRefLen).
 				Because(RefusalSecretName, "field", field+"."+k.key, "value", k.value, "limit", maxSecretRefLen)
 		}
 	}

@@ -57,14 +57,36 @@ func NarrowCompanions(path string) ([]string, error) {
 	return narrowed, nil
 }
 
-// DirOpenToOthers is the mode of directory dir when its group or others
-// may enter or list it, and whether they may: the files QingLong creates
-// in it are owner-only, but an existing directory is the operator's to
-// tighten. A directory that cannot be read says nothing.
-func DirOpenToOthers(dir string) (fs.FileMode, bool) {
+// DirAccess is how far a directory lets its group or others in.
+type DirAccess int
+
+const (
+	// DirPrivate is a directory neither its group nor others may enter.
+	DirPrivate DirAccess = iota
+	// DirListable is one they may list and stat the entries of, not
+	// change: the files QingLong creates there are owner-only, so they
+	// learn names, sizes and times, never contents.
+	DirListable
+	// DirWritable is one they may create, rename or delete entries in, so
+	// replace the database or put a secrets file there before the server
+	// makes its own; owner-only files do not protect against that.
+	DirWritable
+)
+
+// DirOpenToOthers is the mode of directory dir and how far its group or
+// others may enter it: an existing directory is the operator's to
+// tighten. A directory that cannot be read says DirPrivate.
+func DirOpenToOthers(dir string) (fs.FileMode, DirAccess) {
 	info, err := os.Stat(dir)
-	if err != nil || info.Mode().Perm()&0o077 == 0 {
-		return 0, false
+	if err != nil {
+		return 0, DirPrivate
 	}
-	return info.Mode().Perm(), true
+	switch perm := info.Mode().Perm(); {
+	case perm&0o022 != 0:
+		return perm, DirWritable
+	case perm&0o077 != 0:
+		return perm, DirListable
+	default:
+		return perm, DirPrivate
+	}
 }

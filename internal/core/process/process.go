@@ -109,6 +109,20 @@ func SecretRefs(c task.Command) []string {
 	return refs
 }
 
+// CheckSecretProjects refuses the first of refs that is in another
+// project's namespace than project's (task.CheckSecretProject). Whatever
+// resolves secrets for a command checks it before reading the file: the
+// apply refuses such a name, but a definition published before could
+// still carry one.
+func CheckSecretProjects(project string, refs []string) error {
+	for _, ref := range refs {
+		if err := task.CheckSecretProject(project, ref); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // Values lists the values of m (the secrets to mask).
 func Values(m map[string]string) []string {
 	out := make([]string, 0, len(m))

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"os"
 	"os/user"
 	"slices"
@@ -99,9 +100,32 @@ func (e *SecretsFileError) Error() string { return e.err.Error() }
 
 func (e *SecretsFileError) Unwrap() error { return e.err }
 
+// The reasons of a secrets file that exists but is refused for what it
+// is, which the file's owner fixes (chmod, chown, its content). A file the
+// reader may not open at all (SecretsDenied) is a failure of the
+// machine's, with no reason of its own.
+const (
+	RefusalSecretsFileMode       qlerror.Reason = "secrets_file_mode" //nolint:gosec // G101: a reason code, not a credential
+	RefusalSecretsFileOwner      qlerror.Reason = "secrets_file_owner"
+	RefusalSecretsFileNotRegular qlerror.Reason = "secrets_file_not_regular"
+	RefusalSecretsFileNotJSON    qlerror.Reason = "secrets_file_not_json"
+)
+
+var secretsFileReasons = map[SecretsCause]qlerror.Reason{
+	SecretsMode: RefusalSecretsFileMode, SecretsOwner: RefusalSecretsFileOwner,
+	SecretsNotRegular: RefusalSecretsFileNotRegular, SecretsNotJSON: RefusalSecretsFileNotJSON,
+}
+
 // fileError is the SecretsFileError of s's file for cause, err the error
-// a run or a notification refused for it reports.
+// a run or a notification refused for it reports; a cause the file's
+// owner fixes gives err its reason and params.
 func (s Secrets) fileError(cause SecretsCause, params map[string]string, err error) error {
+	var qe *qlerror.Error
+	if r, ok := secretsFileReasons[cause]; ok && errors.As(err, &qe) {
+		qe.Reason = r
+		qe.Params = map[string]string{"path": s.Path}
+		maps.Copy(qe.Params, params)
+	}
 	return &SecretsFileError{Path: s.Path, Cause: cause, Params: params, err: err}
 }
 

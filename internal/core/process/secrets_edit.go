@@ -36,7 +36,7 @@ const (
 // (task.IsSecretName).
 func CheckSecretName(name string) error {
 	if name == "" || len(name) > MaxSecretNameLen || !task.IsSecretName(name) {
-		return qlerror.New(qlerror.Invalid, "secret name %q: use 1–%d letters, digits, '_', '.' or '-', the names a task's env and a notification channel refer to", name, MaxSecretNameLen).
+		return qlerror.New(qlerror.Invalid, "secret name %q: use 1–%d letters, digits, '_', '.' or '-', the names a task's env and a notification channel refer to, after PROJECT/ for a secret only that project's may name", name, MaxSecretNameLen).
 			Because(RefusalSecretName, "name", name, "max", MaxSecretNameLen)
 	}
 	return nil

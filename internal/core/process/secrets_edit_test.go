@@ -152,12 +152,12 @@ func TestSecretValuesARunCannotUseAreRefusedWithoutQuotingThem(t *testing.T) {
 
 func TestSecretNamesAreThoseATaskOrAChannelCanReferTo(t *testing.T) {
 	t.Parallel()
-	for _, ok := range []string{"api-token", "SMTP_PASSWORD", "a.b_c-9", strings.Repeat("a", MaxSecretNameLen)} {
+	for _, ok := range []string{"api-token", "SMTP_PASSWORD", "a.b_c-9", "alpha/API_TOKEN", strings.Repeat("a", MaxSecretNameLen)} {
 		if err := CheckSecretName(ok); err != nil {
 			t.Errorf("%q refused: %v", ok, err)
 		}
 	}
-	for _, bad := range []string{"", "has space", "slash/name", "ünïcode", strings.Repeat("a", MaxSecretNameLen+1)} {
+	for _, bad := range []string{"", "has space", "Upper/name", "a/b/c", "/name", "alpha/", "ünïcode", strings.Repeat("a", MaxSecretNameLen+1)} {
 		if err := CheckSecretName(bad); qlerror.CodeOf(err) != qlerror.Invalid {
 			t.Errorf("%q accepted: %v", bad, err)
 		}

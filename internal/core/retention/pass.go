@@ -371,7 +371,7 @@ func NewLoop(c LoopConfig) (*loop.Loop, error) {
 				files = append(files, k.String())
 			}
 			c.Logger.Warn("retention could not remove some log files and kept their Runs", "code", CodeNotRemoved,
-				"not_removed", len(rep.Kept), "files", files, "rules_cut_short", rep.Cut, "action", KeptAdvice)
+				"not_removed", len(rep.Kept), "files", files, "problem", rep.Kept[0].Problem(), "rules_cut_short", rep.Cut, "action", KeptAdvice)
 		}
 		if err != nil {
 			return false, err

@@ -62,6 +62,12 @@ const UnspawnedGrantMessage = "the worker process ended after the replica acknow
 // because its worker stopped renewing the lease.
 const LeaseExpiredMessage = "the worker stopped renewing the lease (crashed, stopped or cut off)"
 
+// DatabaseRolledBackMessage is recorded by a replica's sweep on an attempt
+// lost whose worker presented a lease version ahead of the database's: the
+// database went back (a restore, a failover that lost commits) and the
+// worker was refused and killed the command.
+const DatabaseRolledBackMessage = "the database went back to an earlier point than the worker was told (a restore, or a failover to a standby that lost commits): the worker's lease was ahead of the database's, so its renewal was refused and it killed the command"
+
 // WorkerRevokedMessage is recorded by a replica's sweep on an attempt lost
 // because its worker's credential was revoked while the command ran.
 const WorkerRevokedMessage = "the worker's credential was revoked while the command ran (ql workers revoke): the worker was refused and killed the command"

@@ -23,6 +23,13 @@ type Last struct {
 	// StarvingWindow Runs were cancelled before any of their attempts
 	// started.
 	CancelledUnstarted int
+	// SlotHolders are, for a trigger with Runs queued on a single-node
+	// server, the triggers whose Runs hold its slots, most first (at most
+	// MaxSlotHolders), and MoreSlotHolders how many other triggers hold
+	// one; so a backlog warning can name what keeps its Runs queued.
+	// The cluster's reads leave them empty.
+	SlotHolders     []SlotHolder
+	MoreSlotHolders int
 }
 
 // The reads behind the triggers' overlap warnings (view.Warning) are

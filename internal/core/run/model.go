@@ -174,7 +174,15 @@ type Detail struct {
 	// Waiting says why the Run has not started, when it is queued and
 	// will not start now (Waiting); nil otherwise.
 	Waiting *Waiting
+	// RerunAs are the Runs that re-run this one (their RerunOf is its
+	// id), newest first, at most MaxRerunAs: without them a Run that was
+	// lost or failed does not say it was already re-run.
+	RerunAs []string
 }
+
+// MaxRerunAs bounds Detail.RerunAs, so a Run's page stays one bounded
+// read however often it was re-run: past it, the newest are named.
+const MaxRerunAs = 20
 
 // The reasons of Detail.Attempt's refusals: the console says each in the
 // page's language.

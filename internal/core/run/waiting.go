@@ -100,6 +100,11 @@ type Waiting struct {
 	// the database beside a server that has not recorded it), and then
 	// Running is all that is known.
 	Concurrency int
+	// Holders are, for server_busy, the triggers whose Runs hold the
+	// server's slots, most first, at most MaxSlotHolders of them;
+	// MoreHolders counts the other triggers holding one.
+	Holders     []SlotHolder
+	MoreHolders int
 	// ServerPID and ServerStartedAtMs are, read of the database beside
 	// the server, the serving server's pid and when it started, from the
 	// record it keeps beside its lock; 0 otherwise.
@@ -107,6 +112,47 @@ type Waiting struct {
 	ServerStartedAtMs int64
 	// DataDir is, for no_server, the data directory no server serves.
 	DataDir string
+}
+
+// MaxSlotHolders bounds Waiting.Holders: the few triggers holding most of
+// the slots are the ones an operator acts on.
+const MaxSlotHolders = 3
+
+// SlotHolder is a trigger (project/trigger) whose Runs hold some of a
+// single-node server's slots.
+type SlotHolder struct {
+	TriggerID string
+	Project   string
+	Trigger   string
+	Runs      int
+}
+
+// HoldersText names the triggers holding the slots with how many each
+// holds, as "delta/runaway (2), echo/nightly (1) and 2 more triggers";
+// "" when none is known.
+func (w Waiting) HoldersText() string {
+	if len(w.Holders) == 0 {
+		return ""
+	}
+	parts := make([]string, 0, len(w.Holders))
+	for _, h := range w.Holders {
+		parts = append(parts, fmt.Sprintf("%s/%s (%d)", h.Project, h.Trigger, h.Runs))
+	}
+	text := strings.Join(parts, ", ")
+	if w.MoreHolders > 0 {
+		text += " and " + plural.Count(w.MoreHolders, "more trigger", "more triggers")
+	}
+	return text
+}
+
+// heldBy is the clause a server_busy Message ends with naming the slots'
+// holders, so that a Run starved by another team's trigger points at it;
+// "" when none is known.
+func (w Waiting) heldBy() string {
+	if held := w.HoldersText(); held != "" {
+		return "; the slots are held by Runs of " + held
+	}
+	return ""
 }
 
 // Message says in words why the Run waits and what would let it run. Only
@@ -152,14 +198,15 @@ func (w Waiting) Message() string {
 		return fmt.Sprintf("it waits for a free slot on the %d live workers %s: each already runs as many commands as its concurrency allows", w.Workers, matchingWhat(w.Labels))
 	case WaitServerBusy:
 		if w.Concurrency > 0 {
-			return fmt.Sprintf("it waits its turn: %d of %s running, as many as the server's --concurrency allows; as one finishes it starts the Run queued first, this one in its turn",
+			msg := fmt.Sprintf("it waits its turn: %d of %s running, as many as the server's --concurrency allows; as one finishes it starts the Run queued first, this one in its turn",
 				w.Running, plural.Count(w.Concurrency, "command", "commands"))
+			return msg + w.heldBy()
 		}
 		// A reader beside a server that has not recorded its bound (one
 		// starting, or of an earlier release) cannot know it, nor whether
 		// the server simply has not taken this Run yet: both are said.
 		return fmt.Sprintf("the server runs %s now; its --concurrency (`ql serve --concurrency N`) bounds how many run at once: "+
-			"at that bound, as one finishes it starts the Run queued first, this one in its turn; under it, it starts this one in a moment", plural.Count(w.Running, "command", "commands"))
+			"at that bound, as one finishes it starts the Run queued first, this one in its turn; under it, it starts this one in a moment", plural.Count(w.Running, "command", "commands")) + w.heldBy()
 	case WaitServerStarting:
 		if w.Concurrency > 0 {
 			return fmt.Sprintf("the server starts it in a moment (%d of %d running)", w.Running, w.Concurrency)

@@ -41,10 +41,16 @@ const (
 	// cursor was moved back before it (clockback.go), and an occurrence is
 	// never admitted twice.
 	PassClockWentBack PassReason = "clock_went_back"
+	// PassRestored: a single-node server started on a backup's copy with
+	// `--after-restore skip-missed` passed over the occurrences the copy
+	// says were missed, which the old server may have run after the
+	// backup's snapshot (RestoredTicket). The cluster never writes it: its
+	// database is restored with pg_restore, which no server is told of.
+	PassRestored PassReason = "restored"
 )
 
 // PassReasons lists every reason an occurrence is passed over.
-var PassReasons = []PassReason{PassMisfire, PassCollapsed, PassCatchUpWindow, PassPaused, PassOutsideBounds, PassDisabled, PassOverlap, PassRepublished, PassProjectArchived, PassClockWentBack}
+var PassReasons = []PassReason{PassMisfire, PassCollapsed, PassCatchUpWindow, PassPaused, PassOutsideBounds, PassDisabled, PassOverlap, PassRepublished, PassProjectArchived, PassClockWentBack, PassRestored}
 
 // Passed is a run of consecutive nominal occurrences passed over for one
 // reason: the first and last scheduled instants and how many there are.

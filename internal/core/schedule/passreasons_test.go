@@ -10,6 +10,7 @@ import (
 	"slices"
 	"sort"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/qinglong/qinglong/internal/core/notify"
@@ -46,6 +47,11 @@ func TestPassReasonsListsEveryReasonTheLedgerCanWrite(t *testing.T) {
 	check := regexp.MustCompile(`CHECK \(reason IN \(([^)]*)\)\)`)
 	quoted := regexp.MustCompile(`'([a-z_]+)'`)
 	for _, dir := range []string{"../../single/sqlitestore/migrations", "../../cluster/pgstore/migrations"} {
+		if strings.Contains(dir, "pgstore") {
+			// The cluster's ledger never holds a restore's entries
+			// (PassRestored): its CHECK lists every other reason.
+			delete(listed, string(PassRestored))
+		}
 		files, err := filepath.Glob(filepath.Join(dir, "*.sql"))
 		if err != nil || len(files) == 0 {
 			t.Fatalf("migrations in %s: %v", dir, err)

@@ -54,6 +54,10 @@ type ProjectPauseResult struct {
 	// KeptPaused is, at a resume, how many triggers of the project stay
 	// paused on their own.
 	KeptPaused int
+	// AlreadyPaused is, at a pause that changed the project, how many of
+	// its triggers were paused on their own before it: Triggers alone
+	// would read as all of them.
+	AlreadyPaused int
 }
 
 // ProjectPauser pauses and resumes projects: each trigger's pause is the

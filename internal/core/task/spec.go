@@ -192,8 +192,10 @@ type Spec struct {
 }
 
 var (
-	envNamePattern   = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
-	secretRefPattern = regexp.MustCompile(`^[A-Za-z0-9_.-]+$`)
+	envNamePattern = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+	// A secret's name is global, or PROJECT/NAME: a project's name (the
+	// object name rule) before the one slash (SecretProject).
+	secretRefPattern = regexp.MustCompile(`^([a-z0-9]([a-z0-9_.-]*[a-z0-9])?/)?[A-Za-z0-9_.-]+$`)
 	labelKeyPattern  = regexp.MustCompile(`^[a-z0-9]([a-z0-9_./-]*[a-z0-9])?$`)
 	accountPattern   = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9_.-]*$`)
 )
@@ -392,7 +394,7 @@ func CheckEnvValue(e EnvVar) error {
 			return invalid("task.command.env.%s: give a value or a secret reference, not both", e.Name)
 		}
 		if !IsSecretName(e.SecretRef) {
-			return invalid("task.command.env.%s: secret reference %q must be 1–%d letters, digits, '-', '_', '.'", e.Name, e.SecretRef, maxSecretRefLen).
+			return invalid("task.command.env.%s: secret reference %q must be 1–%d letters, digits, '-', '_', '.', after PROJECT/ for a project's own secret", e.Name, e.SecretRef, maxSecretRefLen).
 				Because(RefusalSecretRef, "field", "task.command.env."+e.Name, "value", e.SecretRef)
 		}
 		return nil

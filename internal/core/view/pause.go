@@ -42,16 +42,19 @@ type ProjectPause struct {
 	// KeptPaused is how many of the project's triggers stay paused on
 	// their own once it is not paused.
 	KeptPaused int `json:"keptPaused"`
+	// AlreadyPaused is, at a pause, how many of the project's triggers
+	// were already paused on their own (and keep their own pause).
+	AlreadyPaused int `json:"alreadyPaused"`
 }
 
 // NewProjectPause is the answer to a project's pause or resume.
 func NewProjectPause(res schedule.ProjectPauseResult) ProjectPause {
 	return ProjectPause{ProjectID: res.ProjectID, ProjectName: res.ProjectName, PauseChange: PauseChange{Changed: res.Changed, Paused: res.Paused, Note: res.Note, AtMs: res.AtMs},
-		Actor: res.Actor, Triggers: res.Triggers, KeptPaused: res.KeptPaused}
+		Actor: res.Actor, Triggers: res.Triggers, KeptPaused: res.KeptPaused, AlreadyPaused: res.AlreadyPaused}
 }
 
 // Result is the project pause result v answers.
 func (v ProjectPause) Result() schedule.ProjectPauseResult {
 	return schedule.ProjectPauseResult{ProjectID: v.ProjectID, ProjectName: v.ProjectName, Changed: v.Changed, Paused: v.Paused, Note: v.Note,
-		Actor: v.Actor, AtMs: v.AtMs, Triggers: v.Triggers, KeptPaused: v.KeptPaused}
+		Actor: v.Actor, AtMs: v.AtMs, Triggers: v.Triggers, KeptPaused: v.KeptPaused, AlreadyPaused: v.AlreadyPaused}
 }

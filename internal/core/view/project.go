@@ -1,6 +1,9 @@
 package view
 
-import "github.com/qinglong/qinglong/internal/core/schedule"
+import (
+	"github.com/qinglong/qinglong/internal/core/catalog"
+	"github.com/qinglong/qinglong/internal/core/schedule"
+)
 
 // Project is a project as GET /api/v1/projects/{name} answers it and
 // `ql projects show -o json` prints it: its id, name, status, revision
@@ -33,4 +36,40 @@ type ProjectPauseState struct {
 // NewProjectPauseState is st as a Project's Pause.
 func NewProjectPauseState(st schedule.ProjectPauseState) *ProjectPauseState {
 	return &ProjectPauseState{Paused: st.Paused, Note: st.Note, Actor: st.Actor, AtMs: st.AtMs}
+}
+
+// ProjectList is the projects there are in name order, as `ql projects
+// list` and GET /api/v1/projects give them: at most ProjectListLimit,
+// More set when there are others past the last one.
+type ProjectList struct {
+	Projects []ProjectListed `json:"projects"`
+	More     bool            `json:"more,omitempty"`
+}
+
+// ProjectListed is one project of a ProjectList.
+type ProjectListed struct {
+	Name string `json:"name"`
+	// Title is the project's display title, absent when it has none.
+	Title  string `json:"title,omitempty"`
+	Status string `json:"status"`
+	// Paused is whether the project is paused as a whole (`ql projects
+	// pause`); a trigger paused on its own does not count.
+	Paused bool `json:"paused"`
+}
+
+// ProjectListLimit is the most projects a ProjectList holds: past it a
+// list would be read by name (`ql projects show`), not by eye.
+const ProjectListLimit = 1000
+
+// NewProjectList is the list of names read with a limit of
+// ProjectListLimit+1: the one past the limit only says there are more.
+func NewProjectList(names []catalog.ProjectName) ProjectList {
+	l := ProjectList{Projects: []ProjectListed{}}
+	if len(names) > ProjectListLimit {
+		names, l.More = names[:ProjectListLimit], true
+	}
+	for _, n := range names {
+		l.Projects = append(l.Projects, ProjectListed{Name: n.Name, Title: n.Title, Status: string(n.Status), Paused: n.Paused})
+	}
+	return l
 }

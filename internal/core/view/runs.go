@@ -98,6 +98,10 @@ type RunDetail struct {
 	// now: on the cluster no worker can take it, on a single-node server
 	// that server does not start it yet.
 	Waiting *Waiting `json:"waiting,omitempty"`
+	// RerunAs are the Runs that re-run this one (each with this one as
+	// its rerunOf), newest first, at most run.MaxRerunAs; absent when it
+	// was never re-run.
+	RerunAs []string `json:"rerunAs,omitempty"`
 	// NoServer is present only for a dispatching or running Run read
 	// from a single-node data directory no server serves (its server was
 	// killed): nothing watches its command until the next server's
@@ -105,13 +109,15 @@ type RunDetail struct {
 	NoServer *NoServer `json:"noServer,omitempty"`
 }
 
-// NoServer is the stable shape of a Run left running by a server that is
-// gone.
+// NoServer is the stable shape of what a read from a single-node data
+// directory no server serves must say: a Run left running by a server
+// that is gone (runs show), or overdue triggers nothing decides
+// (triggers list).
 type NoServer struct {
 	// DataDir is the data directory no server serves.
 	DataDir string `json:"dataDir"`
-	// Message says what becomes of the Run, with the command that
-	// recovers it.
+	// Message says what becomes of the Run or the triggers, with the
+	// command that serves the directory.
 	Message string `json:"message"`
 }
 
@@ -135,6 +141,11 @@ type Waiting struct {
 	// server that has not recorded it).
 	Running     int `json:"running,omitempty"`
 	Concurrency int `json:"concurrency,omitempty"`
+	// Holders are, for server_busy, the triggers whose Runs hold the
+	// server's slots, most first (at most run.MaxSlotHolders), and
+	// MoreHolders how many other triggers hold one.
+	Holders     []SlotHolder `json:"holders,omitempty"`
+	MoreHolders int          `json:"moreHolders,omitempty"`
 	// ServerPID and ServerStartedAtMs are, read with --data-dir beside a
 	// running server, that server's pid and start, from the record it
 	// keeps beside its lock.
@@ -144,6 +155,15 @@ type Waiting struct {
 	DataDir string `json:"dataDir,omitempty"`
 	// Message is Reason in English words, with what to do.
 	Message string `json:"message"`
+}
+
+// SlotHolder is a trigger whose Runs hold some of a single-node server's
+// slots.
+type SlotHolder struct {
+	TriggerID string `json:"triggerId"`
+	Project   string `json:"project"`
+	Trigger   string `json:"trigger"`
+	Runs      int    `json:"runs"`
 }
 
 // NewRun shapes r.
@@ -176,8 +196,12 @@ func NewWaiting(w *run.Waiting) *Waiting {
 	if labels == nil {
 		labels = map[string]string{}
 	}
+	var holders []SlotHolder
+	for _, h := range w.Holders {
+		holders = append(holders, SlotHolder(h))
+	}
 	return &Waiting{Reason: w.Reason, Labels: labels, Workers: w.Workers, WorkerLabels: w.WorkerLabels,
-		PreviousRun: w.PreviousRun, Overlap: w.Overlap, Running: w.Running, Concurrency: w.Concurrency, ServerPID: w.ServerPID, ServerStartedAtMs: w.ServerStartedAtMs, DataDir: w.DataDir, Message: w.Message()}
+		PreviousRun: w.PreviousRun, Overlap: w.Overlap, Running: w.Running, Concurrency: w.Concurrency, Holders: holders, MoreHolders: w.MoreHolders, ServerPID: w.ServerPID, ServerStartedAtMs: w.ServerStartedAtMs, DataDir: w.DataDir, Message: w.Message()}
 }
 
 // RunOf is the waiting reason v shows, back in the model's terms.
@@ -185,14 +209,18 @@ func (v *Waiting) RunOf() *run.Waiting {
 	if v == nil {
 		return nil
 	}
+	var holders []run.SlotHolder
+	for _, h := range v.Holders {
+		holders = append(holders, run.SlotHolder(h))
+	}
 	return &run.Waiting{Reason: v.Reason, Labels: v.Labels, Workers: v.Workers, WorkerLabels: v.WorkerLabels, PreviousRun: v.PreviousRun, Overlap: v.Overlap,
-		Running: v.Running, Concurrency: v.Concurrency, ServerPID: v.ServerPID, ServerStartedAtMs: v.ServerStartedAtMs, DataDir: v.DataDir}
+		Running: v.Running, Concurrency: v.Concurrency, Holders: holders, MoreHolders: v.MoreHolders, ServerPID: v.ServerPID, ServerStartedAtMs: v.ServerStartedAtMs, DataDir: v.DataDir}
 }
 
 // NewRunDetail shapes d. A payload that is not valid JSON is shown as {}
 // rather than breaking the document.
 func NewRunDetail(d run.Detail) RunDetail {
-	out := RunDetail{Run: NewRun(d.Run), Attempts: make([]Attempt, 0, len(d.Attempts)), Events: make([]Event, 0, len(d.Events))}
+	out := RunDetail{Run: NewRun(d.Run), Attempts: make([]Attempt, 0, len(d.Attempts)), Events: make([]Event, 0, len(d.Events)), RerunAs: d.RerunAs}
 	out.Waiting = NewWaiting(d.Waiting)
 	for _, x := range d.Attempts {
 		out.Attempts = append(out.Attempts, Attempt{

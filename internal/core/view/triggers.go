@@ -140,6 +140,11 @@ type TriggerList struct {
 	// its last Run (a database role that may not read Runs) and what to do,
 	// so that a missing lastRun is not read as a trigger that never ran.
 	LastRunsUnknown string `json:"lastRunsUnknown,omitempty"`
+	// NoServer is present only in a listing read from a single-node data
+	// directory no server serves, when a trigger of the page is overdue:
+	// its next fire lies in the past because nothing decides it, as
+	// runs show's noServer says of a Run.
+	NoServer *NoServer `json:"noServer,omitempty"`
 }
 
 // NewTriggerList shapes a page of triggers, each with its newest Run of

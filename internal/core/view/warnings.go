@@ -59,12 +59,39 @@ func WarningsOf(c Cron, l run.Last) []Warning {
 		if l.Queued >= run.BacklogCountCap {
 			n = fmt.Sprintf("%d or more Runs", l.Queued)
 		}
-		out = append(out, Warning{Code: WarningBacklog, Count: l.Queued,
-			Message: "backlog: " + n + " queued; raise the slots, or set overlap: skip so that an occurrence due while one runs gets no Run"})
+		msg := "backlog: " + n + " queued; raise the slots, or set overlap: skip so that an occurrence due while one runs gets no Run"
+		if others := HeldByOthers(l); others != "" {
+			msg = "backlog: " + n + " queued behind " + others
+		}
+		out = append(out, Warning{Code: WarningBacklog, Count: l.Queued, Message: msg})
 	}
 	if c.Overlap == string(trigger.OverlapCancelPrevious) && l.CancelledUnstarted >= StarvingAt {
 		out = append(out, Warning{Code: WarningStarving, Count: l.CancelledUnstarted,
 			Message: fmt.Sprintf("starving: %d of the newest %d Runs were cancelled before they started (overlap: cancel_previous with the slots full); raise the slots, or set overlap: skip or queue_one", l.CancelledUnstarted, run.StarvingWindow)})
 	}
 	return out
+}
+
+// HeldByOthers says, for a trigger whose Runs queue while other triggers'
+// Runs hold every slot it could take, which those are and what to do:
+// "delta/runaway's 2 running; pause that trigger (`ql triggers pause
+// delta/runaway`) or raise the slots". It is "" when the trigger holds a
+// slot itself (its own command is slower than its period: today's advice
+// fits) or when the reader does not know the holders (the cluster).
+func HeldByOthers(l run.Last) string {
+	if len(l.SlotHolders) == 0 {
+		return ""
+	}
+	for _, h := range l.SlotHolders {
+		if h.TriggerID == l.TriggerID {
+			return ""
+		}
+	}
+	if len(l.SlotHolders) == 1 && l.MoreSlotHolders == 0 {
+		h := l.SlotHolders[0]
+		name := h.Project + "/" + h.Trigger
+		return fmt.Sprintf("%s's %d running; pause that trigger (`ql triggers pause %s`) or raise the slots", name, h.Runs, name)
+	}
+	held := run.Waiting{Holders: l.SlotHolders, MoreHolders: l.MoreSlotHolders}.HoldersText()
+	return "the Runs of " + held + " running; pause those triggers (`ql triggers pause PROJECT/TRIGGER`) or raise the slots"
 }

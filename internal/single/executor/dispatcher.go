@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -18,6 +17,7 @@ import (
 	"github.com/qinglong/qinglong/internal/core/retention"
 	"github.com/qinglong/qinglong/internal/core/run"
 	"github.com/qinglong/qinglong/internal/core/task"
+	"github.com/qinglong/qinglong/internal/single/attemptlog"
 )
 
 // Dispatcher starts claimed attempts as local processes, at most
@@ -227,7 +227,7 @@ func (d *Dispatcher) round(ctx context.Context) (bool, error) {
 		if held {
 			return false, nil
 		}
-		logPath := filepath.Join(d.cfg.LogDir, a.ID+".log")
+		logPath := attemptlog.Path(d.cfg.LogDir, a.ID)
 		plan, id, planErr, err := d.store.AttemptStart(ctx, a.ID, d.cfg.Owner.ID, logPath)
 		if qlerror.Is(err, qlerror.Conflict) {
 			spawned()
@@ -337,7 +337,10 @@ func (d *Dispatcher) execute(ctx context.Context, a run.Attempt, id run.Identity
 	var secrets map[string]string
 	var secretErr error
 	if planErr == nil {
-		secrets, secretErr = d.cfg.Secrets.Resolve(process.SecretRefs(plan.Command))
+		refs := process.SecretRefs(plan.Command)
+		if secretErr = process.CheckSecretProjects(id.Project, refs); secretErr == nil {
+			secrets, secretErr = d.cfg.Secrets.Resolve(refs)
+		}
 	}
 	mask := process.NewRedactor(log, process.Values(secrets))
 	var res process.Result

@@ -4,10 +4,10 @@ import (
 	"errors"
 	"io"
 	"os"
-	"path/filepath"
 
 	"github.com/qinglong/qinglong/internal/core/ids"
 	"github.com/qinglong/qinglong/internal/core/qlerror"
+	"github.com/qinglong/qinglong/internal/single/attemptlog"
 )
 
 // ReadLog copies an attempt's captured output from logDir to w.
@@ -43,7 +43,7 @@ func readLog(logDir, attemptID string, offset, max int64, w io.Writer) (int64, e
 	if offset < 0 {
 		return offset, qlerror.New(qlerror.Invalid, "read log: offset %d is negative", offset)
 	}
-	f, err := os.Open(filepath.Join(logDir, attemptID+".log"))
+	f, err := os.Open(attemptlog.Path(logDir, attemptID))
 	if errors.Is(err, os.ErrNotExist) {
 		return offset, qlerror.New(qlerror.NotFound, "attempt %s has no log in %s: it has not started yet, or the log was removed", attemptID, logDir)
 	}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/qinglong/qinglong/internal/core/catalog"
+	"github.com/qinglong/qinglong/internal/core/hold"
 	"github.com/qinglong/qinglong/internal/core/qlerror"
 	"github.com/qinglong/qinglong/internal/core/task"
 	"github.com/qinglong/qinglong/internal/single/executor"
@@ -31,6 +32,8 @@ type Backend struct {
 	// empty file, which took every migration): said as that, never as an
 	// older build's database migrated.
 	HeldNone bool
+	// nowMs is the clock the store dates its writes by.
+	nowMs func() int64
 }
 
 // SayCheckBytes is the size from which OpenBackend says it reads the
@@ -90,6 +93,7 @@ func OpenBackendMaking(ctx context.Context, dbPath string, p Profile, say func(s
 		Store:   st,
 		Catalog: catalog.Service{Store: st, Executor: task.LocalProcess, NowMs: nowMs},
 		Layout:  LayoutOfDB(dbPath),
+		nowMs:   nowMs,
 	}
 	switch {
 	case errors.Is(statErr, fs.ErrNotExist):
@@ -99,6 +103,19 @@ func OpenBackendMaking(ctx context.Context, dbPath string, p Profile, say func(s
 		b.Migrated = applied
 	}
 	return b, nil
+}
+
+// RefuseClockBehind is the refusal of a command's write while the clock
+// its writes are dated by reads behind the newest time the database
+// recorded, measured as a server's hold measures it (ClockBehind); nil
+// when it does not. override is the flag that writes all the same.
+func (b *Backend) RefuseClockBehind(ctx context.Context, override string) error {
+	now := b.nowMs()
+	newest, behind, err := ClockBehind(ctx, b.Store, now)
+	if err != nil || !behind {
+		return err
+	}
+	return hold.ClockBehindDatabaseCommand(now, newest, override)
 }
 
 // ReadLog copies at most max bytes of an attempt's captured output from

@@ -11,6 +11,7 @@ import (
 
 	"github.com/qinglong/qinglong/internal/core/plural"
 	"github.com/qinglong/qinglong/internal/core/qlerror"
+	"github.com/qinglong/qinglong/internal/single/attemptlog"
 	"github.com/qinglong/qinglong/internal/single/sqlitestore"
 )
 
@@ -150,7 +151,7 @@ func backupInto(ctx context.Context, from, to, shown Layout, progress io.Writer)
 		if err := ctx.Err(); err != nil {
 			return sum, err
 		}
-		n, err := copyFile(filepath.Join(from.Logs, id+".log"), filepath.Join(to.Logs, id+".log"), 0o600)
+		n, err := copyFile(attemptlog.Path(from.Logs, id), attemptlog.Path(to.Logs, id), 0o600)
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
 			// Retention removed it after the copy was taken.

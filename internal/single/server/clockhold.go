@@ -125,6 +125,17 @@ func (h *clockHold) refusal() error {
 	return hold.ClockBehindDatabase(h.nowMs(), held.newestMs, h.wait-(h.uptime()-held.sinceUp))
 }
 
+// ClockBehind asks st for the newest time it recorded and reports whether
+// nowMs reads more than ClockBehindTolerance earlier: the one measurement
+// by which a server holds and a command writing the file directly refuses.
+func ClockBehind(ctx context.Context, st *sqlitestore.Store, nowMs int64) (newestMs int64, behind bool, err error) {
+	newestMs, err = st.ClockNewestRecordedMs(ctx)
+	if err != nil {
+		return 0, false, err
+	}
+	return newestMs, nowMs < newestMs-ClockBehindTolerance.Milliseconds(), nil
+}
+
 // look asks st for the newest time it recorded and holds when nowMs reads
 // more than ClockBehindTolerance earlier. A failed read holds nothing: the
 // round that follows reads the same database and fails or logs its own.
@@ -132,8 +143,8 @@ func (h *clockHold) look(ctx context.Context, st *sqlitestore.Store, nowMs int64
 	if h.wait == 0 {
 		return
 	}
-	newest, err := st.ClockNewestRecordedMs(ctx)
-	if err != nil || nowMs >= newest-ClockBehindTolerance.Milliseconds() {
+	newest, behind, err := ClockBehind(ctx, st, nowMs)
+	if err != nil || !behind {
 		return
 	}
 	h.log.Warn("the clock reads earlier than the newest time the database recorded: this device may have no battery-backed clock and not have its time from NTP yet; "+

@@ -20,6 +20,7 @@ import (
 	"github.com/qinglong/qinglong/internal/core/task"
 	"github.com/qinglong/qinglong/internal/core/validate"
 	"github.com/qinglong/qinglong/internal/single/executor"
+	"github.com/qinglong/qinglong/internal/single/sqlitestore"
 )
 
 // Profile selects a set of defaults.
@@ -96,6 +97,10 @@ type Config struct {
 	GraceSet bool
 	// StopTimeout bounds Stop (100ms–30s).
 	StopTimeout time.Duration
+	// StopSignals, when set, are the signals that began the stop (the
+	// process's own): each one received again while it drains is
+	// answered with a line saying what the stop still waits for.
+	StopSignals []os.Signal
 	// Concurrency is how many commands run at once (1–256; default the
 	// CPU count, edge 1).
 	Concurrency int
@@ -132,6 +137,9 @@ type Config struct {
 	// 0 then means no hold at all, not the default.
 	ClockWait    time.Duration
 	ClockWaitSet bool
+	// AfterRestore is what the first start on a backup's copy does with
+	// the occurrences the copy says were missed (default CatchUpMissed).
+	AfterRestore AfterRestore
 	// Uptime is the monotonic clock ClockWait is measured by, which a
 	// wall clock set back or forward does not move (default: the time
 	// since the server's start).
@@ -168,6 +176,10 @@ type Config struct {
 	// sample there, so a start refused because another server uses the
 	// directory has changed nothing in it.
 	BeforeOpen func(context.Context) error
+	// TakeBack clears the database's handover mark (`serve --take-back`):
+	// a database handed over to another (`export --with-state`) is
+	// refused otherwise, as the target runs its triggers.
+	TakeBack bool
 	// Binary names the program that serves (default ql) in the commands
 	// its log lines tell the operator to run: the edge binary's operator
 	// has no ql.
@@ -235,6 +247,9 @@ func (c Config) WithDefaults() Config {
 	if c.NowMs == nil {
 		c.NowMs = func() int64 { return time.Now().UnixMilli() }
 	}
+	if c.AfterRestore == "" {
+		c.AfterRestore = CatchUpMissed
+	}
 	if !c.ClockWaitSet && c.ClockWait == 0 {
 		c.ClockWait = DefaultClockWait
 	}
@@ -275,6 +290,8 @@ func (c Config) Validate() error {
 		return invalid("--cadence %s is outside %s", validate.Duration(c.Cadence), Bounds["cadence"])
 	case c.Grace < 0 || c.Grace > maxGrace:
 		return invalid("--misfire-grace %s is outside 0s–%s", validate.Duration(c.Grace), validate.Duration(maxGrace))
+	case c.AfterRestore != "" && c.AfterRestore != CatchUpMissed && c.AfterRestore != SkipMissed:
+		return invalid("--after-restore %q is not %s or %s", c.AfterRestore, CatchUpMissed, SkipMissed)
 	case c.ClockWait < 0 || c.ClockWait > maxClockWait:
 		return invalid("--clock-wait %s is outside 0s–%s", validate.Duration(c.ClockWait), validate.Duration(maxClockWait))
 	case c.StopTimeout < loop.MinStopTimeout || c.StopTimeout > loop.MaxStopTimeout:
@@ -353,7 +370,7 @@ type Layout struct {
 func LayoutOf(dataDir string) Layout {
 	return Layout{
 		DB:      filepath.Join(dataDir, "qinglong.db"),
-		Logs:    filepath.Join(dataDir, "qinglong-logs"),
+		Logs:    filepath.Join(dataDir, sqlitestore.DefaultLogDirName),
 		Secrets: filepath.Join(dataDir, "qinglong-secrets.json"),
 		Owners:  filepath.Join(dataDir, "qinglong-owners"),
 		Lock:    filepath.Join(dataDir, "qinglong-server.lock"),

@@ -25,7 +25,7 @@ func TestTheSecretAndTokenNameInputsSayWhichNamesAreAllowedBeforeSending(t *test
 	browsertest.Step(t, ctx, "sign in", chromedp.Navigate(site.base+"/signin?lang=zh"),
 		browsertest.SignInWithToken(site.tokens[apitoken.Admin], "概览"))
 	names := []string{"shop_api_key", "API.Key-2", "report", "a", "a.b-c_d", strings.Repeat("x", 128),
-		"", "bad name", "bad/name", "名称", "-lead", "trail-", "_x", "x_", "Upper", "tab\tname"}
+		"", "bad name", "bad/name", "Bad/name", "a//b", "/x", "名称", "-lead", "trail-", "_x", "x_", "Upper", "tab\tname"}
 	js, err := json.Marshal(names)
 	if err != nil {
 		t.Fatal(err)
@@ -34,7 +34,7 @@ func TestTheSecretAndTokenNameInputsSayWhichNamesAreAllowedBeforeSending(t *test
 		page, input, submit, title string
 		server                     func(string) error
 	}{
-		{"/secrets", "sec-name", "sec-save", "密钥名称：1–128 个字母、数字、“_”、“.”或“-”。", process.CheckSecretName},
+		{"/secrets", "sec-name", "sec-save", "密钥名称：1–128 个字母、数字、“_”、“.”或“-”；以“项目/”开头的密钥只有该项目可以引用。", process.CheckSecretName},
 		{"/tokens", "tok-name", "tok-create", "令牌名称：1–128 个小写字母、数字、“-”、“_”或“.”，以字母或数字开头和结尾。",
 			func(s string) error { return validate.Name("token name", s) }},
 	} {

@@ -54,3 +54,38 @@ func TestConsoleRerunsAFinishedRunOncePerForm(t *testing.T) {
 	}
 	httpcall.Form(t, c, http.MethodPost, site.base+loc+"/cancel", url.Values{"csrf": {csrf}})
 }
+
+// A Run's page names the Runs that re-run it, each a link to its page, in
+// English and Chinese: a user looking at a lost or failed Run sees it was
+// re-run already.
+func TestARunsPageNamesTheRunsThatReRunItInEnglishAndChinese(t *testing.T) {
+	t.Parallel()
+	site, c, csrf := startSignedInConsoleSite(t, apitoken.Operate)
+	resp, _ := httpcall.Form(t, c, http.MethodPost, site.base+"/triggers/"+site.triggerID+"/run", url.Values{"csrf": {csrf}})
+	orig := strings.TrimPrefix(resp.Header.Get("Location"), "/runs/")
+	httpcall.Form(t, c, http.MethodPost, site.base+"/runs/"+orig+"/cancel", url.Values{"csrf": {csrf}})
+	var page string
+	waitFor(t, "the cancelled Run's page to offer Re-run", 10*time.Second, func() bool {
+		_, page = httpcall.Form(t, c, http.MethodGet, site.base+"/runs/"+orig, nil)
+		return strings.Contains(page, `id="rerun"`)
+	})
+	if strings.Contains(page, `id="rerun-as"`) {
+		t.Fatalf("the page of a Run never re-run names re-runs:\n%s", page)
+	}
+	m := requestField.FindStringSubmatch(page)
+	if m == nil {
+		t.Fatalf("the Re-run form carries no request id:\n%s", page)
+	}
+	first, _ := httpcall.Form(t, c, http.MethodPost, site.base+"/runs/"+orig+"/rerun", url.Values{"csrf": {csrf}, "request": {m[1]}})
+	rerun := strings.TrimPrefix(first.Header.Get("Location"), "/runs/")
+	if first.StatusCode != http.StatusSeeOther || rerun == "" {
+		t.Fatalf("re-run: %d to %q", first.StatusCode, first.Header.Get("Location"))
+	}
+	httpcall.Form(t, c, http.MethodPost, site.base+"/runs/"+rerun+"/cancel", url.Values{"csrf": {csrf}})
+	for query, title := range map[string]string{"": "<dt>Re-run as</dt>", "?lang=zh": "<dt>重新运行为</dt>"} {
+		_, page = httpcall.Form(t, c, http.MethodGet, site.base+"/runs/"+orig+query, nil)
+		if !strings.Contains(page, title+`<dd id="rerun-as"><a href="/runs/`+rerun+`"><code>`+rerun+`</code></a></dd>`) {
+			t.Fatalf("the original's page%s does not name its re-run %s as %q:\n%s", query, rerun, title, page)
+		}
+	}
+}

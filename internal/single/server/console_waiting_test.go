@@ -24,29 +24,8 @@ import (
 // slot says nothing.
 func TestTheRunPageSaysInEnglishAndChineseThatTheServerRunsAsManyCommandsAsItsConcurrencyAllows(t *testing.T) {
 	t.Parallel()
-	cron := trigger.Cron{Expression: "0 0 3 1 1 *", Timezone: "UTC", MisfirePolicy: trigger.FireOnce}
-	site := startConsoleSiteConfigured(t, cron, slowScript, func(c *Config) { c.Concurrency = 1 })
-	c := consoleClient(t)
-	csrf := site.signIn(t, c, site.tokens[apitoken.Operate])
-	runNow := func() string {
-		resp, _ := httpcall.Form(t, c, http.MethodPost, site.base+"/triggers/"+site.triggerID+"/run", url.Values{"csrf": {csrf}})
-		id := strings.TrimPrefix(resp.Header.Get("Location"), "/runs/")
-		if resp.StatusCode != http.StatusSeeOther || id == "" {
-			t.Fatalf("run now: %d to %q", resp.StatusCode, resp.Header.Get("Location"))
-		}
-		return id
-	}
-	first := runNow()
-	detail := func(id string) view.RunDetail {
-		status, body, _ := httpcall.Bearer(t, http.MethodGet, site.base+"/api/v1/runs/"+id, site.tokens[apitoken.Read], nil)
-		var d view.RunDetail
-		if status != http.StatusOK || json.Unmarshal(body, &d) != nil {
-			t.Fatalf("GET /api/v1/runs/%s: %d %s", id, status, body)
-		}
-		return d
-	}
-	waitFor(t, "the first Run to run", 10*time.Second, func() bool { return detail(first).Run.State == run.Running })
-	second := runNow()
+	b := startBusyConsole(t)
+	site, c, csrf, first, second, detail := b.site, b.c, b.csrf, b.first, b.second, b.detail
 	if d := detail(second); d.Run.State != run.Queued || d.Waiting == nil || d.Waiting.Reason != run.WaitServerBusy ||
 		d.Waiting.Running != 1 || d.Waiting.Concurrency != 1 {
 		t.Fatalf("the API's second Run: %s, waiting %+v; want queued, %s with 1 of 1", d.Run.State, d.Waiting, run.WaitServerBusy)
@@ -70,4 +49,42 @@ func TestTheRunPageSaysInEnglishAndChineseThatTheServerRunsAsManyCommandsAsItsCo
 	for _, id := range []string{second, first} {
 		httpcall.Form(t, c, http.MethodPost, site.base+"/runs/"+id+"/cancel", url.Values{"csrf": {csrf}})
 	}
+}
+
+// busyConsole is a console site of one slot: first is the Run holding it,
+// second the Run queued behind it, c a client signed in with an operate
+// token (csrf its form token), and detail reads a Run over the API.
+type busyConsole struct {
+	site          *consoleSite
+	c             *http.Client
+	csrf          string
+	first, second string
+	detail        func(id string) view.RunDetail
+}
+
+func startBusyConsole(t *testing.T) busyConsole {
+	t.Helper()
+	cron := trigger.Cron{Expression: "0 0 3 1 1 *", Timezone: "UTC", MisfirePolicy: trigger.FireOnce}
+	b := busyConsole{site: startConsoleSiteConfigured(t, cron, slowScript, func(c *Config) { c.Concurrency = 1 }), c: consoleClient(t)}
+	b.csrf = b.site.signIn(t, b.c, b.site.tokens[apitoken.Operate])
+	runNow := func() string {
+		resp, _ := httpcall.Form(t, b.c, http.MethodPost, b.site.base+"/triggers/"+b.site.triggerID+"/run", url.Values{"csrf": {b.csrf}})
+		id := strings.TrimPrefix(resp.Header.Get("Location"), "/runs/")
+		if resp.StatusCode != http.StatusSeeOther || id == "" {
+			t.Fatalf("run now: %d to %q", resp.StatusCode, resp.Header.Get("Location"))
+		}
+		return id
+	}
+	b.detail = func(id string) view.RunDetail {
+		status, body, _ := httpcall.Bearer(t, http.MethodGet, b.site.base+"/api/v1/runs/"+id, b.site.tokens[apitoken.Read], nil)
+		var d view.RunDetail
+		if status != http.StatusOK || json.Unmarshal(body, &d) != nil {
+			t.Fatalf("GET /api/v1/runs/%s: %d %s", id, status, body)
+		}
+		return d
+	}
+	b.first = runNow()
+	waitFor(t, "the first Run to run", 10*time.Second, func() bool { return b.detail(b.first).Run.State == run.Running })
+	b.second = runNow()
+	return b
 }

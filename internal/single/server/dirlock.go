@@ -156,6 +156,11 @@ func inUse(dir, path string) error {
 		if h.Vacuum {
 			return vacuuming(h, dir)
 		}
+		if h.HandingOver {
+			return qlerror.New(qlerror.FailedPrecondition,
+				"an export handing the database over (`export --with-state`, pid %d) holds the data directory %s; once it ends, the database is handed over and a server here is refused (see `serve --take-back`)",
+				h.PID, dir).Because(RefusalHandedOver, "dataDir", dir, "pid", h.PID)
+		}
 		who += " (pid " + strconv.Itoa(h.PID) + ")"
 	}
 	return qlerror.New(qlerror.FailedPrecondition,

@@ -58,7 +58,7 @@ func (s *Server) listen() error {
 		Users: s.store, Sessions: s.store, FirstOwner: s.store, Setup: setup, Passwords: s.store, TokenAdmin: s.store, Monitor: s.store.Monitor,
 		Pauser: cfg.Pauser, ProjectPauser: cfg.ProjectPauser, ProjectPauses: cfg.ProjectPauses, Cancel: cfg.Cancel, Manual: cfg.Manual, Enabler: cfg.Enabler, Definitions: cfg.Definitions, Export: cfg.Export, Notifications: cfg.Notifications,
 		MissingSecrets: cfg.MissingSecrets, Secrets: &process.Secrets{Path: s.layout.Secrets}, LocalConcurrency: s.cfg.Concurrency, Writes: cfg.Writes, Secure: secure, Log: s.cfg.Logger, Binary: s.cfg.Binary, DatabaseFlags: s.dataDirFlag(),
-		RequestTimeout: s.cfg.RequestTimeout, ReadLog: cfg.ReadLog})
+		RequestTimeout: s.cfg.RequestTimeout, ReadLog: cfg.ReadLog, MisfireGrace: s.cfg.Grace})
 	api := httpapi.NewHandler(cfg)
 	// Served since before the database was opened (serveWhileStarting),
 	// with the starting answers until now.

@@ -23,6 +23,10 @@ type Holder struct {
 	// holds the server's lock while it rewrites the database, rather than
 	// a server.
 	Vacuum bool
+	// HandingOver is set when the holder is an export handing the
+	// database over (`export --with-state`), which holds the server's
+	// lock while it reads the schedule positions.
+	HandingOver bool
 }
 
 // The record is the pid on the first line, as operators and earlier
@@ -31,6 +35,7 @@ const (
 	holderConcurrency = "concurrency="
 	holderStarted     = "started_ms="
 	holderVacuum      = "vacuum=1"
+	holderHandingOver = "handover=1"
 )
 
 // writeHolder replaces the file's content with h, in one write, so that a
@@ -43,6 +48,9 @@ func writeHolder(f *os.File, h Holder) error {
 	rec := fmt.Sprintf("%d\n%s%d\n%s%d\n", h.PID, holderConcurrency, h.Concurrency, holderStarted, h.StartedAtMs)
 	if h.Vacuum {
 		rec += holderVacuum + "\n"
+	}
+	if h.HandingOver {
+		rec += holderHandingOver + "\n"
 	}
 	_, err := f.WriteAt([]byte(rec), 0)
 	return err
@@ -74,6 +82,9 @@ func readHolder(path string) (Holder, bool) {
 		}
 		if line == holderVacuum {
 			h.Vacuum = true
+		}
+		if line == holderHandingOver {
+			h.HandingOver = true
 		}
 	}
 	return h, true

@@ -122,17 +122,36 @@ func (w writes) Admit() (func(), error) {
 	return w.s.admitting.RUnlock, nil
 }
 
-// Held is the refusal of a write once the database file is corrupt, or
-// while the database path names another file, or none, or while the clock
-// reads behind the database (clockhold.go), which would date the write.
+// AdmitUndated is Admit for a write the clock does not date (a cancel):
+// held while it would be lost, not for the clock.
+func (w writes) AdmitUndated() (func(), error) {
+	w.s.admitting.RLock()
+	if err := w.lost(); err != nil {
+		w.s.admitting.RUnlock()
+		return nil, err
+	}
+	return w.s.admitting.RUnlock, nil
+}
+
+// Held is the refusal of a write that would be lost (lost), or while the
+// clock reads behind the database (clockhold.go), which would date it.
 func (w writes) Held() error {
+	if err := w.lost(); err != nil {
+		return err
+	}
+	return w.s.clockHold.refusal()
+}
+
+// lost is the refusal of a write once the database file is corrupt, or
+// while the database path names another file, or none.
+func (w writes) lost() error {
 	switch {
 	case w.s.corrupt.Load():
 		return hold.DatabaseCorrupt(w.s.layout.DB, w.s.checkCommand())
 	case w.s.moved.Load():
 		return hold.DatabaseMoved(w.s.layout.DB)
 	}
-	return w.s.clockHold.refusal()
+	return nil
 }
 
 // unlessMoved runs write under admitting's read lock unless the server is

@@ -133,6 +133,11 @@ func Start(ctx context.Context, cfg Config) (srv *Server, err error) {
 		return nil, qlerror.Wrap(qlerror.Invalid, err, "data directory %s", cfg.DataDir)
 	}
 	s := &Server{cfg: cfg, layout: LayoutOf(cfg.DataDir)}
+	// Before anything is created in it: a cut-off backup, or logs whose
+	// database is missing, would be served with a new, empty database.
+	if err := checkNotRemains(s.layout, cfg.DataDir); err != nil {
+		return nil, err
+	}
 	_, dirErr := os.Stat(cfg.DataDir)
 	created := errors.Is(dirErr, fs.ErrNotExist)
 	defer func() {
@@ -153,7 +158,7 @@ func Start(ctx context.Context, cfg Config) (srv *Server, err error) {
 	if s.dbLock, err = lockDatabase(cfg.DataDir, s.layout.DB); err != nil {
 		return nil, err
 	}
-	warnIfShared(cfg.Logger, cfg.DataDir)
+	sayIfShared(cfg.Logger, cfg.DataDir)
 	if !cfg.RunAs.IsZero() {
 		if err := process.CheckRunAs(cfg.RunAs); err != nil {
 			return nil, err
@@ -205,6 +210,9 @@ func Start(ctx context.Context, cfg Config) (srv *Server, err error) {
 		return nil, err
 	}
 	if err := s.store.OpenReaders(ctx); err != nil {
+		return nil, err
+	}
+	if err := s.refuseHandedOverUnlessTakenBack(ctx); err != nil {
 		return nil, err
 	}
 	switch {
@@ -279,6 +287,11 @@ func Start(ctx context.Context, cfg Config) (srv *Server, err error) {
 	}
 	if rec.OrphanErr != nil {
 		cfg.Logger.Warn("a lost attempt's command may still be running; end it by hand (its process group id is the attempt's pid)", "code", CodeOrphanLeft, "error", rec.OrphanErr.Error())
+	}
+	// Before the scheduler's first round admits what the copy says was
+	// missed.
+	if err := s.sayRestored(ctx); err != nil {
+		return nil, err
 	}
 	// Retention's loop exists before the dispatcher, which wakes it as logs
 	// grow (executor.Config.LogsGrown); it starts after the scheduler. It
@@ -365,13 +378,18 @@ func narrowedCompanions(files []string) string {
 	return fmt.Sprintf("narrowed %s to the database file's permissions: an older build left them readable by more accounts than the database, and the WAL holds its recent writes", strings.Join(files, " and "))
 }
 
-// warnIfShared warns once when the data directory lets its group or
-// others in: it holds the database (every task's script and environment),
-// the logs and the secrets file. An existing directory is the operator's
-// to tighten; the files QingLong creates in it are owner-only anyway.
-func warnIfShared(log *slog.Logger, dir string) {
-	if mode, open := privatefile.DirOpenToOthers(dir); open {
-		log.Warn("the data directory is accessible by group or others; it holds the database, logs and secrets: run chmod 700 on it",
+// sayIfShared says once how far the data directory lets its group or
+// others in. The files QingLong creates in it are owner-only, so a
+// directory they may only list shows them names and sizes: information,
+// not a warning (a newcomer's clone is 0755). One they may write lets
+// them replace the database or put a secrets file there first: a warning.
+func sayIfShared(log *slog.Logger, dir string) {
+	switch mode, access := privatefile.DirOpenToOthers(dir); access {
+	case privatefile.DirWritable:
+		log.Warn("the data directory is writable by group or others: they can replace or delete the database, its logs and the secrets file; run chmod 700 on it",
+			"code", CodeDataDirShared, "dir", dir, "mode", fmt.Sprintf("%04o", mode))
+	case privatefile.DirListable:
+		log.Info("group or others may list the data directory: its files are owner-only, so they see names and sizes, not contents; run chmod 700 on it to hide those too",
 			"code", CodeDataDirShared, "dir", dir, "mode", fmt.Sprintf("%04o", mode))
 	}
 }
@@ -387,7 +405,7 @@ func edgeWALPages(path string) int {
 // does (its page size), saying each index a migration builds over the
 // Runs to building, and returns the migrations it applied.
 func openStore(ctx context.Context, path string, p, makeAs Profile, nowMs func() int64, watch integrityWatch, building func(sqlitestore.LongStep)) (*sqlitestore.Store, []string, error) {
-	scfg := sqlitestore.Config{Path: path, NowMs: nowMs}
+	scfg := sqlitestore.Config{Path: path, NowMs: nowMs, LogDir: LayoutOfDB(path).Logs}
 	if makeAs == Edge {
 		scfg.PageBytes = edgePageBytes
 	}
@@ -635,7 +653,10 @@ func (s *Server) Stop(ctx context.Context) error {
 		ctx, cancel := context.WithTimeout(ctx, s.cfg.StopTimeout)
 		defer cancel()
 		s.cfg.Logger.Info("stopping: admission closed; draining what runs", "code", CodeStopping, "stop_timeout_ms", s.cfg.StopTimeout.Milliseconds())
+		tornDown := make(chan struct{})
+		s.sayStopPending(time.Now(), tornDown)
 		s.stopErr = s.teardown(ctx)
+		close(tornDown)
 		if s.stopErr != nil {
 			s.cfg.Logger.Warn("stopped, not cleanly", "code", CodeStopped, "error", s.stopErr.Error())
 			return

@@ -120,22 +120,33 @@ func Vacuum(ctx context.Context, dbPath string, p Profile, progress io.Writer) (
 // refuseServed refuses a vacuum of a data directory a server serves,
 // naming the server's pid when its record does.
 func refuseServed(l Layout, dir string) error {
+	who, err := servedBy(l, dir)
+	if err != nil || who == "" {
+		return err
+	}
+	return qlerror.New(qlerror.FailedPrecondition,
+		"%s is serving the data directory %s: a vacuum rewrites the whole database file and runs only while no server does; stop the server, run the vacuum, then start the server again", who, dir)
+}
+
+// servedBy names what serves the data directory of l ("a server", with
+// its pid when its record gives it), "" when nothing does. A vacuum
+// holding the lock is refused as a vacuum running, whatever asked.
+func servedBy(l Layout, dir string) (string, error) {
 	serving, err := Serving(l)
 	if err != nil {
-		return qlerror.Wrap(qlerror.Unavailable, err, "look for a server's lock on %s", l.Lock)
+		return "", qlerror.Wrap(qlerror.Unavailable, err, "look for a server's lock on %s", l.Lock)
 	}
 	if !serving {
-		return nil
+		return "", nil
 	}
 	who := "a server"
 	if h, ok := readHolder(l.Lock); ok {
 		if h.Vacuum {
-			return vacuuming(h, dir)
+			return "", vacuuming(h, dir)
 		}
 		who += " (pid " + strconv.Itoa(h.PID) + ")"
 	}
-	return qlerror.New(qlerror.FailedPrecondition,
-		"%s is serving the data directory %s: a vacuum rewrites the whole database file and runs only while no server does; stop the server, run the vacuum, then start the server again", who, dir)
+	return who, nil
 }
 
 // removeLeftCopy removes the copy a vacuum cut off before its end left.

@@ -36,8 +36,9 @@ func TestBackupWhileServingIsAServableCopyWithItsLogsAndSecrets(t *testing.T) {
 		t.Fatalf("backup: exit %d\nstdout %q\nstderr %q", code, stdout, stderr)
 	}
 	// Served beside the live server, the copy would run every trigger
-	// again: the way to restore it says to stop that server first.
-	if want := "to restore it, stop the server of " + dir + " first, then run `ql-edge serve --data-dir " + dest + "`"; !strings.Contains(stdout, want) {
+	// again: the way to restore it says to stop that server first, then
+	// to copy the backup into its place, keeping the backup a backup.
+	if want := "to restore it, stop the server of " + dir + " first, then copy the backup to its path, `mv " + dir + " " + dir + ".old && cp -a " + dest + " " + dir + "`"; !strings.Contains(stdout, want) {
 		t.Errorf("backup: stdout %q; want %q", stdout, want)
 	}
 	cancel()

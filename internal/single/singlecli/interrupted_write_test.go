@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"io"
-	"net"
 	"net/http"
 	"strings"
 	"sync"
@@ -15,55 +13,16 @@ import (
 	"github.com/qinglong/qinglong/internal/core/cli"
 )
 
-// answerHolder is a proxy in front of the API at base that passes reads
-// and, for a write, lets the server do it, then signals sent and holds
-// the answer until the client goes away: a client interrupted then has
-// sent a request the server acted on.
+// answerHolder is a writeProxy that, once the server did a write,
+// signals sent and holds the answer until the client goes away: a client
+// interrupted then has sent a request the server acted on.
 func answerHolder(t *testing.T, base string) (string, <-chan struct{}) {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
 	sent := make(chan struct{})
 	var once sync.Once
-	client := &http.Client{Transport: &http.Transport{}}
-	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		req, err := http.NewRequestWithContext(context.WithoutCancel(r.Context()), r.Method, base+r.URL.RequestURI(), r.Body)
-		if err != nil {
-			http.Error(w, err.Error(), http.StatusBadGateway)
-			return
-		}
-		req.Header = r.Header.Clone()
-		resp, err := client.Do(req)
-		if err != nil {
-			http.Error(w, err.Error(), http.StatusBadGateway)
-			return
-		}
-		defer func() { _ = resp.Body.Close() }()
-		if r.Method != http.MethodGet {
-			_, _ = io.Copy(io.Discard, resp.Body)
-			once.Do(func() { close(sent) })
-			<-r.Context().Done()
-			return
-		}
-		for k, vs := range resp.Header {
-			w.Header()[k] = vs
-		}
-		w.WriteHeader(resp.StatusCode)
-		_, _ = io.Copy(w, resp.Body)
-	})}
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		_ = srv.Serve(ln)
-	}()
-	t.Cleanup(func() {
-		_ = srv.Close()
-		<-done
-		client.CloseIdleConnections()
-	})
-	return "http://" + ln.Addr().String(), sent
+	return writeProxy(t, base, func(_ http.ResponseWriter, r *http.Request) {
+		once.Do(func() { close(sent) })
+		<-r.Context().Done()
+	}), sent
 }
 
 // interrupted runs the command args and interrupts it, as Ctrl-C does,

@@ -21,17 +21,7 @@ import (
 func TestARunLeftRunningByAKilledServerSaysSoAndItsLogEndsSayingWhyAtRecovery(t *testing.T) {
 	t.Parallel()
 	dir := installedDir(t)
-	applyDefs(t, dir, strings.Replace(napFile, "script: sleep 30", "script: echo started; sleep 30", 1))
-	srv := startServe(t, "--data-dir", dir, "--cadence", "250ms")
-	id := queueRun(t, dir, "killed")
-	waitState(t, dir, id, run.Running)
-	deadline := time.Now().Add(15 * time.Second)
-	for _, out, _ := ql(t, "runs", "logs", id, "--data-dir", dir); out != "started\n"; _, out, _ = ql(t, "runs", "logs", id, "--data-dir", dir) {
-		if time.Now().After(deadline) {
-			t.Fatalf("the command's output was %q within 15s; want started", out)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	srv, id := runPrintingStarted(t, dir, "killed")
 	if err := srv.cmd.Process.Kill(); err != nil {
 		t.Fatal(err)
 	}
@@ -61,4 +51,24 @@ func TestARunLeftRunningByAKilledServerSaysSoAndItsLogEndsSayingWhyAtRecovery(t 
 		t.Fatalf("runs list after recovery: %d %q %q; want its row lost, made by run_now, with the error code executor_lost", code, out, errOut)
 	}
 	again.stop(t)
+}
+
+// runPrintingStarted serves dir with a task that prints "started" and
+// sleeps, queues a Run of it under key and returns the server and the
+// Run once its log holds that line: a Run whose command is known to run,
+// for the tests that then take its server away.
+func runPrintingStarted(t *testing.T, dir, key string) (*serveProcess, string) {
+	t.Helper()
+	applyDefs(t, dir, strings.Replace(napFile, "script: sleep 30", "script: echo started; sleep 30", 1))
+	srv := startServe(t, "--data-dir", dir, "--cadence", "250ms")
+	id := queueRun(t, dir, key)
+	waitState(t, dir, id, run.Running)
+	deadline := time.Now().Add(15 * time.Second)
+	for _, out, _ := ql(t, "runs", "logs", id, "--data-dir", dir); out != "started\n"; _, out, _ = ql(t, "runs", "logs", id, "--data-dir", dir) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the command's output was %q within 15s; want started", out)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	return srv, id
 }

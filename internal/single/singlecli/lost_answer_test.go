@@ -1,6 +1,7 @@
 package singlecli
 
 import (
+	"context"
 	"encoding/json"
 	"io"
 	"net"
@@ -10,11 +11,12 @@ import (
 	"time"
 )
 
-// answerDropper is a proxy in front of the API at base that loses the
-// answer of every write: it forwards a POST, lets the server answer it,
-// then closes the connection without passing the answer on, as a proxy
-// or a network that fails at that moment does. A read's answer passes.
-func answerDropper(t *testing.T, base string) string {
+// writeProxy is a proxy in front of the API at base that passes reads and
+// forwards each write, lets the server answer it, then, instead of passing
+// the answer on, does afterWrite with the write's connection. The write is
+// forwarded beyond its client's going away: what afterWrite does to the
+// client never undoes what the server was asked.
+func writeProxy(t *testing.T, base string, afterWrite func(w http.ResponseWriter, r *http.Request)) string {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -22,7 +24,7 @@ func answerDropper(t *testing.T, base string) string {
 	}
 	client := &http.Client{Transport: &http.Transport{}}
 	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		req, err := http.NewRequestWithContext(r.Context(), r.Method, base+r.URL.RequestURI(), r.Body)
+		req, err := http.NewRequestWithContext(context.WithoutCancel(r.Context()), r.Method, base+r.URL.RequestURI(), r.Body)
 		if err != nil {
 			http.Error(w, err.Error(), http.StatusBadGateway)
 			return
@@ -36,9 +38,7 @@ func answerDropper(t *testing.T, base string) string {
 		defer func() { _ = resp.Body.Close() }()
 		if r.Method != http.MethodGet {
 			_, _ = io.Copy(io.Discard, resp.Body)
-			if conn, _, err := w.(http.Hijacker).Hijack(); err == nil {
-				_ = conn.Close()
-			}
+			afterWrite(w, r)
 			return
 		}
 		for k, vs := range resp.Header {
@@ -58,6 +58,17 @@ func answerDropper(t *testing.T, base string) string {
 		client.CloseIdleConnections()
 	})
 	return "http://" + ln.Addr().String()
+}
+
+// answerDropper is a writeProxy that loses the answer of every write: it
+// closes the connection without passing the answer on, as a proxy or a
+// network that fails at that moment does. A read's answer passes.
+func answerDropper(t *testing.T, base string) string {
+	return writeProxy(t, base, func(w http.ResponseWriter, _ *http.Request) {
+		if conn, _, err := w.(http.Hijacker).Hijack(); err == nil {
+			_ = conn.Close()
+		}
+	})
 }
 
 // lostView is what a write whose answer was lost prints with -o json.

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+
+	"github.com/qinglong/qinglong/internal/core/view"
 )
 
 // twoTriggersFile is quietFile's project with a second trigger.
@@ -26,8 +28,8 @@ func TestProjectsPauseAndResumeSayWhatTheyDidAndTriggersShowWhichArePausedWithTh
 		t.Fatalf("pause monthly: %d %q", code, errOut)
 	}
 	code, out, errOut := ql(t, "projects", "pause", "api", "--note", "release freeze", "--data-dir", dir)
-	if code != 0 || !strings.Contains(out, "project api: paused at") || !strings.Contains(out, "with 1 trigger;") || !strings.Contains(out, "projects resume api") {
-		t.Fatalf("projects pause: %d %q %q; want it paused with 1 trigger and the command that resumes it", code, out, errOut)
+	if code != 0 || !strings.Contains(out, "project api: paused at") || !strings.Contains(out, "1 trigger paused now, 1 already paused on its own") || !strings.Contains(out, "projects resume api") {
+		t.Fatalf("projects pause: %d %q %q; want it paused now with 1 trigger, 1 already paused, and the command that resumes it", code, out, errOut)
 	}
 	if code, out, _ := ql(t, "projects", "pause", "api", "--note", "other", "--data-dir", dir); code != 0 || !strings.Contains(out, "already paused since") || !strings.Contains(out, "release freeze") {
 		t.Fatalf("projects pause again: %d %q; want it to say the project is already paused, with the first note", code, out)
@@ -59,6 +61,26 @@ func TestProjectsPauseAndResumeSayWhatTheyDidAndTriggersShowWhichArePausedWithTh
 	}
 	if code, _, errOut := ql(t, "projects", "pause", "nowhere", "--data-dir", dir); code == 0 || !strings.Contains(errOut, "project nowhere does not exist") {
 		t.Fatalf("projects pause of an unknown project: %d %q; want it refused saying it does not exist", code, errOut)
+	}
+}
+
+// A project pause with one trigger already paused on its own says 1
+// paused now and 1 already paused, in text and JSON: "with 1 trigger"
+// read as all of them.
+func TestAProjectPauseSaysHowManyTriggersItPausedNowAndHowManyWereAlreadyPaused(t *testing.T) {
+	t.Parallel()
+	dir := installedDir(t)
+	applyDefs(t, dir, twoTriggersFile)
+	if code, _, errOut := ql(t, "triggers", "pause", "monthly", "--data-dir", dir); code != 0 {
+		t.Fatalf("pause monthly: %d %q", code, errOut)
+	}
+	code, out, errOut := ql(t, "projects", "pause", "api", "-o", "json", "--data-dir", dir)
+	var got view.ProjectPause
+	if code != 0 || json.Unmarshal([]byte(out), &got) != nil {
+		t.Fatalf("projects pause -o json: %d %q %q", code, out, errOut)
+	}
+	if got.Triggers != 1 || got.AlreadyPaused != 1 || !strings.Contains(out, `"alreadyPaused": 1`) {
+		t.Fatalf("projects pause -o json: %q; want triggers 1 and alreadyPaused 1", out)
 	}
 }
 

@@ -443,6 +443,7 @@ func TestEveryCommandOverTheAPINeedsTheScopeItsHintNames(t *testing.T) {
 	}{
 		"apply":               {args: []string{"-f", defs, "--dry-run"}},
 		"export":              {args: []string{"api"}},
+		"projects list":       {},
 		"projects show":       {args: []string{"api"}},
 		"runs list":           {},
 		"runs show":           {args: []string{none}, none: true},

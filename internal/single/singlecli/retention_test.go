@@ -49,8 +49,9 @@ func TestRetentionRunDeletesWhatItsDryRunCounted(t *testing.T) {
 
 // `ql runs logs` tells a log that retention removed from one that was
 // never written: the first says it was removed, the second that the
-// attempt has not started.
-func TestRunsLogsTellsARemovedLogFromARunNotStartedYet(t *testing.T) {
+// attempt has not started, each with its reason in the -o json error
+// line (log_removed, log_not_started) and what to do.
+func TestRunsLogsTellsARemovedLogFromARunNotStartedYetByMessageAndReason(t *testing.T) {
 	t.Parallel()
 	dir, db := serveDefs(t, quickFile)
 	done := runIn(t, db, "succeeded")
@@ -67,9 +68,13 @@ func TestRunsLogsTellsARemovedLogFromARunNotStartedYet(t *testing.T) {
 	if code, out, errOut := ql(t, "retention", "run", "--data-dir", dir, "--retention-runs", "off", "--retention-log-bytes", "off"); code != 0 || !strings.Contains(out, "old logs: 1 log (") {
 		t.Fatalf("retention: exit %d, %q %q; want the aged log removed", code, out, errOut)
 	}
-	code, out, errOut := ql(t, "runs", "logs", done, "--data-dir", dir)
-	if code == 0 || out != "" || !strings.Contains(errOut, "was removed by log retention") || strings.Contains(errOut, "not started") {
-		t.Fatalf("logs of a removed log: exit %d, %q %q; want it said removed", code, out, errOut)
+	code, out, errOut := ql(t, "runs", "logs", done, "--data-dir", dir, "-o", "json")
+	if code != 1 || out != "" || !strings.Contains(errOut, "was removed by log retention") || strings.Contains(errOut, "not started") ||
+		!strings.Contains(errOut, " runs show "+done) {
+		t.Fatalf("logs of a removed log: exit %d, %q %q; want exit 1, it said removed and where its other facts are", code, out, errOut)
+	}
+	if e := lastJSONError(t, errOut); e.Code != "not_found" || e.Reason != "log_removed" {
+		t.Errorf("logs of a removed log: %+v; want not_found, log_removed", e)
 	}
 
 	// One command at a time, each sleeping 30 s: once one runs, a queued
@@ -78,9 +83,13 @@ func TestRunsLogsTellsARemovedLogFromARunNotStartedYet(t *testing.T) {
 	slowDir, slowDB := serveSlow(t, "30")
 	runIn(t, slowDB, "running")
 	queued := runIn(t, slowDB, "queued")
-	code, out, errOut = ql(t, "runs", "logs", queued, "--data-dir", slowDir)
-	if code == 0 || out != "" || !strings.Contains(errOut, "has not started yet") || strings.Contains(errOut, "removed") {
-		t.Fatalf("logs of a queued run: exit %d, %q %q; want it said not started", code, out, errOut)
+	code, out, errOut = ql(t, "runs", "logs", queued, "--data-dir", slowDir, "-o", "json")
+	if code != 1 || out != "" || !strings.Contains(errOut, "has not started yet") || strings.Contains(errOut, "removed") ||
+		!strings.Contains(errOut, "add -f to print its output once it starts") {
+		t.Fatalf("logs of a queued run: exit %d, %q %q; want exit 1, it said not started and -f", code, out, errOut)
+	}
+	if e := lastJSONError(t, errOut); e.Code != "not_found" || e.Reason != "log_not_started" {
+		t.Errorf("logs of a queued run: %+v; want not_found, log_not_started", e)
 	}
 }
 
@@ -244,8 +253,9 @@ var keepEverything = []string{"--retention-runs", "off", "--retention-logs", "of
 // the file and the cause, keeps that Run and deletes everything else: the
 // other old Runs and the old notifications, which have nothing to do with
 // the file. It ends with a summary that says the pass is incomplete, never
-// "done", and exit 1 saying what to do; once the file can go, the next
-// pass deletes the Run.
+// "done", and exit 4 (failed_precondition, reason logs_not_removable: the
+// file's state forbids it) saying what fixes that file's problem; once the
+// file can go, the next pass deletes the Run.
 func TestRetentionRunGoesOnPastALogItCannotRemoveAndFailsNamingIt(t *testing.T) {
 	t.Parallel()
 	dir, db := serveDefs(t, quickFile, keepEverything...)
@@ -266,14 +276,14 @@ func TestRetentionRunGoesOnPastALogItCannotRemoveAndFailsNamingIt(t *testing.T) 
 	oldNotifications(t, dir, 2)
 
 	code, out, errOut := ql(t, "retention", "run", "--data-dir", dir)
-	if code != 1 || !strings.Contains(out, "could not remove "+path+" (attempt "+attempt+" of Run "+stuckRun+"): directory not empty") ||
+	if code != 4 || !strings.Contains(out, "could not remove "+path+" (attempt "+attempt+" of Run "+stuckRun+"): directory not empty") ||
 		!strings.Contains(out, "deleted runs: ") || !strings.Contains(out, "old notifications: 2 delivered or dead") {
-		t.Fatalf("pass: exit %d, %q %q; want exit 1, the file named with its cause, the other %d old runs and both notifications deleted", code, out, errOut, aged-1)
+		t.Fatalf("pass: exit %d, %q %q; want exit 4, the file named with its cause, the other %d old runs and both notifications deleted", code, out, errOut, aged-1)
 	}
 	if !strings.Contains(out, "incomplete after ") || strings.Contains(out, "done in") {
 		t.Fatalf("the summary of a pass that left a file: %q; want it said incomplete, not done", out)
 	}
-	if !strings.Contains(errOut, "could not remove 1 log file (listed above), so its Run is kept") || !strings.Contains(errOut, "chattr -i") {
+	if !strings.Contains(errOut, "could not remove 1 log file (listed above), so its Run is kept") || !strings.Contains(errOut, path+": a directory is in the log's place: move it away") {
 		t.Fatalf("the error: %q; want the count and what to do", errOut)
 	}
 	if n := runsFinishedBefore30Days(t, db); n != 1 {

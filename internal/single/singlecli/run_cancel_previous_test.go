@@ -11,12 +11,7 @@ import (
 // text and -o json (cancelled).
 func TestTriggersRunSaysTheRunCancelPreviousCancelled(t *testing.T) {
 	t.Parallel()
-	dir := installedDir(t)
-	file := writeFile(t, t.TempDir(), "c.yaml", "project: demo\ntasks:\n  - {name: t1, script: echo}\n"+
-		"triggers:\n  - {name: c, task: t1, cron: '0 0 1 1 *', timezone: UTC, overlap: cancel_previous}\n")
-	if code, out, errOut := ql(t, "apply", "-f", file, "--data-dir", dir); code != 0 {
-		t.Fatalf("apply: %d %q %q", code, out, errOut)
-	}
+	dir := cancelPreviousDir(t)
 	var first struct {
 		RunID     string   `json:"runId"`
 		Cancelled []string `json:"cancelled"`
@@ -39,4 +34,17 @@ func TestTriggersRunSaysTheRunCancelPreviousCancelled(t *testing.T) {
 	if code != 0 || json.Unmarshal([]byte(out), &third) != nil || len(third.Cancelled) != 1 || third.Cancelled[0] != second {
 		t.Fatalf("third run now -o json: %d %q %q; want cancelled [%s]", code, out, errOut, second)
 	}
+}
+
+// cancelPreviousDir is a data directory holding trigger demo/c, whose
+// overlap policy is cancel_previous and whose cron never fires in a test.
+func cancelPreviousDir(t *testing.T) string {
+	t.Helper()
+	dir := installedDir(t)
+	file := writeFile(t, t.TempDir(), "c.yaml", "project: demo\ntasks:\n  - {name: t1, script: echo}\n"+
+		"triggers:\n  - {name: c, task: t1, cron: '0 0 1 1 *', timezone: UTC, overlap: cancel_previous}\n")
+	if code, out, errOut := ql(t, "apply", "-f", file, "--data-dir", dir); code != 0 {
+		t.Fatalf("apply: %d %q %q", code, out, errOut)
+	}
+	return dir
 }

@@ -33,7 +33,7 @@ func TestSecretsCommandsOverTheAPIEditTheServersFile(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("list over the API: %d %q", code, errOut)
 	}
-	if _, local, _ := ql(t, "secrets", "list", "--data-dir", dir); remote != local || !strings.Contains(remote, "hook-key  yes") {
+	if _, local, _ := ql(t, "secrets", "list", "--data-dir", dir); remote != local || !strings.Contains(remote, "hook-key  every project  yes") {
 		t.Fatalf("list over the API:\n%s\nwant what the data directory gives:\n%s", remote, local)
 	}
 	code, out, errOut = ql(t, "secrets", "delete", "hook-key", "--api-url", base)

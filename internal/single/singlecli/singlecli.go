@@ -43,6 +43,7 @@ func Options(binary string) cli.Options {
 		},
 		CheckSQLite: sqlitestore.CheckFile,
 		Vacuum:      vacuum,
+		HandOver:    handOver,
 		Profiles: map[string]cli.Profile{
 			cli.ProfileStandalone: Profile(server.Standalone),
 			cli.ProfileEdge:       Profile(server.Edge),
@@ -66,6 +67,16 @@ func Profile(p server.Profile) cli.Profile {
 func vacuum(ctx context.Context, dbPath string, progress io.Writer) (int64, int64, error) {
 	sum, err := server.Vacuum(ctx, dbPath, server.Standalone, progress)
 	return sum.Before, sum.After, err
+}
+
+// handOver is `export --with-state`'s hold on the data directory it hands
+// over (server.HandOver).
+func handOver(ctx context.Context, dbPath, actor string) (func() error, error) {
+	h, err := server.HandOver(ctx, dbPath, server.Standalone, actor)
+	if err != nil {
+		return nil, err
+	}
+	return h.Release, nil
 }
 
 // EdgeVacuum is the edge binary's `db vacuum`: its compacted copy takes
@@ -94,9 +105,10 @@ func openSQLite(ctx context.Context, dsn string, p server.Profile) (*cli.Backend
 		return nil, err
 	}
 	return &cli.Backend{Catalog: b.Catalog, Runs: localRuns{Reader: b.Store, layout: b.Layout}, LastRuns: b.Store, Triggers: b.Store, Definitions: b.Store, ReadLog: b.ReadLog, CancelRun: b.Store.CancelRun,
-		Pause: b.Store, ProjectPause: b.Store, ProjectPauses: b.Store, Detail: b.Store, Manual: b.Store, Tokens: b.Store, Users: b.Store, Notifications: b.Store,
+		Pause: b.Store, Adopt: b.Store, ProjectPause: b.Store, ProjectPauses: b.Store, Detail: b.Store, Manual: b.Store, Tokens: b.Store, Users: b.Store, Notifications: b.Store,
 		Retention: b.Store.Retention(b.Layout.Logs), RetentionDefaults: server.RetentionDefaults(server.Standalone), RetentionOptions: sqlitestore.RetentionOptions,
-		MissingSecrets: process.Secrets{Path: b.Layout.Secrets}.Missing, Unattended: unattended(b.Layout), Migrated: b.Migrated, HeldNone: b.HeldNone, Close: b.Close}, nil
+		MissingSecrets: process.Secrets{Path: b.Layout.Secrets}.Missing, Unattended: unattended(b.Layout), Migrated: b.Migrated, HeldNone: b.HeldNone,
+		RefuseClockBehind: b.RefuseClockBehind, Close: b.Close}, nil
 }
 
 // unattended tells whether a server runs on the data directory: every
@@ -173,7 +185,9 @@ func Serve(p server.Profile) cli.ServeFunc {
 			GraceSet:          f.GraceSet,
 			ClockWait:         f.ClockWait,
 			ClockWaitSet:      f.ClockWaitSet,
+			AfterRestore:      server.AfterRestore(f.AfterRestore),
 			StopTimeout:       f.StopTimeout,
+			StopSignals:       cli.DrainSignals(),
 			Concurrency:       f.Concurrency,
 			LogCapBytes:       f.LogMaxBytes,
 			HTTPAddr:          f.HTTPAddr,
@@ -187,6 +201,7 @@ func Serve(p server.Profile) cli.ServeFunc {
 			Logger:            f.Logger,
 			MetricsAddr:       f.MetricsAddr,
 			MetricsPerTrigger: f.MetricsPerTrigger,
+			TakeBack:          f.TakeBack,
 			Binary:            cmd.Root().Name(),
 		}
 		if err := cfg.WithDefaults().Validate(); err != nil {

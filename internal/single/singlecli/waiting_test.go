@@ -105,7 +105,8 @@ func TestAQueuedRunReadWithNoServerSaysNoServerIsRunningAndHowToStartOne(t *test
 // that it waits its turn, with both numbers, and only that: read from the
 // data directory, the server's --concurrency, pid and start come from the
 // record the server keeps beside its lock; read through the server's API,
-// from the server. Never that no server runs. Not parallel: it sets
+// from the server. It names the trigger whose Runs hold the slots, with how
+// many each holds. Never that no server runs. Not parallel: it sets
 // $QL_TOKEN.
 func TestAQueuedRunReadBesideAServerAtItsConcurrencySaysItWaitsItsTurn(t *testing.T) {
 	dir := installedDir(t)
@@ -122,13 +123,14 @@ func TestAQueuedRunReadBesideAServerAtItsConcurrencySaysItWaitsItsTurn(t *testin
 	}
 	second := queueRun(t, dir, "second")
 	code, out, errOut := ql(t, "runs", "show", second, "--data-dir", dir)
-	want := "\nwaiting    it waits its turn: 1 of 1 command running, as many as the server's --concurrency allows; as one finishes it starts the Run queued first, this one in its turn\n"
+	want := "\nwaiting    it waits its turn: 1 of 1 command running, as many as the server's --concurrency allows; as one finishes it starts the Run queued first, this one in its turn; the slots are held by Runs of slow/yearly (1)\n"
 	if code != 0 || !strings.Contains(out, want) || strings.Contains(out, "in a moment") || strings.Contains(out, "no server") {
 		t.Fatalf("runs show beside the server: %d %q %q; want %q alone", code, out, errOut, want)
 	}
 	if w := runJSON(t, second, "--data-dir", dir).Waiting; w == nil || w.Reason != run.WaitServerBusy || w.Running != 1 || w.Concurrency != 1 ||
-		w.ServerPID != os.Getpid() || w.ServerStartedAtMs <= 0 {
-		t.Fatalf("runs show --data-dir -o json: waiting %+v; want %s, 1 of 1, with this process's pid and a start", w, run.WaitServerBusy)
+		w.ServerPID != os.Getpid() || w.ServerStartedAtMs <= 0 ||
+		len(w.Holders) != 1 || w.Holders[0].Project != "slow" || w.Holders[0].Trigger != "yearly" || w.Holders[0].Runs != 1 {
+		t.Fatalf("runs show --data-dir -o json: waiting %+v; want %s, 1 of 1, with this process's pid and a start, held by slow/yearly's 1 Run", w, run.WaitServerBusy)
 	}
 	t.Setenv("QL_TOKEN", token)
 	d := runJSON(t, second, "--api-url", base)

@@ -8,6 +8,7 @@ import (
 	"github.com/qinglong/qinglong/internal/core/process"
 	"github.com/qinglong/qinglong/internal/core/qlerror"
 	"github.com/qinglong/qinglong/internal/core/run"
+	"github.com/qinglong/qinglong/internal/single/attemptlog"
 )
 
 // AttemptOwners lists the executor owners holding starting or running
@@ -40,7 +41,7 @@ func (s *Store) AttemptsLose(ctx context.Context, owner string) ([]run.Attempt, 
 	var finished run.FinishCounts
 	err := s.write(ctx, "mark attempts lost", durable, func(tx *txn) error {
 		lost, finished = nil, run.FinishCounts{}
-		var logs []string
+		var logged []bool
 		rows, err := tx.QueryContext(ctx, qAttemptsLiveOfOwner, owner)
 		if err != nil {
 			return err
@@ -55,7 +56,7 @@ func (s *Store) AttemptsLose(ctx context.Context, owner string) ([]run.Attempt, 
 			}
 			a.StartedAtMs = ptr(started)
 			lost = append(lost, a)
-			logs = append(logs, logPath)
+			logged = append(logged, logPath != "")
 		}
 		rows.Close()
 		if err := rows.Err(); err != nil {
@@ -71,8 +72,16 @@ func (s *Store) AttemptsLose(ctx context.Context, owner string) ([]run.Attempt, 
 			if err := run.CheckAttemptTransition(cur.state, run.AttemptLost); err != nil {
 				return err
 			}
-			closeLostLog(logs[i])
-			res, err := tx.ExecContext(ctx, qAttemptMarkFinished, string(run.AttemptLost), nil, ErrorCodeExecutorLost, now, logSize(logs[i]), 0, id, string(cur.state), "")
+			var size int64
+			if logged[i] {
+				// The stored path is where the log was created, maybe
+				// another data directory this one was copied from: the
+				// file is this directory's (attemptlog).
+				path := attemptlog.Path(s.cfg.LogDir, id)
+				closeLostLog(path)
+				size = logSize(path)
+			}
+			res, err := tx.ExecContext(ctx, qAttemptMarkFinished, string(run.AttemptLost), nil, ErrorCodeExecutorLost, now, size, 0, id, string(cur.state), "")
 			if err != nil {
 				return err
 			}
@@ -104,9 +113,6 @@ func (s *Store) AttemptsLose(ctx context.Context, owner string) ([]run.Attempt, 
 // recovery, or a retry of the transaction, does not add it again. A file
 // that cannot be written is left as it is.
 func closeLostLog(path string) {
-	if path == "" {
-		return
-	}
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_APPEND, 0)
 	if err != nil {
 		return
@@ -139,9 +145,6 @@ func closeLostLog(path string) {
 // ended attempt's log by the size it records. A file never created, or
 // not readable, held nothing the cap could count.
 func logSize(path string) int64 {
-	if path == "" {
-		return 0
-	}
 	fi, err := os.Stat(path)
 	if err != nil {
 		return 0

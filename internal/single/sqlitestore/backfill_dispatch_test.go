@@ -6,10 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/qinglong/qinglong/internal/core/ids"
 	"github.com/qinglong/qinglong/internal/core/run"
 	"github.com/qinglong/qinglong/internal/core/schedule"
-	"github.com/qinglong/qinglong/internal/core/task"
 	"github.com/qinglong/qinglong/internal/testkit/storetest"
 )
 
@@ -95,14 +93,7 @@ func TestABackfillBacklogFillsTheSlotsTheOtherRunsLeave(t *testing.T) {
 func TestABackfilledRunsRetryStillStartsAfterTheOtherRuns(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
-	p := e.project(t, "history")
-	cmd := trueCommand()
-	cmd.Retry = task.RetryPolicy{MaxAttempts: 2, BackoffMs: 1000, On: []string{string(run.AttemptFailed)}}
-	tk, _, err := e.service().PublishTask(t.Context(), p.ID, ids.New(), 0, ids.New(), task.Spec{Name: "job", Enabled: true, Command: cmd})
-	if err != nil {
-		t.Fatal(err)
-	}
-	tg := e.trigger(t, p, tk, "tick", ids.New(), 0, everyMinute, true)
+	tg := e.retryingTrigger(t, "history")
 	now := e.clock.NowMs()
 	res, err := e.store.TriggerBackfill(t.Context(), schedule.BackfillRequest{
 		TriggerID: tg.TriggerID, FromMs: now - 2*time.Hour.Milliseconds(), ToMs: now - time.Hour.Milliseconds() - 1})

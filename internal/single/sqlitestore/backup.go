@@ -55,12 +55,15 @@ func BackupTo(ctx context.Context, path, dest string) (loggedAttempts []string, 
 		_ = src.Close()
 		return nil, err
 	}
+	// Every commit before this instant is in the copy: the read
+	// transaction VACUUM INTO copies begins after it.
+	snapshotMs := time.Now().UnixMilli()
 	_, err = src.ExecContext(ctx, qBackupInto, dest)
 	if cerr := src.Close(); err == nil {
 		err = cerr
 	}
 	if err == nil {
-		err = forgetProcesses(ctx, dest)
+		err = forgetProcesses(ctx, dest, snapshotMs)
 	}
 	if err != nil {
 		_ = os.Remove(dest)
@@ -125,8 +128,10 @@ func backupSource(ctx context.Context, src queryer, path string) error {
 
 // forgetProcesses clears the process of every unfinished attempt in the
 // copy at dest (see backup_forget_processes.sql) and drops its console
-// sessions (backup_forget_sessions.sql): both are the live server's.
-func forgetProcesses(ctx context.Context, dest string) error {
+// sessions (backup_forget_sessions.sql): both are the live server's. It
+// marks the copy with its snapshot time (backup_mark_snapshot.sql), in the
+// copy itself, for the first server started on it to say.
+func forgetProcesses(ctx context.Context, dest string, snapshotMs int64) error {
 	abs, err := filepath.Abs(dest)
 	if err != nil {
 		return err
@@ -138,6 +143,9 @@ func forgetProcesses(ctx context.Context, dest string) error {
 	_, err = db.ExecContext(ctx, qBackupForgetProcesses)
 	if err == nil {
 		_, err = db.ExecContext(ctx, qBackupForgetSessions)
+	}
+	if err == nil {
+		_, err = db.ExecContext(ctx, qBackupMarkSnapshot, snapshotMs)
 	}
 	if cerr := db.Close(); err == nil {
 		err = cerr

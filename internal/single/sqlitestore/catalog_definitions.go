@@ -93,7 +93,7 @@ func (s *Store) ProjectNames(ctx context.Context, limit int) ([]catalog.ProjectN
 	var out []catalog.ProjectName
 	for rows.Next() {
 		var n catalog.ProjectName
-		if err := rows.Scan(&n.Name, &n.Title); err != nil {
+		if err := rows.Scan(&n.Name, &n.Title, &n.Status, &n.Paused); err != nil {
 			return nil, mapErr(err, "list projects")
 		}
 		out = append(out, n)

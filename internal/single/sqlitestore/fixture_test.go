@@ -172,6 +172,7 @@ func (e *env) fixture() storetest.Fixture {
 		MakeDue:       e.makeDue,
 		NowMs:         func(context.Context) (int64, error) { return e.clock.NowMs(), nil },
 		Pauser:        e.store,
+		Adopter:       e.store,
 		ProjectPauser: e.store,
 		ProjectPauses: e.store,
 		Tokens:        e.store,
@@ -345,7 +346,10 @@ func (e *env) finishRun(ctx context.Context, runID string, end run.AttemptState,
 	a := d.Attempts[len(d.Attempts)-1]
 	owner := fmt.Sprintf("finish-%s-%d", runID, a.Number)
 	if a.State == run.AttemptClaimed {
-		logPath := filepath.Join(filepath.Dir(e.path), runID+".log")
+		if err := os.MkdirAll(e.logDir(), 0o700); err != nil {
+			return "", err
+		}
+		logPath := filepath.Join(e.logDir(), a.ID+".log")
 		_, told, _, err := e.store.AttemptStart(ctx, a.ID, owner, logPath)
 		if err != nil {
 			return "", err

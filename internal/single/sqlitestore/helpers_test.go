@@ -6,6 +6,7 @@ import (
 	"github.com/qinglong/qinglong/internal/core/ids"
 	"github.com/qinglong/qinglong/internal/core/project"
 	"github.com/qinglong/qinglong/internal/core/qlerror"
+	"github.com/qinglong/qinglong/internal/core/run"
 	"github.com/qinglong/qinglong/internal/core/schedule"
 	"github.com/qinglong/qinglong/internal/core/task"
 	"github.com/qinglong/qinglong/internal/core/trigger"
@@ -149,4 +150,19 @@ func requireOutcome(t *testing.T, res schedule.CommitResult, outcome schedule.Ou
 	if res.Outcome != outcome || (reason != "" && res.Reason != reason) {
 		t.Fatalf("commit: %s (%s), want %s (%s)", res.Outcome, res.Reason, outcome, reason)
 	}
+}
+
+// retryingTrigger is trigger tick of a new project named name, every
+// minute, running task job, which succeeds and is retried once, a second
+// later, when it fails.
+func (e *env) retryingTrigger(t *testing.T, name string) trigger.Revision {
+	t.Helper()
+	p := e.project(t, name)
+	cmd := trueCommand()
+	cmd.Retry = task.RetryPolicy{MaxAttempts: 2, BackoffMs: 1000, On: []string{string(run.AttemptFailed)}}
+	tk, _, err := e.service().PublishTask(t.Context(), p.ID, ids.New(), 0, ids.New(), task.Spec{Name: "job", Enabled: true, Command: cmd})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return e.trigger(t, p, tk, "tick", ids.New(), 0, everyMinute, true)
 }

@@ -45,6 +45,7 @@ func TestAMigrationSaysEachStepThatReadsEveryRunOrAttemptFirst(t *testing.T) {
 		{Migration: "sqlite-0035-runs-trigger-finished-state", Index: "runs_trigger_finished_state", Runs: 1},
 		{Migration: "sqlite-0036-cancel-previous-takes-place", Column: "attempts.place_of", Runs: 1},
 		{Migration: "sqlite-0036-cancel-previous-takes-place", Index: "attempts_pending", Runs: 1},
+		{Migration: "sqlite-0037-runs-rerun-of", Index: "runs_rerun_of", Runs: 1},
 	}
 	if !slices.Equal(said, want) {
 		t.Fatalf("the migration said %+v;\nwant %+v", said, want)

@@ -14,6 +14,7 @@ import (
 	"github.com/qinglong/qinglong/internal/core/notify"
 	"github.com/qinglong/qinglong/internal/core/run"
 	"github.com/qinglong/qinglong/internal/core/schedule"
+	"github.com/qinglong/qinglong/internal/single/attemptlog"
 )
 
 var _ notify.Outbox = (*Store)(nil)
@@ -26,7 +27,7 @@ func enqueueNotifications(ctx context.Context, tx *txn, runID string, to run.Sta
 	f := notify.Finished{RunID: runID, State: to, ErrorCode: errorCode, Signal: signal, FinishedAtMs: now}
 	var triggerName sql.NullString
 	var exitCode sql.NullInt64
-	var logPath string
+	var attemptID, logPath string
 	var startedAt sql.NullInt64
 	var manual string
 	if err := tx.QueryRowContext(ctx, qNotifyFacts, runID).Scan(&specJSON, &f.ProjectName, &f.ProjectID, &f.TriggerID, &triggerName, &f.ScheduledForMs, &f.TriggerTitle, &f.ProjectTitle); err != nil {
@@ -35,7 +36,7 @@ func enqueueNotifications(ctx context.Context, tx *txn, runID string, to run.Sta
 	if specJSON == "" {
 		return nil
 	}
-	if err := tx.QueryRowContext(ctx, qNotifyRunFacts, runID).Scan(&f.TaskName, &f.TaskTitle, &f.Attempt, &exitCode, &logPath, &startedAt, &manual); err != nil {
+	if err := tx.QueryRowContext(ctx, qNotifyRunFacts, runID).Scan(&f.TaskName, &f.TaskTitle, &f.Attempt, &attemptID, &exitCode, &logPath, &startedAt, &manual); err != nil {
 		return err
 	}
 	f.TriggerName = triggerName.String
@@ -49,7 +50,7 @@ func enqueueNotifications(ctx context.Context, tx *txn, runID string, to run.Sta
 		return err
 	}
 	if spec.OutputLines() > 0 && logPath != "" {
-		f.Output, f.OutputWhole = logTail(logPath)
+		f.Output, f.OutputWhole = logTail(attemptlog.Path(tx.logDir, attemptID))
 	}
 	var previous []run.State
 	if n := spec.History(); n > 0 {

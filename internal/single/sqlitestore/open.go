@@ -31,12 +31,20 @@ const (
 	DefaultWALPages = 1000
 	MinWALPages     = 64
 	MaxWALPages     = 1 << 16
+	// DefaultLogDirName is the log directory's name in a data directory.
+	DefaultLogDirName = "qinglong-logs"
 )
 
 // Config opens one database file.
 type Config struct {
 	// Path of the database file; created (with its WAL) if missing.
 	Path string
+	// LogDir holds the attempts' log files, <attemptId>.log (default:
+	// qinglong-logs beside Path, the data directory's). A lost attempt's
+	// log is ended there and a notification's output read from there, by
+	// the attempt's id: never at the path an attempt's row stored, which
+	// names the data directory a backup was copied from (attemptlog).
+	LogDir string
 	// NowMs is the store's only clock: the observation time of a take and
 	// every time the store stamps. Injected so tests control time and no
 	// decision ever reads the wall clock itself.
@@ -78,6 +86,9 @@ func (c Config) WithDefaults() Config {
 	}
 	if c.PageBytes == 0 {
 		c.PageBytes = DefaultPageBytes
+	}
+	if c.LogDir == "" {
+		c.LogDir = filepath.Join(filepath.Dir(c.Path), DefaultLogDirName)
 	}
 	return c
 }

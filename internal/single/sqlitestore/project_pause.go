@@ -62,8 +62,11 @@ func (s *Store) ProjectPause(ctx context.Context, r schedule.ProjectPauseRequest
 				return err
 			}
 		}
-		if !out.Paused {
+		switch {
+		case !out.Paused:
 			return tx.QueryRowContext(ctx, qProjectPauseKept, out.ProjectID).Scan(&out.KeptPaused)
+		case out.Changed:
+			return tx.QueryRowContext(ctx, qProjectPauseKept, out.ProjectID).Scan(&out.AlreadyPaused)
 		}
 		return nil
 	})

@@ -45,6 +45,9 @@ var (
 	qBackupInto            = query("backup_into")
 	qBackupForgetProcesses = query("backup_forget_processes")
 	qBackupForgetSessions  = query("backup_forget_sessions")
+	qBackupMarkSnapshot    = query("backup_mark_snapshot")
+	qRestoredBackupTake    = query("restored_backup_take")
+	qScheduleRestoredRead  = query("schedule_restored_read")
 	qVacuumInto            = query("vacuum_into")
 	qRunsCount             = query("runs_count")
 	qWALCheckpointTruncate = query("pragma_wal_checkpoint_truncate")
@@ -128,9 +131,11 @@ var (
 	qRunsList              = query("runs_list")
 	qRunGet                = query("run_get")
 	qRunWaiting            = query("run_waiting")
+	qRunSlotHolders        = query("run_slot_holders")
 	qRunRerunSource        = query("run_rerun_source")
 	qAttemptsOfRun         = query("attempts_of_run")
 	qEventsOfRun           = query("events_of_run")
+	qRunsRerunAs           = query("runs_rerun_as")
 	qTriggersList          = query("triggers_list")
 	qAttemptsPending       = query("attempts_pending")
 	qAttemptWithRun        = query("attempt_with_run")
@@ -247,8 +252,9 @@ var readQueries = []string{
 	qProjectByName, qTaskByName, qTriggerByName, qTasksByNames, qTriggersByNames, qTriggerNamesOfTasks,
 	qTasksOfProject, qTriggersOfProject, qProjectNames, qProjectNameByID, qTitlesOfProject,
 	qScheduleTakeUninitialised, qScheduleTakeDue, qScheduleNextDue, qScheduleReanchorRead, qScheduleRecheckStale, qClockNewestRecorded,
-	qRunsList, qRunsLast, qRunGet, qRunWaiting, qAttemptsOfRun, qEventsOfRun, qTriggersList, qAttemptsPending, qAttemptLiveOwners,
+	qRunsList, qRunsLast, qRunGet, qRunWaiting, qRunSlotHolders, qAttemptsOfRun, qEventsOfRun, qRunsRerunAs, qTriggersList, qAttemptsPending, qAttemptLiveOwners,
 	qAttemptsCancelAsked, qTriggerDetail, qLedgerOfTrigger, qAuditOfTrigger, qProjectPauseRead, qTokensList, qTokenByDigest, qUsersList, qUserCredentials, qUserByID, qUsersExist, qSessionByDigest, qNotifyList, qNotifyDue,
+	qHandoverRead,
 	qRetentionEstimate, qRetentionLogsRunning, qRetentionLogBytes, qMonitorBacklog, qMonitorRunState, qMonitorOldestQueued, qMonitorTriggerActivity, qRetriesNext,
 }
 
@@ -263,11 +269,12 @@ var writeQueries = []string{
 	qScheduleAdvanceAdmitted, qScheduleAdvanceCursor, qScheduleRowSavepoint, qScheduleRowRollback, qScheduleRowRelease, qScheduleRecheckLater, qScheduleReanchor, qScheduleRecheckForgetStale,
 	qSchedulePageRead, qSchedulePageAdvance, qRunPageInsert, qAttemptPageInsert, qEventPageInsert,
 	qSchedulePageSavepoint, qSchedulePageRollback, qSchedulePageRelease,
+	qRestoredBackupTake, qScheduleRestoredRead,
 	qAttemptWithRun, qAttemptIdentity, qExecutionByID, qAttemptMarkStarting, qAttemptMarkRunning, qAttemptMarkFinished, qAttemptMarkLogCut,
 	qRunTransition, qRunNoteEvent, qAttemptsLiveOfOwner, qRunCancelRead, qRunCancelRequested,
 	qAttemptRetryFacts, qAttemptCancelDeadline, qAttemptRetryInsert, qAttemptClearBackoff, qRetriesDue, qRunQueuedAgain,
 	qLedgerLastSeq, qLedgerInsert, qLedgerCompact, qLedgerTrim,
-	qSchedulePause, qScheduleResume, qSchedulePauseState, qScheduleAuditInsert,
+	qSchedulePause, qScheduleResume, qSchedulePauseState, qScheduleAuditInsert, qScheduleAdoptRead, qScheduleAdopt, qHandoverMark, qHandoverTakeBack,
 	qProjectPauseRead, qProjectPauseWrite, qProjectPauseUnpaused, qProjectPauseTheirs, qProjectPauseKept, qSchedulePauseMark, qSchedulePauseOwn, qSchedulePublishedPaused, qPublishAuditInsert, qRunsUnfinishedOfTrigger,
 	qRunByKey, qManualReplay, qRunsCronScheduledIn,
 	qTokenInsert, qTokenNameHolder, qTokenRevoke, qTokenTouch,

@@ -8,10 +8,10 @@ import (
 	"io/fs"
 	"math"
 	"os"
-	"path/filepath"
 
 	"github.com/qinglong/qinglong/internal/core/qlerror"
 	"github.com/qinglong/qinglong/internal/core/retention"
+	"github.com/qinglong/qinglong/internal/single/attemptlog"
 )
 
 // Retention is the store's retention.Store: the database and the
@@ -219,7 +219,7 @@ func (r *Retention) runningLogBytes(ctx context.Context, tx *txn) (int64, error)
 	}
 	var total int64
 	for _, id := range ids {
-		fi, err := os.Stat(filepath.Join(r.logDir, id+".log"))
+		fi, err := os.Stat(attemptlog.Path(r.logDir, id))
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
 			// Not created yet: the command has written nothing.
@@ -258,7 +258,7 @@ func (r *Retention) logsOf(ctx context.Context, tx *txn, q string, args ...any) 
 // removed, one the file system refuses to remove is kept.
 func (r *Retention) removeFiles(logs []logFile) (removed []logFile, kept []retention.Kept) {
 	for _, l := range logs {
-		path := filepath.Join(r.logDir, l.id+".log")
+		path := attemptlog.Path(r.logDir, l.id)
 		if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			kept = append(kept, retention.Kept{Run: l.run, Attempt: l.id, Path: path, Err: err})
 			continue

@@ -54,7 +54,8 @@ SELECT lower(hex(randomblob(4)) || '-' || hex(randomblob(2)) || '-' || hex(rando
        0, o.next_attempt_at_ms - k.i, o.created_at_ms, o.updated_at_ms
   FROM notification_outbox o, k WHERE o.id = ?1`
 
-func (e *env) logDir() string { return filepath.Join(filepath.Dir(e.path), "logs") }
+// logDir is the store's log directory (its Config.LogDir's default).
+func (e *env) logDir() string { return filepath.Join(filepath.Dir(e.path), DefaultLogDirName) }
 
 // idPrefix is a random UUIDv7-shaped prefix to which seedSQL appends a
 // 12-digit counter.

@@ -23,13 +23,24 @@ import (
 // audit record of the cancel, in its transaction. The effect says whether
 // this call finished the Run (run.Finishes) or closed a lost one; neither
 // when it recorded the intent to stop a running one or found it ended.
+//
+// The cancel is dated no earlier than the newest time the database
+// recorded: a person must be able to stop a Run while the clock reads
+// behind the database (a device before NTP set its clock, when every
+// other write is held), and a time that never precedes what the database
+// holds neither puts the Run's events out of order nor moves that newest
+// time, so the hold lasts as it would have.
 func (s *Store) CancelRun(ctx context.Context, runID, actor string) (r run.Run, eff run.CancelEffect, err error) {
 	if err := ids.Validate("run id", runID); err != nil {
 		return run.Run{}, run.CancelEffect{}, qlerror.Wrap(qlerror.Invalid, err, "give a run id as printed by `ql runs list`").Because(schedule.RefusalNotARunID)
 	}
 	err = s.write(ctx, "cancel run "+runID, routine, func(tx *txn) error {
+		var newest int64
+		if err := tx.QueryRowContext(ctx, qClockNewestRecorded).Scan(&newest); err != nil {
+			return err
+		}
 		var err error
-		eff, err = s.cancelInTx(ctx, tx, runID, "", actor)
+		eff, err = s.cancelInTx(ctx, tx, runID, "", actor, max(s.nowMs(), newest))
 		return err
 	})
 	if err != nil {
@@ -42,8 +53,8 @@ func (s *Store) CancelRun(ctx context.Context, runID, actor string) (r run.Run, 
 // cancelInTx cancels runID inside tx as CancelRun says and reports what it
 // did; by is what cancelled it when QingLong did (an overlap policy; empty
 // for a person's cancel), actor who asked (empty for QingLong itself):
-// run.CancelPayload says which its event records.
-func (s *Store) cancelInTx(ctx context.Context, tx *txn, runID string, by run.CancelReason, actor string) (run.CancelEffect, error) {
+// run.CancelPayload says which its event records. now dates it.
+func (s *Store) cancelInTx(ctx context.Context, tx *txn, runID string, by run.CancelReason, actor string, now int64) (run.CancelEffect, error) {
 	var state run.State
 	var attemptID sql.NullString
 	err := tx.QueryRowContext(ctx, qRunCancelRead, runID).Scan(&state, &attemptID)
@@ -64,19 +75,22 @@ func (s *Store) cancelInTx(ctx context.Context, tx *txn, runID string, by run.Ca
 	if err != nil {
 		return run.CancelEffect{}, err
 	}
+	// Never before the Run's own latest event, which a clock read ahead
+	// since taken as right may have dated later than the database's
+	// newest time: the Run's events stay in time order.
+	now = max(now, a.lastEventAtMs)
 	if state == run.Lost {
 		// Nothing runs a lost Run (its attempt already ended lost), so the
 		// cancel only closes the Run, as the cluster's does.
-		_, err := transitionRun(ctx, tx, a, run.Cancelled, run.EventCancelled, run.CancelPayload(attemptID.String, actor, by, false, true), s.nowMs())
+		_, err := transitionRun(ctx, tx, a, run.Cancelled, run.EventCancelled, run.CancelPayload(attemptID.String, actor, by, false, true), now)
 		return run.CancelEffect{ClosedLost: err == nil}, err
 	}
 	if state == run.Running {
-		return run.CancelEffect{}, s.requestCancel(ctx, tx, runID, run.CancelPayload(attemptID.String, actor, by, true, false), a)
+		return run.CancelEffect{}, s.requestCancel(ctx, tx, runID, run.CancelPayload(attemptID.String, actor, by, true, false), a, now)
 	}
 	if err := run.CheckAttemptTransition(a.state, run.AttemptCancelled); err != nil {
 		return run.CancelEffect{}, err
 	}
-	now := s.nowMs()
 	res, err := tx.ExecContext(ctx, qAttemptMarkFinished, string(run.AttemptCancelled), nil, "", now, 0, 0, attemptID.String, string(a.state), "")
 	if err != nil {
 		return run.CancelEffect{}, err
@@ -89,8 +103,8 @@ func (s *Store) cancelInTx(ctx context.Context, tx *txn, runID string, by run.Ca
 }
 
 // requestCancel records the intent to stop a running run's command, once,
-// with its event's payload.
-func (s *Store) requestCancel(ctx context.Context, tx *txn, runID string, payload map[string]any, a attemptRow) error {
+// with its event's payload, at now.
+func (s *Store) requestCancel(ctx context.Context, tx *txn, runID string, payload map[string]any, a attemptRow, now int64) error {
 	var asked bool
 	if err := tx.QueryRowContext(ctx, qRunCancelRequested, runID).Scan(&asked); err != nil {
 		return err
@@ -98,7 +112,6 @@ func (s *Store) requestCancel(ctx context.Context, tx *txn, runID string, payloa
 	if asked {
 		return nil
 	}
-	now := s.nowMs()
 	res, err := tx.ExecContext(ctx, qRunNoteEvent, now, runID, a.runVersion)
 	if err != nil {
 		return err

@@ -39,10 +39,37 @@ func (s *Store) RunsLast(ctx context.Context, triggerIDs []string) (map[string]r
 			l.FinishedAtMs = ptr(finished)
 			out[l.TriggerID] = l
 		}
-		return rows.Err()
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		return withSlotHolders(ctx, tx, out)
 	})
 	if err != nil {
 		return nil, err
 	}
 	return out, nil
+}
+
+// withSlotHolders gives each trigger of out with Runs queued the triggers
+// holding the server's slots, read once (slotHolders: at most
+// --concurrency Runs) and only when some trigger has Runs queued.
+func withSlotHolders(ctx context.Context, tx *txn, out map[string]run.Last) error {
+	queued := false
+	for _, l := range out {
+		queued = queued || l.Queued > 0
+	}
+	if !queued {
+		return nil
+	}
+	holders, more, err := slotHolders(ctx, tx)
+	if err != nil {
+		return err
+	}
+	for id, l := range out {
+		if l.Queued > 0 {
+			l.SlotHolders, l.MoreSlotHolders = holders, more
+			out[id] = l
+		}
+	}
+	return nil
 }

@@ -176,6 +176,9 @@ func (s *Store) RunGet(ctx context.Context, id string) (run.Detail, error) {
 		if d.Events, err = eventsOf(ctx, tx, id); err != nil {
 			return err
 		}
+		if d.RerunAs, err = rerunAs(ctx, tx, id); err != nil {
+			return err
+		}
 		if d.Run.State == run.Queued {
 			d.Waiting, err = runWaiting(ctx, tx, id)
 		}
@@ -221,6 +224,24 @@ func attemptsOf(ctx context.Context, tx *txn, runID string) ([]run.Attempt, erro
 		// clears the pointer afterwards.
 		a.LogRemoved = started.Valid && a.LogPath == ""
 		out = append(out, a)
+	}
+	return out, rows.Err()
+}
+
+// rerunAs are the Runs that re-run runID, newest first (run.MaxRerunAs).
+func rerunAs(ctx context.Context, tx *txn, runID string) ([]string, error) {
+	rows, err := tx.QueryContext(ctx, qRunsRerunAs, runID, run.MaxRerunAs)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		out = append(out, id)
 	}
 	return out, rows.Err()
 }

@@ -33,7 +33,38 @@ func runWaiting(ctx context.Context, tx *txn, id string) (*run.Waiting, error) {
 	case previous.Valid:
 		return &run.Waiting{Reason: run.WaitPrevious, PreviousRun: previous.String, Overlap: overlap.String}, nil
 	case running > 0:
-		return &run.Waiting{Reason: run.WaitServerBusy, Running: running}, nil
+		w := &run.Waiting{Reason: run.WaitServerBusy, Running: running}
+		w.Holders, w.MoreHolders, err = slotHolders(ctx, tx)
+		return w, err
 	}
 	return nil, nil
+}
+
+// slotHolders are the triggers whose Runs hold the server's slots, most
+// first, at most run.MaxSlotHolders of them, and how many other triggers
+// hold one. Reading every group is bounded: only Runs dispatching or
+// running hold a slot, and the server never has more of them than its
+// --concurrency.
+func slotHolders(ctx context.Context, tx *txn) ([]run.SlotHolder, int, error) {
+	rows, err := tx.QueryContext(ctx, qRunSlotHolders)
+	if err != nil {
+		return nil, 0, err
+	}
+	defer rows.Close()
+	var holders []run.SlotHolder
+	more := 0
+	for rows.Next() {
+		var project, name sql.NullString
+		var h run.SlotHolder
+		if err := rows.Scan(&h.TriggerID, &project, &name, &h.Runs); err != nil {
+			return nil, 0, err
+		}
+		if len(holders) == run.MaxSlotHolders {
+			more++
+			continue
+		}
+		h.Project, h.Trigger = project.String, name.String
+		holders = append(holders, h)
+	}
+	return holders, more, rows.Err()
 }

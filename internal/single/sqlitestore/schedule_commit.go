@@ -269,7 +269,7 @@ type queuing struct {
 func (s *Store) cancelPrevious(ctx context.Context, tx *txn, unfinished []string, by run.CancelReason) (queuing, run.FinishCounts, error) {
 	var finished run.FinishCounts
 	for _, id := range unfinished {
-		eff, err := s.cancelInTx(ctx, tx, id, by, "")
+		eff, err := s.cancelInTx(ctx, tx, id, by, "", s.nowMs())
 		if err != nil {
 			return queuing{}, run.FinishCounts{}, err
 		}

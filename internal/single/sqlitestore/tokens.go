@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"strings"
 
 	"github.com/qinglong/qinglong/internal/core/apitoken"
 	"github.com/qinglong/qinglong/internal/core/qlerror"
@@ -13,13 +14,13 @@ import (
 // TokenCreate stores a token (apitoken.Create validates and draws it).
 func (s *Store) TokenCreate(ctx context.Context, t apitoken.NewToken) (apitoken.Token, error) {
 	now := s.nowMs()
-	out := apitoken.Token{ID: t.ID, Name: t.Name, Scope: t.Scope, CreatedAtMs: now}
+	out := apitoken.Token{ID: t.ID, Name: t.Name, Scope: t.Scope, CreatedAtMs: now, Projects: t.Projects}
 	if t.ExpiresIn > 0 {
 		exp := now + t.ExpiresIn.Milliseconds()
 		out.ExpiresAtMs = &exp
 	}
 	err := s.write(ctx, "create token "+t.Name, durable, func(tx *txn) error {
-		_, err := tx.ExecContext(ctx, qTokenInsert, t.ID, t.Name, string(t.Scope), t.Digest, now, out.ExpiresAtMs)
+		_, err := tx.ExecContext(ctx, qTokenInsert, t.ID, t.Name, string(t.Scope), t.Digest, now, out.ExpiresAtMs, strings.Join(t.Projects, ","))
 		if isUnique(err) {
 			var expiresAtMs *int64
 			if err := tx.QueryRowContext(ctx, qTokenNameHolder, t.Name).Scan(&expiresAtMs); err != nil {
@@ -97,9 +98,12 @@ func (s *Store) TokenTouch(ctx context.Context, id string, atMs int64) error {
 
 func scanToken(r scanner) (apitoken.Token, error) {
 	var t apitoken.Token
-	var scope string
-	err := r.Scan(&t.ID, &t.Name, &scope, &t.CreatedAtMs, &t.ExpiresAtMs, &t.RevokedAtMs, &t.LastUsedAtMs)
+	var scope, projects string
+	err := r.Scan(&t.ID, &t.Name, &scope, &t.CreatedAtMs, &t.ExpiresAtMs, &t.RevokedAtMs, &t.LastUsedAtMs, &projects)
 	t.Scope = apitoken.Scope(scope)
+	if projects != "" {
+		t.Projects = strings.Split(projects, ",")
+	}
 	return t, err
 }
 

@@ -106,7 +106,7 @@ func (s *Store) begin(ctx context.Context) (*txn, error) {
 		try := time.Now()
 		tx, err := s.writer.BeginTx(ctx, nil)
 		if err == nil {
-			return &txn{Tx: tx, stmts: s.prepared.Load().writer}, nil
+			return &txn{Tx: tx, stmts: s.prepared.Load().writer, logDir: s.cfg.LogDir}, nil
 		}
 		_, bounded := ctx.Deadline()
 		busy := primaryCode(err) == sqlite3.SQLITE_BUSY
@@ -194,6 +194,9 @@ type txn struct {
 	*sql.Tx
 	stmts map[string]*sql.Stmt
 	bound map[string]*sql.Stmt
+	// logDir is the store's Config.LogDir, for the writes that read an
+	// attempt's log in their transaction (a notification's output).
+	logDir string
 }
 
 // stmt is q's prepared statement bound to this transaction, or nil when q

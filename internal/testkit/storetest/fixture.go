@@ -77,6 +77,9 @@ type Fixture struct {
 	Tamper Tamper
 	// Pauser pauses and resumes triggers as `ql triggers pause` does.
 	Pauser schedule.Pauser
+	// Adopter starts schedules at a handed-over position as `ql apply
+	// --adopt-state` does (on the cluster, the admin role).
+	Adopter schedule.Adopter
 	// ProjectPauser pauses and resumes projects as `ql projects pause`
 	// does.
 	ProjectPauser schedule.ProjectPauser

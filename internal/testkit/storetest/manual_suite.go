@@ -30,6 +30,7 @@ func manualCases() map[string]func(*testing.T, Fixture) {
 		"BackfillRefusesAReversedOrFutureWindowAndAnUnknownTrigger":     testBackfillRefusals,
 		"RerunRepeatsTheOriginalRevisionsLinkedAndOncePerRequestID":     testRerunRepeatsTheOriginal,
 		"RerunOfAnUnfinishedRunIsRefusedAsNotFinished":                  testRerunRefusals,
+		"ARunNamesTheRunsThatReRunItNewestFirst":                        testARunNamesTheRunsThatReRunIt,
 		"ARerunAskedAgainAfterRetentionDeletedItsOriginalAnswersItsRun": testRerunAskedAgainAfterRetentionDeletedItsOriginal,
 		"ACommandIsToldItsOccurrenceTriggerAndOriginWhateverMadeItsRun": testCommandIsToldItsOccurrence,
 	}

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/qinglong/qinglong/internal/core/catalog"
 	"github.com/qinglong/qinglong/internal/core/ids"
 	"github.com/qinglong/qinglong/internal/core/project"
 	"github.com/qinglong/qinglong/internal/core/qlerror"
@@ -22,6 +23,7 @@ func projectPauseCases() map[string]func(*testing.T, Fixture) {
 		"AProjectPauseOfAnUnknownOrArchivedProjectIsRefused":                 testProjectPauseRefusals,
 		"AProjectsPauseReadsBackWithItsNoteActorAndTimeAndNotAfterItsResume": testProjectPauseReadsBack,
 		"ATriggerPublishedIntoAPausedProjectHasItsPauseAudited":              testPublishedPausedIsAudited,
+		"TheProjectsAreListedWithTheirStatusAndWhetherTheyArePaused":         testProjectsListed,
 	}
 }
 
@@ -68,8 +70,8 @@ func testProjectPauseResumesOnlyItsOwn(t *testing.T, f Fixture) {
 	pause(t, f, own, true, "broken disk")
 
 	paused := pauseProject(t, f, "alpha", true, "release freeze")
-	if !paused.Changed || !paused.Paused || paused.Triggers != 2 || paused.Note != "release freeze" || paused.ProjectID != d.Project.ID {
-		t.Fatalf("pausing the project gave %+v; want it paused with its note, pausing the 2 triggers not paused", paused)
+	if !paused.Changed || !paused.Paused || paused.Triggers != 2 || paused.AlreadyPaused != 1 || paused.Note != "release freeze" || paused.ProjectID != d.Project.ID {
+		t.Fatalf("pausing the project gave %+v; want it paused with its note, pausing the 2 triggers not paused and counting the 1 already paused on its own", paused)
 	}
 	requirePause(t, f, a, true, true, "release freeze")
 	requirePause(t, f, own, true, false, "broken disk")
@@ -179,6 +181,31 @@ func testProjectPauseReadsBack(t *testing.T, f Fixture) {
 	}
 	_, err := f.ProjectPauses.ProjectPauseRead(t.Context(), "nowhere")
 	requireCode(t, err, qlerror.NotFound, "reading the pause of an unknown project")
+}
+
+// A list of the projects says of each its status and whether it is
+// paused as a whole, the resumed one no longer: what `projects list`
+// shows without reading every project.
+func testProjectsListed(t *testing.T, f Fixture) {
+	newDefs(t, f, "alpha", quietCron(t, f))
+	newDefs(t, f, "bravo", quietCron(t, f))
+	newDefs(t, f, "charlie", quietCron(t, f))
+	applyFile(t, f, parse(t, "charlie.yaml", []byte("project: charlie\nstatus: archived\n")))
+	pauseProject(t, f, "alpha", true, "freeze")
+	pauseProject(t, f, "bravo", true, "")
+	pauseProject(t, f, "bravo", false, "")
+	got, err := f.Definitions.ProjectNames(t.Context(), 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []catalog.ProjectName{
+		{Name: "alpha", Status: project.Active, Paused: true},
+		{Name: "bravo", Status: project.Active},
+		{Name: "charlie", Status: project.Archived},
+	}
+	if !slices.Equal(got, want) {
+		t.Fatalf("the projects listed are %+v; want %+v", got, want)
+	}
 }
 
 func testPublishedPausedIsAudited(t *testing.T, f Fixture) {

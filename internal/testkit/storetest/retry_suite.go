@@ -31,6 +31,7 @@ func RunRetry(t *testing.T, newFixture Factory) {
 		"ALaterOccurrenceUnderCancelPreviousCancelsARetryingRun": testRetryWaitCancelledByLaterOccurrence,
 		"OnlyTheAttemptThatFinishesTheRunNotifies":               testRetriedAttemptsNotifyNothing,
 		"ARetriedRunWaitsInTheQueueFromItsRequeue":               testRetryRequeueRestartsTheQueueWait,
+		"AQueueOneRunRetryingHasStartedAndIsNotTheWaitingOne":    testQueueOneRetryingRunHasStarted,
 	}
 	for name, fn := range tests {
 		t.Run(name, func(t *testing.T) {
@@ -374,5 +375,42 @@ func testRetryRequeueRestartsTheQueueWait(t *testing.T, f Fixture) {
 	if queuedAt < admittedAt+retryBackoff.Milliseconds() || snap.OldestQueuedAtMs == nil || *snap.OldestQueuedAtMs != queuedAt {
 		t.Fatalf("requeued Run queued at %d (admitted at %d), the oldest queued at %v; want both at the requeue, at least the %v backoff after admission",
 			queuedAt, admittedAt, snap.OldestQueuedAtMs, retryBackoff)
+	}
+}
+
+// Under queue_one a Run retrying — waiting out its backoff, or queued
+// again for its next attempt — has started: it is not the one Run that
+// may wait unstarted, so the next occurrence is admitted to wait behind
+// it, and only the one after that is passed over as overlap.
+func testQueueOneRetryingRunHasStarted(t *testing.T, f Fixture) {
+	d := retryDefs(t, f, "retry-queue-one", task.RetryPolicy{MaxAttempts: 3, BackoffMs: retryBackoff.Milliseconds(), On: []string{task.RetryOnFailed}},
+		trigger.OverlapQueueOne)
+	id := d.Trigger.TriggerID
+	first, res := admitDue(t, f, id)
+	if res.Outcome != schedule.Admitted {
+		t.Fatalf("first admission: %s (%s)", res.Outcome, res.Reason)
+	}
+	if finished, err := f.Finish(t.Context(), first.RunID, run.AttemptFailed); err != nil || finished != "" {
+		t.Fatalf("attempt 1 failed: reports %q, %v; want a retry", finished, err)
+	}
+	behind, res := admitDue(t, f, id)
+	if res.Outcome != schedule.Admitted || res.RunID != behind.RunID {
+		t.Fatalf("admission while the earlier Run waits out its backoff: %s (%s), want admitted to wait behind it", res.Outcome, res.Reason)
+	}
+	if _, res := admitDue(t, f, id); res.Outcome != schedule.Skipped {
+		t.Fatalf("admission beside the Run waiting behind the retrying one: %s (%s), want skipped", res.Outcome, res.Reason)
+	}
+	cancelRun(t, f, behind.RunID)
+	f.Elapse(retryBackoff + 50*time.Millisecond)
+	requeue(t, f, 1)
+	if st := runDetail(t, f, first.RunID).Run.State; st != run.Queued {
+		t.Fatalf("the retrying Run is %s after its backoff, want queued for attempt 2", st)
+	}
+	again, res := admitDue(t, f, id)
+	if res.Outcome != schedule.Admitted || res.RunID != again.RunID {
+		t.Fatalf("admission while the earlier Run is queued again for its next attempt: %s (%s), want admitted to wait behind it", res.Outcome, res.Reason)
+	}
+	if refused := runNow(t, f, schedule.RunNowRequest{TriggerID: id, RequestID: "beside"}); refused.Created || refused.Unfinished != again.RunID || !refused.Waiting {
+		t.Fatalf("run now beside the waiting Run: %+v; want refused naming %s as the one waiting", refused, again.RunID)
 	}
 }

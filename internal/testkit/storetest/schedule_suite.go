@@ -64,6 +64,9 @@ func RunSchedule(t *testing.T, newFixture Factory) {
 	for name, fn := range clockBackTakes() {
 		takes[name] = fn
 	}
+	for name, fn := range adoptCases() {
+		takes[name] = fn
+	}
 	run := func(name string, page bool, fn func(*testing.T, Fixture)) {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()

@@ -15,12 +15,14 @@ import (
 // authenticating a request) against an adapter.
 func RunTokens(t *testing.T, newFixture Factory) {
 	tests := map[string]func(*testing.T, Fixture){
-		"ATokenIsStoredAsItsDigestAndFoundByIt":           testTokenRoundTrip,
-		"AnActiveNameIsUniqueUntilRevoked":                testTokenNameUnique,
-		"RevokingKeepsTheRowAndRefusesAMissingName":       testTokenRevoke,
-		"LastUseOnlyMovesForwardAndIsListed":              testTokenTouch,
-		"ExpiryIsSetFromTheStoreClockAndListedAsExpired":  testTokenExpiry,
-		"AnExpiredTokensNameIsTakenUntilRevokedAndSaidSo": testExpiredTokenHoldsItsName,
+		"ATokenIsStoredAsItsDigestAndFoundByIt":                        testTokenRoundTrip,
+		"AnActiveNameIsUniqueUntilRevoked":                             testTokenNameUnique,
+		"RevokingKeepsTheRowAndRefusesAMissingName":                    testTokenRevoke,
+		"LastUseOnlyMovesForwardAndIsListed":                           testTokenTouch,
+		"ExpiryIsSetFromTheStoreClockAndListedAsExpired":               testTokenExpiry,
+		"AnExpiredTokensNameIsTakenUntilRevokedAndSaidSo":              testExpiredTokenHoldsItsName,
+		"ARevokeOfANameNoTokenHasIsTokenNotFoundNotAMissingCredential": testRevokeOfNoTokenIsNotFound,
+		"ATokensProjectsAreStoredAndListed":                            testTokenProjectsAreStoredAndListed,
 	}
 	for name, fn := range tests {
 		t.Run(name, func(t *testing.T) {
@@ -89,6 +91,22 @@ func testTokenRevoke(t *testing.T, f Fixture) {
 	list, err := f.Tokens.TokenList(t.Context())
 	if err != nil || len(list) != 1 || list[0].RevokedAtMs == nil {
 		t.Fatalf("list after revoke: %+v %v", list, err)
+	}
+}
+
+// testRevokeOfNoTokenIsNotFound: the reason of a revoke naming no
+// unrevoked token is its own, never token_missing, the API's reason for
+// a request that sent no token at all.
+func testRevokeOfNoTokenIsNotFound(t *testing.T, f Fixture) {
+	createToken(t, f, "gone", apitoken.Read, 0)
+	if err := f.Tokens.TokenRevoke(t.Context(), "gone"); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"gone", "never"} {
+		err := f.Tokens.TokenRevoke(t.Context(), name)
+		if got := qlerror.ReasonOf(err); got != "token_not_found" || !qlerror.Is(err, qlerror.NotFound) {
+			t.Errorf("revoking %q: reason %q, %v; want token_not_found, not_found", name, got, err)
+		}
 	}
 }
 

@@ -416,7 +416,7 @@ func Run(ctx context.Context, cfg Config) (Summary, error) {
 			cfg.Logger.Error("could not close the worker journal", "code", "journal_close_failed", "error", err.Error())
 		}
 	}()
-	warnIfDataDirShared(cfg.Logger, absDir(cfg.DataDir))
+	sayIfDataDirShared(cfg.Logger, absDir(cfg.DataDir))
 	warnIfTasksNotIsolated(cfg.Logger, absDir(cfg.DataDir), cfg.RunAs)
 	w := &worker{
 		cfg: cfg, log: cfg.Logger, journal: j, client: client,
@@ -827,6 +827,13 @@ func (w *worker) register(ctx context.Context) error {
 				attrs = append(attrs, "failed_tries", failing.tries, "failing_for_ms", time.Since(failing.since).Milliseconds())
 			}
 			w.log.Info("registered", attrs...)
+			if first && rep.Capacity < w.cfg.Concurrency {
+				// Said once: the operator asked for more than the
+				// credential allows, and a silent cap would halve a
+				// migrated installation's throughput unseen.
+				w.log.Warn(fmt.Sprintf("the credential caps this worker at %d commands at once, below its --concurrency %d: it runs %d; to raise the cap, create a credential with a larger --max-concurrency (`ql workers create NAME --max-concurrency N`) and revoke this one", rep.Capacity, w.cfg.Concurrency, rep.Capacity),
+					"code", "worker_capacity_capped", "worker", rep.WorkerName, "capacity", rep.Capacity, "concurrency", w.cfg.Concurrency)
+			}
 			return nil
 		}
 		switch Code(err) {

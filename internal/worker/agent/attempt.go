@@ -218,9 +218,11 @@ func (a *attempt) run() {
 	var secretErr error
 	if decodeErr == nil && verifyErr == nil {
 		refs := process.SecretRefs(cmd)
-		if len(refs) > 0 && a.w.secrets.Path == "" {
+		switch secretErr = process.CheckSecretProjects(a.grant.Project, refs); {
+		case secretErr != nil:
+		case len(refs) > 0 && a.w.secrets.Path == "":
 			secretErr = a.noSecretsFile(refs[0])
-		} else {
+		default:
 			secrets, secretErr = a.secrets().Resolve(refs)
 		}
 	}

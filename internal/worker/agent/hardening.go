@@ -10,14 +10,18 @@ import (
 	"github.com/qinglong/qinglong/internal/core/task"
 )
 
-// warnIfDataDirShared warns once when the worker's data directory lets
-// its group or others in: it holds the journal, whose records carry the
-// lease tokens of the attempts it runs. The journal's files are
-// owner-only anyway; an existing directory is the operator's to tighten.
-// The servers' line has the same code.
-func warnIfDataDirShared(log *slog.Logger, dir string) {
-	if mode, open := privatefile.DirOpenToOthers(dir); open {
-		log.Warn("the worker's data directory is accessible by group or others; it holds the journal and its lease tokens: run chmod 700 on it",
+// sayIfDataDirShared says once how far the worker's data directory lets
+// its group or others in, as the servers do (same code): the journal's
+// files, whose records carry lease tokens, are owner-only, so a directory
+// they may only list is information; one they may write lets them replace
+// the journal, a warning.
+func sayIfDataDirShared(log *slog.Logger, dir string) {
+	switch mode, access := privatefile.DirOpenToOthers(dir); access {
+	case privatefile.DirWritable:
+		log.Warn("the worker's data directory is writable by group or others: they can replace or delete the journal and its lease tokens; run chmod 700 on it",
+			"code", "data_dir_shared", "dir", dir, "mode", fmt.Sprintf("%04o", mode))
+	case privatefile.DirListable:
+		log.Info("group or others may list the worker's data directory: the journal's files are owner-only, so they see names and sizes, not contents; run chmod 700 on it to hide those too",
 			"code", "data_dir_shared", "dir", dir, "mode", fmt.Sprintf("%04o", mode))
 	}
 }

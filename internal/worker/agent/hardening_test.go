@@ -8,16 +8,17 @@ import (
 	"github.com/qinglong/qinglong/internal/core/task"
 )
 
-// A worker data directory others may enter holds the journal's lease
-// tokens in their reach: the worker says so once, at start, as the
-// servers do.
-func TestAWorkerDataDirectoryOpenToOthersIsWarnedAboutOnce(t *testing.T) {
+// A worker data directory others may write lets them replace the
+// journal's lease tokens: the worker warns once, at start, as the servers
+// do; one they may only list (the journal's files are owner-only) is said
+// as information.
+func TestAWorkerDataDirectoryOthersMayWriteIsAWarningAndOneTheyMayOnlyListIsInformation(t *testing.T) {
 	t.Parallel()
 	in := newIngress(t, 30_000)
 	for _, c := range []struct {
-		mode os.FileMode
-		warn int
-	}{{0o755, 1}, {0o700, 0}} {
+		mode  os.FileMode
+		level string
+	}{{0o775, "WARN"}, {0o755, "INFO"}, {0o700, ""}} {
 		dir := t.TempDir()
 		if err := os.Chmod(dir, c.mode); err != nil {
 			t.Fatal(err)
@@ -27,12 +28,20 @@ func TestAWorkerDataDirectoryOpenToOthersIsWarnedAboutOnce(t *testing.T) {
 		if _, err := w.stop(); err != nil {
 			t.Fatal(err)
 		}
-		log := w.logs.String()
-		if got := strings.Count(log, `"code":"data_dir_shared"`); got != c.warn {
-			t.Fatalf("data directory mode %04o: %d warnings, want %d; log:\n%s", c.mode, got, c.warn, log)
+		var lines []string
+		for line := range strings.Lines(w.logs.String()) {
+			if strings.Contains(line, `"code":"data_dir_shared"`) {
+				lines = append(lines, line)
+			}
 		}
-		if c.warn == 1 && !strings.Contains(log, "chmod 700") {
-			t.Fatalf("the warning does not say what to do:\n%s", log)
+		if c.level == "" {
+			if len(lines) != 0 {
+				t.Fatalf("data directory mode %04o: %d lines, want none: %q", c.mode, len(lines), lines)
+			}
+			continue
+		}
+		if len(lines) != 1 || !strings.Contains(lines[0], `"level":"`+c.level+`"`) || !strings.Contains(lines[0], "chmod 700") {
+			t.Fatalf("data directory mode %04o: want one %s line saying chmod 700, got %q", c.mode, c.level, lines)
 		}
 	}
 }

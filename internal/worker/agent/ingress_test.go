@@ -29,6 +29,9 @@ type ingress struct {
 	credential string
 	leaseMs    int64
 	logCap     int64
+	// maxCapacity is the credential's max concurrency, which caps the
+	// capacity a registration asks for; 0 caps nothing.
+	maxCapacity int
 
 	mu       sync.Mutex
 	queue    []workerproto.Grant
@@ -292,7 +295,11 @@ func (in *ingress) register(w http.ResponseWriter, r *http.Request) {
 	state := in.state
 	in.mu.Unlock()
 	time.Sleep(delay)
-	reply(w, workerproto.RegisterReply{SessionID: session, Generation: 1, WorkerName: "w1", State: state, Labels: req.Labels, Capacity: req.Capacity,
+	capacity := req.Capacity
+	if in.maxCapacity > 0 {
+		capacity = min(capacity, in.maxCapacity)
+	}
+	reply(w, workerproto.RegisterReply{SessionID: session, Generation: 1, WorkerName: "w1", State: state, Labels: req.Labels, Capacity: capacity,
 		HeartbeatMs: workerproto.HeartbeatEvery.Milliseconds(), SessionLeaseMs: workerproto.SessionLease.Milliseconds(), RunLeaseMs: in.leaseMs, LogCapBytes: in.logCap})
 }
 

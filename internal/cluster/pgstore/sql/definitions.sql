@@ -24,8 +24,11 @@ SELECT r.trigger_id, r.project_id, r.task_id, r.revision, r.task_revision, r.tas
 
 -- name: ProjectNames
 -- The first $1 project names in name order, each with its display title,
--- for a message naming the projects that exist and the console's pickers.
-SELECT name, title FROM qinglong.projects ORDER BY name COLLATE "C" LIMIT $1
+-- status and whether it is paused as a whole, for `ql projects list`, a
+-- message naming the projects that exist and the console's pickers.
+SELECT p.name, p.title, p.status, coalesce(pp.paused, false)
+  FROM qinglong.projects p LEFT JOIN qinglong.project_pauses pp ON pp.project_id = p.id
+ ORDER BY p.name COLLATE "C" LIMIT $1
 
 -- name: ProjectNameByID
 -- The name of the project with an id, for an address naming a project by

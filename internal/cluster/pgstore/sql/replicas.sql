@@ -62,3 +62,17 @@ DELETE FROM qinglong.replica_heartbeats
    AND replica_id IN (SELECT replica_id FROM qinglong.replica_heartbeats
                        WHERE coalesce(stopped_at_ms, expires_at_ms) < {{now_ms}} - $1::bigint
                        LIMIT $2)
+
+-- name: ReplicaClusterLastSeen
+-- What an activation reads before it opens admission (runtime role): the
+-- database clock, the newest moment any replica was seen (its last beat,
+-- or its stop), and whether any worker session is live or any attempt is
+-- granted or running in the database — each an EXISTS over a partial
+-- index of live rows, so the read does not grow with history.
+SELECT n.ms,
+       (SELECT max(greatest(h.last_seen_at_ms, coalesce(h.stopped_at_ms, h.last_seen_at_ms)))
+          FROM qinglong.replica_heartbeats h),
+       EXISTS (SELECT 1 FROM qinglong.worker_sessions s WHERE s.state IN ('active', 'draining')),
+       EXISTS (SELECT 1 FROM qinglong.attempts a
+                WHERE a.state IN ('claimed', 'starting', 'running') AND a.session_id IS NOT NULL)
+  FROM (SELECT {{now_ms}} AS ms) n

@@ -77,6 +77,12 @@ SELECT a.id, a.run_id, a.number, a.executor, a.state, a.exit_code, a.error_code,
 -- A run's events by their gap-free sequence, read in the run's snapshot.
 SELECT run_id, seq, name, payload::text, created_at_ms FROM qinglong.run_events WHERE run_id = $1 ORDER BY seq
 
+-- name: RunsRerunAs
+-- The Runs that re-run a Run, newest first, at most $2, read in the run's
+-- snapshot (a Run's page names them: "re-run as"). runs_rerun_of_idx
+-- holds only re-runs, and rerun_of = $1 implies its condition.
+SELECT id FROM qinglong.runs WHERE rerun_of = $1 ORDER BY id DESC LIMIT $2
+
 -- name: RunWaiting
 -- Why no worker takes a queued Run, read in the Run's snapshot from the
 -- live worker sessions with the conditions Dispatch (workers_dispatch.sql)

@@ -21,3 +21,8 @@ SELECT system_identifier::text FROM pg_catalog.pg_control_system()
 -- so a server reached after a failover on a lower timeline than before is
 -- an old primary that was not fenced.
 SELECT timeline_id::bigint FROM pg_catalog.pg_control_checkpoint()
+
+-- name: ServerInRecovery
+-- Whether the server is a standby: what tells a standby's refusal of a
+-- SERIALIZABLE transaction from another 0A000 (tx.go).
+SELECT pg_catalog.pg_is_in_recovery()

@@ -3,8 +3,8 @@
 -- name: TokenInsert
 -- Creates a token (admin role); the partial unique index makes a second
 -- active token of the same name a conflict. Returns the creation time.
-INSERT INTO qinglong.api_tokens (id, name, scope, digest, created_at_ms, expires_at_ms)
-SELECT $1, $2, $3, $4, n.ms, CASE WHEN $5::bigint > 0 THEN n.ms + $5::bigint END
+INSERT INTO qinglong.api_tokens (id, name, scope, digest, created_at_ms, expires_at_ms, projects)
+SELECT $1, $2, $3, $4, n.ms, CASE WHEN $5::bigint > 0 THEN n.ms + $5::bigint END, $6::text[]
   FROM (SELECT {{now_ms}} AS ms) n
 RETURNING created_at_ms, expires_at_ms
 
@@ -17,7 +17,7 @@ SELECT expires_at_ms, {{now_ms}} FROM qinglong.api_tokens WHERE name = $1 AND re
 -- name: TokensList
 -- Every token by name, newest first within a name, with its last use;
 -- never the digest.
-SELECT t.id, t.name, t.scope, t.created_at_ms, t.expires_at_ms, t.revoked_at_ms, u.last_used_at_ms
+SELECT t.id, t.name, t.scope, t.created_at_ms, t.expires_at_ms, t.revoked_at_ms, u.last_used_at_ms, t.projects
   FROM qinglong.api_tokens t
   LEFT JOIN qinglong.api_token_usage u ON u.token_id = t.id
  ORDER BY t.name, t.created_at_ms DESC, t.id
@@ -33,7 +33,7 @@ RETURNING digest
 
 -- name: TokenByDigest
 -- The token a request presents, found by its digest (unique index).
-SELECT t.id, t.name, t.scope, t.created_at_ms, t.expires_at_ms, t.revoked_at_ms, u.last_used_at_ms
+SELECT t.id, t.name, t.scope, t.created_at_ms, t.expires_at_ms, t.revoked_at_ms, u.last_used_at_ms, t.projects
   FROM qinglong.api_tokens t
   LEFT JOIN qinglong.api_token_usage u ON u.token_id = t.id
  WHERE t.digest = $1

@@ -50,7 +50,12 @@ SELECT a.id, a.run_id, a.number, p.name, tr.name, a.lease_version, a.lease_expir
 -- picked while an earlier Run of its trigger is unfinished (one probe of
 -- runs_unfinished_trigger_idx); its finishing only ever makes it
 -- pickable, so reading it without a lock can delay a grant, never double
--- one.
+-- one. The Runs of an archived project are held, their retries too: a
+-- revision of one contributes no candidate (its project's key, read once
+-- per revision), so a held backlog never takes a candidate's place, and
+-- the locking step checks it again. A pull racing the archive's commit
+-- can still grant one: it started as the project was archived, and like a
+-- running one it is not stopped.
 -- The grant carries its Run's occurrence as GrantsOfOffer's rows do.
 -- In the same statement: the Attempt gets the lease (worker, session,
 -- offer, token digest, version 1, expiry = now + @lease_ms in database
@@ -101,6 +106,7 @@ candidates AS (
     SELECT c.id
       FROM revs v
       JOIN qinglong.execution_revisions e ON e.task_id = v.task_id AND e.task_revision = v.task_revision AND e.executor = 'remote_worker'
+      JOIN qinglong.projects pr ON pr.id = e.project_id AND pr.status = 'active'
      CROSS JOIN LATERAL (SELECT r.id, r.backfilled, coalesce(r.place_of, r.id) AS place
                            FROM qinglong.runs r
                           WHERE r.task_id = v.task_id AND r.task_revision = v.task_revision AND r.state = 'queued'
@@ -118,6 +124,7 @@ picked AS (
        AND a.state = 'claimed' AND a.lease_token_sha256 IS NULL AND a.executor = 'remote_worker'
        AND (a.available_at_ms IS NULL OR a.available_at_ms <= (SELECT ms FROM n))
        AND r.state = 'queued' AND r.cancel_requested_at_ms IS NULL
+       AND EXISTS (SELECT 1 FROM qinglong.projects pr WHERE pr.id = r.project_id AND pr.status = 'active')
        AND (NOT r.waits_for_previous OR NOT EXISTS (
                 SELECT 1 FROM qinglong.runs p
                  WHERE p.trigger_id = r.trigger_id AND p.id < r.id

@@ -185,3 +185,19 @@ SELECT log_offset, bytes FROM qinglong.run_log_chunks
    AND log_offset >= coalesce((SELECT max(c.log_offset) FROM qinglong.run_log_chunks c WHERE c.attempt_id = $1 AND c.log_offset <= $2), 0)
    AND log_offset < coalesce($3::bigint, 9223372036854775807)
  ORDER BY log_offset
+
+-- name: AttemptNewerThanAll
+-- Whether attempt id $1, which the database does not hold, is newer than
+-- every attempt it holds (ids are UUIDv7, minted in order): one range
+-- probe of the primary key above it.
+SELECT NOT EXISTS (SELECT 1 FROM qinglong.attempts WHERE id > $1::uuid)
+
+-- name: AttemptMarkRolledBack
+-- Marks started attempt $1 as one whose worker, holding lease token digest
+-- $2, presented lease version $3 ahead of the database's: the sweep that
+-- ends it at its lease's expiry records it database_rolled_back rather
+-- than lease_expired. Nothing else changes; the lease runs out as before.
+UPDATE qinglong.attempts
+   SET error_code = 'database_rolled_back'
+ WHERE id = $1 AND lease_token_sha256 = $2 AND lease_version < $3
+   AND state IN ('starting', 'running') AND error_code IS NULL

@@ -59,7 +59,8 @@ SELECT count(*) FROM released
 -- the worker's own steps write while an attempt is started (its start,
 -- each renewal, each log append), so the attempt ends then rather than a
 -- lease later; and the time of its Run's latest event, before which the
--- Run's end may not be stamped. Go decides each (lost — timed out when the
+-- Run's end may not be stamped; and whether a worker was found ahead of
+-- the database on it (AttemptMarkRolledBack). Go decides each (lost — timed out when the
 -- lease outlived the deadline — then retry or Run lost) and writes it in
 -- this same transaction with the fenced statements of workers_lease.sql.
 SELECT a.id, a.run_id, a.number, a.state, a.deadline_at_ms, r.state, r.version, r.cancel_requested_at_ms,
@@ -68,7 +69,8 @@ SELECT a.id, a.run_id, a.number, a.state, a.deadline_at_ms, r.state, r.version, 
        coalesce(ARRAY(SELECT jsonb_array_elements_text(e.command -> 'retry' -> 'on')), '{}'),
        n.ms, coalesce(w.revoked_at_ms < a.lease_expires_at_ms, false),
        coalesce(a.deadline_at_ms <= a.lease_expires_at_ms, false), a.lease_expires_at_ms,
-       a.updated_at_ms, (SELECT ev.created_at_ms FROM qinglong.run_events ev WHERE ev.run_id = r.id AND ev.seq = r.last_event_seq)
+       a.updated_at_ms, (SELECT ev.created_at_ms FROM qinglong.run_events ev WHERE ev.run_id = r.id AND ev.seq = r.last_event_seq),
+       a.error_code IS NOT DISTINCT FROM 'database_rolled_back'
   FROM qinglong.attempts a
   JOIN qinglong.runs r ON r.id = a.run_id
   JOIN qinglong.execution_revisions e ON e.task_id = r.task_id AND e.task_revision = r.task_revision AND e.executor = a.executor

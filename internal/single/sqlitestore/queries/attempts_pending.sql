@@ -8,11 +8,14 @@
 -- wait; a backlog of backfilled Runs is read only once no other Run fills
 -- the round. A Run admitted under queue_one or cancel_previous waits
 -- while an earlier Run of its trigger is unfinished (one probe of the
--- index of unfinished Runs).
+-- index of unfinished Runs). A Run of an archived project is held, its
+-- retries too: an archived project runs nothing, and a Run running when
+-- it was archived is not stopped (one probe of the project's key).
 SELECT a.id, a.run_id, a.number, a.executor, a.state, a.created_at_ms
 FROM attempts a
 JOIN runs r ON r.id = a.run_id
 WHERE a.state = 'claimed' AND a.available_at_ms IS NULL AND a.executor = 'local_process' AND r.state = 'queued'
+  AND EXISTS (SELECT 1 FROM projects pr WHERE pr.id = r.project_id AND pr.status = 'active')
   AND (r.waits_for_previous = 0 OR NOT EXISTS (
     SELECT 1 FROM runs p
     WHERE p.trigger_id = r.trigger_id AND p.id < r.id AND p.state NOT IN ('succeeded', 'failed', 'cancelled', 'timed_out', 'lost')))

@@ -1,0 +1,131 @@
+package replica
+
+import (
+	"encoding/json"
+	"net/http"
+	"slices"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/qinglong/qinglong/internal/cluster/pgstore"
+	"github.com/qinglong/qinglong/internal/core/workerproto"
+	"github.com/qinglong/qinglong/internal/testkit/clustertest"
+)
+
+// holdLease is the run lease of the replicas of these tests: the shortest,
+// so that a hold is short.
+const holdLease = "3s"
+
+// workerBeside starts a replica, registers a worker session through its
+// ingress and returns the replica, still running: a cluster whose workers
+// are live in the database.
+func workerBeside(t *testing.T, bin string, env *clustertest.Env, owner string) *child {
+	t.Helper()
+	admin, err := pgstore.OpenAdmin(t.Context(), env.URL(pgstore.RoleAdmin))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer admin.Close()
+	cred, err := admin.WorkerCreate(t.Context(), "w-"+owner, nil, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := startReplica(t, bin, env, owner, "--run-lease", holdLease)
+	a.await(t, CodeReady, 30*time.Second)
+	workerAddr, _ := a.await(t, CodeWorkerListening, time.Second)["addr"].(string)
+	if status, raw := post(t, http.DefaultClient, "http://"+workerAddr+workerproto.PathRegister, cred,
+		workerproto.RegisterRequest{Capacity: 1, Version: "test"}); status != http.StatusOK {
+		t.Fatalf("register: %d %s", status, raw)
+	}
+	return a
+}
+
+// rewind moves every time a replica's heartbeat row holds back by ms, as a
+// database restored from a dump taken that long ago shows them.
+func rewind(t *testing.T, env *clustertest.Env, ms int64) {
+	t.Helper()
+	if _, err := env.Super.Exec(t.Context(), `UPDATE qinglong.replica_heartbeats
+		SET started_at_ms = started_at_ms - $1, last_seen_at_ms = last_seen_at_ms - $1,
+		    expires_at_ms = expires_at_ms - $1, stopped_at_ms = stopped_at_ms - $1`, ms); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// A replica that starts on a database where no replica was seen for longer
+// than a run lease while a worker session is live (a restore: the workers
+// may run commands the database no longer knows) holds admission and
+// dispatch for one run lease: it says so, with why and until when, its
+// /readyz says held_for_workers and its worker ingress answers 503 — only
+// then is it ready.
+func TestAReplicaOnADatabaseNoReplicaRanForALeaseWhileWorkersLivedHoldsAdmissionAndDispatchForARunLease(t *testing.T) {
+	t.Parallel()
+	bin := buildQL(t)
+	env := clustertest.New(t)
+	a := workerBeside(t, bin, env, "replica-before")
+	a.signal(t, syscall.SIGTERM, 20*time.Second)
+	rewind(t, env, time.Minute.Milliseconds())
+
+	b := startReplica(t, bin, env, "replica-after", "--run-lease", holdLease)
+	held := b.await(t, CodeHeldForWorkers, 30*time.Second)
+	if code, reason := b.readyz(t); code != http.StatusServiceUnavailable || reason != ReasonHeldForWorkers {
+		t.Errorf("/readyz during the hold: %d %q, want 503 %q", code, reason, ReasonHeldForWorkers)
+	}
+	workerAddr, _ := b.await(t, CodeWorkerListening, time.Second)["addr"].(string)
+	status, raw := post(t, http.DefaultClient, "http://"+workerAddr+workerproto.PathHeartbeat, workerproto.CredentialPrefix+"whatever",
+		workerproto.HeartbeatRequest{SessionID: uuid.NewString()})
+	var e workerproto.Error
+	if err := json.Unmarshal(raw, &e); err != nil || status != http.StatusServiceUnavailable || e.Code != workerproto.CodeUnavailable {
+		t.Errorf("worker request during the hold: %d %s, want 503 %s", status, raw, workerproto.CodeUnavailable)
+	}
+	if held["hold_ms"] != float64(3000) || held["live_worker_sessions"] != true || held["until"] == nil {
+		t.Errorf("hold line %v, want hold_ms 3000, live_worker_sessions and until", held)
+	}
+	if ago, _ := held["last_replica_seen_ms_ago"].(float64); ago < float64(time.Minute.Milliseconds()) {
+		t.Errorf("hold line says a replica was last seen %v ms ago, want at least a minute", ago)
+	}
+	b.await(t, CodeReady, 30*time.Second)
+	codes := b.logs.codes()
+	if slices.Index(codes, CodeHeldForWorkers) > slices.Index(codes, CodeReady) {
+		t.Errorf("ready before the hold: %v", codes)
+	}
+}
+
+// A fresh installation (no replica ever beat) is never held, even with a
+// worker session in the database.
+func TestAReplicaOnADatabaseNoReplicaEverBeatInIsNotHeld(t *testing.T) {
+	t.Parallel()
+	bin := buildQL(t)
+	env := clustertest.New(t)
+	a := workerBeside(t, bin, env, "replica-first")
+	a.signal(t, syscall.SIGTERM, 20*time.Second)
+	if _, err := env.Super.Exec(t.Context(), `DELETE FROM qinglong.replica_heartbeats`); err != nil {
+		t.Fatal(err)
+	}
+	b := startReplica(t, bin, env, "replica-fresh", "--run-lease", holdLease)
+	b.await(t, CodeReady, 30*time.Second)
+	if held := b.logs.withCode(CodeHeldForWorkers); len(held) != 0 {
+		t.Fatalf("a replica with no heartbeat ever was held: %v", held)
+	}
+}
+
+// A rolling restart — another replica alive beside live workers — is never
+// held, however long ago the restarted replica itself last beat.
+func TestAReplicaStartingBesideALiveReplicaIsNotHeld(t *testing.T) {
+	t.Parallel()
+	bin := buildQL(t)
+	env := clustertest.New(t)
+	workerBeside(t, bin, env, "replica-alive")
+	if _, err := env.Super.Exec(t.Context(), `INSERT INTO qinglong.replica_heartbeats
+		(replica_id, host, pid, version, started_at_ms, last_seen_at_ms, expires_at_ms, stopped_at_ms)
+		VALUES ('replica-rolled', 'h', 1, 'v', 1, 1, 2, 1)`); err != nil {
+		t.Fatal(err)
+	}
+	b := startReplica(t, bin, env, "replica-rolled", "--run-lease", holdLease)
+	b.await(t, CodeReady, 30*time.Second)
+	if held := b.logs.withCode(CodeHeldForWorkers); len(held) != 0 {
+		t.Fatalf("a replica starting beside a live one was held: %v", held)
+	}
+}

@@ -1,0 +1,89 @@
+package cli
+
+import (
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/qinglong/qinglong/internal/core/view"
+)
+
+func projectsListCommand(opts Options) *cobra.Command {
+	var db dbFlags
+	var out string
+	ql := opts.Binary
+	c := &cobra.Command{
+		Use:   "list",
+		Short: "List the projects in name order, with their status and whether they are paused",
+		Long: `Print every project's name, status (active or archived), whether it is paused as a whole
+(` + "`" + ql + ` projects pause` + "`" + `; a trigger paused on its own does not count) and display title (last:
+wide characters do not line up), in name order, at most ` + fmt.Sprintf("%d", view.ProjectListLimit) + ` (a line under the table says
+when there are more; -o json: "more": true). ` + "`" + ql + ` projects show PROJECT` + "`" + ` gives one project's revision and its pause's note, author and time.
+
+` + apiHelp("projects list") + opts.clusterOnly(`
+On the cluster both the admin and the runtime role's URL may read it.`),
+		Example: "  " + ql + " projects list\n" +
+			"  " + ql + " projects list -o json | jq -r '.projects[] | select(.paused) | .name'",
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := checkOutput(out); err != nil {
+				return err
+			}
+			l, err := listedProjects(cmd, opts, &db)
+			if err != nil {
+				return err
+			}
+			if out == "json" {
+				return writeJSON(cmd.OutOrStdout(), l)
+			}
+			if len(l.Projects) == 0 {
+				_, err := fmt.Fprintf(cmd.OutOrStdout(), "no project yet; `%s apply -f FILE` creates one\n", ql)
+				return err
+			}
+			w := NewTable(cmd.OutOrStdout())
+			fmt.Fprintln(w, "PROJECT\tSTATUS\tPAUSED\tTITLE")
+			for _, p := range l.Projects {
+				paused := "no"
+				if p.Paused {
+					paused = "yes"
+				}
+				fmt.Fprintf(w, "%s\t%s\t%s\t%s\n", p.Name, p.Status, paused, orDash(p.Title))
+			}
+			if err := w.Flush(); err != nil {
+				return err
+			}
+			if l.More {
+				_, err = fmt.Fprintf(cmd.OutOrStdout(), "(the first %d projects by name; there are more: `%s projects show PROJECT` reads any by name)\n", view.ProjectListLimit, ql)
+			}
+			return err
+		},
+	}
+	addOutputFlag(c, &out)
+	addDBFlags(c, &db, opts.OpenPostgres != nil)
+	addServerFlag(c, &db)
+	return c
+}
+
+// listedProjects reads the projects from the database or, given
+// --api-url, from the server's project list.
+func listedProjects(cmd *cobra.Command, opts Options, db *dbFlags) (view.ProjectList, error) {
+	if db.server != "" {
+		c, err := remoteClient(db)
+		if err != nil {
+			return view.ProjectList{}, err
+		}
+		var l view.ProjectList
+		err = c.get(cmd.Context(), "/api/v1/projects", nil, &l)
+		return l, err
+	}
+	b, err := openExisting(cmd.Context(), opts, db)
+	if err != nil {
+		return view.ProjectList{}, err
+	}
+	defer b.Close()
+	if b.Definitions == nil {
+		return view.ProjectList{}, fmt.Errorf("this build cannot read projects of this database")
+	}
+	names, err := b.Definitions.ProjectNames(cmd.Context(), view.ProjectListLimit+1)
+	return view.NewProjectList(names), err
+}

@@ -1,0 +1,183 @@
+package httpapi
+
+import (
+	"context"
+	"net/http"
+
+	"github.com/qinglong/qinglong/internal/core/apitoken"
+	"github.com/qinglong/qinglong/internal/core/catalog"
+	"github.com/qinglong/qinglong/internal/core/qlerror"
+	"github.com/qinglong/qinglong/internal/core/run"
+)
+
+// projectRule is how a route finds the project a request acts on, so that
+// a token bound to projects (apitoken.Token.Projects) acts on those only.
+// A token of every project passes every rule untouched.
+type projectRule int
+
+const (
+	// noProject: the probes, and the 404 and 405 of a path or method no
+	// route serves, which read nothing of any project.
+	noProject projectRule = iota
+	// pathProject: the path's {project} or {name} is the project, checked
+	// before anything is read, so a bound token learns nothing of another
+	// project, not even whether it exists.
+	pathProject
+	// runProject and triggerProject: the path's {id} is a Run's or a
+	// trigger's, whose project is read first; an unknown id is 404 as for
+	// any token. A bound token of another project learns that an id (a
+	// UUIDv7, never guessed) exists, and nothing of it.
+	runProject
+	triggerProject
+	// listed: a listing, which keeps only the token's projects' rows
+	// (boundRows); a page may then hold fewer rows than its limit, none
+	// even, and still carry next.
+	listed
+	// fileProject: apply, which refuses a file of another project once
+	// it has read the file's project.
+	fileProject
+	// everyProject: a route that is no one project's (secrets, metrics) or
+	// whose object this server cannot place in one before acting
+	// (a notification's retry): refused to a bound token.
+	everyProject
+)
+
+// routeProject checks, for a route of rule rule, that a bound token t may
+// act on the project the request addresses; nil for an unbound token.
+func (a *api) routeProject(ctx context.Context, rule projectRule, t apitoken.Token, r *http.Request) error {
+	if !t.Bound() {
+		return nil
+	}
+	switch rule {
+	case pathProject:
+		name := r.PathValue("project")
+		if name == "" {
+			name = r.PathValue("name")
+		}
+		// Pause and resume take a project's id too (older links): its
+		// project is the one of that name, and an unknown id no one's.
+		if id, isID := canonicalID(name); isID && a.Export != nil {
+			named, err := a.Export.ProjectNameOf(ctx, id)
+			if err != nil {
+				return err
+			}
+			return coversAs(t, named, "project "+id)
+		}
+		return covers(t, name)
+	case runProject:
+		d, err := a.Runs.RunGet(ctx, r.PathValue("id"))
+		if err != nil {
+			return err
+		}
+		return coversAs(t, d.Run.ProjectName, "Run "+d.Run.ID)
+	case triggerProject:
+		d, err := a.Detail.TriggerDetail(ctx, r.PathValue("id"), 1)
+		if err != nil {
+			return err
+		}
+		return coversAs(t, d.ProjectName, "trigger "+d.TriggerID)
+	case everyProject:
+		return apitoken.ErrNoOneProjects(t, r.Method+" "+clip(r.URL.Path))
+	}
+	return nil
+}
+
+// covers checks a project the request names itself (a path, a file's
+// project:), which the refusal may repeat.
+func covers(t apitoken.Token, project string) error {
+	return coversAs(t, project, "project "+project)
+}
+
+// coversAs checks the project of the object what names; the refusal names
+// what, never the project of an object reached by its id, which a bound
+// token may not learn.
+func coversAs(t apitoken.Token, project, what string) error {
+	if t.Covers(project) {
+		return nil
+	}
+	return apitoken.ErrProjectNotInScope(t, what)
+}
+
+// tokenOf is the token a request was authenticated with.
+func tokenOf(ctx context.Context) apitoken.Token { return principalOf(ctx).tok }
+
+// boundRows keeps the rows of rows whose project (by projectOf) the
+// request's token covers: all of them for a token of every project.
+func boundRows[T any](ctx context.Context, rows []T, projectOf func(T) (string, error)) ([]T, error) {
+	t := tokenOf(ctx)
+	if !t.Bound() {
+		return rows, nil
+	}
+	out := rows[:0:0]
+	for _, row := range rows {
+		p, err := projectOf(row)
+		if err != nil {
+			return nil, err
+		}
+		if t.Covers(p) {
+			out = append(out, row)
+		}
+	}
+	return out, nil
+}
+
+// projectNames reads a project's name by its id once per request: a
+// notification row names its project by id only. A server that cannot
+// read projects names none, so a bound token is shown no row.
+func (a *api) projectNames(ctx context.Context) func(id string) (string, error) {
+	seen := map[string]string{}
+	return func(id string) (string, error) {
+		if a.Export == nil {
+			return "", nil
+		}
+		if n, ok := seen[id]; ok {
+			return n, nil
+		}
+		n, err := a.Export.ProjectNameOf(ctx, id)
+		seen[id] = n
+		return n, err
+	}
+}
+
+// boundMissing is the refusal of a project a bound token may act on but
+// that does not exist: it names the token's projects, never the others
+// (apply.ProjectMissing lists them for a token of every project).
+func boundMissing(ctx context.Context, name string, err error) error {
+	t := tokenOf(ctx)
+	if !t.Bound() || qlerror.ReasonOf(err) != catalog.RefusalProjectMissing {
+		return err
+	}
+	return qlerror.New(qlerror.NotFound, "project %q does not exist; token %q is bound to %s, and `ql apply -f FILE` creates a project", name, t.Name, t.ProjectsText()).
+		Because(catalog.RefusalProjectMissing, "name", name)
+}
+
+// boundHolders keeps, for a token bound to projects, the triggers of its
+// own projects among those holding a single node's slots, and counts the
+// others in more: which trigger of another team's project holds them is
+// that project's to know, not the bound token's.
+func boundHolders(ctx context.Context, holders []run.SlotHolder, more int) ([]run.SlotHolder, int) {
+	t := tokenOf(ctx)
+	if !t.Bound() {
+		return holders, more
+	}
+	var kept []run.SlotHolder
+	for _, h := range holders {
+		if t.Covers(h.Project) {
+			kept = append(kept, h)
+		} else {
+			more++
+		}
+	}
+	return kept, more
+}
+
+// boundLast is last with each trigger's slot holders kept as
+// boundHolders keeps them, so a backlog's advice names no other project's
+// trigger to a bound token.
+func boundLast(ctx context.Context, last map[string]run.Last) map[string]run.Last {
+	for id, l := range last {
+		l.SlotHolders, l.MoreSlotHolders = boundHolders(ctx, l.SlotHolders, l.MoreSlotHolders)
+		last[id] = l
+	}
+	return last
+}

@@ -1,0 +1,133 @@
+package singlecli
+
+import (
+	"database/sql"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/qinglong/qinglong/internal/core/cli"
+	"github.com/qinglong/qinglong/internal/core/ids"
+	"github.com/qinglong/qinglong/internal/core/schedule"
+	"github.com/qinglong/qinglong/internal/single/server"
+)
+
+const handoverFile = "project: moving\ntasks:\n  - {name: job, script: 'true'}\ntriggers:\n" +
+	"  - {name: hourly, task: job, cron: '0 * * * *', timezone: UTC}\n" +
+	"  - {name: halfhour, task: job, cron: '30 * * * *', timezone: UTC}\n"
+
+// handedSource is a data directory whose triggers a server decided, then
+// stopped: hourly's next occurrence not yet admitted is stoppedAt, three
+// hours back (its server stopped then); halfhour is paused on its own by
+// alice, the project by bob.
+func handedSource(t *testing.T) (dir string, stoppedAt int64) {
+	t.Helper()
+	dir = installedDir(t)
+	applyDefs(t, dir, handoverFile)
+	b, err := server.OpenBackend(t.Context(), server.LayoutOf(dir).DB, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	if sum, err := schedule.Round(t.Context(), b.Store, schedule.RoundConfig{PageSize: 16, Parallel: 1, GraceMs: 30_000, NewIDs: ids.Fill}); err != nil || sum.Progress() != 2 {
+		t.Fatalf("round: %v, %v; want both triggers decided", sum.Counts, err)
+	}
+	stoppedAt = time.Now().UTC().Truncate(time.Hour).Add(-3 * time.Hour).UnixMilli()
+	db, err := sql.Open("sqlite", server.LayoutOf(dir).DB+"?_pragma=busy_timeout(5000)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if _, err := db.ExecContext(t.Context(), `UPDATE trigger_schedules SET next_fire_at_ms = ?, state_version = state_version + 1
+		WHERE trigger_id = (SELECT id FROM triggers WHERE name = 'hourly')`, stoppedAt); err != nil {
+		t.Fatal(err)
+	}
+	half := triggerID(t, readOnlyDB(t, dir), "halfhour")
+	if _, err := b.Store.TriggerPause(t.Context(), schedule.PauseRequest{TriggerID: half, Pause: true, Note: "upstream down", Actor: "alice"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.Store.ProjectPause(t.Context(), schedule.ProjectPauseRequest{Project: "moving", Pause: true, Note: "migration", Actor: "bob"}); err != nil {
+		t.Fatal(err)
+	}
+	return dir, stoppedAt
+}
+
+// scheduleOf is a trigger's cursor, pause flags and note, and its newest
+// pause record's actor.
+type scheduleOf struct {
+	cursor            sql.NullInt64
+	paused, withProj  bool
+	note, pausedActor string
+}
+
+func readSchedule(t *testing.T, dir, name string) scheduleOf {
+	t.Helper()
+	var s scheduleOf
+	err := readOnlyDB(t, dir).QueryRowContext(t.Context(), `SELECT s.next_fire_at_ms, s.paused, s.paused_with_project, coalesce(s.pause_note, ''),
+		coalesce((SELECT a.actor FROM trigger_schedule_audit a WHERE a.trigger_id = s.trigger_id AND a.action = 'pause' ORDER BY a.id DESC LIMIT 1), '')
+		FROM trigger_schedules s JOIN triggers t ON t.id = s.trigger_id WHERE t.name = ?`, name).Scan(&s.cursor, &s.paused, &s.withProj, &s.note, &s.pausedActor)
+	if err != nil {
+		t.Fatalf("schedule of %s: %v", name, err)
+	}
+	return s
+}
+
+// `export --all --with-state` writes each project's file and, per
+// trigger, its next occurrence not yet admitted and the pauses; `apply
+// --adopt-state` into another database starts each schedule there — the
+// first occurrence it admits is the one the source stopped at, not one
+// after the apply — and sets the trigger's own pause and the project's
+// with their notes and who paused them. Asked again, it changes nothing.
+func TestAHandoverStartsEachScheduleAtTheSourcesNextOccurrenceWithItsPauses(t *testing.T) {
+	t.Parallel()
+	src, stoppedAt := handedSource(t)
+	out := filepath.Join(t.TempDir(), "handover")
+	code, stdout, errOut := ql(t, "export", "--all", "--with-state", "-o", out, "--data-dir", src)
+	if code != 0 || !strings.Contains(errOut, "wrote 1 project (1 task, 2 triggers) to "+out) || !strings.Contains(errOut, "this database is handed over") {
+		t.Fatalf("export --all --with-state: exit %d %q %q", code, stdout, errOut)
+	}
+	state := filepath.Join(out, cli.HandoverStateFile)
+	if st, err := os.Stat(state); err != nil || st.Mode().Perm() != 0o600 {
+		t.Fatalf("the state file: %v (%v); want mode 0600", st, err)
+	}
+	dst := installedDir(t)
+	args := []string{"apply", "-f", filepath.Join(out, "moving.yaml"), "--adopt-state", state, "--data-dir", dst}
+	code, stdout, errOut = ql(t, args...)
+	if code != 0 || !strings.Contains(stdout, "trigger moving/hourly: adopted, next occurrence "+time.UnixMilli(stoppedAt).UTC().Format(time.RFC3339)) {
+		t.Fatalf("apply --adopt-state: exit %d %q %q", code, stdout, errOut)
+	}
+	hourly := readSchedule(t, dst, "hourly")
+	if !hourly.cursor.Valid || hourly.cursor.Int64 != stoppedAt || !hourly.paused || !hourly.withProj {
+		t.Fatalf("hourly in the target: %+v; want its cursor at %d, paused with its project", hourly, stoppedAt)
+	}
+	half := readSchedule(t, dst, "halfhour")
+	if !half.paused || half.withProj || half.note != "upstream down" || half.pausedActor != "alice" {
+		t.Fatalf("halfhour in the target: %+v; want paused on its own, note \"upstream down\", by alice", half)
+	}
+	var paused bool
+	var note, actor string
+	if err := readOnlyDB(t, dst).QueryRowContext(t.Context(), `SELECT paused, coalesce(note, ''), actor FROM project_pauses`).Scan(&paused, &note, &actor); err != nil ||
+		!paused || note != "migration" || actor != "bob" {
+		t.Fatalf("the project's pause in the target: %v %q %q (%v); want paused, note \"migration\", by bob", paused, note, actor, err)
+	}
+	if code, stdout, errOut = ql(t, args...); code != 0 || strings.Contains(stdout, "paused, as at the source") {
+		t.Fatalf("apply --adopt-state again: exit %d %q %q; want nothing more done", code, stdout, errOut)
+	}
+	if again := readSchedule(t, dst, "hourly"); again.cursor != hourly.cursor {
+		t.Fatalf("applied again, hourly's cursor moved: %+v -> %+v", hourly, again)
+	}
+}
+
+// A plain export says which pauses its file does not carry: the paused
+// project and the triggers paused on their own.
+func TestAPlainExportNotesThePausedProjectAndTriggers(t *testing.T) {
+	t.Parallel()
+	src, _ := handedSource(t)
+	code, _, errOut := ql(t, "export", "moving", "--data-dir", src)
+	if code != 0 || !strings.Contains(errOut, "note: project moving is paused (since ") || !strings.Contains(errOut, "by bob)") ||
+		!strings.Contains(errOut, "paused on their own in project moving: 1 trigger (halfhour)") {
+		t.Fatalf("export of a paused project: exit %d %q; want the project's pause and halfhour's noted", code, errOut)
+	}
+}

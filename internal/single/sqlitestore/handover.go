@@ -1,0 +1,56 @@
+package sqlitestore
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+)
+
+var (
+	qHandoverMark     = query("handover_mark")
+	qHandoverRead     = query("handover_read")
+	qHandoverTakeBack = query("handover_take_back")
+)
+
+// Handover is a database's mark of having been handed over to another
+// (`ql export --with-state`): when, and by whom.
+type Handover struct {
+	AtMs  int64
+	Actor string
+}
+
+// MarkHandedOver marks the database handed over at atMs by actor, durably:
+// the mark is what keeps a server from running on it the triggers the
+// target runs from then on. A mark already there is kept.
+func (s *Store) MarkHandedOver(ctx context.Context, atMs int64, actor string) error {
+	return s.write(ctx, "mark the database handed over", durable, func(tx *txn) error {
+		_, err := tx.ExecContext(ctx, qHandoverMark, atMs, actor)
+		return err
+	})
+}
+
+// HandedOver reads the database's handover mark; ok is false when it has
+// none.
+func (s *Store) HandedOver(ctx context.Context) (h Handover, ok bool, err error) {
+	err = s.readPool().QueryRowContext(ctx, qHandoverRead).Scan(&h.AtMs, &h.Actor)
+	if errors.Is(err, sql.ErrNoRows) {
+		return h, false, nil
+	}
+	return h, err == nil, mapErr(err, "read the handover mark")
+}
+
+// TakeBack removes the handover mark, durably; it reports whether there
+// was one.
+func (s *Store) TakeBack(ctx context.Context) (bool, error) {
+	var had bool
+	err := s.write(ctx, "take the database back", durable, func(tx *txn) error {
+		res, err := tx.ExecContext(ctx, qHandoverTakeBack)
+		if err != nil {
+			return err
+		}
+		n, err := res.RowsAffected()
+		had = n == 1
+		return err
+	})
+	return had, err
+}
