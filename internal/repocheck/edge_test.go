@@ -59,7 +59,8 @@ var edgePackages = []string{
 }
 
 // edgeModules are the third-party modules the edge binary may link: the
-// pure-Go SQLite driver and what it needs, the CLI, YAML and cron parsing,
+// pure-Go SQLite driver and what it needs, the CLI and its tables' East
+// Asian character widths (golang.org/x/text/width), YAML and cron parsing,
 // the API's rate limiter, console passwords' Argon2id and terminal prompt,
 // and the Prometheus client with what it needs (its exposition model is
 // protobuf; about 2.5 MB of a stripped edge binary).
@@ -84,6 +85,7 @@ var edgeModules = []string{
 	"golang.org/x/crypto",
 	"golang.org/x/sys",
 	"golang.org/x/term",
+	"golang.org/x/text",
 	"golang.org/x/time",
 	"google.golang.org/protobuf",
 	"modernc.org/libc",

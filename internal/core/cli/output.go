@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -39,23 +38,6 @@ func writeJSON(w io.Writer, v any) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(v)
-}
-
-// Table is a tabwriter whose input is written as userText: every row is
-// escaped before its cells are measured, so an escape widens its column
-// instead of pushing the rest of its row out of line, and no cell of any
-// table can reorder or drive the terminal. Every table the CLI prints is
-// one (the cluster's commands too).
-type Table struct{ *tabwriter.Writer }
-
-// NewTable is a Table writing to w.
-func NewTable(w io.Writer) Table {
-	return Table{tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)}
-}
-
-// Write escapes p (userText) and hands it to the tabwriter.
-func (t Table) Write(p []byte) (int, error) {
-	return textWriter{t.Writer}.Write(p)
 }
 
 // fmtMs renders epoch milliseconds as UTC RFC 3339, "-" for none.

@@ -15,9 +15,8 @@ func projectsListCommand(opts Options) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "list",
 		Short: "List the projects in name order, with their status and whether they are paused",
-		Long: `Print every project's name, status (active or archived), whether it is paused as a whole
-(` + "`" + ql + ` projects pause` + "`" + `; a trigger paused on its own does not count) and display title (last:
-wide characters do not line up), in name order, at most ` + fmt.Sprintf("%d", view.ProjectListLimit) + ` (a line under the table says
+		Long: `Print every project's name, display title, status (active or archived) and whether it is paused
+as a whole (` + "`" + ql + ` projects pause` + "`" + `; a trigger paused on its own does not count), in name order, at most ` + fmt.Sprintf("%d", view.ProjectListLimit) + ` (a line under the table says
 when there are more; -o json: "more": true). ` + "`" + ql + ` projects show PROJECT` + "`" + ` gives one project's revision and its pause's note, author and time.
 
 ` + apiHelp("projects list") + opts.clusterOnly(`
@@ -41,13 +40,13 @@ On the cluster both the admin and the runtime role's URL may read it.`),
 				return err
 			}
 			w := NewTable(cmd.OutOrStdout())
-			fmt.Fprintln(w, "PROJECT\tSTATUS\tPAUSED\tTITLE")
+			fmt.Fprintln(w, "PROJECT\tTITLE\tSTATUS\tPAUSED")
 			for _, p := range l.Projects {
 				paused := "no"
 				if p.Paused {
 					paused = "yes"
 				}
-				fmt.Fprintf(w, "%s\t%s\t%s\t%s\n", p.Name, p.Status, paused, orDash(p.Title))
+				fmt.Fprintf(w, "%s\t%s\t%s\t%s\n", p.Name, orDash(p.Title), p.Status, paused)
 			}
 			if err := w.Flush(); err != nil {
 				return err

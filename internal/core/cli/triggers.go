@@ -96,11 +96,14 @@ runtime role's URL (-o json: "lastRunsUnknown", and no lastRun).`),
 					v.NoServer = &view.NoServer{DataDir: dir, Message: note}
 				}
 			}
-			header := []string{"PROJECT", "TRIGGER", "REV", "ENABLED", "CRON", "ZONE", "NEXT FIRE", "LAST RUN", "CLAIM"}
+			// A TITLE column beside the trigger's name only on a page that
+			// has a title: most triggers have none.
 			titled := slices.ContainsFunc(v.Triggers, func(t view.Trigger) bool { return t.Title != "" })
+			header := []string{"PROJECT", "TRIGGER"}
 			if titled {
 				header = append(header, "TITLE")
 			}
+			header = append(header, "REV", "ENABLED", "CRON", "ZONE", "NEXT FIRE", "LAST RUN", "CLAIM")
 			return printListing(cmd, out, listing[view.Trigger]{
 				json:   v,
 				header: header,
@@ -110,16 +113,12 @@ runtime role's URL (-o json: "lastRunsUnknown", and no lastRun).`),
 					if t.ClaimOwner != nil {
 						claim = *t.ClaimOwner + " until " + fmtMs(t.ClaimExpiresAtMs)
 					}
-					row := []string{t.ProjectName, t.Name, fmt.Sprint(t.Revision), fmt.Sprint(t.Enabled), t.Cron.Expression, t.Cron.Timezone,
-						nextFire(t), lastRun(t, v.LastRunsUnknown != ""), claim}
-					// Last, and only on a page that has a title: a terminal
-					// shows a Chinese character two columns wide while the
-					// table counts one, so a title before other columns
-					// would skew them.
+					row := []string{t.ProjectName, t.Name}
 					if titled {
 						row = append(row, cmp.Or(t.Title, "-"))
 					}
-					return row
+					return append(row, fmt.Sprint(t.Revision), fmt.Sprint(t.Enabled), t.Cron.Expression, t.Cron.Timezone,
+						nextFire(t), lastRun(t, v.LastRunsUnknown != ""), claim)
 				},
 				notes: notes,
 				next:  v.Next,

@@ -35,7 +35,7 @@ func TestProjectsListNamesEachProjectWithItsStatusAndWhetherItIsPaused(t *testin
 		return l.Projects
 	}
 	code, out, _ := ql(t, "projects", "list", "--data-dir", dir)
-	if code != 0 || !strings.Contains(out, "api      active    yes     -") || !strings.Contains(out, "old      archived  no      -") {
+	if code != 0 || !strings.Contains(out, "api      -      active    yes") || !strings.Contains(out, "old      -      archived  no") {
 		t.Fatalf("projects list: %d %q; want api active and paused, old archived", code, out)
 	}
 	if code, out, _ := ql(t, "projects", "list", "-o", "json", "--data-dir", dir); code != 0 || !reflect.DeepEqual(read(out), want) {
