@@ -77,7 +77,11 @@ func triggerPause(ctx context.Context, pool *pgxpool.Pool, r schedule.PauseReque
 			}
 			return nil
 		}
-		at, err := pauseRow(ctx, tx, r, nil)
+		var since *int64
+		if r.Pause && r.SinceMs > 0 {
+			since = &r.SinceMs
+		}
+		at, err := pauseRow(ctx, tx, r, since)
 		out.Changed, out.Paused, out.WithProject, out.Note, out.AtMs = true, r.Pause, false, "", at
 		if r.Pause {
 			out.Note = r.Note

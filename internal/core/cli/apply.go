@@ -190,7 +190,7 @@ the project's triggers starts at the source's next occurrence not yet admitted (
 occurrence of its cron at or after it), so no occurrence runs twice and none is skipped
 unrecorded: an occurrence that fell due meanwhile is admitted or passed over by the trigger's
 misfire policy, as after any outage; and the project's and triggers' pauses are set with their
-notes and who paused them (the pause's start is this apply's). A trigger whose schedule already
+notes, who paused them and when (the pause's start is the source's, not this apply's). A trigger whose schedule already
 admitted or passed over an occurrence in this database is refused (exit 4,
 adopt_over_scheduled): apply with state before any server` + opts.clusterOnly(` or replica`) + ` starts on it. Running the
 same command again changes nothing more.` + opts.clusterOnly(`

@@ -17,7 +17,8 @@ import (
 // (`export --with-state`): each trigger's cursor (schedule.Adopter, which
 // refuses a trigger whose schedule already decided occurrences here),
 // then the triggers' own pauses, then the project's, which marks as its
-// own only the triggers not paused already, as at the source. A trigger of
+// own only the triggers not paused already, as at the source; each pause
+// keeps its note, who paused and when it began at the source. A trigger of
 // the state the database lacks (renamed, or left out of the file) is
 // noted; its position is not adopted. Run again, it changes nothing more:
 // adoption over a trigger that has only been published is the same
@@ -62,7 +63,7 @@ func adoptState(ctx context.Context, cmd *cobra.Command, b *Backend, path, proje
 			}
 		}
 		if ts.Paused != nil {
-			res, err := b.Pause.TriggerPause(ctx, schedule.PauseRequest{TriggerID: t.TriggerID, Pause: true, Note: ts.Paused.Note, Actor: ts.Paused.By})
+			res, err := b.Pause.TriggerPause(ctx, schedule.PauseRequest{TriggerID: t.TriggerID, Pause: true, Note: ts.Paused.Note, Actor: ts.Paused.By, SinceMs: ts.Paused.SinceMs})
 			if err != nil {
 				return err
 			}
@@ -72,7 +73,7 @@ func adoptState(ctx context.Context, cmd *cobra.Command, b *Backend, path, proje
 		}
 	}
 	if st.Paused != nil {
-		res, err := b.ProjectPause.ProjectPause(ctx, schedule.ProjectPauseRequest{Project: project, Pause: true, Note: st.Paused.Note, Actor: st.Paused.By})
+		res, err := b.ProjectPause.ProjectPause(ctx, schedule.ProjectPauseRequest{Project: project, Pause: true, Note: st.Paused.Note, Actor: st.Paused.By, SinceMs: st.Paused.SinceMs})
 		if err != nil {
 			return err
 		}

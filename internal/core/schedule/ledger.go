@@ -47,6 +47,21 @@ type PauseRequest struct {
 	Pause     bool
 	Note      string
 	Actor     string
+	// SinceMs, when set, is when a pause handed over from another
+	// database began there (`apply --adopt-state`): the pause and its
+	// audit record keep that start instead of now (PauseStart).
+	SinceMs int64
+}
+
+// PauseStart is when a pause asked for at nowMs starts: sinceMs, the
+// start of a pause handed over from another database, when it is set and
+// before nowMs (a pause cannot start later than it is written), else
+// nowMs.
+func PauseStart(sinceMs, nowMs int64) int64 {
+	if sinceMs > 0 && sinceMs < nowMs {
+		return sinceMs
+	}
+	return nowMs
 }
 
 // MaxPauseNote is the longest note a pause keeps, in characters: the

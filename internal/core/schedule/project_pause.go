@@ -19,6 +19,9 @@ type ProjectPauseRequest struct {
 	Pause   bool
 	Note    string
 	Actor   string
+	// SinceMs is PauseRequest's: a handed-over pause's start, which the
+	// project's record and its triggers' pauses keep.
+	SinceMs int64
 }
 
 // RefusalProjectUnknown is a project pause or resume naming no project

@@ -85,10 +85,12 @@ func (s *Store) TriggerPause(ctx context.Context, r schedule.PauseRequest) (sche
 }
 
 // pauseRow pauses or resumes one schedule row not yet in the state asked
-// for and writes its audit record, at now.
+// for and writes its audit record, at now (a pause at its start,
+// schedule.PauseStart).
 func pauseRow(ctx context.Context, tx *txn, r schedule.PauseRequest, now int64) error {
 	q, args, action := qScheduleResume, []any{r.TriggerID, now}, "resume"
 	if r.Pause {
+		now = schedule.PauseStart(r.SinceMs, now)
 		q, args, action = qSchedulePause, []any{r.TriggerID, nullString(r.Note), now}, "pause"
 	}
 	res, err := tx.ExecContext(ctx, q, args...)

@@ -85,6 +85,9 @@ func (s *Store) changeProjectPause(ctx context.Context, tx *txn, r schedule.Proj
 		return err
 	}
 	now := s.nowMs()
+	if r.Pause {
+		now = schedule.PauseStart(r.SinceMs, now)
+	}
 	for _, id := range triggers {
 		if err := pauseRow(ctx, tx, schedule.PauseRequest{TriggerID: id, Pause: r.Pause, Note: r.Note, Actor: r.Actor}, now); err != nil {
 			return err

@@ -24,6 +24,7 @@ func projectPauseCases() map[string]func(*testing.T, Fixture) {
 		"AProjectsPauseReadsBackWithItsNoteActorAndTimeAndNotAfterItsResume": testProjectPauseReadsBack,
 		"ATriggerPublishedIntoAPausedProjectHasItsPauseAudited":              testPublishedPausedIsAudited,
 		"TheProjectsAreListedWithTheirStatusAndWhetherTheyArePaused":         testProjectsListed,
+		"AHandedOverPauseKeepsItsStartAndNeverStartsLaterThanNow":            testHandedOverPauseKeepsItsStart,
 	}
 }
 
@@ -232,5 +233,47 @@ func testPublishedPausedIsAudited(t *testing.T, f Fixture) {
 	}
 	if len(audits) != 3 {
 		t.Fatalf("audit after a republish into the paused project %q; want the publish's pause, the resume and the project's pause alone, the republish adding none", audits)
+	}
+}
+
+// A pause handed over from another database (`apply --adopt-state`)
+// keeps when it began there: the trigger's own pause and the project's,
+// which its triggers' pauses and records share; a start later than now is
+// taken as now.
+func testHandedOverPauseKeepsItsStart(t *testing.T, f Fixture) {
+	d := newDefs(t, f, "alpha", quietCron(t, f))
+	own := publishTrigger(t, f, d.Project.ID, ids.New(), d.Task, 0, trigger.Spec{Name: "own", Enabled: true, Cron: quietCron(t, f)}).TriggerID
+	now, err := f.NowMs(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ownSince, projectSince := now-3*86_400_000, now-2*86_400_000
+	res, err := f.Pauser.TriggerPause(t.Context(), schedule.PauseRequest{TriggerID: own, Pause: true, Note: "broken disk", Actor: "alice", SinceMs: ownSince})
+	if err != nil || !res.Changed || res.AtMs != ownSince {
+		t.Fatalf("pausing with the source's start gave %+v, %v; want it paused since %d", res, err, ownSince)
+	}
+	pr, err := f.ProjectPauser.ProjectPause(t.Context(), schedule.ProjectPauseRequest{Project: "alpha", Pause: true, Note: "migration", Actor: "bob", SinceMs: projectSince})
+	if err != nil || !pr.Changed || pr.Triggers != 1 || pr.AtMs != projectSince {
+		t.Fatalf("pausing the project with the source's start gave %+v, %v; want its one trigger not paused paused since %d", pr, err, projectSince)
+	}
+	if st, err := f.ProjectPauses.ProjectPauseRead(t.Context(), "alpha"); err != nil || !st.Paused || st.AtMs != projectSince || st.Actor != "bob" || st.Note != "migration" {
+		t.Fatalf("the project's pause reads %+v, %v; want paused since %d by bob, note migration", st, err, projectSince)
+	}
+	for _, c := range []struct {
+		id, actor string
+		since     int64
+	}{{own, "alice", ownSince}, {d.Trigger.TriggerID, "bob", projectSince}} {
+		dt, err := f.Detail.TriggerDetail(t.Context(), c.id, 10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !dt.Paused || dt.PausedAtMs == nil || *dt.PausedAtMs != c.since || len(dt.Audit) == 0 || dt.Audit[0].Actor != c.actor || dt.Audit[0].AtMs != c.since {
+			t.Fatalf("trigger %s: paused %v since %v, audit %+v; want paused since %d by %s", c.id, dt.Paused, dt.PausedAtMs, dt.Audit, c.since, c.actor)
+		}
+	}
+	other := newDefs(t, f, "beta", quietCron(t, f)).Trigger.TriggerID
+	later, err := f.Pauser.TriggerPause(t.Context(), schedule.PauseRequest{TriggerID: other, Pause: true, Actor: "carol", SinceMs: now + 86_400_000})
+	if err != nil || !later.Changed || later.AtMs >= now+86_400_000 || later.AtMs < now {
+		t.Fatalf("pausing with a start a day ahead gave %+v, %v; want it paused since now (%d or after), not in the future", later, err, now)
 	}
 }

@@ -24,7 +24,8 @@ SELECT paused, pause_note, paused_at_ms, resumed_at_ms,
 -- time, which its audit record keeps (SchedulePauseStarted). Touches
 -- nothing when already paused. $1 trigger id, $2 note (NULL for none),
 -- $3 the pause's time (NULL: now; a project's pause gives all its
--- triggers the one time its record keeps).
+-- triggers the one time its record keeps; a pause handed over from
+-- another database its start there), never later than now.
 UPDATE qinglong.trigger_schedules s
    SET paused = true,
        pause_note = $2,
@@ -35,7 +36,7 @@ UPDATE qinglong.trigger_schedules s
        state_version = s.state_version + 1,
        claim_version = s.claim_version + 1,
        updated_at_ms = greatest(s.updated_at_ms, n.ms)
-  FROM (SELECT coalesce($3::bigint, {{now_ms}}) AS ms) n
+  FROM (SELECT least($3::bigint, {{now_ms}}) AS ms) n
  WHERE s.trigger_id = $1 AND NOT s.paused
 RETURNING n.ms
 
