@@ -154,6 +154,9 @@ type Options struct {
 	// PreconditionFailed (RefusalProjectExists) naming its revision,
 	// nothing written. It is not given with IfMatch (the API refuses both).
 	IfNoneMatch bool
+	// CreateOnly refuses, in the publishing transaction, a file that would
+	// change anything that exists (CheckCreateOnly), nothing written.
+	CreateOnly bool
 }
 
 // Publish is Apply with o.
@@ -174,6 +177,9 @@ func Publish(ctx context.Context, svc catalog.Service, doc *Document, newID func
 		out, err = converge(ctx, svc, tx, doc, newID)
 		if stale != nil {
 			return alreadyPublished(stale, out, err)
+		}
+		if err == nil && o.CreateOnly {
+			err = CheckCreateOnly(doc.Project, out)
 		}
 		if err != nil || o.Actor == "" {
 			return err

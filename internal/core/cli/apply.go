@@ -23,7 +23,7 @@ import (
 func applyCommand(opts Options) *cobra.Command {
 	var db dbFlags
 	var file string
-	var dryRun bool
+	var dryRun, createOnly bool
 	var ifMatch, out, adoptFrom string
 	c := &cobra.Command{
 		Use:   "apply -f FILE",
@@ -43,7 +43,7 @@ func applyCommand(opts Options) *cobra.Command {
 				return Usagef("--adopt-state writes the handed-over state into the database itself and says so line by line: leave out --api-url, --dry-run and -o json")
 			}
 			if db.server != "" {
-				return applyRemote(cmd, &db, file, dryRun, ifMatch, out)
+				return applyRemote(cmd, &db, file, applyMode{dryRun: dryRun, createOnly: createOnly}, ifMatch, out)
 			}
 			doc, err := apply.ParseFile(file, cmd.InOrStdin())
 			if err != nil {
@@ -54,7 +54,7 @@ func applyCommand(opts Options) *cobra.Command {
 				gathered = gatherApplyJSON(cmd)
 			}
 			if dryRun {
-				err := fileErrors(cmd, planApply(cmd, opts, &db, doc, ifMatch))
+				err := fileErrors(cmd, planApply(cmd, opts, &db, doc, ifMatch, createOnly))
 				if err == nil && gathered != nil {
 					err = gathered.print(cmd, true, doc.File, doc.Project)
 				}
@@ -66,7 +66,9 @@ func applyCommand(opts Options) *cobra.Command {
 			}
 			defer b.Close()
 			printNotes(cmd, doc.Project, apply.Notes(doc, apply.NoteScope{RunsHere: b.Catalog.Executor == task.LocalProcess, OnWorkers: b.Catalog.Executor == task.RemoteWorker, NowMs: time.Now().UnixMilli(), PathMissing: process.PathMissing}))
-			results, err := apply.Publish(cmd.Context(), b.Catalog, doc, ids.New, applyOptions(ifMatch))
+			o := applyOptions(ifMatch)
+			o.CreateOnly = createOnly
+			results, err := apply.Publish(cmd.Context(), b.Catalog, doc, ids.New, o)
 			printApplied(cmd, results, apply.Result.String)
 			if err == nil {
 				if err := printUnlisted(cmd, b.Definitions, doc, results); err != nil {
@@ -99,6 +101,7 @@ func applyCommand(opts Options) *cobra.Command {
 	c.Flags().BoolVar(&dryRun, "dry-run", false, "validate the file and show what would change; write nothing")
 	c.Flags().Bool("verbose", false, "print every unchanged object on its own line too, not one line counting them (it has no -v: -v before any command prints the version)")
 	c.Flags().StringVar(&ifMatch, "if-match", "", "publish only if the project is still at this revision (as "+opts.Binary+" projects show prints it); refused, exit 4, when it changed")
+	c.Flags().BoolVar(&createOnly, "create-only", false, "apply only what does not exist yet: refused, nothing applied, exit 4 (create_only_would_change), when the file would change anything that exists, naming each")
 	c.Flags().StringVar(&adoptFrom, "adopt-state", "", "after applying, start each trigger's schedule at the position the state file (written by export --all --with-state) "+
 		"handed over, and set its pauses; refused for a trigger that already admitted Runs here")
 	addDBWriteFlags(c, &db, opts.OpenPostgres != nil)
@@ -164,6 +167,13 @@ with a note: the later occurrence may fall due before the earlier one is admitte
 then caught up like a missed one, so the trigger runs less often than its cron says. An
 enabled trigger with no occurrence left before its endAt is applied with a note: it fires no more.
 
+--create-only applies only what does not exist yet, for a team adding its tasks and triggers to a
+project others publish too: a file that would change anything that exists (a task's or trigger's
+content, the project's title, status or notifications) is refused, exit 4, reason
+create_only_would_change, naming each object it would change and how, and nothing is applied;
+objects the file holds as they are stay unchanged, so the same file applied again succeeds.
+With --dry-run it is checked the same way.
+
 --if-match REVISION publishes the file only if the project is still at REVISION, as
 ` + "`" + opts.Binary + ` projects show PROJECT` + "`" + ` printed it before you edited the file: the revision is read again in
 the transaction that publishes, so an apply from anywhere else (another server's API, another
@@ -227,7 +237,7 @@ File format (see examples/sample.yaml):
 
 // planApply prints what applying doc would do. An embedded database that
 // does not exist is not created: everything in the file would be.
-func planApply(cmd *cobra.Command, opts Options, db *dbFlags, doc *apply.Document, ifMatch string) error {
+func planApply(cmd *cobra.Command, opts Options, db *dbFlags, doc *apply.Document, ifMatch string, createOnly bool) error {
 	path, err := db.resolve(opts)
 	if err != nil {
 		return err
@@ -270,6 +280,11 @@ func planApply(cmd *cobra.Command, opts Options, db *dbFlags, doc *apply.Documen
 	}
 	if err != nil {
 		return err
+	}
+	if createOnly {
+		if err := apply.CheckCreateOnly(doc.Project, results); err != nil {
+			return err
+		}
 	}
 	printApplied(cmd, results, apply.Result.Planned)
 	if applyJSONOf(cmd) == nil {

@@ -43,7 +43,12 @@ const (
 // applyRemote validates file here (errors name its path and line) and
 // sends it to the server's API, which validates and publishes it again
 // with its own clock and store, and prints what the server did.
-func applyRemote(cmd *cobra.Command, db *dbFlags, file string, dryRun bool, ifMatch, output string) error {
+// applyMode is what an apply is asked to do beyond converging its file:
+// only show the plan (dryRun), or only create (createOnly).
+type applyMode struct{ dryRun, createOnly bool }
+
+func applyRemote(cmd *cobra.Command, db *dbFlags, file string, mode applyMode, ifMatch, output string) error {
+	dryRun := mode.dryRun
 	c, err := remoteClient(db)
 	if err != nil {
 		return err
@@ -66,6 +71,9 @@ func applyRemote(cmd *cobra.Command, db *dbFlags, file string, dryRun bool, ifMa
 		return fileErrors(cmd, err)
 	}
 	q := url.Values{"file": {name}, "dryRun": {strconv.FormatBool(dryRun)}}
+	if mode.createOnly {
+		q.Set("createOnly", "true")
+	}
 	var out httpapi.ApplyView
 	if err := c.do(cmd.Context(), "POST", "/api/v1/apply", q, "application/yaml", bytes.NewReader(data), &out); err != nil {
 		if qlerror.CodeOf(err) == codeTooLarge {

@@ -129,7 +129,9 @@ var definitionsRefusalsZH = map[qlerror.Reason]string{
 	apply.RefusalWriteConflict:  "另一个写入者同时更改了这些定义，本次未应用任何内容；请返回编辑并重新预览，确认变更后再应用。",
 	apply.RefusalOutcomeUnknown: "无法确认这次应用是否已写入（例如与数据库的连接中断）；请再次应用同一文件：应用是收敛的，已写入的对象会显示为未变更。",
 	apply.RefusalSpecChanged:    "项目“{project}”在修订版 {expected} 之后已被更改（现为 {revision}），本次未应用任何内容；请重新读取该项目，在其当前内容上重新修改，再以新的修订版应用。",
-	apply.RefusalProjectExists:  "项目“{project}”已存在（修订版 {revision}），而本次应用只用于新建项目，未应用任何内容；如要修改它，请读取该项目并以其修订版应用；如要新建，请在文件中换一个项目名。",
+	apply.RefusalCreateOnlyWouldChange: "本次应用只新建尚不存在的对象，而该文件会更改项目“{project}”中已存在的 {count} 个对象：{objects}；未应用任何内容。" +
+		"请把它们从文件中删去，或按其现状写出（导出该项目可得到现状；文件不写项目标题会清除标题），如确要更改它们，请不带“只新建”应用。",
+	apply.RefusalProjectExists: "项目“{project}”已存在（修订版 {revision}），而本次应用只用于新建项目，未应用任何内容；如要修改它，请读取该项目并以其修订版应用；如要新建，请在文件中换一个项目名。",
 	// The checks every field shares.
 	validate.RefusalRequired:    "{field}：缺少这个必填字段，或它的值为空；请补上。",
 	validate.RefusalNotOneOf:    "{field}：“{value}”不是可选的值；可选：{allowed}。",

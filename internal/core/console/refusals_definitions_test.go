@@ -323,16 +323,17 @@ func TestAnApplyOfUnknownOutcomeReadsInChinese(t *testing.T) {
 // notReachedByAFile are the reasons of the definitions packages that no
 // file of brokenFiles can give, each with why.
 var notReachedByAFile = map[qlerror.Reason]string{
-	validate.RefusalNotUTF8:           "the YAML decoder reads only UTF-8 and its escapes yield UTF-8 (the check is for other callers)",
-	cron.RefusalExpression:            "robfig refusing an expression whose every field it accepts alone, which its grammar never does",
-	apply.RefusalTriggerRebound:       "needs a database holding the trigger (TestAFilesClashWithTheDatabaseReadsInChineseAtItsLine)",
-	apply.RefusalArchivingWithChanges: "needs a database holding the project active (TestAFilesClashWithTheDatabaseReadsInChineseAtItsLine)",
-	catalog.RefusalProjectMissing:     "a missing project is created by a file; the definitions page's view of one is a server test",
-	apply.RefusalOutcomeUnknown:       "the write of a valid file failing, not the file (TestAnApplyOfUnknownOutcomeReadsInChinese)",
-	apply.RefusalSpecChanged:          "an apply over a project revision (If-Match, `ql apply --if-match`), which the definitions page does not send",
-	apply.RefusalProjectExists:        "an apply only creating its project (If-None-Match: *), which the definitions page does not send",
-	apply.RefusalWriteConflict:        "the write of a valid file losing to another writer, not the file",
-	apply.RefusalNameTaken:            "the New task form's, not a file's (server: TestTheNewTaskFormRefusesANameItsProjectHasInThePagesLanguage)",
+	validate.RefusalNotUTF8:            "the YAML decoder reads only UTF-8 and its escapes yield UTF-8 (the check is for other callers)",
+	cron.RefusalExpression:             "robfig refusing an expression whose every field it accepts alone, which its grammar never does",
+	apply.RefusalTriggerRebound:        "needs a database holding the trigger (TestAFilesClashWithTheDatabaseReadsInChineseAtItsLine)",
+	apply.RefusalArchivingWithChanges:  "needs a database holding the project active (TestAFilesClashWithTheDatabaseReadsInChineseAtItsLine)",
+	catalog.RefusalProjectMissing:      "a missing project is created by a file; the definitions page's view of one is a server test",
+	apply.RefusalOutcomeUnknown:        "the write of a valid file failing, not the file (TestAnApplyOfUnknownOutcomeReadsInChinese)",
+	apply.RefusalSpecChanged:           "an apply over a project revision (If-Match, `ql apply --if-match`), which the definitions page does not send",
+	apply.RefusalProjectExists:         "an apply only creating its project (If-None-Match: *), which the definitions page does not send",
+	apply.RefusalCreateOnlyWouldChange: "an apply only creating objects (`ql apply --create-only`, ?createOnly=true), which the definitions page does not send",
+	apply.RefusalWriteConflict:         "the write of a valid file losing to another writer, not the file",
+	apply.RefusalNameTaken:             "the New task form's, not a file's (server: TestTheNewTaskFormRefusesANameItsProjectHasInThePagesLanguage)",
 	// The edit forms', not a file's (server: TestTheEditTaskFormRefusesATaskChangedSinceItWasShown,
 	// TestTheEditTaskFormSendsATaskItCannotShowToItsDefinitionsFile; storetest: WhatAnEditFormCannotShowIsRefused).
 	apply.RefusalNoSuchEntry:    "an edit form of a task or trigger the project lacks",

@@ -116,14 +116,19 @@ var fileNamePattern = regexp.MustCompile(`^[^/\\\x00-\x1f]{1,128}$`)
 // with the audit record of the token and address. Admin scope: a
 // definitions file decides what commands run on the hosts, as which user.
 // With If-Match, it publishes only over the revision of the project the
-// client read; with If-None-Match: *, only if no project has its name:
-// either checked in the publishing transaction (apply.Options).
+// client read; with If-None-Match: *, only if no project has its name;
+// with ?createOnly=true, only what does not exist yet: each checked in
+// the publishing transaction (apply.Options).
 func (a *api) applyDefinitions(ctx context.Context, r *http.Request) (any, error) {
-	q, err := params(r.URL.Query(), "dryRun", "file")
+	q, err := params(r.URL.Query(), "dryRun", "file", "createOnly")
 	if err != nil {
 		return nil, err
 	}
 	dry, err := boolean("dryRun", q["dryRun"], false)
+	if err != nil {
+		return nil, err
+	}
+	createOnly, err := boolean("createOnly", q["createOnly"], false)
 	if err != nil {
 		return nil, err
 	}
@@ -165,9 +170,12 @@ func (a *api) applyDefinitions(ctx context.Context, r *http.Request) (any, error
 		if err := apply.StaleUnlessPublished(stale, results, err); err != nil {
 			return nil, err
 		}
+		if err == nil && createOnly {
+			err = apply.CheckCreateOnly(doc.Project, results)
+		}
 	} else {
 		svc := *a.Definitions
-		results, err = apply.Publish(ctx, svc, doc, ids.New, apply.Options{Actor: principalOf(ctx).actor(), IfMatch: ifMatch(r), IfNoneMatch: absent})
+		results, err = apply.Publish(ctx, svc, doc, ids.New, apply.Options{Actor: principalOf(ctx).actor(), IfMatch: ifMatch(r), IfNoneMatch: absent, CreateOnly: createOnly})
 	}
 	if err != nil {
 		return nil, err
