@@ -103,12 +103,9 @@ func changeProjectPause(ctx context.Context, tx pgx.Tx, r schedule.ProjectPauseR
 	if err := tx.QueryRow(ctx, sqlNowMs).Scan(&now); err != nil {
 		return err
 	}
-	if r.Pause {
-		now = schedule.PauseStart(r.SinceMs, now)
-	}
 	q := sqlProjectPauseTheirs
 	if r.Pause {
-		q = sqlProjectPauseUnpaused
+		q, now = sqlProjectPauseUnpaused, schedule.PauseStart(r.SinceMs, now)
 	}
 	rows, err := tx.Query(ctx, q, out.ProjectID)
 	if err != nil {

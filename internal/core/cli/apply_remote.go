@@ -40,13 +40,13 @@ const (
 	apiMaxBody                = 1 << 20
 )
 
-// applyRemote validates file here (errors name its path and line) and
-// sends it to the server's API, which validates and publishes it again
-// with its own clock and store, and prints what the server did.
 // applyMode is what an apply is asked to do beyond converging its file:
 // only show the plan (dryRun), or only create (createOnly).
 type applyMode struct{ dryRun, createOnly bool }
 
+// applyRemote validates file here (errors name its path and line) and
+// sends it to the server's API, which validates and publishes it again
+// with its own clock and store, and prints what the server did.
 func applyRemote(cmd *cobra.Command, db *dbFlags, file string, mode applyMode, ifMatch, output string) error {
 	dryRun := mode.dryRun
 	c, err := remoteClient(db)
