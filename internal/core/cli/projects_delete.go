@@ -16,11 +16,6 @@ import (
 	"github.com/qinglong/qinglong/internal/core/view"
 )
 
-// RefusalConfirmationRequired is the reason of a deletion asked for
-// without --yes where nobody can type the confirmation: standard input is
-// not a terminal, as in a script or a pipe.
-const RefusalConfirmationRequired qlerror.Reason = "confirmation_required"
-
 // keptShown bounds the log files a deletion lists that it could not remove.
 const keptShown = 10
 
@@ -166,7 +161,7 @@ func confirmDeletion(cmd *cobra.Command, name string) error {
 	if f, ok := in.(*os.File); !ok || !isTerminal(f) {
 		return qlerror.New(qlerror.Invalid, "deleting project %s cannot be undone, and standard input is not a terminal to confirm it on: "+
 			"give --yes to delete it (see --dry-run for what goes), or run the command on a terminal and type the name", name).
-			Because(RefusalConfirmationRequired, "name", name)
+			Because(project.RefusalConfirmationRequired, "name", name)
 	}
 	fmt.Fprintf(cmd.ErrOrStderr(), "This cannot be undone. Type the project's name (%s) to delete it: ", name)
 	line, err := bufio.NewReader(io.LimitReader(in, 1024)).ReadString('\n')

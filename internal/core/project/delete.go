@@ -20,6 +20,10 @@ const (
 	// RefusalBoundTokens: a live API token names the project; deleted,
 	// the name would be free for a new project the token would act on.
 	RefusalBoundTokens qlerror.Reason = "project_has_bound_tokens"
+	// RefusalConfirmationRequired: a deletion asked for without --yes
+	// where nobody can type the confirmation (standard input is not a
+	// terminal, as in a script or a pipe).
+	RefusalConfirmationRequired qlerror.Reason = "confirmation_required"
 )
 
 // DefaultDeleteBatch is how many Runs one step of a deletion removes
