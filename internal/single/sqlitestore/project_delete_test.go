@@ -2,6 +2,7 @@ package sqlitestore
 
 import (
 	"context"
+	"os"
 	"path/filepath"
 	"testing"
 
@@ -51,10 +52,34 @@ func newDeleteFixture(t *testing.T) storetest.Fixture {
 	f := e.fixture()
 	f.ProjectDeleter = e.store.ProjectDeleter(e.logDir(), filepath.Join(filepath.Dir(e.path), "qinglong-secrets.json"))
 	f.ProjectRows = e.projectRows
+	f.BlockLogRemoval = e.blockLogRemoval
 	return f
 }
 
 func TestProjectDeleteConformance(t *testing.T) {
 	t.Parallel()
 	storetest.RunProjectDelete(t, newDeleteFixture)
+}
+
+// blockLogRemoval puts a directory holding a file where the attempt's log
+// file is, which no one, root included, can remove as a file: the removal
+// fails with "directory not empty" until the file in it goes.
+func (e *env) blockLogRemoval(t *testing.T, attemptID string) func() {
+	t.Helper()
+	path := filepath.Join(e.logDir(), attemptID+".log")
+	if err := os.Remove(path); err != nil {
+		t.Fatal(err)
+	}
+	inner := filepath.Join(path, "held")
+	if err := os.MkdirAll(path, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(inner, []byte("x"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return func() {
+		if err := os.Remove(inner); err != nil {
+			t.Fatal(err)
+		}
+	}
 }

@@ -182,6 +182,10 @@ type Fixture struct {
 	// rows of every table that hold something of the project, by table.
 	ProjectDeleter project.Deleter
 	ProjectRows    func(ctx context.Context, projectID string) (map[string]int64, error)
+	// BlockLogRemoval makes the log file of an attempt impossible to
+	// remove until the function it returns is called (nil where logs are
+	// rows, not files).
+	BlockLogRemoval func(t *testing.T, attemptID string) (unblock func())
 	// SeedFinished copies the admitted Run template n times as finished
 	// (succeeded) Runs that finished at finishedAtMs, each with one ended
 	// attempt, three events and, when logBytes > 0, a stored log of that

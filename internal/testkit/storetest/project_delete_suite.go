@@ -16,12 +16,13 @@ import (
 // goes, what stays, and what refuses it.
 func RunProjectDelete(t *testing.T, newFixture Factory) {
 	tests := map[string]func(*testing.T, Fixture){
-		"DeletingAProjectRemovesEveryRowAndLogOfIt":      testProjectDeleteRemovesAll,
-		"AProjectWithUnfinishedRunsIsNotDeleted":         testProjectDeleteUnfinished,
-		"AnUnarchivedProjectIsNotDeleted":                testProjectDeleteActive,
-		"DeletingOneProjectLeavesTheOthersUntouched":     testProjectDeleteOthers,
-		"DryRunDeletesNothing":                           testProjectDeleteDryRun,
-		"ALiveTokenBoundToTheProjectKeepsItUntilRevoked": testProjectDeleteBoundToken,
+		"DeletingAProjectRemovesEveryRowAndLogOfIt":              testProjectDeleteRemovesAll,
+		"AProjectWithUnfinishedRunsIsNotDeleted":                 testProjectDeleteUnfinished,
+		"AnUnarchivedProjectIsNotDeleted":                        testProjectDeleteActive,
+		"DeletingOneProjectLeavesTheOthersUntouched":             testProjectDeleteOthers,
+		"DryRunDeletesNothing":                                   testProjectDeleteDryRun,
+		"ALiveTokenBoundToTheProjectKeepsItUntilRevoked":         testProjectDeleteBoundToken,
+		"ALogFileLeftBehindIsRemovedWhenTheDeletionIsAskedAgain": testProjectDeleteLeftovers,
 	}
 	for name, fn := range tests {
 		t.Run(name, func(t *testing.T) {
@@ -208,5 +209,35 @@ func testProjectDeleteBoundToken(t *testing.T, f Fixture) {
 	}
 	if _, err := deleteProject(t, f, "bound", false); err != nil {
 		t.Fatalf("delete once the token is revoked: %v", err)
+	}
+}
+
+func testProjectDeleteLeftovers(t *testing.T, f Fixture) {
+	if f.BlockLogRemoval == nil {
+		t.Skip("the adapter keeps no log files")
+	}
+	d := seedDeletable(t, f, "stuck")
+	setStatus(t, f, d.defs, project.Archived)
+	unblock := f.BlockLogRemoval(t, d.attempts[0])
+	res, err := deleteProject(t, f, "stuck", false)
+	if err != nil || len(res.Kept) != 1 || res.Kept[0].Err == nil {
+		t.Fatalf("delete with one log file that cannot be removed: %+v, %v; want it deleted, naming the one file kept", res, err)
+	}
+	requireLogs(t, f, d.attempts[1:], false)
+	left := projectRows(t, f, d.Project.ID)
+	if left["deleted_project_logs"] != 1 || left["runs"] != 0 || left["projects"] != 0 {
+		t.Fatalf("after the deletion: %v; want the project gone and the one file left named", left)
+	}
+	unblock()
+	res, err = deleteProject(t, f, "stuck", false)
+	if err != nil || !res.Leftovers || len(res.Kept) != 0 {
+		t.Fatalf("delete again: %+v, %v; want what was left removed", res, err)
+	}
+	requireLogs(t, f, d.attempts, false)
+	if n := projectRows(t, f, d.Project.ID)["deleted_project_logs"]; n != 0 {
+		t.Fatalf("%d log files still named after they were removed", n)
+	}
+	if _, err := deleteProject(t, f, "stuck", false); qlerror.ReasonOf(err) != schedule.RefusalProjectUnknown {
+		t.Fatalf("delete once nothing is left: %v; want %s", err, schedule.RefusalProjectUnknown)
 	}
 }
