@@ -26,6 +26,10 @@ const (
 	RefusalConfirmationRequired qlerror.Reason = "confirmation_required"
 )
 
+// CodeDeleted is the log code of a project's deletion over the API or
+// the console: its name, id, counts and who asked.
+const CodeDeleted = "project.deleted"
+
 // DefaultDeleteBatch is how many Runs one step of a deletion removes
 // before it reports its progress.
 const DefaultDeleteBatch = 500

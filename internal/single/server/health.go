@@ -30,9 +30,10 @@ func (s *Server) listen() error {
 	cfg := httpapi.Config{
 		TrustedProxies: proxies,
 		Runs:           servedRuns{Reader: s.store, concurrency: s.cfg.Concurrency}, LastRuns: s.store, Triggers: s.store, Detail: s.store, Tokens: s.store, Uses: apitoken.NewUses(heldTouches{Authenticator: s.store, s: s}), Pauser: s.store, ProjectPauser: s.store, ProjectPauses: s.store, Cancel: s.cancelRun,
-		Notifications: s.store,
-		AllowedHosts:  httpapi.DefaultAllowedHosts(s.cfg.HTTPAddr, s.cfg.AllowedHosts),
-		Ready:         s.readiness, Writes: writes{s}, Log: s.cfg.Logger, RequestTimeout: s.cfg.RequestTimeout,
+		ProjectDeleter: s.store.ProjectDeleter(s.layout.Logs, s.layout.Secrets),
+		Notifications:  s.store,
+		AllowedHosts:   httpapi.DefaultAllowedHosts(s.cfg.HTTPAddr, s.cfg.AllowedHosts),
+		Ready:          s.readiness, Writes: writes{s}, Log: s.cfg.Logger, RequestTimeout: s.cfg.RequestTimeout,
 		Definitions: &catalog.Service{Store: s.store, Executor: task.LocalProcess, NowMs: s.cfg.NowMs},
 		Export:      s.store,
 		// This server runs the commands itself, as its own user, with
