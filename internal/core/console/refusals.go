@@ -78,6 +78,7 @@ var refusalsZH = map[qlerror.Reason]string{ //nolint:gosec // G101: sentences ke
 	schedule.RefusalRunNotFinished:      "该运行尚未结束，只有已结束的运行才能重新运行；请等待它结束，或先取消它。",
 	schedule.RefusalProjectArchived:     "该触发器所属的项目已归档：在项目恢复为 active 之前，它的任何运行（包括立即运行、重新运行和回填）都不会进行；要恢复，请在项目的定义文件中设置 status: active 并执行 `ql apply -f FILE`。",
 	catalog.RefusalProjectArchived:      "该项目已归档：要向它发布，请先在项目的定义文件中设置 status: active 并执行 `ql apply -f FILE`。",
+	refusalCannotDeleteProject:          "这个服务器不能删除项目（集群副本的数据库角色不能删除运行）：请用维护角色的 URL 执行 `ql projects delete`。",
 	project.RefusalNotArchived:          "项目 {name} 仍处于 active 状态，只有已归档的项目才能删除：请先在它的定义文件中设置 status: archived 并执行 `ql apply -f FILE`，然后再删除。",
 	project.RefusalUnfinishedRuns:       "项目 {name} 还有 {runs} 个运行尚未结束（排队、运行中或等待重试），删除会丢失它们的结果：请先取消它们，或等它们结束，然后再删除。",
 	project.RefusalBoundTokens:          "有仍然有效的 API 令牌绑定到项目 {name}（{tokens}）：删除后这个名字空出来，以后同名的新项目会被这些令牌操作；请先撤销它们（`ql tokens revoke 名称`），然后再删除。",
