@@ -19,7 +19,7 @@ const (
 	RefusalUnfinishedRuns qlerror.Reason = "project_has_unfinished_runs"
 	// RefusalBoundTokens: a live API token names the project; deleted,
 	// the name would be free for a new project the token would act on.
-	RefusalBoundTokens qlerror.Reason = "project_has_bound_tokens"
+	RefusalBoundTokens qlerror.Reason = "project_has_bound_tokens" //nolint:gosec // G101: a reason code, not a credential
 	// RefusalConfirmationRequired: a deletion asked for without --yes
 	// where nobody can type the confirmation (standard input is not a
 	// terminal, as in a script or a pipe).
