@@ -142,6 +142,7 @@ func TestOnlyTheMaintenanceRoleDeletesRunsAndItWritesNothingElse(t *testing.T) {
 		"UPDATE qinglong.trigger_schedules SET paused = paused WHERE false", "INSERT INTO qinglong.occurrence_ledger (trigger_id) SELECT NULL WHERE false",
 		"UPDATE qinglong.projects SET name = name WHERE false", "UPDATE qinglong.tasks SET current_revision = current_revision WHERE false",
 		"SELECT digest FROM qinglong.api_tokens", "UPDATE qinglong.api_tokens SET revoked_at_ms = 1 WHERE false",
+		"SELECT * FROM qinglong.tasks", "SELECT * FROM qinglong.execution_revisions", "SELECT * FROM qinglong.projects",
 		"DELETE FROM qinglong.workers WHERE false", "DELETE FROM qinglong.api_tokens WHERE false",
 	} {
 		if _, err := m.Exec(t.Context(), q); sqlState(err) != stateInsufficientPriv {

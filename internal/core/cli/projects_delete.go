@@ -104,6 +104,10 @@ set, else --database-url / $QL_DATABASE_URL. Secrets are in each worker's and re
 		} else {
 			printDeletion(w, res)
 		}
+		if dsn, err := db.resolve(opts); err == nil && IsPostgresURL(dsn) && !res.Leftovers {
+			fmt.Fprintf(progress, "secrets are not in the database: remove the project's (%s/NAME) from each worker's and replica's --secrets-file "+
+				"(`ql secrets delete %s/NAME --secrets-file FILE` on each machine)\n", res.ProjectName, res.ProjectName)
+		}
 		return deletionLeft(res)
 	}
 	addDBWriteFlags(c, &db, opts.OpenPostgres != nil)
