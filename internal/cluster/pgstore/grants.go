@@ -70,17 +70,22 @@ var tableGrants = map[string]map[RoleKind][]string{
 	// request can never reach the database with rights of its own.
 	// Every role that works on the data checks, before it does, that the
 	// schema is the one its binary knows.
-	"schema_migrations":   {RoleAdmin: {"SELECT"}, RoleRuntime: {"SELECT"}, RoleMaintenance: {"SELECT"}},
-	"schema_capability":   {RoleAdmin: {"SELECT"}, RoleRuntime: {"SELECT"}, RoleMaintenance: {"SELECT"}},
-	"projects":            {RoleAdmin: {"SELECT", "INSERT", "UPDATE"}, RoleRuntime: {"SELECT"}},
-	"tasks":               {RoleAdmin: {"SELECT", "INSERT", "UPDATE"}, RoleRuntime: {"SELECT"}},
-	"task_revisions":      {RoleAdmin: {"SELECT", "INSERT"}, RoleRuntime: {"SELECT"}},
-	"execution_revisions": {RoleAdmin: {"SELECT", "INSERT"}, RoleRuntime: {"SELECT"}},
-	"triggers":            {RoleAdmin: {"SELECT", "INSERT", "UPDATE"}, RoleRuntime: {"SELECT"}},
-	"trigger_revisions":   {RoleAdmin: {"SELECT", "INSERT"}, RoleRuntime: {"SELECT"}},
+	"schema_migrations": {RoleAdmin: {"SELECT"}, RoleRuntime: {"SELECT"}, RoleMaintenance: {"SELECT"}},
+	"schema_capability": {RoleAdmin: {"SELECT"}, RoleRuntime: {"SELECT"}, RoleMaintenance: {"SELECT"}},
+	// The maintenance role deletes an archived project with everything
+	// of it (`ql projects delete`), in the transaction that deletes its
+	// Runs: it deletes its definitions, reading only the keys that find
+	// them (columnGrants), so it can neither write nor export one.
+	"projects":            {RoleAdmin: {"SELECT", "INSERT", "UPDATE"}, RoleRuntime: {"SELECT"}, RoleMaintenance: {"DELETE"}},
+	"tasks":               {RoleAdmin: {"SELECT", "INSERT", "UPDATE"}, RoleRuntime: {"SELECT"}, RoleMaintenance: {"DELETE"}},
+	"task_revisions":      {RoleAdmin: {"SELECT", "INSERT"}, RoleRuntime: {"SELECT"}, RoleMaintenance: {"DELETE"}},
+	"execution_revisions": {RoleAdmin: {"SELECT", "INSERT"}, RoleRuntime: {"SELECT"}, RoleMaintenance: {"DELETE"}},
+	"triggers":            {RoleAdmin: {"SELECT", "INSERT", "UPDATE"}, RoleRuntime: {"SELECT"}, RoleMaintenance: {"DELETE"}},
+	"trigger_revisions":   {RoleAdmin: {"SELECT", "INSERT"}, RoleRuntime: {"SELECT"}, RoleMaintenance: {"DELETE"}},
 	// The runtime claims and advances rows but never creates or removes
-	// them: only a publish (admin) may create or reset a schedule.
-	"trigger_schedules": {RoleAdmin: {"SELECT", "INSERT", "UPDATE"}, RoleRuntime: {"SELECT", "UPDATE"}},
+	// them: only a publish (admin) may create or reset a schedule, and
+	// only a project's deletion (maintenance) removes one.
+	"trigger_schedules": {RoleAdmin: {"SELECT", "INSERT", "UPDATE"}, RoleRuntime: {"SELECT", "UPDATE"}, RoleMaintenance: {"DELETE"}},
 	// The maintenance role deletes finished Runs with their attempts,
 	// events and log chunks; nothing else may delete any of them.
 	"runs":     {RoleRuntime: {"SELECT", "INSERT", "UPDATE"}, RoleMaintenance: {"SELECT", "DELETE"}},
@@ -101,18 +106,19 @@ var tableGrants = map[string]map[RoleKind][]string{
 	// old entries into per-reason totals and deletes them (the runtime's
 	// only DELETE). A publish (admin) appends what the revision it replaces
 	// owes, with the same compaction, in its own transaction.
-	"occurrence_ledger":           {RoleAdmin: {"SELECT", "INSERT", "DELETE"}, RoleRuntime: {"SELECT", "INSERT", "DELETE"}},
-	"occurrence_ledger_compacted": {RoleAdmin: {"SELECT", "INSERT", "UPDATE"}, RoleRuntime: {"SELECT", "INSERT", "UPDATE"}},
+	"occurrence_ledger":           {RoleAdmin: {"SELECT", "INSERT", "DELETE"}, RoleRuntime: {"SELECT", "INSERT", "DELETE"}, RoleMaintenance: {"DELETE"}},
+	"occurrence_ledger_compacted": {RoleAdmin: {"SELECT", "INSERT", "UPDATE"}, RoleRuntime: {"SELECT", "INSERT", "UPDATE"}, RoleMaintenance: {"DELETE"}},
 	// An admin (`ql triggers pause`) and a replica's API or console (the
 	// runtime) pause and resume triggers; the audit trail of it is
-	// append-only for both. The runtime reads it to show a trigger's
+	// append-only for both, and goes only with its project (maintenance). The runtime reads it to show a trigger's
 	// newest records in its view (API, console, `ql triggers show`).
-	"trigger_schedule_audit": {RoleAdmin: {"SELECT", "INSERT"}, RoleRuntime: {"SELECT", "INSERT"}},
+	"trigger_schedule_audit": {RoleAdmin: {"SELECT", "INSERT"}, RoleRuntime: {"SELECT", "INSERT"}, RoleMaintenance: {"DELETE"}},
 	// A project's pause record: written where triggers are paused (an
 	// admin's `ql projects pause`, a replica's API and console as the
-	// runtime), never deleted (a resume updates it). A publish (admin)
+	// runtime), deleted only with its project (maintenance; a resume
+	// updates it). A publish (admin)
 	// reads it so that a trigger new to a paused project starts paused.
-	"project_pauses": {RoleAdmin: {"SELECT", "INSERT", "UPDATE"}, RoleRuntime: {"SELECT", "INSERT", "UPDATE"}},
+	"project_pauses": {RoleAdmin: {"SELECT", "INSERT", "UPDATE"}, RoleRuntime: {"SELECT", "INSERT", "UPDATE"}, RoleMaintenance: {"DELETE"}},
 	// An admin creates and revokes API tokens; the runtime, which serves
 	// the API, only reads them to authenticate, and records their use in
 	// a table of its own, so it can never change a token's scope, expiry
@@ -167,8 +173,26 @@ var lagGrants = map[string]map[RoleKind][]string{
 // deletes keeps its log_bytes, which with no first chunk left records that
 // retention removed the log.
 var columnGrants = map[string]map[RoleKind]map[string][]string{
-	"runs":     {RoleMaintenance: {"finished_at_ms": {"UPDATE"}}},
-	"attempts": {RoleMaintenance: {"log_bytes": {"UPDATE"}}},
+	"runs": {RoleMaintenance: {"finished_at_ms": {"UPDATE"}}},
+	// A project's deletion finds the project by id or name, locks its row
+	// first (FOR UPDATE) and writes none of it; of the definitions it
+	// deletes with it, it reads only the keys naming the project or the
+	// trigger they belong to.
+	"projects":                    {RoleMaintenance: {"id": {"SELECT"}, "name": {"SELECT"}, "status": {"SELECT", "UPDATE"}}},
+	"tasks":                       {RoleMaintenance: {"id": {"SELECT"}, "project_id": {"SELECT"}}},
+	"task_revisions":              {RoleMaintenance: {"project_id": {"SELECT"}}},
+	"execution_revisions":         {RoleMaintenance: {"project_id": {"SELECT"}}},
+	"triggers":                    {RoleMaintenance: {"id": {"SELECT"}, "project_id": {"SELECT"}}},
+	"trigger_revisions":           {RoleMaintenance: {"trigger_id": {"SELECT"}}},
+	"trigger_schedules":           {RoleMaintenance: {"project_id": {"SELECT"}}},
+	"occurrence_ledger":           {RoleMaintenance: {"trigger_id": {"SELECT"}}},
+	"occurrence_ledger_compacted": {RoleMaintenance: {"trigger_id": {"SELECT"}}},
+	"trigger_schedule_audit":      {RoleMaintenance: {"trigger_id": {"SELECT"}}},
+	"project_pauses":              {RoleMaintenance: {"project_id": {"SELECT"}}},
+	// It refuses while a live token is bound to the project, reading
+	// these columns of the tokens and never a digest.
+	"api_tokens": {RoleMaintenance: {"name": {"SELECT"}, "projects": {"SELECT"}, "revoked_at_ms": {"SELECT"}, "expires_at_ms": {"SELECT"}}},
+	"attempts":   {RoleMaintenance: {"log_bytes": {"UPDATE"}}},
 	// The notifications rule locks the rows it deletes the same way.
 	"notification_outbox": {RoleMaintenance: {"delivered_at_ms": {"UPDATE"}}},
 	// A console sign-in records its time and nothing else.

@@ -115,8 +115,10 @@ func privilegeProbe(priv, table, col string) string {
 }
 
 // The maintenance role deletes Runs, attempts, events and log chunks and
-// locks them for it; of everything else it may only empty an attempt's
-// log_bytes. The other roles delete none of them.
+// locks them for it, and deletes an archived project's definitions with
+// them (locking the project row); of everything else it may only empty an
+// attempt's log_bytes, and of a token it reads no digest. The other roles
+// delete none of the Runs' rows.
 func TestOnlyTheMaintenanceRoleDeletesRunsAndItWritesNothingElse(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
@@ -126,6 +128,9 @@ func TestOnlyTheMaintenanceRoleDeletesRunsAndItWritesNothingElse(t *testing.T) {
 		"DELETE FROM qinglong.run_events WHERE false", "DELETE FROM qinglong.run_log_chunks WHERE false",
 		"SELECT id FROM qinglong.runs FOR UPDATE SKIP LOCKED", "SELECT id FROM qinglong.attempts FOR UPDATE SKIP LOCKED",
 		"UPDATE qinglong.attempts SET log_bytes = 0 WHERE false",
+		"DELETE FROM qinglong.trigger_schedules WHERE false", "DELETE FROM qinglong.occurrence_ledger WHERE false",
+		"DELETE FROM qinglong.projects WHERE false", "SELECT id FROM qinglong.projects FOR UPDATE",
+		"SELECT name, projects FROM qinglong.api_tokens WHERE revoked_at_ms IS NULL AND expires_at_ms IS NULL",
 	} {
 		if _, err := m.Exec(t.Context(), q); err != nil {
 			t.Errorf("maintenance %q: %v, want allowed", q, err)
@@ -134,8 +139,11 @@ func TestOnlyTheMaintenanceRoleDeletesRunsAndItWritesNothingElse(t *testing.T) {
 	for _, q := range []string{
 		"UPDATE qinglong.runs SET state = 'succeeded' WHERE false", "UPDATE qinglong.attempts SET state = 'lost' WHERE false",
 		"INSERT INTO qinglong.runs (id) SELECT NULL WHERE false", "UPDATE qinglong.run_log_chunks SET bytes = 'x' WHERE false",
-		"DELETE FROM qinglong.trigger_schedules WHERE false", "DELETE FROM qinglong.occurrence_ledger WHERE false",
-		"DELETE FROM qinglong.workers WHERE false", "SELECT 1 FROM qinglong.trigger_schedules",
+		"UPDATE qinglong.trigger_schedules SET paused = paused WHERE false", "INSERT INTO qinglong.occurrence_ledger (trigger_id) SELECT NULL WHERE false",
+		"UPDATE qinglong.projects SET name = name WHERE false", "UPDATE qinglong.tasks SET current_revision = current_revision WHERE false",
+		"SELECT digest FROM qinglong.api_tokens", "UPDATE qinglong.api_tokens SET revoked_at_ms = 1 WHERE false",
+		"SELECT * FROM qinglong.tasks", "SELECT * FROM qinglong.execution_revisions", "SELECT * FROM qinglong.projects",
+		"DELETE FROM qinglong.workers WHERE false", "DELETE FROM qinglong.api_tokens WHERE false",
 	} {
 		if _, err := m.Exec(t.Context(), q); sqlState(err) != stateInsufficientPriv {
 			t.Errorf("maintenance %q: %v, want permission denied", q, err)

@@ -329,6 +329,16 @@ var (
 	sqlNotifyState     = stmt("NotifyState")
 )
 
+// sql/project_delete.sql: a project's deletion (maintenance role).
+var (
+	sqlProjectDeleteLock        = stmt("ProjectDeleteLock")
+	sqlProjectDeleteCounts      = stmt("ProjectDeleteCounts")
+	sqlProjectDeleteUnfinished  = stmt("ProjectDeleteUnfinished")
+	sqlProjectDeleteTokens      = stmt("ProjectDeleteTokens")
+	sqlProjectDeleteRuns        = stmt("ProjectDeleteRuns")
+	sqlProjectDeleteDefinitions = stmt("ProjectDeleteDefinitions")
+)
+
 // sql/retention.sql: retention (maintenance role).
 var (
 	sqlRetentionSettings   = stmt("RetentionSettings")

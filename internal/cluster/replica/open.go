@@ -82,6 +82,7 @@ func Open(ctx context.Context, dsn string) (*cli.Backend, error) {
 		// Opened at its first use only: the maintenance role's URL is
 		// another than the one the other commands use.
 		Retention:         maint,
+		ProjectDelete:     maint,
 		RetentionDefaults: retention.ClusterDefaults,
 		RetentionOptions:  pgstore.RetentionOptions,
 		Close: func() {

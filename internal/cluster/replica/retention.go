@@ -7,6 +7,7 @@ import (
 
 	"github.com/qinglong/qinglong/internal/cluster/pgstore"
 	"github.com/qinglong/qinglong/internal/core/cli"
+	"github.com/qinglong/qinglong/internal/core/project"
 	"github.com/qinglong/qinglong/internal/core/qlerror"
 	"github.com/qinglong/qinglong/internal/core/retention"
 )
@@ -115,6 +116,20 @@ func (mt *maintenance) RetentionCompact(ctx context.Context) (int64, error) {
 	}
 	n, err := m.RetentionCompact(ctx)
 	return n, mt.settle(err)
+}
+
+// ProjectDelete deletes an archived project as the maintenance role, the
+// one that deletes Runs (`ql projects delete`).
+func (mt *maintenance) ProjectDelete(ctx context.Context, r project.DeleteRequest) (project.DeleteResult, error) {
+	m, err := mt.open(ctx)
+	if err != nil {
+		return project.DeleteResult{}, err
+	}
+	res, err := m.ProjectDelete(ctx, r)
+	if qlerror.Is(err, qlerror.Unavailable) {
+		mt.Close()
+	}
+	return res, err
 }
 
 // Close releases the pool, if open.

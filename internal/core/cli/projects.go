@@ -16,10 +16,10 @@ import (
 func projectsCommand(opts Options) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "projects",
-		Short: "List, show, pause and resume projects",
+		Short: "List, show, pause, resume and delete projects",
 		Args:  cobra.NoArgs,
 	}
-	c.AddCommand(projectsListCommand(opts), projectsShowCommand(opts), projectsPauseCommand(opts, true), projectsPauseCommand(opts, false))
+	c.AddCommand(projectsListCommand(opts), projectsShowCommand(opts), projectsPauseCommand(opts, true), projectsPauseCommand(opts, false), projectsDeleteCommand(opts))
 	return c
 }
 

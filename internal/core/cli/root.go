@@ -22,6 +22,7 @@ import (
 	"github.com/qinglong/qinglong/internal/core/catalog"
 	"github.com/qinglong/qinglong/internal/core/notify"
 	"github.com/qinglong/qinglong/internal/core/process"
+	"github.com/qinglong/qinglong/internal/core/project"
 	"github.com/qinglong/qinglong/internal/core/qlerror"
 	"github.com/qinglong/qinglong/internal/core/retention"
 	"github.com/qinglong/qinglong/internal/core/run"
@@ -58,6 +59,9 @@ type Backend struct {
 	// ProjectPauses reads a project's pause state (`ql projects show`);
 	// nil where the database cannot say it, which then leaves it out.
 	ProjectPauses schedule.ProjectPauseReader
+	// ProjectDelete deletes archived projects (`ql projects delete`);
+	// nil when the profile cannot.
+	ProjectDelete project.Deleter
 	// Detail reads one trigger with its occurrence ledger (`ql triggers
 	// show`).
 	Detail schedule.DetailReader

@@ -35,6 +35,7 @@ import (
 	"github.com/qinglong/qinglong/internal/core/httpserve"
 	"github.com/qinglong/qinglong/internal/core/notify"
 	"github.com/qinglong/qinglong/internal/core/process"
+	"github.com/qinglong/qinglong/internal/core/project"
 	"github.com/qinglong/qinglong/internal/core/qlerror"
 	"github.com/qinglong/qinglong/internal/core/run"
 	"github.com/qinglong/qinglong/internal/core/schedule"
@@ -81,6 +82,10 @@ type Config struct {
 	// ProjectPauser pauses and resumes whole projects (the triggers list
 	// of one project offers it); nil where the server cannot.
 	ProjectPauser schedule.ProjectPauser
+	// ProjectDeleter deletes archived projects (the triggers list of an
+	// archived project offers it to an admin); nil where the server
+	// cannot.
+	ProjectDeleter project.Deleter
 	// ProjectPauses reads a project's pause state, so that the triggers
 	// list of one project offers only the one of Pause project and Resume
 	// project that applies, and says since when it is paused; the list
@@ -260,6 +265,7 @@ var routes = []route{
 	{http.MethodPost, "/triggers/{id}/resume", apitoken.Operate, func(c *Console) handlerFunc { return c.pause(false) }},
 	{http.MethodPost, "/projects/{project}/pause", apitoken.Operate, func(c *Console) handlerFunc { return c.projectPause(true) }},
 	{http.MethodPost, "/projects/{project}/resume", apitoken.Operate, func(c *Console) handlerFunc { return c.projectPause(false) }},
+	{http.MethodPost, "/projects/{project}/delete", apitoken.Admin, func(c *Console) handlerFunc { return c.projectDelete }},
 	{http.MethodPost, "/triggers/{id}/run", apitoken.Operate, func(c *Console) handlerFunc { return c.runNow }},
 	{http.MethodPost, "/triggers/{id}/backfill/preview", apitoken.Operate, func(c *Console) handlerFunc { return c.backfillPreview }},
 	{http.MethodPost, "/triggers/{id}/backfill", apitoken.Operate, func(c *Console) handlerFunc { return c.backfill }},

@@ -422,7 +422,8 @@ func (c *Console) triggersList(w http.ResponseWriter, r *http.Request, s *sessio
 	data := map[string]any{"Q": q, "Project": r.URL.Query().Get("project"), "Projects": projects, "Request": randomID(), "F": f,
 		"Batch": c.batchOffer(s), "BatchRequest": randomID(), "MaxNote": schedule.MaxPauseNote,
 		// A paused row offers Resume as the trigger's page does.
-		"CanPause": c.cfg.Pauser != nil, "CanPauseProject": c.cfg.ProjectPauser != nil && c.cfg.ProjectPauses != nil, "ProjectDone": projectDone(r), "ProjectForm": pf}
+		"CanPause": c.cfg.Pauser != nil, "CanPauseProject": c.cfg.ProjectPauser != nil && c.cfg.ProjectPauses != nil, "ProjectDone": projectDone(r), "ProjectForm": pf,
+		"CanDeleteProject": c.cfg.ProjectDeleter != nil, "ProjectDeleted": projectDeleted(r)}
 	pick, redirect, err := c.pickProject(r)
 	if redirect != "" {
 		http.Redirect(w, r, redirect, http.StatusFound)
@@ -435,7 +436,7 @@ func (c *Console) triggersList(w http.ResponseWriter, r *http.Request, s *sessio
 		// Filtered by one project, the list is that project's page and
 		// heads with its title and name.
 		if pick.ID != "" {
-			data["Heading"] = pick.named()
+			data["Heading"], data["ProjectArchived"] = pick.named(), pick.Archived
 		}
 		if pick.ID != "" && c.cfg.ProjectPauses != nil {
 			var st schedule.ProjectPauseState

@@ -8,6 +8,7 @@ import (
 
 	"github.com/qinglong/qinglong/internal/core/catalog"
 	"github.com/qinglong/qinglong/internal/core/ids"
+	"github.com/qinglong/qinglong/internal/core/project"
 	"github.com/qinglong/qinglong/internal/core/qlerror"
 )
 
@@ -41,8 +42,12 @@ func withChosen(choices []catalog.ProjectName, chosen catalog.ProjectName) []cat
 
 // projectPick is the project a list page's ?project= names: the id the
 // listing is filtered by, the name its picker shows ("" for every project)
-// and the project's display title, which the page heads with.
-type projectPick struct{ ID, Name, Title string }
+// and the project's display title, which the page heads with, and whether
+// it is archived (its page then offers its deletion).
+type projectPick struct {
+	ID, Name, Title string
+	Archived        bool
+}
 
 // named is the pick as a picker's choice.
 func (p projectPick) named() catalog.ProjectName {
@@ -65,7 +70,7 @@ func (c *Console) pickProject(r *http.Request) (pick projectPick, redirect strin
 	// The project alone: no task or trigger is read.
 	d, err := c.cfg.Export.ProjectDefinitions(r.Context(), v, 0)
 	if err == nil {
-		return projectPick{ID: d.Project.ID, Name: d.Project.Name, Title: d.Project.Title}, "", nil
+		return projectPick{ID: d.Project.ID, Name: d.Project.Name, Title: d.Project.Title, Archived: d.Project.Status == project.Archived}, "", nil
 	}
 	if qlerror.ReasonOf(err) != catalog.RefusalProjectMissing {
 		return projectPick{}, "", err

@@ -12,6 +12,7 @@ import (
 	"github.com/qinglong/qinglong/internal/core/apply"
 	"github.com/qinglong/qinglong/internal/core/catalog"
 	"github.com/qinglong/qinglong/internal/core/hold"
+	"github.com/qinglong/qinglong/internal/core/project"
 	"github.com/qinglong/qinglong/internal/core/qlerror"
 	"github.com/qinglong/qinglong/internal/core/run"
 	"github.com/qinglong/qinglong/internal/core/schedule"
@@ -72,11 +73,16 @@ var refusals = map[string]map[qlerror.Reason]string{
 
 // refusalsZH say in Chinese the refusals of the pages' actions and forms.
 var refusalsZH = map[qlerror.Reason]string{ //nolint:gosec // G101: sentences keyed by refusal reasons (some name tokens), no credential
-	schedule.RefusalTriggerMissing:  "该触发器不存在（可能已被删除）；触发器列表列出现有的触发器。",
-	schedule.RefusalRunMissing:      "该运行不存在（保留策略可能已将其删除）；运行列表列出现有的运行。",
-	schedule.RefusalRunNotFinished:  "该运行尚未结束，只有已结束的运行才能重新运行；请等待它结束，或先取消它。",
-	schedule.RefusalProjectArchived: "该触发器所属的项目已归档：在项目恢复为 active 之前，它的任何运行（包括立即运行、重新运行和回填）都不会进行；要恢复，请在项目的定义文件中设置 status: active 并执行 `ql apply -f FILE`。",
-	catalog.RefusalProjectArchived:  "该项目已归档：要向它发布，请先在项目的定义文件中设置 status: active 并执行 `ql apply -f FILE`。",
+	schedule.RefusalTriggerMissing:      "该触发器不存在（可能已被删除）；触发器列表列出现有的触发器。",
+	schedule.RefusalRunMissing:          "该运行不存在（保留策略可能已将其删除）；运行列表列出现有的运行。",
+	schedule.RefusalRunNotFinished:      "该运行尚未结束，只有已结束的运行才能重新运行；请等待它结束，或先取消它。",
+	schedule.RefusalProjectArchived:     "该触发器所属的项目已归档：在项目恢复为 active 之前，它的任何运行（包括立即运行、重新运行和回填）都不会进行；要恢复，请在项目的定义文件中设置 status: active 并执行 `ql apply -f FILE`。",
+	catalog.RefusalProjectArchived:      "该项目已归档：要向它发布，请先在项目的定义文件中设置 status: active 并执行 `ql apply -f FILE`。",
+	refusalCannotDeleteProject:          "这个服务器不能删除项目（集群副本的数据库角色不能删除运行）：请用维护角色的 URL 执行 `ql projects delete`。",
+	project.RefusalNotArchived:          "项目 {name} 仍处于 active 状态，只有已归档的项目才能删除：请先在它的定义文件中设置 status: archived 并执行 `ql apply -f FILE`，然后再删除。",
+	project.RefusalUnfinishedRuns:       "项目 {name} 还有 {runs} 个运行尚未结束（排队、运行中或等待重试），删除会丢失它们的结果：请先取消它们，或等它们结束，然后再删除。",
+	project.RefusalBoundTokens:          "有仍然有效的 API 令牌绑定到项目 {name}（{tokens}）：删除后这个名字空出来，以后同名的新项目会被这些令牌操作；请先撤销它们（`ql tokens revoke 名称`），然后再删除。",
+	project.RefusalConfirmationRequired: "删除项目 {name} 无法撤销，而标准输入不是终端，无法输入项目名称确认：请加上 --yes（先用 --dry-run 查看会删除什么），或在终端中运行并输入名称。",
 	refusalEnableArchived: "无法启用触发器“{trigger}”：它所属的项目已归档，归档项目的触发器保持原样（且都不运行），直到项目恢复为 active；" +
 		"要恢复，请在项目的定义文件中设置 status: active 并执行 `ql apply -f FILE`。",
 	refusalProjectPauseUnknown:  "没有名为“{name}”的项目（项目名区分大小写），无法暂停或恢复；请从列表中选择一个项目。",

@@ -351,6 +351,12 @@ var notReachedByAFile = map[qlerror.Reason]string{
 	notify.RefusalNotificationMissing: "a retry of a notification that does not exist",
 	notify.RefusalNotificationNotDead: "a retry of a notification that is not dead",
 	notify.RefusalNotificationState:   "a listing's state filter",
+	// A project's deletion's: of the stored project, never of a file
+	// (storetest: RunProjectDelete).
+	project.RefusalNotArchived:          "a deletion of a project still active",
+	project.RefusalUnfinishedRuns:       "a deletion of a project with Runs not finished",
+	project.RefusalBoundTokens:          "a deletion of a project a live token is bound to",
+	project.RefusalConfirmationRequired: "a deletion asked for with nobody to confirm it",
 }
 
 // Each reason a definitions file can be refused for is given by a file of

@@ -20,6 +20,7 @@ import (
 	"github.com/qinglong/qinglong/internal/core/httpserve"
 	"github.com/qinglong/qinglong/internal/core/notify"
 	"github.com/qinglong/qinglong/internal/core/process"
+	"github.com/qinglong/qinglong/internal/core/project"
 	"github.com/qinglong/qinglong/internal/core/qlerror"
 	"github.com/qinglong/qinglong/internal/core/run"
 	"github.com/qinglong/qinglong/internal/core/schedule"
@@ -78,6 +79,10 @@ type Config struct {
 	// ProjectPauser pauses and resumes whole projects; nil where the
 	// server cannot.
 	ProjectPauser schedule.ProjectPauser
+	// ProjectDeleter deletes archived projects (DELETE
+	// /api/v1/projects/{name}); nil where the server cannot (a replica,
+	// whose role may not delete Runs).
+	ProjectDeleter project.Deleter
 	// ProjectPauses reads a project's pause state for the project read
 	// (GET /api/v1/projects/{name}); nil where the server cannot, which
 	// then leaves the pause out of the answer.

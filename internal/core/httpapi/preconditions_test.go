@@ -47,7 +47,8 @@ func errorOf(t *testing.T, rec *httptest.ResponseRecorder) errorAnswer {
 // route table whole, so a new write route is held to it too.
 func TestEveryWriteRouteRefusesAPreconditionItDoesNotCheck(t *testing.T) {
 	t.Parallel()
-	h := authed(t, Config{Ready: func() (bool, string) { return true, "" }, Log: slog.New(slog.DiscardHandler)})
+	// One token sends every pair at once: more than a token's burst.
+	h := authed(t, Config{Ready: func() (bool, string) { return true, "" }, Log: slog.New(slog.DiscardHandler), Limits: Limits{PerToken: 1000, Burst: 1000}})
 	path := strings.NewReplacer("{id}", ids.New(), "{project}", "demo", "{name}", "demo")
 	checked := 0
 	for _, rt := range routes {

@@ -91,6 +91,7 @@ var routes = []route{
 	{http.MethodGet, "/api/v1/projects", apitoken.Read, listed, whenReady, checkedOnly, unconditional, "list the projects", func(a *api) http.HandlerFunc { return a.admitted(a.projectList) }},
 	{http.MethodGet, "/api/v1/projects/{name}", apitoken.Read, pathProject, whenReady, checkedOnly, unconditional, "find a project by name", func(a *api) http.HandlerFunc { return a.admitted(a.projectGet) }},
 	{http.MethodPost, "/api/v1/apply", apitoken.Admin, fileProject, whenReady, checkedOnly, checksIfMatchOrNoneMatch, "apply a definitions file", func(a *api) http.HandlerFunc { return a.admitted(a.applyDefinitions) }},
+	{http.MethodDelete, "/api/v1/projects/{name}", apitoken.Admin, everyProject, whenReady, checkedOnly, unconditional, "delete an archived project", func(a *api) http.HandlerFunc { return a.admitted(a.projectDelete) }},
 	{http.MethodGet, "/api/v1/projects/{name}/definitions", apitoken.Admin, pathProject, whenReady, checkedOnly, unconditional, "export a project's definitions", func(a *api) http.HandlerFunc { return a.admitted(a.projectDefinitions) }},
 	{http.MethodGet, "/api/v1/secrets", apitoken.Admin, everyProject, whenReady, checkedOnly, unconditional, "list and edit secrets", func(a *api) http.HandlerFunc { return a.admitted(a.secretList) }},
 	{http.MethodPut, "/api/v1/secrets/{name}", apitoken.Admin, everyProject, whenReady, checkedOnly, unconditional, "list and edit secrets", func(a *api) http.HandlerFunc { return a.admitted(a.secretSet) }},

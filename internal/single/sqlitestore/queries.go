@@ -244,6 +244,30 @@ var (
 	qTriggerTitleSet   = query("trigger_title_set")
 )
 
+// Statements of a project's deletion (project_delete.go).
+var (
+	qProjectDeleteTarget             = query("project_delete_target")
+	qProjectDeleteUnfinished         = query("project_delete_unfinished")
+	qProjectDeleteTokens             = query("project_delete_tokens")
+	qProjectDeleteCounts             = query("project_delete_counts")
+	qProjectDeleteRunsPage           = query("project_delete_runs_page")
+	qProjectDeleteLogsRecord         = query("project_delete_logs_record")
+	qProjectDeleteLedger             = query("project_delete_ledger")
+	qProjectDeleteLedgerCompacted    = query("project_delete_ledger_compacted")
+	qProjectDeleteAudit              = query("project_delete_audit")
+	qProjectDeleteSchedules          = query("project_delete_schedules")
+	qProjectDeleteNotifications      = query("project_delete_notifications")
+	qProjectDeletePause              = query("project_delete_pause")
+	qProjectDeleteTriggerRevisions   = query("project_delete_trigger_revisions")
+	qProjectDeleteTriggers           = query("project_delete_triggers")
+	qProjectDeleteExecutionRevisions = query("project_delete_execution_revisions")
+	qProjectDeleteTaskRevisions      = query("project_delete_task_revisions")
+	qProjectDeleteTasks              = query("project_delete_tasks")
+	qProjectDeleteProject            = query("project_delete_project")
+	qProjectDeleteLogsLeft           = query("project_delete_logs_left")
+	qProjectDeleteLogsDone           = query("project_delete_logs_done")
+)
+
 // readQueries are prepared on the read pool once the store is ready
 // (prepareAll): the reads of listings, the scheduler's candidate page and
 // the dispatcher's queue.
@@ -254,7 +278,7 @@ var readQueries = []string{
 	qScheduleTakeUninitialised, qScheduleTakeDue, qScheduleNextDue, qScheduleReanchorRead, qScheduleRecheckStale, qClockNewestRecorded,
 	qRunsList, qRunsLast, qRunGet, qRunWaiting, qRunSlotHolders, qAttemptsOfRun, qEventsOfRun, qRunsRerunAs, qTriggersList, qAttemptsPending, qAttemptLiveOwners,
 	qAttemptsCancelAsked, qTriggerDetail, qLedgerOfTrigger, qAuditOfTrigger, qProjectPauseRead, qTokensList, qTokenByDigest, qUsersList, qUserCredentials, qUserByID, qUsersExist, qSessionByDigest, qNotifyList, qNotifyDue,
-	qHandoverRead,
+	qHandoverRead, qProjectDeleteTarget, qProjectDeleteCounts, qProjectDeleteUnfinished, qProjectDeleteTokens, qProjectDeleteLogsLeft,
 	qRetentionEstimate, qRetentionLogsRunning, qRetentionLogBytes, qMonitorBacklog, qMonitorRunState, qMonitorOldestQueued, qMonitorTriggerActivity, qRetriesNext,
 }
 
@@ -282,5 +306,6 @@ var writeQueries = []string{
 	qSessionInsert, qSessionEvict, qSessionDeleteExpired, qSessionSeen, qSessionEnd, qSessionEndOthers, qSessionEndPrincipal,
 	qNotifyFacts, qNotifyRunFacts, qNotifyHistory, qNotifyInsert, qNotifyClaim, qNotifyDelivered, qNotifyPromote, qNotifyFailed, qNotifyRetry, qNotifyState, qNotifyRelease, qNotifySkipFacts,
 	qRetentionRunsBatch, qRetentionLogsOfRuns, qRetentionEventsDelete, qRetentionAttemptsDelete, qRetentionRunsDelete,
+	qProjectDeleteTarget, qProjectDeleteUnfinished, qProjectDeleteTokens, qProjectDeleteCounts, qProjectDeleteRunsPage, qProjectDeleteLogsRecord, qProjectDeleteLedger, qProjectDeleteLedgerCompacted, qProjectDeleteAudit, qProjectDeleteSchedules, qProjectDeleteNotifications, qProjectDeletePause, qProjectDeleteTriggerRevisions, qProjectDeleteTriggers, qProjectDeleteExecutionRevisions, qProjectDeleteTaskRevisions, qProjectDeleteTasks, qProjectDeleteProject, qProjectDeleteLogsDone,
 	qRetentionLogsBatch, qRetentionLogsForget, qRetentionLogBytes, qRetentionLogsRunning, qRetentionNotifications, qRetentionSessions, qPragmaFreelist, qPragmaIncrementalVacuum,
 }

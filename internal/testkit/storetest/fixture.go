@@ -13,6 +13,7 @@ import (
 	"github.com/qinglong/qinglong/internal/core/apitoken"
 	"github.com/qinglong/qinglong/internal/core/catalog"
 	"github.com/qinglong/qinglong/internal/core/notify"
+	"github.com/qinglong/qinglong/internal/core/project"
 	"github.com/qinglong/qinglong/internal/core/retention"
 	"github.com/qinglong/qinglong/internal/core/run"
 	"github.com/qinglong/qinglong/internal/core/schedule"
@@ -176,6 +177,15 @@ type Fixture struct {
 	// Retention is the adapter's retention store (on PostgreSQL, over the
 	// maintenance role).
 	Retention retention.Store
+	// ProjectDeleter deletes archived projects as `ql projects delete`
+	// does (on PostgreSQL, the maintenance role). ProjectRows counts the
+	// rows of every table that hold something of the project, by table.
+	ProjectDeleter project.Deleter
+	ProjectRows    func(ctx context.Context, projectID string) (map[string]int64, error)
+	// BlockLogRemoval makes the log file of an attempt impossible to
+	// remove until the function it returns is called (nil where logs are
+	// rows, not files).
+	BlockLogRemoval func(t *testing.T, attemptID string) (unblock func())
 	// SeedFinished copies the admitted Run template n times as finished
 	// (succeeded) Runs that finished at finishedAtMs, each with one ended
 	// attempt, three events and, when logBytes > 0, a stored log of that
