@@ -171,8 +171,8 @@ func (t adminTokens) TokenList(ctx context.Context) ([]apitoken.Token, error) {
 	return res, explainRole(err, "listing API tokens", "admin")
 }
 
-func (t adminTokens) TokenRevoke(ctx context.Context, name string) error {
-	return explainRole(t.a.TokenRevoke(ctx, name), "revoking API tokens", "admin")
+func (t adminTokens) TokenRevoke(ctx context.Context, name, actor string) error {
+	return explainRole(t.a.TokenRevoke(ctx, name, actor), "revoking API tokens", "admin")
 }
 
 // runtimeDetail is `triggers show`'s read with permission errors explained.

@@ -673,6 +673,10 @@ func (s *session) actor(r *http.Request) string {
 	return a
 }
 
+// setupActor is the audit trail's "who" of the first owner's creation,
+// which no session makes yet: the setup code's holder, by address.
+func setupActor(r *http.Request) string { return "console:setup@" + remoteHost(r) }
+
 func remoteHost(r *http.Request) string {
 	if h, _, err := net.SplitHostPort(r.RemoteAddr); err == nil {
 		return h

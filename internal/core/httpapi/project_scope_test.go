@@ -63,11 +63,11 @@ func TestAProjectBoundTokenActsOnItsProjectsOnlyOnEveryRoute(t *testing.T) {
 	st := sqlitetest.Open(t)
 	charlieTrigger, charlieRun := projectWithRun(t, st, "charlie")
 	projectWithRun(t, st, "alpha")
-	bound, _, err := apitoken.Create(t.Context(), st, ids.New(), "alpha-ci", apitoken.Admin, 0, "alpha")
+	bound, _, err := apitoken.Create(t.Context(), st, "tester", ids.New(), "alpha-ci", apitoken.Admin, 0, "alpha")
 	if err != nil {
 		t.Fatal(err)
 	}
-	every, _, err := apitoken.Create(t.Context(), st, ids.New(), "ops", apitoken.Admin, 0)
+	every, _, err := apitoken.Create(t.Context(), st, "tester", ids.New(), "ops", apitoken.Admin, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -129,7 +129,7 @@ func TestAProjectBoundTokenPausesItsProjectByIDButNotAnothers(t *testing.T) {
 	st := sqlitetest.Open(t)
 	_, _, charlie := projectWithIDs(t, st, "charlie")
 	_, _, alpha := projectWithIDs(t, st, "alpha")
-	bound, _, err := apitoken.Create(t.Context(), st, ids.New(), "alpha-ci", apitoken.Operate, 0, "alpha")
+	bound, _, err := apitoken.Create(t.Context(), st, "tester", ids.New(), "alpha-ci", apitoken.Operate, 0, "alpha")
 	if err != nil {
 		t.Fatal(err)
 	}
