@@ -42,8 +42,8 @@ func auditList(ctx context.Context, pool *pgxpool.Pool, q audit.Query) (audit.Pa
 	}
 	var beforeMs *int64
 	var beforeKey *string
-	if q.Before != "" {
-		ms, key, err := audit.ParseCursor(q.Before)
+	if q.After != "" {
+		ms, key, err := audit.ParseCursor(q.After)
 		if err != nil {
 			return audit.Page{}, err
 		}

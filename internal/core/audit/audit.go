@@ -67,12 +67,12 @@ const (
 // millisecond and is the listing's cursor with AtMs.
 type Record struct {
 	Key        string `json:"key"`
-	AtMs       int64  `json:"at_ms"`
+	AtMs       int64  `json:"atMs"`
 	Actor      string `json:"actor"`
 	Action     Action `json:"action"`
-	ObjectKind Kind   `json:"object_kind"`
-	ObjectID   string `json:"object_id"`
-	ObjectName string `json:"object_name"`
+	ObjectKind Kind   `json:"objectKind"`
+	ObjectID   string `json:"objectId"`
+	ObjectName string `json:"objectName"`
 	Project    string `json:"project,omitempty"`
 	Note       string `json:"note,omitempty"`
 }

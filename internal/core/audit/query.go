@@ -22,7 +22,7 @@ const RefusalAuditQuery qlerror.Reason = "audit_query"
 // Query selects records newest first: SinceMs 0 is from the first,
 // Actor, Action and Project "" every one; Projects, when not nil, keeps
 // only records of those projects (a token bound to projects sees no
-// record of another project, nor one of no project). Before is the Cursor
+// record of another project, nor one of no project). After is the Cursor
 // of the previous page's last record; Limit 0 is DefaultListed.
 type Query struct {
 	SinceMs  int64
@@ -30,7 +30,7 @@ type Query struct {
 	Action   Action
 	Project  string
 	Projects []string
-	Before   string
+	After    string
 	Limit    int
 }
 
@@ -40,8 +40,8 @@ func (q *Query) Check() error {
 	if q.Action != "" && !slices.Contains(Actions, q.Action) {
 		return qlerror.New(qlerror.Invalid, "audit listing: action %q is none of %s", q.Action, actionsText()).Because(RefusalAuditQuery, "action", string(q.Action))
 	}
-	if q.Before != "" {
-		if _, _, err := ParseCursor(q.Before); err != nil {
+	if q.After != "" {
+		if _, _, err := ParseCursor(q.After); err != nil {
 			return err
 		}
 	}

@@ -91,7 +91,9 @@ func TestConsoleDisablingDeletingOrANewPasswordEndsAUsersSessions(t *testing.T) 
 	}{
 		{"disabled", func(n string) error { return site.srv.store.UserDisable(t.Context(), n, "tester") }},
 		{"deleted", func(n string) error { return site.srv.store.UserDelete(t.Context(), n, "tester") }},
-		{"re-passworded", func(n string) error { return account.SetPassword(t.Context(), site.srv.store, "tester", n, newPassword) }},
+		{"re-passworded", func(n string) error {
+			return account.SetPassword(t.Context(), site.srv.store, "tester", n, newPassword)
+		}},
 	} {
 		name := "user-" + end.what
 		if _, err := account.Create(t.Context(), site.srv.store, "tester", ids.New(), name, account.Viewer, ownerPassword); err != nil {

@@ -24,8 +24,8 @@ func (s *Store) AuditList(ctx context.Context, q audit.Query) (audit.Page, error
 		return audit.Page{}, err
 	}
 	var beforeMs, beforeKey any
-	if q.Before != "" {
-		ms, key, err := audit.ParseCursor(q.Before)
+	if q.After != "" {
+		ms, key, err := audit.ParseCursor(q.After)
 		if err != nil {
 			return audit.Page{}, err
 		}

@@ -55,7 +55,7 @@ func auditAll(t *testing.T, f Fixture, q audit.Query) []audit.Record {
 		if page.Next == "" {
 			return out
 		}
-		q.Before = page.Next
+		q.After = page.Next
 	}
 }
 
@@ -265,7 +265,7 @@ func testAuditPagesMerged(t *testing.T, f Fixture) {
 			t.Fatal(err)
 		}
 	}
-	rest := auditAll(t, f, audit.Query{Limit: 3, Before: first.Next})
+	rest := auditAll(t, f, audit.Query{Limit: 3, After: first.Next})
 	paged := append(slices.Clone(first.Records), rest...)
 	if !slices.EqualFunc(paged, whole, func(a, b audit.Record) bool { return a.Key == b.Key }) {
 		t.Fatalf("paged %q; want the trail as it was read whole %q", auditLines(paged), auditLines(whole))
@@ -275,7 +275,7 @@ func testAuditPagesMerged(t *testing.T, f Fixture) {
 			t.Fatalf("trail not newest first: %+v before %+v", whole[i-1], whole[i])
 		}
 	}
-	_, err = f.Audit.AuditList(ctx, audit.Query{Before: "yesterday"})
+	_, err = f.Audit.AuditList(ctx, audit.Query{After: "yesterday"})
 	requireCode(t, err, qlerror.Invalid, "a cursor no listing gave")
 	_, err = f.Audit.AuditList(ctx, audit.Query{Action: "token.stolen"})
 	requireCode(t, err, qlerror.Invalid, "an unknown action")
