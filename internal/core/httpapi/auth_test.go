@@ -255,8 +255,8 @@ func TestAThrottledAddressIsServedItsValidTokensAndRefusedTheRestWithoutAVerdict
 		t.Fatal(err)
 	}
 	if err := h.g.tokens.(interface {
-		TokenRevoke(ctx context.Context, name string) error
-	}).TokenRevoke(t.Context(), "tok-operate"); err != nil {
+		TokenRevoke(ctx context.Context, name, actor string) error
+	}).TokenRevoke(t.Context(), "tok-operate", "tester"); err != nil {
 		t.Fatal(err)
 	}
 	for what, token := range map[string]string{"an unknown token": unknown, "a revoked token": tokens[apitoken.Operate], "a malformed token": "qlt_nope", "no token": ""} {
