@@ -18,6 +18,7 @@ var edgePackages = []string{
 	"internal/core/account",
 	"internal/core/apitoken",
 	"internal/core/apply",
+	"internal/core/audit",
 	"internal/core/authlimit",
 	"internal/core/authlog",
 	"internal/core/catalog",

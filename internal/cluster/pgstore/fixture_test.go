@@ -100,6 +100,7 @@ func (s *store) fixture() storetest.Fixture {
 		Elapse:           time.Sleep,
 		Manual:           s.runtime,
 		Outbox:           s.runtime,
+		Audit:            s.runtime,
 		Finish:           fin.finish,
 		DispatchOrder:    s.dispatchOrder,
 		FinishKilled:     fin.finishKilled,
@@ -147,6 +148,11 @@ func (s *store) fixture() storetest.Fixture {
 			},
 			SetWrittenAt: func(ctx context.Context, triggerID string, writtenAtMs int64) error {
 				return s.tamper(ctx, `UPDATE qinglong.trigger_schedules SET updated_at_ms = $2 WHERE trigger_id = $1`, triggerID, writtenAtMs)
+			},
+			FailAuditWrites: func(ctx context.Context) error {
+				return s.tamper(ctx, `CREATE FUNCTION qinglong.audit_log_refused() RETURNS trigger LANGUAGE plpgsql AS $$
+					BEGIN RAISE EXCEPTION 'the test refuses audit records'; END $$;
+					CREATE TRIGGER audit_log_refused BEFORE INSERT ON qinglong.audit_log FOR EACH ROW EXECUTE FUNCTION qinglong.audit_log_refused()`)
 			},
 			AgeTokens: func(ctx context.Context, name string, byMs int64) error {
 				return s.tamper(ctx, `UPDATE qinglong.api_tokens SET created_at_ms = created_at_ms - $2, expires_at_ms = expires_at_ms - $2 WHERE name = $1`, name, byMs)
@@ -310,6 +316,11 @@ func TestRunReaderConformance(t *testing.T) {
 func TestTokenConformance(t *testing.T) {
 	t.Parallel()
 	storetest.RunTokens(t, newFixture)
+}
+
+func TestAuditConformance(t *testing.T) {
+	t.Parallel()
+	storetest.RunAudit(t, newFixture)
 }
 
 func TestUserConformance(t *testing.T) {

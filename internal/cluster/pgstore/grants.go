@@ -113,6 +113,13 @@ var tableGrants = map[string]map[RoleKind][]string{
 	// append-only for both, and goes only with its project (maintenance). The runtime reads it to show a trigger's
 	// newest records in its view (API, console, `ql triggers show`).
 	"trigger_schedule_audit": {RoleAdmin: {"SELECT", "INSERT"}, RoleRuntime: {"SELECT", "INSERT"}, RoleMaintenance: {"DELETE"}},
+	// The audit trail of the changes people make: the admin role (tokens,
+	// users, `ql projects pause`) and the runtime (a replica's API and
+	// console: project pauses, notification retries, the first owner, a
+	// user's own password) append to it in the transaction of the change;
+	// both read it (`ql audit list`, the API, the console). No role updates
+	// or deletes a record, the maintenance role included: it is kept.
+	"audit_log": {RoleAdmin: {"SELECT", "INSERT"}, RoleRuntime: {"SELECT", "INSERT"}},
 	// A project's pause record: written where triggers are paused (an
 	// admin's `ql projects pause`, a replica's API and console as the
 	// runtime), deleted only with its project (maintenance; a resume

@@ -234,7 +234,14 @@ func (r *Runtime) NotificationRetry(ctx context.Context, id, actor string) (noti
 	if err := notify.CheckRetry(id, actor); err != nil {
 		return notify.Message{}, err
 	}
-	out, err := scanMessage(r.pool.QueryRow(ctx, sqlNotifyRetry, id, actor))
+	var out notify.Message
+	err := pgx.BeginFunc(ctx, r.pool, func(tx pgx.Tx) error {
+		var err error
+		if out, err = scanMessage(tx.QueryRow(ctx, sqlNotifyRetry, id, actor)); err != nil {
+			return err
+		}
+		return appendAudit(ctx, tx, &out.RetriedAtMs, out.Retried(actor))
+	})
 	if !errors.Is(err, pgx.ErrNoRows) {
 		return out, mapErr(err, "retrying notification "+id)
 	}

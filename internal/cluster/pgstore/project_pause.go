@@ -134,5 +134,5 @@ func changeProjectPause(ctx context.Context, tx pgx.Tx, r schedule.ProjectPauseR
 		return err
 	}
 	out.Changed, out.Paused, out.Note, out.Actor, out.AtMs, out.Triggers = true, r.Pause, note, r.Actor, now, len(triggers)
-	return nil
+	return appendAudit(ctx, tx, &now, r.Audited(*out))
 }

@@ -23,7 +23,12 @@ func (a *Admin) TokenCreate(ctx context.Context, t apitoken.NewToken) (apitoken.
 	if projects == nil {
 		projects = []string{}
 	}
-	err := a.pool.QueryRow(ctx, sqlTokenInsert, t.ID, t.Name, string(t.Scope), t.Digest, t.ExpiresIn.Milliseconds(), projects).Scan(&out.CreatedAtMs, &out.ExpiresAtMs)
+	err := pgx.BeginFunc(ctx, a.pool, func(tx pgx.Tx) error {
+		if err := tx.QueryRow(ctx, sqlTokenInsert, t.ID, t.Name, string(t.Scope), t.Digest, t.ExpiresIn.Milliseconds(), projects).Scan(&out.CreatedAtMs, &out.ExpiresAtMs); err != nil {
+			return err
+		}
+		return appendAudit(ctx, tx, &out.CreatedAtMs, t.Created())
+	})
 	if sqlState(err) == stateUniqueViolation {
 		var expiresAtMs *int64
 		var nowMs int64
@@ -51,10 +56,15 @@ func (a *Admin) TokenList(ctx context.Context) ([]apitoken.Token, error) {
 // TokenRevoke revokes the unrevoked token of that name, expired or not,
 // and ends the console sessions signed in with it in the same
 // transaction, so they end on every replica at once.
-func (a *Admin) TokenRevoke(ctx context.Context, name string) error {
+func (a *Admin) TokenRevoke(ctx context.Context, name, actor string) error {
 	err := pgx.BeginFunc(ctx, a.pool, func(tx pgx.Tx) error {
 		var digest []byte
-		if err := tx.QueryRow(ctx, sqlTokenRevoke, name).Scan(&digest); err != nil {
+		var id string
+		var at int64
+		if err := tx.QueryRow(ctx, sqlTokenRevoke, name).Scan(&digest, &id, &at); err != nil {
+			return err
+		}
+		if err := appendAudit(ctx, tx, &at, apitoken.Revoked(id, name, actor)); err != nil {
 			return err
 		}
 		_, err := tx.Exec(ctx, sqlConsoleSessionEndPrincipal, websession.Signin{TokenDigest: digest}.Principal())

@@ -7,6 +7,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/qinglong/qinglong/internal/core/account"
+	"github.com/qinglong/qinglong/internal/core/audit"
 	"github.com/qinglong/qinglong/internal/core/websession"
 )
 
@@ -18,7 +19,12 @@ var (
 // UserCreate stores a console account (account.Create validates and hashes).
 func (a *Admin) UserCreate(ctx context.Context, u account.NewUser) (account.User, error) {
 	out := account.User{ID: u.ID, Name: u.Name, Role: u.Role}
-	err := a.pool.QueryRow(ctx, sqlUserInsert, u.ID, u.Name, string(u.Role), u.Hash).Scan(&out.CreatedAtMs)
+	err := pgx.BeginFunc(ctx, a.pool, func(tx pgx.Tx) error {
+		if err := tx.QueryRow(ctx, sqlUserInsert, u.ID, u.Name, string(u.Role), u.Hash).Scan(&out.CreatedAtMs); err != nil {
+			return err
+		}
+		return appendAudit(ctx, tx, &out.CreatedAtMs, account.Created(u, ""))
+	})
 	if sqlState(err) == stateUniqueViolation {
 		return account.User{}, account.ErrNameTaken(u.Name)
 	}
@@ -39,36 +45,40 @@ func (a *Admin) UserList(ctx context.Context) ([]account.User, error) {
 }
 
 // UserDisable disables the account of that name and ends its sessions.
-func (a *Admin) UserDisable(ctx context.Context, name string) error {
-	return a.changeUser(ctx, "disabling user "+name, name, true, sqlUserDisable)
+func (a *Admin) UserDisable(ctx context.Context, name, actor string) error {
+	return a.changeUser(ctx, "disabling user "+name, account.Change{Action: audit.UserDisabled, Name: name, Actor: actor}, true, sqlUserDisable)
 }
 
 // UserEnable enables the account of that name with a new password hash.
 // It has no sessions to end: disabling it ended them, and a disabled
 // account cannot sign in.
-func (a *Admin) UserEnable(ctx context.Context, name, hash string) error {
-	return a.changeUser(ctx, "enabling user "+name, name, false, sqlUserEnable, hash)
+func (a *Admin) UserEnable(ctx context.Context, name, hash, actor string) error {
+	return a.changeUser(ctx, "enabling user "+name, account.Change{Action: audit.UserEnabled, Name: name, Actor: actor}, false, sqlUserEnable, hash)
 }
 
 // UserDelete removes the account of that name and ends its sessions.
-func (a *Admin) UserDelete(ctx context.Context, name string) error {
-	return a.changeUser(ctx, "deleting user "+name, name, true, sqlUserDelete)
+func (a *Admin) UserDelete(ctx context.Context, name, actor string) error {
+	return a.changeUser(ctx, "deleting user "+name, account.Change{Action: audit.UserDeleted, Name: name, Actor: actor}, true, sqlUserDelete)
 }
 
 // UserSetPassword replaces the account's password hash and ends its
 // sessions.
-func (a *Admin) UserSetPassword(ctx context.Context, name, hash string) error {
-	return a.changeUser(ctx, "setting the password of user "+name, name, true, sqlUserSetPassword, hash)
+func (a *Admin) UserSetPassword(ctx context.Context, name, hash, actor string) error {
+	return a.changeUser(ctx, "setting the password of user "+name, account.Change{Action: audit.UserPasswordSet, Name: name, Actor: actor}, true, sqlUserSetPassword, hash)
 }
 
-// changeUser runs q on the account of name and, when endSessions, deletes
-// the account's console sessions in the same transaction: they end on
-// every replica at once, not at their next request, and a change that does
-// not commit ends none.
-func (a *Admin) changeUser(ctx context.Context, what, name string, endSessions bool, q string, args ...any) error {
+// changeUser runs q on the account c names, records c and, when
+// endSessions, deletes the account's console sessions in the same
+// transaction: they end on every replica at once, not at their next
+// request, and a change that does not commit ends none and records none.
+func (a *Admin) changeUser(ctx context.Context, what string, c account.Change, endSessions bool, q string, args ...any) error {
+	name := c.Name
 	err := pgx.BeginFunc(ctx, a.pool, func(tx pgx.Tx) error {
 		var id string
 		if err := tx.QueryRow(ctx, q, append([]any{name}, args...)...).Scan(&id); err != nil {
+			return err
+		}
+		if err := appendAudit(ctx, tx, nil, c.Entry(id)); err != nil {
 			return err
 		}
 		if !endSessions {

@@ -27,7 +27,10 @@ func (a *Admin) UserCreateFirst(ctx context.Context, u account.NewUser) (account
 		if _, err := tx.Exec(ctx, sqlUsersLockFirst); err != nil {
 			return err
 		}
-		return tx.QueryRow(ctx, sqlUserInsertFirst, u.ID, u.Name, string(u.Role), u.Hash).Scan(&out.CreatedAtMs)
+		if err := tx.QueryRow(ctx, sqlUserInsertFirst, u.ID, u.Name, string(u.Role), u.Hash).Scan(&out.CreatedAtMs); err != nil {
+			return err
+		}
+		return appendAudit(ctx, tx, &out.CreatedAtMs, account.Created(u, "the first owner"))
 	})
 	if errors.Is(err, pgx.ErrNoRows) {
 		return account.User{}, account.ErrUsersExist()

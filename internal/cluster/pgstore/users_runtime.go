@@ -3,7 +3,10 @@ package pgstore
 import (
 	"context"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/qinglong/qinglong/internal/core/account"
+	"github.com/qinglong/qinglong/internal/core/audit"
 	"github.com/qinglong/qinglong/internal/core/qlerror"
 )
 
@@ -30,7 +33,13 @@ func (s *Runtime) UserCreateFirst(ctx context.Context, u account.NewUser) (accou
 		return account.User{}, qlerror.New(qlerror.Invalid, "the first account is an owner, not a %s", u.Role)
 	}
 	var created *int64
-	if err := s.pool.QueryRow(ctx, sqlFirstOwnerCreate, u.ID, u.Name, u.Hash).Scan(&created); err != nil {
+	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		if err := tx.QueryRow(ctx, sqlFirstOwnerCreate, u.ID, u.Name, u.Hash).Scan(&created); err != nil || created == nil {
+			return err
+		}
+		return appendAudit(ctx, tx, created, account.Created(u, "the first owner, with the setup code"))
+	})
+	if err != nil {
 		return account.User{}, mapErr(err, "creating the first user "+u.Name)
 	}
 	if created == nil {
@@ -41,9 +50,19 @@ func (s *Runtime) UserCreateFirst(ctx context.Context, u account.NewUser) (accou
 
 // UserChangePassword replaces the enabled account's hash only while it is
 // still currentHash.
-func (s *Runtime) UserChangePassword(ctx context.Context, id, currentHash, newHash string) error {
+func (s *Runtime) UserChangePassword(ctx context.Context, id, currentHash, newHash, actor string) error {
 	var changed bool
-	if err := s.pool.QueryRow(ctx, sqlPasswordChange, id, currentHash, newHash).Scan(&changed); err != nil {
+	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		if err := tx.QueryRow(ctx, sqlPasswordChange, id, currentHash, newHash).Scan(&changed); err != nil || !changed {
+			return err
+		}
+		var name string
+		if err := tx.QueryRow(ctx, sqlUserNameOf, id).Scan(&name); err != nil {
+			return err
+		}
+		return appendAudit(ctx, tx, nil, account.Change{Action: audit.UserPasswordChanged, Name: name, Actor: actor}.Entry(id))
+	})
+	if err != nil {
 		return mapErr(err, "changing a user's password")
 	}
 	if !changed {

@@ -91,23 +91,23 @@ func TestAPasswordChangeOnAReplicaRefusesAStaleHash(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := other.UserChangePassword(t.Context(), u.ID, testHashA, testHashB); err != nil {
+	if err := other.UserChangePassword(t.Context(), u.ID, testHashA, testHashB, "tester"); err != nil {
 		t.Fatalf("a change from the current hash: %v", err)
 	}
-	err = s.runtime.UserChangePassword(t.Context(), u.ID, testHashA, testHashC)
+	err = s.runtime.UserChangePassword(t.Context(), u.ID, testHashA, testHashC, "tester")
 	if qlerror.CodeOf(err) != qlerror.Conflict {
 		t.Fatalf("a change from a stale hash: %v; want Conflict", err)
 	}
 	requireHash(t, s.runtime, "alice", testHashB)
 
-	if err := s.admin.UserDisable(t.Context(), "alice"); err != nil {
+	if err := s.admin.UserDisable(t.Context(), "alice", "tester"); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.runtime.UserChangePassword(t.Context(), u.ID, testHashB, testHashC); qlerror.CodeOf(err) != qlerror.Conflict {
+	if err := s.runtime.UserChangePassword(t.Context(), u.ID, testHashB, testHashC, "tester"); qlerror.CodeOf(err) != qlerror.Conflict {
 		t.Fatalf("a change of a disabled account: %v; want Conflict", err)
 	}
 	requireHash(t, s.runtime, "alice", testHashB)
-	if err := s.runtime.UserChangePassword(t.Context(), ids.New(), testHashB, testHashC); qlerror.CodeOf(err) != qlerror.Conflict {
+	if err := s.runtime.UserChangePassword(t.Context(), ids.New(), testHashB, testHashC, "tester"); qlerror.CodeOf(err) != qlerror.Conflict {
 		t.Fatalf("a change of an account that does not exist: %v; want Conflict", err)
 	}
 }
@@ -128,7 +128,7 @@ func TestAPasswordChangeOnOneReplicaChangesTheStampEveryReplicaChecks(t *testing
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := s.runtime.UserChangePassword(t.Context(), u.ID, testHashA, testHashB); err != nil {
+	if err := s.runtime.UserChangePassword(t.Context(), u.ID, testHashA, testHashB, "tester"); err != nil {
 		t.Fatal(err)
 	}
 	after, err := other.UserByID(t.Context(), u.ID)

@@ -36,12 +36,12 @@ func (l liveReaders) UserCreateFirst(ctx context.Context, u account.NewUser) (ac
 	return rt.UserCreateFirst(ctx, u)
 }
 
-func (l liveReaders) UserChangePassword(ctx context.Context, id, currentHash, newHash string) error {
+func (l liveReaders) UserChangePassword(ctx context.Context, id, currentHash, newHash, actor string) error {
 	rt, err := l.runtime()
 	if err != nil {
 		return err
 	}
-	return rt.UserChangePassword(ctx, id, currentHash, newHash)
+	return rt.UserChangePassword(ctx, id, currentHash, newHash, actor)
 }
 
 func (l liveReaders) UserCredentials(ctx context.Context, name string) (account.User, string, error) {

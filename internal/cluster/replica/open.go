@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"github.com/qinglong/qinglong/internal/core/apitoken"
+	"github.com/qinglong/qinglong/internal/core/audit"
 	"io"
 	"slices"
 	"time"
@@ -79,6 +80,7 @@ func Open(ctx context.Context, dsn string) (*cli.Backend, error) {
 		Manual:        runtimeManual{rt},
 		Unattended:    func(ctx context.Context, runID string) (cli.Unattended, error) { return unattended(ctx, rt, runID) },
 		Notifications: runtimeNotifications{rt},
+		Audit:         runtimeAudit{rt},
 		// Opened at its first use only: the maintenance role's URL is
 		// another than the one the other commands use.
 		Retention:         maint,
@@ -172,8 +174,17 @@ func (t adminTokens) TokenList(ctx context.Context) ([]apitoken.Token, error) {
 	return res, explainRole(err, "listing API tokens", "admin")
 }
 
-func (t adminTokens) TokenRevoke(ctx context.Context, name string) error {
-	return explainRole(t.a.TokenRevoke(ctx, name), "revoking API tokens", "admin")
+func (t adminTokens) TokenRevoke(ctx context.Context, name, actor string) error {
+	return explainRole(t.a.TokenRevoke(ctx, name, actor), "revoking API tokens", "admin")
+}
+
+// runtimeAudit is `ql audit list`'s read with permission errors
+// explained: the runtime and the admin role may read the trail.
+type runtimeAudit struct{ r *pgstore.Runtime }
+
+func (a runtimeAudit) AuditList(ctx context.Context, q audit.Query) (audit.Page, error) {
+	res, err := a.r.AuditList(ctx, q)
+	return res, explainRole(err, "listing the audit trail", "runtime")
 }
 
 // runtimeDetail is `triggers show`'s read with permission errors explained.

@@ -21,18 +21,18 @@ func (u adminUsers) UserList(ctx context.Context) ([]account.User, error) {
 	return res, explainRole(err, "listing console users", "admin")
 }
 
-func (u adminUsers) UserDisable(ctx context.Context, name string) error {
-	return explainRole(u.a.UserDisable(ctx, name), "disabling console users", "admin")
+func (u adminUsers) UserDisable(ctx context.Context, name, actor string) error {
+	return explainRole(u.a.UserDisable(ctx, name, actor), "disabling console users", "admin")
 }
 
-func (u adminUsers) UserEnable(ctx context.Context, name, hash string) error {
-	return explainRole(u.a.UserEnable(ctx, name, hash), "enabling console users", "admin")
+func (u adminUsers) UserEnable(ctx context.Context, name, hash, actor string) error {
+	return explainRole(u.a.UserEnable(ctx, name, hash, actor), "enabling console users", "admin")
 }
 
-func (u adminUsers) UserDelete(ctx context.Context, name string) error {
-	return explainRole(u.a.UserDelete(ctx, name), "deleting console users", "admin")
+func (u adminUsers) UserDelete(ctx context.Context, name, actor string) error {
+	return explainRole(u.a.UserDelete(ctx, name, actor), "deleting console users", "admin")
 }
 
-func (u adminUsers) UserSetPassword(ctx context.Context, name, hash string) error {
-	return explainRole(u.a.UserSetPassword(ctx, name, hash), "setting console passwords", "admin")
+func (u adminUsers) UserSetPassword(ctx context.Context, name, hash, actor string) error {
+	return explainRole(u.a.UserSetPassword(ctx, name, hash, actor), "setting console passwords", "admin")
 }

@@ -110,6 +110,8 @@ type NewUser struct {
 	Name string
 	Role Role
 	Hash string
+	// Actor is who creates it, as the audit trail names them.
+	Actor string
 }
 
 // Manager creates, lists, disables and deletes accounts and sets their
@@ -124,17 +126,17 @@ type Manager interface {
 	UserList(ctx context.Context) ([]User, error)
 	// UserDisable disables the account; NotFound when there is none.
 	// Disabling a disabled account changes nothing.
-	UserDisable(ctx context.Context, name string) error
+	UserDisable(ctx context.Context, name, actor string) error
 	// UserEnable enables the account again with a new password hash (so
 	// a new PasswordStamp: no session from before it was disabled comes
 	// back); NotFound when there is none. Enabling an active account
 	// only replaces its hash.
-	UserEnable(ctx context.Context, name, hash string) error
+	UserEnable(ctx context.Context, name, hash, actor string) error
 	// UserDelete removes the account; NotFound when there is none.
-	UserDelete(ctx context.Context, name string) error
+	UserDelete(ctx context.Context, name, actor string) error
 	// UserSetPassword replaces the account's password hash, and so its
 	// PasswordStamp; NotFound when there is none.
-	UserSetPassword(ctx context.Context, name, hash string) error
+	UserSetPassword(ctx context.Context, name, hash, actor string) error
 }
 
 // Authenticator is what a server needs of the store to sign a user in and
@@ -153,7 +155,7 @@ type Authenticator interface {
 }
 
 // Create validates a new account and stores it with its password's hash.
-func Create(ctx context.Context, m Manager, id, name string, role Role, password string) (User, error) {
+func Create(ctx context.Context, m Manager, actor, id, name string, role Role, password string) (User, error) {
 	if err := validate.Name("user name", name); err != nil {
 		return User{}, err
 	}
@@ -167,11 +169,11 @@ func Create(ctx context.Context, m Manager, id, name string, role Role, password
 	if err != nil {
 		return User{}, err
 	}
-	return m.UserCreate(ctx, NewUser{ID: id, Name: name, Role: role, Hash: hash})
+	return m.UserCreate(ctx, NewUser{ID: id, Name: name, Role: role, Hash: hash, Actor: actor})
 }
 
 // SetPassword checks and hashes a new password and stores it.
-func SetPassword(ctx context.Context, m Manager, name, password string) error {
+func SetPassword(ctx context.Context, m Manager, actor, name, password string) error {
 	if err := CheckNewPassword(name, password); err != nil {
 		return err
 	}
@@ -179,11 +181,11 @@ func SetPassword(ctx context.Context, m Manager, name, password string) error {
 	if err != nil {
 		return err
 	}
-	return m.UserSetPassword(ctx, name, hash)
+	return m.UserSetPassword(ctx, name, hash, actor)
 }
 
 // Enable checks and hashes a new password and enables the account with it.
-func Enable(ctx context.Context, m Manager, name, password string) error {
+func Enable(ctx context.Context, m Manager, actor, name, password string) error {
 	if err := CheckNewPassword(name, password); err != nil {
 		return err
 	}
@@ -191,7 +193,7 @@ func Enable(ctx context.Context, m Manager, name, password string) error {
 	if err != nil {
 		return err
 	}
-	return m.UserEnable(ctx, name, hash)
+	return m.UserEnable(ctx, name, hash, actor)
 }
 
 // ErrNameTaken is the message of a create whose name an account holds.

@@ -23,7 +23,7 @@ type FirstOwner interface {
 // CreateFirstOwner validates the first owner's name and password and
 // stores the account with its password's hash, which it returns too (a
 // session keeps its stamp).
-func CreateFirstOwner(ctx context.Context, f FirstOwner, id, name, password string) (User, string, error) {
+func CreateFirstOwner(ctx context.Context, f FirstOwner, actor, id, name, password string) (User, string, error) {
 	if err := validate.Name("user name", name); err != nil {
 		return User{}, "", err
 	}
@@ -34,7 +34,7 @@ func CreateFirstOwner(ctx context.Context, f FirstOwner, id, name, password stri
 	if err != nil {
 		return User{}, "", err
 	}
-	u, err := f.UserCreateFirst(ctx, NewUser{ID: id, Name: name, Role: Owner, Hash: hash})
+	u, err := f.UserCreateFirst(ctx, NewUser{ID: id, Name: name, Role: Owner, Hash: hash, Actor: actor})
 	return u, hash, err
 }
 

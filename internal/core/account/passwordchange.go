@@ -17,7 +17,7 @@ type PasswordChanger interface {
 	// it (ErrPasswordChangedMeanwhile) rather than overwriting what
 	// happened in between. The new hash has a new PasswordStamp: every
 	// session of the user ends at its next request.
-	UserChangePassword(ctx context.Context, id, currentHash, newHash string) error
+	UserChangePassword(ctx context.Context, id, currentHash, newHash, actor string) error
 }
 
 // ErrPasswordChangedMeanwhile refuses a password change whose account

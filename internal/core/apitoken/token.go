@@ -142,6 +142,8 @@ type Token struct {
 	// Projects are the names of the projects the token may act on,
 	// sorted; none means every project.
 	Projects []string
+	// Actor is who creates it, as the audit trail names them.
+	Actor string
 }
 
 // StateAt is the token's state at nowMs.
@@ -167,6 +169,8 @@ type NewToken struct {
 	// Projects bind the token to those projects (sorted, no repeats);
 	// none acts on every project.
 	Projects []string
+	// Actor is who creates it, as the audit trail names them.
+	Actor string
 }
 
 // Manager creates, lists and revokes tokens: the admin's work (on the
@@ -180,7 +184,8 @@ type Manager interface {
 	// TokenRevoke revokes the unrevoked token of that name, active or
 	// expired, and deletes the console sessions signed in with it
 	// (websession) in the same transaction; NotFound when there is none.
-	TokenRevoke(ctx context.Context, name string) error
+	// actor is who revokes it, as the audit trail names them.
+	TokenRevoke(ctx context.Context, name, actor string) error
 }
 
 // Authenticator is what a server needs of the store: find a token by its
@@ -199,7 +204,7 @@ type Authenticator interface {
 // it; the secret is returned to be shown once. Given projects, the token
 // acts on those projects only (a project need not exist yet: a token can
 // be handed out before its project's first apply).
-func Create(ctx context.Context, m Manager, id, name string, scope Scope, expiresIn time.Duration, projects ...string) (string, Token, error) {
+func Create(ctx context.Context, m Manager, actor, id, name string, scope Scope, expiresIn time.Duration, projects ...string) (string, Token, error) {
 	if err := validate.Name("token name", name); err != nil {
 		return "", Token{}, err
 	}
@@ -217,7 +222,7 @@ func Create(ctx context.Context, m Manager, id, name string, scope Scope, expire
 	if err != nil {
 		return "", Token{}, err
 	}
-	t, err := m.TokenCreate(ctx, NewToken{ID: id, Name: name, Scope: scope, Digest: digest, ExpiresIn: expiresIn, Projects: bound})
+	t, err := m.TokenCreate(ctx, NewToken{ID: id, Name: name, Scope: scope, Digest: digest, ExpiresIn: expiresIn, Projects: bound, Actor: actor})
 	if err != nil {
 		return "", Token{}, err
 	}

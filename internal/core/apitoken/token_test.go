@@ -23,7 +23,7 @@ func TestAnExpiryOutOfRangeIsSaidAsTheFlagTakesIt(t *testing.T) {
 		{30 * time.Second, `expiry: "30s" is not a duration from 1m to 3650d: ` + expiryForms},
 		{(3650*24 + 1) * time.Hour, `expiry: "87601h" is not a duration from 1m to 3650d: ` + expiryForms},
 	} {
-		_, _, err := Create(t.Context(), nil, "id", "ci", Read, c.in)
+		_, _, err := Create(t.Context(), nil, "tester", "id", "ci", Read, c.in)
 		if !qlerror.Is(err, qlerror.Invalid) || err.Error() != c.want {
 			t.Errorf("create with expiry %s: %v; want %q", c.in, err, c.want)
 		}

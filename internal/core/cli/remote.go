@@ -79,6 +79,7 @@ var remoteScopes = map[string]apitoken.Scope{
 	"secrets delete":      apitoken.Admin,
 	"notifications list":  apitoken.Read,
 	"notifications retry": apitoken.Operate,
+	"audit list":          apitoken.Admin,
 }
 
 // remotePath is cmd's path below the root, as remoteScopes keys it.
@@ -107,7 +108,7 @@ func openRemote(f *dbFlags) (*Backend, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Backend{Runs: c, Triggers: c, Pause: c, ProjectPause: c, Manual: c, CancelRun: c.CancelRun, Notifications: c, Unattended: c.unattended, api: c, Close: func() {}}, nil
+	return &Backend{Runs: c, Triggers: c, Pause: c, ProjectPause: c, Manual: c, CancelRun: c.CancelRun, Notifications: c, Audit: c, Unattended: c.unattended, api: c, Close: func() {}}, nil
 }
 
 // remoteClient is the API client of a command given --api-url.

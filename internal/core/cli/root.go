@@ -19,6 +19,7 @@ import (
 
 	"github.com/qinglong/qinglong/internal/core/account"
 	"github.com/qinglong/qinglong/internal/core/apitoken"
+	"github.com/qinglong/qinglong/internal/core/audit"
 	"github.com/qinglong/qinglong/internal/core/catalog"
 	"github.com/qinglong/qinglong/internal/core/notify"
 	"github.com/qinglong/qinglong/internal/core/process"
@@ -81,6 +82,9 @@ type Backend struct {
 	// Notifications lists and retries the notification outbox (`ql
 	// notifications`).
 	Notifications notify.Manager
+	// Audit lists the audit trail (`ql audit list`); nil when the profile
+	// cannot.
+	Audit audit.Reader
 	// Retention deletes past retention (`ql retention run`); nil when
 	// the profile cannot. RetentionDefaults is the profile's policy.
 	Retention         retention.Store
@@ -249,7 +253,7 @@ or as many replicas on PostgreSQL (profile cluster).`
 		return fillFromEnv(c)
 	}
 	root.AddCommand(versionCommand(), cronCommand(opts), crontabCommand(opts), applyCommand(opts), exportCommand(opts), projectsCommand(opts), serveCommand(opts), runsCommand(opts), triggersCommand(opts),
-		tokensCommand(opts), usersCommand(opts), secretsCommand(opts), notificationsCommand(opts), retentionCommand(opts), backupCommand(opts))
+		tokensCommand(opts), usersCommand(opts), secretsCommand(opts), notificationsCommand(opts), auditCommand(opts), retentionCommand(opts), backupCommand(opts))
 	root.AddCommand(opts.Extra...)
 	addDBCheck(root, opts)
 	addDBVacuum(root, opts)

@@ -77,7 +77,7 @@ of the installation.`,
 			if b.Tokens == nil {
 				return fmt.Errorf("this build cannot manage API tokens of this database")
 			}
-			secret, t, err := apitoken.Create(cmd.Context(), b.Tokens, ids.New(), args[0], s, life, projects...)
+			secret, t, err := apitoken.Create(cmd.Context(), b.Tokens, actor(), ids.New(), args[0], s, life, projects...)
 			if err != nil {
 				return err
 			}
@@ -207,7 +207,7 @@ is, and said so (exit 0).`,
 			if b.Tokens == nil {
 				return fmt.Errorf("this build cannot manage API tokens of this database")
 			}
-			if err := b.Tokens.TokenRevoke(cmd.Context(), args[0]); err != nil {
+			if err := b.Tokens.TokenRevoke(cmd.Context(), args[0], actor()); err != nil {
 				if at, ok := revokedAlready(cmd.Context(), b.Tokens, args[0], err); ok {
 					fmt.Fprintf(cmd.OutOrStdout(), "token %q was revoked already (at %s); nothing changed\n", args[0], fmtMs(&at))
 					return nil

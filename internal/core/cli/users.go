@@ -112,7 +112,7 @@ terminal, or read as one line of standard input with --password-stdin.`,
 			if b.Users == nil {
 				return fmt.Errorf("this build cannot manage console users of this database")
 			}
-			u, err := account.Create(cmd.Context(), b.Users, ids.New(), args[0], r, p)
+			u, err := account.Create(cmd.Context(), b.Users, actor(), ids.New(), args[0], r, p)
 			if err != nil {
 				return err
 			}
@@ -217,7 +217,7 @@ func usersDisableCommand(opts Options) *cobra.Command {
 	return userChange(opts, "disable", "Disable a console user: its sessions end and it cannot sign in",
 		"Disable the console user NAME. Its console sessions end at once and it can no longer sign in;\nit stays in `users list`. Enable it again with `users enable NAME` (with a new password), or delete it\nto free the name.",
 		"disabled", func(cmd *cobra.Command, b *Backend, name string) error {
-			return b.Users.UserDisable(cmd.Context(), name)
+			return b.Users.UserDisable(cmd.Context(), name, actor())
 		})
 }
 
@@ -230,7 +230,7 @@ func usersEnableCommand(opts Options) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return account.Enable(cmd.Context(), b.Users, name, p)
+			return account.Enable(cmd.Context(), b.Users, actor(), name, p)
 		})
 	c.Flags().BoolVar(&stdin, "password-stdin", false, "read the password as one line of standard input instead of asking")
 	return c
@@ -240,7 +240,7 @@ func usersDeleteCommand(opts Options) *cobra.Command {
 	return userChange(opts, "delete", "Delete a console user: its sessions end and its name is free",
 		"Delete the console user NAME. Its console sessions end at once; the audit trail keeps the name in\nthe records of what it did.",
 		"deleted", func(cmd *cobra.Command, b *Backend, name string) error {
-			return b.Users.UserDelete(cmd.Context(), name)
+			return b.Users.UserDelete(cmd.Context(), name, actor())
 		})
 }
 
@@ -259,7 +259,7 @@ func usersPasswdCommand(opts Options) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return account.SetPassword(cmd.Context(), b.Users, name, p)
+			return account.SetPassword(cmd.Context(), b.Users, actor(), name, p)
 		})
 	c.Flags().BoolVar(&stdin, "password-stdin", false, "read the password as one line of standard input instead of asking")
 	return c

@@ -115,7 +115,7 @@ func (c *Console) passwordChange(w http.ResponseWriter, r *http.Request, s *sess
 	}
 	newHash, err := account.HashPassword(password)
 	if err == nil {
-		err = c.cfg.Passwords.UserChangePassword(r.Context(), s.userID, hash, newHash)
+		err = c.cfg.Passwords.UserChangePassword(r.Context(), s.userID, hash, newHash, s.actor(r))
 	}
 	if qlerror.CodeOf(err) == qlerror.Conflict {
 		again(http.StatusConflict, tr(l, "err.pwchanged"))

@@ -63,7 +63,7 @@ func newBatchSite(t *testing.T, configure func(*Config)) *batchSite {
 	}
 	b.c = New(cfg)
 	for _, s := range apitoken.Scopes {
-		secret, _, err := apitoken.Create(ctx, st, ids.New(), "web-"+string(s), s, 0)
+		secret, _, err := apitoken.Create(ctx, st, "tester", ids.New(), "web-"+string(s), s, 0)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -29,6 +29,7 @@ import (
 
 	"github.com/qinglong/qinglong/internal/core/account"
 	"github.com/qinglong/qinglong/internal/core/apitoken"
+	"github.com/qinglong/qinglong/internal/core/audit"
 	"github.com/qinglong/qinglong/internal/core/authlog"
 	"github.com/qinglong/qinglong/internal/core/catalog"
 	"github.com/qinglong/qinglong/internal/core/hold"
@@ -97,6 +98,9 @@ type Config struct {
 	// notifications (the notifications page; Retry needs operate); nil
 	// where the server cannot, which then offers no such page.
 	Notifications notify.Manager
+	// Audit lists the audit trail (the audit page, admin scope); nil
+	// where the server cannot, which then offers no such page.
+	Audit audit.Reader
 	// Enabler enables and disables triggers (a new revision each); nil
 	// where the server's role may not publish. Admin scope only.
 	Enabler catalog.TriggerEnabler
@@ -294,6 +298,7 @@ var routes = []route{
 	{http.MethodGet, "/tokens", apitoken.Admin, func(c *Console) handlerFunc { return c.tokensPage }},
 	{http.MethodPost, "/tokens", apitoken.Admin, func(c *Console) handlerFunc { return c.tokenCreate }},
 	{http.MethodPost, "/tokens/{name}/revoke", apitoken.Admin, func(c *Console) handlerFunc { return c.tokenRevoke }},
+	{http.MethodGet, "/audit", apitoken.Admin, func(c *Console) handlerFunc { return c.auditTrail }},
 	{http.MethodGet, "/secrets", apitoken.Admin, func(c *Console) handlerFunc { return c.secretsPage }},
 	{http.MethodPost, "/secrets", apitoken.Admin, func(c *Console) handlerFunc { return c.secretSet }},
 	{http.MethodPost, "/secrets/delete", apitoken.Admin, func(c *Console) handlerFunc { return c.secretDelete }},
@@ -678,6 +683,10 @@ func (s *session) actor(r *http.Request) string {
 	}
 	return a
 }
+
+// setupActor is the audit trail's "who" of the first owner's creation,
+// which no session makes yet: the setup code's holder, by address.
+func setupActor(r *http.Request) string { return "console:setup@" + remoteHost(r) }
 
 func remoteHost(r *http.Request) string {
 	if h, _, err := net.SplitHostPort(r.RemoteAddr); err == nil {

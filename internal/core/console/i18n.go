@@ -151,6 +151,9 @@ var messages = map[string]map[string]string{
 		"pol.catchUpWindow.help": "a missed occurrence older than this is passed over, not run",
 		// The notifications page (notifications.go) and the overview's
 		// count of dead notifications.
+		"au.title": "Audit", "au.at": "When", "au.actor": "Who", "au.action": "Action", "au.object": "Object",
+		"au.help":       "Who changed what, newest first: API tokens created and revoked, console users created, disabled, enabled, deleted or given a password, projects and triggers paused and resumed, triggers enabled and disabled, notifications retried. Each record is written with its change, and none is ever deleted; no record holds a token, a password or a command's environment.",
+		"au.empty":      "Nothing has been changed yet: creating or revoking a token, a change to a user, a pause or a notification's retry is recorded here.",
 		"notifications": "Notifications", "nt.channel": "Channel", "nt.rule": "Rule", "nt.lasterror": "Last error", "nt.next": "Next attempt",
 		"nt.handretry": "%d before a retry by hand at %s",
 		"nt.retriedby": "retried by %s",
@@ -399,6 +402,9 @@ var messages = map[string]map[string]string{
 		"pol.catchUpWindow.help": "早于此时长的错过发生时刻被跳过，不会运行",
 		// The notifications page (notifications.go) and the overview's
 		// count of dead notifications.
+		"au.title": "审计", "au.at": "时间", "au.actor": "操作者", "au.action": "操作", "au.object": "对象",
+		"au.help":       "谁在何时改了什么，按时间从新到旧：创建和吊销 API 令牌，创建、停用、启用、删除控制台用户或为其设置密码，暂停和恢复项目与触发器，启用和停用触发器，重试通知。每条记录都与其改动一同写入，且永不删除；记录中不含令牌、密码或命令的环境变量。",
+		"au.empty":      "还没有任何改动：创建或吊销令牌、修改用户、暂停或重试通知都会记录在这里。",
 		"notifications": "通知", "nt.channel": "渠道", "nt.rule": "规则", "nt.lasterror": "最近错误", "nt.next": "下次尝试",
 		"nt.handretry": "其中 %d 次在 %s 手动重试之前",
 		"nt.retriedby": "由 %s 手动重试",

@@ -63,6 +63,9 @@ type page struct {
 	// ShowSecrets offers the secrets page: an admin session on a server
 	// that holds the secrets file of the machine running the commands.
 	ShowSecrets bool
+	// ShowAudit offers the audit page: an admin session (an owner) on a
+	// server that can read the trail.
+	ShowAudit bool
 	// ShowNotifications offers the notifications page: a server with an
 	// outbox to read.
 	ShowNotifications bool
@@ -115,6 +118,7 @@ func (c *Console) pageOf(r *http.Request, s *session, data any) page {
 		p.ShowWorkers = c.cfg.Workers != nil
 		p.ShowSecrets = s.scope.Allows(apitoken.Admin) && c.cfg.Secrets != nil
 		p.ShowNotifications = c.cfg.Notifications != nil
+		p.ShowAudit = s.scope.Allows(apitoken.Admin) && c.cfg.Audit != nil
 	}
 	return p
 }

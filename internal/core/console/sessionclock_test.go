@@ -24,7 +24,7 @@ func TestAConsoleWhoseClockIsOffJudgesItsSessionsOnTheStoresClock(t *testing.T) 
 			var storeMs atomic.Int64
 			storeMs.Store(time.Date(2030, 1, 2, 3, 4, 5, 0, time.UTC).UnixMilli())
 			st := sqlitetest.OpenAt(t, filepath.Join(t.TempDir(), "ql.db"), storeMs.Load)
-			secret, _, err := apitoken.Create(t.Context(), st, ids.New(), "web", apitoken.Read, 0)
+			secret, _, err := apitoken.Create(t.Context(), st, "tester", ids.New(), "web", apitoken.Read, 0)
 			if err != nil {
 				t.Fatal(err)
 			}

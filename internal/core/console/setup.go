@@ -173,7 +173,7 @@ func (c *Console) setup(w http.ResponseWriter, r *http.Request, _ *session) {
 		c.renderSetup(w, r, fmt.Sprintf(tr(l, "err.setupcode"), CodeSetupCode), http.StatusUnauthorized)
 		return
 	}
-	u, hash, err := account.CreateFirstOwner(r.Context(), c.cfg.FirstOwner, ids.New(), name, password)
+	u, hash, err := account.CreateFirstOwner(r.Context(), c.cfg.FirstOwner, setupActor(r), ids.New(), name, password)
 	switch {
 	case qlerror.CodeOf(err) == qlerror.Conflict:
 		c.cfg.Setup.Close()

@@ -17,11 +17,11 @@ import (
 // of every project still signs in.
 func TestAProjectBoundTokenCannotSignInToTheConsole(t *testing.T) {
 	st := sqlitetest.Open(t)
-	bound, _, err := apitoken.Create(t.Context(), st, ids.New(), "alpha-ci", apitoken.Read, 0, "alpha")
+	bound, _, err := apitoken.Create(t.Context(), st, "tester", ids.New(), "alpha-ci", apitoken.Read, 0, "alpha")
 	if err != nil {
 		t.Fatal(err)
 	}
-	every, _, err := apitoken.Create(t.Context(), st, ids.New(), "ops", apitoken.Read, 0)
+	every, _, err := apitoken.Create(t.Context(), st, "tester", ids.New(), "ops", apitoken.Read, 0)
 	if err != nil {
 		t.Fatal(err)
 	}

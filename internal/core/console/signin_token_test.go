@@ -22,7 +22,7 @@ func tokenSignin(c *Console, token, addr string) *httptest.ResponseRecorder {
 // lock out everyone at its address (every local user's 127.0.0.1).
 func TestAValidTokenSignsInFromAThrottledAddress(t *testing.T) {
 	st := sqlitetest.Open(t)
-	secret, _, err := apitoken.Create(t.Context(), st, ids.New(), "web", apitoken.Read, 0)
+	secret, _, err := apitoken.Create(t.Context(), st, "tester", ids.New(), "web", apitoken.Read, 0)
 	if err != nil {
 		t.Fatal(err)
 	}

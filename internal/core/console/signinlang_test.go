@@ -56,7 +56,7 @@ func (b *browser) signIn(t *testing.T, page, token string) *httptest.ResponseRec
 // newToken is a read token of site's store, to sign in with.
 func newToken(t *testing.T, site *batchSite) string {
 	t.Helper()
-	secret, _, err := apitoken.Create(context.Background(), site.st, ids.New(), "visitor", apitoken.Read, 0)
+	secret, _, err := apitoken.Create(context.Background(), site.st, "tester", ids.New(), "visitor", apitoken.Read, 0)
 	if err != nil {
 		t.Fatal(err)
 	}

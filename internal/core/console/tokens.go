@@ -134,7 +134,7 @@ func (c *Console) tokenCreate(w http.ResponseWriter, r *http.Request, s *session
 		refuse(mistakes...)
 		return
 	}
-	secret, t, err := apitoken.Create(r.Context(), c.cfg.TokenAdmin, ids.New(), form.Name, scope, life)
+	secret, t, err := apitoken.Create(r.Context(), c.cfg.TokenAdmin, s.actor(r), ids.New(), form.Name, scope, life)
 	if err != nil {
 		refuse(err)
 		return
@@ -156,7 +156,7 @@ func (c *Console) tokenRevoke(w http.ResponseWriter, r *http.Request, s *session
 		return
 	}
 	name := r.PathValue("name")
-	if err := c.cfg.TokenAdmin.TokenRevoke(r.Context(), name); err != nil {
+	if err := c.cfg.TokenAdmin.TokenRevoke(r.Context(), name, s.actor(r)); err != nil {
 		c.fail(w, r, s, err)
 		return
 	}

@@ -15,7 +15,7 @@ import (
 func TestTheTokensPageShowsEachTokensProjectsInBothLanguages(t *testing.T) {
 	t.Parallel()
 	site := newBatchSite(t, withTokenAdmin)
-	if _, _, err := apitoken.Create(t.Context(), site.st, ids.New(), "alpha-ci", apitoken.Operate, 0, "bravo", "alpha"); err != nil {
+	if _, _, err := apitoken.Create(t.Context(), site.st, "tester", ids.New(), "alpha-ci", apitoken.Operate, 0, "bravo", "alpha"); err != nil {
 		t.Fatal(err)
 	}
 	row := regexp.MustCompile(`(?s)<tr><td data-label="[^"]*">alpha-ci</td>.*?</tr>`)

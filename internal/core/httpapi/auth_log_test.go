@@ -45,11 +45,11 @@ func TestFailedAPIAuthenticationsAreLoggedWithTheirReasonNeverTheToken(t *testin
 	var buf bytes.Buffer
 	h := NewHandler(Config{Runs: f, Triggers: f, Detail: f, Tokens: st, Ready: func() (bool, string) { return true, "" }, Log: slog.New(slog.NewJSONHandler(&buf, nil)),
 		NowMs: func() int64 { return now }, Limits: Limits{FailedAuthBurst: 4}})
-	expiring, tok, err := apitoken.Create(t.Context(), st, "0190a4f2-0000-7000-8000-0000000000ab", "short", apitoken.Read, 3_600_000_000_000)
+	expiring, tok, err := apitoken.Create(t.Context(), st, "tester", "0190a4f2-0000-7000-8000-0000000000ab", "short", apitoken.Read, 3_600_000_000_000)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := st.TokenRevoke(t.Context(), "tok-read"); err != nil {
+	if err := st.TokenRevoke(t.Context(), "tok-read", "tester"); err != nil {
 		t.Fatal(err)
 	}
 	now = *tok.ExpiresAtMs

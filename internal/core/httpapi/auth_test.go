@@ -129,7 +129,7 @@ func TestAnExpiredOrRevokedTokenIsRefused(t *testing.T) {
 	now := int64(0)
 	h := NewHandler(Config{Runs: f, Triggers: f, Detail: f, Tokens: st, Ready: func() (bool, string) { return true, "" }, Log: slog.New(slog.DiscardHandler),
 		NowMs: func() int64 { return now }})
-	secret, tok, err := apitoken.Create(t.Context(), st, "0190a4f2-0000-7000-8000-0000000000aa", "short", apitoken.Read, 3_600_000_000_000)
+	secret, tok, err := apitoken.Create(t.Context(), st, "tester", "0190a4f2-0000-7000-8000-0000000000aa", "short", apitoken.Read, 3_600_000_000_000)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -141,7 +141,7 @@ func TestAnExpiredOrRevokedTokenIsRefused(t *testing.T) {
 	if p := send(t, h, "GET", "/api/v1/runs", "localhost", secret, ""); p.status != 401 || p.header.Get("WWW-Authenticate") == "" {
 		t.Fatalf("an expired token: %d %s", p.status, p.code)
 	}
-	if err := st.TokenRevoke(t.Context(), "tok-read"); err != nil {
+	if err := st.TokenRevoke(t.Context(), "tok-read", "tester"); err != nil {
 		t.Fatal(err)
 	}
 	now = tok.CreatedAtMs
@@ -255,8 +255,8 @@ func TestAThrottledAddressIsServedItsValidTokensAndRefusedTheRestWithoutAVerdict
 		t.Fatal(err)
 	}
 	if err := h.g.tokens.(interface {
-		TokenRevoke(ctx context.Context, name string) error
-	}).TokenRevoke(t.Context(), "tok-operate"); err != nil {
+		TokenRevoke(ctx context.Context, name, actor string) error
+	}).TokenRevoke(t.Context(), "tok-operate", "tester"); err != nil {
 		t.Fatal(err)
 	}
 	for what, token := range map[string]string{"an unknown token": unknown, "a revoked token": tokens[apitoken.Operate], "a malformed token": "qlt_nope", "no token": ""} {
@@ -433,11 +433,11 @@ func TestEachFailedAuthenticationIsCountedUnderItsReason(t *testing.T) {
 	now := int64(0)
 	h := NewHandler(Config{Runs: f, Triggers: f, Detail: f, Tokens: st, Ready: func() (bool, string) { return true, "" }, Log: slog.New(slog.DiscardHandler),
 		NowMs: func() int64 { return now }, Limits: Limits{FailedAuthBurst: 6}})
-	secret, tok, err := apitoken.Create(t.Context(), st, "0190a4f2-0000-7000-8000-0000000000ab", "short", apitoken.Read, 3_600_000_000_000)
+	secret, tok, err := apitoken.Create(t.Context(), st, "tester", "0190a4f2-0000-7000-8000-0000000000ab", "short", apitoken.Read, 3_600_000_000_000)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := st.TokenRevoke(t.Context(), "tok-read"); err != nil {
+	if err := st.TokenRevoke(t.Context(), "tok-read", "tester"); err != nil {
 		t.Fatal(err)
 	}
 	now = *tok.ExpiresAtMs

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/qinglong/qinglong/internal/core/apitoken"
+	"github.com/qinglong/qinglong/internal/core/audit"
 	"github.com/qinglong/qinglong/internal/core/authlimit"
 	"github.com/qinglong/qinglong/internal/core/authlog"
 	"github.com/qinglong/qinglong/internal/core/catalog"
@@ -102,6 +103,9 @@ type Config struct {
 	// Notifications lists the notification outbox and retries dead
 	// notifications; nil where the server cannot.
 	Notifications notify.Manager
+	// Audit lists the audit trail (GET /api/v1/audit); nil where the
+	// server cannot.
+	Audit audit.Reader
 	// Enabler enables and disables triggers (a new revision each); nil
 	// where the server's database role may not publish (the cluster's
 	// runtime role).

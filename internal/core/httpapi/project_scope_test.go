@@ -63,15 +63,23 @@ func TestAProjectBoundTokenActsOnItsProjectsOnlyOnEveryRoute(t *testing.T) {
 	st := sqlitetest.Open(t)
 	charlieTrigger, charlieRun := projectWithRun(t, st, "charlie")
 	projectWithRun(t, st, "alpha")
-	bound, _, err := apitoken.Create(t.Context(), st, ids.New(), "alpha-ci", apitoken.Admin, 0, "alpha")
+	// A pause and a resume of each project leave audit records of both.
+	for _, p := range []string{"alpha", "charlie"} {
+		for _, pause := range []bool{true, false} {
+			if _, err := st.ProjectPause(t.Context(), schedule.ProjectPauseRequest{Project: p, Pause: pause, Actor: "test"}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	bound, _, err := apitoken.Create(t.Context(), st, "tester", ids.New(), "alpha-ci", apitoken.Admin, 0, "alpha")
 	if err != nil {
 		t.Fatal(err)
 	}
-	every, _, err := apitoken.Create(t.Context(), st, ids.New(), "ops", apitoken.Admin, 0)
+	every, _, err := apitoken.Create(t.Context(), st, "tester", ids.New(), "ops", apitoken.Admin, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	h := NewHandler(Config{Runs: st, LastRuns: st, Triggers: st, Detail: st, Tokens: st, Pauser: st, ProjectPauser: st, ProjectPauses: st, Notifications: st,
+	h := NewHandler(Config{Runs: st, LastRuns: st, Triggers: st, Detail: st, Tokens: st, Pauser: st, ProjectPauser: st, ProjectPauses: st, Notifications: st, Audit: st,
 		Manual: st, Export: st, Definitions: &catalog.Service{Store: st, Executor: task.LocalProcess, NowMs: func() int64 { return time.Now().UnixMilli() }},
 		Ready: func() (bool, string) { return true, "" }, Log: slog.New(slog.DiscardHandler)})
 	ask := func(method, target, token, body string) (int, string) {
@@ -129,7 +137,7 @@ func TestAProjectBoundTokenPausesItsProjectByIDButNotAnothers(t *testing.T) {
 	st := sqlitetest.Open(t)
 	_, _, charlie := projectWithIDs(t, st, "charlie")
 	_, _, alpha := projectWithIDs(t, st, "alpha")
-	bound, _, err := apitoken.Create(t.Context(), st, ids.New(), "alpha-ci", apitoken.Operate, 0, "alpha")
+	bound, _, err := apitoken.Create(t.Context(), st, "tester", ids.New(), "alpha-ci", apitoken.Operate, 0, "alpha")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -81,14 +81,14 @@ func reasonsServer(t *testing.T, lim Limits, ready bool) (*Handler, map[string]s
 	for s, secret := range scoped {
 		tokens[string(s)] = secret
 	}
-	revoked, _, err := apitoken.Create(t.Context(), st, "0190a4f2-0000-7000-8000-0000000000a1", "gone", apitoken.Read, 0)
+	revoked, _, err := apitoken.Create(t.Context(), st, "tester", "0190a4f2-0000-7000-8000-0000000000a1", "gone", apitoken.Read, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := st.TokenRevoke(t.Context(), "gone"); err != nil {
+	if err := st.TokenRevoke(t.Context(), "gone", "tester"); err != nil {
 		t.Fatal(err)
 	}
-	expired, _, err := apitoken.Create(t.Context(), st, "0190a4f2-0000-7000-8000-0000000000a2", "old", apitoken.Read, time.Minute)
+	expired, _, err := apitoken.Create(t.Context(), st, "tester", "0190a4f2-0000-7000-8000-0000000000a2", "old", apitoken.Read, time.Minute)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -16,7 +16,7 @@ func tokenStore(t testing.TB) (*sqlitestore.Store, map[apitoken.Scope]string) {
 	st := sqlitetest.Open(t)
 	out := map[apitoken.Scope]string{}
 	for _, s := range apitoken.Scopes {
-		secret, _, err := apitoken.Create(t.Context(), st, ids.New(), "tok-"+string(s), s, 0)
+		secret, _, err := apitoken.Create(t.Context(), st, "tester", ids.New(), "tok-"+string(s), s, 0)
 		if err != nil {
 			t.Fatal(err)
 		}

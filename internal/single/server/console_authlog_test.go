@@ -50,7 +50,7 @@ func TestConsoleSigninsSignoutsAndTheirFailuresAreLogged(t *testing.T) {
 	const typo = "olivia-but-mistyped"
 	site.signInUser(t, consoleClient(t), typo, ownerPassword)
 	revoked := site.tokens[apitoken.Operate]
-	if err := site.srv.store.TokenRevoke(t.Context(), "console-operate"); err != nil {
+	if err := site.srv.store.TokenRevoke(t.Context(), "console-operate", "tester"); err != nil {
 		t.Fatal(err)
 	}
 	csrfSignin, _ := site.signinForm(t, c)

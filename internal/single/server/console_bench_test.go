@@ -69,7 +69,7 @@ func BenchmarkConsoleRunsListPage(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	secret, _, err := apitoken.Create(b.Context(), be.Store, ids.New(), "bench", apitoken.Read, 0)
+	secret, _, err := apitoken.Create(b.Context(), be.Store, "tester", ids.New(), "bench", apitoken.Read, 0)
 	if err != nil {
 		b.Fatal(err)
 	}

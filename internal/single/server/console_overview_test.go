@@ -25,7 +25,7 @@ func TestTheOverviewOfAServerWithoutTriggersLeadsToNewTask(t *testing.T) {
 	}
 	site := &consoleSite{dir: dir, tokens: map[apitoken.Scope]string{}}
 	for _, s := range []apitoken.Scope{apitoken.Read, apitoken.Admin} {
-		if site.tokens[s], _, err = apitoken.Create(t.Context(), b.Store, ids.New(), "console-"+string(s), s, 0); err != nil {
+		if site.tokens[s], _, err = apitoken.Create(t.Context(), b.Store, "tester", ids.New(), "console-"+string(s), s, 0); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -177,7 +177,7 @@ func TestTheSetupFormIsGoneOnceAUserExists(t *testing.T) {
 	c := consoleClient(t)
 	csrf := site.setupForm(t, c)
 	// The CLI path, beside the running server.
-	if _, err := account.Create(t.Context(), site.srv.store, ids.New(), "dora", account.Owner, ownerPassword); err != nil {
+	if _, err := account.Create(t.Context(), site.srv.store, "tester", ids.New(), "dora", account.Owner, ownerPassword); err != nil {
 		t.Fatal(err)
 	}
 	resp, page := httpcall.Form(t, c, http.MethodGet, site.base+"/setup", nil)

@@ -99,14 +99,14 @@ func startConsoleSiteCommand(t testing.TB, cron trigger.Cron, cmd task.Command, 
 	}
 	site := &consoleSite{dir: dir, triggerID: tg.TriggerID, projectID: p.ID, tokens: map[apitoken.Scope]string{}}
 	for _, s := range apitoken.Scopes {
-		secret, _, err := apitoken.Create(t.Context(), b.Store, ids.New(), "console-"+string(s), s, 0)
+		secret, _, err := apitoken.Create(t.Context(), b.Store, "tester", ids.New(), "console-"+string(s), s, 0)
 		if err != nil {
 			t.Fatal(err)
 		}
 		site.tokens[s] = secret
 	}
 	site.owner = "olivia"
-	if _, err := account.Create(t.Context(), b.Store, ids.New(), site.owner, account.Owner, ownerPassword); err != nil {
+	if _, err := account.Create(t.Context(), b.Store, "tester", ids.New(), site.owner, account.Owner, ownerPassword); err != nil {
 		t.Fatal(err)
 	}
 	b.Close()

@@ -42,10 +42,10 @@ func TestConsoleWrongPasswordIsRefusedLikeAnUnknownUser(t *testing.T) {
 	if wrongSt != http.StatusUnauthorized || wrongSt != unknownSt || wrongMsg == "" || wrongMsg != unknownMsg {
 		t.Fatalf("wrong password %d %q, unknown user %d %q: want the same 401 and message", wrongSt, wrongMsg, unknownSt, unknownMsg)
 	}
-	if _, err := account.Create(t.Context(), site.srv.store, ids.New(), "dora", account.Owner, ownerPassword); err != nil {
+	if _, err := account.Create(t.Context(), site.srv.store, "tester", ids.New(), "dora", account.Owner, ownerPassword); err != nil {
 		t.Fatal(err)
 	}
-	if err := site.srv.store.UserDisable(t.Context(), "dora"); err != nil {
+	if err := site.srv.store.UserDisable(t.Context(), "dora", "tester"); err != nil {
 		t.Fatal(err)
 	}
 	if st, _, msg := site.signInUser(t, consoleClient(t), "dora", ownerPassword); st != wrongSt || msg != wrongMsg {
@@ -89,12 +89,14 @@ func TestConsoleDisablingDeletingOrANewPasswordEndsAUsersSessions(t *testing.T) 
 		what   string
 		change func(name string) error
 	}{
-		{"disabled", func(n string) error { return site.srv.store.UserDisable(t.Context(), n) }},
-		{"deleted", func(n string) error { return site.srv.store.UserDelete(t.Context(), n) }},
-		{"re-passworded", func(n string) error { return account.SetPassword(t.Context(), site.srv.store, n, newPassword) }},
+		{"disabled", func(n string) error { return site.srv.store.UserDisable(t.Context(), n, "tester") }},
+		{"deleted", func(n string) error { return site.srv.store.UserDelete(t.Context(), n, "tester") }},
+		{"re-passworded", func(n string) error {
+			return account.SetPassword(t.Context(), site.srv.store, "tester", n, newPassword)
+		}},
 	} {
 		name := "user-" + end.what
-		if _, err := account.Create(t.Context(), site.srv.store, ids.New(), name, account.Viewer, ownerPassword); err != nil {
+		if _, err := account.Create(t.Context(), site.srv.store, "tester", ids.New(), name, account.Viewer, ownerPassword); err != nil {
 			t.Fatal(err)
 		}
 		c := consoleClient(t)

@@ -45,7 +45,7 @@ func publishScripts(t *testing.T, dataDir string, scripts ...string) string {
 			t.Fatal(err)
 		}
 	}
-	token, _, err := apitoken.Create(t.Context(), b.Store, ids.New(), "operator", apitoken.Operate, 0)
+	token, _, err := apitoken.Create(t.Context(), b.Store, "tester", ids.New(), "operator", apitoken.Operate, 0)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -149,21 +149,21 @@ func TestAServerWithoutAConsoleAccountSaysWhereTheConsoleIsAndHowToSignIn(t *tes
 		}
 		srv, logs = start()
 	}
-	if _, _, err := apitoken.Create(t.Context(), srv.store, ids.New(), "ops", apitoken.Operate, 0); err != nil {
+	if _, _, err := apitoken.Create(t.Context(), srv.store, "tester", ids.New(), "ops", apitoken.Operate, 0); err != nil {
 		t.Fatal(err)
 	}
 	restart()
 	if strings.Contains(logs, CodeNoAccounts) {
 		t.Errorf("with an active API token, the start still says nothing can sign in: %q", logs)
 	}
-	if err := srv.store.TokenRevoke(t.Context(), "ops"); err != nil {
+	if err := srv.store.TokenRevoke(t.Context(), "ops", "tester"); err != nil {
 		t.Fatal(err)
 	}
 	restart()
 	if !strings.Contains(logs, "code="+CodeNoAccounts) {
 		t.Errorf("with its only token revoked, the start does not say how to create an account: %q", logs)
 	}
-	if _, err := account.Create(t.Context(), srv.store, ids.New(), "dora", account.Owner, ownerPassword); err != nil {
+	if _, err := account.Create(t.Context(), srv.store, "tester", ids.New(), "dora", account.Owner, ownerPassword); err != nil {
 		t.Fatal(err)
 	}
 	restart()

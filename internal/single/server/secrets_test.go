@@ -70,7 +70,7 @@ func TestASecretsFileThatIsNotJSONLeaksNoByteOfItIntoTheRunsErrorTheLogsOrTheAPI
 		trigger.Spec{Name: "needs", Enabled: true, Cron: trigger.Cron{Expression: "0 0 1 1 *", Timezone: "UTC", MisfirePolicy: trigger.Skip}}); err != nil {
 		t.Fatal(err)
 	}
-	token, _, err := apitoken.Create(t.Context(), b.Store, ids.New(), "operator", apitoken.Operate, 0)
+	token, _, err := apitoken.Create(t.Context(), b.Store, "tester", ids.New(), "operator", apitoken.Operate, 0)
 	if err != nil {
 		t.Fatal(err)
 	}

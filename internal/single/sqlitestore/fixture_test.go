@@ -186,6 +186,7 @@ func (e *env) fixture() storetest.Fixture {
 		Elapse:        e.clock.Advance,
 		Manual:        e.store,
 		Outbox:        e.store,
+		Audit:         e.store,
 		Finish:        e.finish,
 		DispatchOrder: e.pendingOrder,
 		FinishKilled:  e.finishKilled,
@@ -239,6 +240,9 @@ func (e *env) fixture() storetest.Fixture {
 			},
 			SetWrittenAt: func(ctx context.Context, triggerID string, writtenAtMs int64) error {
 				return e.tamper(ctx, `UPDATE trigger_schedules SET updated_at_ms = ? WHERE trigger_id = ?`, writtenAtMs, triggerID)
+			},
+			FailAuditWrites: func(ctx context.Context) error {
+				return e.tamper(ctx, `CREATE TRIGGER audit_log_refused BEFORE INSERT ON audit_log BEGIN SELECT RAISE(ABORT, 'the test refuses audit records'); END`)
 			},
 			AgeTokens: func(ctx context.Context, name string, byMs int64) error {
 				return e.tamper(ctx, `UPDATE api_tokens SET created_at_ms = created_at_ms - ?2, expires_at_ms = expires_at_ms - ?2 WHERE name = ?1`, name, byMs)
@@ -463,6 +467,11 @@ func TestTokenConformance(t *testing.T) {
 func TestUserConformance(t *testing.T) {
 	t.Parallel()
 	storetest.RunUsers(t, newFixture)
+}
+
+func TestAuditConformance(t *testing.T) {
+	t.Parallel()
+	storetest.RunAudit(t, newFixture)
 }
 
 func TestSessionConformance(t *testing.T) {

@@ -290,8 +290,12 @@ func (s *Store) NotificationRetry(ctx context.Context, id, actor string) (notify
 	}
 	var out notify.Message
 	err := s.write(ctx, "retry notification "+id, durable, func(tx *txn) error {
+		now := s.nowMs()
 		var err error
-		out, err = scanMessage(tx.QueryRowContext(ctx, qNotifyRetry, s.nowMs(), id, actor))
+		out, err = scanMessage(tx.QueryRowContext(ctx, qNotifyRetry, now, id, actor))
+		if err == nil {
+			return appendAudit(ctx, tx, now, out.Retried(actor))
+		}
 		if !errors.Is(err, sql.ErrNoRows) {
 			return err
 		}

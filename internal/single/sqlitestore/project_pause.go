@@ -107,5 +107,5 @@ func (s *Store) changeProjectPause(ctx context.Context, tx *txn, r schedule.Proj
 		return err
 	}
 	out.Changed, out.Paused, out.Note, out.Actor, out.AtMs, out.Triggers = true, r.Pause, note, r.Actor, now, len(triggers)
-	return nil
+	return appendAudit(ctx, tx, now, r.Audited(*out))
 }

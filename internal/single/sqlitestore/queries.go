@@ -202,6 +202,8 @@ var (
 	qNotifySkipFacts       = query("notify_skip_facts")
 	qNotifyDue             = query("notify_due")
 	qTokenNameHolder       = query("token_name_holder")
+	qAuditInsert           = query("audit_insert")
+	qAuditList             = query("audit_list")
 )
 
 // Retention's statements (retention.go).
@@ -277,7 +279,7 @@ var readQueries = []string{
 	qTasksOfProject, qTriggersOfProject, qProjectNames, qProjectNameByID, qTitlesOfProject,
 	qScheduleTakeUninitialised, qScheduleTakeDue, qScheduleNextDue, qScheduleReanchorRead, qScheduleRecheckStale, qClockNewestRecorded,
 	qRunsList, qRunsLast, qRunGet, qRunWaiting, qRunSlotHolders, qAttemptsOfRun, qEventsOfRun, qRunsRerunAs, qTriggersList, qAttemptsPending, qAttemptLiveOwners,
-	qAttemptsCancelAsked, qTriggerDetail, qLedgerOfTrigger, qAuditOfTrigger, qProjectPauseRead, qTokensList, qTokenByDigest, qUsersList, qUserCredentials, qUserByID, qUsersExist, qSessionByDigest, qNotifyList, qNotifyDue,
+	qAttemptsCancelAsked, qTriggerDetail, qLedgerOfTrigger, qAuditOfTrigger, qProjectPauseRead, qTokensList, qTokenByDigest, qUsersList, qUserCredentials, qUserByID, qUsersExist, qSessionByDigest, qNotifyList, qNotifyDue, qAuditList,
 	qHandoverRead, qProjectDeleteTarget, qProjectDeleteCounts, qProjectDeleteUnfinished, qProjectDeleteTokens, qProjectDeleteLogsLeft,
 	qRetentionEstimate, qRetentionLogsRunning, qRetentionLogBytes, qMonitorBacklog, qMonitorRunState, qMonitorOldestQueued, qMonitorTriggerActivity, qRetriesNext,
 }
@@ -301,7 +303,7 @@ var writeQueries = []string{
 	qSchedulePause, qScheduleResume, qSchedulePauseState, qScheduleAuditInsert, qScheduleAdoptRead, qScheduleAdopt, qHandoverMark, qHandoverTakeBack,
 	qProjectPauseRead, qProjectPauseWrite, qProjectPauseUnpaused, qProjectPauseTheirs, qProjectPauseKept, qSchedulePauseMark, qSchedulePauseOwn, qSchedulePublishedPaused, qPublishAuditInsert, qRunsUnfinishedOfTrigger,
 	qRunByKey, qManualReplay, qRunsCronScheduledIn,
-	qTokenInsert, qTokenNameHolder, qTokenRevoke, qTokenTouch,
+	qTokenInsert, qTokenNameHolder, qTokenRevoke, qTokenTouch, qAuditInsert,
 	qUserInsert, qUserDisable, qUserEnable, qUserDelete, qUserSetPassword, qUserChangePassword, qUserSignedIn, qUserInsertFirst,
 	qSessionInsert, qSessionEvict, qSessionDeleteExpired, qSessionSeen, qSessionEnd, qSessionEndOthers, qSessionEndPrincipal,
 	qNotifyFacts, qNotifyRunFacts, qNotifyHistory, qNotifyInsert, qNotifyClaim, qNotifyDelivered, qNotifyPromote, qNotifyFailed, qNotifyRetry, qNotifyState, qNotifyRelease, qNotifySkipFacts,

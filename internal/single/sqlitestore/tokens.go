@@ -28,7 +28,10 @@ func (s *Store) TokenCreate(ctx context.Context, t apitoken.NewToken) (apitoken.
 			}
 			return apitoken.ErrNameTaken(t.Name, expiresAtMs, now)
 		}
-		return err
+		if err != nil {
+			return err
+		}
+		return appendAudit(ctx, tx, now, t.Created())
 	})
 	if err != nil {
 		return apitoken.Token{}, err
@@ -60,14 +63,19 @@ func (s *Store) TokenList(ctx context.Context) ([]apitoken.Token, error) {
 // TokenRevoke revokes the unrevoked token of that name, expired or not,
 // and ends the console sessions signed in with it in the same
 // transaction.
-func (s *Store) TokenRevoke(ctx context.Context, name string) error {
+func (s *Store) TokenRevoke(ctx context.Context, name, actor string) error {
 	return s.write(ctx, "revoke token "+name, durable, func(tx *txn) error {
 		var digest []byte
-		err := tx.QueryRowContext(ctx, qTokenRevoke, name, s.nowMs()).Scan(&digest)
+		var id string
+		now := s.nowMs()
+		err := tx.QueryRowContext(ctx, qTokenRevoke, name, now).Scan(&digest, &id)
 		if errors.Is(err, sql.ErrNoRows) {
 			return apitoken.ErrNoSuchToken(name)
 		}
 		if err != nil {
+			return err
+		}
+		if err := appendAudit(ctx, tx, now, apitoken.Revoked(id, name, actor)); err != nil {
 			return err
 		}
 		return endSessionsOf(ctx, tx, websession.Signin{TokenDigest: digest}.Principal())

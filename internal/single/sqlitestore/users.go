@@ -6,6 +6,7 @@ import (
 	"errors"
 
 	"github.com/qinglong/qinglong/internal/core/account"
+	"github.com/qinglong/qinglong/internal/core/audit"
 	"github.com/qinglong/qinglong/internal/core/websession"
 )
 
@@ -23,7 +24,10 @@ func (s *Store) UserCreate(ctx context.Context, u account.NewUser) (account.User
 		if isUnique(err) {
 			return account.ErrNameTaken(u.Name)
 		}
-		return err
+		if err != nil {
+			return err
+		}
+		return appendAudit(ctx, tx, out.CreatedAtMs, account.Created(u, ""))
 	})
 	if err != nil {
 		return account.User{}, err
@@ -53,64 +57,70 @@ func (s *Store) UserList(ctx context.Context) ([]account.User, error) {
 }
 
 // UserDisable disables the account of that name and ends its sessions.
-func (s *Store) UserDisable(ctx context.Context, name string) error {
-	return s.changeUserEndingSessions(ctx, "disable user "+name, name, qUserDisable, s.nowMs())
+func (s *Store) UserDisable(ctx context.Context, name, actor string) error {
+	now := s.nowMs()
+	return s.changeUserEndingSessions(ctx, "disable user "+name, account.Change{Action: audit.UserDisabled, Name: name, Actor: actor}, now, qUserDisable, now)
 }
 
 // UserEnable enables the account of that name with a new password hash.
 // It has no sessions to end: disabling it ended them, and a disabled
 // account cannot sign in.
-func (s *Store) UserEnable(ctx context.Context, name, hash string) error {
+func (s *Store) UserEnable(ctx context.Context, name, hash, actor string) error {
 	return s.write(ctx, "enable user "+name, durable, func(tx *txn) error {
-		res, err := tx.ExecContext(ctx, qUserEnable, name, hash)
-		if err != nil {
-			return err
-		}
-		if n, err := res.RowsAffected(); err != nil || n == 0 {
-			return cmpErr(err, account.ErrNoSuchUser(name))
-		}
-		return nil
-	})
-}
-
-// UserDelete removes the account of that name and ends its sessions.
-func (s *Store) UserDelete(ctx context.Context, name string) error {
-	return s.changeUserEndingSessions(ctx, "delete user "+name, name, qUserDelete)
-}
-
-// UserSetPassword replaces the account's password hash and ends its
-// sessions.
-func (s *Store) UserSetPassword(ctx context.Context, name, hash string) error {
-	return s.changeUserEndingSessions(ctx, "set the password of user "+name, name, qUserSetPassword, hash)
-}
-
-// UserChangePassword replaces the enabled account's hash only while it is
-// still currentHash.
-func (s *Store) UserChangePassword(ctx context.Context, id, currentHash, newHash string) error {
-	return s.write(ctx, "change the password of a user", durable, func(tx *txn) error {
-		res, err := tx.ExecContext(ctx, qUserChangePassword, id, currentHash, newHash)
-		if err != nil {
-			return err
-		}
-		if n, err := res.RowsAffected(); err != nil || n == 0 {
-			return cmpErr(err, account.ErrPasswordChangedMeanwhile())
-		}
-		return nil
-	})
-}
-
-// changeUserEndingSessions runs q (which returns the account's id) on the
-// account of name and deletes the account's console sessions in the same
-// transaction: they end at once, not at their next request, and a change
-// that does not commit ends none.
-func (s *Store) changeUserEndingSessions(ctx context.Context, what, name, q string, args ...any) error {
-	return s.write(ctx, what, durable, func(tx *txn) error {
 		var id string
-		err := tx.QueryRowContext(ctx, q, append([]any{name}, args...)...).Scan(&id)
+		err := tx.QueryRowContext(ctx, qUserEnable, name, hash).Scan(&id)
 		if errors.Is(err, sql.ErrNoRows) {
 			return account.ErrNoSuchUser(name)
 		}
 		if err != nil {
+			return err
+		}
+		return appendAudit(ctx, tx, s.nowMs(), account.Change{Action: audit.UserEnabled, Name: name, Actor: actor}.Entry(id))
+	})
+}
+
+// UserDelete removes the account of that name and ends its sessions.
+func (s *Store) UserDelete(ctx context.Context, name, actor string) error {
+	return s.changeUserEndingSessions(ctx, "delete user "+name, account.Change{Action: audit.UserDeleted, Name: name, Actor: actor}, s.nowMs(), qUserDelete)
+}
+
+// UserSetPassword replaces the account's password hash and ends its
+// sessions.
+func (s *Store) UserSetPassword(ctx context.Context, name, hash, actor string) error {
+	return s.changeUserEndingSessions(ctx, "set the password of user "+name, account.Change{Action: audit.UserPasswordSet, Name: name, Actor: actor}, s.nowMs(), qUserSetPassword, hash)
+}
+
+// UserChangePassword replaces the enabled account's hash only while it is
+// still currentHash.
+func (s *Store) UserChangePassword(ctx context.Context, id, currentHash, newHash, actor string) error {
+	return s.write(ctx, "change the password of a user", durable, func(tx *txn) error {
+		var name string
+		err := tx.QueryRowContext(ctx, qUserChangePassword, id, currentHash, newHash).Scan(&name)
+		if errors.Is(err, sql.ErrNoRows) {
+			return account.ErrPasswordChangedMeanwhile()
+		}
+		if err != nil {
+			return err
+		}
+		return appendAudit(ctx, tx, s.nowMs(), account.Change{Action: audit.UserPasswordChanged, Name: name, Actor: actor}.Entry(id))
+	})
+}
+
+// changeUserEndingSessions runs q (which returns the account's id) on the
+// account c names, records c at nowMs and deletes the account's console
+// sessions in the same transaction: they end at once, not at their next
+// request, and a change that does not commit ends none and records none.
+func (s *Store) changeUserEndingSessions(ctx context.Context, what string, c account.Change, nowMs int64, q string, args ...any) error {
+	return s.write(ctx, what, durable, func(tx *txn) error {
+		var id string
+		err := tx.QueryRowContext(ctx, q, append([]any{c.Name}, args...)...).Scan(&id)
+		if errors.Is(err, sql.ErrNoRows) {
+			return account.ErrNoSuchUser(c.Name)
+		}
+		if err != nil {
+			return err
+		}
+		if err := appendAudit(ctx, tx, nowMs, c.Entry(id)); err != nil {
 			return err
 		}
 		return endSessionsOf(ctx, tx, websession.Signin{UserID: id}.Principal())

@@ -29,7 +29,7 @@ func (s *Store) UserCreateFirst(ctx context.Context, u account.NewUser) (account
 		if n, err := res.RowsAffected(); err != nil || n == 0 {
 			return cmpErr(err, account.ErrUsersExist())
 		}
-		return nil
+		return appendAudit(ctx, tx, out.CreatedAtMs, account.Created(u, "the first owner, with the setup code"))
 	})
 	if err != nil {
 		return account.User{}, err

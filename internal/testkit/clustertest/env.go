@@ -211,7 +211,7 @@ func (e *Env) Count(t testing.TB) Occurrences {
 // Token creates an API token through the admin role and returns its secret.
 func (e *Env) Token(t testing.TB, name string, scope apitoken.Scope) string {
 	t.Helper()
-	secret, _, err := apitoken.Create(t.Context(), e.adminStore(t), ids.New(), name, scope, 0)
+	secret, _, err := apitoken.Create(t.Context(), e.adminStore(t), "tester", ids.New(), name, scope, 0)
 	if err != nil {
 		t.Fatalf("create token %s: %v", name, err)
 	}

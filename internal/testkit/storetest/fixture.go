@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/qinglong/qinglong/internal/core/apitoken"
+	"github.com/qinglong/qinglong/internal/core/audit"
 	"github.com/qinglong/qinglong/internal/core/catalog"
 	"github.com/qinglong/qinglong/internal/core/notify"
 	"github.com/qinglong/qinglong/internal/core/project"
@@ -120,6 +121,9 @@ type Fixture struct {
 	// Sessions keeps the console's sessions as a server does (on the
 	// cluster, the runtime role).
 	Sessions websession.Store
+	// Audit lists the audit trail as `ql audit list` does (on the
+	// cluster, the runtime role).
+	Audit audit.Reader
 	// Outbox is the adapter's notification outbox.
 	Outbox notify.Outbox
 	// Finish ends the latest attempt of a queued Run with end
@@ -232,6 +236,9 @@ type Tamper struct {
 	// written (its updated_at_ms) without bumping its state version, as a
 	// write made while the clock read writtenAtMs would have left it.
 	SetWrittenAt func(ctx context.Context, triggerID string, writtenAtMs int64) error
+	// FailAuditWrites makes every later write to the audit trail fail,
+	// as a full disk or a lost privilege would.
+	FailAuditWrites func(ctx context.Context) error
 	// AgeTokens moves the creation and expiry of every token named name
 	// back by byMs, as tokens created that long ago would hold them.
 	AgeTokens func(ctx context.Context, name string, byMs int64) error

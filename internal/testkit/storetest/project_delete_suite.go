@@ -190,10 +190,10 @@ func testProjectDeleteDryRun(t *testing.T, f Fixture) {
 func testProjectDeleteBoundToken(t *testing.T, f Fixture) {
 	d := seedDeletable(t, f, "bound")
 	setStatus(t, f, d.defs, project.Archived)
-	if _, _, err := apitoken.Create(t.Context(), f.Tokens, ids.New(), "bound-ci", apitoken.Operate, 0, "other", "bound"); err != nil {
+	if _, _, err := apitoken.Create(t.Context(), f.Tokens, "test", ids.New(), "bound-ci", apitoken.Operate, 0, "other", "bound"); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := apitoken.Create(t.Context(), f.Tokens, ids.New(), "everything", apitoken.Operate, 0); err != nil {
+	if _, _, err := apitoken.Create(t.Context(), f.Tokens, "test", ids.New(), "everything", apitoken.Operate, 0); err != nil {
 		t.Fatal(err)
 	}
 	before := projectRows(t, f, d.Project.ID)
@@ -204,7 +204,7 @@ func testProjectDeleteBoundToken(t *testing.T, f Fixture) {
 	if after := projectRows(t, f, d.Project.ID); !maps.Equal(before, after) {
 		t.Fatalf("a refused deletion changed rows: %v, then %v", before, after)
 	}
-	if err := f.Tokens.TokenRevoke(t.Context(), "bound-ci"); err != nil {
+	if err := f.Tokens.TokenRevoke(t.Context(), "bound-ci", "test"); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := deleteProject(t, f, "bound", false); err != nil {

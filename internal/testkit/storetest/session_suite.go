@@ -231,9 +231,9 @@ func testSessionExpiredDeleted(t *testing.T, f Fixture) {
 // checks that apart).
 func testSessionUserChangeEnds(t *testing.T, f Fixture) {
 	changes := map[string]func(name string) error{
-		"passwd":  func(name string) error { return f.Users.UserSetPassword(t.Context(), name, hashB) },
-		"disable": func(name string) error { return f.Users.UserDisable(t.Context(), name) },
-		"delete":  func(name string) error { return f.Users.UserDelete(t.Context(), name) },
+		"passwd":  func(name string) error { return f.Users.UserSetPassword(t.Context(), name, hashB, "tester") },
+		"disable": func(name string) error { return f.Users.UserDisable(t.Context(), name, "tester") },
+		"delete":  func(name string) error { return f.Users.UserDelete(t.Context(), name, "tester") },
 	}
 	other := createUser(t, f, "bystander", account.Viewer)
 	kept := createSession(t, f, userSignin(t, other.ID))
@@ -250,11 +250,11 @@ func testSessionUserChangeEnds(t *testing.T, f Fixture) {
 }
 
 func testSessionTokenRevokeEnds(t *testing.T, f Fixture) {
-	secret, _, err := apitoken.Create(t.Context(), f.Tokens, ids.New(), "deploy", apitoken.Operate, 0)
+	secret, _, err := apitoken.Create(t.Context(), f.Tokens, "tester", ids.New(), "deploy", apitoken.Operate, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	otherSecret, _, err := apitoken.Create(t.Context(), f.Tokens, ids.New(), "ci", apitoken.Read, 0)
+	otherSecret, _, err := apitoken.Create(t.Context(), f.Tokens, "tester", ids.New(), "ci", apitoken.Read, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -262,7 +262,7 @@ func testSessionTokenRevokeEnds(t *testing.T, f Fixture) {
 		return createSession(t, f, websession.Signin{Digest: randomDigest(t), TokenDigest: apitoken.Digest(secret), Name: name, Scope: apitoken.Read})
 	}
 	a, b, kept := tokenSignin(secret, "deploy"), tokenSignin(secret, "deploy"), tokenSignin(otherSecret, "ci")
-	if err := f.Tokens.TokenRevoke(t.Context(), "deploy"); err != nil {
+	if err := f.Tokens.TokenRevoke(t.Context(), "deploy", "tester"); err != nil {
 		t.Fatalf("revoke: %v", err)
 	}
 	sessionGone(t, f, a.Digest)

@@ -13,7 +13,7 @@ import (
 // server authenticating it, `ql tokens list`), and a token made without
 // any stays a token of every project.
 func testTokenProjectsAreStoredAndListed(t *testing.T, f Fixture) {
-	secret, created, err := apitoken.Create(t.Context(), f.Tokens, ids.New(), "alpha-ci", apitoken.Operate, 0, "beta", "alpha", "beta")
+	secret, created, err := apitoken.Create(t.Context(), f.Tokens, "tester", ids.New(), "alpha-ci", apitoken.Operate, 0, "beta", "alpha", "beta")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -34,7 +34,7 @@ func RunTokens(t *testing.T, newFixture Factory) {
 
 func createToken(t *testing.T, f Fixture, name string, scope apitoken.Scope, expires time.Duration) (string, apitoken.Token) {
 	t.Helper()
-	secret, tok, err := apitoken.Create(t.Context(), f.Tokens, ids.New(), name, scope, expires)
+	secret, tok, err := apitoken.Create(t.Context(), f.Tokens, "tester", ids.New(), name, scope, expires)
 	if err != nil {
 		t.Fatalf("create token %s: %v", name, err)
 	}
@@ -63,9 +63,9 @@ func testTokenRoundTrip(t *testing.T, f Fixture) {
 
 func testTokenNameUnique(t *testing.T, f Fixture) {
 	createToken(t, f, "deploy", apitoken.Read, 0)
-	_, _, err := apitoken.Create(t.Context(), f.Tokens, ids.New(), "deploy", apitoken.Admin, 0)
+	_, _, err := apitoken.Create(t.Context(), f.Tokens, "tester", ids.New(), "deploy", apitoken.Admin, 0)
 	requireCode(t, err, qlerror.Conflict, "a second active token of one name")
-	if err := f.Tokens.TokenRevoke(t.Context(), "deploy"); err != nil {
+	if err := f.Tokens.TokenRevoke(t.Context(), "deploy", "tester"); err != nil {
 		t.Fatal(err)
 	}
 	secret, _ := createToken(t, f, "deploy", apitoken.Admin, 0)
@@ -73,21 +73,21 @@ func testTokenNameUnique(t *testing.T, f Fixture) {
 	if err != nil || got.Scope != apitoken.Admin || got.RevokedAtMs != nil {
 		t.Fatalf("the new token of a reused name: %+v %v", got, err)
 	}
-	_, _, err = apitoken.Create(t.Context(), f.Tokens, ids.New(), "Not A Name", apitoken.Read, 0)
+	_, _, err = apitoken.Create(t.Context(), f.Tokens, "tester", ids.New(), "Not A Name", apitoken.Read, 0)
 	requireCode(t, err, qlerror.Invalid, "a malformed name")
 }
 
 func testTokenRevoke(t *testing.T, f Fixture) {
 	secret, _ := createToken(t, f, "old", apitoken.Read, 0)
-	if err := f.Tokens.TokenRevoke(t.Context(), "old"); err != nil {
+	if err := f.Tokens.TokenRevoke(t.Context(), "old", "tester"); err != nil {
 		t.Fatal(err)
 	}
 	got, err := f.Auth.TokenByDigest(t.Context(), apitoken.Digest(secret))
 	if err != nil || got.RevokedAtMs == nil || got.StateAt(got.CreatedAtMs) != apitoken.StateRevoked {
 		t.Fatalf("a revoked token: %+v %v", got, err)
 	}
-	requireCode(t, f.Tokens.TokenRevoke(t.Context(), "old"), qlerror.NotFound, "revoking a revoked token")
-	requireCode(t, f.Tokens.TokenRevoke(t.Context(), "never"), qlerror.NotFound, "revoking a missing token")
+	requireCode(t, f.Tokens.TokenRevoke(t.Context(), "old", "tester"), qlerror.NotFound, "revoking a revoked token")
+	requireCode(t, f.Tokens.TokenRevoke(t.Context(), "never", "tester"), qlerror.NotFound, "revoking a missing token")
 	list, err := f.Tokens.TokenList(t.Context())
 	if err != nil || len(list) != 1 || list[0].RevokedAtMs == nil {
 		t.Fatalf("list after revoke: %+v %v", list, err)
@@ -99,11 +99,11 @@ func testTokenRevoke(t *testing.T, f Fixture) {
 // a request that sent no token at all.
 func testRevokeOfNoTokenIsNotFound(t *testing.T, f Fixture) {
 	createToken(t, f, "gone", apitoken.Read, 0)
-	if err := f.Tokens.TokenRevoke(t.Context(), "gone"); err != nil {
+	if err := f.Tokens.TokenRevoke(t.Context(), "gone", "tester"); err != nil {
 		t.Fatal(err)
 	}
 	for _, name := range []string{"gone", "never"} {
-		err := f.Tokens.TokenRevoke(t.Context(), name)
+		err := f.Tokens.TokenRevoke(t.Context(), name, "tester")
 		if got := qlerror.ReasonOf(err); got != "token_not_found" || !qlerror.Is(err, qlerror.NotFound) {
 			t.Errorf("revoking %q: reason %q, %v; want token_not_found, not_found", name, got, err)
 		}
@@ -151,12 +151,12 @@ func testExpiredTokenHoldsItsName(t *testing.T, f Fixture) {
 	if err := f.Tamper.AgeTokens(t.Context(), "short", time.Hour.Milliseconds()); err != nil {
 		t.Fatal(err)
 	}
-	_, _, err := apitoken.Create(t.Context(), f.Tokens, ids.New(), "short", apitoken.Read, 0)
+	_, _, err := apitoken.Create(t.Context(), f.Tokens, "tester", ids.New(), "short", apitoken.Read, 0)
 	requireCode(t, err, qlerror.Conflict, "a create of an expired token's name")
 	if msg := err.Error(); !strings.Contains(msg, `token "short" expired at `) || !strings.Contains(msg, "ql tokens revoke short") || strings.Contains(msg, "active") {
 		t.Fatalf("refusal of an expired token's name: %q; want it to say the token expired and how to free the name", msg)
 	}
-	if err := f.Tokens.TokenRevoke(t.Context(), "short"); err != nil {
+	if err := f.Tokens.TokenRevoke(t.Context(), "short", "tester"); err != nil {
 		t.Fatalf("revoke of an expired token: %v", err)
 	}
 	createToken(t, f, "short", apitoken.Read, 0)
@@ -165,7 +165,7 @@ func testExpiredTokenHoldsItsName(t *testing.T, f Fixture) {
 		t.Fatalf("list after the name's reuse: %+v %v; want the expired token's row kept beside the new one", list, err)
 	}
 	createToken(t, f, "live", apitoken.Read, time.Hour)
-	_, _, err = apitoken.Create(t.Context(), f.Tokens, ids.New(), "live", apitoken.Read, 0)
+	_, _, err = apitoken.Create(t.Context(), f.Tokens, "tester", ids.New(), "live", apitoken.Read, 0)
 	if err == nil || !strings.Contains(err.Error(), `an active token named "live" exists`) {
 		t.Fatalf("refusal of an active token's name: %v", err)
 	}

@@ -20,18 +20,18 @@ func testUserOwnPasswordStale(t *testing.T, f Fixture) {
 	}
 	const hashC = "$argon2id$v=19$m=19456,t=2,p=1$c2FsdA$a2V5Qw"
 	u := createUser(t, f, "alice", account.Operator)
-	if err := pc.UserChangePassword(t.Context(), u.ID, hashA, hashB); err != nil {
+	if err := pc.UserChangePassword(t.Context(), u.ID, hashA, hashB, "tester"); err != nil {
 		t.Fatalf("a change from the current hash: %v", err)
 	}
 	requireStoredHash(t, f, "alice", hashB)
-	requireCode(t, pc.UserChangePassword(t.Context(), u.ID, hashA, hashC), qlerror.Conflict, "a change from a stale hash")
+	requireCode(t, pc.UserChangePassword(t.Context(), u.ID, hashA, hashC, "tester"), qlerror.Conflict, "a change from a stale hash")
 	requireStoredHash(t, f, "alice", hashB)
-	if err := f.Users.UserDisable(t.Context(), "alice"); err != nil {
+	if err := f.Users.UserDisable(t.Context(), "alice", "tester"); err != nil {
 		t.Fatal(err)
 	}
-	requireCode(t, pc.UserChangePassword(t.Context(), u.ID, hashB, hashC), qlerror.Conflict, "a change of a disabled account")
+	requireCode(t, pc.UserChangePassword(t.Context(), u.ID, hashB, hashC, "tester"), qlerror.Conflict, "a change of a disabled account")
 	requireStoredHash(t, f, "alice", hashB)
-	requireCode(t, pc.UserChangePassword(t.Context(), ids.New(), hashB, hashC), qlerror.Conflict, "a change of a missing account")
+	requireCode(t, pc.UserChangePassword(t.Context(), ids.New(), hashB, hashC, "tester"), qlerror.Conflict, "a change of a missing account")
 }
 
 func requireStoredHash(t *testing.T, f Fixture, name, want string) {

@@ -69,7 +69,7 @@ func testUserNameUnique(t *testing.T, f Fixture) {
 	first := createUser(t, f, "ops", account.Viewer)
 	_, err := f.Users.UserCreate(t.Context(), account.NewUser{ID: ids.New(), Name: "ops", Role: account.Owner, Hash: hashA})
 	requireCode(t, err, qlerror.Conflict, "a second user of one name")
-	if err := f.Users.UserDelete(t.Context(), "ops"); err != nil {
+	if err := f.Users.UserDelete(t.Context(), "ops", "tester"); err != nil {
 		t.Fatal(err)
 	}
 	_, err = f.UserAuth.UserByID(t.Context(), first.ID)
@@ -84,7 +84,7 @@ func testUserNameUnique(t *testing.T, f Fixture) {
 func testUserDisable(t *testing.T, f Fixture) {
 	u := createUser(t, f, "temp", account.Operator)
 	for range 2 {
-		if err := f.Users.UserDisable(t.Context(), "temp"); err != nil {
+		if err := f.Users.UserDisable(t.Context(), "temp", "tester"); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -108,10 +108,10 @@ func testUserEnable(t *testing.T, f Fixture) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := f.Users.UserDisable(t.Context(), "heidi"); err != nil {
+	if err := f.Users.UserDisable(t.Context(), "heidi", "tester"); err != nil {
 		t.Fatal(err)
 	}
-	if err := f.Users.UserEnable(t.Context(), "heidi", hashB); err != nil {
+	if err := f.Users.UserEnable(t.Context(), "heidi", hashB, "tester"); err != nil {
 		t.Fatal(err)
 	}
 	got, err := f.UserAuth.UserByID(t.Context(), u.ID)
@@ -121,12 +121,12 @@ func testUserEnable(t *testing.T, f Fixture) {
 	if other, hash, err := f.UserAuth.UserCredentials(t.Context(), "ivan"); err != nil || other.State() != account.StateActive || hash != hashA {
 		t.Fatalf("another user changed: %+v %q %v", other, hash, err)
 	}
-	requireCode(t, f.Users.UserEnable(t.Context(), "nobody", hashB), qlerror.NotFound, "enabling a missing user")
+	requireCode(t, f.Users.UserEnable(t.Context(), "nobody", hashB, "tester"), qlerror.NotFound, "enabling a missing user")
 }
 
 func testUserPassword(t *testing.T, f Fixture) {
 	createUser(t, f, "carol", account.Viewer)
-	if err := f.Users.UserSetPassword(t.Context(), "carol", hashB); err != nil {
+	if err := f.Users.UserSetPassword(t.Context(), "carol", hashB, "tester"); err != nil {
 		t.Fatal(err)
 	}
 	if _, hash, err := f.UserAuth.UserCredentials(t.Context(), "carol"); err != nil || hash != hashB {
@@ -147,13 +147,13 @@ func testUserPasswordEndsSessions(t *testing.T, f Fixture) {
 	if err := f.UserAuth.UserSignedIn(t.Context(), u.ID, u.CreatedAtMs+1); err != nil {
 		t.Fatal(err)
 	}
-	if err := f.Users.UserSetPassword(t.Context(), "grace", hashB); err != nil {
+	if err := f.Users.UserSetPassword(t.Context(), "grace", hashB, "tester"); err != nil {
 		t.Fatal(err)
 	}
 	if got, err := f.UserAuth.UserByID(t.Context(), u.ID); err != nil || got.PasswordStamp != signedIn.PasswordStamp {
 		t.Fatalf("the session's check before a new password: stamp %q (%v), want the sign-in's %q", got.PasswordStamp, err, signedIn.PasswordStamp)
 	}
-	if err := f.Users.UserSetPassword(t.Context(), "frank", hashB); err != nil {
+	if err := f.Users.UserSetPassword(t.Context(), "frank", hashB, "tester"); err != nil {
 		t.Fatal(err)
 	}
 	got, err := f.UserAuth.UserByID(t.Context(), u.ID)
@@ -178,9 +178,9 @@ func testUserSignedIn(t *testing.T, f Fixture) {
 
 func testUserMissing(t *testing.T, f Fixture) {
 	createUser(t, f, "erin", account.Viewer)
-	requireCode(t, f.Users.UserDisable(t.Context(), "nobody"), qlerror.NotFound, "disabling a missing user")
-	requireCode(t, f.Users.UserDelete(t.Context(), "nobody"), qlerror.NotFound, "deleting a missing user")
-	requireCode(t, f.Users.UserSetPassword(t.Context(), "nobody", hashB), qlerror.NotFound, "a missing user's password")
+	requireCode(t, f.Users.UserDisable(t.Context(), "nobody", "tester"), qlerror.NotFound, "disabling a missing user")
+	requireCode(t, f.Users.UserDelete(t.Context(), "nobody", "tester"), qlerror.NotFound, "deleting a missing user")
+	requireCode(t, f.Users.UserSetPassword(t.Context(), "nobody", hashB, "tester"), qlerror.NotFound, "a missing user's password")
 	got, hash, err := f.UserAuth.UserCredentials(t.Context(), "erin")
 	if err != nil || got.State() != account.StateActive || hash != hashA {
 		t.Fatalf("another user changed: %+v %q %v", got, hash, err)

@@ -25,11 +25,12 @@ SELECT t.id, t.name, t.scope, t.created_at_ms, t.expires_at_ms, t.revoked_at_ms,
 -- name: TokenRevoke
 -- Revokes the unrevoked token of a name, expired or not (admin role);
 -- returns nothing when there is none, else its digest, whose console
--- sessions tokens.go ends in the same transaction.
+-- sessions tokens.go ends in the same transaction, its id and the time of
+-- the revocation for its audit record.
 UPDATE qinglong.api_tokens
    SET revoked_at_ms = greatest({{now_ms}}, created_at_ms)
  WHERE name = $1 AND revoked_at_ms IS NULL
-RETURNING digest
+RETURNING digest, id, revoked_at_ms
 
 -- name: TokenByDigest
 -- The token a request presents, found by its digest (unique index).

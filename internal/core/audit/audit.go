@@ -1,0 +1,112 @@
+// Package audit is the one trail of the changes people make: who did
+// what to which object, when. A store writes a Record in the transaction
+// of the change it records, so a change never commits without its record
+// nor a record without its change; the trail is append-only and holds no
+// secret (no token value, password, hash or command environment).
+package audit
+
+import (
+	"strings"
+	"unicode/utf8"
+)
+
+// Action is a stable dotted code of what was done; readers filter on it
+// and the console translates it.
+type Action string
+
+// The actions the trail records. The trigger.* ones are read from the
+// trigger schedule's own audit records, merged into the trail's listing.
+const (
+	TokenCreated        Action = "token.created"
+	TokenRevoked        Action = "token.revoked"
+	UserCreated         Action = "user.created"
+	UserDisabled        Action = "user.disabled"
+	UserEnabled         Action = "user.enabled"
+	UserDeleted         Action = "user.deleted"
+	UserPasswordSet     Action = "user.password_set"
+	UserPasswordChanged Action = "user.password_changed"
+	ProjectPaused       Action = "project.paused"
+	ProjectResumed      Action = "project.resumed"
+	NotificationRetried Action = "notification.retried"
+	TriggerPaused       Action = "trigger.paused"
+	TriggerResumed      Action = "trigger.resumed"
+	TriggerEnabled      Action = "trigger.enabled"
+	TriggerDisabled     Action = "trigger.disabled"
+)
+
+// Actions lists every action in the order the docs table has them.
+var Actions = []Action{
+	TokenCreated, TokenRevoked,
+	UserCreated, UserDisabled, UserEnabled, UserDeleted, UserPasswordSet, UserPasswordChanged,
+	ProjectPaused, ProjectResumed,
+	NotificationRetried,
+	TriggerPaused, TriggerResumed, TriggerEnabled, TriggerDisabled,
+}
+
+// Kind is the kind of object a record is about.
+type Kind string
+
+// The kinds of object.
+const (
+	KindToken        Kind = "token"
+	KindUser         Kind = "user"
+	KindProject      Kind = "project"
+	KindNotification Kind = "notification"
+	KindTrigger      Kind = "trigger"
+)
+
+// Bounds of a record's text, which the tables check too.
+const (
+	MaxActor = 128
+	MaxNote  = 1000
+)
+
+// Record is one entry of the trail. AtMs is the store's time of the
+// change; Project is the name of the object's project ("" for an object of
+// no one project: a token, a user); Key orders records that share a
+// millisecond and is the listing's cursor with AtMs.
+type Record struct {
+	Key        string `json:"key"`
+	AtMs       int64  `json:"atMs"`
+	Actor      string `json:"actor"`
+	Action     Action `json:"action"`
+	ObjectKind Kind   `json:"objectKind"`
+	ObjectID   string `json:"objectId"`
+	ObjectName string `json:"objectName"`
+	Project    string `json:"project,omitempty"`
+	Note       string `json:"note,omitempty"`
+}
+
+// Entry is what a change hands its store to record: the store adds the
+// time and the key.
+type Entry struct {
+	Actor      string
+	Action     Action
+	ObjectKind Kind
+	ObjectID   string
+	ObjectName string
+	Project    string
+	Note       string
+}
+
+// Bounded is the entry cut to the tables' bounds: an actor or note longer
+// than they allow is cut at a rune boundary rather than refuse the change
+// it records. An actor never given is "unknown", so that a record always
+// names someone.
+func (e Entry) Bounded() Entry {
+	e.Actor = clip(strings.TrimSpace(e.Actor), MaxActor)
+	if e.Actor == "" {
+		e.Actor = "unknown"
+	}
+	e.Note = clip(e.Note, MaxNote)
+	return e
+}
+
+// clip cuts s to at most n runes.
+func clip(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	r := []rune(s)
+	return string(r[:n])
+}
