@@ -179,6 +179,9 @@ const (
 	sqlNotifyFilterState   = ` state = $%d`
 	sqlNotifyFilterProject = ` project_id = $%d`
 	sqlNotifyFilterAfter   = ` id < $%d`
+	// A bound token's or console user's projects, by name: filtered
+	// before the page is cut, so the page is full of their rows.
+	sqlNotifyFilterInProjects = ` project_id IN (SELECT ip.id FROM qinglong.projects ip WHERE ip.name = ANY($%d::text[]))`
 	// Newest first: ids are UUIDv7, so id order is creation order.
 	sqlNotifyListOrder = ` ORDER BY id DESC LIMIT $%d`
 )
@@ -216,6 +219,9 @@ func notifyListQuery(q notify.ListQuery) (string, []any) {
 	}
 	if q.ProjectID != "" {
 		add(sqlNotifyFilterProject, q.ProjectID)
+	}
+	if len(q.InProjects) > 0 {
+		add(sqlNotifyFilterInProjects, q.InProjects)
 	}
 	if q.After != "" {
 		add(sqlNotifyFilterAfter, q.After)

@@ -29,9 +29,11 @@ const (
 	// UUIDv7, never guessed) exists, and nothing of it.
 	runProject
 	triggerProject
-	// listed: a listing, which keeps only the token's projects' rows
-	// (boundRows); a page may then hold fewer rows than its limit, none
-	// even, and still carry next.
+	// listed: a listing, whose store keeps only the token's projects'
+	// rows before it cuts the page (InProjects of each listing's
+	// parameters), so a page is full of them and next continues them;
+	// the project list, one page of every project, keeps them by
+	// boundRows.
 	listed
 	// fileProject: apply, which refuses a file of another project once
 	// it has read the file's project.
@@ -119,24 +121,6 @@ func boundRows[T any](ctx context.Context, rows []T, projectOf func(T) (string, 
 		}
 	}
 	return out, nil
-}
-
-// projectNames reads a project's name by its id once per request: a
-// notification row names its project by id only. A server that cannot
-// read projects names none, so a bound token is shown no row.
-func (a *api) projectNames(ctx context.Context) func(id string) (string, error) {
-	seen := map[string]string{}
-	return func(id string) (string, error) {
-		if a.Export == nil {
-			return "", nil
-		}
-		if n, ok := seen[id]; ok {
-			return n, nil
-		}
-		n, err := a.Export.ProjectNameOf(ctx, id)
-		seen[id] = n
-		return n, err
-	}
 }
 
 // boundMissing is the refusal of a project a bound token may act on but

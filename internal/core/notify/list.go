@@ -47,6 +47,10 @@ type ListQuery struct {
 	ProjectID string
 	After     string
 	Limit     int
+	// InProjects keeps the rows of the projects of these names only (a
+	// project-bound token's or console user's projects), filtered before
+	// the page is cut; nil for every project.
+	InProjects []string
 }
 
 // Check refuses a state that is none, a project or cursor that is no id

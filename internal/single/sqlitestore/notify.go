@@ -225,6 +225,9 @@ const (
 	notifyFilterState   = ` state = ?`
 	notifyFilterProject = ` project_id = ?`
 	notifyFilterBefore  = ` id < ?`
+	// A bound token's or console user's projects, by name (a JSON array),
+	// filtered before the page is cut so the page is full of their rows.
+	notifyFilterInProjects = ` project_id IN (SELECT p.id FROM projects p WHERE p.name IN (SELECT value FROM json_each(?)))`
 	// Newest first: ids are UUIDv7, so id order is creation order.
 	notifyListOrder = ` ORDER BY id DESC LIMIT ?`
 	// The page's ids are found first, as a list SQLite fills before it
@@ -271,6 +274,9 @@ func notifyListQuery(q notify.ListQuery) (string, []any) {
 	}
 	if q.ProjectID != "" {
 		add(notifyFilterProject, q.ProjectID)
+	}
+	if len(q.InProjects) > 0 {
+		add(notifyFilterInProjects, namesJSON(q.InProjects))
 	}
 	if q.After != "" {
 		add(notifyFilterBefore, q.After)
