@@ -234,6 +234,19 @@ func notifyListQuery(q notify.ListQuery) (string, []any) {
 	return stmt + strings.Replace(sqlNotifyListOrder, "%d", strconv.Itoa(len(args)), 1), args
 }
 
+// NotificationProject returns the name of the project of the row id.
+func (r *Runtime) NotificationProject(ctx context.Context, id string) (string, error) {
+	if err := notify.CheckID(id); err != nil {
+		return "", err
+	}
+	var name string
+	err := r.pool.QueryRow(ctx, sqlNotifyProject, id).Scan(&name)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return "", notify.ErrMissing(id)
+	}
+	return name, mapErr(err, "placing notification "+id)
+}
+
 // NotificationRetry makes a dead row pending and due now, its attempts
 // kept and the retry by hand recorded with who asked.
 func (r *Runtime) NotificationRetry(ctx context.Context, id, actor string) (notify.Message, error) {

@@ -97,6 +97,10 @@ type Config struct {
 	// Notifications lists the notification outbox and retries dead
 	// notifications; nil where the server cannot.
 	Notifications notify.Manager
+	// NotificationProjects places a notification in its project, so that
+	// a token bound to projects retries its projects' only; nil refuses
+	// such a token every retry.
+	NotificationProjects notify.Placer
 	// Enabler enables and disables triggers (a new revision each); nil
 	// where the server's database role may not publish (the cluster's
 	// runtime role).

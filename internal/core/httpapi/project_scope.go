@@ -29,6 +29,10 @@ const (
 	// UUIDv7, never guessed) exists, and nothing of it.
 	runProject
 	triggerProject
+	// notificationProject: the path's {id} is a notification's, whose
+	// project is read first (a retry); a server that cannot place one
+	// refuses a bound token.
+	notificationProject
 	// listed: a listing, whose store keeps only the token's projects'
 	// rows before it cuts the page (InProjects of each listing's
 	// parameters), so a page is full of them and next continues them;
@@ -38,9 +42,8 @@ const (
 	// fileProject: apply, which refuses a file of another project once
 	// it has read the file's project.
 	fileProject
-	// everyProject: a route that is no one project's (secrets, metrics) or
-	// whose object this server cannot place in one before acting
-	// (a notification's retry): refused to a bound token.
+	// everyProject: a route that is no one project's (secrets, metrics):
+	// refused to a bound token.
 	everyProject
 )
 
@@ -78,8 +81,31 @@ func (a *api) routeProject(ctx context.Context, rule projectRule, t apitoken.Tok
 			return err
 		}
 		return coversAs(t, d.ProjectName, "trigger "+d.TriggerID)
+	case notificationProject:
+		if a.NotificationProjects == nil {
+			return apitoken.ErrNoOneProjects(t, r.Method+" "+clip(r.URL.Path))
+		}
+		id := r.PathValue("id")
+		project, err := a.NotificationProjects.NotificationProject(ctx, id)
+		if err != nil {
+			return err
+		}
+		return coversAs(t, project, "notification "+id)
 	case everyProject:
 		return apitoken.ErrNoOneProjects(t, r.Method+" "+clip(r.URL.Path))
+	}
+	return nil
+}
+
+// boundedRouteProject is routeProject within the request's time, as the
+// handler's reads are (admitted): a look-up of a trigger's or a Run's
+// project that the store holds up ends with the request's limit, said as
+// that, rather than holding the request past it.
+func (a *api) boundedRouteProject(rule projectRule, t apitoken.Token, r *http.Request) error {
+	ctx, cancel := context.WithTimeout(r.Context(), a.RequestTimeout)
+	defer cancel()
+	if err := a.routeProject(ctx, rule, t, r); err != nil {
+		return a.outOfTime(ctx, r, err)
 	}
 	return nil
 }

@@ -288,6 +288,19 @@ func notifyListQuery(q notify.ListQuery) (string, []any) {
 	return qNotifyList + " WHERE id IN (" + page + notifyListOrder + ")" + notifyListPageOrder, append(args, q.Limit+1)
 }
 
+// NotificationProject returns the name of the project of the row id.
+func (s *Store) NotificationProject(ctx context.Context, id string) (string, error) {
+	if err := notify.CheckID(id); err != nil {
+		return "", err
+	}
+	var name string
+	err := s.readPool().QueryRowContext(ctx, qNotifyProject, id).Scan(&name)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", notify.ErrMissing(id)
+	}
+	return name, mapErr(err, "place notification "+id)
+}
+
 // NotificationRetry makes a dead row pending and due now, its attempts
 // kept and the retry by hand recorded with who asked.
 func (s *Store) NotificationRetry(ctx context.Context, id, actor string) (notify.Message, error) {
