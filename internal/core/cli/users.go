@@ -124,7 +124,11 @@ project (project_not_in_scope). Without --project the user sees every project; a
 			if err != nil {
 				return err
 			}
-			fmt.Fprintf(cmd.OutOrStdout(), "user %q (role %s, scope %s, projects %s) created; sign in to the console with it\n", u.Name, u.Role, u.Role.Scope(), u.ProjectsText())
+			bound := ""
+			if u.Bound() {
+				bound = ", projects " + u.ProjectsText()
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "user %q (role %s, scope %s%s) created; sign in to the console with it\n", u.Name, u.Role, u.Role.Scope(), bound)
 			return nil
 		},
 	}
