@@ -179,6 +179,9 @@ const (
 	sqlNotifyFilterState   = ` state = $%d`
 	sqlNotifyFilterProject = ` project_id = $%d`
 	sqlNotifyFilterAfter   = ` id < $%d`
+	// A bound token's or console user's projects, by name: filtered
+	// before the page is cut, so the page is full of their rows.
+	sqlNotifyFilterInProjects = ` project_id IN (SELECT ip.id FROM qinglong.projects ip WHERE ip.name = ANY($%d::text[]))`
 	// Newest first: ids are UUIDv7, so id order is creation order.
 	sqlNotifyListOrder = ` ORDER BY id DESC LIMIT $%d`
 )
@@ -217,6 +220,9 @@ func notifyListQuery(q notify.ListQuery) (string, []any) {
 	if q.ProjectID != "" {
 		add(sqlNotifyFilterProject, q.ProjectID)
 	}
+	if len(q.InProjects) > 0 {
+		add(sqlNotifyFilterInProjects, q.InProjects)
+	}
 	if q.After != "" {
 		add(sqlNotifyFilterAfter, q.After)
 	}
@@ -226,6 +232,19 @@ func notifyListQuery(q notify.ListQuery) (string, []any) {
 	}
 	args = append(args, q.Limit+1)
 	return stmt + strings.Replace(sqlNotifyListOrder, "%d", strconv.Itoa(len(args)), 1), args
+}
+
+// NotificationProject returns the name of the project of the row id.
+func (r *Runtime) NotificationProject(ctx context.Context, id string) (string, error) {
+	if err := notify.CheckID(id); err != nil {
+		return "", err
+	}
+	var name string
+	err := r.pool.QueryRow(ctx, sqlNotifyProject, id).Scan(&name)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return "", notify.ErrMissing(id)
+	}
+	return name, mapErr(err, "placing notification "+id)
 }
 
 // NotificationRetry makes a dead row pending and due now, its attempts

@@ -27,6 +27,9 @@ const (
 	sqlRunFilterAfter   = ` id < $%d`
 	sqlRunFilterFrom    = ` id >= $%d`
 	sqlRunFilterTo      = ` id < $%d`
+	// A bound token's or console user's projects, by name: filtered
+	// before the page is cut, so the page is full of their Runs.
+	sqlRunFilterInProjects = ` project_id IN (SELECT ip.id FROM qinglong.projects ip WHERE ip.name = ANY($%d::text[]))`
 	// A listing by worker orders by its attempts' run ids, which are the
 	// Runs' ids: sqlRunsHeldBy says why.
 	sqlRunHeldOrder = ` ORDER BY held.run_id DESC LIMIT $%d`
@@ -140,6 +143,9 @@ func runListQuery(p run.ListParams, workerID string) (string, []any, error) {
 		if f.value != "" {
 			add(f.fragment, f.value)
 		}
+	}
+	if len(p.InProjects) > 0 {
+		add(sqlRunFilterInProjects, p.InProjects)
 	}
 	if err := p.CheckWindow(); err != nil {
 		return "", nil, err

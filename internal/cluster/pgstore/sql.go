@@ -302,6 +302,8 @@ var (
 	sqlUsersLockFirst  = stmt("UsersLockForFirst")
 	sqlUserInsertFirst = stmt("UserInsertFirst")
 	sqlUsersExist      = stmt("UsersExist")
+	sqlUserSetProjects = stmt("UserSetProjects")
+	sqlUserRole        = stmt("UserRole")
 	// The runtime role's two writes on accounts, through the functions of
 	// migration pg-0035.
 	sqlFirstOwnerCreate = stmt("FirstOwnerCreate")
@@ -330,6 +332,7 @@ var (
 	sqlNotifyList      = stmt("NotifyList")
 	sqlNotifyRetry     = stmt("NotifyRetry")
 	sqlNotifyState     = stmt("NotifyState")
+	sqlNotifyProject   = stmt("NotifyProject")
 )
 
 // sql/project_delete.sql: a project's deletion (maintenance role).

@@ -46,7 +46,11 @@ func (r *Runtime) TriggerList(ctx context.Context, p schedule.TriggerListParams)
 	if pattern != "" {
 		search = &pattern
 	}
-	rows, err := r.pool.Query(ctx, sqlTriggerList, projectID, after, p.Limit+1, search)
+	var inProjects []string
+	if len(p.InProjects) > 0 {
+		inProjects = p.InProjects
+	}
+	rows, err := r.pool.Query(ctx, sqlTriggerList, projectID, after, p.Limit+1, search, inProjects)
 	if err != nil {
 		return nil, "", mapErr(err, "listing triggers")
 	}

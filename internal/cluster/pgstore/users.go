@@ -18,9 +18,13 @@ var (
 
 // UserCreate stores a console account (account.Create validates and hashes).
 func (a *Admin) UserCreate(ctx context.Context, u account.NewUser) (account.User, error) {
-	out := account.User{ID: u.ID, Name: u.Name, Role: u.Role}
+	out := account.User{ID: u.ID, Name: u.Name, Role: u.Role, Projects: u.Projects}
+	projects := u.Projects
+	if projects == nil {
+		projects = []string{}
+	}
 	err := pgx.BeginFunc(ctx, a.pool, func(tx pgx.Tx) error {
-		if err := tx.QueryRow(ctx, sqlUserInsert, u.ID, u.Name, string(u.Role), u.Hash).Scan(&out.CreatedAtMs); err != nil {
+		if err := tx.QueryRow(ctx, sqlUserInsert, u.ID, u.Name, string(u.Role), u.Hash, projects).Scan(&out.CreatedAtMs); err != nil {
 			return err
 		}
 		return appendAudit(ctx, tx, &out.CreatedAtMs, account.Created(u, ""))
@@ -93,6 +97,27 @@ func (a *Admin) changeUser(ctx context.Context, what string, c account.Change, e
 	return mapErr(err, what)
 }
 
+// UserSetProjects binds the account of that name to projects; its
+// sessions stand, each request reading its projects again.
+func (a *Admin) UserSetProjects(ctx context.Context, name string, projects []string) error {
+	if projects == nil {
+		projects = []string{}
+	}
+	var id string
+	err := a.pool.QueryRow(ctx, sqlUserSetProjects, name, projects).Scan(&id)
+	if !errors.Is(err, pgx.ErrNoRows) {
+		return mapErr(err, "binding user "+name+" to projects")
+	}
+	var role string
+	switch err := a.pool.QueryRow(ctx, sqlUserRole, name).Scan(&role); {
+	case errors.Is(err, pgx.ErrNoRows):
+		return account.ErrNoSuchUser(name)
+	case err != nil:
+		return mapErr(err, "binding user "+name+" to projects")
+	}
+	return account.ErrOwnerBound()
+}
+
 // UserCredentials returns the account a sign-in names with its hash.
 func (s *Runtime) UserCredentials(ctx context.Context, name string) (account.User, string, error) {
 	u, hash, err := account.ScanWithHash(s.pool.QueryRow(ctx, sqlUserCredentials, name), pgx.ErrNoRows)
@@ -113,8 +138,8 @@ func (s *Runtime) UserSignedIn(ctx context.Context, id string, atMs int64) error
 
 func scanUser(row pgx.Row) (account.User, error) {
 	var u account.User
-	var role string
-	err := row.Scan(&u.ID, &u.Name, &role, &u.CreatedAtMs, &u.DisabledAtMs, &u.LastSigninAtMs)
-	u.Role = account.Role(role)
+	var role, projects string
+	err := row.Scan(&u.ID, &u.Name, &role, &u.CreatedAtMs, &u.DisabledAtMs, &u.LastSigninAtMs, &projects)
+	u.Role, u.Projects = account.Role(role), account.SplitProjects(projects)
 	return u, err
 }

@@ -36,3 +36,7 @@ func (u adminUsers) UserDelete(ctx context.Context, name, actor string) error {
 func (u adminUsers) UserSetPassword(ctx context.Context, name, hash, actor string) error {
 	return explainRole(u.a.UserSetPassword(ctx, name, hash, actor), "setting console passwords", "admin")
 }
+
+func (u adminUsers) UserSetProjects(ctx context.Context, name string, projects []string) error {
+	return explainRole(u.a.UserSetProjects(ctx, name, projects), "binding console users to projects", "admin")
+}

@@ -154,7 +154,7 @@ func (r *replica) listen() error {
 	var err error
 	cfg := httpapi.Config{
 		Runs: live, LastRuns: live, Triggers: live, Detail: live, Tokens: live, Uses: apitoken.NewUses(live), Pauser: live, ProjectPauser: live, ProjectPauses: live, Cancel: r.cancelRun(live), AllowedHosts: r.s.AllowedHosts, TrustedProxies: r.s.TrustedProxies,
-		Notifications: live, Audit: live, ReadLog: live.ReadAttemptLogUpTo,
+		Notifications: live, NotificationProjects: live, Audit: live, ReadLog: live.ReadAttemptLogUpTo,
 		// The runtime role reads the catalog: a replica exports though it
 		// cannot publish.
 		Export: live,
@@ -172,8 +172,8 @@ func (r *replica) listen() error {
 		cfg.Manual = schedule.ObservedManual{Manual: liveManual{live}, Finished: r.runsFinished}
 	}
 	cfg.Console = console.New(console.Config{Runs: cfg.Runs, LastRuns: cfg.LastRuns, Triggers: cfg.Triggers, Detail: cfg.Detail, Tokens: cfg.Tokens, Uses: cfg.Uses,
-		Pauser: cfg.Pauser, ProjectPauser: cfg.ProjectPauser, ProjectPauses: cfg.ProjectPauses, Users: live, Sessions: live, FirstOwner: live, Setup: r.setup.holder, Passwords: live, Monitor: live.Monitor, Workers: live.Workers, Replicas: live.Replicas, Cancel: cfg.Cancel, Manual: cfg.Manual, Notifications: cfg.Notifications, Audit: cfg.Audit,
-		Export: cfg.Export, Secure: r.s.HTTPTLS != nil, Log: r.log, ReadLog: cfg.ReadLog, AdminCredentials: true,
+		Pauser: cfg.Pauser, ProjectPauser: cfg.ProjectPauser, ProjectPauses: cfg.ProjectPauses, Users: live, Sessions: live, FirstOwner: live, Setup: r.setup.holder, Passwords: live, Monitor: live.Monitor, Workers: live.Workers, Replicas: live.Replicas, Cancel: cfg.Cancel, Manual: cfg.Manual, Notifications: cfg.Notifications,
+		NotificationProjects: cfg.NotificationProjects, Audit: cfg.Audit, Export: cfg.Export, Secure: r.s.HTTPTLS != nil, Log: r.log, ReadLog: cfg.ReadLog, AdminCredentials: true,
 		MisfireGrace: r.s.Coordinator.WithDefaults().Grace})
 	api := httpapi.NewHandler(cfg)
 	r.api.Store(api)

@@ -64,6 +64,10 @@ type User struct {
 	// by the reads that sign a user in and check a session
 	// (Authenticator); a list of accounts leaves it empty.
 	PasswordStamp string
+	// Projects are the projects the user is bound to, sorted: its console
+	// shows and acts on those only. Empty (never for an owner) is every
+	// project.
+	Projects []string
 }
 
 // State of a user.
@@ -82,7 +86,7 @@ func (u User) State() string {
 
 // Row is one account as both adapters select it for a sign-in or a session
 // check: id, name, role, created_at_ms, disabled_at_ms, last_signin_at_ms,
-// password_hash.
+// password_hash, and the projects it is bound to joined by ','.
 type Row interface {
 	Scan(dest ...any) error
 }
@@ -93,14 +97,15 @@ type Row interface {
 func ScanWithHash(row Row, noRows error) (User, string, error) {
 	var u User
 	var role, hash string
-	err := row.Scan(&u.ID, &u.Name, &role, &u.CreatedAtMs, &u.DisabledAtMs, &u.LastSigninAtMs, &hash)
+	var projects string
+	err := row.Scan(&u.ID, &u.Name, &role, &u.CreatedAtMs, &u.DisabledAtMs, &u.LastSigninAtMs, &hash, &projects)
 	if errors.Is(err, noRows) {
 		return User{}, "", qlerror.New(qlerror.NotFound, "no such user")
 	}
 	if err != nil {
 		return User{}, "", err
 	}
-	u.Role, u.PasswordStamp = Role(role), PasswordStamp(hash)
+	u.Role, u.PasswordStamp, u.Projects = Role(role), PasswordStamp(hash), SplitProjects(projects)
 	return u, hash, nil
 }
 
@@ -112,6 +117,9 @@ type NewUser struct {
 	Hash string
 	// Actor is who creates it, as the audit trail names them.
 	Actor string
+	// Projects are the projects it is bound to (NormalProjects'), none
+	// for every project.
+	Projects []string
 }
 
 // Manager creates, lists, disables and deletes accounts and sets their
@@ -137,6 +145,11 @@ type Manager interface {
 	// UserSetPassword replaces the account's password hash, and so its
 	// PasswordStamp; NotFound when there is none.
 	UserSetPassword(ctx context.Context, name, hash, actor string) error
+	// UserSetProjects binds the account to projects (NormalProjects'),
+	// or to every project when there are none; NotFound when there is no
+	// account, ErrOwnerBound for an owner given projects. Its sessions
+	// stand: each request reads the account again, and so its projects.
+	UserSetProjects(ctx context.Context, name string, projects []string) error
 }
 
 // Authenticator is what a server needs of the store to sign a user in and
@@ -154,13 +167,18 @@ type Authenticator interface {
 	UserSignedIn(ctx context.Context, id string, atMs int64) error
 }
 
-// Create validates a new account and stores it with its password's hash.
-func Create(ctx context.Context, m Manager, actor, id, name string, role Role, password string) (User, error) {
+// Create validates a new account and stores it with its password's hash,
+// bound to projects (none: every project).
+func Create(ctx context.Context, m Manager, actor, id, name string, role Role, password string, projects ...string) (User, error) {
 	if err := validate.Name("user name", name); err != nil {
 		return User{}, err
 	}
 	if role.Scope() == "" {
 		return User{}, qlerror.New(qlerror.Invalid, "role %q is not one of viewer, operator, owner", role)
+	}
+	bound, err := NormalProjects(role, projects)
+	if err != nil {
+		return User{}, err
 	}
 	if err := CheckNewPassword(name, password); err != nil {
 		return User{}, err
@@ -169,7 +187,7 @@ func Create(ctx context.Context, m Manager, actor, id, name string, role Role, p
 	if err != nil {
 		return User{}, err
 	}
-	return m.UserCreate(ctx, NewUser{ID: id, Name: name, Role: role, Hash: hash, Actor: actor})
+	return m.UserCreate(ctx, NewUser{ID: id, Name: name, Role: role, Hash: hash, Actor: actor, Projects: bound})
 }
 
 // SetPassword checks and hashes a new password and stores it.

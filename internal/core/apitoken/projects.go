@@ -35,11 +35,12 @@ func (t Token) ProjectsText() string {
 	return strings.Join(t.Projects, ",")
 }
 
-// normalProjects checks the project names a token is bound to and
-// returns them sorted without repeats, so that two stores list them alike.
-func normalProjects(raw []string) ([]string, error) {
+// NormalProjects checks the project names a token or a console user
+// (what) is bound to and returns them sorted without repeats, so that two
+// stores list them alike.
+func NormalProjects(what string, raw []string) ([]string, error) {
 	if len(raw) > MaxProjects {
-		return nil, qlerror.New(qlerror.Invalid, "a token may be bound to at most %d projects, not %d; an installation of its own suits a team with more", MaxProjects, len(raw)).Because(validate.RefusalTooMany, "field", "project", "count", len(raw), "limit", MaxProjects)
+		return nil, qlerror.New(qlerror.Invalid, "a %s may be bound to at most %d projects, not %d; an installation of its own suits a team with more", what, MaxProjects, len(raw)).Because(validate.RefusalTooMany, "field", "project", "count", len(raw), "limit", MaxProjects)
 	}
 	if len(raw) == 0 {
 		return nil, nil
@@ -60,7 +61,7 @@ func normalProjects(raw []string) ([]string, error) {
 // ID"), never the name of another project the token may not see.
 func ErrProjectNotInScope(t Token, what string) error {
 	return qlerror.New(qlerror.PermissionDenied, "token %q is bound to the projects %s and may not act on %s; use a token bound to its project (`ql tokens create NAME --scope %s --project PROJECT`) or one bound to no project",
-		t.Name, t.ProjectsText(), what, t.Scope).Because(RefusalProjectNotInScope, "token", t.Name, "projects", strings.Join(t.Projects, ","))
+		t.Name, t.ProjectsText(), what, t.Scope).Because(RefusalProjectNotInScope, "who", "token", "token", t.Name, "projects", strings.Join(t.Projects, ","))
 }
 
 // ErrNoOneProjects refuses a project-bound token a route that is no one
@@ -68,5 +69,5 @@ func ErrProjectNotInScope(t Token, what string) error {
 // project may use it.
 func ErrNoOneProjects(t Token, route string) error {
 	return qlerror.New(qlerror.PermissionDenied, "token %q is bound to the projects %s and may not use %s, which is no one project's; use a token bound to no project (`ql tokens create NAME --scope SCOPE` without --project)",
-		t.Name, t.ProjectsText(), route).Because(RefusalProjectNotInScope, "token", t.Name, "projects", strings.Join(t.Projects, ","))
+		t.Name, t.ProjectsText(), route).Because(RefusalProjectNotInScope, "who", "token", "token", t.Name, "projects", strings.Join(t.Projects, ","))
 }

@@ -214,7 +214,7 @@ func Create(ctx context.Context, m Manager, actor, id, name string, scope Scope,
 	if expiresIn != 0 && (expiresIn < time.Minute || expiresIn > MaxExpiry) {
 		return "", Token{}, qlerror.New(qlerror.Invalid, "%s", validate.NotADuration("expiry", expirySetting(expiresIn), time.Minute, MaxExpiry)).Because(RefusalExpiry, "value", expirySetting(expiresIn), "min", validate.DurationBound(time.Minute), "max", validate.DurationBound(MaxExpiry))
 	}
-	bound, err := normalProjects(projects)
+	bound, err := NormalProjects("token", projects)
 	if err != nil {
 		return "", Token{}, err
 	}

@@ -25,10 +25,11 @@ token. A user has one role, which acts with a token scope: viewer (read), operat
 ` + "`" + opts.Binary + ` users create NAME --owner` + "`" + `. Passwords are read from the terminal (asked twice) or, with
 --password-stdin, from standard input; never from a flag or the environment. Only a slow Argon2id hash
 is stored. Disabling or deleting a user, or setting its password, ends its console sessions at once:
-they are deleted with the change.` + opts.clusterOnly(" On the cluster these commands need the admin role's URL: given neither --database-url nor --data-dir, they read $QL_DATABASE_ADMIN_URL first, as `ql workers` does."),
+they are deleted with the change. A viewer or operator may be bound to projects (users create --project,
+users set-projects): its console then shows and acts on those projects only; an owner is never bound.` + opts.clusterOnly(" On the cluster these commands need the admin role's URL: given neither --database-url nor --data-dir, they read $QL_DATABASE_ADMIN_URL first, as `ql workers` does."),
 	}
 	c.AddCommand(usersCreateCommand(opts), usersListCommand(opts), usersDisableCommand(opts),
-		usersEnableCommand(opts), usersDeleteCommand(opts), usersPasswdCommand(opts))
+		usersEnableCommand(opts), usersDeleteCommand(opts), usersPasswdCommand(opts), usersSetProjectsCommand(opts))
 	return c
 }
 
@@ -80,14 +81,18 @@ func usersCreateCommand(opts Options) *cobra.Command {
 	var db dbFlags
 	var role string
 	var owner, stdin bool
+	var projects []string
 	c := &cobra.Command{
-		Use:   "create NAME [--role viewer|operator|owner | --owner] [--password-stdin]",
+		Use:   "create NAME [--role viewer|operator|owner | --owner] [--project P]... [--password-stdin]",
 		Short: "Create a console user account",
 		Long: `Create a console user named NAME (lower-case letters, digits, '-', '_', '.') with a role: viewer
 (default), operator or owner; --owner is --role owner, for the first account. The password (at least
 10 characters, not one of the most common passwords, not containing NAME) is asked twice on the
-terminal, or read as one line of standard input with --password-stdin.`,
-		Example: "  " + opts.Binary + " users create alice --owner\n  printf '%s\\n' \"$PASSWORD\" | " + opts.Binary + " users create ci-viewer --password-stdin",
+terminal, or read as one line of standard input with --password-stdin.
+--project binds a viewer or an operator to a project (repeat it for several): its console then lists
+only those projects' triggers, Runs, logs and notifications, and refuses it anything of another
+project (project_not_in_scope). Without --project the user sees every project; an owner always does.`,
+		Example: "  " + opts.Binary + " users create alice --owner\n  printf '%s\\n' \"$PASSWORD\" | " + opts.Binary + " users create ci-viewer --password-stdin\n  " + opts.Binary + " users create alpha-ops --role operator --project alpha",
 		Args:    oneUserArg("create"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if owner {
@@ -99,6 +104,9 @@ terminal, or read as one line of standard input with --password-stdin.`,
 			r, err := account.ParseRole(role)
 			if err != nil {
 				return Usagef("--role %q: give viewer, operator or owner", role)
+			}
+			if _, err := account.NormalProjects(r, projects); err != nil {
+				return err
 			}
 			p, err := readPassword(cmd, args[0], stdin)
 			if err != nil {
@@ -112,11 +120,15 @@ terminal, or read as one line of standard input with --password-stdin.`,
 			if b.Users == nil {
 				return fmt.Errorf("this build cannot manage console users of this database")
 			}
-			u, err := account.Create(cmd.Context(), b.Users, actor(), ids.New(), args[0], r, p)
+			u, err := account.Create(cmd.Context(), b.Users, actor(), ids.New(), args[0], r, p, projects...)
 			if err != nil {
 				return err
 			}
-			fmt.Fprintf(cmd.OutOrStdout(), "user %q (role %s, scope %s) created; sign in to the console with it\n", u.Name, u.Role, u.Role.Scope())
+			bound := ""
+			if u.Bound() {
+				bound = ", projects " + u.ProjectsText()
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "user %q (role %s, scope %s%s) created; sign in to the console with it\n", u.Name, u.Role, u.Role.Scope(), bound)
 			return nil
 		},
 	}
@@ -124,6 +136,7 @@ terminal, or read as one line of standard input with --password-stdin.`,
 	c.Flags().StringVar(&role, "role", string(account.Viewer), "viewer, operator or owner")
 	c.Flags().BoolVar(&owner, "owner", false, "make the user an owner (--role owner)")
 	c.Flags().BoolVar(&stdin, "password-stdin", false, "read the password as one line of standard input instead of asking")
+	c.Flags().StringArrayVar(&projects, "project", nil, "bind the user to this project; repeat for several (default: every project)")
 	return c
 }
 
@@ -137,6 +150,9 @@ type UserView struct {
 	CreatedAtMs    int64  `json:"createdAtMs"`
 	DisabledAtMs   *int64 `json:"disabledAtMs"`
 	LastSigninAtMs *int64 `json:"lastSigninAtMs"`
+	// Projects are the projects the user is bound to; empty, every
+	// project.
+	Projects []string `json:"projects"`
 }
 
 func usersListCommand(opts Options) *cobra.Command {
@@ -144,7 +160,7 @@ func usersListCommand(opts Options) *cobra.Command {
 	var out string
 	c := &cobra.Command{
 		Use:   "list",
-		Short: "List console users: name, role, state, creation and last sign-in",
+		Short: "List console users: name, role, projects, state, creation and last sign-in",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := checkOutput(out); err != nil {
@@ -165,16 +181,16 @@ func usersListCommand(opts Options) *cobra.Command {
 			views := make([]UserView, 0, len(list))
 			for _, u := range list {
 				views = append(views, UserView{Name: u.Name, Role: string(u.Role), Scope: string(u.Role.Scope()), State: u.State(),
-					CreatedAtMs: u.CreatedAtMs, DisabledAtMs: u.DisabledAtMs, LastSigninAtMs: u.LastSigninAtMs})
+					CreatedAtMs: u.CreatedAtMs, DisabledAtMs: u.DisabledAtMs, LastSigninAtMs: u.LastSigninAtMs, Projects: projectsOrEmpty(u.Projects)})
 			}
 			return printListing(cmd, out, listing[UserView]{
 				json: struct {
 					Users []UserView `json:"users"`
 				}{views},
-				header: []string{"NAME", "ROLE", "STATE", "CREATED", "LAST SIGN-IN"},
+				header: []string{"NAME", "ROLE", "PROJECTS", "STATE", "CREATED", "LAST SIGN-IN"},
 				items:  views,
 				row: func(v UserView) []string {
-					return []string{v.Name, v.Role, v.State, fmtMs(&v.CreatedAtMs), fmtMs(v.LastSigninAtMs)}
+					return []string{v.Name, v.Role, account.User{Projects: v.Projects}.ProjectsText(), v.State, fmtMs(&v.CreatedAtMs), fmtMs(v.LastSigninAtMs)}
 				},
 				none: NoneLine("console user", false, "`"+suggest(cmd, "users", "create", "NAME", "--owner")+"` makes one"),
 			})
@@ -262,5 +278,26 @@ func usersPasswdCommand(opts Options) *cobra.Command {
 			return account.SetPassword(cmd.Context(), b.Users, actor(), name, p)
 		})
 	c.Flags().BoolVar(&stdin, "password-stdin", false, "read the password as one line of standard input instead of asking")
+	return c
+}
+
+func usersSetProjectsCommand(opts Options) *cobra.Command {
+	var projects []string
+	var every bool
+	c := userChange(opts, "set-projects", "Bind a console user to projects, or to every project",
+		"Bind the console viewer or operator NAME to the projects given by --project (repeat it for several):\nits console then shows and acts on those projects only. --every-project unbinds it. The user's\nsessions stand and see the new projects at their next page; an owner is never bound.",
+		"is bound to its projects", func(cmd *cobra.Command, b *Backend, name string) error {
+			switch {
+			case every && len(projects) > 0:
+				return Usagef("--every-project and --project disagree; give one of them")
+			case !every && len(projects) == 0:
+				return Usagef("give the projects with --project P (repeat it for several), or --every-project to unbind the user")
+			}
+			return account.SetProjects(cmd.Context(), b.Users, name, projects)
+		})
+	c.Use = "set-projects NAME (--project P... | --every-project)"
+	c.Example = "  " + opts.Binary + " users set-projects alpha-ops --project alpha --project beta\n  " + opts.Binary + " users set-projects alpha-ops --every-project"
+	c.Flags().StringArrayVar(&projects, "project", nil, "bind the user to this project; repeat for several")
+	c.Flags().BoolVar(&every, "every-project", false, "unbind the user: it sees every project")
 	return c
 }

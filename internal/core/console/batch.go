@@ -182,6 +182,11 @@ func (c *Console) batchOne(r *http.Request, s *session, action, id, reqID string
 	}
 	d, err := c.cfg.Detail.TriggerDetail(r.Context(), id, 1)
 	if err == nil {
+		// A user bound to projects acts on its projects' triggers alone,
+		// and is not told another's name.
+		err = boundOf(r.Context()).covers(d.ProjectName, "trigger "+id)
+	}
+	if err == nil {
 		o.Name = d.ProjectName + "/" + d.Name
 		if leftPaused(r, action, d) {
 			o.Note = d.PauseNote

@@ -101,6 +101,10 @@ type Config struct {
 	// Audit lists the audit trail (the audit page, admin scope); nil
 	// where the server cannot, which then offers no such page.
 	Audit audit.Reader
+	// NotificationProjects places a notification in its project, so that
+	// a user bound to projects retries its projects' only; nil refuses
+	// such a user every retry.
+	NotificationProjects notify.Placer
 	// Enabler enables and disables triggers (a new revision each); nil
 	// where the server's role may not publish. Admin scope only.
 	Enabler catalog.TriggerEnabler
@@ -239,11 +243,13 @@ const (
 const signedOut apitoken.Scope = ""
 
 // route is one console route: method, mux pattern, the scope a session's
-// token needs, and its handler.
+// token needs, its handler, and how it finds the project it shows or acts
+// on for a user bound to projects.
 type route struct {
 	method, pattern string
 	scope           apitoken.Scope
 	handler         func(c *Console) handlerFunc
+	projects        projectRule
 }
 
 // handlerFunc serves one request with its session (zero when signed out).
@@ -254,55 +260,55 @@ type handlerFunc func(w http.ResponseWriter, r *http.Request, s *session)
 // every POST needs the session's CSRF token;
 // TestEveryConsoleRouteNeedsASessionAndItsScope walks it whole.
 var routes = []route{
-	{http.MethodGet, "/signin", signedOut, func(c *Console) handlerFunc { return c.signinPage }},
-	{http.MethodPost, "/signin", signedOut, func(c *Console) handlerFunc { return c.signin }},
-	{http.MethodGet, "/setup", signedOut, func(c *Console) handlerFunc { return c.setupPage }},
-	{http.MethodPost, "/setup", signedOut, func(c *Console) handlerFunc { return c.setup }},
-	{http.MethodGet, "/account", apitoken.Read, func(c *Console) handlerFunc { return c.accountPage }},
-	{http.MethodPost, "/account/password", apitoken.Read, func(c *Console) handlerFunc { return c.passwordChange }},
-	{http.MethodGet, "/assets/", signedOut, func(*Console) handlerFunc { return serveAsset }},
-	{http.MethodPost, "/signout", apitoken.Read, func(c *Console) handlerFunc { return c.signout }},
-	{http.MethodGet, "/{$}", apitoken.Read, func(c *Console) handlerFunc { return c.overview }},
-	{http.MethodGet, "/triggers", apitoken.Read, func(c *Console) handlerFunc { return c.triggers }},
-	{http.MethodGet, "/triggers/{id}", apitoken.Read, func(c *Console) handlerFunc { return c.triggerDetail }},
-	{http.MethodPost, "/triggers/{id}/pause", apitoken.Operate, func(c *Console) handlerFunc { return c.pause(true) }},
-	{http.MethodPost, "/triggers/{id}/resume", apitoken.Operate, func(c *Console) handlerFunc { return c.pause(false) }},
-	{http.MethodPost, "/projects/{project}/pause", apitoken.Operate, func(c *Console) handlerFunc { return c.projectPause(true) }},
-	{http.MethodPost, "/projects/{project}/resume", apitoken.Operate, func(c *Console) handlerFunc { return c.projectPause(false) }},
-	{http.MethodPost, "/projects/{project}/delete", apitoken.Admin, func(c *Console) handlerFunc { return c.projectDelete }},
-	{http.MethodPost, "/triggers/{id}/run", apitoken.Operate, func(c *Console) handlerFunc { return c.runNow }},
-	{http.MethodPost, "/triggers/{id}/backfill/preview", apitoken.Operate, func(c *Console) handlerFunc { return c.backfillPreview }},
-	{http.MethodPost, "/triggers/{id}/backfill", apitoken.Operate, func(c *Console) handlerFunc { return c.backfill }},
-	{http.MethodPost, "/triggers/batch", apitoken.Operate, func(c *Console) handlerFunc { return c.batch }},
-	{http.MethodPost, "/triggers/{id}/enable", apitoken.Admin, func(c *Console) handlerFunc { return c.enable(true) }},
-	{http.MethodPost, "/triggers/{id}/disable", apitoken.Admin, func(c *Console) handlerFunc { return c.enable(false) }},
-	{http.MethodGet, "/runs", apitoken.Read, func(c *Console) handlerFunc { return c.runs }},
-	{http.MethodGet, "/runs/{id}", apitoken.Read, func(c *Console) handlerFunc { return c.runDetail }},
-	{http.MethodGet, "/runs/{id}/log", apitoken.Read, func(c *Console) handlerFunc { return c.logStream }},
-	{http.MethodGet, "/runs/{id}/download", apitoken.Read, func(c *Console) handlerFunc { return c.logDownload }},
-	{http.MethodPost, "/runs/{id}/cancel", apitoken.Operate, func(c *Console) handlerFunc { return c.cancel }},
-	{http.MethodPost, "/runs/cancel", apitoken.Operate, func(c *Console) handlerFunc { return c.cancelRuns }},
-	{http.MethodGet, "/notifications", apitoken.Read, func(c *Console) handlerFunc { return c.notifications }},
-	{http.MethodPost, "/notifications/{id}/retry", apitoken.Operate, func(c *Console) handlerFunc { return c.retryNotification }},
-	{http.MethodGet, "/definitions", apitoken.Admin, func(c *Console) handlerFunc { return c.definitions }},
-	{http.MethodPost, "/definitions", apitoken.Admin, func(c *Console) handlerFunc { return c.editDefinitions }},
-	{http.MethodPost, "/definitions/preview", apitoken.Admin, func(c *Console) handlerFunc { return c.previewDefinitions }},
-	{http.MethodPost, "/definitions/apply", apitoken.Admin, func(c *Console) handlerFunc { return c.applyDefinitions }},
-	{http.MethodGet, "/definitions/new", apitoken.Admin, func(c *Console) handlerFunc { return c.newTaskForm }},
-	{http.MethodPost, "/definitions/new", apitoken.Admin, func(c *Console) handlerFunc { return c.newTaskPreview }},
-	{http.MethodGet, "/definitions/task", apitoken.Admin, func(c *Console) handlerFunc { return c.editTaskForm }},
-	{http.MethodPost, "/definitions/task", apitoken.Admin, func(c *Console) handlerFunc { return c.editTaskPreview }},
-	{http.MethodGet, "/definitions/schedule", apitoken.Admin, func(c *Console) handlerFunc { return c.editScheduleForm }},
-	{http.MethodPost, "/definitions/schedule", apitoken.Admin, func(c *Console) handlerFunc { return c.editSchedulePreview }},
-	{http.MethodGet, "/workers", apitoken.Read, func(c *Console) handlerFunc { return c.workers }},
-	{http.MethodGet, "/tokens", apitoken.Admin, func(c *Console) handlerFunc { return c.tokensPage }},
-	{http.MethodPost, "/tokens", apitoken.Admin, func(c *Console) handlerFunc { return c.tokenCreate }},
-	{http.MethodPost, "/tokens/{name}/revoke", apitoken.Admin, func(c *Console) handlerFunc { return c.tokenRevoke }},
-	{http.MethodGet, "/audit", apitoken.Admin, func(c *Console) handlerFunc { return c.auditTrail }},
-	{http.MethodGet, "/secrets", apitoken.Admin, func(c *Console) handlerFunc { return c.secretsPage }},
-	{http.MethodPost, "/secrets", apitoken.Admin, func(c *Console) handlerFunc { return c.secretSet }},
-	{http.MethodPost, "/secrets/delete", apitoken.Admin, func(c *Console) handlerFunc { return c.secretDelete }},
-	{http.MethodPost, "/runs/{id}/rerun", apitoken.Operate, func(c *Console) handlerFunc { return c.rerun }},
+	{http.MethodGet, "/signin", signedOut, func(c *Console) handlerFunc { return c.signinPage }, noProject},
+	{http.MethodPost, "/signin", signedOut, func(c *Console) handlerFunc { return c.signin }, noProject},
+	{http.MethodGet, "/setup", signedOut, func(c *Console) handlerFunc { return c.setupPage }, noProject},
+	{http.MethodPost, "/setup", signedOut, func(c *Console) handlerFunc { return c.setup }, noProject},
+	{http.MethodGet, "/account", apitoken.Read, func(c *Console) handlerFunc { return c.accountPage }, noProject},
+	{http.MethodPost, "/account/password", apitoken.Read, func(c *Console) handlerFunc { return c.passwordChange }, noProject},
+	{http.MethodGet, "/assets/", signedOut, func(*Console) handlerFunc { return serveAsset }, noProject},
+	{http.MethodPost, "/signout", apitoken.Read, func(c *Console) handlerFunc { return c.signout }, noProject},
+	{http.MethodGet, "/{$}", apitoken.Read, func(c *Console) handlerFunc { return c.overview }, listed},
+	{http.MethodGet, "/triggers", apitoken.Read, func(c *Console) handlerFunc { return c.triggers }, listed},
+	{http.MethodGet, "/triggers/{id}", apitoken.Read, func(c *Console) handlerFunc { return c.triggerDetail }, triggerProject},
+	{http.MethodPost, "/triggers/{id}/pause", apitoken.Operate, func(c *Console) handlerFunc { return c.pause(true) }, triggerProject},
+	{http.MethodPost, "/triggers/{id}/resume", apitoken.Operate, func(c *Console) handlerFunc { return c.pause(false) }, triggerProject},
+	{http.MethodPost, "/projects/{project}/pause", apitoken.Operate, func(c *Console) handlerFunc { return c.projectPause(true) }, pathProject},
+	{http.MethodPost, "/projects/{project}/resume", apitoken.Operate, func(c *Console) handlerFunc { return c.projectPause(false) }, pathProject},
+	{http.MethodPost, "/projects/{project}/delete", apitoken.Admin, func(c *Console) handlerFunc { return c.projectDelete }, pathProject},
+	{http.MethodPost, "/triggers/{id}/run", apitoken.Operate, func(c *Console) handlerFunc { return c.runNow }, triggerProject},
+	{http.MethodPost, "/triggers/{id}/backfill/preview", apitoken.Operate, func(c *Console) handlerFunc { return c.backfillPreview }, triggerProject},
+	{http.MethodPost, "/triggers/{id}/backfill", apitoken.Operate, func(c *Console) handlerFunc { return c.backfill }, triggerProject},
+	{http.MethodPost, "/triggers/batch", apitoken.Operate, func(c *Console) handlerFunc { return c.batch }, listed},
+	{http.MethodPost, "/triggers/{id}/enable", apitoken.Admin, func(c *Console) handlerFunc { return c.enable(true) }, triggerProject},
+	{http.MethodPost, "/triggers/{id}/disable", apitoken.Admin, func(c *Console) handlerFunc { return c.enable(false) }, triggerProject},
+	{http.MethodGet, "/runs", apitoken.Read, func(c *Console) handlerFunc { return c.runs }, listed},
+	{http.MethodGet, "/runs/{id}", apitoken.Read, func(c *Console) handlerFunc { return c.runDetail }, runProject},
+	{http.MethodGet, "/runs/{id}/log", apitoken.Read, func(c *Console) handlerFunc { return c.logStream }, runProject},
+	{http.MethodGet, "/runs/{id}/download", apitoken.Read, func(c *Console) handlerFunc { return c.logDownload }, runProject},
+	{http.MethodPost, "/runs/{id}/cancel", apitoken.Operate, func(c *Console) handlerFunc { return c.cancel }, runProject},
+	{http.MethodPost, "/runs/cancel", apitoken.Operate, func(c *Console) handlerFunc { return c.cancelRuns }, listed},
+	{http.MethodGet, "/notifications", apitoken.Read, func(c *Console) handlerFunc { return c.notifications }, listed},
+	{http.MethodPost, "/notifications/{id}/retry", apitoken.Operate, func(c *Console) handlerFunc { return c.retryNotification }, notificationProject},
+	{http.MethodGet, "/definitions", apitoken.Admin, func(c *Console) handlerFunc { return c.definitions }, noProject},
+	{http.MethodPost, "/definitions", apitoken.Admin, func(c *Console) handlerFunc { return c.editDefinitions }, noProject},
+	{http.MethodPost, "/definitions/preview", apitoken.Admin, func(c *Console) handlerFunc { return c.previewDefinitions }, noProject},
+	{http.MethodPost, "/definitions/apply", apitoken.Admin, func(c *Console) handlerFunc { return c.applyDefinitions }, noProject},
+	{http.MethodGet, "/definitions/new", apitoken.Admin, func(c *Console) handlerFunc { return c.newTaskForm }, noProject},
+	{http.MethodPost, "/definitions/new", apitoken.Admin, func(c *Console) handlerFunc { return c.newTaskPreview }, noProject},
+	{http.MethodGet, "/definitions/task", apitoken.Admin, func(c *Console) handlerFunc { return c.editTaskForm }, noProject},
+	{http.MethodPost, "/definitions/task", apitoken.Admin, func(c *Console) handlerFunc { return c.editTaskPreview }, noProject},
+	{http.MethodGet, "/definitions/schedule", apitoken.Admin, func(c *Console) handlerFunc { return c.editScheduleForm }, noProject},
+	{http.MethodPost, "/definitions/schedule", apitoken.Admin, func(c *Console) handlerFunc { return c.editSchedulePreview }, noProject},
+	{http.MethodGet, "/workers", apitoken.Read, func(c *Console) handlerFunc { return c.workers }, everyProject},
+	{http.MethodGet, "/tokens", apitoken.Admin, func(c *Console) handlerFunc { return c.tokensPage }, noProject},
+	{http.MethodPost, "/tokens", apitoken.Admin, func(c *Console) handlerFunc { return c.tokenCreate }, noProject},
+	{http.MethodPost, "/tokens/{name}/revoke", apitoken.Admin, func(c *Console) handlerFunc { return c.tokenRevoke }, noProject},
+	{http.MethodGet, "/audit", apitoken.Admin, func(c *Console) handlerFunc { return c.auditTrail }, noProject},
+	{http.MethodGet, "/secrets", apitoken.Admin, func(c *Console) handlerFunc { return c.secretsPage }, noProject},
+	{http.MethodPost, "/secrets", apitoken.Admin, func(c *Console) handlerFunc { return c.secretSet }, noProject},
+	{http.MethodPost, "/secrets/delete", apitoken.Admin, func(c *Console) handlerFunc { return c.secretDelete }, noProject},
+	{http.MethodPost, "/runs/{id}/rerun", apitoken.Operate, func(c *Console) handlerFunc { return c.rerun }, runProject},
 }
 
 // session is one signed-in browser, of a token or of a user account. A
@@ -461,7 +467,7 @@ func (c *Console) guard(rt route) http.HandlerFunc {
 			h(w, r, nil)
 			return
 		}
-		s, err := c.session(checked)
+		s, b, err := c.session(checked)
 		l := lang(r)
 		if err != nil {
 			c.cfg.Log.Warn("console: checking a session", "code", CodeSessionCheckFailed, "err", err)
@@ -501,6 +507,14 @@ func (c *Console) guard(rt route) http.HandlerFunc {
 				c.failWith(w, r, s, http.StatusForbidden, tr(l, "err.csrf"))
 				return
 			}
+		}
+		// A user bound to projects: its listings keep its projects' rows,
+		// and an object of another project is refused before the handler
+		// reads or does anything, the look-up within the request's time.
+		r = r.WithContext(withBound(r.Context(), b))
+		if err := c.routeProject(withBound(checked.Context(), b), rt.projects, r); err != nil {
+			c.fail(w, r, s, err)
+			return
 		}
 		if writes(rt) {
 			// Held open until the form's write is done: the hold waits for
@@ -580,74 +594,79 @@ func randomID() string {
 func (c *Console) sessionIfAny(r *http.Request) *session {
 	ctx, cancel := context.WithTimeout(r.Context(), c.cfg.RequestTimeout)
 	defer cancel()
-	s, err := c.session(r.WithContext(ctx))
+	s, _, err := c.session(r.WithContext(ctx))
 	if err != nil {
 		return nil
 	}
 	return s
 }
 
-func (c *Console) session(r *http.Request) (*session, error) {
+// session is the request's session, nil when there is none or it is no
+// longer allowed, and the projects its user is bound to now.
+func (c *Console) session(r *http.Request) (*session, bound, error) {
 	ck, err := r.Cookie(sessionCookie)
 	if err != nil {
-		return nil, nil
+		return nil, bound{}, nil
 	}
 	now := c.cfg.NowMs()
 	var s *session
 	if c.cfg.Sessions != nil {
 		if s, err = c.storedSession(r.Context(), ck.Value); err != nil {
-			return nil, err
+			return nil, bound{}, err
 		}
 	} else if held, ok := c.sessions.get(ck.Value, now); ok {
 		s = held
 	}
 	if s == nil {
-		return nil, nil
+		return nil, bound{}, nil
 	}
-	valid, err := c.stillValid(r.Context(), s, now)
+	valid, b, err := c.stillValid(r.Context(), s, now)
 	if err != nil {
-		return nil, err
+		return nil, bound{}, err
 	}
 	if !valid {
 		if err := c.end(r.Context(), s.id); err != nil {
 			// The session stays refused: every request checks it again.
 			c.cfg.Log.Warn("console: ending a session no longer allowed", "code", CodeSessionStoreFailed, "err", err)
 		}
-		return nil, nil
+		return nil, bound{}, nil
 	}
-	return s, nil
+	return s, b, nil
 }
 
 // stillValid looks a session's token or user up again; a user's role may
 // only narrow what the session was given at sign-in, and its password must
-// be the one the session signed in with. A token or user that is not
-// found is gone; any other error is returned, deciding nothing.
-func (c *Console) stillValid(ctx context.Context, s *session, now int64) (bool, error) {
+// be the one the session signed in with. A user's projects are read with
+// it, so a new binding holds from the next request on. A token or user
+// that is not found is gone; any other error is returned, deciding
+// nothing.
+func (c *Console) stillValid(ctx context.Context, s *session, now int64) (bool, bound, error) {
 	if s.userID != "" {
 		if c.cfg.Users == nil {
-			return false, nil
+			return false, bound{}, nil
 		}
 		u, err := c.cfg.Users.UserByID(ctx, s.userID)
 		if qlerror.CodeOf(err) == qlerror.NotFound {
-			return false, nil
+			return false, bound{}, nil
 		}
 		if err != nil {
-			return false, err
+			return false, bound{}, err
 		}
-		return u.State() == account.StateActive && u.Role.Scope().Allows(s.scope) && u.PasswordStamp == s.stamp, nil
+		valid := u.State() == account.StateActive && u.Role.Scope().Allows(s.scope) && u.PasswordStamp == s.stamp
+		return valid, bound{user: u.Name, projects: u.Projects}, nil
 	}
 	t, err := c.cfg.Tokens.TokenByDigest(ctx, s.digest)
 	if qlerror.CodeOf(err) == qlerror.NotFound {
-		return false, nil
+		return false, bound{}, nil
 	}
 	if err != nil {
-		return false, err
+		return false, bound{}, err
 	}
 	if t.StateAt(now) != apitoken.StateActive {
-		return false, nil
+		return false, bound{}, nil
 	}
 	c.cfg.Uses.Record(ctx, t.ID, now)
-	return true, nil
+	return true, bound{}, nil
 }
 
 // start records a new session (of a token or a user) and sets its cookie.

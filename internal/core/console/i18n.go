@@ -228,7 +228,7 @@ var messages = map[string]map[string]string{
 		"err.sessionstart": "You could not be signed in: the database did not answer in time, so no session was stored. Try again in a moment.",
 		"err.signoutstore": "You are not signed out yet: the database did not answer in time, so the session still works. Try again in a moment.",
 		"err.tokenstore":   "the token store did not answer; try again",
-		"err.tokenbound":   "This token is bound to projects, and the console shows every project: it cannot sign in here. Use it with the API or `ql --api-url`, or sign in with a token or account of every project.",
+		"err.tokenbound":   "This token is bound to projects, and a token's console session is not: it cannot sign in here. Use it with the API or `ql --api-url`, or sign in with an account bound to its projects (`ql users create NAME --project P`) or a token or account of every project.",
 		"err.userstore":    "the user store did not answer; try again",
 		"err.signincsrf":   "the sign-in form is missing its CSRF token or it is stale; sign in again on this page",
 		// Why a queued Run waits (waitingText): a cluster Run for a worker.
@@ -476,7 +476,7 @@ var messages = map[string]map[string]string{
 		"err.sessionstart": "未能登录：数据库未及时响应，会话没有保存。请稍后重试。",
 		"err.signoutstore": "尚未退出登录：数据库未及时响应，会话仍然有效。请稍后重试。",
 		"err.tokenstore":   "令牌存储没有应答，请重试。",
-		"err.tokenbound":   "此令牌绑定了项目，而控制台显示所有项目：它不能在此登录。请通过 API 或 `ql --api-url` 使用它，或用适用于所有项目的令牌或账户登录。",
+		"err.tokenbound":   "此令牌绑定了项目，而令牌的控制台会话不受项目限制：它不能在此登录。请通过 API 或 `ql --api-url` 使用它，或用绑定了这些项目的账户（`ql users create NAME --project P`）登录，或用适用于所有项目的令牌或账户登录。",
 		"err.userstore":    "用户存储没有应答，请重试。",
 		"err.signincsrf":   "登录表单缺少 CSRF 令牌或已过期，请在本页重新登录。",
 		// Why a queued Run waits (waitingText): a cluster Run for a worker.

@@ -62,7 +62,7 @@ func (c *Console) notifications(w http.ResponseWriter, r *http.Request, s *sessi
 	if err == nil {
 		f["project"], data["Projects"] = pick.Name, withChosen(projects, pick.named())
 		list, next, err = c.cfg.Notifications.NotificationsList(r.Context(), notify.ListQuery{ProjectID: pick.ID, State: notify.State(f["state"]),
-			After: f["after"], Limit: notificationsPage})
+			After: f["after"], Limit: notificationsPage, InProjects: boundOf(r.Context()).in()})
 	}
 	if err != nil {
 		if qlerror.CodeOf(err) != qlerror.Invalid {
@@ -160,7 +160,7 @@ func (c *Console) deadNotifications(ctx context.Context) (*deadCount, error) {
 	if c.cfg.Notifications == nil {
 		return nil, nil
 	}
-	list, next, err := c.cfg.Notifications.NotificationsList(ctx, notify.ListQuery{State: notify.Dead, Limit: overviewDead})
+	list, next, err := c.cfg.Notifications.NotificationsList(ctx, notify.ListQuery{State: notify.Dead, Limit: overviewDead, InProjects: boundOf(ctx).in()})
 	if err != nil {
 		return nil, err
 	}

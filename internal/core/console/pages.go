@@ -296,7 +296,7 @@ type stateCount struct {
 // fires.
 func (c *Console) overview(w http.ResponseWriter, r *http.Request, s *session) {
 	ctx := r.Context()
-	recent, _, err := c.cfg.Runs.RunList(ctx, run.ListParams{Limit: overviewRuns})
+	recent, _, err := c.cfg.Runs.RunList(ctx, run.ListParams{Limit: overviewRuns, InProjects: boundOf(ctx).in()})
 	if err != nil {
 		c.fail(w, r, s, err)
 		return
@@ -324,7 +324,7 @@ func (c *Console) overview(w http.ResponseWriter, r *http.Request, s *session) {
 		c.fail(w, r, s, err)
 		return
 	}
-	trig, _, err := c.cfg.Triggers.TriggerList(ctx, schedule.TriggerListParams{Limit: triggersPage})
+	trig, _, err := c.cfg.Triggers.TriggerList(ctx, schedule.TriggerListParams{Limit: triggersPage, InProjects: boundOf(ctx).in()})
 	if err != nil {
 		c.fail(w, r, s, err)
 		return
@@ -375,7 +375,7 @@ var failedStates = []run.State{run.Failed, run.TimedOut, run.Lost}
 func (c *Console) recentFailures(ctx context.Context) ([]run.Run, error) {
 	var lists [][]run.Run
 	for _, st := range failedStates {
-		list, _, err := c.cfg.Runs.RunList(ctx, run.ListParams{State: st, Limit: recentFailuresShown})
+		list, _, err := c.cfg.Runs.RunList(ctx, run.ListParams{State: st, Limit: recentFailuresShown, InProjects: boundOf(ctx).in()})
 		if err != nil {
 			return nil, err
 		}
@@ -457,7 +457,7 @@ func (c *Console) triggersList(w http.ResponseWriter, r *http.Request, s *sessio
 		}
 	}
 	if err == nil {
-		list, next, err = c.cfg.Triggers.TriggerList(r.Context(), schedule.TriggerListParams{ProjectID: pick.ID, Limit: triggersPage, After: r.URL.Query().Get("after"), Search: q})
+		list, next, err = c.cfg.Triggers.TriggerList(r.Context(), schedule.TriggerListParams{ProjectID: pick.ID, Limit: triggersPage, After: r.URL.Query().Get("after"), Search: q, InProjects: boundOf(r.Context()).in()})
 	}
 	if err != nil {
 		if qlerror.CodeOf(err) != qlerror.Invalid {
@@ -493,6 +493,7 @@ func (c *Console) triggersList(w http.ResponseWriter, r *http.Request, s *sessio
 			c.fail(w, r, s, err)
 			return
 		}
+		boundLast(r.Context(), last)
 		warnings := map[string][]warningLine{}
 		for _, t := range list {
 			warnings[t.TriggerID] = warningLines(lang(r), view.NewCron(t.Cron), last[t.TriggerID])
@@ -564,6 +565,7 @@ func (c *Console) showTrigger(w http.ResponseWriter, r *http.Request, s *session
 			c.fail(w, r, s, err)
 			return
 		}
+		boundLast(r.Context(), last)
 		warnings = warningLines(lang(r), view.NewCron(d.Cron), last[d.TriggerID])
 	}
 	c.render(w, r, status, "trigger", s, map[string]any{"T": d, "Cron": view.NewCron(d.Cron), "Warnings": warnings, "Timeline": timeline(d.Ledger, runs, d.Cron, d.Revision), "CanPause": c.cfg.Pauser != nil, "CanRun": c.cfg.Manual != nil, "PauseForm": pf,
@@ -767,7 +769,7 @@ func (c *Console) runs(w http.ResponseWriter, r *http.Request, s *session) {
 	var next string
 	if err == nil {
 		list, next, err = c.cfg.Runs.RunList(r.Context(), run.ListParams{ProjectID: pick.ID, TriggerID: triggerID, State: run.State(f["state"]), Limit: runsPage, After: q.Get("after"),
-			FromMs: from, ToMs: to, Worker: f["worker"]})
+			FromMs: from, ToMs: to, Worker: f["worker"], InProjects: boundOf(r.Context()).in()})
 	}
 	if err != nil {
 		status := http.StatusBadRequest
@@ -877,6 +879,11 @@ func (c *Console) runDetail(w http.ResponseWriter, r *http.Request, s *session) 
 	if err != nil {
 		c.fail(w, r, s, err)
 		return
+	}
+	if d.Waiting != nil {
+		wait := *d.Waiting
+		wait.Holders, wait.MoreHolders = boundHolders(r.Context(), wait.Holders, wait.MoreHolders)
+		d.Waiting = &wait
 	}
 	var shown *run.Attempt
 	if number != 0 {

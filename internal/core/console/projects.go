@@ -26,7 +26,12 @@ func (c *Console) projectChoices(ctx context.Context) ([]catalog.ProjectName, er
 	if c.cfg.Export == nil {
 		return nil, nil
 	}
-	return c.cfg.Export.ProjectNames(ctx, projectsOffered)
+	names, err := c.cfg.Export.ProjectNames(ctx, projectsOffered)
+	if b := boundOf(ctx); len(b.projects) > 0 {
+		// A user bound to projects is offered those alone.
+		names = slices.DeleteFunc(names, func(n catalog.ProjectName) bool { return !b.has(n.Name) })
+	}
+	return names, err
 }
 
 // withChosen are a picker's choices with the chosen project among them, in
@@ -70,6 +75,9 @@ func (c *Console) pickProject(r *http.Request) (pick projectPick, redirect strin
 	// The project alone: no task or trigger is read.
 	d, err := c.cfg.Export.ProjectDefinitions(r.Context(), v, 0)
 	if err == nil {
+		if err := boundOf(r.Context()).covers(d.Project.Name, "project "+d.Project.Name); err != nil {
+			return projectPick{}, "", err
+		}
 		return projectPick{ID: d.Project.ID, Name: d.Project.Name, Title: d.Project.Title, Archived: d.Project.Status == project.Archived}, "", nil
 	}
 	if qlerror.ReasonOf(err) != catalog.RefusalProjectMissing {

@@ -125,7 +125,7 @@ var refusalsZH = map[qlerror.Reason]string{ //nolint:gosec // G101: sentences ke
 	apitoken.RefusalScope:              "权限范围须是 read、operate 或 admin 之一。",
 	apitoken.RefusalExpiry:             "有效期“{value}”无效，须是 {min} 到 {max} 之间的时长：" + durationFormsZh,
 	apitoken.RefusalNameTaken:          "已有同名且未吊销的令牌（有效或已过期；过期的令牌在吊销前仍占用其名称）；请先吊销它，或换一个名称。",
-	apitoken.RefusalProjectNotInScope:  "此令牌绑定了项目，不能操作其他项目，也不能使用不属于任一项目的功能；请使用绑定该项目的令牌，或适用于所有项目的令牌。",
+	apitoken.RefusalProjectNotInScope:  "此{who}只绑定了项目 {projects}，不能查看或操作其他项目，也不能使用不属于任一项目的功能；请改用绑定了该项目的{who}，或适用于所有项目的{who}。",
 	apitoken.RefusalNoSuchToken:        "没有该名称且未吊销的令牌；令牌页列出现有的令牌。",
 	validate.RefusalNameMissing:        "请填写{field}。",
 	account.RefusalPasswordCommon:      "该密码是最常见的密码之一，猜测密码的人会最先试它；请换一个（几个互不相关的词连成的长密码既难猜又好记）。",

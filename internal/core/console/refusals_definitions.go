@@ -158,7 +158,9 @@ var paramWords = map[string]map[string]string{
 		// The names validate.Name checks, each called by what it names.
 		"field.project.name": "项目名称", "field.task.name": "任务名称", "field.trigger.name": "触发器名称",
 		"field.project.title": "项目标题", "field.task.title": "任务标题", "field.trigger.title": "触发器标题",
-		"field.notifications.channels name": "通知渠道名称", "field.token name": "令牌名称", "field.user name": "用户名", "field.worker name": "执行节点名称",
+		"field.notifications.channels name": "通知渠道名称", "field.token name": "令牌名称", "field.user name": "用户名",
+		// Who a project_not_in_scope refusal is bound: a token or a user.
+		"who.token": "令牌", "who.user": "用户", "field.worker name": "执行节点名称",
 		"filter.project": "项目", "filter.trigger": "触发器", "filter.after": "翻页位置（after）",
 		"part.second": "秒", "part.minute": "分钟", "part.hour": "小时", "part.day-of-month": "日", "part.month": "月", "part.day-of-week": "星期",
 		"period.minute": "分钟", "period.hour": "小时", "period.day": "天", "period.month": "月", "period.year": "年", "period.week": "周",

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/qinglong/qinglong/internal/core/qlerror"
+	"github.com/qinglong/qinglong/internal/core/run"
 )
 
 // maxRunsCancel is the most Runs one cancel form acts on: a page of the
@@ -60,7 +61,13 @@ func (c *Console) cancelRuns(w http.ResponseWriter, r *http.Request, s *session)
 			n.Untried++
 			continue
 		}
-		ran, effect, err := c.cfg.Cancel(r.Context(), id, s.actor(r))
+		// A user bound to projects cancels its projects' Runs alone.
+		err := c.runInScope(r.Context(), id)
+		var ran run.Run
+		var effect run.CancelEffect
+		if err == nil {
+			ran, effect, err = c.cfg.Cancel(r.Context(), id, s.actor(r))
+		}
 		switch {
 		case err != nil:
 			n.Refused++

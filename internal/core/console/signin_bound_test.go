@@ -27,7 +27,7 @@ func TestAProjectBoundTokenCannotSignInToTheConsole(t *testing.T) {
 	}
 	c := New(Config{Tokens: st})
 	w := tokenSignin(c, bound, "203.0.113.7")
-	if body := html.UnescapeString(w.Body.String()); w.Code != http.StatusForbidden || !strings.Contains(body, "This token is bound to projects, and the console shows every project") || strings.Contains(w.Header().Get("Set-Cookie"), sessionCookie+"=") {
+	if body := html.UnescapeString(w.Body.String()); w.Code != http.StatusForbidden || !strings.Contains(body, "This token is bound to projects, and a token's console session is not: it cannot sign in here") || strings.Contains(w.Header().Get("Set-Cookie"), sessionCookie+"=") {
 		t.Fatalf("a token bound to alpha signing in: %d %q; want 403 saying it is bound, no session:\n%s", w.Code, w.Header().Get("Set-Cookie"), w.Body)
 	}
 	if tr("zh", "err.tokenbound") == tr("en", "err.tokenbound") {

@@ -318,9 +318,11 @@ func (a *api) protect(need apitoken.Scope, rule projectRule, served readiness, u
 				Because(RefusalTokenOverRate, "token", t.Name, "retryAfterSeconds", 1))
 			return
 		}
-		if err := a.routeProject(r.Context(), rule, t, r); err != nil {
-			a.writeError(w, r, err)
-			return
+		if t.Bound() {
+			if err := a.boundedRouteProject(rule, t, r); err != nil {
+				a.writeError(w, r, err)
+				return
+			}
 		}
 		if need != apitoken.Read {
 			// Held open until the write is done: the hold waits for it, so

@@ -106,6 +106,10 @@ type Config struct {
 	// Audit lists the audit trail (GET /api/v1/audit); nil where the
 	// server cannot.
 	Audit audit.Reader
+	// NotificationProjects places a notification in its project, so that
+	// a token bound to projects retries its projects' only; nil refuses
+	// such a token every retry.
+	NotificationProjects notify.Placer
 	// Enabler enables and disables triggers (a new revision each); nil
 	// where the server's database role may not publish (the cluster's
 	// runtime role).

@@ -33,15 +33,9 @@ func (a *api) notificationList(ctx context.Context, r *http.Request) (any, error
 	}
 	// The cursor is a notification's id, refused by the store with its
 	// own reason (not_a_notification_id) when it is none.
-	rows, next, err := a.Notifications.NotificationsList(ctx, notify.ListQuery{State: notify.State(q["state"]), ProjectID: project, After: asID(q["after"]), Limit: n})
+	rows, next, err := a.Notifications.NotificationsList(ctx, notify.ListQuery{State: notify.State(q["state"]), ProjectID: project, After: asID(q["after"]), Limit: n, InProjects: tokenOf(ctx).Projects})
 	if err != nil {
 		return nil, err
-	}
-	if tokenOf(ctx).Bound() {
-		names := a.projectNames(ctx)
-		if rows, err = boundRows(ctx, rows, func(m notify.Message) (string, error) { return names(m.ProjectID) }); err != nil {
-			return nil, err
-		}
 	}
 	if a.Export != nil {
 		if err := apply.WithRuleScopes(ctx, a.Export, rows); err != nil {

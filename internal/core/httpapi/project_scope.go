@@ -29,16 +29,21 @@ const (
 	// UUIDv7, never guessed) exists, and nothing of it.
 	runProject
 	triggerProject
-	// listed: a listing, which keeps only the token's projects' rows
-	// (boundRows); a page may then hold fewer rows than its limit, none
-	// even, and still carry next.
+	// notificationProject: the path's {id} is a notification's, whose
+	// project is read first (a retry); a server that cannot place one
+	// refuses a bound token.
+	notificationProject
+	// listed: a listing, whose store keeps only the token's projects'
+	// rows before it cuts the page (InProjects of each listing's
+	// parameters), so a page is full of them and next continues them;
+	// the project list, one page of every project, keeps them by
+	// boundRows.
 	listed
 	// fileProject: apply, which refuses a file of another project once
 	// it has read the file's project.
 	fileProject
-	// everyProject: a route that is no one project's (secrets, metrics) or
-	// whose object this server cannot place in one before acting
-	// (a notification's retry): refused to a bound token.
+	// everyProject: a route that is no one project's (secrets, metrics):
+	// refused to a bound token.
 	everyProject
 )
 
@@ -76,8 +81,31 @@ func (a *api) routeProject(ctx context.Context, rule projectRule, t apitoken.Tok
 			return err
 		}
 		return coversAs(t, d.ProjectName, "trigger "+d.TriggerID)
+	case notificationProject:
+		if a.NotificationProjects == nil {
+			return apitoken.ErrNoOneProjects(t, r.Method+" "+clip(r.URL.Path))
+		}
+		id := r.PathValue("id")
+		project, err := a.NotificationProjects.NotificationProject(ctx, id)
+		if err != nil {
+			return err
+		}
+		return coversAs(t, project, "notification "+id)
 	case everyProject:
 		return apitoken.ErrNoOneProjects(t, r.Method+" "+clip(r.URL.Path))
+	}
+	return nil
+}
+
+// boundedRouteProject is routeProject within the request's time, as the
+// handler's reads are (admitted): a look-up of a trigger's or a Run's
+// project that the store holds up ends with the request's limit, said as
+// that, rather than holding the request past it.
+func (a *api) boundedRouteProject(rule projectRule, t apitoken.Token, r *http.Request) error {
+	ctx, cancel := context.WithTimeout(r.Context(), a.RequestTimeout)
+	defer cancel()
+	if err := a.routeProject(ctx, rule, t, r); err != nil {
+		return a.outOfTime(ctx, r, err)
 	}
 	return nil
 }
@@ -119,24 +147,6 @@ func boundRows[T any](ctx context.Context, rows []T, projectOf func(T) (string, 
 		}
 	}
 	return out, nil
-}
-
-// projectNames reads a project's name by its id once per request: a
-// notification row names its project by id only. A server that cannot
-// read projects names none, so a bound token is shown no row.
-func (a *api) projectNames(ctx context.Context) func(id string) (string, error) {
-	seen := map[string]string{}
-	return func(id string) (string, error) {
-		if a.Export == nil {
-			return "", nil
-		}
-		if n, ok := seen[id]; ok {
-			return n, nil
-		}
-		n, err := a.Export.ProjectNameOf(ctx, id)
-		seen[id] = n
-		return n, err
-	}
 }
 
 // boundMissing is the refusal of a project a bound token may act on but

@@ -107,7 +107,7 @@ func TestAProjectBoundTokenActsOnItsProjectsOnlyOnEveryRoute(t *testing.T) {
 			target = strings.ReplaceAll(target, "{id}", charlieTrigger)
 		case fileProject:
 			body = charlieFile
-		case everyProject:
+		case everyProject, notificationProject:
 			target = strings.ReplaceAll(target, "{id}", someID)
 		case pathProject, listed:
 		default:

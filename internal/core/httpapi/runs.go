@@ -26,11 +26,8 @@ func (a *api) runList(ctx context.Context, r *http.Request) (any, error) {
 		return nil, err
 	}
 	list, next, err := a.Runs.RunList(ctx, run.ListParams{ProjectID: asID(q["project"]), TriggerID: asID(q["trigger"]), State: run.State(q["state"]), Limit: n, After: asID(q["after"]), Worker: q["worker"],
-		FromMs: from, ToMs: to})
+		FromMs: from, ToMs: to, InProjects: tokenOf(ctx).Projects})
 	if err != nil {
-		return nil, err
-	}
-	if list, err = boundRows(ctx, list, func(r run.Run) (string, error) { return r.ProjectName, nil }); err != nil {
 		return nil, err
 	}
 	return view.NewRunList(list, next), nil

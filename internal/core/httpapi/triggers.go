@@ -43,11 +43,8 @@ func (a *api) triggerList(ctx context.Context, r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	list, next, err := a.Triggers.TriggerList(ctx, schedule.TriggerListParams{ProjectID: project, Limit: n, After: after, Search: q["search"]})
+	list, next, err := a.Triggers.TriggerList(ctx, schedule.TriggerListParams{ProjectID: project, Limit: n, After: after, Search: q["search"], InProjects: tokenOf(ctx).Projects})
 	if err != nil {
-		return nil, err
-	}
-	if list, err = boundRows(ctx, list, func(t schedule.TriggerStatus) (string, error) { return t.ProjectName, nil }); err != nil {
 		return nil, err
 	}
 	var last map[string]run.Last

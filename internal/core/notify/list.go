@@ -47,6 +47,10 @@ type ListQuery struct {
 	ProjectID string
 	After     string
 	Limit     int
+	// InProjects keeps the rows of the projects of these names only (a
+	// project-bound token's or console user's projects), filtered before
+	// the page is cut; nil for every project.
+	InProjects []string
 }
 
 // Check refuses a state that is none, a project or cursor that is no id
@@ -92,11 +96,19 @@ const MaxActor = 128
 // CheckRetry refuses a retry of an id that is none, or one that does not
 // say who asked (within MaxActor bytes).
 func CheckRetry(id, actor string) error {
-	if err := ids.Validate("notification id", id); err != nil {
-		return qlerror.Wrap(qlerror.Invalid, err, "give a notification id as printed by `ql notifications list`").Because(RefusalNotANotificationID)
+	if err := CheckID(id); err != nil {
+		return err
 	}
 	if actor == "" || len(actor) > MaxActor {
 		return qlerror.New(qlerror.Invalid, "a retry by hand must name who asked in 1–%d bytes, not %d", MaxActor, len(actor))
+	}
+	return nil
+}
+
+// CheckID refuses a notification id that is none.
+func CheckID(id string) error {
+	if err := ids.Validate("notification id", id); err != nil {
+		return qlerror.Wrap(qlerror.Invalid, err, "give a notification id as printed by `ql notifications list`").Because(RefusalNotANotificationID)
 	}
 	return nil
 }
@@ -112,6 +124,15 @@ func ErrMissing(id string) error {
 func ErrNotDead(id string, state State) error {
 	return qlerror.New(qlerror.FailedPrecondition, "notification %s is %s; only a dead notification can be retried", id, state).
 		Because(RefusalNotificationNotDead, "notification", state)
+}
+
+// Placer finds the project of an outbox row, so that a retry asked by a
+// token or console user bound to projects is checked before it is made.
+type Placer interface {
+	// NotificationProject returns the name of the project of the row id;
+	// an id that is none is refused as a retry's is (CheckRetry), a
+	// missing row is ErrMissing.
+	NotificationProject(ctx context.Context, id string) (string, error)
 }
 
 // Manager is what people do with the outbox: list it and retry dead rows

@@ -34,6 +34,11 @@ type ListParams struct {
 	// this name held, whether or not it holds the latest; "" for no
 	// filter. A profile without workers refuses it.
 	Worker string
+	// InProjects keeps the Runs of the projects of these names only (a
+	// project-bound token's or console user's projects); nil for every
+	// project. The store filters before it pages, so a page holds up to
+	// Limit of these projects' Runs and After continues their order.
+	InProjects []string
 }
 
 // The reasons of a run listing's refusals: the console says each in the

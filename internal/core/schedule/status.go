@@ -87,6 +87,10 @@ type TriggerListParams struct {
 	Limit     int
 	After     string
 	Search    string
+	// InProjects keeps the triggers of the projects of these names only
+	// (a project-bound token's or console user's projects), filtered
+	// before the page is cut as Search is; nil for every project.
+	InProjects []string
 }
 
 // MaxSearch bounds a trigger listing's search text, in bytes.

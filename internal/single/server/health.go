@@ -31,10 +31,10 @@ func (s *Server) listen() error {
 		TrustedProxies: proxies,
 		Runs:           servedRuns{Reader: s.store, concurrency: s.cfg.Concurrency}, LastRuns: s.store, Triggers: s.store, Detail: s.store, Tokens: s.store, Uses: apitoken.NewUses(heldTouches{Authenticator: s.store, s: s}), Pauser: s.store, ProjectPauser: s.store, ProjectPauses: s.store, Cancel: s.cancelRun,
 		ProjectDeleter: s.store.ProjectDeleter(s.layout.Logs, s.layout.Secrets),
-		Notifications:  s.store,
-		Audit:          s.store,
-		AllowedHosts:   httpapi.DefaultAllowedHosts(s.cfg.HTTPAddr, s.cfg.AllowedHosts),
-		Ready:          s.readiness, Writes: writes{s}, Log: s.cfg.Logger, RequestTimeout: s.cfg.RequestTimeout,
+		Notifications:  s.store, NotificationProjects: s.store,
+		Audit:        s.store,
+		AllowedHosts: httpapi.DefaultAllowedHosts(s.cfg.HTTPAddr, s.cfg.AllowedHosts),
+		Ready:        s.readiness, Writes: writes{s}, Log: s.cfg.Logger, RequestTimeout: s.cfg.RequestTimeout,
 		Definitions: &catalog.Service{Store: s.store, Executor: task.LocalProcess, NowMs: s.cfg.NowMs},
 		Export:      s.store,
 		// This server runs the commands itself, as its own user, with
@@ -58,7 +58,7 @@ func (s *Server) listen() error {
 	setup, setupCode := s.drawSetupCode()
 	cfg.Console = console.New(console.Config{Runs: cfg.Runs, LastRuns: cfg.LastRuns, Triggers: cfg.Triggers, Detail: cfg.Detail, Tokens: cfg.Tokens, Uses: cfg.Uses,
 		Users: s.store, Sessions: s.store, FirstOwner: s.store, Setup: setup, Passwords: s.store, TokenAdmin: s.store, Monitor: s.store.Monitor,
-		Pauser: cfg.Pauser, ProjectPauser: cfg.ProjectPauser, ProjectPauses: cfg.ProjectPauses, ProjectDeleter: cfg.ProjectDeleter, Cancel: cfg.Cancel, Manual: cfg.Manual, Enabler: cfg.Enabler, Definitions: cfg.Definitions, Export: cfg.Export, Notifications: cfg.Notifications, Audit: cfg.Audit,
+		Pauser: cfg.Pauser, ProjectPauser: cfg.ProjectPauser, ProjectPauses: cfg.ProjectPauses, ProjectDeleter: cfg.ProjectDeleter, Cancel: cfg.Cancel, Manual: cfg.Manual, Enabler: cfg.Enabler, Definitions: cfg.Definitions, Export: cfg.Export, Notifications: cfg.Notifications, NotificationProjects: cfg.NotificationProjects, Audit: cfg.Audit,
 		MissingSecrets: cfg.MissingSecrets, Secrets: &process.Secrets{Path: s.layout.Secrets}, LocalConcurrency: s.cfg.Concurrency, Writes: cfg.Writes, Secure: secure, Log: s.cfg.Logger, Binary: s.cfg.Binary, DatabaseFlags: s.dataDirFlag(),
 		RequestTimeout: s.cfg.RequestTimeout, ReadLog: cfg.ReadLog, MisfireGrace: s.cfg.Grace})
 	api := httpapi.NewHandler(cfg)

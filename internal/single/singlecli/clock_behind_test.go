@@ -134,6 +134,7 @@ var heldWrites = [][]string{
 	{"users", "enable", "ops"},
 	{"users", "delete", "ops"},
 	{"users", "passwd", "ops"},
+	{"users", "set-projects", "ops", "--project", "demo"},
 }
 
 // TestWhileTheClockReadsBehindTheDatabaseCommandsWritingItAreRefusedAndReadsAnswered:

@@ -225,6 +225,9 @@ const (
 	notifyFilterState   = ` state = ?`
 	notifyFilterProject = ` project_id = ?`
 	notifyFilterBefore  = ` id < ?`
+	// A bound token's or console user's projects, by name (a JSON array),
+	// filtered before the page is cut so the page is full of their rows.
+	notifyFilterInProjects = ` project_id IN (SELECT p.id FROM projects p WHERE p.name IN (SELECT value FROM json_each(?)))`
 	// Newest first: ids are UUIDv7, so id order is creation order.
 	notifyListOrder = ` ORDER BY id DESC LIMIT ?`
 	// The page's ids are found first, as a list SQLite fills before it
@@ -272,6 +275,9 @@ func notifyListQuery(q notify.ListQuery) (string, []any) {
 	if q.ProjectID != "" {
 		add(notifyFilterProject, q.ProjectID)
 	}
+	if len(q.InProjects) > 0 {
+		add(notifyFilterInProjects, namesJSON(q.InProjects))
+	}
 	if q.After != "" {
 		add(notifyFilterBefore, q.After)
 	}
@@ -280,6 +286,19 @@ func notifyListQuery(q notify.ListQuery) (string, []any) {
 		page += " WHERE" + strings.Join(where, " AND")
 	}
 	return qNotifyList + " WHERE id IN (" + page + notifyListOrder + ")" + notifyListPageOrder, append(args, q.Limit+1)
+}
+
+// NotificationProject returns the name of the project of the row id.
+func (s *Store) NotificationProject(ctx context.Context, id string) (string, error) {
+	if err := notify.CheckID(id); err != nil {
+		return "", err
+	}
+	var name string
+	err := s.readPool().QueryRowContext(ctx, qNotifyProject, id).Scan(&name)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", notify.ErrMissing(id)
+	}
+	return name, mapErr(err, "place notification "+id)
 }
 
 // NotificationRetry makes a dead row pending and due now, its attempts

@@ -73,6 +73,9 @@ const (
 	// Runs of a state over the trigger's.
 	runFilterProjectAsFilter = ` +project_id = ?`
 	runFilterTrigger         = ` trigger_id = ?`
+	// A bound token's or console user's projects, by name (a JSON array):
+	// filtered before the page is cut, so the page is full of their Runs.
+	runFilterInProjects = ` project_id IN (SELECT p.id FROM projects p WHERE p.name IN (SELECT value FROM json_each(?)))`
 	// A state filter names its index's condition too: SQLite uses a
 	// partial index only for a WHERE that implies the index's condition,
 	// which a bound parameter alone never does. A finished state is a range
@@ -119,6 +122,9 @@ func runListQuery(p run.ListParams, limit int) (string, []any) {
 	}
 	if p.TriggerID != "" {
 		add(runFilterTrigger, p.TriggerID)
+	}
+	if len(p.InProjects) > 0 {
+		add(runFilterInProjects, namesJSON(p.InProjects))
 	}
 	switch {
 	case p.State == "":

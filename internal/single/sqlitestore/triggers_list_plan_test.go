@@ -9,19 +9,21 @@ import (
 
 // A trigger listing — a search above all, whose matches may lie thousands
 // of triggers apart — finds its page's ids before it returns its first
-// trigger (pageFirst), with or without a project, a cursor or a search,
+// trigger (pageFirst), with or without a project, a cursor, a search or
+// a bound token's projects,
 // so the request's context ending stops the whole walk.
 func TestATriggerListingFindsItsPageBeforeItsFirstTrigger(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
 	project, after := ids.New(), ids.New()
 	for name, args := range map[string][]any{
-		"all":                 {"", "", 101, ""},
-		"project":             {project, "", 101, ""},
-		"cursor":              {"", after, 101, ""},
-		"search":              {"", "", 101, "%nightly%"},
-		"project, search":     {project, "", 101, "%nightly%"},
-		"search after a page": {"", after, 101, "%nightly%"},
+		"all":                 {"", "", 101, "", ""},
+		"project":             {project, "", 101, "", ""},
+		"cursor":              {"", after, 101, "", ""},
+		"search":              {"", "", 101, "%nightly%", ""},
+		"project, search":     {project, "", 101, "%nightly%", ""},
+		"search after a page": {"", after, 101, "%nightly%", ""},
+		"bound projects":      {"", after, 101, "", `["alpha","bravo"]`},
 	} {
 		plan := strings.Join(e.queryPlan(t, qTriggersList, args...), "\n")
 		if !pageFirst(plan, "t", "sqlite_autoindex_triggers_1") {

@@ -30,9 +30,13 @@ func (s *Store) TriggerList(ctx context.Context, p schedule.TriggerListParams) (
 	if err != nil {
 		return nil, "", err
 	}
+	inProjects := ""
+	if len(p.InProjects) > 0 {
+		inProjects = namesJSON(p.InProjects)
+	}
 	var out []schedule.TriggerStatus
 	err = s.read(ctx, "list triggers", func(tx *txn) error {
-		rows, err := tx.QueryContext(ctx, qTriggersList, p.ProjectID, p.After, limit+1, pattern)
+		rows, err := tx.QueryContext(ctx, qTriggersList, p.ProjectID, p.After, limit+1, pattern, inProjects)
 		if err != nil {
 			return err
 		}

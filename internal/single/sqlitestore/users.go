@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"strings"
 
 	"github.com/qinglong/qinglong/internal/core/account"
 	"github.com/qinglong/qinglong/internal/core/audit"
@@ -18,9 +19,9 @@ var (
 
 // UserCreate stores a console account (account.Create validates and hashes).
 func (s *Store) UserCreate(ctx context.Context, u account.NewUser) (account.User, error) {
-	out := account.User{ID: u.ID, Name: u.Name, Role: u.Role, CreatedAtMs: s.nowMs()}
+	out := account.User{ID: u.ID, Name: u.Name, Role: u.Role, CreatedAtMs: s.nowMs(), Projects: u.Projects}
 	err := s.write(ctx, "create user "+u.Name, durable, func(tx *txn) error {
-		_, err := tx.ExecContext(ctx, qUserInsert, u.ID, u.Name, string(u.Role), u.Hash, out.CreatedAtMs)
+		_, err := tx.ExecContext(ctx, qUserInsert, u.ID, u.Name, string(u.Role), u.Hash, out.CreatedAtMs, strings.Join(u.Projects, ","))
 		if isUnique(err) {
 			return account.ErrNameTaken(u.Name)
 		}
@@ -127,6 +128,26 @@ func (s *Store) changeUserEndingSessions(ctx context.Context, what string, c acc
 	})
 }
 
+// UserSetProjects binds the account of that name to projects; its
+// sessions stand, each request reading its projects again.
+func (s *Store) UserSetProjects(ctx context.Context, name string, projects []string) error {
+	return s.write(ctx, "bind user "+name+" to projects", durable, func(tx *txn) error {
+		var id string
+		err := tx.QueryRowContext(ctx, qUserSetProjects, name, strings.Join(projects, ",")).Scan(&id)
+		if !errors.Is(err, sql.ErrNoRows) {
+			return err
+		}
+		var role string
+		switch err := tx.QueryRowContext(ctx, qUserRole, name).Scan(&role); {
+		case errors.Is(err, sql.ErrNoRows):
+			return account.ErrNoSuchUser(name)
+		case err != nil:
+			return err
+		}
+		return account.ErrOwnerBound()
+	})
+}
+
 // UserCredentials returns the account a sign-in names with its hash.
 func (s *Store) UserCredentials(ctx context.Context, name string) (account.User, string, error) {
 	var u account.User
@@ -160,8 +181,8 @@ func (s *Store) UserSignedIn(ctx context.Context, id string, atMs int64) error {
 
 func scanUser(r scanner) (account.User, error) {
 	var u account.User
-	var role string
-	err := r.Scan(&u.ID, &u.Name, &role, &u.CreatedAtMs, &u.DisabledAtMs, &u.LastSigninAtMs)
-	u.Role = account.Role(role)
+	var role, projects string
+	err := r.Scan(&u.ID, &u.Name, &role, &u.CreatedAtMs, &u.DisabledAtMs, &u.LastSigninAtMs, &projects)
+	u.Role, u.Projects = account.Role(role), account.SplitProjects(projects)
 	return u, err
 }

@@ -23,6 +23,7 @@ func RunUsers(t *testing.T, newFixture Factory) {
 		"TheFirstOwnerIsCreatedOnlyWhileNoUserExists":    testUserFirstOnlyWhileNone,
 		"OfTwoFirstOwnersAtOnceExactlyOneIsCreated":      testUserFirstOnce,
 		"AUsersOwnPasswordChangeRefusesAStaleHash":       testUserOwnPasswordStale,
+		"AUsersProjectsAreKeptAndAnOwnerIsNeverBound":    testUserProjects,
 	}
 	for name, fn := range tests {
 		t.Run(name, func(t *testing.T) {

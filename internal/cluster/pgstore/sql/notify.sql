@@ -193,6 +193,11 @@ RETURNING id, project_id, coalesce(run_id::text, ''), rule_key, event, channel::
           next_attempt_at_ms, coalesce(last_error, ''), coalesce(last_error_reason, ''), created_at_ms, coalesce(delivered_at_ms, 0),
           coalesce(retried_at_ms, 0), attempts_before_retry, coalesce(retried_by, '')
 
+-- name: NotifyProject
+-- The name of the project of one outbox row, which a retry by a token or
+-- console user bound to projects must be one of.
+SELECT p.name FROM qinglong.notification_outbox o JOIN qinglong.projects p ON p.id = o.project_id WHERE o.id = $1
+
 -- name: NotifyState
 -- The state of one outbox row, to say why a retry changed nothing.
 SELECT state FROM qinglong.notification_outbox WHERE id = $1

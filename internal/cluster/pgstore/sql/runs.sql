@@ -155,6 +155,9 @@ SELECT p.labels,
 -- project is archived (it then has no next fire). $4 is the search as a
 -- LIKE pattern (NULL none) over the text the list names a trigger by,
 -- filtered before the page is cut so that $2 continues the filtered order.
+-- $5 is the names of the projects a bound token or console user may see
+-- (NULL every project), filtered before the page is cut too, so that the
+-- page is full of theirs.
 SELECT p.id, p.name, tg.id, tr.name, tr.revision, tr.enabled, tr.cron_expression, tr.cron_timezone, tr.misfire_policy,
        tr.jitter_ms, tr.start_at_ms, tr.end_at_ms, tr.catch_up_window_ms, tr.overlap_policy,
        tr.task_id, tk.name, tr.task_revision, s.next_fire_at_ms, s.next_fire_at_ms + s.due_offset_ms, s.last_scheduled_at_ms, s.state_version, s.claim_owner, s.claim_expires_at_ms,
@@ -166,6 +169,7 @@ SELECT p.id, p.name, tg.id, tr.name, tr.revision, tr.enabled, tr.cron_expression
   JOIN qinglong.trigger_schedules s ON s.trigger_id = tg.id
  WHERE ($1::uuid IS NULL OR tg.project_id = $1::uuid)
    AND ($2::uuid IS NULL OR tg.id > $2::uuid)
+   AND ($5::text[] IS NULL OR p.name = ANY($5::text[]))
    AND ($4::text IS NULL OR p.name || '/' || tr.name || ' ' || tk.name || ' ' || tg.title || ' ' || tk.title || ' ' || p.title ILIKE $4::text ESCAPE '\')
  ORDER BY tg.id
  LIMIT $3

@@ -1,15 +1,17 @@
 -- Console user accounts (users.go). Only a password's hash is ever written.
 
 -- name: UserInsert
--- Creates an account (admin role); the unique name makes a second of one
--- name a conflict. Returns the creation time.
-INSERT INTO qinglong.console_users (id, name, role, password_hash, created_at_ms)
-VALUES ($1, $2, $3, $4, {{now_ms}})
+-- Creates an account (admin role), bound to the projects $5 (empty:
+-- every project); the unique name makes a second of one name a conflict.
+-- Returns the creation time.
+INSERT INTO qinglong.console_users (id, name, role, password_hash, created_at_ms, projects)
+VALUES ($1, $2, $3, $4, {{now_ms}}, $5)
 RETURNING created_at_ms
 
 -- name: UsersList
--- Every account by name; never the password hash.
-SELECT id, name, role, created_at_ms, disabled_at_ms, last_signin_at_ms
+-- Every account by name, its projects joined by ',' as
+-- account.SplitProjects reads them; never the password hash.
+SELECT id, name, role, created_at_ms, disabled_at_ms, last_signin_at_ms, array_to_string(projects, ',')
   FROM qinglong.console_users
  ORDER BY name
 
@@ -37,16 +39,31 @@ DELETE FROM qinglong.console_users WHERE name = $1 RETURNING id
 -- sessions signed in with the old one in the same transaction.
 UPDATE qinglong.console_users SET password_hash = $2 WHERE name = $1 RETURNING id
 
+-- name: UserSetProjects
+-- Binds an account to projects (admin role; empty: every project), never
+-- an owner to some (console_users_owner_unbound says so too): no row when
+-- there is no such account or it is an owner, which UserRole tells apart.
+UPDATE qinglong.console_users SET projects = $2
+ WHERE name = $1 AND (cardinality($2::text[]) = 0 OR role <> 'owner')
+RETURNING id
+
+-- name: UserRole
+-- The role of the account of a name, to say why it was not bound to
+-- projects (admin role).
+SELECT role FROM qinglong.console_users WHERE name = $1
+
 -- name: UserCredentials
--- The account a sign-in names, with its password hash (runtime role).
-SELECT id, name, role, created_at_ms, disabled_at_ms, last_signin_at_ms, password_hash
+-- The account a sign-in names, with its password hash and projects joined
+-- by ',' (runtime role).
+SELECT id, name, role, created_at_ms, disabled_at_ms, last_signin_at_ms, password_hash, array_to_string(projects, ',')
   FROM qinglong.console_users
  WHERE name = $1
 
 -- name: UserByID
 -- The account a console session belongs to, with its password hash, whose
--- stamp the session must still match (runtime role).
-SELECT id, name, role, created_at_ms, disabled_at_ms, last_signin_at_ms, password_hash
+-- stamp the session must still match, and its projects joined by ','
+-- (runtime role).
+SELECT id, name, role, created_at_ms, disabled_at_ms, last_signin_at_ms, password_hash, array_to_string(projects, ',')
   FROM qinglong.console_users
  WHERE id = $1
 

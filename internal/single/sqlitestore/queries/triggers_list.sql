@@ -3,7 +3,9 @@
 -- says whether the trigger is archived (it then has no next fire). ?4 is
 -- the search as a LIKE pattern ('' none) over the text the list names a
 -- trigger by, filtered before the page is cut so that ?2 continues the
--- filtered order; LIKE folds ASCII case.
+-- filtered order; LIKE folds ASCII case. ?5 is the names of the projects a
+-- bound token or console user may see, a JSON array ('' every project),
+-- filtered before the page is cut too, so that the page is full of theirs.
 -- The page's ids are found first, in a subquery SQLite fills before it
 -- returns the first trigger: the driver interrupts a statement whose
 -- context ends only within its first step, so a search whose matches lie
@@ -27,6 +29,7 @@ WHERE t.id IN (
   JOIN trigger_revisions r ON r.trigger_id = t.id AND r.revision = t.current_revision
   JOIN task_revisions kr ON kr.task_id = r.task_id AND kr.revision = r.task_revision
   WHERE (?1 = '' OR t.project_id = ?1) AND (?2 = '' OR t.id > ?2)
+    AND (?5 = '' OR p.name IN (SELECT value FROM json_each(?5)))
     AND (?4 = '' OR p.name || '/' || r.name || ' ' || kr.name || ' ' || t.title || ' ' || kh.title || ' ' || p.title LIKE ?4 ESCAPE '\')
   ORDER BY t.id
   LIMIT ?3)

@@ -1,0 +1,163 @@
+package console
+
+import (
+	"context"
+	"net/http"
+	"slices"
+
+	"github.com/qinglong/qinglong/internal/core/account"
+	"github.com/qinglong/qinglong/internal/core/run"
+)
+
+// projectRule is how a route finds the project a request acts on, so that
+// a user bound to projects (account.User.Projects) sees and acts on those
+// only. A session of every project passes every rule untouched.
+type projectRule int
+
+const (
+	// noProject: pages of the session itself (account, sign-out) and the
+	// owner's pages (definitions, tokens, secrets), which no bound user
+	// reaches: an owner is never bound.
+	noProject projectRule = iota
+	// listed: a listing whose store keeps only the user's projects' rows
+	// before it cuts the page (bound.in), so a page is full of them.
+	listed
+	// pathProject: the path's {project} is the project, by name.
+	pathProject
+	// runProject and triggerProject: the path's {id} is a Run's or a
+	// trigger's, whose project is read first; the refusal names the id,
+	// never the project.
+	runProject
+	triggerProject
+	// notificationProject: the path's {id} is a notification's.
+	notificationProject
+	// everyProject: a page that is no one project's (the workers, whose
+	// attempts are every project's): refused to a bound user.
+	everyProject
+)
+
+// bound is the projects the request's user is bound to: none for a
+// session of every project (a token's, an owner's, an unbound user's).
+type bound struct {
+	user     string
+	projects []string
+}
+
+type boundKey struct{}
+
+// withBound is ctx carrying b, for the handlers' listings and checks.
+func withBound(ctx context.Context, b bound) context.Context {
+	return context.WithValue(ctx, boundKey{}, b)
+}
+
+// boundOf is the bound of the request's session.
+func boundOf(ctx context.Context) bound {
+	b, _ := ctx.Value(boundKey{}).(bound)
+	return b
+}
+
+// in is the projects a listing keeps (nil: every project).
+func (b bound) in() []string { return b.projects }
+
+// has reports whether the user may see and act on the project named
+// project.
+func (b bound) has(project string) bool {
+	return len(b.projects) == 0 || slices.Contains(b.projects, project)
+}
+
+// covers checks that the user may see and act on the project named
+// project; what names the object asked for in the refusal.
+func (b bound) covers(project, what string) error {
+	if b.has(project) {
+		return nil
+	}
+	return account.ErrProjectNotInScope(b.user, b.projects, what)
+}
+
+// routeProject checks, for a route of rule rule, that the request's user
+// may see and act on the project it addresses; nil for a session of every
+// project.
+func (c *Console) routeProject(ctx context.Context, rule projectRule, r *http.Request) error {
+	b := boundOf(ctx)
+	if len(b.projects) == 0 {
+		return nil
+	}
+	switch rule {
+	case pathProject:
+		name := r.PathValue("project")
+		return b.covers(name, "project "+name)
+	case runProject:
+		return c.runInScope(ctx, r.PathValue("id"))
+	case triggerProject:
+		d, err := c.cfg.Detail.TriggerDetail(ctx, r.PathValue("id"), 1)
+		if err != nil {
+			return err
+		}
+		return b.covers(d.ProjectName, "trigger "+d.TriggerID)
+	case notificationProject:
+		return c.notificationInScope(ctx, r.PathValue("id"))
+	case everyProject:
+		return account.ErrProjectNotInScope(b.user, b.projects, r.Method+" "+r.URL.Path)
+	}
+	return nil
+}
+
+// runInScope checks that the request's user may see and act on the Run
+// of id.
+func (c *Console) runInScope(ctx context.Context, id string) error {
+	b := boundOf(ctx)
+	if len(b.projects) == 0 {
+		return nil
+	}
+	d, err := c.cfg.Runs.RunGet(ctx, id)
+	if err != nil {
+		return err
+	}
+	return b.covers(d.Run.ProjectName, "Run "+d.Run.ID)
+}
+
+// notificationInScope checks that the request's user may retry the
+// notification of id: refused when the server cannot place one.
+func (c *Console) notificationInScope(ctx context.Context, id string) error {
+	b := boundOf(ctx)
+	if len(b.projects) == 0 {
+		return nil
+	}
+	if c.cfg.NotificationProjects == nil {
+		return account.ErrProjectNotInScope(b.user, b.projects, "notification "+id)
+	}
+	project, err := c.cfg.NotificationProjects.NotificationProject(ctx, id)
+	if err != nil {
+		return err
+	}
+	return b.covers(project, "notification "+id)
+}
+
+// boundHolders keeps, for a user bound to projects, the triggers of its
+// own projects among those holding a single node's slots, and counts the
+// others in more: which trigger of another project holds them is not the
+// user's to know.
+func boundHolders(ctx context.Context, holders []run.SlotHolder, more int) ([]run.SlotHolder, int) {
+	b := boundOf(ctx)
+	if len(b.projects) == 0 {
+		return holders, more
+	}
+	var kept []run.SlotHolder
+	for _, h := range holders {
+		if b.has(h.Project) {
+			kept = append(kept, h)
+		} else {
+			more++
+		}
+	}
+	return kept, more
+}
+
+// boundLast keeps each trigger's slot holders in last as boundHolders
+// does, so a backlog's warning names no other project's trigger.
+func boundLast(ctx context.Context, last map[string]run.Last) {
+	for id, l := range last {
+		l.SlotHolders, l.MoreSlotHolders = boundHolders(ctx, l.SlotHolders, l.MoreSlotHolders)
+		last[id] = l
+	}
+}
