@@ -177,7 +177,7 @@ func (r *Runtime) RunGet(ctx context.Context, id string) (run.Detail, error) {
 	var d run.Detail
 	d.Run, err = scanRun(tx.QueryRow(ctx, sqlRunGet, id))
 	if errors.Is(err, pgx.ErrNoRows) {
-		return run.Detail{}, qlerror.New(qlerror.NotFound, "run %s does not exist; list runs with `ql runs list`", id).Because(schedule.RefusalRunMissing)
+		return run.Detail{}, schedule.RunNotFound(id)
 	}
 	if err != nil {
 		return run.Detail{}, mapErr(err, "reading run "+id)

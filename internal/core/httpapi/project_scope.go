@@ -8,6 +8,7 @@ import (
 	"github.com/qinglong/qinglong/internal/core/catalog"
 	"github.com/qinglong/qinglong/internal/core/qlerror"
 	"github.com/qinglong/qinglong/internal/core/run"
+	"github.com/qinglong/qinglong/internal/core/schedule"
 )
 
 // projectRule is how a route finds the project a request acts on, so that
@@ -24,14 +25,15 @@ const (
 	// project, not even whether it exists.
 	pathProject
 	// runProject and triggerProject: the path's {id} is a Run's or a
-	// trigger's, whose project is read first; an unknown id is 404 as for
-	// any token. A bound token of another project learns that an id (a
-	// UUIDv7, never guessed) exists, and nothing of it.
+	// trigger's, whose project is read first; another project's is
+	// answered as an unknown id is (404 with the same body), so a bound
+	// token cannot tell another project's object from none.
 	runProject
 	triggerProject
 	// listed: a listing, which keeps only the token's projects' rows
 	// (boundRows); a page may then hold fewer rows than its limit, none
-	// even, and still carry next.
+	// even, and still carry next. Its ?project= names a project as a path
+	// does, and is refused as a path's is (filterProject).
 	listed
 	// fileProject: apply, which refuses a file of another project once
 	// it has read the file's project.
@@ -65,21 +67,48 @@ func (a *api) routeProject(ctx context.Context, rule projectRule, t apitoken.Tok
 		}
 		return covers(t, name)
 	case runProject:
-		d, err := a.Runs.RunGet(ctx, r.PathValue("id"))
+		id := r.PathValue("id")
+		d, err := a.Runs.RunGet(ctx, id)
 		if err != nil {
 			return err
 		}
-		return coversAs(t, d.Run.ProjectName, "Run "+d.Run.ID)
+		if !t.Covers(d.Run.ProjectName) {
+			return schedule.RunNotFound(id)
+		}
 	case triggerProject:
-		d, err := a.Detail.TriggerDetail(ctx, r.PathValue("id"), 1)
+		id := r.PathValue("id")
+		d, err := a.Detail.TriggerDetail(ctx, id, 1)
 		if err != nil {
 			return err
 		}
-		return coversAs(t, d.ProjectName, "trigger "+d.TriggerID)
+		if !t.Covers(d.ProjectName) {
+			return schedule.TriggerMissing(id)
+		}
+	case listed:
+		return a.filterProject(ctx, t, r.URL.Query().Get("project"))
 	case everyProject:
 		return apitoken.ErrNoOneProjects(t, r.Method+" "+clip(r.URL.Path))
 	}
 	return nil
+}
+
+// filterProject checks a listing's ?project=, a project's id: one the
+// token is not bound to is refused whether it exists or not, as a path's
+// project is, rather than answered with an empty page that reads as "no
+// rows". What is not an id is left to the handler to refuse.
+func (a *api) filterProject(ctx context.Context, t apitoken.Token, raw string) error {
+	id, isID := canonicalID(raw)
+	if !isID {
+		return nil
+	}
+	var name string
+	if a.Export != nil {
+		var err error
+		if name, err = a.Export.ProjectNameOf(ctx, id); err != nil {
+			return err
+		}
+	}
+	return coversAs(t, name, "project "+id)
 }
 
 // covers checks a project the request names itself (a path, a file's

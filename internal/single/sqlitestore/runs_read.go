@@ -165,7 +165,7 @@ func (s *Store) RunGet(ctx context.Context, id string) (run.Detail, error) {
 		var err error
 		d.Run, err = scanRun(tx.QueryRowContext(ctx, qRunGet, id))
 		if errors.Is(err, sql.ErrNoRows) {
-			return qlerror.New(qlerror.NotFound, "run %s does not exist; list runs with `ql runs list`", id).Because(schedule.RefusalRunMissing)
+			return schedule.RunNotFound(id)
 		}
 		if err != nil {
 			return err
