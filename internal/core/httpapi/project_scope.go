@@ -182,22 +182,21 @@ func boundMissing(ctx context.Context, name string, err error) error {
 
 // boundHolders keeps, for a token bound to projects, the triggers of its
 // own projects among those holding a single node's slots, and counts the
-// others in more: which trigger of another team's project holds them is
-// that project's to know, not the bound token's.
-func boundHolders(ctx context.Context, holders []run.SlotHolder, more int) ([]run.SlotHolder, int) {
+// Runs of the others in others: which trigger of another team's project
+// holds them is that project's to know, not the bound token's.
+func boundHolders(ctx context.Context, holders []run.SlotHolder) (kept []run.SlotHolder, others int) {
 	t := tokenOf(ctx)
 	if !t.Bound() {
-		return holders, more
+		return holders, 0
 	}
-	var kept []run.SlotHolder
 	for _, h := range holders {
 		if t.Covers(h.Project) {
 			kept = append(kept, h)
 		} else {
-			more++
+			others += h.Runs
 		}
 	}
-	return kept, more
+	return kept, others
 }
 
 // boundLast is last with each trigger's slot holders kept as
@@ -205,7 +204,7 @@ func boundHolders(ctx context.Context, holders []run.SlotHolder, more int) ([]ru
 // trigger to a bound token.
 func boundLast(ctx context.Context, last map[string]run.Last) map[string]run.Last {
 	for id, l := range last {
-		l.SlotHolders, l.MoreSlotHolders = boundHolders(ctx, l.SlotHolders, l.MoreSlotHolders)
+		l.SlotHolders, l.OtherProjectsRuns = boundHolders(ctx, l.SlotHolders)
 		last[id] = l
 	}
 	return last
