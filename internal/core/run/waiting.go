@@ -45,6 +45,9 @@ const (
 	// directory, so nothing starts a queued Run; only a read of the
 	// database itself (`ql runs show --data-dir`) can find it.
 	WaitNoServer WaitReason = "no_server"
+	// WaitProjectArchived means the Run's project is archived: nothing
+	// starts its Runs, on either profile, until it is active again.
+	WaitProjectArchived WaitReason = "project_archived"
 )
 
 // ForWantOfAWorker reports whether w is a wait that lasts until a worker
@@ -116,6 +119,8 @@ type Waiting struct {
 	ServerStartedAtMs int64
 	// DataDir is, for no_server, the data directory no server serves.
 	DataDir string
+	// Project is, for project_archived, the archived project.
+	Project string
 }
 
 // MaxSlotHolders bounds Waiting.Holders: the few triggers holding most of
@@ -239,6 +244,8 @@ func (w Waiting) Message() string {
 			return fmt.Sprintf("the server starts it in a moment (%d of %d running)", w.Running, w.Concurrency)
 		}
 		return fmt.Sprintf("the server starts it in a moment (%d running)", w.Running)
+	case WaitProjectArchived:
+		return fmt.Sprintf("project %s is archived; this Run starts once the project is active again (set status: active in the definitions and apply)", w.Project)
 	case WaitNoServer:
 		return fmt.Sprintf("no server is running on this data directory (%s), so nothing starts it; start one with `ql serve --data-dir %s`",
 			w.DataDir, shellquote.Quote(w.DataDir))

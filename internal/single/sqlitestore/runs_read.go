@@ -180,6 +180,9 @@ func (s *Store) RunGet(ctx context.Context, id string) (run.Detail, error) {
 			return err
 		}
 		if d.Run.State == run.Queued {
+			d.Waiting, err = archivedWaiting(ctx, tx, id)
+		}
+		if d.Run.State == run.Queued && d.Waiting == nil && err == nil {
 			d.Waiting, err = runWaiting(ctx, tx, id)
 		}
 		return err
