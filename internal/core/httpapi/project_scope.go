@@ -9,6 +9,7 @@ import (
 	"github.com/qinglong/qinglong/internal/core/qlerror"
 	"github.com/qinglong/qinglong/internal/core/run"
 	"github.com/qinglong/qinglong/internal/core/schedule"
+	"github.com/qinglong/qinglong/internal/core/task"
 )
 
 // projectRule is how a route finds the project a request acts on, so that
@@ -38,7 +39,12 @@ const (
 	// fileProject: apply, which refuses a file of another project once
 	// it has read the file's project.
 	fileProject
-	// everyProject: a route that is no one project's (secrets, metrics) or
+	// secretProject: a secret's set or delete, whose {name} is PROJECT/NAME
+	// in a project's namespace: that project is checked as a path's is; a
+	// global name (no slash) is no one project's, as everyProject.
+	secretProject
+	// everyProject: a route that is no one project's (the secrets' list,
+	// metrics) or
 	// whose object this server cannot place in one before acting
 	// (a notification's retry): refused to a bound token.
 	everyProject
@@ -86,6 +92,11 @@ func (a *api) routeProject(ctx context.Context, rule projectRule, t apitoken.Tok
 		}
 	case listed:
 		return a.filterProject(ctx, t, r.URL.Query().Get("project"))
+	case secretProject:
+		if p := task.SecretProject(r.PathValue("name")); p != "" {
+			return covers(t, p)
+		}
+		return apitoken.ErrNoOneProjects(t, r.Method+" "+clip(r.URL.Path))
 	case everyProject:
 		return apitoken.ErrNoOneProjects(t, r.Method+" "+clip(r.URL.Path))
 	}

@@ -102,6 +102,8 @@ func TestAProjectBoundTokenActsOnItsProjectsOnlyOnEveryRoute(t *testing.T) {
 			body = charlieFile
 		case everyProject:
 			target = strings.ReplaceAll(target, "{id}", someID)
+		case secretProject:
+			target = strings.Replace(target, "charlie", "charlie%2Fnew", 1)
 		case pathProject, listed:
 		default:
 			t.Fatalf("%s %s: project rule %d is not one this walk knows", rt.method, rt.pattern, rt.projects)

@@ -93,8 +93,8 @@ var routes = []route{
 	{http.MethodPost, "/api/v1/apply", apitoken.Admin, fileProject, whenReady, checkedOnly, checksIfMatchOrNoneMatch, "apply a definitions file", func(a *api) http.HandlerFunc { return a.admitted(a.applyDefinitions) }},
 	{http.MethodGet, "/api/v1/projects/{name}/definitions", apitoken.Admin, pathProject, whenReady, checkedOnly, unconditional, "export a project's definitions", func(a *api) http.HandlerFunc { return a.admitted(a.projectDefinitions) }},
 	{http.MethodGet, "/api/v1/secrets", apitoken.Admin, everyProject, whenReady, checkedOnly, unconditional, "list and edit secrets", func(a *api) http.HandlerFunc { return a.admitted(a.secretList) }},
-	{http.MethodPut, "/api/v1/secrets/{name}", apitoken.Admin, everyProject, whenReady, checkedOnly, unconditional, "list and edit secrets", func(a *api) http.HandlerFunc { return a.admitted(a.secretSet) }},
-	{http.MethodDelete, "/api/v1/secrets/{name}", apitoken.Admin, everyProject, whenReady, checkedOnly, unconditional, "list and edit secrets", func(a *api) http.HandlerFunc { return a.admitted(a.secretDelete) }},
+	{http.MethodPut, "/api/v1/secrets/{name}", apitoken.Admin, secretProject, whenReady, checkedOnly, unconditional, "list and edit secrets", func(a *api) http.HandlerFunc { return a.admitted(a.secretSet) }},
+	{http.MethodDelete, "/api/v1/secrets/{name}", apitoken.Admin, secretProject, whenReady, checkedOnly, unconditional, "list and edit secrets", func(a *api) http.HandlerFunc { return a.admitted(a.secretDelete) }},
 	{http.MethodGet, metricsPath, apitoken.Read, everyProject, evenUnready, lastKnown, unconditional, "read the metrics", func(a *api) http.HandlerFunc { return a.metrics }},
 }
 
