@@ -183,7 +183,7 @@ func (r *Runtime) RunGet(ctx context.Context, id string) (run.Detail, error) {
 	var d run.Detail
 	d.Run, err = scanRun(tx.QueryRow(ctx, sqlRunGet, id))
 	if errors.Is(err, pgx.ErrNoRows) {
-		return run.Detail{}, qlerror.New(qlerror.NotFound, "run %s does not exist; list runs with `ql runs list`", id).Because(schedule.RefusalRunMissing)
+		return run.Detail{}, schedule.RunNotFound(id)
 	}
 	if err != nil {
 		return run.Detail{}, mapErr(err, "reading run "+id)
@@ -215,11 +215,31 @@ func (r *Runtime) RunGet(ctx context.Context, id string) (run.Detail, error) {
 		return run.Detail{}, mapErr(err, "reading the re-runs of run "+id)
 	}
 	if d.Run.State == run.Queued {
+		if d.Waiting, err = archivedWaiting(ctx, tx, d.Run); err != nil {
+			return run.Detail{}, mapErr(err, "reading why run "+id+" waits")
+		}
+	}
+	if d.Run.State == run.Queued && d.Waiting == nil {
 		if d.Waiting, err = runWaiting(ctx, tx, d.Run); err != nil {
 			return run.Detail{}, mapErr(err, "reading why run "+id+" waits")
 		}
 	}
 	return d, nil
+}
+
+// archivedWaiting is project_archived for a queued Run r of an archived
+// project, which no worker is granted whatever its state; nil for a Run of
+// an active project.
+func archivedWaiting(ctx context.Context, tx pgx.Tx, r run.Run) (*run.Waiting, error) {
+	var project string
+	err := tx.QueryRow(ctx, sqlRunArchived, r.ProjectID).Scan(&project)
+	switch {
+	case errors.Is(err, pgx.ErrNoRows):
+		return nil, nil
+	case err != nil:
+		return nil, err
+	}
+	return &run.Waiting{Reason: run.WaitProjectArchived, Project: project}, nil
 }
 
 // runWaiting says why no worker can take the queued Run r now, nil when

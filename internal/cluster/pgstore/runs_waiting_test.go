@@ -4,6 +4,7 @@ import (
 	"maps"
 	"testing"
 
+	"github.com/qinglong/qinglong/internal/core/project"
 	"github.com/qinglong/qinglong/internal/core/run"
 )
 
@@ -214,4 +215,21 @@ func (s *store) copyRun(t *testing.T, prefix, state string, n int) {
 		SELECT gen_random_uuid(), project_id, task_id, task_revision, trigger_id, trigger_revision, execution_revision_id,
 			$1 || '-' || g, scheduled_for_ms, $2, 2, 2, created_at_ms, queued_at_ms, updated_at_ms
 		FROM qinglong.runs, generate_series(1, $3::int) g`, prefix, state, n)
+}
+
+// A queued Run of an archived project says its project is archived, before
+// any worker's state (no worker is granted it whatever that is), and the
+// worker's reason once the project is active again.
+func TestAQueuedRunOfAnArchivedProjectSaysItsProjectIsArchived(t *testing.T) {
+	t.Parallel()
+	s := newStore(t)
+	_, runs := s.admitRuns(t, "gamma", 1)
+	s.setProjectStatus(t, "gamma", project.Archived)
+	if w := s.waitingOf(t, runs["t000"]); w == nil || w.Reason != run.WaitProjectArchived || w.Project != "gamma" {
+		t.Fatalf("the archived project's Run waits %+v; want %s naming gamma", w, run.WaitProjectArchived)
+	}
+	s.setProjectStatus(t, "gamma", project.Active)
+	if w := s.waitingOf(t, runs["t000"]); w == nil || w.Reason != run.WaitNoWorker {
+		t.Fatalf("with gamma active again, its Run waits %+v; want %s", w, run.WaitNoWorker)
+	}
 }

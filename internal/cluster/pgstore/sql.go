@@ -164,6 +164,7 @@ var (
 	sqlRunsRerunAs    = stmt("RunsRerunAs")
 	sqlRunsLast       = stmt("RunsLast")
 	sqlRunWaiting     = stmt("RunWaiting")
+	sqlRunArchived    = stmt("RunProjectArchived")
 	sqlTriggerList    = stmt("TriggerList")
 )
 

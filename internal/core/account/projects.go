@@ -64,6 +64,10 @@ func ErrOwnerBound() error {
 // name of another project the user may not see.
 func ErrProjectNotInScope(name string, projects []string, what string) error {
 	joined := strings.Join(projects, ",")
-	return qlerror.New(qlerror.PermissionDenied, "user %q is bound to the projects %s and may not see or act on %s; sign in as a user bound to its project, or ask an owner to bind this one to it too (`users set-projects %s --project PROJECT`)",
-		name, joined, what, name).Because(apitoken.RefusalProjectNotInScope, "who", "user", "user", name, "projects", joined)
+	boundTo := "the projects " + strings.Join(projects, ", ")
+	if len(projects) == 1 {
+		boundTo = "the project " + projects[0]
+	}
+	return qlerror.New(qlerror.PermissionDenied, "user %q is bound to %s and may not see or act on %s; sign in as a user bound to its project, or ask an owner to bind this one to it too (`users set-projects %s --project PROJECT`)",
+		name, boundTo, what, name).Because(apitoken.RefusalProjectNotInScope, "who", "user", "user", name, "projects", joined)
 }

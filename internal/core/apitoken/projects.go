@@ -35,6 +35,15 @@ func (t Token) ProjectsText() string {
 	return strings.Join(t.Projects, ",")
 }
 
+// boundText is what a bound token is bound to, in a sentence: "the
+// project alpha", "the projects alpha, beta".
+func (t Token) boundText() string {
+	if len(t.Projects) == 1 {
+		return "the project " + t.Projects[0]
+	}
+	return "the projects " + strings.Join(t.Projects, ", ")
+}
+
 // NormalProjects checks the project names a token or a console user
 // (what) is bound to and returns them sorted without repeats, so that two
 // stores list them alike.
@@ -60,14 +69,14 @@ func NormalProjects(what string, raw []string) ([]string, error) {
 // its projects; what says what was asked ("project charlie", "trigger
 // ID"), never the name of another project the token may not see.
 func ErrProjectNotInScope(t Token, what string) error {
-	return qlerror.New(qlerror.PermissionDenied, "token %q is bound to the projects %s and may not act on %s; use a token bound to its project (`ql tokens create NAME --scope %s --project PROJECT`) or one bound to no project",
-		t.Name, t.ProjectsText(), what, t.Scope).Because(RefusalProjectNotInScope, "who", "token", "token", t.Name, "projects", strings.Join(t.Projects, ","))
+	return qlerror.New(qlerror.PermissionDenied, "token %q is bound to %s and may not act on %s; use a token bound to its project (`ql tokens create NAME --scope %s --project PROJECT`) or one bound to no project",
+		t.Name, t.boundText(), what, t.Scope).Because(RefusalProjectNotInScope, "who", "token", "token", t.Name, "projects", strings.Join(t.Projects, ","))
 }
 
 // ErrNoOneProjects refuses a project-bound token a route that is no one
 // project's (route is its method and path): only a token of every
 // project may use it.
 func ErrNoOneProjects(t Token, route string) error {
-	return qlerror.New(qlerror.PermissionDenied, "token %q is bound to the projects %s and may not use %s, which is no one project's; use a token bound to no project (`ql tokens create NAME --scope SCOPE` without --project)",
-		t.Name, t.ProjectsText(), route).Because(RefusalProjectNotInScope, "who", "token", "token", t.Name, "projects", strings.Join(t.Projects, ","))
+	return qlerror.New(qlerror.PermissionDenied, "token %q is bound to %s and may not use %s, which is no one project's; use a token bound to no project (`ql tokens create NAME --scope SCOPE` without --project)",
+		t.Name, t.boundText(), route).Because(RefusalProjectNotInScope, "who", "token", "token", t.Name, "projects", strings.Join(t.Projects, ","))
 }

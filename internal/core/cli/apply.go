@@ -302,7 +302,8 @@ func planApply(cmd *cobra.Command, opts Options, db *dbFlags, doc *apply.Documen
 // fileErrors prints each error of a definitions file err holds on its own
 // line of standard error, as compilers print theirs (FILE:LINE:COLUMN:
 // message, which editors jump to), and returns the count for the last
-// line, with err's code; any other err is returned as it is.
+// line, with err's code, reason and params (the first error's); any
+// other err is returned as it is.
 func fileErrors(cmd *cobra.Command, err error) error {
 	var fe *apply.FileErrors
 	if !errors.As(err, &fe) {
@@ -312,7 +313,17 @@ func fileErrors(cmd *cobra.Command, err error) error {
 	for _, line := range fe.Lines() {
 		fmt.Fprintln(w, line)
 	}
-	return qlerror.New(qlerror.CodeOf(err), "%s", fe.Summary())
+	return withReasonOf(err, qlerror.New(qlerror.CodeOf(err), "%s", fe.Summary()))
+}
+
+// withReasonOf is summary with the reason and params of err's first
+// error, so that `-o json` says which refusal the count stands for, as
+// the API's answer does; summary as it is when err has none.
+func withReasonOf(err error, summary *qlerror.Error) *qlerror.Error {
+	if r := qlerror.ReasonOf(err); r != "" {
+		summary.Reason, summary.Params = r, qlerror.ParamsOf(err)
+	}
+	return summary
 }
 
 // printNotes prints each note about a valid file on its own line of

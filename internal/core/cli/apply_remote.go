@@ -136,7 +136,7 @@ func serverFileErrorsAt(cmd *cobra.Command, file string, err error) error {
 	if fe.More > 0 {
 		fmt.Fprintf(w, "and %s, listed once those above are fixed\n", plural.Count(fe.More, "more error", "more errors"))
 	}
-	return qlerror.New(qlerror.CodeOf(err), "server: %s: %s; nothing was applied", file, plural.Count(len(fe.List)+fe.More, "error", "errors"))
+	return withReasonOf(err, qlerror.New(qlerror.CodeOf(err), "server: %s: %s; nothing was applied", file, plural.Count(len(fe.List)+fe.More, "error", "errors")))
 }
 
 // tooLargeForAPI is the server's refusal of a file over its cap on a

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/qinglong/qinglong/internal/core/apitoken"
 	"github.com/qinglong/qinglong/internal/core/apply"
 	"github.com/qinglong/qinglong/internal/core/catalog"
 	"github.com/qinglong/qinglong/internal/core/ids"
@@ -82,9 +83,30 @@ func resolveProject(ctx context.Context, r schedule.StatusReader, s string) (str
 		return "", err
 	}
 	if id == "" {
+		if err := outOfScope(ctx, r, s); err != nil {
+			return "", err
+		}
 		return "", qlerror.New(qlerror.NotFound, "project %q does not exist or has no triggers; `ql triggers list` shows the projects, and --project takes a name or an id", s)
 	}
 	return id, nil
+}
+
+// outOfScope is the server's refusal of a project-bound token's request
+// for project name, which the listing (holding that token's projects only)
+// cannot tell from a project that does not exist: the command then says
+// what the API says of the project, not that it is missing. Nil from a
+// local store, and for every other answer.
+func outOfScope(ctx context.Context, r schedule.StatusReader, name string) error {
+	asker, remote := r.(interface {
+		ProjectID(ctx context.Context, name string) (string, error)
+	})
+	if !remote {
+		return nil
+	}
+	if _, err := asker.ProjectID(ctx, name); qlerror.ReasonOf(err) == apitoken.RefusalProjectNotInScope {
+		return err
+	}
+	return nil
 }
 
 func isID(s string) bool { return ids.Validate("id", s) == nil }
@@ -119,6 +141,9 @@ func listedProject(ctx context.Context, b *Backend, s string) (string, error) {
 	// there are (the server's answer already does). Any other failure (a
 	// server of an earlier build without the route) keeps the error naming
 	// what --project takes.
+	if qlerror.ReasonOf(ferr) == apitoken.RefusalProjectNotInScope {
+		return "", ferr
+	}
 	if qlerror.ReasonOf(ferr) == catalog.RefusalProjectMissing {
 		if b.api == nil {
 			return "", apply.ProjectMissing(ctx, b.Definitions, s)

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 	"strconv"
 	"strings"
@@ -8,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/qinglong/qinglong/internal/core/plural"
+	"github.com/qinglong/qinglong/internal/core/run"
 	"github.com/qinglong/qinglong/internal/core/schedule"
 	"github.com/qinglong/qinglong/internal/core/validate"
 	"github.com/qinglong/qinglong/internal/core/view"
@@ -61,10 +63,17 @@ asked (exit 2).
 		if err != nil {
 			return err
 		}
+		if res.Queued, err = queuedAtPause(cmd.Context(), b, pause, res.Queued, run.ListParams{ProjectID: res.ProjectID}); err != nil {
+			return err
+		}
 		if out == "json" {
 			return writeJSON(cmd.OutOrStdout(), view.NewProjectPause(res))
 		}
-		fmt.Fprintln(cmd.OutOrStdout(), projectPauseMessage(res, suggest(cmd, "projects", "resume", res.ProjectName)))
+		msg := projectPauseMessage(res, suggest(cmd, "projects", "resume", res.ProjectName))
+		if left := run.QueuedBeforeThePause(res.Queued, suggest(cmd, "runs", "cancel", "--state", "queued", "--project", res.ProjectName)); left != "" {
+			msg += "; " + left
+		}
+		fmt.Fprintln(cmd.OutOrStdout(), msg)
 		return nil
 	}
 	addDBWriteFlags(c, &db, opts.OpenPostgres != nil)
@@ -101,4 +110,14 @@ func projectPauseMessage(res schedule.ProjectPauseResult, resume string) string 
 		return fmt.Sprintf("project %s: resumed at %s with %s; what fell due while paused is recorded as paused, and each trigger's misfire policy decides whether the oldest of it runs%s", res.ProjectName, at, triggers, kept)
 	}
 	return fmt.Sprintf("project %s: not paused; nothing changed%s", res.ProjectName, kept)
+}
+
+// queuedAtPause is, at a pause, how many Runs of filter p are queued and
+// still start: counted here from a database (run.CountQueued), or as the
+// server's answer said it (answered) over --api-url; 0 at a resume.
+func queuedAtPause(ctx context.Context, b *Backend, pause bool, answered int, p run.ListParams) (int, error) {
+	if !pause || b.api != nil || b.Runs == nil {
+		return answered, nil
+	}
+	return run.CountQueued(ctx, b.Runs, p)
 }

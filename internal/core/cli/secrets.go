@@ -205,7 +205,8 @@ func secretsSetCommand(opts Options) *cobra.Command {
 		Long: `Set the secret NAME (letters, digits, '_', '.', '-': the names a task's env and a notification channel refer to),
 creating or replacing it. A name PROJECT/NAME is that project's: only its tasks and notification
 channels may name it (an apply naming it from another project is refused, and so is a Run); a name
-without a slash is global, readable by every project's. The value is asked twice without echo on a terminal, or read whole from
+without a slash is global, readable by every project's; a PROJECT no project is named yet is warned
+of on stderr, naming the projects there are (the secret is set all the same). The value is asked twice without echo on a terminal, or read whole from
 standard input when it is a pipe or a file, without one trailing line ending. It is never taken from
 the command line, where every user of the host reads it (ps). It must hold 4 to ` + fmt.Sprint(process.MaxSecretLen) + ` bytes of UTF-8
 text without NUL. The next attempt that starts reads it. Where the definitions are at hand the
@@ -241,6 +242,9 @@ command says which tasks and channels use the name.`,
 			fmt.Fprintf(w, "secret %s: %s\n", name, what)
 			if p := task.SecretProject(name); p != "" {
 				fmt.Fprintf(w, "readable by: project %s only (its tasks and notification channels; every other project's are refused)\n", p)
+				if warning := secretAhead(cmd.Context(), s, p); warning != "" {
+					fmt.Fprintln(cmd.ErrOrStderr(), "warning: "+warning)
+				}
 			}
 			if local, ok := s.(localSecrets); ok {
 				if uid, other := local.file.OwnedByAnother(); other {

@@ -46,8 +46,9 @@ It is shown only this once: store it in your secret manager. --expires sets its 
 (90d) or as a duration (12h); without it the token lives until revoked.
 --project binds the token to a project (repeat it for several): the API then refuses it every other
 project's triggers, Runs, notifications and definitions, lists only its projects, and refuses it the
-routes that are no one project's (secrets, metrics). Without --project the token acts on every project
-of the installation.`,
+routes that are no one project's (metrics, global secrets). A project need not exist yet: one no project
+is named is warned of on stderr (in -o json, warnings), naming the projects there are, for it is more
+often a typo. Without --project the token acts on every project of the installation.`,
 		Example: "  " + opts.Binary + " tokens create ci --scope read --expires 90d\n  " + opts.Binary + " tokens create alpha-ci --scope operate --project alpha",
 		Args:    oneTokenArg("create"),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -81,16 +82,26 @@ of the installation.`,
 			if err != nil {
 				return err
 			}
+			var warnings []string
+			for _, p := range t.Projects {
+				if w := projectAhead(cmd.Context(), b.Definitions, nil, p, "the token is bound to it all the same and acts on it once a project of that name is applied"); w != "" {
+					warnings = append(warnings, w)
+				}
+			}
 			if out == "json" {
 				v := tokenView(t, t.CreatedAtMs)
 				return writeJSON(cmd.OutOrStdout(), struct {
-					Token  string `json:"token"`
-					Detail any    `json:"detail"`
-				}{secret, v})
+					Token    string   `json:"token"`
+					Detail   any      `json:"detail"`
+					Warnings []string `json:"warnings,omitempty"`
+				}{secret, v, warnings})
 			}
 			w := cmd.OutOrStdout()
 			fmt.Fprintln(w, secret)
 			fmt.Fprintf(cmd.ErrOrStderr(), "token %q (scope %s, projects %s, expires %s) created; it is shown only this once\n", t.Name, t.Scope, t.ProjectsText(), fmtExpiry(t.ExpiresAtMs))
+			for _, warning := range warnings {
+				fmt.Fprintln(cmd.ErrOrStderr(), "warning: "+warning)
+			}
 			return nil
 		},
 	}

@@ -346,10 +346,17 @@ the grace period; to run none, give the trigger catchUpWindow: 0s in its definit
 		if err != nil {
 			return err
 		}
+		if res.Queued, err = queuedAtPause(cmd.Context(), b, pause, res.Queued, run.ListParams{TriggerID: t.TriggerID}); err != nil {
+			return err
+		}
 		if out == "json" {
 			return writeJSON(cmd.OutOrStdout(), view.NewTriggerPause(t.TriggerID, res))
 		}
-		fmt.Fprintln(cmd.OutOrStdout(), pauseMessage(args[0], suggest(cmd, "triggers", "resume", qualified(t)), pause, res))
+		msg := pauseMessage(args[0], suggest(cmd, "triggers", "resume", qualified(t)), pause, res)
+		if left := run.QueuedBeforeThePause(res.Queued, suggest(cmd, "runs", "cancel", "--state", "queued", "--trigger", qualified(t))); left != "" {
+			msg += "; " + left
+		}
+		fmt.Fprintln(cmd.OutOrStdout(), msg)
 		return nil
 	}
 	addDBWriteFlags(c, &db, opts.OpenPostgres != nil)

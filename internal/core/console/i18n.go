@@ -246,6 +246,7 @@ var messages = map[string]map[string]string{
 		"wait.server_busy":      "It waits its turn: %d of %d commands running, as many as the server's --concurrency allows; as one finishes it starts the Run queued first, this one in its turn.",
 		"wait.server_busy.one":  "It waits its turn: %d of %d command running, as many as the server's --concurrency allows; as it finishes it starts the Run queued first, this one in its turn.",
 		"wait.server_starting":  "The server starts it in a moment (%d of %d running).",
+		"wait.project_archived": "Project %s is archived; this run starts once the project is active again (set status: active in the definitions and apply them).",
 		"wait.holders":          " The slots are held by Runs of %s.",
 		"wait.holders.sep":      ", ",
 		"wait.holders.more":     "%s and %d more triggers",
@@ -489,11 +490,12 @@ var messages = map[string]map[string]string{
 		"wait.nolabels":           "无标签",
 		"wait.waits_for_previous": "其触发器的重叠策略（queue_one，或 cancel_previous 在其取消的运行停止期间）让它等到更早的运行 %s 结束。",
 		// Why a queued single-node Run waits for its server.
-		"wait.server_busy":     "它在排队等候：%d/%d 个命令正在运行，已达服务器 --concurrency 允许的上限；每有一个结束，就启动最早排队的运行，轮到此运行时即启动。",
-		"wait.server_starting": "服务器稍后即启动它（%d/%d 个正在运行）。",
-		"wait.holders":         "占用这些槽位的是以下触发器的运行：%s。",
-		"wait.holders.sep":     "、",
-		"wait.holders.more":    "%s，另有 %d 个触发器",
+		"wait.server_busy":      "它在排队等候：%d/%d 个命令正在运行，已达服务器 --concurrency 允许的上限；每有一个结束，就启动最早排队的运行，轮到此运行时即启动。",
+		"wait.server_starting":  "服务器稍后即启动它（%d/%d 个正在运行）。",
+		"wait.project_archived": "项目 %s 已归档；项目恢复为活动状态后此运行才会启动（在定义中设置 status: active 并应用）。",
+		"wait.holders":          "占用这些槽位的是以下触发器的运行：%s。",
+		"wait.holders.sep":      "、",
+		"wait.holders.more":     "%s，另有 %d 个触发器",
 		// The backfill form, its preview and its result (backfill.go).
 		"bf.title": "回填", "bf.window": "回填窗口", "bf.previewbtn": "预览回填", "bf.zone": "时间按 %s 时区。",
 		"bf.help":        "为两个时刻之间（含两端）每个还没有运行的计划发生时刻创建一个运行，与调度当时会创建的相同：已经运行过或已回填过的发生时刻不会再运行。只处理调度下次触发之前的发生时刻。暂停与重叠策略不适用。每次最多 %d 个发生时刻；确认预览之前不会创建任何内容。",
@@ -740,6 +742,8 @@ func waitingText(l string, w *run.Waiting) string {
 		return fmt.Sprintf(trCount(l, "wait.server_busy", w.Running), w.Running, w.Concurrency) + holdersText(l, w)
 	case run.WaitServerStarting:
 		return fmt.Sprintf(tr(l, "wait.server_starting"), w.Running, w.Concurrency)
+	case run.WaitProjectArchived:
+		return fmt.Sprintf(tr(l, "wait.project_archived"), w.Project)
 	}
 	return string(w.Reason)
 }

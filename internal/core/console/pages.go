@@ -654,7 +654,8 @@ func (c *Console) pause(pause bool) handlerFunc {
 			http.Redirect(w, r, back, http.StatusSeeOther)
 			return
 		}
-		c.redirectWith(w, r, s, back, flash{Message: fmt.Sprintf(tr(lang(r), "trig.done."+action), d.ProjectName+"/"+d.Name)})
+		done := fmt.Sprintf(tr(lang(r), "trig.done."+action), d.ProjectName+"/"+d.Name) + queuedText(lang(r), c.queuedAtPause(r, pause, run.ListParams{TriggerID: id}))
+		c.redirectWith(w, r, s, back, flash{Message: done})
 	}
 }
 

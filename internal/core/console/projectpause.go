@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/qinglong/qinglong/internal/core/qlerror"
+	"github.com/qinglong/qinglong/internal/core/run"
 	"github.com/qinglong/qinglong/internal/core/schedule"
 )
 
@@ -24,6 +25,8 @@ var projectPauseWords = map[string]map[string]string{
 		"proj.done.resumed":   "Project resumed with %[1]d of its triggers; %[2]d paused on their own stay paused.",
 		"proj.done.same.on":   "The project was paused already; nothing changed.",
 		"proj.done.same.off":  "The project was not paused; nothing changed.",
+		"pause.queued":        "%[1]d runs queued before the pause still start; cancel them in the runs list (state queued) to drop them.",
+		"pause.queued.one":    "%[1]d run queued before the pause still starts; cancel it in the runs list (state queued) to drop it.",
 		"paused.with_project": "paused with its project",
 		"proj.paused":         "Project paused since %[1]s by %[2]s.",
 		"proj.paused.note":    "Project paused since %[1]s by %[2]s: %[3]s",
@@ -35,6 +38,7 @@ var projectPauseWords = map[string]map[string]string{
 		"proj.done.resumed":   "项目已恢复，随之恢复 %[1]d 个触发器；%[2]d 个单独暂停的触发器仍保持暂停。",
 		"proj.done.same.on":   "该项目已处于暂停状态；未作任何更改。",
 		"proj.done.same.off":  "该项目未暂停；未作任何更改。",
+		"pause.queued":        "暂停前已排队的 %[1]d 个运行仍会启动；如需丢弃，请在运行列表中取消排队（queued）的运行。",
 		"paused.with_project": "随项目暂停",
 		"proj.paused":         "项目自 %[1]s 起由 %[2]s 暂停。",
 		"proj.paused.note":    "项目自 %[1]s 起由 %[2]s 暂停：%[3]s",
@@ -84,6 +88,9 @@ func (c *Console) projectPause(pause bool) handlerFunc {
 			done = map[bool]string{true: "same.on", false: "same.off"}[pause]
 		}
 		q := url.Values{"project": {res.ProjectName}, "project_done": {done}, "n": {strconv.Itoa(res.Triggers)}, "kept": {strconv.Itoa(res.KeptPaused)}}
+		if queued := c.queuedAtPause(r, pause, run.ListParams{ProjectID: res.ProjectID}); queued > 0 {
+			q.Set("queued", strconv.Itoa(queued))
+		}
 		http.Redirect(w, r, "/triggers?"+q.Encode(), http.StatusSeeOther)
 	}
 }
@@ -134,5 +141,34 @@ func projectDone(r *http.Request) string {
 	if strings.Contains(text, "%[") {
 		text = fmt.Sprintf(text, n, kept)
 	}
-	return text
+	queued, _ := strconv.Atoi(r.URL.Query().Get("queued"))
+	return text + queuedText(lang(r), queued)
+}
+
+// queuedAtPause is, at a pause, how many Runs of filter p are queued and
+// still start (run.CountQueued); 0 at a resume, and where they cannot be
+// read: the pause is done, and the notice only leaves the count out.
+func (c *Console) queuedAtPause(r *http.Request, pause bool, p run.ListParams) int {
+	if !pause || c.cfg.Runs == nil {
+		return 0
+	}
+	n, err := run.CountQueued(r.Context(), c.cfg.Runs, p)
+	if err != nil {
+		return 0
+	}
+	return n
+}
+
+// queuedText is the sentence, in l, saying that n Runs queued before a
+// pause still start and how to drop them, after a space in English; ""
+// for none.
+func queuedText(l string, n int) string {
+	if n <= 0 {
+		return ""
+	}
+	sep := " "
+	if l == "zh" {
+		sep = ""
+	}
+	return sep + fmt.Sprintf(trCount(l, "pause.queued", n), n)
 }

@@ -388,7 +388,7 @@ func TestABodyOverTheCapIs413(t *testing.T) {
 // boundWords are what docs/operations.md says of each project rule, in its
 // route table's column for a token bound to projects.
 var boundWords = map[projectRule]string{noProject: "—", pathProject: "its projects, named in the path", runProject: "its projects' Runs",
-	triggerProject: "its projects' triggers", notificationProject: "its projects' notifications", listed: "its projects' rows only", fileProject: "a file of its projects", everyProject: "refused"}
+	triggerProject: "its projects' triggers", notificationProject: "its projects' notifications", listed: "its projects' rows only", secretProject: "its projects' secrets (`PROJECT/NAME`)", fileProject: "a file of its projects", everyProject: "refused"}
 
 // docs/operations.md lists the route table as it is.
 func TestTheOperationsGuideListsEveryRoute(t *testing.T) {

@@ -5,6 +5,7 @@ import (
 	"net/http"
 
 	"github.com/qinglong/qinglong/internal/core/qlerror"
+	"github.com/qinglong/qinglong/internal/core/run"
 	"github.com/qinglong/qinglong/internal/core/schedule"
 	"github.com/qinglong/qinglong/internal/core/validate"
 	"github.com/qinglong/qinglong/internal/core/view"
@@ -40,6 +41,18 @@ func (a *api) projectPause(pause bool) func(context.Context, *http.Request) (any
 		if err != nil {
 			return nil, err
 		}
+		if res.Queued, err = a.queuedAtPause(ctx, pause, run.ListParams{ProjectID: res.ProjectID}); err != nil {
+			return nil, err
+		}
 		return view.NewProjectPause(res), nil
 	}
+}
+
+// queuedAtPause is, at a pause, how many Runs of filter p are queued and
+// still start (run.CountQueued); 0 at a resume or where no Runs are read.
+func (a *api) queuedAtPause(ctx context.Context, pause bool, p run.ListParams) (int, error) {
+	if !pause || a.Runs == nil {
+		return 0, nil
+	}
+	return run.CountQueued(ctx, a.Runs, p)
 }

@@ -8,6 +8,8 @@ import (
 	"github.com/qinglong/qinglong/internal/core/catalog"
 	"github.com/qinglong/qinglong/internal/core/qlerror"
 	"github.com/qinglong/qinglong/internal/core/run"
+	"github.com/qinglong/qinglong/internal/core/schedule"
+	"github.com/qinglong/qinglong/internal/core/task"
 )
 
 // projectRule is how a route finds the project a request acts on, so that
@@ -24,9 +26,9 @@ const (
 	// project, not even whether it exists.
 	pathProject
 	// runProject and triggerProject: the path's {id} is a Run's or a
-	// trigger's, whose project is read first; an unknown id is 404 as for
-	// any token. A bound token of another project learns that an id (a
-	// UUIDv7, never guessed) exists, and nothing of it.
+	// trigger's, whose project is read first; another project's is
+	// answered as an unknown id is (404 with the same body), so a bound
+	// token cannot tell another project's object from none.
 	runProject
 	triggerProject
 	// notificationProject: the path's {id} is a notification's, whose
@@ -37,13 +39,18 @@ const (
 	// rows before it cuts the page (InProjects of each listing's
 	// parameters), so a page is full of them and next continues them;
 	// the project list, one page of every project, keeps them by
-	// boundRows.
+	// boundRows. Its ?project= names a project as a path does, and is
+	// refused as a path's is (filterProject).
 	listed
 	// fileProject: apply, which refuses a file of another project once
 	// it has read the file's project.
 	fileProject
-	// everyProject: a route that is no one project's (secrets, metrics):
-	// refused to a bound token.
+	// secretProject: a secret's set or delete, whose {name} is PROJECT/NAME
+	// in a project's namespace: that project is checked as a path's is; a
+	// global name (no slash) is no one project's, as everyProject.
+	secretProject
+	// everyProject: a route that is no one project's (the secrets' list,
+	// metrics): refused to a bound token.
 	everyProject
 )
 
@@ -70,17 +77,23 @@ func (a *api) routeProject(ctx context.Context, rule projectRule, t apitoken.Tok
 		}
 		return covers(t, name)
 	case runProject:
-		d, err := a.Runs.RunGet(ctx, r.PathValue("id"))
+		id := r.PathValue("id")
+		d, err := a.Runs.RunGet(ctx, id)
 		if err != nil {
 			return err
 		}
-		return coversAs(t, d.Run.ProjectName, "Run "+d.Run.ID)
+		if !t.Covers(d.Run.ProjectName) {
+			return schedule.RunNotFound(id)
+		}
 	case triggerProject:
-		d, err := a.Detail.TriggerDetail(ctx, r.PathValue("id"), 1)
+		id := r.PathValue("id")
+		d, err := a.Detail.TriggerDetail(ctx, id, 1)
 		if err != nil {
 			return err
 		}
-		return coversAs(t, d.ProjectName, "trigger "+d.TriggerID)
+		if !t.Covers(d.ProjectName) {
+			return schedule.TriggerMissing(id)
+		}
 	case notificationProject:
 		if a.NotificationProjects == nil {
 			return apitoken.ErrNoOneProjects(t, r.Method+" "+clip(r.URL.Path))
@@ -91,6 +104,13 @@ func (a *api) routeProject(ctx context.Context, rule projectRule, t apitoken.Tok
 			return err
 		}
 		return coversAs(t, project, "notification "+id)
+	case listed:
+		return a.filterProject(ctx, t, r.URL.Query().Get("project"))
+	case secretProject:
+		if p := task.SecretProject(r.PathValue("name")); p != "" {
+			return covers(t, p)
+		}
+		return apitoken.ErrNoOneProjects(t, r.Method+" "+clip(r.URL.Path))
 	case everyProject:
 		return apitoken.ErrNoOneProjects(t, r.Method+" "+clip(r.URL.Path))
 	}
@@ -108,6 +128,25 @@ func (a *api) boundedRouteProject(rule projectRule, t apitoken.Token, r *http.Re
 		return a.outOfTime(ctx, r, err)
 	}
 	return nil
+}
+
+// filterProject checks a listing's ?project=, a project's id: one the
+// token is not bound to is refused whether it exists or not, as a path's
+// project is, rather than answered with an empty page that reads as "no
+// rows". What is not an id is left to the handler to refuse.
+func (a *api) filterProject(ctx context.Context, t apitoken.Token, raw string) error {
+	id, isID := canonicalID(raw)
+	if !isID {
+		return nil
+	}
+	var name string
+	if a.Export != nil {
+		var err error
+		if name, err = a.Export.ProjectNameOf(ctx, id); err != nil {
+			return err
+		}
+	}
+	return coversAs(t, name, "project "+id)
 }
 
 // covers checks a project the request names itself (a path, a file's
@@ -163,22 +202,21 @@ func boundMissing(ctx context.Context, name string, err error) error {
 
 // boundHolders keeps, for a token bound to projects, the triggers of its
 // own projects among those holding a single node's slots, and counts the
-// others in more: which trigger of another team's project holds them is
-// that project's to know, not the bound token's.
-func boundHolders(ctx context.Context, holders []run.SlotHolder, more int) ([]run.SlotHolder, int) {
+// Runs of the others in others: which trigger of another team's project
+// holds them is that project's to know, not the bound token's.
+func boundHolders(ctx context.Context, holders []run.SlotHolder) (kept []run.SlotHolder, others int) {
 	t := tokenOf(ctx)
 	if !t.Bound() {
-		return holders, more
+		return holders, 0
 	}
-	var kept []run.SlotHolder
 	for _, h := range holders {
 		if t.Covers(h.Project) {
 			kept = append(kept, h)
 		} else {
-			more++
+			others += h.Runs
 		}
 	}
-	return kept, more
+	return kept, others
 }
 
 // boundLast is last with each trigger's slot holders kept as
@@ -186,7 +224,7 @@ func boundHolders(ctx context.Context, holders []run.SlotHolder, more int) ([]ru
 // trigger to a bound token.
 func boundLast(ctx context.Context, last map[string]run.Last) map[string]run.Last {
 	for id, l := range last {
-		l.SlotHolders, l.MoreSlotHolders = boundHolders(ctx, l.SlotHolders, l.MoreSlotHolders)
+		l.SlotHolders, l.OtherProjectsRuns = boundHolders(ctx, l.SlotHolders)
 		last[id] = l
 	}
 	return last

@@ -54,14 +54,15 @@ func projectWithIDs(t *testing.T, st *sqlitestore.Store, name string) (triggerID
 }
 
 // Every route of the table, asked by an admin token bound to project
-// alpha about project charlie (its name, its trigger, its Run, a file of
-// it), or a route that is no one project's, is refused 403
-// project_not_in_scope naming the token; its listings hold alpha's rows
+// alpha about project charlie (its name, a listing's filter of its id, a
+// file of it), or a route that is no one project's, is refused 403
+// project_not_in_scope naming the token; charlie's trigger or Run by its
+// id is answered as an id no object has; its listings hold alpha's rows
 // and none of charlie's. A token of every project is never so refused.
 func TestAProjectBoundTokenActsOnItsProjectsOnlyOnEveryRoute(t *testing.T) {
 	t.Parallel()
 	st := sqlitetest.Open(t)
-	charlieTrigger, charlieRun := projectWithRun(t, st, "charlie")
+	charlieTrigger, charlieRun, charlieProject := projectWithIDs(t, st, "charlie")
 	projectWithRun(t, st, "alpha")
 	// A pause and a resume of each project leave audit records of both.
 	for _, p := range []string{"alpha", "charlie"} {
@@ -81,7 +82,7 @@ func TestAProjectBoundTokenActsOnItsProjectsOnlyOnEveryRoute(t *testing.T) {
 	}
 	h := NewHandler(Config{Runs: st, LastRuns: st, Triggers: st, Detail: st, Tokens: st, Pauser: st, ProjectPauser: st, ProjectPauses: st, Notifications: st, Audit: st,
 		Manual: st, Export: st, Definitions: &catalog.Service{Store: st, Executor: task.LocalProcess, NowMs: func() int64 { return time.Now().UnixMilli() }},
-		Ready: func() (bool, string) { return true, "" }, Log: slog.New(slog.DiscardHandler)})
+		Ready: func() (bool, string) { return true, "" }, Log: slog.New(slog.DiscardHandler), Limits: Limits{PerToken: 1000, Burst: 1000}})
 	ask := func(method, target, token, body string) (int, string) {
 		req := httptest.NewRequest(method, target, strings.NewReader(body))
 		req.Host = "localhost"
@@ -109,19 +110,39 @@ func TestAProjectBoundTokenActsOnItsProjectsOnlyOnEveryRoute(t *testing.T) {
 			body = charlieFile
 		case everyProject, notificationProject:
 			target = strings.ReplaceAll(target, "{id}", someID)
+		case secretProject:
+			target = strings.Replace(target, "charlie", "charlie%2Fnew", 1)
 		case pathProject, listed:
 		default:
 			t.Fatalf("%s %s: project rule %d is not one this walk knows", rt.method, rt.pattern, rt.projects)
 		}
 		status, got := ask(rt.method, target, bound, body)
-		if rt.projects == listed {
+		switch rt.projects {
+		case listed:
 			if status != 200 || strings.Contains(got, "charlie") || (rt.pattern != "/api/v1/notifications" && !strings.Contains(got, "alpha")) {
 				t.Errorf("%s %s by a token bound to alpha: %d %s; want alpha's rows and none of charlie's", rt.method, target, status, got)
 			}
-		} else if status != 403 || !strings.Contains(got, `"reason":"project_not_in_scope"`) || !strings.Contains(got, `token \"alpha-ci\" is bound to the projects alpha`) {
-			t.Errorf("%s %s by a token bound to alpha: %d %s; want 403 project_not_in_scope naming the token and its projects", rt.method, target, status, got)
-		} else if (rt.projects == runProject || rt.projects == triggerProject) && strings.Contains(got, "charlie") {
-			t.Errorf("%s %s by a token bound to alpha: %s; the refusal names the project of an object reached by its id", rt.method, target, got)
+			if rt.pattern == "/api/v1/projects" {
+				break
+			}
+			filtered := target + "?project=" + charlieProject
+			if status, got := ask(rt.method, filtered, bound, body); status != 403 || !strings.Contains(got, `"reason":"project_not_in_scope"`) || strings.Contains(got, "charlie") {
+				t.Errorf("%s %s by a token bound to alpha: %d %s; want 403 project_not_in_scope not naming charlie", rt.method, filtered, status, got)
+			}
+		case runProject, triggerProject:
+			missing := ids.New()
+			wantStatus, want := ask(rt.method, strings.Replace(target, charlieRun, missing, 1), bound, body)
+			if rt.projects == triggerProject {
+				wantStatus, want = ask(rt.method, strings.Replace(target, charlieTrigger, missing, 1), bound, body)
+			}
+			got = strings.NewReplacer(charlieRun, missing, charlieTrigger, missing).Replace(got)
+			if status != 404 || status != wantStatus || got != want {
+				t.Errorf("%s %s by a token bound to alpha: %d %s; want what an id no object has gets: %d %s", rt.method, target, status, got, wantStatus, want)
+			}
+		default:
+			if status != 403 || !strings.Contains(got, `"reason":"project_not_in_scope"`) || !strings.Contains(got, `token \"alpha-ci\" is bound to the project alpha `) {
+				t.Errorf("%s %s by a token bound to alpha: %d %s; want 403 project_not_in_scope naming the token and its project", rt.method, target, status, got)
+			}
 		}
 		if _, got := ask(rt.method, target, every, body); strings.Contains(got, "project_not_in_scope") {
 			t.Errorf("%s %s by a token of every project: %s; want no project refusal", rt.method, target, got)

@@ -94,8 +94,8 @@ var routes = []route{
 	{http.MethodDelete, "/api/v1/projects/{name}", apitoken.Admin, everyProject, whenReady, checkedOnly, unconditional, "delete an archived project", func(a *api) http.HandlerFunc { return a.admitted(a.projectDelete) }},
 	{http.MethodGet, "/api/v1/projects/{name}/definitions", apitoken.Admin, pathProject, whenReady, checkedOnly, unconditional, "export a project's definitions", func(a *api) http.HandlerFunc { return a.admitted(a.projectDefinitions) }},
 	{http.MethodGet, "/api/v1/secrets", apitoken.Admin, everyProject, whenReady, checkedOnly, unconditional, "list and edit secrets", func(a *api) http.HandlerFunc { return a.admitted(a.secretList) }},
-	{http.MethodPut, "/api/v1/secrets/{name}", apitoken.Admin, everyProject, whenReady, checkedOnly, unconditional, "list and edit secrets", func(a *api) http.HandlerFunc { return a.admitted(a.secretSet) }},
-	{http.MethodDelete, "/api/v1/secrets/{name}", apitoken.Admin, everyProject, whenReady, checkedOnly, unconditional, "list and edit secrets", func(a *api) http.HandlerFunc { return a.admitted(a.secretDelete) }},
+	{http.MethodPut, "/api/v1/secrets/{name}", apitoken.Admin, secretProject, whenReady, checkedOnly, unconditional, "list and edit secrets", func(a *api) http.HandlerFunc { return a.admitted(a.secretSet) }},
+	{http.MethodDelete, "/api/v1/secrets/{name}", apitoken.Admin, secretProject, whenReady, checkedOnly, unconditional, "list and edit secrets", func(a *api) http.HandlerFunc { return a.admitted(a.secretDelete) }},
 	{http.MethodGet, "/api/v1/audit", apitoken.Admin, listed, whenReady, checkedOnly, unconditional, "read the audit trail", func(a *api) http.HandlerFunc { return a.admitted(a.auditList) }},
 	{http.MethodGet, metricsPath, apitoken.Read, everyProject, evenUnready, lastKnown, unconditional, "read the metrics", func(a *api) http.HandlerFunc { return a.metrics }},
 }

@@ -43,7 +43,7 @@ func (a *api) runGet(ctx context.Context, r *http.Request) (any, error) {
 	}
 	if d.Waiting != nil {
 		w := *d.Waiting
-		w.Holders, w.MoreHolders = boundHolders(ctx, w.Holders, w.MoreHolders)
+		w.Holders, w.OtherProjectsRuns = boundHolders(ctx, w.Holders)
 		d.Waiting = &w
 	}
 	return view.NewRunDetail(d), nil

@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/qinglong/qinglong/internal/core/qlerror"
+	"github.com/qinglong/qinglong/internal/core/run"
 	"github.com/qinglong/qinglong/internal/core/schedule"
 	"github.com/qinglong/qinglong/internal/core/validate"
 	"github.com/qinglong/qinglong/internal/core/view"
@@ -225,6 +226,9 @@ func (a *api) triggerPause(pause bool) func(context.Context, *http.Request) (any
 		id := r.PathValue("id")
 		res, err := a.Pauser.TriggerPause(ctx, schedule.PauseRequest{TriggerID: id, Pause: pause, Note: body.Note, Actor: principalOf(ctx).actor()})
 		if err != nil {
+			return nil, err
+		}
+		if res.Queued, err = a.queuedAtPause(ctx, pause, run.ListParams{TriggerID: id}); err != nil {
 			return nil, err
 		}
 		return view.NewTriggerPause(id, res), nil

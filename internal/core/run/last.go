@@ -30,6 +30,10 @@ type Last struct {
 	// The cluster's reads leave them empty.
 	SlotHolders     []SlotHolder
 	MoreSlotHolders int
+	// OtherProjectsRuns is, read for an API token bound to projects, how
+	// many Runs of other projects' triggers among SlotHolders hold the
+	// slots: the token may know they do, not which.
+	OtherProjectsRuns int
 }
 
 // The reads behind the triggers' overlap warnings (view.Warning) are

@@ -45,6 +45,9 @@ const (
 	// directory, so nothing starts a queued Run; only a read of the
 	// database itself (`ql runs show --data-dir`) can find it.
 	WaitNoServer WaitReason = "no_server"
+	// WaitProjectArchived means the Run's project is archived: nothing
+	// starts its Runs, on either profile, until it is active again.
+	WaitProjectArchived WaitReason = "project_archived"
 )
 
 // ForWantOfAWorker reports whether w is a wait that lasts until a worker
@@ -105,6 +108,10 @@ type Waiting struct {
 	// MoreHolders counts the other triggers holding one.
 	Holders     []SlotHolder
 	MoreHolders int
+	// OtherProjectsRuns is, read for an API token bound to projects, how
+	// many Runs of other projects' triggers among the holders hold the
+	// slots, taken out of Holders: the token may know they do, not which.
+	OtherProjectsRuns int
 	// ServerPID and ServerStartedAtMs are, read of the database beside
 	// the server, the serving server's pid and when it started, from the
 	// record it keeps beside its lock; 0 otherwise.
@@ -112,6 +119,8 @@ type Waiting struct {
 	ServerStartedAtMs int64
 	// DataDir is, for no_server, the data directory no server serves.
 	DataDir string
+	// Project is, for project_archived, the archived project.
+	Project string
 }
 
 // MaxSlotHolders bounds Waiting.Holders: the few triggers holding most of
@@ -128,15 +137,19 @@ type SlotHolder struct {
 }
 
 // HoldersText names the triggers holding the slots with how many each
-// holds, as "delta/runaway (2), echo/nightly (1) and 2 more triggers";
-// "" when none is known.
+// holds, as "delta/runaway (2), echo/nightly (1) and 2 more triggers"
+// ("alpha/nightly (1), other projects (2)" to a token bound to alpha);
+// "" when none is named.
 func (w Waiting) HoldersText() string {
 	if len(w.Holders) == 0 {
 		return ""
 	}
-	parts := make([]string, 0, len(w.Holders))
+	parts := make([]string, 0, len(w.Holders)+1)
 	for _, h := range w.Holders {
 		parts = append(parts, fmt.Sprintf("%s/%s (%d)", h.Project, h.Trigger, h.Runs))
+	}
+	if w.OtherProjectsRuns > 0 {
+		parts = append(parts, fmt.Sprintf("other projects (%d)", w.OtherProjectsRuns))
 	}
 	text := strings.Join(parts, ", ")
 	if w.MoreHolders > 0 {
@@ -147,12 +160,31 @@ func (w Waiting) HoldersText() string {
 
 // heldBy is the clause a server_busy Message ends with naming the slots'
 // holders, so that a Run starved by another team's trigger points at it;
-// "" when none is known.
+// to a token bound to projects that none of them holds, that other
+// projects do (OthersOnly); "" when none is known.
 func (w Waiting) heldBy() string {
+	if others := w.OthersOnly(); others != "" {
+		return "; the slots are held by " + others
+	}
 	if held := w.HoldersText(); held != "" {
 		return "; the slots are held by Runs of " + held
 	}
 	return ""
+}
+
+// OthersOnly says, to a token bound to projects none of whose triggers
+// holds the slots, that other projects' Runs do, never which, and who can
+// act: "3 Runs of other projects; ask the server's operator". "" when a
+// holder is named or none is hidden.
+func (w Waiting) OthersOnly() string {
+	if len(w.Holders) > 0 || w.OtherProjectsRuns == 0 {
+		return ""
+	}
+	text := plural.Count(w.OtherProjectsRuns, "Run", "Runs") + " of other projects"
+	if w.MoreHolders > 0 {
+		text += " and Runs of " + plural.Count(w.MoreHolders, "more trigger", "more triggers")
+	}
+	return text + "; ask the server's operator"
 }
 
 // Message says in words why the Run waits and what would let it run. Only
@@ -212,6 +244,8 @@ func (w Waiting) Message() string {
 			return fmt.Sprintf("the server starts it in a moment (%d of %d running)", w.Running, w.Concurrency)
 		}
 		return fmt.Sprintf("the server starts it in a moment (%d running)", w.Running)
+	case WaitProjectArchived:
+		return fmt.Sprintf("project %s is archived; this Run starts once the project is active again (set status: active in the definitions and apply)", w.Project)
 	case WaitNoServer:
 		return fmt.Sprintf("no server is running on this data directory (%s), so nothing starts it; start one with `ql serve --data-dir %s`",
 			w.DataDir, shellquote.Quote(w.DataDir))

@@ -124,6 +124,10 @@ type PauseResult struct {
 	// AtMs is when it was paused (for a paused trigger) or resumed, in the
 	// store's clock.
 	AtMs int64
+	// Queued is, at a pause, how many of the trigger's Runs are queued,
+	// up to run.QueuedCountCap: a pause admits no new Run but leaves
+	// those to start. The reader that answers the pause fills it.
+	Queued int
 }
 
 // Pauser pauses and resumes triggers: schedule state, not a new trigger

@@ -107,6 +107,13 @@ func RerunRefusal(runID string, state run.State) error {
 	return &NotFinishedError{RunID: runID, State: state}
 }
 
+// RunNotFound is the error of a read of a Run that does not exist: the
+// stores' answer, and the API's to a project-bound token asking for
+// another project's Run, which must read exactly alike.
+func RunNotFound(runID string) error {
+	return qlerror.New(qlerror.NotFound, "run %s does not exist; list runs with `ql runs list`", runID).Because(RefusalRunMissing)
+}
+
 // RunMissing is the error of a re-run request whose Run does not exist.
 func RunMissing(runID string) error {
 	return qlerror.New(qlerror.NotFound, "run %s does not exist (retention may have deleted it); `ql runs list` shows the runs", runID).Because(RefusalRunMissing)

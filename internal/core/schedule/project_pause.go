@@ -61,6 +61,10 @@ type ProjectPauseResult struct {
 	// its triggers were paused on their own before it: Triggers alone
 	// would read as all of them.
 	AlreadyPaused int
+	// Queued is, at a pause, how many of the project's Runs are queued,
+	// up to run.QueuedCountCap: a pause admits no new Run but leaves
+	// those to start. The reader that answers the pause fills it.
+	Queued int
 }
 
 // ProjectPauser pauses and resumes projects: each trigger's pause is the

@@ -26,13 +26,14 @@ func SecretProject(name string) string {
 // is global or in from's own namespace. Publishing checks it, and so does
 // whatever resolves a secret for a command (the standalone executor, a
 // worker), since a definition published before the namespace existed
-// could still name one.
+// could still name one. It is a mistake in the definitions, refused as
+// the other mistakes of a file are (Invalid).
 func CheckSecretProject(from, name string) error {
 	owner := SecretProject(name)
 	if owner == "" || owner == from {
 		return nil
 	}
-	return qlerror.New(qlerror.FailedPrecondition,
+	return qlerror.New(qlerror.Invalid,
 		"secret %q belongs to project %s, so only project %s's tasks and notification channels may name it, not project %s's; set a secret of project %s's own (%s/NAME) or a global one (a name without a slash) and name that instead",
 		name, owner, owner, from, from, from).
 		Because(RefusalSecretOfAnotherProject, "name", name, "project", owner, "from", from)

@@ -11,6 +11,9 @@ type PauseChange struct {
 	Paused  bool   `json:"paused"`
 	Note    string `json:"note,omitempty"`
 	AtMs    int64  `json:"atMs"`
+	// Queued is, at a pause, how many Runs of what was paused are queued
+	// and still start (up to run.QueuedCountCap); 0 at a resume.
+	Queued int `json:"queued"`
 }
 
 // TriggerPause is a trigger's pause state after a pause or resume (POST
@@ -22,12 +25,12 @@ type TriggerPause struct {
 
 // NewTriggerPause is the answer to a pause or resume of trigger id.
 func NewTriggerPause(id string, res schedule.PauseResult) TriggerPause {
-	return TriggerPause{TriggerID: id, PauseChange: PauseChange{Changed: res.Changed, Paused: res.Paused, Note: res.Note, AtMs: res.AtMs}}
+	return TriggerPause{TriggerID: id, PauseChange: PauseChange{Changed: res.Changed, Paused: res.Paused, Note: res.Note, AtMs: res.AtMs, Queued: res.Queued}}
 }
 
 // Result is the pause result v answers.
 func (v TriggerPause) Result() schedule.PauseResult {
-	return schedule.PauseResult{Changed: v.Changed, Paused: v.Paused, Note: v.Note, AtMs: v.AtMs}
+	return schedule.PauseResult{Changed: v.Changed, Paused: v.Paused, Note: v.Note, AtMs: v.AtMs, Queued: v.Queued}
 }
 
 // ProjectPause is a project's pause state after a pause or resume (POST
@@ -49,12 +52,12 @@ type ProjectPause struct {
 
 // NewProjectPause is the answer to a project's pause or resume.
 func NewProjectPause(res schedule.ProjectPauseResult) ProjectPause {
-	return ProjectPause{ProjectID: res.ProjectID, ProjectName: res.ProjectName, PauseChange: PauseChange{Changed: res.Changed, Paused: res.Paused, Note: res.Note, AtMs: res.AtMs},
+	return ProjectPause{ProjectID: res.ProjectID, ProjectName: res.ProjectName, PauseChange: PauseChange{Changed: res.Changed, Paused: res.Paused, Note: res.Note, AtMs: res.AtMs, Queued: res.Queued},
 		Actor: res.Actor, Triggers: res.Triggers, KeptPaused: res.KeptPaused, AlreadyPaused: res.AlreadyPaused}
 }
 
 // Result is the project pause result v answers.
 func (v ProjectPause) Result() schedule.ProjectPauseResult {
 	return schedule.ProjectPauseResult{ProjectID: v.ProjectID, ProjectName: v.ProjectName, Changed: v.Changed, Paused: v.Paused, Note: v.Note,
-		Actor: v.Actor, AtMs: v.AtMs, Triggers: v.Triggers, KeptPaused: v.KeptPaused, AlreadyPaused: v.AlreadyPaused}
+		Actor: v.Actor, AtMs: v.AtMs, Triggers: v.Triggers, KeptPaused: v.KeptPaused, AlreadyPaused: v.AlreadyPaused, Queued: v.Queued}
 }

@@ -146,6 +146,9 @@ type Waiting struct {
 	// MoreHolders how many other triggers hold one.
 	Holders     []SlotHolder `json:"holders,omitempty"`
 	MoreHolders int          `json:"moreHolders,omitempty"`
+	// OtherProjectsRuns is, to an API token bound to projects, how many
+	// Runs of other projects' triggers hold the slots, never named.
+	OtherProjectsRuns int `json:"otherProjectsRuns,omitempty"`
 	// ServerPID and ServerStartedAtMs are, read with --data-dir beside a
 	// running server, that server's pid and start, from the record it
 	// keeps beside its lock.
@@ -153,6 +156,8 @@ type Waiting struct {
 	ServerStartedAtMs int64 `json:"serverStartedAtMs,omitempty"`
 	// DataDir is the data directory no server serves (no_server).
 	DataDir string `json:"dataDir,omitempty"`
+	// Project is the archived project (project_archived).
+	Project string `json:"project,omitempty"`
 	// Message is Reason in English words, with what to do.
 	Message string `json:"message"`
 }
@@ -201,7 +206,7 @@ func NewWaiting(w *run.Waiting) *Waiting {
 		holders = append(holders, SlotHolder(h))
 	}
 	return &Waiting{Reason: w.Reason, Labels: labels, Workers: w.Workers, WorkerLabels: w.WorkerLabels,
-		PreviousRun: w.PreviousRun, Overlap: w.Overlap, Running: w.Running, Concurrency: w.Concurrency, Holders: holders, MoreHolders: w.MoreHolders, ServerPID: w.ServerPID, ServerStartedAtMs: w.ServerStartedAtMs, DataDir: w.DataDir, Message: w.Message()}
+		PreviousRun: w.PreviousRun, Overlap: w.Overlap, Running: w.Running, Concurrency: w.Concurrency, Holders: holders, MoreHolders: w.MoreHolders, OtherProjectsRuns: w.OtherProjectsRuns, ServerPID: w.ServerPID, ServerStartedAtMs: w.ServerStartedAtMs, DataDir: w.DataDir, Project: w.Project, Message: w.Message()}
 }
 
 // RunOf is the waiting reason v shows, back in the model's terms.
@@ -214,7 +219,7 @@ func (v *Waiting) RunOf() *run.Waiting {
 		holders = append(holders, run.SlotHolder(h))
 	}
 	return &run.Waiting{Reason: v.Reason, Labels: v.Labels, Workers: v.Workers, WorkerLabels: v.WorkerLabels, PreviousRun: v.PreviousRun, Overlap: v.Overlap,
-		Running: v.Running, Concurrency: v.Concurrency, Holders: holders, MoreHolders: v.MoreHolders, ServerPID: v.ServerPID, ServerStartedAtMs: v.ServerStartedAtMs, DataDir: v.DataDir}
+		Running: v.Running, Concurrency: v.Concurrency, Holders: holders, MoreHolders: v.MoreHolders, OtherProjectsRuns: v.OtherProjectsRuns, ServerPID: v.ServerPID, ServerStartedAtMs: v.ServerStartedAtMs, DataDir: v.DataDir, Project: v.Project}
 }
 
 // NewRunDetail shapes d. A payload that is not valid JSON is shown as {}

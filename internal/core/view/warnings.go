@@ -2,6 +2,7 @@ package view
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/qinglong/qinglong/internal/core/plural"
 	"github.com/qinglong/qinglong/internal/core/run"
@@ -77,8 +78,15 @@ func WarningsOf(c Cron, l run.Last) []Warning {
 // "delta/runaway's 2 running; pause that trigger (`ql triggers pause
 // delta/runaway`) or raise the slots". It is "" when the trigger holds a
 // slot itself (its own command is slower than its period: today's advice
-// fits) or when the reader does not know the holders (the cluster).
+// fits) or when the reader does not know the holders (the cluster). To a
+// token bound to projects none of whose triggers holds a slot it says
+// that other projects' Runs do, never which: "3 Runs of other projects
+// holding the slots; ask the server's operator".
 func HeldByOthers(l run.Last) string {
+	w := run.Waiting{Holders: l.SlotHolders, MoreHolders: l.MoreSlotHolders, OtherProjectsRuns: l.OtherProjectsRuns}
+	if others := w.OthersOnly(); others != "" {
+		return strings.Replace(others, ";", " holding the slots;", 1)
+	}
 	if len(l.SlotHolders) == 0 {
 		return ""
 	}
@@ -87,11 +95,11 @@ func HeldByOthers(l run.Last) string {
 			return ""
 		}
 	}
-	if len(l.SlotHolders) == 1 && l.MoreSlotHolders == 0 {
+	if len(l.SlotHolders) == 1 && l.MoreSlotHolders == 0 && l.OtherProjectsRuns == 0 {
 		h := l.SlotHolders[0]
 		name := h.Project + "/" + h.Trigger
 		return fmt.Sprintf("%s's %d running; pause that trigger (`ql triggers pause %s`) or raise the slots", name, h.Runs, name)
 	}
-	held := run.Waiting{Holders: l.SlotHolders, MoreHolders: l.MoreSlotHolders}.HoldersText()
+	held := w.HoldersText()
 	return "the Runs of " + held + " running; pause those triggers (`ql triggers pause PROJECT/TRIGGER`) or raise the slots"
 }

@@ -20,9 +20,9 @@ func TestAnApplyNamingAnotherProjectsSecretIsRefusedAndItsOwnAndGlobalOnesApply(
 			"  rules:\n    - {on: failed, channel: hook}\ntasks:\n  - {name: job, script: \"true\"}\n",
 	} {
 		code, out, errOut := ql(t, "apply", "-f", writeFile(t, dir, "alpha.yaml", defs), "--data-dir", dir)
-		if code != 4 || !strings.Contains(errOut, `secret "beta/token" belongs to project beta`) && !strings.Contains(errOut, `secret "beta/hook-key" belongs to project beta`) ||
+		if code != 2 || !strings.Contains(errOut, `secret "beta/token" belongs to project beta`) && !strings.Contains(errOut, `secret "beta/hook-key" belongs to project beta`) ||
 			!strings.Contains(errOut, "set a secret of project alpha's own (alpha/NAME) or a global one") {
-			t.Fatalf("apply naming beta's secret from alpha: %d %q %q; want exit 4 naming the secret, its project and the fix", code, out, errOut)
+			t.Fatalf("apply naming beta's secret from alpha: %d %q %q; want exit 2 naming the secret, its project and the fix", code, out, errOut)
 		}
 	}
 	if code, out, errOut := ql(t, "projects", "show", "alpha", "--data-dir", dir); code != 1 {

@@ -131,6 +131,7 @@ var (
 	qRunsList              = query("runs_list")
 	qRunGet                = query("run_get")
 	qRunWaiting            = query("run_waiting")
+	qRunProjectArchived    = query("run_project_archived")
 	qRunSlotHolders        = query("run_slot_holders")
 	qRunRerunSource        = query("run_rerun_source")
 	qAttemptsOfRun         = query("attempts_of_run")
@@ -281,7 +282,7 @@ var readQueries = []string{
 	qProjectByName, qTaskByName, qTriggerByName, qTasksByNames, qTriggersByNames, qTriggerNamesOfTasks,
 	qTasksOfProject, qTriggersOfProject, qProjectNames, qProjectNameByID, qTitlesOfProject,
 	qScheduleTakeUninitialised, qScheduleTakeDue, qScheduleNextDue, qScheduleReanchorRead, qScheduleRecheckStale, qClockNewestRecorded,
-	qRunsList, qRunsLast, qRunGet, qRunWaiting, qRunSlotHolders, qAttemptsOfRun, qEventsOfRun, qRunsRerunAs, qTriggersList, qAttemptsPending, qAttemptLiveOwners,
+	qRunsList, qRunsLast, qRunGet, qRunWaiting, qRunProjectArchived, qRunSlotHolders, qAttemptsOfRun, qEventsOfRun, qRunsRerunAs, qTriggersList, qAttemptsPending, qAttemptLiveOwners,
 	qAttemptsCancelAsked, qTriggerDetail, qLedgerOfTrigger, qAuditOfTrigger, qProjectPauseRead, qTokensList, qTokenByDigest, qUsersList, qUserCredentials, qUserByID, qUsersExist, qSessionByDigest, qNotifyList, qNotifyDue, qAuditList, qNotifyProject,
 	qHandoverRead, qProjectDeleteTarget, qProjectDeleteCounts, qProjectDeleteUnfinished, qProjectDeleteTokens, qProjectDeleteLogsLeft,
 	qRetentionEstimate, qRetentionLogsRunning, qRetentionLogBytes, qMonitorBacklog, qMonitorRunState, qMonitorOldestQueued, qMonitorTriggerActivity, qRetriesNext,

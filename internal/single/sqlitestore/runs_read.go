@@ -171,7 +171,7 @@ func (s *Store) RunGet(ctx context.Context, id string) (run.Detail, error) {
 		var err error
 		d.Run, err = scanRun(tx.QueryRowContext(ctx, qRunGet, id))
 		if errors.Is(err, sql.ErrNoRows) {
-			return qlerror.New(qlerror.NotFound, "run %s does not exist; list runs with `ql runs list`", id).Because(schedule.RefusalRunMissing)
+			return schedule.RunNotFound(id)
 		}
 		if err != nil {
 			return err
@@ -186,6 +186,9 @@ func (s *Store) RunGet(ctx context.Context, id string) (run.Detail, error) {
 			return err
 		}
 		if d.Run.State == run.Queued {
+			d.Waiting, err = archivedWaiting(ctx, tx, id)
+		}
+		if d.Run.State == run.Queued && d.Waiting == nil && err == nil {
 			d.Waiting, err = runWaiting(ctx, tx, id)
 		}
 		return err

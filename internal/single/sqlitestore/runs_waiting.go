@@ -40,6 +40,21 @@ func runWaiting(ctx context.Context, tx *txn, id string) (*run.Waiting, error) {
 	return nil, nil
 }
 
+// archivedWaiting is project_archived for a queued Run of an archived
+// project, which the dispatcher holds whatever the slots; nil for a Run of
+// an active project.
+func archivedWaiting(ctx context.Context, tx *txn, id string) (*run.Waiting, error) {
+	var project string
+	err := tx.QueryRowContext(ctx, qRunProjectArchived, id).Scan(&project)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		return nil, nil
+	case err != nil:
+		return nil, err
+	}
+	return &run.Waiting{Reason: run.WaitProjectArchived, Project: project}, nil
+}
+
 // slotHolders are the triggers whose Runs hold the server's slots, most
 // first, at most run.MaxSlotHolders of them, and how many other triggers
 // hold one. Reading every group is bounded: only Runs dispatching or

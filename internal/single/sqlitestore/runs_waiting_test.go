@@ -3,6 +3,7 @@ package sqlitestore
 import (
 	"testing"
 
+	"github.com/qinglong/qinglong/internal/core/project"
 	"github.com/qinglong/qinglong/internal/core/run"
 	"github.com/qinglong/qinglong/internal/core/schedule"
 	"github.com/qinglong/qinglong/internal/core/trigger"
@@ -87,5 +88,31 @@ func TestAQueuedRunReadWhileRunsHoldSlotsSaysHowManyRun(t *testing.T) {
 	}
 	if w := e.waitingOf(t, runs[0]); w != nil {
 		t.Fatalf("a running Run waits %+v; only a queued one can", w)
+	}
+}
+
+// A queued Run of an archived project says its project is archived and
+// how to make it start, whether the server's slots are free or full (the
+// dispatcher holds it either way), and nothing of the kind once the
+// project is active again.
+func TestAQueuedRunOfAnArchivedProjectSaysItsProjectIsArchived(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	id := e.defs(t, "gamma", storetest.QuietCron(e.clock.NowMs())).Trigger.TriggerID
+	runs := []string{e.runNow(t, id, "a"), e.runNow(t, id, "b")}
+	setProjectStatus(t, e, "gamma", project.Archived)
+	want := "project gamma is archived; this Run starts once the project is active again (set status: active in the definitions and apply)"
+	if w := e.waitingOf(t, runs[1]); w == nil || w.Reason != run.WaitProjectArchived || w.Project != "gamma" || w.Message() != want {
+		t.Fatalf("with the slots free, the archived project's Run waits %+v; want %s saying %q", w, run.WaitProjectArchived, want)
+	}
+	if _, _, _, err := e.store.AttemptStart(t.Context(), e.pending(t, e.runNow(t, e.defs(t, "delta", storetest.QuietCron(e.clock.NowMs())).Trigger.TriggerID, "c")).ID, "owner-1", ""); err != nil {
+		t.Fatal(err)
+	}
+	if w := e.waitingOf(t, runs[1]); w == nil || w.Reason != run.WaitProjectArchived {
+		t.Fatalf("with a Run holding a slot, the archived project's Run waits %+v; want %s", w, run.WaitProjectArchived)
+	}
+	setProjectStatus(t, e, "gamma", project.Active)
+	if w := e.waitingOf(t, runs[1]); w == nil || w.Reason != run.WaitServerBusy {
+		t.Fatalf("with gamma active again, its Run waits %+v; want %s (a slot is held)", w, run.WaitServerBusy)
 	}
 }

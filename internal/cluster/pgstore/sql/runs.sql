@@ -83,6 +83,13 @@ SELECT run_id, seq, name, payload::text, created_at_ms FROM qinglong.run_events 
 -- holds only re-runs, and rerun_of = $1 implies its condition.
 SELECT id FROM qinglong.runs WHERE rerun_of = $1 ORDER BY id DESC LIMIT $2
 
+-- name: RunProjectArchived
+-- The name of a queued Run's project ($1) when that project is archived:
+-- Dispatch (workers_dispatch.sql) grants no Run of an archived project,
+-- so its waiting line says that before any worker's state (one probe of
+-- the project's key). No row when the project is active.
+SELECT name FROM qinglong.projects WHERE id = $1 AND status = 'archived'
+
 -- name: RunWaiting
 -- Why no worker takes a queued Run, read in the Run's snapshot from the
 -- live worker sessions with the conditions Dispatch (workers_dispatch.sql)
