@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -13,7 +14,8 @@ import (
 )
 
 // adoptState gives the triggers of project, just published, the schedule
-// positions and pauses the state file at path handed over
+// positions and pauses st, read from the state file at path before the
+// publish, handed over
 // (`export --with-state`): each trigger's cursor (schedule.Adopter, which
 // refuses a trigger whose schedule already decided occurrences here),
 // then the triggers' own pauses, then the project's, which marks as its
@@ -22,14 +24,7 @@ import (
 // noted; its position is not adopted. Run again, it changes nothing more:
 // adoption over a trigger that has only been published is the same
 // write, and a pause asked for again is unchanged.
-func adoptState(ctx context.Context, cmd *cobra.Command, b *Backend, path, project string) error {
-	if b.Adopt == nil || b.Pause == nil || b.ProjectPause == nil || b.Definitions == nil {
-		return fmt.Errorf("this build cannot adopt a handed-over state into this database")
-	}
-	st, err := readStateFile(path, project)
-	if err != nil {
-		return err
-	}
+func adoptState(ctx context.Context, cmd *cobra.Command, b *Backend, path, project string, st projectState) error {
 	d, err := b.Definitions.ProjectDefinitions(ctx, project, max(apply.MaxTasks, apply.MaxTriggers)+1)
 	if err != nil {
 		return err
@@ -82,6 +77,15 @@ func adoptState(ctx context.Context, cmd *cobra.Command, b *Backend, path, proje
 	}
 	fmt.Fprintf(textWriter{cmd.ErrOrStderr()}, "adopted the schedule positions of %d of %d triggers of project %s from %s\n", adopted, len(st.Triggers), project, path)
 	return nil
+}
+
+// errCannotAdopt refuses an apply with --adopt-state, before it publishes,
+// on a backend that cannot adopt.
+var errCannotAdopt = errors.New("this build cannot adopt a handed-over state into this database")
+
+// canAdopt says whether b has every writer adoptState uses.
+func canAdopt(b *Backend) bool {
+	return b.Adopt != nil && b.Pause != nil && b.ProjectPause != nil && b.Definitions != nil
 }
 
 // adoptFailed says which trigger's adoption failed and what the ones

@@ -131,3 +131,38 @@ func TestAPlainExportNotesThePausedProjectAndTriggers(t *testing.T) {
 		t.Fatalf("export of a paused project: exit %d %q; want the project's pause and halfhour's noted", code, errOut)
 	}
 }
+
+// `apply --adopt-state` reads and checks the state file before it
+// publishes anything: a state file that holds no state of the file's
+// project, or is no state file at all, refuses the apply (exit 2,
+// state_file) with the target database still without the project.
+func TestABadStateFileRefusesTheApplyBeforeAnythingIsPublished(t *testing.T) {
+	t.Parallel()
+	src, _ := handedSource(t)
+	out := filepath.Join(t.TempDir(), "handover")
+	if code, stdout, errOut := ql(t, "export", "--all", "--with-state", "-o", out, "--data-dir", src); code != 0 {
+		t.Fatalf("export --all --with-state: exit %d %q %q", code, stdout, errOut)
+	}
+	other := filepath.Join(t.TempDir(), "other.yaml")
+	if err := os.WriteFile(other, []byte(strings.ReplaceAll(handoverFile, "project: moving", "project: elsewhere")), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	garbage := filepath.Join(t.TempDir(), "garbage.json")
+	if err := os.WriteFile(garbage, []byte("not json"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ what, defs, state, says string }{
+		{"another project's state", other, filepath.Join(out, cli.HandoverStateFile), "holds no project elsewhere"},
+		{"no state file", filepath.Join(out, "moving.yaml"), garbage, "is not a state file"},
+	} {
+		dst := installedDir(t)
+		code, stdout, errOut := ql(t, "apply", "-f", c.defs, "--adopt-state", c.state, "--data-dir", dst)
+		if code != 2 || !strings.Contains(errOut, c.says) || strings.Contains(stdout, "created") {
+			t.Errorf("%s: exit %d %q %q; want exit 2 saying %q, nothing created", c.what, code, stdout, errOut, c.says)
+		}
+		var projects int
+		if err := readOnlyDB(t, dst).QueryRowContext(t.Context(), `SELECT count(*) FROM projects`).Scan(&projects); err != nil || projects != 0 {
+			t.Errorf("%s: %d projects in the target (%v); want none published", c.what, projects, err)
+		}
+	}
+}
