@@ -166,3 +166,33 @@ func TestABadStateFileRefusesTheApplyBeforeAnythingIsPublished(t *testing.T) {
 		}
 	}
 }
+
+// handedWithQueued is a data directory handed over (`export --all
+// --with-state`) while it held one Run queued by hand, with the handover
+// directory.
+func handedWithQueued(t *testing.T) (dir, out string) {
+	t.Helper()
+	dir = installedDir(t)
+	applyDefs(t, dir, handoverFile)
+	if code, stdout, errOut := ql(t, "triggers", "run", "moving/hourly", "--data-dir", dir); code != 0 {
+		t.Fatalf("triggers run: exit %d %q %q", code, stdout, errOut)
+	}
+	out = filepath.Join(t.TempDir(), "handover")
+	if code, stdout, errOut := ql(t, "export", "--all", "--with-state", "-o", out, "--data-dir", dir); code != 0 {
+		t.Fatalf("export --all --with-state: exit %d %q %q", code, stdout, errOut)
+	}
+	return dir, out
+}
+
+// `runs list` on a handed-over data directory does not tell the operator
+// to start a server there (that start is refused): it says how many Runs
+// stay queued and that they run only after a take-back.
+func TestRunsListOnAHandedOverDatabaseSaysItsQueuedRunsWaitForATakeBack(t *testing.T) {
+	t.Parallel()
+	dir, _ := handedWithQueued(t)
+	code, stdout, errOut := ql(t, "runs", "list", "--data-dir", dir)
+	if code != 0 || !strings.Contains(errOut, "was handed over") || !strings.Contains(errOut, "its 1 queued Run stays queued here, and runs only after `ql-edge serve --take-back --data-dir") ||
+		strings.Contains(errOut, "start one with") {
+		t.Fatalf("runs list on a handed-over database: exit %d %q %q; want its queued Run said to wait for a take-back", code, stdout, errOut)
+	}
+}

@@ -10,6 +10,7 @@ var (
 	qHandoverMark     = query("handover_mark")
 	qHandoverRead     = query("handover_read")
 	qHandoverTakeBack = query("handover_take_back")
+	qRunsQueuedCount  = query("runs_queued_count")
 )
 
 // Handover is a database's mark of having been handed over to another
@@ -53,4 +54,12 @@ func (s *Store) TakeBack(ctx context.Context) (bool, error) {
 		return err
 	})
 	return had, err
+}
+
+// QueuedCount counts the Runs waiting queued: on a handed-over database
+// they wait until it is taken back.
+func (s *Store) QueuedCount(ctx context.Context) (int, error) {
+	var n int
+	err := s.readPool().QueryRowContext(ctx, qRunsQueuedCount).Scan(&n)
+	return n, mapErr(err, "count the queued Runs")
 }
