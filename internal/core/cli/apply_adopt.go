@@ -34,7 +34,7 @@ func adoptState(ctx context.Context, cmd *cobra.Command, b *Backend, path, proje
 		byName[t.Spec.Name] = i
 	}
 	w := textWriter{cmd.OutOrStdout()}
-	adopted := 0
+	adopted, already := 0, 0
 	for _, ts := range st.Triggers {
 		i, ok := byName[ts.Name]
 		if !ok {
@@ -48,12 +48,16 @@ func adoptState(ctx context.Context, cmd *cobra.Command, b *Backend, path, proje
 				return err
 			}
 			if ok {
-				err = b.Adopt.ScheduleAdopt(ctx, schedule.AdoptRequest{TriggerID: t.TriggerID, CursorMs: cursor, DueOffsetMs: offset})
+				res, err := b.Adopt.ScheduleAdopt(ctx, schedule.AdoptRequest{TriggerID: t.TriggerID, CursorMs: cursor, DueOffsetMs: offset})
 				if err != nil {
 					return adoptFailed(err, project, ts.Name, adopted)
 				}
-				adopted++
-				fmt.Fprintf(w, "trigger %s/%s: adopted, next occurrence %s\n", project, ts.Name, time.UnixMilli(cursor).UTC().Format(time.RFC3339))
+				if res == schedule.AdoptedAlready {
+					already++
+				} else {
+					adopted++
+				}
+				fmt.Fprintln(w, adoptedLine(project, ts.Name, cursor, res))
 			}
 		}
 		if ts.Paused != nil {
@@ -75,7 +79,7 @@ func adoptState(ctx context.Context, cmd *cobra.Command, b *Backend, path, proje
 			fmt.Fprintf(w, "project %s: paused, as at the source since %s by %s\n", project, time.UnixMilli(st.Paused.SinceMs).UTC().Format(time.RFC3339), st.Paused.By)
 		}
 	}
-	fmt.Fprintf(textWriter{cmd.ErrOrStderr()}, "adopted the schedule positions of %d of %d triggers of project %s from %s\n", adopted, len(st.Triggers), project, path)
+	fmt.Fprintf(textWriter{cmd.ErrOrStderr()}, "adopted the schedule positions of %d of %d triggers of project %s from %s (%d adopted at these positions already)\n", adopted, len(st.Triggers), project, path, already)
 	return nil
 }
 
@@ -86,6 +90,15 @@ var errCannotAdopt = errors.New("this build cannot adopt a handed-over state int
 // canAdopt says whether b has every writer adoptState uses.
 func canAdopt(b *Backend) bool {
 	return b.Adopt != nil && b.Pause != nil && b.ProjectPause != nil && b.Definitions != nil
+}
+
+// adoptedLine says what adopting trigger's position cursor did.
+func adoptedLine(project, trigger string, cursor int64, res schedule.AdoptResult) string {
+	at := time.UnixMilli(cursor).UTC().Format(time.RFC3339)
+	if res == schedule.AdoptedAlready {
+		return fmt.Sprintf("trigger %s/%s: unchanged, already adopted at this position (next occurrence %s when adopted)", project, trigger, at)
+	}
+	return fmt.Sprintf("trigger %s/%s: adopted, next occurrence %s", project, trigger, at)
 }
 
 // adoptFailed says which trigger's adoption failed and what the ones

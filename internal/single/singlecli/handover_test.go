@@ -112,7 +112,8 @@ func TestAHandoverStartsEachScheduleAtTheSourcesNextOccurrenceWithItsPauses(t *t
 		!paused || note != "migration" || actor != "bob" {
 		t.Fatalf("the project's pause in the target: %v %q %q (%v); want paused, note \"migration\", by bob", paused, note, actor, err)
 	}
-	if code, stdout, errOut = ql(t, args...); code != 0 || strings.Contains(stdout, "paused, as at the source") {
+	if code, stdout, errOut = ql(t, args...); code != 0 || strings.Contains(stdout, "paused, as at the source") ||
+		!strings.Contains(stdout, "trigger moving/hourly: unchanged, already adopted at this position") || strings.Contains(stdout, ": adopted,") {
 		t.Fatalf("apply --adopt-state again: exit %d %q %q; want nothing more done", code, stdout, errOut)
 	}
 	if again := readSchedule(t, dst, "hourly"); again.cursor != hourly.cursor {
@@ -194,5 +195,41 @@ func TestRunsListOnAHandedOverDatabaseSaysItsQueuedRunsWaitForATakeBack(t *testi
 	if code != 0 || !strings.Contains(errOut, "was handed over") || !strings.Contains(errOut, "its 1 queued Run stays queued here, and runs only after `ql-edge serve --take-back --data-dir") ||
 		strings.Contains(errOut, "start one with") {
 		t.Fatalf("runs list on a handed-over database: exit %d %q %q; want its queued Run said to wait for a take-back", code, stdout, errOut)
+	}
+}
+
+// `apply --adopt-state` run again after the target's schedule ran from
+// the adopted position says that trigger is adopted at this position
+// already and succeeds; it is not refused as a move of a schedule that
+// runs there.
+func TestAdoptingTheSameStateAgainAfterTheScheduleRanSaysItIsAdoptedAlready(t *testing.T) {
+	t.Parallel()
+	src, _ := handedSource(t)
+	out := filepath.Join(t.TempDir(), "handover")
+	if code, stdout, errOut := ql(t, "export", "--all", "--with-state", "-o", out, "--data-dir", src); code != 0 {
+		t.Fatalf("export --all --with-state: exit %d %q %q", code, stdout, errOut)
+	}
+	dst := installedDir(t)
+	args := []string{"apply", "-f", filepath.Join(out, "moving.yaml"), "--adopt-state", filepath.Join(out, cli.HandoverStateFile), "--data-dir", dst}
+	if code, stdout, errOut := ql(t, args...); code != 0 {
+		t.Fatalf("apply --adopt-state: exit %d %q %q", code, stdout, errOut)
+	}
+	if code, stdout, errOut := ql(t, "projects", "resume", "moving", "--data-dir", dst); code != 0 {
+		t.Fatalf("projects resume: exit %d %q %q", code, stdout, errOut)
+	}
+	b, err := server.OpenBackend(t.Context(), server.LayoutOf(dst).DB, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := schedule.Round(t.Context(), b.Store, schedule.RoundConfig{PageSize: 16, Parallel: 1, GraceMs: 30_000, NewIDs: ids.Fill}); err != nil {
+		t.Fatal(err)
+	}
+	b.Close()
+	if ran := readSchedule(t, dst, "hourly"); !ran.cursor.Valid || ran.cursor.Int64 <= time.Now().Add(-time.Hour).UnixMilli() {
+		t.Fatalf("hourly after a round: %+v; want its schedule run on from the adopted position", ran)
+	}
+	code, stdout, errOut := ql(t, args...)
+	if code != 0 || !strings.Contains(stdout, "trigger moving/hourly: unchanged, already adopted at this position") {
+		t.Fatalf("apply --adopt-state after the schedule ran: exit %d %q %q; want hourly adopted already, exit 0", code, stdout, errOut)
 	}
 }

@@ -12,3 +12,9 @@ CREATE TABLE qinglong.workers_hold (
     decided_at_ms bigint  NOT NULL CHECK (decided_at_ms >= 0),
     until_ms      bigint  NOT NULL CHECK (until_ms > decided_at_ms)
 );
+
+-- The position a handed-over state gave the trigger's schedule (`ql apply
+-- --adopt-state`), kept after its schedule runs here: adopting the same
+-- position again is then said to be done already, not refused as a move
+-- of a schedule that runs here. NULL: never adopted.
+ALTER TABLE qinglong.trigger_schedules ADD COLUMN adopted_cursor_ms bigint;
