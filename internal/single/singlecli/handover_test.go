@@ -1,6 +1,7 @@
 package singlecli
 
 import (
+	"context"
 	"database/sql"
 	"os"
 	"path/filepath"
@@ -231,5 +232,29 @@ func TestAdoptingTheSameStateAgainAfterTheScheduleRanSaysItIsAdoptedAlready(t *t
 	code, stdout, errOut := ql(t, args...)
 	if code != 0 || !strings.Contains(stdout, "trigger moving/hourly: unchanged, already adopted at this position") {
 		t.Fatalf("apply --adopt-state after the schedule ran: exit %d %q %q; want hourly adopted already, exit 0", code, stdout, errOut)
+	}
+}
+
+// The Runs a database held queued when it was handed over were admitted
+// occurrences: `serve --take-back` runs them, however late, and its
+// warning says how many and how long the oldest waited.
+func TestATakeBackRunsTheRunsQueuedAtTheHandoverAndSaysHowManyAndHowLate(t *testing.T) {
+	t.Parallel()
+	dir, _ := handedWithQueued(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var out, errOut syncBuffer
+	exit := make(chan int, 1)
+	go func() {
+		exit <- cli.Main(ctx, Options("ql-edge"), []string{"serve", "--take-back", "--data-dir", dir}, &out, &errOut)
+	}()
+	waitForSucceededRun(t, server.LayoutOf(dir).DB, exit, &errOut)
+	cancel()
+	if code := <-exit; code != 0 {
+		t.Fatalf("serve --take-back exited %d: %s", code, errOut.String())
+	}
+	log := errOut.String()
+	if !strings.Contains(log, "the Run it held queued runs now, queued ") || !strings.Contains(log, "queued_runs=1") || !strings.Contains(log, "oldest_queued_for=") {
+		t.Fatalf("the take-back's log:\n%s\nwant it to say that the 1 queued Run runs now, and how late", log)
 	}
 }

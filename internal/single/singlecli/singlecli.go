@@ -131,7 +131,7 @@ func unattended(l server.Layout, st *sqlitestore.Store) func(context.Context, st
 			return u, err
 		}
 		u.HandedOver = true
-		u.Queued, err = st.QueuedCount(ctx)
+		u.Queued, _, err = st.Queued(ctx)
 		return u, err
 	}
 }
