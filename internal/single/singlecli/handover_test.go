@@ -258,3 +258,35 @@ func TestATakeBackRunsTheRunsQueuedAtTheHandoverAndSaysHowManyAndHowLate(t *test
 		t.Fatalf("the take-back's log:\n%s\nwant it to say that the 1 queued Run runs now, and how late", log)
 	}
 }
+
+// `export --all --with-state -o DIR` into a directory an earlier handover
+// filled is refused before anything is marked or written (exit 4,
+// export_dir_not_empty), saying what to do; --force overwrites it.
+func TestAnExportIntoAnEarlierHandoversDirectoryIsRefusedUnlessForced(t *testing.T) {
+	t.Parallel()
+	dir, out := handedWithQueued(t)
+	state := filepath.Join(out, cli.HandoverStateFile)
+	before, err := os.ReadFile(state)
+	if err != nil {
+		t.Fatal(err)
+	}
+	other := installedDir(t)
+	applyDefs(t, other, handoverFile)
+	code, stdout, errOut := ql(t, "export", "--all", "--with-state", "-o", out, "--data-dir", other)
+	if code != 4 || !strings.Contains(errOut, "holds the state file "+cli.HandoverStateFile+" of an earlier handover") || !strings.Contains(errOut, "--force") {
+		t.Fatalf("export into an earlier handover's directory: exit %d %q %q; want exit 4 naming the state file and --force", code, stdout, errOut)
+	}
+	if after, err := os.ReadFile(state); err != nil || string(after) != string(before) {
+		t.Fatalf("the refused export changed the state file (%v)", err)
+	}
+	var marks int
+	if err := readOnlyDB(t, other).QueryRowContext(t.Context(), `SELECT count(*) FROM handover`).Scan(&marks); err != nil || marks != 0 {
+		t.Fatalf("the refused export marked its database handed over: %d marks (%v)", marks, err)
+	}
+	if code, stdout, errOut := ql(t, "export", "--all", "--with-state", "-o", out, "--force", "--data-dir", other); code != 0 {
+		t.Fatalf("export --force: exit %d %q %q", code, stdout, errOut)
+	}
+	if code, stdout, errOut := ql(t, "export", "--all", "-o", t.TempDir(), "--data-dir", dir); code != 0 {
+		t.Fatalf("export into an empty directory: exit %d %q %q", code, stdout, errOut)
+	}
+}
