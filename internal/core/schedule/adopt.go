@@ -45,9 +45,9 @@ type Adopter interface {
 type AdoptResult int
 
 const (
-	// Adopted: the schedule starts at the position now.
+	// Adopted is a schedule that starts at the position now.
 	Adopted AdoptResult = iota + 1
-	// AdoptedAlready: the trigger was adopted at this very position
+	// AdoptedAlready is a trigger adopted at this very position
 	// before; its schedule starts there, or has run on from there.
 	AdoptedAlready
 )
