@@ -161,7 +161,7 @@ func (s *Server) refuseHandedOverUnlessTakenBack(ctx context.Context) error {
 	runs := "no Run was left queued"
 	if queued > 0 {
 		late := time.Since(time.UnixMilli(oldestMs)).Round(time.Second)
-		attrs = append(attrs, "oldest_queued_at", time.UnixMilli(oldestMs).UTC().Format(time.RFC3339), "oldest_queued_for", late.String())
+		attrs = append(attrs, "oldest_queued_at", time.UnixMilli(oldestMs).UTC().Format(time.RFC3339), "oldest_queued_for_ms", late.Milliseconds())
 		runs = fmt.Sprintf("the Run it held queued runs now, queued %s ago", late)
 		if queued > 1 {
 			runs = fmt.Sprintf("the %d Runs it held queued run now, the oldest queued %s ago", queued, late)

@@ -254,7 +254,7 @@ func TestATakeBackRunsTheRunsQueuedAtTheHandoverAndSaysHowManyAndHowLate(t *test
 		t.Fatalf("serve --take-back exited %d: %s", code, errOut.String())
 	}
 	log := errOut.String()
-	if !strings.Contains(log, "the Run it held queued runs now, queued ") || !strings.Contains(log, "queued_runs=1") || !strings.Contains(log, "oldest_queued_for=") {
+	if !strings.Contains(log, "the Run it held queued runs now, queued ") || !strings.Contains(log, "queued_runs=1") || !strings.Contains(log, "oldest_queued_for_ms=") {
 		t.Fatalf("the take-back's log:\n%s\nwant it to say that the 1 queued Run runs now, and how late", log)
 	}
 }
