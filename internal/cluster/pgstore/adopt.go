@@ -17,18 +17,20 @@ var _ schedule.Adopter = (*Admin)(nil)
 // pausing) the row is locked, found undecided here, and written; it wakes
 // every replica's scheduler, since the adopted cursor may be due long
 // before the next due time they know of.
-func (a *Admin) ScheduleAdopt(ctx context.Context, r schedule.AdoptRequest) error {
+func (a *Admin) ScheduleAdopt(ctx context.Context, r schedule.AdoptRequest) (schedule.AdoptResult, error) {
+	var result schedule.AdoptResult
 	err := serializable(ctx, a.pool, func(tx pgx.Tx) error {
 		var scheduled bool
-		err := tx.QueryRow(ctx, sqlAdoptRead, r.TriggerID).Scan(&scheduled)
+		var adopted, next *int64
+		err := tx.QueryRow(ctx, sqlAdoptRead, r.TriggerID).Scan(&scheduled, &adopted, &next)
 		if errors.Is(err, pgx.ErrNoRows) {
 			return schedule.TriggerMissing(r.TriggerID)
 		}
 		if err != nil {
 			return err
 		}
-		if scheduled {
-			return schedule.AdoptOverScheduled(r.TriggerID)
+		if result, err = schedule.AdoptDecision(r.TriggerID, scheduled, adopted, next, r.CursorMs); err != nil || result != schedule.Adopted {
+			return err
 		}
 		var id string
 		if err := tx.QueryRow(ctx, sqlAdoptWrite, r.TriggerID, r.CursorMs, r.DueOffsetMs).Scan(&id); err != nil {
@@ -37,5 +39,5 @@ func (a *Admin) ScheduleAdopt(ctx context.Context, r schedule.AdoptRequest) erro
 		_, err = tx.Exec(ctx, sqlNotifySchedulesChanged, SchedulesChangedChannel)
 		return err
 	})
-	return mapErr(err, "adopting a handed-over schedule position")
+	return result, mapErr(err, "adopting a handed-over schedule position")
 }

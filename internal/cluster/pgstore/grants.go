@@ -160,6 +160,10 @@ var tableGrants = map[string]map[RoleKind][]string{
 	// deletes one: the maintenance role's retention pass removes the rows
 	// of replicas long stopped or expired.
 	"replica_heartbeats": {RoleRuntime: {"SELECT", "INSERT", "UPDATE"}, RoleMaintenance: {"SELECT", "DELETE"}},
+	// A replica that holds for workers records the hold's end, and one
+	// starting meanwhile reads it; the single row is overwritten by the
+	// next hold, never deleted.
+	"workers_hold": {RoleRuntime: {"SELECT", "INSERT", "UPDATE"}},
 }
 
 // lagGrants are grants of tableGrants that a database whose roles were not

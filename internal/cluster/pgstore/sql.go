@@ -318,6 +318,7 @@ var (
 	sqlReplicaList            = stmt("ReplicaList")
 	sqlReplicaPrune           = stmt("ReplicaPrune")
 	sqlReplicaClusterLastSeen = stmt("ReplicaClusterLastSeen")
+	sqlWorkersHoldRecord      = stmt("WorkersHoldRecord")
 )
 
 // sql/notify.sql: the notification outbox.

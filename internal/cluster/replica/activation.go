@@ -117,12 +117,18 @@ func (r *replica) activate(ctx context.Context, attempt int, carried []schedule.
 	if err := rt.Ready(ctx); err != nil {
 		return fail("readiness", err)
 	}
-	// Read before the startup recovery, whose sweep marks the sessions and
-	// leases that passed meanwhile expired.
-	seenAt := time.Now()
+	// Read, and a hold recorded, before the startup recovery, whose sweep
+	// marks the sessions and leases that passed meanwhile expired.
 	seen, err := rt.ClusterLastSeen(ctx)
 	if err != nil {
 		return fail("cluster last seen", err)
+	}
+	var hold heldHold
+	decided, held := holdForWorkersNeeded(seen, r.s.Worker.Settings.RunLease)
+	if held {
+		if hold, err = r.recordHold(ctx, rt, decided, time.Now()); err != nil {
+			return fail("hold for workers", err)
+		}
 	}
 	server, err := rt.Server(ctx)
 	if err != nil {
@@ -138,8 +144,8 @@ func (r *replica) activate(ctx context.Context, attempt int, carried []schedule.
 	if _, err := gate.Run(ctx); err != nil {
 		return fail("recovery", fmt.Errorf("startup recovery did not converge: %w", err))
 	}
-	if hold, ok := holdForWorkersNeeded(seen, r.s.Worker.Settings.RunLease); ok {
-		if err := r.holdForWorkers(ctx, hold, seenAt); err != nil {
+	if held {
+		if err := r.holdForWorkers(ctx, hold); err != nil {
 			return fail("hold for workers", err)
 		}
 	}

@@ -129,3 +129,52 @@ func TestAReplicaStartingBesideALiveReplicaIsNotHeld(t *testing.T) {
 		t.Fatalf("a replica starting beside a live one was held: %v", held)
 	}
 }
+
+// Replicas started together on a restored database all hold, until the
+// end of the first one's hold at least: the second reads the hold the
+// first recorded before its startup recovery marked the workers' sessions
+// expired, so it does not mistake that recovery's work for a database
+// with nothing live, nor a held replica for a serving one.
+func TestReplicasStartedTogetherAfterARestoreAllHold(t *testing.T) {
+	t.Parallel()
+	bin := buildQL(t)
+	env := clustertest.New(t)
+	a := workerBeside(t, bin, env, "replica-before")
+	a.signal(t, syscall.SIGTERM, 20*time.Second)
+	rewind(t, env, time.Minute.Milliseconds())
+	// The worker's session as a dump taken a minute ago shows it: its lease
+	// ran out since, so the first replica's startup recovery expires it.
+	if _, err := env.Super.Exec(t.Context(), `UPDATE qinglong.worker_sessions
+		SET created_at_ms = created_at_ms - 60000, heartbeat_at_ms = heartbeat_at_ms - 60000,
+		    lease_expires_at_ms = lease_expires_at_ms - 60000, updated_at_ms = updated_at_ms - 60000`); err != nil {
+		t.Fatal(err)
+	}
+
+	// A hold long enough for the second replica to start inside it.
+	const lease = "20s"
+	first := startReplica(t, bin, env, "replica-first", "--run-lease", lease)
+	firstHeld := first.await(t, CodeHeldForWorkers, 30*time.Second)
+	var live bool
+	if err := env.Super.QueryRow(t.Context(), `SELECT EXISTS (SELECT 1 FROM qinglong.worker_sessions
+		WHERE state IN ('active', 'draining'))`).Scan(&live); err != nil {
+		t.Fatal(err)
+	}
+	if live {
+		t.Fatal("the first replica's startup recovery left the worker session live: the second start would not show the fault")
+	}
+
+	second := startReplica(t, bin, env, "replica-second", "--run-lease", lease)
+	secondHeld := second.await(t, CodeHeldForWorkers, 30*time.Second)
+	if secondHeld["joined"] != true || secondHeld["until"] != firstHeld["until"] {
+		t.Errorf("second hold %v, want it joined to the first one's, until %v", secondHeld, firstHeld["until"])
+	}
+	if code, reason := second.readyz(t); code != http.StatusServiceUnavailable || reason != ReasonHeldForWorkers {
+		t.Errorf("/readyz of the second replica inside the first one's hold: %d %q, want 503 %q", code, reason, ReasonHeldForWorkers)
+	}
+	first.await(t, CodeReady, 60*time.Second)
+	second.await(t, CodeReady, 60*time.Second)
+	codes := second.logs.codes()
+	if slices.Index(codes, CodeHeldForWorkers) > slices.Index(codes, CodeReady) {
+		t.Errorf("second replica ready before its hold: %v", codes)
+	}
+}

@@ -49,6 +49,16 @@ func applyCommand(opts Options) *cobra.Command {
 			if err != nil {
 				return fileErrors(cmd, err)
 			}
+			// The state file is read and checked before anything is
+			// published: a wrong or broken one refuses the whole apply.
+			var adopting *projectState
+			if adoptFrom != "" {
+				st, err := readStateFile(adoptFrom, doc.Project)
+				if err != nil {
+					return err
+				}
+				adopting = &st
+			}
 			var gathered *applyJSON
 			if out == "json" {
 				gathered = gatherApplyJSON(cmd)
@@ -65,6 +75,9 @@ func applyCommand(opts Options) *cobra.Command {
 				return err
 			}
 			defer b.Close()
+			if adopting != nil && !canAdopt(b) {
+				return errCannotAdopt
+			}
 			printNotes(cmd, doc.Project, apply.Notes(doc, apply.NoteScope{RunsHere: b.Catalog.Executor == task.LocalProcess, OnWorkers: b.Catalog.Executor == task.RemoteWorker, NowMs: time.Now().UnixMilli(), PathMissing: process.PathMissing}))
 			o := applyOptions(ifMatch)
 			o.CreateOnly = createOnly
@@ -75,8 +88,8 @@ func applyCommand(opts Options) *cobra.Command {
 					return err
 				}
 			}
-			if err == nil && adoptFrom != "" {
-				if err := adoptState(cmd.Context(), cmd, b, adoptFrom, doc.Project); err != nil {
+			if err == nil && adopting != nil {
+				if err := adoptState(cmd.Context(), cmd, b, adoptFrom, doc.Project, *adopting); err != nil {
 					return err
 				}
 			}

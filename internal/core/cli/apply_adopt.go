@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -13,7 +14,8 @@ import (
 )
 
 // adoptState gives the triggers of project, just published, the schedule
-// positions and pauses the state file at path handed over
+// positions and pauses st, read from the state file at path before the
+// publish, handed over
 // (`export --with-state`): each trigger's cursor (schedule.Adopter, which
 // refuses a trigger whose schedule already decided occurrences here),
 // then the triggers' own pauses, then the project's, which marks as its
@@ -23,14 +25,7 @@ import (
 // noted; its position is not adopted. Run again, it changes nothing more:
 // adoption over a trigger that has only been published is the same
 // write, and a pause asked for again is unchanged.
-func adoptState(ctx context.Context, cmd *cobra.Command, b *Backend, path, project string) error {
-	if b.Adopt == nil || b.Pause == nil || b.ProjectPause == nil || b.Definitions == nil {
-		return fmt.Errorf("this build cannot adopt a handed-over state into this database")
-	}
-	st, err := readStateFile(path, project)
-	if err != nil {
-		return err
-	}
+func adoptState(ctx context.Context, cmd *cobra.Command, b *Backend, path, project string, st projectState) error {
 	d, err := b.Definitions.ProjectDefinitions(ctx, project, max(apply.MaxTasks, apply.MaxTriggers)+1)
 	if err != nil {
 		return err
@@ -40,7 +35,7 @@ func adoptState(ctx context.Context, cmd *cobra.Command, b *Backend, path, proje
 		byName[t.Spec.Name] = i
 	}
 	w := textWriter{cmd.OutOrStdout()}
-	adopted := 0
+	adopted, already := 0, 0
 	for _, ts := range st.Triggers {
 		i, ok := byName[ts.Name]
 		if !ok {
@@ -54,12 +49,16 @@ func adoptState(ctx context.Context, cmd *cobra.Command, b *Backend, path, proje
 				return err
 			}
 			if ok {
-				err = b.Adopt.ScheduleAdopt(ctx, schedule.AdoptRequest{TriggerID: t.TriggerID, CursorMs: cursor, DueOffsetMs: offset})
+				res, err := b.Adopt.ScheduleAdopt(ctx, schedule.AdoptRequest{TriggerID: t.TriggerID, CursorMs: cursor, DueOffsetMs: offset})
 				if err != nil {
 					return adoptFailed(err, project, ts.Name, adopted)
 				}
-				adopted++
-				fmt.Fprintf(w, "trigger %s/%s: adopted, next occurrence %s\n", project, ts.Name, time.UnixMilli(cursor).UTC().Format(time.RFC3339))
+				if res == schedule.AdoptedAlready {
+					already++
+				} else {
+					adopted++
+				}
+				fmt.Fprintln(w, adoptedLine(project, ts.Name, cursor, res))
 			}
 		}
 		if ts.Paused != nil {
@@ -81,8 +80,26 @@ func adoptState(ctx context.Context, cmd *cobra.Command, b *Backend, path, proje
 			fmt.Fprintf(w, "project %s: paused, as at the source since %s by %s\n", project, time.UnixMilli(st.Paused.SinceMs).UTC().Format(time.RFC3339), st.Paused.By)
 		}
 	}
-	fmt.Fprintf(textWriter{cmd.ErrOrStderr()}, "adopted the schedule positions of %d of %d triggers of project %s from %s\n", adopted, len(st.Triggers), project, path)
+	fmt.Fprintf(textWriter{cmd.ErrOrStderr()}, "adopted the schedule positions of %d of %d triggers of project %s from %s (%d adopted at these positions already)\n", adopted, len(st.Triggers), project, path, already)
 	return nil
+}
+
+// errCannotAdopt refuses an apply with --adopt-state, before it publishes,
+// on a backend that cannot adopt.
+var errCannotAdopt = errors.New("this build cannot adopt a handed-over state into this database")
+
+// canAdopt says whether b has every writer adoptState uses.
+func canAdopt(b *Backend) bool {
+	return b.Adopt != nil && b.Pause != nil && b.ProjectPause != nil && b.Definitions != nil
+}
+
+// adoptedLine says what adopting trigger's position cursor did.
+func adoptedLine(project, trigger string, cursor int64, res schedule.AdoptResult) string {
+	at := time.UnixMilli(cursor).UTC().Format(time.RFC3339)
+	if res == schedule.AdoptedAlready {
+		return fmt.Sprintf("trigger %s/%s: unchanged, already adopted at this position (next occurrence %s when adopted)", project, trigger, at)
+	}
+	return fmt.Sprintf("trigger %s/%s: adopted, next occurrence %s", project, trigger, at)
 }
 
 // adoptFailed says which trigger's adoption failed and what the ones

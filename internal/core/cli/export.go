@@ -14,7 +14,7 @@ import (
 func exportCommand(opts Options) *cobra.Command {
 	var db dbFlags
 	var file string
-	var all, withState bool
+	var all, withState, force bool
 	ql := opts.Binary
 	c := &cobra.Command{
 		Use:   "export PROJECT [-o FILE] | export --all [--with-state] -o DIR",
@@ -36,7 +36,9 @@ definition: applying the file elsewhere starts them unpaused).
 tasks' public environment values and the channels' URLs). An unknown PROJECT exits 1, naming the
 projects there are.
 
---all writes every project, each to DIR/PROJECT.yaml (-o DIR, made 0700 when missing).
+--all writes every project, each to DIR/PROJECT.yaml (-o DIR, made 0700 when missing). A DIR
+that holds a state file already, or with --with-state any file, is refused (export_dir_not_empty:
+an earlier handover's files would be overwritten) unless --force.
 --with-state (with --all, embedded database only) hands the database over to another` + opts.clusterOnly(`, as when
 moving a standalone installation to the cluster`) + `: it also writes DIR/` + HandoverStateFile + `, each
 trigger's schedule position (its next occurrence not yet admitted) and the project and trigger
@@ -67,7 +69,7 @@ On the cluster both the admin and the runtime role's URL may read definitions.`)
 				return Usagef("--with-state hands the whole database over: give --all -o DIR")
 			}
 			if all {
-				return exportAll(cmd, opts, &db, file, withState)
+				return exportAll(cmd, opts, &db, file, withState, force)
 			}
 			ex, err := exported(cmd, opts, &db, args[0])
 			if err != nil {
@@ -95,6 +97,7 @@ On the cluster both the admin and the runtime role's URL may read definitions.`)
 	c.Flags().BoolVar(&all, "all", false, "export every project, each to DIR/PROJECT.yaml (-o DIR)")
 	c.Flags().BoolVar(&withState, "with-state", false, "with --all: hand the embedded database over, writing its schedule positions and pauses to DIR/"+HandoverStateFile+
 		" and marking it handed over (refused while a server serves it; serve --take-back undoes the mark)")
+	c.Flags().BoolVar(&force, "force", false, "with --all: write into DIR even when it holds files already (with --with-state, or a state file there); they are overwritten")
 	addDBFlags(c, &db, opts.OpenPostgres != nil)
 	addServerFlag(c, &db)
 	return c

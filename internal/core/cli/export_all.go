@@ -2,9 +2,12 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -25,12 +28,17 @@ const maxExportedProjects = 100_000
 // withState, hands the database over: the server's lock held while its
 // positions are read (opts.HandOver), the mark written first, and the
 // positions and pauses written to dir/HandoverStateFile.
-func exportAll(cmd *cobra.Command, opts Options, db *dbFlags, dir string, withState bool) (err error) {
+func exportAll(cmd *cobra.Command, opts Options, db *dbFlags, dir string, withState, force bool) (err error) {
 	if db.server != "" {
 		return Usagef("--all reads the database itself; run it where the database is, without --api-url")
 	}
 	if dir == "" || dir == "-" {
 		return Usagef("--all writes one file per project: give -o DIR")
+	}
+	if !force {
+		if err := refuseExportDirInUse(cmd, dir, withState); err != nil {
+			return err
+		}
 	}
 	ctx := cmd.Context()
 	state := handoverState{Format: HandoverFormat, Projects: []projectState{}}
@@ -173,4 +181,38 @@ func printPausedNotes(ctx context.Context, cmd *cobra.Command, b *Backend, name 
 			name, plural.Count(len(own), "trigger", "triggers"), strings.Join(own, ", ")))
 	}
 	return nil
+}
+
+// RefusalExportDirNotEmpty is an `export --all` refused because DIR holds
+// files an earlier export (a handover's state file above all) left there.
+const RefusalExportDirNotEmpty qlerror.Reason = "export_dir_not_empty"
+
+// refuseExportDirInUse refuses, before anything is marked or written, a
+// DIR holding a state file, and with withState a DIR holding any file:
+// the export would overwrite an earlier handover's definitions and state,
+// which may be the only record of where its schedules stood.
+func refuseExportDirInUse(cmd *cobra.Command, dir string, withState bool) error {
+	entries, err := os.ReadDir(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return qlerror.Wrap(qlerror.Invalid, err, "cannot read the directory %s", dir)
+	}
+	holdsState := slices.ContainsFunc(entries, func(e os.DirEntry) bool { return e.Name() == HandoverStateFile })
+	if !holdsState && (!withState || len(entries) == 0) {
+		return nil
+	}
+	words := []string{"export", "--all", "-o", dir, "--force"}
+	if withState {
+		words = []string{"export", "--all", "--with-state", "-o", dir, "--force"}
+	}
+	what := "files"
+	if holdsState {
+		what = "the state file " + HandoverStateFile + " of an earlier handover"
+	}
+	return qlerror.New(qlerror.FailedPrecondition,
+		"%s holds %s, which this export would overwrite; nothing was exported or marked: give -o a new or empty directory, "+
+			"or, if that earlier export is no longer needed (its state was applied, or never will be), add --force: `%s`", dir, what, suggest(cmd, words...)).
+		Because(RefusalExportDirNotEmpty, "dir", dir)
 }

@@ -127,6 +127,11 @@ type Unattended struct {
 	// directory is DataDir.
 	NoServer bool
 	DataDir  string
+	// HandedOver: that database was handed over (`export --with-state`),
+	// so no server may start on it until it is taken back; Queued is how
+	// many Runs it holds queued meanwhile.
+	HandedOver bool
+	Queued     int
 	// NoReplica: no cluster replica is live on the database.
 	NoReplica bool
 	// Worker is why no worker can take it, when that is because a worker

@@ -22,14 +22,21 @@ func holdsSlot(s run.State) bool {
 // included: a running Run then reads as the database has it, and a queued
 // Run's own reason is the store's.
 func unservedDataDir(cmd *cobra.Command, b *Backend, runID string) string {
+	return unservedBy(cmd, b, runID).DataDir
+}
+
+// unservedBy is what the backend tells of the data directory no server
+// serves, asked about runID; the zero Unattended when it cannot tell or a
+// server serves it.
+func unservedBy(cmd *cobra.Command, b *Backend, runID string) Unattended {
 	if b.Unattended == nil {
-		return ""
+		return Unattended{}
 	}
 	u, err := b.Unattended(cmd.Context(), runID)
 	if err != nil || !u.NoServer {
-		return ""
+		return Unattended{}
 	}
-	return u.DataDir
+	return u
 }
 
 // unservedRun says what becomes of a dispatching or running Run whose
@@ -51,9 +58,13 @@ func unservedList(cmd *cobra.Command, b *Backend, runs []run.Run) string {
 	if held < 0 && queued < 0 {
 		return ""
 	}
-	dataDir := unservedDataDir(cmd, b, runs[max(held, queued)].ID)
+	u := unservedBy(cmd, b, runs[max(held, queued)].ID)
+	dataDir := u.DataDir
 	if dataDir == "" {
 		return ""
+	}
+	if u.HandedOver {
+		return handedOverList(cmd, u)
 	}
 	serve := suggest(cmd, "serve", "--data-dir", dataDir)
 	switch {
@@ -67,4 +78,21 @@ func unservedList(cmd *cobra.Command, b *Backend, runs []run.Run) string {
 		return fmt.Sprintf("note: no server is running on this data directory (%s), so nothing starts its queued Runs; start one with `%s`", dataDir, serve)
 	}
 	return ""
+}
+
+// handedOverList is the note under a page of Runs read from a data
+// directory handed over (`export --with-state`): a plain `serve` there is
+// refused, so the note names the take-back, after which the Runs it holds
+// queued run (late), and the attempts left running are recovered.
+func handedOverList(cmd *cobra.Command, u Unattended) string {
+	waits := fmt.Sprintf("its %d queued Runs stay queued here, and run only", u.Queued)
+	switch u.Queued {
+	case 0:
+		waits = "its dispatching and running Runs are recovered only"
+	case 1:
+		waits = "its 1 queued Run stays queued here, and runs only"
+	}
+	return fmt.Sprintf("note: the database of this data directory (%s) was handed over (`export --with-state`), so no server runs here: "+
+		"%s after `%s` takes it back (the triggers run where the state was applied; take back only once no server of that target runs)",
+		u.DataDir, waits, suggest(cmd, "serve", "--take-back", "--data-dir", u.DataDir))
 }

@@ -314,8 +314,8 @@ wins over the file.`,
 	// After the binding: taking a database back is one decision at one
 	// start, never a setting an environment or a file would repeat at
 	// every start.
-	fs.BoolVar(&f.TakeBack, "take-back", false, "serve a database that export --with-state handed over, clearing its mark: only once every server of the "+
-		"database it went to is stopped (standalone, edge; command line only)")
+	fs.BoolVar(&f.TakeBack, "take-back", false, "serve a database that export --with-state handed over, clearing its mark, and start the Runs it held queued: only once every server of the "+
+		"database it went to is stopped (standalone, edge; command line only; on a database not handed over it only warns)")
 	// After the binding, as on the other commands: no variable sets --db.
 	addRetiredDBFlag(fs)
 	if !cluster && opts.OpenPostgres == nil {

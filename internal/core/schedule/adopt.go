@@ -35,8 +35,37 @@ type AdoptRequest struct {
 // or passed over an occurrence in this database, whose schedule runs here
 // already: moving its cursor would repeat or skip occurrences. An unknown
 // trigger is NotFound (RefusalTriggerMissing).
+// The same position adopted again changes nothing (AdoptedAlready),
+// whether or not the schedule ran since.
 type Adopter interface {
-	ScheduleAdopt(ctx context.Context, r AdoptRequest) error
+	ScheduleAdopt(ctx context.Context, r AdoptRequest) (AdoptResult, error)
+}
+
+// AdoptResult is what an adoption did.
+type AdoptResult int
+
+const (
+	// Adopted is a schedule that starts at the position now.
+	Adopted AdoptResult = iota + 1
+	// AdoptedAlready is a trigger adopted at this very position
+	// before; its schedule starts there, or has run on from there.
+	AdoptedAlready
+)
+
+// AdoptDecision is what an adoption of cursorMs does to a schedule row
+// that decided occurrences here (scheduled) or not, holding the position
+// adopted before (adoptedMs, nil when never) and the cursor nextMs: the
+// same position again is AdoptedAlready (nothing to write), a row that
+// ran here from anything else is refused, any other row is written.
+func AdoptDecision(triggerID string, scheduled bool, adoptedMs, nextMs *int64, cursorMs int64) (AdoptResult, error) {
+	same := adoptedMs != nil && *adoptedMs == cursorMs
+	switch {
+	case same && (scheduled || (nextMs != nil && *nextMs == cursorMs)):
+		return AdoptedAlready, nil
+	case scheduled:
+		return 0, AdoptOverScheduled(triggerID)
+	}
+	return Adopted, nil
 }
 
 // RefusalAdoptOverScheduled is an adoption refused because the trigger's

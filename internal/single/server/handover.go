@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"fmt"
 	"path/filepath"
 	"time"
 
@@ -53,7 +54,13 @@ func HandOver(ctx context.Context, dbPath string, p Profile, actor string) (*Han
 		h.Release() //nolint:errcheck // the open error is the one returned
 		return nil, err
 	}
-	err = st.MarkHandedOver(ctx, nowMs(), actor)
+	// The directory is recorded as the export named it, absolute, so the
+	// refusal on a copy elsewhere names the export as it was run.
+	exported, aerr := filepath.Abs(dir)
+	if aerr != nil {
+		exported = dir
+	}
+	err = st.MarkHandedOver(ctx, sqlitestore.Handover{AtMs: nowMs(), Actor: actor, DataDir: exported})
 	if cerr := st.Close(); err == nil {
 		err = cerr
 	}
@@ -93,32 +100,73 @@ func refuseServedAtHandover(l Layout, dir string) error {
 const RefusalServedAtHandover qlerror.Reason = "handover_while_served"
 
 // handedOver is the refusal of a server on a database marked handed over.
+// A database copied from where it was exported names the directory the
+// export ran on, not this one.
 func handedOver(dir string, h sqlitestore.Handover, binary, takeBack string) error {
 	at := time.UnixMilli(h.AtMs).UTC().Format(time.RFC3339)
+	from := ""
+	if h.DataDir != "" && !sameDir(h.DataDir, dir) {
+		from = " on " + h.DataDir + ", of which this is a copy"
+	}
 	return qlerror.New(qlerror.FailedPrecondition,
-		"the database of %s was handed over at %s (by %s, `%s export --with-state`): its triggers run where its state was applied, and a server here would run their occurrences a second time; "+
+		"the database of %s was handed over at %s (by %s, `%s export --with-state`%s): its triggers run where its state was applied, and a server here would run their occurrences a second time; "+
 			"to move back, stop every server of the target first (its schedules move on while they run), then start this one with `%s` (docs/operations.md, \"Moving from standalone to the cluster (and back)\")",
-		dir, at, h.Actor, binary, takeBack).
+		dir, at, h.Actor, binary, from, takeBack).
 		Because(RefusalHandedOver, "dataDir", dir, "at", at)
 }
+
+// sameDir says whether a and b name one directory, as their absolute
+// paths.
+func sameDir(a, b string) bool {
+	absB, err := filepath.Abs(b)
+	return err == nil && filepath.Clean(a) == absB
+}
+
+// CodeNothingToTakeBack is the log code of `serve --take-back` on a
+// database that was not handed over: the flag did nothing.
+const CodeNothingToTakeBack = "serve.nothing_to_take_back"
 
 // refuseHandedOverUnlessTakenBack refuses to serve a database handed over
 // to another, before the recovery or a round writes anything: the target
 // runs its triggers. Given TakeBack, it clears the mark instead and says
-// so at WARN: from then on this server runs them.
+// so at WARN, with the Runs the database held queued at the handover,
+// which this server starts now however late (they were admitted
+// occurrences); from then on this server runs the triggers. TakeBack on a
+// database with no mark says there was nothing to take back, so that a
+// flag left on a service's command line is seen.
 func (s *Server) refuseHandedOverUnlessTakenBack(ctx context.Context) error {
 	h, marked, err := s.store.HandedOver(ctx)
-	if err != nil || !marked {
+	if err != nil {
 		return err
+	}
+	if !marked {
+		if s.cfg.TakeBack {
+			s.cfg.Logger.Warn("--take-back given, but this database was not handed over: there was nothing to take back; leave the flag out of the server's command line",
+				"code", CodeNothingToTakeBack, "db", s.layout.DB)
+		}
+		return nil
 	}
 	if !s.cfg.TakeBack {
 		return handedOver(s.cfg.DataDir, h, s.cfg.Binary, s.command("serve --take-back"))
+	}
+	queued, oldestMs, err := s.store.Queued(ctx)
+	if err != nil {
+		return err
 	}
 	if _, err := s.store.TakeBack(ctx); err != nil {
 		return err
 	}
 	at := time.UnixMilli(h.AtMs).UTC().Format(time.RFC3339)
-	s.cfg.Logger.Warn("took back the database handed over at "+at+": its triggers run here again; no server of the database it was handed to may run meanwhile",
-		"code", CodeTakenBack, "db", s.layout.DB, "handed_over_at", at, "by", h.Actor)
+	attrs := []any{"code", CodeTakenBack, "db", s.layout.DB, "handed_over_at", at, "by", h.Actor, "queued_runs", queued}
+	runs := "no Run was left queued"
+	if queued > 0 {
+		late := time.Since(time.UnixMilli(oldestMs)).Round(time.Second)
+		attrs = append(attrs, "oldest_queued_at", time.UnixMilli(oldestMs).UTC().Format(time.RFC3339), "oldest_queued_for_ms", late.Milliseconds())
+		runs = fmt.Sprintf("the Run it held queued runs now, queued %s ago", late)
+		if queued > 1 {
+			runs = fmt.Sprintf("the %d Runs it held queued run now, the oldest queued %s ago", queued, late)
+		}
+	}
+	s.cfg.Logger.Warn("took back the database handed over at "+at+": its triggers run here again; "+runs+"; no server of the database it was handed to may run meanwhile", attrs...)
 	return nil
 }

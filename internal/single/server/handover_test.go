@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"log/slog"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -86,5 +87,56 @@ func TestAHandoverAndAServerNeverRunOnADataDirectoryAtOnce(t *testing.T) {
 	}
 	if err := h.Release(); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// `serve --take-back` on a database never handed over starts as usual
+// and says at WARN that there was nothing to take back, so that the flag
+// left on a service's command line is seen.
+func TestATakeBackOfADatabaseNeverHandedOverSaysThereWasNothingToTakeBack(t *testing.T) {
+	t.Parallel()
+	var logs syncbuf.Buffer
+	srv, err := startHanded(t, installedDir(t), true, &logs)
+	if err != nil {
+		t.Fatalf("serve --take-back on a database never handed over: %v; want it started", err)
+	}
+	if err := srv.Stop(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(logs.String(), "code="+CodeNothingToTakeBack) || strings.Contains(logs.String(), "code="+CodeTakenBack) {
+		t.Fatalf("the take-back's log:\n%s\nwant a line with code %s and none with %s", logs.String(), CodeNothingToTakeBack, CodeTakenBack)
+	}
+}
+
+// A handed-over database copied to another data directory is refused
+// there naming the directory the export ran on, not the copy's, and the
+// take-back of the copy.
+func TestTheRefusalOfACopiedHandedOverDatabaseNamesTheDirectoryTheExportRanOn(t *testing.T) {
+	t.Parallel()
+	src := installedDir(t)
+	h, err := HandOver(t.Context(), LayoutOf(src).DB, Standalone, "operator")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := h.Release(); err != nil {
+		t.Fatal(err)
+	}
+	db, err := os.ReadFile(LayoutOf(src).DB)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cp := t.TempDir()
+	if err := os.WriteFile(LayoutOf(cp).DB, db, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var logs syncbuf.Buffer
+	_, err = startHanded(t, cp, false, &logs)
+	if qlerror.ReasonOf(err) != RefusalHandedOver || !strings.Contains(err.Error(), "export --with-state` on "+src+", of which this is a copy") ||
+		!strings.Contains(err.Error(), "serve --take-back --data-dir "+cp) {
+		t.Fatalf("a server on a copy of a handed-over database: %v; want it refused naming the export on %s and the take-back of %s", err, src, cp)
+	}
+	_, err = startHanded(t, src, false, &logs)
+	if qlerror.ReasonOf(err) != RefusalHandedOver || strings.Contains(err.Error(), "of which this is a copy") {
+		t.Fatalf("a server on the handed-over database itself: %v; want it refused without naming another directory", err)
 	}
 }

@@ -1,6 +1,7 @@
 package singlecli
 
 import (
+	"context"
 	"database/sql"
 	"os"
 	"path/filepath"
@@ -112,7 +113,8 @@ func TestAHandoverStartsEachScheduleAtTheSourcesNextOccurrenceWithItsPauses(t *t
 		!paused || note != "migration" || actor != "bob" {
 		t.Fatalf("the project's pause in the target: %v %q %q (%v); want paused, note \"migration\", by bob", paused, note, actor, err)
 	}
-	if code, stdout, errOut = ql(t, args...); code != 0 || strings.Contains(stdout, "paused, as at the source") {
+	if code, stdout, errOut = ql(t, args...); code != 0 || strings.Contains(stdout, "paused, as at the source") ||
+		!strings.Contains(stdout, "trigger moving/hourly: unchanged, already adopted at this position") || strings.Contains(stdout, ": adopted,") {
 		t.Fatalf("apply --adopt-state again: exit %d %q %q; want nothing more done", code, stdout, errOut)
 	}
 	if again := readSchedule(t, dst, "hourly"); again.cursor != hourly.cursor {
@@ -129,5 +131,162 @@ func TestAPlainExportNotesThePausedProjectAndTriggers(t *testing.T) {
 	if code != 0 || !strings.Contains(errOut, "note: project moving is paused (since ") || !strings.Contains(errOut, "by bob)") ||
 		!strings.Contains(errOut, "paused on their own in project moving: 1 trigger (halfhour)") {
 		t.Fatalf("export of a paused project: exit %d %q; want the project's pause and halfhour's noted", code, errOut)
+	}
+}
+
+// `apply --adopt-state` reads and checks the state file before it
+// publishes anything: a state file that holds no state of the file's
+// project, or is no state file at all, refuses the apply (exit 2,
+// state_file) with the target database still without the project.
+func TestABadStateFileRefusesTheApplyBeforeAnythingIsPublished(t *testing.T) {
+	t.Parallel()
+	src, _ := handedSource(t)
+	out := filepath.Join(t.TempDir(), "handover")
+	if code, stdout, errOut := ql(t, "export", "--all", "--with-state", "-o", out, "--data-dir", src); code != 0 {
+		t.Fatalf("export --all --with-state: exit %d %q %q", code, stdout, errOut)
+	}
+	other := filepath.Join(t.TempDir(), "other.yaml")
+	if err := os.WriteFile(other, []byte(strings.ReplaceAll(handoverFile, "project: moving", "project: elsewhere")), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	garbage := filepath.Join(t.TempDir(), "garbage.json")
+	if err := os.WriteFile(garbage, []byte("not json"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ what, defs, state, says string }{
+		{"another project's state", other, filepath.Join(out, cli.HandoverStateFile), "holds no project elsewhere"},
+		{"no state file", filepath.Join(out, "moving.yaml"), garbage, "is not a state file"},
+	} {
+		dst := installedDir(t)
+		code, stdout, errOut := ql(t, "apply", "-f", c.defs, "--adopt-state", c.state, "--data-dir", dst)
+		if code != 2 || !strings.Contains(errOut, c.says) || strings.Contains(stdout, "created") {
+			t.Errorf("%s: exit %d %q %q; want exit 2 saying %q, nothing created", c.what, code, stdout, errOut, c.says)
+		}
+		var projects int
+		if err := readOnlyDB(t, dst).QueryRowContext(t.Context(), `SELECT count(*) FROM projects`).Scan(&projects); err != nil || projects != 0 {
+			t.Errorf("%s: %d projects in the target (%v); want none published", c.what, projects, err)
+		}
+	}
+}
+
+// handedWithQueued is a data directory handed over (`export --all
+// --with-state`) while it held one Run queued by hand, with the handover
+// directory.
+func handedWithQueued(t *testing.T) (dir, out string) {
+	t.Helper()
+	dir = installedDir(t)
+	applyDefs(t, dir, handoverFile)
+	if code, stdout, errOut := ql(t, "triggers", "run", "moving/hourly", "--data-dir", dir); code != 0 {
+		t.Fatalf("triggers run: exit %d %q %q", code, stdout, errOut)
+	}
+	out = filepath.Join(t.TempDir(), "handover")
+	if code, stdout, errOut := ql(t, "export", "--all", "--with-state", "-o", out, "--data-dir", dir); code != 0 {
+		t.Fatalf("export --all --with-state: exit %d %q %q", code, stdout, errOut)
+	}
+	return dir, out
+}
+
+// `runs list` on a handed-over data directory does not tell the operator
+// to start a server there (that start is refused): it says how many Runs
+// stay queued and that they run only after a take-back.
+func TestRunsListOnAHandedOverDatabaseSaysItsQueuedRunsWaitForATakeBack(t *testing.T) {
+	t.Parallel()
+	dir, _ := handedWithQueued(t)
+	code, stdout, errOut := ql(t, "runs", "list", "--data-dir", dir)
+	if code != 0 || !strings.Contains(errOut, "was handed over") || !strings.Contains(errOut, "its 1 queued Run stays queued here, and runs only after `ql-edge serve --take-back --data-dir") ||
+		strings.Contains(errOut, "start one with") {
+		t.Fatalf("runs list on a handed-over database: exit %d %q %q; want its queued Run said to wait for a take-back", code, stdout, errOut)
+	}
+}
+
+// `apply --adopt-state` run again after the target's schedule ran from
+// the adopted position says that trigger is adopted at this position
+// already and succeeds; it is not refused as a move of a schedule that
+// runs there.
+func TestAdoptingTheSameStateAgainAfterTheScheduleRanSaysItIsAdoptedAlready(t *testing.T) {
+	t.Parallel()
+	src, _ := handedSource(t)
+	out := filepath.Join(t.TempDir(), "handover")
+	if code, stdout, errOut := ql(t, "export", "--all", "--with-state", "-o", out, "--data-dir", src); code != 0 {
+		t.Fatalf("export --all --with-state: exit %d %q %q", code, stdout, errOut)
+	}
+	dst := installedDir(t)
+	args := []string{"apply", "-f", filepath.Join(out, "moving.yaml"), "--adopt-state", filepath.Join(out, cli.HandoverStateFile), "--data-dir", dst}
+	if code, stdout, errOut := ql(t, args...); code != 0 {
+		t.Fatalf("apply --adopt-state: exit %d %q %q", code, stdout, errOut)
+	}
+	if code, stdout, errOut := ql(t, "projects", "resume", "moving", "--data-dir", dst); code != 0 {
+		t.Fatalf("projects resume: exit %d %q %q", code, stdout, errOut)
+	}
+	b, err := server.OpenBackend(t.Context(), server.LayoutOf(dst).DB, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := schedule.Round(t.Context(), b.Store, schedule.RoundConfig{PageSize: 16, Parallel: 1, GraceMs: 30_000, NewIDs: ids.Fill}); err != nil {
+		t.Fatal(err)
+	}
+	b.Close()
+	if ran := readSchedule(t, dst, "hourly"); !ran.cursor.Valid || ran.cursor.Int64 <= time.Now().Add(-time.Hour).UnixMilli() {
+		t.Fatalf("hourly after a round: %+v; want its schedule run on from the adopted position", ran)
+	}
+	code, stdout, errOut := ql(t, args...)
+	if code != 0 || !strings.Contains(stdout, "trigger moving/hourly: unchanged, already adopted at this position") {
+		t.Fatalf("apply --adopt-state after the schedule ran: exit %d %q %q; want hourly adopted already, exit 0", code, stdout, errOut)
+	}
+}
+
+// The Runs a database held queued when it was handed over were admitted
+// occurrences: `serve --take-back` runs them, however late, and its
+// warning says how many and how long the oldest waited.
+func TestATakeBackRunsTheRunsQueuedAtTheHandoverAndSaysHowManyAndHowLate(t *testing.T) {
+	t.Parallel()
+	dir, _ := handedWithQueued(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var out, errOut syncBuffer
+	exit := make(chan int, 1)
+	go func() {
+		exit <- cli.Main(ctx, Options("ql-edge"), []string{"serve", "--take-back", "--data-dir", dir}, &out, &errOut)
+	}()
+	waitForSucceededRun(t, server.LayoutOf(dir).DB, exit, &errOut)
+	cancel()
+	if code := <-exit; code != 0 {
+		t.Fatalf("serve --take-back exited %d: %s", code, errOut.String())
+	}
+	log := errOut.String()
+	if !strings.Contains(log, "the Run it held queued runs now, queued ") || !strings.Contains(log, "queued_runs=1") || !strings.Contains(log, "oldest_queued_for_ms=") {
+		t.Fatalf("the take-back's log:\n%s\nwant it to say that the 1 queued Run runs now, and how late", log)
+	}
+}
+
+// `export --all --with-state -o DIR` into a directory an earlier handover
+// filled is refused before anything is marked or written (exit 4,
+// export_dir_not_empty), saying what to do; --force overwrites it.
+func TestAnExportIntoAnEarlierHandoversDirectoryIsRefusedUnlessForced(t *testing.T) {
+	t.Parallel()
+	dir, out := handedWithQueued(t)
+	state := filepath.Join(out, cli.HandoverStateFile)
+	before, err := os.ReadFile(state)
+	if err != nil {
+		t.Fatal(err)
+	}
+	other := installedDir(t)
+	applyDefs(t, other, handoverFile)
+	code, stdout, errOut := ql(t, "export", "--all", "--with-state", "-o", out, "--data-dir", other)
+	if code != 4 || !strings.Contains(errOut, "holds the state file "+cli.HandoverStateFile+" of an earlier handover") || !strings.Contains(errOut, "--force") {
+		t.Fatalf("export into an earlier handover's directory: exit %d %q %q; want exit 4 naming the state file and --force", code, stdout, errOut)
+	}
+	if after, err := os.ReadFile(state); err != nil || string(after) != string(before) {
+		t.Fatalf("the refused export changed the state file (%v)", err)
+	}
+	var marks int
+	if err := readOnlyDB(t, other).QueryRowContext(t.Context(), `SELECT count(*) FROM handover`).Scan(&marks); err != nil || marks != 0 {
+		t.Fatalf("the refused export marked its database handed over: %d marks (%v)", marks, err)
+	}
+	if code, stdout, errOut := ql(t, "export", "--all", "--with-state", "-o", out, "--force", "--data-dir", other); code != 0 {
+		t.Fatalf("export --force: exit %d %q %q", code, stdout, errOut)
+	}
+	if code, stdout, errOut := ql(t, "export", "--all", "-o", t.TempDir(), "--data-dir", dir); code != 0 {
+		t.Fatalf("export into an empty directory: exit %d %q %q", code, stdout, errOut)
 	}
 }

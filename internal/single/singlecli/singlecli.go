@@ -107,16 +107,17 @@ func openSQLite(ctx context.Context, dsn string, p server.Profile) (*cli.Backend
 	return &cli.Backend{Catalog: b.Catalog, Runs: localRuns{Reader: b.Store, layout: b.Layout}, LastRuns: b.Store, Triggers: b.Store, Definitions: b.Store, ReadLog: b.ReadLog, CancelRun: b.Store.CancelRun,
 		Pause: b.Store, Adopt: b.Store, ProjectPause: b.Store, ProjectPauses: b.Store, ProjectDelete: b.Store.ProjectDeleter(b.Layout.Logs, b.Layout.Secrets), Detail: b.Store, Manual: b.Store, Tokens: b.Store, Users: b.Store, Notifications: b.Store, Audit: b.Store,
 		Retention: b.Store.Retention(b.Layout.Logs), RetentionDefaults: server.RetentionDefaults(server.Standalone), RetentionOptions: sqlitestore.RetentionOptions,
-		MissingSecrets: process.Secrets{Path: b.Layout.Secrets}.Missing, Unattended: unattended(b.Layout), Migrated: b.Migrated, HeldNone: b.HeldNone,
+		MissingSecrets: process.Secrets{Path: b.Layout.Secrets}.Missing, Unattended: unattended(b.Layout, b.Store), Migrated: b.Migrated, HeldNone: b.HeldNone,
 		RefuseClockBehind: b.RefuseClockBehind, Close: b.Close}, nil
 }
 
 // unattended tells whether a server runs on the data directory: every
 // server holds the directory's lock while it runs, and only a server
 // starts queued Runs. It asks as localRuns does, so the two never
-// disagree.
-func unattended(l server.Layout) func(context.Context, string) (cli.Unattended, error) {
-	return func(context.Context, string) (cli.Unattended, error) {
+// disagree. With none, it reads whether the database was handed over:
+// then no server may start on it before a take-back.
+func unattended(l server.Layout, st *sqlitestore.Store) func(context.Context, string) (cli.Unattended, error) {
+	return func(ctx context.Context, _ string) (cli.Unattended, error) {
 		serving, err := server.Serving(l)
 		if err != nil {
 			return cli.Unattended{}, fmt.Errorf("look for a server's lock on %s: %w", l.Lock, err)
@@ -124,7 +125,14 @@ func unattended(l server.Layout) func(context.Context, string) (cli.Unattended, 
 		if serving {
 			return cli.Unattended{}, nil
 		}
-		return cli.Unattended{NoServer: true, DataDir: filepath.Dir(l.DB)}, nil
+		u := cli.Unattended{NoServer: true, DataDir: filepath.Dir(l.DB)}
+		_, handed, err := st.HandedOver(ctx)
+		if err != nil || !handed {
+			return u, err
+		}
+		u.HandedOver = true
+		u.Queued, _, err = st.Queued(ctx)
+		return u, err
 	}
 }
 
@@ -148,7 +156,7 @@ func OpenSQLiteReadOnly(ctx context.Context, dsn string) (*cli.Backend, error) {
 	// Unattended only looks for a server's lock: `runs logs -f` says when
 	// none is there to start or finish the Run it follows.
 	return &cli.Backend{Catalog: cat, Runs: localRuns{Reader: st, layout: b.Layout}, LastRuns: st, Triggers: st, Definitions: st, ReadLog: b.ReadLog, Detail: st, ProjectPauses: st, Notifications: st, Audit: st,
-		MissingSecrets: process.Secrets{Path: b.Layout.Secrets}.Missing, Unattended: unattended(b.Layout), Migrated: b.Migrated, HeldNone: b.HeldNone, Close: b.Close}, nil
+		MissingSecrets: process.Secrets{Path: b.Layout.Secrets}.Missing, Unattended: unattended(b.Layout, st), Migrated: b.Migrated, HeldNone: b.HeldNone, Close: b.Close}, nil
 }
 
 // Serve is the cli.ServeFunc of a single-node profile.

@@ -10,6 +10,7 @@ var (
 	qHandoverMark     = query("handover_mark")
 	qHandoverRead     = query("handover_read")
 	qHandoverTakeBack = query("handover_take_back")
+	qRunsQueuedCount  = query("runs_queued_count")
 )
 
 // Handover is a database's mark of having been handed over to another
@@ -17,14 +18,17 @@ var (
 type Handover struct {
 	AtMs  int64
 	Actor string
+	// DataDir is the data directory the export ran on; "" when the mark
+	// predates its recording.
+	DataDir string
 }
 
-// MarkHandedOver marks the database handed over at atMs by actor, durably:
+// MarkHandedOver marks the database handed over as h says, durably:
 // the mark is what keeps a server from running on it the triggers the
 // target runs from then on. A mark already there is kept.
-func (s *Store) MarkHandedOver(ctx context.Context, atMs int64, actor string) error {
+func (s *Store) MarkHandedOver(ctx context.Context, h Handover) error {
 	return s.write(ctx, "mark the database handed over", durable, func(tx *txn) error {
-		_, err := tx.ExecContext(ctx, qHandoverMark, atMs, actor)
+		_, err := tx.ExecContext(ctx, qHandoverMark, h.AtMs, h.Actor, h.DataDir)
 		return err
 	})
 }
@@ -32,7 +36,7 @@ func (s *Store) MarkHandedOver(ctx context.Context, atMs int64, actor string) er
 // HandedOver reads the database's handover mark; ok is false when it has
 // none.
 func (s *Store) HandedOver(ctx context.Context) (h Handover, ok bool, err error) {
-	err = s.readPool().QueryRowContext(ctx, qHandoverRead).Scan(&h.AtMs, &h.Actor)
+	err = s.readPool().QueryRowContext(ctx, qHandoverRead).Scan(&h.AtMs, &h.Actor, &h.DataDir)
 	if errors.Is(err, sql.ErrNoRows) {
 		return h, false, nil
 	}
@@ -53,4 +57,13 @@ func (s *Store) TakeBack(ctx context.Context) (bool, error) {
 		return err
 	})
 	return had, err
+}
+
+// Queued counts the Runs waiting queued and says when the longest-waiting
+// one was queued (0 when none is): on a handed-over database they wait
+// until it is taken back.
+func (s *Store) Queued(ctx context.Context) (n int, oldestMs int64, err error) {
+	var oldest sql.NullInt64
+	err = s.readPool().QueryRowContext(ctx, qRunsQueuedCount).Scan(&n, &oldest)
+	return n, oldest.Int64, mapErr(err, "count the queued Runs")
 }

@@ -22,18 +22,20 @@ var (
 // round, which takes the same write lock to commit. Durable: the handover
 // is a definition-like change an operator makes once, and a power loss
 // that undid it would start the schedule at the publish again.
-func (s *Store) ScheduleAdopt(ctx context.Context, r schedule.AdoptRequest) error {
-	return s.write(ctx, "adopt a handed-over schedule position", durable, func(tx *txn) error {
+func (s *Store) ScheduleAdopt(ctx context.Context, r schedule.AdoptRequest) (schedule.AdoptResult, error) {
+	var result schedule.AdoptResult
+	err := s.write(ctx, "adopt a handed-over schedule position", durable, func(tx *txn) error {
 		var scheduled bool
-		err := tx.QueryRowContext(ctx, qScheduleAdoptRead, r.TriggerID).Scan(&scheduled)
+		var adopted, next *int64
+		err := tx.QueryRowContext(ctx, qScheduleAdoptRead, r.TriggerID).Scan(&scheduled, &adopted, &next)
 		if errors.Is(err, sql.ErrNoRows) {
 			return schedule.TriggerMissing(r.TriggerID)
 		}
 		if err != nil {
 			return err
 		}
-		if scheduled {
-			return schedule.AdoptOverScheduled(r.TriggerID)
+		if result, err = schedule.AdoptDecision(r.TriggerID, scheduled, adopted, next, r.CursorMs); err != nil || result != schedule.Adopted {
+			return err
 		}
 		res, err := tx.ExecContext(ctx, qScheduleAdopt, r.TriggerID, r.CursorMs, r.DueOffsetMs, s.nowMs())
 		if err != nil {
@@ -41,4 +43,5 @@ func (s *Store) ScheduleAdopt(ctx context.Context, r schedule.AdoptRequest) erro
 		}
 		return exactlyOne(res, qlerror.Internal, "the schedule row of trigger %s changed within its own write transaction", r.TriggerID)
 	})
+	return result, err
 }

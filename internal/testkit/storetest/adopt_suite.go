@@ -16,6 +16,7 @@ func adoptCases() map[string]func(*testing.T, Fixture) {
 		"AnAdoptedPositionIsTheFirstOccurrenceTheScheduleAdmits":          testAdoptedPositionAdmittedFirst,
 		"AnAdoptionIsRefusedOverATriggerThatAdmittedAnOccurrenceHere":     testAdoptRefusedAfterAdmission,
 		"ATicketTakenBeforeAnAdoptionCommitsNothingAgainstTheNewPosition": testAdoptFencesEarlierTicket,
+		"TheSamePositionAdoptedAgainIsAdoptedAlreadyBeforeAndAfterItRan":  testAdoptSamePositionAgain,
 	}
 }
 
@@ -41,6 +42,12 @@ func handedOver(t *testing.T, f Fixture, d defs) int64 {
 }
 
 func adopt(t *testing.T, f Fixture, d defs, cursorMs int64) error {
+	t.Helper()
+	_, err := adoptResult(t, f, d, cursorMs)
+	return err
+}
+
+func adoptResult(t *testing.T, f Fixture, d defs, cursorMs int64) (schedule.AdoptResult, error) {
 	t.Helper()
 	return adopter(t, f).ScheduleAdopt(t.Context(), schedule.AdoptRequest{TriggerID: d.Trigger.TriggerID, CursorMs: cursorMs})
 }
@@ -116,5 +123,41 @@ func testAdoptFencesEarlierTicket(t *testing.T, f Fixture) {
 	p := commitParams(t, takeOne(t, f))
 	if res := commit(t, f, p); res.Outcome != schedule.Admitted || p.Decision.ScheduledForMs != at {
 		t.Fatalf("decision after the adoption: %s (%s) for %d, want %d admitted", res.Outcome, res.Reason, p.Decision.ScheduledForMs, at)
+	}
+}
+
+// The position adopted before, adopted again, changes nothing and says
+// so (AdoptedAlready), before the schedule ran here and after it admitted
+// that occurrence; another position over the schedule that ran is still
+// refused.
+func testAdoptSamePositionAgain(t *testing.T, f Fixture) {
+	d := newDefs(t, f, "alpha", quietCron(t, f))
+	initialise(t, f)
+	at := handedOver(t, f, d)
+	if res, err := adoptResult(t, f, d, at); err != nil || res != schedule.Adopted {
+		t.Fatalf("first adoption: %v, %v; want adopted", res, err)
+	}
+	before := row(t, f, d.Trigger.TriggerID)
+	if res, err := adoptResult(t, f, d, at); err != nil || res != schedule.AdoptedAlready {
+		t.Fatalf("the same position again before the schedule ran: %v, %v; want adopted already", res, err)
+	}
+	if got := row(t, f, d.Trigger.TriggerID); !sameRow(got, before) {
+		t.Fatalf("adopting the same position again changed the row: %+v -> %+v", before, got)
+	}
+	if res := commit(t, f, commitParams(t, takeOne(t, f))); res.Outcome != schedule.Admitted {
+		t.Fatalf("admission: %s (%s), want admitted", res.Outcome, res.Reason)
+	}
+	if res, err := adoptResult(t, f, d, at); err != nil || res != schedule.AdoptedAlready {
+		t.Fatalf("the same position again after the schedule ran: %v, %v; want adopted already", res, err)
+	}
+	c := d.Trigger.Spec.Cron
+	s, err := cron.Parse(c.Expression, c.Timezone)
+	if err != nil {
+		t.Fatal(err)
+	}
+	other, _ := s.Next(at)
+	_, err = adoptResult(t, f, d, other)
+	if r := qlerror.ReasonOf(err); r != schedule.RefusalAdoptOverScheduled {
+		t.Fatalf("another position after the schedule ran: %v; want refused %q", err, schedule.RefusalAdoptOverScheduled)
 	}
 }

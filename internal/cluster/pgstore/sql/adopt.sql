@@ -7,12 +7,14 @@
 -- database: it admitted one (last_scheduled_at_ms, kept across publishes)
 -- or passed one over (the ledger, or its compacted totals). Such a row's
 -- schedule runs here, and a handed-over position must not move its
--- cursor. No row: no such trigger.
+-- cursor. No row: no such trigger. Also the position adopted before, if
+-- any, and the cursor: the same position adopted again changes nothing.
 -- Fence: FOR UPDATE OF s. An admission or a claim of the row waits for
 -- this transaction, and finds the adopted cursor and a new state_version.
 SELECT s.last_scheduled_at_ms IS NOT NULL
        OR EXISTS (SELECT 1 FROM qinglong.occurrence_ledger l WHERE l.trigger_id = s.trigger_id)
-       OR EXISTS (SELECT 1 FROM qinglong.occurrence_ledger_compacted c WHERE c.trigger_id = s.trigger_id)
+       OR EXISTS (SELECT 1 FROM qinglong.occurrence_ledger_compacted c WHERE c.trigger_id = s.trigger_id),
+       s.adopted_cursor_ms, s.next_fire_at_ms
   FROM qinglong.trigger_schedules s
  WHERE s.trigger_id = $1
    FOR UPDATE OF s
@@ -28,6 +30,7 @@ SELECT s.last_scheduled_at_ms IS NOT NULL
 UPDATE qinglong.trigger_schedules s
    SET next_fire_at_ms = $2,
        due_offset_ms = $3,
+       adopted_cursor_ms = $2,
        claim_owner = NULL,
        claim_token = NULL,
        claim_expires_at_ms = NULL,

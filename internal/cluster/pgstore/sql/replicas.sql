@@ -66,13 +66,31 @@ DELETE FROM qinglong.replica_heartbeats
 -- name: ReplicaClusterLastSeen
 -- What an activation reads before it opens admission (runtime role): the
 -- database clock, the newest moment any replica was seen (its last beat,
--- or its stop), and whether any worker session is live or any attempt is
+-- or its stop), whether any worker session is live or any attempt is
 -- granted or running in the database — each an EXISTS over a partial
--- index of live rows, so the read does not grow with history.
+-- index of live rows, so the read does not grow with history — and the
+-- end of a hold for workers still in force (NULL when none is). The hold
+-- is read in the same snapshot as the live rows: a replica records it
+-- before its startup recovery marks them expired, so a read that no
+-- longer sees them sees the hold.
 SELECT n.ms,
        (SELECT max(greatest(h.last_seen_at_ms, coalesce(h.stopped_at_ms, h.last_seen_at_ms)))
           FROM qinglong.replica_heartbeats h),
        EXISTS (SELECT 1 FROM qinglong.worker_sessions s WHERE s.state IN ('active', 'draining')),
        EXISTS (SELECT 1 FROM qinglong.attempts a
-                WHERE a.state IN ('claimed', 'starting', 'running') AND a.session_id IS NOT NULL)
+                WHERE a.state IN ('claimed', 'starting', 'running') AND a.session_id IS NOT NULL),
+       (SELECT w.until_ms FROM qinglong.workers_hold w WHERE w.until_ms > n.ms)
   FROM (SELECT {{now_ms}} AS ms) n
+
+-- name: WorkersHoldRecord
+-- Records a hold for workers (runtime role) before the startup recovery
+-- that erases the live rows it was decided on: $1 replica id, $2 its
+-- length in ms. A hold still in force is lengthened, never shortened.
+-- Answers the database clock and the hold's end.
+INSERT INTO qinglong.workers_hold AS w (only_row, replica_id, decided_at_ms, until_ms)
+SELECT true, $1, n.ms, n.ms + $2::bigint
+  FROM (SELECT {{now_ms}} AS ms) n
+ON CONFLICT (only_row) DO UPDATE
+   SET replica_id = excluded.replica_id, decided_at_ms = excluded.decided_at_ms,
+       until_ms = greatest(excluded.until_ms, CASE WHEN w.until_ms > excluded.decided_at_ms THEN w.until_ms END)
+RETURNING w.decided_at_ms, w.until_ms
