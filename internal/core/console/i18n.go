@@ -156,9 +156,12 @@ var messages = map[string]map[string]string{
 		"nt.retriedby": "retried by %s",
 		"nt.duenow":    "due now",
 		"nt.output":    "Output it quotes (the end of the Run's last attempt, as the channel's output: setting asks)",
-		// nt.detail leads a failed notification's own text after the
-		// sentence of its reason (failureWhy).
-		"nt.detail":  "Detail: ",
+		// nt.detail opens a failed notification's own text, as kept,
+		// under the sentence of its reason (failureWhy); nt.failed is
+		// that sentence in a language other than English for a row that
+		// keeps no reason (an older build failed it).
+		"nt.detail":  "Details",
+		"nt.failed":  "Not delivered",
 		"nt.retry":   "Retry",
 		"nt.retried": "Notification %s is pending again, its attempts kept: the server sends it at its next round, with the same idempotency key.",
 		"nt.help":    "A dead notification was refused or unanswered at every attempt: nobody was told of its failure. Fix its channel (the URL, a secret, the receiver), then retry it. Delivered and dead notifications are deleted once older than the server's --retention-notifications.",
@@ -404,7 +407,8 @@ var messages = map[string]map[string]string{
 		"nt.retriedby": "由 %s 手动重试",
 		"nt.duenow":    "现在",
 		"nt.output":    "引用的输出（运行最后一次尝试的末尾几行，按渠道的 output: 设置）",
-		"nt.detail":    "详情：",
+		"nt.detail":    "详情",
+		"nt.failed":    "发送失败（原文见详情）",
 		"nt.retry":     "重试",
 		"nt.retried":   "通知 %s 已重新进入待发送状态，尝试次数保留：服务器将在下一轮以相同的幂等键发送它。",
 		"nt.help":      "无法送达（dead）的通知在每次尝试时都被拒绝或没有应答：没有人得知那次失败。请先修复其渠道（URL、密钥或接收方），再重试。已送达和无法送达的通知在超过服务器的 --retention-notifications 后会被删除。",
@@ -874,5 +878,6 @@ func funcs(binary, dbFlags string) template.FuncMap {
 			return map[string]any{"L": l, "Fires": fires, "Zone": zone, "Why": firesWhy(t)}
 		},
 		"zoneName": zoneName,
+		"shortID":  shortID,
 	}
 }
