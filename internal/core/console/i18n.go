@@ -50,7 +50,7 @@ var messages = map[string]map[string]string{
 		"log.removed":      "Log retention removed this attempt's output (it held %d bytes).", "log.none": "No output.",
 		"log.notyet":  "No output yet: the command has not started, or has printed nothing so far. What it prints shows here as it prints it.",
 		"log.stopped": "The live output stopped: the server could not read this run or its output within %s, the most it gives one read (its database or disk is busy). What is shown above is all it had read; reload the page to follow the output again.",
-		"disabled":    "disabled", "ended": "ended", "duration": "Duration", "took": "Took", "number": "#", "executor": "Executor", "reason": "Reason", "count": "Count",
+		"disabled":    "disabled", "ended": "ended", "duration": "Duration", "took": "Total (incl. queued)", "ran": "ran", "number": "#", "executor": "Executor", "reason": "Reason", "count": "Count",
 		"enable": "Enable", "disable": "Disable",
 		"trig.done.pause": "Paused %s.", "trig.done.resume": "Resumed %s.", "trig.done.enable": "Enabled %s.", "trig.done.disable": "Disabled %s.",
 		// The overlap warnings (view.WarningsOf): %[1]d is the count, %[2]d
@@ -303,7 +303,7 @@ var messages = map[string]map[string]string{
 		"log.removed":      "日志保留策略已删除该尝试的输出（它有 %d 字节）。", "log.none": "没有输出。",
 		"log.notyet":  "暂无输出：命令尚未启动，或到目前为止还没有打印任何内容。它打印的内容会随即显示在这里。",
 		"log.stopped": "实时输出已停止：服务器未能在 %s（它给一次读取的最长时间）内读取此运行或其输出（其数据库或磁盘正忙）。上面显示的是它已读取的全部内容；请刷新页面以继续跟随输出。",
-		"disabled":    "已停用", "ended": "已结束", "duration": "耗时", "took": "用时", "number": "#", "executor": "执行者", "reason": "原因", "count": "次数",
+		"disabled":    "已停用", "ended": "已结束", "duration": "耗时", "took": "总用时（含排队）", "ran": "运行", "number": "#", "executor": "执行者", "reason": "原因", "count": "次数",
 		"enable": "启用", "disable": "停用",
 		"trig.done.pause": "已暂停 %s。", "trig.done.resume": "已恢复 %s。", "trig.done.enable": "已启用 %s。", "trig.done.disable": "已停用 %s。",
 		"trig.warn.backlog":             "积压：%[1]d 个运行正在排队，尚未启动。请增加槽位，或把 overlap 设为 skip，让前一个运行未结束时到期的触发不再产生运行。",
@@ -833,12 +833,8 @@ func funcs(binary, dbFlags string) template.FuncMap {
 		},
 		"span": func(ms int64) string { return validate.Duration(time.Duration(ms) * time.Millisecond) },
 		"took": took,
-		"duration": func(a run.Attempt) string {
-			if a.StartedAtMs == nil || a.FinishedAtMs == nil {
-				return "—"
-			}
-			return (time.Duration(*a.FinishedAtMs-*a.StartedAtMs) * time.Millisecond).String()
-		},
+		"duration": attemptDuration,
+		"ran":      ran,
 		"triggerState":  triggerState,
 		"projectPaused": projectPausedLine,
 		// pair is a page and one item of it, for a template about the item
