@@ -831,10 +831,10 @@ func funcs(binary, dbFlags string) template.FuncMap {
 			}
 			return strconvItoa(*c)
 		},
-		"span": func(ms int64) string { return validate.Duration(time.Duration(ms) * time.Millisecond) },
-		"took": took,
-		"duration": attemptDuration,
-		"ran":      ran,
+		"span":          func(ms int64) string { return validate.Duration(time.Duration(ms) * time.Millisecond) },
+		"took":          took,
+		"duration":      attemptDuration,
+		"ran":           ran,
 		"triggerState":  triggerState,
 		"projectPaused": projectPausedLine,
 		// pair is a page and one item of it, for a template about the item
