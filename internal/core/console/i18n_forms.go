@@ -9,10 +9,14 @@ import "fmt"
 var formMessages = map[string]map[string]string{
 	"en": {
 		"nt.title":     "Title (optional, any language)",
+		"tok.bind":     "Bound to projects (none chosen: every project)",
+		"tok.bindhelp": "Ctrl-click (⌘ on a Mac) to choose several. A bound token acts on those projects only, through the API and the command line; it cannot sign in to this console.",
 		"nt.titlehelp": "Shown beside the name in lists, up to 80 characters on one line; empty for none. The name stays the one commands and files use.",
 	},
 	"zh": {
 		"nt.title":     "标题（可选，可用中文）",
+		"tok.bind":     "绑定项目（留空：全部项目）",
+		"tok.bindhelp": "按住 Ctrl（Mac 上按 ⌘）可多选。绑定项目的令牌只能通过 API 和命令行操作这些项目，不能登录本控制台。",
 		"nt.titlehelp": "在列表中显示在名称旁边，一行，最多 80 个字符；留空则不设标题。命令和定义文件仍使用名称。",
 	},
 }
