@@ -118,6 +118,7 @@ func (c *Console) renderNewTask(w http.ResponseWriter, r *http.Request, s *sessi
 		c.fail(w, r, s, err)
 		return
 	}
+	d.Projects = unarchived(d.Projects)
 	c.render(w, r, status, "newtask", s, d)
 }
 

@@ -436,6 +436,7 @@ func (c *Console) triggersList(w http.ResponseWriter, r *http.Request, s *sessio
 		// heads with its title and name.
 		if pick.ID != "" {
 			data["Heading"] = pick.named()
+			data["ProjectArchived"] = archivedProject(projects, pick.Name)
 		}
 		if pick.ID != "" && c.cfg.ProjectPauses != nil {
 			var st schedule.ProjectPauseState

@@ -8,6 +8,7 @@ import (
 
 	"github.com/qinglong/qinglong/internal/core/catalog"
 	"github.com/qinglong/qinglong/internal/core/ids"
+	"github.com/qinglong/qinglong/internal/core/project"
 	"github.com/qinglong/qinglong/internal/core/qlerror"
 )
 
@@ -26,6 +27,18 @@ func (c *Console) projectChoices(ctx context.Context) ([]catalog.ProjectName, er
 		return nil, nil
 	}
 	return c.cfg.Export.ProjectNames(ctx, projectsOffered)
+}
+
+// unarchived are the projects of ps that are not archived: a form that
+// publishes to a project offers none an apply would refuse.
+func unarchived(ps []catalog.ProjectName) []catalog.ProjectName {
+	return slices.DeleteFunc(slices.Clone(ps), func(p catalog.ProjectName) bool { return p.Status == project.Archived })
+}
+
+// archivedProject says whether ps lists the project named name as
+// archived: its page offers no pause and no edit, and says why.
+func archivedProject(ps []catalog.ProjectName, name string) bool {
+	return slices.ContainsFunc(ps, func(p catalog.ProjectName) bool { return p.Name == name && p.Status == project.Archived })
 }
 
 // withChosen are a picker's choices with the chosen project among them, in

@@ -75,8 +75,8 @@ var refusalsZH = map[qlerror.Reason]string{ //nolint:gosec // G101: sentences ke
 	schedule.RefusalTriggerMissing:  "该触发器不存在（可能已被删除）；触发器列表列出现有的触发器。",
 	schedule.RefusalRunMissing:      "该运行不存在（保留策略可能已将其删除）；运行列表列出现有的运行。",
 	schedule.RefusalRunNotFinished:  "该运行尚未结束，只有已结束的运行才能重新运行；请等待它结束，或先取消它。",
-	schedule.RefusalProjectArchived: "该触发器所属的项目已归档：在项目恢复为 active 之前，它的任何运行（包括立即运行、重新运行和回填）都不会进行；要恢复，请在项目的定义文件中设置 status: active 并执行 `ql apply -f FILE`。",
-	catalog.RefusalProjectArchived:  "该项目已归档：要向它发布，请先在项目的定义文件中设置 status: active 并执行 `ql apply -f FILE`。",
+	schedule.RefusalProjectArchived: "该触发器所属的项目已归档：在项目恢复为 active 之前，它的任何运行（包括立即运行、重新运行和回填）都不会进行；要恢复，请在“定义”页面把项目的 status 设为 active 并应用，或在定义文件中设置后执行 `ql apply -f FILE`。",
+	catalog.RefusalProjectArchived:  "该项目已归档：要向它发布，请先把它恢复为 active——在“定义”页面打开项目的定义文件，设置 status: active 后应用，或在文件中设置后执行 `ql apply -f FILE`。",
 	refusalEnableArchived: "无法启用触发器“{trigger}”：它所属的项目已归档，归档项目的触发器保持原样（且都不运行），直到项目恢复为 active；" +
 		"要恢复，请在项目的定义文件中设置 status: active 并执行 `ql apply -f FILE`。",
 	refusalProjectPauseUnknown:  "没有名为“{name}”的项目（项目名区分大小写），无法暂停或恢复；请从列表中选择一个项目。",
