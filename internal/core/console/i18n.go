@@ -474,7 +474,7 @@ var messages = map[string]map[string]string{
 		"err.sessionstart": "未能登录：数据库未及时响应，会话没有保存。请稍后重试。",
 		"err.signoutstore": "尚未退出登录：数据库未及时响应，会话仍然有效。请稍后重试。",
 		"err.tokenstore":   "令牌存储没有应答，请重试。",
-		"err.tokenbound":   "此令牌绑定了项目，而控制台显示所有项目：它不能在此登录。请通过 API 或 `ql --api-url` 使用它，或用适用于所有项目的令牌或账户登录。",
+		"err.tokenbound":   "此令牌绑定了项目，而控制台显示所有项目：它不能在此登录。请通过 API 或 `ql --api-url` 使用它，或用适用于所有项目的令牌或账号登录。",
 		"err.userstore":    "用户存储没有应答，请重试。",
 		"err.signincsrf":   "登录表单缺少 CSRF 令牌或已过期，请在本页重新登录。",
 		// Why a queued Run waits (waitingText): a cluster Run for a worker.
