@@ -873,7 +873,8 @@ func funcs(binary, dbFlags string) template.FuncMap {
 		"fires": func(l string, fires []view.FireTime, t schedule.TriggerStatus, zone string) map[string]any {
 			return map[string]any{"L": l, "Fires": fires, "Zone": zone, "Why": firesWhy(t)}
 		},
-		"zoneName": zoneName,
-		"shortID":  shortID,
+		"zoneName":   zoneName,
+		"shortID":    shortID,
+		"fieldLabel": fieldLabel,
 	}
 }
