@@ -109,7 +109,7 @@ var refusalsZH = map[qlerror.Reason]string{ //nolint:gosec // G101: sentences ke
 		"（zoneinfo 目录或 zip 文件，设在服务器的环境中并重启服务器，也设在 ql 的环境中），或使用较新版本的服务器（它自带的时区数据在主机缺少时区时使用）{remedy}",
 	refusalCannotBackfill:              "此服务器的存储不能回填触发器；请使用 `ql triggers backfill`。",
 	refusalBackfillBounds:              "请填写回填窗口的起始和截止时间，写成 2026-11-30T08:00 这样的日期和时间。",
-	schedule.RefusalNotARunID:          "这不是运行 ID：请使用 `ql runs list` 列出的 ID。",
+	schedule.RefusalNotARunID:          "这不是运行 ID：请在“运行”页面选择一个运行（命令行中则使用 `ql runs list` 列出的 ID）。",
 	schedule.RefusalRequestIDShape:     "请求 ID 只能使用字母、数字、“.”、“_”和“-”，最多 {max} 个字符。",
 	run.RefusalAlreadyEnded:            "该运行（或其尝试）已经结束，未做任何更改。",
 	run.RefusalNothingToStop:           "该运行还没有可停止的尝试，请稍后重试。",
