@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/qinglong/qinglong/internal/core/apitoken"
 	"github.com/qinglong/qinglong/internal/testkit/httpcall"
@@ -12,7 +13,8 @@ import (
 // A console user gives a task and its trigger a Chinese title on the New
 // task form, changes the task's on Edit task and the trigger's on Edit
 // schedule, each through its preview; the titles are the project's (its
-// export writes them), lead the names in the triggers list, and a title a
+// export writes them), lead the names in the triggers list and the
+// overview's next fires, and a title a
 // file would refuse is refused on the form, starting with its label.
 func TestTheConsoleFormsGiveATaskAndItsTriggerATitle(t *testing.T) {
 	t.Parallel()
@@ -37,6 +39,10 @@ func TestTheConsoleFormsGiveATaskAndItsTriggerATitle(t *testing.T) {
 	if _, page := httpcall.Form(t, c, http.MethodGet, site.base+"/triggers?project=shop&lang=zh", nil); !strings.Contains(page, `<bdi class="obj-title">每日签到</bdi>`) {
 		t.Errorf("the triggers list does not lead the trigger with its title:\n%s", page)
 	}
+	waitFor(t, "the overview's next fires to lead the new trigger with its title", 10*time.Second, func() bool {
+		_, page := httpcall.Form(t, c, http.MethodGet, site.base+"/?lang=zh", nil)
+		return strings.Contains(page, `<bdi class="obj-title">每日签到</bdi><span class="title-sep"> · </span><a href="/triggers/`)
+	})
 
 	_, page := httpcall.Form(t, c, http.MethodGet, site.base+"/definitions/task?project=shop&task=checkin&lang=zh", nil)
 	fields := formFields(t, page, "/definitions/task")
