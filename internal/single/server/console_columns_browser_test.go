@@ -28,17 +28,19 @@ const tallHeaders = `(() => {
   return out;
 })()`
 
-// At a desktop's 1280 px in Chinese and English, the triggers and
-// notifications lists keep each column header, each state badge and each
-// tag on one line: no column is squeezed to one character's width.
+// At a desktop's 1280 px in Chinese and English, the triggers,
+// notifications, runs and tokens lists keep each column header, each
+// state badge, each Run's origin (立即运行) and each short Run id on one
+// line: no column is squeezed to one character's width; on a phone they
+// are cards no wider than its screen.
 func TestTableHeadersAndStatesKeepOneLineAtADesktopsWidth(t *testing.T) {
 	ctx := browsertest.Start(t)
 	s := startToldSite(t, 1)
 	dir := browsertest.ArtifactDir(t)
 	browsertest.Step(t, ctx, "sign in", chromedp.EmulateViewport(1280, 900), chromedp.Navigate(s.base+"/signin?lang=zh"),
-		browsertest.SignInWithToken(s.tokens[apitoken.Operate], "概览"))
+		browsertest.SignInWithToken(s.tokens[apitoken.Admin], "概览"))
 	for _, l := range []string{"zh", "en"} {
-		for _, page := range []string{"triggers", "notifications"} {
+		for _, page := range []string{"triggers", "notifications", "runs", "tokens"} {
 			browsertest.Step(t, ctx, "the "+l+" "+page+" page", chromedp.Navigate(s.base+"/"+page+"?lang="+l), chromedp.WaitVisible("main table tbody tr"))
 			got := browsertest.Value(t, ctx, chromedp.Evaluate[struct {
 				Found int
@@ -49,5 +51,12 @@ func TestTableHeadersAndStatesKeepOneLineAtADesktopsWidth(t *testing.T) {
 			}
 			browsertest.Screenshot(t, ctx, dir, page+"-"+l+"-1280.png", 1280)
 		}
+	}
+	// A phone's 390 px shows the same lists as cards, none wider than the
+	// screen.
+	browsertest.Step(t, ctx, "a phone", chromedp.EmulateViewport(390, 844))
+	for _, page := range []string{"triggers", "notifications", "runs", "tokens"} {
+		browsertest.Step(t, ctx, "the zh "+page+" page on a phone", chromedp.Navigate(s.base+"/"+page+"?lang=zh"), chromedp.WaitVisible("main table tbody tr"))
+		browsertest.Screenshot(t, ctx, dir, page+"-zh-390.png", 390)
 	}
 }
