@@ -16,10 +16,9 @@ var fieldLabels = map[string]map[string]string{
 		"command.retry.on": "retry on", "command.placement.labels": "placement labels",
 		"cron.expression": "cron expression", "cron.timezone": "time zone", "cron.misfirePolicy": "misfire policy", "cron.jitterMs": "jitter",
 		"cron.startAtMs": "start", "cron.endAtMs": "end", "cron.catchUpWindowMs": "catch-up window", "cron.hasCatchUpWindow": "catch-up window",
-		"cron.overlap": "overlap policy",
-		"status": "status", "status.active": "active", "status.archived": "archived",
+		"cron.overlap": "overlap policy", "status": "status", "status.active": "active", "status.archived": "archived",
 	},
-	"zh": {
+	"zh": { //nolint:gosec // G101: words of field names ("command.runAs.user": 运行用户), no credential
 		"name": "名称", "enabled": "启用", "labels": "标签", "title": "标题", "taskRevision": "任务修订版",
 		"notifications": "通知设置", "command.mode": "命令方式", "command.path": "程序路径", "command.args": "参数",
 		"command.shell": "Shell", "command.script": "脚本", "command.env": "环境变量", "command.workingDir": "工作目录",
@@ -28,8 +27,7 @@ var fieldLabels = map[string]map[string]string{
 		"command.retry.on": "重试条件", "command.placement.labels": "执行位置标签",
 		"cron.expression": "cron 表达式", "cron.timezone": "时区", "cron.misfirePolicy": "错过策略", "cron.jitterMs": "抖动",
 		"cron.startAtMs": "开始时间", "cron.endAtMs": "结束时间", "cron.catchUpWindowMs": "补跑窗口", "cron.hasCatchUpWindow": "补跑窗口",
-		"cron.overlap": "重叠策略",
-		"status": "状态", "status.active": "活动", "status.archived": "已归档",
+		"cron.overlap": "重叠策略", "status": "状态", "status.active": "活动", "status.archived": "已归档",
 	},
 }
 
