@@ -26,7 +26,8 @@ type EditTask struct {
 	Timeout string
 	// Shell runs the script ("" for /bin/sh): shown, not edited.
 	Shell string
-	// Title is the task's display title ("" none): shown, not edited.
+	// Title is the task's display title ("" none); the file gives the
+	// task this one, clearing it when "".
 	Title string
 }
 
@@ -39,6 +40,8 @@ type EditSchedule struct {
 	Cron, Timezone   string
 	// Task is the trigger's task: shown, not edited.
 	Task string
+	// Title is the trigger's display title ("" none), as EditTask's.
+	Title string
 }
 
 // The refusals of the edit forms: kind ("task" or "trigger"), name,
@@ -96,7 +99,7 @@ func EditTaskFile(ctx context.Context, r catalog.DefinitionsReader, e EditTask) 
 	}
 	t := exportTaskSpec(cur.Spec)
 	script := e.Script
-	t.Script, t.Timeout, t.Title = &script, e.Timeout, d.Titles.Tasks[e.Task]
+	t.Script, t.Timeout, t.Title = &script, e.Timeout, e.Title
 	doc := statusOnly(d.Project)
 	doc.Tasks = []exportTask{t}
 	text, err := encodeExport(doc)
@@ -107,12 +110,12 @@ func EditTaskFile(ctx context.Context, r catalog.DefinitionsReader, e EditTask) 
 // schedule form shows it; refused for a trigger that pins an older
 // revision of its task, which the form's file would move to the current.
 func ScheduleToEdit(ctx context.Context, r catalog.DefinitionsReader, projectName, triggerName string) (EditSchedule, error) {
-	_, cur, tk, err := triggerOf(ctx, r, projectName, triggerName)
+	d, cur, tk, err := triggerOf(ctx, r, projectName, triggerName)
 	if err != nil {
 		return EditSchedule{}, err
 	}
 	return EditSchedule{Project: projectName, Trigger: triggerName, Revision: cur.Revision, Cron: cur.Spec.Cron.Expression,
-		Timezone: cur.Spec.Cron.Timezone, Task: tk.Spec.Name}, nil
+		Timezone: cur.Spec.Cron.Timezone, Task: tk.Spec.Name, Title: d.Titles.Triggers[triggerName]}, nil
 }
 
 // EditScheduleFile writes the definitions file that gives e's trigger e's
@@ -133,7 +136,7 @@ func EditScheduleFile(ctx context.Context, r catalog.DefinitionsReader, e EditSc
 		return nil, nil, changedSince("trigger", e.Trigger, e.Project, e.Revision, cur.Revision)
 	}
 	tr := exportTriggerSpec(tk.Spec.Name, cur.Spec)
-	tr.Cron, tr.Timezone, tr.Title = e.Cron, e.Timezone, d.Titles.Triggers[e.Trigger]
+	tr.Cron, tr.Timezone, tr.Title = e.Cron, e.Timezone, e.Title
 	doc := statusOnly(d.Project)
 	task := exportTaskSpec(tk.Spec)
 	task.Title = d.Titles.Tasks[tk.Spec.Name]

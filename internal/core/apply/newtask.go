@@ -19,6 +19,9 @@ type NewTask struct {
 	Timeout string
 	// Trigger is the trigger's name; "" names it after the task.
 	Trigger, Cron, Timezone string
+	// Title is the display title of the task and of its trigger ("" none),
+	// checked as a file's titles are.
+	Title string
 }
 
 // RefusalNameTaken is a new task's or trigger's name its project already
@@ -71,8 +74,8 @@ func NewTaskFile(ctx context.Context, r catalog.DefinitionsReader, t NewTask) ([
 		}
 	}
 	script := t.Script
-	doc.Tasks = []exportTask{{Name: t.Task, Script: &script, Timeout: t.Timeout}}
-	doc.Triggers = []exportTrigger{{Name: t.Trigger, Task: t.Task, Cron: t.Cron, Timezone: t.Timezone, Misfire: string(trigger.FireOnce)}}
+	doc.Tasks = []exportTask{{Name: t.Task, Script: &script, Timeout: t.Timeout, Title: t.Title}}
+	doc.Triggers = []exportTrigger{{Name: t.Trigger, Task: t.Task, Cron: t.Cron, Timezone: t.Timezone, Misfire: string(trigger.FireOnce), Title: t.Title}}
 	return encodeExport(doc)
 }
 

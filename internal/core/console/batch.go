@@ -83,7 +83,7 @@ func (c *Console) batch(w http.ResponseWriter, r *http.Request, s *session) {
 	// The scope first, as the single trigger's routes check it before
 	// their handler asks whether the server can.
 	if (action == batchEnable || action == batchDisable) && !s.scope.Allows(apitoken.Admin) {
-		c.failWith(w, r, s, http.StatusForbidden, fmt.Sprintf(tr(l, "err.scope"), word(l, "scope", s.scope), word(l, "scope", apitoken.Admin)))
+		c.failWith(w, r, s, http.StatusForbidden, notAllowed(l, s, apitoken.Admin))
 		return
 	}
 	if err := c.batchAllowed(action); err != nil {

@@ -483,7 +483,7 @@ func (c *Console) guard(rt route) http.HandlerFunc {
 			return
 		}
 		if !s.scope.Allows(rt.scope) {
-			c.failWith(w, r, s, http.StatusForbidden, fmt.Sprintf(tr(l, "err.scope"), word(l, "scope", s.scope), word(l, "scope", rt.scope)))
+			c.failWith(w, r, s, http.StatusForbidden, notAllowed(l, s, rt.scope))
 			return
 		}
 		// Console forms are a few short fields, but for a definitions file,

@@ -30,7 +30,7 @@ type editScheduleData struct {
 
 // editScheduleFields are the Edit schedule form's fields' labels by the
 // path of the file's field apply.EditScheduleFile writes each to.
-var editScheduleFields = map[string]string{"triggers[0].cron": "nt.cron", "triggers[0].timezone": "nt.timezone"}
+var editScheduleFields = map[string]string{"triggers[0].cron": "nt.cron", "triggers[0].timezone": "nt.timezone", "triggers[0].title": "nt.title"}
 
 func editScheduleLabel(path string) string { return editScheduleFields[path] }
 
@@ -68,7 +68,7 @@ func (c *Console) editSchedulePreview(w http.ResponseWriter, r *http.Request, s 
 	field := func(name string) string { return strings.TrimSpace(r.PostFormValue(name)) }
 	rev, _ := strconv.ParseInt(field("revision"), 10, 64)
 	d := editScheduleData{EditSchedule: apply.EditSchedule{Project: field("project"), Trigger: field("trigger"), Revision: rev,
-		Cron: field("cron"), Timezone: field("timezone"), Task: field("task")}}
+		Cron: field("cron"), Timezone: field("timezone"), Task: field("task"), Title: field("title")}}
 	if d.Cron == "" || d.Timezone == "" {
 		d.Errors = []string{tr(lang(r), "es.required")}
 		c.render(w, r, http.StatusBadRequest, "editschedule", s, d)

@@ -30,12 +30,13 @@ type editTaskData struct {
 
 // editTaskFields are the Edit task form's fields' labels by the path of
 // the file's field apply.EditTaskFile writes each to.
-var editTaskFields = map[string]string{"tasks[0].script": "et.script", "tasks[0].timeout": "nt.timeout"}
+var editTaskFields = map[string]string{"tasks[0].script": "et.script", "tasks[0].timeout": "nt.timeout", "tasks[0].title": "nt.title"}
 
 func editTaskLabel(path string) string { return editTaskFields[path] }
 
 // editTaskForm shows the Edit task form of ?project= and ?task=: the
-// task's current script and timeout, to change without writing YAML.
+// task's current script, timeout and title, to change without writing
+// YAML.
 func (c *Console) editTaskForm(w http.ResponseWriter, r *http.Request, s *session) {
 	if c.cfg.Definitions == nil || c.cfg.Export == nil {
 		c.failCannotPublish(w, r, s)

@@ -50,14 +50,14 @@ var messages = map[string]map[string]string{
 		"log.removed":      "Log retention removed this attempt's output (it held %d bytes).", "log.none": "No output.",
 		"log.notyet":  "No output yet: the command has not started, or has printed nothing so far. What it prints shows here as it prints it.",
 		"log.stopped": "The live output stopped: the server could not read this run or its output within %s, the most it gives one read (its database or disk is busy). What is shown above is all it had read; reload the page to follow the output again.",
-		"disabled":    "disabled", "ended": "ended", "duration": "Duration", "took": "Took", "number": "#", "executor": "Executor", "reason": "Reason", "count": "Count",
+		"disabled":    "disabled", "ended": "ended", "duration": "Duration", "took": "Total (incl. queued)", "ran": "ran", "number": "#", "executor": "Executor", "reason": "Reason", "count": "Count",
 		"enable": "Enable", "disable": "Disable",
 		"trig.done.pause": "Paused %s.", "trig.done.resume": "Resumed %s.", "trig.done.enable": "Enabled %s.", "trig.done.disable": "Disabled %s.",
 		// The overlap warnings (view.WarningsOf): %[1]d is the count, %[2]d
 		// the newest Runs looked at (starving only).
-		"trig.warn.backlog":             "Backlog: %[1]d Runs queued. Raise the slots, or set overlap: skip so that an occurrence due while one runs gets no Run.",
-		"trig.warn.backlog.behind":      "Backlog: %[1]d Runs queued behind the Runs of %[3]s, which hold the slots. Pause that trigger (`ql triggers pause PROJECT/TRIGGER`), or raise the slots.",
-		"trig.warn.backlog.behind.more": "Backlog: %[1]d or more Runs queued behind the Runs of %[3]s, which hold the slots. Pause that trigger (`ql triggers pause PROJECT/TRIGGER`), or raise the slots.", "trig.warn.backlog.more": "Backlog: %[1]d or more Runs queued. Raise the slots, or set overlap: skip so that an occurrence due while one runs gets no Run.", "trig.warn.starving": "Starving: %[1]d of the newest %[2]d Runs were cancelled before they started (overlap: cancel_previous with the slots full). Raise the slots, or set overlap: skip or queue_one.",
+		"trig.warn.backlog":             "Backlog: %[1]d Runs queued. Raise the slots (`--concurrency` of the server, or of a worker), or set overlap: skip so that an occurrence due while one runs gets no Run.",
+		"trig.warn.backlog.behind":      "Backlog: %[1]d Runs queued behind the Runs of %[3]s, which hold the slots. Pause that trigger (Pause, on its page), or raise the slots with `--concurrency` (the server's, or a worker's).",
+		"trig.warn.backlog.behind.more": "Backlog: %[1]d or more Runs queued behind the Runs of %[3]s, which hold the slots. Pause that trigger (Pause, on its page), or raise the slots with `--concurrency` (the server's, or a worker's).", "trig.warn.backlog.more": "Backlog: %[1]d or more Runs queued. Raise the slots (`--concurrency` of the server, or of a worker), or set overlap: skip so that an occurrence due while one runs gets no Run.", "trig.warn.starving": "Starving: %[1]d of the newest %[2]d Runs were cancelled before they started (overlap: cancel_previous with the slots full). Raise the slots, or set overlap: skip or queue_one.",
 		"batch.help": "Tick triggers in the list, then choose what to do with them all:", "batch.all": "Select all on this page", "batch.pick": "Select",
 		"batch.title.run": "Run now: selected triggers", "batch.title.pause": "Pause: selected triggers", "batch.title.resume": "Resume: selected triggers",
 		"batch.title.enable": "Enable: selected triggers", "batch.title.disable": "Disable: selected triggers",
@@ -159,9 +159,12 @@ var messages = map[string]map[string]string{
 		"nt.retriedby": "retried by %s",
 		"nt.duenow":    "due now",
 		"nt.output":    "Output it quotes (the end of the Run's last attempt, as the channel's output: setting asks)",
-		// nt.detail leads a failed notification's own text after the
-		// sentence of its reason (failureWhy).
-		"nt.detail":  "Detail: ",
+		// nt.detail opens a failed notification's own text, as kept,
+		// under the sentence of its reason (failureWhy); nt.failed is
+		// that sentence in a language other than English for a row that
+		// keeps no reason (an older build failed it).
+		"nt.detail":  "Details",
+		"nt.failed":  "Not delivered",
 		"nt.retry":   "Retry",
 		"nt.retried": "Notification %s is pending again, its attempts kept: the server sends it at its next round, with the same idempotency key.",
 		"nt.help":    "A dead notification was refused or unanswered at every attempt: nobody was told of its failure. Fix its channel (the URL, a secret, the receiver), then retry it. Delivered and dead notifications are deleted once older than the server's --retention-notifications.",
@@ -304,12 +307,12 @@ var messages = map[string]map[string]string{
 		"log.removed":      "日志保留策略已删除该尝试的输出（它有 %d 字节）。", "log.none": "没有输出。",
 		"log.notyet":  "暂无输出：命令尚未启动，或到目前为止还没有打印任何内容。它打印的内容会随即显示在这里。",
 		"log.stopped": "实时输出已停止：服务器未能在 %s（它给一次读取的最长时间）内读取此运行或其输出（其数据库或磁盘正忙）。上面显示的是它已读取的全部内容；请刷新页面以继续跟随输出。",
-		"disabled":    "已停用", "ended": "已结束", "duration": "耗时", "took": "用时", "number": "#", "executor": "执行者", "reason": "原因", "count": "次数",
+		"disabled":    "已停用", "ended": "已结束", "duration": "耗时", "took": "总用时（含排队）", "ran": "运行", "number": "#", "executor": "执行者", "reason": "原因", "count": "次数",
 		"enable": "启用", "disable": "停用",
 		"trig.done.pause": "已暂停 %s。", "trig.done.resume": "已恢复 %s。", "trig.done.enable": "已启用 %s。", "trig.done.disable": "已停用 %s。",
-		"trig.warn.backlog":             "积压：%[1]d 个运行正在排队，尚未启动。请增加槽位，或把 overlap 设为 skip，让前一个运行未结束时到期的触发不再产生运行。",
-		"trig.warn.backlog.behind":      "积压：%[1]d 个运行正在排队，排在占用槽位的 %[3]s 的运行之后。请暂停该触发器（`ql triggers pause PROJECT/TRIGGER`），或增加槽位。",
-		"trig.warn.backlog.behind.more": "积压：%[1]d 个以上的运行正在排队，排在占用槽位的 %[3]s 的运行之后。请暂停该触发器（`ql triggers pause PROJECT/TRIGGER`），或增加槽位。", "trig.warn.backlog.more": "积压：%[1]d 个以上的运行正在排队，尚未启动。请增加槽位，或把 overlap 设为 skip，让前一个运行未结束时到期的触发不再产生运行。", "trig.warn.starving": "饥饿：最近 %[2]d 个运行中有 %[1]d 个在启动前就被取消（overlap: cancel_previous，且槽位已满）。请增加槽位，或把 overlap 设为 skip 或 queue_one。",
+		"trig.warn.backlog":             "积压：%[1]d 个运行正在排队，尚未启动。请以 `--concurrency` 增加槽位（服务器或 worker 启动时指定），或把 overlap 设为 skip，让前一个运行未结束时到期的触发不再产生运行。",
+		"trig.warn.backlog.behind":      "积压：%[1]d 个运行正在排队，排在占用槽位的 %[3]s 的运行之后。请暂停该触发器（在它的页面上点“暂停”），或以 `--concurrency` 增加槽位（服务器或 worker 启动时指定）。",
+		"trig.warn.backlog.behind.more": "积压：%[1]d 个以上的运行正在排队，排在占用槽位的 %[3]s 的运行之后。请暂停该触发器（在它的页面上点“暂停”），或以 `--concurrency` 增加槽位（服务器或 worker 启动时指定）。", "trig.warn.backlog.more": "积压：%[1]d 个以上的运行正在排队，尚未启动。请以 `--concurrency` 增加槽位（服务器或 worker 启动时指定），或把 overlap 设为 skip，让前一个运行未结束时到期的触发不再产生运行。", "trig.warn.starving": "饥饿：最近 %[2]d 个运行中有 %[1]d 个在启动前就被取消（overlap: cancel_previous，且槽位已满）。请增加槽位，或把 overlap 设为 skip 或 queue_one。",
 		"batch.help": "在列表中勾选触发器，然后选择对它们全部执行的操作：", "batch.all": "全选本页", "batch.pick": "选择",
 		"batch.title.run": "立即运行：所选触发器", "batch.title.pause": "暂停：所选触发器", "batch.title.resume": "恢复：所选触发器",
 		"batch.title.enable": "启用：所选触发器", "batch.title.disable": "停用：所选触发器",
@@ -411,7 +414,8 @@ var messages = map[string]map[string]string{
 		"nt.retriedby": "由 %s 手动重试",
 		"nt.duenow":    "现在",
 		"nt.output":    "引用的输出（运行最后一次尝试的末尾几行，按渠道的 output: 设置）",
-		"nt.detail":    "详情：",
+		"nt.detail":    "详情",
+		"nt.failed":    "发送失败（原文见详情）",
 		"nt.retry":     "重试",
 		"nt.retried":   "通知 %s 已重新进入待发送状态，尝试次数保留：服务器将在下一轮以相同的幂等键发送它。",
 		"nt.help":      "无法送达（dead）的通知在每次尝试时都被拒绝或没有应答：没有人得知那次失败。请先修复其渠道（URL、密钥或接收方），再重试。已送达和无法送达的通知在超过服务器的 --retention-notifications 后会被删除。",
@@ -477,7 +481,7 @@ var messages = map[string]map[string]string{
 		"err.sessionstart": "未能登录：数据库未及时响应，会话没有保存。请稍后重试。",
 		"err.signoutstore": "尚未退出登录：数据库未及时响应，会话仍然有效。请稍后重试。",
 		"err.tokenstore":   "令牌存储没有应答，请重试。",
-		"err.tokenbound":   "此令牌绑定了项目，而令牌的控制台会话不受项目限制：它不能在此登录。请通过 API 或 `ql --api-url` 使用它，或用绑定了这些项目的账户（`ql users create NAME --project P`）登录，或用适用于所有项目的令牌或账户登录。",
+		"err.tokenbound":   "此令牌绑定了项目，而令牌的控制台会话不受项目限制：它不能在此登录。请通过 API 或 `ql --api-url` 使用它，或用绑定了这些项目的账号（`ql users create NAME --project P`）登录，或用适用于所有项目的令牌或账号登录。",
 		"err.userstore":    "用户存储没有应答，请重试。",
 		"err.signincsrf":   "登录表单缺少 CSRF 令牌或已过期，请在本页重新登录。",
 		// Why a queued Run waits (waitingText): a cluster Run for a worker.
@@ -837,14 +841,10 @@ func funcs(binary, dbFlags string) template.FuncMap {
 			}
 			return strconvItoa(*c)
 		},
-		"span": func(ms int64) string { return validate.Duration(time.Duration(ms) * time.Millisecond) },
-		"took": took,
-		"duration": func(a run.Attempt) string {
-			if a.StartedAtMs == nil || a.FinishedAtMs == nil {
-				return "—"
-			}
-			return (time.Duration(*a.FinishedAtMs-*a.StartedAtMs) * time.Millisecond).String()
-		},
+		"span":          func(ms int64) string { return validate.Duration(time.Duration(ms) * time.Millisecond) },
+		"took":          took,
+		"duration":      attemptDuration,
+		"ran":           ran,
 		"triggerState":  triggerState,
 		"projectPaused": projectPausedLine,
 		// pair is a page and one item of it, for a template about the item
@@ -883,6 +883,8 @@ func funcs(binary, dbFlags string) template.FuncMap {
 		"fires": func(l string, fires []view.FireTime, t schedule.TriggerStatus, zone string) map[string]any {
 			return map[string]any{"L": l, "Fires": fires, "Zone": zone, "Why": firesWhy(t)}
 		},
-		"zoneName": zoneName,
+		"zoneName":   zoneName,
+		"shortID":    shortID,
+		"fieldLabel": fieldLabel,
 	}
 }

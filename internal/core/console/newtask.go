@@ -52,7 +52,7 @@ func (c *Console) newTaskPreview(w http.ResponseWriter, r *http.Request, s *sess
 	}
 	field := func(name string) string { return strings.TrimSpace(r.PostFormValue(name)) }
 	d := newTaskData{NewTask: apply.NewTask{Project: field("project"), Task: field("task"), Script: strings.TrimRight(textArea(r, "script"), " \t\n"),
-		Timeout: field("timeout"), Trigger: field("trigger"), Cron: field("cron"), Timezone: field("timezone")}}
+		Timeout: field("timeout"), Trigger: field("trigger"), Cron: field("cron"), Timezone: field("timezone"), Title: field("title")}}
 	if r.PostFormValue("back") != "" {
 		// The preview's way back: the form as its user filled it, not the
 		// file it wrote, which is no project's definitions yet.
@@ -118,6 +118,7 @@ func (c *Console) renderNewTask(w http.ResponseWriter, r *http.Request, s *sessi
 		c.fail(w, r, s, err)
 		return
 	}
+	d.Projects = unarchived(d.Projects)
 	c.render(w, r, status, "newtask", s, d)
 }
 
@@ -128,6 +129,7 @@ var newTaskFields = map[string]string{
 	"project": "nt.project", "project.name": "nt.project",
 	"tasks[0].name": "nt.task", "tasks[0].script": "nt.script", "tasks[0].timeout": "nt.timeout",
 	"triggers[0].name": "nt.trigger", "triggers[0].cron": "nt.cron", "triggers[0].timezone": "nt.timezone",
+	"tasks[0].title": "nt.title", "triggers[0].title": "nt.title",
 }
 
 // label is the key of the label of the form's field that the file's

@@ -828,9 +828,10 @@ func (c *Console) projectNamed(ctx context.Context, v string) (string, error) {
 
 // triggerFilter is the trigger id a filter's trigger field gives: the
 // trigger of that name (or project/name), within the project filter when
-// one is chosen, or an id as given ("" for every trigger). A name that
-// matches nothing, or triggers of several projects, is refused saying so,
-// never answered with an empty list.
+// one is chosen, else the one whose display title holds it, or an id as
+// given ("" for every trigger). A name that matches nothing, or triggers
+// of several projects (or titles), is refused saying so, never answered
+// with an empty list.
 func (c *Console) triggerFilter(ctx context.Context, projectID, v string) (string, error) {
 	if v == "" || ids.Validate("trigger", v) == nil || c.cfg.Triggers == nil {
 		return v, nil
@@ -852,7 +853,10 @@ func (c *Console) triggerFilter(ctx context.Context, projectID, v string) (strin
 	case err != nil:
 		return "", err
 	case len(found) == 0:
-		return "", qlerror.New(qlerror.Invalid, "no trigger is named %q (names are case-sensitive); the Triggers page lists them", v).
+		if id, ok, err := c.triggerByTitle(ctx, projectID, name); err != nil || ok {
+			return id, err
+		}
+		return "", qlerror.New(qlerror.Invalid, "no trigger is named %q (names are case-sensitive), nor has it in its title; the Triggers page lists them", v).
 			Because(refusalNoSuchTrigger, "name", v)
 	case len(found) > 1:
 		projects := make([]string, len(found))

@@ -34,6 +34,12 @@ func (c *Console) projectChoices(ctx context.Context) ([]catalog.ProjectName, er
 	return names, err
 }
 
+// unarchived are the projects of ps that are not archived: a form that
+// publishes to a project offers none an apply would refuse.
+func unarchived(ps []catalog.ProjectName) []catalog.ProjectName {
+	return slices.DeleteFunc(slices.Clone(ps), func(p catalog.ProjectName) bool { return p.Status == project.Archived })
+}
+
 // withChosen are a picker's choices with the chosen project among them, in
 // name order, so that the picker shows it chosen (and a form sent again
 // keeps it) however far past projectsOffered it sorts.

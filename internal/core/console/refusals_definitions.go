@@ -22,14 +22,15 @@ import (
 // page shows the line and column beside the sentence; the sentence names
 // the field, so a value given at one line for another field (a task's
 // checks are at the task's line) can still be found. Words of a parser
-// that is not ours (the YAML decoder's, the cron grammar's) are quoted as
-// they are.
+// that is not ours (the YAML decoder's, the cron grammar's) are English:
+// a Chinese sentence leaves them out, saying what to check instead; the
+// English page shows them.
 var definitionsRefusalsZH = map[qlerror.Reason]string{
 	// The file's YAML and shape.
-	apply.RefusalYAMLSyntax: "YAML 语法错误（解析器原文：“{detail}”）。请检查这一行和它的上一行：缩进是否对齐（只能用空格，不能用 Tab）、冒号后是否有空格、" +
+	apply.RefusalYAMLSyntax: "YAML 语法错误。请检查这一行和它的上一行：缩进是否对齐（只能用空格，不能用 Tab）、冒号后是否有空格、" +
 		"引号和括号是否成对；以 *、@、&、! 开头的值（例如 cron 表达式 */5 * * * *）必须加引号。",
-	apply.RefusalNotUTF8Text:      "文件不是 UTF-8 文本（解析器原文：“{detail}”）；请在编辑器中把文件另存为 UTF-8 编码。",
-	apply.RefusalControlCharacter: "这一行含有不可见的控制字符 {char}（解析器原文：“{detail}”）；请删除这个字符。",
+	apply.RefusalNotUTF8Text:      "文件不是 UTF-8 文本；请在编辑器中把文件另存为 UTF-8 编码。",
+	apply.RefusalControlCharacter: "这一行含有不可见的控制字符 {char}；请删除这个字符。",
 	apply.RefusalEmptyFile:        "文件是空的：它应是一个映射，至少写出 project（项目名称），通常还有 tasks 和 triggers。",
 	apply.RefusalTooLarge:         "文件超过了 {limit} 字节（4 MiB）的上限；请把项目拆分到多个文件中（文件中没有的对象保持不变）。",
 	apply.RefusalSecondDocument:   "这里开始了第二个 YAML 文档（--- 之后）；一个文件只能写一个项目：请把每个文档放到单独的文件中。",
@@ -85,8 +86,8 @@ var definitionsRefusalsZH = map[qlerror.Reason]string{
 	cron.RefusalEmptyItem:   "cron 表达式的{part}字段“{text}”中有空的列表项（两个逗号相连）；{part}字段可取 {values}，以及 * ? , - /。",
 	cron.RefusalIncomplete:  "cron 表达式的{part}字段“{text}”：“{item}”缺少数字；范围要写出两端（如“5-10”），步长要写在“/”之后（如“5/15”“*/15”）。",
 	cron.RefusalStarInRange: "cron 表达式的{part}字段“{text}”：“{item}”不能作为范围的一部分；请写“*”“*/步长”或“a-b/步长”。",
-	cron.RefusalField:       "cron 表达式的{part}字段“{text}”无效（解析器原文：“{detail}”）；{part}字段可取 {values}，以及 * ? , - /。",
-	cron.RefusalExpression:  "cron 表达式无效（解析器原文：“{detail}”）。",
+	cron.RefusalField:       "cron 表达式的{part}字段“{text}”无效；{part}字段可取 {values}，以及 * ? , - /。",
+	cron.RefusalExpression:  "cron 表达式无效：应为 5 个字段（分 时 日 月 星期），或在开头加上秒共 6 个，例如“30 2 * * *”表示每天 02:30。",
 	cron.RefusalStep: "cron 表达式的{part}字段“{text}”：步长 {step} 不小于该字段的 {size} 个取值，所以只匹配范围内的第一个值，每{period}一次；" +
 		"请直接写那个值，或用小于 {size} 的步长。更长的周期需要用到更多字段，或多个触发器。",
 	cron.RefusalTimezoneMissing: "缺少时区：请写 IANA 时区名，如“Asia/Shanghai”“Europe/Berlin”或“UTC”（不会默认使用主机的时区）。",

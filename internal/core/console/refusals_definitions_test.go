@@ -45,10 +45,10 @@ type brokenFile struct {
 }
 
 var brokenFiles = []brokenFile{
-	{"a flow list left open", "project: [demo\n", apply.RefusalYAMLSyntax, 1, []string{"YAML 语法错误", "did not find expected ',' or ']'"}},
+	{"a flow list left open", "project: [demo\n", apply.RefusalYAMLSyntax, 1, []string{"YAML 语法错误", "括号是否成对"}},
 	{"an unquoted cron expression", withTrigger("    cron: */5 * * * *\n    timezone: UTC\n"), apply.RefusalYAMLSyntax, 8, []string{"必须加引号"}},
 	{"a tab", "\t", apply.RefusalYAMLSyntax, 1, []string{"YAML 语法错误", "Tab"}},
-	{"a byte that is not UTF-8", withTask("    script: echo \xff\n"), apply.RefusalNotUTF8Text, 4, []string{"另存为 UTF-8 编码", "invalid leading UTF-8 octet"}},
+	{"a byte that is not UTF-8", withTask("    script: echo \xff\n"), apply.RefusalNotUTF8Text, 4, []string{"另存为 UTF-8 编码"}},
 	{"a control character", withTask("    script: \"echo \x01\"\n"), apply.RefusalControlCharacter, 4, []string{"控制字符 U+0001", "请删除这个字符"}},
 	{"an empty file", "# nothing yet\n", apply.RefusalEmptyFile, 0, []string{"文件是空的"}},
 	{"a file over 4 MiB", "project: demo\n#" + strings.Repeat("x", apply.MaxFileSize), apply.RefusalTooLarge, 0, []string{"4194304 字节"}},
@@ -113,7 +113,7 @@ var brokenFiles = []brokenFile{
 	{"a trigger of a task not in the file", defsTask + "triggers:\n  - name: t\n    task: nope\n    cron: '0 * * * *'\n    timezone: UTC\n", apply.RefusalUnknownTask, 6, []string{"触发器“t”", "task“nope”不是本文件中定义的任务"}},
 	{"an enabled trigger of a disabled task", "project: demo\ntasks:\n  - name: a\n    script: echo\n    enabled: false\ntriggers:\n  - name: t\n    task: a\n    cron: '0 * * * *'\n    timezone: UTC\n",
 		apply.RefusalTriggerOfDisabledTask, 7, []string{"触发器“t”已启用", "任务“a”已停用"}},
-	{"a minute of 61", withCron("61 * * * *", "UTC"), cron.RefusalField, 8, []string{"cron 表达式的分钟字段“61”无效", "above maximum", "0-59"}},
+	{"a minute of 61", withCron("61 * * * *", "UTC"), cron.RefusalField, 8, []string{"cron 表达式的分钟字段“61”无效", "0-59"}},
 	{"a weekday of 7", withCron("0 3 * * 7", "UTC"), cron.RefusalField, 8, []string{"星期字段“7”", "0-6, SUN-SAT"}},
 	{"seven fields", withCron("0 0 3 * * * 2026", "UTC"), cron.RefusalFieldCount, 8, []string{"这里有 7 个"}},
 	{"an empty expression", withCron("", "UTC"), cron.RefusalEmpty, 8, []string{"cron 表达式是空的"}},
@@ -203,7 +203,9 @@ func refusedDefinitions(t *testing.T, yaml string, held catalog.Reader) error {
 
 // Every mistake of a definitions file reads whole in Chinese, at its line:
 // the sentence of its reason with each of its params filled in (the value,
-// the field, the range or set), saying what is wrong and what to write.
+// the field, the range or set), saying what is wrong and what to write,
+// never quoting a parser's English words (the YAML decoder's, the cron
+// grammar's), which the English page shows.
 func TestADefinitionsFilesMistakeReadsInChineseAtItsLine(t *testing.T) {
 	t.Parallel()
 	hole := regexp.MustCompile(`\{[a-z]+\}`)
@@ -259,6 +261,13 @@ func checkChinese(t *testing.T, what string, err error, reason qlerror.Reason, l
 		if !strings.Contains(s, w) {
 			t.Errorf("%s: the Chinese sentence %q does not say %q (English: %v)", what, s, w, err)
 		}
+	}
+	params := qlerror.ParamsOf(err)
+	if len(list) > 0 {
+		params = qlerror.ParamsOf(list[0])
+	}
+	if d := params["detail"]; d != "" && strings.Contains(s, d) {
+		t.Errorf("%s: the Chinese sentence %q quotes the parser's English %q", what, s, d)
 	}
 }
 

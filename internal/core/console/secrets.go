@@ -213,6 +213,8 @@ func secretFormError(l, name, value string) string {
 		return tr(l, label) + tr(l, "def.sep") + fmt.Sprintf(tr(l, key), args...)
 	}
 	switch {
+	case name == "":
+		return field("sec.name", "nt.blank")
 	case process.CheckSecretName(name) != nil:
 		return field("sec.name", "sec.err.name", name, process.MaxSecretNameLen)
 	case value == "":

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/qinglong/qinglong/internal/core/apitoken"
+	"github.com/qinglong/qinglong/internal/core/catalog"
 	"github.com/qinglong/qinglong/internal/core/ids"
 	"github.com/qinglong/qinglong/internal/core/qlerror"
 	"github.com/qinglong/qinglong/internal/core/validate"
@@ -37,10 +38,21 @@ type tokensData struct {
 	// again.
 	Errors []string
 	Form   tokenForm
+	// Projects are the projects a new token may be bound to, the form's
+	// chosen ones among them.
+	Projects []catalog.ProjectName
 }
 
-// tokenForm is the new-token form's fields.
-type tokenForm struct{ Name, Scope, Expires string }
+// tokenForm is the new-token form's fields; Projects are the projects
+// the token is bound to, none for every project (as `ql tokens create
+// --project`).
+type tokenForm struct {
+	Name, Scope, Expires string
+	Projects             []string
+}
+
+// Bound says whether the form binds its token to project.
+func (f tokenForm) Bound(project string) bool { return slices.Contains(f.Projects, project) }
 
 type tokenRow struct {
 	apitoken.Token
@@ -73,6 +85,13 @@ func (c *Console) renderTokens(w http.ResponseWriter, r *http.Request, s *sessio
 	}
 	now := c.cfg.NowMs()
 	d.Scopes = apitoken.Scopes
+	if d.Projects, err = c.projectChoices(r.Context()); err != nil {
+		c.fail(w, r, s, err)
+		return
+	}
+	for _, p := range d.Form.Projects {
+		d.Projects = withChosen(d.Projects, catalog.ProjectName{Name: p})
+	}
 	revoked, shownOnce := d.Revoked, d.ShownOnce
 	d.Revoked, d.ShownOnce = "", ""
 	for _, t := range list {
@@ -101,6 +120,11 @@ func (c *Console) tokenCreate(w http.ResponseWriter, r *http.Request, s *session
 		return
 	}
 	form := tokenForm{Name: strings.TrimSpace(r.PostFormValue("name")), Scope: r.PostFormValue("scope"), Expires: strings.TrimSpace(r.PostFormValue("expires"))}
+	for _, p := range r.PostForm["project"] {
+		if p = strings.TrimSpace(p); p != "" && !slices.Contains(form.Projects, p) {
+			form.Projects = append(form.Projects, p)
+		}
+	}
 	refuse := func(errs ...error) {
 		d := tokensData{Form: form}
 		status := http.StatusBadRequest
@@ -134,12 +158,12 @@ func (c *Console) tokenCreate(w http.ResponseWriter, r *http.Request, s *session
 		refuse(mistakes...)
 		return
 	}
-	secret, t, err := apitoken.Create(r.Context(), c.cfg.TokenAdmin, s.actor(r), ids.New(), form.Name, scope, life)
+	secret, t, err := apitoken.Create(r.Context(), c.cfg.TokenAdmin, s.actor(r), ids.New(), form.Name, scope, life, form.Projects...)
 	if err != nil {
 		refuse(err)
 		return
 	}
-	c.cfg.Log.Info("console: API token created", "code", CodeTokenCreated, "name", t.Name, "scope", t.Scope, "actor", s.actor(r))
+	c.cfg.Log.Info("console: API token created", "code", CodeTokenCreated, "name", t.Name, "scope", t.Scope, "projects", t.ProjectsText(), "actor", s.actor(r))
 	// The secret stays in the session, never in the address nor a log,
 	// until the page the redirect shows takes it.
 	c.redirectWith(w, r, s, "/tokens?"+url.Values{createdParam: {t.Name}}.Encode(), flash{Secret: secret})

@@ -2,6 +2,8 @@ package console
 
 import (
 	"html"
+	"net/http"
+	"net/url"
 	"regexp"
 	"strings"
 	"testing"
@@ -27,5 +29,35 @@ func TestTheTokensPageShowsEachTokensProjectsInBothLanguages(t *testing.T) {
 		if !strings.Contains(page, `<td data-label="`+want[0]+`">`+want[1]+`</td>`) {
 			t.Errorf("%s: a token of every project is not shown as %q", l, want[1])
 		}
+	}
+}
+
+// The new-token form offers the projects to bind a token to, none chosen
+// meaning every project: a token created with two of them is bound to
+// those two (as `ql tokens create --project`), one created with none to
+// every project, and a form refused for another field keeps its choice.
+func TestTheTokenFormBindsANewTokenToTheProjectsChosen(t *testing.T) {
+	t.Parallel()
+	site := newBatchSite(t, withTokenAdmin)
+	page := site.do(apitoken.Admin, "/tokens?lang=zh", nil).Body.String()
+	if !strings.Contains(page, `<label for="tok-projects">绑定项目（留空：全部项目）</label><select id="tok-projects" name="project" multiple`) || !strings.Contains(page, `<option value="shop">shop</option>`) {
+		t.Fatalf("the Chinese token form offers no project to bind a token to:\n%s", page)
+	}
+	site.do(apitoken.Admin, "/tokens", url.Values{"name": {"shop-ci"}, "scope": {"operate"}, "project": {"shop", "later", "shop"}})
+	site.do(apitoken.Admin, "/tokens", url.Values{"name": {"every"}, "scope": {"read"}})
+	w := site.do(apitoken.Admin, "/tokens", url.Values{"name": {"Bad Name"}, "scope": {"read"}, "project": {"later"}})
+	if body := w.Body.String(); w.Code != http.StatusBadRequest || !strings.Contains(body, `<option value="later" selected>later</option>`) {
+		t.Errorf("a refused form: %d, want 400 with its project kept chosen:\n%s", w.Code, body)
+	}
+	tokens, err := site.st.TokenList(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, tk := range tokens {
+		got[tk.Name] = tk.ProjectsText()
+	}
+	if got["shop-ci"] != "later,shop" || got["every"] != "every project" || got["Bad Name"] != "" {
+		t.Errorf("tokens after the forms: %v; want shop-ci bound to later and shop, every to every project, and no Bad Name", got)
 	}
 }

@@ -1,17 +1,88 @@
 package console
 
 import (
+	"fmt"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/qinglong/qinglong/internal/core/run"
 )
 
 // took is how long a finished Run took from its admission to its finish
-// (its queue, attempts and retries' waits included), "—" while it has not
-// finished.
-func took(r run.Run) string {
+// (its queue, attempts and retries' waits included), in l, "—" while it
+// has not finished.
+func took(l string, r run.Run) string {
 	if r.FinishedAtMs == nil {
 		return "—"
 	}
-	return (time.Duration(*r.FinishedAtMs-r.CreatedAtMs) * time.Millisecond).Round(time.Millisecond).String()
+	return humanDuration(l, time.Duration(*r.FinishedAtMs-r.CreatedAtMs)*time.Millisecond)
+}
+
+// ran is how long a Run's attempts ran, added up (from each one's start to
+// its end: no queue, no wait between retries), in l; "" when no attempt
+// has both.
+func ran(l string, d run.Detail) string {
+	var sum time.Duration
+	ended := false
+	for _, a := range d.Attempts {
+		if a.StartedAtMs != nil && a.FinishedAtMs != nil {
+			sum += time.Duration(*a.FinishedAtMs-*a.StartedAtMs) * time.Millisecond
+			ended = true
+		}
+	}
+	if !ended {
+		return ""
+	}
+	return humanDuration(l, sum)
+}
+
+// attemptDuration is how long one attempt ran, in l, "—" while it has not
+// both started and ended.
+func attemptDuration(l string, a run.Attempt) string {
+	if a.StartedAtMs == nil || a.FinishedAtMs == nil {
+		return "—"
+	}
+	return humanDuration(l, time.Duration(*a.FinishedAtMs-*a.StartedAtMs)*time.Millisecond)
+}
+
+// durationUnits are the units a duration is said in, by language: hours,
+// minutes, seconds, milliseconds.
+var durationUnits = map[string][4]string{
+	"en": {"h", "m", "s", "ms"},
+	"zh": {"小时", "分", "秒", "毫秒"},
+}
+
+// humanDuration says d as a person reads it, in l: milliseconds under a
+// second (9ms, 9毫秒), seconds to a tenth under a minute (2.5s, 2.5秒),
+// whole seconds, minutes and hours above (1m51s, 1分51秒; 2h0m5s), never
+// Go's 1m51.341s.
+func humanDuration(l string, d time.Duration) string {
+	u, ok := durationUnits[l]
+	if !ok {
+		u = durationUnits["en"]
+	}
+	if d < 0 {
+		d = 0
+	}
+	switch {
+	case d < time.Second:
+		return strconv.FormatInt(d.Milliseconds(), 10) + u[3]
+	case d < time.Minute:
+		s := strconv.FormatFloat(d.Round(100*time.Millisecond).Seconds(), 'f', 1, 64)
+		return strings.TrimSuffix(s, ".0") + u[2]
+	}
+	d = d.Round(time.Second)
+	h, m, s := int64(d/time.Hour), int64(d%time.Hour/time.Minute), int64(d%time.Minute/time.Second)
+	var b strings.Builder
+	if h > 0 {
+		fmt.Fprintf(&b, "%d%s", h, u[0])
+	}
+	if m > 0 || (h > 0 && s > 0) {
+		fmt.Fprintf(&b, "%d%s", m, u[1])
+	}
+	if s > 0 || b.Len() == 0 {
+		fmt.Fprintf(&b, "%d%s", s, u[2])
+	}
+	return b.String()
 }

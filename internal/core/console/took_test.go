@@ -2,19 +2,61 @@ package console
 
 import (
 	"testing"
+	"time"
 
 	"github.com/qinglong/qinglong/internal/core/run"
 )
 
-// A Run lists how long it took from its admission to its finish, and
-// nothing while it has not finished.
+// A Run lists how long it took from its admission to its finish, said as
+// a person reads it, and nothing while it has not finished.
 func TestARunListsHowLongItTookOnceFinished(t *testing.T) {
 	t.Parallel()
 	end := int64(1_000_2500)
-	if got := took(run.Run{CreatedAtMs: 1_000_0000, FinishedAtMs: &end}); got != "2.5s" {
+	if got := took("en", run.Run{CreatedAtMs: 1_000_0000, FinishedAtMs: &end}); got != "2.5s" {
 		t.Errorf("a Run finished 2.5 s after its admission took %q, want 2.5s", got)
 	}
-	if got := took(run.Run{CreatedAtMs: 1_000_0000}); got != "—" {
+	if got := took("zh", run.Run{CreatedAtMs: 1_000_0000}); got != "—" {
 		t.Errorf("an unfinished Run took %q, want —", got)
+	}
+}
+
+// Durations read as a person says them, in English and Chinese: no Go
+// 1m51.341s.
+func TestDurationsAreSaidAsAPersonReadsThem(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		d      time.Duration
+		en, zh string
+	}{
+		{9 * time.Millisecond, "9ms", "9毫秒"},
+		{0, "0ms", "0毫秒"},
+		{2500 * time.Millisecond, "2.5s", "2.5秒"},
+		{59 * time.Second, "59s", "59秒"},
+		{111341 * time.Millisecond, "1m51s", "1分51秒"},
+		{2 * time.Minute, "2m", "2分"},
+		{2*time.Hour + 5*time.Second, "2h0m5s", "2小时0分5秒"},
+		{3*time.Hour + 4*time.Minute, "3h4m", "3小时4分"},
+	} {
+		if got := humanDuration("en", c.d); got != c.en {
+			t.Errorf("%s in English: %q, want %q", c.d, got, c.en)
+		}
+		if got := humanDuration("zh", c.d); got != c.zh {
+			t.Errorf("%s in Chinese: %q, want %q", c.d, got, c.zh)
+		}
+	}
+}
+
+// A Run's attempts' running time leaves out its queue and the waits
+// between retries: two attempts of 9 ms and 1 s in a Run of two minutes
+// ran 1 s.
+func TestARunsRunningTimeLeavesOutItsQueue(t *testing.T) {
+	t.Parallel()
+	at := func(v int64) *int64 { return &v }
+	d := run.Detail{Attempts: []run.Attempt{{StartedAtMs: at(100_000), FinishedAtMs: at(100_009)}, {StartedAtMs: at(110_000), FinishedAtMs: at(111_000)}, {StartedAtMs: at(120_000)}}}
+	if got := ran("zh", d); got != "1秒" {
+		t.Errorf("attempts of 9 ms and 1 s (and one still running) ran %q, want 1秒", got)
+	}
+	if got := ran("en", run.Detail{}); got != "" {
+		t.Errorf("a Run with no ended attempt ran %q, want nothing", got)
 	}
 }

@@ -59,3 +59,26 @@ func (s *consoleSite) archiveShop(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// An archived project's page offers no pause (an archived project cannot
+// be paused) and its triggers no Edit task or Edit schedule (their files
+// are refused), each saying why and pointing to the Definitions page; New
+// task offers no archived project to add a task to.
+func TestAnArchivedProjectOffersNoPauseNoEditAndNoNewTask(t *testing.T) {
+	t.Parallel()
+	site := startConsoleSite(t)
+	site.archiveShop(t)
+	c := consoleClient(t)
+	site.signIn(t, c, site.tokens[apitoken.Admin])
+	_, page := httpcall.Form(t, c, http.MethodGet, site.base+"/triggers?project=shop&lang=zh", nil)
+	if strings.Contains(page, `id="project-pause"`) || !strings.Contains(page, `<p class="note" id="project-archived">此项目已归档`) || !strings.Contains(page, "“定义”页面") {
+		t.Errorf("the archived project's page offers a pause, or does not say why it offers none:\n%s", page)
+	}
+	_, page = httpcall.Form(t, c, http.MethodGet, site.base+"/triggers/"+site.triggerID+"?lang=en", nil)
+	if strings.Contains(page, `id="edit-task"`) || strings.Contains(page, `id="edit-schedule"`) || !strings.Contains(page, `id="edit-archived">This trigger&#39;s project is archived`) {
+		t.Errorf("the archived project's trigger offers an edit, or does not say why it offers none:\n%s", page)
+	}
+	if _, page = httpcall.Form(t, c, http.MethodGet, site.base+"/definitions/new?lang=en", nil); strings.Contains(page, `<option value="shop"`) {
+		t.Errorf("New task offers the archived project:\n%s", page)
+	}
+}

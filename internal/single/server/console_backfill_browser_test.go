@@ -64,7 +64,7 @@ func TestConsoleBackfillInABrowserPreviewsConfirmsAndShowsTheRuns(t *testing.T) 
 	// A narrow table squeezes its columns, but how long a Run took is read
 	// as one word: its digits and unit stay on one line.
 	browsertest.Step(t, ctx, "a narrower window", chromedp.EmulateViewport(660, 900))
-	if split := browsertest.Value(t, ctx, chromedp.Evaluate[[]string](`[...document.querySelectorAll('td[data-label="Took"]')].filter(td => {
+	if split := browsertest.Value(t, ctx, chromedp.Evaluate[[]string](`[...document.querySelectorAll('td[data-label="Total (incl. queued)"]')].filter(td => {
 		const r = document.createRange(); r.selectNodeContents(td); return r.getClientRects().length > 1 }).map(td => td.textContent)`)); len(split) > 0 {
 		t.Errorf("the Took column breaks %v over lines", split)
 	}

@@ -128,7 +128,7 @@ func TestConsoleInABrowserSignsInOperatesAndSignsOut(t *testing.T) {
 		browsertest.WaitText("#def-errors", `unknown field "colour"`))
 	browsertest.Step(t, ctx, "preview an edited definition", chromedp.SetValue(chromedp.ID("def-yaml"), strings.Replace(exported, "0 0 3 1 1 *", "0 0 4 1 1 *", 1)),
 		chromedp.Click(chromedp.ID("def-preview-btn")),
-		browsertest.WaitText("#def-preview", "cron.expression"))
+		browsertest.WaitText("#def-preview", "cron expression"))
 	browsertest.Step(t, ctx, "confirm and apply it", chromedp.Click(chromedp.ID("def-confirm")),
 		browsertest.WaitText("#def-applied", "updated (revision 2)"),
 		chromedp.Navigate(trig), browsertest.WaitText("main", "0 0 4 1 1 *"))

@@ -29,8 +29,8 @@ func TestADefinitionsFilesMistakeReadsInThePagesLanguageAtItsLine(t *testing.T) 
 		what, yaml, at, zh, en string
 	}{
 		{"a YAML syntax error", shopTrigger + "    cron: */5 * * * *\n    timezone: UTC\n", "第 8 行",
-			// The decoder's words are quoted in the Chinese sentence.
-			"YAML 语法错误（解析器原文：“did not find expected alphabetic or numeric character”）", "</span>: did not find expected"},
+			// The decoder's English words are left to the English page.
+			"YAML 语法错误。请检查这一行", "</span>: did not find expected"},
 		{"an unknown field", shopTrigger + "    cron: '0 3 * * *'\n    timezone: UTC\n    colour: red\n", "第 10 行第 5 列",
 			"触发器：没有名为“colour”的字段", `unknown field &#34;colour&#34;`},
 		{"a required field missing", shopTrigger + "    cron: '0 3 * * *'\n", "第 6 行", "trigger.timezone：缺少这个必填字段", "trigger.timezone: is required"},

@@ -267,7 +267,7 @@ func TestTheEditScheduleFormChangesOnlyTheTriggersSchedule(t *testing.T) {
 	fields.Set("timezone", "UTC")
 	resp, preview := httpcall.Form(t, c, http.MethodPost, site.base+"/definitions/schedule?lang=en", fields)
 	if resp.StatusCode != http.StatusOK || strings.Count(preview, `class="change-updated"`) != 1 || strings.Count(preview, `class="change-unchanged"`) != 2 ||
-		!strings.Contains(preview, "<code>cron.expression</code>, <code>cron.timezone</code>") || strings.Contains(preview, `id="def-notes"`) {
+		!strings.Contains(preview, `<span class="field" title="cron.expression">cron expression</span>, <span class="field" title="cron.timezone">time zone</span>`) || strings.Contains(preview, `id="def-notes"`) {
 		t.Fatalf("the form's preview: %d, want the trigger's cron and zone updated, the project and task unchanged, no notes:\n%s", resp.StatusCode, preview)
 	}
 	if resp, applied := confirmPreviewed(t, c, site.base, preview); resp.StatusCode != http.StatusOK || !strings.Contains(applied, `id="def-applied"`) {

@@ -64,9 +64,10 @@ func TestATriggersTimelineMarksARunAPersonAskedFor(t *testing.T) {
 	}
 }
 
-// A finished Run's page says when it finished and how long it took from
-// its admission (Took, as the Runs lists say it), in the page's language;
-// a Run still going says neither.
+// A finished Run's page says when it finished, how long it took from its
+// admission (its total, queue included, as the Runs lists say it) and how
+// long its attempts ran (when one ran), as a person reads a duration (no 1m51.341s), in
+// the page's language; a Run still going says neither.
 func TestAFinishedRunsPageSaysWhenItFinishedAndHowLongItTook(t *testing.T) {
 	t.Parallel()
 	site, c, csrf := startSignedInConsoleSite(t, apitoken.Operate)
@@ -76,8 +77,8 @@ func TestAFinishedRunsPageSaysWhenItFinishedAndHowLongItTook(t *testing.T) {
 	}
 	site.cancel(t, c, csrf, id)
 	for lang, want := range map[string]*regexp.Regexp{
-		"en": regexp.MustCompile(`<dt>Finished</dt><dd id="run-finished"><span class="time">\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC</span> · <span class="nowrap" id="run-took">Took \d[^<]*s</span></dd>`),
-		"zh": regexp.MustCompile(`<dt>结束时间</dt><dd id="run-finished"><span class="time">\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC</span> · <span class="nowrap" id="run-took">用时 \d[^<]*s</span></dd>`),
+		"en": regexp.MustCompile(`<dt>Finished</dt><dd id="run-finished"><span class="time">\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC</span> · <span class="nowrap" id="run-took">Total \(incl\. queued\) (\d+[hm])*(\d+(\.\d)?s|\d+ms)?</span>( · <span class="nowrap" id="run-ran">ran (\d+[hm])*(\d+(\.\d)?s|\d+ms)?</span>)?</dd>`),
+		"zh": regexp.MustCompile(`<dt>结束时间</dt><dd id="run-finished"><span class="time">\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC</span> · <span class="nowrap" id="run-took">总用时（含排队） (\d+(小时|分))*(\d+(\.\d)?秒|\d+毫秒)?</span>( · <span class="nowrap" id="run-ran">运行 (\d+(小时|分))*(\d+(\.\d)?秒|\d+毫秒)?</span>)?</dd>`),
 	} {
 		var page string
 		waitFor(t, "the cancelled Run's page in "+lang+" to say when it finished", 10*time.Second, func() bool {

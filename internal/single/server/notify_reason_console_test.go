@@ -30,10 +30,10 @@ func (s *toldSite) lastErrorCells(t *testing.T, lang string) map[string]string {
 }
 
 // The Chinese notifications page says in Chinese why a dead notification
-// failed, from the reason its row keeps, followed by the row's own English
-// text marked as the detail (it names the channel and quotes the
-// receiver, escaped); a row an older build failed, which keeps no reason,
-// shows its text alone.
+// failed, from the reason its row keeps, with the row's own English text
+// folded behind 详情 (it names the channel and quotes the receiver,
+// escaped); a row an older build failed, which keeps no reason, says in
+// Chinese that it was not delivered, its text folded the same way.
 func TestTheChineseNotificationsPageSaysWhyANotificationFailedInChineseWithItsDetail(t *testing.T) {
 	t.Parallel()
 	s := startToldSite(t, 1)
@@ -46,28 +46,28 @@ func TestTheChineseNotificationsPageSaysWhyANotificationFailedInChineseWithItsDe
 	for id, cell := range cells {
 		text := html.UnescapeString(regexp.MustCompile(`<[^>]*>`).ReplaceAllString(cell, ""))
 		if id == dead.ID {
-			if !strings.Contains(cell, `<span class="error-why">接收方返回了错误状态码</span>`) || !strings.HasSuffix(text, "详情："+dead.LastError) ||
+			if !strings.Contains(cell, `<span class="error-why">接收方返回了错误状态码</span>`) || !strings.HasSuffix(text, "详情"+dead.LastError) || !strings.Contains(cell, `<details class="error-detail"><summary>详情</summary>`) ||
 				!strings.Contains(cell, "&lt;b&gt;down&lt;/b&gt;") {
-				t.Errorf("the dead notification's error on the Chinese page: %q; want the Chinese sentence of receiver_status, then 详情： and %q, escaped", cell, dead.LastError)
+				t.Errorf("the dead notification's error on the Chinese page: %q; want the Chinese sentence of receiver_status, then %q folded behind 详情, escaped", cell, dead.LastError)
 			}
 			continue
 		}
-		if text != dead.LastError || strings.Contains(cell, "error-why") || strings.Contains(cell, "详情") {
-			t.Errorf("a dead notification with no reason on the Chinese page: %q; want its text alone, %q", cell, dead.LastError)
+		if text != "发送失败（原文见详情）详情"+dead.LastError || !strings.Contains(cell, `<details class="error-detail">`) {
+			t.Errorf("a dead notification with no reason on the Chinese page: %q; want 发送失败 and its text %q folded behind 详情", cell, dead.LastError)
 		}
 	}
 }
 
 // The English notifications page shows a dead notification's English
-// text as it is kept, whole, after a short headline of its reason, and
-// nothing in Chinese.
+// text as it is kept, whole, behind Details under a short headline of its
+// reason, and nothing in Chinese.
 func TestTheEnglishNotificationsPageShowsAFailuresEnglishText(t *testing.T) {
 	t.Parallel()
 	s := startToldSite(t, 1)
 	dead := s.list(t, "?state=dead").Notifications[0]
 	cell := s.lastErrorCells(t, "en")[dead.ID]
 	text := html.UnescapeString(regexp.MustCompile(`<[^>]*>`).ReplaceAllString(cell, ""))
-	if !strings.Contains(dead.LastError, "channel down: the receiver answered 503") || text != "The receiver answered with an error statusDetail: "+dead.LastError ||
+	if !strings.Contains(dead.LastError, "channel down: the receiver answered 503") || text != "The receiver answered with an error statusDetails"+dead.LastError ||
 		strings.ContainsFunc(cell, func(r rune) bool { return r >= 0x4e00 && r <= 0x9fff }) {
 		t.Errorf("the dead notification's error on the English page: %q; want the headline of receiver_status and its English text %q", cell, dead.LastError)
 	}
