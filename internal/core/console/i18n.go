@@ -244,6 +244,7 @@ var messages = map[string]map[string]string{
 		"wait.server_busy.one":  "It waits its turn: %d of %d command running, as many as the server's --concurrency allows; as it finishes it starts the Run queued first, this one in its turn.",
 		"wait.server_starting":  "The server starts it in a moment (%d of %d running).",
 		"wait.holders":          " The slots are held by Runs of %s.",
+		"wait.project_busy":     "It waits for its project: %s runs %d of its maxRunning %d runs at once, and other projects' runs take the free slots meanwhile; as one of the project's finishes, its run queued first starts, this one in its turn. Raise the project's maxRunning in its definitions file, or pause the trigger taking its share.",
 		"wait.holders.sep":      ", ",
 		"wait.holders.more":     "%s and %d more triggers",
 		"wait.holders.more.one": "%s and %d more trigger",
@@ -486,6 +487,7 @@ var messages = map[string]map[string]string{
 		"wait.server_busy":     "它在排队等候：%d/%d 个命令正在运行，已达服务器 --concurrency 允许的上限；每有一个结束，就启动最早排队的运行，轮到此运行时即启动。",
 		"wait.server_starting": "服务器稍后即启动它（%d/%d 个正在运行）。",
 		"wait.holders":         "占用这些槽位的是以下触发器的运行：%s。",
+		"wait.project_busy":    "它在等待所属项目：项目 %s 正在运行 %d 个运行，已达其 maxRunning 上限 %d，空出的槽位先给其他项目的运行；该项目的运行每结束一个，就启动其最早排队的运行，轮到此运行时即启动。请在定义文件中调高该项目的 maxRunning，或暂停占用其份额的触发器。",
 		"wait.holders.sep":     "、",
 		"wait.holders.more":    "%s，另有 %d 个触发器",
 		// The backfill form, its preview and its result (backfill.go).
@@ -734,6 +736,8 @@ func waitingText(l string, w *run.Waiting) string {
 		return fmt.Sprintf(trCount(l, "wait.server_busy", w.Running), w.Running, w.Concurrency) + holdersText(l, w)
 	case run.WaitServerStarting:
 		return fmt.Sprintf(tr(l, "wait.server_starting"), w.Running, w.Concurrency)
+	case run.WaitProjectBusy:
+		return fmt.Sprintf(tr(l, "wait.project_busy"), w.Project, w.Running, w.MaxRunning) + holdersText(l, w)
 	}
 	return string(w.Reason)
 }

@@ -141,6 +141,10 @@ type Waiting struct {
 	// server that has not recorded it).
 	Running     int `json:"running,omitempty"`
 	Concurrency int `json:"concurrency,omitempty"`
+	// Project and MaxRunning are, for project_busy, the Run's project and
+	// its cap; Running then counts the project's Runs holding a slot.
+	Project    string `json:"project,omitempty"`
+	MaxRunning int    `json:"maxRunning,omitempty"`
 	// Holders are, for server_busy, the triggers whose Runs hold the
 	// server's slots, most first (at most run.MaxSlotHolders), and
 	// MoreHolders how many other triggers hold one.
@@ -201,7 +205,7 @@ func NewWaiting(w *run.Waiting) *Waiting {
 		holders = append(holders, SlotHolder(h))
 	}
 	return &Waiting{Reason: w.Reason, Labels: labels, Workers: w.Workers, WorkerLabels: w.WorkerLabels,
-		PreviousRun: w.PreviousRun, Overlap: w.Overlap, Running: w.Running, Concurrency: w.Concurrency, Holders: holders, MoreHolders: w.MoreHolders, ServerPID: w.ServerPID, ServerStartedAtMs: w.ServerStartedAtMs, DataDir: w.DataDir, Message: w.Message()}
+		PreviousRun: w.PreviousRun, Overlap: w.Overlap, Running: w.Running, Concurrency: w.Concurrency, Project: w.Project, MaxRunning: w.MaxRunning, Holders: holders, MoreHolders: w.MoreHolders, ServerPID: w.ServerPID, ServerStartedAtMs: w.ServerStartedAtMs, DataDir: w.DataDir, Message: w.Message()}
 }
 
 // RunOf is the waiting reason v shows, back in the model's terms.
@@ -214,7 +218,7 @@ func (v *Waiting) RunOf() *run.Waiting {
 		holders = append(holders, run.SlotHolder(h))
 	}
 	return &run.Waiting{Reason: v.Reason, Labels: v.Labels, Workers: v.Workers, WorkerLabels: v.WorkerLabels, PreviousRun: v.PreviousRun, Overlap: v.Overlap,
-		Running: v.Running, Concurrency: v.Concurrency, Holders: holders, MoreHolders: v.MoreHolders, ServerPID: v.ServerPID, ServerStartedAtMs: v.ServerStartedAtMs, DataDir: v.DataDir}
+		Running: v.Running, Concurrency: v.Concurrency, Project: v.Project, MaxRunning: v.MaxRunning, Holders: holders, MoreHolders: v.MoreHolders, ServerPID: v.ServerPID, ServerStartedAtMs: v.ServerStartedAtMs, DataDir: v.DataDir}
 }
 
 // NewRunDetail shapes d. A payload that is not valid JSON is shown as {}

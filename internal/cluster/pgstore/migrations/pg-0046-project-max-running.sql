@@ -1,0 +1,9 @@
+-- A project may cap how many of its Runs hold a slot (dispatching or
+-- running) at once, so that one team's runaway trigger or backfill cannot
+-- take every worker slot of a shared cluster; 0 is no cap, as every
+-- project had before. A worker's pull (workers_dispatch.sql) grants a
+-- capped project's Runs only under the project's transaction-scoped
+-- advisory lock, counting its Runs holding a slot after it took the lock,
+-- so concurrent pulls never grant past the cap. The bound is
+-- project.MaxMaxRunning's.
+ALTER TABLE qinglong.projects ADD COLUMN max_running integer NOT NULL DEFAULT 0 CHECK (max_running BETWEEN 0 AND 10000);
