@@ -207,6 +207,7 @@ var (
 var (
 	sqlGrantsOfOffer, grantsOfOfferParams = namedStmt("GrantsOfOffer")
 	sqlDispatch, dispatchParams           = namedStmt("Dispatch")
+	sqlCappedProjectsLock                 = stmt("CappedProjectsLock")
 )
 
 // sql/workers_lease.sql: start, renew, log, complete, cancel.
