@@ -1,6 +1,7 @@
 package pgstore
 
 import (
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -10,6 +11,7 @@ import (
 	"github.com/qinglong/qinglong/internal/core/apply"
 	"github.com/qinglong/qinglong/internal/core/catalog"
 	"github.com/qinglong/qinglong/internal/core/ids"
+	"github.com/qinglong/qinglong/internal/core/run"
 	"github.com/qinglong/qinglong/internal/core/schedule"
 	"github.com/qinglong/qinglong/internal/core/task"
 	"github.com/qinglong/qinglong/internal/core/workerproto"
@@ -196,5 +198,42 @@ func TestAPullWaitsForAnotherGrantingACappedProjectAndCountsItsGrants(t *testing
 	}
 	if n := s.holding(t, "team"); n != 3 {
 		t.Fatalf("team holds %d slots; want 3", n)
+	}
+}
+
+// A queued Run of a project running its maxRunning Runs, read while a
+// worker has free slots, says it waits for its project, with how many run
+// of how many and the triggers holding its share; another project's Run
+// read then says nothing (the next pull takes it), and once the project's
+// Run ends the Run waits no more.
+func TestAQueuedRunOfAProjectAtItsCapSaysItWaitsForItsProject(t *testing.T) {
+	t.Parallel()
+	s := newStore(t)
+	_, runs := s.admitRuns(t, "team", 2)
+	s.capProject(t, "team", 1)
+	w := s.newWorker(t, "w1", nil, 8)
+	_, grants := s.pull(t, w, 8)
+	if len(grants) != 1 {
+		t.Fatalf("granted %d, want 1 (team's maxRunning)", len(grants))
+	}
+	queued, holder := runs["t000"], "t001"
+	if grants[0].RunID == queued {
+		queued, holder = runs["t001"], "t000"
+	}
+	got := s.waitingOf(t, queued)
+	if got == nil || got.Reason != run.WaitProjectBusy || got.Project != "team" || got.Running != 1 || got.MaxRunning != 1 ||
+		len(got.Holders) != 1 || got.Holders[0].Trigger != holder || got.Holders[0].Runs != 1 {
+		t.Fatalf("waiting %+v; want %s, team running 1 of 1, held by team/%s (1)", got, run.WaitProjectBusy, holder)
+	}
+	if !strings.Contains(got.Message(), "it waits for its project: team runs 1 of its maxRunning 1 Runs at once; the slots are held by Runs of team/"+holder+" (1)") {
+		t.Fatalf("message %q", got.Message())
+	}
+	_, other := s.admitRuns(t, "other", 1)
+	if d := s.waitingOf(t, other["t000"]); d != nil {
+		t.Fatalf("another project's Run waits %+v; want nothing, a worker has free slots", d)
+	}
+	s.exec(t, `UPDATE qinglong.runs SET state = 'succeeded', finished_at_ms = `+ClockMsSQL+` WHERE id = $1`, grants[0].RunID)
+	if d := s.waitingOf(t, queued); d != nil {
+		t.Fatalf("once the project's Run ended the Run waits %+v; want nothing", d)
 	}
 }
