@@ -24,6 +24,7 @@ func (s *store) explainDispatch(t *testing.T, w worker, maxGrants int) (granted,
 	args, err := dispatchParams.args(pgx.StrictNamedArgs{
 		"session_id": req.SessionID, "worker_id": w.ID, "worker_name": w.Name, "offer_id": req.OfferID,
 		"token_sha256": strings.Repeat("a", 64), "max": maxGrants, "lease_ms": 1000, "event": run.EventDispatching,
+		"capped": []string{},
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -7,7 +7,9 @@
 -- so concurrent pulls never grant past the cap. The bound is
 -- project.MaxMaxRunning's.
 ALTER TABLE qinglong.projects ADD COLUMN max_running integer NOT NULL DEFAULT 0 CHECK (max_running BETWEEN 0 AND 10000);
--- A capped project's Runs holding a slot, counted by every pull that may
--- grant one of its Runs: only the Runs dispatching or running are in it,
--- so the count reads the project's few entries, whatever the history.
-CREATE INDEX runs_holding_project_idx ON qinglong.runs (project_id) WHERE state IN ('dispatching', 'running');
+-- A capped project's Runs queued or holding a slot, read by every pull
+-- that may grant one of its Runs (CappedProjectsLock, Dispatch): whether
+-- it has a queued Run (the first entry of its queued range) and how many
+-- hold a slot (its dispatching and running ranges), whatever the history
+-- of finished Runs; a Run leaves it as it finishes.
+CREATE INDEX runs_project_slot_idx ON qinglong.runs (project_id, state) WHERE state IN ('queued', 'dispatching', 'running');

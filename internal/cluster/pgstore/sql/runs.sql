@@ -198,7 +198,7 @@ SELECT r.trigger_id, r.id, r.state, r.scheduled_for_ms, r.finished_at_ms,
 -- name: RunProjectCap
 -- A queued Run's project ($1) as Dispatch (workers_dispatch.sql) caps it:
 -- its name, its maxRunning (pg-0046; 0 none) and how many of its Runs hold
--- a slot (dispatching or running), through runs_holding_project_idx, so
+-- a slot (dispatching or running), through runs_project_slot_idx, so
 -- the count reads the project's few entries, whatever the history.
 SELECT p.name, p.max_running,
        (SELECT count(*) FROM qinglong.runs x WHERE x.project_id = p.id AND x.state IN ('dispatching', 'running'))
@@ -209,7 +209,7 @@ SELECT p.name, p.max_running,
 -- The triggers of a project ($1) at its cap whose Runs hold its share of
 -- the slots, each with how many it holds, most first, named as their
 -- latest revision is: what a project_busy Run names. The rows grouped are
--- the project's Runs holding a slot (runs_holding_project_idx), about its
+-- the project's Runs holding a slot (runs_project_slot_idx), about its
 -- maxRunning of them.
 SELECT x.trigger_id::text, p.name,
        coalesce((SELECT tr.name FROM qinglong.trigger_revisions tr WHERE tr.trigger_id = x.trigger_id ORDER BY tr.revision DESC LIMIT 1), '') AS trigger_name,

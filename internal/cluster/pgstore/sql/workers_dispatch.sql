@@ -33,7 +33,8 @@ SELECT a.id, a.run_id, a.number, p.name, tr.name, a.lease_version, a.lease_expir
 -- project with a maxRunning (pg-0046) that has a queued Run and, read
 -- without a lock, room under its cap: the projects whose Runs Dispatch may
 -- grant, which grants a capped project's Runs only when its id is among
--- the ones returned here. An advisory lock, not a counter row locked FOR
+-- the ones returned here. Both reads of a capped project are ranges of
+-- runs_project_slot_idx, never its history of finished Runs. An advisory lock, not a counter row locked FOR
 -- UPDATE: the cap is exact without a count kept beside the Runs (every
 -- finish, loss, sweep and cancel would have to keep it), and the worker
 -- ingress role needs no right to update projects. Exact because Dispatch
@@ -90,7 +91,7 @@ SELECT l.id::text
 -- A project with a maxRunning (pg-0046) contributes candidates only when
 -- CappedProjectsLock locked it for this pull (@capped), and at most its
 -- room: its cap less its Runs dispatching or running, counted by this
--- statement after the lock was taken (runs_holding_project_idx), the
+-- statement after the lock was taken (runs_project_slot_idx), the
 -- oldest first; picked takes from the candidates only, so the grant never
 -- passes the cap, and a capped project at its cap takes no candidate's
 -- place, so it never keeps other projects' Runs from the free slots.
