@@ -237,3 +237,58 @@ func TestAQueuedRunOfAProjectAtItsCapSaysItWaitsForItsProject(t *testing.T) {
 		t.Fatalf("once the project's Run ended the Run waits %+v; want nothing", d)
 	}
 }
+
+// explainCapLock runs CappedProjectsLock under EXPLAIN (ANALYZE) as the
+// runtime role, in a transaction it rolls back, and returns the projects
+// it locked and how many runs rows its scans read.
+func (s *store) explainCapLock(t *testing.T) (locked, runReads int, plan string) {
+	t.Helper()
+	tx, rollback := s.runtimeTx(t)
+	defer rollback()
+	top, out := explainPlan(t, tx, "capped projects lock", "EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) "+sqlCappedProjectsLock)
+	top.walk(func(n planNode) {
+		if n.Relation == "runs" {
+			runReads += int(n.ActualRows*n.ActualLoops) + int(n.RemovedByFilter)
+		}
+	})
+	return int(top.ActualRows), runReads, string(out)
+}
+
+// A pull reads neither a capped project's queued backlog nor a capped
+// project's finished history: beside a capped project with 5,000 Runs
+// queued, and one with 5,000 finished and none queued, the lock reads a
+// few runs rows and locks the one with a queue, and the grant takes the
+// capped project's room and other projects' Runs reading at most 100.
+// The negative control drops runs_project_slot_idx: the lock then walks
+// the finished history.
+func TestAPullNeverWalksACappedProjectsBacklogOrHistory(t *testing.T) {
+	t.Parallel()
+	s := newStore(t)
+	teamID, team := s.admitRuns(t, "team", 1)
+	s.capProject(t, "team", 2)
+	s.queueBacklog(t, dispatchBacklog{of: team["t000"]})
+	_, idle := s.admitRuns(t, "idle", 1)
+	s.capProject(t, "idle", 2)
+	s.exec(t, `INSERT INTO qinglong.runs (id, project_id, task_id, task_revision, trigger_id, trigger_revision, execution_revision_id,
+			idempotency_key, scheduled_for_ms, state, version, last_event_seq, created_at_ms, queued_at_ms, updated_at_ms, finished_at_ms)
+		SELECT gen_random_uuid(), r.project_id, r.task_id, r.task_revision, r.trigger_id, r.trigger_revision, r.execution_revision_id,
+			'history-' || g, r.scheduled_for_ms, 'succeeded', 5, 5, r.created_at_ms, r.queued_at_ms, r.updated_at_ms, r.updated_at_ms
+		FROM qinglong.runs r, generate_series(1, $2::int) g WHERE r.id = $1`, idle["t000"], backlogSize)
+	s.exec(t, `UPDATE qinglong.runs SET state = 'succeeded', finished_at_ms = updated_at_ms WHERE id = $1`, idle["t000"])
+	s.admitRuns(t, "plain", 10)
+	s.exec(t, `ANALYZE`)
+	const budget = 100
+	locked, reads, plan := s.explainCapLock(t)
+	if locked != 1 || reads > budget {
+		t.Fatalf("the lock locked %d projects reading %d runs rows (budget %d); want team alone; plan:\n%s", locked, reads, budget, plan)
+	}
+	w := s.newWorker(t, "cpu", nil, 8)
+	granted, reads, plan := s.explainDispatch(t, w, 8, teamID)
+	if granted != 8 || reads > budget {
+		t.Fatalf("the pull granted %d reading %d runs rows (budget %d); want 8 (team's 2 and 6 others); plan:\n%s", granted, reads, budget, plan)
+	}
+	s.exec(t, `DROP INDEX qinglong.runs_project_slot_idx`)
+	if _, naive, _ := s.explainCapLock(t); naive <= 10*budget {
+		t.Fatalf("without runs_project_slot_idx the lock read only %d runs rows; the measurement cannot tell a probe from a walk", naive)
+	}
+}
