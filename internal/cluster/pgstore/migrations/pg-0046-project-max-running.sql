@@ -12,4 +12,7 @@ ALTER TABLE qinglong.projects ADD COLUMN max_running integer NOT NULL DEFAULT 0 
 -- it has a queued Run (the first entry of its queued range) and how many
 -- hold a slot (its dispatching and running ranges), whatever the history
 -- of finished Runs; a Run leaves it as it finishes.
-CREATE INDEX runs_project_slot_idx ON qinglong.runs (project_id, state) WHERE state IN ('queued', 'dispatching', 'running');
+-- Keyed by the id's text, which only those reads name: a listing of one
+-- project's Runs in a state keeps its own index, ordered by id, rather
+-- than sort a queued backlog read from this one.
+CREATE INDEX runs_project_slot_idx ON qinglong.runs ((project_id::text), state) WHERE state IN ('queued', 'dispatching', 'running');

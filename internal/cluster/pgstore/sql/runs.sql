@@ -201,7 +201,7 @@ SELECT r.trigger_id, r.id, r.state, r.scheduled_for_ms, r.finished_at_ms,
 -- a slot (dispatching or running), through runs_project_slot_idx, so
 -- the count reads the project's few entries, whatever the history.
 SELECT p.name, p.max_running,
-       (SELECT count(*) FROM qinglong.runs x WHERE x.project_id = p.id AND x.state IN ('dispatching', 'running'))
+       (SELECT count(*) FROM qinglong.runs x WHERE x.project_id::text = p.id::text AND x.state IN ('dispatching', 'running'))
   FROM qinglong.projects p
  WHERE p.id = $1
 
@@ -216,6 +216,6 @@ SELECT x.trigger_id::text, p.name,
        count(*) AS held
   FROM qinglong.runs x
   JOIN qinglong.projects p ON p.id = x.project_id
- WHERE x.project_id = $1 AND x.state IN ('dispatching', 'running') AND x.trigger_id IS NOT NULL
+ WHERE x.project_id::text = $1::text AND x.state IN ('dispatching', 'running') AND x.trigger_id IS NOT NULL
  GROUP BY x.trigger_id, p.name
  ORDER BY held DESC, trigger_name

@@ -53,9 +53,9 @@ SELECT l.id::text
   FROM (SELECT p.id, hashtext(p.id::text) AS k
           FROM qinglong.projects p
          WHERE p.max_running > 0 AND p.status = 'active'
-           AND EXISTS (SELECT 1 FROM qinglong.runs r WHERE r.project_id = p.id AND r.state = 'queued')
+           AND EXISTS (SELECT 1 FROM qinglong.runs r WHERE r.project_id::text = p.id::text AND r.state = 'queued')
            AND p.max_running > (SELECT count(*) FROM qinglong.runs x
-                                 WHERE x.project_id = p.id AND x.state IN ('dispatching', 'running'))
+                                 WHERE x.project_id::text = p.id::text AND x.state IN ('dispatching', 'running'))
          ORDER BY k, p.id) l
  CROSS JOIN LATERAL (SELECT pg_catalog.pg_advisory_xact_lock(1903915873, l.k)) locked
  ORDER BY l.k, l.id
@@ -150,7 +150,7 @@ candidates AS (
               JOIN qinglong.projects pr ON pr.id = e.project_id AND pr.status = 'active'
                                        AND (pr.max_running = 0 OR pr.id = ANY (@capped::uuid[]))
              CROSS JOIN LATERAL (SELECT count(*) AS holding FROM qinglong.runs x
-                                  WHERE pr.max_running > 0 AND x.project_id = pr.id AND x.state IN ('dispatching', 'running')) h
+                                  WHERE pr.max_running > 0 AND x.project_id::text = pr.id::text AND x.state IN ('dispatching', 'running')) h
              CROSS JOIN LATERAL (SELECT r.id, r.backfilled, coalesce(r.place_of, r.id) AS place
                                    FROM qinglong.runs r
                                   WHERE r.task_id = v.task_id AND r.task_revision = v.task_revision AND r.state = 'queued'
