@@ -46,7 +46,7 @@ func (a *Admin) ProjectByName(ctx context.Context, name string) (project.Project
 func projectByName(ctx context.Context, q querier, name string) (project.Project, error) {
 	var p project.Project
 	var status string
-	err := q.QueryRow(ctx, sqlProjectByName, name).Scan(&p.ID, &p.Name, &status, &p.Notifications, &p.Title)
+	err := q.QueryRow(ctx, sqlProjectByName, name).Scan(&p.ID, &p.Name, &status, &p.Notifications, &p.Title, &p.MaxRunning)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return project.Project{}, catalog.ProjectMissing(name)
 	}
@@ -77,18 +77,19 @@ func (a *Admin) ProjectSave(ctx context.Context, p project.Project) (catalog.Cha
 func projectSave(ctx context.Context, tx pgx.Tx, p project.Project) (catalog.Change, error) {
 	var change catalog.Change
 	var name, status, notifications, title string
-	err := tx.QueryRow(ctx, sqlProjectLock, p.ID).Scan(&name, &status, &notifications, &title)
+	var maxRunning int
+	err := tx.QueryRow(ctx, sqlProjectLock, p.ID).Scan(&name, &status, &notifications, &title, &maxRunning)
 	switch {
 	case errors.Is(err, pgx.ErrNoRows):
 		change = catalog.Created
-		_, err = tx.Exec(ctx, sqlProjectInsert, p.ID, p.Name, string(p.Status), p.Notifications, p.Title)
+		_, err = tx.Exec(ctx, sqlProjectInsert, p.ID, p.Name, string(p.Status), p.Notifications, p.Title, p.MaxRunning)
 	case err != nil:
 		return "", err
-	case name == p.Name && status == string(p.Status) && notifications == p.Notifications && title == p.Title:
+	case name == p.Name && status == string(p.Status) && notifications == p.Notifications && title == p.Title && maxRunning == p.MaxRunning:
 		return catalog.Unchanged, nil
 	default:
 		change = catalog.Updated
-		_, err = tx.Exec(ctx, sqlProjectUpdate, p.ID, p.Name, string(p.Status), p.Notifications, p.Title)
+		_, err = tx.Exec(ctx, sqlProjectUpdate, p.ID, p.Name, string(p.Status), p.Notifications, p.Title, p.MaxRunning)
 		if err == nil && project.Status(status) == project.Archived && p.Status == project.Active {
 			err = recordArchive(ctx, tx, p.ID)
 		}

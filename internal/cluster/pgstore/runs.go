@@ -248,7 +248,9 @@ func archivedWaiting(ctx context.Context, tx pgx.Tx, r run.Run) (*run.Waiting, e
 // this instant: a worker that connects, frees a slot or changes its
 // labels afterwards shows at the next read. The worker reasons come
 // before the overlap policy's: a Run held behind an earlier one of its trigger
-// also needs a worker once that one finishes.
+// also needs a worker once that one finishes. Its project's cap comes
+// after the want of a worker and before busy workers: a Run of a project
+// at its maxRunning is not granted whatever slots are free.
 func runWaiting(ctx context.Context, tx pgx.Tx, r run.Run) (*run.Waiting, error) {
 	var w run.Waiting
 	var live, takes, matching int
@@ -267,19 +269,59 @@ func runWaiting(ctx context.Context, tx pgx.Tx, r run.Run) (*run.Waiting, error)
 		w.Reason, w.Workers = run.WaitWorkersDraining, live
 	case matching == 0:
 		w.Reason, w.Workers = run.WaitNoMatchingWorker, takes
-	case !free:
-		w.Reason, w.Workers = run.WaitWorkersBusy, matching
-	case previous != nil:
-		w.Reason, w.PreviousRun = run.WaitPrevious, *previous
-		if overlap != nil {
-			w.Overlap = *overlap
-		}
 	default:
-		return nil, nil
+		capped, err := projectBusy(ctx, tx, r.ProjectID)
+		if err != nil || capped != nil {
+			return capped, err
+		}
+		switch {
+		case !free:
+			w.Reason, w.Workers = run.WaitWorkersBusy, matching
+		case previous != nil:
+			w.Reason, w.PreviousRun = run.WaitPrevious, *previous
+			if overlap != nil {
+				w.Overlap = *overlap
+			}
+		default:
+			return nil, nil
+		}
 	}
 	if w.Reason != run.WaitNoMatchingWorker {
 		w.WorkerLabels = nil
 	}
+	return &w, nil
+}
+
+// projectBusy is project_busy when the project projectID runs its
+// maxRunning Runs, naming the triggers holding its share; nil otherwise.
+func projectBusy(ctx context.Context, tx pgx.Tx, projectID string) (*run.Waiting, error) {
+	w := run.Waiting{Reason: run.WaitProjectBusy}
+	if err := tx.QueryRow(ctx, sqlRunProjectCap, projectID).Scan(&w.Project, &w.MaxRunning, &w.Running); err != nil {
+		if errors.Is(err, pgx.ErrNoRows) {
+			return nil, nil
+		}
+		return nil, err
+	}
+	if w.MaxRunning == 0 || w.Running < w.MaxRunning {
+		return nil, nil
+	}
+	rows, err := tx.Query(ctx, sqlProjectSlotHolders, projectID)
+	if err != nil {
+		return nil, err
+	}
+	holders, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (run.SlotHolder, error) {
+		var h run.SlotHolder
+		err := row.Scan(&h.TriggerID, &h.Project, &h.Trigger, &h.Runs)
+		return h, err
+	})
+	if err != nil {
+		return nil, err
+	}
+	if len(holders) > run.MaxSlotHolders {
+		w.MoreHolders = len(holders) - run.MaxSlotHolders
+		holders = holders[:run.MaxSlotHolders]
+	}
+	w.Holders = holders
 	return &w, nil
 }
 

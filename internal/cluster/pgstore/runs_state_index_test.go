@@ -10,7 +10,8 @@ import (
 // An admitted Run enters only the indexes a queued Run is read by: its
 // keys, the project's and the trigger's listings, the unfinished Runs'
 // indexes (recovery, the trigger's overlap check, the unfinished state
-// listings and counts) and the queue's. The indexes of finished Runs, the
+// listings and counts), the queue's and a capped project's (pg-0046: its
+// queued probe and slot count). The indexes of finished Runs, the
 // finished states' listings among them (pg-0041), get no entry at
 // admission: each index's own condition is evaluated on the Runs a round
 // admitted, so an index added later that a queued Run enters fails here
@@ -55,7 +56,7 @@ func TestAnAdmittedRunEntersOnlyTheIndexesOfAQueuedRun(t *testing.T) {
 	}
 	slices.Sort(entered)
 	want := []string{
-		"runs_idempotency_key", "runs_pkey", "runs_project_listing_idx", "runs_queued_revision_idx",
+		"runs_idempotency_key", "runs_pkey", "runs_project_listing_idx", "runs_project_slot_idx", "runs_queued_revision_idx",
 		"runs_queued_since_idx", "runs_queued_unnoted_idx", "runs_trigger_listing_idx",
 		"runs_unfinished_idx", "runs_unfinished_state_idx", "runs_unfinished_trigger_idx",
 	}

@@ -208,6 +208,9 @@ var (
 var (
 	sqlGrantsOfOffer, grantsOfOfferParams = namedStmt("GrantsOfOffer")
 	sqlDispatch, dispatchParams           = namedStmt("Dispatch")
+	sqlCappedProjectsLock                 = stmt("CappedProjectsLock")
+	sqlRunProjectCap                      = stmt("RunProjectCap")
+	sqlProjectSlotHolders                 = stmt("ProjectSlotHolders")
 )
 
 // sql/workers_lease.sql: start, renew, log, complete, cancel.

@@ -50,35 +50,63 @@ func (r *Runtime) PullGrants(ctx context.Context, w WorkerIdentity, req workerpr
 	}
 	var reply workerproto.PullReply
 	err = inTx(ctx, r.pool, func(tx pgx.Tx) error {
-		reply = workerproto.PullReply{Grants: []workerproto.Grant{}}
-		var err error
-		if reply.State, err = sessionState(ctx, tx, w, req.SessionID); err != nil || reply.State != workerproto.SessionActive {
-			return err
-		}
-		replayed, err := r.offerGrants(ctx, tx, w, req, digest)
-		if err != nil || replayed != nil {
-			reply.Grants = append(reply.Grants, replayed...)
-			return err
-		}
-		rows, err := queryNamed(ctx, tx, sqlDispatch, dispatchParams, pgx.StrictNamedArgs{
-			"session_id": req.SessionID, "worker_id": w.ID, "worker_name": w.Name, "offer_id": req.OfferID,
-			"token_sha256": digest, "max": req.Max, "lease_ms": s.RunLease.Milliseconds(), "event": run.EventDispatching,
-		})
-		if err != nil {
-			return err
-		}
-		grants, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (workerproto.Grant, error) {
-			var g workerproto.Grant
-			err := row.Scan(grantColumns(&g)...)
-			return g, err
-		})
-		reply.Grants = append(reply.Grants, grants...)
+		reply, err = r.pullIn(ctx, tx, w, req, digest, s)
 		return err
 	})
 	if err != nil {
 		return workerproto.PullReply{}, mapErr(err, "pulling work")
 	}
 	return reply, nil
+}
+
+// pullIn is a pull's one transaction, tx: the session's state, then the
+// offer's earlier grants or new ones.
+func (r *Runtime) pullIn(ctx context.Context, tx pgx.Tx, w WorkerIdentity, req workerproto.PullRequest, digest string, s WorkerSettings) (workerproto.PullReply, error) {
+	reply := workerproto.PullReply{Grants: []workerproto.Grant{}}
+	var err error
+	if reply.State, err = sessionState(ctx, tx, w, req.SessionID); err != nil || reply.State != workerproto.SessionActive {
+		return reply, err
+	}
+	replayed, err := r.offerGrants(ctx, tx, w, req, digest)
+	if err != nil || replayed != nil {
+		reply.Grants = append(reply.Grants, replayed...)
+		return reply, err
+	}
+	capped, err := lockCappedProjects(ctx, tx)
+	if err != nil {
+		return reply, err
+	}
+	rows, err := queryNamed(ctx, tx, sqlDispatch, dispatchParams, pgx.StrictNamedArgs{
+		"session_id": req.SessionID, "worker_id": w.ID, "worker_name": w.Name, "offer_id": req.OfferID,
+		"token_sha256": digest, "max": req.Max, "lease_ms": s.RunLease.Milliseconds(), "event": run.EventDispatching,
+		"capped": capped,
+	})
+	if err != nil {
+		return reply, err
+	}
+	grants, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (workerproto.Grant, error) {
+		var g workerproto.Grant
+		err := row.Scan(grantColumns(&g)...)
+		return g, err
+	})
+	reply.Grants = append(reply.Grants, grants...)
+	return reply, err
+}
+
+// lockCappedProjects takes, for the rest of tx, the lock of every project
+// with a maxRunning whose Runs the grant that follows may take, and
+// returns their ids: the grant takes a capped project's Runs only when it
+// holds that project's lock (CappedProjectsLock says why that is exact).
+func lockCappedProjects(ctx context.Context, tx pgx.Tx) ([]string, error) {
+	rows, err := tx.Query(ctx, sqlCappedProjectsLock)
+	if err != nil {
+		return nil, err
+	}
+	ids, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if ids == nil {
+		ids = []string{}
+	}
+	return ids, err
 }
 
 // watchState is the state a watch answers, from one read of the session.

@@ -16,7 +16,7 @@ import (
 // (ANALYZE, BUFFERS) as the runtime role, in a transaction it rolls back,
 // and returns how many grants it made and how many runs rows its scans
 // read (returned or filtered).
-func (s *store) explainDispatch(t *testing.T, w worker, maxGrants int) (granted, runReads int, plan string) {
+func (s *store) explainDispatch(t *testing.T, w worker, maxGrants int, capped ...string) (granted, runReads int, plan string) {
 	t.Helper()
 	tx, rollback := s.runtimeTx(t)
 	defer rollback()
@@ -24,6 +24,7 @@ func (s *store) explainDispatch(t *testing.T, w worker, maxGrants int) (granted,
 	args, err := dispatchParams.args(pgx.StrictNamedArgs{
 		"session_id": req.SessionID, "worker_id": w.ID, "worker_name": w.Name, "offer_id": req.OfferID,
 		"token_sha256": strings.Repeat("a", 64), "max": maxGrants, "lease_ms": 1000, "event": run.EventDispatching,
+		"capped": append([]string{}, capped...),
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/qinglong/qinglong/internal/core/catalog"
@@ -415,7 +416,7 @@ func convergeProject(ctx context.Context, tx catalog.Tx, doc *Document, newID fu
 		if status == "" {
 			status = project.Active
 		}
-		p, change = project.Project{ID: newID(), Name: doc.Project, Status: status, Notifications: notifications, Title: doc.Title}, catalog.Created
+		p, change = project.Project{ID: newID(), Name: doc.Project, Status: status, Notifications: notifications, Title: doc.Title, MaxRunning: doc.MaxRunning}, catalog.Created
 		// Said, so that a dry run's "would create" does not read as a bare
 		// name: the notifications are the project's own part of the file.
 		if doc.HasNotifications && !doc.Notifications.Empty() {
@@ -423,11 +424,16 @@ func convergeProject(ctx context.Context, tx catalog.Tx, doc *Document, newID fu
 		}
 	case err != nil:
 		return p, "", nil, err
-	case p.Status == status && p.Notifications == notifications && p.Title == doc.Title:
+	case p.Status == status && p.Notifications == notifications && p.Title == doc.Title && p.MaxRunning == doc.MaxRunning:
 		return p, catalog.Unchanged, nil, nil
 	default:
 		if p.Title != doc.Title {
 			fields = append(fields, "title")
+		}
+		if p.MaxRunning != doc.MaxRunning {
+			// From and to, so that a dry run says whether the cap rises,
+			// falls, comes or goes.
+			fields = append(fields, "maxRunning "+capText(p.MaxRunning)+" → "+capText(doc.MaxRunning))
 		}
 		if p.Status != status {
 			// From and to, so that a dry run says which way the
@@ -437,12 +443,20 @@ func convergeProject(ctx context.Context, tx catalog.Tx, doc *Document, newID fu
 		if p.Notifications != notifications {
 			fields = append(append(fields, "notifications"), ruleChanges(p.Notifications, notifications)...)
 		}
-		p.Status, p.Notifications, p.Title = status, notifications, doc.Title
+		p.Status, p.Notifications, p.Title, p.MaxRunning = status, notifications, doc.Title, doc.MaxRunning
 	}
 	if _, err := tx.ProjectSave(ctx, p); err != nil {
 		return p, "", nil, err
 	}
 	return p, change, fields, nil
+}
+
+// capText is a project's maxRunning as a change of it says it.
+func capText(n int) string {
+	if n == 0 {
+		return "none"
+	}
+	return strconv.Itoa(n)
 }
 
 // convergeTasks publishes every task whose content differs from its

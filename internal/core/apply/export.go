@@ -23,6 +23,7 @@ type (
 		Project       string          `yaml:"project"`
 		Title         string          `yaml:"title,omitempty"`
 		Status        string          `yaml:"status,omitempty"`
+		MaxRunning    int             `yaml:"maxRunning,omitempty"`
 		Notifications *exportNotify   `yaml:"notifications,omitempty"`
 		Tasks         []exportTask    `yaml:"tasks,omitempty"`
 		Triggers      []exportTrigger `yaml:"triggers,omitempty"`
@@ -115,7 +116,7 @@ func Export(p project.Project, tasks []task.Revision, triggers []trigger.Revisio
 
 // exportDocument is the definitions file of Export, before it is written.
 func exportDocument(p project.Project, tasks []task.Revision, triggers []trigger.Revision, titles catalog.Titles) (exportDoc, error) {
-	doc := exportDoc{Project: p.Name, Title: p.Title}
+	doc := exportDoc{Project: p.Name, Title: p.Title, MaxRunning: p.MaxRunning}
 	if p.Status != project.Active {
 		doc.Status = string(p.Status)
 	}

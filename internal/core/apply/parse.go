@@ -44,9 +44,13 @@ type Document struct {
 	Status project.Status
 	// Title is the project's display title ("" none): a file always
 	// says it, so leaving it out clears it, as with a task's or trigger's.
-	Title    string
-	Tasks    []TaskDoc
-	Triggers []TriggerDoc
+	Title string
+	// MaxRunning is the project's cap on its Runs holding a slot at once
+	// (project.Project.MaxRunning, 0 none): as with the title, a file
+	// always says it, so leaving it out lifts the cap.
+	MaxRunning int
+	Tasks      []TaskDoc
+	Triggers   []TriggerDoc
 	// Notifications is the project's notification settings when the file
 	// gives them (HasNotifications); a file without them leaves the
 	// project's as they are.
@@ -356,6 +360,26 @@ func (p parser) title(n *yaml.Node, field string) string {
 	return s
 }
 
+// maxRunning reads a project's cap on its Runs running at once, a whole
+// number from 1 to project.MaxMaxRunning; 0 when it has a mistake (which
+// is reported). A cap of 0 would run nothing, and the way to have no cap
+// is to leave the key out, so 0 is refused rather than read as either.
+func (p parser) maxRunning(n *yaml.Node) int {
+	const field = "project.maxRunning"
+	if n.Kind != yaml.ScalarNode || n.Tag != "!!int" {
+		p.outOfRange(n, field, 1, project.MaxMaxRunning,
+			"maxRunning: must be a whole number of Runs, 1 … %d, that the project may run at once (leave it out for no cap)", project.MaxMaxRunning)
+		return 0
+	}
+	v, err := strconv.Atoi(n.Value)
+	if err != nil || v < 1 || v > project.MaxMaxRunning {
+		p.outOfRange(n, field, 1, project.MaxMaxRunning,
+			"maxRunning: %s is outside 1 … %d, the Runs the project may run at once (leave it out for no cap)", n.Value, project.MaxMaxRunning)
+		return 0
+	}
+	return v
+}
+
 func (p parser) boolean(n *yaml.Node, field string) (bool, bool) {
 	if n.Kind != yaml.ScalarNode || n.Tag != "!!bool" {
 		return false, p.fail(n, invalid("%s must be true or false", field).Because(RefusalNotBool, "field", field))
@@ -395,7 +419,7 @@ func (p parser) shape(n *yaml.Node) bool {
 // document reads a file of the right shape, and its entries as far as
 // each could be read, for the checks of what they say of each other.
 func (p parser) document(n *yaml.Node) (*Document, []taskEntry, []triggerEntry) {
-	f, complete := p.fields(n, "file", "project", "status", "tasks", "triggers", "notifications", "title")
+	f, complete := p.fields(n, "file", "project", "status", "tasks", "triggers", "notifications", "title", "maxRunning")
 	doc := &Document{File: p.file}
 	pn, named := f["project"]
 	if !named {
@@ -416,6 +440,9 @@ func (p parser) document(n *yaml.Node) (*Document, []taskEntry, []triggerEntry) 
 	}
 	if v, ok := f["title"]; ok {
 		doc.Title = p.title(v, "project.title")
+	}
+	if v, ok := f["maxRunning"]; ok {
+		doc.MaxRunning = p.maxRunning(v)
 	}
 	if nn, ok := f["notifications"]; ok {
 		doc.Notifications = p.notifications(nn)

@@ -63,6 +63,11 @@ func SpecRevision(d catalog.Definitions) string {
 	if d.Project.Title != "" || !d.Titles.Empty() {
 		b.String("title", d.Project.Title).Strings("taskTitles", pairs(d.Titles.Tasks)).Strings("triggerTitles", pairs(d.Titles.Triggers))
 	}
+	// Written only when there is one, so a project without a cap keeps
+	// the revision it had before caps existed.
+	if d.Project.MaxRunning != 0 {
+		b.Int("maxRunning", int64(d.Project.MaxRunning))
+	}
 	return b.Sum()
 }
 

@@ -67,7 +67,11 @@ On the cluster both the admin and the runtime role's URL may read it.`),
 			if p.Title != "" {
 				fmt.Fprintf(w, "title\t%s\n", p.Title)
 			}
-			fmt.Fprintf(w, "id\t%s\nstatus\t%s\nrevision\t%s\n", p.ID, p.Status, rev)
+			fmt.Fprintf(w, "id\t%s\nstatus\t%s\n", p.ID, p.Status)
+			if p.MaxRunning > 0 {
+				fmt.Fprintf(w, "maxRunning\t%d (Runs at once)\n", p.MaxRunning)
+			}
+			fmt.Fprintf(w, "revision\t%s\n", rev)
 			if p.Pause != nil {
 				fmt.Fprintf(w, "paused\t%s\n", pausedLine(*p.Pause))
 			}
@@ -132,5 +136,5 @@ func projectOf(ctx context.Context, r catalog.DefinitionsReader, name string) (v
 	if err != nil {
 		return view.Project{}, err
 	}
-	return view.Project{ID: d.Project.ID, Name: d.Project.Name, Title: d.Project.Title, Status: string(d.Project.Status), Revision: apply.SpecRevision(d)}, nil
+	return view.Project{ID: d.Project.ID, Name: d.Project.Name, Title: d.Project.Title, Status: string(d.Project.Status), MaxRunning: d.Project.MaxRunning, Revision: apply.SpecRevision(d)}, nil
 }

@@ -184,7 +184,8 @@ func runsShowCommand(opts Options) *cobra.Command {
 			"(named as it was at the revision that ran), each with its id; -o json gives them as projectName, triggerName and taskName.\n" +
 			`A queued run of the standalone or edge profile that other Runs hold says why on a waiting line (in
 -o json, a waiting object with a reason code): its trigger's overlap policy holds it behind an earlier
-run (waits_for_previous); it waits its turn, N of N commands running, as many as the server's
+run (waits_for_previous); its project runs as many of its Runs as its maxRunning allows
+(project_busy); it waits its turn, N of N commands running, as many as the server's
 --concurrency allows (server_busy); the server starts it in a moment, K of N running (server_starting);
 its project is archived, so nothing starts it until the project is active again (project_archived);
 or, read with --data-dir, no server serves the data directory (no_server). Read with --data-dir, the
@@ -194,8 +195,9 @@ read with --data-dir when no server serves it (its server was killed) says so on
 			opts.clusterOnly(` On the cluster, a queued run that no live worker can take
 now says why on a waiting line (in -o json, a waiting object with a reason code): no worker is
 connected, every worker is draining, no live worker carries all the labels of its task's placement,
-every matching worker is busy, its trigger's overlap policy holds it behind an earlier run, or its
-project is archived (project_archived). A run
+its project runs as many of its Runs as its maxRunning allows, every matching worker is busy, its
+trigger's overlap policy holds it behind an earlier run, or its project is archived
+(project_archived). A run
 that no live worker could take for want of a worker (none connected, all draining, or none with its
 labels) also has, from a replica's sweep, one run.waiting event recording the reason and the labels
 it needs.`),

@@ -227,6 +227,7 @@ func TestTheFollowersWaitingNoteSaysWaitsOnceForEveryReason(t *testing.T) {
 		{Reason: run.WaitServerBusy, Running: 2, Concurrency: 2},
 		{Reason: run.WaitServerStarting, Running: 1, Concurrency: 3},
 		{Reason: run.WaitNoServer, DataDir: "/var/lib/qinglong"},
+		{Reason: run.WaitProjectBusy, Project: "delta", Running: 2, MaxRunning: 2},
 	} {
 		var errOut bytes.Buffer
 		l := &logFollower{runID: "01JRUN", out: io.Discard, errOut: &errOut}

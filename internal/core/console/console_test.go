@@ -368,6 +368,24 @@ func TestTheRunPageSaysEitherThatARunWaitsItsTurnOrThatTheServerStartsItInAMomen
 	}
 }
 
+// A queued Run of a project at its maxRunning says in English and Chinese
+// that it waits for its project, with the project, both numbers and the
+// triggers holding its share.
+func TestTheRunPageSaysARunWaitsForItsProjectAtItsMaxRunning(t *testing.T) {
+	w := run.Waiting{Reason: run.WaitProjectBusy, Project: "delta", Running: 3, MaxRunning: 3, Holders: []run.SlotHolder{{Project: "delta", Trigger: "runaway", Runs: 3}}}
+	for lang, want := range map[string][]string{
+		"en": {"It waits for its project: delta runs 3 of its maxRunning 3 runs at once", "other projects' runs take the free slots meanwhile", "The slots are held by Runs of delta/runaway (3)."},
+		"zh": {"它在等待所属项目：项目 delta 正在运行 3 个运行，已达其 maxRunning 上限 3", "空出的槽位先给其他项目的运行", "占用这些槽位的是以下触发器的运行：delta/runaway (3)。"},
+	} {
+		got := waitingText(lang, &w)
+		for _, part := range want {
+			if !strings.Contains(got, part) {
+				t.Errorf("%s: %q; want %q", lang, got, part)
+			}
+		}
+	}
+}
+
 // A trigger's timeline says which Run its collapsed occurrences went into
 // by the trigger's own misfire policy, in both languages: under skip the
 // oldest occurrence still inside the grace, not the oldest missed one.

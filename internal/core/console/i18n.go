@@ -251,6 +251,7 @@ var messages = map[string]map[string]string{
 		"wait.server_starting":  "The server starts it in a moment (%d of %d running).",
 		"wait.project_archived": "Project %s is archived; this run starts once the project is active again (set status: active in the definitions and apply them).",
 		"wait.holders":          " The slots are held by Runs of %s.",
+		"wait.project_busy":     "It waits for its project: %s runs %d of its maxRunning %d runs at once, and other projects' runs take the free slots meanwhile; as one of the project's finishes, its run queued first starts, this one in its turn. Raise the project's maxRunning in its definitions file, or pause the trigger taking its share.",
 		"wait.holders.sep":      ", ",
 		"wait.holders.more":     "%s and %d more triggers",
 		"wait.holders.more.one": "%s and %d more trigger",
@@ -498,6 +499,7 @@ var messages = map[string]map[string]string{
 		"wait.server_starting":  "服务器稍后即启动它（%d/%d 个正在运行）。",
 		"wait.project_archived": "项目 %s 已归档；项目恢复为活动状态后此运行才会启动（在定义中设置 status: active 并应用）。",
 		"wait.holders":          "占用这些槽位的是以下触发器的运行：%s。",
+		"wait.project_busy":     "它在等待所属项目：项目 %s 正在运行 %d 个运行，已达其 maxRunning 上限 %d，空出的槽位先给其他项目的运行；该项目的运行每结束一个，就启动其最早排队的运行，轮到此运行时即启动。请在定义文件中调高该项目的 maxRunning，或暂停占用其份额的触发器。",
 		"wait.holders.sep":      "、",
 		"wait.holders.more":     "%s，另有 %d 个触发器",
 		// The backfill form, its preview and its result (backfill.go).
@@ -748,6 +750,8 @@ func waitingText(l string, w *run.Waiting) string {
 		return fmt.Sprintf(tr(l, "wait.server_starting"), w.Running, w.Concurrency)
 	case run.WaitProjectArchived:
 		return fmt.Sprintf(tr(l, "wait.project_archived"), w.Project)
+	case run.WaitProjectBusy:
+		return fmt.Sprintf(tr(l, "wait.project_busy"), w.Project, w.Running, w.MaxRunning) + holdersText(l, w)
 	}
 	return string(w.Reason)
 }

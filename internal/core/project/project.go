@@ -29,7 +29,17 @@ type Project struct {
 	// Title is the project's display title beside its name, in any
 	// language; "" is none (validate.Title).
 	Title string
+	// MaxRunning caps how many of the project's Runs hold a slot
+	// (dispatching or running) at once, so that one team's runaway
+	// trigger or backfill cannot take every slot of a shared server or
+	// cluster; 0 is no cap.
+	MaxRunning int
 }
+
+// MaxMaxRunning bounds MaxRunning: far above any server's or cluster's
+// slots, so a larger number is a mistake (a timeout or a count typed in
+// the wrong field) rather than a cap.
+const MaxMaxRunning = 10000
 
 // Validate checks every field against its limit.
 func (p Project) Validate() error {
@@ -41,6 +51,10 @@ func (p Project) Validate() error {
 	}
 	if err := validate.Title("project.title", p.Title); err != nil {
 		return err
+	}
+	if p.MaxRunning < 0 || p.MaxRunning > MaxMaxRunning {
+		return qlerror.New(qlerror.Invalid, "project.maxRunning: %d is outside 1 … %d", p.MaxRunning, MaxMaxRunning).
+			Because(validate.RefusalOutOfRange, "field", "project.maxRunning", "value", p.MaxRunning, "min", 1, "max", MaxMaxRunning)
 	}
 	if p.Status != Active && p.Status != Archived {
 		return qlerror.New(qlerror.Invalid, "project.status: %q is not one of active, archived", p.Status).

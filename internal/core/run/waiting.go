@@ -41,6 +41,11 @@ const (
 	// commands than its --concurrency allows, so its next dispatch, a
 	// moment away, starts the Run.
 	WaitServerStarting WaitReason = "server_starting"
+	// WaitProjectBusy (both profiles) means the Run's project already
+	// runs as many of its Runs as its maxRunning allows: other projects'
+	// Runs take the free slots meanwhile, and as one of the project's
+	// finishes its Run queued first starts.
+	WaitProjectBusy WaitReason = "project_busy"
 	// WaitNoServer (single-node) means no server serves the data
 	// directory, so nothing starts a queued Run; only a read of the
 	// database itself (`ql runs show --data-dir`) can find it.
@@ -96,15 +101,22 @@ type Waiting struct {
 	// does not know it.
 	Overlap string
 	// Running is, for server_busy and server_starting, how many Runs are
-	// dispatching or running on the data directory.
+	// dispatching or running on the data directory; for project_busy, how
+	// many of the Run's project's are.
 	Running int
+	// Project is, for project_busy and project_archived, the Run's
+	// project; MaxRunning, for project_busy, its cap on its Runs holding a
+	// slot at once.
+	Project    string
+	MaxRunning int
 	// Concurrency is, for server_busy and server_starting, the serving
 	// server's --concurrency; 0 when the reader cannot know it (a read of
 	// the database beside a server that has not recorded it), and then
 	// Running is all that is known.
 	Concurrency int
 	// Holders are, for server_busy, the triggers whose Runs hold the
-	// server's slots, most first, at most MaxSlotHolders of them;
+	// server's slots, and for project_busy the project's triggers whose
+	// Runs hold its share, most first, at most MaxSlotHolders of them;
 	// MoreHolders counts the other triggers holding one.
 	Holders     []SlotHolder
 	MoreHolders int
@@ -119,8 +131,6 @@ type Waiting struct {
 	ServerStartedAtMs int64
 	// DataDir is, for no_server, the data directory no server serves.
 	DataDir string
-	// Project is, for project_archived, the archived project.
-	Project string
 }
 
 // MaxSlotHolders bounds Waiting.Holders: the few triggers holding most of
@@ -158,10 +168,11 @@ func (w Waiting) HoldersText() string {
 	return text
 }
 
-// heldBy is the clause a server_busy Message ends with naming the slots'
-// holders, so that a Run starved by another team's trigger points at it;
-// to a token bound to projects that none of them holds, that other
-// projects do (OthersOnly); "" when none is known.
+// heldBy is the clause a server_busy or project_busy Message ends with
+// naming the slots' holders, so that a Run starved by another team's
+// trigger, or by its own project's runaway, points at it; to a token
+// bound to projects that none of them holds, that other projects do
+// (OthersOnly); "" when none is known.
 func (w Waiting) heldBy() string {
 	if others := w.OthersOnly(); others != "" {
 		return "; the slots are held by " + others
@@ -246,6 +257,10 @@ func (w Waiting) Message() string {
 		return fmt.Sprintf("the server starts it in a moment (%d running)", w.Running)
 	case WaitProjectArchived:
 		return fmt.Sprintf("project %s is archived; this Run starts once the project is active again (set status: active in the definitions and apply)", w.Project)
+	case WaitProjectBusy:
+		return fmt.Sprintf("it waits for its project: %s runs %d of its maxRunning %d Runs at once", w.Project, w.Running, w.MaxRunning) + w.heldBy() +
+			"; other projects' Runs take the free slots meanwhile, and as one of the project's finishes its Run queued first starts, this one in its turn; " +
+			"raise the project's maxRunning in its definitions file, or pause the trigger taking its share (`ql triggers pause PROJECT/TRIGGER`)"
 	case WaitNoServer:
 		return fmt.Sprintf("no server is running on this data directory (%s), so nothing starts it; start one with `ql serve --data-dir %s`",
 			w.DataDir, shellquote.Quote(w.DataDir))

@@ -39,6 +39,10 @@ func TestASingleNodeWaitingMessageCountsCommandsAndNamesNothingOfTheCluster(t *t
 		{Waiting{Reason: WaitServerBusy, Running: 1}, "the server runs 1 command now; its --concurrency (`ql serve --concurrency N`) bounds how many run at once"},
 		{Waiting{Reason: WaitServerStarting, Running: 2, Concurrency: 3}, "the server starts it in a moment (2 of 3 running)"},
 		{Waiting{Reason: WaitNoServer, DataDir: "/var/lib/my ql"}, "no server is running on this data directory (/var/lib/my ql), so nothing starts it; start one with `ql serve --data-dir '/var/lib/my ql'`"},
+		{Waiting{Reason: WaitProjectBusy, Project: "delta", Running: 3, MaxRunning: 3, Holders: []SlotHolder{{Project: "delta", Trigger: "runaway", Runs: 2}, {Project: "delta", Trigger: "nightly", Runs: 1}}},
+			"it waits for its project: delta runs 3 of its maxRunning 3 Runs at once; the slots are held by Runs of delta/runaway (2), delta/nightly (1); " +
+				"other projects' Runs take the free slots meanwhile, and as one of the project's finishes its Run queued first starts, this one in its turn; " +
+				"raise the project's maxRunning in its definitions file, or pause the trigger taking its share (`ql triggers pause PROJECT/TRIGGER`)"},
 	} {
 		got := c.w.Message()
 		if !strings.Contains(got, c.want) {
@@ -70,6 +74,7 @@ func allWaitings() []Waiting {
 		{Reason: WaitServerStarting, Running: 1, Concurrency: 3},
 		{Reason: WaitServerStarting, Running: 1},
 		{Reason: WaitNoServer, DataDir: "/var/lib/qinglong"},
+		{Reason: WaitProjectBusy, Project: "delta", Running: 3, MaxRunning: 3, Holders: []SlotHolder{{Project: "delta", Trigger: "runaway", Runs: 3}}},
 		{Reason: "a_later_reason"},
 	}
 }

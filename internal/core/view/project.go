@@ -14,6 +14,9 @@ type Project struct {
 	// Title is the project's display title, absent when it has none.
 	Title  string `json:"title,omitempty"`
 	Status string `json:"status"`
+	// MaxRunning is the project's cap on its Runs holding a slot at once,
+	// absent when it has none.
+	MaxRunning int `json:"maxRunning,omitempty"`
 	// Revision is the project's revision (apply.SpecRevision), also its
 	// ETag, which an apply's If-Match names; left out of a project past
 	// apply.RevisionLimit, which has none.

@@ -141,6 +141,10 @@ type Waiting struct {
 	// server that has not recorded it).
 	Running     int `json:"running,omitempty"`
 	Concurrency int `json:"concurrency,omitempty"`
+	// Project is, for project_busy and project_archived, the Run's project;
+	// MaxRunning, for project_busy, its cap; Running then counts the project's Runs holding a slot.
+	Project    string `json:"project,omitempty"`
+	MaxRunning int    `json:"maxRunning,omitempty"`
 	// Holders are, for server_busy, the triggers whose Runs hold the
 	// server's slots, most first (at most run.MaxSlotHolders), and
 	// MoreHolders how many other triggers hold one.
@@ -156,8 +160,6 @@ type Waiting struct {
 	ServerStartedAtMs int64 `json:"serverStartedAtMs,omitempty"`
 	// DataDir is the data directory no server serves (no_server).
 	DataDir string `json:"dataDir,omitempty"`
-	// Project is the archived project (project_archived).
-	Project string `json:"project,omitempty"`
 	// Message is Reason in English words, with what to do.
 	Message string `json:"message"`
 }
@@ -206,7 +208,7 @@ func NewWaiting(w *run.Waiting) *Waiting {
 		holders = append(holders, SlotHolder(h))
 	}
 	return &Waiting{Reason: w.Reason, Labels: labels, Workers: w.Workers, WorkerLabels: w.WorkerLabels,
-		PreviousRun: w.PreviousRun, Overlap: w.Overlap, Running: w.Running, Concurrency: w.Concurrency, Holders: holders, MoreHolders: w.MoreHolders, OtherProjectsRuns: w.OtherProjectsRuns, ServerPID: w.ServerPID, ServerStartedAtMs: w.ServerStartedAtMs, DataDir: w.DataDir, Project: w.Project, Message: w.Message()}
+		PreviousRun: w.PreviousRun, Overlap: w.Overlap, Running: w.Running, Concurrency: w.Concurrency, Holders: holders, MoreHolders: w.MoreHolders, OtherProjectsRuns: w.OtherProjectsRuns, ServerPID: w.ServerPID, ServerStartedAtMs: w.ServerStartedAtMs, DataDir: w.DataDir, Project: w.Project, MaxRunning: w.MaxRunning, Message: w.Message()}
 }
 
 // RunOf is the waiting reason v shows, back in the model's terms.
@@ -219,7 +221,7 @@ func (v *Waiting) RunOf() *run.Waiting {
 		holders = append(holders, run.SlotHolder(h))
 	}
 	return &run.Waiting{Reason: v.Reason, Labels: v.Labels, Workers: v.Workers, WorkerLabels: v.WorkerLabels, PreviousRun: v.PreviousRun, Overlap: v.Overlap,
-		Running: v.Running, Concurrency: v.Concurrency, Holders: holders, MoreHolders: v.MoreHolders, OtherProjectsRuns: v.OtherProjectsRuns, ServerPID: v.ServerPID, ServerStartedAtMs: v.ServerStartedAtMs, DataDir: v.DataDir, Project: v.Project}
+		Running: v.Running, Concurrency: v.Concurrency, Holders: holders, MoreHolders: v.MoreHolders, OtherProjectsRuns: v.OtherProjectsRuns, ServerPID: v.ServerPID, ServerStartedAtMs: v.ServerStartedAtMs, DataDir: v.DataDir, Project: v.Project, MaxRunning: v.MaxRunning}
 }
 
 // NewRunDetail shapes d. A payload that is not valid JSON is shown as {}

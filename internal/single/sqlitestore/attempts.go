@@ -96,6 +96,9 @@ func (s *Store) AttemptStart(ctx context.Context, attemptID, owner, logPath stri
 		if err := run.CheckTransition(a.runState, run.Running); err != nil {
 			return err
 		}
+		if err := projectHasRoom(ctx, tx, a.runID); err != nil {
+			return err
+		}
 		now := s.nowMs()
 		res, err := tx.ExecContext(ctx, qAttemptMarkStarting, owner, logPath, now, attemptID)
 		if err != nil {
@@ -117,6 +120,22 @@ func (s *Store) AttemptStart(ctx context.Context, attemptID, owner, logPath stri
 		return task.Execution{}, run.Identity{}, nil, err
 	}
 	return plan, id, planErr, nil
+}
+
+// projectHasRoom refuses, as a Conflict the dispatcher passes over, the
+// start of a Run whose project already runs its maxRunning Runs: the
+// dispatcher's page was read before the round's earlier starts, and this
+// check, in the transaction taking the slot, is the one the cap rests on.
+func projectHasRoom(ctx context.Context, tx *txn, runID string) error {
+	var name string
+	var limit, running int
+	if err := tx.QueryRowContext(ctx, qProjectCapOfRun, runID).Scan(&name, &limit, &running); err != nil {
+		return err
+	}
+	if limit > 0 && running >= limit {
+		return qlerror.New(qlerror.Conflict, "project %s runs %d of its maxRunning %d; run %s waits for one of them to finish", name, running, limit, runID)
+	}
+	return nil
 }
 
 // attemptIdentity reads what attemptID's command is told about itself.

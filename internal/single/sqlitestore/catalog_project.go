@@ -16,7 +16,7 @@ var _ catalog.Store = (*Store)(nil)
 // ProjectByName returns the project or a NotFound error.
 func (s *Store) ProjectByName(ctx context.Context, name string) (project.Project, error) {
 	var p project.Project
-	err := s.readPool().QueryRowContext(ctx, qProjectByName, name).Scan(&p.ID, &p.Name, &p.Status, &p.Notifications, &p.Title)
+	err := s.readPool().QueryRowContext(ctx, qProjectByName, name).Scan(&p.ID, &p.Name, &p.Status, &p.Notifications, &p.Title, &p.MaxRunning)
 	if errors.Is(err, sql.ErrNoRows) {
 		return p, catalog.ProjectMissing(name)
 	}
@@ -40,7 +40,7 @@ func (s *Store) ProjectSave(ctx context.Context, p project.Project) (catalog.Cha
 func projectSave(ctx context.Context, tx *txn, p project.Project, now int64) (catalog.Change, error) {
 	cur, err := projectByID(ctx, tx, p.ID)
 	if errors.Is(err, sql.ErrNoRows) {
-		if _, err := tx.ExecContext(ctx, qProjectInsert, p.ID, p.Name, p.Status, p.Notifications, now, now, p.Title); err != nil {
+		if _, err := tx.ExecContext(ctx, qProjectInsert, p.ID, p.Name, p.Status, p.Notifications, now, now, p.Title, p.MaxRunning); err != nil {
 			return "", nameTaken(err, "project", p.Name, "")
 		}
 		return catalog.Created, nil
@@ -51,7 +51,7 @@ func projectSave(ctx context.Context, tx *txn, p project.Project, now int64) (ca
 	if cur == p {
 		return catalog.Unchanged, nil
 	}
-	if _, err := tx.ExecContext(ctx, qProjectUpdate, p.Name, p.Status, p.Notifications, now, p.Title, p.ID); err != nil {
+	if _, err := tx.ExecContext(ctx, qProjectUpdate, p.Name, p.Status, p.Notifications, now, p.Title, p.MaxRunning, p.ID); err != nil {
 		return "", nameTaken(err, "project", p.Name, "")
 	}
 	if cur.Status == project.Archived && p.Status == project.Active {
@@ -121,7 +121,7 @@ func recordArchive(ctx context.Context, tx *txn, projectID string, now int64) er
 
 func projectByID(ctx context.Context, tx *txn, id string) (project.Project, error) {
 	var p project.Project
-	err := tx.QueryRowContext(ctx, qProjectByID, id).Scan(&p.ID, &p.Name, &p.Status, &p.Notifications, &p.Title)
+	err := tx.QueryRowContext(ctx, qProjectByID, id).Scan(&p.ID, &p.Name, &p.Status, &p.Notifications, &p.Title, &p.MaxRunning)
 	return p, err
 }
 

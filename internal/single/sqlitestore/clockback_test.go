@@ -77,10 +77,11 @@ func TestTheClockWentBackMigrationKeepsEveryLedgerEntry(t *testing.T) {
 	ctx := t.Context()
 	e := envBefore(t, "sqlite-0024-clock-went-back")
 	s := e.store
-	undo, untitle := projectPauseLater(t, e), titlesLater(t, e)
+	undo, untitle, uncap := projectPauseLater(t, e), titlesLater(t, e), projectCapLater(t, e)
 	id := e.defs(t, "alpha", everyMinute).Trigger.TriggerID
 	undo()
 	untitle()
+	uncap()
 	reasons := []string{"misfire", "collapsed", "catch_up_window", "paused", "outside_bounds", "disabled", "overlap", "republished", "project_archived"}
 	for i, r := range reasons {
 		first := int64(1_000_000 + 60_000*i)

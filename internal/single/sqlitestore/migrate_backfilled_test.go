@@ -22,7 +22,7 @@ func TestMigratingPutsTheBackfilledRunsAlreadyQueuedBehindTheOthers(t *testing.T
 			t.Fatal(err)
 		}
 	}
-	undoPlace := placeLater(t, e)
+	undoPlace, uncap := placeLater(t, e), projectCapLater(t, e)
 	d := e.defs(t, "history", everyMinute)
 	now := e.clock.NowMs()
 	res, err := e.store.TriggerBackfill(ctx, schedule.BackfillRequest{
@@ -37,6 +37,7 @@ func TestMigratingPutsTheBackfilledRunsAlreadyQueuedBehindTheOthers(t *testing.T
 		}
 	}
 	undoPlace()
+	uncap()
 	if _, err := e.store.Migrate(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -59,7 +60,7 @@ func TestMigratingMarksTheQueuedBackfilledRunsForTheirOwnAge(t *testing.T) {
 	if err := e.tamper(ctx, `ALTER TABLE runs ADD COLUMN backfilled INTEGER NOT NULL DEFAULT 0`); err != nil {
 		t.Fatal(err)
 	}
-	undoPlace := placeLater(t, e)
+	undoPlace, uncap := placeLater(t, e), projectCapLater(t, e)
 	d := e.defs(t, "history", everyMinute)
 	now := e.clock.NowMs()
 	res, err := e.store.TriggerBackfill(ctx, schedule.BackfillRequest{
@@ -72,6 +73,7 @@ func TestMigratingMarksTheQueuedBackfilledRunsForTheirOwnAge(t *testing.T) {
 		t.Fatal(err)
 	}
 	undoPlace()
+	uncap()
 	if _, err := e.store.Migrate(ctx); err != nil {
 		t.Fatal(err)
 	}

@@ -19,7 +19,7 @@ func TestMigratingGivesTheReplacementsAlreadyQueuedThePlaceOfTheRunsTheyCancelle
 	t.Parallel()
 	ctx := t.Context()
 	e := envBefore(t, "sqlite-0036-cancel-previous-takes-place")
-	undoPlace := placeLater(t, e)
+	undoPlace, uncap := placeLater(t, e), projectCapLater(t, e)
 	cancelling := everyMinute
 	cancelling.Overlap = trigger.OverlapCancelPrevious
 	clockTrigger := e.defs(t, "clock", cancelling).Trigger.TriggerID
@@ -56,6 +56,7 @@ func TestMigratingGivesTheReplacementsAlreadyQueuedThePlaceOfTheRunsTheyCancelle
 	byOccurrence := e.admit(t, clockTrigger)
 	byRunNow := runNow(manual, "second")
 	undoPlace()
+	uncap()
 	if _, err := e.store.Migrate(ctx); err != nil {
 		t.Fatal(err)
 	}

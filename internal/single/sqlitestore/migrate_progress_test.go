@@ -22,7 +22,7 @@ func TestAMigrationSaysEachStepThatReadsEveryRunOrAttemptFirst(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	undoPlace := placeLater(t, e)
+	undoPlace, uncap := placeLater(t, e), projectCapLater(t, e)
 	d := e.defs(t, "history", everyMinute)
 	e.admit(t, d.Trigger.TriggerID)
 	for _, table := range []string{"attempts", "runs"} {
@@ -31,6 +31,7 @@ func TestAMigrationSaysEachStepThatReadsEveryRunOrAttemptFirst(t *testing.T) {
 		}
 	}
 	undoPlace()
+	uncap()
 	var said []LongStep
 	if _, err := e.store.migrateSaying(ctx, Stream(), func(b LongStep) { said = append(said, b) }, 1); err != nil {
 		t.Fatal(err)

@@ -219,7 +219,7 @@ func TestARunFoundLostRecordsWhenAlsoOneAnOlderBuildFoundLost(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	undo, untitle := projectPauseLater(t, e), titlesLater(t, e)
+	undo, untitle, uncap := projectPauseLater(t, e), titlesLater(t, e), projectCapLater(t, e)
 	d := e.defs(t, "alpha", everyMinute)
 	undo()
 	e.take(t, 1)
@@ -237,6 +237,7 @@ func TestARunFoundLostRecordsWhenAlsoOneAnOlderBuildFoundLost(t *testing.T) {
 		}
 	}
 	untitle()
+	uncap()
 	if _, err := s.Migrate(ctx); err != nil {
 		t.Fatal(err)
 	}

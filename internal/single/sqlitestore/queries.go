@@ -140,6 +140,7 @@ var (
 	qTriggersList          = query("triggers_list")
 	qAttemptsPending       = query("attempts_pending")
 	qAttemptWithRun        = query("attempt_with_run")
+	qProjectCapOfRun       = query("project_cap_of_run")
 	qAttemptIdentity       = query("attempt_identity")
 	qExecutionByID         = query("execution_by_id")
 	qAttemptMarkStarting   = query("attempt_mark_starting")
@@ -300,7 +301,7 @@ var writeQueries = []string{
 	qSchedulePageRead, qSchedulePageAdvance, qRunPageInsert, qAttemptPageInsert, qEventPageInsert,
 	qSchedulePageSavepoint, qSchedulePageRollback, qSchedulePageRelease,
 	qRestoredBackupTake, qScheduleRestoredRead,
-	qAttemptWithRun, qAttemptIdentity, qExecutionByID, qAttemptMarkStarting, qAttemptMarkRunning, qAttemptMarkFinished, qAttemptMarkLogCut,
+	qProjectCapOfRun, qAttemptWithRun, qAttemptIdentity, qExecutionByID, qAttemptMarkStarting, qAttemptMarkRunning, qAttemptMarkFinished, qAttemptMarkLogCut,
 	qRunTransition, qRunNoteEvent, qAttemptsLiveOfOwner, qRunCancelRead, qRunCancelRequested,
 	qAttemptRetryFacts, qAttemptCancelDeadline, qAttemptRetryInsert, qAttemptClearBackoff, qRetriesDue, qRunQueuedAgain,
 	qLedgerLastSeq, qLedgerInsert, qLedgerCompact, qLedgerTrim,

@@ -61,7 +61,7 @@ func withSlotHolders(ctx context.Context, tx *txn, out map[string]run.Last) erro
 	if !queued {
 		return nil
 	}
-	holders, more, err := slotHolders(ctx, tx)
+	holders, more, err := slotHolders(ctx, tx, "")
 	if err != nil {
 		return err
 	}

@@ -12,7 +12,8 @@ import (
 // starting at the server's next dispatch, nil when nothing there does. Its
 // trigger's overlap policy comes first: a Run held behind an earlier one
 // does not start whatever slots are free, and the earlier one frees its
-// own slot when it finishes. Otherwise, Runs dispatching or running give
+// own slot when it finishes. Its project's cap comes next: a Run of a
+// project at its maxRunning does not start whatever slots are free. Otherwise, Runs dispatching or running give
 // server_busy with their count, but not the limit, which only the serving
 // server knows: a reader that knows it keeps the reason only when the
 // count reaches it (server.Runs), and one that does not says the count
@@ -21,8 +22,9 @@ import (
 func runWaiting(ctx context.Context, tx *txn, id string) (*run.Waiting, error) {
 	var dispatchable bool
 	var previous, overlap sql.NullString
-	var running int
-	err := tx.QueryRowContext(ctx, qRunWaiting, id).Scan(&dispatchable, &previous, &overlap, &running)
+	var running, limit, projectRunning int
+	var projectID, projectName string
+	err := tx.QueryRowContext(ctx, qRunWaiting, id).Scan(&dispatchable, &previous, &overlap, &running, &projectID, &projectName, &limit, &projectRunning)
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
 		return nil, nil
@@ -32,9 +34,13 @@ func runWaiting(ctx context.Context, tx *txn, id string) (*run.Waiting, error) {
 		return nil, nil
 	case previous.Valid:
 		return &run.Waiting{Reason: run.WaitPrevious, PreviousRun: previous.String, Overlap: overlap.String}, nil
+	case limit > 0 && projectRunning >= limit:
+		w := &run.Waiting{Reason: run.WaitProjectBusy, Project: projectName, Running: projectRunning, MaxRunning: limit}
+		w.Holders, w.MoreHolders, err = slotHolders(ctx, tx, projectID)
+		return w, err
 	case running > 0:
 		w := &run.Waiting{Reason: run.WaitServerBusy, Running: running}
-		w.Holders, w.MoreHolders, err = slotHolders(ctx, tx)
+		w.Holders, w.MoreHolders, err = slotHolders(ctx, tx, "")
 		return w, err
 	}
 	return nil, nil
@@ -55,13 +61,13 @@ func archivedWaiting(ctx context.Context, tx *txn, id string) (*run.Waiting, err
 	return &run.Waiting{Reason: run.WaitProjectArchived, Project: project}, nil
 }
 
-// slotHolders are the triggers whose Runs hold the server's slots, most
-// first, at most run.MaxSlotHolders of them, and how many other triggers
-// hold one. Reading every group is bounded: only Runs dispatching or
+// slotHolders are the triggers whose Runs hold the server's slots (of the
+// project projectID, or of every one for ""), most first, at most
+// run.MaxSlotHolders of them, and how many other triggers hold one. Reading every group is bounded: only Runs dispatching or
 // running hold a slot, and the server never has more of them than its
 // --concurrency.
-func slotHolders(ctx context.Context, tx *txn) ([]run.SlotHolder, int, error) {
-	rows, err := tx.QueryContext(ctx, qRunSlotHolders)
+func slotHolders(ctx context.Context, tx *txn, projectID string) ([]run.SlotHolder, int, error) {
+	rows, err := tx.QueryContext(ctx, qRunSlotHolders, projectID)
 	if err != nil {
 		return nil, 0, err
 	}

@@ -104,6 +104,9 @@ func RunSchedule(t *testing.T, newFixture Factory) {
 	for name, fn := range titleCases() {
 		run("Titles/"+name, false, fn)
 	}
+	for name, fn := range maxRunningCases() {
+		run("MaxRunning/"+name, false, fn)
+	}
 	for name, fn := range unreadableCases() {
 		run(name, false, fn)
 	}

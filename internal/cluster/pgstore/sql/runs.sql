@@ -205,3 +205,28 @@ SELECT r.trigger_id, r.id, r.state, r.scheduled_for_ms, r.finished_at_ms,
   FROM unnest($1::uuid[]) AS t(id)
  CROSS JOIN LATERAL (SELECT l.trigger_id, l.id, l.state, l.scheduled_for_ms, l.finished_at_ms
                        FROM qinglong.runs l WHERE l.trigger_id = t.id ORDER BY l.id DESC LIMIT 1) r
+
+-- name: RunProjectCap
+-- A queued Run's project ($1) as Dispatch (workers_dispatch.sql) caps it:
+-- its name, its maxRunning (pg-0046; 0 none) and how many of its Runs hold
+-- a slot (dispatching or running), through runs_project_slot_idx, so
+-- the count reads the project's few entries, whatever the history.
+SELECT p.name, p.max_running,
+       (SELECT count(*) FROM qinglong.runs x WHERE x.project_id::text = p.id::text AND x.state IN ('dispatching', 'running'))
+  FROM qinglong.projects p
+ WHERE p.id = $1
+
+-- name: ProjectSlotHolders
+-- The triggers of a project ($1) at its cap whose Runs hold its share of
+-- the slots, each with how many it holds, most first, named as their
+-- latest revision is: what a project_busy Run names. The rows grouped are
+-- the project's Runs holding a slot (runs_project_slot_idx), about its
+-- maxRunning of them.
+SELECT x.trigger_id::text, p.name,
+       coalesce((SELECT tr.name FROM qinglong.trigger_revisions tr WHERE tr.trigger_id = x.trigger_id ORDER BY tr.revision DESC LIMIT 1), '') AS trigger_name,
+       count(*) AS held
+  FROM qinglong.runs x
+  JOIN qinglong.projects p ON p.id = x.project_id
+ WHERE x.project_id::text = $1::text AND x.state IN ('dispatching', 'running') AND x.trigger_id IS NOT NULL
+ GROUP BY x.trigger_id, p.name
+ ORDER BY held DESC, trigger_name

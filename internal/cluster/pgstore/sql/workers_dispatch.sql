@@ -28,6 +28,38 @@ SELECT a.id, a.run_id, a.number, p.name, tr.name, a.lease_version, a.lease_expir
  WHERE a.offer_id = @offer_id AND a.worker_id = @worker_id
  ORDER BY a.run_id
 
+-- name: CappedProjectsLock
+-- Before a pull's grant, the transaction-scoped advisory lock of every
+-- project with a maxRunning (pg-0046) that has a queued Run and, read
+-- without a lock, room under its cap: the projects whose Runs Dispatch may
+-- grant, which grants a capped project's Runs only when its id is among
+-- the ones returned here. Both reads of a capped project are ranges of
+-- runs_project_slot_idx, never its history of finished Runs. An advisory lock, not a counter row locked FOR
+-- UPDATE: the cap is exact without a count kept beside the Runs (every
+-- finish, loss, sweep and cancel would have to keep it), and the worker
+-- ingress role needs no right to update projects. Exact because Dispatch
+-- runs after these locks are held, and under READ COMMITTED its snapshot
+-- is taken then: it sees every grant of the project that an earlier
+-- holder committed, and no other pull grants the project's Runs until
+-- this one commits; only a grant moves a Run into dispatching, the count
+-- that the cap bounds. A project read at its cap is not locked: leaving
+-- it out is always safe, and the pulls of other workers then never wait
+-- for it, as they would were every capped project locked on every pull.
+-- The locks are taken in key order, so two pulls never wait on each other
+-- in a cycle; two projects whose keys collide only share a lock. The keys
+-- are in the two-int space, apart from the one-bigint keys of migration
+-- and retention; class 1903915873 is "qlca".
+SELECT l.id::text
+  FROM (SELECT p.id, hashtext(p.id::text) AS k
+          FROM qinglong.projects p
+         WHERE p.max_running > 0 AND p.status = 'active'
+           AND EXISTS (SELECT 1 FROM qinglong.runs r WHERE r.project_id::text = p.id::text AND r.state = 'queued')
+           AND p.max_running > (SELECT count(*) FROM qinglong.runs x
+                                 WHERE x.project_id::text = p.id::text AND x.state IN ('dispatching', 'running'))
+         ORDER BY k, p.id) l
+ CROSS JOIN LATERAL (SELECT pg_catalog.pg_advisory_xact_lock(1903915873, l.k)) locked
+ ORDER BY l.k, l.id
+
 -- name: Dispatch
 -- The grant, one statement. Picks, a backfill's Runs after every other
 -- (runs.backfilled, pg-0039) and oldest Run first within each, a
@@ -56,6 +88,13 @@ SELECT a.id, a.run_id, a.number, p.name, tr.name, a.lease_version, a.lease_expir
 -- the locking step checks it again. A pull racing the archive's commit
 -- can still grant one: it started as the project was archived, and like a
 -- running one it is not stopped.
+-- A project with a maxRunning (pg-0046) contributes candidates only when
+-- CappedProjectsLock locked it for this pull (@capped), and at most its
+-- room: its cap less its Runs dispatching or running, counted by this
+-- statement after the lock was taken (runs_project_slot_idx), the
+-- oldest first; picked takes from the candidates only, so the grant never
+-- passes the cap, and a capped project at its cap takes no candidate's
+-- place, so it never keeps other projects' Runs from the free slots.
 -- The grant carries its Run's occurrence as GrantsOfOffer's rows do.
 -- In the same statement: the Attempt gets the lease (worker, session,
 -- offer, token digest, version 1, expiry = now + @lease_ms in database
@@ -103,17 +142,23 @@ revs AS (
                           LIMIT 1) x
 ),
 candidates AS (
-    SELECT c.id
-      FROM revs v
-      JOIN qinglong.execution_revisions e ON e.task_id = v.task_id AND e.task_revision = v.task_revision AND e.executor = 'remote_worker'
-      JOIN qinglong.projects pr ON pr.id = e.project_id AND pr.status = 'active'
-     CROSS JOIN LATERAL (SELECT r.id, r.backfilled, coalesce(r.place_of, r.id) AS place
-                           FROM qinglong.runs r
-                          WHERE r.task_id = v.task_id AND r.task_revision = v.task_revision AND r.state = 'queued'
-                          ORDER BY r.backfilled, coalesce(r.place_of, r.id), r.id
-                          LIMIT (SELECT candidates FROM sess)) c
-     WHERE coalesce(e.command -> 'placement' -> 'labels', '{}'::jsonb) <@ (SELECT labels FROM sess)
-     ORDER BY c.backfilled, c.place, c.id
+    SELECT q.id
+      FROM (SELECT c.id, c.backfilled, c.place, pr.max_running AS cap, h.holding,
+                   row_number() OVER (PARTITION BY pr.id ORDER BY c.backfilled, c.place, c.id) AS nth
+              FROM revs v
+              JOIN qinglong.execution_revisions e ON e.task_id = v.task_id AND e.task_revision = v.task_revision AND e.executor = 'remote_worker'
+              JOIN qinglong.projects pr ON pr.id = e.project_id AND pr.status = 'active'
+                                       AND (pr.max_running = 0 OR pr.id = ANY (@capped::uuid[]))
+             CROSS JOIN LATERAL (SELECT count(*) AS holding FROM qinglong.runs x
+                                  WHERE pr.max_running > 0 AND x.project_id::text = pr.id::text AND x.state IN ('dispatching', 'running')) h
+             CROSS JOIN LATERAL (SELECT r.id, r.backfilled, coalesce(r.place_of, r.id) AS place
+                                   FROM qinglong.runs r
+                                  WHERE r.task_id = v.task_id AND r.task_revision = v.task_revision AND r.state = 'queued'
+                                  ORDER BY r.backfilled, coalesce(r.place_of, r.id), r.id
+                                  LIMIT (SELECT candidates FROM sess)) c
+             WHERE coalesce(e.command -> 'placement' -> 'labels', '{}'::jsonb) <@ (SELECT labels FROM sess)) q
+     WHERE q.cap = 0 OR q.nth <= q.cap - q.holding
+     ORDER BY q.backfilled, q.place, q.id
      LIMIT (SELECT candidates FROM sess)
 ),
 picked AS (

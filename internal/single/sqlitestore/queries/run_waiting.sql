@@ -6,9 +6,11 @@
 -- stops), the nearest earlier unfinished Run of its trigger (one probe of
 -- runs_unfinished_trigger) and the overlap policy of the trigger
 -- revision that admitted it, which says which of the two holds it; and how many Runs dispatch or run now, each
--- holding one of the server's slots. The IN list of the count repeats the
--- predicate of runs_unfinished_state word for word, so it reads that index
--- and never grows with history.
+-- holding one of the server's slots; then the Run's project, its
+-- max_running (migration 0041) and how many of its Runs hold a slot, the
+-- dispatcher's cap (attempts_pending.sql). The IN lists of the counts
+-- repeat the predicate of runs_unfinished_state word for word, so they
+-- read that index and never grow with history.
 SELECT
   EXISTS (SELECT 1 FROM attempts a
           WHERE a.run_id = r.id AND a.state = 'claimed' AND a.available_at_ms IS NULL AND a.executor = 'local_process'),
@@ -20,6 +22,11 @@ SELECT
    WHERE tr.trigger_id = r.trigger_id AND tr.revision = r.trigger_revision),
   (SELECT count(*) FROM runs x
    WHERE x.state IN ('created', 'queued', 'dispatching', 'running', 'waiting_approval', 'retry_wait')
+     AND x.state IN ('dispatching', 'running')),
+  r.project_id, pr.name, pr.max_running,
+  (SELECT count(*) FROM runs x
+   WHERE x.project_id = r.project_id
+     AND x.state IN ('created', 'queued', 'dispatching', 'running', 'waiting_approval', 'retry_wait')
      AND x.state IN ('dispatching', 'running'))
-FROM runs r
+FROM runs r JOIN projects pr ON pr.id = r.project_id
 WHERE r.id = ? AND r.state = 'queued'
