@@ -99,12 +99,18 @@ func (a *Admin) changeUser(ctx context.Context, what string, c account.Change, e
 
 // UserSetProjects binds the account of that name to projects; its
 // sessions stand, each request reading its projects again.
-func (a *Admin) UserSetProjects(ctx context.Context, name string, projects []string) error {
+func (a *Admin) UserSetProjects(ctx context.Context, name string, projects []string, actor string) error {
+	c := account.Change{Action: audit.UserProjectsSet, Name: name, Actor: actor, Note: account.ProjectsNote(projects)}
 	if projects == nil {
 		projects = []string{}
 	}
-	var id string
-	err := a.pool.QueryRow(ctx, sqlUserSetProjects, name, projects).Scan(&id)
+	err := pgx.BeginFunc(ctx, a.pool, func(tx pgx.Tx) error {
+		var id string
+		if err := tx.QueryRow(ctx, sqlUserSetProjects, name, projects).Scan(&id); err != nil {
+			return err
+		}
+		return appendAudit(ctx, tx, nil, c.Entry(id))
+	})
 	if !errors.Is(err, pgx.ErrNoRows) {
 		return mapErr(err, "binding user "+name+" to projects")
 	}

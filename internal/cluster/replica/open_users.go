@@ -37,6 +37,6 @@ func (u adminUsers) UserSetPassword(ctx context.Context, name, hash, actor strin
 	return explainRole(u.a.UserSetPassword(ctx, name, hash, actor), "setting console passwords", "admin")
 }
 
-func (u adminUsers) UserSetProjects(ctx context.Context, name string, projects []string) error {
-	return explainRole(u.a.UserSetProjects(ctx, name, projects), "binding console users to projects", "admin")
+func (u adminUsers) UserSetProjects(ctx context.Context, name string, projects []string, actor string) error {
+	return explainRole(u.a.UserSetProjects(ctx, name, projects, actor), "binding console users to projects", "admin")
 }

@@ -149,7 +149,7 @@ type Manager interface {
 	// or to every project when there are none; NotFound when there is no
 	// account, ErrOwnerBound for an owner given projects. Its sessions
 	// stand: each request reads the account again, and so its projects.
-	UserSetProjects(ctx context.Context, name string, projects []string) error
+	UserSetProjects(ctx context.Context, name string, projects []string, actor string) error
 }
 
 // Authenticator is what a server needs of the store to sign a user in and

@@ -37,12 +37,12 @@ func NormalProjects(role Role, raw []string) ([]string, error) {
 
 // SetProjects checks projects and binds the account of that name to them
 // (none: every project).
-func SetProjects(ctx context.Context, m Manager, name string, projects []string) error {
+func SetProjects(ctx context.Context, m Manager, actor, name string, projects []string) error {
 	bound, err := apitoken.NormalProjects("user", projects)
 	if err != nil {
 		return err
 	}
-	return m.UserSetProjects(ctx, name, bound)
+	return m.UserSetProjects(ctx, name, bound, actor)
 }
 
 // SplitProjects reads the projects a store keeps joined by ',' (a project

@@ -25,6 +25,7 @@ const (
 	UserDeleted         Action = "user.deleted"
 	UserPasswordSet     Action = "user.password_set"
 	UserPasswordChanged Action = "user.password_changed"
+	UserProjectsSet     Action = "user.projects_set"
 	ProjectPaused       Action = "project.paused"
 	ProjectResumed      Action = "project.resumed"
 	NotificationRetried Action = "notification.retried"
@@ -37,7 +38,7 @@ const (
 // Actions lists every action in the order the docs table has them.
 var Actions = []Action{
 	TokenCreated, TokenRevoked,
-	UserCreated, UserDisabled, UserEnabled, UserDeleted, UserPasswordSet, UserPasswordChanged,
+	UserCreated, UserDisabled, UserEnabled, UserDeleted, UserPasswordSet, UserPasswordChanged, UserProjectsSet,
 	ProjectPaused, ProjectResumed,
 	NotificationRetried,
 	TriggerPaused, TriggerResumed, TriggerEnabled, TriggerDisabled,

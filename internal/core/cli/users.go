@@ -293,7 +293,7 @@ func usersSetProjectsCommand(opts Options) *cobra.Command {
 			case !every && len(projects) == 0:
 				return Usagef("give the projects with --project P (repeat it for several), or --every-project to unbind the user")
 			}
-			return account.SetProjects(cmd.Context(), b.Users, name, projects)
+			return account.SetProjects(cmd.Context(), b.Users, actor(), name, projects)
 		})
 	c.Use = "set-projects NAME (--project P... | --every-project)"
 	c.Example = "  " + opts.Binary + " users set-projects alpha-ops --project alpha --project beta\n  " + opts.Binary + " users set-projects alpha-ops --every-project"

@@ -130,10 +130,14 @@ func (s *Store) changeUserEndingSessions(ctx context.Context, what string, c acc
 
 // UserSetProjects binds the account of that name to projects; its
 // sessions stand, each request reading its projects again.
-func (s *Store) UserSetProjects(ctx context.Context, name string, projects []string) error {
+func (s *Store) UserSetProjects(ctx context.Context, name string, projects []string, actor string) error {
 	return s.write(ctx, "bind user "+name+" to projects", durable, func(tx *txn) error {
 		var id string
 		err := tx.QueryRowContext(ctx, qUserSetProjects, name, strings.Join(projects, ",")).Scan(&id)
+		if err == nil {
+			c := account.Change{Action: audit.UserProjectsSet, Name: name, Actor: actor, Note: account.ProjectsNote(projects)}
+			return appendAudit(ctx, tx, s.nowMs(), c.Entry(id))
+		}
 		if !errors.Is(err, sql.ErrNoRows) {
 			return err
 		}

@@ -101,11 +101,13 @@ func testAuditTokenRevoke(t *testing.T, f Fixture) {
 
 func testAuditUsers(t *testing.T, f Fixture) {
 	ctx := t.Context()
-	u, err := f.Users.UserCreate(ctx, account.NewUser{ID: ids.New(), Name: "heidi", Role: account.Operator, Hash: hashA, Actor: "root"})
+	u, err := f.Users.UserCreate(ctx, account.NewUser{ID: ids.New(), Name: "heidi", Role: account.Operator, Hash: hashA, Actor: "root", Projects: []string{"alpha"}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	steps := []error{
+		f.Users.UserSetProjects(ctx, "heidi", []string{"alpha", "beta"}, "lead"),
+		f.Users.UserSetProjects(ctx, "heidi", nil, "root"),
 		f.Users.UserSetPassword(ctx, "heidi", hashB, "console:user:lead@192.0.2.1"),
 		f.Users.UserDisable(ctx, "heidi", "lead"),
 		f.Users.UserEnable(ctx, "heidi", hashA, "lead"),
@@ -118,13 +120,16 @@ func testAuditUsers(t *testing.T, f Fixture) {
 		}
 	}
 	requireCode(t, f.Users.UserDisable(ctx, "heidi", "root"), qlerror.NotFound, "disabling a deleted user")
+	requireCode(t, f.Users.UserSetProjects(ctx, "heidi", []string{"alpha"}, "root"), qlerror.NotFound, "binding a deleted user")
 	want := []string{
 		"user.deleted root user heidi  ",
 		"user.password_changed console:user:heidi@192.0.2.2 user heidi  ",
 		"user.enabled lead user heidi  ",
 		"user.disabled lead user heidi  ",
 		"user.password_set console:user:lead@192.0.2.1 user heidi  ",
-		"user.created root user heidi  role operator",
+		"user.projects_set root user heidi  every project",
+		"user.projects_set lead user heidi  projects alpha, beta",
+		"user.created root user heidi  role operator, projects alpha",
 	}
 	got := auditAll(t, f, audit.Query{})
 	if lines := auditLines(got); !slices.Equal(lines, want) {

@@ -36,25 +36,25 @@ func testUserProjects(t *testing.T, f Fixture) {
 		}
 	}
 	read("created", want)
-	if err := f.Users.UserSetProjects(ctx, "alpha-ops", []string{"gamma"}); err != nil {
+	if err := f.Users.UserSetProjects(ctx, "alpha-ops", []string{"gamma"}, "root"); err != nil {
 		t.Fatal(err)
 	}
 	read("rebound", []string{"gamma"})
-	if err := f.Users.UserSetProjects(ctx, "alpha-ops", nil); err != nil {
+	if err := f.Users.UserSetProjects(ctx, "alpha-ops", nil, "root"); err != nil {
 		t.Fatal(err)
 	}
 	read("unbound", nil)
 	createUser(t, f, "root", account.Owner)
-	if err := f.Users.UserSetProjects(ctx, "root", []string{"alpha"}); qlerror.CodeOf(err) != qlerror.Invalid {
+	if err := f.Users.UserSetProjects(ctx, "root", []string{"alpha"}, "root"); qlerror.CodeOf(err) != qlerror.Invalid {
 		t.Errorf("binding an owner: %v; want it refused", err)
 	}
-	if err := f.Users.UserSetProjects(ctx, "root", nil); err != nil {
+	if err := f.Users.UserSetProjects(ctx, "root", nil, "root"); err != nil {
 		t.Errorf("an owner of every project set to every project: %v", err)
 	}
 	if _, err := f.Users.UserCreate(ctx, account.NewUser{ID: ids.New(), Name: "boss", Role: account.Owner, Hash: hashA, Projects: []string{"alpha"}}); err == nil {
 		t.Error("an owner bound to a project was stored; want the store to refuse it")
 	}
-	if err := f.Users.UserSetProjects(ctx, "nobody", []string{"alpha"}); qlerror.CodeOf(err) != qlerror.NotFound {
+	if err := f.Users.UserSetProjects(ctx, "nobody", []string{"alpha"}, "root"); qlerror.CodeOf(err) != qlerror.NotFound {
 		t.Errorf("binding a missing user: %v; want NotFound", err)
 	}
 }
