@@ -53,7 +53,7 @@ func TestABoundConsoleUserSeesOnlyItsProjects(t *testing.T) {
 		t.Errorf("the Runs page for a user bound to alpha: %d; want alpha's Run and nothing of shop's:\n%s", resp.StatusCode, page)
 	}
 	resp, page = get("/runs/" + runs["shop"])
-	if resp.StatusCode != http.StatusForbidden || !strings.Contains(page, "is bound to the projects alpha") || strings.Contains(page, "shop") {
+	if resp.StatusCode != http.StatusForbidden || !strings.Contains(page, "is bound to the project alpha") || strings.Contains(page, "shop") {
 		t.Errorf("shop's Run for a user bound to alpha: %d; want 403 project_not_in_scope not naming shop:\n%s", resp.StatusCode, page)
 	}
 	_, page = get("/")

@@ -84,7 +84,7 @@ func TestABoundConsoleUserSeesOnlyItsProjects(t *testing.T) {
 	}
 	for _, page := range []string{"/runs/" + shopRun, "/runs/" + shopRun + "/log", "/runs/" + shopRun + "/download", "/triggers/" + site.triggerID, "/triggers?project=shop", "/workers"} {
 		resp, body := httpcall.Form(t, c, http.MethodGet, site.base+page, nil)
-		if resp.StatusCode != http.StatusForbidden || !strings.Contains(body, `user &#34;alpha-ops&#34; is bound to the projects alpha`) {
+		if resp.StatusCode != http.StatusForbidden || !strings.Contains(body, `user &#34;alpha-ops&#34; is bound to the project alpha`) {
 			t.Errorf("%s for a user bound to alpha: %d; want 403 naming the user and its projects:\n%s", page, resp.StatusCode, body)
 		}
 		if page != "/triggers?project=shop" && strings.Contains(body, "shop") {
@@ -108,10 +108,10 @@ func TestABoundConsoleUserCannotCancelAnotherProjectsRun(t *testing.T) {
 	t.Parallel()
 	site, c, csrf, shopRun, _, alphaRun := boundSite(t)
 	resp, body := httpcall.Form(t, c, http.MethodPost, site.base+"/runs/"+shopRun+"/cancel", url.Values{"csrf": {csrf}})
-	if resp.StatusCode != http.StatusForbidden || !strings.Contains(body, "is bound to the projects alpha") {
+	if resp.StatusCode != http.StatusForbidden || !strings.Contains(body, "is bound to the project alpha") {
 		t.Fatalf("cancelling shop's Run as a user bound to alpha: %d; want 403 project_not_in_scope:\n%s", resp.StatusCode, body)
 	}
-	if resp, body := httpcall.Form(t, c, http.MethodPost, site.base+"/runs/cancel", url.Values{"csrf": {csrf}, "id": {shopRun}}); resp.StatusCode != http.StatusOK || !strings.Contains(body, "1 refused (user &#34;alpha-ops&#34; is bound to the projects alpha") {
+	if resp, body := httpcall.Form(t, c, http.MethodPost, site.base+"/runs/cancel", url.Values{"csrf": {csrf}, "id": {shopRun}}); resp.StatusCode != http.StatusOK || !strings.Contains(body, "1 refused (user &#34;alpha-ops&#34; is bound to the project alpha") {
 		t.Fatalf("cancelling a selection of shop's Run: %d; want the Runs list saying it was refused:\n%s", resp.StatusCode, body)
 	}
 	d, err := site.srv.store.RunGet(t.Context(), shopRun)
