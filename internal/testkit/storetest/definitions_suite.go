@@ -52,6 +52,10 @@ func testDefinitionsReadWhole(t *testing.T, f Fixture) {
 	if names, err := f.Definitions.ProjectNames(t.Context(), 1, nil); err != nil || strings.Join(catalog.Names(names), ",") != "alpha" {
 		t.Fatalf("first project name %v, %v; want alpha", names, err)
 	}
+	// A bound token's or user's projects are kept before the limit cuts.
+	if names, err := f.Definitions.ProjectNames(t.Context(), 1, []string{"small", "gone"}); err != nil || strings.Join(catalog.Names(names), ",") != "small" {
+		t.Fatalf("first project name of small and gone %v, %v; want small", names, err)
+	}
 }
 
 // A project named in an address by its id (older links) is found by it,
