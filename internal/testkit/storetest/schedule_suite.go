@@ -22,6 +22,7 @@ func RunSchedule(t *testing.T, newFixture Factory) {
 		"TaskRepublishedWithoutRepinIsNotTaken": testUnpinnedNotTaken,
 		"TakeLimitIsBounded":                    testTakeLimit,
 		"MonitorCountsDueRowsAndUnfinishedRuns": testMonitorCounts,
+		"ABoundBacklogCountsItsProjectsDueRowsOnly": testBoundBacklog,
 		"TheOldestQueuedAgeLeavesBackfillsOut":  testTheOldestQueuedAgeLeavesBackfillsOut,
 		"MonitorReadsEachTriggersLastSuccess":   testTriggerActivity,
 		"MonitorReadsWhetherATriggerIsPaused":   testTriggerActivityPaused,
