@@ -24,9 +24,9 @@ func (a *Admin) ProjectDefinitions(ctx context.Context, name string, limit int) 
 }
 
 // ProjectNames returns the first limit projects' names and titles in
-// name order.
-func (a *Admin) ProjectNames(ctx context.Context, limit int) ([]catalog.ProjectName, error) {
-	return projectNames(ctx, a.pool, limit)
+// name order, of the projects named in alone when in is not empty.
+func (a *Admin) ProjectNames(ctx context.Context, limit int, in []string) ([]catalog.ProjectName, error) {
+	return projectNames(ctx, a.pool, limit, in)
 }
 
 // ProjectNameOf returns the name of the project with id id, "" when none
@@ -42,9 +42,9 @@ func (r *Runtime) ProjectDefinitions(ctx context.Context, name string, limit int
 }
 
 // ProjectNames returns the first limit projects' names and titles in
-// name order.
-func (r *Runtime) ProjectNames(ctx context.Context, limit int) ([]catalog.ProjectName, error) {
-	return projectNames(ctx, r.pool, limit)
+// name order, of the projects named in alone when in is not empty.
+func (r *Runtime) ProjectNames(ctx context.Context, limit int, in []string) ([]catalog.ProjectName, error) {
+	return projectNames(ctx, r.pool, limit, in)
 }
 
 // projectDefinitions reads the project and its current revisions in one
@@ -135,8 +135,12 @@ func projectNameOf(ctx context.Context, pool *pgxpool.Pool, id string) (string, 
 	return name, mapErr(err, "reading project "+id)
 }
 
-func projectNames(ctx context.Context, pool *pgxpool.Pool, limit int) ([]catalog.ProjectName, error) {
-	rows, err := pool.Query(ctx, sqlProjectNames, limit)
+func projectNames(ctx context.Context, pool *pgxpool.Pool, limit int, in []string) ([]catalog.ProjectName, error) {
+	var inProjects []string
+	if len(in) > 0 {
+		inProjects = in
+	}
+	rows, err := pool.Query(ctx, sqlProjectNames, limit, inProjects)
 	if err != nil {
 		return nil, mapErr(err, "listing projects")
 	}

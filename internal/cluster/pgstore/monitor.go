@@ -8,7 +8,27 @@ import (
 	"github.com/qinglong/qinglong/internal/core/schedule"
 )
 
-var _ schedule.Monitor = (*Runtime)(nil)
+var (
+	_ schedule.Monitor       = (*Runtime)(nil)
+	_ schedule.BacklogReader = (*Runtime)(nil)
+)
+
+// Backlog reads the due rows no claim holds, as Monitor does, of the
+// projects named in alone when in is not empty, counted up to limit.
+func (r *Runtime) Backlog(ctx context.Context, limit int, in []string) (schedule.Backlog, error) {
+	var b schedule.Backlog
+	if limit < 1 || limit > schedule.MonitorLimit {
+		return b, qlerror.New(qlerror.Invalid, "backlog limit %d is outside 1–%d", limit, schedule.MonitorLimit)
+	}
+	var err error
+	if len(in) == 0 {
+		var nowMs int64
+		err = r.pool.QueryRow(ctx, sqlMonitorBacklog, limit).Scan(&nowMs, &b.Due, &b.OldestDueAtMs)
+	} else {
+		err = r.pool.QueryRow(ctx, sqlMonitorBacklogInProjects, limit, in).Scan(&b.Due, &b.OldestDueAtMs)
+	}
+	return b, mapErr(err, "reading the schedule backlog")
+}
 
 // Monitor reads the backlog of due, unclaimed schedule rows and the
 // unfinished Runs per state, every count cut at limit, and when the

@@ -54,12 +54,14 @@ var (
 
 // sql/monitor.sql: what monitoring reads.
 var (
-	sqlMonitorBacklog      = stmt("MonitorBacklog")
-	sqlMonitorRunStates    = stmt("MonitorRunStates")
-	sqlMonitorOldestQueued = stmt("MonitorOldestQueued")
-	sqlMonitorWorkers      = stmt("MonitorWorkers")
-	sqlMonitorUnplaceable  = stmt("MonitorUnplaceable")
-	sqlMonitorWorkerStates = stmt("MonitorWorkerStates")
+	sqlMonitorBacklog = stmt("MonitorBacklog")
+	// sqlMonitorBacklogInProjects is a bound console user's backlog.
+	sqlMonitorBacklogInProjects = stmt("MonitorBacklogInProjects")
+	sqlMonitorRunStates         = stmt("MonitorRunStates")
+	sqlMonitorOldestQueued      = stmt("MonitorOldestQueued")
+	sqlMonitorWorkers           = stmt("MonitorWorkers")
+	sqlMonitorUnplaceable       = stmt("MonitorUnplaceable")
+	sqlMonitorWorkerStates      = stmt("MonitorWorkerStates")
 	// sqlMonitorTriggerActivity is per-trigger monitoring's one read.
 	sqlMonitorTriggerActivity = stmt("MonitorTriggerActivity")
 )

@@ -68,14 +68,14 @@ func (l liveReaders) UserSignedIn(ctx context.Context, id string, atMs int64) er
 	return rt.UserSignedIn(ctx, id, atMs)
 }
 
-// Monitor reads the backlog through the live activation (the console's
-// overview; /metrics reads the same).
-func (l liveReaders) Monitor(ctx context.Context, limit int) (schedule.MonitorSnapshot, error) {
+// Backlog reads the backlog through the live activation (the console's
+// overview; /metrics reads the whole installation's the same way).
+func (l liveReaders) Backlog(ctx context.Context, limit int, in []string) (schedule.Backlog, error) {
 	rt, err := l.runtime()
 	if err != nil {
-		return schedule.MonitorSnapshot{}, err
+		return schedule.Backlog{}, err
 	}
-	return rt.Monitor(ctx, limit)
+	return rt.Backlog(ctx, limit, in)
 }
 
 // Workers lists the workers with their live sessions for the console.

@@ -90,7 +90,7 @@ func ExportProject(ctx context.Context, r catalog.DefinitionsReader, name string
 // API's GET /api/v1/projects/{name}), naming those there are: the command
 // line has no other way to list them.
 func ProjectMissing(ctx context.Context, r catalog.DefinitionsReader, name string) error {
-	projects, err := r.ProjectNames(ctx, maxListedProjects+1)
+	projects, err := r.ProjectNames(ctx, maxListedProjects+1, nil)
 	if err != nil {
 		return err
 	}

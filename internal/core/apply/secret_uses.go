@@ -45,7 +45,7 @@ const MaxSecretUseProjects = 1000
 // (its uses beyond that are not listed). It reads the store only; whether
 // the secrets file defines a name is for the caller to say.
 func SecretUses(ctx context.Context, r catalog.DefinitionsReader) (uses map[string][]SecretUse, complete bool, err error) {
-	projects, err := r.ProjectNames(ctx, MaxSecretUseProjects+1)
+	projects, err := r.ProjectNames(ctx, MaxSecretUseProjects+1, nil)
 	if err != nil {
 		return nil, false, err
 	}

@@ -47,8 +47,11 @@ type DefinitionsReader interface {
 	// (RefusalProjectMissing) when no project has that name.
 	ProjectDefinitions(ctx context.Context, name string, limit int) (Definitions, error)
 	// ProjectNames returns the first limit projects' names, each with
-	// its display title, in name order.
-	ProjectNames(ctx context.Context, limit int) ([]ProjectName, error)
+	// its display title, in name order. in keeps the projects of those
+	// names only (a bound token's or console user's; nil every project),
+	// filtered before the limit cuts, so the list is full of theirs
+	// however many other projects sort first.
+	ProjectNames(ctx context.Context, limit int, in []string) ([]ProjectName, error)
 	// ProjectNameOf returns the name of the project whose id is id, ""
 	// when no project has it (an address naming a project by its id, as
 	// older links do); Invalid when id is not an id.

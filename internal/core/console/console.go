@@ -130,9 +130,10 @@ type Config struct {
 	// from offset on to w, as the API's does; nil where the server cannot
 	// read logs (the page then shows none).
 	ReadLog func(ctx context.Context, attemptID string, offset, max int64, w io.Writer) (next int64, truncated bool, err error)
-	// Monitor reads the due, unclaimed schedule rows for the overview's
-	// backlog (bounded by limit); nil hides it.
-	Monitor func(ctx context.Context, limit int) (schedule.MonitorSnapshot, error)
+	// Backlog reads the due, unclaimed schedule rows for the overview's
+	// backlog (bounded by limit), of the projects named in alone when in
+	// is not empty (a bound user's); nil hides it.
+	Backlog func(ctx context.Context, limit int, in []string) (schedule.Backlog, error)
 	// Workers lists the remote workers (the cluster); nil on profiles
 	// without them, which then offer no workers page: their address says
 	// instead that the server runs every command itself.

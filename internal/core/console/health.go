@@ -56,11 +56,13 @@ type backlog struct {
 	OldestDueAtMs *int64
 }
 
+// backlog is the overview's: a user bound to projects is counted its
+// projects' due rows alone.
 func (c *Console) backlog(ctx context.Context) *backlog {
-	if c.cfg.Monitor == nil {
+	if c.cfg.Backlog == nil {
 		return nil
 	}
-	m, err := c.cfg.Monitor(ctx, backlogLimit)
+	m, err := c.cfg.Backlog(ctx, backlogLimit, boundOf(ctx).in())
 	if err != nil {
 		c.cfg.Log.Warn("console: reading the backlog", "code", CodeBacklogFailed, "err", err)
 		return nil

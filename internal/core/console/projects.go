@@ -21,17 +21,13 @@ const projectsOffered = 1000
 // projectChoices are the projects a picker offers, by name with each one's
 // display title, every project (those without a trigger too) up to
 // projectsOffered, in name order; none where the server reads no
-// definitions.
+// definitions. A user bound to projects is offered those alone, kept
+// before the cap cuts, however many other projects sort first.
 func (c *Console) projectChoices(ctx context.Context) ([]catalog.ProjectName, error) {
 	if c.cfg.Export == nil {
 		return nil, nil
 	}
-	names, err := c.cfg.Export.ProjectNames(ctx, projectsOffered)
-	if b := boundOf(ctx); len(b.projects) > 0 {
-		// A user bound to projects is offered those alone.
-		names = slices.DeleteFunc(names, func(n catalog.ProjectName) bool { return !b.has(n.Name) })
-	}
-	return names, err
+	return c.cfg.Export.ProjectNames(ctx, projectsOffered, boundOf(ctx).in())
 }
 
 // unarchived are the projects of ps that are not archived: a form that

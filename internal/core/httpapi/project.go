@@ -22,12 +22,10 @@ func (a *api) projectList(ctx context.Context, r *http.Request) (any, error) {
 	if a.Export == nil {
 		return nil, qlerror.New(qlerror.FailedPrecondition, "this server cannot read projects; run the command where its database is").Because(RefusalNotOverTheAPI)
 	}
-	names, err := a.Export.ProjectNames(ctx, view.ProjectListLimit+1)
+	// A token bound to projects sees its own alone (listed), kept before
+	// the limit cuts so that however many other projects sort first.
+	names, err := a.Export.ProjectNames(ctx, view.ProjectListLimit+1, tokenOf(ctx).Projects)
 	if err != nil {
-		return nil, err
-	}
-	// A token bound to projects sees its own alone (listed).
-	if names, err = boundRows(ctx, names, func(n catalog.ProjectName) (string, error) { return n.Name, nil }); err != nil {
 		return nil, err
 	}
 	return view.NewProjectList(names), nil

@@ -37,10 +37,9 @@ const (
 	notificationProject
 	// listed: a listing, whose store keeps only the token's projects'
 	// rows before it cuts the page (InProjects of each listing's
-	// parameters), so a page is full of them and next continues them;
-	// the project list, one page of every project, keeps them by
-	// boundRows. Its ?project= names a project as a path does, and is
-	// refused as a path's is (filterProject).
+	// parameters, the project list's too), so a page is full of them and
+	// next continues them. Its ?project= names a project as a path does,
+	// and is refused as a path's is (filterProject).
 	listed
 	// fileProject: apply, which refuses a file of another project once
 	// it has read the file's project.
@@ -167,26 +166,6 @@ func coversAs(t apitoken.Token, project, what string) error {
 
 // tokenOf is the token a request was authenticated with.
 func tokenOf(ctx context.Context) apitoken.Token { return principalOf(ctx).tok }
-
-// boundRows keeps the rows of rows whose project (by projectOf) the
-// request's token covers: all of them for a token of every project.
-func boundRows[T any](ctx context.Context, rows []T, projectOf func(T) (string, error)) ([]T, error) {
-	t := tokenOf(ctx)
-	if !t.Bound() {
-		return rows, nil
-	}
-	out := rows[:0:0]
-	for _, row := range rows {
-		p, err := projectOf(row)
-		if err != nil {
-			return nil, err
-		}
-		if t.Covers(p) {
-			out = append(out, row)
-		}
-	}
-	return out, nil
-}
 
 // boundMissing is the refusal of a project a bound token may act on but
 // that does not exist: it names the token's projects, never the others

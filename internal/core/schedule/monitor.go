@@ -42,6 +42,23 @@ type MonitorSnapshot struct {
 	OldestBackfillQueuedAtMs *int64
 }
 
+// Backlog is the due schedule rows no take holds, as MonitorSnapshot
+// counts them, of some projects.
+type Backlog struct {
+	// Due counts them, at most the limit.
+	Due int
+	// OldestDueAtMs is the earliest due time among them; nil when none is
+	// due.
+	OldestDueAtMs *int64
+}
+
+// BacklogReader reads the backlog of the projects named in (every
+// project when in is empty), counted up to limit (1–MonitorLimit): the
+// console's overview, whose bound user sees its projects' backlog only.
+type BacklogReader interface {
+	Backlog(ctx context.Context, limit int, in []string) (Backlog, error)
+}
+
 // Monitor reads a MonitorSnapshot with index reads bounded by limit
 // (1–MonitorLimit), whatever the tables hold.
 type Monitor interface {

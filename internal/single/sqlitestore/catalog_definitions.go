@@ -83,9 +83,13 @@ func projectDefinitions(ctx context.Context, tx *txn, name string, limit int, d 
 }
 
 // ProjectNames returns the first limit projects' names and titles in
-// name order.
-func (s *Store) ProjectNames(ctx context.Context, limit int) ([]catalog.ProjectName, error) {
-	rows, err := s.readPool().QueryContext(ctx, qProjectNames, limit)
+// name order, of the projects named in alone when in is not empty.
+func (s *Store) ProjectNames(ctx context.Context, limit int, in []string) ([]catalog.ProjectName, error) {
+	inProjects := ""
+	if len(in) > 0 {
+		inProjects = namesJSON(in)
+	}
+	rows, err := s.readPool().QueryContext(ctx, qProjectNames, limit, inProjects)
 	if err != nil {
 		return nil, mapErr(err, "list projects")
 	}

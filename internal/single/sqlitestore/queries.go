@@ -286,7 +286,7 @@ var readQueries = []string{
 	qRunsList, qRunsLast, qRunGet, qRunWaiting, qRunProjectArchived, qRunSlotHolders, qAttemptsOfRun, qEventsOfRun, qRunsRerunAs, qTriggersList, qAttemptsPending, qAttemptLiveOwners,
 	qAttemptsCancelAsked, qTriggerDetail, qLedgerOfTrigger, qAuditOfTrigger, qProjectPauseRead, qTokensList, qTokenByDigest, qUsersList, qUserCredentials, qUserByID, qUsersExist, qSessionByDigest, qNotifyList, qNotifyDue, qAuditList, qNotifyProject,
 	qHandoverRead, qProjectDeleteTarget, qProjectDeleteCounts, qProjectDeleteUnfinished, qProjectDeleteTokens, qProjectDeleteLogsLeft, qRunsQueuedCount,
-	qRetentionEstimate, qRetentionLogsRunning, qRetentionLogBytes, qMonitorBacklog, qMonitorRunState, qMonitorOldestQueued, qMonitorTriggerActivity, qRetriesNext,
+	qRetentionEstimate, qRetentionLogsRunning, qRetentionLogBytes, qMonitorBacklog, qMonitorBacklogInProjects, qMonitorRunState, qMonitorOldestQueued, qMonitorTriggerActivity, qRetriesNext,
 }
 
 // writeQueries are prepared on the writer: everything that runs inside a

@@ -46,11 +46,15 @@ func testDefinitionsReadWhole(t *testing.T, f Fixture) {
 		t.Fatalf("read with limit 1: %+v, %v; want task a and trigger y", d, err)
 	}
 	newProject(t, f, "alpha")
-	if names, err := f.Definitions.ProjectNames(t.Context(), 5); err != nil || strings.Join(catalog.Names(names), ",") != "alpha,small" {
+	if names, err := f.Definitions.ProjectNames(t.Context(), 5, nil); err != nil || strings.Join(catalog.Names(names), ",") != "alpha,small" {
 		t.Fatalf("project names %v, %v; want alpha,small", names, err)
 	}
-	if names, err := f.Definitions.ProjectNames(t.Context(), 1); err != nil || strings.Join(catalog.Names(names), ",") != "alpha" {
+	if names, err := f.Definitions.ProjectNames(t.Context(), 1, nil); err != nil || strings.Join(catalog.Names(names), ",") != "alpha" {
 		t.Fatalf("first project name %v, %v; want alpha", names, err)
+	}
+	// A bound token's or user's projects are kept before the limit cuts.
+	if names, err := f.Definitions.ProjectNames(t.Context(), 1, []string{"small", "gone"}); err != nil || strings.Join(catalog.Names(names), ",") != "small" {
+		t.Fatalf("first project name of small and gone %v, %v; want small", names, err)
 	}
 }
 

@@ -123,3 +123,49 @@ func testTheOldestQueuedAgeLeavesBackfillsOut(t *testing.T, f Fixture) {
 		t.Fatalf("oldest backfilled queued at %v; want %d", snap.OldestBackfillQueuedAtMs, backfilledAt)
 	}
 }
+
+// testBoundBacklog: the backlog of some projects counts their due rows
+// alone, up to the limit, with the oldest due time among them, however
+// many due rows of other projects come first; read of no project it is
+// every project's, as the monitor counts it.
+func testBoundBacklog(t *testing.T, f Fixture) {
+	br, ok := f.Monitor.(schedule.BacklogReader)
+	if !ok {
+		t.Fatalf("the store's monitor %T reads no backlog of some projects", f.Monitor)
+	}
+	var all []defs
+	for _, name := range []string{"other-a", "other-b", "own", "own-too"} {
+		all = append(all, newDefs(t, f, name, quietCron(t, f)))
+	}
+	initialise(t, f)
+	makeDue(t, f, all[0].Trigger.TriggerID, 30_000)
+	makeDue(t, f, all[1].Trigger.TriggerID, 20_000)
+	makeDue(t, f, all[2].Trigger.TriggerID, 10_000)
+	makeDue(t, f, all[3].Trigger.TriggerID, 5_000)
+	backlog := func(limit int, in ...string) schedule.Backlog {
+		t.Helper()
+		b, err := br.Backlog(t.Context(), limit, in)
+		if err != nil {
+			t.Fatalf("backlog of %v: %v", in, err)
+		}
+		return b
+	}
+	oldest := row(t, f, all[2].Trigger.TriggerID).DueAtMs
+	if b := backlog(10, "own", "own-too", "gone"); b.Due != 2 || b.OldestDueAtMs == nil || oldest == nil || *b.OldestDueAtMs != *oldest {
+		t.Fatalf("backlog of own and own-too: %d due, oldest %v; want 2, the oldest at %v", b.Due, b.OldestDueAtMs, oldest)
+	}
+	if b := backlog(1, "own", "own-too"); b.Due != 1 || *b.OldestDueAtMs != *oldest {
+		t.Fatalf("backlog of own and own-too with limit 1: %d due, oldest %v; want 1, own's at %d", b.Due, b.OldestDueAtMs, *oldest)
+	}
+	if b := backlog(10, "gone"); b.Due != 0 || b.OldestDueAtMs != nil {
+		t.Fatalf("backlog of a project with none due: %d, oldest %v; want none", b.Due, b.OldestDueAtMs)
+	}
+	if b, snap := backlog(10), monitor(t, f, 10); b.Due != 4 || snap.Due != 4 || *b.OldestDueAtMs != *snap.OldestDueAtMs {
+		t.Fatalf("backlog of every project: %d due, oldest %v; want the monitor's %d, oldest %v", b.Due, b.OldestDueAtMs, snap.Due, snap.OldestDueAtMs)
+	}
+	for _, bad := range []int{0, schedule.MonitorLimit + 1} {
+		if _, err := br.Backlog(t.Context(), bad, []string{"own"}); err == nil {
+			t.Errorf("backlog limit %d was accepted", bad)
+		}
+	}
+}

@@ -195,7 +195,7 @@ func testProjectsListed(t *testing.T, f Fixture) {
 	pauseProject(t, f, "alpha", true, "freeze")
 	pauseProject(t, f, "bravo", true, "")
 	pauseProject(t, f, "bravo", false, "")
-	got, err := f.Definitions.ProjectNames(t.Context(), 10)
+	got, err := f.Definitions.ProjectNames(t.Context(), 10, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

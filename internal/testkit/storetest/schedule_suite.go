@@ -17,14 +17,15 @@ import (
 // cases about pages themselves run only as Page/<name>.
 func RunSchedule(t *testing.T, newFixture Factory) {
 	takes := map[string]func(*testing.T, Fixture){
-		"ArchivedProjectIsNotTaken":             testArchivedNotTaken,
-		"DisabledTriggerIsNotTaken":             testDisabledNotTaken,
-		"TaskRepublishedWithoutRepinIsNotTaken": testUnpinnedNotTaken,
-		"TakeLimitIsBounded":                    testTakeLimit,
-		"MonitorCountsDueRowsAndUnfinishedRuns": testMonitorCounts,
-		"TheOldestQueuedAgeLeavesBackfillsOut":  testTheOldestQueuedAgeLeavesBackfillsOut,
-		"MonitorReadsEachTriggersLastSuccess":   testTriggerActivity,
-		"MonitorReadsWhetherATriggerIsPaused":   testTriggerActivityPaused,
+		"ArchivedProjectIsNotTaken":                 testArchivedNotTaken,
+		"DisabledTriggerIsNotTaken":                 testDisabledNotTaken,
+		"TaskRepublishedWithoutRepinIsNotTaken":     testUnpinnedNotTaken,
+		"TakeLimitIsBounded":                        testTakeLimit,
+		"MonitorCountsDueRowsAndUnfinishedRuns":     testMonitorCounts,
+		"ABoundBacklogCountsItsProjectsDueRowsOnly": testBoundBacklog,
+		"TheOldestQueuedAgeLeavesBackfillsOut":      testTheOldestQueuedAgeLeavesBackfillsOut,
+		"MonitorReadsEachTriggersLastSuccess":       testTriggerActivity,
+		"MonitorReadsWhetherATriggerIsPaused":       testTriggerActivityPaused,
 	}
 	commits := map[string]func(*testing.T, Fixture){
 		"TakeOrdersUninitialisedFirstThenCursorProjectTrigger": testTakeOrder,

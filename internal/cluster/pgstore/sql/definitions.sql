@@ -25,9 +25,13 @@ SELECT r.trigger_id, r.project_id, r.task_id, r.revision, r.task_revision, r.tas
 -- name: ProjectNames
 -- The first $1 project names in name order, each with its display title,
 -- status and whether it is paused as a whole, for `ql projects list`, a
--- message naming the projects that exist and the console's pickers.
+-- message naming the projects that exist and the console's pickers. $2 is
+-- the names of the projects a bound token or console user may see (NULL
+-- every project), filtered before the limit cuts, so that the list is
+-- full of theirs however many other projects sort first.
 SELECT p.name, p.title, p.status, coalesce(pp.paused, false)
   FROM qinglong.projects p LEFT JOIN qinglong.project_pauses pp ON pp.project_id = p.id
+ WHERE $2::text[] IS NULL OR p.name = ANY($2::text[])
  ORDER BY p.name COLLATE "C" LIMIT $1
 
 -- name: ProjectNameByID

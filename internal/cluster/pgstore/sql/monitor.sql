@@ -21,6 +21,29 @@ due AS (
 )
 SELECT (SELECT ms FROM now), count(*), min(due_at_ms) FROM due
 
+-- name: MonitorBacklogInProjects
+-- The console overview's backlog for a user bound to projects: the due
+-- rows of MonitorBacklog of the projects named in $2 alone, filtered
+-- before the count is cut at $1, so the count is of the user's projects
+-- whatever other projects have due. It walks the same index in due order,
+-- checking each entry's project_id (a key of the index) against the bound
+-- projects' ids, so its cost grows with the installation's backlog,
+-- within the request's time.
+-- $1 limit, $2 project names.
+WITH now AS MATERIALIZED (
+    SELECT {{now_ms}} AS ms
+),
+due AS (
+    SELECT s.next_fire_at_ms + s.due_offset_ms AS due_at_ms
+      FROM qinglong.trigger_schedules s
+     WHERE s.claim_owner IS NULL AND s.schedulable AND s.due_offset_ms IS NOT NULL
+       AND s.next_fire_at_ms + s.due_offset_ms <= (SELECT ms FROM now)
+       AND s.project_id IN (SELECT ip.id FROM qinglong.projects ip WHERE ip.name = ANY($2::text[]))
+     ORDER BY s.next_fire_at_ms + s.due_offset_ms NULLS FIRST
+     LIMIT $1
+)
+SELECT count(*), min(due_at_ms) FROM due
+
 -- name: MonitorRunStates
 -- Runs per unfinished state, each count cut at $2 (one range of
 -- runs_unfinished_state_idx per state, at most $2 entries each): finished
