@@ -92,7 +92,11 @@ func handedOverList(cmd *cobra.Command, u Unattended) string {
 	case 1:
 		waits = "its 1 queued Run stays queued here, and runs only"
 	}
-	return fmt.Sprintf("note: the database of this data directory (%s) was handed over (`export --with-state`), so no server runs here: "+
-		"%s after `%s` takes it back (the triggers run where the state was applied; take back only once no server of that target runs)",
-		u.DataDir, waits, suggest(cmd, "serve", "--take-back", "--data-dir", u.DataDir))
+	return "note: " + handedOver(cmd, u.DataDir, waits)
+}
+
+// handedOver is run.HandedOverNote as this command line says it: the
+// take-back named with its own binary and the location flags it was given.
+func handedOver(cmd *cobra.Command, dataDir, waits string) string {
+	return run.HandedOverNote(dataDir, waits, suggest(cmd, "serve", "--take-back", "--data-dir", dataDir))
 }

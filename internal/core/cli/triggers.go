@@ -90,10 +90,10 @@ runtime role's URL (-o json: "lastRunsUnknown", and no lastRun).`),
 			// clock: the clock of the database no server runs on.
 			nowMs := time.Now().UnixMilli()
 			if slices.ContainsFunc(v.Triggers, func(t view.Trigger) bool { return overdue(t, nowMs) }) {
-				if dir := unservedDir(cmd, b); dir != "" {
-					note := unservedTriggers(cmd, dir)
+				if u := unservedDir(cmd, b); u.DataDir != "" {
+					note := unservedTriggers(cmd, u)
 					notes = append(notes, note)
-					v.NoServer = &view.NoServer{DataDir: dir, Message: note}
+					v.NoServer = &view.NoServer{DataDir: u.DataDir, Message: note}
 				}
 			}
 			// A TITLE column beside the trigger's name only on a page that

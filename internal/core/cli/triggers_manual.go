@@ -194,7 +194,14 @@ func noteUnattendedOf(cmd *cobra.Command, opts Options, b *Backend, runID string
 	if runs > 1 {
 		waits = fmt.Sprintf("the %d Runs wait", runs)
 	}
-	if u.NoServer {
+	switch {
+	case u.NoServer && u.HandedOver:
+		stays := "the Run stays queued here, and runs only"
+		if runs > 1 {
+			stays = fmt.Sprintf("the %d Runs stay queued here, and run only", runs)
+		}
+		fmt.Fprintf(w, "note: %s\n", handedOver(cmd, u.DataDir, stays))
+	case u.NoServer:
 		fmt.Fprintf(w, "note: no server is running on this database (%s): %s until `%s` starts there\n", u.DataDir, waits, suggest(cmd, "serve", "--data-dir", u.DataDir))
 	}
 	if u.NoReplica {

@@ -79,7 +79,7 @@ asked (the operating-system user, or the API token or console user with its addr
 			if out == "json" {
 				return writeJSON(cmd.OutOrStdout(), v)
 			}
-			unserved := ""
+			var unserved Unattended
 			if overdue(v.Trigger, v.NowMs) {
 				unserved = unservedDir(cmd, b)
 			}
@@ -122,7 +122,7 @@ func triggerView(ctx context.Context, b *Backend, id string, runs, ledger int) (
 	return v, nil
 }
 
-func printTriggerDetail(cmd *cobra.Command, v view.TriggerDetail, unserved string) error {
+func printTriggerDetail(cmd *cobra.Command, v view.TriggerDetail, unserved Unattended) error {
 	w := textWriter{cmd.OutOrStdout()}
 	t := v.Trigger
 	paused := "no"

@@ -66,7 +66,7 @@ func TestTriggersShowOfAPausedTriggerCountsTheOccurrencesDueSinceThePause(t *tes
 	var out bytes.Buffer
 	cmd := &cobra.Command{}
 	cmd.SetOut(&out)
-	if err := printTriggerDetail(cmd, v, ""); err != nil {
+	if err := printTriggerDetail(cmd, v, Unattended{}); err != nil {
 		t.Fatal(err)
 	}
 	if text := out.String(); strings.Contains(text, "every occurrence so far got its run") ||
@@ -91,7 +91,7 @@ func TestTriggersShowSaysHowManyOfALedgerEntryWereBackfilledSince(t *testing.T) 
 	var out bytes.Buffer
 	cmd := &cobra.Command{}
 	cmd.SetOut(&out)
-	if err := printTriggerDetail(cmd, v, ""); err != nil {
+	if err := printTriggerDetail(cmd, v, Unattended{}); err != nil {
 		t.Fatal(err)
 	}
 	text := out.String()

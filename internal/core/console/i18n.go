@@ -56,6 +56,8 @@ var messages = map[string]map[string]string{
 		// The overlap warnings (view.WarningsOf): %[1]d is the count, %[2]d
 		// the newest Runs looked at (starving only).
 		"trig.warn.backlog":             "Backlog: %[1]d Runs queued. Raise the slots (`--concurrency` of the server, or of a worker), or set overlap: skip so that an occurrence due while one runs gets no Run.",
+		"trig.warn.backlog.capped":      "Backlog: %[1]d Runs queued behind the cap of project %[3]s, which runs as many of its Runs at once as its maxRunning allows. Raise the project's maxRunning in its definitions file, or set overlap: skip so that an occurrence due while one runs gets no Run.",
+		"trig.warn.backlog.capped.more": "Backlog: %[1]d or more Runs queued behind the cap of project %[3]s, which runs as many of its Runs at once as its maxRunning allows. Raise the project's maxRunning in its definitions file, or set overlap: skip so that an occurrence due while one runs gets no Run.",
 		"trig.warn.backlog.behind":      "Backlog: %[1]d Runs queued behind the Runs of %[3]s, which hold the slots. Pause that trigger (Pause, on its page), or raise the slots with `--concurrency` (the server's, or a worker's).",
 		"trig.warn.backlog.behind.more": "Backlog: %[1]d or more Runs queued behind the Runs of %[3]s, which hold the slots. Pause that trigger (Pause, on its page), or raise the slots with `--concurrency` (the server's, or a worker's).", "trig.warn.backlog.more": "Backlog: %[1]d or more Runs queued. Raise the slots (`--concurrency` of the server, or of a worker), or set overlap: skip so that an occurrence due while one runs gets no Run.", "trig.warn.starving": "Starving: %[1]d of the newest %[2]d Runs were cancelled before they started (overlap: cancel_previous with the slots full). Raise the slots, or set overlap: skip or queue_one.",
 		"batch.help": "Tick triggers in the list, then choose what to do with them all:", "batch.all": "Select all on this page", "batch.pick": "Select",
@@ -312,6 +314,8 @@ var messages = map[string]map[string]string{
 		"enable": "启用", "disable": "停用",
 		"trig.done.pause": "已暂停 %s。", "trig.done.resume": "已恢复 %s。", "trig.done.enable": "已启用 %s。", "trig.done.disable": "已停用 %s。",
 		"trig.warn.backlog":             "积压：%[1]d 个运行正在排队，尚未启动。请以 `--concurrency` 增加槽位（服务器或 worker 启动时指定），或把 overlap 设为 skip，让前一个运行未结束时到期的触发不再产生运行。",
+		"trig.warn.backlog.capped":      "积压：%[1]d 个运行正在排队，因为项目 %[3]s 同时运行的运行数已达到它的 maxRunning 上限。请在定义文件中提高该项目的 maxRunning，或把 overlap 设为 skip，让前一个运行未结束时到期的触发不再产生运行。",
+		"trig.warn.backlog.capped.more": "积压：%[1]d 个以上的运行正在排队，因为项目 %[3]s 同时运行的运行数已达到它的 maxRunning 上限。请在定义文件中提高该项目的 maxRunning，或把 overlap 设为 skip，让前一个运行未结束时到期的触发不再产生运行。",
 		"trig.warn.backlog.behind":      "积压：%[1]d 个运行正在排队，排在占用槽位的 %[3]s 的运行之后。请暂停该触发器（在它的页面上点“暂停”），或以 `--concurrency` 增加槽位（服务器或 worker 启动时指定）。",
 		"trig.warn.backlog.behind.more": "积压：%[1]d 个以上的运行正在排队，排在占用槽位的 %[3]s 的运行之后。请暂停该触发器（在它的页面上点“暂停”），或以 `--concurrency` 增加槽位（服务器或 worker 启动时指定）。", "trig.warn.backlog.more": "积压：%[1]d 个以上的运行正在排队，尚未启动。请以 `--concurrency` 增加槽位（服务器或 worker 启动时指定），或把 overlap 设为 skip，让前一个运行未结束时到期的触发不再产生运行。", "trig.warn.starving": "饥饿：最近 %[2]d 个运行中有 %[1]d 个在启动前就被取消（overlap: cancel_previous，且槽位已满）。请增加槽位，或把 overlap 设为 skip 或 queue_one。",
 		"batch.help": "在列表中勾选触发器，然后选择对它们全部执行的操作：", "batch.all": "全选本页", "batch.pick": "选择",

@@ -8,7 +8,8 @@ import (
 // warningLine is an overlap warning (view.WarningsOf) as a page says it in
 // its language: the key of its sentence, and its count N with, for
 // starving, the number of newest Runs looked at (Of), and for a backlog
-// queued behind other triggers' Runs, those triggers (Held).
+// queued behind other triggers' Runs, those triggers (Held); behind its
+// project's maxRunning, that project (Held).
 type warningLine struct {
 	Key   string
 	N, Of int
@@ -21,7 +22,12 @@ func warningLines(lang string, c view.Cron, l run.Last) []warningLine {
 	var out []warningLine
 	for _, w := range view.WarningsOf(c, l) {
 		line := warningLine{Key: "trig.warn." + w.Code, N: w.Count, Of: run.StarvingWindow}
-		if w.Code == view.WarningBacklog && view.HeldByOthers(l) != "" {
+		switch {
+		case w.Code != view.WarningBacklog:
+		case l.AtProjectCap():
+			line.Key += ".capped"
+			line.Held = l.Project
+		case view.HeldByOthers(l) != "":
 			line.Key += ".behind"
 			line.Held = holdersList(lang, l.SlotHolders, l.MoreSlotHolders)
 		}

@@ -34,6 +34,23 @@ type Last struct {
 	// many Runs of other projects' triggers among SlotHolders hold the
 	// slots: the token may know they do, not which.
 	OtherProjectsRuns int
+	// Project is the trigger's project and MaxRunning its cap on its Runs
+	// holding a slot at once (0: none); ProjectRunning, under a cap, how
+	// many do: at the cap, a backlog waits for the project's share, not
+	// for slots (project_busy).
+	Project        string
+	MaxRunning     int
+	ProjectRunning int
+	// Workers: the trigger's Runs are run by workers (the cluster), whose
+	// --concurrency and number bound them, not a server's --concurrency.
+	Workers bool
+}
+
+// AtProjectCap reports whether the trigger's project runs as many of its
+// Runs as its maxRunning allows, so that its queued Runs wait for the
+// project's share whatever slots are free.
+func (l Last) AtProjectCap() bool {
+	return l.MaxRunning > 0 && l.ProjectRunning >= l.MaxRunning
 }
 
 // The reads behind the triggers' overlap warnings (view.Warning) are

@@ -129,8 +129,11 @@ type Waiting struct {
 	// record it keeps beside its lock; 0 otherwise.
 	ServerPID         int
 	ServerStartedAtMs int64
-	// DataDir is, for no_server, the data directory no server serves.
-	DataDir string
+	// DataDir is, for no_server, the data directory no server serves;
+	// HandedOver, that its database was handed over, so no server may
+	// start there before a take-back.
+	DataDir    string
+	HandedOver bool
 }
 
 // MaxSlotHolders bounds Waiting.Holders: the few triggers holding most of
@@ -262,6 +265,9 @@ func (w Waiting) Message() string {
 			"; other projects' Runs take the free slots meanwhile, and as one of the project's finishes its Run queued first starts, this one in its turn; " +
 			"raise the project's maxRunning in its definitions file, or pause the trigger taking its share (`ql triggers pause PROJECT/TRIGGER`)"
 	case WaitNoServer:
+		if w.HandedOver {
+			return HandedOverNote(w.DataDir, "nothing starts it: it stays queued here, and runs only", "ql serve --take-back --data-dir "+shellquote.Quote(w.DataDir))
+		}
 		return fmt.Sprintf("no server is running on this data directory (%s), so nothing starts it; start one with `ql serve --data-dir %s`",
 			w.DataDir, shellquote.Quote(w.DataDir))
 	}

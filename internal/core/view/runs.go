@@ -158,8 +158,11 @@ type Waiting struct {
 	// keeps beside its lock.
 	ServerPID         int   `json:"serverPid,omitempty"`
 	ServerStartedAtMs int64 `json:"serverStartedAtMs,omitempty"`
-	// DataDir is the data directory no server serves (no_server).
-	DataDir string `json:"dataDir,omitempty"`
+	// DataDir is the data directory no server serves (no_server);
+	// HandedOver, that its database was handed over and waits for a
+	// take-back.
+	DataDir    string `json:"dataDir,omitempty"`
+	HandedOver bool   `json:"handedOver,omitempty"`
 	// Message is Reason in English words, with what to do.
 	Message string `json:"message"`
 }
@@ -208,7 +211,7 @@ func NewWaiting(w *run.Waiting) *Waiting {
 		holders = append(holders, SlotHolder(h))
 	}
 	return &Waiting{Reason: w.Reason, Labels: labels, Workers: w.Workers, WorkerLabels: w.WorkerLabels,
-		PreviousRun: w.PreviousRun, Overlap: w.Overlap, Running: w.Running, Concurrency: w.Concurrency, Holders: holders, MoreHolders: w.MoreHolders, OtherProjectsRuns: w.OtherProjectsRuns, ServerPID: w.ServerPID, ServerStartedAtMs: w.ServerStartedAtMs, DataDir: w.DataDir, Project: w.Project, MaxRunning: w.MaxRunning, Message: w.Message()}
+		PreviousRun: w.PreviousRun, Overlap: w.Overlap, Running: w.Running, Concurrency: w.Concurrency, Holders: holders, MoreHolders: w.MoreHolders, OtherProjectsRuns: w.OtherProjectsRuns, ServerPID: w.ServerPID, ServerStartedAtMs: w.ServerStartedAtMs, DataDir: w.DataDir, HandedOver: w.HandedOver, Project: w.Project, MaxRunning: w.MaxRunning, Message: w.Message()}
 }
 
 // RunOf is the waiting reason v shows, back in the model's terms.
@@ -221,7 +224,7 @@ func (v *Waiting) RunOf() *run.Waiting {
 		holders = append(holders, run.SlotHolder(h))
 	}
 	return &run.Waiting{Reason: v.Reason, Labels: v.Labels, Workers: v.Workers, WorkerLabels: v.WorkerLabels, PreviousRun: v.PreviousRun, Overlap: v.Overlap,
-		Running: v.Running, Concurrency: v.Concurrency, Holders: holders, MoreHolders: v.MoreHolders, OtherProjectsRuns: v.OtherProjectsRuns, ServerPID: v.ServerPID, ServerStartedAtMs: v.ServerStartedAtMs, DataDir: v.DataDir, Project: v.Project, MaxRunning: v.MaxRunning}
+		Running: v.Running, Concurrency: v.Concurrency, Holders: holders, MoreHolders: v.MoreHolders, OtherProjectsRuns: v.OtherProjectsRuns, ServerPID: v.ServerPID, ServerStartedAtMs: v.ServerStartedAtMs, DataDir: v.DataDir, HandedOver: v.HandedOver, Project: v.Project, MaxRunning: v.MaxRunning}
 }
 
 // NewRunDetail shapes d. A payload that is not valid JSON is shown as {}

@@ -60,15 +60,19 @@ func WarningsOf(c Cron, l run.Last) []Warning {
 		if l.Queued >= run.BacklogCountCap {
 			n = fmt.Sprintf("%d or more Runs", l.Queued)
 		}
-		msg := "backlog: " + n + " queued; raise the slots, or set overlap: skip so that an occurrence due while one runs gets no Run"
-		if others := HeldByOthers(l); others != "" {
+		msg := "backlog: " + n + " queued; " + raiseSlots(l) + ", or set overlap: skip so that an occurrence due while one runs gets no Run"
+		switch others := HeldByOthers(l); {
+		case l.AtProjectCap():
+			msg = fmt.Sprintf("backlog: %s queued behind its project's cap: %s runs %d of its maxRunning %d Runs at once; "+
+				"raise the project's maxRunning in its definitions file, or set overlap: skip so that an occurrence due while one runs gets no Run", n, l.Project, l.ProjectRunning, l.MaxRunning)
+		case others != "":
 			msg = "backlog: " + n + " queued behind " + others
 		}
 		out = append(out, Warning{Code: WarningBacklog, Count: l.Queued, Message: msg})
 	}
 	if c.Overlap == string(trigger.OverlapCancelPrevious) && l.CancelledUnstarted >= StarvingAt {
 		out = append(out, Warning{Code: WarningStarving, Count: l.CancelledUnstarted,
-			Message: fmt.Sprintf("starving: %d of the newest %d Runs were cancelled before they started (overlap: cancel_previous with the slots full); raise the slots, or set overlap: skip or queue_one", l.CancelledUnstarted, run.StarvingWindow)})
+			Message: fmt.Sprintf("starving: %d of the newest %d Runs were cancelled before they started (overlap: cancel_previous with the slots full); %s, or set overlap: skip or queue_one", l.CancelledUnstarted, run.StarvingWindow, raiseSlots(l))})
 	}
 	return out
 }
@@ -76,7 +80,7 @@ func WarningsOf(c Cron, l run.Last) []Warning {
 // HeldByOthers says, for a trigger whose Runs queue while other triggers'
 // Runs hold every slot it could take, which those are and what to do:
 // "delta/runaway's 2 running; pause that trigger (`ql triggers pause
-// delta/runaway`) or raise the slots". It is "" when the trigger holds a
+// delta/runaway`) or raise the server's --concurrency". It is "" when the trigger holds a
 // slot itself (its own command is slower than its period: today's advice
 // fits) or when the reader does not know the holders (the cluster). To a
 // token bound to projects none of whose triggers holds a slot it says
@@ -98,8 +102,18 @@ func HeldByOthers(l run.Last) string {
 	if len(l.SlotHolders) == 1 && l.MoreSlotHolders == 0 && l.OtherProjectsRuns == 0 {
 		h := l.SlotHolders[0]
 		name := h.Project + "/" + h.Trigger
-		return fmt.Sprintf("%s's %d running; pause that trigger (`ql triggers pause %s`) or raise the slots", name, h.Runs, name)
+		return fmt.Sprintf("%s's %d running; pause that trigger (`ql triggers pause %s`) or raise the server's --concurrency", name, h.Runs, name)
 	}
 	held := w.HoldersText()
-	return "the Runs of " + held + " running; pause those triggers (`ql triggers pause PROJECT/TRIGGER`) or raise the slots"
+	return "the Runs of " + held + " running; pause those triggers (`ql triggers pause PROJECT/TRIGGER`) or raise the server's --concurrency"
+}
+
+// raiseSlots says how to give a trigger's Runs more slots where they run:
+// on a single node the server's --concurrency bounds them, on the cluster
+// the workers (their number and each one's --concurrency) do.
+func raiseSlots(l run.Last) string {
+	if l.Workers {
+		return "start more workers, or raise their --concurrency"
+	}
+	return "raise the server's --concurrency"
 }

@@ -11,7 +11,7 @@ import (
 
 // A trigger whose Runs queue while another trigger's Runs hold every slot
 // is warned of a backlog that names that trigger and says to pause it; the
-// trigger holding its own slots keeps the advice to raise the slots or
+// trigger holding its own slots keeps the advice to raise the server's --concurrency or
 // skip the overlap.
 func TestABacklogQueuedBehindAnotherTriggersRunsNamesThatTrigger(t *testing.T) {
 	t.Parallel()
@@ -51,12 +51,12 @@ func TestABacklogQueuedBehindAnotherTriggersRunsNamesThatTrigger(t *testing.T) {
 	}
 	cron := view.Cron{Overlap: "allow"}
 	victim := view.WarningsOf(cron, last[bravo])
-	want := "backlog: 10 Runs queued behind delta/tick's 2 running; pause that trigger (`ql triggers pause delta/tick`) or raise the slots"
+	want := "backlog: 10 Runs queued behind delta/tick's 2 running; pause that trigger (`ql triggers pause delta/tick`) or raise the server's --concurrency"
 	if len(victim) != 1 || victim[0].Message != want {
 		t.Fatalf("bravo's warnings: %+v; want %q", victim, want)
 	}
 	own := view.WarningsOf(cron, last[delta])
-	if len(own) != 1 || !strings.HasSuffix(own[0].Message, "queued; raise the slots, or set overlap: skip so that an occurrence due while one runs gets no Run") {
+	if len(own) != 1 || !strings.HasSuffix(own[0].Message, "queued; raise the server's --concurrency, or set overlap: skip so that an occurrence due while one runs gets no Run") {
 		t.Fatalf("delta's warnings: %+v; want today's advice, since delta holds the slots", own)
 	}
 }

@@ -58,7 +58,7 @@ func TestABackloggedAndAStarvingTriggerAreFlaggedInTheTriggerViews(t *testing.T)
 	for i := range 4 {
 		runNow("starve", fmt.Sprint("starve-", i))
 	}
-	backlog := "slots/hog: backlog: 10 Runs queued; raise the slots"
+	backlog := "slots/hog: backlog: 10 Runs queued; raise the server's --concurrency"
 	starving := "slots/starve: starving: 3 of the newest 5 Runs were cancelled before they started (overlap: cancel_previous with the slots full)"
 	list := onDB(t, dir, "triggers", "list")
 	if list.code != 0 || !strings.Contains(list.out, backlog) || !strings.Contains(list.out, starving) {

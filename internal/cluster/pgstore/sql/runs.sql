@@ -192,7 +192,11 @@ SELECT p.id, p.name, tg.id, tr.name, tr.revision, tr.enabled, tr.cron_expression
 -- $2 (run.BacklogCountCap), and how many of its newest $3 Runs
 -- (run.StarvingWindow, read off runs_trigger_listing_idx) were cancelled
 -- before any of their attempts started (one probe of
--- attempts_run_number_key each).
+-- attempts_run_number_key each). Last, the trigger's project, its
+-- max_running (pg-0049; 0 none) and, under a cap, how many of its Runs
+-- hold a slot, as RunProjectCap counts them (runs_project_slot_idx, about
+-- max_running entries): a backlog of a project at its cap is advised to
+-- raise the cap, not the workers.
 SELECT r.trigger_id, r.id, r.state, r.scheduled_for_ms, r.finished_at_ms,
        (SELECT count(*) FROM (SELECT 1 FROM qinglong.runs q
                                WHERE q.trigger_id = t.id AND q.state = 'queued'
@@ -201,10 +205,15 @@ SELECT r.trigger_id, r.id, r.state, r.scheduled_for_ms, r.finished_at_ms,
        (SELECT count(*) FROM (SELECT w.id, w.state FROM qinglong.runs w
                                WHERE w.trigger_id = t.id ORDER BY w.id DESC LIMIT $3) n
          WHERE n.state = 'cancelled'
-           AND NOT EXISTS (SELECT 1 FROM qinglong.attempts a WHERE a.run_id = n.id AND a.started_at_ms IS NOT NULL))::int
+           AND NOT EXISTS (SELECT 1 FROM qinglong.attempts a WHERE a.run_id = n.id AND a.started_at_ms IS NOT NULL))::int,
+       p.name, p.max_running,
+       CASE WHEN p.max_running > 0 THEN
+         (SELECT count(*) FROM qinglong.runs x WHERE x.project_id::text = p.id::text AND x.state IN ('dispatching', 'running'))::int
+       ELSE 0 END
   FROM unnest($1::uuid[]) AS t(id)
- CROSS JOIN LATERAL (SELECT l.trigger_id, l.id, l.state, l.scheduled_for_ms, l.finished_at_ms
+ CROSS JOIN LATERAL (SELECT l.trigger_id, l.id, l.state, l.scheduled_for_ms, l.finished_at_ms, l.project_id
                        FROM qinglong.runs l WHERE l.trigger_id = t.id ORDER BY l.id DESC LIMIT 1) r
+  JOIN qinglong.projects p ON p.id = r.project_id
 
 -- name: RunProjectCap
 -- A queued Run's project ($1) as Dispatch (workers_dispatch.sql) caps it:

@@ -8,7 +8,11 @@
 -- (run.BacklogCountCap), and how many of its newest ?3 Runs
 -- (run.StarvingWindow, read off runs_trigger) were cancelled before any of
 -- their attempts started (one probe of the attempts' (run_id, number) key
--- each).
+-- each). Last, the trigger's project, its max_running (migration 0041; 0
+-- none) and, under a cap, how many of its Runs hold a slot, counted as
+-- run_waiting.sql counts them (runs_unfinished_state, at most the
+-- server's --concurrency rows): a backlog of a project at its cap is
+-- advised to raise the cap, not the slots.
 SELECT r.trigger_id, r.id, r.state, r.scheduled_for_ms, r.finished_at_ms,
        (SELECT count(*) FROM (SELECT 1 FROM runs q
                                WHERE q.trigger_id = t.value AND q.state = 'queued'
@@ -17,6 +21,14 @@ SELECT r.trigger_id, r.id, r.state, r.scheduled_for_ms, r.finished_at_ms,
        (SELECT count(*) FROM (SELECT w.id FROM runs w WHERE w.trigger_id = t.value ORDER BY w.id DESC LIMIT ?3) n
           JOIN runs c ON c.id = n.id
          WHERE c.state = 'cancelled'
-           AND NOT EXISTS (SELECT 1 FROM attempts a WHERE a.run_id = c.id AND a.started_at_ms IS NOT NULL))
+           AND NOT EXISTS (SELECT 1 FROM attempts a WHERE a.run_id = c.id AND a.started_at_ms IS NOT NULL)),
+       pr.name, pr.max_running,
+       CASE WHEN pr.max_running > 0 THEN
+         (SELECT count(*) FROM runs x
+           WHERE x.project_id = r.project_id
+             AND x.state IN ('created', 'queued', 'dispatching', 'running', 'waiting_approval', 'retry_wait')
+             AND x.state IN ('dispatching', 'running'))
+       ELSE 0 END
 FROM json_each(?1) t
 JOIN runs r ON r.id = (SELECT l.id FROM runs l WHERE l.trigger_id = t.value ORDER BY l.id DESC LIMIT 1)
+JOIN projects pr ON pr.id = r.project_id

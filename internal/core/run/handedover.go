@@ -1,0 +1,15 @@
+package run
+
+import "fmt"
+
+// HandedOverNote is the one wording of every note about a data directory
+// whose database was handed over (`export --with-state`): a plain `serve`
+// there is refused (database_handed_over), so a note naming it would send
+// the reader to a refusal. It says what waits (waits, a clause read before
+// "after": "its 1 queued Run stays queued here, and runs only") until
+// takeBack, the command line of the take-back, takes the database back.
+func HandedOverNote(dataDir, waits, takeBack string) string {
+	return fmt.Sprintf("the database of this data directory (%s) was handed over (`export --with-state`), so no server runs here: "+
+		"%s after `%s` takes it back (the triggers run where the state was applied; take back only once no server of that target runs)",
+		dataDir, waits, takeBack)
+}
