@@ -346,9 +346,7 @@ the grace period; to run none, give the trigger catchUpWindow: 0s in its definit
 		if err != nil {
 			return err
 		}
-		if res.Queued, err = queuedAtPause(cmd.Context(), b, pause, res.Queued, run.ListParams{TriggerID: t.TriggerID}); err != nil {
-			return err
-		}
+		res.Queued = queuedAtPause(cmd.Context(), b, pause, res.Queued, run.ListParams{TriggerID: t.TriggerID})
 		if out == "json" {
 			return writeJSON(cmd.OutOrStdout(), view.NewTriggerPause(t.TriggerID, res))
 		}
