@@ -199,7 +199,7 @@ func TestALogDownloadOfARunningAttemptOrOfNoneSaysWhatItGives(t *testing.T) {
 		{"/runs/" + id + "/download?attempt=2", "en", http.StatusNotFound, "run " + id + " has no attempt 2; its attempts are 1"},
 		{"/runs/" + id + "/download?attempt=2", "zh", http.StatusNotFound, "该运行没有第 2 次尝试；它的尝试序号为 1。"},
 		{"/runs/" + id + "/download?attempt=x", "en", http.StatusBadRequest, `attempt &#34;x&#34; is not an attempt number`},
-		{"/runs/not-a-run/download?attempt=1", "zh", http.StatusBadRequest, "这不是运行 ID：请使用 <code>ql runs list</code> 列出的 ID。"},
+		{"/runs/not-a-run/download?attempt=1", "zh", http.StatusBadRequest, "这不是运行 ID：请在“运行”页面选择一个运行（命令行中则使用 <code>ql runs list</code> 列出的 ID）。"},
 		{"/runs/" + site.triggerID + "/download?attempt=1", "en", http.StatusNotFound, "run " + site.triggerID + " does not exist"},
 	} {
 		resp, page := httpcall.Form(t, c, http.MethodGet, site.base+tc.path+"&lang="+tc.lang, nil)

@@ -82,7 +82,10 @@ func TestARunsPageNamesTheRunsThatReRunItInEnglishAndChinese(t *testing.T) {
 		t.Fatalf("re-run: %d to %q", first.StatusCode, first.Header.Get("Location"))
 	}
 	httpcall.Form(t, c, http.MethodPost, site.base+"/runs/"+rerun+"/cancel", url.Values{"csrf": {csrf}})
-	for query, title := range map[string]string{"": "<dt>Re-run as</dt>", "?lang=zh": "<dt>重新运行为</dt>"} {
+	// Each language asked by name: a page asked with ?lang= keeps that
+	// language for the session's later pages.
+	for _, lang := range []struct{ query, title string }{{"?lang=en", "<dt>Re-run as</dt>"}, {"?lang=zh", "<dt>重新运行为</dt>"}} {
+		query, title := lang.query, lang.title
 		_, page = httpcall.Form(t, c, http.MethodGet, site.base+"/runs/"+orig+query, nil)
 		if !strings.Contains(page, title+`<dd id="rerun-as"><a href="/runs/`+rerun+`"><code>`+rerun+`</code></a></dd>`) {
 			t.Fatalf("the original's page%s does not name its re-run %s as %q:\n%s", query, rerun, title, page)
