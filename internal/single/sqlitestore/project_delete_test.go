@@ -59,6 +59,7 @@ func newDeleteFixture(t *testing.T) storetest.Fixture {
 func TestProjectDeleteConformance(t *testing.T) {
 	t.Parallel()
 	storetest.RunProjectDelete(t, newDeleteFixture)
+	storetest.RunProjectDeleteLogFiles(t, newDeleteFixture)
 }
 
 // blockLogRemoval puts a directory holding a file where the attempt's log

@@ -16,13 +16,12 @@ import (
 // goes, what stays, and what refuses it.
 func RunProjectDelete(t *testing.T, newFixture Factory) {
 	tests := map[string]func(*testing.T, Fixture){
-		"DeletingAProjectRemovesEveryRowAndLogOfIt":              testProjectDeleteRemovesAll,
-		"AProjectWithUnfinishedRunsIsNotDeleted":                 testProjectDeleteUnfinished,
-		"AnUnarchivedProjectIsNotDeleted":                        testProjectDeleteActive,
-		"DeletingOneProjectLeavesTheOthersUntouched":             testProjectDeleteOthers,
-		"DryRunDeletesNothing":                                   testProjectDeleteDryRun,
-		"ALiveTokenBoundToTheProjectKeepsItUntilRevoked":         testProjectDeleteBoundToken,
-		"ALogFileLeftBehindIsRemovedWhenTheDeletionIsAskedAgain": testProjectDeleteLeftovers,
+		"DeletingAProjectRemovesEveryRowAndLogOfIt":      testProjectDeleteRemovesAll,
+		"AProjectWithUnfinishedRunsIsNotDeleted":         testProjectDeleteUnfinished,
+		"AnUnarchivedProjectIsNotDeleted":                testProjectDeleteActive,
+		"DeletingOneProjectLeavesTheOthersUntouched":     testProjectDeleteOthers,
+		"DryRunDeletesNothing":                           testProjectDeleteDryRun,
+		"ALiveTokenBoundToTheProjectKeepsItUntilRevoked": testProjectDeleteBoundToken,
 	}
 	for name, fn := range tests {
 		t.Run(name, func(t *testing.T) {
@@ -212,9 +211,20 @@ func testProjectDeleteBoundToken(t *testing.T, f Fixture) {
 	}
 }
 
+// RunProjectDeleteLogFiles runs, against an adapter that keeps attempt
+// logs as files (its fixture sets BlockLogRemoval), the case of a log
+// file the deletion could not remove; an adapter whose logs are rows has
+// no such case and does not run it.
+func RunProjectDeleteLogFiles(t *testing.T, newFixture Factory) {
+	t.Run("ALogFileLeftBehindIsRemovedWhenTheDeletionIsAskedAgain", func(t *testing.T) {
+		t.Parallel()
+		testProjectDeleteLeftovers(t, newFixture(t))
+	})
+}
+
 func testProjectDeleteLeftovers(t *testing.T, f Fixture) {
 	if f.BlockLogRemoval == nil {
-		t.Skip("the adapter keeps no log files")
+		t.Fatal("the fixture sets no BlockLogRemoval: run this case only for an adapter keeping log files")
 	}
 	d := seedDeletable(t, f, "stuck")
 	setStatus(t, f, d.defs, project.Archived)
