@@ -172,11 +172,30 @@ func editTaskOf(projectName string, cur task.Revision) (EditTask, error) {
 			"which a text box cannot give back as it is: edit it in the project's definitions file", cur.Spec.Name, projectName).
 			Because(RefusalScriptNotShown, "kind", "task", "name", cur.Spec.Name, "project", projectName)
 	}
-	e := EditTask{Project: projectName, Task: cur.Spec.Name, Revision: cur.Revision, Script: c.Script, Shell: c.Shell}
-	if c.TimeoutMs != 0 && c.TimeoutMs != task.DefaultTimeout.Milliseconds() {
-		e.Timeout = millis(c.TimeoutMs)
+	return EditTask{Project: projectName, Task: cur.Spec.Name, Revision: cur.Revision, Script: c.Script, Shell: c.Shell, Timeout: timeoutText(c.TimeoutMs)}, nil
+}
+
+// timeoutText is a task's timeout as the Edit task form shows it: "" for
+// the default, which the form leaves empty.
+func timeoutText(ms int64) string {
+	if ms == 0 || ms == task.DefaultTimeout.Milliseconds() {
+		return ""
 	}
-	return e, nil
+	return millis(ms)
+}
+
+// Edited is what the Edit task form sent, read back from the file it
+// wrote (d, of project projectName): the script, timeout and title, so
+// that a form refused at its confirmation can show them as typed.
+func (d TaskDoc) Edited(projectName string) EditTask {
+	c := d.Spec.Command
+	return EditTask{Project: projectName, Task: d.Spec.Name, Script: c.Script, Shell: c.Shell, Timeout: timeoutText(c.TimeoutMs), Title: d.Title}
+}
+
+// Edited is what the Edit schedule form sent, read back from the file it
+// wrote, as TaskDoc.Edited.
+func (d TriggerDoc) Edited(projectName string) EditSchedule {
+	return EditSchedule{Project: projectName, Trigger: d.Spec.Name, Cron: d.Spec.Cron.Expression, Timezone: d.Spec.Cron.Timezone, Task: d.TaskName, Title: d.Title}
 }
 
 // shownAsIs says whether a text box shows s and sends it back unchanged,

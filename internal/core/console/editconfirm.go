@@ -24,11 +24,9 @@ func (c *Console) editRefused(w http.ResponseWriter, r *http.Request, s *session
 	err = reasoned(err)
 	switch {
 	case form == originEditTask && len(doc.Tasks) == 1:
-		t := doc.Tasks[0].Spec
-		return c.editTaskRefused(w, r, s, apply.EditTask{Project: doc.Project, Task: t.Name, Script: t.Command.Script}, err)
+		return c.editTaskRefused(w, r, s, doc.Tasks[0].Edited(doc.Project), err)
 	case form == originEditSchedule && len(doc.Triggers) == 1:
-		t := doc.Triggers[0].Spec
-		return c.editScheduleRefused(w, r, s, apply.EditSchedule{Project: doc.Project, Trigger: t.Name, Cron: t.Cron.Expression, Timezone: t.Cron.Timezone}, err)
+		return c.editScheduleRefused(w, r, s, doc.Triggers[0].Edited(doc.Project), err)
 	}
 	return false
 }

@@ -17,12 +17,13 @@ const originEditSchedule = "editschedule"
 // editScheduleData is what the Edit schedule form shows: the trigger's
 // cron and zone (as sent, or as stored), the errors of the last try, and,
 // for a trigger changed since the form was shown, the current trigger
-// with the schedule that was sent beside it.
+// with every field that was sent beside it (Yours: its title, cron and
+// zone).
 type editScheduleData struct {
 	apply.EditSchedule
-	Errors                   []string
-	Changed                  bool
-	YoursCron, YoursTimezone string
+	Errors  []string
+	Changed bool
+	Yours   apply.EditSchedule
 	// Elsewhere says why this form cannot show the trigger: the page
 	// links to the project's definitions file instead.
 	Elsewhere string
@@ -92,7 +93,7 @@ func (c *Console) editScheduleRefused(w http.ResponseWriter, r *http.Request, s 
 		if curErr != nil {
 			return c.editScheduleRefused(w, r, s, sent, curErr)
 		}
-		c.render(w, r, http.StatusConflict, "editschedule", s, editScheduleData{EditSchedule: cur, Changed: true, YoursCron: sent.Cron, YoursTimezone: sent.Timezone,
+		c.render(w, r, http.StatusConflict, "editschedule", s, editScheduleData{EditSchedule: cur, Changed: true, Yours: sent,
 			Errors: []string{c.formError(lang(r), err)}})
 	case apply.RefusalPinsOlderTask:
 		c.render(w, r, http.StatusConflict, "editschedule", s, editScheduleData{EditSchedule: apply.EditSchedule{Project: sent.Project, Trigger: sent.Trigger},

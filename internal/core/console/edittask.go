@@ -16,13 +16,14 @@ const originEditTask = "edittask"
 
 // editTaskData is what the Edit task form shows: the task's script and
 // timeout (as sent, or as stored), the errors of the last try, and, for
-// a task changed since the form was shown, the current task with the
-// script that was sent beside it (Yours) to make the change again.
+// a task changed since the form was shown, the current task with every
+// field that was sent beside it (Yours: its title, script and timeout) to
+// make the change again.
 type editTaskData struct {
 	apply.EditTask
 	Errors  []string
 	Changed bool
-	Yours   string
+	Yours   apply.EditTask
 	// Elsewhere says why this form cannot show the task: the page links
 	// to the project's definitions file instead.
 	Elsewhere string
@@ -99,7 +100,7 @@ func (c *Console) editTaskRefused(w http.ResponseWriter, r *http.Request, s *ses
 		if curErr != nil {
 			return c.editTaskRefused(w, r, s, sent, curErr)
 		}
-		c.render(w, r, http.StatusConflict, "edittask", s, editTaskData{EditTask: cur, Changed: true, Yours: sent.Script, Errors: []string{c.formError(lang(r), err)}})
+		c.render(w, r, http.StatusConflict, "edittask", s, editTaskData{EditTask: cur, Changed: true, Yours: sent, Errors: []string{c.formError(lang(r), err)}})
 	case apply.RefusalArgvTask, apply.RefusalScriptNotShown:
 		c.render(w, r, http.StatusConflict, "edittask", s, editTaskData{EditTask: apply.EditTask{Project: sent.Project, Task: sent.Task}, Elsewhere: c.errorText(lang(r), err)})
 	case apply.RefusalNoSuchEntry, catalog.RefusalProjectMissing:
