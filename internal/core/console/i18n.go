@@ -893,6 +893,7 @@ func funcs(binary, dbFlags string) template.FuncMap {
 		},
 		"zoneName":   zoneName,
 		"shortID":    shortID,
+		"capText":    capText,
 		"fieldLabel": fieldLabel,
 	}
 }

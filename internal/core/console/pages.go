@@ -442,7 +442,11 @@ func (c *Console) triggersList(w http.ResponseWriter, r *http.Request, s *sessio
 		if pick.ID != "" {
 			data["Heading"], data["ProjectArchived"] = pick.named(), pick.Archived
 		}
-		if pick.ID != "" && c.cfg.ProjectPauses != nil {
+		// An archived project runs nothing: its cap holds nothing back.
+		if pick.ID != "" && !pick.Archived {
+			data["Cap"], err = c.capOf(r.Context(), pick.ID, pick.MaxRunning)
+		}
+		if err == nil && pick.ID != "" && c.cfg.ProjectPauses != nil {
 			var st schedule.ProjectPauseState
 			st, err = c.cfg.ProjectPauses.ProjectPauseRead(r.Context(), pick.ID)
 			if err == nil {

@@ -50,10 +50,12 @@ func withChosen(choices []catalog.ProjectName, chosen catalog.ProjectName) []cat
 // projectPick is the project a list page's ?project= names: the id the
 // listing is filtered by, the name its picker shows ("" for every project)
 // and the project's display title, which the page heads with, and whether
-// it is archived (its page then offers its deletion).
+// it is archived (its page then offers its deletion), and its slot cap
+// (maxRunning, 0 none), which its page says.
 type projectPick struct {
 	ID, Name, Title string
 	Archived        bool
+	MaxRunning      int
 }
 
 // named is the pick as a picker's choice.
@@ -80,7 +82,7 @@ func (c *Console) pickProject(r *http.Request) (pick projectPick, redirect strin
 		if err := boundOf(r.Context()).covers(d.Project.Name, "project "+d.Project.Name); err != nil {
 			return projectPick{}, "", err
 		}
-		return projectPick{ID: d.Project.ID, Name: d.Project.Name, Title: d.Project.Title, Archived: d.Project.Status == project.Archived}, "", nil
+		return projectPick{ID: d.Project.ID, Name: d.Project.Name, Title: d.Project.Title, Archived: d.Project.Status == project.Archived, MaxRunning: d.Project.MaxRunning}, "", nil
 	}
 	if qlerror.ReasonOf(err) != catalog.RefusalProjectMissing {
 		return projectPick{}, "", err
