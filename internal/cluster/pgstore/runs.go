@@ -332,7 +332,7 @@ func scanRun(row pgx.Row) (run.Run, error) {
 	var state string
 	err := row.Scan(&x.ID, &x.ProjectID, &x.TaskID, &x.TaskRevision, &triggerID, &triggerRev, &x.ExecutionRevisionID,
 		&x.IdempotencyKey, &x.ScheduledForMs, &dueAt, &state, &x.Version, &x.LastEventSeq, &x.CreatedAtMs, &queuedAt, &x.UpdatedAtMs, &x.FinishedAtMs,
-		&projectName, &triggerName, &taskName, &rerunOf, &manual, &errorCode, &x.ExitCode, &workerName, &triggerTitle)
+		&projectName, &triggerName, &taskName, &rerunOf, &manual, &errorCode, &x.ExitCode, &workerName, &triggerTitle, &x.RanMs)
 	x.TriggerTitle = deref(triggerTitle)
 	x.TriggerID, x.TriggerRevision, x.QueuedAtMs = deref(triggerID), derefInt(triggerRev), derefInt(queuedAt)
 	x.ProjectName, x.TriggerName, x.TaskName = deref(projectName), deref(triggerName), deref(taskName)

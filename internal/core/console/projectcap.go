@@ -62,5 +62,5 @@ func capText(l string, cap *projectCap) string {
 	if cap.HeldMore {
 		key += ".more"
 	}
-	return out + tr(l, "proj.capsep") + fmt.Sprintf(trCount(l, key, cap.Held), cap.Held)
+	return fmt.Sprintf(tr(l, "proj.capjoin"), out, fmt.Sprintf(trCount(l, key, cap.Held), cap.Held))
 }

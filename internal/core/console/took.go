@@ -19,22 +19,14 @@ func took(l string, r run.Run) string {
 	return humanDuration(l, time.Duration(*r.FinishedAtMs-r.CreatedAtMs)*time.Millisecond)
 }
 
-// ran is how long a Run's attempts ran, added up (from each one's start to
-// its end: no queue, no wait between retries), in l; "" when no attempt
-// has both.
-func ran(l string, d run.Detail) string {
-	var sum time.Duration
-	ended := false
-	for _, a := range d.Attempts {
-		if a.StartedAtMs != nil && a.FinishedAtMs != nil {
-			sum += time.Duration(*a.FinishedAtMs-*a.StartedAtMs) * time.Millisecond
-			ended = true
-		}
-	}
-	if !ended {
+// ran is how long a finished Run's attempts ran, added up (from each
+// one's start to its end: no queue, no wait between retries; the store
+// adds them up, run.Run.RanMs), in l; "" before it finishes.
+func ran(l string, r run.Run) string {
+	if r.RanMs == nil {
 		return ""
 	}
-	return humanDuration(l, sum)
+	return humanDuration(l, time.Duration(*r.RanMs)*time.Millisecond)
 }
 
 // attemptDuration is how long one attempt ran, in l, "—" while it has not

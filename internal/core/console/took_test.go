@@ -46,17 +46,15 @@ func TestDurationsAreSaidAsAPersonReadsThem(t *testing.T) {
 	}
 }
 
-// A Run's attempts' running time leaves out its queue and the waits
-// between retries: two attempts of 9 ms and 1 s in a Run of two minutes
-// ran 1 s.
-func TestARunsRunningTimeLeavesOutItsQueue(t *testing.T) {
+// A Run's attempts' running time, as its store adds it up, is said once
+// it has finished, and nothing before.
+func TestARunsRunningTimeIsSaidOnceFinished(t *testing.T) {
 	t.Parallel()
-	at := func(v int64) *int64 { return &v }
-	d := run.Detail{Attempts: []run.Attempt{{StartedAtMs: at(100_000), FinishedAtMs: at(100_009)}, {StartedAtMs: at(110_000), FinishedAtMs: at(111_000)}, {StartedAtMs: at(120_000)}}}
-	if got := ran("zh", d); got != "1秒" {
-		t.Errorf("attempts of 9 ms and 1 s (and one still running) ran %q, want 1秒", got)
+	ms := int64(1009)
+	if got := ran("zh", run.Run{RanMs: &ms}); got != "1秒" {
+		t.Errorf("attempts of 1,009 ms ran %q, want 1秒", got)
 	}
-	if got := ran("en", run.Detail{}); got != "" {
-		t.Errorf("a Run with no ended attempt ran %q, want nothing", got)
+	if got := ran("en", run.Run{}); got != "" {
+		t.Errorf("a Run not finished ran %q, want nothing", got)
 	}
 }

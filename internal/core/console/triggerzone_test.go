@@ -46,8 +46,8 @@ var shownTime = regexp.MustCompile(`\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}(?:\.\d{3
 // trigger's timeline puts it before the Run's link, the runs list after.
 func scheduledOf(page, id string) string {
 	for _, re := range []string{
-		`<td data-label="Scheduled"><span class="time">([^<]*)</span></td><td data-label="Run"><a href="/runs/` + id + `">`,
-		`(?s)<a href="/runs/` + id + `">` + id + `</a>.*?<td data-label="Scheduled"><span class="time">([^<]*)</span></td>`,
+		`<td data-label="Scheduled"><span class="time">([^<]*)</span></td><td data-label="Run"><a href="/runs/` + id + `"`,
+		`(?s)<a href="/runs/` + id + `" title="` + id + `" class="run-id">.*?<td data-label="Scheduled"><span class="time">([^<]*)</span></td>`,
 	} {
 		if m := regexp.MustCompile(re).FindStringSubmatch(page); m != nil {
 			return html.UnescapeString(m[1])

@@ -62,6 +62,11 @@ type Run struct {
 	QueuedAtMs   int64
 	UpdatedAtMs  int64
 	FinishedAtMs *int64
+	// RanMs is, once the Run has finished, how long its attempts ran,
+	// added up, each from its start to its end: no queue and no wait
+	// between retries (nil before it finishes). Readers fill it with the
+	// Run, so a listing says it without reading each Run's attempts.
+	RanMs *int64
 	// RerunOf is the finished Run this one repeats, "" for a Run the clock
 	// or a run-now request admitted.
 	RerunOf string

@@ -202,11 +202,11 @@ func scanRun(sc scanner) (run.Run, error) {
 	var r run.Run
 	var finished, dueAt sql.NullInt64
 	var projectName, triggerName, taskName, rerunOf, manual, errorCode, triggerTitle sql.NullString
-	var exitCode sql.NullInt64
+	var exitCode, ran sql.NullInt64
 	err := sc.Scan(&r.ID, &r.ProjectID, &r.TaskID, &r.TaskRevision, &r.TriggerID, &r.TriggerRevision, &r.ExecutionRevisionID,
 		&r.IdempotencyKey, &r.ScheduledForMs, &dueAt, &r.State, &r.Version, &r.LastEventSeq, &r.CreatedAtMs, &r.QueuedAtMs, &r.UpdatedAtMs, &finished,
-		&projectName, &triggerName, &taskName, &rerunOf, &manual, &errorCode, &exitCode, &triggerTitle)
-	r.TriggerTitle = triggerTitle.String
+		&projectName, &triggerName, &taskName, &rerunOf, &manual, &errorCode, &exitCode, &triggerTitle, &ran)
+	r.TriggerTitle, r.RanMs = triggerTitle.String, ptr(ran)
 	r.FinishedAtMs, r.DueAtMs = ptr(finished), dueAt.Int64
 	r.ProjectName, r.TriggerName, r.TaskName = projectName.String, triggerName.String, taskName.String
 	r.RerunOf, r.Origin, r.ErrorCode, r.ExitCode = rerunOf.String, run.OriginOf(manual.String), errorCode.String, ptr(exitCode)

@@ -32,6 +32,7 @@ func RunRetry(t *testing.T, newFixture Factory) {
 		"OnlyTheAttemptThatFinishesTheRunNotifies":               testRetriedAttemptsNotifyNothing,
 		"ARetriedRunWaitsInTheQueueFromItsRequeue":               testRetryRequeueRestartsTheQueueWait,
 		"AQueueOneRunRetryingHasStartedAndIsNotTheWaitingOne":    testQueueOneRetryingRunHasStarted,
+		"AFinishedRunsRanTimeAddsUpItsAttemptsAlone":             testRanAddsUpItsAttempts,
 	}
 	for name, fn := range tests {
 		t.Run(name, func(t *testing.T) {

@@ -14,7 +14,9 @@
 -- or held it. The lateral's columns are named apart from runs' own, so
 -- the filters stay unqualified.
 -- After them, the trigger's display title now (a title is the trigger's,
--- not a revision's): one probe of triggers' key.
+-- not a revision's): one probe of triggers' key. Last, a finished Run's
+-- attempts' own run times added up (run.Run.RanMs): a range of attempts'
+-- (run_id, number) key, the Run's few attempts.
 SELECT id, project_id, task_id, task_revision, trigger_id, trigger_revision, execution_revision_id,
        idempotency_key, scheduled_for_ms, due_at_ms, state, version, last_event_seq, created_at_ms, queued_at_ms, updated_at_ms, finished_at_ms,
        (SELECT p.name FROM qinglong.projects p WHERE p.id = runs.project_id),
@@ -25,7 +27,9 @@ SELECT id, project_id, task_id, task_revision, trigger_id, trigger_revision, exe
        CASE WHEN state IN ('failed', 'timed_out', 'lost') THEN latest.last_error_code END,
        CASE WHEN state IN ('failed', 'timed_out', 'lost') THEN latest.last_exit_code END,
        latest.last_worker_name,
-       (SELECT tg.title FROM qinglong.triggers tg WHERE tg.id = runs.trigger_id)
+       (SELECT tg.title FROM qinglong.triggers tg WHERE tg.id = runs.trigger_id),
+       CASE WHEN finished_at_ms IS NOT NULL THEN (SELECT sum(a.finished_at_ms - a.started_at_ms)::bigint FROM qinglong.attempts a
+                                                   WHERE a.run_id = runs.id AND a.started_at_ms IS NOT NULL AND a.finished_at_ms IS NOT NULL) END
 
 -- fragment: RunLatest
 -- The latest attempt of the Run in "runs", for RunSelect's last columns.

@@ -8,5 +8,7 @@ SELECT id, project_id, task_id, task_revision, trigger_id, trigger_revision, exe
        (SELECT json_extract(e.payload, '$.manual') FROM run_events e WHERE e.run_id = runs.id AND e.seq = 1),
        CASE WHEN state IN ('failed', 'timed_out', 'lost') THEN (SELECT a.error_code FROM attempts a WHERE a.run_id = runs.id ORDER BY a.number DESC LIMIT 1) END,
        CASE WHEN state IN ('failed', 'timed_out', 'lost') THEN (SELECT a.exit_code FROM attempts a WHERE a.run_id = runs.id ORDER BY a.number DESC LIMIT 1) END,
-       (SELECT t.title FROM triggers t WHERE t.id = runs.trigger_id)
+       (SELECT t.title FROM triggers t WHERE t.id = runs.trigger_id),
+       CASE WHEN finished_at_ms IS NOT NULL THEN (SELECT sum(a.finished_at_ms - a.started_at_ms) FROM attempts a
+                                                   WHERE a.run_id = runs.id AND a.started_at_ms IS NOT NULL AND a.finished_at_ms IS NOT NULL) END
 FROM runs WHERE id = ?
