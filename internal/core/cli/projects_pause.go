@@ -20,7 +20,7 @@ func projectsPauseCommand(opts Options, pause bool) *cobra.Command {
 	var note, out string
 	verb := "resume"
 	c := &cobra.Command{
-		Use:   "resume PROJECT",
+		Use:   "resume PROJECT [--note TEXT]",
 		Short: "Resume a paused project: the triggers its pause paused run again",
 		Long: commandText(opts.Binary, `Resume a paused project (PROJECT is its name or id). It resumes exactly the triggers the project's
 pause paused ("paused with its project" in {ql triggers list}): a trigger paused on its own, before
@@ -28,8 +28,10 @@ the project or while it was paused, stays paused with its own note (resume it wi
 {ql triggers resume}). Each resumed trigger is resumed as {ql triggers resume} does it: what fell due
 while paused is recorded in the ledger as "paused" and its misfire policy decides whether the oldest
 of it runs. Resuming a project that is not paused changes nothing and says so (a repeated command is
-harmless). An unknown project is refused, and so is an archived one: nothing of it runs anyway;
-a name no project can have (upper case, a space) is refused before anything is asked (exit 2).
+harmless). The note, if given (why it runs again), is kept with each resumed trigger's resume
+record, as a pause's is with its pause. An unknown project is refused, and so is an archived one:
+nothing of it runs anyway; a name no project can have (upper case, a space) is refused before
+anything is asked (exit 2).
 `) + apiHelp("projects resume") + opts.clusterOnly("\n"+pauseRoles),
 	}
 	if pause {
@@ -46,6 +48,8 @@ it runs anyway; a name no project can have (upper case, a space) is refused befo
 asked (exit 2).
 `) + apiHelp("projects pause") + opts.clusterOnly("\n"+pauseRoles)
 		c.Flags().StringVar(&note, "note", "", "why it is paused, shown by triggers show for each of its triggers (up to "+strconv.Itoa(schedule.MaxPauseNote)+" characters)")
+	} else {
+		c.Flags().StringVar(&note, "note", "", "why it runs again, kept with each resumed trigger's resume record (up to "+strconv.Itoa(schedule.MaxPauseNote)+" characters)")
 	}
 	// An id has a name's shape too: a malformed name is refused here,
 	// as the API refuses it (name_shape), not looked for.

@@ -523,19 +523,19 @@ func (c *apiClient) TriggerView(ctx context.Context, id string, runs, ledger int
 	return d, err
 }
 
-// pauseCall is the route's last part and the body of a pause (with its
-// note) or a resume, of a trigger or a project alike: a resume takes no
-// note, and the API refuses one.
+// pauseCall is the route's last part and the body of a pause or a resume,
+// of a trigger or a project alike, each with its note.
 func pauseCall(pause bool, note string) (path string, body any) {
-	if !pause {
-		return "/resume", struct{}{}
+	path = "/resume"
+	if pause {
+		path = "/pause"
 	}
-	return "/pause", struct {
+	return path, struct {
 		Note string `json:"note,omitempty"`
 	}{note}
 }
 
-// TriggerPause pauses (with the note) or resumes a trigger.
+// TriggerPause pauses or resumes a trigger, with the note.
 func (c *apiClient) TriggerPause(ctx context.Context, r schedule.PauseRequest) (schedule.PauseResult, error) {
 	path, body := pauseCall(r.Pause, r.Note)
 	var a view.TriggerPause
@@ -545,7 +545,7 @@ func (c *apiClient) TriggerPause(ctx context.Context, r schedule.PauseRequest) (
 	return a.Result(), nil
 }
 
-// ProjectPause pauses (with the note) or resumes a project.
+// ProjectPause pauses or resumes a project, with the note.
 func (c *apiClient) ProjectPause(ctx context.Context, r schedule.ProjectPauseRequest) (schedule.ProjectPauseResult, error) {
 	path, body := pauseCall(r.Pause, r.Note)
 	var a view.ProjectPause

@@ -301,7 +301,7 @@ func triggersPauseCommand(opts Options, pause bool) *cobra.Command {
 	var project, note, out string
 	verb := "resume"
 	c := &cobra.Command{
-		Use:   "resume NAME",
+		Use:   "resume NAME [--note TEXT]",
 		Short: "Resume a paused trigger",
 		Long: `Resume a paused trigger (NAME is its name, project/name, or id). The next decision sees what fell due
 while it was paused and applies the trigger's misfire policy, as after an outage: under fire_once the
@@ -309,7 +309,8 @@ oldest missed occurrence runs once (if any), under skip one still within the gra
 occurrence that fell due during the pause and got no Run is recorded in the ledger as "paused"
 (` + "`" + opts.Binary + " triggers show`" + `). Resuming a trigger that is not paused changes nothing.
 The resume is recorded as a pause is: who asked (the operating-system user, or over --api-url the API
-token and the address it came from) and when.
+token and the address it came from), when and the note, if given (why it runs again), which
+` + "`" + opts.Binary + " triggers show`" + ` and the console show with its record.
 ` + apiHelp("triggers resume") + opts.clusterOnly("\n"+pauseRoles),
 	}
 	if pause {
@@ -327,6 +328,8 @@ fire_once (the default) the oldest missed occurrence runs once at resume, under 
 the grace period; to run none, give the trigger catchUpWindow: 0s in its definitions file.
 ` + apiHelp("triggers pause") + opts.clusterOnly("\n"+pauseRoles)
 		c.Flags().StringVar(&note, "note", "", "why it is paused, shown by triggers show (up to "+strconv.Itoa(schedule.MaxPauseNote)+" characters)")
+	} else {
+		c.Flags().StringVar(&note, "note", "", "why it runs again, kept with the resume's record and shown by triggers show (up to "+strconv.Itoa(schedule.MaxPauseNote)+" characters)")
 	}
 	c.Args = oneTriggerArgs(verb)
 	c.RunE = func(cmd *cobra.Command, args []string) error {

@@ -14,6 +14,8 @@ var pageMessages = map[string]map[string]string{
 		"proj.cap":      "Running %[1]d of %[2]d: the project runs at most %[2]d of its Runs at once (maxRunning in its definitions file).",
 		"proj.cap.more": "Running %[1]d or more of %[2]d: the project runs at most %[2]d of its Runs at once (maxRunning in its definitions file).",
 		"proj.capjoin":  "%s %s",
+		"resume.note":   "Note (optional)",
+		"resumed.note":  "resumed: %s",
 		// The queued Runs a full cap holds back (project_busy).
 		"proj.capheld":      "%d queued Runs wait for a free slot of the project (project_busy): as one of its Runs finishes, the one queued first starts. Raise maxRunning to run more at once.",
 		"proj.capheld.one":  "%d queued Run waits for a free slot of the project (project_busy): it starts as one of the project's Runs finishes. Raise maxRunning to run more at once.",
@@ -25,6 +27,8 @@ var pageMessages = map[string]map[string]string{
 		"proj.cap":          "运行中 %[1]d / %[2]d：该项目最多同时运行 %[2]d 个运行（定义文件中的 maxRunning）。",
 		"proj.cap.more":     "运行中 %[1]d 个以上 / %[2]d：该项目最多同时运行 %[2]d 个运行（定义文件中的 maxRunning）。",
 		"proj.capjoin":      "%s%s",
+		"resume.note":       "备注（可选）",
+		"resumed.note":      "恢复备注：%s",
 		"proj.capheld":      "%d 个排队中的运行在等待该项目空出槽位（project_busy）：该项目的运行每结束一个，就启动最早排队的那个。要同时运行更多，请调高 maxRunning。",
 		"proj.capheld.more": "%d 个以上排队中的运行在等待该项目空出槽位（project_busy）：该项目的运行每结束一个，就启动最早排队的那个。要同时运行更多，请调高 maxRunning。",
 	},

@@ -638,7 +638,7 @@ func (c *Console) pause(pause bool) handlerFunc {
 		}
 		id := r.PathValue("id")
 		_, err := c.pauseOne(r, s, id, pause)
-		if pause && isNoteRefusal(err) {
+		if isNoteRefusal(err) {
 			c.showTrigger(w, r, s, statusOf(err), pauseForm{Note: r.PostFormValue("note"), Error: c.formError(lang(r), err)})
 			return
 		}
@@ -663,14 +663,12 @@ func (c *Console) pause(pause bool) handlerFunc {
 	}
 }
 
-// pauseOne pauses or resumes trigger id with the form's note, audited
-// with the session's actor: the trigger page's form and the list's batch
-// both act through it.
+// pauseOne pauses or resumes trigger id with the form's note (a resume's
+// is optional too, and kept with its audit record), audited with the
+// session's actor: the trigger page's form and the list's batch both act
+// through it.
 func (c *Console) pauseOne(r *http.Request, s *session, id string, pause bool) (schedule.PauseResult, error) {
-	note := ""
-	if pause {
-		note = strings.TrimSpace(r.PostFormValue("note"))
-	}
+	note := strings.TrimSpace(r.PostFormValue("note"))
 	return c.cfg.Pauser.TriggerPause(r.Context(), schedule.PauseRequest{TriggerID: id, Pause: pause, Note: note, Actor: s.actor(r)})
 }
 

@@ -66,14 +66,11 @@ func (c *Console) projectPause(pause bool) handlerFunc {
 			c.fail(w, r, s, qlerror.New(qlerror.FailedPrecondition, "this server cannot pause or resume projects; use `ql projects pause|resume`").Because(refusalCannotPause))
 			return
 		}
-		note := ""
-		if pause {
-			note = strings.TrimSpace(r.PostFormValue("note"))
-		}
+		note := strings.TrimSpace(r.PostFormValue("note"))
 		project := r.PathValue("project")
 		res, err := c.cfg.ProjectPauser.ProjectPause(r.Context(), schedule.ProjectPauseRequest{Project: project, Pause: pause, Note: note, Actor: s.actor(r)})
 		err = projectPauseRefusal(err, project)
-		if pause && isNoteRefusal(err) {
+		if isNoteRefusal(err) {
 			list := r.Clone(r.Context())
 			list.URL.RawQuery = url.Values{"project": {project}}.Encode()
 			c.triggersList(w, list, s, statusOf(err), projectPauseForm{Note: r.PostFormValue("note"), Error: c.formError(lang(r), err)})

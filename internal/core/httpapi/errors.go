@@ -127,9 +127,6 @@ const (
 	// RefusalQueryFileName: apply's file parameter, which names the body
 	// in its errors, not a plain file name.
 	RefusalQueryFileName qlerror.Reason = "query_file_name"
-	// RefusalResumeNote: a resume sent with a note, which only a pause
-	// records.
-	RefusalResumeNote qlerror.Reason = "resume_takes_no_note"
 	// RefusalSecretMissing: a DELETE of a secret the file does not
 	// define.
 	RefusalSecretMissing qlerror.Reason = "secret_missing"

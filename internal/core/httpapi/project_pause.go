@@ -34,9 +34,6 @@ func (a *api) projectPause(pause bool) func(context.Context, *http.Request) (any
 		if err := a.decodeBody(r, &body); err != nil {
 			return nil, err
 		}
-		if !pause && body.Note != "" {
-			return nil, qlerror.New(qlerror.Invalid, "a resume takes no note: only a pause records one; send {} or no body").Because(RefusalResumeNote)
-		}
 		res, err := a.ProjectPauser.ProjectPause(ctx, schedule.ProjectPauseRequest{Project: r.PathValue("project"), Pause: pause, Note: body.Note, Actor: principalOf(ctx).actor()})
 		if err != nil {
 			return nil, err

@@ -204,7 +204,8 @@ type pauseBody struct {
 	Note string `json:"note"`
 }
 
-// triggerPause pauses or resumes a trigger ({"note": …} optional). The
+// triggerPause pauses or resumes a trigger ({"note": …} optional, for a
+// resume too: why it runs again). The
 // store writes the audit record — the token's name and the remote address
 // as the actor, the note, the store's time — in the transaction of the
 // change.
@@ -219,9 +220,6 @@ func (a *api) triggerPause(pause bool) func(context.Context, *http.Request) (any
 		var body pauseBody
 		if err := a.decodeBody(r, &body); err != nil {
 			return nil, err
-		}
-		if !pause && body.Note != "" {
-			return nil, qlerror.New(qlerror.Invalid, "a resume takes no note: only a pause records one; send {} or no body").Because(RefusalResumeNote)
 		}
 		id := r.PathValue("id")
 		res, err := a.Pauser.TriggerPause(ctx, schedule.PauseRequest{TriggerID: id, Pause: pause, Note: body.Note, Actor: principalOf(ctx).actor()})

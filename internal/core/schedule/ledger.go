@@ -91,14 +91,14 @@ func (r PauseRequest) Validate() error {
 // not one line of plain text.
 func (r PauseRequest) validateNote() error {
 	if n := utf8.RuneCountInString(r.Note); n > MaxPauseNote {
-		return qlerror.New(qlerror.Invalid, "the pause note has %d characters; a note keeps at most %d, shorten it", n, MaxPauseNote).Because(RefusalPauseNoteTooLong)
+		return qlerror.New(qlerror.Invalid, "the note has %d characters; a note keeps at most %d, shorten it", n, MaxPauseNote).Because(RefusalPauseNoteTooLong)
 	}
 	if !utf8.ValidString(r.Note) {
-		return qlerror.New(qlerror.Invalid, "the pause note is not valid UTF-8 text").Because(RefusalPauseNoteNotText)
+		return qlerror.New(qlerror.Invalid, "the note is not valid UTF-8 text").Because(RefusalPauseNoteNotText)
 	}
 	for i, c := range []rune(r.Note) {
 		if unicode.IsControl(c) || IsBidiControl(c) {
-			return qlerror.New(qlerror.Invalid, "the pause note holds %U at character %d; a note is one line of plain text, without control or text-direction characters", c, i+1).Because(RefusalPauseNoteNotText)
+			return qlerror.New(qlerror.Invalid, "the note holds %U at character %d; a note is one line of plain text, without control or text-direction characters", c, i+1).Because(RefusalPauseNoteNotText)
 		}
 	}
 	return nil

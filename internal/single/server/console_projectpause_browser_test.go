@@ -48,7 +48,7 @@ func TestARefusedPauseNoteStaysInItsFieldInABrowserInChineseOnAPhone(t *testing.
 		chromedp.WaitVisible(chromedp.ID("note")))
 	browsertest.Value(t, ctx, chromedp.Evaluate[int](`(() => { const n = document.getElementById("note"); n.removeAttribute("maxlength"); n.value = "停".repeat(1001); return n.value.length; })()`))
 	browsertest.Step(t, ctx, "pause with the note too long", chromedp.Click(chromedp.ID("pause")),
-		browsertest.WaitText("#pause-error", "暂停备注过长"))
+		browsertest.WaitText("#pause-error", "备注过长"))
 	if kept := browsertest.Value(t, ctx, chromedp.Evaluate[int](`document.getElementById("note").value.length`)); kept != 1001 {
 		t.Fatalf("the note field holds %d characters after the refusal; want the 1001 typed", kept)
 	}

@@ -89,7 +89,7 @@ func TestARefusedPauseNoteIsShownAgainInItsFormWithTheErrorBesideIt(t *testing.T
 		if resp.StatusCode != http.StatusBadRequest || !strings.Contains(page, form) {
 			t.Errorf("POST %s with a note too long: %d, want 400 and the form holding the note typed:\n%s", path, resp.StatusCode, page)
 		}
-		if !strings.Contains(page, `role="alert" id="`) || !strings.Contains(page, "暂停备注过长") {
+		if !strings.Contains(page, `role="alert" id="`) || !strings.Contains(page, "备注过长") {
 			t.Errorf("POST %s with a note too long: no error beside the field, in Chinese:\n%s", path, page)
 		}
 	}

@@ -7,14 +7,16 @@ import (
 	"testing"
 
 	"github.com/qinglong/qinglong/internal/core/apitoken"
+	"github.com/qinglong/qinglong/internal/core/schedule"
 	"github.com/qinglong/qinglong/internal/testkit/httpcall"
 )
 
 // TestTheAPIPausesAndResumesAProjectWithTheOperateScope: POST
 // /api/v1/projects/{project}/pause needs the operate scope, pauses the
 // project's triggers (GET /api/v1/triggers/{id} then says paused with its
-// project) and says when nothing changed; /resume takes no note and
-// resumes them; an unknown project is 404.
+// project) and says when nothing changed; /resume resumes them with the
+// note it is given (kept with each trigger's resume record), a note too
+// long refused as a pause's; an unknown project is 404.
 func TestTheAPIPausesAndResumesAProjectWithTheOperateScope(t *testing.T) {
 	t.Parallel()
 	site := startConsoleSite(t)
@@ -42,12 +44,20 @@ func TestTheAPIPausesAndResumesAProjectWithTheOperateScope(t *testing.T) {
 	if err := json.Unmarshal(body, &struct{ Trigger any }{&trig}); st != http.StatusOK || err != nil || !trig.Paused || !trig.PausedWithProject {
 		t.Fatalf("the trigger of the paused project: %d %s; want it paused with its project", st, body)
 	}
-	if st, body, _ := httpcall.Bearer(t, http.MethodPost, project+"/resume", operate, []byte(`{"note":"x"}`)); st != http.StatusBadRequest {
-		t.Fatalf("a resume with a note: %d %s; want 400", st, body)
+	if st, body, _ := httpcall.Bearer(t, http.MethodPost, project+"/resume", operate, []byte(`{"note":"`+strings.Repeat("x", schedule.MaxPauseNote+1)+`"}`)); st != http.StatusBadRequest ||
+		!strings.Contains(string(body), string(schedule.RefusalPauseNoteTooLong)) {
+		t.Fatalf("a resume with a note too long: %d %s; want 400 %s", st, body, schedule.RefusalPauseNoteTooLong)
 	}
-	st, body, _ = httpcall.Bearer(t, http.MethodPost, project+"/resume", operate, []byte(`{}`))
+	st, body, _ = httpcall.Bearer(t, http.MethodPost, project+"/resume", operate, []byte(`{"note":"freeze over"}`))
 	if err := json.Unmarshal(body, &got); st != http.StatusOK || err != nil || !got.Changed || got.Paused || got.Triggers != 1 {
 		t.Fatalf("resume: %d %s; want the project and its trigger resumed", st, body)
+	}
+	var audit struct {
+		Audit []struct{ Action, Note string }
+	}
+	st, body, _ = httpcall.Bearer(t, http.MethodGet, site.base+"/api/v1/triggers/"+site.triggerID, site.tokens[apitoken.Read], nil)
+	if err := json.Unmarshal(body, &audit); st != http.StatusOK || err != nil || len(audit.Audit) == 0 || audit.Audit[0].Action != "resume" || audit.Audit[0].Note != "freeze over" {
+		t.Fatalf("the resumed trigger's audit: %d %s; want its newest record the resume with the note", st, body)
 	}
 	if st, body, _ := httpcall.Bearer(t, http.MethodPost, site.base+"/api/v1/projects/nowhere/pause", operate, []byte(`{}`)); st != http.StatusNotFound {
 		t.Fatalf("a pause of an unknown project: %d %s; want 404", st, body)
