@@ -99,9 +99,9 @@ func (c *Console) batch(w http.ResponseWriter, r *http.Request, s *session) {
 		c.failWith(w, r, s, http.StatusBadRequest, fmt.Sprintf(tr(l, "err.batchmany"), len(selected), maxBatch))
 		return
 	}
-	if action == batchPause {
+	if action == batchPause || action == batchResume {
 		// The note is the form's, not a trigger's: refused once, before
-		// any trigger is paused with it.
+		// any trigger is paused or resumed with it.
 		if err := (schedule.PauseRequest{TriggerID: ids.New(), Pause: true, Note: strings.TrimSpace(r.PostFormValue("note"))}).Validate(); err != nil {
 			c.fail(w, r, s, err)
 			return
