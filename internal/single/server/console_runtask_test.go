@@ -56,7 +56,7 @@ func TestATriggersTimelineMarksARunAPersonAskedFor(t *testing.T) {
 	defer site.cancel(t, c, csrf, id)
 	for lang, want := range map[string]string{"en": `<small class="origin">run now</small>`, "zh": `<small class="origin">立即运行</small>`} {
 		_, page := httpcall.Form(t, c, http.MethodGet, site.base+"/triggers/"+site.triggerID+"?lang="+lang, nil)
-		_, row, _ := strings.Cut(page, `<a href="/runs/`+id+`">`)
+		_, row, _ := strings.Cut(page, `<a href="/runs/`+id+`" title="`+id+`" class="run-id">`)
 		row, _, _ = strings.Cut(row, "</tr>")
 		if !strings.Contains(row, want) {
 			t.Errorf("the trigger's timeline in %s shows the Run %s without %s:\n%s", lang, id, want, row)
