@@ -9,7 +9,7 @@ import (
 
 	"github.com/mattn/go-isatty"
 
-	"github.com/qinglong/qinglong/internal/core/schedule"
+	"github.com/qinglong/qinglong/internal/core/validate"
 )
 
 // isTerminal reports whether w is a terminal, where a task's output could
@@ -25,7 +25,7 @@ func isTerminal(w io.Writer) bool {
 // escape: C0 controls except newline and tab (ESC, carriage return,
 // backspace, BEL, …), DEL, the C1 controls U+0080–U+009F, and bytes that
 // are not UTF-8 (a lone 0x9b is CSI to some terminals). With directions,
-// the text-direction controls too (schedule.IsBidiControl, as \u202e):
+// the text-direction controls too (validate.IsBidiControl, as \u202e):
 // a terminal shows the text around one reordered, so a name or a note
 // holding U+202E could make a row or a message read as something else.
 // A command's output (`ql runs logs`) keeps them, as right-to-left text
@@ -41,7 +41,7 @@ func appendEscaped(dst, p []byte, directions bool) []byte {
 			dst = append(dst, p[0])
 		case r < 0x20 || r == 0x7f:
 			dst = fmt.Appendf(dst, `\x%02x`, r)
-		case r >= 0x80 && r <= 0x9f, directions && schedule.IsBidiControl(r):
+		case r >= 0x80 && r <= 0x9f, directions && validate.IsBidiControl(r):
 			dst = fmt.Appendf(dst, `\u%04x`, r)
 		default:
 			dst = append(dst, p[:size]...)

@@ -22,7 +22,7 @@ func tokensCommand(opts Options) *cobra.Command {
 			`"Authorization: Bearer TOKEN") and sign in to its console. A token has one scope: read (` + strings.Join(httpapi.Actions(apitoken.Read), ", ") +
 			`), operate (also ` + strings.Join(httpapi.Actions(apitoken.Operate), ", ") + `) or admin (everything: also ` +
 			strings.Join(httpapi.Actions(apitoken.Admin), ", ") + `, and the console's Definitions and Tokens pages). ` +
-			`A token acts on every project of the installation unless it is bound to projects (tokens create --project), when the API refuses it every other project and the routes of no one project (secrets, metrics). ` +
+			`A token acts on every project of the installation unless it is bound to projects (tokens create --project), when the API refuses it every other project, the routes of no one project (secrets, metrics) and a definitions file whose task names a runAs (the account a command runs as is the host's to choose). ` +
 			`A token is printed once when created and stored only as its SHA-256; a lost token is revoked and replaced.` +
 			opts.clusterOnly(" On the cluster these commands need the admin role's URL: given neither --database-url nor --data-dir, they read $QL_DATABASE_ADMIN_URL first, as `ql workers` does."),
 	}

@@ -163,6 +163,9 @@ var refusalsZH = map[qlerror.Reason]string{ //nolint:gosec // G101: sentences ke
 	hold.RefusalDatabaseMoved:          "此服务器现在不接受写入：它运行期间，数据库文件 {db} 被移走、删除或替换，写入将会丢失；请把文件放回 {db} 后重试（服务器会自行恢复），或停止服务器，在文件现在所在的位置启动它，并把它的 -wal 文件以相应的名称移到它旁边。",
 	hold.RefusalClockBehindDatabase:    "此服务器现在不接受写入（取消运行除外）：它的时钟比数据库记录的最新时间落后 {behind}（时钟 {clock}，数据库 {newest}），写入所记录的一切都会带上错误的时间；该设备很可能没有带电池的时钟，也还没有从 NTP 取得时间：请检查 NTP 能否连到时间服务器（上行链路、DNS、防火墙），稍后重试；时钟越过该时间后服务器会自行恢复写入，最迟在 {left} 后 --clock-wait 结束、时钟被当作正确时恢复；若要现在就把时钟当作正确的，请用 --clock-wait 0 重启服务器。",
 	hold.RefusalDatabaseCorrupt:        "此服务器现在不接受写入：它的数据库文件 {db} 已损坏（SQLite 发现了格式错误的页），写入可能丢失；请停止服务器，运行 `{check}` 查看损坏之处，并从最近的备份恢复（docs/operations.md，“Backup and restore”）。",
+
+	// A token bound to projects may not choose the account a task runs as.
+	apitoken.RefusalRunAsNeedsEveryProject: "此令牌只绑定了项目 {projects}，不能发布指定了 runAs 的任务“{task}”（以账户 {runAs} 运行）：命令以哪个账户运行由整台主机决定（以 root 或数据目录的所有者运行的命令能读取每个项目的密钥和数据库）；请去掉 runAs，让任务以服务器的 --run-as 运行，或用不绑定项目的令牌应用该文件。",
 }
 
 // errorText is err's message in language l: the table's sentence for its

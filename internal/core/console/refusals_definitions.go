@@ -146,6 +146,7 @@ var definitionsRefusalsZH = map[qlerror.Reason]string{
 	// A display title's checks.
 	validate.RefusalTitleTooLong:    "{field}：共 {count} 个字符，超过了 {limit} 个字符的上限；请缩短标题。",
 	validate.RefusalTitleNotOneLine: "{field}：标题只能是一行文字，不能含有换行、制表符或其他控制字符。",
+	validate.RefusalTitleDirection:  "{field}：标题含有文字方向控制字符 {char}；标题在聊天消息或邮件主题中以纯文本显示时，它会颠倒其后的名称与结果的显示顺序。请删除它（从右向左书写的文字本身不需要它）。",
 }
 
 // paramWords name, per language, the params whose values are words of

@@ -66,6 +66,7 @@ var brokenFiles = []brokenFile{
 	{"a project name too long", "project: " + strings.Repeat("a", 129) + "\n", validate.RefusalNameTooLong, 1, []string{"项目名称过长：最多 128 个字符"}},
 	{"a title too long", "project: demo\ntitle: " + strings.Repeat("签", 81) + "\n", validate.RefusalTitleTooLong, 2, []string{"项目标题：共 81 个字符", "80 个字符的上限"}},
 	{"a title of two lines", withTask("    script: echo\n    title: \"每日\\n签到\"\n"), validate.RefusalTitleNotOneLine, 5, []string{"任务标题：标题只能是一行文字"}},
+	{"a title reversing what follows it", withTask("    script: echo\n    title: \"每日\\u202e签到\"\n"), validate.RefusalTitleDirection, 5, []string{"任务标题：标题含有文字方向控制字符 U+202E"}},
 	{"a status of none", "project: demo\nstatus: closed\n", validate.RefusalNotOneOf, 1, []string{"project.status：“closed”", "active、archived"}},
 	{"tasks not a list", "project: demo\ntasks: {}\n", apply.RefusalNotList, 2, []string{"tasks：必须是列表"}},
 	{"a task not a mapping", "project: demo\ntasks:\n  - x\n", apply.RefusalNotMapping, 3, []string{"任务：必须是映射"}},

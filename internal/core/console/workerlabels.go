@@ -6,7 +6,7 @@ import (
 	"unicode"
 
 	"github.com/qinglong/qinglong/internal/core/run"
-	"github.com/qinglong/qinglong/internal/core/schedule"
+	"github.com/qinglong/qinglong/internal/core/validate"
 )
 
 // workerLabels is a label set as a page shows it: k=v pairs with every
@@ -25,7 +25,7 @@ func workerLabels(m map[string]string) string {
 func visibleControls(s string) string {
 	var b strings.Builder
 	for _, r := range s {
-		if unicode.IsControl(r) || schedule.IsBidiControl(r) {
+		if unicode.IsControl(r) || validate.IsBidiControl(r) {
 			fmt.Fprintf(&b, `\u%04x`, r)
 			continue
 		}

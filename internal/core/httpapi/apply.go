@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"regexp"
 
+	"github.com/qinglong/qinglong/internal/core/apitoken"
 	"github.com/qinglong/qinglong/internal/core/apply"
 	"github.com/qinglong/qinglong/internal/core/catalog"
 	"github.com/qinglong/qinglong/internal/core/ids"
@@ -159,6 +160,9 @@ func (a *api) applyDefinitions(ctx context.Context, r *http.Request) (any, error
 	if err := covers(tokenOf(ctx), doc.Project); err != nil {
 		return nil, err
 	}
+	if err := boundRunAs(tokenOf(ctx), doc); err != nil {
+		return nil, err
+	}
 	var results []apply.Result
 	if dry {
 		stale := a.checkDry(ctx, doc.Project, ifMatch(r), absent)
@@ -181,6 +185,21 @@ func (a *api) applyDefinitions(ctx context.Context, r *http.Request) (any, error
 		return nil, err
 	}
 	return NewApplyView(dry, file, doc.Project, results, a.definitionsNotes(ctx, doc, results)), nil
+}
+
+// boundRunAs refuses a token bound to projects a file whose task names a
+// runAs, dry run or not: which account of the host runs a command is no
+// one project's to choose (apitoken.RefusalRunAsNeedsEveryProject).
+func boundRunAs(t apitoken.Token, doc *apply.Document) error {
+	if !t.Bound() {
+		return nil
+	}
+	for _, td := range doc.Tasks {
+		if r := td.Spec.Command.RunAs; !r.IsZero() {
+			return apitoken.ErrRunAsNeedsEveryProject(t, td.Spec.Name, r.String())
+		}
+	}
+	return nil
 }
 
 // RefusalApplyContentType is the reason of an apply whose body is sent

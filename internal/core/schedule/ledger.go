@@ -7,6 +7,7 @@ import (
 
 	"github.com/qinglong/qinglong/internal/core/ids"
 	"github.com/qinglong/qinglong/internal/core/qlerror"
+	"github.com/qinglong/qinglong/internal/core/validate"
 )
 
 // LedgerKeep is how many ledger entries each trigger keeps in full. Older
@@ -97,17 +98,11 @@ func (r PauseRequest) validateNote() error {
 		return qlerror.New(qlerror.Invalid, "the note is not valid UTF-8 text").Because(RefusalPauseNoteNotText)
 	}
 	for i, c := range []rune(r.Note) {
-		if unicode.IsControl(c) || IsBidiControl(c) {
+		if unicode.IsControl(c) || validate.IsBidiControl(c) {
 			return qlerror.New(qlerror.Invalid, "the note holds %U at character %d; a note is one line of plain text, without control or text-direction characters", c, i+1).Because(RefusalPauseNoteNotText)
 		}
 	}
 	return nil
-}
-
-// IsBidiControl reports the characters that change the direction in which
-// the text around them is shown (marks, embeddings, overrides, isolates).
-func IsBidiControl(c rune) bool {
-	return c == '\u061c' || c == '\u200e' || c == '\u200f' || (c >= '\u202a' && c <= '\u202e') || (c >= '\u2066' && c <= '\u2069')
 }
 
 // PauseResult is a trigger's pause state after a PauseRequest. Changed is

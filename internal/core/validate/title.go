@@ -1,6 +1,7 @@
 package validate
 
 import (
+	"fmt"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -21,6 +22,9 @@ const (
 	// RefusalTitleNotOneLine is a title holding a line break or another
 	// control character: field.
 	RefusalTitleNotOneLine qlerror.Reason = "title_not_one_line"
+	// RefusalTitleDirection is a title holding a text-direction
+	// character (IsBidiControl): field, char.
+	RefusalTitleDirection qlerror.Reason = "title_direction_character"
 )
 
 // Title checks an optional display title: "" (none), or one line of UTF-8
@@ -39,8 +43,22 @@ func Title(field, s string) error {
 		return qlerror.New(qlerror.Invalid, "%s: must be one line of text, without line breaks, tabs or other control characters", field).
 			Because(RefusalTitleNotOneLine, "field", field)
 	}
+	// A title is sent as plain text too (a chat message, an email's
+	// subject), where nothing isolates it: a direction override in it
+	// would reorder the name and the outcome written after it.
+	if i := strings.IndexFunc(s, IsBidiControl); i >= 0 {
+		c, _ := utf8.DecodeRuneInString(s[i:])
+		return qlerror.New(qlerror.Invalid, "%s: holds %U, a text-direction character, which would reorder the names written after the title where it is shown as plain text; remove it (right-to-left text needs none)", field, c).
+			Because(RefusalTitleDirection, "field", field, "char", fmt.Sprintf("%U", c))
+	}
 	if strings.TrimSpace(s) != s {
 		return qlerror.New(qlerror.Invalid, "%s: must not start or end with spaces", field)
 	}
 	return nil
+}
+
+// IsBidiControl reports the characters that change the direction in which
+// the text around them is shown (marks, embeddings, overrides, isolates).
+func IsBidiControl(c rune) bool {
+	return c == '\u061c' || c == '\u200e' || c == '\u200f' || (c >= '\u202a' && c <= '\u202e') || (c >= '\u2066' && c <= '\u2069')
 }
