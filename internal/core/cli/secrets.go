@@ -84,7 +84,7 @@ listing as JSON.`),
 			if err := checkOutput(out); err != nil {
 				return err
 			}
-			s, done, err := f.open(cmd.Context(), opts)
+			s, done, err := f.open(cmd.Context(), opts, false)
 			if err != nil {
 				return err
 			}
@@ -109,7 +109,7 @@ listing as JSON.`),
 			})
 		},
 	}
-	addSecretsFlags(c, &f, opts)
+	addSecretsFlags(c, &f, opts, false)
 	addOutputFlag(c, &out)
 	return c
 }
@@ -218,7 +218,7 @@ command says which tasks and channels use the name.`,
 		Args: oneSecretArg("set"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			name := args[0]
-			s, done, err := f.open(cmd.Context(), opts)
+			s, done, err := f.open(cmd.Context(), opts, true)
 			if err != nil {
 				return err
 			}
@@ -265,7 +265,7 @@ command says which tasks and channels use the name.`,
 			return nil
 		},
 	}
-	addSecretsFlags(c, &f, opts)
+	addSecretsFlags(c, &f, opts, true)
 	return c
 }
 
@@ -282,7 +282,7 @@ set again. A name the file does not define exits 1, naming those it does.`,
 		Args: oneSecretArg("delete"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			name := args[0]
-			s, done, err := f.open(cmd.Context(), opts)
+			s, done, err := f.open(cmd.Context(), opts, true)
 			if err != nil {
 				return err
 			}
@@ -303,7 +303,7 @@ set again. A name the file does not define exits 1, naming those it does.`,
 			return nil
 		},
 	}
-	addSecretsFlags(c, &f, opts)
+	addSecretsFlags(c, &f, opts, true)
 	return c
 }
 
