@@ -6,6 +6,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/qinglong/qinglong/internal/core/audit"
 	"github.com/qinglong/qinglong/internal/core/catalog"
 	"github.com/qinglong/qinglong/internal/core/project"
 	"github.com/qinglong/qinglong/internal/core/qlerror"
@@ -34,6 +35,15 @@ type adminTx struct {
 	tx     pgx.Tx
 	now    int64
 	active map[string]bool
+}
+
+var _ audit.Appender = (*adminTx)(nil)
+
+// AuditAppend records e in the audit trail in the publish's transaction
+// (a project archived or activated), at the database's clock: the admin
+// role may append to it.
+func (t *adminTx) AuditAppend(ctx context.Context, e audit.Entry) error {
+	return appendAudit(ctx, t.tx, nil, e)
 }
 
 func (t *adminTx) ProjectByName(ctx context.Context, name string) (project.Project, error) {

@@ -117,9 +117,11 @@ var tableGrants = map[string]map[RoleKind][]string{
 	// users, `ql projects pause`) and the runtime (a replica's API and
 	// console: project pauses, notification retries, the first owner, a
 	// user's own password) append to it in the transaction of the change;
-	// both read it (`ql audit list`, the API, the console). No role updates
-	// or deletes a record, the maintenance role included: it is kept.
-	"audit_log": {RoleAdmin: {"SELECT", "INSERT"}, RoleRuntime: {"SELECT", "INSERT"}},
+	// both read it (`ql audit list`, the API, the console). The maintenance
+	// role only appends the record of a project's deletion, in its
+	// transaction, and cannot read the trail. No role updates or deletes a
+	// record: it is kept.
+	"audit_log": {RoleAdmin: {"SELECT", "INSERT"}, RoleRuntime: {"SELECT", "INSERT"}, RoleMaintenance: {"INSERT"}},
 	// A project's pause record: written where triggers are paused (an
 	// admin's `ql projects pause`, a replica's API and console as the
 	// runtime), deleted only with its project (maintenance; a resume
@@ -169,10 +171,13 @@ var tableGrants = map[string]map[RoleKind][]string{
 // lagGrants are grants of tableGrants that a database whose roles were not
 // re-applied since the upgrade adding them may still lack. Each only lets
 // a view show more, and every reader of it says so and goes on without it,
-// so readiness accepts its absence rather than stop the replicas; an extra
-// privilege is still drift.
+// or serves only a command an operator runs (`ql projects delete`), which
+// without it changes nothing and names `ql db roles`; so readiness accepts
+// its absence rather than stop the replicas. An extra privilege is still
+// drift.
 var lagGrants = map[string]map[RoleKind][]string{
 	"trigger_schedule_audit": {RoleRuntime: {"SELECT"}},
+	"audit_log":              {RoleMaintenance: {"INSERT"}},
 }
 
 // columnGrants are the privileges held on single columns, on top of

@@ -98,7 +98,8 @@ func inspectProject(ctx context.Context, tx pgx.Tx, name string) (project.Delete
 }
 
 // deleteProject deletes the locked project's Runs batch by batch, then
-// its definitions.
+// its definitions, and records who deleted it with what went (the audit
+// trail's records stay: the maintenance role may only append to it).
 func deleteProject(ctx context.Context, tx pgx.Tx, r project.DeleteRequest, out project.DeleteResult) error {
 	var soFar project.DeleteCounts
 	for {
@@ -120,5 +121,15 @@ func deleteProject(ctx context.Context, tx pgx.Tx, r project.DeleteRequest, out 
 		return qlerror.New(qlerror.Conflict, "deleting project %s removed %d of its %d Runs under its lock", out.ProjectName, soFar.Runs, out.Deleted.Runs)
 	}
 	var rows int64
-	return tx.QueryRow(ctx, sqlProjectDeleteDefinitions, out.ProjectID).Scan(&rows)
+	if err := tx.QueryRow(ctx, sqlProjectDeleteDefinitions, out.ProjectID).Scan(&rows); err != nil {
+		return err
+	}
+	if err := appendAudit(ctx, tx, nil, r.Audited(out)); err != nil {
+		if deniedRole(err) {
+			return qlerror.New(qlerror.PermissionDenied, "the maintenance role may not record the deletion of project %s in the audit trail, so nothing was deleted: "+
+				"run `ql db roles` (as a superuser) to give it INSERT on audit_log, then delete again", out.ProjectName)
+		}
+		return err
+	}
+	return nil
 }

@@ -310,6 +310,7 @@ var (
 	sqlUsersExist      = stmt("UsersExist")
 	sqlUserSetProjects = stmt("UserSetProjects")
 	sqlUserRole        = stmt("UserRole")
+	sqlUserState       = stmt("UserState")
 	// The runtime role's two writes on accounts, through the functions of
 	// migration pg-0035.
 	sqlFirstOwnerCreate = stmt("FirstOwnerCreate")

@@ -48,16 +48,35 @@ func (a *Admin) UserList(ctx context.Context) ([]account.User, error) {
 	return out, mapErr(err, "listing users")
 }
 
-// UserDisable disables the account of that name and ends its sessions.
-func (a *Admin) UserDisable(ctx context.Context, name, actor string) error {
-	return a.changeUser(ctx, "disabling user "+name, account.Change{Action: audit.UserDisabled, Name: name, Actor: actor}, true, sqlUserDisable)
+// UserDisable disables the account of that name and ends its sessions;
+// an account already disabled is left as it is, nothing recorded.
+func (a *Admin) UserDisable(ctx context.Context, name, actor string) (bool, error) {
+	return a.changeUserOnce(ctx, "disabling user "+name, account.Change{Action: audit.UserDisabled, Name: name, Actor: actor}, true, sqlUserDisable)
 }
 
-// UserEnable enables the account of that name with a new password hash.
-// It has no sessions to end: disabling it ended them, and a disabled
-// account cannot sign in.
-func (a *Admin) UserEnable(ctx context.Context, name, hash, actor string) error {
-	return a.changeUser(ctx, "enabling user "+name, account.Change{Action: audit.UserEnabled, Name: name, Actor: actor}, false, sqlUserEnable, hash)
+// UserEnable enables the disabled account of that name with a new
+// password hash; an account already enabled is left as it is, its hash
+// too, nothing recorded. It has no sessions to end: disabling it ended
+// them, and a disabled account cannot sign in.
+func (a *Admin) UserEnable(ctx context.Context, name, hash, actor string) (bool, error) {
+	return a.changeUserOnce(ctx, "enabling user "+name, account.Change{Action: audit.UserEnabled, Name: name, Actor: actor}, false, sqlUserEnable, hash)
+}
+
+// changeUserOnce is changeUser for a disable (disabling) or an enable:
+// the account's row is locked and read first, and one already so is left
+// as it is, nothing recorded (false).
+func (a *Admin) changeUserOnce(ctx context.Context, what string, c account.Change, disabling bool, q string, args ...any) (bool, error) {
+	changed := false
+	err := a.inUserTx(ctx, what, c.Name, func(tx pgx.Tx) error {
+		var id string
+		var disabled bool
+		if err := tx.QueryRow(ctx, sqlUserState, c.Name).Scan(&id, &disabled); err != nil || disabled == disabling {
+			return err
+		}
+		changed = true
+		return changeUserIn(ctx, tx, c, disabling, q, args...)
+	})
+	return changed && err == nil, err
 }
 
 // UserDelete removes the account of that name and ends its sessions.
@@ -76,21 +95,31 @@ func (a *Admin) UserSetPassword(ctx context.Context, name, hash, actor string) e
 // transaction: they end on every replica at once, not at their next
 // request, and a change that does not commit ends none and records none.
 func (a *Admin) changeUser(ctx context.Context, what string, c account.Change, endSessions bool, q string, args ...any) error {
-	name := c.Name
-	err := pgx.BeginFunc(ctx, a.pool, func(tx pgx.Tx) error {
-		var id string
-		if err := tx.QueryRow(ctx, q, append([]any{name}, args...)...).Scan(&id); err != nil {
-			return err
-		}
-		if err := appendAudit(ctx, tx, nil, c.Entry(id)); err != nil {
-			return err
-		}
-		if !endSessions {
-			return nil
-		}
-		_, err := tx.Exec(ctx, sqlConsoleSessionEndPrincipal, websession.Signin{UserID: id}.Principal())
-		return err
+	return a.inUserTx(ctx, what, c.Name, func(tx pgx.Tx) error {
+		return changeUserIn(ctx, tx, c, endSessions, q, args...)
 	})
+}
+
+// changeUserIn is changeUser's work in tx.
+func changeUserIn(ctx context.Context, tx pgx.Tx, c account.Change, endSessions bool, q string, args ...any) error {
+	var id string
+	if err := tx.QueryRow(ctx, q, append([]any{c.Name}, args...)...).Scan(&id); err != nil {
+		return err
+	}
+	if err := appendAudit(ctx, tx, nil, c.Entry(id)); err != nil {
+		return err
+	}
+	if !endSessions {
+		return nil
+	}
+	_, err := tx.Exec(ctx, sqlConsoleSessionEndPrincipal, websession.Signin{UserID: id}.Principal())
+	return err
+}
+
+// inUserTx runs fn in one transaction on the account named name: a row
+// fn does not find is NotFound.
+func (a *Admin) inUserTx(ctx context.Context, what, name string, fn func(tx pgx.Tx) error) error {
+	err := pgx.BeginFunc(ctx, a.pool, fn)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return account.ErrNoSuchUser(name)
 	}

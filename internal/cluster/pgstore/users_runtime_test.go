@@ -100,7 +100,7 @@ func TestAPasswordChangeOnAReplicaRefusesAStaleHash(t *testing.T) {
 	}
 	requireHash(t, s.runtime, "alice", testHashB)
 
-	if err := s.admin.UserDisable(t.Context(), "alice", "tester"); err != nil {
+	if _, err := s.admin.UserDisable(t.Context(), "alice", "tester"); err != nil {
 		t.Fatal(err)
 	}
 	if err := s.runtime.UserChangePassword(t.Context(), u.ID, testHashB, testHashC, "tester"); qlerror.CodeOf(err) != qlerror.Conflict {

@@ -21,12 +21,14 @@ func (u adminUsers) UserList(ctx context.Context) ([]account.User, error) {
 	return res, explainRole(err, "listing console users", "admin")
 }
 
-func (u adminUsers) UserDisable(ctx context.Context, name, actor string) error {
-	return explainRole(u.a.UserDisable(ctx, name, actor), "disabling console users", "admin")
+func (u adminUsers) UserDisable(ctx context.Context, name, actor string) (bool, error) {
+	changed, err := u.a.UserDisable(ctx, name, actor)
+	return changed, explainRole(err, "disabling console users", "admin")
 }
 
-func (u adminUsers) UserEnable(ctx context.Context, name, hash, actor string) error {
-	return explainRole(u.a.UserEnable(ctx, name, hash, actor), "enabling console users", "admin")
+func (u adminUsers) UserEnable(ctx context.Context, name, hash, actor string) (bool, error) {
+	changed, err := u.a.UserEnable(ctx, name, hash, actor)
+	return changed, explainRole(err, "enabling console users", "admin")
 }
 
 func (u adminUsers) UserDelete(ctx context.Context, name, actor string) error {

@@ -132,14 +132,16 @@ type Manager interface {
 	UserCreate(ctx context.Context, u NewUser) (User, error)
 	// UserList returns every account by name, disabled ones included.
 	UserList(ctx context.Context) ([]User, error)
-	// UserDisable disables the account; NotFound when there is none.
-	// Disabling a disabled account changes nothing.
-	UserDisable(ctx context.Context, name, actor string) error
-	// UserEnable enables the account again with a new password hash (so
-	// a new PasswordStamp: no session from before it was disabled comes
-	// back); NotFound when there is none. Enabling an active account
-	// only replaces its hash.
-	UserEnable(ctx context.Context, name, hash, actor string) error
+	// UserDisable disables the account and says it did; NotFound when
+	// there is none. Disabling a disabled account changes and records
+	// nothing, and says so (false).
+	UserDisable(ctx context.Context, name, actor string) (bool, error)
+	// UserEnable enables the disabled account again with a new password
+	// hash (so a new PasswordStamp: no session from before it was
+	// disabled comes back) and says it did; NotFound when there is none.
+	// Enabling an active account changes and records nothing, its hash
+	// neither, and says so (false).
+	UserEnable(ctx context.Context, name, hash, actor string) (bool, error)
 	// UserDelete removes the account; NotFound when there is none.
 	UserDelete(ctx context.Context, name, actor string) error
 	// UserSetPassword replaces the account's password hash, and so its
@@ -202,14 +204,16 @@ func SetPassword(ctx context.Context, m Manager, actor, name, password string) e
 	return m.UserSetPassword(ctx, name, hash, actor)
 }
 
-// Enable checks and hashes a new password and enables the account with it.
-func Enable(ctx context.Context, m Manager, actor, name, password string) error {
+// Enable checks and hashes a new password and enables the disabled
+// account with it; false when the account was enabled already, which
+// keeps its password.
+func Enable(ctx context.Context, m Manager, actor, name, password string) (bool, error) {
 	if err := CheckNewPassword(name, password); err != nil {
-		return err
+		return false, err
 	}
 	hash, err := HashPassword(password)
 	if err != nil {
-		return err
+		return false, err
 	}
 	return m.UserEnable(ctx, name, hash, actor)
 }

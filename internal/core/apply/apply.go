@@ -134,17 +134,20 @@ func Apply(ctx context.Context, svc catalog.Service, doc *Document, newID func()
 	return Publish(ctx, svc, doc, newID, Options{})
 }
 
-// Audited is Apply that also records actor and what changed in the
-// same transaction (catalog.Auditor), when anything does. A store whose
+// Audited is Apply by actor that also records what changed in the same
+// transaction (catalog.Auditor), when anything does. A store whose
 // transaction cannot record it publishes nothing: FailedPrecondition.
 func Audited(ctx context.Context, svc catalog.Service, doc *Document, newID func() string, actor string) ([]Result, error) {
-	return Publish(ctx, svc, doc, newID, Options{Actor: actor})
+	return Publish(ctx, svc, doc, newID, Options{Actor: actor, Summarized: true})
 }
 
 // Options are what an apply may ask beyond converging the file.
 type Options struct {
-	// Actor, when set, is recorded with what changed (Audited).
+	// Actor is who applies: an apply that archives the project or makes
+	// it active again records it in the audit trail (recordStatus).
 	Actor string
+	// Summarized also records Actor with what changed (Audited).
+	Summarized bool
 	// IfMatch, when not nil, are the project revisions (SpecRevision) the
 	// apply may publish over, "*" any: the project's revision is read in
 	// the publishing transaction, and a project at none of them is
@@ -182,7 +185,10 @@ func Publish(ctx context.Context, svc catalog.Service, doc *Document, newID func
 		if err == nil && o.CreateOnly {
 			err = CheckCreateOnly(doc.Project, out)
 		}
-		if err != nil || o.Actor == "" {
+		if err == nil {
+			err = recordStatus(ctx, tx, doc.Project, out, o.Actor)
+		}
+		if err != nil || !o.Summarized {
 			return err
 		}
 		summary := Summary(out)

@@ -28,6 +28,11 @@ const (
 	UserProjectsSet     Action = "user.projects_set"
 	ProjectPaused       Action = "project.paused"
 	ProjectResumed      Action = "project.resumed"
+	ProjectArchived     Action = "project.archived"
+	ProjectActivated    Action = "project.activated"
+	ProjectDeleted      Action = "project.deleted"
+	SecretSet           Action = "secret.set"
+	SecretDeleted       Action = "secret.deleted"
 	NotificationRetried Action = "notification.retried"
 	TriggerPaused       Action = "trigger.paused"
 	TriggerResumed      Action = "trigger.resumed"
@@ -39,7 +44,8 @@ const (
 var Actions = []Action{
 	TokenCreated, TokenRevoked,
 	UserCreated, UserDisabled, UserEnabled, UserDeleted, UserPasswordSet, UserPasswordChanged, UserProjectsSet,
-	ProjectPaused, ProjectResumed,
+	ProjectPaused, ProjectResumed, ProjectArchived, ProjectActivated, ProjectDeleted,
+	SecretSet, SecretDeleted,
 	NotificationRetried,
 	TriggerPaused, TriggerResumed, TriggerEnabled, TriggerDisabled,
 }
@@ -53,6 +59,7 @@ const (
 	KindUser         Kind = "user"
 	KindProject      Kind = "project"
 	KindNotification Kind = "notification"
+	KindSecret       Kind = "secret"
 	KindTrigger      Kind = "trigger"
 )
 

@@ -80,7 +80,7 @@ func applyCommand(opts Options) *cobra.Command {
 			}
 			printNotes(cmd, doc.Project, apply.Notes(doc, apply.NoteScope{RunsHere: b.Catalog.Executor == task.LocalProcess, OnWorkers: b.Catalog.Executor == task.RemoteWorker, NowMs: time.Now().UnixMilli(), PathMissing: process.PathMissing}))
 			o := applyOptions(ifMatch)
-			o.CreateOnly = createOnly
+			o.CreateOnly, o.Actor = createOnly, actor()
 			results, err := apply.Publish(cmd.Context(), b.Catalog, doc, ids.New, o)
 			printApplied(cmd, results, apply.Result.String)
 			if err == nil {

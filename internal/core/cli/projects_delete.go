@@ -91,7 +91,7 @@ set, else --database-url / $QL_DATABASE_URL. Secrets are in each worker's and re
 				return err
 			}
 		}
-		res, err := b.ProjectDelete.ProjectDelete(cmd.Context(), project.DeleteRequest{Project: name, OnBatch: func(c project.DeleteCounts) {
+		res, err := b.ProjectDelete.ProjectDelete(cmd.Context(), project.DeleteRequest{Project: name, Actor: actor(), OnBatch: func(c project.DeleteCounts) {
 			fmt.Fprintf(progress, "deleted %s, %s, %s so far\n", plural.Count(c.Runs, "Run", "Runs"), plural.Count(c.Attempts, "attempt", "attempts"), plural.Count(c.Events, "event", "events"))
 		}})
 		if err != nil {

@@ -85,6 +85,11 @@ type Backend struct {
 	// Audit lists the audit trail (`ql audit list`); nil when the profile
 	// cannot.
 	Audit audit.Reader
+	// Record appends to the audit trail the record of a change made
+	// outside the database (`ql secrets set` and `delete` on the data
+	// directory's file); nil when the open cannot (read-only, PostgreSQL,
+	// whose secrets files are each machine's own).
+	Record audit.Appender
 	// Retention deletes past retention (`ql retention run`); nil when
 	// the profile cannot. RetentionDefaults is the profile's policy.
 	Retention         retention.Store

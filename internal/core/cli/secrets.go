@@ -60,6 +60,15 @@ func (o Options) secretsText(full, fileOnly string) string {
 	return strings.ReplaceAll(ex, "BIN", o.Binary)
 }
 
+// auditedSecrets is text, after a space, where a secrets command edits a
+// data directory's file, whose changes are recorded; "" for a worker's.
+func (o Options) auditedSecrets(text string) string {
+	if o.secretsFileOnly {
+		return ""
+	}
+	return " " + text
+}
+
 func secretsListCommand(opts Options) *cobra.Command {
 	var f secretsFlags
 	var out string
@@ -84,7 +93,7 @@ listing as JSON.`),
 			if err := checkOutput(out); err != nil {
 				return err
 			}
-			s, done, err := f.open(cmd.Context(), opts)
+			s, done, err := f.open(cmd.Context(), opts, false)
 			if err != nil {
 				return err
 			}
@@ -109,7 +118,7 @@ listing as JSON.`),
 			})
 		},
 	}
-	addSecretsFlags(c, &f, opts)
+	addSecretsFlags(c, &f, opts, false)
 	addOutputFlag(c, &out)
 	return c
 }
@@ -210,7 +219,7 @@ of on stderr, naming the projects there are (the secret is set all the same). Th
 standard input when it is a pipe or a file, without one trailing line ending. It is never taken from
 the command line, where every user of the host reads it (ps). It must hold 4 to ` + fmt.Sprint(process.MaxSecretLen) + ` bytes of UTF-8
 text without NUL. The next attempt that starts reads it. Where the definitions are at hand the
-command says which tasks and channels use the name.`,
+command says which tasks and channels use the name.` + opts.auditedSecrets("A change of the data directory's file is\nrecorded in its audit trail (`audit list`), by name, never the value."),
 		Example: opts.secretsText("  BIN secrets set api_token --data-dir /var/lib/qinglong\n  printf '%s' \"$TOKEN\" | BIN secrets set api_token\n"+
 			"  BIN secrets set hook-key --secrets-file /etc/qinglong/secrets.json < key.txt",
 			"  BIN secrets set api_token --secrets-file /etc/qinglong/worker-secrets.json\n"+
@@ -218,7 +227,7 @@ command says which tasks and channels use the name.`,
 		Args: oneSecretArg("set"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			name := args[0]
-			s, done, err := f.open(cmd.Context(), opts)
+			s, done, err := f.open(cmd.Context(), opts, true)
 			if err != nil {
 				return err
 			}
@@ -265,7 +274,7 @@ command says which tasks and channels use the name.`,
 			return nil
 		},
 	}
-	addSecretsFlags(c, &f, opts)
+	addSecretsFlags(c, &f, opts, true)
 	return c
 }
 
@@ -276,13 +285,13 @@ func secretsDeleteCommand(opts Options) *cobra.Command {
 		Short: "Delete a secret from the secrets file",
 		Long: `Delete the secret NAME from the secrets file. When the definitions still use it, a warning on
 standard error names the uses: their Runs and notifications fail with secret_unavailable until it is
-set again. A name the file does not define exits 1, naming those it does.`,
+set again. A name the file does not define exits 1, naming those it does.` + opts.auditedSecrets("A delete from the data\ndirectory's file is recorded in its audit trail (`audit list`)."),
 		Example: opts.secretsText("  BIN secrets delete old_token --data-dir /var/lib/qinglong",
 			"  BIN secrets delete old_token --secrets-file /etc/qinglong/worker-secrets.json"),
 		Args: oneSecretArg("delete"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			name := args[0]
-			s, done, err := f.open(cmd.Context(), opts)
+			s, done, err := f.open(cmd.Context(), opts, true)
 			if err != nil {
 				return err
 			}
@@ -303,7 +312,7 @@ set again. A name the file does not define exits 1, naming those it does.`,
 			return nil
 		},
 	}
-	addSecretsFlags(c, &f, opts)
+	addSecretsFlags(c, &f, opts, true)
 	return c
 }
 

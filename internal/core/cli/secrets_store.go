@@ -18,6 +18,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/qinglong/qinglong/internal/core/apply"
+	"github.com/qinglong/qinglong/internal/core/audit"
 	"github.com/qinglong/qinglong/internal/core/catalog"
 	"github.com/qinglong/qinglong/internal/core/process"
 	"github.com/qinglong/qinglong/internal/core/qlerror"
@@ -33,23 +34,37 @@ type secretsStore interface {
 
 // localSecrets is a secrets file on this machine, with the definitions
 // that say which tasks and channels use its names (nil when none is at
-// hand; unknown then says why, for the listing's line).
+// hand; unknown then says why, for the listing's line) and, for the data
+// directory's own file, the audit trail its changes are recorded in (nil
+// for any other file, or a data directory without a database yet).
 type localSecrets struct {
 	file    process.Secrets
 	defs    catalog.DefinitionsReader
 	unknown string
+	record  audit.Appender
 }
 
 func (l localSecrets) list(ctx context.Context) (apply.SecretListing, error) {
 	return apply.ListSecrets(ctx, l.defs, l.file)
 }
 
-func (l localSecrets) set(_ context.Context, name, value string) (bool, error) {
-	return l.file.Set(name, value)
+// set stores the value, then records who set it: a record that cannot
+// be written leaves the value stored and says so (audit.RecordDone).
+func (l localSecrets) set(ctx context.Context, name, value string) (bool, error) {
+	replaced, err := l.file.Set(name, value)
+	if err != nil || l.record == nil {
+		return replaced, err
+	}
+	return replaced, audit.RecordDone(ctx, l.record, audit.Secret(audit.SecretSet, actor(), name, replaced), fmt.Sprintf("secret %s was set in %s", name, l.file.Path))
 }
 
-func (l localSecrets) remove(_ context.Context, name string) (bool, error) {
-	return l.file.Delete(name)
+// remove deletes the secret, then records who deleted it, as set does.
+func (l localSecrets) remove(ctx context.Context, name string) (bool, error) {
+	existed, err := l.file.Delete(name)
+	if err != nil || !existed || l.record == nil {
+		return existed, err
+	}
+	return true, audit.RecordDone(ctx, l.record, audit.Secret(audit.SecretDeleted, actor(), name, false), fmt.Sprintf("secret %s was deleted from %s", name, l.file.Path))
 }
 
 func (c *apiClient) list(ctx context.Context) (apply.SecretListing, error) {
@@ -88,21 +103,30 @@ type secretsFlags struct {
 	file string
 }
 
-func addSecretsFlags(c *cobra.Command, f *secretsFlags, opts Options) {
+// addSecretsFlags registers them; write for a command that changes the
+// file, whose change on the data directory's file is recorded in its
+// database, as every write of it is (--clock-behind-ok).
+func addSecretsFlags(c *cobra.Command, f *secretsFlags, opts Options, write bool) {
 	if opts.secretsFileOnly {
 		c.Flags().StringVar(&f.file, "secrets-file", "", "the worker's secrets file (its --secrets-file)")
 		BindEnv(c.Flags(), "secrets-file")
 		return
 	}
-	addDBFlags(c, &f.db, opts.OpenPostgres != nil)
+	if write {
+		addDBWriteFlags(c, &f.db, opts.OpenPostgres != nil)
+	} else {
+		addDBFlags(c, &f.db, opts.OpenPostgres != nil)
+	}
 	addServerFlag(c, &f.db)
 	c.Flags().StringVar(&f.file, "secrets-file", "", "the secrets file to work on instead of the data directory's"+
 		opts.clusterOnly(" (a worker's --secrets-file)")+"; with --data-dir"+opts.clusterOnly(" or --database-url (or $QL_DATABASE_URL)")+" too, the uses are read from that database")
 	BindEnv(c.Flags(), "secrets-file")
 }
 
-// open is the store the flags name, and a function that closes it.
-func (f *secretsFlags) open(ctx context.Context, opts Options) (secretsStore, func(), error) {
+// open is the store the flags name, and a function that closes it; write
+// opens the database of the data directory's own file for writing, to
+// record who changes it.
+func (f *secretsFlags) open(ctx context.Context, opts Options, write bool) (secretsStore, func(), error) {
 	if opts.secretsFileOnly {
 		if f.file == "" {
 			return nil, nil, Usagef("--secrets-file is required: the file this worker reads its secrets from (its --secrets-file, or set %s)", EnvName("secrets-file"))
@@ -150,6 +174,13 @@ func (f *secretsFlags) open(ctx context.Context, opts Options) (secretsStore, fu
 	}
 	if _, err := os.Stat(dsn); !IsPostgresURL(dsn) && errors.Is(err, fs.ErrNotExist) {
 		return localSecrets{file: file, unknown: fmt.Sprintf("no database at %s yet: which tasks and channels use these names is not known", filepath.Dir(dsn))}, func() {}, nil
+	}
+	if write && !byFile {
+		b, err := openExistingForWrite(ctx, opts, &f.db)
+		if err != nil {
+			return nil, nil, err
+		}
+		return localSecrets{file: file, defs: b.Definitions, record: b.Record}, b.Close, nil
 	}
 	b, err := open(ctx, opts, &f.db, true)
 	if err != nil {

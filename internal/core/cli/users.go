@@ -203,6 +203,15 @@ func usersListCommand(opts Options) *cobra.Command {
 
 // userChange is a verb that changes one named account.
 func userChange(opts Options, verb, short, long, done string, change func(cmd *cobra.Command, b *Backend, name string) error) *cobra.Command {
+	return userToggle(opts, verb, short, long, done, "", func(cmd *cobra.Command, b *Backend, name string) (bool, error) {
+		return true, change(cmd, b, name)
+	})
+}
+
+// userToggle is a verb that puts one named account in a state (disabled,
+// enabled): change says whether it did, and an account already in it is
+// said to be (same), with nothing changed or recorded, exit 0.
+func userToggle(opts Options, verb, short, long, done, same string, change func(cmd *cobra.Command, b *Backend, name string) (bool, error)) *cobra.Command {
 	var db dbFlags
 	c := &cobra.Command{
 		Use:   verb + " NAME",
@@ -218,8 +227,12 @@ func userChange(opts Options, verb, short, long, done string, change func(cmd *c
 			if b.Users == nil {
 				return fmt.Errorf("this build cannot manage console users of this database")
 			}
-			if err := change(cmd, b, args[0]); err != nil {
+			changed, err := change(cmd, b, args[0])
+			if err != nil {
 				return err
+			}
+			if !changed {
+				done = same
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "user %q %s\n", args[0], done)
 			return nil
@@ -230,21 +243,21 @@ func userChange(opts Options, verb, short, long, done string, change func(cmd *c
 }
 
 func usersDisableCommand(opts Options) *cobra.Command {
-	return userChange(opts, "disable", "Disable a console user: its sessions end and it cannot sign in",
-		"Disable the console user NAME. Its console sessions end at once and it can no longer sign in;\nit stays in `users list`. Enable it again with `users enable NAME` (with a new password), or delete it\nto free the name.",
-		"disabled", func(cmd *cobra.Command, b *Backend, name string) error {
+	return userToggle(opts, "disable", "Disable a console user: its sessions end and it cannot sign in",
+		"Disable the console user NAME. Its console sessions end at once and it can no longer sign in;\nit stays in `users list`. Enable it again with `users enable NAME` (with a new password), or delete it\nto free the name. A user already disabled is left as it is: nothing changes and nothing is recorded.",
+		"disabled", "is already disabled; nothing changed", func(cmd *cobra.Command, b *Backend, name string) (bool, error) {
 			return b.Users.UserDisable(cmd.Context(), name, actor())
 		})
 }
 
 func usersEnableCommand(opts Options) *cobra.Command {
 	var stdin bool
-	c := userChange(opts, "enable", "Enable a disabled console user with a new password",
-		"Enable the console user NAME again, with a new password asked twice on the terminal or read as one line\nof standard input with --password-stdin. The new password is required so that no session signed in\nbefore the user was disabled comes back; the user signs in again with it. Enabling an active user\nonly sets its password.",
-		"is enabled with a new password", func(cmd *cobra.Command, b *Backend, name string) error {
+	c := userToggle(opts, "enable", "Enable a disabled console user with a new password",
+		"Enable the console user NAME again, with a new password asked twice on the terminal or read as one line\nof standard input with --password-stdin. The new password is required so that no session signed in\nbefore the user was disabled comes back; the user signs in again with it. A user already enabled is\nleft as it is, its password too: nothing changes and nothing is recorded (`users passwd NAME` sets a\npassword).",
+		"is enabled with a new password", "is already enabled; nothing changed, its password neither (`users passwd NAME` sets one)", func(cmd *cobra.Command, b *Backend, name string) (bool, error) {
 			p, err := readPassword(cmd, name, stdin)
 			if err != nil {
-				return err
+				return false, err
 			}
 			return account.Enable(cmd.Context(), b.Users, actor(), name, p)
 		})

@@ -126,6 +126,10 @@ type Config struct {
 	// cluster's workers hold their own): the page then says where
 	// secrets are kept, and the nav does not offer it.
 	Secrets *process.Secrets
+	// SecretsRecord records in the audit trail who set or deleted a
+	// secret of Secrets, once the file's change succeeded; nil records
+	// nothing.
+	SecretsRecord audit.Appender
 	// ReadLog copies at most max bytes (max > 0) of an attempt's output
 	// from offset on to w, as the API's does; nil where the server cannot
 	// read logs (the page then shows none).

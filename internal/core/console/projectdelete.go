@@ -50,7 +50,7 @@ func (c *Console) projectDelete(w http.ResponseWriter, r *http.Request, s *sessi
 		c.fail(w, r, s, qlerror.New(qlerror.FailedPrecondition, "this server cannot delete projects; use `ql projects delete` with the maintenance role's URL").Because(refusalCannotDeleteProject))
 		return
 	}
-	res, err := c.cfg.ProjectDeleter.ProjectDelete(r.Context(), project.DeleteRequest{Project: r.PathValue("project")})
+	res, err := c.cfg.ProjectDeleter.ProjectDelete(r.Context(), project.DeleteRequest{Project: r.PathValue("project"), Actor: s.actor(r)})
 	if err != nil {
 		c.fail(w, r, s, err)
 		return

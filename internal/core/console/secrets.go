@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/qinglong/qinglong/internal/core/apply"
+	"github.com/qinglong/qinglong/internal/core/audit"
 	"github.com/qinglong/qinglong/internal/core/process"
 	"github.com/qinglong/qinglong/internal/core/qlerror"
 )
@@ -158,6 +159,10 @@ func (c *Console) secretSet(w http.ResponseWriter, r *http.Request, s *session) 
 		return
 	}
 	c.cfg.Log.Info("console: secret set", "code", process.CodeSecretSet, "secret", name, "replaced", replaced, "actor", s.actor(r))
+	if err := c.recordSecret(r, audit.Secret(audit.SecretSet, s.actor(r), name, replaced), "secret "+name+" was set in "+c.cfg.Secrets.Path); err != nil {
+		c.fail(w, r, s, err)
+		return
+	}
 	to := "/secrets?set=" + url.QueryEscape(name)
 	if replaced {
 		to += "&replaced=1"
@@ -181,10 +186,28 @@ func (c *Console) secretDelete(w http.ResponseWriter, r *http.Request, s *sessio
 	to := "/secrets?deleted=" + url.QueryEscape(name)
 	if existed {
 		c.cfg.Log.Info("console: secret deleted", "code", process.CodeSecretDeleted, "secret", name, "actor", s.actor(r))
+		if err := c.recordSecret(r, audit.Secret(audit.SecretDeleted, s.actor(r), name, false), "secret "+name+" was deleted from "+c.cfg.Secrets.Path); err != nil {
+			c.fail(w, r, s, err)
+			return
+		}
 	} else {
 		to += "&absent=1"
 	}
 	http.Redirect(w, r, to, http.StatusSeeOther)
+}
+
+// recordSecret records e, the change done of a secret, once it has
+// succeeded in the file: a record that cannot be written is the change
+// standing unrecorded (audit.RecordDone), logged with who made it.
+func (c *Console) recordSecret(r *http.Request, e audit.Entry, done string) error {
+	if c.cfg.SecretsRecord == nil {
+		return nil
+	}
+	err := audit.RecordDone(r.Context(), c.cfg.SecretsRecord, e, done)
+	if err != nil {
+		c.cfg.Log.Error("console: secret change not recorded", "code", audit.CodeNotRecorded, "action", string(e.Action), "secret", e.ObjectName, "actor", e.Actor, "error", err.Error())
+	}
+	return err
 }
 
 // refuseSecret says on the page why the file was not changed: one it

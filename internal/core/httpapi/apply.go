@@ -179,7 +179,7 @@ func (a *api) applyDefinitions(ctx context.Context, r *http.Request) (any, error
 		}
 	} else {
 		svc := *a.Definitions
-		results, err = apply.Publish(ctx, svc, doc, ids.New, apply.Options{Actor: principalOf(ctx).actor(), IfMatch: ifMatch(r), IfNoneMatch: absent, CreateOnly: createOnly})
+		results, err = apply.Publish(ctx, svc, doc, ids.New, apply.Options{Actor: principalOf(ctx).actor(), Summarized: true, IfMatch: ifMatch(r), IfNoneMatch: absent, CreateOnly: createOnly})
 	}
 	if err != nil {
 		return nil, err

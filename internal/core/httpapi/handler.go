@@ -137,6 +137,10 @@ type Config struct {
 	// (GET, PUT and DELETE /api/v1/secrets); nil where the machines that
 	// run them hold their own (a cluster's workers), and the routes refuse.
 	Secrets *process.Secrets
+	// SecretsRecord records in the audit trail who set or deleted a
+	// secret of Secrets, once the file's change succeeded; nil records
+	// nothing.
+	SecretsRecord audit.Appender
 	// Metrics serves GET /metrics on this listener, behind a read token;
 	// nil where metrics are off or have a listener of their own.
 	Metrics http.Handler

@@ -32,7 +32,7 @@ func (a *api) projectDelete(ctx context.Context, r *http.Request) (any, error) {
 		return nil, qlerror.New(qlerror.FailedPrecondition, "this server cannot delete projects over the API: on the cluster only the maintenance role deletes Runs; "+
 			"use `ql projects delete` with that role's URL ($QL_DATABASE_MAINTENANCE_URL)").Because(RefusalNotOverTheAPI)
 	}
-	res, err := a.ProjectDeleter.ProjectDelete(ctx, project.DeleteRequest{Project: name, DryRun: dry})
+	res, err := a.ProjectDeleter.ProjectDelete(ctx, project.DeleteRequest{Project: name, DryRun: dry, Actor: principalOf(ctx).actor()})
 	if err != nil {
 		return nil, err
 	}

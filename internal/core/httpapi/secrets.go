@@ -8,6 +8,7 @@ import (
 	"net/http"
 
 	"github.com/qinglong/qinglong/internal/core/apply"
+	"github.com/qinglong/qinglong/internal/core/audit"
 	"github.com/qinglong/qinglong/internal/core/process"
 	"github.com/qinglong/qinglong/internal/core/qlerror"
 )
@@ -74,8 +75,12 @@ func (a *api) secretSet(ctx context.Context, r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
+	actor := principalOf(ctx).actor()
 	a.Log.Info("secret set", slog.String("code", process.CodeSecretSet), slog.String("secret", name), slog.Bool("replaced", replaced),
-		slog.String("actor", principalOf(ctx).actor()))
+		slog.String("actor", actor))
+	if err := a.recordSecret(ctx, audit.Secret(audit.SecretSet, actor, name, replaced), "secret "+name+" was set in "+a.Secrets.Path); err != nil {
+		return nil, err
+	}
 	return struct {
 		Name     string `json:"name"`
 		Replaced bool   `json:"replaced"`
@@ -100,10 +105,30 @@ func (a *api) secretDelete(ctx context.Context, r *http.Request) (any, error) {
 		return nil, qlerror.New(qlerror.NotFound, "secret %q is not defined in the secrets file %s; GET /api/v1/secrets lists the names it defines", name, a.Secrets.Path).
 			Because(RefusalSecretMissing, "name", name)
 	}
+	actor := principalOf(ctx).actor()
 	a.Log.Info("secret deleted", slog.String("code", process.CodeSecretDeleted), slog.String("secret", name),
-		slog.String("actor", principalOf(ctx).actor()))
+		slog.String("actor", actor))
+	if err := a.recordSecret(ctx, audit.Secret(audit.SecretDeleted, actor, name, false), "secret "+name+" was deleted from "+a.Secrets.Path); err != nil {
+		return nil, err
+	}
 	return struct {
 		Name    string `json:"name"`
 		Deleted bool   `json:"deleted"`
 	}{name, true}, nil
+}
+
+// recordSecret records e, the change done of a secret, once it has
+// succeeded in the file: a record that cannot be written is answered as
+// the change standing unrecorded (audit.RecordDone), and logged as such
+// with who made it, so that the server's log keeps what the trail lacks.
+func (a *api) recordSecret(ctx context.Context, e audit.Entry, done string) error {
+	if a.SecretsRecord == nil {
+		return nil
+	}
+	err := audit.RecordDone(ctx, a.SecretsRecord, e, done)
+	if err != nil {
+		a.Log.Error("secret change not recorded", slog.String("code", audit.CodeNotRecorded), slog.String("action", string(e.Action)),
+			slog.String("secret", e.ObjectName), slog.String("actor", e.Actor), slog.String("error", err.Error()))
+	}
+	return err
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/qinglong/qinglong/internal/core/audit"
 	"github.com/qinglong/qinglong/internal/core/plural"
 	"github.com/qinglong/qinglong/internal/core/qlerror"
 )
@@ -39,6 +40,9 @@ const DefaultDeleteBatch = 500
 type DeleteRequest struct {
 	// Project is its name or id.
 	Project string
+	// Actor is who deletes it, recorded in the audit trail with what the
+	// deletion removed, in its transaction.
+	Actor string
 	// DryRun counts what would go and deletes nothing.
 	DryRun bool
 	// Batch is how many Runs each step removes (DefaultDeleteBatch when
@@ -93,6 +97,13 @@ type Deleter interface {
 	// in one transaction, refused while it is active, has an unfinished
 	// Run or a live token bound to it; then its log files and secrets.
 	ProjectDelete(ctx context.Context, r DeleteRequest) (DeleteResult, error)
+}
+
+// Audited is the audit record of the deletion of the project out names,
+// which removed out.Deleted, asked by r's actor.
+func (r DeleteRequest) Audited(out DeleteResult) audit.Entry {
+	return audit.Entry{Actor: r.Actor, Action: audit.ProjectDeleted, ObjectKind: audit.KindProject, ObjectID: out.ProjectID,
+		ObjectName: out.ProjectName, Project: out.ProjectName, Note: out.Deleted.String()}
 }
 
 // BatchSize is r's batch, or the default.

@@ -45,7 +45,7 @@ func TestConsoleWrongPasswordIsRefusedLikeAnUnknownUser(t *testing.T) {
 	if _, err := account.Create(t.Context(), site.srv.store, "tester", ids.New(), "dora", account.Owner, ownerPassword); err != nil {
 		t.Fatal(err)
 	}
-	if err := site.srv.store.UserDisable(t.Context(), "dora", "tester"); err != nil {
+	if _, err := site.srv.store.UserDisable(t.Context(), "dora", "tester"); err != nil {
 		t.Fatal(err)
 	}
 	if st, _, msg := site.signInUser(t, consoleClient(t), "dora", ownerPassword); st != wrongSt || msg != wrongMsg {
@@ -89,7 +89,7 @@ func TestConsoleDisablingDeletingOrANewPasswordEndsAUsersSessions(t *testing.T) 
 		what   string
 		change func(name string) error
 	}{
-		{"disabled", func(n string) error { return site.srv.store.UserDisable(t.Context(), n, "tester") }},
+		{"disabled", func(n string) error { _, err := site.srv.store.UserDisable(t.Context(), n, "tester"); return err }},
 		{"deleted", func(n string) error { return site.srv.store.UserDelete(t.Context(), n, "tester") }},
 		{"re-passworded", func(n string) error {
 			return account.SetPassword(t.Context(), site.srv.store, "tester", n, newPassword)

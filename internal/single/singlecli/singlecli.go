@@ -105,7 +105,7 @@ func openSQLite(ctx context.Context, dsn string, p server.Profile) (*cli.Backend
 		return nil, err
 	}
 	return &cli.Backend{Catalog: b.Catalog, Runs: localRuns{Reader: b.Store, layout: b.Layout, handedOver: b.Store.HandedOver}, LastRuns: b.Store, Triggers: b.Store, Definitions: b.Store, ReadLog: b.ReadLog, CancelRun: b.Store.CancelRun,
-		Pause: b.Store, Adopt: b.Store, ProjectPause: b.Store, ProjectPauses: b.Store, ProjectDelete: b.Store.ProjectDeleter(b.Layout.Logs, b.Layout.Secrets), Detail: b.Store, Manual: b.Store, Tokens: b.Store, Users: b.Store, Notifications: b.Store, Audit: b.Store,
+		Pause: b.Store, Adopt: b.Store, ProjectPause: b.Store, ProjectPauses: b.Store, ProjectDelete: b.Store.ProjectDeleter(b.Layout.Logs, b.Layout.Secrets), Detail: b.Store, Manual: b.Store, Tokens: b.Store, Users: b.Store, Notifications: b.Store, Audit: b.Store, Record: b.Store,
 		Retention: b.Store.Retention(b.Layout.Logs), RetentionDefaults: server.RetentionDefaults(server.Standalone), RetentionOptions: sqlitestore.RetentionOptions,
 		MissingSecrets: process.Secrets{Path: b.Layout.Secrets}.Missing, Unattended: unattended(b.Layout, b.Store), Migrated: b.Migrated, HeldNone: b.HeldNone,
 		RefuseClockBehind: b.RefuseClockBehind, Close: b.Close}, nil

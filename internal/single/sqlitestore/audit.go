@@ -8,7 +8,18 @@ import (
 	"github.com/qinglong/qinglong/internal/core/ids"
 )
 
-var _ audit.Reader = (*Store)(nil)
+var (
+	_ audit.Reader   = (*Store)(nil)
+	_ audit.Appender = (*Store)(nil)
+)
+
+// AuditAppend records e in a transaction of its own, at the store's
+// time: the record of a change made outside the database (a secret's).
+func (s *Store) AuditAppend(ctx context.Context, e audit.Entry) error {
+	return s.write(ctx, "record "+string(e.Action), durable, func(tx *txn) error {
+		return appendAudit(ctx, tx, s.nowMs(), e)
+	})
+}
 
 // appendAudit writes e's record in tx, at the store's time atMs: the
 // caller's change and its record commit together or not at all.

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"unicode/utf8"
 
+	"github.com/qinglong/qinglong/internal/core/audit"
 	"github.com/qinglong/qinglong/internal/core/catalog"
 	"github.com/qinglong/qinglong/internal/core/project"
 	"github.com/qinglong/qinglong/internal/core/task"
@@ -35,7 +36,16 @@ type catalogTx struct {
 	active map[string]bool
 }
 
-var _ catalog.Auditor = (*catalogTx)(nil)
+var (
+	_ catalog.Auditor = (*catalogTx)(nil)
+	_ audit.Appender  = (*catalogTx)(nil)
+)
+
+// AuditAppend records e in the audit trail in the publish's transaction
+// and at its time (a project archived or activated).
+func (c *catalogTx) AuditAppend(ctx context.Context, e audit.Entry) error {
+	return appendAudit(ctx, c.tx, c.now, e)
+}
 
 // AuditPublish appends who published what to publish_audit, in the
 // publish's transaction and at its time. A summary longer than the column

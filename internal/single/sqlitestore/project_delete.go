@@ -132,7 +132,9 @@ func (d *ProjectDeleter) inspect(ctx context.Context, tx *txn, name string) (pro
 }
 
 // deleteAll deletes the project's Runs batch by batch, naming their log
-// files first, then its definitions, children before what they name.
+// files first, then its definitions, children before what they name, and
+// records who deleted it with what went (the records of the audit trail
+// stay: nothing deletes them).
 func (d *ProjectDeleter) deleteAll(ctx context.Context, tx *txn, r project.DeleteRequest, out project.DeleteResult) error {
 	var soFar project.DeleteCounts
 	for {
@@ -178,7 +180,7 @@ func (d *ProjectDeleter) deleteAll(ctx context.Context, tx *txn, r project.Delet
 			return err
 		}
 	}
-	return nil
+	return appendAudit(ctx, tx, d.store.nowMs(), r.Audited(out))
 }
 
 // leftovers removes what a deletion of the project named name left on

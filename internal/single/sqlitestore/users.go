@@ -57,27 +57,59 @@ func (s *Store) UserList(ctx context.Context) ([]account.User, error) {
 	return out, err
 }
 
-// UserDisable disables the account of that name and ends its sessions.
-func (s *Store) UserDisable(ctx context.Context, name, actor string) error {
+// UserDisable disables the account of that name and ends its sessions;
+// an account already disabled is left as it is, nothing recorded.
+func (s *Store) UserDisable(ctx context.Context, name, actor string) (bool, error) {
 	now := s.nowMs()
-	return s.changeUserEndingSessions(ctx, "disable user "+name, account.Change{Action: audit.UserDisabled, Name: name, Actor: actor}, now, qUserDisable, now)
+	changed := false
+	err := s.write(ctx, "disable user "+name, durable, func(tx *txn) error {
+		id, ok, err := userToChange(ctx, tx, name, true)
+		if err != nil || !ok {
+			return err
+		}
+		changed = true
+		if _, err := tx.ExecContext(ctx, qUserDisable, name, now); err != nil {
+			return err
+		}
+		if err := appendAudit(ctx, tx, now, account.Change{Action: audit.UserDisabled, Name: name, Actor: actor}.Entry(id)); err != nil {
+			return err
+		}
+		return endSessionsOf(ctx, tx, websession.Signin{UserID: id}.Principal())
+	})
+	return changed && err == nil, err
 }
 
-// UserEnable enables the account of that name with a new password hash.
-// It has no sessions to end: disabling it ended them, and a disabled
-// account cannot sign in.
-func (s *Store) UserEnable(ctx context.Context, name, hash, actor string) error {
-	return s.write(ctx, "enable user "+name, durable, func(tx *txn) error {
-		var id string
-		err := tx.QueryRowContext(ctx, qUserEnable, name, hash).Scan(&id)
-		if errors.Is(err, sql.ErrNoRows) {
-			return account.ErrNoSuchUser(name)
+// UserEnable enables the disabled account of that name with a new
+// password hash; an account already enabled is left as it is, its hash
+// too, nothing recorded. It has no sessions to end: disabling it ended
+// them, and a disabled account cannot sign in.
+func (s *Store) UserEnable(ctx context.Context, name, hash, actor string) (bool, error) {
+	changed := false
+	err := s.write(ctx, "enable user "+name, durable, func(tx *txn) error {
+		id, ok, err := userToChange(ctx, tx, name, false)
+		if err != nil || !ok {
+			return err
 		}
-		if err != nil {
+		changed = true
+		if _, err := tx.ExecContext(ctx, qUserEnable, name, hash); err != nil {
 			return err
 		}
 		return appendAudit(ctx, tx, s.nowMs(), account.Change{Action: audit.UserEnabled, Name: name, Actor: actor}.Entry(id))
 	})
+	return changed && err == nil, err
+}
+
+// userToChange reads the account of that name in tx: its id, and whether
+// a disable (disabling) or an enable changes it; NotFound when there is
+// none.
+func userToChange(ctx context.Context, tx *txn, name string, disabling bool) (string, bool, error) {
+	var id string
+	var disabled bool
+	err := tx.QueryRowContext(ctx, qUserState, name).Scan(&id, &disabled)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", false, account.ErrNoSuchUser(name)
+	}
+	return id, err == nil && disabled != disabling, err
 }
 
 // UserDelete removes the account of that name and ends its sessions.

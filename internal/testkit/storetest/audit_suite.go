@@ -15,6 +15,7 @@ import (
 	"github.com/qinglong/qinglong/internal/core/audit"
 	"github.com/qinglong/qinglong/internal/core/ids"
 	"github.com/qinglong/qinglong/internal/core/notify"
+	"github.com/qinglong/qinglong/internal/core/project"
 	"github.com/qinglong/qinglong/internal/core/qlerror"
 	"github.com/qinglong/qinglong/internal/core/schedule"
 )
@@ -33,6 +34,8 @@ func RunAudit(t *testing.T, newFixture Factory) {
 		"TheAuditTrailNeverHoldsASecret":                              testAuditNoSecret,
 		"TheTrailMergesTriggerRecordsAndPagesStablyNewestFirst":       testAuditPagesMerged,
 		"TheTrailFiltersByActorActionProjectAndBoundProjects":         testAuditFilters,
+		"ArchivingAndActivatingAProjectAreRecordedWithWhoAppliedIt":   testAuditProjectStatus,
+		"DisablingADisabledUserOrEnablingAnEnabledOneRecordsNothing":  testAuditUserNoop,
 	}
 	for name, fn := range tests {
 		t.Run(name, func(t *testing.T) {
@@ -109,8 +112,8 @@ func testAuditUsers(t *testing.T, f Fixture) {
 		f.Users.UserSetProjects(ctx, "heidi", []string{"alpha", "beta"}, "lead"),
 		f.Users.UserSetProjects(ctx, "heidi", nil, "root"),
 		f.Users.UserSetPassword(ctx, "heidi", hashB, "console:user:lead@192.0.2.1"),
-		f.Users.UserDisable(ctx, "heidi", "lead"),
-		f.Users.UserEnable(ctx, "heidi", hashA, "lead"),
+		errOnly(f.Users.UserDisable(ctx, "heidi", "lead")),
+		errOnly(f.Users.UserEnable(ctx, "heidi", hashA, "lead")),
 		f.UserAuth.(account.PasswordChanger).UserChangePassword(ctx, u.ID, hashA, hashB, "console:user:heidi@192.0.2.2"),
 		f.Users.UserDelete(ctx, "heidi", "root"),
 	}
@@ -119,7 +122,7 @@ func testAuditUsers(t *testing.T, f Fixture) {
 			t.Fatalf("step %d: %v", i, err)
 		}
 	}
-	requireCode(t, f.Users.UserDisable(ctx, "heidi", "root"), qlerror.NotFound, "disabling a deleted user")
+	requireCode(t, errOnly(f.Users.UserDisable(ctx, "heidi", "root")), qlerror.NotFound, "disabling a deleted user")
 	requireCode(t, f.Users.UserSetProjects(ctx, "heidi", []string{"alpha"}, "root"), qlerror.NotFound, "binding a deleted user")
 	want := []string{
 		"user.deleted root user heidi  ",
@@ -143,8 +146,8 @@ func testAuditUsers(t *testing.T, f Fixture) {
 }
 
 // testAuditNoChangeWithoutRecord: once the trail refuses writes, a revoke,
-// a disable and a project pause fail whole: the token stays active, the
-// account enabled, the project running.
+// a disable, a project pause and an archive fail whole: the token stays
+// active, the account enabled, the project running and active.
 func testAuditNoChangeWithoutRecord(t *testing.T, f Fixture) {
 	ctx := t.Context()
 	if _, _, err := apitoken.Create(ctx, f.Tokens, "root", ids.New(), "deploy", apitoken.Read, 0); err != nil {
@@ -158,11 +161,14 @@ func testAuditNoChangeWithoutRecord(t *testing.T, f Fixture) {
 	if err := f.Tokens.TokenRevoke(ctx, "deploy", "root"); err == nil {
 		t.Fatal("a revoke whose record the trail refused succeeded")
 	}
-	if err := f.Users.UserDisable(ctx, "ivan", "root"); err == nil {
+	if err := errOnly(f.Users.UserDisable(ctx, "ivan", "root")); err == nil {
 		t.Fatal("a disable whose record the trail refused succeeded")
 	}
 	if _, err := f.ProjectPauser.ProjectPause(ctx, schedule.ProjectPauseRequest{Project: "alpha", Pause: true, Actor: "root"}); err == nil {
 		t.Fatal("a project pause whose record the trail refused succeeded")
+	}
+	if err := applyAs(t, f, statusFile(t, "alpha", project.Archived), "root"); err == nil {
+		t.Fatal("an archive whose record the trail refused succeeded")
 	}
 	if tokens, err := f.Tokens.TokenList(ctx); err != nil || len(tokens) != 1 || tokens[0].RevokedAtMs != nil {
 		t.Fatalf("tokens %+v, %v; want the token still active", tokens, err)
@@ -172,6 +178,9 @@ func testAuditNoChangeWithoutRecord(t *testing.T, f Fixture) {
 	}
 	if st, err := f.ProjectPauses.ProjectPauseRead(ctx, "alpha"); err != nil || st.Paused {
 		t.Fatalf("project %+v, %v; want it still running", st, err)
+	}
+	if p, err := f.Catalog.ProjectByName(ctx, "alpha"); err != nil || p.Status != project.Active {
+		t.Fatalf("project %+v, %v; want it still active", p, err)
 	}
 }
 

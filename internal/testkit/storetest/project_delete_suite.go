@@ -2,9 +2,11 @@ package storetest
 
 import (
 	"maps"
+	"slices"
 	"testing"
 
 	"github.com/qinglong/qinglong/internal/core/apitoken"
+	"github.com/qinglong/qinglong/internal/core/audit"
 	"github.com/qinglong/qinglong/internal/core/ids"
 	"github.com/qinglong/qinglong/internal/core/project"
 	"github.com/qinglong/qinglong/internal/core/qlerror"
@@ -16,12 +18,14 @@ import (
 // goes, what stays, and what refuses it.
 func RunProjectDelete(t *testing.T, newFixture Factory) {
 	tests := map[string]func(*testing.T, Fixture){
-		"DeletingAProjectRemovesEveryRowAndLogOfIt":      testProjectDeleteRemovesAll,
-		"AProjectWithUnfinishedRunsIsNotDeleted":         testProjectDeleteUnfinished,
-		"AnUnarchivedProjectIsNotDeleted":                testProjectDeleteActive,
-		"DeletingOneProjectLeavesTheOthersUntouched":     testProjectDeleteOthers,
-		"DryRunDeletesNothing":                           testProjectDeleteDryRun,
-		"ALiveTokenBoundToTheProjectKeepsItUntilRevoked": testProjectDeleteBoundToken,
+		"DeletingAProjectRemovesEveryRowAndLogOfIt":                 testProjectDeleteRemovesAll,
+		"AProjectWithUnfinishedRunsIsNotDeleted":                    testProjectDeleteUnfinished,
+		"AnUnarchivedProjectIsNotDeleted":                           testProjectDeleteActive,
+		"DeletingOneProjectLeavesTheOthersUntouched":                testProjectDeleteOthers,
+		"DryRunDeletesNothing":                                      testProjectDeleteDryRun,
+		"ALiveTokenBoundToTheProjectKeepsItUntilRevoked":            testProjectDeleteBoundToken,
+		"ADeletionIsRecordedWithWhoAskedAndKeepsTheProjectsRecords": testProjectDeleteAudited,
+		"ADeletionWhoseRecordCannotBeWrittenDeletesNothing":         testProjectDeleteUnrecorded,
 	}
 	for name, fn := range tests {
 		t.Run(name, func(t *testing.T) {
@@ -250,4 +254,46 @@ func testProjectDeleteLeftovers(t *testing.T, f Fixture) {
 	if _, err := deleteProject(t, f, "stuck", false); qlerror.ReasonOf(err) != schedule.RefusalProjectUnknown {
 		t.Fatalf("delete once nothing is left: %v; want %s", err, schedule.RefusalProjectUnknown)
 	}
+}
+
+// testProjectDeleteAudited: a deletion is recorded with who asked and what
+// it removed, in its transaction, and the project's own records of the
+// trail stay; its triggers' pause records go with the triggers they name.
+func testProjectDeleteAudited(t *testing.T, f Fixture) {
+	d := seedDeletable(t, f, "gone")
+	pauseProject(t, f, "gone", true, "winding down")
+	setStatus(t, f, d.defs, project.Archived)
+	res, err := f.ProjectDeleter.ProjectDelete(t.Context(), project.DeleteRequest{Project: "gone", Actor: "api:cleanup@192.0.2.7"})
+	if err != nil {
+		t.Fatalf("delete: %v", err)
+	}
+	got := auditAll(t, f, audit.Query{Project: "gone"})
+	want := []string{
+		"project.deleted api:cleanup@192.0.2.7 project gone gone " + res.Deleted.String(),
+		"project.paused conformance project gone gone 0 trigger(s): winding down",
+	}
+	if lines := auditLines(got); !slices.Equal(lines, want) {
+		t.Fatalf("trail of the deleted project %q; want %q", lines, want)
+	}
+	if got[0].ObjectID != d.Project.ID || res.Deleted.Runs != 4 || res.Deleted.Audit == 0 {
+		t.Fatalf("record %+v, counts %+v; want the project's id %s and its 4 Runs and pause records counted", got[0], res.Deleted, d.Project.ID)
+	}
+}
+
+// testProjectDeleteUnrecorded: a deletion whose record the trail refuses
+// deletes nothing.
+func testProjectDeleteUnrecorded(t *testing.T, f Fixture) {
+	d := seedDeletable(t, f, "kept")
+	setStatus(t, f, d.defs, project.Archived)
+	before := projectRows(t, f, d.Project.ID)
+	if err := f.Tamper.FailAuditWrites(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := deleteProject(t, f, "kept", false); err == nil {
+		t.Fatal("a deletion whose record the trail refused succeeded")
+	}
+	if after := projectRows(t, f, d.Project.ID); !maps.Equal(before, after) {
+		t.Fatalf("an unrecorded deletion changed rows: %v, then %v", before, after)
+	}
+	requireLogs(t, f, d.attempts, true)
 }

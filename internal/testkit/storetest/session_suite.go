@@ -232,7 +232,7 @@ func testSessionExpiredDeleted(t *testing.T, f Fixture) {
 func testSessionUserChangeEnds(t *testing.T, f Fixture) {
 	changes := map[string]func(name string) error{
 		"passwd":  func(name string) error { return f.Users.UserSetPassword(t.Context(), name, hashB, "tester") },
-		"disable": func(name string) error { return f.Users.UserDisable(t.Context(), name, "tester") },
+		"disable": func(name string) error { return errOnly(f.Users.UserDisable(t.Context(), name, "tester")) },
 		"delete":  func(name string) error { return f.Users.UserDelete(t.Context(), name, "tester") },
 	}
 	other := createUser(t, f, "bystander", account.Viewer)

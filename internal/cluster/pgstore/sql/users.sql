@@ -23,6 +23,12 @@ UPDATE qinglong.console_users
  WHERE name = $1
 RETURNING id
 
+-- name: UserState
+-- An account's id and whether it is disabled, locked for the disable or
+-- enable that reads it (admin role): one that finds the account already
+-- so changes nothing and records nothing.
+SELECT id, disabled_at_ms IS NOT NULL FROM qinglong.console_users WHERE name = $1 FOR UPDATE
+
 -- name: UserEnable
 -- Enables an account again with a new password hash (admin role), in one
 -- statement: the new hash changes the password stamp, so a session signed
