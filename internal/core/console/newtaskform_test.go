@@ -105,3 +105,24 @@ func TestTheNewTaskPreviewListsTheTriggersNextFires(t *testing.T) {
 		prev = at
 	}
 }
+
+// The New task form says where its script starts — a fresh empty
+// directory, so a script file is named by its full path or reached with
+// cd — and that the qinglong panel's task command is not there, in
+// English and in Chinese, with the commands set as code.
+func TestTheNewTaskFormSaysItsScriptStartsInAFreshEmptyDirectory(t *testing.T) {
+	t.Parallel()
+	site := newBatchSite(t, canPublish)
+	for l, want := range map[string][]string{
+		"en": {"starts in a fresh empty directory", "<code>node /ql/scripts/jd_bean_sign.js</code>", "<code>cd</code>", "no <code>task</code> command"},
+		"zh": {"在一个新建的空目录中启动", "<code>node /ql/scripts/jd_bean_sign.js</code>", "<code>cd</code>", "没有青龙面板的 <code>task</code> 命令"},
+	} {
+		w := site.do(apitoken.Admin, "/definitions/new?lang="+l, nil)
+		page := w.Body.String()
+		for _, s := range want {
+			if !strings.Contains(page, s) {
+				t.Errorf("%s: the New task form does not say %q:\n%s", l, s, page)
+			}
+		}
+	}
+}
