@@ -821,6 +821,7 @@ func funcs(binary, dbFlags string) template.FuncMap {
 		"attemptState":   attemptState,
 		"stopNote":       stopNote,
 		"attemptMessage": attemptMessage,
+		"exitHint":       exitHint,
 		"eventName":      eventName,
 		"labels":         workerLabels,
 		"eventFacts":     eventFacts,
