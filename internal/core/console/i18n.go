@@ -197,6 +197,7 @@ var messages = map[string]map[string]string{
 
 		// The secrets page.
 		"secrets": "Secrets", "sec.set": "Set a secret", "sec.name": "Name", "sec.value": "Value", "sec.save": "Save secret", "sec.list": "All secrets",
+		"sec.howto":     "A task reads a secret as an environment variable: under the task in its project's definitions file, write `env: {JD_COOKIE: {secret: JD_COOKIE}}` (the variable's name, then the secret's), and its command finds the value in `$JD_COOKIE` as it was set here, several accounts separated by & or by lines included. A notification channel names one in `urlSecret`, `tokenSecret` and the like.",
 		"sec.intro":     "Values a task's env or a notification channel refers to by name, kept on this machine in %s (mode 0600). A value can be set or replaced here; it is never shown again.",
 		"sec.elsewhere": "This server does not run the commands, so it keeps no secrets: each machine that runs the commands reads them from its own secrets file. Edit one on that machine with `ql secrets set NAME --secrets-file FILE`.",
 		"sec.namehelp":  "1–128 letters, digits, '_', '.' or '-', the names a task's env and a notification channel refer to. A name already defined gets the new value.",
@@ -452,6 +453,7 @@ var messages = map[string]map[string]string{
 
 		// The secrets page.
 		"secrets": "密钥", "sec.set": "设置密钥", "sec.name": "名称", "sec.value": "值", "sec.save": "保存密钥", "sec.list": "全部密钥",
+		"sec.howto":     "任务以环境变量读取密钥：在项目定义文件的任务下写 `env: {JD_COOKIE: {secret: JD_COOKIE}}`（先写环境变量名，再写密钥名），命令即可从 `$JD_COOKIE` 读到这里设置的值，用 & 或换行分隔的多个账号也原样传入。通知渠道在 `urlSecret`、`tokenSecret` 等字段中按名称引用密钥。",
 		"sec.intro":     "任务的环境变量或通知渠道按名称引用的值，保存在本机的 %s 中（权限 0600）。值可以在这里设置或替换，之后不会再显示。",
 		"sec.elsewhere": "此服务器不执行命令，因此不保存密钥：每台执行命令的机器从它自己的密钥文件读取密钥。请在那台机器上用 `ql secrets set 名称 --secrets-file 文件` 编辑。",
 		"sec.namehelp":  "1–128 个字母、数字、“_”、“.”或“-”，即任务的环境变量和通知渠道引用的名称。已定义的名称会改用新值。",
