@@ -824,6 +824,7 @@ func funcs(binary, dbFlags string) template.FuncMap {
 		"stopNote":       stopNote,
 		"attemptMessage": attemptMessage,
 		"exitHint":       exitHint,
+		"auditNote":      auditNote,
 		"eventName":      eventName,
 		"labels":         workerLabels,
 		"eventFacts":     eventFacts,
