@@ -27,7 +27,7 @@ project --project. Entries are 5 fields, 6 with seconds first (as the qinglong p
 them), or @yearly, @annually, @monthly, @weekly, @daily, @midnight or @hourly, then the command; 7 and
 ranges ending in 7 (or SUN) in day-of-week are written with 0 for Sunday. The panel's "task SCRIPT"
 is converted, named after the script, and reported, since no task command exists here (write the
-interpreter and the script's path); its own "ql repo", "ql raw" and the like are not converted. --tz is the zone of the entries until a CRON_TZ= or TZ= line sets another for the
+interpreter and the script's path); the panel's own subscription and update commands are not converted. --tz is the zone of the entries until a CRON_TZ= or TZ= line sets another for the
 lines after it (TZ also goes into their env, as cron passes it on); SHELL=/bin/sh or /bin/bash sets
 their shell; any other VAR= line goes into the env of the tasks after it (MAILTO is noted: nothing
 is mailed). A "\%" in a command is a "%"; an unescaped "%" (cron's standard input) is refused.

@@ -292,7 +292,7 @@ func panelCommand(command string) string {
 	}
 	switch words[1] {
 	case "repo", "raw", "update", "extra", "check", "resetlet", "resettfa", "rmlog", "bot":
-		return fmt.Sprintf("ql %s is the qinglong panel's command; QingLong's ql has no such command: "+
+		return fmt.Sprintf("ql %s is the qinglong panel's command, which QingLong has none of: "+
 			"to pull scripts, give a task of your own the command (git -C /srv/scripts pull, or curl -o FILE URL)", words[1])
 	}
 	return ""
