@@ -29,6 +29,9 @@ type EditTask struct {
 	// Title is the task's display title ("" none); the file gives the
 	// task this one, clearing it when "".
 	Title string
+	// WorkingDir is the directory the script starts in, as a file writes
+	// it; "" is the default, a fresh empty directory per attempt.
+	WorkingDir string
 }
 
 // EditSchedule is a trigger's cron and time zone as the console's Edit
@@ -77,8 +80,8 @@ func TaskToEdit(ctx context.Context, r catalog.DefinitionsReader, projectName, t
 	return e, err
 }
 
-// EditTaskFile writes the definitions file that gives e's task e's script
-// and timeout: the project with its status and that task alone, every
+// EditTaskFile writes the definitions file that gives e's task e's script,
+// working directory and timeout: the project with its status and that task alone, every
 // other field of it as exported. Applying it changes nothing else: a file
 // leaves the tasks and triggers it does not name as they are (the task's
 // triggers that pin its current revision follow it to the new one), and
@@ -99,7 +102,7 @@ func EditTaskFile(ctx context.Context, r catalog.DefinitionsReader, e EditTask) 
 	}
 	t := exportTaskSpec(cur.Spec)
 	script := e.Script
-	t.Script, t.Timeout, t.Title = &script, e.Timeout, e.Title
+	t.Script, t.Timeout, t.Title, t.WorkingDir = &script, e.Timeout, e.Title, e.WorkingDir
 	doc := statusOnly(d.Project)
 	doc.Tasks = []exportTask{t}
 	text, err := encodeExport(doc)
@@ -172,7 +175,7 @@ func editTaskOf(projectName string, cur task.Revision) (EditTask, error) {
 			"which a text box cannot give back as it is: edit it in the project's definitions file", cur.Spec.Name, projectName).
 			Because(RefusalScriptNotShown, "kind", "task", "name", cur.Spec.Name, "project", projectName)
 	}
-	return EditTask{Project: projectName, Task: cur.Spec.Name, Revision: cur.Revision, Script: c.Script, Shell: c.Shell, Timeout: timeoutText(c.TimeoutMs)}, nil
+	return EditTask{Project: projectName, Task: cur.Spec.Name, Revision: cur.Revision, Script: c.Script, Shell: c.Shell, WorkingDir: c.WorkingDir, Timeout: timeoutText(c.TimeoutMs)}, nil
 }
 
 // timeoutText is a task's timeout as the Edit task form shows it: "" for
@@ -189,7 +192,7 @@ func timeoutText(ms int64) string {
 // that a form refused at its confirmation can show them as typed.
 func (d TaskDoc) Edited(projectName string) EditTask {
 	c := d.Spec.Command
-	return EditTask{Project: projectName, Task: d.Spec.Name, Script: c.Script, Shell: c.Shell, Timeout: timeoutText(c.TimeoutMs), Title: d.Title}
+	return EditTask{Project: projectName, Task: d.Spec.Name, Script: c.Script, Shell: c.Shell, WorkingDir: c.WorkingDir, Timeout: timeoutText(c.TimeoutMs), Title: d.Title}
 }
 
 // Edited is what the Edit schedule form sent, read back from the file it

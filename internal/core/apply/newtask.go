@@ -22,6 +22,9 @@ type NewTask struct {
 	// Title is the display title of the task and of its trigger ("" none),
 	// checked as a file's titles are.
 	Title string
+	// WorkingDir is the directory the script starts in, as a file writes
+	// it; "" keeps the default, a fresh empty directory per attempt.
+	WorkingDir string
 }
 
 // RefusalNameTaken is a new task's or trigger's name its project already
@@ -74,7 +77,7 @@ func NewTaskFile(ctx context.Context, r catalog.DefinitionsReader, t NewTask) ([
 		}
 	}
 	script := t.Script
-	doc.Tasks = []exportTask{{Name: t.Task, Script: &script, Timeout: t.Timeout, Title: t.Title}}
+	doc.Tasks = []exportTask{{Name: t.Task, Script: &script, Timeout: t.Timeout, Title: t.Title, WorkingDir: t.WorkingDir}}
 	doc.Triggers = []exportTrigger{{Name: t.Trigger, Task: t.Task, Cron: t.Cron, Timezone: t.Timezone, Misfire: string(trigger.FireOnce), Title: t.Title}}
 	return encodeExport(doc)
 }

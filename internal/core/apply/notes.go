@@ -178,6 +178,10 @@ var noteEnglish = map[NoteReason]string{
 	NoteDaysVixieBoth: "these triggers restrict both day-of-month and day-of-week, so they fire on days matching EITHER; " +
 		"Vixie cron (crontab) reads a day field starting with \"*\" (such as \"*/2\") as unrestricted and would fire them only on days matching BOTH. " +
 		cron.VixieBothHint + " (triggers: %s)",
+	NotePanelTaskCommand: "these tasks run task SCRIPT, the qinglong panel's command, which does not exist here, so each of their Runs fails with \"task: not found\" (exit code 127): " +
+		"write the interpreter and the script's path (node /ql/scripts/jd_bean_sign.js, python3 -u /ql/scripts/check.py), or set workingDir to the scripts folder and run node jd_bean_sign.js (tasks: %s)",
+	NotePythonBuffered: "these tasks run Python, which holds its output back in blocks of several KiB when it writes to a pipe, so their live log stays empty until a block fills or the script ends: " +
+		"run it as python3 -u, or give the task env PYTHONUNBUFFERED: \"1\" (tasks: %s)",
 	NoteTokenInURL: "the URL of a chat service carries its token, and a url written in the file is stored in the database and shown with the definitions; " +
 		"put the URL in a secret and name it with urlSecret instead (channels: %s)",
 }
@@ -440,6 +444,12 @@ func Notes(doc *Document, s NoteScope) []Note {
 		out = append(out, n)
 	}
 	out = append(out, DaysNotes(doc)...)
+	if n, ok := PanelTaskNote(doc); ok {
+		out = append(out, n)
+	}
+	if n, ok := PythonBufferedNote(doc); ok {
+		out = append(out, n)
+	}
 	if n, ok := TokenInURLNote(doc); ok {
 		out = append(out, n)
 	}

@@ -23,9 +23,11 @@ func crontabCommand(opts Options) *cobra.Command {
 		Short: "Print a definitions file holding a crontab's jobs",
 		Long: `Read a crontab (FILE, or - for standard input) and print a definitions file for ` + "`" + opts.Binary + ` apply` + "`" + `:
 one task and one trigger per entry, named after the entry's program (made unique by a number), in
-project --project. Entries are 5 fields or @yearly, @annually, @monthly, @weekly, @daily, @midnight or
-@hourly, then the command; 7 and ranges ending in 7 (or SUN) in day-of-week are written with 0 for
-Sunday. --tz is the zone of the entries until a CRON_TZ= or TZ= line sets another for the
+project --project. Entries are 5 fields, 6 with seconds first (as the qinglong panel's crontab writes
+them), or @yearly, @annually, @monthly, @weekly, @daily, @midnight or @hourly, then the command; 7 and
+ranges ending in 7 (or SUN) in day-of-week are written with 0 for Sunday. The panel's "task SCRIPT"
+is converted, named after the script, and reported, since no task command exists here (write the
+interpreter and the script's path); the panel's own subscription and update commands are not converted. --tz is the zone of the entries until a CRON_TZ= or TZ= line sets another for the
 lines after it (TZ also goes into their env, as cron passes it on); SHELL=/bin/sh or /bin/bash sets
 their shell; any other VAR= line goes into the env of the tasks after it (MAILTO is noted: nothing
 is mailed). A "\%" in a command is a "%"; an unescaped "%" (cron's standard input) is refused.

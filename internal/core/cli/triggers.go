@@ -122,7 +122,7 @@ runtime role's URL (-o json: "lastRunsUnknown", and no lastRun).`),
 				},
 				notes: notes,
 				next:  v.Next,
-				none:  NoneLine("trigger", project != "" || after != "" || search != "", "`"+suggest(cmd, "apply", "-f", "FILE")+"` publishes the triggers of a definitions file"),
+				none:  NoneLine("trigger", project != "" || after != "" || search != "", "`"+suggest(cmd, "apply", "-f", "FILE")+"` publishes the triggers of a definitions file") + searchReads(search),
 			})
 		},
 	}
@@ -207,4 +207,14 @@ func triggerPage(ctx context.Context, b *Backend, p schedule.TriggerListParams) 
 		return view.TriggerList{}, err
 	}
 	return view.NewTriggerList(list, next, last), nil
+}
+
+// searchReads is what an empty list given search adds to its line: what a
+// search reads, since a script's file name, which a user of a panel that
+// searches commands types first, matches nothing.
+func searchReads(search string) string {
+	if search == "" {
+		return ""
+	}
+	return "; --search reads project, trigger and task names and titles, not scripts or commands"
 }

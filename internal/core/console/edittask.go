@@ -31,7 +31,8 @@ type editTaskData struct {
 
 // editTaskFields are the Edit task form's fields' labels by the path of
 // the file's field apply.EditTaskFile writes each to.
-var editTaskFields = map[string]string{"tasks[0].script": "et.script", "tasks[0].timeout": "nt.timeout", "tasks[0].title": "nt.title"}
+var editTaskFields = map[string]string{"tasks[0].script": "et.script", "tasks[0].timeout": "nt.timeout", "tasks[0].title": "nt.title",
+	"tasks[0].workingDir": "nt.workdir"}
 
 func editTaskLabel(path string) string { return editTaskFields[path] }
 
@@ -72,7 +73,7 @@ func (c *Console) editTaskPreview(w http.ResponseWriter, r *http.Request, s *ses
 	rev, _ := strconv.ParseInt(field("revision"), 10, 64)
 	script := textArea(r, "script")
 	d := editTaskData{EditTask: apply.EditTask{Project: field("project"), Task: field("task"), Revision: rev, Script: script,
-		Timeout: field("timeout"), Shell: field("shell"), Title: field("title")}}
+		Timeout: field("timeout"), Shell: field("shell"), Title: field("title"), WorkingDir: field("workdir")}}
 	if strings.TrimSpace(script) == "" {
 		d.Errors = []string{tr(lang(r), "et.required")}
 		c.render(w, r, http.StatusBadRequest, "edittask", s, d)

@@ -107,4 +107,4 @@ func (c *Console) formFile(w http.ResponseWriter, r *http.Request, s *session, t
 // formFieldOrder are the labels of the definitions forms' fields (New
 // task, Edit task, Edit schedule) in the order their pages show them:
 // each form shows some of them, in this order.
-var formFieldOrder = []string{"nt.project", "nt.task", "nt.script", "et.script", "nt.cron", "nt.timezone", "nt.timeout", "nt.trigger"}
+var formFieldOrder = []string{"nt.project", "nt.task", "nt.script", "et.script", "nt.workdir", "nt.cron", "nt.timezone", "nt.timeout", "nt.trigger"}

@@ -52,7 +52,8 @@ func (c *Console) newTaskPreview(w http.ResponseWriter, r *http.Request, s *sess
 	}
 	field := func(name string) string { return strings.TrimSpace(r.PostFormValue(name)) }
 	d := newTaskData{NewTask: apply.NewTask{Project: field("project"), Task: field("task"), Script: strings.TrimRight(textArea(r, "script"), " \t\n"),
-		Timeout: field("timeout"), Trigger: field("trigger"), Cron: field("cron"), Timezone: field("timezone"), Title: field("title")}}
+		Timeout: field("timeout"), Trigger: field("trigger"), Cron: field("cron"), Timezone: field("timezone"), Title: field("title"),
+		WorkingDir: field("workdir")}}
 	if r.PostFormValue("back") != "" {
 		// The preview's way back: the form as its user filled it, not the
 		// file it wrote, which is no project's definitions yet.
@@ -86,7 +87,10 @@ func (d newTaskData) blank() []string {
 // expression and its zone.
 type newTaskShown struct {
 	Task, Shell, Script, Timeout string
-	Trigger, Cron, Timezone      string
+	// WorkingDir is the directory the script starts in, "" for a fresh
+	// empty one.
+	WorkingDir              string
+	Trigger, Cron, Timezone string
 	// Status and Fires are the trigger as it will stand and its next
 	// fires from the preview on, so that a schedule is checked by its
 	// times before it is applied (*/30 in the seconds' place fires twice
@@ -108,7 +112,7 @@ func shownNewTask(doc *apply.Document, nowMs int64) *newTaskShown {
 		timeout = task.DefaultTimeout
 	}
 	st := schedule.TriggerStatus{Name: tg.Name, Enabled: tg.Enabled, Cron: tg.Cron}
-	return &newTaskShown{Task: tk.Name, Shell: tk.Command.Shell, Script: tk.Command.Script, Timeout: validate.Duration(timeout),
+	return &newTaskShown{Task: tk.Name, Shell: tk.Command.Shell, Script: tk.Command.Script, Timeout: validate.Duration(timeout), WorkingDir: tk.Command.WorkingDir,
 		Trigger: tg.Name, Cron: tg.Cron.Expression, Timezone: tg.Cron.Timezone, Status: st, Fires: upcoming(st, nowMs)}
 }
 
@@ -129,7 +133,7 @@ var newTaskFields = map[string]string{
 	"project": "nt.project", "project.name": "nt.project",
 	"tasks[0].name": "nt.task", "tasks[0].script": "nt.script", "tasks[0].timeout": "nt.timeout",
 	"triggers[0].name": "nt.trigger", "triggers[0].cron": "nt.cron", "triggers[0].timezone": "nt.timezone",
-	"tasks[0].title": "nt.title", "triggers[0].title": "nt.title",
+	"tasks[0].title": "nt.title", "triggers[0].title": "nt.title", "tasks[0].workingDir": "nt.workdir",
 }
 
 // label is the key of the label of the form's field that the file's

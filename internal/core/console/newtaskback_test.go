@@ -39,7 +39,7 @@ func TestBackToEditingFromTheNewTaskPreviewReturnsToTheFormAsFilledIn(t *testing
 	t.Parallel()
 	site := newBatchSite(t, canPublish)
 	filled := url.Values{"project": {"garden"}, "task": {"water"}, "script": {"echo \"<wet>\"\n  echo & done"},
-		"cron": {"*/30 * * * * *"}, "timezone": {"America/New_York"}, "timeout": {"90m"}, "trigger": {"often"}}
+		"cron": {"*/30 * * * * *"}, "timezone": {"America/New_York"}, "timeout": {"90m"}, "trigger": {"often"}, "title": {"浇水 <每日>"}, "workdir": {"/srv/garden"}}
 	preview := site.do(apitoken.Admin, "/definitions/new", filled)
 	page := preview.Body.String()
 	if preview.Code != http.StatusOK || !strings.Contains(page, `<button id="def-back" type="submit" formaction="/definitions/new" name="back" value="1">`) {
@@ -54,7 +54,7 @@ func TestBackToEditingFromTheNewTaskPreviewReturnsToTheFormAsFilledIn(t *testing
 	}
 	for _, want := range []string{`id="nt-project" name="project" list="nt-projects" value="garden"`, `id="nt-task" name="task" value="water"`,
 		">echo \"<wet>\"\n  echo & done</textarea>", `id="nt-cron" name="cron" value="*/30 * * * * *"`, `id="nt-timezone" name="timezone" value="America/New_York"`,
-		`id="nt-timeout" name="timeout" value="90m"`, `id="nt-trigger" name="trigger" value="often"`} {
+		`id="nt-timeout" name="timeout" value="90m"`, `id="nt-trigger" name="trigger" value="often"`, `id="nt-title" name="title" value="浇水 <每日>"`, `id="nt-workdir" name="workdir" value="/srv/garden"`} {
 		if !strings.Contains(form, want) {
 			t.Errorf("the form gone back to does not hold %q:\n%s", want, form)
 		}

@@ -105,3 +105,49 @@ func TestTheNewTaskPreviewListsTheTriggersNextFires(t *testing.T) {
 		prev = at
 	}
 }
+
+// The New task form says where its script starts — a fresh empty
+// directory, so a script file is named by its full path or reached with
+// cd — and that the qinglong panel's task command is not there, in
+// English and in Chinese, with the commands set as code.
+func TestTheNewTaskFormSaysItsScriptStartsInAFreshEmptyDirectory(t *testing.T) {
+	t.Parallel()
+	site := newBatchSite(t, canPublish)
+	for l, want := range map[string][]string{
+		"en": {"starts in a fresh empty directory", "<code>node /ql/scripts/jd_bean_sign.js</code>", "<code>cd</code>", "no <code>task</code> command"},
+		"zh": {"在一个新建的空目录中启动", "<code>node /ql/scripts/jd_bean_sign.js</code>", "<code>cd</code>", "没有青龙面板的 <code>task</code> 命令"},
+	} {
+		w := site.do(apitoken.Admin, "/definitions/new?lang="+l, nil)
+		page := w.Body.String()
+		for _, s := range want {
+			if !strings.Contains(page, s) {
+				t.Errorf("%s: the New task form does not say %q:\n%s", l, s, page)
+			}
+		}
+	}
+}
+
+// The New task form's working directory is the task's workingDir: the
+// preview shows it and its file writes it, so a script can run a file of
+// the scripts folder by its name; a relative one is refused on the form,
+// started with the field's label, in English and in Chinese.
+func TestTheNewTaskFormsWorkingDirectoryIsTheTasksWorkingDir(t *testing.T) {
+	t.Parallel()
+	site := newBatchSite(t, canPublish)
+	w := site.do(apitoken.Admin, "/definitions/new?lang=zh", url.Values{"project": {"jd"}, "task": {"bean"}, "script": {"node jd_bean_sign.js"},
+		"cron": {"0 5 0 * * *"}, "timezone": {"Asia/Shanghai"}, "workdir": {"/ql/scripts"}})
+	page := html.UnescapeString(w.Body.String())
+	for _, want := range []string{`<dt>工作目录</dt><dd><code id="nt-shown-workdir">/ql/scripts</code></dd>`, "workingDir: /ql/scripts\n"} {
+		if w.Code != http.StatusOK || !strings.Contains(page, want) {
+			t.Errorf("%d: the preview does not show %q:\n%s", w.Code, want, page)
+		}
+	}
+	for l, want := range map[string]string{"en": "Working directory (optional): ", "zh": "工作目录（可选）："} {
+		w := site.do(apitoken.Admin, "/definitions/new?lang="+l, url.Values{"project": {"jd"}, "task": {"bean"}, "script": {"node jd_bean_sign.js"},
+			"cron": {"0 5 0 * * *"}, "timezone": {"Asia/Shanghai"}, "workdir": {"scripts"}})
+		_, list, _ := strings.Cut(html.UnescapeString(w.Body.String()), `id="nt-errors"`)
+		if w.Code != http.StatusBadRequest || !strings.Contains(list, "<li>"+want) {
+			t.Errorf("%s: %d, want the relative directory refused starting with %q:\n%s", l, w.Code, want, list)
+		}
+	}
+}

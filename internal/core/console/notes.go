@@ -67,6 +67,14 @@ var notes = map[string]noteLanguage{
 				"Vixie cron（crontab）把以“*”开头的日字段（如“*/2”）视为不限定，只在两者都符合的日子触发它们。" +
 				"这里没有能要求两者都符合的表达式：请在表达式中只保留一个日字段，另一个写“*”，由命令自己检查那个日子条件，不符合时直接退出（触发器：{items}）。",
 			item: "{name}（日“{dom}”或星期“{dow}”）"},
+		apply.NotePanelTaskCommand: {
+			sentence: "这些任务运行 task 脚本，这是青龙面板的命令，这里没有，因此它们的每次运行都会以“task: not found”（退出码 127）失败：" +
+				"请写出解释器和脚本的路径（node /ql/scripts/jd_bean_sign.js、python3 -u /ql/scripts/check.py），或把 workingDir 设为脚本所在的目录，再运行 node jd_bean_sign.js（任务：{items}）。",
+			item: "{name}"},
+		apply.NotePythonBuffered: {
+			sentence: "这些任务运行 Python：它向管道写输出时按几 KiB 的块缓冲，因此在块写满或脚本结束之前，实时日志一直是空的：" +
+				"请用 python3 -u 运行，或在任务的 env 中设置 PYTHONUNBUFFERED: \"1\"（任务：{items}）。",
+			item: "{name}"},
 		apply.NoteSecretsUnusable: {
 			sentence: "密钥文件 {file} 无法使用：{why}。在修复之前，用到 {items} 的每次运行或通知都会失败（secret_unavailable）。",
 			item:     "{name}"},

@@ -2,6 +2,7 @@ package console
 
 import (
 	"fmt"
+	"html"
 	"strings"
 	"testing"
 	"time"
@@ -44,5 +45,25 @@ func TestATriggerSearchShowsAMatchBeyondTheFirstPage(t *testing.T) {
 	}
 	if listRow(page, b.triggers["a"]) != "" || strings.Contains(page, "after=") {
 		t.Fatal("the search shows trigger a, which does not match, or offers a next page beyond its one match")
+	}
+}
+
+// A search that finds no trigger says what it searched — names and
+// titles, not scripts or commands — with what was typed, in the page's
+// language, rather than the bare "nothing here" of an empty list.
+func TestATriggerSearchThatFindsNothingSaysWhatItSearched(t *testing.T) {
+	t.Parallel()
+	site := newBatchSite(t, nil)
+	for l, want := range map[string]string{
+		"en": "No trigger's project, trigger or task name or title holds “jd_fruit.js<”; the search does not read scripts or commands.",
+		"zh": "没有触发器的项目名、触发器名、任务名或标题包含“jd_fruit.js<”；搜索不查脚本和命令的内容。",
+	} {
+		page := site.do(apitoken.Read, "/triggers?q=jd_fruit.js%3C&lang="+l, nil).Body.String()
+		if !strings.Contains(html.UnescapeString(page), `<td colspan="6" id="triggers-none">`+want+"</td>") || !strings.Contains(page, "jd_fruit.js&lt;") {
+			t.Errorf("%s: the empty search does not say %q:\n%s", l, want, page)
+		}
+	}
+	if page := site.do(apitoken.Read, "/triggers?q=report", nil).Body.String(); strings.Contains(page, `id="triggers-none"`) {
+		t.Errorf("a search that finds a trigger says it found none:\n%s", page)
 	}
 }

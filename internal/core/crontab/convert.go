@@ -12,6 +12,7 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"regexp"
 	"strings"
 
 	"github.com/qinglong/qinglong/internal/core/cron"
@@ -108,6 +109,8 @@ type state struct {
 	names       map[string]int
 	// users are the users whose runAs was noted already.
 	users map[string]bool
+	// secondsNoted: a line of six time fields was noted already.
+	secondsNoted bool
 }
 
 func (st *state) line(res *Result, n int, text string) {
@@ -124,9 +127,9 @@ func (st *state) line(res *Result, n int, text string) {
 		}
 		return
 	}
-	expr, command, ok := splitEntry(trimmed)
+	expr, command, seconds, ok := splitEntry(trimmed)
 	if !ok {
-		problem("not a schedule followed by a command: 5 fields (minute hour day-of-month month day-of-week) or an @-schedule, then the command")
+		problem("not a schedule followed by a command: 5 fields (minute hour day-of-month month day-of-week), 6 with seconds first, or an @-schedule, then the command")
 		return
 	}
 	if strings.EqualFold(expr, "@reboot") {
@@ -144,6 +147,10 @@ func (st *state) line(res *Result, n int, text string) {
 		res.Problems = append(res.Problems, Problem{Line: n, Text: text, Kind: Noted,
 			Why: `the command starts with "root": if this is a system crontab (/etc/crontab, /etc/cron.d), whose entries name their user there, convert it with --system`})
 	}
+	if why := panelCommand(command); why != "" {
+		problem(why)
+		return
+	}
 	if strings.HasPrefix(expr, "@") {
 		plain, known := macros[strings.ToLower(expr)]
 		if !known {
@@ -153,7 +160,7 @@ func (st *state) line(res *Result, n int, text string) {
 		expr = plain
 	}
 	fields := strings.Fields(expr)
-	fields[4] = sundayAsZero(fields[4])
+	fields[len(fields)-1] = sundayAsZero(fields[len(fields)-1])
 	expr = strings.Join(fields, " ")
 	s, err := cron.Parse(expr, st.zone)
 	if err == nil {
@@ -173,6 +180,14 @@ func (st *state) line(res *Result, n int, text string) {
 	}
 	e := Entry{Line: n, Name: st.name(command), Cron: expr, Timezone: st.zone, Shell: st.shell, Script: script, Env: copyEnv(st.env), RunAs: user}
 	res.Entries = append(res.Entries, e)
+	if seconds && !st.secondsNoted {
+		st.secondsNoted = true
+		res.Problems = append(res.Problems, Problem{Line: n, Text: text, Kind: Noted,
+			Why: "six time fields are read as seconds, minute, hour, day-of-month, month, day-of-week (as the qinglong panel's crontab writes them), here and on every later line that has six"})
+	}
+	if strings.Fields(command)[0] == "task" {
+		res.Problems = append(res.Problems, Problem{Line: n, Text: text, Kind: ConvertedBut, Why: taskCommandWhy})
+	}
 	if user != "" && !st.users[user] {
 		st.users[user] = true
 		res.Problems = append(res.Problems, Problem{Line: n, Text: text, Kind: Noted, Why: runAsNote(user)})
@@ -231,27 +246,56 @@ func unquote(v string) string {
 	return v
 }
 
-// splitEntry splits an entry into its schedule and its command.
-func splitEntry(line string) (expr, command string, ok bool) {
+// splitEntry splits an entry into its schedule and its command; seconds
+// says the schedule has six fields, seconds first: a sixth word that can
+// only be a day-of-week field is read as one, since no program is named
+// "*" or "1-5".
+func splitEntry(line string) (expr, command string, seconds, ok bool) {
 	if strings.HasPrefix(line, "@") {
 		i := strings.IndexAny(line, " \t")
 		if i < 0 {
-			return line, "", strings.EqualFold(line, "@reboot")
+			return line, "", false, strings.EqualFold(line, "@reboot")
 		}
-		return line[:i], strings.TrimSpace(line[i:]), true
+		return line[:i], strings.TrimSpace(line[i:]), false, true
 	}
 	rest := line
-	fields := make([]string, 0, 5)
-	for len(fields) < 5 {
+	fields := make([]string, 0, 6)
+	for len(fields) < 6 {
 		rest = strings.TrimLeft(rest, " \t")
 		i := strings.IndexAny(rest, " \t")
-		if i < 0 {
-			return "", "", false
+		if i < 0 || len(fields) == 5 && !dayOfWeekField.MatchString(rest[:i]) {
+			break
 		}
 		fields, rest = append(fields, rest[:i]), rest[i:]
 	}
 	command = strings.TrimSpace(rest)
-	return strings.Join(fields, " "), command, command != ""
+	return strings.Join(fields, " "), command, len(fields) == 6, len(fields) >= 5 && command != ""
+}
+
+// dayOfWeekField is a word that can only be a day-of-week field: digits,
+// "*", "?" and day names joined by ranges, lists and steps.
+var dayOfWeekField = regexp.MustCompile(`^(?i)([0-9]+|\*|\?|sun|mon|tue|wed|thu|fri|sat)([-,/]([0-9]+|sun|mon|tue|wed|thu|fri|sat))*$`)
+
+// taskCommandWhy is what is said of an entry whose command is the qinglong
+// panel's task command, which this server does not have.
+const taskCommandWhy = "task is the qinglong panel's command (it finds the script in the panel's scripts folder and runs it with node, python3 or bash by its extension); " +
+	"this server has no such command, so the Run would fail with \"task: not found\" (exit code 127): in the file printed, write the interpreter and the script's path, " +
+	"such as node /ql/scripts/jd_bean_sign.js, or set the task's workingDir to the scripts folder"
+
+// panelCommand says why an entry whose command is one of the qinglong
+// panel's own "ql" commands (a subscription's pull, a repository's update)
+// is not converted: QingLong's ql has no such command; "" for any other.
+func panelCommand(command string) string {
+	words := strings.Fields(command)
+	if len(words) < 2 || words[0] != "ql" {
+		return ""
+	}
+	switch words[1] {
+	case "repo", "raw", "update", "extra", "check", "resetlet", "resettfa", "rmlog", "bot":
+		return fmt.Sprintf("ql %s is the qinglong panel's command, which QingLong has none of: "+
+			"to pull scripts, give a task of your own the command (git -C /srv/scripts pull, or curl -o FILE URL)", words[1])
+	}
+	return ""
 }
 
 // splitUser splits a system crontab entry's command into the user it
@@ -332,7 +376,7 @@ func (st *state) name(command string) string {
 // wrappers are words of a command that say nothing of the job it runs.
 var wrappers = map[string]bool{"nice": true, "ionice": true, "nohup": true, "cd": true, "&&": true, ";": true, "flock": true, "timeout": true,
 	"sudo": true, "env": true, "exec": true, "sh": true, "bash": true, "/bin/sh": true, "/bin/bash": true, "python": true, "python3": true,
-	"perl": true, "ruby": true, "node": true, "php": true, "/usr/bin/python3": true, "/usr/bin/env": true}
+	"perl": true, "ruby": true, "node": true, "php": true, "task": true, "/usr/bin/python3": true, "/usr/bin/env": true}
 
 // cleanName lower-cases s and keeps the characters a name may use, each
 // other run of characters becoming one "-", trimmed to start and end with

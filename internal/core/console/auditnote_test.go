@@ -1,0 +1,44 @@
+package console
+
+import (
+	"testing"
+	"time"
+
+	"github.com/qinglong/qinglong/internal/core/account"
+	"github.com/qinglong/qinglong/internal/core/apitoken"
+	"github.com/qinglong/qinglong/internal/core/audit"
+	"github.com/qinglong/qinglong/internal/core/notify"
+)
+
+// Every note the server itself writes on an audit record (a user's
+// creation, the first owner's, a binding, a token's creation, a
+// notification's retry) reads in Chinese on a Chinese Audit page, the
+// names and the duration as written; an English page shows it as
+// recorded, and a note a user wrote (a pause's) is never translated.
+func TestTheAuditNotesTheServerWritesReadInChinese(t *testing.T) {
+	t.Parallel()
+	first := account.NewUser{Name: "laowang", Role: account.Owner}
+	bound := account.NewUser{Name: "ops", Role: account.Operator, Projects: []string{"jd", "shop"}}
+	token := apitoken.NewToken{Name: "ci", Scope: apitoken.Operate, ExpiresIn: 2160 * time.Hour, Projects: []string{"jd"}}
+	retried := notify.Message{Event: notify.OnFailed, RunID: "01a2"}
+	for _, c := range []struct {
+		e    audit.Entry
+		want string
+	}{
+		{account.Created(first, "the first owner, with the setup code"), "第一个所有者，用设置码创建；角色：所有者"},
+		{account.Created(first, "the first owner"), "第一个所有者；角色：所有者"},
+		{account.Created(bound, ""), "角色：操作员；项目：jd, shop"},
+		{account.Change{Action: audit.UserProjectsSet, Note: account.ProjectsNote(nil)}.Entry(""), "所有项目"},
+		{account.Change{Action: audit.UserProjectsSet, Note: account.ProjectsNote([]string{"jd"})}.Entry(""), "项目：jd"},
+		{token.Created(), "范围：操作；有效期 2160h0m0s；项目：jd"},
+		{retried.Retried("alice"), "失败；运行 01a2"},
+		{audit.Entry{Action: audit.TriggerPaused, Note: "role owner"}, "role owner"},
+	} {
+		if got := auditNote("zh", c.e.Action, c.e.Note); got != c.want {
+			t.Errorf("%s %q in Chinese: %q, want %q", c.e.Action, c.e.Note, got, c.want)
+		}
+		if got := auditNote("en", c.e.Action, c.e.Note); got != c.e.Note {
+			t.Errorf("%s %q in English: %q, want it as recorded", c.e.Action, c.e.Note, got)
+		}
+	}
+}

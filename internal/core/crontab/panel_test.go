@@ -1,0 +1,90 @@
+package crontab
+
+import (
+	"strings"
+	"testing"
+)
+
+// panelList is a crontab as the qinglong panel keeps its tasks: six time
+// fields (seconds first) beside five, its task command and its own ql
+// commands.
+const panelList = `0 5 0 * * * task jd_bean_sign.js
+*/30 * * * * node /ql/scripts/check.js
+0 0 12 * * MON-FRI python3 /ql/scripts/weekday.py
+15 3 * * * task /ql/scripts/fruit.py now
+33 8 * * * ql repo https://example.com/scripts.git "jd_" "" ""
+0 0 3 * * 7 /ql/scripts/backup.sh
+`
+
+// A crontab line of six time fields is read with seconds first, as the
+// qinglong panel writes them, and a line of five beside it as five; a
+// sixth word that is a command is never taken for a field.
+func TestACrontabLineOfSixTimeFieldsIsReadWithSecondsFirst(t *testing.T) {
+	t.Parallel()
+	res, err := Convert(strings.NewReader(panelList), Options{Zone: "Asia/Shanghai"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[int]string{1: "0 5 0 * * *", 2: "*/30 * * * *", 3: "0 0 12 * * MON-FRI", 4: "15 3 * * *", 6: "0 0 3 * * 0"}
+	scripts := map[int]string{1: "task jd_bean_sign.js", 2: "node /ql/scripts/check.js", 6: "/ql/scripts/backup.sh"}
+	if len(res.Entries) != len(want) {
+		t.Fatalf("%d entries %+v, want %d", len(res.Entries), res.Entries, len(want))
+	}
+	for _, e := range res.Entries {
+		if e.Cron != want[e.Line] {
+			t.Errorf("line %d: cron %q, want %q", e.Line, e.Cron, want[e.Line])
+		}
+		if s, ok := scripts[e.Line]; ok && e.Script != s {
+			t.Errorf("line %d: script %q, want %q", e.Line, e.Script, s)
+		}
+	}
+	noted := 0
+	for _, p := range res.Problems {
+		if p.Kind == Noted && strings.Contains(p.Why, "six time fields are read as seconds") {
+			noted++
+			if p.Line != 1 {
+				t.Errorf("the seconds field is noted at line %d, want the first line of six: %s", p.Line, p)
+			}
+		}
+	}
+	if noted != 1 {
+		t.Errorf("the seconds field is noted %d times, want once: %+v", noted, res.Problems)
+	}
+}
+
+// An entry running the qinglong panel's task command is named after its
+// script and reported as converted but failing here (no such command),
+// saying what to write instead; one of the panel's own ql commands (a
+// subscription's pull) is not converted, saying how to pull scripts.
+func TestTheQinglongPanelsCommandsAreNamedAfterTheirScriptAndReported(t *testing.T) {
+	t.Parallel()
+	res, err := Convert(strings.NewReader(panelList), Options{Zone: "Asia/Shanghai"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := map[int]string{}
+	for _, e := range res.Entries {
+		names[e.Line] = e.Name
+	}
+	if names[1] != "jd_bean_sign" || names[4] != "fruit" || names[2] != "check" {
+		t.Errorf("names %v, want jd_bean_sign, check and fruit, after the scripts", names)
+	}
+	reported := map[int]Problem{}
+	for _, p := range res.Problems {
+		if p.Kind != Noted {
+			reported[p.Line] = p
+		}
+	}
+	for _, line := range []int{1, 4} {
+		p := reported[line]
+		if p.Kind != ConvertedBut || !strings.Contains(p.Why, `"task: not found"`) || !strings.Contains(p.Why, "node /ql/scripts/") {
+			t.Errorf("line %d: %+v, want it converted but reported: no task command here, and what to write", line, p)
+		}
+	}
+	if p := reported[5]; p.Kind != NotConverted || !strings.Contains(p.Why, "ql repo is the qinglong panel's command") || !strings.Contains(p.Why, "git -C") {
+		t.Errorf("line 5: %+v, want ql repo not converted, saying how to pull scripts", p)
+	}
+	if _, ok := reported[2]; ok {
+		t.Errorf("line 2 reported: %+v", reported[2])
+	}
+}
