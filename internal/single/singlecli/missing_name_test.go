@@ -1,9 +1,7 @@
 package singlecli
 
 import (
-	"encoding/json"
 	"maps"
-	"strings"
 	"testing"
 )
 
@@ -25,18 +23,10 @@ func TestANameThatNamesNothingIsRefusedWithTheReasonOfWhatIsMissing(t *testing.T
 		{[]string{"runs", "list", "--project", "nope"}, "project_missing", map[string]string{"name": "nope"}},
 	} {
 		code, out, errOut := ql(t, append(c.args, "-o", "json", "--data-dir", dir)...)
-		lines := strings.Split(strings.TrimSpace(errOut), "\n")
-		var got struct {
-			Error struct {
-				Code   string            `json:"code"`
-				Reason string            `json:"reason"`
-				Params map[string]string `json:"params"`
-			} `json:"error"`
+		if code != 1 || out != "" {
+			t.Fatalf("%v: exit %d, stdout %q, stderr %q; want exit 1", c.args, code, out, errOut)
 		}
-		if err := json.Unmarshal([]byte(lines[len(lines)-1]), &got); err != nil || code != 1 || out != "" {
-			t.Fatalf("%v: exit %d, stdout %q, stderr %q (%v); want exit 1 and a JSON error line", c.args, code, out, errOut, err)
-		}
-		if e := got.Error; e.Code != "not_found" || e.Reason != c.reason || !maps.Equal(e.Params, c.params) {
+		if e := lastJSONError(t, errOut); e.Code != "not_found" || e.Reason != c.reason || !maps.Equal(e.Params, c.params) {
 			t.Errorf("%v: %+v; want not_found, reason %s, params %v", c.args, e, c.reason, c.params)
 		}
 	}
