@@ -39,7 +39,8 @@ func (s *store) buildClaimLayout(t testing.TB, l claimLayout) {
 
 // newClaimLayoutStore is newStore on a copy of a database holding layout
 // l, built once per server for every test that asks for the same layout:
-// building 200,000 rows took each such test tens of seconds.
+// a copy costs a fraction of a build (200,000 rows took each test that
+// built them tens of seconds on a loaded machine, a copy a few).
 func newClaimLayoutStore(t testing.TB, l claimLayout) *store {
 	t.Helper()
 	db := pgtest.NewPreparedDatabase(t, fmt.Sprintf("pgstore claim layout %+v", l), func(ctx context.Context, url string) error {
