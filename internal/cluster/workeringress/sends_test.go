@@ -28,7 +28,8 @@ type send struct {
 	path    string
 	arrived time.Time
 	// logBytes is the offset a chunk starts at, or the log size a
-	// completion reports.
+	// completion reports; -1 when its body never came whole (the worker
+	// gave the send up while sending it).
 	logBytes int64
 }
 
@@ -49,13 +50,14 @@ func (s *sends) note(t *testing.T, r *http.Request) {
 			Offset   int64 `json:"offset"`
 			LogBytes int64 `json:"logBytes"`
 		}
-		if err == nil {
-			err = json.Unmarshal(body, &sent)
+		switch {
+		case err != nil:
+			rec.logBytes = -1
+		case json.Unmarshal(body, &sent) != nil:
+			t.Errorf("the proxy could not read a %s request: %q", r.URL.Path, body)
+		default:
+			rec.logBytes = sent.Offset + sent.LogBytes
 		}
-		if err != nil {
-			t.Errorf("the proxy could not read a %s request: %v", r.URL.Path, err)
-		}
-		rec.logBytes = sent.Offset + sent.LogBytes
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -76,7 +78,7 @@ func (s *sends) longestUntaken() time.Duration {
 	next := make([]int64, len(s.seen))
 	for i, says := len(s.seen)-1, int64(-1); i >= 0; i-- {
 		next[i] = says
-		if p := s.seen[i].path; p == workerproto.PathLog || p == workerproto.PathComplete {
+		if p := s.seen[i].path; (p == workerproto.PathLog || p == workerproto.PathComplete) && s.seen[i].logBytes >= 0 {
 			says = s.seen[i].logBytes
 		}
 	}
@@ -86,7 +88,7 @@ func (s *sends) longestUntaken() time.Duration {
 		switch {
 		case c.path == workerproto.PathStart:
 			heard = c.arrived
-		case c.path == workerproto.PathLog && next[i] > c.logBytes:
+		case c.path == workerproto.PathLog && c.logBytes >= 0 && next[i] > c.logBytes:
 			longest = max(longest, s.seen[i+1].arrived.Sub(heard))
 			heard = c.arrived
 		}
