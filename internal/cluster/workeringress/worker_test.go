@@ -50,7 +50,7 @@ type proxy struct {
 	// then got no answer for longer than it waits for one before its
 	// next renewal.
 	holdLogs, renewedInHold atomic.Bool
-	// sends is what the proxy saw of the attempts' own requests (sends.go).
+	// sends is what the proxy saw of the attempts' own requests.
 	sends sends
 	// swallowGrants loses every pull reply that carries grants (the
 	// replica made them): the connection is held unanswered until the
