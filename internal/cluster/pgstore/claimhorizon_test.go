@@ -19,9 +19,8 @@ import (
 // trigger_schedules_unclaimed_order_idx returning one row.
 func TestTheClaimReportsTheNextDueInstantFromOneIndexProbe(t *testing.T) {
 	t.Parallel()
-	s := newStore(t)
 	l := claimLayout{total: 20_000, dueRows: 2_000, liveClaims: 1_000}
-	s.buildClaimLayout(t, l)
+	s := newClaimLayoutStore(t, l)
 	// The earliest future cursor: the layout puts row n at now+3600000+n.
 	var want, before int64
 	if err := s.super.QueryRow(t.Context(), `SELECT min(next_fire_at_ms + due_offset_ms), `+ClockMsSQL+`

@@ -14,7 +14,7 @@ import (
 // place one comes from, a service file's entry included.
 func TestARefusedLoginLeadsWithTheCauseItsSQLSTATENames(t *testing.T) {
 	t.Parallel()
-	srv := pgtest.NewPasswordServer(t)
+	srv := pgtest.PasswordServer(t)
 	db := srv.NewDatabase(t)
 	const password = "Right-pw-4242-4242"
 	prefix := uniquePrefix(t)

@@ -67,9 +67,9 @@ func TestABadURLParameterIsNamedAndNotCalledUnavailable(t *testing.T) {
 
 func TestAWrongPasswordSaysTheServerRefusedTheRoleAndWhereItsPasswordComesFrom(t *testing.T) {
 	t.Parallel()
-	srv := pgtest.NewPasswordServer(t)
+	srv := pgtest.PasswordServer(t)
 	db := srv.NewDatabase(t)
-	const role, wrong = "ql_refused", "Wrong-pw-0815"
+	role, wrong := uniquePrefix(t)+"refused", "Wrong-pw-0815"
 	if err := createLogin(t, db.URL, role, "Right-pw-4242-4242"); err != nil {
 		t.Fatal(err)
 	}
@@ -100,18 +100,19 @@ func TestAWrongPasswordSaysTheServerRefusedTheRoleAndWhereItsPasswordComesFrom(t
 // which says what to check, not database_error, which says nothing.
 func TestARefusedLoginIsCodedLoginRefusedNotDatabaseError(t *testing.T) {
 	t.Parallel()
-	srv := pgtest.NewPasswordServer(t)
+	srv := pgtest.PasswordServer(t)
 	db := srv.NewDatabase(t)
 	const password = "Right-pw-4242-4242"
-	if err := createLogin(t, db.URL, "ql_wrong_pw", password); err != nil {
+	prefix := uniquePrefix(t)
+	if err := createLogin(t, db.URL, prefix+"wrong_pw", password); err != nil {
 		t.Fatal(err)
 	}
-	if err := createRole(t, db.URL, "ql_no_login", "NOLOGIN PASSWORD '"+password+"'"); err != nil {
+	if err := createRole(t, db.URL, prefix+"no_login", "NOLOGIN PASSWORD '"+password+"'"); err != nil {
 		t.Fatal(err)
 	}
 	for _, c := range []struct{ role, password, state string }{
-		{"ql_wrong_pw", "Wrong-pw-0815", "28P01"},
-		{"ql_no_login", password, "28000"},
+		{prefix + "wrong_pw", "Wrong-pw-0815", "28P01"},
+		{prefix + "no_login", password, "28000"},
 	} {
 		url := fmt.Sprintf("postgres://%s:%s@127.0.0.1:%d/%s", c.role, c.password, srv.Port(), db.Name)
 		for step, open := range connectsAs {

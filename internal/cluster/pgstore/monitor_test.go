@@ -18,9 +18,8 @@ import (
 // whatever the table holds.
 func TestTheMonitorReadsTheBacklogFromABoundedRangeOfTheClaimIndex(t *testing.T) {
 	t.Parallel()
-	s := newStore(t)
 	l := claimLayout{total: 20_000, dueRows: 2_000, liveClaims: 1_000}
-	s.buildClaimLayout(t, l)
+	s := newClaimLayoutStore(t, l)
 	var oldest int64
 	if err := s.super.QueryRow(t.Context(), `SELECT min(next_fire_at_ms) FROM qinglong.trigger_schedules WHERE claim_owner IS NULL`).Scan(&oldest); err != nil {
 		t.Fatal(err)

@@ -2,7 +2,6 @@ package pgstore
 
 import (
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -30,34 +29,13 @@ func (s *store) capProject(t *testing.T, name string, maxRunning int) {
 	}
 }
 
-// pullAtOnce has six workers pull at once, two pulls of each in flight,
-// each asking for up to three Runs, several times over; it returns how
-// many Runs each project was granted.
-func (s *store) pullAtOnce(t *testing.T, workers []worker) map[string]int {
-	t.Helper()
-	var mu sync.Mutex
-	granted := map[string]int{}
-	var wg sync.WaitGroup
-	for _, w := range workers {
-		for range 2 {
-			wg.Go(func() {
-				for range 6 {
-					reply, err := s.runtime.PullGrants(t.Context(), w.WorkerIdentity, w.offer(t, 3), shortLease)
-					if err != nil {
-						t.Error(err)
-						return
-					}
-					mu.Lock()
-					for _, g := range reply.Grants {
-						granted[g.Project]++
-					}
-					mu.Unlock()
-				}
-			})
-		}
+// perProject counts grants by project.
+func perProject(grants []workerproto.Grant) map[string]int {
+	n := map[string]int{}
+	for _, g := range grants {
+		n[g.Project]++
 	}
-	wg.Wait()
-	return granted
+	return n
 }
 
 // Six workers pulling at once, twelve pulls in flight, never grant a
@@ -71,11 +49,8 @@ func TestManyWorkersPullingAtOnceNeverExceedAProjectsCap(t *testing.T) {
 	s.admitRuns(t, "team", 30)
 	s.capProject(t, "team", 3)
 	s.admitRuns(t, "other", 10)
-	var workers []worker
-	for _, name := range []string{"w1", "w2", "w3", "w4", "w5", "w6"} {
-		workers = append(workers, s.newWorker(t, name, nil, workerproto.MaxCapacity))
-	}
-	if got := s.pullAtOnce(t, workers); got["team"] != 3 || got["other"] != 10 {
+	workers := s.newWorkers(t, 6)
+	if got := perProject(s.pullAtOnce(t, workers, 2, 6)); got["team"] != 3 || got["other"] != 10 {
 		t.Fatalf("pulling at once granted %v; want team 3 (its maxRunning) and other all 10", got)
 	}
 	if n := s.holding(t, "team"); n != 3 {
@@ -83,7 +58,7 @@ func TestManyWorkersPullingAtOnceNeverExceedAProjectsCap(t *testing.T) {
 	}
 	s.exec(t, `UPDATE qinglong.runs SET state = 'succeeded', finished_at_ms = `+ClockMsSQL+`
 		WHERE state = 'dispatching' AND project_id = (SELECT id FROM qinglong.projects WHERE name = 'team')`)
-	if got := s.pullAtOnce(t, workers); got["team"] != 3 {
+	if got := perProject(s.pullAtOnce(t, workers, 2, 6)); got["team"] != 3 {
 		t.Fatalf("once its three ended, pulling at once granted team %d; want 3 more", got["team"])
 	}
 }

@@ -33,16 +33,7 @@ func (s *store) projectRows(ctx context.Context, projectID string) (map[string]i
 		return nil, err
 	}
 	defer rows.Close()
-	out := map[string]int64{}
-	for rows.Next() {
-		var table string
-		var n int64
-		if err := rows.Scan(&table, &n); err != nil {
-			return nil, err
-		}
-		out[table] = n
-	}
-	return out, rows.Err()
+	return storetest.CountsByTable(rows)
 }
 
 func newDeleteFixture(t *testing.T) storetest.Fixture {

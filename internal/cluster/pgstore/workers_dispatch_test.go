@@ -1,6 +1,7 @@
 package pgstore
 
 import (
+	"fmt"
 	"slices"
 	"sync"
 	"testing"
@@ -111,32 +112,10 @@ func TestPullNeverGrantsOneAttemptTwiceUnderConcurrency(t *testing.T) {
 	s := newStore(t)
 	const runs = 40
 	s.admitRuns(t, "race", runs)
-	var workers []worker
-	for _, name := range []string{"w1", "w2", "w3", "w4"} {
-		workers = append(workers, s.newWorker(t, name, nil, workerproto.MaxCapacity))
-	}
-	var mu sync.Mutex
 	granted := map[string]int{}
-	var wg sync.WaitGroup
-	for _, w := range workers {
-		for range 3 {
-			wg.Go(func() {
-				for range 10 {
-					reply, err := s.runtime.PullGrants(t.Context(), w.WorkerIdentity, w.offer(t, 3), shortLease)
-					if err != nil {
-						t.Error(err)
-						return
-					}
-					mu.Lock()
-					for _, g := range reply.Grants {
-						granted[g.AttemptID]++
-					}
-					mu.Unlock()
-				}
-			})
-		}
+	for _, g := range s.pullAtOnce(t, s.newWorkers(t, 4), 3, 10) {
+		granted[g.AttemptID]++
 	}
-	wg.Wait()
 	if len(granted) != runs {
 		t.Fatalf("%d attempts granted, want all %d", len(granted), runs)
 	}
@@ -146,6 +125,44 @@ func TestPullNeverGrantsOneAttemptTwiceUnderConcurrency(t *testing.T) {
 		}
 	}
 	s.checkRunHistories(t)
+}
+
+// newWorkers registers n workers, w1 to wn, each with every slot free.
+func (s *store) newWorkers(t *testing.T, n int) []worker {
+	t.Helper()
+	workers := make([]worker, n)
+	for i := range workers {
+		workers[i] = s.newWorker(t, fmt.Sprintf("w%d", i+1), nil, workerproto.MaxCapacity)
+	}
+	return workers
+}
+
+// pullAtOnce has every worker pull from inFlight goroutines at once, each
+// sending pulls pulls that ask for up to three Runs, and returns every
+// grant they got.
+func (s *store) pullAtOnce(t *testing.T, workers []worker, inFlight, pulls int) []workerproto.Grant {
+	t.Helper()
+	var mu sync.Mutex
+	var granted []workerproto.Grant
+	var wg sync.WaitGroup
+	for _, w := range workers {
+		for range inFlight {
+			wg.Go(func() {
+				for range pulls {
+					reply, err := s.runtime.PullGrants(t.Context(), w.WorkerIdentity, w.offer(t, 3), shortLease)
+					if err != nil {
+						t.Error(err)
+						return
+					}
+					mu.Lock()
+					granted = append(granted, reply.Grants...)
+					mu.Unlock()
+				}
+			})
+		}
+	}
+	wg.Wait()
+	return granted
 }
 
 func TestPlacementLabelsFilterDispatch(t *testing.T) {

@@ -33,7 +33,7 @@ func workerBeside(t *testing.T, bin string, env *clustertest.Env, owner string) 
 	if err != nil {
 		t.Fatal(err)
 	}
-	a := startReplica(t, bin, env, owner, "--run-lease", holdLease)
+	a := startHoldLeased(t, bin, env, owner)
 	a.await(t, CodeReady, 30*time.Second)
 	workerAddr, _ := a.await(t, CodeWorkerListening, time.Second)["addr"].(string)
 	if status, raw := post(t, http.DefaultClient, "http://"+workerAddr+workerproto.PathRegister, cred,
@@ -41,6 +41,30 @@ func workerBeside(t *testing.T, bin string, env *clustertest.Env, owner string) 
 		t.Fatalf("register: %d %s", status, raw)
 	}
 	return a
+}
+
+// workersLeftBy starts a replica beside a live worker session and stops
+// it: a database whose workers were live when its last replica stopped.
+func workersLeftBy(t *testing.T, bin string, env *clustertest.Env, owner string) {
+	t.Helper()
+	workerBeside(t, bin, env, owner).signal(t, syscall.SIGTERM, 20*time.Second)
+}
+
+// startHoldLeased starts a replica under the hold tests' run lease.
+func startHoldLeased(t *testing.T, bin string, env *clustertest.Env, owner string) *child {
+	t.Helper()
+	return startReplica(t, bin, env, owner, "--run-lease", holdLease)
+}
+
+// requireNotHeld starts a replica and fails unless it is ready without a
+// hold; what names the case in the failure.
+func requireNotHeld(t *testing.T, bin string, env *clustertest.Env, owner, what string) {
+	t.Helper()
+	b := startHoldLeased(t, bin, env, owner)
+	b.await(t, CodeReady, 30*time.Second)
+	if held := b.logs.withCode(CodeHeldForWorkers); len(held) != 0 {
+		t.Fatalf("%s was held: %v", what, held)
+	}
 }
 
 // rewind moves every time a replica's heartbeat row holds back by ms, as a
@@ -64,11 +88,10 @@ func TestAReplicaOnADatabaseNoReplicaRanForALeaseWhileWorkersLivedHoldsAdmission
 	t.Parallel()
 	bin := buildQL(t)
 	env := clustertest.New(t)
-	a := workerBeside(t, bin, env, "replica-before")
-	a.signal(t, syscall.SIGTERM, 20*time.Second)
+	workersLeftBy(t, bin, env, "replica-before")
 	rewind(t, env, time.Minute.Milliseconds())
 
-	b := startReplica(t, bin, env, "replica-after", "--run-lease", holdLease)
+	b := startHoldLeased(t, bin, env, "replica-after")
 	held := b.await(t, CodeHeldForWorkers, 30*time.Second)
 	if code, reason := b.readyz(t); code != http.StatusServiceUnavailable || reason != ReasonHeldForWorkers {
 		t.Errorf("/readyz during the hold: %d %q, want 503 %q", code, reason, ReasonHeldForWorkers)
@@ -99,16 +122,11 @@ func TestAReplicaOnADatabaseNoReplicaEverBeatInIsNotHeld(t *testing.T) {
 	t.Parallel()
 	bin := buildQL(t)
 	env := clustertest.New(t)
-	a := workerBeside(t, bin, env, "replica-first")
-	a.signal(t, syscall.SIGTERM, 20*time.Second)
+	workersLeftBy(t, bin, env, "replica-first")
 	if _, err := env.Super.Exec(t.Context(), `DELETE FROM qinglong.replica_heartbeats`); err != nil {
 		t.Fatal(err)
 	}
-	b := startReplica(t, bin, env, "replica-fresh", "--run-lease", holdLease)
-	b.await(t, CodeReady, 30*time.Second)
-	if held := b.logs.withCode(CodeHeldForWorkers); len(held) != 0 {
-		t.Fatalf("a replica with no heartbeat ever was held: %v", held)
-	}
+	requireNotHeld(t, bin, env, "replica-fresh", "a replica with no heartbeat ever")
 }
 
 // A rolling restart — another replica alive beside live workers — is never
@@ -123,11 +141,7 @@ func TestAReplicaStartingBesideALiveReplicaIsNotHeld(t *testing.T) {
 		VALUES ('replica-rolled', 'h', 1, 'v', 1, 1, 2, 1)`); err != nil {
 		t.Fatal(err)
 	}
-	b := startReplica(t, bin, env, "replica-rolled", "--run-lease", holdLease)
-	b.await(t, CodeReady, 30*time.Second)
-	if held := b.logs.withCode(CodeHeldForWorkers); len(held) != 0 {
-		t.Fatalf("a replica starting beside a live one was held: %v", held)
-	}
+	requireNotHeld(t, bin, env, "replica-rolled", "a replica starting beside a live one")
 }
 
 // Replicas started together on a restored database all hold, until the
@@ -139,8 +153,7 @@ func TestReplicasStartedTogetherAfterARestoreAllHold(t *testing.T) {
 	t.Parallel()
 	bin := buildQL(t)
 	env := clustertest.New(t)
-	a := workerBeside(t, bin, env, "replica-before")
-	a.signal(t, syscall.SIGTERM, 20*time.Second)
+	workersLeftBy(t, bin, env, "replica-before")
 	rewind(t, env, time.Minute.Milliseconds())
 	// The worker's session as a dump taken a minute ago shows it: its lease
 	// ran out since, so the first replica's startup recovery expires it.

@@ -40,13 +40,18 @@ type proxy struct {
 	blockLogs   atomic.Bool
 	refusedLogs atomic.Int64
 	// logDelay holds each log request that long before passing it on,
-	// as a healthy replica slower than the command's output does;
-	// holdLogsUntil answers nothing to the log requests that come before
-	// that instant (Unix nanoseconds), each held until the worker gives
-	// it up, as a replica too busy for a moment does; logs counts them.
-	logDelay      atomic.Int64
-	holdLogsUntil atomic.Int64
-	logs          atomic.Int64
+	// as a healthy replica slower than the command's output does; logs
+	// counts the log requests.
+	logDelay atomic.Int64
+	logs     atomic.Int64
+	// holdLogs, once set, answers no log request, each held until the
+	// worker gives it up, as a replica too busy for a moment does, until
+	// the worker gave up one it sent after a renewal (renewedInHold): it
+	// then got no answer for longer than it waits for one before its
+	// next renewal.
+	holdLogs, renewedInHold atomic.Bool
+	// sends is what the proxy saw of the attempts' own requests.
+	sends sends
 	// swallowGrants loses every pull reply that carries grants (the
 	// replica made them): the connection is held unanswered until the
 	// worker gives up on it. swallowed receives each such reply's body.
@@ -71,17 +76,25 @@ func newProxy(t *testing.T, target string, rewrite func(*task.Command)) *proxy {
 		return p.tamper(resp)
 	}
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		p.sends.note(t, r)
 		if r.URL.Path == workerproto.PathLog && p.blockLogs.Load() {
 			p.refusedLogs.Add(1)
 			fail(w, http.StatusServiceUnavailable, workerproto.CodeUnavailable, "the replica cannot be reached")
 			return
 		}
+		if r.URL.Path == workerproto.PathRenew && p.holdLogs.Load() {
+			p.renewedInHold.Store(true)
+		}
 		if r.URL.Path == workerproto.PathLog {
-			if p.logs.Add(1); time.Now().UnixNano() < p.holdLogsUntil.Load() {
+			if p.logs.Add(1); p.holdLogs.Load() {
+				afterRenewal := p.renewedInHold.Load()
 				// Read whole, the request's connection is watched, so its
 				// context ends when the worker gives the request up.
 				_, _ = io.Copy(io.Discard, r.Body)
 				<-r.Context().Done()
+				if afterRenewal {
+					p.holdLogs.Store(false)
+				}
 				return
 			}
 			time.Sleep(time.Duration(p.logDelay.Load()))
@@ -241,6 +254,16 @@ func TestAGrantWhoseCommandWasAlteredOnTheWayIsRefusedAndNeverRun(t *testing.T) 
 
 var dropMarker = regexp.MustCompile(`\n\[qinglong: (\d+) bytes? of output (?:was|were) dropped here: [^\]\n]*\]\n`)
 
+// dropCount counts the drop markers in a stored log and the bytes they
+// say were dropped.
+func dropCount(log string) (markers, dropped int) {
+	for _, m := range dropMarker.FindAllStringSubmatch(log, -1) {
+		n, _ := strconv.Atoi(m[1])
+		markers, dropped = markers+1, dropped+n
+	}
+	return markers, dropped
+}
+
 // Output the worker had to drop while it could not send its log (no
 // replica answered and its buffer was full) is replaced in the stored log
 // by a marker with the count, and the worker logs the gap at WARN; the
@@ -274,17 +297,12 @@ echo after`, written, dir)), 1, nil)
 	}
 	a := f.ended(t, "dropped")
 	l := f.log(t, a.id)
-	markers := dropMarker.FindAllStringSubmatch(l, -1)
-	var dropped int
-	for _, m := range markers {
-		n, _ := strconv.Atoi(m[1])
-		dropped += n
-	}
+	markers, dropped := dropCount(l)
 	kept := strings.Count(l, "x")
 	switch {
 	case a.state != "succeeded" || a.logTruncated:
 		t.Fatalf("attempt %+v; want succeeded, its log not cut by the cap", a)
-	case len(markers) == 0 || dropped == 0:
+	case markers == 0 || dropped == 0:
 		t.Fatalf("no marker of the dropped output in a log of %d bytes holding %d of %d bytes written; its tail: %q", len(l), kept, written, l[max(0, len(l)-300):])
 	case kept+dropped != written:
 		t.Fatalf("the log holds %d bytes of output and its markers count %d dropped; %d were written", kept, dropped, written)

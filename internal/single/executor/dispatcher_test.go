@@ -167,11 +167,7 @@ func TestALineACommandWithASecretPrintsIsLoggedBeforeItPrintsAgain(t *testing.T)
 func TestTimedOutRunIsRecordedWithItsEvent(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
-	runID := h.admit(t, shell("sleep 300", 200*time.Millisecond))
-	d, sig := h.dispatcher(t, dispatcherOpts{})
-	d.Wake()
-	res := sig.wait(t, 1)[0]
-	got := h.detail(t, runID)
+	res, got := h.runAlone(t, shell("sleep 300", 200*time.Millisecond))
 	if res.State != run.AttemptTimedOut || got.Run.State != run.TimedOut || names(got)[len(got.Events)-1] != run.EventTimedOut {
 		t.Fatalf("attempt %s, run %s, events %v; want timed_out", res.State, got.Run.State, names(got))
 	}
@@ -239,11 +235,7 @@ func TestMissingSecretFailsTheRunWithoutStartingIt(t *testing.T) {
 	h := newHarness(t)
 	c := shell("echo should-not-run", time.Minute)
 	c.Env = []task.EnvVar{{Name: "TOKEN", SecretRef: "nowhere"}}
-	runID := h.admit(t, c)
-	d, sig := h.dispatcher(t, dispatcherOpts{})
-	d.Wake()
-	res := sig.wait(t, 1)[0]
-	got := h.detail(t, runID)
+	res, got := h.runAlone(t, c)
 	if res.ErrorCode != ErrorCodeSecret || got.Run.State != run.Failed || slices.Contains(names(got), run.EventAttemptStarted) {
 		t.Fatalf("attempt %+v, events %v; want failed before start", res, names(got))
 	}
@@ -255,19 +247,25 @@ func TestMissingSecretFailsTheRunWithoutStartingIt(t *testing.T) {
 
 func TestConcurrencyBoundsHowManyCommandsRunAtOnce(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t)
-	const runs = 6
+	if most := newHarness(t).mostAtOnce(t, 6, 2); most != 2 {
+		t.Fatalf("at most %d commands ran at once; want exactly the bound 2", most)
+	}
+}
+
+// mostAtOnce admits runs commands that sleep a moment, lets a dispatcher
+// of concurrency slots run them all and returns how many ran at once at
+// the most.
+func (h *harness) mostAtOnce(t *testing.T, runs, concurrency int) int {
+	t.Helper()
 	for range runs {
 		h.admit(t, shell("sleep 0.2", time.Minute))
 	}
-	d, sig := h.dispatcher(t, dispatcherOpts{concurrency: 2})
+	d, sig := h.dispatcher(t, dispatcherOpts{concurrency: concurrency})
 	d.Wake()
 	sig.wait(t, runs)
 	sig.mu.Lock()
 	defer sig.mu.Unlock()
-	if sig.maxSeen != 2 {
-		t.Fatalf("at most %d commands ran at once; want exactly the bound 2", sig.maxSeen)
-	}
+	return sig.maxSeen
 }
 
 // A stop kills the running commands and records them lost with the code

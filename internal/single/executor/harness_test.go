@@ -199,6 +199,17 @@ func (s *signalling) wait(t testing.TB, n int) []run.Attempt {
 	return out
 }
 
+// runAlone admits c and runs it on a dispatcher of its own until its
+// result is recorded: it returns that result and its Run as recorded.
+func (h *harness) runAlone(t *testing.T, c task.Command) (run.Attempt, run.Detail) {
+	t.Helper()
+	runID := h.admit(t, c)
+	d, sig := h.dispatcher(t, dispatcherOpts{})
+	d.Wake()
+	res := sig.wait(t, 1)[0]
+	return res, h.detail(t, runID)
+}
+
 func (h *harness) detail(t testing.TB, runID string) run.Detail {
 	t.Helper()
 	d, err := h.store.RunGet(t.Context(), runID)

@@ -1,9 +1,6 @@
 package executor
 
-import (
-	"testing"
-	"time"
-)
+import "testing"
 
 // A dispatcher with four slots runs at most two commands at once of a
 // project capped at maxRunning 2, and all six of its Runs in the end: as
@@ -15,16 +12,7 @@ func TestADispatcherRunsNoMoreOfAProjectsRunsAtOnceThanItsMaxRunning(t *testing.
 	if _, err := h.store.ProjectSave(t.Context(), h.project); err != nil {
 		t.Fatal(err)
 	}
-	const runs = 6
-	for range runs {
-		h.admit(t, shell("sleep 0.2", time.Minute))
-	}
-	d, sig := h.dispatcher(t, dispatcherOpts{concurrency: 4})
-	d.Wake()
-	sig.wait(t, runs)
-	sig.mu.Lock()
-	defer sig.mu.Unlock()
-	if sig.maxSeen != 2 {
-		t.Fatalf("at most %d of the project's commands ran at once; want its maxRunning, 2", sig.maxSeen)
+	if most := h.mostAtOnce(t, 6, 4); most != 2 {
+		t.Fatalf("at most %d of the project's commands ran at once; want its maxRunning, 2", most)
 	}
 }

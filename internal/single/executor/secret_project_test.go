@@ -25,11 +25,7 @@ func TestACommandNamingAnotherProjectsSecretIsNotStartedThoughTheFileDefinesIt(t
 	}
 	c := shell(`echo "got $TOKEN"`, time.Minute)
 	c.Env = []task.EnvVar{{Name: "TOKEN", SecretRef: "beta/api-token"}}
-	runID := h.admit(t, c)
-	d, sig := h.dispatcher(t, dispatcherOpts{})
-	d.Wake()
-	res := sig.wait(t, 1)[0]
-	got := h.detail(t, runID)
+	res, got := h.runAlone(t, c)
 	if res.ErrorCode != ErrorCodeSecret || got.Run.State != run.Failed || slices.Contains(names(got), run.EventAttemptStarted) {
 		t.Fatalf("attempt %+v, events %v; want it failed before it started", res, names(got))
 	}

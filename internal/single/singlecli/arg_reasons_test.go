@@ -28,6 +28,30 @@ func lastJSONError(t *testing.T, errOut string) jsonErrorLine {
 	return got.Error
 }
 
+// refusal is a command line refused with a reason and its params.
+type refusal struct {
+	args   []string
+	reason string
+	params map[string]string
+}
+
+// requireRefusedInJSON runs each refusal's command with -o json on dir and
+// fails unless it exits exit, prints nothing on standard output and ends
+// standard error with a JSON error line of code and the refusal's reason
+// and params.
+func requireRefusedInJSON(t *testing.T, dir string, exit int, code string, refusals []refusal) {
+	t.Helper()
+	for _, c := range refusals {
+		got, out, errOut := ql(t, append(c.args, "-o", "json", "--data-dir", dir)...)
+		if got != exit || out != "" {
+			t.Fatalf("%v: exit %d, stdout %q, stderr %q; want exit %d", c.args, got, out, errOut, exit)
+		}
+		if e := lastJSONError(t, errOut); e.Code != code || e.Reason != c.reason || !maps.Equal(e.Params, c.params) {
+			t.Errorf("%v: %+v; want %s, reason %s, params %v", c.args, e, code, c.reason, c.params)
+		}
+	}
+}
+
 // A flag value or an argument the command line refuses (a --state no Run
 // is in, a --scope no token has, a word where an id is needed) says its
 // reason and params in the -o json error line, as a refusal by the store
@@ -36,11 +60,7 @@ func TestACommandLineValueRefusedNamesItsReasonInTheJSONErrorLine(t *testing.T) 
 	t.Parallel()
 	dir := installedDir(t)
 	applyDefs(t, dir, quietFile)
-	for _, c := range []struct {
-		args   []string
-		reason string
-		params map[string]string
-	}{
+	requireRefusedInJSON(t, dir, 2, "invalid", []refusal{
 		{[]string{"runs", "list", "--state", "sleeping"}, "run_list_state", map[string]string{"state": "sleeping"}},
 		{[]string{"runs", "cancel", "--state", "waiting_approval"}, "run_list_state", map[string]string{"state": "waiting_approval"}},
 		{[]string{"tokens", "create", "ci", "--scope", "root"}, "token_scope_invalid", map[string]string{"value": "root"}},
@@ -48,13 +68,5 @@ func TestACommandLineValueRefusedNamesItsReasonInTheJSONErrorLine(t *testing.T) 
 		{[]string{"runs", "show", "nightly"}, "argument_not_an_id", map[string]string{"kind": "run id", "value": "nightly"}},
 		{[]string{"runs", "cancel", "12"}, "argument_not_an_id", map[string]string{"kind": "run id", "value": "12"}},
 		{[]string{"runs", "logs", "0193a8a0-0000"}, "argument_not_an_id", map[string]string{"kind": "run id", "value": "0193a8a0-0000"}},
-	} {
-		code, out, errOut := ql(t, append(c.args, "-o", "json", "--data-dir", dir)...)
-		if code != 2 || out != "" {
-			t.Fatalf("%v: exit %d, stdout %q, stderr %q; want exit 2", c.args, code, out, errOut)
-		}
-		if e := lastJSONError(t, errOut); e.Code != "invalid" || e.Reason != c.reason || !maps.Equal(e.Params, c.params) {
-			t.Errorf("%v: %+v; want invalid, reason %s, params %v", c.args, e, c.reason, c.params)
-		}
-	}
+	})
 }

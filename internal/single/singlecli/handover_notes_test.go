@@ -1,16 +1,11 @@
 package singlecli
 
 import (
-	"database/sql"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/qinglong/qinglong/internal/core/ids"
-	"github.com/qinglong/qinglong/internal/core/schedule"
-	"github.com/qinglong/qinglong/internal/single/server"
 )
 
 // handedOverdue is a data directory handed over (`export --all
@@ -19,26 +14,8 @@ import (
 // hand, with that Run's id.
 func handedOverdue(t *testing.T) (dir, runID string) {
 	t.Helper()
-	dir = installedDir(t)
-	applyDefs(t, dir, handoverFile)
-	b, err := server.OpenBackend(t.Context(), server.LayoutOf(dir).DB, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	dir, b := decidedWithHourlyAt(t, time.Now().UTC().Truncate(time.Hour).Add(-time.Hour).UnixMilli())
 	defer b.Close()
-	if sum, err := schedule.Round(t.Context(), b.Store, schedule.RoundConfig{PageSize: 16, Parallel: 1, GraceMs: 30_000, NewIDs: ids.Fill}); err != nil || sum.Progress() != 2 {
-		t.Fatalf("round: %v, %v; want both triggers decided", sum.Counts, err)
-	}
-	db, err := sql.Open("sqlite", server.LayoutOf(dir).DB+"?_pragma=busy_timeout(5000)")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	due := time.Now().UTC().Truncate(time.Hour).Add(-time.Hour).UnixMilli()
-	if _, err := db.ExecContext(t.Context(), `UPDATE trigger_schedules SET next_fire_at_ms = ?, state_version = state_version + 1
-		WHERE trigger_id = (SELECT id FROM triggers WHERE name = 'hourly')`, due); err != nil {
-		t.Fatal(err)
-	}
 	code, out, errOut := ql(t, "triggers", "run", "moving/hourly", "--data-dir", dir)
 	id := regexp.MustCompile(`run (\S+) queued`).FindStringSubmatch(out)
 	if code != 0 || id == nil {

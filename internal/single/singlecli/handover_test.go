@@ -25,26 +25,9 @@ const handoverFile = "project: moving\ntasks:\n  - {name: job, script: 'true'}\n
 // alice, the project by bob.
 func handedSource(t *testing.T) (dir string, stoppedAt int64) {
 	t.Helper()
-	dir = installedDir(t)
-	applyDefs(t, dir, handoverFile)
-	b, err := server.OpenBackend(t.Context(), server.LayoutOf(dir).DB, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer b.Close()
-	if sum, err := schedule.Round(t.Context(), b.Store, schedule.RoundConfig{PageSize: 16, Parallel: 1, GraceMs: 30_000, NewIDs: ids.Fill}); err != nil || sum.Progress() != 2 {
-		t.Fatalf("round: %v, %v; want both triggers decided", sum.Counts, err)
-	}
 	stoppedAt = time.Now().UTC().Truncate(time.Hour).Add(-3 * time.Hour).UnixMilli()
-	db, err := sql.Open("sqlite", server.LayoutOf(dir).DB+"?_pragma=busy_timeout(5000)")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	if _, err := db.ExecContext(t.Context(), `UPDATE trigger_schedules SET next_fire_at_ms = ?, state_version = state_version + 1
-		WHERE trigger_id = (SELECT id FROM triggers WHERE name = 'hourly')`, stoppedAt); err != nil {
-		t.Fatal(err)
-	}
+	dir, b := decidedWithHourlyAt(t, stoppedAt)
+	defer b.Close()
 	half := triggerID(t, readOnlyDB(t, dir), "halfhour")
 	if _, err := b.Store.TriggerPause(t.Context(), schedule.PauseRequest{TriggerID: half, Pause: true, Note: "upstream down", Actor: "alice"}); err != nil {
 		t.Fatal(err)
@@ -53,6 +36,35 @@ func handedSource(t *testing.T) (dir string, stoppedAt int64) {
 		t.Fatal(err)
 	}
 	return dir, stoppedAt
+}
+
+// decidedWithHourlyAt is a data directory of handoverFile whose triggers
+// a round decided, hourly's next occurrence then moved to atMs, with its
+// backend, open for the caller to close.
+func decidedWithHourlyAt(t *testing.T, atMs int64) (string, *server.Backend) {
+	t.Helper()
+	dir := installedDir(t)
+	applyDefs(t, dir, handoverFile)
+	b, err := server.OpenBackend(t.Context(), server.LayoutOf(dir).DB, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum, err := schedule.Round(t.Context(), b.Store, schedule.RoundConfig{PageSize: 16, Parallel: 1, GraceMs: 30_000, NewIDs: ids.Fill}); err != nil || sum.Progress() != 2 {
+		b.Close()
+		t.Fatalf("round: %v, %v; want both triggers decided", sum.Counts, err)
+	}
+	db, err := sql.Open("sqlite", server.LayoutOf(dir).DB+"?_pragma=busy_timeout(5000)")
+	if err != nil {
+		b.Close()
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if _, err := db.ExecContext(t.Context(), `UPDATE trigger_schedules SET next_fire_at_ms = ?, state_version = state_version + 1
+		WHERE trigger_id = (SELECT id FROM triggers WHERE name = 'hourly')`, atMs); err != nil {
+		b.Close()
+		t.Fatal(err)
+	}
+	return dir, b
 }
 
 // scheduleOf is a trigger's cursor, pause flags and note, and its newest

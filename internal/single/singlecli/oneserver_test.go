@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/qinglong/qinglong/internal/core/cli"
+	"github.com/qinglong/qinglong/internal/core/run"
 	"github.com/qinglong/qinglong/internal/single/server"
 )
 
@@ -72,6 +73,22 @@ func (p *serveProcess) stop(t *testing.T) {
 	}
 	if code := p.cmd.ProcessState.ExitCode(); code != 0 {
 		t.Fatalf("ql serve exited %d after SIGTERM, want 0: %s", code, p.stderr.String())
+	}
+}
+
+// stopLosing stops srv, which runs the Run id on dir, and returns once
+// the Run is lost as the stop left it: the stop records the result of the
+// command it ended or, when its timeout ran out before the database took
+// that result (a loaded machine), keeps it in a file for the next start,
+// which records it before it serves.
+func stopLosing(t *testing.T, srv *serveProcess, dir, id string) {
+	t.Helper()
+	srv.stop(t)
+	if runJSON(t, id, "--data-dir", dir).Run.State != run.Lost {
+		startServe(t, "--data-dir", dir).stop(t)
+	}
+	if got := runJSON(t, id, "--data-dir", dir).Run.State; got != run.Lost {
+		t.Fatalf("run %s is %s once its server stopped and the next one started; want lost", id, got)
 	}
 }
 

@@ -15,11 +15,10 @@ import (
 func TestRunsListInJSONGivesALostRunsErrorCode(t *testing.T) {
 	dir := installedDir(t)
 	applyDefs(t, dir, napFile)
-	srv := startServe(t, "--data-dir", dir, "--cadence", "250ms", "--stop-timeout", "1s")
+	srv := startServe(t, "--data-dir", dir, "--cadence", "250ms", "--stop-timeout", testStopTimeout)
 	lost := queueRun(t, dir, "lost")
 	waitState(t, dir, lost, run.Running)
-	srv.stop(t)
-	waitState(t, dir, lost, run.Lost)
+	stopLosing(t, srv, dir, lost)
 	queued := queueRun(t, dir, "queued")
 	codes := func(where ...string) map[string]string {
 		t.Helper()

@@ -35,16 +35,7 @@ func (e *env) projectRows(ctx context.Context, projectID string) (map[string]int
 		return nil, err
 	}
 	defer rows.Close()
-	out := map[string]int64{}
-	for rows.Next() {
-		var table string
-		var n int64
-		if err := rows.Scan(&table, &n); err != nil {
-			return nil, err
-		}
-		out[table] = n
-	}
-	return out, rows.Err()
+	return storetest.CountsByTable(rows)
 }
 
 func newDeleteFixture(t *testing.T) storetest.Fixture {

@@ -2,8 +2,7 @@ package pgtest
 
 import (
 	"context"
-	"os"
-	"path/filepath"
+	"sync"
 	"testing"
 )
 
@@ -18,19 +17,15 @@ host all all 127.0.0.1/32 scram-sha-256
 // login but the superuser's must give its password (SCRAM), stopped on
 // cleanup. The shared server trusts every login, so a wrong password can
 // only be refused here; it costs an initdb, so only tests of a refused
-// login use it.
+// login that must own their server use it (PasswordServer is shared).
 func NewPasswordServer(t testing.TB) *Srv {
 	t.Helper()
 	if !mainRunning.Load() {
 		t.Fatal("pgtest: add func TestMain(m *testing.M) { pgtest.Main(m) } to this package; Main is what stops the server after the tests")
 	}
-	hba := filepath.Join(TempDir(t), "pg_hba.conf")
-	if err := os.WriteFile(hba, []byte(passwordHBA), 0o644); err != nil {
-		t.Fatal(err)
-	}
 	ctx, cancel := context.WithTimeout(t.Context(), startTimeout)
 	defer cancel()
-	s, err := StartServer(ctx, Options{ExtraConf: map[string]string{"hba_file": hba}})
+	s, err := StartServer(ctx, Options{HBA: passwordHBA})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -40,4 +35,31 @@ func NewPasswordServer(t testing.TB) *Srv {
 		}
 	})
 	return s
+}
+
+var (
+	passwordOnce   sync.Once
+	passwordShared *Srv
+	passwordErr    error
+)
+
+// PasswordServer is the test binary's password server (NewPasswordServer's
+// logins), started on first use and stopped by Main with the shared
+// server: its initdb is paid once, however many tests of a refused login
+// share it. Roles belong to a server, not to a database, so each test
+// names the roles it creates there its own way (a unique prefix).
+func PasswordServer(t testing.TB) *Srv {
+	t.Helper()
+	if !mainRunning.Load() {
+		t.Fatal("pgtest: add func TestMain(m *testing.M) { pgtest.Main(m) } to this package; Main is what stops the server after the tests")
+	}
+	passwordOnce.Do(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), startTimeout)
+		defer cancel()
+		passwordShared, passwordErr = startServer(ctx, Options{HBA: passwordHBA}, true)
+	})
+	if passwordErr != nil {
+		t.Fatalf("pgtest: the password server: %v", passwordErr)
+	}
+	return passwordShared
 }

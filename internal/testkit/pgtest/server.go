@@ -42,6 +42,9 @@ type Options struct {
 	// SkipInitdb starts on the existing cluster in DataDir (e.g. a standby
 	// made with pg_basebackup) instead of creating one. Requires DataDir.
 	SkipInitdb bool
+	// HBA, when set, is the server's pg_hba.conf in place of initdb's
+	// trust lines: written into the server's temp dir, gone with it.
+	HBA string
 }
 
 const (
@@ -97,6 +100,9 @@ var errPortTaken = errors.New("port taken before postgres could bind it")
 func (o Options) Validate() error {
 	if o.SkipInitdb && o.DataDir == "" {
 		return errors.New("pgtest: Options.SkipInitdb requires Options.DataDir, the existing cluster to start")
+	}
+	if _, set := o.ExtraConf["hba_file"]; set && o.HBA != "" {
+		return errors.New("pgtest: Options.HBA and Options.ExtraConf[\"hba_file\"] both name the server's pg_hba.conf; give one")
 	}
 	for _, name := range slices.Sorted(maps.Keys(o.ExtraConf)) {
 		switch value := o.ExtraConf[name]; {
@@ -219,6 +225,17 @@ func (s *Srv) start(ctx context.Context, opts Options) error {
 		return err
 	}
 	s.extraConf = opts.ExtraConf
+	if opts.HBA != "" {
+		hba, err := s.writeHBA(opts.HBA)
+		if err != nil {
+			return err
+		}
+		s.extraConf = maps.Clone(opts.ExtraConf)
+		if s.extraConf == nil {
+			s.extraConf = map[string]string{}
+		}
+		s.extraConf["hba_file"] = hba
+	}
 	for attempt := 1; ; attempt++ {
 		port, err := freePort()
 		if err != nil {
@@ -233,6 +250,21 @@ func (s *Srv) start(ctx context.Context, opts Options) error {
 		}
 	}
 	return s.loadVersion(ctx)
+}
+
+// writeHBA writes the server's pg_hba.conf into its temp dir, readable
+// by the server's account, and returns its path.
+func (s *Srv) writeHBA(content string) (string, error) {
+	path := filepath.Join(s.base.path, "pg_hba.conf")
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		return "", fmt.Errorf("pgtest: pg_hba.conf: %w", err)
+	}
+	if s.owner != nil {
+		if err := os.Chown(path, int(s.owner.uid), int(s.owner.gid)); err != nil {
+			return "", fmt.Errorf("pgtest: pg_hba.conf: %w", err)
+		}
+	}
+	return path, nil
 }
 
 func (s *Srv) initdb(ctx context.Context) error {

@@ -70,6 +70,29 @@ func seedDeletableQueued(t *testing.T, f Fixture, name string, queue bool) delet
 	return deletable{defs: d, runs: runs, attempts: attemptsOf(t, f, runs), queued: queued}
 }
 
+// TableCounts are the rows of an adapter's ProjectRows query, a table's
+// name and a count each, as either database driver gives them.
+type TableCounts interface {
+	Next() bool
+	Scan(dest ...any) error
+	Err() error
+}
+
+// CountsByTable reads rows into a count per table: an adapter's
+// ProjectRows once it has run its query.
+func CountsByTable(rows TableCounts) (map[string]int64, error) {
+	out := map[string]int64{}
+	for rows.Next() {
+		var table string
+		var n int64
+		if err := rows.Scan(&table, &n); err != nil {
+			return nil, err
+		}
+		out[table] = n
+	}
+	return out, rows.Err()
+}
+
 func projectRows(t *testing.T, f Fixture, projectID string) map[string]int64 {
 	t.Helper()
 	rows, err := f.ProjectRows(t.Context(), projectID)
