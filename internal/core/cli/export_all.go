@@ -74,7 +74,7 @@ func exportAll(cmd *cobra.Command, opts Options, db *dbFlags, dir string, withSt
 	}
 	var tasks, triggers int
 	for _, n := range names {
-		ex, err := apply.ExportProject(ctx, b.Definitions, n.Name)
+		ex, err := apply.ExportProject(ctx, b.Definitions, n.Name, nil)
 		if err != nil {
 			return err
 		}
