@@ -53,14 +53,15 @@ const maxListedProjects = 20
 // (those no trigger runs included) and every trigger, in one snapshot, and
 // writes them as a definitions file that applies back as unchanged: secrets
 // stay references, as the file that published them had them. An unknown
-// project's refusal names the projects there are.
-func ExportProject(ctx context.Context, r catalog.DefinitionsReader, name string) (Exported, error) {
+// project's refusal names the projects there are among in, the caller's
+// projects (none: every project).
+func ExportProject(ctx context.Context, r catalog.DefinitionsReader, name string, in []string) (Exported, error) {
 	if err := validate.Name("project", name); err != nil {
 		return Exported{}, err
 	}
 	d, err := r.ProjectDefinitions(ctx, name, max(MaxTasks, MaxTriggers)+1)
 	if qlerror.ReasonOf(err) == catalog.RefusalProjectMissing {
-		return Exported{}, ProjectMissing(ctx, r, name)
+		return Exported{}, ProjectMissing(ctx, r, name, in)
 	}
 	if err != nil {
 		return Exported{}, err
@@ -88,21 +89,28 @@ func ExportProject(ctx context.Context, r catalog.DefinitionsReader, name string
 
 // ProjectMissing refuses a project no project is named (an export, the
 // API's GET /api/v1/projects/{name}), naming those there are: the command
-// line has no other way to list them.
-func ProjectMissing(ctx context.Context, r catalog.DefinitionsReader, name string) error {
-	projects, err := r.ProjectNames(ctx, maxListedProjects+1, nil)
+// line has no other way to list them. A caller bound to projects gives
+// them as in and is told of those only, never of another team's project;
+// none is every project.
+func ProjectMissing(ctx context.Context, r catalog.DefinitionsReader, name string, in []string) error {
+	projects, err := r.ProjectNames(ctx, maxListedProjects+1, in)
 	if err != nil {
 		return err
 	}
 	names := catalog.Names(projects)
 	there := "there is no project yet; `ql apply -f FILE` creates one"
+	one, many := "project", "projects"
+	if len(in) > 0 {
+		there = "none of the projects you may act on exists yet; `ql apply -f FILE` creates one"
+		one, many = "project you may act on", "projects you may act on"
+	}
 	switch {
 	case len(names) > maxListedProjects:
-		there = fmt.Sprintf("the first %d projects by name are %s", maxListedProjects, strings.Join(names[:maxListedProjects], ", "))
+		there = fmt.Sprintf("the first %d %s by name are %s", maxListedProjects, many, strings.Join(names[:maxListedProjects], ", "))
 	case len(names) == 1:
-		there = "the only project is " + names[0]
+		there = "the only " + one + " is " + names[0]
 	case len(names) > 1:
-		there = "the projects are " + strings.Join(names, ", ")
+		there = "the " + many + " are " + strings.Join(names, ", ")
 	}
 	return qlerror.New(qlerror.NotFound, "project %q does not exist; %s", name, there).Because(catalog.RefusalProjectMissing, "name", name)
 }

@@ -121,5 +121,5 @@ func exported(cmd *cobra.Command, opts Options, db *dbFlags, name string) (apply
 	if b.Definitions == nil {
 		return apply.Exported{}, fmt.Errorf("this build cannot export definitions of this database")
 	}
-	return apply.ExportProject(cmd.Context(), b.Definitions, name)
+	return apply.ExportProject(cmd.Context(), b.Definitions, name, nil)
 }

@@ -74,7 +74,7 @@ func exportAll(cmd *cobra.Command, opts Options, db *dbFlags, dir string, withSt
 	}
 	var tasks, triggers int
 	for _, n := range names {
-		ex, err := apply.ExportProject(ctx, b.Definitions, n.Name)
+		ex, err := apply.ExportProject(ctx, b.Definitions, n.Name, nil)
 		if err != nil {
 			return err
 		}
@@ -131,11 +131,9 @@ func handOver(cmd *cobra.Command, opts Options, db *dbFlags) (func() error, erro
 }
 
 // notePaused prints, for `export PROJECT`, the pauses the file cannot
-// carry; a server's export (--api-url) is left without them.
+// carry, read from the database or, given --api-url, from the server, in
+// the same words.
 func notePaused(cmd *cobra.Command, opts Options, db *dbFlags, name string) error {
-	if db.server != "" {
-		return nil
-	}
 	b, err := openExisting(cmd.Context(), opts, db)
 	if err != nil {
 		return err
@@ -157,7 +155,7 @@ func printPausedNotes(ctx context.Context, cmd *cobra.Command, b *Backend, name 
 	}
 	if pp.Paused {
 		printNote(cmd, name, fmt.Sprintf("project %s is paused (since %s, by %s): a pause is not in the definitions file, so the project applied elsewhere runs unpaused; "+
-			"pause it there once applied, or, from an embedded database, move it with `%s`", name, time.UnixMilli(pp.AtMs).UTC().Format(time.RFC3339), pp.Actor, suggest(cmd, "export", "--all", "--with-state", "-o", "DIR")))
+			"pause it there once applied, or, from an embedded database, move it with `%s`", name, time.UnixMilli(pp.AtMs).UTC().Format(time.RFC3339), pp.Actor, suggestOnTheDatabase(cmd, "export", "--all", "--with-state", "-o", "DIR")))
 	}
 	var own []string
 	after := ""

@@ -146,7 +146,7 @@ func listedProject(ctx context.Context, b *Backend, s string) (string, error) {
 	}
 	if qlerror.ReasonOf(ferr) == catalog.RefusalProjectMissing {
 		if b.api == nil {
-			return "", apply.ProjectMissing(ctx, b.Definitions, s)
+			return "", apply.ProjectMissing(ctx, b.Definitions, s, nil)
 		}
 		return "", ferr
 	}

@@ -23,7 +23,7 @@ func projectAhead(ctx context.Context, defs catalog.DefinitionsReader, api *apiC
 		_, err = api.ProjectID(ctx, project)
 	case defs != nil:
 		if _, err = defs.ProjectDefinitions(ctx, project, 0); qlerror.ReasonOf(err) == catalog.RefusalProjectMissing {
-			err = apply.ProjectMissing(ctx, defs, project)
+			err = apply.ProjectMissing(ctx, defs, project, nil)
 		}
 	}
 	if qlerror.ReasonOf(err) != catalog.RefusalProjectMissing {

@@ -131,7 +131,7 @@ func shownProject(cmd *cobra.Command, opts Options, db *dbFlags, name string) (v
 func projectOf(ctx context.Context, r catalog.DefinitionsReader, name string) (view.Project, error) {
 	d, err := r.ProjectDefinitions(ctx, name, apply.RevisionLimit)
 	if qlerror.ReasonOf(err) == catalog.RefusalProjectMissing {
-		return view.Project{}, apply.ProjectMissing(ctx, r, name)
+		return view.Project{}, apply.ProjectMissing(ctx, r, name, nil)
 	}
 	if err != nil {
 		return view.Project{}, err

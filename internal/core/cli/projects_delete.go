@@ -46,7 +46,8 @@ with the cause, and running the same command again (the project's name) removes 
 publish audit keeps its records of the project.
 `) + opts.clusterOnly(`
 On PostgreSQL it needs the maintenance role, which deletes Runs: $`+EnvMaintenanceURL+` is used when
-set, else --database-url / $QL_DATABASE_URL. Secrets are in each worker's and replica's own
+set, else --database-url / $QL_DATABASE_URL; a --database-url or --data-dir typed on the command line
+wins over the variable. Secrets are in each worker's and replica's own
 --secrets-file, not in the database: remove the project's there with `+"`ql secrets delete PROJECT/NAME --secrets-file FILE`"+`.`),
 		Example: "  " + opts.Binary + " projects delete legacy --dry-run\n  " + opts.Binary + " projects delete legacy            # asks for the name\n  " +
 			opts.Binary + " projects delete legacy --yes      # in a script",
@@ -56,9 +57,7 @@ set, else --database-url / $QL_DATABASE_URL. Secrets are in each worker's and re
 		if err := checkOutput(out); err != nil {
 			return err
 		}
-		if u := os.Getenv(EnvMaintenanceURL); u != "" && opts.OpenPostgres != nil && !onCommandLine(cmd.Flags().Lookup("data-dir")) && !onCommandLine(urlFlagOf(cmd.Flags())) {
-			db.url = u
-		}
+		useMaintenanceURL(cmd, opts, &db)
 		b, err := openExistingForWrite(cmd.Context(), opts, &db)
 		if err != nil {
 			return err

@@ -108,7 +108,7 @@ func openRemote(f *dbFlags) (*Backend, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Backend{Runs: c, Triggers: c, Pause: c, ProjectPause: c, Manual: c, CancelRun: c.CancelRun, Notifications: c, Audit: c, Unattended: c.unattended, api: c, Close: func() {}}, nil
+	return &Backend{Runs: c, Triggers: c, Pause: c, ProjectPause: c, ProjectPauses: c, Manual: c, CancelRun: c.CancelRun, Notifications: c, Audit: c, Unattended: c.unattended, api: c, Close: func() {}}, nil
 }
 
 // remoteClient is the API client of a command given --api-url.
@@ -508,7 +508,7 @@ func statusOf(t view.Trigger) schedule.TriggerStatus {
 		cron.CatchUpWindowMs, cron.HasCatchUpWindow = *t.Cron.CatchUpWindowMs, true
 	}
 	return schedule.TriggerStatus{ProjectID: t.ProjectID, ProjectName: t.ProjectName, TriggerID: t.TriggerID, Name: t.Name,
-		Title: t.Title, TaskTitle: t.TaskTitle, ProjectTitle: t.ProjectTitle, Revision: t.Revision, Enabled: t.Enabled, Paused: t.Paused, Cron: cron, TaskID: t.TaskID, TaskName: t.TaskName, TaskRevision: t.TaskRevision,
+		Title: t.Title, TaskTitle: t.TaskTitle, ProjectTitle: t.ProjectTitle, Revision: t.Revision, Enabled: t.Enabled, Paused: t.Paused, PausedWithProject: t.PausedWithProject, Cron: cron, TaskID: t.TaskID, TaskName: t.TaskName, TaskRevision: t.TaskRevision,
 		NextFireAtMs: t.NextFireAtMs, NextDueAtMs: t.NextDueAtMs, Ended: t.Ended, Archived: t.Archived, LastScheduledAtMs: t.LastScheduledAtMs,
 		StateVersion: t.StateVersion, ClaimOwner: t.ClaimOwner, ClaimExpiresAtMs: t.ClaimExpiresAtMs}
 }

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"strings"
 	"time"
 
@@ -66,7 +65,8 @@ nothing.` +
 			opts.clusterOnly(`
 
 On PostgreSQL it needs the maintenance role: $`+EnvMaintenanceURL+` is used when
-set, else --database-url / $QL_DATABASE_URL. Passes on several hosts at once
+set, else --database-url / $QL_DATABASE_URL; a --database-url or --data-dir typed
+on the command line wins over the variable. Passes on several hosts at once
 share the work; none deletes a row twice.`),
 		Example: "  " + opts.Binary + " retention run --dry-run\n  " + opts.Binary + " retention run --retention-runs 14d --data-dir /var/lib/qinglong",
 		Args:    cobra.NoArgs,
@@ -80,9 +80,7 @@ share the work; none deletes a row twice.`),
 					return Usagef("--profile %q is not available in %s; give the profile the server runs: %s", profile, opts.Binary, strings.Join(buildProfiles(opts), ", "))
 				}
 			}
-			if u := os.Getenv(EnvMaintenanceURL); u != "" && opts.OpenPostgres != nil && !onCommandLine(cmd.Flags().Lookup("data-dir")) {
-				db.url = u
-			}
+			useMaintenanceURL(cmd, opts, &db)
 			b, err := openExistingWritable(cmd.Context(), opts, &db)
 			if err != nil {
 				return err

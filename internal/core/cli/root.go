@@ -73,6 +73,10 @@ type Backend struct {
 	// for nothing to take it, for `triggers run` to tell; nil where the
 	// profile cannot tell.
 	Unattended func(ctx context.Context, runID string) (Unattended, error)
+	// HandedOver reads the embedded database's handover mark; ok is false
+	// when it has none. nil where no database is handed over (PostgreSQL,
+	// a server's API).
+	HandedOver func(ctx context.Context) (h Handover, ok bool, err error)
 	// Tokens creates, lists and revokes API tokens (`ql tokens`); nil
 	// when the profile cannot (a read-only open).
 	Tokens apitoken.Manager

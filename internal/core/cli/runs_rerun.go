@@ -34,7 +34,8 @@ prints "not re-run" (-o json: "skipped") and exits 3; under cancel_previous the 
 the trigger are cancelled first and the output names them (-o json: "cancelled").
 Who asked (the operating-system user, or over --api-url the API token and the address it came from)
 is recorded in the new Run's run.created event. On the database, a note on stderr says when nothing
-will start the new Run, as for ` + "`" + opts.Binary + ` triggers run` + "`" + `. ` + returnsQueued(opts, "new Run") + `
+will start the new Run, as for ` + "`" + opts.Binary + ` triggers run` + "`" + `, and on a data directory handed over
+(export --with-state) it is refused as that is. ` + returnsQueued(opts, "new Run") + `
 ` + apiHelp("runs rerun") + opts.clusterOnly(" On the cluster the database path needs the runtime role's URL."),
 		Example: "  " + opts.Binary + " runs rerun 0190a4f2-0000-7000-8000-000000000000\n" +
 			"  " + opts.Binary + " runs rerun 0190a4f2-0000-7000-8000-000000000000 --request-id retry-7 --api-url https://ql.example.com:8080",
@@ -69,6 +70,9 @@ will start the new Run, as for ` + "`" + opts.Binary + ` triggers run` + "`" + `
 			defer b.Close()
 			if b.Manual == nil {
 				return fmt.Errorf("this build cannot re-run runs of this database")
+			}
+			if err := refuseQueueingHandedOver(cmd.Context(), cmd, b); err != nil {
+				return err
 			}
 			res, err := b.Manual.RunRerun(cmd.Context(), req)
 			if answerLost(err) {

@@ -25,11 +25,24 @@ var locationFlags = []string{"data-dir", "database-url", "api-url"}
 // arguments and flags; each shell-quoted) and the location flags this
 // invocation (cmd) was given on its command line, as locationOf says.
 func suggest(cmd *cobra.Command, words ...string) string {
+	return suggestSkipping(cmd, nil, words...)
+}
+
+// suggestOnTheDatabase is suggest of a command that reads the database
+// itself and refuses --api-url (`export --all`): this invocation's
+// --api-url is not repeated, for the command runs where that server's
+// database is.
+func suggestOnTheDatabase(cmd *cobra.Command, words ...string) string {
+	return suggestSkipping(cmd, []string{"api-url"}, words...)
+}
+
+// suggestSkipping is suggest without the location flags of skip.
+func suggestSkipping(cmd *cobra.Command, skip []string, words ...string) string {
 	parts := []string{cmd.Root().Name()}
 	for _, w := range words {
 		parts = append(parts, shellquote.Quote(w))
 	}
-	return strings.Join(parts, " ") + locationOf(cmd, words)
+	return strings.Join(parts, " ") + locationOf(cmd, words, skip...)
 }
 
 // locationOf is what the command words names (its path and arguments)

@@ -44,7 +44,9 @@ or one of an archived project, may not (set the project's status: active and ` +
 Who asked (the operating-system user, or over --api-url the API token and the address it came from),
 the request id and --force are recorded in the Run's run.created event. A server starts the Run: when
 none runs on the database, a note on stderr says so and what to start` + opts.clusterOnly(" (on the cluster: a replica, or a worker that can take it)") + `
-(over --api-url a server answered, so there is no such note). ` + returnsQueued(opts, "Run") + `
+(over --api-url a server answered, so there is no such note). On a data directory handed over
+(export --with-state) it is refused (database_handed_over, exit 4): the triggers run where the
+state was applied, so ask there. ` + returnsQueued(opts, "Run") + `
 ` + apiHelp("triggers run") +
 			opts.clusterOnly(" On the cluster the database path needs the runtime role's URL, as `ql runs` does."),
 		Args: oneTriggerArgs("run"),
@@ -78,6 +80,9 @@ none runs on the database, a note on stderr says so and what to start` + opts.cl
 			defer b.Close()
 			if b.Manual == nil {
 				return fmt.Errorf("this build cannot run triggers of this database now")
+			}
+			if err := refuseQueueingHandedOver(cmd.Context(), cmd, b); err != nil {
+				return err
 			}
 			_, id, err := resolveTriggerArg(cmd.Context(), b.Triggers, project, args[0])
 			if err != nil {
@@ -278,7 +283,8 @@ still counts as existing. The window may reach back before the trigger was creat
 fills history); the trigger's startAt and endAt bound it. At most --max occurrences are considered
 (default 1000); the report says where the window was
 cut. Overlap and pause do not apply. Progress goes to stderr every 1000 occurrences, and a note
-when nothing will start the Runs queued, as for ` + "`" + opts.Binary + ` triggers run` + "`" + `.
+when nothing will start the Runs queued, as for ` + "`" + opts.Binary + ` triggers run` + "`" + `, and on a data
+directory handed over (export --with-state) it is refused as that is, --dry-run excepted.
 Repeated, a backfill admits nothing twice and -o json names the Runs the existing occurrences
 have (existingRunIds): those an earlier backfill, whose answer was lost, admitted.
 --dry-run counts what the backfill would do — the occurrences, the first and last of them, how many
@@ -314,6 +320,11 @@ from as who asked.` +
 			defer b.Close()
 			if b.Manual == nil {
 				return fmt.Errorf("this build cannot backfill triggers of this database")
+			}
+			if !dryRun {
+				if err := refuseQueueingHandedOver(cmd.Context(), cmd, b); err != nil {
+					return err
+				}
 			}
 			_, id, err := resolveTriggerArg(cmd.Context(), b.Triggers, project, args[0])
 			if err != nil {

@@ -171,7 +171,7 @@ func (c *Console) definitions(w http.ResponseWriter, r *http.Request, s *session
 				"starting and ending with a letter or digit); choose one of the projects listed", d.Project).Because(refusalNotAProjectName, "name", d.Project))
 			return
 		}
-		ex, err := apply.ExportProject(r.Context(), c.cfg.Export, d.Project)
+		ex, err := apply.ExportProject(r.Context(), c.cfg.Export, d.Project, boundOf(r.Context()).in())
 		if err != nil {
 			c.fail(w, r, s, err)
 			return

@@ -76,6 +76,7 @@ var refusals = map[string]map[qlerror.Reason]string{
 var refusalsZH = map[qlerror.Reason]string{ //nolint:gosec // G101: sentences keyed by refusal reasons (some name tokens), no credential
 	schedule.RefusalTriggerMissing:      "该触发器不存在（可能已被删除）；触发器列表列出现有的触发器。",
 	schedule.RefusalRunMissing:          "该运行不存在（保留策略可能已将其删除）；运行列表列出现有的运行。",
+	run.RefusalHandedOver:               "数据目录 {dataDir} 的数据库已移交（`export --with-state`）：它的触发器在应用了该状态的目标上运行，这里不启动服务器，也不排队新的运行；请在目标上操作。要移回，先停止目标的所有服务器，再执行 `ql serve --take-back --data-dir {dataDir}`。",
 	schedule.RefusalRunNotFinished:      "该运行尚未结束，只有已结束的运行才能重新运行；请等待它结束，或先取消它。",
 	schedule.RefusalProjectArchived:     "该触发器所属的项目已归档：在项目恢复为 active 之前，它的任何运行（包括立即运行、重新运行和回填）都不会进行；要恢复，请在“定义”页面把项目的 status 设为 active 并应用，或在定义文件中设置后执行 `ql apply -f FILE`。",
 	catalog.RefusalProjectArchived:      "该项目已归档：要向它发布，请先把它恢复为 active——在“定义”页面打开项目的定义文件，设置 status: active 后应用，或在文件中设置后执行 `ql apply -f FILE`。",

@@ -387,8 +387,8 @@ func TestABodyOverTheCapIs413(t *testing.T) {
 
 // boundWords are what docs/operations.md says of each project rule, in its
 // route table's column for a token bound to projects.
-var boundWords = map[projectRule]string{noProject: "—", pathProject: "its projects, named in the path", runProject: "its projects' Runs",
-	triggerProject: "its projects' triggers", notificationProject: "its projects' notifications", listed: "its projects' rows only", secretProject: "its projects' secrets (`PROJECT/NAME`)", fileProject: "a file of its projects", everyProject: "refused"}
+var boundWords = map[projectRule]string{noProject: "—", pathProject: "its projects, named in the path", runProject: "its projects' Runs; another's is 404, as a missing one",
+	triggerProject: "its projects' triggers; another's is 404, as a missing one", notificationProject: "its projects' notifications; another's is 404, as a missing one", listed: "its projects' rows only", secretProject: "its projects' secrets (`PROJECT/NAME`)", fileProject: "a file of its projects", everyProject: "refused"}
 
 // docs/operations.md lists the route table as it is.
 func TestTheOperationsGuideListsEveryRoute(t *testing.T) {

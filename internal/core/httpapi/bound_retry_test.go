@@ -12,6 +12,7 @@ import (
 
 	"github.com/qinglong/qinglong/internal/core/apitoken"
 	"github.com/qinglong/qinglong/internal/core/ids"
+	"github.com/qinglong/qinglong/internal/core/notify"
 	"github.com/qinglong/qinglong/internal/core/project"
 	"github.com/qinglong/qinglong/internal/core/qlerror"
 	"github.com/qinglong/qinglong/internal/core/run"
@@ -19,9 +20,10 @@ import (
 )
 
 // A token bound to project alpha retries alpha's dead notification, and
-// is refused charlie's 403 project_not_in_scope, the refusal naming the
-// notification and never charlie, which stays dead.
-func TestABoundTokenRetriesItsProjectsNotificationsOnly(t *testing.T) {
+// charlie's is answered as an id no row has (404 notification_missing, the
+// same body), so the token cannot tell charlie's notification from none;
+// charlie's stays dead.
+func TestABoundTokenRetriesItsProjectsNotificationsAndFindsAnothersMissing(t *testing.T) {
 	t.Parallel()
 	path := filepath.Join(t.TempDir(), "ql.db")
 	st := sqlitetest.OpenAt(t, path, func() int64 { return time.Now().UnixMilli() })
@@ -50,9 +52,13 @@ func TestABoundTokenRetriesItsProjectsNotificationsOnly(t *testing.T) {
 	}
 	h := NewHandler(Config{Runs: st, Triggers: st, Detail: st, Notifications: st, NotificationProjects: st, Tokens: tokens,
 		Ready: func() (bool, string) { return true, "" }, Log: slog.New(slog.DiscardHandler)})
+	missing := ids.New()
+	want := send(t, h, "POST", "/api/v1/notifications/"+missing+"/retry", "localhost", bound, "{}")
 	p := send(t, h, "POST", "/api/v1/notifications/"+dead["charlie"]+"/retry", "localhost", bound, "{}")
-	if p.status != 403 || p.reason != string(apitoken.RefusalProjectNotInScope) || !strings.Contains(p.message, "notification "+dead["charlie"]) || strings.Contains(p.message, "charlie") {
-		t.Errorf("retrying charlie's notification with alpha's token: %d %s %q; want 403 project_not_in_scope naming the notification, not charlie", p.status, p.reason, p.message)
+	p.message = strings.ReplaceAll(p.message, dead["charlie"], missing)
+	if p.status != 404 || p.reason != string(notify.RefusalNotificationMissing) || p.status != want.status || p.code != want.code || p.reason != want.reason || p.message != want.message {
+		t.Errorf("retrying charlie's notification with alpha's token: %d %s %s %q; want what an id no row has gets: %d %s %s %q",
+			p.status, p.code, p.reason, p.message, want.status, want.code, want.reason, want.message)
 	}
 	var state string
 	if err := db.QueryRow(`SELECT state FROM notification_outbox WHERE id = ?`, dead["charlie"]).Scan(&state); err != nil || state != "dead" {

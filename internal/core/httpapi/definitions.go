@@ -37,7 +37,7 @@ func (a *api) projectDefinitions(ctx context.Context, r *http.Request) (any, err
 	if a.Export == nil {
 		return nil, qlerror.New(qlerror.FailedPrecondition, "this server cannot export definitions; run `ql export PROJECT` where its database is")
 	}
-	ex, err := apply.ExportProject(ctx, a.Export, r.PathValue("name"))
+	ex, err := apply.ExportProject(ctx, a.Export, r.PathValue("name"), tokenOf(ctx).Projects)
 	if err != nil {
 		return nil, boundMissing(ctx, r.PathValue("name"), err)
 	}

@@ -51,7 +51,7 @@ func (a *api) projectGet(ctx context.Context, r *http.Request) (any, error) {
 	}
 	d, err := a.Export.ProjectDefinitions(ctx, name, apply.RevisionLimit)
 	if qlerror.ReasonOf(err) == catalog.RefusalProjectMissing {
-		return nil, boundMissing(ctx, name, apply.ProjectMissing(ctx, a.Export, name))
+		return nil, boundMissing(ctx, name, apply.ProjectMissing(ctx, a.Export, name, tokenOf(ctx).Projects))
 	}
 	if err != nil {
 		return nil, err

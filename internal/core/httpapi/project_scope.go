@@ -6,6 +6,7 @@ import (
 
 	"github.com/qinglong/qinglong/internal/core/apitoken"
 	"github.com/qinglong/qinglong/internal/core/catalog"
+	"github.com/qinglong/qinglong/internal/core/notify"
 	"github.com/qinglong/qinglong/internal/core/qlerror"
 	"github.com/qinglong/qinglong/internal/core/run"
 	"github.com/qinglong/qinglong/internal/core/schedule"
@@ -25,15 +26,14 @@ const (
 	// before anything is read, so a bound token learns nothing of another
 	// project, not even whether it exists.
 	pathProject
-	// runProject and triggerProject: the path's {id} is a Run's or a
-	// trigger's, whose project is read first; another project's is
-	// answered as an unknown id is (404 with the same body), so a bound
-	// token cannot tell another project's object from none.
+	// runProject, triggerProject and notificationProject: the path's {id}
+	// is a Run's, a trigger's or a notification's, whose project is read
+	// first; another project's is answered as an unknown id is (404 with
+	// the same body), so a bound token cannot tell another project's
+	// object from none. A server that cannot place a notification refuses
+	// a bound token.
 	runProject
 	triggerProject
-	// notificationProject: the path's {id} is a notification's, whose
-	// project is read first (a retry); a server that cannot place one
-	// refuses a bound token.
 	notificationProject
 	// listed: a listing, whose store keeps only the token's projects'
 	// rows before it cuts the page (InProjects of each listing's
@@ -102,7 +102,9 @@ func (a *api) routeProject(ctx context.Context, rule projectRule, t apitoken.Tok
 		if err != nil {
 			return err
 		}
-		return coversAs(t, project, "notification "+id)
+		if !t.Covers(project) {
+			return notify.ErrMissing(id)
+		}
 	case listed:
 		return a.filterProject(ctx, t, r.URL.Query().Get("project"))
 	case secretProject:

@@ -1,6 +1,15 @@
 package run
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/qinglong/qinglong/internal/core/qlerror"
+)
+
+// RefusalHandedOver is the refusal of what would run the triggers of a
+// database handed over to another (`export --with-state`), which runs them
+// from then on: a server started on it, or a Run queued on it by hand.
+const RefusalHandedOver qlerror.Reason = "database_handed_over"
 
 // HandedOverNote is the one wording of every note about a data directory
 // whose database was handed over (`export --with-state`): a plain `serve`

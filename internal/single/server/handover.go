@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/qinglong/qinglong/internal/core/qlerror"
+	"github.com/qinglong/qinglong/internal/core/run"
 	"github.com/qinglong/qinglong/internal/single/sqlitestore"
 )
 
@@ -16,7 +17,7 @@ const CodeTakenBack = "serve.taken_back"
 
 // RefusalHandedOver is a server refused on a database that was handed over
 // to another (`export --with-state`): the target runs its triggers.
-const RefusalHandedOver qlerror.Reason = "database_handed_over"
+const RefusalHandedOver = run.RefusalHandedOver
 
 // HandoverLock is an export's hold on a data directory it hands over: the
 // server's locks, so no server starts while its schedule positions are

@@ -29,7 +29,7 @@ func handedOverdue(t *testing.T) (dir, runID string) {
 
 // On a data directory handed over, where a plain `serve` is refused
 // (database_handed_over), no note sends the reader to it: a queued Run's
-// waiting reason (text and JSON), `triggers run`'s note, and the overdue
+// waiting reason (text and JSON) and the overdue
 // notes of `triggers list` and `triggers show` each say the database was
 // handed over and name the take-back instead.
 func TestNoNoteOnAHandedOverDatabaseSuggestsAStartThatIsRefused(t *testing.T) {
@@ -44,7 +44,6 @@ func TestNoNoteOnAHandedOverDatabaseSuggestsAStartThatIsRefused(t *testing.T) {
 	}{
 		{"runs show", []string{"runs", "show", id}, "nothing starts it: it stays queued here, and runs only " + takeBack},
 		{"runs show -o json", []string{"runs", "show", id, "-o", "json"}, `"handedOver": true`},
-		{"triggers run", []string{"triggers", "run", "moving/hourly"}, "the Run stays queued here, and runs only " + takeBack},
 		{"triggers list", []string{"triggers", "list"}, "each is admitted or passed over as its misfire policy says only " + takeBack},
 		{"triggers show", []string{"triggers", "show", "moving/hourly"}, "it is decided only " + takeBack},
 	} {

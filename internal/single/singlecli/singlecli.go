@@ -107,8 +107,8 @@ func openSQLite(ctx context.Context, dsn string, p server.Profile) (*cli.Backend
 	return &cli.Backend{Catalog: b.Catalog, Runs: localRuns{Reader: b.Store, layout: b.Layout, handedOver: b.Store.HandedOver}, LastRuns: b.Store, Triggers: b.Store, Definitions: b.Store, ReadLog: b.ReadLog, CancelRun: b.Store.CancelRun,
 		Pause: b.Store, Adopt: b.Store, ProjectPause: b.Store, ProjectPauses: b.Store, ProjectDelete: b.Store.ProjectDeleter(b.Layout.Logs, b.Layout.Secrets), Detail: b.Store, Manual: b.Store, Tokens: b.Store, Users: b.Store, Notifications: b.Store, Audit: b.Store, Record: b.Store,
 		Retention: b.Store.Retention(b.Layout.Logs), RetentionDefaults: server.RetentionDefaults(server.Standalone), RetentionOptions: sqlitestore.RetentionOptions,
-		MissingSecrets: process.Secrets{Path: b.Layout.Secrets}.Missing, Unattended: unattended(b.Layout, b.Store), Migrated: b.Migrated, HeldNone: b.HeldNone,
-		RefuseClockBehind: b.RefuseClockBehind, Close: b.Close}, nil
+		MissingSecrets: process.Secrets{Path: b.Layout.Secrets}.Missing, Unattended: unattended(b.Layout, b.Store), HandedOver: handedOver(b.Layout, b.Store),
+		Migrated: b.Migrated, HeldNone: b.HeldNone, RefuseClockBehind: b.RefuseClockBehind, Close: b.Close}, nil
 }
 
 // unattended tells whether a server runs on the data directory: every
@@ -133,6 +133,16 @@ func unattended(l server.Layout, st *sqlitestore.Store) func(context.Context, st
 		u.HandedOver = true
 		u.Queued, _, err = st.Queued(ctx)
 		return u, err
+	}
+}
+
+// handedOver reads the database's handover mark, naming the data
+// directory it is in now (a copy's own, not the one the export ran on):
+// that is where a take-back runs.
+func handedOver(l server.Layout, st *sqlitestore.Store) func(context.Context) (cli.Handover, bool, error) {
+	return func(ctx context.Context) (cli.Handover, bool, error) {
+		h, ok, err := st.HandedOver(ctx)
+		return cli.Handover{AtMs: h.AtMs, Actor: h.Actor, DataDir: filepath.Dir(l.DB)}, ok, err
 	}
 }
 

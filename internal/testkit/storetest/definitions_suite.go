@@ -78,15 +78,32 @@ func testProjectNameOf(t *testing.T, f Fixture) {
 }
 
 func testExportUnknownProject(t *testing.T, f Fixture) {
-	_, err := apply.ExportProject(t.Context(), f.Definitions, "nope")
+	_, err := apply.ExportProject(t.Context(), f.Definitions, "nope", nil)
 	if qlerror.CodeOf(err) != qlerror.NotFound || qlerror.ReasonOf(err) != catalog.RefusalProjectMissing || !strings.Contains(err.Error(), "no project yet") {
 		t.Fatalf("export with no project: %v; want not_found, project_missing, saying there is none", err)
 	}
 	newProject(t, f, "beta")
 	newProject(t, f, "alpha")
-	_, err = apply.ExportProject(t.Context(), f.Definitions, "nope")
+	_, err = apply.ExportProject(t.Context(), f.Definitions, "nope", nil)
 	if qlerror.CodeOf(err) != qlerror.NotFound || !strings.Contains(err.Error(), `project "nope" does not exist; the projects are alpha, beta`) {
 		t.Fatalf("export of an unknown project: %v; want not_found naming alpha, beta", err)
+	}
+}
+
+// testMissingProjectNamesOnlyTheCallersProjects: the refusal of a project
+// no one has, asked by a caller bound to projects, names the projects
+// there are among the caller's only, never another team's.
+func testMissingProjectNamesOnlyTheCallersProjects(t *testing.T, f Fixture) {
+	for _, name := range []string{"alpha", "beta", "charlie"} {
+		newProject(t, f, name)
+	}
+	_, err := apply.ExportProject(t.Context(), f.Definitions, "nope", []string{"alpha", "beta", "nope"})
+	if qlerror.ReasonOf(err) != catalog.RefusalProjectMissing || !strings.Contains(err.Error(), "the projects you may act on are alpha, beta") || strings.Contains(err.Error(), "charlie") {
+		t.Fatalf("export of an unknown project by a caller of alpha, beta and nope: %v; want project_missing naming alpha, beta and never charlie", err)
+	}
+	err = apply.ProjectMissing(t.Context(), f.Definitions, "nope", []string{"nope"})
+	if qlerror.ReasonOf(err) != catalog.RefusalProjectMissing || !strings.Contains(err.Error(), "none of the projects you may act on exists yet") || strings.Contains(err.Error(), "alpha") {
+		t.Fatalf("an unknown project of a caller bound to it alone: %v; want project_missing naming no project", err)
 	}
 }
 

@@ -20,6 +20,7 @@ func RunDefinitions(t *testing.T, newFixture Factory) {
 		"AProjectsDefinitionsAreReadWholeInNameOrder":             testDefinitionsReadWhole,
 		"AProjectsNameIsFoundByItsID":                             testProjectNameOf,
 		"AnUnknownProjectsRefusalNamesTheProjectsThere":           testExportUnknownProject,
+		"AMissingProjectNamesOnlyTheCallersProjects":              testMissingProjectNamesOnlyTheCallersProjects,
 		"AnEnabledTriggerOfATaskDisabledSinceIsNotedAsRefused":    testExportDisabledTask,
 		"EverySecretTheDefinitionsReferToIsListedWithItsUses":     testSecretUses,
 		"ASecretsListingSaysWhichUsedNamesTheFileLacks":           testSecretListing,
@@ -109,7 +110,7 @@ func parse(t *testing.T, name string, text []byte) *apply.Document {
 // export is apply.ExportProject of name through the fixture's reader.
 func export(t *testing.T, f Fixture, name string) apply.Exported {
 	t.Helper()
-	ex, err := apply.ExportProject(t.Context(), f.Definitions, name)
+	ex, err := apply.ExportProject(t.Context(), f.Definitions, name, nil)
 	if err != nil {
 		t.Fatalf("export %s: %v", name, err)
 	}

@@ -43,7 +43,7 @@ func testExportWritesMaxRunningBack(t *testing.T, f Fixture) {
 	if err != nil || p.MaxRunning != 3 {
 		t.Fatalf("project read back %+v, %v; want maxRunning 3", p, err)
 	}
-	ex, err := apply.ExportProject(t.Context(), f.Definitions, "team")
+	ex, err := apply.ExportProject(t.Context(), f.Definitions, "team", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -60,7 +60,7 @@ func testExportWritesMaxRunningBack(t *testing.T, f Fixture) {
 		}
 	}
 	applyFile(t, f, cappedFile(t, ""))
-	if ex, err = apply.ExportProject(t.Context(), f.Definitions, "team"); err != nil || strings.Contains(string(ex.YAML), "maxRunning") {
+	if ex, err = apply.ExportProject(t.Context(), f.Definitions, "team", nil); err != nil || strings.Contains(string(ex.YAML), "maxRunning") {
 		t.Fatalf("the export of a project without a cap, %v:\n%s\nwant no maxRunning", err, ex.YAML)
 	}
 }

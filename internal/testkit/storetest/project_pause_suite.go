@@ -25,6 +25,7 @@ func projectPauseCases() map[string]func(*testing.T, Fixture) {
 		"ATriggerPublishedIntoAPausedProjectHasItsPauseAudited":              testPublishedPausedIsAudited,
 		"TheProjectsAreListedWithTheirStatusAndWhetherTheyArePaused":         testProjectsListed,
 		"AHandedOverPauseKeepsItsStartAndNeverStartsLaterThanNow":            testHandedOverPauseKeepsItsStart,
+		"ABackdatedPauseWrittenAfterLaterRecordsIsThePauseInForce":           testBackdatedPauseIsThePauseInForce,
 	}
 }
 
@@ -275,5 +276,35 @@ func testHandedOverPauseKeepsItsStart(t *testing.T, f Fixture) {
 	later, err := f.Pauser.TriggerPause(t.Context(), schedule.PauseRequest{TriggerID: other, Pause: true, Actor: "carol", SinceMs: now + 86_400_000})
 	if err != nil || !later.Changed || later.AtMs >= now+86_400_000 || later.AtMs < now {
 		t.Fatalf("pausing with a start a day ahead gave %+v, %v; want it paused since now (%d or after), not in the future", later, err, now)
+	}
+}
+
+// testBackdatedPauseIsThePauseInForce: a pause adopted with the source's
+// start, written after a pause and a resume of a later time, is the pause
+// in force and the newest audit record: a store reads a trigger's records
+// in the order they were written, not by their times.
+func testBackdatedPauseIsThePauseInForce(t *testing.T, f Fixture) {
+	id := newDefs(t, f, "alpha", quietCron(t, f)).Trigger.TriggerID
+	pause(t, f, id, true, "earlier")
+	pause(t, f, id, false, "")
+	now, err := f.NowMs(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	since := now - 3*86_400_000
+	res, err := f.Pauser.TriggerPause(t.Context(), schedule.PauseRequest{TriggerID: id, Pause: true, Note: "adopted", Actor: "alice", SinceMs: since})
+	if err != nil || !res.Changed || res.AtMs != since {
+		t.Fatalf("pausing with the source's start gave %+v, %v; want it paused since %d", res, err, since)
+	}
+	if again := pause(t, f, id, true, ""); again.Changed || again.AtMs != since || again.Note != "adopted" {
+		t.Fatalf("pausing the paused trigger again gave %+v; want it unchanged, paused since %d with note adopted", again, since)
+	}
+	dt, err := f.Detail.TriggerDetail(t.Context(), id, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !dt.Paused || dt.PausedAtMs == nil || *dt.PausedAtMs != since || len(dt.Audit) != 3 ||
+		dt.Audit[0] != (schedule.AuditRecord{Action: "pause", Actor: "alice", Note: "adopted", AtMs: since}) || dt.Audit[1].Action != "resume" {
+		t.Fatalf("trigger: paused %v since %v, audit %+v; want paused since %d, alice's pause the newest record before the resume", dt.Paused, dt.PausedAtMs, dt.Audit, since)
 	}
 }

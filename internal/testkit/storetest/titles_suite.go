@@ -111,7 +111,7 @@ func testATitleOnlyChangeKeepsTheSchedule(t *testing.T, f Fixture) {
 
 func testAnExportKeepsTheTitles(t *testing.T, f Fixture) {
 	applyFile(t, f, titledFile(t, "商城", "每日签到", "京东资产统计"))
-	ex, err := apply.ExportProject(t.Context(), f.Definitions, "shop")
+	ex, err := apply.ExportProject(t.Context(), f.Definitions, "shop", nil)
 	if err != nil {
 		t.Fatal(err)
 	}

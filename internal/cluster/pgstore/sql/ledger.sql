@@ -71,12 +71,18 @@ VALUES ($1, $2, $3, $4, $5, coalesce($6::bigint, {{now_ms}}))
 -- keeps an earlier pause's start when a pause follows a resume no
 -- decision has passed (SchedulePause), for the ledger, but that is not
 -- when this pause began. A pause and its record are written in one
--- transaction, so a paused row's newest pause record is its pause's.
--- $1 trigger id.
+-- transaction, so a paused row's newest pause record is its pause's: the
+-- newest written, not the latest in time, as a pause adopted from a
+-- handed-over database carries the source's start, earlier than records
+-- written before it. A record's id is a version 7 UUID minted as it is
+-- written (ScheduleAuditInsert's callers), and a trigger's records are
+-- written under its schedule row's lock one after another, so the
+-- greatest id is the newest written, as the embedded database's integer
+-- id is. $1 trigger id.
 SELECT at_ms
   FROM qinglong.trigger_schedule_audit
  WHERE trigger_id = $1 AND action = 'pause'
- ORDER BY at_ms DESC, id DESC
+ ORDER BY id DESC
  LIMIT 1
 
 -- name: TriggerDetail
@@ -126,12 +132,13 @@ SELECT trigger_revision, reason, first_scheduled_at_ms, last_scheduled_at_ms, oc
  LIMIT $2
 
 -- name: ScheduleAuditOfTrigger
--- A trigger's newest audit records, newest first, for `ql triggers show`.
--- Two records of one millisecond keep their order of insertion through
--- their ids (version 7 UUIDs, increasing within a process). $1 trigger id,
--- $2 limit.
+-- A trigger's newest audit records, newest written first (by id, as
+-- SchedulePauseStarted reads them), for `ql triggers show`, as the
+-- embedded database lists them: a pause adopted with an earlier start
+-- than the records before it is still the newest. $1 trigger id, $2
+-- limit.
 SELECT action, actor, note, at_ms
   FROM qinglong.trigger_schedule_audit
  WHERE trigger_id = $1
- ORDER BY at_ms DESC, id DESC
+ ORDER BY id DESC
  LIMIT $2
