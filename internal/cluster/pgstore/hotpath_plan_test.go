@@ -69,7 +69,7 @@ func TestABoundBacklogReadsOnlyItsProjectsScheduleRows(t *testing.T) {
 	}
 }
 
-// A page of the audit listing, with 5,000 records in each table, every
+// A page of the audit listing, with 50,000 records in each table, every
 // millisecond holding one of each, reads each table backwards along its
 // time index, at most a page of each, the first page and a page after a
 // cursor alike; and paging through the whole trail gives every record
@@ -77,7 +77,7 @@ func TestABoundBacklogReadsOnlyItsProjectsScheduleRows(t *testing.T) {
 // included.
 func TestAnAuditPageReadsEachTableAlongItsTimeIndex(t *testing.T) {
 	t.Parallel()
-	const n = 5_000
+	const n = 50_000
 	s := newStore(t)
 	s.addDueProject(t, 1)
 	s.seedAuditTied(t, n)
