@@ -45,9 +45,10 @@ func (e *env) seedRetryWaiting(tb testing.TB, template string, n int) {
 // the ones waiting out a retry backoff: its plan walks the partial index
 // attempts_pending (which holds no waiting attempt) in the queue's order
 // (a backfill's last, then by place: a cancel_previous replacement's is
-// the Run it replaced, any other's its own), so it sorts nothing and stops
-// at the round's size, and with 1,000 Runs waiting to retry it still
-// hands over the one queued Run.
+// the Run it replaced, any other's its own), so it sorts nothing of the
+// queue (only the few Runs holding a slot are grouped by project, to find
+// the projects at their cap) and stops at the round's size, and with 1,000
+// Runs waiting to retry it still hands over the one queued Run.
 func TestThePendingQueueNeverReadsAttemptsWaitingToRetry(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
@@ -62,7 +63,7 @@ func TestThePendingQueueNeverReadsAttemptsWaitingToRetry(t *testing.T) {
 		t.Fatalf("attempts_pending holds %d attempts, want only the queued Run's 1 of 1,001 claimed", inIndex)
 	}
 	plan := e.queryPlan(t, qAttemptsPending, 16)
-	if joined := strings.Join(plan, "\n"); !strings.Contains(joined, "SCAN a USING INDEX attempts_pending") || strings.Contains(joined, "TEMP B-TREE") {
+	if joined := strings.Join(plan, "\n"); !strings.Contains(joined, "SCAN a USING INDEX attempts_pending") || strings.Contains(joined, "TEMP B-TREE FOR ORDER BY") {
 		t.Fatalf("the pending queue does not walk attempts_pending in its order:\n%s", joined)
 	}
 	if p := e.pendingRuns(t); len(p) != 1 || !p[queued] {

@@ -25,10 +25,14 @@ SELECT (SELECT ms FROM now), count(*), min(due_at_ms) FROM due
 -- The console overview's backlog for a user bound to projects: the due
 -- rows of MonitorBacklog of the projects named in $2 alone, filtered
 -- before the count is cut at $1, so the count is of the user's projects
--- whatever other projects have due. It walks the same index in due order,
--- checking each entry's project_id (a key of the index) against the bound
--- projects' ids, so its cost grows with the installation's backlog,
--- within the request's time.
+-- whatever other projects have due. It reads those projects' triggers
+-- first (by name, then triggers_project_name_key), then each one's
+-- schedule row by its key (the array of their ids), never the claim's due
+-- index, whose other projects' rows it would have to walk past: the due
+-- time is compared and sorted as `+ 0`, which that index cannot serve,
+-- and the array of ids leaves the planner no estimate that favours a
+-- scan, whatever the statistics. The cost grows with the user's projects'
+-- triggers, never with the rest of the installation's backlog.
 -- $1 limit, $2 project names.
 WITH now AS MATERIALIZED (
     SELECT {{now_ms}} AS ms
@@ -36,10 +40,12 @@ WITH now AS MATERIALIZED (
 due AS (
     SELECT s.next_fire_at_ms + s.due_offset_ms AS due_at_ms
       FROM qinglong.trigger_schedules s
-     WHERE s.claim_owner IS NULL AND s.schedulable AND s.due_offset_ms IS NOT NULL
-       AND s.next_fire_at_ms + s.due_offset_ms <= (SELECT ms FROM now)
-       AND s.project_id IN (SELECT ip.id FROM qinglong.projects ip WHERE ip.name = ANY($2::text[]))
-     ORDER BY s.next_fire_at_ms + s.due_offset_ms NULLS FIRST
+     WHERE s.trigger_id = ANY (ARRAY(SELECT t.id FROM qinglong.projects ip
+                                      JOIN qinglong.triggers t ON t.project_id = ip.id
+                                     WHERE ip.name = ANY($2::text[])))
+       AND s.claim_owner IS NULL AND s.schedulable AND s.due_offset_ms IS NOT NULL
+       AND s.next_fire_at_ms + s.due_offset_ms + 0 <= (SELECT ms FROM now)
+     ORDER BY s.next_fire_at_ms + s.due_offset_ms + 0
      LIMIT $1
 )
 SELECT count(*), min(due_at_ms) FROM due

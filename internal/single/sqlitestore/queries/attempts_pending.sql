@@ -13,21 +13,27 @@
 -- it was archived is not stopped (one probe of the project's key). A Run
 -- of a project already running its maxRunning Runs waits (migration
 -- 0041), so the page holds other projects' Runs instead and a capped
--- project's queue never keeps them from a free slot: its count repeats the
--- predicate of runs_unfinished_state, so it reads only the Runs holding a
--- slot, at most the server's --concurrency, and only for a capped project.
--- The count is as the round began: AttemptStart checks the cap again as
--- it takes the slot.
+-- project's queue never keeps them from a free slot. The projects at
+-- their cap are found once per read, before the walk: the Runs holding a
+-- slot, at most the server's --concurrency, read through
+-- runs_unfinished_state (named: without statistics the planner took
+-- runs_project, which holds the project's whole history) and grouped by
+-- project. A queued Run of a project at its cap then costs the walk a
+-- lookup of its Run and of that short list, never a count of its
+-- project's Runs. The list is as the read began: AttemptStart checks the
+-- cap again as it takes the slot.
+WITH at_cap(project_id) AS MATERIALIZED (
+  SELECT x.project_id FROM runs x INDEXED BY runs_unfinished_state
+  WHERE x.state IN ('created', 'queued', 'dispatching', 'running', 'waiting_approval', 'retry_wait')
+    AND x.state IN ('dispatching', 'running')
+  GROUP BY x.project_id
+  HAVING count(*) >= (SELECT pr.max_running FROM projects pr WHERE pr.id = x.project_id AND pr.max_running > 0))
 SELECT a.id, a.run_id, a.number, a.executor, a.state, a.created_at_ms
 FROM attempts a
 JOIN runs r ON r.id = a.run_id
 WHERE a.state = 'claimed' AND a.available_at_ms IS NULL AND a.executor = 'local_process' AND r.state = 'queued'
-  AND EXISTS (SELECT 1 FROM projects pr WHERE pr.id = r.project_id AND pr.status = 'active'
-    AND (pr.max_running = 0 OR pr.max_running > (
-      SELECT count(*) FROM runs x
-      WHERE x.project_id = pr.id
-        AND x.state IN ('created', 'queued', 'dispatching', 'running', 'waiting_approval', 'retry_wait')
-        AND x.state IN ('dispatching', 'running'))))
+  AND r.project_id NOT IN at_cap
+  AND EXISTS (SELECT 1 FROM projects pr WHERE pr.id = r.project_id AND pr.status = 'active')
   AND (r.waits_for_previous = 0 OR NOT EXISTS (
     SELECT 1 FROM runs p
     WHERE p.trigger_id = r.trigger_id AND p.id < r.id AND p.state NOT IN ('succeeded', 'failed', 'cancelled', 'timed_out', 'lost')))

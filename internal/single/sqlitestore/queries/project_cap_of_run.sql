@@ -3,10 +3,12 @@
 -- transaction that takes it: the single writer makes the check and the
 -- take one step, so a project never holds more slots than its
 -- max_running (migration 0041), whatever the dispatcher's page read
--- before. The count repeats the predicate of runs_unfinished_state, so it
+-- before. The count reads runs_unfinished_state, named (without
+-- statistics the planner took runs_project, every Run the project ever
+-- had, in each start's write transaction), and repeats its predicate: it
 -- reads only the Runs holding a slot, at most the server's --concurrency.
 SELECT pr.name, pr.max_running,
-       (SELECT count(*) FROM runs x
+       (SELECT count(*) FROM runs x INDEXED BY runs_unfinished_state
         WHERE x.project_id = pr.id
           AND x.state IN ('created', 'queued', 'dispatching', 'running', 'waiting_approval', 'retry_wait')
           AND x.state IN ('dispatching', 'running'))

@@ -10,7 +10,9 @@
 -- max_running (migration 0041) and how many of its Runs hold a slot, the
 -- dispatcher's cap (attempts_pending.sql). The IN lists of the counts
 -- repeat the predicate of runs_unfinished_state word for word, so they
--- read that index and never grow with history.
+-- read that index and never grow with history; the project's names it
+-- (without statistics the planner took runs_project, the project's whole
+-- history).
 SELECT
   EXISTS (SELECT 1 FROM attempts a
           WHERE a.run_id = r.id AND a.state = 'claimed' AND a.available_at_ms IS NULL AND a.executor = 'local_process'),
@@ -24,7 +26,7 @@ SELECT
    WHERE x.state IN ('created', 'queued', 'dispatching', 'running', 'waiting_approval', 'retry_wait')
      AND x.state IN ('dispatching', 'running')),
   r.project_id, pr.name, pr.max_running,
-  (SELECT count(*) FROM runs x
+  (SELECT count(*) FROM runs x INDEXED BY runs_unfinished_state
    WHERE x.project_id = r.project_id
      AND x.state IN ('created', 'queued', 'dispatching', 'running', 'waiting_approval', 'retry_wait')
      AND x.state IN ('dispatching', 'running'))
