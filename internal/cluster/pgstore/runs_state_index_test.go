@@ -10,7 +10,7 @@ import (
 // An admitted Run enters only the indexes a queued Run is read by: its
 // keys, the project's and the trigger's listings, the unfinished Runs'
 // indexes (recovery, the trigger's overlap check, the unfinished state
-// listings and counts), the queue's and a capped project's (pg-0046: its
+// listings and counts), the queue's and a capped project's (pg-0049: its
 // queued probe and slot count). The indexes of finished Runs, the
 // finished states' listings among them (pg-0041), get no entry at
 // admission: each index's own condition is evaluated on the Runs a round

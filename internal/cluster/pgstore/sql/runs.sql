@@ -221,7 +221,7 @@ SELECT r.trigger_id, r.id, r.state, r.scheduled_for_ms, r.finished_at_ms,
 
 -- name: RunProjectCap
 -- A queued Run's project ($1) as Dispatch (workers_dispatch.sql) caps it:
--- its name, its maxRunning (pg-0046; 0 none) and how many of its Runs hold
+-- its name, its maxRunning (pg-0049; 0 none) and how many of its Runs hold
 -- a slot (dispatching or running), through runs_project_slot_idx, so
 -- the count reads the project's few entries, whatever the history.
 SELECT p.name, p.max_running,

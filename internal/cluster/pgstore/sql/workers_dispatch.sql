@@ -30,7 +30,7 @@ SELECT a.id, a.run_id, a.number, p.name, tr.name, a.lease_version, a.lease_expir
 
 -- name: CappedProjectsLock
 -- Before a pull's grant, the transaction-scoped advisory lock of every
--- project with a maxRunning (pg-0046) that has a queued Run and, read
+-- project with a maxRunning (pg-0049) that has a queued Run and, read
 -- without a lock, room under its cap: the projects whose Runs Dispatch may
 -- grant, which grants a capped project's Runs only when its id is among
 -- the ones returned here. Both reads of a capped project are ranges of
@@ -88,7 +88,7 @@ SELECT l.id::text
 -- the locking step checks it again. A pull racing the archive's commit
 -- can still grant one: it started as the project was archived, and like a
 -- running one it is not stopped.
--- A project with a maxRunning (pg-0046) contributes candidates only when
+-- A project with a maxRunning (pg-0049) contributes candidates only when
 -- CappedProjectsLock locked it for this pull (@capped), and at most its
 -- room: its cap less its Runs dispatching or running, counted by this
 -- statement after the lock was taken (runs_project_slot_idx), the

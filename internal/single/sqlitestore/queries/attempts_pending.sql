@@ -12,7 +12,7 @@
 -- retries too: an archived project runs nothing, and a Run running when
 -- it was archived is not stopped (one probe of the project's key). A Run
 -- of a project already running its maxRunning Runs waits (migration
--- 0041), so the page holds other projects' Runs instead and a capped
+-- 0045), so the page holds other projects' Runs instead and a capped
 -- project's queue never keeps them from a free slot. The projects at
 -- their cap are found once per read, before the walk: the Runs holding a
 -- slot, at most the server's --concurrency, read through

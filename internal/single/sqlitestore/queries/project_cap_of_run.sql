@@ -2,7 +2,7 @@
 -- and how many of the project's Runs hold one now, read in the write
 -- transaction that takes it: the single writer makes the check and the
 -- take one step, so a project never holds more slots than its
--- max_running (migration 0041), whatever the dispatcher's page read
+-- max_running (migration 0045), whatever the dispatcher's page read
 -- before. The count reads runs_unfinished_state, named (without
 -- statistics the planner took runs_project, every Run the project ever
 -- had, in each start's write transaction), and repeats its predicate: it

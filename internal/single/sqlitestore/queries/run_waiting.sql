@@ -7,7 +7,7 @@
 -- runs_unfinished_trigger) and the overlap policy of the trigger
 -- revision that admitted it, which says which of the two holds it; and how many Runs dispatch or run now, each
 -- holding one of the server's slots; then the Run's project, its
--- max_running (migration 0041) and how many of its Runs hold a slot, the
+-- max_running (migration 0045) and how many of its Runs hold a slot, the
 -- dispatcher's cap (attempts_pending.sql). The IN lists of the counts
 -- repeat the predicate of runs_unfinished_state word for word, so they
 -- read that index and never grow with history; the project's names it

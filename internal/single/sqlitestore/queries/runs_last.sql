@@ -8,7 +8,7 @@
 -- (run.BacklogCountCap), and how many of its newest ?3 Runs
 -- (run.StarvingWindow, read off runs_trigger) were cancelled before any of
 -- their attempts started (one probe of the attempts' (run_id, number) key
--- each). Last, the trigger's project, its max_running (migration 0041; 0
+-- each). Last, the trigger's project, its max_running (migration 0045; 0
 -- none) and, under a cap, how many of its Runs hold a slot, counted as
 -- run_waiting.sql counts them (runs_unfinished_state, at most the
 -- server's --concurrency rows): a backlog of a project at its cap is
