@@ -48,6 +48,8 @@ type (
 		Username       string   `yaml:"username,omitempty"`
 		PasswordSecret string   `yaml:"passwordSecret,omitempty"`
 		Output         int      `yaml:"output,omitempty"`
+		Language       string   `yaml:"language,omitempty"`
+		TimeZone       string   `yaml:"timeZone,omitempty"`
 	}
 	exportRule struct {
 		On                  string   `yaml:"on,omitempty"`
@@ -171,7 +173,8 @@ func exportNotifications(s notify.Spec) *exportNotify {
 	for _, c := range s.Channels {
 		out.Channels[c.Name] = exportChannel{Type: string(c.Kind), URL: c.URL, URLSecret: c.URLSecret, SigningSecret: c.SigningSecret,
 			TokenSecret: c.TokenSecret, ChatID: c.ChatID, Host: c.Host, Port: c.Port, TLS: c.TLS, From: c.From, To: c.To,
-			Username: c.Username, PasswordSecret: c.PasswordSecret, Output: c.Output}
+			Username: c.Username, PasswordSecret: c.PasswordSecret, Output: c.Output,
+			Language: c.Language, TimeZone: c.TimeZone}
 	}
 	for _, r := range s.Rules {
 		er := exportRule{Reasons: r.Reasons, Tasks: r.Tasks, Triggers: r.Triggers, Channel: r.Channel}

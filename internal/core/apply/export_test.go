@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/qinglong/qinglong/internal/core/catalog"
+	"github.com/qinglong/qinglong/internal/core/notify"
 	"github.com/qinglong/qinglong/internal/core/project"
 	"github.com/qinglong/qinglong/internal/core/task"
 	"github.com/qinglong/qinglong/internal/core/trigger"
@@ -122,5 +123,42 @@ func TestAnExportParsesBackToTheSameDefinitions(t *testing.T) {
 	}
 	if !strings.Contains(string(out), "timeout: 90s") || !strings.Contains(string(out), "killGrace: 1500ms") {
 		t.Errorf("durations should read as written:\n%s", out)
+	}
+}
+
+// A channel's language and time zone are read from the definitions file,
+// written back by an export and read again the same.
+func TestAChannelsLanguageAndZoneSurviveExportAndParse(t *testing.T) {
+	const file = `project: cn
+notifications:
+  channels:
+    phone: {type: bark, url: "https://api.day.app/key", language: zh, timeZone: Asia/Shanghai}
+    ops: {type: dingtalk, url: "https://oapi.dingtalk.com/robot/send", language: en}
+  rules:
+    - {on: failed, channel: phone}
+    - {on: failed, channel: ops}
+`
+	doc, err := Parse("cn.yaml", []byte(file))
+	if err != nil {
+		t.Fatal(err)
+	}
+	phone, _ := doc.Notifications.Channel("phone")
+	if phone.Language != notify.Chinese || phone.TimeZone != "Asia/Shanghai" {
+		t.Fatalf("the file's channel read as %+v", phone)
+	}
+	p := project.Project{Name: doc.Project, Notifications: doc.Notifications.Encode()}
+	out, err := Export(p, nil, nil, catalog.Titles{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(out), "language: zh") || !strings.Contains(string(out), "timeZone: Asia/Shanghai") {
+		t.Fatalf("the export leaves out the language or the zone:\n%s", out)
+	}
+	back, err := Parse("export.yaml", out)
+	if err != nil {
+		t.Fatalf("the export does not parse: %v\n%s", err, out)
+	}
+	if back.Notifications.Encode() != p.Notifications {
+		t.Fatalf("read back as %s, was %s", back.Notifications.Encode(), p.Notifications)
 	}
 }

@@ -127,7 +127,7 @@ func (p parser) channel(name string, n *yaml.Node) (notify.Channel, bool) {
 	what := "notifications.channels." + name
 	c := notify.Channel{Name: name}
 	f, complete := p.fields(n, what, "type", "url", "urlSecret", "signingSecret", "tokenSecret", "chatId",
-		"host", "port", "tls", "from", "to", "username", "passwordSecret", "output")
+		"host", "port", "tls", "from", "to", "username", "passwordSecret", "output", "language", "timeZone")
 	if f == nil {
 		return c, false
 	}
@@ -142,7 +142,8 @@ func (p parser) channel(name string, n *yaml.Node) (notify.Channel, bool) {
 		key string
 		dst *string
 	}{{"url", &c.URL}, {"urlSecret", &c.URLSecret}, {"signingSecret", &c.SigningSecret}, {"tokenSecret", &c.TokenSecret}, {"chatId", &c.ChatID},
-		{"host", &c.Host}, {"tls", &c.TLS}, {"from", &c.From}, {"username", &c.Username}, {"passwordSecret", &c.PasswordSecret}} {
+		{"host", &c.Host}, {"tls", &c.TLS}, {"from", &c.From}, {"username", &c.Username}, {"passwordSecret", &c.PasswordSecret},
+		{"language", &c.Language}, {"timeZone", &c.TimeZone}} {
 		if v, ok := f[k.key]; ok {
 			*k.dst, _ = p.str(v, what+"."+k.key)
 		}

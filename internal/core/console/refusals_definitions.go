@@ -91,7 +91,7 @@ var definitionsRefusalsZH = map[qlerror.Reason]string{
 	cron.RefusalStep: "cron 表达式的{part}字段“{text}”：步长 {step} 不小于该字段的 {size} 个取值，所以只匹配范围内的第一个值，每{period}一次；" +
 		"请直接写那个值，或用小于 {size} 的步长。更长的周期需要用到更多字段，或多个触发器。",
 	cron.RefusalTimezoneMissing: "缺少时区：请写 IANA 时区名，如“Asia/Shanghai”“Europe/Berlin”或“UTC”（不会默认使用主机的时区）。",
-	cron.RefusalTimezoneLocal:   "时区不能写“Local”：它表示主机的时区，而触发器在每台机器上的含义必须相同；请写 IANA 时区名，如“Asia/Shanghai”或“UTC”。",
+	cron.RefusalTimezoneLocal:   "时区不能写“Local”：它表示主机的时区，在每台机器上含义不同，而触发器与通知渠道的时间在每台机器上必须相同；请写 IANA 时区名，如“Asia/Shanghai”或“UTC”。",
 	cron.RefusalTimezoneCase:    "未知的 IANA 时区“{value}”（时区名区分大小写）；是否应写作“{suggest}”？",
 	cron.RefusalTimezoneUnknown: "未知的 IANA 时区“{value}”；请写“Asia/Shanghai”“Europe/Berlin”或“UTC”这样的时区名（区分大小写）。",
 	// The project and its notifications.

@@ -15,7 +15,6 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/qinglong/qinglong/internal/core/plural"
 	"github.com/qinglong/qinglong/internal/core/run"
 )
 
@@ -63,11 +62,11 @@ const serverChanTitleLen = 32
 // it fits, else how the Run ended before whose Run it was, so a cut takes
 // the end of the name, never the verb ("failed: shop/daily-che…", not
 // "QingLong: shop/daily-checkin fa…").
-func shortTitle(p Payload, n int) string {
-	if t := Title(p); utf8.RuneCountInString(t) <= n {
+func shortTitle(w wording, p Payload, n int) string {
+	if t := w.title(p); utf8.RuneCountInString(t) <= n {
 		return t
 	}
-	return cut(verb(p)+": "+subject(p), n)
+	return cut(w.verb(p)+w.say(": ", "：")+subject(p), n)
 }
 
 // Build renders m for its HTTP channel with the resolved secrets, for a
@@ -108,11 +107,12 @@ func Build(m Message, sec Secrets, now time.Time) (Request, error) {
 		}
 		req.URL = u.String()
 	}
-	title, text := Title(m.Payload), Text(m.Payload)
+	w := c.wording()
+	title, text := w.title(m.Payload), w.text(m.Payload)
 	var body any
 	switch c.Kind {
 	case Webhook:
-		body = m.Payload
+		body = webhookBody(m.Payload, c, w)
 	case Telegram:
 		body = map[string]any{"chat_id": c.ChatID, "text": title + "\n" + text, "disable_web_page_preview": true}
 	case DingTalk, WeCom:
@@ -127,7 +127,7 @@ func Build(m Message, sec Secrets, now time.Time) (Request, error) {
 	case Bark:
 		body = map[string]string{"title": title, "body": text, "group": "qinglong"}
 	case Slack:
-		body = map[string]string{"text": slackEscape(title + "\n" + MarkdownText(m.Payload))}
+		body = map[string]string{"text": slackEscape(title + "\n" + w.markdownText(m.Payload))}
 	case Ntfy:
 		req.Headers["Content-Type"] = "text/plain; charset=utf-8"
 		// A header is ASCII: a title in another script goes as RFC 2047
@@ -146,11 +146,11 @@ func Build(m Message, sec Secrets, now time.Time) (Request, error) {
 		// desp is Markdown, where lines with no blank one between them
 		// run together into one.
 		md := markdownPayload(m.Payload)
-		desp := Title(md) + "\n\n" + strings.ReplaceAll(Details(md), "\n", "\n\n")
+		desp := w.title(md) + "\n\n" + strings.ReplaceAll(w.details(md), "\n", "\n\n")
 		if m.Payload.Output != "" {
-			desp += "\n\n" + markdownOutput(m.Payload)
+			desp += "\n\n" + w.markdownOutput(m.Payload)
 		}
-		body = map[string]string{"title": shortTitle(m.Payload, serverChanTitleLen), "desp": desp}
+		body = map[string]string{"title": shortTitle(w, m.Payload, serverChanTitleLen), "desp": desp}
 	case Email:
 		return Request{}, fmt.Errorf("channel %s: an email channel is sent over SMTP, not HTTP", c.Name)
 	default:
@@ -267,24 +267,9 @@ var verbs = map[Event]string{
 	OnRecovered: "recovered", OnConsecutiveFailures: "failed %s in a row",
 }
 
-// Title is the one-line summary of a payload. A finished notification
-// says how the Run ended, as the rule of that end would.
-func Title(p Payload) string {
-	return fmt.Sprintf("QingLong: %s %s", subject(p), verb(p))
-}
-
-// verb says what happened: how the Run ended, or that an occurrence was
-// skipped.
-func verb(p Payload) string {
-	v := verbs[p.Event]
-	if p.Event == OnFinished {
-		v = verbs[Event(p.RunState)]
-	}
-	if p.Event == OnConsecutiveFailures {
-		v = fmt.Sprintf(v, plural.Count(p.ConsecutiveFailures, "time", "times"))
-	}
-	return v
-}
+// Title is the one-line summary of a payload in English. A finished
+// notification says how the Run ended, as the rule of that end would.
+func Title(p Payload) string { return english.title(p) }
 
 // subject is whose it is: the project, and its trigger when there is
 // one, after the trigger's title when it has one ("每日签到 · shop/checkin").
@@ -307,79 +292,87 @@ func titledName(title, name string) string {
 	return title + " · " + name
 }
 
-// Details is the detail lines of a payload: what ran, how it ended, when;
+// Details is the detail lines of a payload in English, its times in UTC.
+func Details(p Payload) string { return english.details(p) }
+
+// details is the detail lines of a payload: what ran, how it ended, when;
 // the project's display title, which the title line leaves out, and the
 // task's before its name.
-func Details(p Payload) string {
+func (w wording) details(p Payload) string {
 	var b strings.Builder
-	line := func(k, v string) {
+	line := func(en, zh, v string) {
 		if v != "" {
-			fmt.Fprintf(&b, "%s: %s\n", k, v)
+			fmt.Fprintf(&b, "%s%s%s\n", w.say(en, zh), w.say(": ", "："), v)
 		}
 	}
-	line("run", p.RunID)
+	line("run", "运行", p.RunID)
 	if p.ProjectTitle != "" {
-		line("project", p.ProjectTitle+" · "+p.Project)
+		line("project", "项目", p.ProjectTitle+" · "+p.Project)
 	}
-	line("task", titledName(p.TaskTitle, p.Task))
-	line("state", p.RunState)
+	line("task", "任务", titledName(p.TaskTitle, p.Task))
+	line("state", "状态", w.value(p.RunState))
 	if p.Attempt > 1 {
-		line("attempt", fmt.Sprint(p.Attempt))
+		line("attempt", "尝试", fmt.Sprint(p.Attempt))
 	}
 	if p.ExitCode != nil {
-		line("exit code", fmt.Sprint(*p.ExitCode))
+		line("exit code", "退出码", fmt.Sprint(*p.ExitCode))
 	}
 	if p.Signal != 0 {
-		line("signal", fmt.Sprintf("%d (%s)", p.Signal, p.SignalName))
+		line("signal", "信号", fmt.Sprintf("%d (%s)", p.Signal, p.SignalName))
 	}
-	line("error", p.ErrorCode)
-	line("reason", p.Reason)
+	line("error", "错误", p.ErrorCode)
+	line("reason", "原因", w.value(p.Reason))
 	if p.Occurrences > 0 {
-		line("occurrences", fmt.Sprint(p.Occurrences))
+		line("occurrences", "发生时刻数", fmt.Sprint(p.Occurrences))
 	}
-	line("scheduled for", p.ScheduledFor)
-	line("last scheduled for", p.LastScheduledFor)
-	line("started at", p.StartedAt)
-	line("finished at", p.FinishedAt)
+	line("scheduled for", "计划时间", w.at(p.ScheduledFor))
+	line("last scheduled for", "最后计划时间", w.at(p.LastScheduledFor))
+	line("started at", "开始时间", w.at(p.StartedAt))
+	line("finished at", "结束时间", w.at(p.FinishedAt))
 	if p.DurationMs != nil {
-		line("took", (time.Duration(*p.DurationMs) * time.Millisecond).String())
+		line("took", "耗时", (time.Duration(*p.DurationMs) * time.Millisecond).String())
 	}
-	line("origin", p.Origin)
-	line("link", p.Link)
+	line("origin", "来源", w.value(p.Origin))
+	line("link", "链接", p.Link)
 	return strings.TrimSuffix(b.String(), "\n")
 }
 
-// Text is the detail lines of a payload and, when it quotes output, the
+// Text is the English detail lines of a payload and its quoted output.
+func Text(p Payload) string { return english.text(p) }
+
+// text is the detail lines of a payload and, when it quotes output, the
 // output after a line saying what it is.
-func Text(p Payload) string {
+func (w wording) text(p Payload) string {
 	if p.Output == "" {
-		return Details(p)
+		return w.details(p)
 	}
-	return Details(p) + "\n" + outputHeading(p) + "\n" + p.Output
+	return w.details(p) + "\n" + w.outputHeading(p) + "\n" + p.Output
 }
 
-// MarkdownText is Text for a service that renders Markdown: the output in
+// MarkdownText is Text for a service that renders Markdown.
+func MarkdownText(p Payload) string { return english.markdownText(p) }
+
+// markdownText is text for a service that renders Markdown: the output in
 // a fenced code block, so that its characters are shown, not rendered.
-func MarkdownText(p Payload) string {
+func (w wording) markdownText(p Payload) string {
 	if p.Output == "" {
-		return Details(p)
+		return w.details(p)
 	}
-	return Details(p) + "\n" + markdownOutput(p)
+	return w.details(p) + "\n" + w.markdownOutput(p)
 }
 
 // markdownOutput is the quoted output's heading and the output fenced by
 // more backticks than any run of them in it.
-func markdownOutput(p Payload) string {
+func (w wording) markdownOutput(p Payload) string {
 	fence := "```"
 	for strings.Contains(p.Output, fence) {
 		fence += "`"
 	}
-	return outputHeading(p) + "\n" + fence + "\n" + p.Output + "\n" + fence
+	return w.outputHeading(p) + "\n" + fence + "\n" + p.Output + "\n" + fence
 }
 
-func outputHeading(p Payload) string {
-	return fmt.Sprintf("output (last %s):", plural.Count(strings.Count(p.Output, "\n")+1, "line", "lines"))
-}
+// countLines is how many lines a quoted output holds.
+func countLines(s string) int { return strings.Count(s, "\n") + 1 }
 
 func tag(p Payload) string {
 	if succeeded(p) {

@@ -238,7 +238,8 @@ func BuildMail(m Message, now time.Time) (Mail, error) {
 		date = time.UnixMilli(m.CreatedAtMs)
 	}
 	domain := from.Address[strings.LastIndexByte(from.Address, '@')+1:]
-	title, text := Title(m.Payload), Text(m.Payload)
+	w := c.wording()
+	title, text := w.title(m.Payload), w.text(m.Payload)
 	var b bytes.Buffer
 	header := func(k, v string) { fmt.Fprintf(&b, "%s: %s\r\n", k, v) }
 	header("From", from.String())

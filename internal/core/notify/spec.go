@@ -110,6 +110,12 @@ type Channel struct {
 	// leaves the installation for the channel's service, so it is asked
 	// for channel by channel.
 	Output int `json:"output,omitempty"`
+	// Language is the language of the text the receiver shows (English,
+	// "" as well, or Chinese), and TimeZone the IANA zone its times are
+	// shown in ("": as the payload holds them, in UTC). Neither changes a
+	// webhook's payload, whose fields are for programs.
+	Language string `json:"language,omitempty"`
+	TimeZone string `json:"timeZone,omitempty"`
 }
 
 // Rule sends a notification to Channel when a Run of the project meets
@@ -302,6 +308,9 @@ func (c Channel) ValidateSettings() error {
 			Because(validate.RefusalNotOneOf, "field", field+".type", "value", c.Kind, "allowed", joinKinds())
 	}
 	if err := c.validateURL(field); err != nil {
+		return err
+	}
+	if err := c.validateWording(field); err != nil {
 		return err
 	}
 	for _, k := range []struct{ key, value string }{

@@ -20,14 +20,14 @@ import (
 
 // testNewChannelsReachTheirNotificationsWhole: an email, gotify, pushplus
 // and serverchan channel's settings (an email channel's list of
-// recipients among them) are stored with the project and copied whole to
+// recipients, a channel's language and time zone among them) are stored with the project and copied whole to
 // every notification, a Run's and a ledger entry's (which the cluster
 // writes in SQL, from the stored settings), on both commit paths.
 func testNewChannelsReachTheirNotificationsWhole(t *testing.T, f Fixture) {
 	channels := []notify.Channel{
 		{Name: "mail", Kind: notify.Email, Host: "smtp.example.com", Port: 465, TLS: notify.TLSImplicit, From: "青龙 <ql@example.com>",
 			To: []string{"ops@example.com", "值班 <oncall@example.cn>"}, Username: "ql@example.com", PasswordSecret: "mail_pass"},
-		{Name: "phone", Kind: notify.Gotify, URL: "https://gotify.example.com", TokenSecret: "gotify_app"},
+		{Name: "phone", Kind: notify.Gotify, URL: "https://gotify.example.com", TokenSecret: "gotify_app", Language: notify.Chinese, TimeZone: "Asia/Shanghai"},
 		{Name: "wechat", Kind: notify.PushPlus, TokenSecret: "pushplus_token"},
 		{Name: "sct", Kind: notify.ServerChan, TokenSecret: "sendkey"},
 	}
