@@ -337,9 +337,6 @@ func (w wording) details(p Payload) string {
 	return strings.TrimSuffix(b.String(), "\n")
 }
 
-// Text is the English detail lines of a payload and its quoted output.
-func Text(p Payload) string { return english.text(p) }
-
 // text is the detail lines of a payload and, when it quotes output, the
 // output after a line saying what it is.
 func (w wording) text(p Payload) string {
@@ -348,9 +345,6 @@ func (w wording) text(p Payload) string {
 	}
 	return w.details(p) + "\n" + w.outputHeading(p) + "\n" + p.Output
 }
-
-// MarkdownText is Text for a service that renders Markdown.
-func MarkdownText(p Payload) string { return english.markdownText(p) }
 
 // markdownText is text for a service that renders Markdown: the output in
 // a fenced code block, so that its characters are shown, not rendered.

@@ -59,11 +59,11 @@ func TestQuotedOutputStaysWithinItsByteCap(t *testing.T) {
 // holds, so nothing in it is rendered or closes the fence early.
 func TestMarkdownOutputIsFencedBeyondItsOwnBackticks(t *testing.T) {
 	p := Payload{RunID: "r", Output: "see ```code``` here"}
-	got := MarkdownText(p)
+	got := english.markdownText(p)
 	if !strings.Contains(got, "\n````\nsee ```code``` here\n````") {
 		t.Fatalf("MarkdownText = %q, want the output inside a fence of four backticks", got)
 	}
-	if Details(p) != MarkdownText(Payload{RunID: "r"}) {
+	if Details(p) != english.markdownText(Payload{RunID: "r"}) {
 		t.Fatal("a payload without output renders differently from its details")
 	}
 }

@@ -100,7 +100,7 @@ func TestAnEmailIsSubmittedOverSTARTTLSWithItsLoginEnvelopeAndMessage(t *testing
 		t.Fatalf("headers %v, want UTF-8 text, the event and Auto-Submitted", msg.Header)
 	}
 	body, err := io.ReadAll(quotedprintable.NewReader(msg.Body))
-	if err != nil || string(body) != strings.ReplaceAll(Title(m.Payload)+"\n\n"+Text(m.Payload)+"\n", "\n", "\r\n") {
+	if err != nil || string(body) != strings.ReplaceAll(Title(m.Payload)+"\n\n"+english.text(m.Payload)+"\n", "\n", "\r\n") {
 		t.Fatalf("body %q (%v), want the title and the text", body, err)
 	}
 	if bytes.Contains(se.Message, []byte(mailPassword)) {
