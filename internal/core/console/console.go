@@ -159,6 +159,11 @@ type Config struct {
 	// SessionTTL is how long a session lasts after sign-in (default
 	// DefaultSessionTTL).
 	SessionTTL time.Duration
+	// SessionIdle ends a session unused this long, before its lifetime
+	// is out (default DefaultSessionIdle); a use is recorded at most once
+	// per websession.SeenEvery, so the session may end up to that much
+	// sooner after the last page.
+	SessionIdle time.Duration
 	// RequestTimeout bounds the store calls of one request (zero or above
 	// DefaultRequestTimeout: DefaultRequestTimeout); a run's live log,
 	// which streams for as long as the run does, gets it for each of its
@@ -199,6 +204,11 @@ const DefaultRequestTimeout = httpserve.MaxHandlerTime
 
 // DefaultSessionTTL is a working day: a session held longer signs in again.
 const DefaultSessionTTL = 12 * time.Hour
+
+// DefaultSessionIdle is how long a session may go unused: a browser left
+// signed in on a shared or lost machine stops being a way in within the
+// hour, not at the end of the day.
+const DefaultSessionIdle = time.Hour
 
 // maxForm caps a console form's body.
 const maxForm = 16 << 10
@@ -326,6 +336,9 @@ type session struct {
 	name      string
 	scope     apitoken.Scope
 	expiresMs int64
+	// seenMs is the last use of a session kept in this process alone
+	// (Config.Sessions nil); a stored one's is the store's.
+	seenMs int64
 	// owner is principal(), and used and owned its places in the session
 	// table's lists (sessions.go).
 	owner       string
@@ -363,6 +376,9 @@ func New(cfg Config) *Console {
 	}
 	if cfg.SessionTTL <= 0 {
 		cfg.SessionTTL = DefaultSessionTTL
+	}
+	if cfg.SessionIdle <= 0 {
+		cfg.SessionIdle = DefaultSessionIdle
 	}
 	if cfg.RequestTimeout <= 0 || cfg.RequestTimeout > DefaultRequestTimeout {
 		cfg.RequestTimeout = DefaultRequestTimeout
@@ -470,6 +486,15 @@ func (c *Console) guard(rt route) http.HandlerFunc {
 		}
 		s, b, err := c.session(checked)
 		l := lang(r)
+		if errors.Is(err, errSessionIdle) {
+			http.SetCookie(w, c.cookie(sessionCookie, "", "/", -1))
+			if r.Method == http.MethodGet {
+				http.Redirect(w, r, signinFor(r.URL.RequestURI(), r.URL.Query().Get("lang"), true), http.StatusSeeOther)
+				return
+			}
+			c.failWith(w, r, nil, http.StatusUnauthorized, tr(l, "err.idle"))
+			return
+		}
 		if err != nil {
 			c.cfg.Log.Warn("console: checking a session", "code", CodeSessionCheckFailed, "err", err)
 			c.failWith(w, r, nil, http.StatusServiceUnavailable, tr(l, "err.sessioncheck"))
@@ -477,7 +502,7 @@ func (c *Console) guard(rt route) http.HandlerFunc {
 		}
 		if s == nil {
 			if r.Method == http.MethodGet {
-				http.Redirect(w, r, signinFor(r.URL.RequestURI(), r.URL.Query().Get("lang")), http.StatusSeeOther)
+				http.Redirect(w, r, signinFor(r.URL.RequestURI(), r.URL.Query().Get("lang"), false), http.StatusSeeOther)
 				return
 			}
 			c.failWith(w, r, nil, http.StatusUnauthorized, tr(l, "err.signedout"))
@@ -603,7 +628,8 @@ func (c *Console) sessionIfAny(r *http.Request) *session {
 }
 
 // session is the request's session, nil when there is none or it is no
-// longer allowed, and the projects its user is bound to now.
+// longer allowed, and the projects its user is bound to now; errSessionIdle
+// when it was ended just now for going unused.
 func (c *Console) session(r *http.Request) (*session, bound, error) {
 	ck, err := r.Cookie(sessionCookie)
 	if err != nil {
@@ -615,7 +641,9 @@ func (c *Console) session(r *http.Request) (*session, bound, error) {
 		if s, err = c.storedSession(r.Context(), ck.Value); err != nil {
 			return nil, bound{}, err
 		}
-	} else if held, ok := c.sessions.get(ck.Value, now); ok {
+	} else if held, idle := c.sessions.get(ck.Value, now, c.cfg.SessionIdle.Milliseconds()); idle {
+		return nil, bound{}, errSessionIdle
+	} else {
 		s = held
 	}
 	if s == nil {
@@ -672,7 +700,8 @@ func (c *Console) stillValid(ctx context.Context, s *session, now int64) (bool, 
 
 // start records a new session (of a token or a user) and sets its cookie.
 func (c *Console) start(ctx context.Context, w http.ResponseWriter, s *session) error {
-	s.id, s.expiresMs = randomID(), c.cfg.NowMs()+c.cfg.SessionTTL.Milliseconds()
+	s.seenMs = c.cfg.NowMs()
+	s.id, s.expiresMs = randomID(), s.seenMs+c.cfg.SessionTTL.Milliseconds()
 	s.csrf = sessionCSRF(s.id)
 	if err := c.store(ctx, s); err != nil {
 		return err
@@ -777,10 +806,12 @@ func (c *Console) renderSignin(w http.ResponseWriter, r *http.Request, msg strin
 	if r.Method == http.MethodPost {
 		next = r.PostFormValue("next")
 	}
-	// SignedOut: the page a sign-out sends the browser to says it was.
+	// SignedOut: the page a sign-out sends the browser to says it was;
+	// Idle: the page a session ended for going unused sends it to says so.
 	signedOut := r.Method != http.MethodPost && r.URL.Query().Has(signedOutParam)
+	idle := r.Method != http.MethodPost && r.URL.Query().Has(idleParam)
 	c.render(w, r, status, "signin", nil, map[string]any{"CSRF": v, "Error": msg, "Users": c.cfg.Users != nil, "User": user, "Next": localPage(next),
-		"SignedOut": signedOut, "AdminCredentials": c.cfg.AdminCredentials, "Setup": c.setupLink(r.Context())})
+		"SignedOut": signedOut, "Idle": idle, "IdleMinutes": int(c.cfg.SessionIdle.Minutes()), "AdminCredentials": c.cfg.AdminCredentials, "Setup": c.setupLink(r.Context())})
 }
 
 // signin checks a user's password or a token, throttled per address (and
@@ -837,3 +868,11 @@ func (c *Console) signout(w http.ResponseWriter, r *http.Request, s *session) {
 // which says the session ended: without it, the page would look as if
 // nothing had happened.
 const signedOutParam = "signedout"
+
+// idleParam marks the sign-in page a session ended for going unused sends
+// the browser to, which says why it must sign in again.
+const idleParam = "idle"
+
+// errSessionIdle is a session ended for going unused longer than
+// Config.SessionIdle.
+var errSessionIdle = errors.New("console session ended for inactivity")
