@@ -23,6 +23,7 @@ import (
 	"maps"
 	"net"
 	"net/http"
+	"net/url"
 	"slices"
 	"strings"
 	"time"
@@ -154,7 +155,10 @@ type Config struct {
 	// (sessionstore.go); nil keeps them in this process alone, for a
 	// console served without a database (a handler under test).
 	Sessions websession.Store
-	// Secure marks the session cookie Secure: set it when serving TLS.
+	// Secure marks the console's cookies Secure and names the session
+	// cookie with the __Host- prefix: set it when serving TLS, or when the
+	// console's address as people reach it is https (PublicTLS: a
+	// TLS-terminating proxy in front of a plain-HTTP listener).
 	Secure bool
 	// SessionTTL is how long a session lasts after sign-in (default
 	// DefaultSessionTTL).
@@ -487,7 +491,7 @@ func (c *Console) guard(rt route) http.HandlerFunc {
 		s, b, err := c.session(checked)
 		l := lang(r)
 		if errors.Is(err, errSessionIdle) {
-			http.SetCookie(w, c.cookie(sessionCookie, "", "/", -1))
+			http.SetCookie(w, c.cookie(c.sessionCookieName(), "", "/", -1))
 			if r.Method == http.MethodGet {
 				http.Redirect(w, r, signinFor(r.URL.RequestURI(), r.URL.Query().Get("lang"), true), http.StatusSeeOther)
 				return
@@ -631,7 +635,7 @@ func (c *Console) sessionIfAny(r *http.Request) *session {
 // longer allowed, and the projects its user is bound to now; errSessionIdle
 // when it was ended just now for going unused.
 func (c *Console) session(r *http.Request) (*session, bound, error) {
-	ck, err := r.Cookie(sessionCookie)
+	ck, err := r.Cookie(c.sessionCookieName())
 	if err != nil {
 		return nil, bound{}, nil
 	}
@@ -707,14 +711,40 @@ func (c *Console) start(ctx context.Context, w http.ResponseWriter, s *session) 
 		return err
 	}
 	c.sessions.add(s)
-	http.SetCookie(w, c.cookie(sessionCookie, s.id, "/", int(c.cfg.SessionTTL.Seconds())))
+	http.SetCookie(w, c.cookie(c.sessionCookieName(), s.id, "/", int(c.cfg.SessionTTL.Seconds())))
 	return nil
 }
 
+// sessionCookieName is the session cookie's name: with Secure, the
+// __Host- prefix, which a browser takes only from a secure origin, with
+// Path=/ and without a Domain, so no other host of the domain (a
+// neighbouring subdomain) nor a plain-HTTP page can set or shadow the
+// console's session. A session cookie of the other name is not read: a
+// browser signed in before the prefix was used signs in once more.
+func (c *Console) sessionCookieName() string {
+	if c.cfg.Secure {
+		return hostPrefix + sessionCookie
+	}
+	return sessionCookie
+}
+
+// hostPrefix is the cookie name prefix browsers keep for cookies set by a
+// secure origin, with Path=/ and without a Domain.
+const hostPrefix = "__Host-"
+
+// PublicTLS reports whether the console's address as people reach it
+// (--console-url) is https: the browser then talks TLS to a proxy even
+// when this server listens on plain HTTP behind it, and the session cookie
+// is made Secure.
+func PublicTLS(consoleURL string) bool {
+	u, err := url.Parse(consoleURL)
+	return err == nil && strings.EqualFold(u.Scheme, "https")
+}
+
 // cookie is a console cookie: HttpOnly, SameSite=Strict, and Secure when
-// the server serves TLS. Without TLS the server listens on loopback only
-// (httpapi refuses plain HTTP elsewhere), where a Secure cookie would never
-// come back.
+// the server serves TLS or its public address is https. Otherwise the
+// server listens on loopback only (httpapi refuses plain HTTP elsewhere),
+// where a Secure cookie would never come back.
 func (c *Console) cookie(name, value, path string, maxAge int) *http.Cookie {
 	return &http.Cookie{Name: name, Value: value, Path: path, MaxAge: maxAge, HttpOnly: true, SameSite: http.SameSiteStrictMode, Secure: c.cfg.Secure} //nolint:gosec // G124: Secure follows TLS, see above
 }
@@ -860,7 +890,7 @@ func (c *Console) signout(w http.ResponseWriter, r *http.Request, s *session) {
 		return
 	}
 	c.authLog.SignedOut(authlog.Event{Surface: authlog.SurfaceConsole, Addr: remoteHost(r), Name: s.name})
-	http.SetCookie(w, c.cookie(sessionCookie, "", "/", -1))
+	http.SetCookie(w, c.cookie(c.sessionCookieName(), "", "/", -1))
 	http.Redirect(w, r, "/signin?"+signedOutParam, http.StatusSeeOther)
 }
 
