@@ -371,6 +371,8 @@ type Console struct {
 
 	// setupThrottle counts wrong setup codes (setup.go).
 	setupThrottle *setupThrottle
+	// liveLogs counts each session's open live logs (livelogslots.go).
+	liveLogs *liveLogSlots
 }
 
 // New returns the console handler.
@@ -397,7 +399,7 @@ func New(cfg Config) *Console {
 		cfg.Binary = "ql"
 	}
 	c := &Console{cfg: cfg, mux: http.NewServeMux(), tmpl: parseTemplates(cfg.Binary, cfg.DatabaseFlags), sessions: newSessionTable(maxSessions, maxSessionsPerPrincipal),
-		throttle: newThrottle(func() time.Time { return time.UnixMilli(cfg.NowMs()) }), slots: defaultCheckSlots(), verify: verifyPassword, setupThrottle: newSetupThrottle(),
+		throttle: newThrottle(func() time.Time { return time.UnixMilli(cfg.NowMs()) }), slots: defaultCheckSlots(), verify: verifyPassword, setupThrottle: newSetupThrottle(), liveLogs: newLiveLogSlots(maxLiveLogs),
 		signinKey: make([]byte, 32), authLog: authlog.New(cfg.Log, func() time.Time { return time.UnixMilli(cfg.NowMs()) })}
 	_, _ = rand.Read(c.signinKey) // crypto/rand never fails on supported platforms
 	byPattern := map[string]map[string]http.HandlerFunc{}
