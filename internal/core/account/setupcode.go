@@ -26,6 +26,8 @@ type SetupCode struct {
 	mu     sync.Mutex
 	hash   []byte // nil while spent
 	closed bool
+	// atClose runs once, at the first Close (AtClose).
+	atClose func()
 }
 
 // NewSetupCode draws a code and returns it with its holder; the caller
@@ -100,6 +102,23 @@ func (c *SetupCode) Unspend(code string) {
 // Close ends the code for good, spent or not: an account exists.
 func (c *SetupCode) Close() {
 	c.mu.Lock()
-	defer c.mu.Unlock()
+	first := !c.closed
 	c.hash, c.closed = nil, true
+	f := c.atClose
+	c.mu.Unlock()
+	if first && f != nil {
+		f()
+	}
+}
+
+// AtClose makes f run once the code is closed for good, as soon as it is:
+// whatever still holds the code (its file) goes with it.
+func (c *SetupCode) AtClose(f func()) {
+	c.mu.Lock()
+	closed := c.closed
+	c.atClose = f
+	c.mu.Unlock()
+	if closed {
+		f()
+	}
 }

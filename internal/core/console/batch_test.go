@@ -67,7 +67,7 @@ func newBatchSite(t *testing.T, configure func(*Config)) *batchSite {
 		if err != nil {
 			t.Fatal(err)
 		}
-		b.c.sessions.add(&session{id: string(s), csrf: "k", digest: apitoken.Digest(secret), name: "web-" + string(s), scope: s, expiresMs: 1 << 62})
+		b.c.sessions.add(&session{id: string(s), csrf: "k", digest: apitoken.Digest(secret), name: "web-" + string(s), scope: s, expiresMs: 1 << 62, seenMs: time.Now().UnixMilli()})
 	}
 	return b
 }

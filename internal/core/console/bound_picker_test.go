@@ -55,7 +55,7 @@ func TestABoundUsersPickerOffersItsProjectsWhateverHowManyOthersExist(t *testing
 		if _, err := st.UserCreate(ctx, account.NewUser{ID: id, Name: u.name, Role: account.Viewer, Hash: hash, Projects: u.projects}); err != nil {
 			t.Fatal(err)
 		}
-		c.sessions.add(&session{id: u.name, csrf: "k", userID: id, stamp: account.PasswordStamp(hash), name: u.name, scope: account.Viewer.Scope(), expiresMs: 1 << 62})
+		c.sessions.add(&session{id: u.name, csrf: "k", userID: id, stamp: account.PasswordStamp(hash), name: u.name, scope: account.Viewer.Scope(), expiresMs: 1 << 62, seenMs: time.Now().UnixMilli()})
 	}
 	offered := func(user string) []string {
 		t.Helper()

@@ -23,6 +23,7 @@ import (
 	"maps"
 	"net"
 	"net/http"
+	"net/url"
 	"slices"
 	"strings"
 	"time"
@@ -158,11 +159,19 @@ type Config struct {
 	// (sessionstore.go); nil keeps them in this process alone, for a
 	// console served without a database (a handler under test).
 	Sessions websession.Store
-	// Secure marks the session cookie Secure: set it when serving TLS.
+	// Secure marks the console's cookies Secure and names the session
+	// cookie with the __Host- prefix: set it when serving TLS, or when the
+	// console's address as people reach it is https (PublicTLS: a
+	// TLS-terminating proxy in front of a plain-HTTP listener).
 	Secure bool
 	// SessionTTL is how long a session lasts after sign-in (default
 	// DefaultSessionTTL).
 	SessionTTL time.Duration
+	// SessionIdle ends a session unused this long, before its lifetime
+	// is out (default DefaultSessionIdle); a use is recorded at most once
+	// per websession.SeenEvery, so the session may end up to that much
+	// sooner after the last page.
+	SessionIdle time.Duration
 	// RequestTimeout bounds the store calls of one request (zero or above
 	// DefaultRequestTimeout: DefaultRequestTimeout); a run's live log,
 	// which streams for as long as the run does, gets it for each of its
@@ -203,6 +212,11 @@ const DefaultRequestTimeout = httpserve.MaxHandlerTime
 
 // DefaultSessionTTL is a working day: a session held longer signs in again.
 const DefaultSessionTTL = 12 * time.Hour
+
+// DefaultSessionIdle is how long a session may go unused: a browser left
+// signed in on a shared or lost machine stops being a way in within the
+// hour, not at the end of the day.
+const DefaultSessionIdle = time.Hour
 
 // maxForm caps a console form's body.
 const maxForm = 16 << 10
@@ -330,6 +344,9 @@ type session struct {
 	name      string
 	scope     apitoken.Scope
 	expiresMs int64
+	// seenMs is the last use of a session kept in this process alone
+	// (Config.Sessions nil); a stored one's is the store's.
+	seenMs int64
 	// owner is principal(), and used and owned its places in the session
 	// table's lists (sessions.go).
 	owner       string
@@ -358,6 +375,8 @@ type Console struct {
 
 	// setupThrottle counts wrong setup codes (setup.go).
 	setupThrottle *setupThrottle
+	// liveLogs counts each session's open live logs (livelogslots.go).
+	liveLogs *liveLogSlots
 }
 
 // New returns the console handler.
@@ -367,6 +386,9 @@ func New(cfg Config) *Console {
 	}
 	if cfg.SessionTTL <= 0 {
 		cfg.SessionTTL = DefaultSessionTTL
+	}
+	if cfg.SessionIdle <= 0 {
+		cfg.SessionIdle = DefaultSessionIdle
 	}
 	if cfg.RequestTimeout <= 0 || cfg.RequestTimeout > DefaultRequestTimeout {
 		cfg.RequestTimeout = DefaultRequestTimeout
@@ -381,7 +403,7 @@ func New(cfg Config) *Console {
 		cfg.Binary = "ql"
 	}
 	c := &Console{cfg: cfg, mux: http.NewServeMux(), tmpl: parseTemplates(cfg.Binary, cfg.DatabaseFlags), sessions: newSessionTable(maxSessions, maxSessionsPerPrincipal),
-		throttle: newThrottle(func() time.Time { return time.UnixMilli(cfg.NowMs()) }), slots: defaultCheckSlots(), verify: verifyPassword, setupThrottle: newSetupThrottle(),
+		throttle: newThrottle(func() time.Time { return time.UnixMilli(cfg.NowMs()) }), slots: defaultCheckSlots(), verify: verifyPassword, setupThrottle: newSetupThrottle(), liveLogs: newLiveLogSlots(maxLiveLogs),
 		signinKey: make([]byte, 32), authLog: authlog.New(cfg.Log, func() time.Time { return time.UnixMilli(cfg.NowMs()) })}
 	_, _ = rand.Read(c.signinKey) // crypto/rand never fails on supported platforms
 	byPattern := map[string]map[string]http.HandlerFunc{}
@@ -474,6 +496,15 @@ func (c *Console) guard(rt route) http.HandlerFunc {
 		}
 		s, b, err := c.session(checked)
 		l := lang(r)
+		if errors.Is(err, errSessionIdle) {
+			http.SetCookie(w, c.cookie(c.sessionCookieName(), "", "/", -1))
+			if r.Method == http.MethodGet {
+				http.Redirect(w, r, signinFor(r.URL.RequestURI(), r.URL.Query().Get("lang"), true), http.StatusSeeOther)
+				return
+			}
+			c.failWith(w, r, nil, http.StatusUnauthorized, tr(l, "err.idle"))
+			return
+		}
 		if err != nil {
 			c.cfg.Log.Warn("console: checking a session", "code", CodeSessionCheckFailed, "err", err)
 			c.failWith(w, r, nil, http.StatusServiceUnavailable, tr(l, "err.sessioncheck"))
@@ -481,7 +512,7 @@ func (c *Console) guard(rt route) http.HandlerFunc {
 		}
 		if s == nil {
 			if r.Method == http.MethodGet {
-				http.Redirect(w, r, signinFor(r.URL.RequestURI(), r.URL.Query().Get("lang")), http.StatusSeeOther)
+				http.Redirect(w, r, signinFor(r.URL.RequestURI(), r.URL.Query().Get("lang"), false), http.StatusSeeOther)
 				return
 			}
 			c.failWith(w, r, nil, http.StatusUnauthorized, tr(l, "err.signedout"))
@@ -607,9 +638,10 @@ func (c *Console) sessionIfAny(r *http.Request) *session {
 }
 
 // session is the request's session, nil when there is none or it is no
-// longer allowed, and the projects its user is bound to now.
+// longer allowed, and the projects its user is bound to now; errSessionIdle
+// when it was ended just now for going unused.
 func (c *Console) session(r *http.Request) (*session, bound, error) {
-	ck, err := r.Cookie(sessionCookie)
+	ck, err := r.Cookie(c.sessionCookieName())
 	if err != nil {
 		return nil, bound{}, nil
 	}
@@ -619,7 +651,9 @@ func (c *Console) session(r *http.Request) (*session, bound, error) {
 		if s, err = c.storedSession(r.Context(), ck.Value); err != nil {
 			return nil, bound{}, err
 		}
-	} else if held, ok := c.sessions.get(ck.Value, now); ok {
+	} else if held, idle := c.sessions.get(ck.Value, now, c.cfg.SessionIdle.Milliseconds()); idle {
+		return nil, bound{}, errSessionIdle
+	} else {
 		s = held
 	}
 	if s == nil {
@@ -676,20 +710,47 @@ func (c *Console) stillValid(ctx context.Context, s *session, now int64) (bool, 
 
 // start records a new session (of a token or a user) and sets its cookie.
 func (c *Console) start(ctx context.Context, w http.ResponseWriter, s *session) error {
-	s.id, s.expiresMs = randomID(), c.cfg.NowMs()+c.cfg.SessionTTL.Milliseconds()
+	s.seenMs = c.cfg.NowMs()
+	s.id, s.expiresMs = randomID(), s.seenMs+c.cfg.SessionTTL.Milliseconds()
 	s.csrf = sessionCSRF(s.id)
 	if err := c.store(ctx, s); err != nil {
 		return err
 	}
 	c.sessions.add(s)
-	http.SetCookie(w, c.cookie(sessionCookie, s.id, "/", int(c.cfg.SessionTTL.Seconds())))
+	http.SetCookie(w, c.cookie(c.sessionCookieName(), s.id, "/", int(c.cfg.SessionTTL.Seconds())))
 	return nil
 }
 
+// sessionCookieName is the session cookie's name: with Secure, the
+// __Host- prefix, which a browser takes only from a secure origin, with
+// Path=/ and without a Domain, so no other host of the domain (a
+// neighbouring subdomain) nor a plain-HTTP page can set or shadow the
+// console's session. A session cookie of the other name is not read: a
+// browser signed in before the prefix was used signs in once more.
+func (c *Console) sessionCookieName() string {
+	if c.cfg.Secure {
+		return hostPrefix + sessionCookie
+	}
+	return sessionCookie
+}
+
+// hostPrefix is the cookie name prefix browsers keep for cookies set by a
+// secure origin, with Path=/ and without a Domain.
+const hostPrefix = "__Host-"
+
+// PublicTLS reports whether the console's address as people reach it
+// (--console-url) is https: the browser then talks TLS to a proxy even
+// when this server listens on plain HTTP behind it, and the session cookie
+// is made Secure.
+func PublicTLS(consoleURL string) bool {
+	u, err := url.Parse(consoleURL)
+	return err == nil && strings.EqualFold(u.Scheme, "https")
+}
+
 // cookie is a console cookie: HttpOnly, SameSite=Strict, and Secure when
-// the server serves TLS. Without TLS the server listens on loopback only
-// (httpapi refuses plain HTTP elsewhere), where a Secure cookie would never
-// come back.
+// the server serves TLS or its public address is https. Otherwise the
+// server listens on loopback only (httpapi refuses plain HTTP elsewhere),
+// where a Secure cookie would never come back.
 func (c *Console) cookie(name, value, path string, maxAge int) *http.Cookie {
 	return &http.Cookie{Name: name, Value: value, Path: path, MaxAge: maxAge, HttpOnly: true, SameSite: http.SameSiteStrictMode, Secure: c.cfg.Secure} //nolint:gosec // G124: Secure follows TLS, see above
 }
@@ -781,10 +842,12 @@ func (c *Console) renderSignin(w http.ResponseWriter, r *http.Request, msg strin
 	if r.Method == http.MethodPost {
 		next = r.PostFormValue("next")
 	}
-	// SignedOut: the page a sign-out sends the browser to says it was.
+	// SignedOut: the page a sign-out sends the browser to says it was;
+	// Idle: the page a session ended for going unused sends it to says so.
 	signedOut := r.Method != http.MethodPost && r.URL.Query().Has(signedOutParam)
+	idle := r.Method != http.MethodPost && r.URL.Query().Has(idleParam)
 	c.render(w, r, status, "signin", nil, map[string]any{"CSRF": v, "Error": msg, "Users": c.cfg.Users != nil, "User": user, "Next": localPage(next),
-		"SignedOut": signedOut, "AdminCredentials": c.cfg.AdminCredentials, "Setup": c.setupLink(r.Context())})
+		"SignedOut": signedOut, "Idle": idle, "IdleMinutes": int(c.cfg.SessionIdle.Minutes()), "AdminCredentials": c.cfg.AdminCredentials, "Setup": c.setupLink(r.Context())})
 }
 
 // signin checks a user's password or a token, throttled per address (and
@@ -833,7 +896,7 @@ func (c *Console) signout(w http.ResponseWriter, r *http.Request, s *session) {
 		return
 	}
 	c.authLog.SignedOut(authlog.Event{Surface: authlog.SurfaceConsole, Addr: remoteHost(r), Name: s.name})
-	http.SetCookie(w, c.cookie(sessionCookie, "", "/", -1))
+	http.SetCookie(w, c.cookie(c.sessionCookieName(), "", "/", -1))
 	http.Redirect(w, r, "/signin?"+signedOutParam, http.StatusSeeOther)
 }
 
@@ -841,3 +904,11 @@ func (c *Console) signout(w http.ResponseWriter, r *http.Request, s *session) {
 // which says the session ended: without it, the page would look as if
 // nothing had happened.
 const signedOutParam = "signedout"
+
+// idleParam marks the sign-in page a session ended for going unused sends
+// the browser to, which says why it must sign in again.
+const idleParam = "idle"
+
+// errSessionIdle is a session ended for going unused longer than
+// Config.SessionIdle.
+var errSessionIdle = errors.New("console session ended for inactivity")

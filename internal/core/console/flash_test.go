@@ -120,8 +120,8 @@ func TestANewTokensSecretNotShownInTimeIsForgotten(t *testing.T) {
 	}
 	atomic.AddInt64(&now, flashTTL.Milliseconds())
 	site.send(apitoken.Admin, "/runs", nil)
-	s, ok := site.c.sessions.get(string(apitoken.Admin), atomic.LoadInt64(&now))
-	if !ok {
+	s, _ := site.c.sessions.get(string(apitoken.Admin), atomic.LoadInt64(&now), DefaultSessionIdle.Milliseconds())
+	if s == nil {
 		t.Fatal("the session is gone")
 	}
 	s.flashes.mu.Lock()

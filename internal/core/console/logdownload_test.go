@@ -42,7 +42,7 @@ func (o oneAttempt) RunGet(_ context.Context, id string) (run.Detail, error) {
 func downloadServer(t *testing.T, runs run.Reader, log func(ctx context.Context, attemptID string, offset, max int64, w io.Writer) (int64, bool, error), limit time.Duration, logs io.Writer) func(path string) (*http.Response, []byte, error) {
 	t.Helper()
 	c := New(Config{Runs: runs, Tokens: &liveToken{}, ReadLog: log, RequestTimeout: limit, Log: slog.New(slog.NewJSONHandler(logs, nil))})
-	c.sessions.add(&session{id: "s1", digest: []byte("d1"), scope: apitoken.Read, expiresMs: 1 << 62})
+	c.sessions.add(&session{id: "s1", digest: []byte("d1"), scope: apitoken.Read, expiresMs: 1 << 62, seenMs: time.Now().UnixMilli()})
 	srv := httptest.NewServer(c)
 	t.Cleanup(srv.Close)
 	return func(path string) (*http.Response, []byte, error) {

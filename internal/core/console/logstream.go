@@ -87,6 +87,18 @@ func (c *Console) logStream(w http.ResponseWriter, r *http.Request, s *session) 
 	ctx := r.Context()
 	l := lang(r)
 	st := &stream{w: w, rc: http.NewResponseController(w)}
+	// Past the session's bound the answer is the "stopped" event, which
+	// the page shows and which ends its following (a browser would only
+	// try again after any other answer, and show nothing).
+	if !c.liveLogs.take(s.id) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		b, _ := json.Marshal(fmt.Sprintf(tr(l, "log.toomany"), maxLiveLogs)) // a string always marshals
+		if st.send("event: stopped\ndata: %s\n\n", b) == nil {
+			_ = st.rc.Flush()
+		}
+		return
+	}
+	defer c.liveLogs.give(s.id)
 	id := r.PathValue("id")
 	number, err := attemptParam(r)
 	if err != nil {

@@ -63,7 +63,7 @@ func (r *runningRun) RunGet(ctx context.Context, id string) (run.Detail, error) 
 func liveLogConsole(t *testing.T, runs run.Reader, log func(ctx context.Context, attemptID string, offset, max int64, w io.Writer) (int64, bool, error), limit time.Duration) (*liveToken, func(path string) (*httptest.ResponseRecorder, time.Duration)) {
 	tokens := &liveToken{}
 	c := New(Config{Runs: runs, Tokens: tokens, ReadLog: log, RequestTimeout: limit})
-	c.sessions.add(&session{id: "s1", digest: []byte("d1"), scope: apitoken.Read, expiresMs: 1 << 62})
+	c.sessions.add(&session{id: "s1", digest: []byte("d1"), scope: apitoken.Read, expiresMs: 1 << 62, seenMs: time.Now().UnixMilli()})
 	return tokens, func(path string) (*httptest.ResponseRecorder, time.Duration) {
 		t.Helper()
 		r := httptest.NewRequest(http.MethodGet, path, nil)

@@ -5,6 +5,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/qinglong/qinglong/internal/core/apitoken"
 )
@@ -33,7 +34,7 @@ func TestAMethodAnAddressDoesNotTakeIsRefusedInThePagesLanguage(t *testing.T) {
 func TestAMethodRefusedToASignedInUserKeepsTheNavigation(t *testing.T) {
 	t.Parallel()
 	c := New(Config{Tokens: &liveToken{}})
-	c.sessions.add(&session{id: "s1", digest: []byte("d1"), name: "viewer", scope: apitoken.Read, expiresMs: 1 << 62})
+	c.sessions.add(&session{id: "s1", digest: []byte("d1"), name: "viewer", scope: apitoken.Read, expiresMs: 1 << 62, seenMs: time.Now().UnixMilli()})
 	for _, signedIn := range []bool{false, true} {
 		r := httptest.NewRequest(http.MethodPut, "/runs", nil)
 		if signedIn {

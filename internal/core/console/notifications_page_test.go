@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/qinglong/qinglong/internal/core/apitoken"
 	"github.com/qinglong/qinglong/internal/core/notify"
@@ -30,7 +31,7 @@ func (listedOutbox) NotificationRetry(_ context.Context, id, _ string) (notify.M
 func notificationRows(t *testing.T, lang string, rows ...notify.Message) map[string]string {
 	t.Helper()
 	c := New(Config{Notifications: listedOutbox{rows}, Tokens: &liveToken{}})
-	c.sessions.add(&session{id: "s1", digest: []byte("d1"), scope: apitoken.Read, expiresMs: 1 << 62})
+	c.sessions.add(&session{id: "s1", digest: []byte("d1"), scope: apitoken.Read, expiresMs: 1 << 62, seenMs: time.Now().UnixMilli()})
 	srv := httptest.NewServer(c)
 	t.Cleanup(srv.Close)
 	r, err := http.NewRequest(http.MethodGet, srv.URL+"/notifications?lang="+lang, nil)

@@ -74,9 +74,10 @@ func (t *sessionTable) add(s *session) {
 	t.byID[s.id] = s
 }
 
-// get returns the session of id, marking it used, unless it has expired
-// by nowMs (then it is removed).
-func (t *sessionTable) get(id string, nowMs int64) (*session, bool) {
+// get returns the session of id, marking it used at nowMs, nil when there
+// is none or it has expired by nowMs; idle when it went unused for idleMs
+// (then it is removed, as an expired one).
+func (t *sessionTable) get(id string, nowMs, idleMs int64) (s *session, idle bool) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	s, ok := t.byID[id]
@@ -87,8 +88,13 @@ func (t *sessionTable) get(id string, nowMs int64) (*session, bool) {
 		t.removeLocked(s)
 		return nil, false
 	}
+	if nowMs-s.seenMs >= idleMs {
+		t.removeLocked(s)
+		return nil, true
+	}
+	s.seenMs = nowMs
 	t.lru.MoveToBack(s.used)
-	return s, true
+	return s, false
 }
 
 // held returns the entry of a session the store has found live, marking

@@ -31,10 +31,11 @@ func sessionCSRF(id string) string {
 }
 
 // storedSession returns the session of the cookie id from the store, nil
-// when there is none (or it has expired on the store's clock); the
-// process's entry of it keeps its flashes. Its last use is written at most
-// once per websession.SeenEvery, judged on the store's clock too: this
-// server's may be off.
+// when there is none (or it has expired on the store's clock), and
+// errSessionIdle when its last use is Config.SessionIdle old on the
+// store's clock (it is then ended); the process's entry of it keeps its
+// flashes. Its last use is written at most once per websession.SeenEvery,
+// judged on the store's clock too: this server's may be off.
 func (c *Console) storedSession(ctx context.Context, id string) (*session, error) {
 	row, err := c.cfg.Sessions.SessionByDigest(ctx, websession.Digest(id))
 	if qlerror.CodeOf(err) == qlerror.NotFound {
@@ -43,6 +44,12 @@ func (c *Console) storedSession(ctx context.Context, id string) (*session, error
 	}
 	if err != nil {
 		return nil, err
+	}
+	if row.ReadAtMs-row.LastSeenAtMs >= c.cfg.SessionIdle.Milliseconds() {
+		if err := c.end(ctx, id); err != nil {
+			return nil, err
+		}
+		return nil, errSessionIdle
 	}
 	if row.ReadAtMs-row.LastSeenAtMs >= websession.SeenEvery.Milliseconds() {
 		if err := c.cfg.Sessions.SessionSeen(ctx, row.Digest); err != nil {

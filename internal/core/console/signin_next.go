@@ -13,9 +13,13 @@ const maxNextLen = 2048
 // returns there once signed in (a link from a notification to a Run's
 // page, a bookmark), and the overview needs no note of it. The language
 // is the sign-in page's too, which keeps it for the session as the
-// switch does (render sets its cookie).
-func signinFor(uri, lang string) string {
+// switch does (render sets its cookie). idle marks a visit whose session
+// has just ended for going unused, which the page says.
+func signinFor(uri, lang string, idle bool) string {
 	q := url.Values{}
+	if idle {
+		q.Set(idleParam, "")
+	}
 	if messages[lang] != nil {
 		q.Set("lang", lang)
 	}

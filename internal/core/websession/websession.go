@@ -10,8 +10,9 @@
 // and a user disabled, deleted or given a new password, or a token revoked
 // or expired, ends the session whatever its row says.
 //
-// A session lasts its lifetime from sign-in (an absolute lifetime: the
-// console has no idle one). Every time of a session, its sign-in, last use
+// A session lasts its lifetime from sign-in, and the console ends it
+// sooner once its last use is older than its idle time (compared with the
+// row's LastSeenAtMs on the store's clock, ReadAtMs). Every time of a session, its sign-in, last use
 // and expiry, is written and compared on the store's clock, never the
 // caller's: on the cluster that is the database's, so a replica whose
 // clock is off neither lengthens nor shortens a session made or checked

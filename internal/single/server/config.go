@@ -364,16 +364,24 @@ type Layout struct {
 	Secrets string // JSON object name → value, mode 0600
 	Owners  string // one lock file per live executor
 	Lock    string // locked by the server serving the directory; holds its pid
+	// SetupCode holds the first owner's setup code while no account
+	// exists, mode 0600 (setupcode.go).
+	SetupCode string
 }
+
+// SetupCodeFile is the name of the setup code's file in the data
+// directory.
+const SetupCodeFile = "qinglong-setup-code"
 
 // LayoutOf is the layout of dataDir.
 func LayoutOf(dataDir string) Layout {
 	return Layout{
-		DB:      filepath.Join(dataDir, "qinglong.db"),
-		Logs:    filepath.Join(dataDir, sqlitestore.DefaultLogDirName),
-		Secrets: filepath.Join(dataDir, "qinglong-secrets.json"),
-		Owners:  filepath.Join(dataDir, "qinglong-owners"),
-		Lock:    filepath.Join(dataDir, "qinglong-server.lock"),
+		DB:        filepath.Join(dataDir, "qinglong.db"),
+		Logs:      filepath.Join(dataDir, sqlitestore.DefaultLogDirName),
+		Secrets:   filepath.Join(dataDir, "qinglong-secrets.json"),
+		Owners:    filepath.Join(dataDir, "qinglong-owners"),
+		Lock:      filepath.Join(dataDir, "qinglong-server.lock"),
+		SetupCode: filepath.Join(dataDir, SetupCodeFile),
 	}
 }
 

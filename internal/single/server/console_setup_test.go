@@ -1,6 +1,8 @@
 package server
 
 import (
+	"errors"
+	"io/fs"
 	"log/slog"
 	"net/http"
 	"net/url"
@@ -25,9 +27,11 @@ type setupSite struct {
 	dir  string
 	base string
 	logs *lockedBuffer
+	// setup is the setup code read from its file at the start.
+	setup string
 }
 
-var setupCodeLine = regexp.MustCompile(`setup code ((?:[A-Z2-7]{4}-){7}[A-Z2-7]{4}) `)
+var setupCodeForm = regexp.MustCompile(`^((?:[A-Z2-7]{4}-){7}[A-Z2-7]{4})\n$`)
 
 func startSetupSite(t *testing.T) *setupSite {
 	t.Helper()
@@ -39,18 +43,16 @@ func startSetupSite(t *testing.T) *setupSite {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = srv.Stop(t.Context()) })
-	return &setupSite{srv: srv, dir: dir, base: "http://" + srv.Addr(), logs: logs}
+	b, err := os.ReadFile(filepath.Join(dir, SetupCodeFile))
+	m := setupCodeForm.FindStringSubmatch(string(b))
+	if err != nil || m == nil {
+		t.Fatalf("no setup code in its file (%v): %q", err, b)
+	}
+	return &setupSite{srv: srv, dir: dir, base: "http://" + srv.Addr(), logs: logs, setup: m[1]}
 }
 
-// code is the setup code the server logged.
-func (s *setupSite) code(t *testing.T) string {
-	t.Helper()
-	m := setupCodeLine.FindStringSubmatch(s.logs.String())
-	if m == nil {
-		t.Fatalf("the log shows no setup code:\n%s", s.logs.String())
-	}
-	return m[1]
-}
+// code is the setup code the server wrote to its file.
+func (s *setupSite) code(*testing.T) string { return s.setup }
 
 // setupForm fetches the setup page for c and returns its CSRF value.
 func (s *setupSite) setupForm(t *testing.T, c *http.Client) string {
@@ -69,12 +71,13 @@ func (s *setupSite) postSetup(t *testing.T, c *http.Client, csrf, name, code str
 	return httpcall.Form(t, c, http.MethodPost, s.base+"/setup", url.Values{"csrf": {csrf}, "user": {name}, "password": {ownerPassword}, "password2": {ownerPassword}, "code": {code}})
 }
 
-func TestTheFirstOwnerIsCreatedInTheBrowserWithTheLoggedSetupCode(t *testing.T) {
+func TestTheFirstOwnerIsCreatedInTheBrowserWithTheSetupCodeFromItsFile(t *testing.T) {
 	t.Parallel()
 	site := startSetupSite(t)
 	logs := site.logs.String()
-	if !strings.Contains(logs, "level=WARN") || !strings.Contains(logs, "code="+console.CodeSetupCode) || !strings.Contains(logs, site.base+"/setup") {
-		t.Fatalf("the setup code's line is not a WARN with its code and the setup page's address:\n%s", logs)
+	if !strings.Contains(logs, "level=WARN") || !strings.Contains(logs, "code="+console.CodeSetupCode) || !strings.Contains(logs, site.base+"/setup") ||
+		!strings.Contains(logs, filepath.Join(site.dir, SetupCodeFile)) {
+		t.Fatalf("the setup code's line is not a WARN with its code, the setup page's address and the code's file:\n%s", logs)
 	}
 	c := consoleClient(t)
 	_, signin := httpcall.Form(t, c, http.MethodGet, site.base+"/signin?lang=zh", nil)
@@ -232,13 +235,22 @@ func TestAWrongSetupCodeIsThrottled(t *testing.T) {
 	}
 }
 
-// The code is in the log once, and in no page, no later log line and no
-// file of the data directory, the database's included.
-func TestTheSetupCodeIsLoggedOnceAndNowhereElse(t *testing.T) {
+// The code is in its file, readable by the server's user alone, and in no
+// log line and no page; once the owner exists the file is gone, and no
+// file of the data directory, the database's included, holds the code.
+func TestTheSetupCodeIsOnlyInItsPrivateFileWhichGoesOnceAnOwnerExists(t *testing.T) {
 	t.Parallel()
 	site := startSetupSite(t)
 	code := site.code(t)
 	bare := strings.ReplaceAll(code, "-", "")
+	file := filepath.Join(site.dir, SetupCodeFile)
+	fi, err := os.Stat(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fi.Mode().Perm() != 0o600 {
+		t.Fatalf("the setup code's file has mode %v; want 0600", fi.Mode().Perm())
+	}
 	c := consoleClient(t)
 	var pages []string
 	_, signin := httpcall.Form(t, c, http.MethodGet, site.base+"/signin", nil)
@@ -249,6 +261,9 @@ func TestTheSetupCodeIsLoggedOnceAndNowhereElse(t *testing.T) {
 	resp, _ := site.postSetup(t, c, csrf, "lead", code)
 	if resp.StatusCode != http.StatusSeeOther {
 		t.Fatalf("setup: %d", resp.StatusCode)
+	}
+	if _, err := os.Stat(file); !errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("the setup code's file is still there once the owner exists (%v)", err)
 	}
 	_, again := site.postSetup(t, consoleClient(t), csrf, "other", code)
 	_, overview := httpcall.Form(t, c, http.MethodGet, site.base+"/", nil)
@@ -262,10 +277,10 @@ func TestTheSetupCodeIsLoggedOnceAndNowhereElse(t *testing.T) {
 		t.Fatal(err)
 	}
 	logs := site.logs.String()
-	if n := strings.Count(logs, code); n != 1 || strings.Count(logs, bare) != 0 || strings.Count(logs, "code="+console.CodeSetupCode) != 1 {
-		t.Fatalf("the setup code is in the log %d times (want once, on its own line):\n%s", n, logs)
+	if strings.Contains(logs, code) || strings.Contains(logs, bare) || strings.Count(logs, "code="+console.CodeSetupCode) != 1 {
+		t.Fatalf("the log shows the setup code, or says where it is other than once:\n%s", logs)
 	}
-	err := filepath.WalkDir(site.dir, func(path string, d os.DirEntry, err error) error {
+	err = filepath.WalkDir(site.dir, func(path string, d os.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
 			return err
 		}

@@ -56,11 +56,11 @@ func (s *Server) listen() error {
 	if m, ok := any(s.store).(schedule.Manual); ok {
 		cfg.Manual = schedule.ObservedManual{Manual: m, Finished: s.runsFinished}
 	}
-	setup, setupCode := s.drawSetupCode()
+	setup, setupFailed := s.drawSetupCode()
 	cfg.Console = console.New(console.Config{Runs: cfg.Runs, LastRuns: cfg.LastRuns, Triggers: cfg.Triggers, Detail: cfg.Detail, Tokens: cfg.Tokens, Uses: cfg.Uses,
 		Users: s.store, Sessions: s.store, FirstOwner: s.store, Setup: setup, Passwords: s.store, TokenAdmin: s.store, Backlog: s.store.Backlog,
 		Pauser: cfg.Pauser, ProjectPauser: cfg.ProjectPauser, ProjectPauses: cfg.ProjectPauses, ProjectDeleter: cfg.ProjectDeleter, Cancel: cfg.Cancel, Manual: cfg.Manual, Enabler: cfg.Enabler, Definitions: cfg.Definitions, Export: cfg.Export, Notifications: cfg.Notifications, NotificationProjects: cfg.NotificationProjects, Audit: cfg.Audit,
-		MissingSecrets: cfg.MissingSecrets, Secrets: &process.Secrets{Path: s.layout.Secrets}, SecretsRecord: cfg.SecretsRecord, LocalConcurrency: s.cfg.Concurrency, Writes: cfg.Writes, Secure: secure, Log: s.cfg.Logger, Binary: s.cfg.Binary, DatabaseFlags: s.dataDirFlag(),
+		MissingSecrets: cfg.MissingSecrets, Secrets: &process.Secrets{Path: s.layout.Secrets}, SecretsRecord: cfg.SecretsRecord, LocalConcurrency: s.cfg.Concurrency, Writes: cfg.Writes, Secure: secure || console.PublicTLS(s.cfg.ConsoleURL), Log: s.cfg.Logger, Binary: s.cfg.Binary, DatabaseFlags: s.dataDirFlag(),
 		RequestTimeout: s.cfg.RequestTimeout, ReadLog: cfg.ReadLog, MisfireGrace: s.cfg.Grace})
 	api := httpapi.NewHandler(cfg)
 	// Served since before the database was opened (serveWhileStarting),
@@ -76,7 +76,7 @@ func (s *Server) listen() error {
 		s.cfg.Logger.Warn(note, "code", httpapi.CodePlainHTTPExposed, "addr", srv.Addr())
 	}
 	s.noteNoAccounts(console)
-	s.logSetupCode(setupCode, console)
+	s.logSetupCode(setup, setupFailed, console)
 	return nil
 }
 

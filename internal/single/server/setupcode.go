@@ -2,36 +2,80 @@ package server
 
 import (
 	"context"
+	"errors"
+	"io/fs"
+	"os"
 
 	"github.com/qinglong/qinglong/internal/core/account"
 	"github.com/qinglong/qinglong/internal/core/console"
 )
 
 // drawSetupCode draws the first owner's setup code when the database has
-// no account, or returns nil and "" when it has one or cannot tell (the
-// CLI's `users create` is the way then). Only this server's process takes
-// the code, so its hash is kept in memory: a restart draws a new one.
+// no account and writes it to the setup code's file, or returns nil when
+// it has one or cannot tell (the CLI's `users create` is the way then);
+// with an account the file of an earlier start goes. Only this server's
+// process takes the code, so its hash is kept in memory: a restart draws
+// a new one. The string is what logSetupCode says.
 func (s *Server) drawSetupCode() (*account.SetupCode, string) {
 	ctx, cancel := context.WithTimeout(context.Background(), pingTimeout)
 	defer cancel()
 	exist, err := s.store.UsersExist(ctx)
+	if exist {
+		s.removeSetupCode()
+	}
 	if err != nil || exist {
 		return nil, ""
 	}
-	return account.NewSetupCode()
+	holder, code := account.NewSetupCode()
+	if err := writeSetupCode(s.layout.SetupCode, code); err != nil {
+		holder.Close()
+		return nil, "no console account exists, and the setup code could not be written to " + s.layout.SetupCode + " (" + err.Error() +
+			"): create the first owner with `" + s.command("users create NAME --owner") + "`"
+	}
+	holder.AtClose(s.removeSetupCode)
+	return holder, ""
 }
 
-// logSetupCode shows the setup code once. It is the one secret this
-// server logs on purpose: whoever reads the server's log runs the server
-// and could create an owner with the CLI anyway, and the log is the only
-// channel to the operator that exists before any account does. The code
-// is not kept anywhere else (the console holds its hash) and never logged
-// again; it is spent by its first use and dies with the process.
-func (s *Server) logSetupCode(code, consoleURL string) {
-	if code == "" {
+// writeSetupCode writes code to path, readable by this server's user
+// alone: the file of an earlier start is removed first, since a file that
+// exists keeps its mode, which may be wider.
+func writeSetupCode(path, code string) error {
+	if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return err
+	}
+	if _, err := f.WriteString(code + "\n"); err != nil {
+		_ = f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+// removeSetupCode removes the setup code's file: an account exists.
+func (s *Server) removeSetupCode() {
+	if err := os.Remove(s.layout.SetupCode); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		s.cfg.Logger.Warn("removing the spent setup code's file "+s.layout.SetupCode+" (remove it by hand; the code no longer works)",
+			"code", console.CodeSetupCode, "err", err)
+	}
+}
+
+// logSetupCode says where the setup code is, or why there is none though
+// no account exists. The code itself is never logged: whoever reads the
+// server's log (a log collector, a support bundle) is not thereby the
+// server's operator, while the file is readable by the server's user
+// alone, as the database is.
+func (s *Server) logSetupCode(setup *account.SetupCode, failed, consoleURL string) {
+	if failed != "" {
+		s.cfg.Logger.Warn(failed, "code", console.CodeSetupCode)
 		return
 	}
-	s.cfg.Logger.Warn("no console account exists: create the first owner at "+consoleURL+"setup with the setup code "+code+
-		" (it works once, until this server stops; or create one with `"+s.command("users create NAME --owner")+"`)",
-		"code", console.CodeSetupCode)
+	if setup == nil || !setup.Open() {
+		return
+	}
+	s.cfg.Logger.Warn("no console account exists: create the first owner at "+consoleURL+"setup with the setup code in "+s.layout.SetupCode+
+		" (it works once, until this server stops, and the file goes once an owner exists; or create one with `"+s.command("users create NAME --owner")+"`)",
+		"code", console.CodeSetupCode, "file", s.layout.SetupCode)
 }
