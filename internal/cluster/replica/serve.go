@@ -19,6 +19,7 @@ import (
 	"github.com/qinglong/qinglong/internal/core/httpserve"
 	"github.com/qinglong/qinglong/internal/core/loop"
 	"github.com/qinglong/qinglong/internal/core/metrics"
+	"github.com/qinglong/qinglong/internal/core/notify"
 	"github.com/qinglong/qinglong/internal/core/schedule"
 	"github.com/qinglong/qinglong/internal/core/task"
 )
@@ -155,6 +156,8 @@ func (r *replica) listen() error {
 	cfg := httpapi.Config{
 		Runs: live, LastRuns: live, Triggers: live, Detail: live, Tokens: live, Uses: apitoken.NewUses(live), Pauser: live, ProjectPauser: live, ProjectPauses: live, Cancel: r.cancelRun(live), AllowedHosts: r.s.AllowedHosts, TrustedProxies: r.s.TrustedProxies,
 		Notifications: live, NotificationProjects: live, Audit: live, ReadLog: live.ReadAttemptLogUpTo,
+		// A test message is sent as this replica's deliveries send.
+		TryChannel: notify.NewDeliverer(notify.DeliveryConfig{Secrets: notifySecrets(r.s.Notify.Secrets), Version: cli.Version}).Try,
 		// The runtime role reads the catalog: a replica exports though it
 		// cannot publish.
 		Export: live,

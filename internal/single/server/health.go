@@ -12,6 +12,7 @@ import (
 	"github.com/qinglong/qinglong/internal/core/httpapi"
 	"github.com/qinglong/qinglong/internal/core/httpserve"
 	"github.com/qinglong/qinglong/internal/core/metrics"
+	"github.com/qinglong/qinglong/internal/core/notify"
 	"github.com/qinglong/qinglong/internal/core/process"
 	"github.com/qinglong/qinglong/internal/core/schedule"
 	"github.com/qinglong/qinglong/internal/core/task"
@@ -32,6 +33,9 @@ func (s *Server) listen() error {
 		Runs:           servedRuns{Reader: s.store, concurrency: s.cfg.Concurrency}, LastRuns: s.store, Triggers: s.store, Detail: s.store, Tokens: s.store, Uses: apitoken.NewUses(heldTouches{Authenticator: s.store, s: s}), Pauser: s.store, ProjectPauser: s.store, ProjectPauses: s.store, Cancel: s.cancelRun,
 		ProjectDeleter: s.store.ProjectDeleter(s.layout.Logs, s.layout.Secrets),
 		Notifications:  s.store, NotificationProjects: s.store,
+		// A test message is sent as the deliveries send: the same
+		// secrets file and User-Agent.
+		TryChannel:   notify.NewDeliverer(notify.DeliveryConfig{Secrets: s.secrets().Resolve, Version: cli.Version}).Try,
 		Audit:        s.store,
 		AllowedHosts: httpapi.DefaultAllowedHosts(s.cfg.HTTPAddr, s.cfg.AllowedHosts),
 		Ready:        s.readiness, Writes: writes{s}, Log: s.cfg.Logger, RequestTimeout: s.cfg.RequestTimeout,
