@@ -19,6 +19,7 @@ import (
 	"github.com/qinglong/qinglong/internal/core/httpserve"
 	"github.com/qinglong/qinglong/internal/core/loop"
 	"github.com/qinglong/qinglong/internal/core/metrics"
+	"github.com/qinglong/qinglong/internal/core/notify"
 	"github.com/qinglong/qinglong/internal/core/schedule"
 	"github.com/qinglong/qinglong/internal/core/task"
 )
@@ -155,6 +156,8 @@ func (r *replica) listen() error {
 	cfg := httpapi.Config{
 		Runs: live, LastRuns: live, Triggers: live, Detail: live, Tokens: live, Uses: apitoken.NewUses(live), Pauser: live, ProjectPauser: live, ProjectPauses: live, Cancel: r.cancelRun(live), AllowedHosts: r.s.AllowedHosts, TrustedProxies: r.s.TrustedProxies,
 		Notifications: live, NotificationProjects: live, Audit: live, ReadLog: live.ReadAttemptLogUpTo,
+		// A test message is sent as this replica's deliveries send.
+		TryChannel: notify.NewDeliverer(notify.DeliveryConfig{Secrets: notifySecrets(r.s.Notify.Secrets), Version: cli.Version}).Try,
 		// The runtime role reads the catalog: a replica exports though it
 		// cannot publish.
 		Export: live,
@@ -173,7 +176,7 @@ func (r *replica) listen() error {
 	}
 	cfg.Console = console.New(console.Config{Runs: cfg.Runs, LastRuns: cfg.LastRuns, Triggers: cfg.Triggers, Detail: cfg.Detail, Tokens: cfg.Tokens, Uses: cfg.Uses,
 		Pauser: cfg.Pauser, ProjectPauser: cfg.ProjectPauser, ProjectPauses: cfg.ProjectPauses, Users: live, Sessions: live, FirstOwner: live, Setup: r.setup.holder, Passwords: live, Backlog: live.Backlog, Workers: live.Workers, Replicas: live.Replicas, Cancel: cfg.Cancel, Manual: cfg.Manual, Notifications: cfg.Notifications,
-		NotificationProjects: cfg.NotificationProjects, Audit: cfg.Audit, Export: cfg.Export, Secure: r.s.HTTPTLS != nil || console.PublicTLS(r.s.Notify.ConsoleURL), Log: r.log, ReadLog: cfg.ReadLog, AdminCredentials: true,
+		NotificationProjects: cfg.NotificationProjects, Audit: cfg.Audit, Export: cfg.Export, TryChannel: cfg.TryChannel, Secure: r.s.HTTPTLS != nil || console.PublicTLS(r.s.Notify.ConsoleURL), Log: r.log, ReadLog: cfg.ReadLog, AdminCredentials: true,
 		MisfireGrace: r.s.Coordinator.WithDefaults().Grace})
 	api := httpapi.NewHandler(cfg)
 	r.api.Store(api)

@@ -16,11 +16,12 @@ import (
 func notificationsCommand(opts Options) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "notifications",
-		Short: "List notifications (of failures, successes, …) and retry dead ones",
+		Short: "List notifications (of failures, successes, …), retry dead ones and test channels",
 		Long: `Notifications — of the Run ends and passed-over occurrences a project's rules name — are written to an
 outbox with the state change that causes them and
 delivered by the server` + opts.clusterOnly(" (every replica on the cluster)") + ` with retries and backoff. A notification
-whose deliveries all failed is dead: fix the channel (URL, secret, receiver), then retry it.
+whose deliveries all failed is dead: fix the channel (URL, secret, receiver), try it with
+notifications test, then retry it.
 Retention deletes delivered and dead notifications older than --retention-notifications
 (` + notificationsRetentionDefault(opts) + `): a dead one can be retried only until then.
 The server's API (GET /api/v1/notifications, POST /api/v1/notifications/ID/retry) and its web
@@ -28,7 +29,7 @@ console's Notifications page list and retry them too; given --api-url URL, these
 API instead of the database (a token in $QL_TOKEN: read to list, operate to retry).` +
 			opts.clusterOnly("\nOn the cluster these commands need the runtime role's URL, as `ql runs` does."),
 	}
-	c.AddCommand(notificationsListCommand(opts), notificationsRetryCommand(opts))
+	c.AddCommand(notificationsListCommand(opts), notificationsRetryCommand(opts), notificationsTestCommand(opts))
 	return c
 }
 

@@ -79,6 +79,7 @@ var remoteScopes = map[string]apitoken.Scope{
 	"secrets delete":      apitoken.Admin,
 	"notifications list":  apitoken.Read,
 	"notifications retry": apitoken.Operate,
+	"notifications test":  apitoken.Operate,
 	"audit list":          apitoken.Admin,
 }
 
@@ -108,7 +109,7 @@ func openRemote(f *dbFlags) (*Backend, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Backend{Runs: c, Triggers: c, Pause: c, ProjectPause: c, ProjectPauses: c, Manual: c, CancelRun: c.CancelRun, Notifications: c, Audit: c, Unattended: c.unattended, api: c, Close: func() {}}, nil
+	return &Backend{Runs: c, Triggers: c, Pause: c, ProjectPause: c, ProjectPauses: c, Manual: c, CancelRun: c.CancelRun, Notifications: c, TryChannel: c.TryChannel, Audit: c, Unattended: c.unattended, api: c, Close: func() {}}, nil
 }
 
 // remoteClient is the API client of a command given --api-url.

@@ -86,6 +86,10 @@ type Backend struct {
 	// Notifications lists and retries the notification outbox (`ql
 	// notifications`).
 	Notifications notify.Manager
+	// TryChannel sends a test message to a channel (`ql notifications
+	// test`); nil when this process cannot read the secrets the server
+	// sends with (the cluster's database commands).
+	TryChannel TryChannel
 	// Audit lists the audit trail (`ql audit list`); nil when the profile
 	// cannot.
 	Audit audit.Reader

@@ -99,6 +99,10 @@ type Config struct {
 	// notifications (the notifications page; Retry needs operate); nil
 	// where the server cannot, which then offers no such page.
 	Notifications notify.Manager
+	// TryChannel sends one test message of a project to its channel and
+	// waits for the outcome (the Notifications page's Send test, operate
+	// scope); nil where the server cannot, which then offers no button.
+	TryChannel func(ctx context.Context, projectID, project string, c notify.Channel) notify.Trial
 	// Audit lists the audit trail (the audit page, admin scope); nil
 	// where the server cannot, which then offers no such page.
 	Audit audit.Reader
@@ -309,6 +313,7 @@ var routes = []route{
 	{http.MethodPost, "/runs/cancel", apitoken.Operate, func(c *Console) handlerFunc { return c.cancelRuns }, listed},
 	{http.MethodGet, "/notifications", apitoken.Read, func(c *Console) handlerFunc { return c.notifications }, listed},
 	{http.MethodPost, "/notifications/{id}/retry", apitoken.Operate, func(c *Console) handlerFunc { return c.retryNotification }, notificationProject},
+	{http.MethodPost, "/projects/{project}/notifications/channels/{name}/test", apitoken.Operate, func(c *Console) handlerFunc { return c.testChannel }, pathProject},
 	{http.MethodGet, "/definitions", apitoken.Admin, func(c *Console) handlerFunc { return c.definitions }, noProject},
 	{http.MethodPost, "/definitions", apitoken.Admin, func(c *Console) handlerFunc { return c.editDefinitions }, noProject},
 	{http.MethodPost, "/definitions/preview", apitoken.Admin, func(c *Console) handlerFunc { return c.previewDefinitions }, noProject},

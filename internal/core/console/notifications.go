@@ -61,6 +61,9 @@ func (c *Console) notifications(w http.ResponseWriter, r *http.Request, s *sessi
 	}
 	if err == nil {
 		f["project"], data["Projects"] = pick.Name, withChosen(projects, pick.named())
+		data["Channels"], err = c.testableChannels(r.Context(), pick.Name)
+	}
+	if err == nil {
 		list, next, err = c.cfg.Notifications.NotificationsList(r.Context(), notify.ListQuery{ProjectID: pick.ID, State: notify.State(f["state"]),
 			After: f["after"], Limit: notificationsPage, InProjects: boundOf(r.Context()).in()})
 	}
@@ -217,4 +220,5 @@ var notificationsRefusalsZH = map[qlerror.Reason]string{
 	notify.RefusalNotificationNotDead: "该通知现在是“{notification}”状态，只有无法送达（dead）的通知才能重试；它可能已被重试过。",
 	notify.RefusalNotificationState:   "通知状态须是 pending（待发送）、delivered（已送达）或 dead（无法送达）之一。",
 	refusalCannotNotify:               "此服务器不能列出或重试通知；请使用 `ql notifications`。",
+	refusalCannotTestChannels:         "此服务器不能发送测试消息；请使用 `ql notifications test`。",
 }

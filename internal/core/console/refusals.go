@@ -101,6 +101,7 @@ var refusalsZH = map[qlerror.Reason]string{ //nolint:gosec // G101: sentences ke
 	schedule.RefusalRequestIDReused: "请求 ID“{requestId}”已为另一个请求（是否强制运行不同）创建了运行 {run}：重试时请按第一次的方式提交；新的请求请使用新的请求 ID。",
 	schedule.RefusalStalePin: "该触发器固定在其任务的较旧修订版上，而不是任务当前的修订版：在它与任务一起重新发布之前，它什么都不运行，立即运行与回填也不执行；" +
 		"请应用同时写有该任务和该触发器的定义文件，并启用该任务（执行 `ql apply -f FILE`）。",
+	apply.RefusalChannelMissing: "项目“{project}”的通知设置中没有名为“{channel}”的渠道，测试消息没有发送；请使用项目定义文件 notifications.channels 中的渠道名称。",
 	apply.RefusalTaskDisabled: "任务“{task}”已停用，因此触发器“{trigger}”什么都不运行，立即运行与回填也不执行；" +
 		"任务只能由它的定义文件启用：在文件中为任务“{task}”设置 enabled: true，并与该触发器一起应用（执行 `ql apply -f FILE`，或在“定义”页面应用）。",
 	apply.RefusalTaskRepublished: "任务“{task}”已重新发布（修订版 {revision}），但触发器“{trigger}”没有随之发布，仍固定在该任务的修订版 {pinned}：" +

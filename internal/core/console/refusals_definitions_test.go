@@ -361,6 +361,8 @@ var notReachedByAFile = map[qlerror.Reason]string{
 	notify.RefusalNotificationMissing: "a retry of a notification that does not exist",
 	notify.RefusalNotificationNotDead: "a retry of a notification that is not dead",
 	notify.RefusalNotificationState:   "a listing's state filter",
+	// A channel's test's: of a channel name given, never a file's.
+	apply.RefusalChannelMissing: "a test message to a channel the project lacks",
 	// A project's deletion's: of the stored project, never of a file
 	// (storetest: RunProjectDelete).
 	project.RefusalNotArchived:          "a deletion of a project still active",

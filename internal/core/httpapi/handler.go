@@ -103,6 +103,11 @@ type Config struct {
 	// Notifications lists the notification outbox and retries dead
 	// notifications; nil where the server cannot.
 	Notifications notify.Manager
+	// TryChannel sends one test message of a project to its channel and
+	// waits for the outcome (POST
+	// /api/v1/projects/{project}/notifications/channels/{name}/test); nil
+	// where the server cannot.
+	TryChannel func(ctx context.Context, projectID, project string, c notify.Channel) notify.Trial
 	// Audit lists the audit trail (GET /api/v1/audit); nil where the
 	// server cannot.
 	Audit audit.Reader

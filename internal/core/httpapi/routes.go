@@ -78,6 +78,7 @@ var routes = []route{
 	{http.MethodPost, "/api/v1/runs/{id}/rerun", apitoken.Operate, runProject, whenReady, checkedOnly, unconditional, "re-run a finished Run", func(a *api) http.HandlerFunc { return a.admitted(a.runRerun) }},
 	{http.MethodGet, "/api/v1/notifications", apitoken.Read, listed, whenReady, checkedOnly, unconditional, "list notifications", func(a *api) http.HandlerFunc { return a.admitted(a.notificationList) }},
 	{http.MethodPost, "/api/v1/notifications/{id}/retry", apitoken.Operate, notificationProject, whenReady, checkedOnly, unconditional, "retry a dead notification", func(a *api) http.HandlerFunc { return a.admitted(a.notificationRetry) }},
+	{http.MethodPost, "/api/v1/projects/{project}/notifications/channels/{name}/test", apitoken.Operate, pathProject, whenReady, checkedOnly, unconditional, "send a test message to a channel", func(a *api) http.HandlerFunc { return a.admitted(a.channelTry) }},
 	{http.MethodGet, "/api/v1/triggers", apitoken.Read, listed, whenReady, checkedOnly, unconditional, "list and show triggers", func(a *api) http.HandlerFunc { return a.admitted(a.triggerList) }},
 	{http.MethodGet, "/api/v1/triggers/{id}", apitoken.Read, triggerProject, whenReady, checkedOnly, unconditional, "list and show triggers", func(a *api) http.HandlerFunc { return a.admitted(a.triggerGet) }},
 	{http.MethodPost, "/api/v1/triggers/{id}/pause", apitoken.Operate, triggerProject, whenReady, checkedOnly, unconditional, "pause and resume a trigger", func(a *api) http.HandlerFunc { return a.admitted(a.triggerPause(true)) }},

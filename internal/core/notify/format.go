@@ -265,6 +265,7 @@ func Verify(secret string, body []byte, header string) bool {
 var verbs = map[Event]string{
 	OnSucceeded: "succeeded", OnFailed: "failed", OnTimedOut: "timed out", OnLost: "was lost", OnSkipped: "skipped an occurrence",
 	OnRecovered: "recovered", OnConsecutiveFailures: "failed %s in a row",
+	OnTest: "test message: the channel works (no Run behind it)",
 }
 
 // Title is the one-line summary of a payload in English. A finished

@@ -462,6 +462,7 @@ func TestEveryCommandOverTheAPINeedsTheScopeItsHintNames(t *testing.T) {
 		"triggers enable":     {args: []string{"yearly"}},
 		"notifications list":  {},
 		"notifications retry": {args: []string{none}, none: true},
+		"notifications test":  {args: []string{"nope", "--project", "api"}, none: true},
 		"audit list":          {},
 		"secrets list":        {},
 		"secrets set":         {args: []string{"api_token"}, stdin: "some-value\n"},
