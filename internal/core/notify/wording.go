@@ -85,6 +85,7 @@ func (w wording) say(en, zh string) string {
 var zhVerbs = map[Event]string{
 	OnSucceeded: "运行成功", OnFailed: "运行失败", OnTimedOut: "运行超时", OnLost: "运行丢失", OnSkipped: "跳过了发生时刻",
 	OnRecovered: "已恢复", OnConsecutiveFailures: "连续失败 %d 次",
+	OnTest: "测试消息：渠道可用（没有对应的运行）",
 }
 
 // zhValues are the Chinese of the values the detail lines show: Run

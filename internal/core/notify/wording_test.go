@@ -155,3 +155,15 @@ func TestABadChannelLanguageOrZoneIsRefusedWithAReason(t *testing.T) {
 		t.Fatalf("en with Asia/Shanghai: %v", err)
 	}
 }
+
+func TestEveryEventATitleNamesHasItsChineseWords(t *testing.T) {
+	for e := range verbs {
+		if zhVerbs[e] == "" {
+			t.Errorf("event %q has English title words %q and no Chinese ones", e, verbs[e])
+		}
+	}
+	got := Channel{Language: "zh"}.wording().title(Payload{Event: OnTest, Project: "shop"})
+	if got != "青龙：shop 测试消息：渠道可用（没有对应的运行）" {
+		t.Fatalf("a Chinese channel's test message is titled %q", got)
+	}
+}
