@@ -70,7 +70,7 @@ func TestAReplicasTriggersListRunsAndPausesSelectedTriggersButCannotEnableThem(t
 		resp.Body.Close()
 		return resp.StatusCode, html.UnescapeString(string(b))
 	}
-	if code, page := post("run"); code != http.StatusOK || strings.Count(page, `class="batch-done"`) != 2 || strings.Count(page, `class="batch-runlink"`) != 2 {
+	if code, page := post("run"); code != http.StatusOK || strings.Count(page, `class="batch-done"`) != 2 || strings.Count(page, `class="batch-runlink `) != 2 {
 		t.Fatalf("batch run now on a replica: %d, want both done with their Runs\n%s", code, page)
 	}
 	if n := env.Int(t, `SELECT count(*) FROM qinglong.runs WHERE idempotency_key LIKE 'ql3:manual:%'`); n != 2 {
