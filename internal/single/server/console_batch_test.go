@@ -124,7 +124,7 @@ func TestTheTriggersListActsOnSelectedTriggersEachWithItsOwnOutcomeAndOneRunPerF
 		t.Fatalf("the batch form carries %v; want the list's project and a request id", form)
 	}
 	lines, page := site.sendBatch(t, c, form, "run", site.triggerID, guard, off, missing)
-	run := regexp.MustCompile(`class="batch-runlink" href="/runs/([^"]+)"`).FindStringSubmatch(page)
+	run := regexp.MustCompile(`class="batch-runlink[^"]*" href="/runs/([^"]+)"`).FindStringSubmatch(page)
 	if run == nil {
 		t.Fatalf("the answer links no Run:\n%s", page)
 	}
