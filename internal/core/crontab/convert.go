@@ -27,6 +27,11 @@ type Problem struct {
 	Text string
 	Why  string
 	Kind Kind
+	// Code is which sentence Why is, Params the values it names and Err
+	// the refusal it gives the words of, if any (codes.go).
+	Code   Code
+	Params map[string]string
+	Err    error
 }
 
 // Kind is what became of a line a Problem reports.
@@ -115,46 +120,47 @@ type state struct {
 
 func (st *state) line(res *Result, n int, text string) {
 	trimmed := strings.TrimSpace(text)
-	problem := func(why string) {
-		res.Problems = append(res.Problems, Problem{Line: n, Text: text, Why: why, Kind: NotConverted})
+	problem := func(code Code, why string, params ...string) {
+		res.Problems = append(res.Problems, Problem{Line: n, Text: text, Why: why, Kind: NotConverted, Code: code, Params: paramsOf(params)})
 	}
 	switch {
 	case trimmed == "" || strings.HasPrefix(trimmed, "#"):
 		return
 	case isSetting(trimmed):
-		if why := st.set(trimmed); why != "" {
-			res.Problems = append(res.Problems, Problem{Line: n, Text: text, Why: why, Kind: Noted})
+		if p := st.set(trimmed); p.Why != "" {
+			p.Line, p.Text, p.Kind = n, text, Noted
+			res.Problems = append(res.Problems, p)
 		}
 		return
 	}
 	expr, command, seconds, ok := splitEntry(trimmed)
 	if !ok {
-		problem("not a schedule followed by a command: 5 fields (minute hour day-of-month month day-of-week), 6 with seconds first, or an @-schedule, then the command")
+		problem(CodeNotAnEntry, "not a schedule followed by a command: 5 fields (minute hour day-of-month month day-of-week), 6 with seconds first, or an @-schedule, then the command")
 		return
 	}
 	if strings.EqualFold(expr, "@reboot") {
-		problem("QingLong has no trigger that fires when the machine starts; start the command from the host's start-up (a systemd unit) instead")
+		problem(CodeReboot, "QingLong has no trigger that fires when the machine starts; start the command from the host's start-up (a systemd unit) instead")
 		return
 	}
 	user := ""
 	if st.System {
-		var why string
-		if user, command, why = splitUser(command); why != "" {
-			problem(why)
+		var p Problem
+		if user, command, p = splitUser(command); p.Why != "" {
+			problem(p.Code, p.Why, "user", p.Params["user"])
 			return
 		}
 	} else if strings.Fields(command)[0] == "root" {
-		res.Problems = append(res.Problems, Problem{Line: n, Text: text, Kind: Noted,
+		res.Problems = append(res.Problems, Problem{Line: n, Text: text, Kind: Noted, Code: CodeRootCommand,
 			Why: `the command starts with "root": if this is a system crontab (/etc/crontab, /etc/cron.d), whose entries name their user there, convert it with --system`})
 	}
 	if why := panelCommand(command); why != "" {
-		problem(why)
+		problem(CodePanelCommand, why, "command", strings.Fields(command)[1])
 		return
 	}
 	if strings.HasPrefix(expr, "@") {
 		plain, known := macros[strings.ToLower(expr)]
 		if !known {
-			problem(fmt.Sprintf("%s is no schedule cron knows", expr))
+			problem(CodeUnknownMacro, fmt.Sprintf("%s is no schedule cron knows", expr), "macro", expr)
 			return
 		}
 		expr = plain
@@ -167,12 +173,12 @@ func (st *state) line(res *Result, n int, text string) {
 		err = cron.CheckSteps(expr)
 	}
 	if err != nil {
-		problem(err.Error())
+		res.Problems = append(res.Problems, Problem{Line: n, Text: text, Why: err.Error(), Kind: NotConverted, Code: CodeSchedule, Err: err})
 		return
 	}
 	script, why := commandScript(command)
 	if why != "" {
-		problem(why)
+		problem(CodeStandardInput, why)
 		return
 	}
 	if user == st.Account {
@@ -182,19 +188,20 @@ func (st *state) line(res *Result, n int, text string) {
 	res.Entries = append(res.Entries, e)
 	if seconds && !st.secondsNoted {
 		st.secondsNoted = true
-		res.Problems = append(res.Problems, Problem{Line: n, Text: text, Kind: Noted,
+		res.Problems = append(res.Problems, Problem{Line: n, Text: text, Kind: Noted, Code: CodeSeconds,
 			Why: "six time fields are read as seconds, minute, hour, day-of-month, month, day-of-week (as the qinglong panel's crontab writes them), here and on every later line that has six"})
 	}
 	if strings.Fields(command)[0] == "task" {
-		res.Problems = append(res.Problems, Problem{Line: n, Text: text, Kind: ConvertedBut, Why: taskCommandWhy})
+		res.Problems = append(res.Problems, Problem{Line: n, Text: text, Kind: ConvertedBut, Code: CodeTaskCommand, Why: taskCommandWhy})
 	}
 	if user != "" && !st.users[user] {
 		st.users[user] = true
-		res.Problems = append(res.Problems, Problem{Line: n, Text: text, Kind: Noted, Why: runAsNote(user)})
+		res.Problems = append(res.Problems, Problem{Line: n, Text: text, Kind: Noted, Code: CodeRunAs, Params: paramsOf([]string{"user", user}), Why: runAsNote(user)})
 	}
 	if d := s.Days(); d.VixieBoth {
-		res.Problems = append(res.Problems, Problem{Line: n, Text: text, Kind: ConvertedBut,
-			Why: fmt.Sprintf("cron fires it only on days matching both day-of-month %q and day-of-week %q; QingLong fires it on days matching either. %s", d.DayOfMonth, d.DayOfWeek, cron.VixieBothHint)})
+		res.Problems = append(res.Problems, Problem{Line: n, Text: text, Kind: ConvertedBut, Code: CodeBothDays,
+			Params: paramsOf([]string{"dayOfMonth", d.DayOfMonth, "dayOfWeek", d.DayOfWeek}),
+			Why:    fmt.Sprintf("cron fires it only on days matching both day-of-month %q and day-of-week %q; QingLong fires it on days matching either. %s", d.DayOfMonth, d.DayOfWeek, cron.VixieBothHint)})
 	}
 }
 
@@ -207,34 +214,37 @@ func isSetting(line string) bool {
 }
 
 // set takes a VAR=value line as cron does, for the entries after it, and
-// says what a reader must know of it ("" nothing).
-func (st *state) set(line string) string {
+// says what a reader must know of it (Why "": nothing), its line, text
+// and kind left to the caller.
+func (st *state) set(line string) Problem {
 	name, value, _ := strings.Cut(line, "=")
 	name, value = strings.TrimSpace(name), unquote(strings.TrimSpace(value))
 	switch name {
 	case "CRON_TZ", "TZ":
 		if err := cron.CheckTimezone(value); err != nil {
-			return fmt.Sprintf("the zone is kept as %s for the lines after it: %v", st.zone, err)
+			return Problem{Code: CodeZoneKept, Params: paramsOf([]string{"zone", st.zone}), Err: err,
+				Why: fmt.Sprintf("the zone is kept as %s for the lines after it: %v", st.zone, err)}
 		}
 		st.zone = value
 		if name == "TZ" {
 			st.env[name] = value
 		}
-		return ""
+		return Problem{}
 	case "SHELL":
 		if value != "/bin/sh" && value != "/bin/bash" {
-			return fmt.Sprintf("a task's shell is /bin/sh or /bin/bash; the lines after it keep %s", st.shell)
+			return Problem{Code: CodeShellKept, Params: paramsOf([]string{"shell", st.shell}),
+				Why: fmt.Sprintf("a task's shell is /bin/sh or /bin/bash; the lines after it keep %s", st.shell)}
 		}
 		st.shell = value
-		return ""
+		return Problem{}
 	case "MAILTO", "MAILFROM":
-		return "QingLong sends no mail: a Run's output is kept in its log (`ql runs logs`); notifications (docs/notifications.md) tell of failures"
+		return Problem{Code: CodeMail, Why: "QingLong sends no mail: a Run's output is kept in its log (`ql runs logs`); notifications (docs/notifications.md) tell of failures"}
 	}
 	if strings.HasPrefix(name, "QL_") {
-		return "names starting with QL_ are QingLong's own; it is left out of the tasks' env"
+		return Problem{Code: CodeReservedName, Why: "names starting with QL_ are QingLong's own; it is left out of the tasks' env"}
 	}
 	st.env[name] = value
-	return ""
+	return Problem{}
 }
 
 // unquote strips one pair of matching quotes around a setting's value, as
@@ -299,21 +309,22 @@ func panelCommand(command string) string {
 }
 
 // splitUser splits a system crontab entry's command into the user it
-// names and the command run as that user; why says what is wrong when
-// there is no user before a command.
-func splitUser(rest string) (user, command, why string) {
+// names and the command run as that user; p says what is wrong (its Code,
+// Why and Params) when there is no user before a command.
+func splitUser(rest string) (user, command string, p Problem) {
 	user = rest
 	if i := strings.IndexAny(rest, " \t"); i >= 0 {
 		user, command = rest[:i], strings.TrimSpace(rest[i:])
 	}
 	if err := (task.RunAs{User: user}).Validate("runAs"); err != nil {
-		return "", "", fmt.Sprintf("a system crontab names the user before the command, and %q is no user name or uid: "+
-			"if this is a user crontab (crontab -l), convert it without --system", user)
+		return "", "", Problem{Code: CodeNotAUser, Params: paramsOf([]string{"user", user}),
+			Why: fmt.Sprintf("a system crontab names the user before the command, and %q is no user name or uid: "+
+				"if this is a user crontab (crontab -l), convert it without --system", user)}
 	}
 	if command == "" {
-		return "", "", fmt.Sprintf("no command after the user %s", user)
+		return "", "", Problem{Code: CodeNoCommand, Params: paramsOf([]string{"user", user}), Why: fmt.Sprintf("no command after the user %s", user)}
 	}
-	return user, command, ""
+	return user, command, Problem{}
 }
 
 // runAsNote is what is said, once per user, of the tasks a system
@@ -397,6 +408,19 @@ func cleanName(s string) string {
 	}
 	if len(out) > 60 {
 		out = strings.TrimRight(out[:60], "-_.")
+	}
+	return out
+}
+
+// paramsOf is the pairs name, value, ... as a Problem's Params (nil for
+// none).
+func paramsOf(pairs []string) map[string]string {
+	if len(pairs) == 0 {
+		return nil
+	}
+	out := make(map[string]string, len(pairs)/2)
+	for i := 0; i+1 < len(pairs); i += 2 {
+		out[pairs[i]] = pairs[i+1]
 	}
 	return out
 }

@@ -1,0 +1,52 @@
+package crontab
+
+// Code says which of the converter's sentences a Problem's Why is, so
+// that a reader in another language (the console's) words it in its own,
+// filling in the Problem's Params.
+type Code string
+
+// The codes, each with the params its sentence names.
+const (
+	// CodeNotAnEntry: no schedule followed by a command.
+	CodeNotAnEntry Code = "not_an_entry"
+	// CodeReboot: an @reboot entry.
+	CodeReboot Code = "reboot"
+	// CodeNotAUser: a system crontab's user column is no user (user).
+	CodeNotAUser Code = "not_a_user"
+	// CodeNoCommand: nothing after a system crontab's user (user).
+	CodeNoCommand Code = "no_command"
+	// CodeRootCommand: a user crontab's command starts with "root".
+	CodeRootCommand Code = "root_command"
+	// CodePanelCommand: one of the qinglong panel's own ql commands
+	// (command: its second word).
+	CodePanelCommand Code = "panel_command"
+	// CodeUnknownMacro: an @-schedule cron does not know (macro).
+	CodeUnknownMacro Code = "unknown_macro"
+	// CodeSchedule: the schedule is refused; Problem.Err is the cron
+	// package's refusal, which says why.
+	CodeSchedule Code = "schedule"
+	// CodeStandardInput: an unescaped "%".
+	CodeStandardInput Code = "standard_input"
+	// CodeSeconds: six time fields are read with seconds first.
+	CodeSeconds Code = "seconds"
+	// CodeTaskCommand: the qinglong panel's task command.
+	CodeTaskCommand Code = "task_command"
+	// CodeRunAs: a system crontab's entries of user run as it (user).
+	CodeRunAs Code = "run_as"
+	// CodeBothDays: both day fields restricted (dayOfMonth, dayOfWeek).
+	CodeBothDays Code = "both_days"
+	// CodeZoneKept: a CRON_TZ= or TZ= line names no zone; the lines
+	// after it keep zone; Problem.Err says what is wrong with it.
+	CodeZoneKept Code = "zone_kept"
+	// CodeShellKept: a SHELL= line names a shell a task cannot have; the
+	// lines after it keep shell.
+	CodeShellKept Code = "shell_kept"
+	// CodeMail: MAILTO= or MAILFROM=.
+	CodeMail Code = "mail"
+	// CodeReservedName: a VAR= line of a QL_ name.
+	CodeReservedName Code = "reserved_name"
+)
+
+// Codes lists every code, for the readers that must word each.
+var Codes = []Code{CodeNotAnEntry, CodeReboot, CodeNotAUser, CodeNoCommand, CodeRootCommand, CodePanelCommand, CodeUnknownMacro,
+	CodeSchedule, CodeStandardInput, CodeSeconds, CodeTaskCommand, CodeRunAs, CodeBothDays, CodeZoneKept, CodeShellKept, CodeMail, CodeReservedName}

@@ -1,0 +1,58 @@
+package crontab
+
+import (
+	"slices"
+	"strings"
+	"testing"
+)
+
+// everyProblem is a crontab with a line of every kind the converter
+// reports, read as a user crontab (system false) or a system one.
+var everyProblem = map[bool]string{
+	false: `MAILTO=me@example.com
+QL_X=1
+CRON_TZ=Mars/Olympus
+SHELL=/bin/zsh
+not an entry
+@reboot /bin/true
+@fortnightly /bin/true
+61 * * * * /bin/true
+* * * * * printf 'a%b'
+0 5 0 * * * task jd_bean_sign.js
+33 8 * * * ql repo https://example.com/scripts.git
+0 0 */2 * 1 /bin/true
+* * * * * root /bin/true
+`,
+	true: `* * * * * -bad /bin/true
+* * * * * backup
+* * * * * backup /usr/local/bin/backup.sh
+`,
+}
+
+// Every line the converter reports says which sentence its Why is, one of
+// Codes, with the params that sentence names, so that the console words
+// each in Chinese and no report is left in English alone.
+func TestEveryLineTheConverterReportsSaysWhichSentenceItIs(t *testing.T) {
+	t.Parallel()
+	seen := map[Code]bool{}
+	for system, text := range everyProblem {
+		res, err := Convert(strings.NewReader(text), Options{Zone: "Asia/Shanghai", System: system})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range res.Problems {
+			if !slices.Contains(Codes, p.Code) {
+				t.Errorf("%s: code %q is none of Codes", p, p.Code)
+			}
+			if (p.Code == CodeSchedule || p.Code == CodeZoneKept) && p.Err == nil {
+				t.Errorf("%s: no refusal to word it with", p)
+			}
+			seen[p.Code] = true
+		}
+	}
+	for _, c := range Codes {
+		if !seen[c] {
+			t.Errorf("no line of the crontabs gave %s: the test misses it", c)
+		}
+	}
+}
