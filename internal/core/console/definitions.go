@@ -1,9 +1,6 @@
 package console
 
 import (
-	"bytes"
-	"errors"
-	"io"
 	"net/http"
 	"net/url"
 	"strings"
@@ -72,6 +69,10 @@ type definitionsData struct {
 	// they were filled in: going back to editing returns to the form with
 	// them, not to the file it wrote, which is no project's definitions.
 	NewTask *apply.NewTask
+	// Crontab is, on the crontab import's preview, the crontab as given
+	// and the lines the converter reported: the preview lists them, and
+	// its way back returns to the import form with the crontab.
+	Crontab *crontabImport
 }
 
 // formOrigin is the form that wrote a definitions file and, for an edit
@@ -82,6 +83,9 @@ type formOrigin struct {
 	form    string
 	expect  []apply.Expected
 	newTask *apply.NewTask
+	// crontab is, for the crontab import's file, the crontab it was
+	// converted from and the lines reported, which its preview shows.
+	crontab *crontabImport
 }
 
 // ErrorCount is how many errors the file has, listed or not.
@@ -197,19 +201,11 @@ func (c *Console) editDefinitions(w http.ResponseWriter, r *http.Request, s *ses
 // submitted is the form's definitions file: an uploaded file when one is
 // given, else the text area.
 func submitted(r *http.Request) (string, error) {
-	f, _, err := r.FormFile("file")
-	switch {
-	case errors.Is(err, http.ErrMissingFile), errors.Is(err, http.ErrNotMultipart):
-		return r.PostFormValue("yaml"), nil
-	case err != nil:
-		return "", qlerror.Wrap(qlerror.Invalid, err, "the uploaded file cannot be read").Because(refusalUnreadableFile)
+	text, given, err := uploadedText(r, "file")
+	if err != nil || given {
+		return text, err
 	}
-	defer f.Close() //nolint:errcheck // read only
-	var b bytes.Buffer
-	if _, err := io.Copy(&b, f); err != nil {
-		return "", qlerror.Wrap(qlerror.Invalid, err, "the uploaded file cannot be read").Because(refusalUnreadableFile)
-	}
-	return b.String(), nil
+	return r.PostFormValue("yaml"), nil
 }
 
 // previewDefinitions validates the file as `ql apply` does and shows what
@@ -237,7 +233,7 @@ func (c *Console) definitionsStep(w http.ResponseWriter, r *http.Request, s *ses
 	}
 	o := formOrigin{form: r.PostFormValue("origin")}
 	switch o.form {
-	case originNewTask:
+	case originNewTask, originCrontab:
 	case originEditTask, originEditSchedule:
 		for _, v := range r.PostForm["expect"] {
 			if e, ok := apply.ParseExpected(v); ok {
@@ -261,7 +257,7 @@ func (c *Console) failCannotPublish(w http.ResponseWriter, r *http.Request, s *s
 // shows the result on the definitions page; o is the form that wrote the
 // file (none for one a user wrote or uploaded), kept through the preview.
 func (c *Console) definitionsText(w http.ResponseWriter, r *http.Request, s *session, dry bool, text string, o formOrigin) {
-	d := definitionsData{CanPublish: true, YAML: text, Origin: o.form, Expect: o.expect, NewTask: o.newTask}
+	d := definitionsData{CanPublish: true, YAML: text, Origin: o.form, Expect: o.expect, NewTask: o.newTask, Crontab: o.crontab}
 	var err error
 	if d.Projects, err = c.projectChoices(r.Context()); err != nil {
 		c.fail(w, r, s, err)

@@ -33,7 +33,7 @@ const (
 	CodeTaskCommand Code = "task_command"
 	// CodeRunAs: a system crontab's entries of user run as it (user).
 	CodeRunAs Code = "run_as"
-	// CodeBothDays: both day fields restricted (dayOfMonth, dayOfWeek).
+	// CodeBothDays: both day fields restricted (monthday, weekday).
 	CodeBothDays Code = "both_days"
 	// CodeZoneKept: a CRON_TZ= or TZ= line names no zone; the lines
 	// after it keep zone; Problem.Err says what is wrong with it.

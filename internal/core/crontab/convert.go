@@ -173,7 +173,7 @@ func (st *state) line(res *Result, n int, text string) {
 		err = cron.CheckSteps(expr)
 	}
 	if err != nil {
-		res.Problems = append(res.Problems, Problem{Line: n, Text: text, Why: err.Error(), Kind: NotConverted, Code: CodeSchedule, Err: err})
+		res.Problems = append(res.Problems, Problem{Line: n, Text: text, Why: err.Error(), Kind: NotConverted, Code: CodeSchedule, Err: cron.Refusal("cron", err)})
 		return
 	}
 	script, why := commandScript(command)
@@ -200,7 +200,7 @@ func (st *state) line(res *Result, n int, text string) {
 	}
 	if d := s.Days(); d.VixieBoth {
 		res.Problems = append(res.Problems, Problem{Line: n, Text: text, Kind: ConvertedBut, Code: CodeBothDays,
-			Params: paramsOf([]string{"dayOfMonth", d.DayOfMonth, "dayOfWeek", d.DayOfWeek}),
+			Params: paramsOf([]string{"monthday", d.DayOfMonth, "weekday", d.DayOfWeek}),
 			Why:    fmt.Sprintf("cron fires it only on days matching both day-of-month %q and day-of-week %q; QingLong fires it on days matching either. %s", d.DayOfMonth, d.DayOfWeek, cron.VixieBothHint)})
 	}
 }
@@ -222,7 +222,7 @@ func (st *state) set(line string) Problem {
 	switch name {
 	case "CRON_TZ", "TZ":
 		if err := cron.CheckTimezone(value); err != nil {
-			return Problem{Code: CodeZoneKept, Params: paramsOf([]string{"zone", st.zone}), Err: err,
+			return Problem{Code: CodeZoneKept, Params: paramsOf([]string{"zone", st.zone}), Err: cron.Refusal(name, err),
 				Why: fmt.Sprintf("the zone is kept as %s for the lines after it: %v", st.zone, err)}
 		}
 		st.zone = value

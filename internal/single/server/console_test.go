@@ -177,6 +177,7 @@ func (s *consoleSite) signIn(t testing.TB, c *http.Client, token string) string 
 func concrete(pattern, id string) string {
 	p := strings.ReplaceAll(pattern, "{id}", id)
 	p = strings.ReplaceAll(p, "{name}", "console-read")
+	p = strings.ReplaceAll(p, "{project}", "shop")
 	p = strings.ReplaceAll(p, "{$}", "")
 	if p == "/assets/" {
 		p += "app.css"

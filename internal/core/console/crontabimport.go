@@ -1,0 +1,200 @@
+package console
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"net/http"
+	"strings"
+
+	"github.com/qinglong/qinglong/internal/core/catalog"
+	"github.com/qinglong/qinglong/internal/core/cron"
+	"github.com/qinglong/qinglong/internal/core/crontab"
+	"github.com/qinglong/qinglong/internal/core/qlerror"
+	"github.com/qinglong/qinglong/internal/core/task"
+	"github.com/qinglong/qinglong/internal/core/validate"
+)
+
+// originCrontab marks a definitions file the crontab import wrote from a
+// crontab, through its preview and apply: what it publishes is that
+// crontab's entries, the project's other tasks and triggers left as they
+// are.
+const originCrontab = "crontab"
+
+// crontabImport is a crontab as the import form took it and what the
+// converter made of it: the lines it reports, worded in the page's
+// language, and how many entries it converted.
+type crontabImport struct {
+	Text, Project, Zone, Account string
+	System                       bool
+	Lines                        []importLine
+	Converted                    int
+}
+
+// importLine is a line the converter reported: Kind is its
+// crontab.Kind's class (not-converted, converted-but, note).
+type importLine struct {
+	Line       int
+	Text, Kind string
+	Why        string
+}
+
+// Refused counts the lines that were not converted.
+func (ci crontabImport) Refused() int {
+	n := 0
+	for _, l := range ci.Lines {
+		if l.Kind == kindClass[crontab.NotConverted] {
+			n++
+		}
+	}
+	return n
+}
+
+// importView is a crontab import's lines as the page of language Lang
+// shows them.
+type importView struct {
+	Lang   string
+	Import crontabImport
+}
+
+// View is ci shown in language l.
+func (ci crontabImport) View(l string) importView { return importView{Lang: l, Import: ci} }
+
+// kindClass is a crontab.Kind as a class and a key of its words.
+var kindClass = map[crontab.Kind]string{crontab.NotConverted: "not-converted", crontab.ConvertedBut: "converted-but", crontab.Noted: "note"}
+
+// importData is what the import form shows: the crontab as given, the
+// projects to choose from, the form's mistakes, and, on a server that
+// cannot publish, the file converted to copy.
+type importData struct {
+	crontabImport
+	Projects   []catalog.ProjectName
+	Errors     []string
+	CanPublish bool
+	YAML       string
+}
+
+// importForm shows the crontab import form (?project= chooses the
+// project).
+func (c *Console) importForm(w http.ResponseWriter, r *http.Request, s *session) {
+	d := importData{crontabImport: crontabImport{Project: strings.TrimSpace(r.URL.Query().Get("project"))}}
+	c.renderImport(w, r, s, http.StatusOK, d)
+}
+
+// importPreview converts the crontab given (pasted or uploaded) with the
+// converter `ql crontab convert` uses and previews its file as the
+// definitions page previews one, with the lines not converted and why;
+// nothing is published before the preview's confirm. A crontab of no
+// entry converted stays on the form, which says why of each line: its
+// file would publish nothing but, for a new project, the project.
+func (c *Console) importPreview(w http.ResponseWriter, r *http.Request, s *session) {
+	l := lang(r)
+	field := func(name string) string { return strings.TrimSpace(r.PostFormValue(name)) }
+	d := importData{crontabImport: crontabImport{Project: field("project"), Zone: field("timezone"), Account: field("account"),
+		System: r.PostFormValue("system") != "", Text: textArea(r, "crontab")}}
+	if r.PostFormValue("back") != "" {
+		c.renderImport(w, r, s, http.StatusOK, d)
+		return
+	}
+	uploaded, given, err := uploadedText(r, "file")
+	if err != nil {
+		c.fail(w, r, s, err)
+		return
+	}
+	if given {
+		d.Text = strings.ReplaceAll(uploaded, "\r\n", "\n")
+	}
+	d.Errors = c.importMistakes(l, d.crontabImport)
+	if err := boundOf(r.Context()).covers(d.Project, "project "+d.Project); d.Project != "" && err != nil {
+		c.fail(w, r, s, err)
+		return
+	}
+	if len(d.Errors) > 0 {
+		c.renderImport(w, r, s, http.StatusBadRequest, d)
+		return
+	}
+	res, err := crontab.Convert(strings.NewReader(d.Text), crontab.Options{Zone: d.Zone, System: d.System, Account: d.Account})
+	if err != nil {
+		c.fail(w, r, s, err)
+		return
+	}
+	d.Lines, d.Converted = c.importLines(l, res.Problems), len(res.Entries)
+	if d.Converted == 0 {
+		d.Errors = []string{tr(l, "imp.none")}
+		c.renderImport(w, r, s, http.StatusBadRequest, d)
+		return
+	}
+	file, err := res.Definitions(d.Project)
+	if err != nil {
+		c.fail(w, r, s, err)
+		return
+	}
+	if c.cfg.Definitions == nil {
+		d.YAML = string(file)
+		c.renderImport(w, r, s, http.StatusOK, d)
+		return
+	}
+	ci := d.crontabImport
+	c.definitionsText(w, r, s, true, string(file), formOrigin{form: originCrontab, crontab: &ci})
+}
+
+// importMistakes are the form's mistakes in language l: a crontab, a
+// project and a zone are required, the project a name one may have, the
+// zone one cron knows, the account a user name or uid.
+func (c *Console) importMistakes(l string, ci crontabImport) []string {
+	var out []string
+	if strings.TrimSpace(ci.Text) == "" {
+		out = append(out, tr(l, "imp.text")+tr(l, "def.sep")+tr(l, "imp.blanktext"))
+	}
+	check := func(label, value string, err error) {
+		switch {
+		case value == "":
+			out = append(out, tr(l, label)+tr(l, "def.sep")+tr(l, "nt.blank"))
+		case err != nil:
+			out = append(out, tr(l, label)+tr(l, "def.sep")+c.formError(l, err))
+		}
+	}
+	check("nt.project", ci.Project, validate.Name("project", ci.Project))
+	check("nt.timezone", ci.Zone, cron.CheckTimezone(ci.Zone))
+	if ci.Account != "" {
+		check("imp.account", ci.Account, (task.RunAs{User: ci.Account}).Validate("account"))
+	}
+	return out
+}
+
+// importLines are the converter's reports in language l.
+func (c *Console) importLines(l string, problems []crontab.Problem) []importLine {
+	out := make([]importLine, len(problems))
+	for i, p := range problems {
+		out[i] = importLine{Line: p.Line, Text: strings.TrimSpace(p.Text), Kind: kindClass[p.Kind], Why: c.named(problemWhy(l, p))}
+	}
+	return out
+}
+
+// uploadedText is the text of the form's uploaded file of field; given
+// is false when none was chosen.
+func uploadedText(r *http.Request, field string) (text string, given bool, err error) {
+	f, _, err := r.FormFile(field)
+	switch {
+	case errors.Is(err, http.ErrMissingFile), errors.Is(err, http.ErrNotMultipart):
+		return "", false, nil
+	case err != nil:
+		return "", false, qlerror.Wrap(qlerror.Invalid, err, "the uploaded file cannot be read").Because(refusalUnreadableFile)
+	}
+	defer f.Close() //nolint:errcheck // read only
+	var b bytes.Buffer
+	if _, err := io.Copy(&b, f); err != nil {
+		return "", false, qlerror.Wrap(qlerror.Invalid, err, "the uploaded file cannot be read").Because(refusalUnreadableFile)
+	}
+	return b.String(), true, nil
+}
+
+func (c *Console) renderImport(w http.ResponseWriter, r *http.Request, s *session, status int, d importData) {
+	var err error
+	if d.Projects, err = c.projectChoices(r.Context()); err != nil {
+		c.fail(w, r, s, err)
+		return
+	}
+	d.Projects, d.CanPublish = unarchived(d.Projects), c.cfg.Definitions != nil
+	c.render(w, r, status, "crontabimport", s, d)
+}

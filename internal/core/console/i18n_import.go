@@ -1,0 +1,142 @@
+package console
+
+import (
+	"fmt"
+
+	"github.com/qinglong/qinglong/internal/core/crontab"
+)
+
+// importMessages are the words of the crontab import form and of a
+// project's definitions download, in English and Simplified Chinese. They
+// join messages at start; a key both hold is a mistake, refused at once.
+var importMessages = map[string]map[string]string{
+	"en": {
+		"imp.title":   "Import crontab",
+		"imp.invalid": "Nothing was imported",
+		"imp.intro": "Paste a crontab (crontab -l, or the qinglong panel's crontab.list) or upload one: each entry becomes a task and a trigger of the project, " +
+			"named after its program, as `ql crontab convert` makes them. The next step shows what would be published and every line not converted and why; " +
+			"nothing is published before you confirm there.",
+		"imp.text":               "Crontab",
+		"imp.upload":             "or upload a crontab file",
+		"imp.zonehelp":           "The time zone of the entries before any CRON_TZ= or TZ= line (cron's is the host's, which is never implied).",
+		"imp.system":             "System crontab: each entry names a user between the schedule and the command (/etc/crontab, /etc/cron.d; as --system)",
+		"imp.account":            "Account the server runs commands as (--account)",
+		"imp.accounthelp":        "With a system crontab: entries naming this account get no runAs; empty, every entry's user becomes its task's runAs.",
+		"imp.blanktext":          "paste a crontab or choose a file.",
+		"imp.none":               "No line of the crontab was converted, so there is nothing to import: why of each line is below.",
+		"imp.lines":              "The crontab's lines",
+		"imp.converted":          "%d entries of the crontab are converted into a task and a trigger each.",
+		"imp.converted.one":      "%d entry of the crontab is converted into a task and a trigger.",
+		"imp.refused":            "%d lines are not converted, so they are not imported: fix them in the crontab and import it again, or add their tasks on the New task form.",
+		"imp.refused.one":        "%d line is not converted, so it is not imported: fix it in the crontab and import it again, or add its task on the New task form.",
+		"imp.line":               "Line",
+		"imp.what":               "What became of it",
+		"imp.kind.not-converted": "not converted",
+		"imp.kind.converted-but": "converted, but",
+		"imp.kind.note":          "note",
+		"imp.again":              "Every task and trigger of this crontab is published already as it stands: importing it again publishes nothing new.",
+		"imp.copy":               "The crontab converted: save it as a file and apply it with `ql apply -f FILE` where definitions can be published.",
+		"imp.back":               "Back to the crontab",
+		"def.download":           "Download definitions (YAML)",
+		"def.downloadhelp":       "The file `ql export` writes: keep it as a backup, and apply it back here or with `ql apply -f FILE`.",
+	},
+	"zh": {
+		"imp.title":   "导入 crontab",
+		"imp.invalid": "没有导入任何内容",
+		"imp.intro": "粘贴一个 crontab（crontab -l 的输出，或青龙面板的 crontab.list），或上传文件：每个条目成为项目中的一个任务和一个触发器，以其程序命名，" +
+			"与 `ql crontab convert` 的结果相同。下一步会显示将要发布的内容，以及每个未转换的行和原因；在那里确认之前不会发布任何内容。",
+		"imp.text":               "Crontab",
+		"imp.upload":             "或上传 crontab 文件",
+		"imp.zonehelp":           "在任何 CRON_TZ= 或 TZ= 行之前的条目所用的时区（cron 用主机的时区，这里从不默认）。",
+		"imp.system":             "系统 crontab：每个条目在计划和命令之间写用户（/etc/crontab、/etc/cron.d；同 --system）",
+		"imp.account":            "服务器运行命令的账户（--account）",
+		"imp.accounthelp":        "仅用于系统 crontab：写这个账户的条目不设 runAs；留空则每个条目的用户成为其任务的 runAs。",
+		"imp.blanktext":          "请粘贴 crontab 或选择文件。",
+		"imp.none":               "crontab 中没有任何行被转换，没有可导入的内容：各行的原因见下。",
+		"imp.lines":              "crontab 的各行",
+		"imp.converted":          "crontab 中有 %d 个条目各转换为一个任务和一个触发器。",
+		"imp.refused":            "%d 行未转换，不会导入：请在 crontab 中修正后重新导入，或在“新建任务”表单中添加它们的任务。",
+		"imp.line":               "行",
+		"imp.what":               "处理结果",
+		"imp.kind.not-converted": "未转换",
+		"imp.kind.converted-but": "已转换，但",
+		"imp.kind.note":          "注意",
+		"imp.again":              "此 crontab 的所有任务和触发器都已按原样发布：再次导入不会发布任何新内容。",
+		"imp.copy":               "转换后的 crontab：请保存为文件，在可以发布定义的地方用 `ql apply -f FILE` 应用。",
+		"imp.back":               "返回 crontab",
+		"def.download":           "下载定义文件（YAML）",
+		"def.downloadhelp":       "即 `ql export` 写出的文件：可作为备份保存，之后在这里或用 `ql apply -f FILE` 应用回来。",
+	},
+}
+
+// importWhy words, in the languages other than English, each line the
+// crontab converter reports by its code, {name} its param of that name;
+// an English page shows the converter's own sentence.
+var importWhy = map[string]map[crontab.Code]string{
+	"zh": {
+		crontab.CodeNotAnEntry:   "不是“计划 + 命令”：应为 5 个时间字段（分 时 日 月 星期）、以秒开头的 6 个字段或 @ 计划，后接命令。",
+		crontab.CodeReboot:       "QingLong 没有在机器启动时触发的触发器；请从主机自己的启动流程（如 systemd 单元）运行该命令。",
+		crontab.CodeNotAUser:     "系统 crontab 在命令之前写用户，而“{user}”不是用户名或 uid：如果这是用户 crontab（crontab -l），请不勾选“系统 crontab”再导入。",
+		crontab.CodeNoCommand:    "用户 {user} 之后没有命令。",
+		crontab.CodeRootCommand:  "命令以“root”开头：如果这是系统 crontab（/etc/crontab、/etc/cron.d，其条目在此处写用户），请勾选“系统 crontab”再导入。",
+		crontab.CodePanelCommand: "ql {command} 是青龙面板自己的命令，QingLong 没有这个命令：要拉取脚本，请在自己的任务中写拉取命令（git -C /srv/scripts pull，或 curl -o 文件 URL）。",
+		crontab.CodeUnknownMacro: "{macro} 不是 cron 认识的计划。",
+		crontab.CodeStandardInput: "cron 把未转义的“%”之后的文本作为命令的标准输入（每个“%”一行），而任务没有标准输入：请改写为管道（printf 'line one\\nline two\\n' | command），" +
+			"或把字面的“%”转义为“\\%”。",
+		crontab.CodeSeconds: "6 个时间字段按 秒 分 时 日 月 星期 读取（与青龙面板的 crontab 写法相同），此行及之后每个有 6 个字段的行都如此。",
+		crontab.CodeTaskCommand: "task 是青龙面板的命令（它在面板的脚本目录中找到脚本，按扩展名用 node、python3 或 bash 运行）；本服务器没有这个命令，运行会以“task: not found”失败（退出码 127）：" +
+			"请在定义中写出解释器和脚本路径，如 node /ql/scripts/jd_bean_sign.js，或把任务的 workingDir 设为脚本目录。",
+		crontab.CodeRunAs: "{user} 的条目对应的任务以 {user} 身份运行（runAs）：服务器或 worker 只有以 root 启动时才能切换账户，否则其运行以 run_as_unavailable 失败；" +
+			"如果服务器已经以 {user} 运行命令，请在“服务器运行命令的账户”中填写 {user}，就不会写 runAs。",
+		crontab.CodeBothDays: "cron 只在同时符合日字段“{monthday}”和星期字段“{weekday}”的日子运行它；QingLong 在符合其中任一字段的日子运行。没有表达式能要求两者同时符合：" +
+			"请在表达式中保留一个日字段，另一个写“*”，由命令自己检查那一天，不符合时退出。",
+		crontab.CodeZoneKept:     "之后的行仍使用时区 {zone}：",
+		crontab.CodeShellKept:    "任务的 shell 只能是 /bin/sh 或 /bin/bash；之后的行仍使用 {shell}。",
+		crontab.CodeMail:         "QingLong 不发送邮件：运行的输出保存在其日志中（`ql runs logs`）；失败由通知（docs/notifications.md）告知。",
+		crontab.CodeReservedName: "以 QL_ 开头的名称是 QingLong 自己的；它不会写入任务的 env。",
+	},
+}
+
+// problemWhy is why of a line the converter reported, in language l: its
+// code's sentence with its params, and the refusal it holds said as the
+// console says refusals; the converter's English when l has none or a
+// param is missing.
+func problemWhy(l string, p crontab.Problem) string {
+	if p.Code == crontab.CodeSchedule {
+		if s, ok := sentence(l, p.Err); ok {
+			return s
+		}
+		return p.Why
+	}
+	s, ok := importWhy[l][p.Code]
+	if !ok {
+		return p.Why
+	}
+	complete := true
+	s = placeholder.ReplaceAllStringFunc(s, func(m string) string {
+		v, ok := p.Params[m[1:len(m)-1]]
+		complete = complete && ok
+		return v
+	})
+	if !complete {
+		return p.Why
+	}
+	if p.Err != nil {
+		if said, ok := sentence(l, p.Err); ok {
+			return s + said
+		}
+		return s + p.Err.Error()
+	}
+	return s
+}
+
+func init() {
+	for l, words := range importMessages {
+		for k, v := range words {
+			if _, ok := messages[l][k]; ok {
+				panic(fmt.Sprintf("console: the catalogue has %q in %s twice", k, l))
+			}
+			messages[l][k] = v
+		}
+	}
+}

@@ -1,0 +1,44 @@
+package console
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/qinglong/qinglong/internal/core/crontab"
+)
+
+// Every line the crontab import reports is said in Chinese on a Chinese
+// page, its values filled in: none falls back to the converter's English.
+func TestEveryLineACrontabImportReportsIsSaidInChinese(t *testing.T) {
+	t.Parallel()
+	for _, code := range crontab.Codes {
+		if _, ok := importWhy["zh"][code]; !ok && code != crontab.CodeSchedule {
+			t.Errorf("crontab code %s has no Chinese sentence in importWhy", code)
+		}
+	}
+	crontabs := map[bool]string{
+		false: "MAILTO=me@example.com\nQL_X=1\nCRON_TZ=Mars/Olympus\nSHELL=/bin/zsh\nnot an entry\n@reboot /bin/true\n@fortnightly /bin/true\n" +
+			"61 * * * * /bin/true\n* * * * * printf 'a%b'\n0 5 0 * * * task jd_bean_sign.js\n33 8 * * * ql repo https://example.com/s.git\n" +
+			"0 0 */2 * 1 /bin/true\n* * * * * root /bin/true\n",
+		true: "* * * * * -bad /bin/true\n* * * * * backup\n* * * * * backup /usr/local/bin/backup.sh\n",
+	}
+	seen := map[crontab.Code]bool{}
+	for system, text := range crontabs {
+		res, err := crontab.Convert(strings.NewReader(text), crontab.Options{Zone: "Asia/Shanghai", System: system})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range res.Problems {
+			seen[p.Code] = true
+			got := problemWhy("zh", p)
+			if got == p.Why || strings.Contains(got, "{") || strings.Contains(got, "cron fires") || strings.Contains(got, " is no ") || strings.Contains(got, "unknown") {
+				t.Errorf("line %d (%s) in Chinese: %q", p.Line, p.Code, got)
+			}
+		}
+	}
+	for _, code := range crontab.Codes {
+		if !seen[code] {
+			t.Errorf("no line of the crontabs gave %s: the test misses it", code)
+		}
+	}
+}
