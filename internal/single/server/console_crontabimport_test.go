@@ -64,7 +64,7 @@ func uploadForm(t *testing.T, c *http.Client, u string, fields url.Values, field
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer resp.Body.Close() //nolint:errcheck // read in full
+	defer resp.Body.Close()
 	b, _ := io.ReadAll(resp.Body)
 	return resp, string(b)
 }
