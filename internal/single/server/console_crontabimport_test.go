@@ -109,6 +109,10 @@ func TestACrontabPastedInTheConsoleIsPreviewedBeforeAnythingIsPublished(t *testi
 		!strings.Contains(page, `id="imp-crontab"`) || !strings.Contains(page, `id="imp-project" name="project" list="imp-projects" value="panel"`) || !strings.Contains(page, `<option value="shop">`) {
 		t.Fatalf("the import form: %d, want 200 with the crontab's field, project panel chosen and the projects to choose from:\n%s", resp.StatusCode, page)
 	}
+	if resp, body := uploadForm(t, c, site.base+"/definitions/import/preview?lang=en", importForm("forged", "panel", ""), "file", "crontab.list", panelCrontab); resp.StatusCode != http.StatusForbidden ||
+		!strings.Contains(body, "CSRF") {
+		t.Errorf("an import uploaded without the session's CSRF token: %d, want 403 naming CSRF:\n%s", resp.StatusCode, body)
+	}
 	resp, preview := httpcall.Form(t, c, http.MethodPost, site.base+"/definitions/import/preview?lang=en", importForm(csrf, "panel", panelCrontab))
 	// The project, and a task and a trigger for each of the 3 entries.
 	if resp.StatusCode != http.StatusOK || !strings.Contains(preview, `id="def-preview"`) || strings.Count(preview, `class="change-created"`) != 7 || !strings.Contains(preview, `id="def-confirm"`) {
