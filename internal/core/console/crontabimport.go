@@ -105,6 +105,8 @@ func (c *Console) importPreview(w http.ResponseWriter, r *http.Request, s *sessi
 		d.Text = strings.ReplaceAll(uploaded, "\r\n", "\n")
 	}
 	d.Errors = c.importMistakes(l, d.crontabImport)
+	// The route is an owner's, and no owner is bound; the project is
+	// checked all the same, as every page that names one checks it.
 	if err := boundOf(r.Context()).covers(d.Project, "project "+d.Project); d.Project != "" && err != nil {
 		c.fail(w, r, s, err)
 		return
