@@ -38,7 +38,9 @@ UTC, or a time with its offset as RFC 3339 writes it (2026-11-30T16:00:00+08:00)
 each Run (clock, run_now, rerun, backfill; origin in -o json), ERROR how a Run that failed, timed out
 or was lost ended, from its last attempt: "exit N" for a command that exited with status N, otherwise
 the attempt's error code (e.g. timed_out, killed_by_signal, server_stopped; errorCode and exitCode in
--o json, as in ` + "`runs show`" + `, which gives every attempt's).` + opts.clusterOnly(` On the cluster a WORKER column names
+-o json, as in ` + "`runs show`" + `, which gives every attempt's), and RAN how long a finished Run's attempts ran,
+added up, each from its start to its end: no queue, no wait between retries (ranMs in -o json, in
+milliseconds; "-" and absent before the Run finishes).` + opts.clusterOnly(` On the cluster a WORKER column names
 the worker that holds or held each Run's latest attempt (worker in -o json; the column is left out
 when no listed Run has one, as on the standalone and edge profiles), and --worker NAME lists only
 the Runs any attempt of which that worker held, its latest or an earlier one that was retried.`),
@@ -86,7 +88,7 @@ the Runs any attempt of which that worker held, its latest or an earlier one tha
 			if out != "json" {
 				unserved = unservedList(cmd, b, runs)
 			}
-			header := []string{"ID", "STATE", "SCHEDULED FOR", "PROJECT", "TRIGGER", "TASK REV", "ORIGIN", "ERROR"}
+			header := []string{"ID", "STATE", "RAN", "SCHEDULED FOR", "PROJECT", "TRIGGER", "TASK REV", "ORIGIN", "ERROR"}
 			withWorker := worker != "" || slices.ContainsFunc(runs, func(r run.Run) bool { return r.WorkerName != "" })
 			if withWorker {
 				header = append(header, "WORKER")
@@ -96,7 +98,7 @@ the Runs any attempt of which that worker held, its latest or an earlier one tha
 				header: header,
 				items:  runs,
 				row: func(r run.Run) []string {
-					row := []string{r.ID, string(r.State), fmtMs(&r.ScheduledForMs),
+					row := []string{r.ID, string(r.State), ranText(r.RanMs), fmtMs(&r.ScheduledForMs),
 						nameOr(r.ProjectName, r.ProjectID), nameOr(r.TriggerName, r.TriggerID), fmt.Sprint(r.TaskRevision),
 						nameOr(string(r.Origin), "-"), runError(r)}
 					if withWorker {
@@ -141,6 +143,24 @@ func runError(r run.Run) string {
 	return nameOr(r.ErrorCode, "-")
 }
 
+// ranText is how long a finished Run's attempts ran, added up (RanMs),
+// as a person reads it: milliseconds under a second (9ms), tenths of a
+// second under a minute (2.5s), whole seconds above (1m51s); "-" before
+// it finishes.
+func ranText(ms *int64) string {
+	if ms == nil {
+		return "-"
+	}
+	d := time.Duration(*ms) * time.Millisecond
+	switch {
+	case d < time.Second:
+		return d.String()
+	case d < time.Minute:
+		return d.Round(100 * time.Millisecond).String()
+	}
+	return d.Round(time.Second).String()
+}
+
 // nameOr is name, or fallback when the reader had none.
 func nameOr(name, fallback string) string {
 	if name == "" {
@@ -182,6 +202,8 @@ func runsShowCommand(opts Options) *cobra.Command {
 		Example: "  " + opts.Binary + " runs show 0190a4f2-0000-7000-8000-000000000000 -o json",
 		Long: "Show a run with its attempts and events: its project, the trigger that admitted it (named as it was at that revision) and the task it ran\n" +
 			"(named as it was at the revision that ran), each with its id; -o json gives them as projectName, triggerName and taskName.\n" +
+			"A finished run says on a ran line how long its attempts ran, added up, each from its start to its end: no queue, no\n" +
+			"wait between retries (ranMs in -o json, in milliseconds).\n" +
 			`A queued run of the standalone or edge profile that other Runs hold says why on a waiting line (in
 -o json, a waiting object with a reason code): its trigger's overlap policy holds it behind an earlier
 run (waits_for_previous); its project runs as many of its Runs as its maxRunning allows
@@ -251,6 +273,9 @@ it needs.`),
 			}
 			if note := dueNote(r); note != "" {
 				fmt.Fprintf(w, "due        %s (%s)\n", fmtMs(&r.DueAtMs), note)
+			}
+			if r.RanMs != nil {
+				fmt.Fprintf(w, "ran        %s (its attempts' run times added up: no queue, no wait between retries)\n", ranText(r.RanMs))
 			}
 			if d.Waiting != nil {
 				fmt.Fprintf(w, "waiting    %s\n", oneLine(asSuggested(cmd, d.Waiting.Message())))

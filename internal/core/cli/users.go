@@ -253,8 +253,15 @@ func usersDisableCommand(opts Options) *cobra.Command {
 func usersEnableCommand(opts Options) *cobra.Command {
 	var stdin bool
 	c := userToggle(opts, "enable", "Enable a disabled console user with a new password",
-		"Enable the console user NAME again, with a new password asked twice on the terminal or read as one line\nof standard input with --password-stdin. The new password is required so that no session signed in\nbefore the user was disabled comes back; the user signs in again with it. A user already enabled is\nleft as it is, its password too: nothing changes and nothing is recorded (`users passwd NAME` sets a\npassword).",
+		"Enable the console user NAME again, with a new password asked twice on the terminal or read as one line\nof standard input with --password-stdin. The new password is required so that no session signed in\nbefore the user was disabled comes back; the user signs in again with it. A user already enabled is\nleft as it is, its password too: no password is asked, nothing changes and nothing is recorded\n(`users passwd NAME` sets a password).",
 		"is enabled with a new password", "is already enabled; nothing changed, its password neither (`users passwd NAME` sets one)", func(cmd *cobra.Command, b *Backend, name string) (bool, error) {
+			// The state first: a user already enabled, or none of that
+			// name, is said so without asking for a password it would
+			// not take.
+			u, err := namedUser(cmd, b, name)
+			if err != nil || u.State() == account.StateActive {
+				return false, err
+			}
 			p, err := readPassword(cmd, name, stdin)
 			if err != nil {
 				return false, err
@@ -263,6 +270,20 @@ func usersEnableCommand(opts Options) *cobra.Command {
 		})
 	c.Flags().BoolVar(&stdin, "password-stdin", false, "read the password as one line of standard input instead of asking")
 	return c
+}
+
+// namedUser is the account named name; NotFound when there is none.
+func namedUser(cmd *cobra.Command, b *Backend, name string) (account.User, error) {
+	list, err := b.Users.UserList(cmd.Context())
+	if err != nil {
+		return account.User{}, err
+	}
+	for _, u := range list {
+		if u.Name == name {
+			return u, nil
+		}
+	}
+	return account.User{}, account.ErrNoSuchUser(name)
 }
 
 func usersDeleteCommand(opts Options) *cobra.Command {

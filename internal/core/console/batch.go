@@ -182,9 +182,9 @@ func (c *Console) batchOne(r *http.Request, s *session, action, id, reqID string
 	}
 	d, err := c.cfg.Detail.TriggerDetail(r.Context(), id, 1)
 	if err == nil {
-		// A user bound to projects acts on its projects' triggers alone,
-		// and is not told another's name.
-		err = boundOf(r.Context()).covers(d.ProjectName, "trigger "+id)
+		// A user bound to projects acts on its projects' triggers alone:
+		// another's is missing to it, as the trigger's own routes say.
+		err = boundOf(r.Context()).reaches(d.ProjectName, schedule.TriggerMissing(id))
 	}
 	if err == nil {
 		o.Name = d.ProjectName + "/" + d.Name

@@ -6,7 +6,9 @@ import (
 	"slices"
 
 	"github.com/qinglong/qinglong/internal/core/account"
+	"github.com/qinglong/qinglong/internal/core/notify"
 	"github.com/qinglong/qinglong/internal/core/run"
+	"github.com/qinglong/qinglong/internal/core/schedule"
 )
 
 // projectRule is how a route finds the project a request acts on, so that
@@ -16,7 +18,7 @@ type projectRule int
 
 const (
 	// noProject: pages of the session itself (account, sign-out) and the
-	// owner's pages (definitions, tokens, secrets), which no bound user
+	// owner's pages (tokens, secrets, audit), which no bound user
 	// reaches: an owner is never bound.
 	noProject projectRule = iota
 	// listed: a listing whose store keeps only the user's projects' rows
@@ -24,16 +26,24 @@ const (
 	listed
 	// pathProject: the path's {project} is the project, by name.
 	pathProject
-	// runProject and triggerProject: the path's {id} is a Run's or a
-	// trigger's, whose project is read first; the refusal names the id,
-	// never the project.
+	// runProject, triggerProject and notificationProject: the path's
+	// {id} is a Run's, a trigger's or a notification's, whose project is
+	// read first; another project's is answered as an id no object has
+	// (404, the same words), as the API answers a bound token, so a bound
+	// user cannot tell another project's object from none.
 	runProject
 	triggerProject
-	// notificationProject: the path's {id} is a notification's.
 	notificationProject
 	// everyProject: a page that is no one project's (the workers, whose
 	// attempts are every project's): refused to a bound user.
 	everyProject
+	// definitionsOfAny: the definitions pages, which read and publish
+	// any project's definitions, chosen by a picker of every project, a
+	// form's field or a file's project:. Refused to a bound user outright,
+	// whatever its role, rather than trusting that no role which may
+	// publish is ever bound: none reaches another project's definitions
+	// there.
+	definitionsOfAny
 )
 
 // bound is the projects the request's user is bound to: none for a
@@ -65,8 +75,18 @@ func (b bound) has(project string) bool {
 	return len(b.projects) == 0 || slices.Contains(b.projects, project)
 }
 
+// reaches checks that the user may see and act on an object of the
+// project named project reached by its id: one of another project is
+// refused with missing, the refusal of an id no object has.
+func (b bound) reaches(project string, missing error) error {
+	if b.has(project) {
+		return nil
+	}
+	return missing
+}
+
 // covers checks that the user may see and act on the project named
-// project; what names the object asked for in the refusal.
+// project, which the request names itself; what names it in the refusal.
 func (b bound) covers(project, what string) error {
 	if b.has(project) {
 		return nil
@@ -89,21 +109,22 @@ func (c *Console) routeProject(ctx context.Context, rule projectRule, r *http.Re
 	case runProject:
 		return c.runInScope(ctx, r.PathValue("id"))
 	case triggerProject:
-		d, err := c.cfg.Detail.TriggerDetail(ctx, r.PathValue("id"), 1)
+		id := r.PathValue("id")
+		d, err := c.cfg.Detail.TriggerDetail(ctx, id, 1)
 		if err != nil {
 			return err
 		}
-		return b.covers(d.ProjectName, "trigger "+d.TriggerID)
+		return b.reaches(d.ProjectName, schedule.TriggerMissing(id))
 	case notificationProject:
 		return c.notificationInScope(ctx, r.PathValue("id"))
-	case everyProject:
+	case everyProject, definitionsOfAny:
 		return account.ErrProjectNotInScope(b.user, b.projects, r.Method+" "+r.URL.Path)
 	}
 	return nil
 }
 
 // runInScope checks that the request's user may see and act on the Run
-// of id.
+// of id: another project's is missing to it.
 func (c *Console) runInScope(ctx context.Context, id string) error {
 	b := boundOf(ctx)
 	if len(b.projects) == 0 {
@@ -113,11 +134,12 @@ func (c *Console) runInScope(ctx context.Context, id string) error {
 	if err != nil {
 		return err
 	}
-	return b.covers(d.Run.ProjectName, "Run "+d.Run.ID)
+	return b.reaches(d.Run.ProjectName, schedule.RunNotFound(id))
 }
 
 // notificationInScope checks that the request's user may retry the
-// notification of id: refused when the server cannot place one.
+// notification of id, another project's being missing to it: refused
+// when the server cannot place one.
 func (c *Console) notificationInScope(ctx context.Context, id string) error {
 	b := boundOf(ctx)
 	if len(b.projects) == 0 {
@@ -130,7 +152,7 @@ func (c *Console) notificationInScope(ctx context.Context, id string) error {
 	if err != nil {
 		return err
 	}
-	return b.covers(project, "notification "+id)
+	return b.reaches(project, notify.ErrMissing(id))
 }
 
 // boundHolders keeps, for a user bound to projects, the triggers of its

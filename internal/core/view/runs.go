@@ -34,6 +34,10 @@ type Run struct {
 	QueuedAtMs   int64     `json:"queuedAtMs,omitempty"`
 	UpdatedAtMs  int64     `json:"updatedAtMs"`
 	FinishedAtMs *int64    `json:"finishedAtMs"`
+	// RanMs is, once the Run has finished, how long its attempts ran,
+	// added up, each from its start to its end (no queue, no wait between
+	// retries); absent before it finishes.
+	RanMs *int64 `json:"ranMs,omitempty"`
 	// RerunOf is the finished Run this one re-runs.
 	RerunOf string `json:"rerunOf,omitempty"`
 	// Origin is what admitted the Run: clock, run_now, rerun or backfill.
@@ -183,7 +187,7 @@ func NewRun(r run.Run) Run {
 		TriggerID: r.TriggerID, TriggerRevision: r.TriggerRevision, TriggerName: r.TriggerName, TriggerTitle: r.TriggerTitle, TaskName: r.TaskName, ExecutionRevisionID: r.ExecutionRevisionID,
 		IdempotencyKey: r.IdempotencyKey, ScheduledForMs: r.ScheduledForMs, DueAtMs: r.DueAtMs, State: r.State, Version: r.Version,
 		LastEventSeq: r.LastEventSeq, CreatedAtMs: r.CreatedAtMs, QueuedAtMs: r.QueuedAtMs, UpdatedAtMs: r.UpdatedAtMs,
-		FinishedAtMs: r.FinishedAtMs, RerunOf: r.RerunOf, Origin: r.Origin, ErrorCode: r.ErrorCode,
+		FinishedAtMs: r.FinishedAtMs, RanMs: r.RanMs, RerunOf: r.RerunOf, Origin: r.Origin, ErrorCode: r.ErrorCode,
 		ExitCode: r.ExitCode, Worker: r.WorkerName,
 	}
 }

@@ -65,9 +65,10 @@ func boundSite(t *testing.T) (site *consoleSite, c *http.Client, csrf, shopRun, 
 }
 
 // A console user bound to project alpha sees alpha's triggers, Runs and
-// project choices and none of shop's; shop's trigger, Run and log are
-// refused 403 project_not_in_scope in the page's language, naming the
-// user and its projects and never shop.
+// project choices and none of shop's; shop's trigger, Run and log, asked
+// by their ids, are not found (404, as an id no object has) in the page's
+// language, never naming shop; shop asked by name and the Workers page
+// are refused 403 project_not_in_scope, naming the user and its projects.
 func TestABoundConsoleUserSeesOnlyItsProjects(t *testing.T) {
 	t.Parallel()
 	site, c, _, shopRun, alphaTrigger, alphaRun := boundSite(t)
@@ -82,18 +83,21 @@ func TestABoundConsoleUserSeesOnlyItsProjects(t *testing.T) {
 			t.Errorf("%s for a user bound to alpha does not list alpha's %s", page, want)
 		}
 	}
-	for _, page := range []string{"/runs/" + shopRun, "/runs/" + shopRun + "/log", "/runs/" + shopRun + "/download", "/triggers/" + site.triggerID, "/triggers?project=shop", "/workers"} {
+	for _, page := range []string{"/runs/" + shopRun, "/runs/" + shopRun + "/log", "/runs/" + shopRun + "/download", "/triggers/" + site.triggerID} {
+		resp, body := httpcall.Form(t, c, http.MethodGet, site.base+page, nil)
+		if resp.StatusCode != http.StatusNotFound || !strings.Contains(body, "does not exist") || strings.Contains(body, "shop") || strings.Contains(body, "is bound to") {
+			t.Errorf("%s for a user bound to alpha: %d; want 404 saying it does not exist, naming neither shop nor the binding:\n%s", page, resp.StatusCode, body)
+		}
+	}
+	for _, page := range []string{"/triggers?project=shop", "/workers"} {
 		resp, body := httpcall.Form(t, c, http.MethodGet, site.base+page, nil)
 		if resp.StatusCode != http.StatusForbidden || !strings.Contains(body, `user &#34;alpha-ops&#34; is bound to the project alpha`) {
 			t.Errorf("%s for a user bound to alpha: %d; want 403 naming the user and its projects:\n%s", page, resp.StatusCode, body)
 		}
-		if page != "/triggers?project=shop" && strings.Contains(body, "shop") {
-			t.Errorf("%s for a user bound to alpha names shop, reached by its id:\n%s", page, body)
-		}
 	}
 	resp, body := httpcall.Form(t, c, http.MethodGet, site.base+"/runs/"+shopRun+"?lang=zh", nil)
-	if resp.StatusCode != http.StatusForbidden || !strings.Contains(body, "此用户只绑定了项目 alpha") {
-		t.Errorf("shop's Run in Chinese for a user bound to alpha: %d; want the Chinese refusal:\n%s", resp.StatusCode, body)
+	if resp.StatusCode != http.StatusNotFound || !strings.Contains(body, "该运行不存在") {
+		t.Errorf("shop's Run in Chinese for a user bound to alpha: %d; want the Chinese words of a Run that does not exist:\n%s", resp.StatusCode, body)
 	}
 	if resp, _ := httpcall.Form(t, c, http.MethodGet, site.base+"/runs/"+alphaRun, nil); resp.StatusCode != http.StatusOK {
 		t.Errorf("alpha's Run for a user bound to alpha: %d; want it shown", resp.StatusCode)
@@ -101,17 +105,17 @@ func TestABoundConsoleUserSeesOnlyItsProjects(t *testing.T) {
 }
 
 // A console user bound to project alpha cannot cancel shop's Run, alone
-// or among a selection: the first is refused 403 project_not_in_scope,
-// the second counted refused on the Runs list it returns to, and shop's
+// or among a selection: to it the Run does not exist (404 alone, counted
+// refused as missing on the Runs list a selection returns to), and shop's
 // Run runs on; alpha's own Run it cancels.
 func TestABoundConsoleUserCannotCancelAnotherProjectsRun(t *testing.T) {
 	t.Parallel()
 	site, c, csrf, shopRun, _, alphaRun := boundSite(t)
 	resp, body := httpcall.Form(t, c, http.MethodPost, site.base+"/runs/"+shopRun+"/cancel", url.Values{"csrf": {csrf}})
-	if resp.StatusCode != http.StatusForbidden || !strings.Contains(body, "is bound to the project alpha") {
-		t.Fatalf("cancelling shop's Run as a user bound to alpha: %d; want 403 project_not_in_scope:\n%s", resp.StatusCode, body)
+	if resp.StatusCode != http.StatusNotFound || !strings.Contains(body, "run "+shopRun+" does not exist") {
+		t.Fatalf("cancelling shop's Run as a user bound to alpha: %d; want 404, the Run missing:\n%s", resp.StatusCode, body)
 	}
-	if resp, body := httpcall.Form(t, c, http.MethodPost, site.base+"/runs/cancel", url.Values{"csrf": {csrf}, "id": {shopRun}}); resp.StatusCode != http.StatusOK || !strings.Contains(body, "1 refused (user &#34;alpha-ops&#34; is bound to the project alpha") {
+	if resp, body := httpcall.Form(t, c, http.MethodPost, site.base+"/runs/cancel", url.Values{"csrf": {csrf}, "id": {shopRun}}); resp.StatusCode != http.StatusOK || !strings.Contains(body, "1 refused (run "+shopRun+" does not exist") {
 		t.Fatalf("cancelling a selection of shop's Run: %d; want the Runs list saying it was refused:\n%s", resp.StatusCode, body)
 	}
 	d, err := site.srv.store.RunGet(t.Context(), shopRun)

@@ -5,11 +5,11 @@ import (
 	"testing"
 )
 
-// `ql users create`, `passwd` and `enable` refuse a password that is one
-// of the most common, as it is, with digits and symbols added or with
-// letters written as the digits and symbols that stand for them, or that
-// contains the user's name in any case, saying why and what to do; a
-// password that is neither is taken.
+// `ql users create`, `passwd` and `enable` (of a disabled user) refuse a
+// password that is one of the most common, as it is, with digits and
+// symbols added or with letters written as the digits and symbols that
+// stand for them, or that contains the user's name in any case, saying
+// why and what to do; a password that is neither is taken.
 func TestUsersCommandsRefuseCommonPasswordsAndOnesContainingTheName(t *testing.T) {
 	t.Parallel()
 	dir := installedDir(t)
@@ -29,6 +29,13 @@ func TestUsersCommandsRefuseCommonPasswordsAndOnesContainingTheName(t *testing.T
 		t.Fatalf("a good password: %d %q %q", code, out, errOut)
 	}
 	for _, verb := range []string{"passwd", "enable"} {
+		if verb == "enable" {
+			// An enabled user is left as it is before any password is
+			// read: the password is checked when enabling a disabled one.
+			if code, out, errOut := qlIn(t, "", "users", "disable", "alice", "--data-dir", dir); code != 0 {
+				t.Fatalf("users disable: %d %q %q", code, out, errOut)
+			}
+		}
 		if code, _, errOut := qlIn(t, "letmein2026\n", "users", verb, "alice", "--password-stdin", "--data-dir", dir); code == 0 || !strings.Contains(errOut, "one of the most common passwords") {
 			t.Errorf("users %s with a common password: %d %q, want a refusal", verb, code, errOut)
 		}

@@ -8,6 +8,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/qinglong/qinglong/internal/core/audit"
 	"github.com/qinglong/qinglong/internal/core/process"
 	"github.com/qinglong/qinglong/internal/core/project"
 	"github.com/qinglong/qinglong/internal/core/qlerror"
@@ -91,7 +92,7 @@ func (d *ProjectDeleter) ProjectDelete(ctx context.Context, r project.DeleteRequ
 		return out, err
 	}
 	out.Secrets, out.SecretsErr = d.removeSecrets(out.ProjectName)
-	return out, nil
+	return out, d.recordSecrets(ctx, r.Actor, out)
 }
 
 // inspect reads the project, what deleting it removes, and the refusal
@@ -258,6 +259,32 @@ func (d *ProjectDeleter) projectSecrets(name string) ([]string, error) {
 		}
 	}
 	return out, nil
+}
+
+// recordSecrets records each secret the deletion of out removed, by name
+// and as the deletion's actor, as `ql secrets delete` records one: after
+// the secrets file is edited (which the database's transaction cannot hold),
+// so a secret the file kept is never said deleted.
+func (d *ProjectDeleter) recordSecrets(ctx context.Context, actor string, out project.DeleteResult) error {
+	if len(out.Secrets) == 0 {
+		return nil
+	}
+	err := d.store.write(ctx, "record the deleted secrets of project "+out.ProjectName, durable, func(tx *txn) error {
+		at := d.store.nowMs()
+		for _, name := range out.Secrets {
+			if err := appendAudit(ctx, tx, at, audit.Secret(audit.SecretDeleted, actor, name, false)); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		names := strings.Join(out.Secrets, ", ")
+		return qlerror.Wrap(qlerror.Unavailable, err, "project %s is deleted with its secrets (%s) and stays so, but the audit trail could not record the secrets' deletion: "+
+			"note who made it elsewhere, and fix the database before the next change", out.ProjectName, names).
+			Because(audit.RefusalNotRecorded, "action", string(audit.SecretDeleted), "name", names)
+	}
+	return nil
 }
 
 // removeSecrets deletes the project's secrets from the secrets file and
