@@ -87,3 +87,29 @@ func TestThePacingLineMeasuresAgainstTheRunLeaseNotTheGrantsLength(t *testing.T)
 		t.Fatalf("the share was not halved:\n%s", logs)
 	}
 }
+
+// A worker frozen past a grant's lease sends the grant's start when it
+// runs again, after the stall was said: the start's own deadline, the
+// lease's kill time, has passed, so it fails before any replica is asked.
+// That says nothing of the replicas, so the worker does not halve its
+// share for it (it said it would not: "nor takes fewer commands for it").
+func TestAStartSentAfterItsLeaseHadPassedDoesNotPaceTheWorker(t *testing.T) {
+	t.Parallel()
+	w, logs, _ := stallFixture(t)
+	sent := time.Now()
+	start := &attempt{w: w, leaseLen: 30 * time.Second, killAt: sent.Add(-20 * time.Second)}
+	start.answered(sent, timedOut)
+	if limit, _, _ := w.pace.answered(0, w.runLease, false, time.Now()); limit != 4 {
+		t.Errorf("after a start sent past its lease the worker takes %d commands at once, want its whole capacity of 4", limit)
+	}
+	if strings.Contains(logs.String(), "worker_paced") {
+		t.Fatalf("a start sent past its lease was taken for late replicas:\n%s", logs)
+	}
+
+	// A request sent in time that no replica answered still paces.
+	late := &attempt{w: w, leaseLen: 30 * time.Second, killAt: time.Now().Add(20 * time.Second)}
+	late.answered(time.Now().Add(-10*time.Second), timedOut)
+	if paced := records(t, logs.String(), "worker_paced"); len(paced) != 1 {
+		t.Fatalf("a renewal no replica answered in time logged %d worker_paced lines, want 1:\n%s", len(paced), logs)
+	}
+}
