@@ -2,6 +2,7 @@ package agent
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"net/url"
 	"strings"
@@ -111,5 +112,31 @@ func TestAStartSentAfterItsLeaseHadPassedDoesNotPaceTheWorker(t *testing.T) {
 	late.answered(time.Now().Add(-10*time.Second), timedOut)
 	if paced := records(t, logs.String(), "worker_paced"); len(paced) != 1 {
 		t.Fatalf("a renewal no replica answered in time logged %d worker_paced lines, want 1:\n%s", len(paced), logs)
+	}
+}
+
+// A replica that answers 503 while it re-activates its database (or
+// starts, or drains) did answer: the worker's outage line says the replica
+// cannot serve its requests now, naming the refusal, not that no answer
+// came, which would send the operator to the network; a refused
+// connection is still no answer.
+func TestAReplicaThatAnswersNotReadyIsNotSaidToGiveNoAnswer(t *testing.T) {
+	t.Parallel()
+	w, logs, base := stallFixture(t)
+	notReady := &Error{Status: 503, Code: "unavailable", Message: "this replica is not ready (starting, re-activating its database or draining)"}
+	w.client.observe(context.Background(), base, notReady, time.Now(), 10*time.Second)
+	lines := records(t, logs.String(), "server_unreachable")
+	if len(lines) != 1 {
+		t.Fatalf("%d server_unreachable lines, want 1:\n%s", len(lines), logs)
+	}
+	if msg, _ := lines[0]["msg"].(string); strings.Contains(msg, "no answer") || !strings.Contains(msg, "cannot serve the worker's requests now") {
+		t.Errorf("a replica answering 503 is said as %q; want that it cannot serve the requests now", msg)
+	}
+
+	cut, cutLogs, cutBase := stallFixture(t)
+	refused := &url.Error{Op: "Post", URL: "http://127.0.0.1:1/worker/v1/renew", Err: errors.New("connect: connection refused")}
+	cut.client.observe(context.Background(), cutBase, refused, time.Now(), 10*time.Second)
+	if lines := records(t, cutLogs.String(), "server_unreachable"); len(lines) != 1 || !strings.HasPrefix(lines[0]["msg"].(string), "no answer from the replica") {
+		t.Errorf("a refused connection is said as %v; want no answer from the replica", lines)
 	}
 }
