@@ -536,6 +536,27 @@ func TestALeaseSweptSoonAfterItRanOutIsLostAsItsWorkersStoppedRenewals(t *testin
 	}
 }
 
+// A crashed worker's command may outlive it on its host, and nothing on the
+// replica can end it: the message of an attempt its worker stopped renewing
+// says what does (the worker started again on its data directory) and that
+// a retry policy on lost runs it again, where the on-call engineer reads it
+// (the Run page, ql runs show).
+func TestAnAttemptLostToItsWorkersStoppedRenewalsSaysHowToEndWhatIsLeftOfItsCommand(t *testing.T) {
+	t.Parallel()
+	s := newStore(t)
+	s.admitRuns(t, "killed", 1)
+	w := s.newWorker(t, "w1", nil, 1)
+	l, _ := s.started(t, w)
+	s.exec(t, `UPDATE qinglong.attempts SET lease_expires_at_ms = `+ClockMsSQL+` - 1 WHERE id = $1`, l.AttemptID)
+	if res, err := s.runtime.SweepLeases(t.Context(), 10); err != nil || res.Lost != 1 {
+		t.Fatalf("sweep: %+v, %v", res, err)
+	}
+	_, _, message, _ := s.sweptEnd(t, l.AttemptID)
+	if !strings.Contains(message, "until the worker is started again on the same data directory") || !strings.Contains(message, "a retry policy on lost runs it again") {
+		t.Fatalf("attempt lost to an expired lease says %q; want how to end what is left of its command, and the retry policy that runs it again", message)
+	}
+}
+
 // A lease that ran out no earlier than its attempt's deadline ends the
 // attempt timed out, not lost: the command was past its timeout whatever
 // its worker did, and the attempt, and its Run's end event, say so in the

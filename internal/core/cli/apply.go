@@ -261,6 +261,14 @@ func planApply(cmd *cobra.Command, opts Options, db *dbFlags, doc *apply.Documen
 	// there is nothing to read them from (no database yet).
 	var missing func(refs []string) ([]string, error)
 	if _, serr := os.Stat(path); !IsPostgresURL(path) && errors.Is(serr, fs.ErrNotExist) {
+		// The apply it previews would be refused: a plan against no
+		// database would show every object as new, not what the cluster
+		// holds.
+		if db.defaultLocation() {
+			if err := clusterMeant(opts, path); err != nil {
+				return err
+			}
+		}
 		if ifMatch != "" {
 			return apply.CheckRevision(cmd.Context(), noProjects{}, doc.Project, []string{ifMatch})
 		}

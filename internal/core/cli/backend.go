@@ -313,14 +313,10 @@ func open(ctx context.Context, opts Options, f *dbFlags, mustExistRO bool) (*Bac
 	_, statErr := os.Stat(dsn)
 	var created string
 	if errors.Is(statErr, fs.ErrNotExist) && f.defaultLocation() {
+		if err := clusterMeant(opts, dsn); err != nil {
+			return nil, err
+		}
 		switch {
-		case os.Getenv(EnvAdminURL) != "" && opts.OpenPostgres == nil:
-			return nil, Usagef("no embedded database at %s, and $%s is set, but this %s build has no PostgreSQL support: "+
-				"use the full ql binary for that database, or --data-dir DIR to create an embedded database on purpose", dsn, EnvAdminURL, opts.Binary)
-		case os.Getenv(EnvAdminURL) != "":
-			return nil, Usagef("no embedded database at %s, and $%s is set: this command reads the cluster's database from --database-url or "+
-				"$QL_DATABASE_URL (only %s read $%s); give it the admin role's URL there, or --data-dir DIR to create an embedded database on purpose",
-				dsn, EnvAdminURL, adminURLReaders, EnvAdminURL)
 		case opts.OpenPostgres == nil:
 			created = "created the embedded database " + dsn + " (no --data-dir or $QL_DATA_DIR was given)"
 		default:
@@ -341,6 +337,24 @@ func open(ctx context.Context, opts Options, f *dbFlags, mustExistRO bool) (*Bac
 			"); older builds no longer open it: to go back, restore the backup taken before the upgrade (docs/operations.md, \"Upgrading\")")
 	}
 	return b, err
+}
+
+// clusterMeant refuses a command given no database, whose embedded one at
+// dsn does not exist, while $QL_DATABASE_ADMIN_URL is set: the command was
+// meant for the cluster, and neither a new file here nor a dry run against
+// nothing would say what it does there.
+func clusterMeant(opts Options, dsn string) error {
+	switch {
+	case os.Getenv(EnvAdminURL) == "":
+		return nil
+	case opts.OpenPostgres == nil:
+		return Usagef("no embedded database at %s, and $%s is set, but this %s build has no PostgreSQL support: "+
+			"use the full ql binary for that database, or --data-dir DIR to create an embedded database on purpose", dsn, EnvAdminURL, opts.Binary)
+	default:
+		return Usagef("no embedded database at %s, and $%s is set: this command reads the cluster's database from --database-url or "+
+			"$QL_DATABASE_URL (only %s read $%s); give it the admin role's URL there, or --data-dir DIR to create an embedded database on purpose",
+			dsn, EnvAdminURL, adminURLReaders, EnvAdminURL)
+	}
 }
 
 // EnvAdminURL names the cluster admin role's URL, which `ql workers`,

@@ -129,6 +129,7 @@ project (project_not_in_scope). Without --project the user sees every project; a
 				bound = ", projects " + u.ProjectsText()
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "user %q (role %s, scope %s%s) created; sign in to the console with it\n", u.Name, u.Role, u.Role.Scope(), bound)
+			warnUserProjectsAhead(cmd, b, u.Projects)
 			return nil
 		},
 	}
@@ -327,11 +328,27 @@ func usersSetProjectsCommand(opts Options) *cobra.Command {
 			case !every && len(projects) == 0:
 				return Usagef("give the projects with --project P (repeat it for several), or --every-project to unbind the user")
 			}
-			return account.SetProjects(cmd.Context(), b.Users, actor(), name, projects)
+			if err := account.SetProjects(cmd.Context(), b.Users, actor(), name, projects); err != nil {
+				return err
+			}
+			warnUserProjectsAhead(cmd, b, projects)
+			return nil
 		})
 	c.Use = "set-projects NAME (--project P... | --every-project)"
 	c.Example = "  " + opts.Binary + " users set-projects alpha-ops --project alpha --project beta\n  " + opts.Binary + " users set-projects alpha-ops --every-project"
 	c.Flags().StringArrayVar(&projects, "project", nil, "bind the user to this project; repeat for several")
 	c.Flags().BoolVar(&every, "every-project", false, "unbind the user: it sees every project")
 	return c
+}
+
+// warnUserProjectsAhead warns on stderr of each project a user was bound
+// to that no project is named yet, naming the projects there are, as
+// `tokens create --project` does: more often a typo, which would leave
+// the user a console with nothing in it.
+func warnUserProjectsAhead(cmd *cobra.Command, b *Backend, projects []string) {
+	for _, p := range projects {
+		if w := projectAhead(cmd.Context(), b.Definitions, nil, p, "the user is bound to it all the same and sees it once a project of that name is applied"); w != "" {
+			fmt.Fprintln(textWriter{cmd.ErrOrStderr()}, "warning: "+w)
+		}
+	}
 }

@@ -31,7 +31,9 @@ var attemptMessages = map[string][]stopWord{"zh": {
 	{exactly(run.UnspawnedGrantMessage),
 		"执行节点进程在副本确认启动之后、创建命令进程之前结束（崩溃、SIGKILL 或机器重启）；它在同一数据目录上再次启动后，从它的 journal 日志得知该命令从未运行，并将该尝试报告为丢失；" +
 			"针对 lost 的重试策略会再次运行它"},
-	{exactly(run.LeaseExpiredMessage), "执行节点不再续租（崩溃、被停止或网络断开）"},
+	{exactly(run.LeaseExpiredMessage), "执行节点不再续租（崩溃、被停止或网络断开）；" +
+		"如果它崩溃了，命令残留的进程可能仍在它的主机上运行，直到执行节点在同一数据目录上再次启动并将其结束；针对 lost 的重试策略会再次运行它"},
+	{exactly(run.EarlierLeaseExpiredMessage), "执行节点不再续租（崩溃、被停止或网络断开）"},
 	{exactly(run.WorkerRevokedMessage), "命令运行期间执行节点的凭据被吊销（ql workers revoke）：执行节点的请求被拒绝，它终止了命令"},
 	{exactly(run.DatabaseRolledBackMessage), "数据库回到了比执行节点所知更早的时刻（恢复了备份，或切换到丢失了提交的备库）：执行节点的租约比数据库的新，因此续租被拒绝，它终止了命令"},
 	{regexp.MustCompile(`^the lease ran out while the replicas could not reach the database \(or none ran\): no replica ended it until (\S+) after, ` +

@@ -37,6 +37,7 @@ func TestEveryAttemptMessageQingLongRecordsReadsInEveryOtherLanguage(t *testing.
 		"AbandonedAttemptMessage":         {{msg: run.AbandonedAttemptMessage}},
 		"UnspawnedGrantMessage":           {{msg: run.UnspawnedGrantMessage}},
 		"LeaseExpiredMessage":             {{msg: run.LeaseExpiredMessage}},
+		"EarlierLeaseExpiredMessage":      {{msg: run.EarlierLeaseExpiredMessage}},
 		"WorkerRevokedMessage":            {{msg: run.WorkerRevokedMessage}},
 		"DatabaseRolledBackMessage":       {{msg: run.DatabaseRolledBackMessage}},
 		"LeaseExpiredAfterTimeoutMessage": {{msg: run.LeaseExpiredAfterTimeoutMessage}},

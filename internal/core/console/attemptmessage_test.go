@@ -32,6 +32,10 @@ func TestEveryMessageQingLongRecordsOnAnAttemptReadsInChinese(t *testing.T) {
 			"发现该命令已不再运行（或结束了它残留的部分），并将该尝试报告为丢失；针对 lost 的重试策略会再次运行它"},
 		{run.UnspawnedGrantMessage, "执行节点进程在副本确认启动之后、创建命令进程之前结束（崩溃、SIGKILL 或机器重启）；它在同一数据目录上再次启动后，" +
 			"从它的 journal 日志得知该命令从未运行，并将该尝试报告为丢失；针对 lost 的重试策略会再次运行它"},
+		{"the worker stopped renewing the lease (crashed, stopped or cut off); if it crashed, what is left of the command may run on its host " +
+			"until the worker is started again on the same data directory, which ends it; a retry policy on lost runs it again",
+			"执行节点不再续租（崩溃、被停止或网络断开）；如果它崩溃了，命令残留的进程可能仍在它的主机上运行，直到执行节点在同一数据目录上再次启动并将其结束；" +
+				"针对 lost 的重试策略会再次运行它"},
 		{"the worker stopped renewing the lease (crashed, stopped or cut off)", "执行节点不再续租（崩溃、被停止或网络断开）"},
 		{"the worker's credential was revoked while the command ran (ql workers revoke): the worker was refused and killed the command",
 			"命令运行期间执行节点的凭据被吊销（ql workers revoke）：执行节点的请求被拒绝，它终止了命令"},

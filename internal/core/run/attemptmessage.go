@@ -59,8 +59,17 @@ const UnspawnedGrantMessage = "the worker process ended after the replica acknow
 	"a retry policy on lost runs it again"
 
 // LeaseExpiredMessage is recorded by a replica's sweep on an attempt lost
-// because its worker stopped renewing the lease.
-const LeaseExpiredMessage = "the worker stopped renewing the lease (crashed, stopped or cut off)"
+// because its worker stopped renewing the lease. A frozen or cut-off
+// worker kills the command itself; a crashed one's command may run on, and
+// only the worker started again on its data directory ends it, which the
+// replica cannot do: the message says so where the Run is read.
+const LeaseExpiredMessage = "the worker stopped renewing the lease (crashed, stopped or cut off); " +
+	"if it crashed, what is left of the command may run on its host until the worker is started again on the same data directory, which ends it; " +
+	"a retry policy on lost runs it again"
+
+// EarlierLeaseExpiredMessage is LeaseExpiredMessage as replicas recorded it
+// before it said what to do: attempts lost then still carry it.
+const EarlierLeaseExpiredMessage = "the worker stopped renewing the lease (crashed, stopped or cut off)"
 
 // DatabaseRolledBackMessage is recorded by a replica's sweep on an attempt
 // lost whose worker presented a lease version ahead of the database's: the

@@ -35,3 +35,26 @@ func TestAWriteCreatesAnEmbeddedDatabaseOnlyOnPurposeAndSaysSo(t *testing.T) {
 		t.Fatalf("tokens create on the database apply made: %d %q, want no creation notice", code, errOut)
 	}
 }
+
+// A dry run previews the apply: given no database while the cluster admin
+// role's URL is set, it is refused as the apply is, rather than planning
+// against no database and showing every object as new; with --data-dir it
+// still validates a file on its own.
+func TestADryRunGivenNoDatabaseWhileTheAdminURLIsSetIsRefusedAsTheApplyIs(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	t.Setenv("QL_DATA_DIR", "")
+	t.Setenv("QL_DATABASE_ADMIN_URL", "postgres://ql_admin@db.example:5432/qinglong")
+	defs := writeFile(t, t.TempDir(), "defs.yaml", goodFile)
+	code, out, errOut := ql(t, "apply", "--dry-run", "-f", defs)
+	if code != 2 || !strings.Contains(errOut, "$QL_DATABASE_ADMIN_URL is set") || strings.Contains(out, "would create") {
+		t.Fatalf("apply --dry-run with the admin URL set: exit %d, stdout %q, stderr %q; want exit 2 naming the variable, no plan", code, out, errOut)
+	}
+	code, out, errOut = ql(t, "apply", "--dry-run", "--data-dir", t.TempDir(), "-f", defs)
+	if code != 0 || !strings.Contains(out, "dry run, nothing written") {
+		t.Fatalf("apply --dry-run --data-dir with the admin URL set: exit %d %q %q, want the file validated", code, out, errOut)
+	}
+	if entries, err := os.ReadDir(dir); err != nil || len(entries) != 0 {
+		t.Fatalf("the dry runs left %v in the working directory (%v), want nothing", entries, err)
+	}
+}

@@ -34,3 +34,26 @@ func TestATokenOrSecretOfAProjectNotYetAppliedIsWarnedOfNamingTheProjects(t *tes
 		t.Errorf("secrets set alpha/new: %d %q; want no warning", code, errOut)
 	}
 }
+
+// A console user bound to a project no project is named yet is made (or
+// rebound) all the same, with the warning a token gets, naming the
+// projects there are: a typo would otherwise leave the user a console with
+// nothing in it and nothing saying why; one of an existing project is not
+// warned of.
+func TestAUserBoundToAProjectNotYetAppliedIsWarnedOfNamingTheProjects(t *testing.T) {
+	t.Parallel()
+	dir := installedDir(t)
+	applyDefs(t, dir, strings.Replace(quietFile, "project: api\n", "project: alpha\n", 1))
+	const warning = `warning: project "alpah" does not exist; the only project is alpha; the user is bound to it all the same`
+	const pw = "correct horse battery"
+	code, out, errOut := qlIn(t, pw+"\n", "users", "create", "typo", "--role", "operator", "--project", "alpah", "--password-stdin", "--data-dir", dir)
+	if code != 0 || !strings.Contains(errOut, warning) || strings.Contains(out, "warning") {
+		t.Errorf("users create --project alpah: %d %q %q; want it made with a warning on stderr naming alpha", code, out, errOut)
+	}
+	if code, out, errOut := qlIn(t, pw+"\n", "users", "create", "good", "--role", "viewer", "--project", "alpha", "--password-stdin", "--data-dir", dir); code != 0 || strings.Contains(out+errOut, "warning") {
+		t.Errorf("users create --project alpha: %d %q %q; want no warning", code, out, errOut)
+	}
+	if code, _, errOut := ql(t, "users", "set-projects", "good", "--project", "alpha", "--project", "alpah", "--data-dir", dir); code != 0 || strings.Count(errOut, "does not exist") != 1 || !strings.Contains(errOut, warning) {
+		t.Errorf("users set-projects --project alpha --project alpah: %d %q; want one warning, of alpah", code, errOut)
+	}
+}

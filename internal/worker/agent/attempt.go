@@ -598,10 +598,17 @@ func (a *attempt) renew() bool {
 // sent took, under the run lease. A refusal is an answer; an error
 // without a code is none (no replica answered in time), unless the worker
 // itself gave up the request (replaced, credential refused), or was
-// itself stalled while it was under way (frozen, suspended): that tells
-// nothing of the replicas.
+// itself stalled while it was under way (frozen, suspended), or the lease
+// its request is bounded by (killAt, which start and renew send under) had
+// less than a send's least time left when it was sent: a worker frozen
+// past a grant's lease sends its start on waking, after the stall was
+// said, and no replica could answer that. Neither tells anything of the
+// replicas.
 func (a *attempt) answered(sent time.Time, err error) {
 	if a.over.Load() || a.w.reqCtx.Err() != nil || a.w.client.stalledSince(sent) {
+		return
+	}
+	if err != nil && a.killAt.Sub(sent) < minLeaseTry {
 		return
 	}
 	a.w.answered(time.Since(sent), a.w.runLeaseOr(a.leaseLen), err != nil && Code(err) == "")

@@ -182,15 +182,29 @@ func (r *reachability) failed(server string, cause error, sent, now time.Time, t
 		case r.lost <- struct{}{}:
 		default:
 		}
-		r.log.Warn("no answer from the replica: the worker retries each request, pausing up to "+backoffMax.String()+" between tries (on the next --server when there are several), "+
+		r.log.Warn(noAnswer(cause, "the replica")+": the worker retries each request, pausing up to "+backoffMax.String()+" between tries (on the next --server when there are several), "+
 			"and says so again every "+r.repeat.String()+" until one answers; a running command is killed if its lease cannot be renewed meanwhile",
 			"code", "server_unreachable", "server", server, "error", unreachableCause(cause, tried), "retry_every_ms", backoffMax.Milliseconds())
 	case now.Sub(r.said) >= r.repeat:
 		r.said = now
-		r.log.Warn("still no answer from the replicas: the worker keeps retrying", "code", "server_unreachable", "server", server,
+		r.log.Warn("still "+noAnswer(cause, "the replicas")+": the worker keeps retrying", "code", "server_unreachable", "server", server,
 			"error", unreachableCause(cause, tried), "retry_every_ms", backoffMax.Milliseconds(),
 			"unreachable_for_ms", now.Sub(r.since).Milliseconds(), "failed_requests", r.failures)
 	}
+}
+
+// noAnswer says what the latest failed send got from who: no answer at
+// all, or an answer that the replica cannot serve it now (a 503 while it
+// starts, re-activates its database or drains; a 429; a 500), which the
+// error then names. An operator who reads "no answer" looks at the
+// network, where a replica that answered not ready is waiting for its
+// database.
+func noAnswer(cause error, who string) string {
+	var e *Error
+	if errors.As(cause, &e) {
+		return who + " cannot serve the worker's requests now (it answers, refusing them for a while: see error)"
+	}
+	return "no answer from " + who
 }
 
 // unreachableCause says why a send got no answer without the URL, which

@@ -2,6 +2,7 @@ package agent
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"net/url"
 	"strings"
@@ -85,5 +86,57 @@ func TestThePacingLineMeasuresAgainstTheRunLeaseNotTheGrantsLength(t *testing.T)
 	}
 	if !strings.Contains(logs.String(), `"limit":2`) {
 		t.Fatalf("the share was not halved:\n%s", logs)
+	}
+}
+
+// A worker frozen past a grant's lease sends the grant's start when it
+// runs again, after the stall was said: the start's own deadline, the
+// lease's kill time, has passed, so it fails before any replica is asked.
+// That says nothing of the replicas, so the worker does not halve its
+// share for it (it said it would not: "nor takes fewer commands for it").
+func TestAStartSentAfterItsLeaseHadPassedDoesNotPaceTheWorker(t *testing.T) {
+	t.Parallel()
+	w, logs, _ := stallFixture(t)
+	sent := time.Now()
+	start := &attempt{w: w, leaseLen: 30 * time.Second, killAt: sent.Add(-20 * time.Second)}
+	start.answered(sent, timedOut)
+	if limit, _, _ := w.pace.answered(0, w.runLease, false, time.Now()); limit != 4 {
+		t.Errorf("after a start sent past its lease the worker takes %d commands at once, want its whole capacity of 4", limit)
+	}
+	if strings.Contains(logs.String(), "worker_paced") {
+		t.Fatalf("a start sent past its lease was taken for late replicas:\n%s", logs)
+	}
+
+	// A request sent in time that no replica answered still paces.
+	late := &attempt{w: w, leaseLen: 30 * time.Second, killAt: time.Now().Add(20 * time.Second)}
+	late.answered(time.Now().Add(-10*time.Second), timedOut)
+	if paced := records(t, logs.String(), "worker_paced"); len(paced) != 1 {
+		t.Fatalf("a renewal no replica answered in time logged %d worker_paced lines, want 1:\n%s", len(paced), logs)
+	}
+}
+
+// A replica that answers 503 while it re-activates its database (or
+// starts, or drains) did answer: the worker's outage line says the replica
+// cannot serve its requests now, naming the refusal, not that no answer
+// came, which would send the operator to the network; a refused
+// connection is still no answer.
+func TestAReplicaThatAnswersNotReadyIsNotSaidToGiveNoAnswer(t *testing.T) {
+	t.Parallel()
+	w, logs, base := stallFixture(t)
+	notReady := &Error{Status: 503, Code: "unavailable", Message: "this replica is not ready (starting, re-activating its database or draining)"}
+	w.client.observe(context.Background(), base, notReady, time.Now(), 10*time.Second)
+	lines := records(t, logs.String(), "server_unreachable")
+	if len(lines) != 1 {
+		t.Fatalf("%d server_unreachable lines, want 1:\n%s", len(lines), logs)
+	}
+	if msg, _ := lines[0]["msg"].(string); strings.Contains(msg, "no answer") || !strings.Contains(msg, "cannot serve the worker's requests now") {
+		t.Errorf("a replica answering 503 is said as %q; want that it cannot serve the requests now", msg)
+	}
+
+	cut, cutLogs, cutBase := stallFixture(t)
+	refused := &url.Error{Op: "Post", URL: "http://127.0.0.1:1/worker/v1/renew", Err: errors.New("connect: connection refused")}
+	cut.client.observe(context.Background(), cutBase, refused, time.Now(), 10*time.Second)
+	if lines := records(t, cutLogs.String(), "server_unreachable"); len(lines) != 1 || !strings.HasPrefix(lines[0]["msg"].(string), "no answer from the replica") {
+		t.Errorf("a refused connection is said as %v; want no answer from the replica", lines)
 	}
 }
