@@ -943,10 +943,14 @@ func TestAWorkerThatCannotRegisterSaysWhatToCheckOnceNotAtEveryTry(t *testing.T)
 	in := newIngress(t, 30_000)
 	w := runAgent(t, in, func(c *Config) {
 		c.Server = "http://" + addr
-		c.registerTry, c.registerRetry, c.registerRepeat = 50*time.Millisecond, 20*time.Millisecond, time.Hour
+		// A try retries refused connections until its bound, so the bound
+		// is short enough for several tries before the socket listens,
+		// and long enough that a loaded machine still dials once within
+		// it (cut before its first dial, a try is told as no answer).
+		c.registerTry, c.registerRetry, c.registerRepeat = 250*time.Millisecond, 20*time.Millisecond, time.Hour
 	})
 	waitFor(t, "a failed registration", func() bool { return strings.Contains(w.logs.String(), "register_failed") })
-	// Long enough for several tries of 50–200 ms and their pauses.
+	// Long enough for two tries of 250 and 500 ms and their pauses.
 	time.Sleep(1500 * time.Millisecond)
 	if err := syscall.Listen(fd, 16); err != nil {
 		t.Fatal(err)
@@ -1043,7 +1047,11 @@ func TestAnHTTPSServerURLAnsweredInPlainHTTPNamesTheAPIPortAndTheIngressPort(t *
 	t.Cleanup(api.Close)
 	w := runAgent(t, in, func(c *Config) {
 		c.Server = "https://" + strings.TrimPrefix(api.URL, "http://")
-		c.registerTry, c.registerRetry, c.registerRepeat = 50*time.Millisecond, 20*time.Millisecond, time.Hour
+		// The try keeps its default bound: the hint tells what the
+		// address answered, and a try cut short before the answer
+		// comes (a bound of milliseconds on a loaded machine) is told
+		// as no answer in time.
+		c.registerRetry, c.registerRepeat = 20*time.Millisecond, time.Hour
 	})
 	waitFor(t, "a failed registration", func() bool { return strings.Contains(w.logs.String(), `"code":"register_failed"`) })
 	for _, line := range strings.Split(w.logs.String(), "\n") {
