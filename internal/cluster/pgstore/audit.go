@@ -11,9 +11,20 @@ import (
 )
 
 var (
-	_ audit.Reader = (*Admin)(nil)
-	_ audit.Reader = (*Runtime)(nil)
+	_ audit.Reader   = (*Admin)(nil)
+	_ audit.Reader   = (*Runtime)(nil)
+	_ audit.Appender = (*Runtime)(nil)
 )
+
+// AuditAppend records e in a transaction of its own, at the database's
+// clock: the record of an action that changes nothing in the database (a
+// channel's test message), which the runtime role may append.
+func (s *Runtime) AuditAppend(ctx context.Context, e audit.Entry) error {
+	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		return appendAudit(ctx, tx, nil, e)
+	})
+	return mapErr(err, "recording "+string(e.Action))
+}
 
 // appendAudit writes e's record in tx at atMs, or at the database's clock
 // when atMs is nil: the caller's change and its record commit together or

@@ -101,6 +101,7 @@ func (s *store) fixture() storetest.Fixture {
 		Manual:           s.runtime,
 		Outbox:           s.runtime,
 		Audit:            s.runtime,
+		Record:           s.runtime,
 		Finish:           fin.finish,
 		DispatchOrder:    s.dispatchOrder,
 		FinishKilled:     fin.finishKilled,

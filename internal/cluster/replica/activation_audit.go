@@ -15,3 +15,12 @@ func (l liveReaders) AuditList(ctx context.Context, q audit.Query) (audit.Page, 
 	}
 	return rt.AuditList(ctx, q)
 }
+
+// AuditAppend records e through the current activation's runtime role.
+func (l liveReaders) AuditAppend(ctx context.Context, e audit.Entry) error {
+	rt, err := l.runtime()
+	if err != nil {
+		return err
+	}
+	return rt.AuditAppend(ctx, e)
+}

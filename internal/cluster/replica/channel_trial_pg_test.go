@@ -19,8 +19,9 @@ import (
 
 // On the cluster a replica sends a channel's test message itself, for an
 // operate token over its API, and says the receiver's status; nothing is
-// written to the outbox.
-func TestAReplicaSendsAChannelsTestMessageOverItsAPI(t *testing.T) {
+// written to the outbox, and the audit trail records the test, appended
+// by the replica's runtime role with the token as who asked.
+func TestAReplicaSendsAndAuditsAChannelsTestMessageOverItsAPI(t *testing.T) {
 	t.Parallel()
 	events := make(chan string, 1)
 	recv := httptest.NewServer(http.HandlerFunc(func(_ http.ResponseWriter, r *http.Request) {
@@ -48,5 +49,9 @@ func TestAReplicaSendsAChannelsTestMessageOverItsAPI(t *testing.T) {
 	}
 	if n := env.Int(t, `SELECT count(*) FROM qinglong.notification_outbox WHERE event = 'test'`); n != 0 {
 		t.Fatalf("the outbox holds %d test messages; want none: a test is not a notification", n)
+	}
+	if n := env.Int(t, `SELECT count(*) FROM qinglong.audit_log WHERE action = 'channel.tested' AND object_name = 'hook' AND project = 'alerts'
+		AND actor LIKE 'api:ops@%' AND note = 'delivered, HTTP 200'`); n != 1 {
+		t.Fatalf("the audit trail holds %d records of the test by ops, delivered; want 1", n)
 	}
 }

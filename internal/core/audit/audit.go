@@ -34,6 +34,7 @@ const (
 	SecretSet           Action = "secret.set"
 	SecretDeleted       Action = "secret.deleted"
 	NotificationRetried Action = "notification.retried"
+	ChannelTested       Action = "channel.tested"
 	TriggerPaused       Action = "trigger.paused"
 	TriggerResumed      Action = "trigger.resumed"
 	TriggerEnabled      Action = "trigger.enabled"
@@ -46,7 +47,7 @@ var Actions = []Action{
 	UserCreated, UserDisabled, UserEnabled, UserDeleted, UserPasswordSet, UserPasswordChanged, UserProjectsSet,
 	ProjectPaused, ProjectResumed, ProjectArchived, ProjectActivated, ProjectDeleted,
 	SecretSet, SecretDeleted,
-	NotificationRetried,
+	NotificationRetried, ChannelTested,
 	TriggerPaused, TriggerResumed, TriggerEnabled, TriggerDisabled,
 }
 
@@ -59,6 +60,7 @@ const (
 	KindUser         Kind = "user"
 	KindProject      Kind = "project"
 	KindNotification Kind = "notification"
+	KindChannel      Kind = "channel"
 	KindSecret       Kind = "secret"
 	KindTrigger      Kind = "trigger"
 )

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/qinglong/qinglong/internal/core/audit"
+	"github.com/qinglong/qinglong/internal/core/notify"
 )
 
 // The notes the server itself writes on an audit record, in English (a
@@ -15,6 +16,7 @@ var (
 	userCreatedNote  = regexp.MustCompile(`^(?:(the first owner, with the setup code|the first owner), )?role (viewer|operator|owner)(?:, (every project|projects .+))?$`)
 	tokenCreatedNote = regexp.MustCompile(`^scope (read|operate|admin)(?:, expires in (\S+))?(?:, projects (.+))?$`)
 	retriedNote      = regexp.MustCompile(`^([a-z_]+)(?: of Run (\S+))?$`)
+	testedNote       = regexp.MustCompile(`(?s)^(?:delivered, HTTP (\d+)|(delivered, the mail server took it)|not delivered \(([a-z_]+)(?:, HTTP (\d+))?\): (.*))$`)
 )
 
 // auditNotes are the words of those notes in the languages other than
@@ -29,6 +31,9 @@ var auditNotes = map[string]map[string]string{
 		"scope":                                "范围：",
 		"expires":                              "有效期 ",
 		"run":                                  "运行 ",
+		"delivered":                            "已送达",
+		"mail taken":                           "已送达，邮件服务器已接收",
+		"not delivered":                        "未送达",
 		"sep":                                  "；",
 	},
 }
@@ -81,6 +86,8 @@ func auditNote(l string, action audit.Action, note string) string {
 		if m[2] != "" {
 			parts = append(parts, w["run"]+m[2])
 		}
+	case audit.ChannelTested:
+		return testedNoteIn(l, w, note)
 	default:
 		return note
 	}
@@ -94,4 +101,24 @@ func projectsNote(w map[string]string, note string) string {
 		return w["every project"]
 	}
 	return w["projects"] + strings.TrimPrefix(note, "projects ")
+}
+
+// testedNoteIn is a channel test's outcome (notify.Trial.Said) in w's
+// words: the reason said as the Notifications page says it, the status
+// and what the receiver said as recorded.
+func testedNoteIn(l string, w map[string]string, note string) string {
+	m := testedNote.FindStringSubmatch(note)
+	switch {
+	case m == nil:
+		return note
+	case m[1] != "":
+		return w["delivered"] + w["sep"] + "HTTP " + m[1]
+	case m[2] != "":
+		return w["mail taken"]
+	}
+	out := w["not delivered"] + w["sep"] + failureWhy(l, notify.Reason(m[3]))
+	if m[4] != "" {
+		out += w["sep"] + "HTTP " + m[4]
+	}
+	return out + w["sep"] + m[5]
 }

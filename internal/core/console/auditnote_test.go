@@ -12,7 +12,7 @@ import (
 
 // Every note the server itself writes on an audit record (a user's
 // creation, the first owner's, a binding, a token's creation, a
-// notification's retry) reads in Chinese on a Chinese Audit page, the
+// notification's retry, a channel's test) reads in Chinese on a Chinese Audit page, the
 // names and the duration as written; an English page shows it as
 // recorded, and a note a user wrote (a pause's) is never translated.
 func TestTheAuditNotesTheServerWritesReadInChinese(t *testing.T) {
@@ -32,6 +32,10 @@ func TestTheAuditNotesTheServerWritesReadInChinese(t *testing.T) {
 		{account.Change{Action: audit.UserProjectsSet, Note: account.ProjectsNote([]string{"jd"})}.Entry(""), "项目：jd"},
 		{token.Created(), "范围：操作；有效期 2160h0m0s；项目：jd"},
 		{retried.Retried("alice"), "失败；运行 01a2"},
+		{notify.Trial{Delivered: true, Status: 200}.Tested("alice", "shop", notify.Channel{Name: "ops"}), "已送达；HTTP 200"},
+		{notify.Trial{Delivered: true}.Tested("alice", "shop", notify.Channel{Name: "mail"}), "已送达，邮件服务器已接收"},
+		{notify.Trial{Status: 502, Failure: notify.Failure{Reason: notify.ReasonReceiverStatus, Text: "channel ops: upstream gone"}}.Tested("alice", "shop", notify.Channel{Name: "ops"}),
+			"未送达；" + failureWhy("zh", notify.ReasonReceiverStatus) + "；HTTP 502；channel ops: upstream gone"},
 		{audit.Entry{Action: audit.TriggerPaused, Note: "role owner"}, "role owner"},
 	} {
 		if got := auditNote("zh", c.e.Action, c.e.Note); got != c.want {

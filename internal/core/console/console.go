@@ -103,6 +103,9 @@ type Config struct {
 	// waits for the outcome (the Notifications page's Send test, operate
 	// scope); nil where the server cannot, which then offers no button.
 	TryChannel func(ctx context.Context, projectID, project string, c notify.Channel) notify.Trial
+	// ChannelTests records in the audit trail who tested which channel,
+	// and how it went, once the test message went; nil records nothing.
+	ChannelTests audit.Appender
 	// Audit lists the audit trail (the audit page, admin scope); nil
 	// where the server cannot, which then offers no such page.
 	Audit audit.Reader

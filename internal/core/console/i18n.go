@@ -159,7 +159,7 @@ var messages = map[string]map[string]string{
 		// The notifications page (notifications.go) and the overview's
 		// count of dead notifications.
 		"au.title": "Audit", "au.at": "When", "au.actor": "Who", "au.action": "Action", "au.object": "Object",
-		"au.help":       "Who changed what, newest first: API tokens created and revoked, console users created, disabled, enabled, deleted or given a password, projects and triggers paused and resumed, triggers enabled and disabled, notifications retried. Each record is written with its change, and none is ever deleted; no record holds a token, a password or a command's environment.",
+		"au.help":       "Who changed what, newest first: API tokens created and revoked, console users created, disabled, enabled, deleted or given a password, projects and triggers paused and resumed, triggers enabled and disabled, notifications retried, channels tested. Each record is written with its change, and none is ever deleted; no record holds a token, a password or a command's environment.",
 		"au.empty":      "Nothing has been changed yet: creating or revoking a token, a change to a user, a pause or a notification's retry is recorded here.",
 		"notifications": "Notifications", "nt.channel": "Channel", "nt.rule": "Rule", "nt.lasterror": "Last error", "nt.next": "Next attempt",
 		"nt.handretry": "%d before a retry by hand at %s",
@@ -174,7 +174,7 @@ var messages = map[string]map[string]string{
 		"nt.failed":       "Not delivered",
 		"nt.retry":        "Retry",
 		"nt.channels":     "Channels of this project",
-		"nt.channelshelp": "Send test sends one message marked as a test to the channel, as a notification of a Run is sent, and says whether the receiver took it. Nothing is recorded.",
+		"nt.channelshelp": "Send test sends one message marked as a test to the channel, as a notification of a Run is sent, and says whether the receiver took it. No notification is recorded; the audit trail records who tested the channel and how it went.",
 		"nt.test":         "Send test",
 		"nt.test.ok":      "Test message to channel %s delivered: the receiver answered %d.",
 		"nt.test.mail":    "Test message to channel %s delivered: the mail server took it.",
@@ -190,6 +190,14 @@ var messages = map[string]map[string]string{
 		// What the rule a notification was sent by covers (scopeText).
 		"nt.scope.project": "for all of project %s", "nt.scope.triggers": "triggers %s", "nt.scope.tasks": "tasks %s",
 		"nt.scope.gone": "a rule changed or removed since",
+
+		// A test whose audit record could not be written, and a channel's
+		// settings as the project's notifications block has them
+		// (channelSettings), read-only, its secrets named, never shown.
+		"nt.test.unrecorded": "The audit trail could not record this test: note who made it elsewhere, and fix the database; the server's log names it (audit.not_recorded).",
+		"nt.ch.kind":         "Kind", "nt.ch.target": "Target", "nt.ch.on": "On", "nt.ch.language": "Language", "nt.ch.zone": "Time zone",
+		"nt.ch.none": "no rule sends to it", "nt.ch.en": "English", "nt.ch.zh": "Chinese", "nt.ch.utc": "UTC (as the payload holds them)",
+		"nt.ch.help": "As the project's definitions file sets them (read-only; change them on Definitions or with `ql apply`). A secret is shown by its name, never its value.",
 
 		"err.400": "That request was not valid", "err.401": "You are signed out", "err.403": "Not allowed",
 		"err.404": "Not found", "err.405": "Not taken here", "err.render": "The page could not be rendered; the server's log says why.",
@@ -430,7 +438,7 @@ var messages = map[string]map[string]string{
 		// The notifications page (notifications.go) and the overview's
 		// count of dead notifications.
 		"au.title": "审计", "au.at": "时间", "au.actor": "操作者", "au.action": "操作", "au.object": "对象",
-		"au.help":       "谁在何时改了什么，按时间从新到旧：创建和吊销 API 令牌，创建、停用、启用、删除控制台用户或为其设置密码，暂停和恢复项目与触发器，启用和停用触发器，重试通知。每条记录都与其改动一同写入，且永不删除；记录中不含令牌、密码或命令的环境变量。",
+		"au.help":       "谁在何时改了什么，按时间从新到旧：创建和吊销 API 令牌，创建、停用、启用、删除控制台用户或为其设置密码，暂停和恢复项目与触发器，启用和停用触发器，重试通知，测试渠道。每条记录都与其改动一同写入，且永不删除；记录中不含令牌、密码或命令的环境变量。",
 		"au.empty":      "还没有任何改动：创建或吊销令牌、修改用户、暂停或重试通知都会记录在这里。",
 		"notifications": "通知", "nt.channel": "渠道", "nt.rule": "规则", "nt.lasterror": "最近错误", "nt.next": "下次尝试",
 		"nt.handretry":    "其中 %d 次在 %s 手动重试之前",
@@ -441,7 +449,7 @@ var messages = map[string]map[string]string{
 		"nt.failed":       "发送失败（原文见详情）",
 		"nt.retry":        "重试",
 		"nt.channels":     "本项目的渠道",
-		"nt.channelshelp": "“发送测试”会像发送运行的通知一样，向该渠道发送一条标明为测试的消息，并告诉你接收方是否收下。不会留下任何记录。",
+		"nt.channelshelp": "“发送测试”会像发送运行的通知一样，向该渠道发送一条标明为测试的消息，并告诉你接收方是否收下。它不会产生通知记录；审计记录会记下是谁测试了该渠道以及结果。",
 		"nt.test":         "发送测试",
 		"nt.test.ok":      "测试消息已送达渠道 %s：接收方回应 %d。",
 		"nt.test.mail":    "测试消息已送达渠道 %s：邮件服务器已接收。",
@@ -457,6 +465,11 @@ var messages = map[string]map[string]string{
 		// What the rule a notification was sent by covers (scopeText).
 		"nt.scope.project": "适用于整个项目 %s", "nt.scope.triggers": "触发器 %s", "nt.scope.tasks": "任务 %s",
 		"nt.scope.gone": "该规则此后已更改或删除",
+
+		"nt.test.unrecorded": "审计记录没有写入这次测试：请另行记下是谁做的测试，并修复数据库；服务器日志以代码 audit.not_recorded 记下了它。",
+		"nt.ch.kind":         "类型", "nt.ch.target": "目标", "nt.ch.on": "触发事件", "nt.ch.language": "语言", "nt.ch.zone": "时区",
+		"nt.ch.none": "没有规则发往此渠道", "nt.ch.en": "英文", "nt.ch.zh": "中文", "nt.ch.utc": "UTC（与载荷中的时间相同）",
+		"nt.ch.help": "与项目定义文件中的设置一致（只读；请在“定义”页面或用 `ql apply` 修改）。密钥只显示名称，从不显示其值。",
 
 		"err.400": "请求无效", "err.401": "你已退出登录", "err.403": "不允许",
 		"err.404": "未找到", "err.405": "不支持此请求", "err.render": "无法生成此页面；原因见服务器日志。",

@@ -61,7 +61,8 @@ func (c *Console) notifications(w http.ResponseWriter, r *http.Request, s *sessi
 	}
 	if err == nil {
 		f["project"], data["Projects"] = pick.Name, withChosen(projects, pick.named())
-		data["Channels"], err = c.testableChannels(r.Context(), pick.Name)
+		data["Channels"], err = c.projectChannels(r.Context(), pick.Name)
+		data["CanTest"] = c.cfg.TryChannel != nil
 	}
 	if err == nil {
 		list, next, err = c.cfg.Notifications.NotificationsList(r.Context(), notify.ListQuery{ProjectID: pick.ID, State: notify.State(f["state"]),

@@ -121,3 +121,15 @@ func Refusal(field string, err error) *qlerror.Error {
 	}
 	return e
 }
+
+// ZoneRefusal is Refusal for a zone that is a field of its own rather
+// than a trigger's cron timezone (a notification channel's timeZone): the
+// message names the field where a ParseError says "cron timezone", so it
+// points at the line to fix.
+func ZoneRefusal(field string, err error) *qlerror.Error {
+	e := Refusal(field, err)
+	if pe := (*ParseError)(nil); errors.As(err, &pe) {
+		e.Msg, e.Err = fmt.Sprintf("%s %q: %s; %s", field, pe.Input, pe.Problem, pe.Hint), nil
+	}
+	return e
+}

@@ -108,6 +108,9 @@ type Config struct {
 	// /api/v1/projects/{project}/notifications/channels/{name}/test); nil
 	// where the server cannot.
 	TryChannel func(ctx context.Context, projectID, project string, c notify.Channel) notify.Trial
+	// ChannelTests records in the audit trail who tested which channel,
+	// and how it went, once the test message went; nil records nothing.
+	ChannelTests audit.Appender
 	// Audit lists the audit trail (GET /api/v1/audit); nil where the
 	// server cannot.
 	Audit audit.Reader

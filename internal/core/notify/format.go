@@ -331,7 +331,7 @@ func (w wording) details(p Payload) string {
 	line("started at", "开始时间", w.at(p.StartedAt))
 	line("finished at", "结束时间", w.at(p.FinishedAt))
 	if p.DurationMs != nil {
-		line("took", "耗时", (time.Duration(*p.DurationMs) * time.Millisecond).String())
+		line("took", "耗时", w.took(time.Duration(*p.DurationMs)*time.Millisecond))
 	}
 	line("origin", "来源", w.value(p.Origin))
 	line("link", "链接", p.Link)

@@ -216,7 +216,7 @@ type Mail struct {
 // the row, so every delivery of one notification is the same message:
 // its Message-ID is derived from the notification's id, for receivers to
 // drop a repeat, and its Date is when the notification was created (now
-// for a row that does not say).
+// for a row that does not say), in the channel's zone (mailDate).
 func BuildMail(m Message, now time.Time) (Mail, error) {
 	c := m.Channel
 	from, err := mail.ParseAddress(c.From)
@@ -245,7 +245,7 @@ func BuildMail(m Message, now time.Time) (Mail, error) {
 	header("From", from.String())
 	header("To", strings.Join(to, ",\r\n "))
 	header("Subject", encodeHeader(title))
-	header("Date", date.UTC().Format(time.RFC1123Z))
+	header("Date", w.mailDate(date))
 	header("Message-ID", "<"+m.ID+"@"+domain+">")
 	header("MIME-Version", "1.0")
 	header("Content-Type", "text/plain; charset=utf-8")
@@ -264,6 +264,17 @@ func BuildMail(m Message, now time.Time) (Mail, error) {
 	}
 	out.Message = b.Bytes()
 	return out, nil
+}
+
+// mailDate is an email's Date header (RFC 5322, as RFC 1123 with a
+// numeric zone writes it): in the channel's zone with its offset where it
+// names one, so a mail reader that shows the header as written shows the
+// channel's time; in UTC otherwise.
+func (w wording) mailDate(t time.Time) string {
+	if w.loc == nil {
+		return t.UTC().Format(time.RFC1123Z)
+	}
+	return t.In(w.loc).Format(time.RFC1123Z)
 }
 
 // encodeHeader is s as a header's value: as it is when ASCII, else as

@@ -3,7 +3,6 @@ package notify
 import (
 	"bytes"
 	"cmp"
-	"fmt"
 	"net/url"
 	"regexp"
 	"slices"
@@ -31,7 +30,7 @@ func newSecretMask(c Channel, sec Secrets) secretMask {
 		if len(v) < minRedacted {
 			continue
 		}
-		marker := fmt.Sprintf("<secret %s>", name)
+		marker := maskOfSecret(name)
 		forms := []string{v}
 		if name == c.URLSecret {
 			// A receiver may echo a part of the URL alone (a web

@@ -56,7 +56,7 @@ func (c Channel) validateWording(field string) error {
 	}
 	if c.TimeZone != "" {
 		if err := cron.CheckTimezone(c.TimeZone); err != nil {
-			return cron.Refusal(field+".timeZone", err)
+			return cron.ZoneRefusal(field+".timeZone", err)
 		}
 	}
 	return nil

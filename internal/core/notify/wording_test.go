@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -165,5 +166,17 @@ func TestEveryEventATitleNamesHasItsChineseWords(t *testing.T) {
 	got := Channel{Language: "zh"}.wording().title(Payload{Event: OnTest, Project: "shop"})
 	if got != "青龙：shop 测试消息：渠道可用（没有对应的运行）" {
 		t.Fatalf("a Chinese channel's test message is titled %q", got)
+	}
+}
+
+// A channel's zone that is refused names the channel's field, as the
+// definitions file has it, and never calls it a cron timezone: the zone
+// is no trigger's.
+func TestARefusedChannelZoneNamesTheChannelsFieldNotACronTimezone(t *testing.T) {
+	for _, zone := range []string{"Asia/Shanghia", "asia/shanghai", "Local"} {
+		err := Spec{Channels: []Channel{{Name: "ops", Kind: Bark, URL: "https://api.day.app/k", TimeZone: zone}}}.Validate()
+		if err == nil || !strings.HasPrefix(err.Error(), "notifications.channels.ops.timeZone "+strconv.Quote(zone)+": ") || strings.Contains(err.Error(), "cron") {
+			t.Errorf("timeZone %q: %v; want the refusal to begin with notifications.channels.ops.timeZone and the zone, without \"cron\"", zone, err)
+		}
 	}
 }

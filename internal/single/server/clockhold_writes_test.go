@@ -96,8 +96,8 @@ func refusedForTheClock(t *testing.T, what string, status int, body []byte, head
 }
 
 // TestWhileTheClockReadsBehindTheDatabaseTheAPIRefusesWritesAndAnswersReads:
-// while the clock reads behind the database, a run now, an apply and a
-// pause over the API are refused with 503, the reason
+// while the clock reads behind the database, a run now, an apply, a
+// pause and a channel's test over the API are refused with 503, the reason
 // clock_behind_database, a Retry-After and a message saying how far behind
 // and what to do, and write nothing; reads are answered, their token's use
 // not recorded. Once the clock
@@ -116,6 +116,10 @@ func TestWhileTheClockReadsBehindTheDatabaseTheAPIRefusesWritesAndAnswersReads(t
 	refusedForTheClock(t, "apply", st, body, h)
 	st, body, h = httpcall.Bearer(t, http.MethodPost, trig+"/pause", operate, nil)
 	refusedForTheClock(t, "pause", st, body, h)
+	// A channel's test records who sent it, dated by the clock, and a
+	// server holding for its clock sends no notification either.
+	st, body, h = httpcall.Bearer(t, http.MethodPost, site.base+"/api/v1/projects/shop/notifications/channels/ops/test", operate, nil)
+	refusedForTheClock(t, "a channel's test", st, body, h)
 	if st, body, _ := httpcall.Bearer(t, http.MethodGet, trig, site.tokens[apitoken.Read], nil); st != http.StatusOK {
 		t.Errorf("a trigger read while the clock reads behind the database: %d %s; want 200", st, body)
 	}
@@ -131,8 +135,8 @@ func TestWhileTheClockReadsBehindTheDatabaseTheAPIRefusesWritesAndAnswersReads(t
 // TestWhileTheClockReadsBehindTheDatabaseTheConsoleRefusesWritesAndEveryPageSaysSo:
 // while the clock reads behind the database, every console page says,
 // above what it shows and in English or Chinese, that the server takes no
-// writes, how far behind the clock reads and what to do; a run now and a
-// sign-in are refused (503, with a Retry-After) in the page's language.
+// writes, how far behind the clock reads and what to do; a run now, a
+// channel's test and a sign-in are refused (503, with a Retry-After) in the page's language.
 // Once the clock caught up, no page says it and the run now runs.
 func TestWhileTheClockReadsBehindTheDatabaseTheConsoleRefusesWritesAndEveryPageSaysSo(t *testing.T) {
 	t.Parallel()
@@ -157,6 +161,9 @@ func TestWhileTheClockReadsBehindTheDatabaseTheConsoleRefusesWritesAndEveryPageS
 		}
 		if l == "zh" && strings.Contains(page, said["en"]) {
 			t.Errorf("the Chinese refusal still says the English sentence:\n%s", page)
+		}
+		if resp, page := httpcall.Form(t, c, http.MethodPost, site.base+"/projects/shop/notifications/channels/ops/test?lang="+l, url.Values{"csrf": {csrf}}); resp.StatusCode != http.StatusServiceUnavailable || !strings.Contains(page, said[l]) {
+			t.Errorf("a channel's test (%s) while the clock reads behind the database: %d; want 503 saying %q:\n%s", l, resp.StatusCode, said[l], page)
 		}
 	}
 	// A sign-in records its session by the clock: refused too.

@@ -36,6 +36,7 @@ func (s *Server) listen() error {
 		// A test message is sent as the deliveries send: the same
 		// secrets file and User-Agent.
 		TryChannel:   notify.NewDeliverer(notify.DeliveryConfig{Secrets: s.secrets().Resolve, Version: cli.Version}).Try,
+		ChannelTests: s.store,
 		Audit:        s.store,
 		AllowedHosts: httpapi.DefaultAllowedHosts(s.cfg.HTTPAddr, s.cfg.AllowedHosts),
 		Ready:        s.readiness, Writes: writes{s}, Log: s.cfg.Logger, RequestTimeout: s.cfg.RequestTimeout,
@@ -63,7 +64,7 @@ func (s *Server) listen() error {
 	setup, setupFailed := s.drawSetupCode()
 	cfg.Console = console.New(console.Config{Runs: cfg.Runs, LastRuns: cfg.LastRuns, Triggers: cfg.Triggers, Detail: cfg.Detail, Tokens: cfg.Tokens, Uses: cfg.Uses,
 		Users: s.store, Sessions: s.store, FirstOwner: s.store, Setup: setup, Passwords: s.store, TokenAdmin: s.store, Backlog: s.store.Backlog,
-		Pauser: cfg.Pauser, ProjectPauser: cfg.ProjectPauser, ProjectPauses: cfg.ProjectPauses, ProjectDeleter: cfg.ProjectDeleter, Cancel: cfg.Cancel, Manual: cfg.Manual, Enabler: cfg.Enabler, Definitions: cfg.Definitions, Export: cfg.Export, Notifications: cfg.Notifications, NotificationProjects: cfg.NotificationProjects, Audit: cfg.Audit, TryChannel: cfg.TryChannel,
+		Pauser: cfg.Pauser, ProjectPauser: cfg.ProjectPauser, ProjectPauses: cfg.ProjectPauses, ProjectDeleter: cfg.ProjectDeleter, Cancel: cfg.Cancel, Manual: cfg.Manual, Enabler: cfg.Enabler, Definitions: cfg.Definitions, Export: cfg.Export, Notifications: cfg.Notifications, NotificationProjects: cfg.NotificationProjects, Audit: cfg.Audit, TryChannel: cfg.TryChannel, ChannelTests: cfg.ChannelTests,
 		MissingSecrets: cfg.MissingSecrets, Secrets: &process.Secrets{Path: s.layout.Secrets}, SecretsRecord: cfg.SecretsRecord, LocalConcurrency: s.cfg.Concurrency, Writes: cfg.Writes, Secure: secure || console.PublicTLS(s.cfg.ConsoleURL), Log: s.cfg.Logger, Binary: s.cfg.Binary, DatabaseFlags: s.dataDirFlag(),
 		RequestTimeout: s.cfg.RequestTimeout, ReadLog: cfg.ReadLog, MisfireGrace: s.cfg.Grace})
 	api := httpapi.NewHandler(cfg)

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/qinglong/qinglong/internal/core/audit"
 	"github.com/qinglong/qinglong/internal/core/notify"
 )
 
@@ -59,5 +60,40 @@ tasks:
 	}
 	if list := onDB(t, dir, "notifications", "list", "-o", "json"); list.code != 0 || strings.Contains(list.out, "\"id\"") {
 		t.Fatalf("notifications list after two tests: %+v; want no notification", list)
+	}
+}
+
+// `ql notifications test` on the data directory records the test in the
+// audit trail, named by who ran the command, with the channel, its
+// project and how it went, as `ql audit list` shows it.
+func TestNotificationsTestOnTheDataDirectoryIsRecordedInTheAuditTrail(t *testing.T) {
+	ok := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusAccepted) }))
+	defer ok.Close()
+	dir := installedDir(t)
+	applyDefs(t, dir, `project: shop
+notifications:
+  channels:
+    ops: {type: webhook, url: "`+ok.URL+`"}
+  rules:
+    - {on: failed, channel: ops}
+tasks:
+  - {name: hello, command: [/bin/true]}
+`)
+	if got := onDB(t, dir, "notifications", "test", "ops", "--project", "shop"); got.code != 0 {
+		t.Fatalf("notifications test: %+v", got)
+	}
+	got := onDB(t, dir, "audit", "list", "--action", "channel.tested", "-o", "json")
+	var page struct {
+		Records []audit.Record `json:"records"`
+	}
+	if err := json.Unmarshal([]byte(got.out), &page); got.code != 0 || err != nil {
+		t.Fatalf("audit list: %+v (%v)", got, err)
+	}
+	if len(page.Records) != 1 {
+		t.Fatalf("the trail holds %d channel tests: %+v; want the one", len(page.Records), page.Records)
+	}
+	r := page.Records[0]
+	if r.Actor == "" || r.Actor == "unknown" || r.ObjectName != "ops" || r.Project != "shop" || r.Note != "delivered, HTTP 202" {
+		t.Fatalf("the test's record %+v; want who ran it testing ops of shop, delivered, HTTP 202", r)
 	}
 }

@@ -127,6 +127,7 @@ var heldWrites = [][]string{
 	{"projects", "resume", "demo"},
 	{"runs", "rerun", "RUN"},
 	{"notifications", "retry", "0193a8a0-0000-7000-8000-00000000abcd"},
+	{"notifications", "test", "ops", "--project", "demo"},
 	{"tokens", "create", "ci", "--scope", "read"},
 	{"tokens", "revoke", "ci"},
 	{"users", "create", "ops", "--password-stdin"},

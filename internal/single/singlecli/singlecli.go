@@ -107,7 +107,7 @@ func openSQLite(ctx context.Context, dsn string, p server.Profile) (*cli.Backend
 	return &cli.Backend{Catalog: b.Catalog, Runs: localRuns{Reader: b.Store, layout: b.Layout, handedOver: b.Store.HandedOver}, LastRuns: b.Store, Triggers: b.Store, Definitions: b.Store, ReadLog: b.ReadLog, CancelRun: b.Store.CancelRun,
 		Pause: b.Store, Adopt: b.Store, ProjectPause: b.Store, ProjectPauses: b.Store, ProjectDelete: b.Store.ProjectDeleter(b.Layout.Logs, b.Layout.Secrets), Detail: b.Store, Manual: b.Store, Tokens: b.Store, Users: b.Store, Notifications: b.Store, Audit: b.Store, Record: b.Store,
 		Retention: b.Store.Retention(b.Layout.Logs), RetentionDefaults: server.RetentionDefaults(server.Standalone), RetentionOptions: sqlitestore.RetentionOptions,
-		TryChannel:     cli.LocalChannelTrials(b.Store, process.Secrets{Path: b.Layout.Secrets}.Resolve),
+		TryChannel:     cli.LocalChannelTrials(b.Store, process.Secrets{Path: b.Layout.Secrets}.Resolve, b.Store),
 		MissingSecrets: process.Secrets{Path: b.Layout.Secrets}.Missing, Unattended: unattended(b.Layout, b.Store), HandedOver: handedOver(b.Layout, b.Store),
 		Migrated: b.Migrated, HeldNone: b.HeldNone, RefuseClockBehind: b.RefuseClockBehind, Close: b.Close}, nil
 }
@@ -167,7 +167,7 @@ func OpenSQLiteReadOnly(ctx context.Context, dsn string) (*cli.Backend, error) {
 	// Unattended only looks for a server's lock: `runs logs -f` says when
 	// none is there to start or finish the Run it follows.
 	return &cli.Backend{Catalog: cat, Runs: localRuns{Reader: st, layout: b.Layout, handedOver: st.HandedOver}, LastRuns: st, Triggers: st, Definitions: st, ReadLog: b.ReadLog, Detail: st, ProjectPauses: st, Notifications: st, Audit: st,
-		TryChannel: cli.LocalChannelTrials(st, process.Secrets{Path: b.Layout.Secrets}.Resolve), MissingSecrets: process.Secrets{Path: b.Layout.Secrets}.Missing, Unattended: unattended(b.Layout, st), Migrated: b.Migrated, HeldNone: b.HeldNone, Close: b.Close}, nil
+		MissingSecrets: process.Secrets{Path: b.Layout.Secrets}.Missing, Unattended: unattended(b.Layout, st), Migrated: b.Migrated, HeldNone: b.HeldNone, Close: b.Close}, nil
 }
 
 // Serve is the cli.ServeFunc of a single-node profile.

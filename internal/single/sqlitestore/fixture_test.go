@@ -187,6 +187,7 @@ func (e *env) fixture() storetest.Fixture {
 		Manual:        e.store,
 		Outbox:        e.store,
 		Audit:         e.store,
+		Record:        e.store,
 		Finish:        e.finish,
 		DispatchOrder: e.pendingOrder,
 		FinishKilled:  e.finishKilled,

@@ -36,6 +36,7 @@ func RunAudit(t *testing.T, newFixture Factory) {
 		"TheTrailFiltersByActorActionProjectAndBoundProjects":         testAuditFilters,
 		"ArchivingAndActivatingAProjectAreRecordedWithWhoAppliedIt":   testAuditProjectStatus,
 		"DisablingADisabledUserOrEnablingAnEnabledOneRecordsNothing":  testAuditUserNoop,
+		"AChannelTestIsRecordedWithWhoTestedItAndHowItWent":           testAuditChannelTest,
 	}
 	for name, fn := range tests {
 		t.Run(name, func(t *testing.T) {

@@ -124,6 +124,9 @@ type Fixture struct {
 	// Audit lists the audit trail as `ql audit list` does (on the
 	// cluster, the runtime role).
 	Audit audit.Reader
+	// Record appends a record in a transaction of its own, as a server
+	// records a channel's test (on the cluster, the runtime role).
+	Record audit.Appender
 	// Outbox is the adapter's notification outbox.
 	Outbox notify.Outbox
 	// Finish ends the latest attempt of a queued Run with end
