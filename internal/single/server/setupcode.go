@@ -12,17 +12,17 @@ import (
 
 // drawSetupCode draws the first owner's setup code when the database has
 // no account and writes it to the setup code's file, or returns nil when
-// it has one or cannot tell (the CLI's `users create` is the way then);
-// with an account the file of an earlier start goes. Only this server's
-// process takes the code, so its hash is kept in memory: a restart draws
-// a new one. The string is what logSetupCode says.
+// it has one or cannot tell (the CLI's `users create` is the way then).
+// The file of an earlier start goes first in every case: its code died
+// with that process (a stop removes it; one killed before could not).
+// Only this server's process takes the code, so its hash is kept in
+// memory: a restart draws a new one. The string is what logSetupCode
+// says.
 func (s *Server) drawSetupCode() (*account.SetupCode, string) {
+	s.removeSetupCode()
 	ctx, cancel := context.WithTimeout(context.Background(), pingTimeout)
 	defer cancel()
 	exist, err := s.store.UsersExist(ctx)
-	if exist {
-		s.removeSetupCode()
-	}
 	if err != nil || exist {
 		return nil, ""
 	}
@@ -33,6 +33,7 @@ func (s *Server) drawSetupCode() (*account.SetupCode, string) {
 			"): create the first owner with `" + s.command("users create NAME --owner") + "`"
 	}
 	holder.AtClose(s.removeSetupCode)
+	s.setup = holder
 	return holder, ""
 }
 
@@ -54,10 +55,11 @@ func writeSetupCode(path, code string) error {
 	return f.Close()
 }
 
-// removeSetupCode removes the setup code's file: an account exists.
+// removeSetupCode removes the setup code's file: an account exists, or
+// the server that drew the code stops or is gone.
 func (s *Server) removeSetupCode() {
 	if err := os.Remove(s.layout.SetupCode); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		s.cfg.Logger.Warn("removing the spent setup code's file "+s.layout.SetupCode+" (remove it by hand; the code no longer works)",
+		s.cfg.Logger.Warn("removing the setup code's file "+s.layout.SetupCode+" (remove it by hand; the code no longer works)",
 			"code", console.CodeSetupCode, "err", err)
 	}
 }
