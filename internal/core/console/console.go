@@ -382,6 +382,8 @@ type Console struct {
 	setupThrottle *setupThrottle
 	// liveLogs counts each session's open live logs (livelogslots.go).
 	liveLogs *liveLogSlots
+	// limits bound each session's requests a second (sessionrate.go).
+	limits *sessionLimits
 }
 
 // New returns the console handler.
@@ -408,7 +410,7 @@ func New(cfg Config) *Console {
 		cfg.Binary = "ql"
 	}
 	c := &Console{cfg: cfg, mux: http.NewServeMux(), tmpl: parseTemplates(cfg.Binary, cfg.DatabaseFlags), sessions: newSessionTable(maxSessions, maxSessionsPerPrincipal),
-		throttle: newThrottle(func() time.Time { return time.UnixMilli(cfg.NowMs()) }), slots: defaultCheckSlots(), verify: verifyPassword, setupThrottle: newSetupThrottle(), liveLogs: newLiveLogSlots(maxLiveLogs),
+		throttle: newThrottle(func() time.Time { return time.UnixMilli(cfg.NowMs()) }), slots: defaultCheckSlots(), verify: verifyPassword, setupThrottle: newSetupThrottle(), liveLogs: newLiveLogSlots(maxLiveLogs), limits: newSessionLimits(),
 		signinKey: make([]byte, 32), authLog: authlog.New(cfg.Log, func() time.Time { return time.UnixMilli(cfg.NowMs()) })}
 	_, _ = rand.Read(c.signinKey) // crypto/rand never fails on supported platforms
 	byPattern := map[string]map[string]http.HandlerFunc{}
@@ -521,6 +523,10 @@ func (c *Console) guard(rt route) http.HandlerFunc {
 				return
 			}
 			c.failWith(w, r, nil, http.StatusUnauthorized, tr(l, "err.signedout"))
+			return
+		}
+		if !c.limits.allow(c.cfg.NowMs(), s.id) {
+			c.overRate(w, r, s, rt)
 			return
 		}
 		if !s.scope.Allows(rt.scope) {

@@ -1,0 +1,22 @@
+package console
+
+import "maps"
+
+// sessionMessages are the words of a session's own bounds, in both
+// languages; init adds them to messages.
+var sessionMessages = map[string]map[string]string{
+	"en": {
+		"err.429":         "Too many requests",
+		"err.sessionrate": "This session sent more than %g requests a second, the most a session may. Slow down: wait a second, then reload the page. A page with many tabs or a script reloading it sends too many; one page at a time never does.",
+	},
+	"zh": {
+		"err.429":         "请求过多",
+		"err.sessionrate": "此会话每秒发送的请求超过 %g 个，已达会话上限。请放慢速度：等待一秒后刷新页面。同时打开很多标签页或用脚本反复刷新才会超出；一次打开一个页面不会。",
+	},
+}
+
+func init() {
+	for l, m := range sessionMessages {
+		maps.Copy(messages[l], m)
+	}
+}
