@@ -168,6 +168,11 @@ type Config struct {
 	// console's address as people reach it is https (PublicTLS: a
 	// TLS-terminating proxy in front of a plain-HTTP listener).
 	Secure bool
+	// PublicURL is the console's address as people reach it
+	// (--console-url), which a sign-in sent from a page loaded over plain
+	// HTTP while the cookies are Secure is sent to (plainaddress.go); ""
+	// where none is given.
+	PublicURL string
 	// SessionTTL is how long a session lasts after sign-in (default
 	// DefaultSessionTTL).
 	SessionTTL time.Duration
@@ -873,6 +878,10 @@ func (c *Console) signin(w http.ResponseWriter, r *http.Request, _ *session) {
 		return
 	}
 	ck, err := r.Cookie(signinCookie)
+	if err != nil && c.cameOverPlainHTTP(r) {
+		c.usePublicAddress(w, r, "/signin")
+		return
+	}
 	if err != nil || !sameSecret(r.PostFormValue("csrf"), ck.Value) || !c.signedSigninValue(ck.Value) {
 		c.renderSignin(w, r, tr(lang(r), "err.signincsrf"), http.StatusForbidden)
 		return
