@@ -114,7 +114,7 @@ type replica struct {
 }
 
 func serveReplica(ctx context.Context, s settings, log *slog.Logger) error {
-	r := &replica{s: s, log: log, adm: &admission{}, beat: newHeartbeat(), setup: newSetupCode()}
+	r := &replica{s: s, log: log, adm: &admission{}, beat: newHeartbeat(), setup: newSetupCode(s.SetupCodeDir, log)}
 	// The stop is bounded from the signal, whatever phase it lands in
 	// (a lost activation being stopped, a backoff, an activation step).
 	signalled := make(chan time.Time, 1)
@@ -234,6 +234,9 @@ func (r *replica) stop(deadline time.Time) error {
 			errs = append(errs, srv.Shutdown(ctx))
 		}
 	}
+	// With the console no longer served the setup code is no use: its
+	// file goes now, whatever cut the stop short.
+	r.setup.holder.Close()
 	if act != nil {
 		// release, with the heartbeat marked stopped between the loops'
 		// end (no beat can follow the mark) and the pool's close.
