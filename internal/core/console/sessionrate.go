@@ -13,17 +13,18 @@ import (
 )
 
 // SessionRate and SessionBurst bound the requests of one signed-in
-// session, as the API bounds a token's (the same kind of limit,
-// authlimit.Keyed, and the same figures). A page as a browser loads it
-// counts 1 to 3 of them: the page, once more at the first page of a
-// browser whose time zone the server did not know yet (app.js reloads
-// it once), and a running Run's live log; its stylesheet, script and
-// icon are served without a session (and kept an hour), so they count
-// nothing. A browser restoring a dozen tabs at once stays within the
-// burst; only a script or a runaway loop reaches it.
+// session with the kind of limit the API bounds a token's with
+// (authlimit.Keyed) and its rate; the burst is larger than a token's 40,
+// since a browser restoring its tabs sends all their pages at once. A
+// page as a browser loads it counts 1 to 3 requests: the page, once more
+// at the first page of a browser whose time zone the server did not know
+// yet (app.js reloads it once), and a running Run's live log; its
+// stylesheet, script and icon are served without a session (and kept an
+// hour), so they count nothing. Thirty tabs restored at once stay within
+// the burst; a script or a runaway loop is held to the rate.
 const (
 	SessionRate  rate.Limit = 20
-	SessionBurst            = 40
+	SessionBurst int        = 100
 )
 
 // sessionLimits holds each session's request budget.
