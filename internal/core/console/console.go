@@ -179,7 +179,8 @@ type Config struct {
 	// SessionIdle ends a session unused this long, before its lifetime
 	// is out (default DefaultSessionIdle); a use is recorded at most once
 	// per websession.SeenEvery, so the session may end up to that much
-	// sooner after the last page.
+	// sooner after the last page. An open live log is a use while it
+	// sends (stillFollowed).
 	SessionIdle time.Duration
 	// RequestTimeout bounds the store calls of one request (zero or above
 	// DefaultRequestTimeout: DefaultRequestTimeout); a run's live log,
