@@ -1,14 +1,20 @@
 package replica
 
 import (
+	"errors"
+	"io/fs"
 	"net/http"
 	"net/url"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
 	"github.com/qinglong/qinglong/internal/cluster/pgstore"
+	"github.com/qinglong/qinglong/internal/core/account"
 	"github.com/qinglong/qinglong/internal/core/console"
 	"github.com/qinglong/qinglong/internal/testkit/clustertest"
 	"github.com/qinglong/qinglong/internal/testkit/httpcall"
@@ -20,19 +26,35 @@ const (
 )
 
 var (
-	setupCodeIn = regexp.MustCompile(`setup code ((?:[A-Z2-7]{4}-){7}[A-Z2-7]{4}) `)
+	setupCodeForm = regexp.MustCompile(`^((?:[A-Z2-7]{4}-){7}[A-Z2-7]{4})\n$`)
+	// setupCodeIn is a setup code anywhere in a text.
+	setupCodeIn = regexp.MustCompile(`(?:[A-Z2-7]{4}-){7}[A-Z2-7]{4}`)
 	csrfIn      = regexp.MustCompile(`name="csrf" value="([^"]+)"`)
 )
 
 // setupCodeOf waits for the replica's setup code line, a WARN naming the
-// replica's setup page, and returns the code.
-func setupCodeOf(t *testing.T, r *child) string {
+// replica's setup page and the code's file in dir, and returns the code
+// read from that file, which only the replica's user may read. The log
+// holds no code.
+func setupCodeOf(t *testing.T, r *child, dir string) string {
 	t.Helper()
 	line := r.await(t, console.CodeSetupCode, 30*time.Second)
 	msg, _ := line["msg"].(string)
-	m := setupCodeIn.FindStringSubmatch(msg)
-	if line["level"] != "WARN" || m == nil || !strings.Contains(msg, "http://"+r.addr+"/setup") {
-		t.Fatalf("replica %s's setup code line: %v; want a WARN with the code and its setup page", r.owner, line)
+	file := filepath.Join(dir, account.SetupCodeFile)
+	if line["level"] != "WARN" || !strings.Contains(msg, "http://"+r.addr+"/setup") || line["file"] != file {
+		t.Fatalf("replica %s's setup code line: %v; want a WARN with its setup page and the code's file %s", r.owner, line, file)
+	}
+	fi, err := os.Stat(file)
+	if err != nil || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("replica %s's setup code file %s: %v; want mode 0600", r.owner, file, err)
+	}
+	b, _ := os.ReadFile(file)
+	m := setupCodeForm.FindStringSubmatch(string(b))
+	if m == nil {
+		t.Fatalf("replica %s's setup code file holds %q, not a code", r.owner, b)
+	}
+	if bare := strings.ReplaceAll(m[1], "-", ""); strings.Contains(r.logs.String(), m[1]) || strings.Contains(r.logs.String(), bare) {
+		t.Fatalf("replica %s logged its setup code:\n%s", r.owner, r.logs)
 	}
 	return m[1]
 }
@@ -54,8 +76,9 @@ func postSetup(t *testing.T, c *http.Client, base, code string) (*http.Response,
 	return httpcall.Form(t, c, http.MethodPost, base+"/setup", url.Values{"csrf": {csrf}, "user": {"lead"}, "password": {leadPassword}, "password2": {leadPassword}, "code": {code}})
 }
 
-// Two replicas started on a database without any account each log a setup
-// code of their own. The first one used creates the owner, signed in at
+// Two replicas started with --setup-code-dir on a database without any
+// account each write a setup code of their own to their directory, and
+// log only where it is. The first one used creates the owner, signed in at
 // once, through the runtime role's database function; the other
 // replica's setup page is gone and its code creates nothing, and the owner
 // signs in there with its password. A replica started afterwards logs no
@@ -64,8 +87,9 @@ func TestTheFirstOwnerIsCreatedOnAReplicaAndTheOtherReplicasCodeStopsWorking(t *
 	t.Parallel()
 	bin := buildQL(t)
 	env := clustertest.New(t)
-	a, b := startReplica(t, bin, env, "replica-a"), startReplica(t, bin, env, "replica-b")
-	codeA, codeB := setupCodeOf(t, a), setupCodeOf(t, b)
+	dirA, dirB := t.TempDir(), t.TempDir()
+	a, b := startReplica(t, bin, env, "replica-a", "--setup-code-dir", dirA), startReplica(t, bin, env, "replica-b", "--setup-code-dir", dirB)
+	codeA, codeB := setupCodeOf(t, a, dirA), setupCodeOf(t, b, dirB)
 	if codeA == codeB {
 		t.Fatalf("both replicas logged the code %s; want one each", codeA)
 	}
@@ -85,6 +109,9 @@ func TestTheFirstOwnerIsCreatedOnAReplicaAndTheOtherReplicasCodeStopsWorking(t *
 		t.Fatalf("the new owner is not signed in on replica a with a password form: %d\n%s", resp.StatusCode, page)
 	}
 	a.await(t, console.CodeFirstOwnerCreated, 10*time.Second)
+	if _, err := os.Stat(filepath.Join(dirA, account.SetupCodeFile)); !errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("replica a's setup code file is still there once the owner exists (%v)", err)
+	}
 
 	cb, getB := consoleBrowser(t, baseB)
 	if resp, page := getB("/setup"); resp.StatusCode != http.StatusNotFound {
@@ -101,7 +128,7 @@ func TestTheFirstOwnerIsCreatedOnAReplicaAndTheOtherReplicasCodeStopsWorking(t *
 	}
 
 	// A replica started once an account exists logs no code at all.
-	late := startReplica(t, bin, env, "replica-late")
+	late := startReplica(t, bin, env, "replica-late", "--setup-code-dir", t.TempDir())
 	late.await(t, CodeReady, 30*time.Second)
 	if _, getLate := consoleBrowser(t, "http://"+late.addr); strings.Contains(late.logs.String(), console.CodeSetupCode) {
 		t.Fatalf("a replica started with an account logged a setup code:\n%s", late.logs)
@@ -155,4 +182,40 @@ func TestAPasswordChangedOnOneReplicaEndsTheUsersSessionsOnTheOthers(t *testing.
 		t.Fatalf("the new password on replica b: %d, want signed in", resp.StatusCode)
 	}
 	a.await(t, console.CodePasswordChanged, 10*time.Second)
+}
+
+// A replica has no data directory: without --setup-code-dir it offers no
+// setup page on a database without any account, and its line says how to
+// create the first owner (the CLI with the admin role's URL) and holds no
+// code. With it, its code's file goes when the replica stops.
+func TestAReplicaLogsNoSetupCodeAndItsFileGoesWhenItStops(t *testing.T) {
+	t.Parallel()
+	bin := buildQL(t)
+	env := clustertest.New(t)
+	plain := startReplica(t, bin, env, "replica-plain")
+	line := plain.await(t, console.CodeSetupCode, 30*time.Second)
+	msg, _ := line["msg"].(string)
+	if line["level"] != "WARN" || !strings.Contains(msg, "ql users create NAME --owner") || !strings.Contains(msg, "QL_DATABASE_ADMIN_URL") ||
+		!strings.Contains(msg, "--setup-code-dir") || setupCodeIn.MatchString(plain.logs.String()) {
+		t.Fatalf("a replica without --setup-code-dir on a database without accounts: %v; want a WARN naming the command and the flag, and no code", line)
+	}
+	_, get := consoleBrowser(t, "http://"+plain.addr)
+	if resp, page := get("/setup"); resp.StatusCode != http.StatusNotFound {
+		t.Fatalf("the setup page of a replica without --setup-code-dir: %d, want 404\n%s", resp.StatusCode, page)
+	}
+	if _, page := get("/signin"); strings.Contains(page, `href="/setup"`) {
+		t.Fatalf("the sign-in page of a replica without --setup-code-dir offers the setup page:\n%s", page)
+	}
+
+	dir := t.TempDir()
+	stale := filepath.Join(dir, account.SetupCodeFile)
+	if err := os.WriteFile(stale, []byte("AAAA-BBBB\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	given := startReplica(t, bin, env, "replica-given", "--setup-code-dir", dir)
+	code := setupCodeOf(t, given, dir)
+	given.signal(t, syscall.SIGTERM, 30*time.Second)
+	if _, err := os.Stat(stale); !errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("the setup code's file (code %s) outlived its replica's stop (%v)", code, err)
+	}
 }

@@ -114,7 +114,7 @@ type replica struct {
 }
 
 func serveReplica(ctx context.Context, s settings, log *slog.Logger) error {
-	r := &replica{s: s, log: log, adm: &admission{}, beat: newHeartbeat(), setup: newSetupCode()}
+	r := &replica{s: s, log: log, adm: &admission{}, beat: newHeartbeat(), setup: newSetupCode(s.SetupCodeDir, log)}
 	// The stop is bounded from the signal, whatever phase it lands in
 	// (a lost activation being stopped, a backoff, an activation step).
 	signalled := make(chan time.Time, 1)
@@ -178,7 +178,7 @@ func (r *replica) listen() error {
 	}
 	cfg.Console = console.New(console.Config{Runs: cfg.Runs, LastRuns: cfg.LastRuns, Triggers: cfg.Triggers, Detail: cfg.Detail, Tokens: cfg.Tokens, Uses: cfg.Uses,
 		Pauser: cfg.Pauser, ProjectPauser: cfg.ProjectPauser, ProjectPauses: cfg.ProjectPauses, Users: live, Sessions: live, FirstOwner: live, Setup: r.setup.holder, Passwords: live, Backlog: live.Backlog, Workers: live.Workers, Replicas: live.Replicas, Cancel: cfg.Cancel, Manual: cfg.Manual, Notifications: cfg.Notifications,
-		NotificationProjects: cfg.NotificationProjects, Audit: cfg.Audit, Export: cfg.Export, TryChannel: cfg.TryChannel, ChannelTests: cfg.ChannelTests, Secure: r.s.HTTPTLS != nil || console.PublicTLS(r.s.Notify.ConsoleURL), Log: r.log, ReadLog: cfg.ReadLog, AdminCredentials: true,
+		NotificationProjects: cfg.NotificationProjects, Audit: cfg.Audit, Export: cfg.Export, TryChannel: cfg.TryChannel, ChannelTests: cfg.ChannelTests, Secure: r.s.HTTPTLS != nil || console.PublicTLS(r.s.Notify.ConsoleURL), PublicURL: r.s.Notify.ConsoleURL, Log: r.log, ReadLog: cfg.ReadLog, AdminCredentials: true,
 		MisfireGrace: r.s.Coordinator.WithDefaults().Grace})
 	api := httpapi.NewHandler(cfg)
 	r.api.Store(api)
@@ -236,6 +236,9 @@ func (r *replica) stop(deadline time.Time) error {
 			errs = append(errs, srv.Shutdown(ctx))
 		}
 	}
+	// With the console no longer served the setup code is no use: its
+	// file goes now, whatever cut the stop short.
+	r.setup.holder.Close()
 	if act != nil {
 		// release, with the heartbeat marked stopped between the loops'
 		// end (no beat can follow the mark) and the pool's close.

@@ -58,6 +58,9 @@ type settings struct {
 	// RetentionCadence is the wait between retention passes (default
 	// retention.DefaultCadence; tests shorten it).
 	RetentionCadence time.Duration
+	// SetupCodeDir is where the first owner's setup code is written
+	// while no account exists ("" none: no setup page).
+	SetupCodeDir string
 	// beforeBeatRound, when set, runs at the start of every round of the
 	// heartbeat loop; tests hold the loop's rounds with it to show that
 	// readiness does not wait for them. Nil outside tests.
@@ -218,6 +221,9 @@ func settingsFrom(f *cli.ServeFlags) (settings, error) {
 	if err := checkSecretsFile(f.SecretsFile); err != nil {
 		return settings{}, err
 	}
+	if err := checkSetupCodeDir(f.SetupCodeDir); err != nil {
+		return settings{}, err
+	}
 	ret := retentionSettings{Policy: policy}
 	if f.MaintenanceURL != "" {
 		if ret.URL, err = namedURL("--database-maintenance-url", f.MaintenanceURL, owner); err != nil {
@@ -228,7 +234,7 @@ func settingsFrom(f *cli.ServeFlags) (settings, error) {
 		TrustedProxies: proxies,
 		MetricsAddr:    f.MetricsAddr, MetricsPerTrigger: f.MetricsPerTrigger, DatabaseURL: dbURL, RolePrefix: f.RolePrefix, Worker: worker,
 		Notify:    notifySettings{Backoff: f.NotifyBackoff, MaxAttempts: f.NotifyMaxAttempts, Secrets: f.SecretsFile, ConsoleURL: f.ConsoleURL},
-		Retention: ret}, nil
+		Retention: ret, SetupCodeDir: f.SetupCodeDir}, nil
 }
 
 // workerSettingsFrom validates the worker ingress's settings and loads its
@@ -424,6 +430,19 @@ func checkSecretsFile(path string) error {
 	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
 		return cli.Usagef("--secrets-file %s does not exist: create it with `ql secrets set NAME --secrets-file %s` as the replica's user "+
 			"(the value on standard input), correct the path, or leave --secrets-file out when no notification channel names a secret", path, shellquote.Quote(path))
+	}
+	return nil
+}
+
+// checkSetupCodeDir refuses a --setup-code-dir that is not a directory:
+// the replica would only find out at its first activation, and offer no
+// setup page.
+func checkSetupCodeDir(dir string) error {
+	if dir == "" {
+		return nil
+	}
+	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+		return cli.Usagef("--setup-code-dir %s is not a directory: create it, readable by the replica's user alone (mode 0700), or correct the path", dir)
 	}
 	return nil
 }

@@ -32,6 +32,10 @@ const (
 	// console sign-in, the pair of name and address, or the name) failed
 	// too often.
 	ReasonThrottled = "address_throttled"
+
+	// ReasonSessionOverRate: a signed-in console session's request
+	// refused with 429 because the session used up its requests a second.
+	ReasonSessionOverRate = "session_over_rate"
 )
 
 // The worker ingress's reasons: no credential or one not shaped like one,

@@ -98,6 +98,9 @@ type ServeFlags struct {
 	// SecretsFile is the cluster replica's secrets file, for the secrets
 	// notification channels name.
 	SecretsFile string
+	// SetupCodeDir is where a cluster replica writes the first owner's
+	// setup code while no account exists; "" offers no setup page.
+	SetupCodeDir string
 	// Retention is what the server deletes: finished and lost Runs and
 	// logs after a number of days, logs over a total size ("" is the profile's
 	// default, "off" or 0 keeps everything).
@@ -274,6 +277,9 @@ wins over the file.`,
 		fs.StringVar(&f.WorkerTLSCert, "worker-tls-cert", "", "cluster: PEM certificate (chain) file of the worker ingress; serves HTTPS")
 		fs.StringVar(&f.WorkerTLSKey, "worker-tls-key", "", "cluster: PEM private key file of --worker-tls-cert")
 		fs.StringVar(&f.SecretsFile, "secrets-file", "", "cluster: JSON secrets file (name: value, mode 0600) holding the secrets notification channels name (default: none)")
+		fs.StringVar(&f.SetupCodeDir, "setup-code-dir", "", "cluster: existing directory the replica writes the first owner's one-time setup code to, as the file qinglong-setup-code (mode 0600), "+
+			"while the database has no console account, for the console's setup page; the file goes once an owner exists and when the replica stops "+
+			"(default: none: no setup page, and the first owner is made with 'ql users create NAME --owner' and the admin role's URL)")
 		fs.StringVar(&f.MaintenanceURL, "database-maintenance-url", "", "cluster: PostgreSQL URL of the maintenance role, without a password (prefer $"+EnvMaintenanceURL+"); given it, the replica runs retention (the runtime role may not delete)")
 		DurationVar(fs, &f.RunLease, "run-lease", 0, "cluster: how long a worker's lease on a Run lives without renewal, in database time ("+bound("run-lease")+"default "+validate.Duration(cd.RunLease)+"); workers renew every third of it")
 	}

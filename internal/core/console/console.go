@@ -171,13 +171,19 @@ type Config struct {
 	// console's address as people reach it is https (PublicTLS: a
 	// TLS-terminating proxy in front of a plain-HTTP listener).
 	Secure bool
+	// PublicURL is the console's address as people reach it
+	// (--console-url), which a sign-in sent from a page loaded over plain
+	// HTTP while the cookies are Secure is sent to (plainaddress.go); ""
+	// where none is given.
+	PublicURL string
 	// SessionTTL is how long a session lasts after sign-in (default
 	// DefaultSessionTTL).
 	SessionTTL time.Duration
 	// SessionIdle ends a session unused this long, before its lifetime
 	// is out (default DefaultSessionIdle); a use is recorded at most once
 	// per websession.SeenEvery, so the session may end up to that much
-	// sooner after the last page.
+	// sooner after the last page. An open live log is a use while it
+	// sends (stillFollowed).
 	SessionIdle time.Duration
 	// RequestTimeout bounds the store calls of one request (zero or above
 	// DefaultRequestTimeout: DefaultRequestTimeout); a run's live log,
@@ -388,6 +394,8 @@ type Console struct {
 	setupThrottle *setupThrottle
 	// liveLogs counts each session's open live logs (livelogslots.go).
 	liveLogs *liveLogSlots
+	// limits bound each session's requests a second (sessionrate.go).
+	limits *sessionLimits
 }
 
 // New returns the console handler.
@@ -414,7 +422,7 @@ func New(cfg Config) *Console {
 		cfg.Binary = "ql"
 	}
 	c := &Console{cfg: cfg, mux: http.NewServeMux(), tmpl: parseTemplates(cfg.Binary, cfg.DatabaseFlags), sessions: newSessionTable(maxSessions, maxSessionsPerPrincipal),
-		throttle: newThrottle(func() time.Time { return time.UnixMilli(cfg.NowMs()) }), slots: defaultCheckSlots(), verify: verifyPassword, setupThrottle: newSetupThrottle(), liveLogs: newLiveLogSlots(maxLiveLogs),
+		throttle: newThrottle(func() time.Time { return time.UnixMilli(cfg.NowMs()) }), slots: defaultCheckSlots(), verify: verifyPassword, setupThrottle: newSetupThrottle(), liveLogs: newLiveLogSlots(maxLiveLogs), limits: newSessionLimits(),
 		signinKey: make([]byte, 32), authLog: authlog.New(cfg.Log, func() time.Time { return time.UnixMilli(cfg.NowMs()) })}
 	_, _ = rand.Read(c.signinKey) // crypto/rand never fails on supported platforms
 	byPattern := map[string]map[string]http.HandlerFunc{}
@@ -527,6 +535,10 @@ func (c *Console) guard(rt route) http.HandlerFunc {
 				return
 			}
 			c.failWith(w, r, nil, http.StatusUnauthorized, tr(l, "err.signedout"))
+			return
+		}
+		if !c.limits.allow(c.cfg.NowMs(), s.id) {
+			c.overRate(w, r, s, rt)
 			return
 		}
 		if !s.scope.Allows(rt.scope) {
@@ -873,6 +885,10 @@ func (c *Console) signin(w http.ResponseWriter, r *http.Request, _ *session) {
 		return
 	}
 	ck, err := r.Cookie(signinCookie)
+	if err != nil && c.cameOverPlainHTTP(r) {
+		c.usePublicAddress(w, r, "/signin")
+		return
+	}
 	if err != nil || !sameSecret(r.PostFormValue("csrf"), ck.Value) || !c.signedSigninValue(ck.Value) {
 		c.renderSignin(w, r, tr(lang(r), "err.signincsrf"), http.StatusForbidden)
 		return

@@ -14,6 +14,7 @@ import (
 
 	"github.com/qinglong/qinglong/internal/core/qlerror"
 	"github.com/qinglong/qinglong/internal/core/run"
+	"github.com/qinglong/qinglong/internal/core/websession"
 )
 
 // Polling bounds of the live log: quick while output flows, backing off
@@ -129,8 +130,15 @@ func (c *Console) logStream(w http.ResponseWriter, r *http.Request, s *session) 
 	wait := logMinWait
 	rows := map[string][]byte{}
 	p := c.pageOf(r, s, nil)
+	checkedMs := c.cfg.NowMs()
 	for round := 0; ; round++ {
 		if round > 0 {
+			if now := c.cfg.NowMs(); now-checkedMs >= websession.SeenEvery.Milliseconds() {
+				checkedMs = now
+				if !c.stillFollowed(r, st, l) {
+					return
+				}
+			}
 			if d, err = c.runOf(ctx, id); err != nil {
 				c.stopStream(st, l, err)
 				return

@@ -132,6 +132,10 @@ func (c *Console) setup(w http.ResponseWriter, r *http.Request, _ *session) {
 		return
 	}
 	ck, err := r.Cookie(setupCookie)
+	if err != nil && c.cameOverPlainHTTP(r) {
+		c.usePublicAddress(w, r, "/setup")
+		return
+	}
 	if err != nil || !sameSecret(r.PostFormValue("csrf"), ck.Value) || !c.signedSigninValue(ck.Value) {
 		c.renderSetup(w, r, tr(l, "err.setupcsrf"), http.StatusForbidden)
 		return

@@ -9,6 +9,7 @@ import (
 	"runtime"
 	"time"
 
+	"github.com/qinglong/qinglong/internal/core/account"
 	"github.com/qinglong/qinglong/internal/core/httpapi"
 	"github.com/qinglong/qinglong/internal/core/loop"
 	"github.com/qinglong/qinglong/internal/core/metrics"
@@ -371,7 +372,7 @@ type Layout struct {
 
 // SetupCodeFile is the name of the setup code's file in the data
 // directory.
-const SetupCodeFile = "qinglong-setup-code"
+const SetupCodeFile = account.SetupCodeFile
 
 // LayoutOf is the layout of dataDir.
 func LayoutOf(dataDir string) Layout {

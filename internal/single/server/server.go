@@ -14,6 +14,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/qinglong/qinglong/internal/core/account"
 	"github.com/qinglong/qinglong/internal/core/cli"
 	"github.com/qinglong/qinglong/internal/core/httpapi"
 	"github.com/qinglong/qinglong/internal/core/httpserve"
@@ -97,6 +98,9 @@ type Server struct {
 	// corrupt is set once the store met a corrupt page (checkCorruption)
 	// and holds what moved holds, until the server stops.
 	corrupt atomic.Bool
+	// setup is the first owner's setup code while no account exists (nil
+	// otherwise); the stop closes it, which removes its file.
+	setup *account.SetupCode
 
 	stopOnce sync.Once
 	stopErr  error
@@ -254,6 +258,10 @@ func Start(ctx context.Context, cfg Config) (srv *Server, err error) {
 			return nil, err
 		}
 	} else {
+		// No console takes a setup code: the file an earlier start left
+		// (one killed before its stop removed it) names a code that no
+		// longer works.
+		s.removeSetupCode()
 		// Off by default on a single node (nothing listens that was not
 		// asked for), which a first-time user cannot tell from a console
 		// that failed: the line says how to turn it on.
@@ -742,6 +750,13 @@ func (s *Server) teardown(ctx context.Context) error {
 		if ln != nil {
 			errs = append(errs, ln.Close())
 		}
+	}
+	// With the console no longer served, the code is no use: its file
+	// goes now, whatever cut the stop short, and before the data
+	// directory's lock is released, so it is never the file of a server
+	// started after this one.
+	if s.setup != nil {
+		s.setup.Close()
 	}
 	if s.owner != nil {
 		errs = append(errs, s.owner.Release())

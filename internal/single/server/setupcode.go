@@ -2,9 +2,6 @@ package server
 
 import (
 	"context"
-	"errors"
-	"io/fs"
-	"os"
 
 	"github.com/qinglong/qinglong/internal/core/account"
 	"github.com/qinglong/qinglong/internal/core/console"
@@ -12,52 +9,36 @@ import (
 
 // drawSetupCode draws the first owner's setup code when the database has
 // no account and writes it to the setup code's file, or returns nil when
-// it has one or cannot tell (the CLI's `users create` is the way then);
-// with an account the file of an earlier start goes. Only this server's
-// process takes the code, so its hash is kept in memory: a restart draws
-// a new one. The string is what logSetupCode says.
+// it has one or cannot tell (the CLI's `users create` is the way then).
+// The file of an earlier start goes first in every case: its code died
+// with that process (a stop removes it; one killed before could not).
+// Only this server's process takes the code, so its hash is kept in
+// memory: a restart draws a new one. The string is what logSetupCode
+// says.
 func (s *Server) drawSetupCode() (*account.SetupCode, string) {
+	s.removeSetupCode()
 	ctx, cancel := context.WithTimeout(context.Background(), pingTimeout)
 	defer cancel()
 	exist, err := s.store.UsersExist(ctx)
-	if exist {
-		s.removeSetupCode()
-	}
 	if err != nil || exist {
 		return nil, ""
 	}
 	holder, code := account.NewSetupCode()
-	if err := writeSetupCode(s.layout.SetupCode, code); err != nil {
+	if err := account.WriteSetupCode(s.layout.SetupCode, code); err != nil {
 		holder.Close()
 		return nil, "no console account exists, and the setup code could not be written to " + s.layout.SetupCode + " (" + err.Error() +
 			"): create the first owner with `" + s.command("users create NAME --owner") + "`"
 	}
 	holder.AtClose(s.removeSetupCode)
+	s.setup = holder
 	return holder, ""
 }
 
-// writeSetupCode writes code to path, readable by this server's user
-// alone: the file of an earlier start is removed first, since a file that
-// exists keeps its mode, which may be wider.
-func writeSetupCode(path, code string) error {
-	if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return err
-	}
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
-	if err != nil {
-		return err
-	}
-	if _, err := f.WriteString(code + "\n"); err != nil {
-		_ = f.Close()
-		return err
-	}
-	return f.Close()
-}
-
-// removeSetupCode removes the setup code's file: an account exists.
+// removeSetupCode removes the setup code's file: an account exists, or
+// the server that drew the code stops or is gone.
 func (s *Server) removeSetupCode() {
-	if err := os.Remove(s.layout.SetupCode); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		s.cfg.Logger.Warn("removing the spent setup code's file "+s.layout.SetupCode+" (remove it by hand; the code no longer works)",
+	if err := account.RemoveSetupCode(s.layout.SetupCode); err != nil {
+		s.cfg.Logger.Warn("removing the setup code's file "+s.layout.SetupCode+" (remove it by hand; the code no longer works)",
 			"code", console.CodeSetupCode, "err", err)
 	}
 }

@@ -1,0 +1,38 @@
+package console
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+)
+
+// stillFollowed checks the session of a live log that stays open, as a
+// page request would, once per websession.SeenEvery while it sends (never
+// per line): the check records a use, so a person watching one Run's
+// output for hours is not signed out for going unused, and a session
+// that ended meanwhile (signed out, past its lifetime, its token revoked
+// or its user disabled) ends the stream, which then says so and that
+// signing in again follows it. The check records the use as a page's
+// does, at most once per websession.SeenEvery, and lengthens nothing: the
+// session still ends at its lifetime. A store that does not answer
+// decides nothing: the stream goes on, and the next check tries again.
+func (c *Console) stillFollowed(r *http.Request, st *stream, l string) bool {
+	ctx, cancel := context.WithTimeout(r.Context(), c.cfg.RequestTimeout)
+	defer cancel()
+	s, _, err := c.session(r.WithContext(ctx))
+	if err != nil && !errors.Is(err, errSessionIdle) {
+		if r.Context().Err() == nil {
+			c.cfg.Log.Warn("console: checking the session of a live log", "code", CodeSessionCheckFailed, "err", err)
+		}
+		return true
+	}
+	if s != nil {
+		return true
+	}
+	b, _ := json.Marshal(tr(l, "log.signedout")) // a string always marshals
+	if st.send("event: stopped\ndata: %s\n\n", b) == nil {
+		_ = st.rc.Flush()
+	}
+	return false
+}
