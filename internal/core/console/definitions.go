@@ -72,6 +72,11 @@ type definitionsData struct {
 	// they were filled in: going back to editing returns to the form with
 	// them, not to the file it wrote, which is no project's definitions.
 	NewTask *apply.NewTask
+	// EnvShown is, on a task form's preview, that the page shows the
+	// task's env as the file sets it (Env): what the command will be
+	// given, a secret by its name.
+	EnvShown bool
+	Env      []apply.EnvRow
 }
 
 // formOrigin is the form that wrote a definitions file and, for an edit
@@ -307,6 +312,9 @@ func (c *Console) definitionsText(w http.ResponseWriter, r *http.Request, s *ses
 	}
 	if err == nil && o.form == originNewTask {
 		d.Created = shownNewTask(doc, time.Now().UnixMilli())
+	}
+	if err == nil && (o.form == originNewTask || o.form == originEditTask) && len(doc.Tasks) == 1 {
+		d.EnvShown, d.Env = true, apply.EnvRows(doc.Tasks[0].Spec.Command.Env)
 	}
 	for _, res := range results {
 		if res.Change != "unchanged" {

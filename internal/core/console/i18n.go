@@ -902,6 +902,11 @@ func funcs(binary, dbFlags string) template.FuncMap {
 		"secretUses": func(l string, uses []apply.SecretUse) map[string]any {
 			return map[string]any{"L": l, "Uses": uses}
 		},
+		// envShown is a task's env as a preview or a form's copy of what
+		// was sent shows it, in l: names, values and secrets' names.
+		"envShown": func(l string, rows []apply.EnvRow) map[string]any {
+			return map[string]any{"L": l, "Rows": rows}
+		},
 		"confirm": confirmActions,
 		"danger":  dangerStep,
 		"fire":    fireText,
