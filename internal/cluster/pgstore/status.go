@@ -59,13 +59,15 @@ func (r *Runtime) TriggerList(ctx context.Context, p schedule.TriggerListParams)
 		var policy string
 		var pol policyCols
 		var cursor, due *int64
-		var archived bool
+		var archived, inNames bool
+		var mode string
 		err := row.Scan(&s.ProjectID, &s.ProjectName, &s.TriggerID, &s.Name, &s.Revision, &s.Enabled, &s.Cron.Expression, &s.Cron.Timezone,
 			&policy, &pol.jitter, &pol.start, &pol.end, &pol.window, &pol.overlap,
 			&s.TaskID, &s.TaskName, &s.TaskRevision, &cursor, &due, &s.LastScheduledAtMs, &s.StateVersion, &s.ClaimOwner, &s.ClaimExpiresAtMs, &s.Paused, &s.PausedWithProject, &archived,
-			&s.Title, &s.TaskTitle, &s.ProjectTitle)
+			&s.Title, &s.TaskTitle, &s.ProjectTitle, &inNames, &mode)
 		s.SetCursor(cursor, due)
 		s.SetArchived(archived)
+		s.FoundIn = schedule.FoundInOf(search != nil, inNames, mode)
 		s.Cron.MisfirePolicy = trigger.MisfirePolicy(policy)
 		pol.into(&s.Cron)
 		return s, err

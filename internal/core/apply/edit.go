@@ -32,6 +32,11 @@ type EditTask struct {
 	// WorkingDir is the directory the script starts in, as a file writes
 	// it; "" is the default, a fresh empty directory per attempt.
 	WorkingDir string
+	// Env are the task's environment variables as the form shows them;
+	// EnvSent says the form sent them: a request without them (EnvSent
+	// false) keeps the task's env as it is.
+	Env     []EnvRow
+	EnvSent bool
 }
 
 // EditSchedule is a trigger's cron and time zone as the console's Edit
@@ -81,7 +86,7 @@ func TaskToEdit(ctx context.Context, r catalog.DefinitionsReader, projectName, t
 }
 
 // EditTaskFile writes the definitions file that gives e's task e's script,
-// working directory and timeout: the project with its status and that task alone, every
+// working directory, timeout and (when sent) env: the project with its status and that task alone, every
 // other field of it as exported. Applying it changes nothing else: a file
 // leaves the tasks and triggers it does not name as they are (the task's
 // triggers that pin its current revision follow it to the new one), and
@@ -103,6 +108,9 @@ func EditTaskFile(ctx context.Context, r catalog.DefinitionsReader, e EditTask) 
 	t := exportTaskSpec(cur.Spec)
 	script := e.Script
 	t.Script, t.Timeout, t.Title, t.WorkingDir = &script, e.Timeout, e.Title, e.WorkingDir
+	if e.EnvSent {
+		t.Env = envYAML(e.Env)
+	}
 	doc := statusOnly(d.Project)
 	doc.Tasks = []exportTask{t}
 	text, err := encodeExport(doc)
@@ -175,7 +183,11 @@ func editTaskOf(projectName string, cur task.Revision) (EditTask, error) {
 			"which a text box cannot give back as it is: edit it in the project's definitions file", cur.Spec.Name, projectName).
 			Because(RefusalScriptNotShown, "kind", "task", "name", cur.Spec.Name, "project", projectName)
 	}
-	return EditTask{Project: projectName, Task: cur.Spec.Name, Revision: cur.Revision, Script: c.Script, Shell: c.Shell, WorkingDir: c.WorkingDir, Timeout: timeoutText(c.TimeoutMs)}, nil
+	if err := envShownAsIs(projectName, cur); err != nil {
+		return EditTask{}, err
+	}
+	return EditTask{Project: projectName, Task: cur.Spec.Name, Revision: cur.Revision, Script: c.Script, Shell: c.Shell, WorkingDir: c.WorkingDir, Timeout: timeoutText(c.TimeoutMs),
+		Env: EnvRows(c.Env), EnvSent: true}, nil
 }
 
 // timeoutText is a task's timeout as the Edit task form shows it: "" for
@@ -188,11 +200,12 @@ func timeoutText(ms int64) string {
 }
 
 // Edited is what the Edit task form sent, read back from the file it
-// wrote (d, of project projectName): the script, timeout and title, so
+// wrote (d, of project projectName): the script, timeout, title and env, so
 // that a form refused at its confirmation can show them as typed.
 func (d TaskDoc) Edited(projectName string) EditTask {
 	c := d.Spec.Command
-	return EditTask{Project: projectName, Task: d.Spec.Name, Script: c.Script, Shell: c.Shell, WorkingDir: c.WorkingDir, Timeout: timeoutText(c.TimeoutMs), Title: d.Title}
+	return EditTask{Project: projectName, Task: d.Spec.Name, Script: c.Script, Shell: c.Shell, WorkingDir: c.WorkingDir, Timeout: timeoutText(c.TimeoutMs), Title: d.Title,
+		Env: EnvRows(c.Env), EnvSent: true}
 }
 
 // Edited is what the Edit schedule form sent, read back from the file it

@@ -67,7 +67,7 @@ type (
 		Shell      string            `yaml:"shell,omitempty"`
 		Script     *string           `yaml:"script,omitempty"`
 		Command    []string          `yaml:"command,omitempty,flow"`
-		Env        map[string]any    `yaml:"env,omitempty"`
+		Env        any               `yaml:"env,omitempty"`
 		WorkingDir string            `yaml:"workingDir,omitempty"`
 		Timeout    string            `yaml:"timeout,omitempty"`
 		RunAs      *exportRunAs      `yaml:"runAs,omitempty"`
@@ -199,15 +199,16 @@ func exportTaskSpec(s task.Spec) exportTask {
 	} else {
 		out.Shell, out.Script = c.Shell, new(c.Script)
 	}
-	for _, e := range c.Env {
-		if out.Env == nil {
-			out.Env = map[string]any{}
+	if len(c.Env) > 0 {
+		env := map[string]any{}
+		for _, e := range c.Env {
+			if e.SecretRef != "" {
+				env[e.Name] = map[string]string{"secret": e.SecretRef}
+			} else {
+				env[e.Name] = e.Value
+			}
 		}
-		if e.SecretRef != "" {
-			out.Env[e.Name] = map[string]string{"secret": e.SecretRef}
-		} else {
-			out.Env[e.Name] = e.Value
-		}
+		out.Env = env
 	}
 	if c.TimeoutMs != 0 && c.TimeoutMs != task.DefaultTimeout.Milliseconds() {
 		out.Timeout = millis(c.TimeoutMs)

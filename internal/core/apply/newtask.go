@@ -25,6 +25,8 @@ type NewTask struct {
 	// WorkingDir is the directory the script starts in, as a file writes
 	// it; "" keeps the default, a fresh empty directory per attempt.
 	WorkingDir string
+	// Env are the task's environment variables, in the order given.
+	Env []EnvRow
 }
 
 // RefusalNameTaken is a new task's or trigger's name its project already
@@ -77,7 +79,7 @@ func NewTaskFile(ctx context.Context, r catalog.DefinitionsReader, t NewTask) ([
 		}
 	}
 	script := t.Script
-	doc.Tasks = []exportTask{{Name: t.Task, Script: &script, Timeout: t.Timeout, Title: t.Title, WorkingDir: t.WorkingDir}}
+	doc.Tasks = []exportTask{{Name: t.Task, Script: &script, Timeout: t.Timeout, Title: t.Title, WorkingDir: t.WorkingDir, Env: envYAML(t.Env)}}
 	doc.Triggers = []exportTrigger{{Name: t.Trigger, Task: t.Task, Cron: t.Cron, Timezone: t.Timezone, Misfire: string(trigger.FireOnce), Title: t.Title}}
 	return encodeExport(doc)
 }

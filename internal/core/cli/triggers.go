@@ -23,8 +23,11 @@ func triggersCommand(opts Options) *cobra.Command {
 		Use:   "list",
 		Short: "List triggers with next fire time, last run and claim",
 		Example: "  " + opts.Binary + " triggers list --project examples\n" +
-			"  " + opts.Binary + " triggers list --search hello",
-		Long: `List triggers with their schedule state. NEXT FIRE is the next nominal
+			"  " + opts.Binary + " triggers list --search hello\n" +
+			"  " + opts.Binary + " triggers list --search jd_bean_sign.js",
+		Long: `List triggers with their schedule state. --search finds a trigger by
+its names and titles or by its task's script or command, and a FOUND IN column
+(-o json: "foundIn") says which: name, script or command. NEXT FIRE is the next nominal
 occurrence; with jitter, "(due …)" follows it: the instant the occurrence is
 actually admitted. "ended" means the trigger's endAt lies before its next
 occurrence: it fires no more unless republished. "archived" means the
@@ -104,6 +107,11 @@ runtime role's URL (-o json: "lastRunsUnknown", and no lastRun).`),
 				header = append(header, "TITLE")
 			}
 			header = append(header, "REV", "ENABLED", "CRON", "ZONE", "NEXT FIRE", "LAST RUN", "CLAIM")
+			// A search says where it found each trigger: a script's file
+			// name matches no column the table shows.
+			if search != "" {
+				header = append(header, "FOUND IN")
+			}
 			return printListing(cmd, out, listing[view.Trigger]{
 				json:   v,
 				header: header,
@@ -117,8 +125,12 @@ runtime role's URL (-o json: "lastRunsUnknown", and no lastRun).`),
 					if titled {
 						row = append(row, cmp.Or(t.Title, "-"))
 					}
-					return append(row, fmt.Sprint(t.Revision), fmt.Sprint(t.Enabled), t.Cron.Expression, t.Cron.Timezone,
+					row = append(row, fmt.Sprint(t.Revision), fmt.Sprint(t.Enabled), t.Cron.Expression, t.Cron.Timezone,
 						nextFire(t), lastRun(t, v.LastRunsUnknown != ""), claim)
+					if search != "" {
+						row = append(row, cmp.Or(string(t.FoundIn), "-"))
+					}
+					return row
 				},
 				notes: notes,
 				next:  v.Next,
@@ -132,7 +144,7 @@ runtime role's URL (-o json: "lastRunsUnknown", and no lastRun).`),
 	list.Flags().StringVar(&project, "project", "", "only triggers of this project (name or id)")
 	list.Flags().IntVar(&limit, "limit", 100, "page size (1–500)")
 	list.Flags().StringVar(&after, "after", "", "continue after this trigger id")
-	list.Flags().StringVar(&search, "search", "", "only triggers whose project/trigger name, task name, or trigger, task or project title holds this text (case of A–Z ignored; % and _ match themselves)")
+	list.Flags().StringVar(&search, "search", "", "only triggers whose project/trigger name, task name, or trigger, task or project title, or whose task's script or command (program and arguments), holds this text (case of A–Z ignored; % and _ match themselves); a FOUND IN column says which")
 	c.AddCommand(list, triggersShowCommand(opts), triggersPauseCommand(opts, true), triggersPauseCommand(opts, false),
 		triggersRunCommand(opts), triggersBackfillCommand(opts), triggersEnableCommand(opts, true), triggersEnableCommand(opts, false))
 	return c
@@ -210,11 +222,11 @@ func triggerPage(ctx context.Context, b *Backend, p schedule.TriggerListParams) 
 }
 
 // searchReads is what an empty list given search adds to its line: what a
-// search reads, since a script's file name, which a user of a panel that
-// searches commands types first, matches nothing.
+// search reads, names and commands, and what it does not: a variable's
+// value, which a user of a panel whose search reads env may type.
 func searchReads(search string) string {
 	if search == "" {
 		return ""
 	}
-	return "; --search reads project, trigger and task names and titles, not scripts or commands"
+	return "; --search reads project, trigger and task names and titles and the task's script or command, not its env"
 }

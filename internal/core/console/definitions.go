@@ -73,6 +73,11 @@ type definitionsData struct {
 	// and the lines the converter reported: the preview lists them, and
 	// its way back returns to the import form with the crontab.
 	Crontab *crontabImport
+	// EnvShown is, on a task form's preview, that the page shows the
+	// task's env as the file sets it (Env): what the command will be
+	// given, a secret by its name.
+	EnvShown bool
+	Env      []apply.EnvRow
 }
 
 // formOrigin is the form that wrote a definitions file and, for an edit
@@ -303,6 +308,9 @@ func (c *Console) definitionsText(w http.ResponseWriter, r *http.Request, s *ses
 	}
 	if err == nil && o.form == originNewTask {
 		d.Created = shownNewTask(doc, time.Now().UnixMilli())
+	}
+	if err == nil && (o.form == originNewTask || o.form == originEditTask) && len(doc.Tasks) == 1 {
+		d.EnvShown, d.Env = true, apply.EnvRows(doc.Tasks[0].Spec.Command.Env)
 	}
 	for _, res := range results {
 		if res.Change != "unchanged" {

@@ -14,16 +14,20 @@ import (
 // New task's, it names only what its form showed.
 const originEditTask = "edittask"
 
-// editTaskData is what the Edit task form shows: the task's script and
-// timeout (as sent, or as stored), the errors of the last try, and, for
-// a task changed since the form was shown, the current task with every
-// field that was sent beside it (Yours: its title, script and timeout) to
-// make the change again.
+// editTaskData is what the Edit task form shows: the task's script,
+// timeout and env (as sent, or as stored), the errors of the last try,
+// and, for a task changed since the form was shown, the current task with
+// every field that was sent beside it (Yours: its title, script, timeout
+// and env) to make the change again.
 type editTaskData struct {
 	apply.EditTask
-	Errors  []string
-	Changed bool
-	Yours   apply.EditTask
+	Errors []string
+	// EnvErrors are the env rows' mistakes, said beside the env editor;
+	// EnvEditor is the editor as shown.
+	EnvErrors []string
+	EnvEditor envEditor
+	Changed   bool
+	Yours     apply.EditTask
 	// Elsewhere says why this form cannot show the task: the page links
 	// to the project's definitions file instead.
 	Elsewhere string
@@ -34,7 +38,12 @@ type editTaskData struct {
 var editTaskFields = map[string]string{"tasks[0].script": "et.script", "tasks[0].timeout": "nt.timeout", "tasks[0].title": "nt.title",
 	"tasks[0].workingDir": "nt.workdir"}
 
-func editTaskLabel(path string) string { return editTaskFields[path] }
+func editTaskLabel(path string) string {
+	if label := envLabel(path); label != "" {
+		return label
+	}
+	return editTaskFields[path]
+}
 
 // editTaskForm shows the Edit task form of ?project= and ?task=: the
 // task's current script, timeout and title, to change without writing
@@ -57,7 +66,14 @@ func (c *Console) editTaskForm(w http.ResponseWriter, r *http.Request, s *sessio
 		}
 		return
 	}
-	c.render(w, r, http.StatusOK, "edittask", s, editTaskData{EditTask: e})
+	c.renderEditTask(w, r, s, http.StatusOK, editTaskData{EditTask: e})
+}
+
+// renderEditTask shows the Edit task form as d holds it, its env editor
+// with d's rows.
+func (c *Console) renderEditTask(w http.ResponseWriter, r *http.Request, s *session, status int, d editTaskData) {
+	d.EnvEditor = c.newEnvEditor(lang(r), d.Env, d.EnvErrors)
+	c.render(w, r, status, "edittask", s, d)
 }
 
 // editTaskPreview writes the form's script and timeout into the task's
@@ -74,18 +90,28 @@ func (c *Console) editTaskPreview(w http.ResponseWriter, r *http.Request, s *ses
 	script := textArea(r, "script")
 	d := editTaskData{EditTask: apply.EditTask{Project: field("project"), Task: field("task"), Revision: rev, Script: script,
 		Timeout: field("timeout"), Shell: field("shell"), Title: field("title"), WorkingDir: field("workdir")}}
-	if strings.TrimSpace(script) == "" {
-		d.Errors = []string{tr(lang(r), "et.required")}
-		c.render(w, r, http.StatusBadRequest, "edittask", s, d)
+	d.Env, d.EnvSent = envRowsOf(r)
+	if r.PostFormValue(envAddField) != "" {
+		// Another env row, asked for without a script to add it in the
+		// page: the form as filled, with an empty row more.
+		c.renderEditTask(w, r, s, http.StatusOK, d)
 		return
 	}
-	text, expect, err := apply.EditTaskFile(r.Context(), c.cfg.Export, d.EditTask)
+	if strings.TrimSpace(script) == "" {
+		d.Errors = []string{tr(lang(r), "et.required")}
+		c.renderEditTask(w, r, s, http.StatusBadRequest, d)
+		return
+	}
+	file := d.EditTask
+	var unchosen []string
+	file.Env, unchosen = envUnchosen(lang(r), d.Env)
+	text, expect, err := apply.EditTaskFile(r.Context(), c.cfg.Export, file)
 	if c.editTaskRefused(w, r, s, d.EditTask, err) {
 		return
 	}
-	c.previewFormFile(w, r, s, text, err, editTaskLabel, nil, formOrigin{form: originEditTask, expect: expect}, func(errs []string) {
-		d.Errors = errs
-		c.render(w, r, http.StatusBadRequest, "edittask", s, d)
+	c.previewTaskForm(w, r, s, text, err, editTaskLabel, nil, unchosen, formOrigin{form: originEditTask, expect: expect}, func(errs, envErrs []string) {
+		d.Errors, d.EnvErrors = errs, envErrs
+		c.renderEditTask(w, r, s, http.StatusBadRequest, d)
 	})
 }
 
@@ -101,9 +127,9 @@ func (c *Console) editTaskRefused(w http.ResponseWriter, r *http.Request, s *ses
 		if curErr != nil {
 			return c.editTaskRefused(w, r, s, sent, curErr)
 		}
-		c.render(w, r, http.StatusConflict, "edittask", s, editTaskData{EditTask: cur, Changed: true, Yours: sent, Errors: []string{c.formError(lang(r), err)}})
-	case apply.RefusalArgvTask, apply.RefusalScriptNotShown:
-		c.render(w, r, http.StatusConflict, "edittask", s, editTaskData{EditTask: apply.EditTask{Project: sent.Project, Task: sent.Task}, Elsewhere: c.errorText(lang(r), err)})
+		c.renderEditTask(w, r, s, http.StatusConflict, editTaskData{EditTask: cur, Changed: true, Yours: sent, Errors: []string{c.formError(lang(r), err)}})
+	case apply.RefusalArgvTask, apply.RefusalScriptNotShown, apply.RefusalEnvNotShown:
+		c.renderEditTask(w, r, s, http.StatusConflict, editTaskData{EditTask: apply.EditTask{Project: sent.Project, Task: sent.Task}, Elsewhere: c.errorText(lang(r), err)})
 	case apply.RefusalNoSuchEntry, catalog.RefusalProjectMissing:
 		c.fail(w, r, s, err)
 	default:

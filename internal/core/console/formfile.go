@@ -79,7 +79,7 @@ func (c *Console) formFile(w http.ResponseWriter, r *http.Request, s *session, t
 				at.msg = sentenceStart(e.Message)
 			}
 			if i < len(located) {
-				label := labelOf(located[i].Path())
+				label := labelOf(fieldPath(located[i]))
 				if slices.Contains(blank, label) {
 					continue
 				}

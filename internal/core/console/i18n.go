@@ -26,7 +26,7 @@ var messages = map[string]map[string]string{
 		"signin": "Sign in", "token": "API token", "signin.help": "Paste an API token (create one with `ql tokens create NAME --scope operate%s`).",
 		"err.malformed": "That is not a whole API token: a token is qlt_ and 43 more characters, printed once when it was created. Paste all of it, or create a new one.", "err.unknown": "That token is not known, revoked or expired.",
 		"last24": "Runs of the last 24 hours by state", "counted": "%d runs counted", "counted.one": "%d run counted", "ov.notriggers": "No trigger exists yet, so nothing runs: a trigger runs a task on its schedule.", "lag.of": " (%d runs counted)", "lag.of.one": " (%d run counted)", "failures": "Recent failures", "nextfires": "Next fires",
-		"search": "Search", "search.none": "No trigger's project, trigger or task name or title holds “%s”; the search does not read scripts or commands.", "project": "Project", "trigger": "Trigger", "trigger.ref": "Trigger name or project/name", "task": "Task", "schedule": "Schedule", "next": "Next fire",
+		"search": "Search", "search.none": "No trigger's project, trigger or task name or title, nor its task's script or command, holds “%s”; the search does not read env values.", "found.script": "found in the script", "found.command": "found in the command", "project": "Project", "trigger": "Trigger", "trigger.ref": "Trigger name or project/name", "task": "Task", "schedule": "Schedule", "next": "Next fire",
 		"state": "State", "paused": "paused", "active": "active", "pause": "Pause", "resume": "Resume", "note": "Note",
 		"runnow": "Run now", "ledger": "Timeline", "passed": "passed over", "scheduled": "Scheduled", "created": "Created", "finished": "Finished",
 		"any": "any", "filter": "Filter", "more": "Next page", "none": "Nothing here.", "attempts": "Attempts", "events": "Events", "event": "Event", "event.at": "When",
@@ -312,7 +312,7 @@ var messages = map[string]map[string]string{
 		"signin": "登录", "token": "API 令牌", "signin.help": "粘贴 API 令牌（用 `ql tokens create NAME --scope operate%s` 创建）。",
 		"err.malformed": "这不是完整的 API 令牌：令牌由 qlt_ 加 43 个字符组成，只在创建时显示一次。请完整粘贴，或新建一个令牌。", "err.unknown": "令牌未知、已吊销或已过期。",
 		"last24": "最近 24 小时各状态的运行", "counted": "%d 条运行", "ov.notriggers": "还没有任何触发器，所以什么都不会运行：触发器按计划运行任务。", "lag.of": "（%d 条运行）", "failures": "最近失败", "nextfires": "即将触发",
-		"search": "搜索", "search.none": "没有触发器的项目名、触发器名、任务名或标题包含“%s”；搜索不查脚本和命令的内容。", "project": "项目", "trigger": "触发器", "trigger.ref": "触发器名称或 项目/名称", "task": "任务", "schedule": "计划", "next": "下次触发",
+		"search": "搜索", "search.none": "没有触发器的项目名、触发器名、任务名、标题或其任务的脚本、命令包含“%s”；搜索不查环境变量的值。", "found.script": "在脚本中找到", "found.command": "在命令中找到", "project": "项目", "trigger": "触发器", "trigger.ref": "触发器名称或 项目/名称", "task": "任务", "schedule": "计划", "next": "下次触发",
 		"state": "状态", "paused": "已暂停", "active": "生效中", "pause": "暂停", "resume": "恢复", "note": "备注",
 		"runnow": "立即运行", "ledger": "时间线", "passed": "已跳过", "scheduled": "计划时间", "created": "创建时间", "finished": "结束时间",
 		"any": "全部", "filter": "筛选", "more": "下一页", "none": "暂无内容。", "attempts": "尝试", "events": "事件", "event": "事件", "event.at": "时间",
@@ -914,6 +914,11 @@ func funcs(binary, dbFlags string) template.FuncMap {
 		// secretUses are the uses of a secret the secrets page lists, in l.
 		"secretUses": func(l string, uses []apply.SecretUse) map[string]any {
 			return map[string]any{"L": l, "Uses": uses}
+		},
+		// envShown is a task's env as a preview or a form's copy of what
+		// was sent shows it, in l: names, values and secrets' names.
+		"envShown": func(l string, rows []apply.EnvRow) map[string]any {
+			return map[string]any{"L": l, "Rows": rows}
 		},
 		"confirm": confirmActions,
 		"danger":  dangerStep,

@@ -22,6 +22,10 @@ type newTaskData struct {
 	apply.NewTask
 	Projects []catalog.ProjectName
 	Errors   []string
+	// EnvErrors are the env rows' mistakes, said beside the env editor;
+	// EnvEditor is the editor as shown.
+	EnvErrors []string
+	EnvEditor envEditor
 }
 
 // originNewTask marks a definitions file the New task form wrote, through
@@ -54,15 +58,21 @@ func (c *Console) newTaskPreview(w http.ResponseWriter, r *http.Request, s *sess
 	d := newTaskData{NewTask: apply.NewTask{Project: field("project"), Task: field("task"), Script: strings.TrimRight(textArea(r, "script"), " \t\n"),
 		Timeout: field("timeout"), Trigger: field("trigger"), Cron: field("cron"), Timezone: field("timezone"), Title: field("title"),
 		WorkingDir: field("workdir")}}
-	if r.PostFormValue("back") != "" {
+	d.Env, _ = envRowsOf(r)
+	if r.PostFormValue("back") != "" || r.PostFormValue(envAddField) != "" {
 		// The preview's way back: the form as its user filled it, not the
-		// file it wrote, which is no project's definitions yet.
+		// file it wrote, which is no project's definitions yet. Another
+		// env row, asked for without a script to add it in the page, is
+		// the form as filled with an empty row more.
 		c.renderNewTask(w, r, s, http.StatusOK, d)
 		return
 	}
-	text, err := apply.NewTaskFile(r.Context(), c.cfg.Export, d.NewTask)
-	c.previewFormFile(w, r, s, text, err, d.label, d.blank(), formOrigin{form: originNewTask, newTask: &d.NewTask}, func(errs []string) {
-		d.Errors = errs
+	file := d.NewTask
+	var unchosen []string
+	file.Env, unchosen = envUnchosen(lang(r), d.Env)
+	text, err := apply.NewTaskFile(r.Context(), c.cfg.Export, file)
+	c.previewTaskForm(w, r, s, text, err, d.label, d.blank(), unchosen, formOrigin{form: originNewTask, newTask: &d.NewTask}, func(errs, envErrs []string) {
+		d.Errors, d.EnvErrors = errs, envErrs
 		c.renderNewTask(w, r, s, http.StatusBadRequest, d)
 	})
 }
@@ -123,6 +133,7 @@ func (c *Console) renderNewTask(w http.ResponseWriter, r *http.Request, s *sessi
 		return
 	}
 	d.Projects = unarchived(d.Projects)
+	d.EnvEditor = c.newEnvEditor(lang(r), d.Env, d.EnvErrors)
 	c.render(w, r, status, "newtask", s, d)
 }
 
@@ -143,6 +154,9 @@ var newTaskFields = map[string]string{
 func (d newTaskData) label(path string) string {
 	if path == "triggers[0].name" && d.Trigger == "" {
 		return "nt.task"
+	}
+	if label := envLabel(path); label != "" {
+		return label
 	}
 	return newTaskFields[path]
 }

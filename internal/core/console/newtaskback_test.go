@@ -24,8 +24,10 @@ func previewForm(t *testing.T, page string) url.Values {
 	for _, m := range regexp.MustCompile(`<input type="hidden" name="(\w+)" value="([^"]*)">`).FindAllStringSubmatch(form, -1) {
 		v.Add(m[1], html.UnescapeString(m[2]))
 	}
+	// A browser drops a text area's first line break, which keeps a
+	// value's own first line break.
 	for _, m := range regexp.MustCompile(`(?s)<textarea name="(\w+)" hidden>(.*?)</textarea>`).FindAllStringSubmatch(form, -1) {
-		v.Add(m[1], html.UnescapeString(m[2]))
+		v.Add(m[1], html.UnescapeString(strings.TrimPrefix(m[2], "\n")))
 	}
 	v.Del("csrf")
 	return v

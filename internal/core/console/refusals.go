@@ -106,7 +106,7 @@ var refusalsZH = map[qlerror.Reason]string{ //nolint:gosec // G101: sentences ke
 		"任务只能由它的定义文件启用：在文件中为任务“{task}”设置 enabled: true，并与该触发器一起应用（执行 `ql apply -f FILE`，或在“定义”页面应用）。",
 	apply.RefusalTaskRepublished: "任务“{task}”已重新发布（修订版 {revision}），但触发器“{trigger}”没有随之发布，仍固定在该任务的修订版 {pinned}：" +
 		"在它与任务一起重新发布之前，它什么都不运行，立即运行与回填也不执行；请应用同时写有该任务和该触发器的定义文件（执行 `ql apply -f FILE`，或在“定义”页面应用）。",
-	schedule.RefusalSearchTooLong:    "搜索文字过长：{bytes} 字节，最多 {max} 字节（一个汉字占 3 字节）；请只搜索名称或标题中的一部分。",
+	schedule.RefusalSearchTooLong:    "搜索文字过长：{bytes} 字节，最多 {max} 字节（一个汉字占 3 字节）；请只搜索名称、标题或命令中的一部分。",
 	schedule.RefusalListNotACursor:   "地址中的翻页位置（after）不是触发器 ID（地址可能被改动或复制不全）；请用“下一页”链接翻页，或去掉它从第一页看起。",
 	schedule.RefusalNotATriggerID:    "这不是触发器 ID：请使用 `ql triggers list -o json` 列出的 triggerId。",
 	schedule.RefusalBackfillReversed: "回填窗口的起始时间晚于截止时间；请先填较早的时间。",

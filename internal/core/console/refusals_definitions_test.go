@@ -350,6 +350,7 @@ var notReachedByAFile = map[qlerror.Reason]string{
 	apply.RefusalChangedSince:   "an edit form sent after its entry was published again",
 	apply.RefusalArgvTask:       "an Edit task form of a task that runs a command",
 	apply.RefusalScriptNotShown: "an Edit task form of a script a text box cannot hold",
+	apply.RefusalEnvNotShown:    "an Edit task form of an env value a text box cannot hold",
 	apply.RefusalPinsOlderTask:  "an Edit schedule form of a trigger left on an older task revision",
 	// A run now's or a backfill's of a trigger its task left behind
 	// (server: TestATriggerLeftOnAnOldRevisionOfItsTaskIsRefusedSayingHowToRunItAgain).

@@ -16,7 +16,7 @@ func parseTemplates(binary, dbFlags string) map[string]*template.Template {
 	out := map[string]*template.Template{}
 	fm := funcs(binary, dbFlags)
 	for _, p := range pages {
-		out[p] = template.Must(template.New(p).Funcs(fm).ParseFS(assets, "assets/layout.html", "assets/runrows.html", "assets/backfillform.html", "assets/confirm.html", "assets/danger.html", "assets/projectpause.html", "assets/importlines.html", "assets/"+p+".html"))
+		out[p] = template.Must(template.New(p).Funcs(fm).ParseFS(assets, "assets/layout.html", "assets/runrows.html", "assets/backfillform.html", "assets/confirm.html", "assets/danger.html", "assets/projectpause.html", "assets/importlines.html", "assets/envrows.html", "assets/"+p+".html"))
 	}
 	return out
 }

@@ -48,15 +48,16 @@ func TestATriggerSearchShowsAMatchBeyondTheFirstPage(t *testing.T) {
 	}
 }
 
-// A search that finds no trigger says what it searched — names and
-// titles, not scripts or commands — with what was typed, in the page's
-// language, rather than the bare "nothing here" of an empty list.
+// A search that finds no trigger says what it searched — names, titles
+// and the task's script or command, not env values — with what was typed,
+// in the page's language, rather than the bare "nothing here" of an empty
+// list.
 func TestATriggerSearchThatFindsNothingSaysWhatItSearched(t *testing.T) {
 	t.Parallel()
 	site := newBatchSite(t, nil)
 	for l, want := range map[string]string{
-		"en": "No trigger's project, trigger or task name or title holds “jd_fruit.js<”; the search does not read scripts or commands.",
-		"zh": "没有触发器的项目名、触发器名、任务名或标题包含“jd_fruit.js<”；搜索不查脚本和命令的内容。",
+		"en": "No trigger's project, trigger or task name or title, nor its task's script or command, holds “jd_fruit.js<”; the search does not read env values.",
+		"zh": "没有触发器的项目名、触发器名、任务名、标题或其任务的脚本、命令包含“jd_fruit.js<”；搜索不查环境变量的值。",
 	} {
 		page := site.do(apitoken.Read, "/triggers?q=jd_fruit.js%3C&lang="+l, nil).Body.String()
 		if !strings.Contains(html.UnescapeString(page), `<td colspan="6" id="triggers-none">`+want+"</td>") || !strings.Contains(page, "jd_fruit.js&lt;") {

@@ -6,6 +6,7 @@ import (
 
 	"github.com/qinglong/qinglong/internal/core/ids"
 	"github.com/qinglong/qinglong/internal/core/qlerror"
+	"github.com/qinglong/qinglong/internal/core/task"
 	"github.com/qinglong/qinglong/internal/core/trigger"
 )
 
@@ -48,6 +49,36 @@ type TriggerStatus struct {
 	StateVersion      int64
 	ClaimOwner        *string // cluster only
 	ClaimExpiresAtMs  *int64  // cluster only
+	// FoundIn is where a listing's search found the trigger; "" when the
+	// listing has no search.
+	FoundIn SearchField
+}
+
+// SearchField is the part of a trigger a listing's search found its text
+// in: the names and titles the list shows, else the command its task
+// runs, which the list does not show.
+type SearchField string
+
+// The fields a search reads, in the order it reads them.
+const (
+	FoundInName    SearchField = "name"
+	FoundInScript  SearchField = "script"
+	FoundInCommand SearchField = "command"
+)
+
+// FoundInOf is where a search found a trigger, from what the store read:
+// whether the names and titles hold the search, and the command's mode
+// (its shell script, or its argv program and arguments, when not).
+func FoundInOf(searched, inNames bool, mode string) SearchField {
+	switch {
+	case !searched:
+		return ""
+	case inNames:
+		return FoundInName
+	case task.Mode(mode) == task.ModeShell:
+		return FoundInScript
+	}
+	return FoundInCommand
 }
 
 // SetCursor fills the next fire and due times from a stored schedule row's
@@ -76,12 +107,14 @@ func (t *TriggerStatus) SetArchived(archived bool) {
 // TriggerListParams pages a trigger listing ordered by trigger id (UUIDv7,
 // so creation order); After is the last trigger id of the previous page.
 // Search, when set, keeps only the triggers whose project/trigger name,
-// task name, or trigger, task or project title holds it (the case of A–Z
-// ignored, beyond them as the store's LIKE folds case;
-// the text searched is those joined as "project/trigger task titles", so
-// "proj/trig" finds the trigger as the list names it). The store filters
-// before it pages: a page holds up to Limit matches and After continues
-// the filtered order.
+// task name, or trigger, task or project title holds it, or the command
+// of the task revision the trigger runs: its shell script, or its argv
+// program and arguments joined by spaces (the case of A–Z ignored, beyond
+// them as the store's LIKE folds case; the names searched are joined as
+// "project/trigger task titles", so "proj/trig" finds the trigger as the
+// list names it). A task's env and working directory are not searched.
+// The store filters before it pages: a page holds up to Limit matches and
+// After continues the filtered order; FoundIn says which part matched.
 type TriggerListParams struct {
 	ProjectID string
 	Limit     int
@@ -104,7 +137,7 @@ func (p TriggerListParams) SearchPattern() (string, error) {
 		return "", nil
 	}
 	if len(p.Search) > MaxSearch {
-		return "", qlerror.New(qlerror.Invalid, "trigger search is %d bytes, over the %d allowed: search for a shorter part of the name or title", len(p.Search), MaxSearch).
+		return "", qlerror.New(qlerror.Invalid, "trigger search is %d bytes, over the %d allowed: search for a shorter part of the name, title or command", len(p.Search), MaxSearch).
 			Because(RefusalSearchTooLong, "bytes", len(p.Search), "max", MaxSearch)
 	}
 	return "%" + likeEscaper.Replace(p.Search) + "%", nil

@@ -119,6 +119,10 @@ type Trigger struct {
 	// its last Run give it; absent when there is none, or when its Runs
 	// were not read.
 	Warnings []Warning `json:"warnings,omitempty"`
+	// FoundIn is where a search found the trigger: name (its names and
+	// titles), script (its task's shell script) or command (its task's
+	// argv program and arguments); absent from a listing without a search.
+	FoundIn schedule.SearchField `json:"foundIn,omitempty"`
 }
 
 // LastRun is a trigger's newest Run as the triggers list shows it beside
@@ -165,7 +169,7 @@ func NewTriggerList(list []schedule.TriggerStatus, next string, last map[string]
 			TaskID: t.TaskID, TaskName: t.TaskName, TaskRevision: t.TaskRevision, NextFireAtMs: t.NextFireAtMs,
 			NextDueAtMs: t.NextDueAtMs, Ended: t.Ended, Archived: t.Archived,
 			LastScheduledAtMs: t.LastScheduledAtMs, StateVersion: t.StateVersion, ClaimOwner: t.ClaimOwner, ClaimExpiresAtMs: t.ClaimExpiresAtMs,
-			LastRun: lastRun, Warnings: warnings,
+			LastRun: lastRun, Warnings: warnings, FoundIn: t.FoundIn,
 		})
 		if err := schedule.CheckStoredCron(t.TriggerID, t.Cron); err != nil {
 			v := &out.Triggers[len(out.Triggers)-1]

@@ -49,13 +49,14 @@ func TestEveryEmptyListPrintsItsHeaderAndSaysOnStandardErrorHowToMakeOne(t *test
 }
 
 // `ql triggers list --search` that finds nothing says, on the line that
-// says so, what a search reads: names and titles, not scripts or commands,
-// where a user of the qinglong panel looks for a script's file name.
-func TestATriggerSearchThatFindsNothingSaysItReadsNamesAndTitlesNotScripts(t *testing.T) {
+// says so, what a search reads: names, titles and the task's script or
+// command, not its env, where a user of the qinglong panel may look for a
+// variable's value.
+func TestATriggerSearchThatFindsNothingSaysItReadsNamesTitlesAndCommandsNotEnv(t *testing.T) {
 	t.Parallel()
 	dir := installedDir(t)
 	code, out, errOut := ql(t, "triggers", "list", "--search", "jd_fruit.js", "--data-dir", dir)
-	if want := "no trigger matches the filters given; --search reads project, trigger and task names and titles, not scripts or commands\n"; code != 0 || strings.Count(out, "\n") != 1 || errOut != want {
+	if want := "no trigger matches the filters given; --search reads project, trigger and task names and titles and the task's script or command, not its env\n"; code != 0 || strings.Count(out, "\n") != 1 || errOut != want {
 		t.Errorf("triggers list --search on none: exit %d %q %q; want the header alone, and %q", code, out, errOut, want)
 	}
 	if _, _, errOut := ql(t, "triggers", "list", "--project", "nothing-here", "--data-dir", dir); strings.Contains(errOut, "--search") {

@@ -9,7 +9,8 @@ import (
 
 // A trigger listing — a search above all, whose matches may lie thousands
 // of triggers apart — finds its page's ids before it returns its first
-// trigger (pageFirst), with or without a project, a cursor, a search or
+// trigger (pageFirst), with or without a project, a cursor, a search
+// (read in names and commands, with or without the spec's prefilter) or
 // a bound token's projects,
 // so the request's context ending stops the whole walk.
 func TestATriggerListingFindsItsPageBeforeItsFirstTrigger(t *testing.T) {
@@ -17,13 +18,15 @@ func TestATriggerListingFindsItsPageBeforeItsFirstTrigger(t *testing.T) {
 	e := newEnv(t)
 	project, after := ids.New(), ids.New()
 	for name, args := range map[string][]any{
-		"all":                 {"", "", 101, "", ""},
-		"project":             {project, "", 101, "", ""},
-		"cursor":              {"", after, 101, "", ""},
-		"search":              {"", "", 101, "%nightly%", ""},
-		"project, search":     {project, "", 101, "%nightly%", ""},
-		"search after a page": {"", after, 101, "%nightly%", ""},
-		"bound projects":      {"", after, 101, "", `["alpha","bravo"]`},
+		"all":                     {"", "", 101, "", "", ""},
+		"project":                 {project, "", 101, "", "", ""},
+		"cursor":                  {"", after, 101, "", "", ""},
+		"search":                  {"", "", 101, "%nightly%", "", "%nightly%"},
+		"project, search":         {project, "", 101, "%nightly%", "", "%nightly%"},
+		"search after a page":     {"", after, 101, "%nightly%", "", "%nightly%"},
+		"search the spec escapes": {"", "", 101, "%a && b%", "", ""},
+		"bound projects":          {"", after, 101, "", `["alpha","bravo"]`, ""},
+		"bound projects, search":  {"", "", 101, "%jd\\_bean%", `["alpha","bravo"]`, "%jd\\_bean%"},
 	} {
 		plan := strings.Join(e.queryPlan(t, qTriggersList, args...), "\n")
 		if !pageFirst(plan, "t", "sqlite_autoindex_triggers_1") {

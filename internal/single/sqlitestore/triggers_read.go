@@ -3,6 +3,7 @@ package sqlitestore
 import (
 	"context"
 	"database/sql"
+	"strings"
 
 	"github.com/qinglong/qinglong/internal/core/ids"
 	"github.com/qinglong/qinglong/internal/core/qlerror"
@@ -36,20 +37,21 @@ func (s *Store) TriggerList(ctx context.Context, p schedule.TriggerListParams) (
 	}
 	var out []schedule.TriggerStatus
 	err = s.read(ctx, "list triggers", func(tx *txn) error {
-		rows, err := tx.QueryContext(ctx, qTriggersList, p.ProjectID, p.After, limit+1, pattern, inProjects)
+		rows, err := tx.QueryContext(ctx, qTriggersList, p.ProjectID, p.After, limit+1, pattern, inProjects, specPrefilter(p.Search))
 		if err != nil {
 			return err
 		}
 		defer rows.Close()
 		for rows.Next() {
 			var t schedule.TriggerStatus
-			var enabled, paused, withProject, archived int
+			var enabled, paused, withProject, archived, inNames int
+			var mode string
 			var next, due, last sql.NullInt64
 			var pol policyCols
 			if err := rows.Scan(&t.ProjectID, &t.ProjectName, &t.TriggerID, &t.Name, &t.Revision, &enabled,
 				&t.Cron.Expression, &t.Cron.Timezone, &t.Cron.MisfirePolicy, &pol.jitter, &pol.start, &pol.end, &pol.window, &pol.overlap,
 				&t.TaskID, &t.TaskName, &t.TaskRevision, &next, &due, &last, &t.StateVersion, &paused, &withProject, &archived,
-				&t.Title, &t.TaskTitle, &t.ProjectTitle); err != nil {
+				&t.Title, &t.TaskTitle, &t.ProjectTitle, &inNames, &mode); err != nil {
 				return err
 			}
 			pol.into(&t.Cron)
@@ -57,6 +59,7 @@ func (s *Store) TriggerList(ctx context.Context, p schedule.TriggerListParams) (
 			t.PausedWithProject = paused == 1 && withProject == 1
 			t.SetCursor(ptr(next), ptr(due))
 			t.SetArchived(archived == 1)
+			t.FoundIn = schedule.FoundInOf(pattern != "", inNames == 1, mode)
 			out = append(out, t)
 		}
 		return rows.Err()
@@ -70,4 +73,29 @@ func (s *Store) TriggerList(ctx context.Context, p schedule.TriggerListParams) (
 		next = out[limit-1].TriggerID
 	}
 	return out, next, nil
+}
+
+// specPrefilter is a LIKE pattern every stored spec_json whose command
+// holds search matches, "" when there is none: the longest space-free
+// word of search, which lies within the script, the program or one
+// argument (a search's spaces may fall between arguments, which the spec
+// keeps apart), and which the spec holds as typed unless it has a
+// character the spec's encoding escapes — a quote, a backslash, a control
+// character, U+2028 or U+2029, and <, > and & (encodeSpec's json.Marshal
+// escapes them inside the command).
+func specPrefilter(search string) string {
+	if strings.ContainsFunc(search, func(r rune) bool { return r < 0x20 || strings.ContainsRune("\"\\<>&\u2028\u2029", r) }) {
+		return ""
+	}
+	word := ""
+	for _, w := range strings.Fields(search) {
+		if len(w) > len(word) {
+			word = w
+		}
+	}
+	pattern, err := schedule.TriggerListParams{Search: word}.SearchPattern()
+	if err != nil {
+		return ""
+	}
+	return pattern
 }

@@ -189,7 +189,7 @@ func testAnEditFilesApplyRefusesAnEntryChangedSinceItWasWritten(t *testing.T, f 
 // older revision of its task (its file would move it) and an entry the
 // project lacks are each refused with their reason, not shown to edit.
 func testWhatAnEditFormCannotShowIsRefused(t *testing.T, f Fixture) {
-	applyFile(t, f, parse(t, "base.yaml", []byte(strings.Replace(editBase, "  - {name: u,", "  - {name: cr, script: \"echo a\\r\\n\"}\n  - {name: u,", 1))))
+	applyFile(t, f, parse(t, "base.yaml", []byte(strings.Replace(editBase, "  - {name: u,", "  - {name: cr, script: \"echo a\\r\\n\"}\n  - {name: crenv, script: echo, env: {A: \"x\\ry\"}}\n  - {name: u,", 1))))
 	ctx := t.Context()
 	for _, c := range []struct {
 		what string
@@ -198,6 +198,7 @@ func testWhatAnEditFormCannotShowIsRefused(t *testing.T, f Fixture) {
 	}{
 		{"an argv task", second(apply.TaskToEdit(ctx, f.Definitions, "edit", "u")), apply.RefusalArgvTask},
 		{"a script with a carriage return", second(apply.TaskToEdit(ctx, f.Definitions, "edit", "cr")), apply.RefusalScriptNotShown},
+		{"an env value with a carriage return", second(apply.TaskToEdit(ctx, f.Definitions, "edit", "crenv")), apply.RefusalEnvNotShown},
 		{"a task the project lacks", second(apply.TaskToEdit(ctx, f.Definitions, "edit", "gone")), apply.RefusalNoSuchEntry},
 		{"a trigger the project lacks", second(apply.ScheduleToEdit(ctx, f.Definitions, "edit", "gone")), apply.RefusalNoSuchEntry},
 		{"a project none has", second(apply.TaskToEdit(ctx, f.Definitions, "none", "s")), catalog.RefusalProjectMissing},

@@ -53,6 +53,8 @@ func RunStatusReader(t *testing.T, newFixture Factory) {
 		"TriggerListCarriesTimePoliciesAndDueTimes":                  testTriggerListPolicies,
 		"AnArchivedProjectsTriggersAreListedArchivedWithNoNextFire":  testTriggerListArchived,
 		"ASearchFindsEveryMatchingTriggerAcrossPages":                testASearchFindsEveryMatchingTrigger,
+		"SearchFindsATaskByItsScript":                                testSearchFindsATaskByItsScript,
+		"ABoundSearchNeverFindsAnotherProjectsScript":                testABoundSearchNeverFindsAnotherProjectsScript,
 	}
 	for name, fn := range tests {
 		t.Run(name, func(t *testing.T) {

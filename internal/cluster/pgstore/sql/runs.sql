@@ -164,15 +164,25 @@ SELECT p.labels,
 -- Keyset page over the trigger heads of one project (or all), by id, with
 -- each trigger's current revision and schedule state, and whether its
 -- project is archived (it then has no next fire). $4 is the search as a
--- LIKE pattern (NULL none) over the text the list names a trigger by,
--- filtered before the page is cut so that $2 continues the filtered order.
+-- LIKE pattern (NULL none) over the text the list names a trigger by, or
+-- over the command of the task revision it runs (a shell script, or an
+-- argv program and its arguments joined by spaces; never the env or
+-- working directory), filtered before the page is cut so that $2
+-- continues the filtered order. The names are tried first, and the last
+-- two columns say whether they matched and the command's mode, so that
+-- the page says where the search found each trigger. The task revision
+-- is read in a subquery, by its primary key, for each current trigger
+-- revision the names did not match: a join would let the planner hash
+-- every task revision ever published, history included.
 -- $5 is the names of the projects a bound token or console user may see
 -- (NULL every project), filtered before the page is cut too, so that the
 -- page is full of theirs.
 SELECT p.id, p.name, tg.id, tr.name, tr.revision, tr.enabled, tr.cron_expression, tr.cron_timezone, tr.misfire_policy,
        tr.jitter_ms, tr.start_at_ms, tr.end_at_ms, tr.catch_up_window_ms, tr.overlap_policy,
        tr.task_id, tk.name, tr.task_revision, s.next_fire_at_ms, s.next_fire_at_ms + s.due_offset_ms, s.last_scheduled_at_ms, s.state_version, s.claim_owner, s.claim_expires_at_ms,
-       s.paused, s.paused_with_project, p.status = 'archived', tg.title, tk.title, p.title
+       s.paused, s.paused_with_project, p.status = 'archived', tg.title, tk.title, p.title,
+       coalesce(p.name || '/' || tr.name || ' ' || tk.name || ' ' || tg.title || ' ' || tk.title || ' ' || p.title ILIKE $4::text ESCAPE '\', false),
+       (SELECT kr.command ->> 'mode' FROM qinglong.task_revisions kr WHERE kr.task_id = tr.task_id AND kr.revision = tr.task_revision)
   FROM qinglong.triggers tg
   JOIN qinglong.projects p ON p.id = tg.project_id
   JOIN qinglong.trigger_revisions tr ON tr.trigger_id = tg.id AND tr.revision = tg.current_revision
@@ -181,7 +191,15 @@ SELECT p.id, p.name, tg.id, tr.name, tr.revision, tr.enabled, tr.cron_expression
  WHERE ($1::uuid IS NULL OR tg.project_id = $1::uuid)
    AND ($2::uuid IS NULL OR tg.id > $2::uuid)
    AND ($5::text[] IS NULL OR p.name = ANY($5::text[]))
-   AND ($4::text IS NULL OR p.name || '/' || tr.name || ' ' || tk.name || ' ' || tg.title || ' ' || tk.title || ' ' || p.title ILIKE $4::text ESCAPE '\')
+   AND ($4::text IS NULL OR p.name || '/' || tr.name || ' ' || tk.name || ' ' || tg.title || ' ' || tk.title || ' ' || p.title ILIKE $4::text ESCAPE '\'
+        OR (SELECT CASE kr.command ->> 'mode'
+                     WHEN 'shell' THEN kr.command ->> 'script'
+                     ELSE concat_ws(' ', kr.command ->> 'path',
+                                    (SELECT string_agg(a.arg, ' ' ORDER BY a.n)
+                                       FROM jsonb_array_elements_text(coalesce(kr.command -> 'args', '[]'::jsonb)) WITH ORDINALITY AS a(arg, n)))
+                   END
+              FROM qinglong.task_revisions kr
+             WHERE kr.task_id = tr.task_id AND kr.revision = tr.task_revision) ILIKE $4::text ESCAPE '\')
  ORDER BY tg.id
  LIMIT $3
 

@@ -137,3 +137,40 @@
 window.addEventListener("pageshow", function (e) {
   if (e.persisted && document.getElementById("new-token")) { window.location.reload(); }
 });
+
+// Env editor of the task forms: each row shows the value box or the
+// secret choice its "set from" asks for, and Add a variable puts another
+// empty row in the page rather than sending the form (without a script it
+// sends the form, which comes back with an empty row more). A row's
+// Remove box sends its row's index, so an added row gets the next one.
+(function () {
+  var body = document.getElementById("env-rows"), add = document.getElementById("env-add");
+  if (!body || !add) { return; }
+  function shape(row) {
+    var kind = row.querySelector("select.env-kind"), secret = kind && kind.value === "secret";
+    row.querySelector("td.env-value").hidden = secret;
+    row.querySelector("td.env-secret").hidden = !secret;
+  }
+  function wire(row) {
+    var kind = row.querySelector("select.env-kind");
+    if (kind) { kind.addEventListener("change", function () { shape(row); }); }
+    shape(row);
+  }
+  var rows = body.querySelectorAll("tr.env-row");
+  for (var i = 0; i < rows.length; i++) { wire(rows[i]); }
+  add.addEventListener("click", function (e) {
+    var last = body.querySelector("tr.env-row:last-child");
+    if (!last) { return; }
+    e.preventDefault();
+    var row = last.cloneNode(true), fields = row.querySelectorAll("input, textarea, select");
+    for (var j = 0; j < fields.length; j++) {
+      var f = fields[j];
+      if (f.type === "checkbox") { f.checked = false; f.value = String(body.querySelectorAll("tr.env-row").length); }
+      else if (f.tagName === "SELECT") { f.selectedIndex = 0; }
+      else { f.value = ""; }
+    }
+    body.appendChild(row);
+    wire(row);
+    row.querySelector("input[name=env_name]").focus();
+  });
+})();
