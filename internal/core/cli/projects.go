@@ -71,6 +71,9 @@ On the cluster both the admin and the runtime role's URL may read it.`),
 			if p.MaxRunning > 0 {
 				fmt.Fprintf(w, "maxRunning\t%d (Runs at once)\n", p.MaxRunning)
 			}
+			for _, e := range p.Env {
+				fmt.Fprintf(w, "env\t%s\n", envLine(e))
+			}
 			fmt.Fprintf(w, "revision\t%s\n", rev)
 			if p.Pause != nil {
 				fmt.Fprintf(w, "paused\t%s\n", pausedLine(*p.Pause))
@@ -136,5 +139,14 @@ func projectOf(ctx context.Context, r catalog.DefinitionsReader, name string) (v
 	if err != nil {
 		return view.Project{}, err
 	}
-	return view.Project{ID: d.Project.ID, Name: d.Project.Name, Title: d.Project.Title, Status: string(d.Project.Status), MaxRunning: d.Project.MaxRunning, Revision: apply.SpecRevision(d)}, nil
+	return view.NewProject(d.Project, apply.SpecRevision(d)), nil
+}
+
+// envLine is one variable of a project's env as `projects show` prints
+// it: NAME=value, or NAME from the secret it names.
+func envLine(e view.ProjectEnvVar) string {
+	if e.Secret != "" {
+		return e.Name + " (secret " + e.Secret + ")"
+	}
+	return e.Name + "=" + oneLine(e.Value)
 }

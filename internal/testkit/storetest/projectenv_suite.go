@@ -1,0 +1,116 @@
+package storetest
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/qinglong/qinglong/internal/core/apply"
+	"github.com/qinglong/qinglong/internal/core/catalog"
+	"github.com/qinglong/qinglong/internal/core/ids"
+	"github.com/qinglong/qinglong/internal/core/task"
+)
+
+// projectEnvCases are the guarantees of a project's env as a definitions
+// file sets it: kept on the project, its change an update of the project
+// alone that says which variables it adds, changes and removes, written
+// back by an export so that applying the export changes nothing, and
+// removed by a file that leaves it out.
+func projectEnvCases() map[string]func(*testing.T, Fixture) {
+	return map[string]func(*testing.T, Fixture){
+		"ChangingProjectEnvPublishesNoTaskRevision": testChangingProjectEnvPublishesNoTaskRevision,
+		"ExportWritesTheProjectEnvBack":             testExportWritesTheProjectEnvBack,
+		"ANewTaskFormKeepsTheProjectEnv":            testANewTaskFormKeepsTheProjectEnv,
+	}
+}
+
+// envFile is a definitions file of project shop with one task and
+// trigger, its env lines as given ("" leaves env out).
+func envFile(t *testing.T, env string) *apply.Document {
+	t.Helper()
+	s := "project: shop\n"
+	if env != "" {
+		s += "env:\n" + env
+	}
+	s += "tasks:\n  - {name: job, command: [/usr/bin/env, \"true\"], env: {OWN: \"1\"}}\n" +
+		"triggers:\n  - {name: tick, task: job, cron: \"7 * * * *\", timezone: UTC, misfire: skip}\n"
+	doc, err := apply.Parse("shop.yaml", []byte(s))
+	if err != nil {
+		t.Fatalf("parse: %v\n%s", err, s)
+	}
+	return doc
+}
+
+func testChangingProjectEnvPublishesNoTaskRevision(t *testing.T, f Fixture) {
+	applyFile(t, f, envFile(t, "  B: one\n  C: {secret: shop/c-token}\n"))
+	before, err := f.Catalog.ProjectByName(t.Context(), "shop")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []task.EnvVar{{Name: "B", Value: "one"}, {Name: "C", SecretRef: "shop/c-token"}}; !slices.Equal(before.Env, want) {
+		t.Fatalf("the project reads env %+v; want %+v", before.Env, want)
+	}
+	next := envFile(t, "  A: \"8080\"\n  B: two\n")
+	planned, err := apply.Plan(t.Context(), f.Service, f.Catalog, next, ids.New)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := planned[0].Planned(), "project shop: would update env (+A, ~B, -C)"; got != want {
+		t.Fatalf("dry run says %q; want %q", got, want)
+	}
+	res := applyFile(t, f, next)
+	if res[0].Kind != "project" || res[0].Change != catalog.Updated || !slices.Equal(res[0].Fields, []string{"env (+A, ~B, -C)"}) {
+		t.Fatalf("applying a changed env: %s; want the project updated (env (+A, ~B, -C))", res[0])
+	}
+	for _, r := range res[1:] {
+		if r.Change != catalog.Unchanged {
+			t.Fatalf("applying a changed env: %s; a project's env publishes no revision of a task or trigger", r)
+		}
+	}
+	after, err := f.Catalog.ProjectByName(t.Context(), "shop")
+	if want := []task.EnvVar{{Name: "A", Value: "8080"}, {Name: "B", Value: "two"}}; err != nil || !slices.Equal(after.Env, want) {
+		t.Fatalf("after the change the project reads env %+v, %v; want %+v", after.Env, err, want)
+	}
+	if res := applyFile(t, f, envFile(t, "")); !slices.Equal(res[0].Fields, []string{"env (-A, -B)"}) {
+		t.Fatalf("a file leaving env out: %s; want the project updated (env (-A, -B))", res[0])
+	}
+	if p, err := f.Catalog.ProjectByName(t.Context(), "shop"); err != nil || len(p.Env) != 0 {
+		t.Fatalf("a file leaving env out left %+v, %v; want none, as leaving the title out clears it", p.Env, err)
+	}
+}
+
+func testExportWritesTheProjectEnvBack(t *testing.T, f Fixture) {
+	applyFile(t, f, envFile(t, "  PORT: 8080\n  TOKEN: {secret: shop/api-token}\n"))
+	ex, err := apply.ExportProject(t.Context(), f.Definitions, "shop", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(ex.YAML), "\nenv:\n  PORT: \"8080\"\n  TOKEN:\n    secret: shop/api-token\n") {
+		t.Fatalf("export lacks the project's env:\n%s", ex.YAML)
+	}
+	doc, err := apply.Parse("export.yaml", ex.YAML)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range applyFile(t, f, doc) {
+		if r.Change != catalog.Unchanged {
+			t.Fatalf("applying the export: %s; want every object unchanged (the env kept)", r)
+		}
+	}
+}
+
+func testANewTaskFormKeepsTheProjectEnv(t *testing.T, f Fixture) {
+	applyFile(t, f, envFile(t, "  REGION: cn-east\n"))
+	text, err := apply.NewTaskFile(t.Context(), f.Definitions, apply.NewTask{Project: "shop", Task: "second", Script: "echo hi", Cron: "7 * * * *", Timezone: "UTC"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc, err := apply.Parse("form.yaml", text)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, text)
+	}
+	res := applyFile(t, f, doc)
+	if res[0].Change != catalog.Unchanged {
+		t.Fatalf("publishing a new task from the form: %s; want the project (and its env) unchanged\n%s", res[0], text)
+	}
+}
