@@ -446,6 +446,9 @@ func convergeProject(ctx context.Context, tx catalog.Tx, doc *Document, newID fu
 		}
 		if !slices.Equal(p.Env, doc.Env) {
 			fields = append(fields, envChanges(p.Env, doc.Env))
+			if err := otherTasksFit(ctx, tx, doc); err != nil {
+				return p, "", nil, err
+			}
 		}
 		if p.Status != status {
 			// From and to, so that a dry run says which way the

@@ -1,8 +1,12 @@
 package apply
 
 import (
+	"context"
+	"slices"
 	"strings"
 
+	"github.com/qinglong/qinglong/internal/core/catalog"
+	"github.com/qinglong/qinglong/internal/core/qlerror"
 	"github.com/qinglong/qinglong/internal/core/task"
 )
 
@@ -34,4 +38,31 @@ func envChanges(from, to []task.EnvVar) string {
 		}
 	}
 	return "env (" + strings.Join(parts, ", ") + ")"
+}
+
+// otherTasksFit refuses a project env with which a task of the project
+// that doc leaves out could not start (task.Command.CheckExecSizeIn): a
+// project may be split over several files, and the tasks of this one
+// were checked as it was read. It reads the project whole in the
+// publishing transaction, where the store's transaction can
+// (catalog.DefinitionsTx), and only when the env grows a task's: it is
+// part of every task's.
+func otherTasksFit(ctx context.Context, tx catalog.Tx, doc *Document) error {
+	dt, ok := tx.(catalog.DefinitionsTx)
+	if !ok || len(doc.Env) == 0 {
+		return nil
+	}
+	d, err := dt.ProjectDefinitions(ctx, doc.Project, max(MaxTasks, MaxTriggers))
+	if err != nil {
+		return err
+	}
+	for _, t := range d.Tasks {
+		if slices.ContainsFunc(doc.Tasks, func(td TaskDoc) bool { return td.Spec.Name == t.Spec.Name }) {
+			continue
+		}
+		if err := t.Spec.Command.CheckExecSizeIn(doc.Env); err != nil {
+			return qlerror.Wrap(qlerror.CodeOf(err), err, "task %q of project %s, which this file leaves out, could not start with the file's project env", t.Spec.Name, doc.Project)
+		}
+	}
+	return nil
 }

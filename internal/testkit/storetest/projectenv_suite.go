@@ -8,7 +8,9 @@ import (
 	"github.com/qinglong/qinglong/internal/core/apply"
 	"github.com/qinglong/qinglong/internal/core/catalog"
 	"github.com/qinglong/qinglong/internal/core/ids"
+	"github.com/qinglong/qinglong/internal/core/qlerror"
 	"github.com/qinglong/qinglong/internal/core/task"
+	"github.com/qinglong/qinglong/internal/core/validate"
 )
 
 // projectEnvCases are the guarantees of a project's env as a definitions
@@ -18,9 +20,10 @@ import (
 // removed by a file that leaves it out.
 func projectEnvCases() map[string]func(*testing.T, Fixture) {
 	return map[string]func(*testing.T, Fixture){
-		"ChangingProjectEnvPublishesNoTaskRevision": testChangingProjectEnvPublishesNoTaskRevision,
-		"ExportWritesTheProjectEnvBack":             testExportWritesTheProjectEnvBack,
-		"ANewTaskFormKeepsTheProjectEnv":            testANewTaskFormKeepsTheProjectEnv,
+		"ChangingProjectEnvPublishesNoTaskRevision":   testChangingProjectEnvPublishesNoTaskRevision,
+		"ExportWritesTheProjectEnvBack":               testExportWritesTheProjectEnvBack,
+		"ANewTaskFormKeepsTheProjectEnv":              testANewTaskFormKeepsTheProjectEnv,
+		"AnEnvATaskLeftOutCouldNotStartWithIsRefused": testAnEnvATaskLeftOutCouldNotStartWithIsRefused,
 	}
 }
 
@@ -112,5 +115,28 @@ func testANewTaskFormKeepsTheProjectEnv(t *testing.T, f Fixture) {
 	res := applyFile(t, f, doc)
 	if res[0].Change != catalog.Unchanged {
 		t.Fatalf("publishing a new task from the form: %s; want the project (and its env) unchanged\n%s", res[0], text)
+	}
+}
+
+// A project split over two files: the env one file gives, with which a
+// task of the other could not start (task.MaxExecSize), is refused
+// naming that task, and nothing is applied.
+func testAnEnvATaskLeftOutCouldNotStartWithIsRefused(t *testing.T, f Fixture) {
+	big := "project: shop\ntasks:\n  - name: big\n    script: \"" + strings.Repeat("#", task.MaxScriptLen) + "\"\n"
+	doc, err := apply.Parse("big.yaml", []byte(big))
+	if err != nil {
+		t.Fatal(err)
+	}
+	applyFile(t, f, doc)
+	var env strings.Builder
+	for _, name := range []string{"A", "B", "C", "D", "E", "F", "G", "H", "I", "J", "K", "L"} {
+		env.WriteString("  " + name + ": " + strings.Repeat("v", task.MaxEnvValueLen) + "\n")
+	}
+	_, err = apply.Apply(t.Context(), f.Service, envFile(t, env.String()), ids.New)
+	if qlerror.ReasonOf(err) != validate.RefusalTooLong || !strings.Contains(err.Error(), `task "big" of project shop, which this file leaves out`) {
+		t.Fatalf("%.400v; want the env refused naming task big", err)
+	}
+	if p, err := f.Catalog.ProjectByName(t.Context(), "shop"); err != nil || len(p.Env) != 0 {
+		t.Fatalf("after the refusal the project reads env %d variables, %v; want none applied", len(p.Env), err)
 	}
 }

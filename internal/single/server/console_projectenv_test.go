@@ -1,0 +1,58 @@
+package server
+
+import (
+	"encoding/json"
+	"net/http"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/qinglong/qinglong/internal/core/apitoken"
+	"github.com/qinglong/qinglong/internal/core/task"
+	"github.com/qinglong/qinglong/internal/core/view"
+	"github.com/qinglong/qinglong/internal/testkit/httpcall"
+)
+
+// A project's page lists its env, in English and in Chinese (环境变量),
+// a secret by its name; the API's project answers it the same way, a
+// secret by its name, never a value; a project without an env says none.
+func TestAProjectsPageAndTheAPIShowItsEnvWithSecretsByName(t *testing.T) {
+	t.Parallel()
+	site, c, _ := startSignedInConsoleSite(t, apitoken.Read)
+	page := func(lang string) string {
+		t.Helper()
+		_, p := httpcall.Form(t, c, http.MethodGet, site.base+"/triggers?project=shop&lang="+lang, nil)
+		return p
+	}
+	if p := page("en"); strings.Contains(p, `id="project-env"`) {
+		t.Fatalf("the page of a project without an env lists one:\n%s", p)
+	}
+	d, err := site.srv.store.ProjectDefinitions(t.Context(), "shop", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d.Project.Env = []task.EnvVar{{Name: "REGION", Value: "cn-east"}, {Name: "TOKEN", SecretRef: "shop/api-token"}}
+	if _, err := site.srv.store.ProjectSave(t.Context(), d.Project); err != nil {
+		t.Fatal(err)
+	}
+	for lang, want := range map[string][]string{
+		"en": {"<h3>Environment variables</h3>", "<td><code>REGION</code></td><td><code>cn-east</code></td>", "<td><code>TOKEN</code></td><td>from secret <code>shop/api-token</code></td>"},
+		"zh": {"<h3>环境变量</h3>", "<td><code>REGION</code></td><td><code>cn-east</code></td>", "<td><code>TOKEN</code></td><td>取自密钥 <code>shop/api-token</code></td>"},
+	} {
+		p := page(lang)
+		for _, part := range want {
+			if !strings.Contains(p, part) {
+				t.Errorf("%s: the project's page does not say %q:\n%s", lang, part, p)
+			}
+		}
+	}
+	st, body, _ := httpcall.Bearer(t, http.MethodGet, site.base+"/api/v1/projects/shop", site.tokens[apitoken.Read], nil)
+	var got view.Project
+	if err := json.Unmarshal(body, &got); st != http.StatusOK || err != nil {
+		t.Fatalf("GET the project: %d %s (%v)", st, body, err)
+	}
+	want := []view.ProjectEnvVar{{Name: "REGION", Value: "cn-east"}, {Name: "TOKEN", Secret: "shop/api-token"}}
+	if !slices.Equal(got.Env, want) {
+		t.Fatalf("the API's project has env %+v; want %+v (%s)", got.Env, want, body)
+	}
+}
