@@ -29,10 +29,12 @@ func projectsShowCommand(opts Options) *cobra.Command {
 	ql := opts.Binary
 	c := &cobra.Command{
 		Use:   "show PROJECT",
-		Short: "Show a project's id, status, revision and pause",
+		Short: "Show a project's id, status, env, revision and pause",
 		Long: `Print the project's id, status and revision, and whether it is paused (` + "`" + ql + ` projects pause` + "`" + `): since when,
 by whom and with which note (-o json: pause.paused, pause.note, pause.actor, pause.atMs; once resumed,
-actor and atMs are the resume's). The revision is a digest of the project (its id,
+actor and atMs are the resume's). Each variable of the project's env, which every task of it starts
+with, is an env row: NAME=value, or NAME (secret NAME) for a secret, never its value (-o json: env,
+a list of name with value or secret). The revision is a digest of the project (its id,
 name, status and notifications) and the id and current revision of each of its tasks and triggers:
 any apply that changes the project, and any enable or disable, moves it. Give it to
 ` + "`" + ql + ` apply --if-match REVISION` + "`" + ` to publish an edited file only if nobody changed the project since

@@ -34,3 +34,26 @@ func TestProjectsShowDryRunAndExportSayTheProjectsEnv(t *testing.T) {
 		t.Fatalf("applying the export: exit %d %q %q; want the project unchanged", code, res, errOut)
 	}
 }
+
+// An apply over the API that changes a project's env records it in the
+// audit trail by the variables' names, never their values. Not parallel:
+// it sets $QL_TOKEN.
+func TestAnAuditedApplyRecordsAProjectEnvChangeByNameOnly(t *testing.T) {
+	dir := installedDir(t)
+	applyDefs(t, dir, envDefs("  B: one\n  C: gone\n"))
+	admin := newToken(t, dir, "admin", "admin")
+	base := serveAPI(t, dir, "standalone")
+	t.Setenv("QL_DATA_DIR", "")
+	t.Setenv("QL_TOKEN", admin)
+	next := writeFile(t, dir, "next.yaml", envDefs("  A: first-value\n  B: second-value\n"))
+	if code, out, errOut := ql(t, "apply", "-f", next, "--api-url", base); code != 0 {
+		t.Fatalf("apply --api-url: exit %d %q %q", code, out, errOut)
+	}
+	var summary string
+	if err := readOnlyDB(t, dir).QueryRow(`SELECT summary FROM publish_audit`).Scan(&summary); err != nil {
+		t.Fatal(err)
+	}
+	if summary != "updated project shop (env (+A, ~B, -C))" {
+		t.Fatalf("the audit trail records %q; want the env's change by name", summary)
+	}
+}
