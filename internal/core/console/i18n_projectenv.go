@@ -13,7 +13,7 @@ var projectEnvMessages = map[string]map[string]string{
 		"proj.env.value":  "Value",
 		"proj.env.secret": "from secret",
 	},
-	"zh": {
+	"zh": { //nolint:gosec // G101: the words of a project env's page ("proj.env.secret": 取自密钥), no credential
 		"proj.env":        "环境变量",
 		"proj.env.help":   "该项目的每个任务启动时都带有这些变量（定义文件中的 env）；任务自己定义的同名变量优先。",
 		"proj.env.name":   "名称",
