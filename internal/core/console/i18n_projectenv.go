@@ -12,6 +12,8 @@ var projectEnvMessages = map[string]map[string]string{
 		"proj.env.name":   "Name",
 		"proj.env.value":  "Value",
 		"proj.env.secret": "from secret",
+		"proj.env.none":   "None: every task of the project starts with its own env alone.",
+		"proj.env.edit":   "Add, change or remove them in the project's file (env: beside project:)",
 	},
 	"zh": { //nolint:gosec // G101: the words of a project env's page ("proj.env.secret": 取自密钥), no credential
 		"proj.env":        "环境变量",
@@ -19,6 +21,8 @@ var projectEnvMessages = map[string]map[string]string{
 		"proj.env.name":   "名称",
 		"proj.env.value":  "值",
 		"proj.env.secret": "取自密钥",
+		"proj.env.none":   "无：该项目的每个任务只带有自己的 env。",
+		"proj.env.edit":   "在项目的定义文件中添加、修改或删除（与 project: 并列的 env:）",
 	},
 }
 

@@ -56,3 +56,31 @@ func TestAProjectsPageAndTheAPIShowItsEnvWithSecretsByName(t *testing.T) {
 		t.Fatalf("the API's project has env %+v; want %+v (%s)", got.Env, want, body)
 	}
 }
+
+// An admin's project page offers to add, change or remove the project's
+// env in the project's file on Definitions, whose editor holds the env as
+// the file says it; a read token's page does not offer it.
+func TestAnAdminsProjectPageOffersToEditItsEnvInTheProjectsFile(t *testing.T) {
+	t.Parallel()
+	site, admin, _ := startSignedInConsoleSite(t, apitoken.Admin)
+	d, err := site.srv.store.ProjectDefinitions(t.Context(), "shop", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, p := httpcall.Form(t, admin, http.MethodGet, site.base+"/triggers?project=shop&lang=en", nil)
+	if !strings.Contains(p, `None: every task of the project starts with its own env alone.`) || !strings.Contains(p, `<a id="project-env-edit" href="/definitions?project=shop">`) {
+		t.Fatalf("an admin's page of a project without an env does not offer to add one:\n%s", p)
+	}
+	d.Project.Env = []task.EnvVar{{Name: "REGION", Value: "cn-east"}}
+	if _, err := site.srv.store.ProjectSave(t.Context(), d.Project); err != nil {
+		t.Fatal(err)
+	}
+	if _, p := httpcall.Form(t, admin, http.MethodGet, site.base+"/definitions?project=shop", nil); !strings.Contains(p, "env:\n  REGION: cn-east\n") {
+		t.Fatalf("the project's file on Definitions does not hold its env:\n%s", p)
+	}
+	reader := consoleClient(t)
+	site.signIn(t, reader, site.tokens[apitoken.Read])
+	if _, p := httpcall.Form(t, reader, http.MethodGet, site.base+"/triggers?project=shop&lang=en", nil); strings.Contains(p, "project-env-edit") || !strings.Contains(p, "<code>REGION</code>") {
+		t.Fatalf("a read token's project page offers to edit the env, or does not list it:\n%s", p)
+	}
+}
