@@ -43,10 +43,9 @@ func envChanges(from, to []task.EnvVar) string {
 // otherTasksFit refuses a project env with which a task of the project
 // that doc leaves out could not start (task.Command.CheckExecSizeIn): a
 // project may be split over several files, and the tasks of this one
-// were checked as it was read. It reads the project whole in the
-// publishing transaction, where the store's transaction can
-// (catalog.DefinitionsTx), and only when the env grows a task's: it is
-// part of every task's.
+// were checked as it was read. Called only when the file changes the
+// env, it reads the project whole in the publishing transaction, where
+// the store's transaction can (catalog.DefinitionsTx).
 func otherTasksFit(ctx context.Context, tx catalog.Tx, doc *Document) error {
 	dt, ok := tx.(catalog.DefinitionsTx)
 	if !ok || len(doc.Env) == 0 {
