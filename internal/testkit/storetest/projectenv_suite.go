@@ -23,6 +23,7 @@ func projectEnvCases() map[string]func(*testing.T, Fixture) {
 		"ChangingProjectEnvPublishesNoTaskRevision":   testChangingProjectEnvPublishesNoTaskRevision,
 		"ExportWritesTheProjectEnvBack":               testExportWritesTheProjectEnvBack,
 		"ANewTaskFormKeepsTheProjectEnv":              testANewTaskFormKeepsTheProjectEnv,
+		"AnEditTaskFormKeepsTheProjectEnv":            testAnEditTaskFormKeepsTheProjectEnv,
 		"AnEnvATaskLeftOutCouldNotStartWithIsRefused": testAnEnvATaskLeftOutCouldNotStartWithIsRefused,
 	}
 }
@@ -139,4 +140,37 @@ func testAnEnvATaskLeftOutCouldNotStartWithIsRefused(t *testing.T, f Fixture) {
 	if p, err := f.Catalog.ProjectByName(t.Context(), "shop"); err != nil || len(p.Env) != 0 {
 		t.Fatalf("after the refusal the project reads env %d variables, %v; want none applied", len(p.Env), err)
 	}
+}
+
+func testAnEditTaskFormKeepsTheProjectEnv(t *testing.T, f Fixture) {
+	applyFile(t, f, cronEnvFile(t))
+	e, err := apply.TaskToEdit(t.Context(), f.Definitions, "shop", "job")
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.Script = "echo edited"
+	text, expect, err := apply.EditTaskFile(t.Context(), f.Definitions, e)
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc, err := apply.Parse("form.yaml", text)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, text)
+	}
+	doc.Expect = expect
+	if res := applyFile(t, f, doc); res[0].Change != catalog.Unchanged || res[1].Change != catalog.Updated {
+		t.Fatalf("publishing an edited task from the form: %s, %s; want the project (and its env) unchanged, the task updated\n%s", res[0], res[1], text)
+	}
+}
+
+// cronEnvFile is project shop with an env and one shell task, which the
+// task form edits.
+func cronEnvFile(t *testing.T) *apply.Document {
+	t.Helper()
+	doc, err := apply.Parse("shop.yaml", []byte("project: shop\nenv:\n  REGION: cn-east\n  TOKEN: {secret: shop/api-token}\n"+
+		"tasks:\n  - {name: job, script: echo}\ntriggers:\n  - {name: tick, task: job, cron: \"7 * * * *\", timezone: UTC, misfire: skip}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return doc
 }
