@@ -174,3 +174,22 @@ func cronEnvFile(t *testing.T) *apply.Document {
 	}
 	return doc
 }
+
+// `ql secrets list` says a secret of a project's env is used by every
+// task of the project that does not set that variable itself.
+func testASecretOfTheProjectEnvIsUsedByEveryTask(t *testing.T, f Fixture) {
+	doc, err := apply.Parse("shop.yaml", []byte("project: shop\nenv:\n  TOKEN: {secret: shop/api-token}\n"+
+		"tasks:\n  - {name: a, script: echo}\n  - {name: b, script: echo, env: {TOKEN: own}}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	applyFile(t, f, doc)
+	uses, complete, err := apply.SecretUses(t.Context(), f.Definitions)
+	if err != nil || !complete {
+		t.Fatalf("secret uses: %v (complete %v)", err, complete)
+	}
+	got := uses["shop/api-token"]
+	if len(got) != 1 || got[0].Name != "a" || got[0].Env != "TOKEN" || got[0].Kind != apply.SecretUseTask {
+		t.Fatalf("uses of shop/api-token %+v; want task a's TOKEN alone (task b sets its own)", got)
+	}
+}
