@@ -11,6 +11,7 @@ import (
 	"github.com/qinglong/qinglong/internal/core/project"
 	"github.com/qinglong/qinglong/internal/core/qlerror"
 	"github.com/qinglong/qinglong/internal/core/schedule"
+	"github.com/qinglong/qinglong/internal/core/task"
 	"github.com/qinglong/qinglong/internal/core/trigger"
 )
 
@@ -45,8 +46,8 @@ func (a *Admin) ProjectByName(ctx context.Context, name string) (project.Project
 
 func projectByName(ctx context.Context, q querier, name string) (project.Project, error) {
 	var p project.Project
-	var status string
-	err := q.QueryRow(ctx, sqlProjectByName, name).Scan(&p.ID, &p.Name, &status, &p.Notifications, &p.Title, &p.MaxRunning)
+	var status, env string
+	err := q.QueryRow(ctx, sqlProjectByName, name).Scan(&p.ID, &p.Name, &status, &p.Notifications, &p.Title, &p.MaxRunning, &env)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return project.Project{}, catalog.ProjectMissing(name)
 	}
@@ -54,6 +55,9 @@ func projectByName(ctx context.Context, q querier, name string) (project.Project
 		return project.Project{}, err
 	}
 	p.Status = project.Status(status)
+	if p.Env, err = task.DecodeEnv(env); err != nil {
+		return project.Project{}, qlerror.Wrap(qlerror.Internal, err, "project %s: its env cannot be read", name)
+	}
 	return p, nil
 }
 
@@ -76,20 +80,24 @@ func (a *Admin) ProjectSave(ctx context.Context, p project.Project) (catalog.Cha
 
 func projectSave(ctx context.Context, tx pgx.Tx, p project.Project) (catalog.Change, error) {
 	var change catalog.Change
-	var name, status, notifications, title string
+	env, err := task.EncodeEnv(p.Env)
+	if err != nil {
+		return "", err
+	}
+	var name, status, notifications, title, curEnv string
 	var maxRunning int
-	err := tx.QueryRow(ctx, sqlProjectLock, p.ID).Scan(&name, &status, &notifications, &title, &maxRunning)
+	err = tx.QueryRow(ctx, sqlProjectLock, p.ID).Scan(&name, &status, &notifications, &title, &maxRunning, &curEnv)
 	switch {
 	case errors.Is(err, pgx.ErrNoRows):
 		change = catalog.Created
-		_, err = tx.Exec(ctx, sqlProjectInsert, p.ID, p.Name, string(p.Status), p.Notifications, p.Title, p.MaxRunning)
+		_, err = tx.Exec(ctx, sqlProjectInsert, p.ID, p.Name, string(p.Status), p.Notifications, p.Title, p.MaxRunning, env)
 	case err != nil:
 		return "", err
-	case name == p.Name && status == string(p.Status) && notifications == p.Notifications && title == p.Title && maxRunning == p.MaxRunning:
+	case name == p.Name && status == string(p.Status) && notifications == p.Notifications && title == p.Title && maxRunning == p.MaxRunning && curEnv == env:
 		return catalog.Unchanged, nil
 	default:
 		change = catalog.Updated
-		_, err = tx.Exec(ctx, sqlProjectUpdate, p.ID, p.Name, string(p.Status), p.Notifications, p.Title, p.MaxRunning)
+		_, err = tx.Exec(ctx, sqlProjectUpdate, p.ID, p.Name, string(p.Status), p.Notifications, p.Title, p.MaxRunning, env)
 		if err == nil && project.Status(status) == project.Archived && p.Status == project.Active {
 			err = recordArchive(ctx, tx, p.ID)
 		}

@@ -156,7 +156,7 @@ func (r *Runtime) StopsAsked(ctx context.Context, w WorkerIdentity, sessionID st
 // both GrantsOfOffer and Dispatch return.
 func grantColumns(g *workerproto.Grant) []any {
 	return []any{&g.AttemptID, &g.RunID, &g.AttemptNumber, &g.Project, &g.Task, &g.LeaseVersion, &g.LeaseMs,
-		&g.ExecutionID, &g.Command, &g.Digest, &g.ProjectID, &g.TaskID, &g.Trigger, &g.ScheduledForMs, &g.DueAtMs, &g.Origin}
+		&g.ExecutionID, &g.Command, &g.Digest, &g.ProjectID, &g.TaskID, &g.Trigger, &g.ScheduledForMs, &g.DueAtMs, &g.Origin, &g.ProjectEnv}
 }
 
 // offerGrants answers a replayed offer: nil when the offer id was never

@@ -422,15 +422,18 @@ func convergeProject(ctx context.Context, tx catalog.Tx, doc *Document, newID fu
 		if status == "" {
 			status = project.Active
 		}
-		p, change = project.Project{ID: newID(), Name: doc.Project, Status: status, Notifications: notifications, Title: doc.Title, MaxRunning: doc.MaxRunning}, catalog.Created
+		p, change = project.Project{ID: newID(), Name: doc.Project, Status: status, Notifications: notifications, Title: doc.Title, MaxRunning: doc.MaxRunning, Env: doc.Env}, catalog.Created
 		// Said, so that a dry run's "would create" does not read as a bare
 		// name: the notifications are the project's own part of the file.
 		if doc.HasNotifications && !doc.Notifications.Empty() {
 			fields = append(fields, "notifications")
 		}
+		if len(doc.Env) > 0 {
+			fields = append(fields, envChanges(nil, doc.Env))
+		}
 	case err != nil:
 		return p, "", nil, err
-	case p.Status == status && p.Notifications == notifications && p.Title == doc.Title && p.MaxRunning == doc.MaxRunning:
+	case p.Status == status && p.Notifications == notifications && p.Title == doc.Title && p.MaxRunning == doc.MaxRunning && slices.Equal(p.Env, doc.Env):
 		return p, catalog.Unchanged, nil, nil
 	default:
 		if p.Title != doc.Title {
@@ -441,6 +444,12 @@ func convergeProject(ctx context.Context, tx catalog.Tx, doc *Document, newID fu
 			// falls, comes or goes.
 			fields = append(fields, "maxRunning "+capText(p.MaxRunning)+" → "+capText(doc.MaxRunning))
 		}
+		if !slices.Equal(p.Env, doc.Env) {
+			fields = append(fields, envChanges(p.Env, doc.Env))
+			if err := otherTasksFit(ctx, tx, doc); err != nil {
+				return p, "", nil, err
+			}
+		}
 		if p.Status != status {
 			// From and to, so that a dry run says which way the
 			// project's triggers would go (stop, or start again).
@@ -449,7 +458,7 @@ func convergeProject(ctx context.Context, tx catalog.Tx, doc *Document, newID fu
 		if p.Notifications != notifications {
 			fields = append(append(fields, "notifications"), ruleChanges(p.Notifications, notifications)...)
 		}
-		p.Status, p.Notifications, p.Title, p.MaxRunning = status, notifications, doc.Title, doc.MaxRunning
+		p.Status, p.Notifications, p.Title, p.MaxRunning, p.Env = status, notifications, doc.Title, doc.MaxRunning, doc.Env
 	}
 	if _, err := tx.ProjectSave(ctx, p); err != nil {
 		return p, "", nil, err

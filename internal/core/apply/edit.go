@@ -157,12 +157,12 @@ func EditScheduleFile(ctx context.Context, r catalog.DefinitionsReader, e EditSc
 	return text, []Expected{{Kind: "trigger", Name: e.Trigger, Revision: cur.Revision}, {Kind: "task", Name: tk.Spec.Name, Revision: tk.Revision}}, err
 }
 
-// statusOnly is the file of p that names its status, title and cap and
-// nothing else: an archived project's file says so, so that the form shows
-// why an apply of it is refused, and a file leaving a title or a cap out
-// clears it.
+// statusOnly is the file of p that names its status, title, cap and env
+// and nothing else: an archived project's file says so, so that the form
+// shows why an apply of it is refused, and a file leaving a title, a cap
+// or an env out clears it.
 func statusOnly(p project.Project) exportDoc {
-	doc := exportDoc{Project: p.Name, Title: p.Title, MaxRunning: p.MaxRunning}
+	doc := exportDoc{Project: p.Name, Title: p.Title, MaxRunning: p.MaxRunning, Env: exportEnv(p.Env)}
 	if p.Status != project.Active {
 		doc.Status = string(p.Status)
 	}

@@ -24,6 +24,7 @@ type (
 		Title         string          `yaml:"title,omitempty"`
 		Status        string          `yaml:"status,omitempty"`
 		MaxRunning    int             `yaml:"maxRunning,omitempty"`
+		Env           map[string]any  `yaml:"env,omitempty"`
 		Notifications *exportNotify   `yaml:"notifications,omitempty"`
 		Tasks         []exportTask    `yaml:"tasks,omitempty"`
 		Triggers      []exportTrigger `yaml:"triggers,omitempty"`
@@ -118,7 +119,7 @@ func Export(p project.Project, tasks []task.Revision, triggers []trigger.Revisio
 
 // exportDocument is the definitions file of Export, before it is written.
 func exportDocument(p project.Project, tasks []task.Revision, triggers []trigger.Revision, titles catalog.Titles) (exportDoc, error) {
-	doc := exportDoc{Project: p.Name, Title: p.Title, MaxRunning: p.MaxRunning}
+	doc := exportDoc{Project: p.Name, Title: p.Title, MaxRunning: p.MaxRunning, Env: exportEnv(p.Env)}
 	if p.Status != project.Active {
 		doc.Status = string(p.Status)
 	}
@@ -199,17 +200,7 @@ func exportTaskSpec(s task.Spec) exportTask {
 	} else {
 		out.Shell, out.Script = c.Shell, new(c.Script)
 	}
-	if len(c.Env) > 0 {
-		env := map[string]any{}
-		for _, e := range c.Env {
-			if e.SecretRef != "" {
-				env[e.Name] = map[string]string{"secret": e.SecretRef}
-			} else {
-				env[e.Name] = e.Value
-			}
-		}
-		out.Env = env
-	}
+	out.Env = exportEnv(c.Env)
 	if c.TimeoutMs != 0 && c.TimeoutMs != task.DefaultTimeout.Milliseconds() {
 		out.Timeout = millis(c.TimeoutMs)
 	}
@@ -267,4 +258,21 @@ func millis(ms int64) string {
 
 func instant(ms int64) string {
 	return time.UnixMilli(ms).UTC().Format("2006-01-02T15:04:05.999Z07:00")
+}
+
+// exportEnv is a task's or a project's env as a file writes it: NAME:
+// value, or NAME: {secret: name}; nil when there is none.
+func exportEnv(env []task.EnvVar) map[string]any {
+	var out map[string]any
+	for _, e := range env {
+		if out == nil {
+			out = map[string]any{}
+		}
+		if e.SecretRef != "" {
+			out[e.Name] = map[string]string{"secret": e.SecretRef}
+		} else {
+			out[e.Name] = e.Value
+		}
+	}
+	return out
 }

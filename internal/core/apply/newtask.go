@@ -64,8 +64,9 @@ func NewTaskFile(ctx context.Context, r catalog.DefinitionsReader, t NewTask) ([
 			if d.Project.Status != project.Active {
 				doc.Status = string(d.Project.Status)
 			}
-			// A file leaving the project's title or cap out would clear it.
-			doc.Title, doc.MaxRunning = d.Project.Title, d.Project.MaxRunning
+			// A file leaving the project's title, cap or env out would
+			// clear it.
+			doc.Title, doc.MaxRunning, doc.Env = d.Project.Title, d.Project.MaxRunning, exportEnv(d.Project.Env)
 			for _, x := range d.Tasks {
 				if x.Spec.Name == t.Task {
 					return nil, nameTaken("task", t.Task, t.Project)

@@ -259,7 +259,8 @@ func WorkerSecretsNote(doc *Document) (Note, bool) {
 			continue
 		}
 		var refs []string
-		for _, e := range t.Spec.Command.Env {
+		// The project's env is part of every task's.
+		for _, e := range t.Spec.Command.WithProjectEnv(doc.Env).Env {
 			if e.SecretRef != "" && !slices.Contains(refs, e.SecretRef) {
 				refs = append(refs, e.SecretRef)
 			}
@@ -332,7 +333,8 @@ func EndedNote(doc *Document, nowMs int64) (Note, bool) {
 }
 
 // SecretRefs are the names of the secrets doc refers to, each once, in
-// the file's order: task environments', then notification channels'.
+// the file's order: the project env's, task environments', then
+// notification channels'.
 func SecretRefs(doc *Document) []string {
 	var refs []string
 	seen := map[string]bool{}
@@ -341,6 +343,9 @@ func SecretRefs(doc *Document) []string {
 			seen[ref] = true
 			refs = append(refs, ref)
 		}
+	}
+	for _, e := range doc.Env {
+		add(e.SecretRef)
 	}
 	for _, t := range doc.Tasks {
 		for _, e := range t.Spec.Command.Env {

@@ -49,8 +49,12 @@ type Document struct {
 	// (project.Project.MaxRunning, 0 none): as with the title, a file
 	// always says it, so leaving it out lifts the cap.
 	MaxRunning int
-	Tasks      []TaskDoc
-	Triggers   []TriggerDoc
+	// Env is the project's env (project.Project.Env), sorted by name: as
+	// with the title, a file always says it, so leaving it out removes
+	// it.
+	Env      []task.EnvVar
+	Tasks    []TaskDoc
+	Triggers []TriggerDoc
 	// Notifications is the project's notification settings when the file
 	// gives them (HasNotifications); a file without them leaves the
 	// project's as they are.
@@ -419,7 +423,7 @@ func (p parser) shape(n *yaml.Node) bool {
 // document reads a file of the right shape, and its entries as far as
 // each could be read, for the checks of what they say of each other.
 func (p parser) document(n *yaml.Node) (*Document, []taskEntry, []triggerEntry) {
-	f, complete := p.fields(n, "file", "project", "status", "tasks", "triggers", "notifications", "title", "maxRunning")
+	f, complete := p.fields(n, "file", "project", "status", "tasks", "triggers", "notifications", "title", "maxRunning", "env")
 	doc := &Document{File: p.file}
 	pn, named := f["project"]
 	if !named {
@@ -444,6 +448,11 @@ func (p parser) document(n *yaml.Node) (*Document, []taskEntry, []triggerEntry) 
 	if v, ok := f["maxRunning"]; ok {
 		doc.MaxRunning = p.maxRunning(v)
 	}
+	envRead := p.found.count()
+	if v, ok := f["env"]; ok {
+		doc.Env = p.projectEnv(v)
+	}
+	envClean := p.found.count() == envRead
 	if nn, ok := f["notifications"]; ok {
 		doc.Notifications = p.notifications(nn)
 		doc.HasNotifications = true
@@ -452,6 +461,13 @@ func (p parser) document(n *yaml.Node) (*Document, []taskEntry, []triggerEntry) 
 	if tn, ok := f["tasks"]; ok {
 		for i, item := range tn.Content {
 			e := p.task(i, item)
+			// Every task starts with the project's env too: one that
+			// fits alone may not with it.
+			if err := e.Spec.Command.CheckExecSizeIn(doc.Env); err != nil && e.clean && envClean {
+				in := p
+				in.in, in.lead = Entry{Kind: "task", Index: i, Name: e.Spec.Name}, true
+				e.clean = in.fail(item, asFileKeys(err))
+			}
 			tasks = append(tasks, e)
 			doc.Tasks = append(doc.Tasks, e.TaskDoc)
 		}
@@ -958,40 +974,56 @@ func (p parser) stringList(n *yaml.Node, field string) ([]string, bool) {
 // which. ql export quotes such a value ("8080"), so it reads back the
 // same.
 func (p parser) env(n *yaml.Node) []task.EnvVar {
+	return p.envOf(n, "task.env", task.CheckEnvName, task.CheckEnvValue, task.CheckEnvList)
+}
+
+// projectEnv reads a project's env, the variables every task of the
+// project starts with, as a task's env is read and checked.
+func (p parser) projectEnv(n *yaml.Node) []task.EnvVar {
+	const field = task.ProjectEnvField
+	return p.envOf(n, field,
+		func(name string) error { return task.CheckEnvNameOf(field, name) },
+		func(e task.EnvVar) error { return task.CheckEnvValueOf(field, e) },
+		func(env []task.EnvVar) error { return task.CheckEnvListOf(field, env) })
+}
+
+// envOf reads the env of field, checking each name, each value and the
+// whole list with the checks given.
+func (p parser) envOf(n *yaml.Node, field string, checkName func(string) error, checkValue func(task.EnvVar) error, checkList func([]task.EnvVar) error) []task.EnvVar {
 	if n.Kind != yaml.MappingNode {
-		p.notMapping(n, "task.env", "task.env must be a mapping of NAME: value or NAME: {secret: ref}")
+		p.notMapping(n, field, "%s must be a mapping of NAME: value or NAME: {secret: ref}", field)
 		return nil
 	}
 	var out []task.EnvVar
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := n.Content[i], n.Content[i+1]
-		if err := task.CheckEnvName(k.Value); err != nil {
+		if err := checkName(k.Value); err != nil {
 			p.fail(k, asFileKeys(err))
 			continue
 		}
 		e := task.EnvVar{Name: k.Value}
 		ok := true
 		if v.Kind == yaml.MappingNode {
-			f, complete := p.fields(v, "task.env."+k.Value, "secret")
+			f, complete := p.fields(v, field+"."+k.Value, "secret")
 			ref, given := f["secret"]
 			switch {
 			case !given && complete:
-				ok = p.fail(v, invalid("task.env.%s: a mapping must be {secret: ref}", k.Value).Because(RefusalEnvMapping, "field", "task.env."+k.Value))
+				ok = p.fail(v, invalid("%s.%s: a mapping must be {secret: ref}", field, k.Value).Because(RefusalEnvMapping, "field", field+"."+k.Value))
 			case !given:
 				ok = false
 			default:
-				e.SecretRef, ok = p.str(ref, "task.env."+k.Value+".secret")
+				e.SecretRef, ok = p.str(ref, field+"."+k.Value+".secret")
 			}
 		} else {
-			e.Value, ok = p.envValue(v, "task.env."+k.Value)
+			e.Value, ok = p.envValue(v, field+"."+k.Value)
 		}
 		if ok {
-			p.check(v, task.CheckEnvValue(e))
+			p.check(v, checkValue(e))
 			out = append(out, e)
 		}
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
-	p.check(n, task.CheckEnvList(out))
+	p.check(n, checkList(out))
 	return out
 }
 

@@ -68,6 +68,11 @@ func SpecRevision(d catalog.Definitions) string {
 	if d.Project.MaxRunning != 0 {
 		b.Int("maxRunning", int64(d.Project.MaxRunning))
 	}
+	// Likewise only when there is one: a project without an env keeps
+	// the revision it had before project envs existed.
+	for _, e := range d.Project.Env {
+		b.String("env.name", e.Name).String("env.value", e.Value).String("env.secret", e.SecretRef)
+	}
 	return b.Sum()
 }
 

@@ -69,7 +69,9 @@ func SecretUses(ctx context.Context, r catalog.DefinitionsReader) (uses map[stri
 		}
 		archived := d.Project.Status == project.Archived
 		for _, t := range d.Tasks {
-			for _, e := range t.Spec.Command.Env {
+			// A secret of the project's env is used by every task that
+			// does not set that variable itself.
+			for _, e := range t.Spec.Command.WithProjectEnv(d.Project.Env).Env {
 				if e.SecretRef != "" {
 					uses[e.SecretRef] = append(uses[e.SecretRef], SecretUse{Project: name, Kind: SecretUseTask, Name: t.Spec.Name, Env: e.Name, Archived: archived})
 				}

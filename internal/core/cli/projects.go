@@ -29,10 +29,12 @@ func projectsShowCommand(opts Options) *cobra.Command {
 	ql := opts.Binary
 	c := &cobra.Command{
 		Use:   "show PROJECT",
-		Short: "Show a project's id, status, revision and pause",
+		Short: "Show a project's id, status, env, revision and pause",
 		Long: `Print the project's id, status and revision, and whether it is paused (` + "`" + ql + ` projects pause` + "`" + `): since when,
 by whom and with which note (-o json: pause.paused, pause.note, pause.actor, pause.atMs; once resumed,
-actor and atMs are the resume's). The revision is a digest of the project (its id,
+actor and atMs are the resume's). Each variable of the project's env, which every task of it starts
+with, is an env row: NAME=value, or NAME (secret NAME) for a secret, never its value (-o json: env,
+a list of name with value or secret). The revision is a digest of the project (its id,
 name, status and notifications) and the id and current revision of each of its tasks and triggers:
 any apply that changes the project, and any enable or disable, moves it. Give it to
 ` + "`" + ql + ` apply --if-match REVISION` + "`" + ` to publish an edited file only if nobody changed the project since
@@ -70,6 +72,9 @@ On the cluster both the admin and the runtime role's URL may read it.`),
 			fmt.Fprintf(w, "id\t%s\nstatus\t%s\n", p.ID, p.Status)
 			if p.MaxRunning > 0 {
 				fmt.Fprintf(w, "maxRunning\t%d (Runs at once)\n", p.MaxRunning)
+			}
+			for _, e := range p.Env {
+				fmt.Fprintf(w, "env\t%s\n", envLine(e))
 			}
 			fmt.Fprintf(w, "revision\t%s\n", rev)
 			if p.Pause != nil {
@@ -136,5 +141,14 @@ func projectOf(ctx context.Context, r catalog.DefinitionsReader, name string) (v
 	if err != nil {
 		return view.Project{}, err
 	}
-	return view.Project{ID: d.Project.ID, Name: d.Project.Name, Title: d.Project.Title, Status: string(d.Project.Status), MaxRunning: d.Project.MaxRunning, Revision: apply.SpecRevision(d)}, nil
+	return view.NewProject(d.Project, apply.SpecRevision(d)), nil
+}
+
+// envLine is one variable of a project's env as `projects show` prints
+// it: NAME=value, or NAME from the secret it names.
+func envLine(e view.ProjectEnvVar) string {
+	if e.Secret != "" {
+		return e.Name + " (secret " + e.Secret + ")"
+	}
+	return e.Name + "=" + oneLine(e.Value)
 }

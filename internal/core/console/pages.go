@@ -440,7 +440,7 @@ func (c *Console) triggersList(w http.ResponseWriter, r *http.Request, s *sessio
 		// Filtered by one project, the list is that project's page and
 		// heads with its title and name.
 		if pick.ID != "" {
-			data["Heading"], data["ProjectArchived"] = pick.named(), pick.Archived
+			data["Heading"], data["ProjectArchived"], data["ProjectEnv"] = pick.named(), pick.Archived, pick.Env
 		}
 		// An archived project runs nothing: its cap holds nothing back.
 		if pick.ID != "" && !pick.Archived {

@@ -10,6 +10,7 @@ import (
 	"github.com/qinglong/qinglong/internal/core/ids"
 	"github.com/qinglong/qinglong/internal/core/project"
 	"github.com/qinglong/qinglong/internal/core/qlerror"
+	"github.com/qinglong/qinglong/internal/core/task"
 )
 
 // projectsOffered caps the projects a picker offers: a project past them
@@ -51,11 +52,12 @@ func withChosen(choices []catalog.ProjectName, chosen catalog.ProjectName) []cat
 // listing is filtered by, the name its picker shows ("" for every project)
 // and the project's display title, which the page heads with, and whether
 // it is archived (its page then offers its deletion), and its slot cap
-// (maxRunning, 0 none), which its page says.
+// (maxRunning, 0 none) and its env, which its page says.
 type projectPick struct {
 	ID, Name, Title string
 	Archived        bool
 	MaxRunning      int
+	Env             []task.EnvVar
 }
 
 // named is the pick as a picker's choice.
@@ -82,7 +84,7 @@ func (c *Console) pickProject(r *http.Request) (pick projectPick, redirect strin
 		if err := boundOf(r.Context()).covers(d.Project.Name, "project "+d.Project.Name); err != nil {
 			return projectPick{}, "", err
 		}
-		return projectPick{ID: d.Project.ID, Name: d.Project.Name, Title: d.Project.Title, Archived: d.Project.Status == project.Archived, MaxRunning: d.Project.MaxRunning}, "", nil
+		return projectPick{ID: d.Project.ID, Name: d.Project.Name, Title: d.Project.Title, Archived: d.Project.Status == project.Archived, MaxRunning: d.Project.MaxRunning, Env: d.Project.Env}, "", nil
 	}
 	if qlerror.ReasonOf(err) != catalog.RefusalProjectMissing {
 		return projectPick{}, "", err

@@ -57,7 +57,7 @@ func (a *api) projectGet(ctx context.Context, r *http.Request) (any, error) {
 		return nil, err
 	}
 	rev := apply.SpecRevision(d)
-	p := view.Project{ID: d.Project.ID, Name: d.Project.Name, Title: d.Project.Title, Status: string(d.Project.Status), MaxRunning: d.Project.MaxRunning, Revision: rev}
+	p := view.NewProject(d.Project, rev)
 	if a.ProjectPauses != nil {
 		st, err := a.ProjectPauses.ProjectPauseRead(ctx, d.Project.ID)
 		if err != nil {

@@ -3,9 +3,12 @@
 package project
 
 import (
+	"slices"
+
 	"github.com/qinglong/qinglong/internal/core/ids"
 	"github.com/qinglong/qinglong/internal/core/notify"
 	"github.com/qinglong/qinglong/internal/core/qlerror"
+	"github.com/qinglong/qinglong/internal/core/task"
 	"github.com/qinglong/qinglong/internal/core/validate"
 )
 
@@ -34,6 +37,18 @@ type Project struct {
 	// trigger or backfill cannot take every slot of a shared server or
 	// cluster; 0 is no cap.
 	MaxRunning int
+	// Env is the project's environment, sorted by name: the variables
+	// every task of the project starts with, a task's own variable of the
+	// same name winning (task.Command.WithProjectEnv). A secret is named,
+	// never held: its value is resolved where the command starts.
+	Env []task.EnvVar
+}
+
+// Same reports whether p and q hold the same fields, their environments
+// variable by variable.
+func (p Project) Same(q Project) bool {
+	return p.ID == q.ID && p.Name == q.Name && p.Status == q.Status && p.Notifications == q.Notifications &&
+		p.Title == q.Title && p.MaxRunning == q.MaxRunning && slices.Equal(p.Env, q.Env)
 }
 
 // MaxMaxRunning bounds MaxRunning: far above any server's or cluster's
@@ -55,6 +70,9 @@ func (p Project) Validate() error {
 	if p.MaxRunning < 0 || p.MaxRunning > MaxMaxRunning {
 		return qlerror.New(qlerror.Invalid, "project.maxRunning: %d is outside 1 … %d", p.MaxRunning, MaxMaxRunning).
 			Because(validate.RefusalOutOfRange, "field", "project.maxRunning", "value", p.MaxRunning, "min", 1, "max", MaxMaxRunning)
+	}
+	if err := task.ValidateProjectEnv(p.Env); err != nil {
+		return err
 	}
 	if p.Status != Active && p.Status != Archived {
 		return qlerror.New(qlerror.Invalid, "project.status: %q is not one of active, archived", p.Status).

@@ -34,6 +34,11 @@ type Execution struct {
 	Executor          Executor
 	Command           Command
 	Digest            string
+	// ProjectEnv is the env of the project as the attempt starts, read
+	// with the plan by the standalone store: no part of the plan or its
+	// digest, since changing it publishes no revision. The executor
+	// starts Command.WithProjectEnv(ProjectEnv).
+	ProjectEnv []EnvVar
 }
 
 // ExecutionID is the deterministic identity of the plan of a task revision.

@@ -48,6 +48,9 @@ const (
 	DefaultTimeout  = time.Hour
 	maxPathLen      = 4096
 	maxSecretRefLen = 128
+	// envField is the field of a task's environment, as its refusals
+	// name it.
+	envField = "task.command.env"
 )
 
 // Limits of the ending of a command and of account names.
@@ -369,17 +372,21 @@ func validateEnv(env []EnvVar) error {
 
 // CheckEnvList checks a task's environment as a list: how many variables,
 // each name, and no name twice; not what each is set to (CheckEnvValue).
-func CheckEnvList(env []EnvVar) error {
+func CheckEnvList(env []EnvVar) error { return CheckEnvListOf(envField, env) }
+
+// CheckEnvListOf is CheckEnvList of the environment field names: a task's,
+// or its project's (ValidateProjectEnv).
+func CheckEnvListOf(field string, env []EnvVar) error {
 	if len(env) > MaxEnv {
-		return invalid("task.command.env: %d entries, the limit is %d", len(env), MaxEnv).Because(validate.RefusalTooMany, "field", "task.command.env", "count", len(env), "limit", MaxEnv)
+		return invalid("%s: %d entries, the limit is %d", field, len(env), MaxEnv).Because(validate.RefusalTooMany, "field", field, "count", len(env), "limit", MaxEnv)
 	}
 	seen := make(map[string]bool, len(env))
 	for _, e := range env {
-		if err := CheckEnvName(e.Name); err != nil {
+		if err := CheckEnvNameOf(field, e.Name); err != nil {
 			return err
 		}
 		if seen[e.Name] {
-			return invalid("task.command.env.%s: defined twice", e.Name).Because(validate.RefusalGivenTwice, "field", "task.command.env", "value", e.Name)
+			return invalid("%s.%s: defined twice", field, e.Name).Because(validate.RefusalGivenTwice, "field", field, "value", e.Name)
 		}
 		seen[e.Name] = true
 	}
@@ -388,23 +395,26 @@ func CheckEnvList(env []EnvVar) error {
 
 // CheckEnvValue checks what one environment variable of a task is set to:
 // a value, or a reference to a secret, not both.
-func CheckEnvValue(e EnvVar) error {
+func CheckEnvValue(e EnvVar) error { return CheckEnvValueOf(envField, e) }
+
+// CheckEnvValueOf is CheckEnvValue of the environment field names.
+func CheckEnvValueOf(field string, e EnvVar) error {
 	if e.SecretRef != "" {
 		if e.Value != "" {
-			return invalid("task.command.env.%s: give a value or a secret reference, not both", e.Name)
+			return invalid("%s.%s: give a value or a secret reference, not both", field, e.Name)
 		}
 		if !IsSecretName(e.SecretRef) {
-			return invalid("task.command.env.%s: secret reference %q must be 1–%d letters, digits, '-', '_', '.', after PROJECT/ for a project's own secret", e.Name, e.SecretRef, maxSecretRefLen).
-				Because(RefusalSecretRef, "field", "task.command.env."+e.Name, "value", e.SecretRef)
+			return invalid("%s.%s: secret reference %q must be 1–%d letters, digits, '-', '_', '.', after PROJECT/ for a project's own secret", field, e.Name, e.SecretRef, maxSecretRefLen).
+				Because(RefusalSecretRef, "field", field+"."+e.Name, "value", e.SecretRef)
 		}
 		return nil
 	}
 	if len(e.Value) > MaxEnvValueLen {
-		return invalid("task.command.env.%s: value has %d bytes, the limit is %d", e.Name, len(e.Value), MaxEnvValueLen).
-			Because(validate.RefusalTooLong, "field", "task.command.env."+e.Name, "size", len(e.Value), "limit", MaxEnvValueLen)
+		return invalid("%s.%s: value has %d bytes, the limit is %d", field, e.Name, len(e.Value), MaxEnvValueLen).
+			Because(validate.RefusalTooLong, "field", field+"."+e.Name, "size", len(e.Value), "limit", MaxEnvValueLen)
 	}
 	if strings.ContainsRune(e.Value, 0) {
-		return invalid("task.command.env.%s: value contains a NUL byte", e.Name).Because(validate.RefusalNULByte, "field", "task.command.env."+e.Name)
+		return invalid("%s.%s: value contains a NUL byte", field, e.Name).Because(validate.RefusalNULByte, "field", field+"."+e.Name)
 	}
 	return nil
 }
@@ -430,12 +440,15 @@ func CheckLabels(labels map[string]string) error {
 }
 
 // CheckEnvName checks the name of one environment variable of a task.
-func CheckEnvName(name string) error {
+func CheckEnvName(name string) error { return CheckEnvNameOf(envField, name) }
+
+// CheckEnvNameOf is CheckEnvName of the environment field names.
+func CheckEnvNameOf(field, name string) error {
 	if !envNamePattern.MatchString(name) {
-		return invalid("task.command.env: name %q must match [A-Za-z_][A-Za-z0-9_]*", name).Because(RefusalEnvName, "value", name)
+		return invalid("%s: name %q must match [A-Za-z_][A-Za-z0-9_]*", field, name).Because(RefusalEnvName, "value", name)
 	}
 	if strings.HasPrefix(name, ReservedEnvPrefix) {
-		return invalid("task.command.env: name %q is reserved: QingLong sets the %s* variables (QL_RUN_ID, QL_SCHEDULED_AT, QL_ORIGIN and others) of every run; choose another name", name, ReservedEnvPrefix).
+		return invalid("%s: name %q is reserved: QingLong sets the %s* variables (QL_RUN_ID, QL_SCHEDULED_AT, QL_ORIGIN and others) of every run; choose another name", field, name, ReservedEnvPrefix).
 			Because(RefusalEnvReserved, "value", name)
 	}
 	return nil

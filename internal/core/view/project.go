@@ -2,6 +2,7 @@ package view
 
 import (
 	"github.com/qinglong/qinglong/internal/core/catalog"
+	"github.com/qinglong/qinglong/internal/core/project"
 	"github.com/qinglong/qinglong/internal/core/schedule"
 )
 
@@ -17,6 +18,10 @@ type Project struct {
 	// MaxRunning is the project's cap on its Runs holding a slot at once,
 	// absent when it has none.
 	MaxRunning int `json:"maxRunning,omitempty"`
+	// Env is the project's env, the variables every task of it starts
+	// with, in name order; absent when it has none. A secret is named,
+	// never its value.
+	Env []ProjectEnvVar `json:"env,omitempty"`
 	// Revision is the project's revision (apply.SpecRevision), also its
 	// ETag, which an apply's If-Match names; left out of a project past
 	// apply.RevisionLimit, which has none.
@@ -75,4 +80,21 @@ func NewProjectList(names []catalog.ProjectName) ProjectList {
 		l.Projects = append(l.Projects, ProjectListed{Name: n.Name, Title: n.Title, Status: string(n.Status), Paused: n.Paused})
 	}
 	return l
+}
+
+// ProjectEnvVar is one variable of a project's env: its value as written,
+// or the name of the secret it is set from (Secret, Value then absent).
+type ProjectEnvVar struct {
+	Name   string `json:"name"`
+	Value  string `json:"value,omitempty"`
+	Secret string `json:"secret,omitempty"`
+}
+
+// NewProject is p as a Project of revision rev, without its pause.
+func NewProject(p project.Project, rev string) Project {
+	out := Project{ID: p.ID, Name: p.Name, Title: p.Title, Status: string(p.Status), MaxRunning: p.MaxRunning, Revision: rev}
+	for _, e := range p.Env {
+		out.Env = append(out.Env, ProjectEnvVar{Name: e.Name, Value: e.Value, Secret: e.SecretRef})
+	}
+	return out
 }

@@ -246,6 +246,15 @@ type Grant struct {
 	ScheduledForMs int64  `json:"scheduledForMs,omitempty"`
 	DueAtMs        int64  `json:"dueAtMs,omitempty"`
 	Origin         string `json:"origin,omitempty"`
+	// ProjectEnv is the env of the project as the Run is granted
+	// (task.EncodeEnv's form, "" none): no part of the execution revision
+	// or its digest, since changing it publishes no revision. The worker
+	// starts the command with it, the task's own variables winning
+	// (task.Command.WithProjectEnv), and resolves its secrets from its
+	// own secrets file as the task's. It was added after the first
+	// release: a worker older than it ignores it, and its commands start
+	// without the project's env.
+	ProjectEnv string `json:"projectEnv,omitempty"`
 }
 
 // GiveBackRequest returns a grant the worker will not start (it is

@@ -334,10 +334,13 @@ func (d *Dispatcher) execute(ctx context.Context, a run.Attempt, id run.Identity
 		log.grew = d.logGrew
 		d.logGrew(retention.LogBlockBytes)
 	}
+	// The task's command with its project's env, the task's own winning:
+	// its secrets are resolved as the task's are.
+	command := plan.Command.WithProjectEnv(plan.ProjectEnv)
 	var secrets map[string]string
 	var secretErr error
 	if planErr == nil {
-		refs := process.SecretRefs(plan.Command)
+		refs := process.SecretRefs(command)
 		if secretErr = process.CheckSecretProjects(id.Project, refs); secretErr == nil {
 			secrets, secretErr = d.cfg.Secrets.Resolve(refs)
 		}
@@ -352,7 +355,7 @@ func (d *Dispatcher) execute(ctx context.Context, a run.Attempt, id run.Identity
 		fmt.Fprintf(mask, "qinglong: the command was not started: %v\n", secretErr)
 		res = process.Result{State: run.AttemptFailed, Code: ErrorCodeSecret}
 	default:
-		res = d.launch(ctx, a, id, plan.Command, secrets, mask, st)
+		res = d.launch(ctx, a, id, command, secrets, mask, st)
 		switch {
 		case errors.Is(res.Cause, process.CancelAskedCause):
 			res.Code = ErrorCodeCancelled

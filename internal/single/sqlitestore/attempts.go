@@ -114,6 +114,9 @@ func (s *Store) AttemptStart(ctx context.Context, attemptID, owner, logPath stri
 			return err
 		}
 		plan, planErr = verifiedPlan(ctx, tx, a.executionID)
+		if planErr == nil {
+			plan.ProjectEnv, planErr = projectEnvOfRun(ctx, tx, a.runID)
+		}
 		return nil
 	})
 	if err != nil {
@@ -150,6 +153,17 @@ func attemptIdentity(ctx context.Context, tx *txn, runID, attemptID string) (run
 	}
 	id.DueAtMs, id.Project, id.Trigger, id.Task, id.Origin = dueAt.Int64, project.String, trigger.String, taskName.String, run.OriginOf(manual.String)
 	return id, nil
+}
+
+// projectEnvOfRun is the env of runID's project, which its attempt
+// starts with (task.Command.WithProjectEnv); one that cannot be read
+// fails the attempt as a plan that does not verify does.
+func projectEnvOfRun(ctx context.Context, tx *txn, runID string) ([]task.EnvVar, error) {
+	var env string
+	if err := tx.QueryRowContext(ctx, qProjectEnvOfRun, runID).Scan(&env); err != nil {
+		return nil, qlerror.Wrap(qlerror.Internal, err, "the project env of run %s cannot be read", runID)
+	}
+	return task.DecodeEnv(env)
 }
 
 func verifiedPlan(ctx context.Context, tx *txn, id string) (task.Execution, error) {

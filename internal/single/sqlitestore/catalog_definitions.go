@@ -40,7 +40,7 @@ func (c *catalogTx) ProjectDefinitions(ctx context.Context, name string, limit i
 // first limit of its tasks and triggers by name into d, in tx.
 func projectDefinitions(ctx context.Context, tx *txn, name string, limit int, d *catalog.Definitions) error {
 	p := &d.Project
-	err := tx.QueryRowContext(ctx, qProjectByName, name).Scan(&p.ID, &p.Name, &p.Status, &p.Notifications, &p.Title, &p.MaxRunning)
+	err := scanProject(tx.QueryRowContext(ctx, qProjectByName, name), p)
 	if errors.Is(err, sql.ErrNoRows) {
 		return catalog.ProjectMissing(name)
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/qinglong/qinglong/internal/core/project"
 	"github.com/qinglong/qinglong/internal/core/qlerror"
 	"github.com/qinglong/qinglong/internal/core/schedule"
+	"github.com/qinglong/qinglong/internal/core/task"
 )
 
 var _ catalog.Store = (*Store)(nil)
@@ -16,7 +17,7 @@ var _ catalog.Store = (*Store)(nil)
 // ProjectByName returns the project or a NotFound error.
 func (s *Store) ProjectByName(ctx context.Context, name string) (project.Project, error) {
 	var p project.Project
-	err := s.readPool().QueryRowContext(ctx, qProjectByName, name).Scan(&p.ID, &p.Name, &p.Status, &p.Notifications, &p.Title, &p.MaxRunning)
+	err := scanProject(s.readPool().QueryRowContext(ctx, qProjectByName, name), &p)
 	if errors.Is(err, sql.ErrNoRows) {
 		return p, catalog.ProjectMissing(name)
 	}
@@ -38,9 +39,13 @@ func (s *Store) ProjectSave(ctx context.Context, p project.Project) (catalog.Cha
 }
 
 func projectSave(ctx context.Context, tx *txn, p project.Project, now int64) (catalog.Change, error) {
+	env, err := task.EncodeEnv(p.Env)
+	if err != nil {
+		return "", err
+	}
 	cur, err := projectByID(ctx, tx, p.ID)
 	if errors.Is(err, sql.ErrNoRows) {
-		if _, err := tx.ExecContext(ctx, qProjectInsert, p.ID, p.Name, p.Status, p.Notifications, now, now, p.Title, p.MaxRunning); err != nil {
+		if _, err := tx.ExecContext(ctx, qProjectInsert, p.ID, p.Name, p.Status, p.Notifications, now, now, p.Title, p.MaxRunning, env); err != nil {
 			return "", nameTaken(err, "project", p.Name, "")
 		}
 		return catalog.Created, nil
@@ -48,10 +53,10 @@ func projectSave(ctx context.Context, tx *txn, p project.Project, now int64) (ca
 	if err != nil {
 		return "", err
 	}
-	if cur == p {
+	if cur.Same(p) {
 		return catalog.Unchanged, nil
 	}
-	if _, err := tx.ExecContext(ctx, qProjectUpdate, p.Name, p.Status, p.Notifications, now, p.Title, p.MaxRunning, p.ID); err != nil {
+	if _, err := tx.ExecContext(ctx, qProjectUpdate, p.Name, p.Status, p.Notifications, now, p.Title, p.MaxRunning, env, p.ID); err != nil {
 		return "", nameTaken(err, "project", p.Name, "")
 	}
 	if cur.Status == project.Archived && p.Status == project.Active {
@@ -121,7 +126,7 @@ func recordArchive(ctx context.Context, tx *txn, projectID string, now int64) er
 
 func projectByID(ctx context.Context, tx *txn, id string) (project.Project, error) {
 	var p project.Project
-	err := tx.QueryRowContext(ctx, qProjectByID, id).Scan(&p.ID, &p.Name, &p.Status, &p.Notifications, &p.Title, &p.MaxRunning)
+	err := scanProject(tx.QueryRowContext(ctx, qProjectByID, id), &p)
 	return p, err
 }
 
@@ -155,4 +160,18 @@ func nameTaken(err error, kind, name, projectID string) error {
 		return qlerror.Wrap(qlerror.Conflict, err, "%s name %q is already taken; choose another name", kind, name)
 	}
 	return qlerror.Wrap(qlerror.Conflict, err, "%s name %q is already used in project %s; choose another name", kind, name, projectID)
+}
+
+// scanProject reads a row of project_by_name.sql or project_by_id.sql
+// into p, its env decoded.
+func scanProject(row *sql.Row, p *project.Project) error {
+	var env string
+	if err := row.Scan(&p.ID, &p.Name, &p.Status, &p.Notifications, &p.Title, &p.MaxRunning, &env); err != nil {
+		return err
+	}
+	var err error
+	if p.Env, err = task.DecodeEnv(env); err != nil {
+		return qlerror.Wrap(qlerror.Internal, err, "project %s: its env cannot be read", p.Name)
+	}
+	return nil
 }

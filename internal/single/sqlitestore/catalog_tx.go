@@ -67,7 +67,7 @@ const maxAuditSummary = 1000
 
 func (c *catalogTx) ProjectByName(ctx context.Context, name string) (project.Project, error) {
 	var p project.Project
-	err := c.tx.QueryRowContext(ctx, qProjectByName, name).Scan(&p.ID, &p.Name, &p.Status, &p.Notifications, &p.Title, &p.MaxRunning)
+	err := scanProject(c.tx.QueryRowContext(ctx, qProjectByName, name), &p)
 	if errors.Is(err, sql.ErrNoRows) {
 		return p, catalog.ProjectMissing(name)
 	}

@@ -141,6 +141,7 @@ var (
 	qAttemptsPending       = query("attempts_pending")
 	qAttemptWithRun        = query("attempt_with_run")
 	qProjectCapOfRun       = query("project_cap_of_run")
+	qProjectEnvOfRun       = query("project_env_of_run")
 	qAttemptIdentity       = query("attempt_identity")
 	qExecutionByID         = query("execution_by_id")
 	qAttemptMarkStarting   = query("attempt_mark_starting")
@@ -302,7 +303,7 @@ var writeQueries = []string{
 	qSchedulePageRead, qSchedulePageAdvance, qRunPageInsert, qAttemptPageInsert, qEventPageInsert,
 	qSchedulePageSavepoint, qSchedulePageRollback, qSchedulePageRelease,
 	qRestoredBackupTake, qScheduleRestoredRead,
-	qProjectCapOfRun, qAttemptWithRun, qAttemptIdentity, qExecutionByID, qAttemptMarkStarting, qAttemptMarkRunning, qAttemptMarkFinished, qAttemptMarkLogCut,
+	qProjectCapOfRun, qProjectEnvOfRun, qAttemptWithRun, qAttemptIdentity, qExecutionByID, qAttemptMarkStarting, qAttemptMarkRunning, qAttemptMarkFinished, qAttemptMarkLogCut,
 	qRunTransition, qRunNoteEvent, qAttemptsLiveOfOwner, qRunCancelRead, qRunCancelRequested,
 	qAttemptRetryFacts, qAttemptCancelDeadline, qAttemptRetryInsert, qAttemptClearBackoff, qRetriesDue, qRunQueuedAgain,
 	qLedgerLastSeq, qLedgerInsert, qLedgerCompact, qLedgerTrim,

@@ -63,7 +63,7 @@ func testProjectSaveChanges(t *testing.T, f Fixture) {
 		t.Fatalf("archive: %s, %v; want updated", got, err)
 	}
 	back, err := f.Catalog.ProjectByName(t.Context(), "alpha")
-	if err != nil || back != p {
+	if err != nil || !back.Same(p) {
 		t.Fatalf("read back %+v, %v; want %+v", back, err, p)
 	}
 	_, err = f.Catalog.ProjectByName(t.Context(), "missing")

@@ -108,6 +108,9 @@ func RunSchedule(t *testing.T, newFixture Factory) {
 	for name, fn := range maxRunningCases() {
 		run("MaxRunning/"+name, false, fn)
 	}
+	for name, fn := range projectEnvCases() {
+		run("ProjectEnv/"+name, false, fn)
+	}
 	for name, fn := range unreadableCases() {
 		run(name, false, fn)
 	}

@@ -214,6 +214,13 @@ func (a *attempt) run() {
 	if decodeErr == nil {
 		verifyErr = verifyGrant(a.grant, cmd)
 	}
+	if decodeErr == nil && verifyErr == nil {
+		// The task's command with its project's env, the task's own
+		// winning: its secrets are checked and resolved as the task's.
+		var projectEnv []task.EnvVar
+		projectEnv, decodeErr = task.DecodeEnv(a.grant.ProjectEnv)
+		cmd = cmd.WithProjectEnv(projectEnv)
+	}
 	var secrets map[string]string
 	var secretErr error
 	if decodeErr == nil && verifyErr == nil {

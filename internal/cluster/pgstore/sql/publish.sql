@@ -20,7 +20,7 @@ SELECT status, {{now_ms}} FROM qinglong.projects WHERE id = $1
 
 -- name: ProjectByName
 -- A project by its unique name.
-SELECT id, name, status, coalesce(notifications, ''), title, max_running FROM qinglong.projects WHERE name = $1
+SELECT id, name, status, coalesce(notifications, ''), title, max_running, env FROM qinglong.projects WHERE name = $1
 
 -- name: ProjectLock
 -- The row lock serialises saves of one project. NO KEY UPDATE, not
@@ -28,19 +28,19 @@ SELECT id, name, status, coalesce(notifications, ''), title, max_running FROM qi
 -- foreign key) after locking its schedule row, while this publish locks the
 -- project first and then that schedule row; FOR UPDATE would conflict with
 -- KEY SHARE and deadlock the two, NO KEY UPDATE does not.
-SELECT name, status, coalesce(notifications, ''), title, max_running FROM qinglong.projects WHERE id = $1 FOR NO KEY UPDATE
+SELECT name, status, coalesce(notifications, ''), title, max_running, env FROM qinglong.projects WHERE id = $1 FOR NO KEY UPDATE
 
 -- name: ProjectInsert
 -- A new project; created and updated at the database clock. Notification
 -- settings '' are none (NULL).
-INSERT INTO qinglong.projects (id, name, status, notifications, created_at_ms, updated_at_ms, title, max_running)
-VALUES ($1, $2, $3, nullif($4::text, ''), {{now_ms}}, {{now_ms}}, $5, $6)
+INSERT INTO qinglong.projects (id, name, status, notifications, created_at_ms, updated_at_ms, title, max_running, env)
+VALUES ($1, $2, $3, nullif($4::text, ''), {{now_ms}}, {{now_ms}}, $5, $6, $7)
 
 -- name: ProjectUpdate
 -- Renames or (re)activates a locked project, or replaces its notification
--- settings, its title or its cap on Runs at once; updated_at_ms never goes
--- below created_at_ms even if the database clock went back.
-UPDATE qinglong.projects SET name = $2, status = $3, notifications = nullif($4::text, ''), title = $5, max_running = $6,
+-- settings, its title, its cap on Runs at once or its env; updated_at_ms
+-- never goes below created_at_ms even if the database clock went back.
+UPDATE qinglong.projects SET name = $2, status = $3, notifications = nullif($4::text, ''), title = $5, max_running = $6, env = $7,
        updated_at_ms = greatest(created_at_ms, {{now_ms}})
  WHERE id = $1
 

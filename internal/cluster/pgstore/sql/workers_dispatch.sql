@@ -11,12 +11,13 @@
 -- Every grant also carries its Run's occurrence for the command's
 -- environment (run.Identity): the trigger's name at the Run's revision, the
 -- scheduled and due times, and the request that admitted it as run.created
--- records it ('clock', run.OriginClock, when none did).
+-- records it ('clock', run.OriginClock, when none did), and its project's
+-- env (pg-0051) as it is now, which the command starts with.
 WITH n AS MATERIALIZED (SELECT {{now_ms}} AS ms)
 SELECT a.id, a.run_id, a.number, p.name, tr.name, a.lease_version, a.lease_expires_at_ms - n.ms, e.id, e.command::text, e.digest, e.project_id::text, e.task_id::text,
        coalesce((SELECT g.name FROM qinglong.trigger_revisions g WHERE g.trigger_id = r.trigger_id AND g.revision = r.trigger_revision), ''),
        r.scheduled_for_ms, coalesce(r.due_at_ms, 0),
-       coalesce((SELECT v.payload->>'manual' FROM qinglong.run_events v WHERE v.run_id = r.id AND v.seq = 1), 'clock'),
+       coalesce((SELECT v.payload->>'manual' FROM qinglong.run_events v WHERE v.run_id = r.id AND v.seq = 1), 'clock'), p.env,
        a.lease_token_sha256 = @token_sha256,
        a.state = 'claimed' AND a.session_id = @session_id AND a.lease_expires_at_ms > n.ms
   FROM qinglong.attempts a
@@ -206,7 +207,7 @@ SELECT l.id, l.run_id, l.number, p.name, tr.name, l.lease_version, l.lease_expir
        e.project_id::text, e.task_id::text,
        coalesce((SELECT g.name FROM qinglong.trigger_revisions g WHERE g.trigger_id = m.trigger_id AND g.revision = m.trigger_revision), ''),
        m.scheduled_for_ms, coalesce(m.due_at_ms, 0),
-       coalesce((SELECT v.payload->>'manual' FROM qinglong.run_events v WHERE v.run_id = m.id AND v.seq = 1), 'clock')
+       coalesce((SELECT v.payload->>'manual' FROM qinglong.run_events v WHERE v.run_id = m.id AND v.seq = 1), 'clock'), p.env
   FROM leased l
   JOIN moved m ON m.id = l.run_id
   JOIN qinglong.projects p ON p.id = m.project_id

@@ -1,2 +1,2 @@
 -- Looks a project up by its unique name.
-SELECT id, name, status, coalesce(notifications_json, ''), title, max_running FROM projects WHERE name = ?
+SELECT id, name, status, coalesce(notifications_json, ''), title, max_running, env_json FROM projects WHERE name = ?

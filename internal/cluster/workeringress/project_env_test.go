@@ -1,0 +1,52 @@
+package workeringress
+
+import (
+	"context"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/qinglong/qinglong/internal/testkit/clustertest"
+	"github.com/qinglong/qinglong/internal/worker/agent"
+)
+
+// A real worker's command starts with its project's env, which the
+// replica's grant carries beside the execution revision: the project's
+// value, the project's secret resolved from the worker's own secrets file
+// (masked in the log), and the task's own variable winning over the
+// project's of the same name.
+func TestAWorkersRunSeesItsProjectsEnv(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, Config{})
+	dir := t.TempDir()
+	secrets := filepath.Join(dir, "secrets.json")
+	if err := os.WriteFile(secrets, []byte(`{"shop/api-token": "v3ry-s3cret-value"}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	doc := "project: shop\nenv:\n  REGION: cn-east\n  TIER: gold\n  TOKEN: {secret: shop/api-token}\n" +
+		"tasks:\n  - name: job\n    env: {TIER: own}\n    script: |\n" +
+		`      echo "region=$REGION tier=$TIER token=$TOKEN"; [ "$TOKEN" = v3ry-s3cret-value ] && echo resolved` + "\n" +
+		"triggers:\n  - {name: t00000, task: job, cron: \"" + clustertest.QuietCron() + "\", timezone: UTC}\n"
+	f.admitDefinitions(t, f.rt, "shop", doc, 1, nil)
+	logs := &syncBuffer{}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		_, err := agent.Run(ctx, agent.Config{Server: f.url, Credential: f.worker(t, "shop"), DataDir: t.TempDir(), Concurrency: 1,
+			StopTimeout: 5 * time.Second, PullWait: time.Second, BaseEnv: []string{"PATH=/usr/bin:/bin"}, SecretsFile: secrets,
+			Logger: slog.New(slog.NewJSONHandler(logs, nil))})
+		done <- err
+	}()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("worker: %v\n%s", err, logs.String())
+		}
+	})
+	a := f.ended(t, "shop")
+	if log := f.log(t, a.id); a.state != "succeeded" || log != "region=cn-east tier=own token=***\nresolved\n" {
+		t.Fatalf("attempt %+v logged %q; want the project's REGION, the task's own TIER and the project's TOKEN resolved from the worker's file", a, log)
+	}
+}
