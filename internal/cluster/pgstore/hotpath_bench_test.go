@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/qinglong/qinglong/internal/core/audit"
 	"github.com/qinglong/qinglong/internal/core/schedule"
+	"github.com/qinglong/qinglong/internal/testkit/storetest"
 )
 
 // ownProjectID is the project addDueProject adds: outside the claim
@@ -69,10 +69,6 @@ func BenchmarkBoundBacklogBesideOthersDue(b *testing.B) {
 	}
 }
 
-// benchAuditRows is how many records each of the audit trail's tables
-// holds in BenchmarkAuditListPage.
-const benchAuditRows = 100_000
-
 // seedAudit writes n records into each of the audit trail's tables, one
 // millisecond apart, interleaved in time, the trigger schedule's of the
 // bound project's first trigger.
@@ -94,28 +90,16 @@ func (s *store) seedAudit(t testing.TB, n int) {
 	}
 }
 
-// BenchmarkAuditListPage measures one page (100 records) of the audit
-// listing with 100,000 records in audit_log and 100,000 in
-// trigger_schedule_audit, interleaved in time: the first page, and a page
-// in the middle of the trail (after 100,000 records, through a cursor).
+// BenchmarkAuditListPage measures one page of the audit listing
+// (storetest.BenchAuditPages) with 100,000 records in audit_log and
+// 100,000 in trigger_schedule_audit.
 func BenchmarkAuditListPage(b *testing.B) {
 	s := newStore(b)
 	s.addDueProject(b, 1)
-	s.seedAudit(b, benchAuditRows)
+	s.seedAudit(b, storetest.AuditBenchRows)
 	var middle string
-	if err := s.super.QueryRow(b.Context(), `SELECT at_ms || '.a' || id FROM qinglong.audit_log ORDER BY at_ms DESC LIMIT 1 OFFSET $1`, benchAuditRows/2).Scan(&middle); err != nil {
+	if err := s.super.QueryRow(b.Context(), `SELECT at_ms || '.a' || id FROM qinglong.audit_log ORDER BY at_ms DESC LIMIT 1 OFFSET $1`, storetest.AuditBenchRows/2).Scan(&middle); err != nil {
 		b.Fatal(err)
 	}
-	for _, c := range []struct {
-		name, after string
-	}{{"first", ""}, {"deep", middle}} {
-		b.Run("page="+c.name, func(b *testing.B) {
-			for b.Loop() {
-				page, err := s.runtime.AuditList(b.Context(), audit.Query{Limit: 100, After: c.after})
-				if err != nil || len(page.Records) != 100 || page.Next == "" {
-					b.Fatalf("a page of %d records (next %q), %v; want 100 and more", len(page.Records), page.Next, err)
-				}
-			}
-		})
-	}
+	storetest.BenchAuditPages(b, s.runtime, middle)
 }

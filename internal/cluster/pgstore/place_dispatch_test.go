@@ -6,7 +6,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/qinglong/qinglong/internal/core/ids"
 	"github.com/qinglong/qinglong/internal/core/schedule"
 )
 
@@ -102,16 +101,11 @@ func TestMigratingGivesTheReplacementsAlreadyQueuedThePlaceOfTheRunsTheyCancelle
 	}
 }
 
-// admitDueOnce makes the trigger due a second ago, runs one scheduler
-// round and returns the Run it admitted.
+// admitDueOnce admits the trigger's occurrence a second ago (admitDue)
+// and returns its Run.
 func (s *store) admitDueOnce(t *testing.T, triggerID string) string {
 	t.Helper()
-	s.exec(t, `UPDATE qinglong.trigger_schedules SET next_fire_at_ms = `+ClockMsSQL+` - 1000, state_version = state_version + 1
-		WHERE trigger_id = $1`, triggerID)
-	sum, err := schedule.Round(t.Context(), s.runtime, schedule.RoundConfig{PageSize: schedule.MaxPageSize, Parallel: 1, GraceMs: 30_000, NewIDs: ids.Fill})
-	if err != nil || sum.Counts[schedule.Admitted] != 1 {
-		t.Fatalf("round admitted %v (errors %v, err %v), want the trigger's occurrence", sum.Counts, sum.Errors, err)
-	}
+	s.admitDue(t, "trigger_id", triggerID, 1)
 	var runID string
 	if err := s.super.QueryRow(t.Context(), `SELECT id FROM qinglong.runs WHERE trigger_id = $1 ORDER BY id DESC LIMIT 1`, triggerID).Scan(&runID); err != nil {
 		t.Fatal(err)

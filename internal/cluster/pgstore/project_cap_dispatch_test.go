@@ -11,7 +11,6 @@ import (
 	"github.com/qinglong/qinglong/internal/core/catalog"
 	"github.com/qinglong/qinglong/internal/core/ids"
 	"github.com/qinglong/qinglong/internal/core/run"
-	"github.com/qinglong/qinglong/internal/core/schedule"
 	"github.com/qinglong/qinglong/internal/core/task"
 	"github.com/qinglong/qinglong/internal/core/workerproto"
 )
@@ -94,7 +93,7 @@ func (s *store) pullOpen(t *testing.T, w worker, maxGrants int) (pgx.Tx, workerp
 }
 
 // republishAndAdmit applies file, a new revision of project's task, and
-// admits one Run of each of its n triggers, as admitRuns does.
+// admits one Run of each of its n triggers (admitDue).
 func (s *store) republishAndAdmit(t *testing.T, projectID, file string, n int) {
 	t.Helper()
 	doc, err := apply.Parse("team.yaml", []byte(file))
@@ -105,13 +104,7 @@ func (s *store) republishAndAdmit(t *testing.T, projectID, file string, n int) {
 	if _, err := apply.Apply(t.Context(), svc, doc, ids.New); err != nil {
 		t.Fatalf("apply: %v", err)
 	}
-	s.exec(t, `UPDATE qinglong.trigger_schedules
-		SET next_fire_at_ms = `+ClockMsSQL+` - 1000, state_version = state_version + 1
-		WHERE project_id = $1`, projectID)
-	sum, err := schedule.Round(t.Context(), s.runtime, schedule.RoundConfig{PageSize: schedule.MaxPageSize, Parallel: 4, GraceMs: 30_000, NewIDs: ids.Fill})
-	if err != nil || sum.Counts[schedule.Admitted] != n {
-		t.Fatalf("round admitted %v (errors %v, err %v), want %d", sum.Counts, sum.Errors, err, n)
-	}
+	s.admitDue(t, "project_id", projectID, n)
 }
 
 // A pull that may grant a capped project's Runs while another pull's

@@ -4,7 +4,7 @@ import (
 	"context"
 	"testing"
 
-	"github.com/qinglong/qinglong/internal/core/audit"
+	"github.com/qinglong/qinglong/internal/testkit/storetest"
 )
 
 // seedAuditSQL writes ?1 records into each of the audit trail's tables,
@@ -19,43 +19,21 @@ WITH RECURSIVE i(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM i WHERE n < ?1)
 INSERT INTO trigger_schedule_audit (trigger_id, action, actor, note, at_ms)
 SELECT ?4, CASE n % 2 WHEN 0 THEN 'pause' ELSE 'resume' END, 'bob', NULL, ?2 + n FROM i;`
 
-// benchAuditRows is how many records each of the audit trail's tables
-// holds in BenchmarkAuditListPage.
-const benchAuditRows = 100_000
-
-// BenchmarkAuditListPage measures one page (100 records) of the audit
-// listing with 100,000 records in audit_log and 100,000 in
-// trigger_schedule_audit, interleaved in time: the first page, and a page
-// in the middle of the trail (after 100,000 records, through the cursor
-// of the page before it).
+// BenchmarkAuditListPage measures one page of the audit listing
+// (storetest.BenchAuditPages) with 100,000 records in audit_log and
+// 100,000 in trigger_schedule_audit.
 func BenchmarkAuditListPage(b *testing.B) {
 	e := newEnv(b)
 	p := e.projectTB(b, "bench")
 	tk := e.taskTB(b, p.ID)
 	tg := e.triggerTB(b, p.ID, tk, "tick")
-	ctx := context.Background()
-	conn, err := e.raw.Conn(ctx)
-	if err != nil {
+	rows := storetest.AuditBenchRows
+	if err := e.seedBehind(context.Background(), seedAuditSQL, rows, e.clock.NowMs()-2*int64(rows), idPrefix(), tg); err != nil {
 		b.Fatal(err)
 	}
-	if _, err := conn.ExecContext(ctx, "BEGIN IMMEDIATE;"+seedAuditSQL+"COMMIT;", benchAuditRows, e.clock.NowMs()-2*benchAuditRows, idPrefix(), tg); err != nil {
-		b.Fatal(err)
-	}
-	conn.Close()
 	var middle string
-	if err := e.raw.QueryRow(`SELECT at_ms || '.a' || id FROM audit_log ORDER BY at_ms DESC LIMIT 1 OFFSET ?`, benchAuditRows/2).Scan(&middle); err != nil {
+	if err := e.raw.QueryRow(`SELECT at_ms || '.a' || id FROM audit_log ORDER BY at_ms DESC LIMIT 1 OFFSET ?`, rows/2).Scan(&middle); err != nil {
 		b.Fatal(err)
 	}
-	for _, c := range []struct {
-		name, after string
-	}{{"first", ""}, {"deep", middle}} {
-		b.Run("page="+c.name, func(b *testing.B) {
-			for b.Loop() {
-				page, err := e.store.AuditList(b.Context(), audit.Query{Limit: 100, After: c.after})
-				if err != nil || len(page.Records) != 100 || page.Next == "" {
-					b.Fatalf("a page of %d records (next %q), %v; want 100 and more", len(page.Records), page.Next, err)
-				}
-			}
-		})
-	}
+	storetest.BenchAuditPages(b, e.store, middle)
 }

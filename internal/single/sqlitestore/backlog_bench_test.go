@@ -49,14 +49,7 @@ func copyTriggerSQL(tb testing.TB, e *env) string {
 // schedule row.
 func (e *env) seedTriggerCopies(tb testing.TB, template string, n int) {
 	tb.Helper()
-	ctx := context.Background()
-	conn, err := e.raw.Conn(ctx)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	defer conn.Close()
-	if _, err := conn.ExecContext(ctx, "BEGIN IMMEDIATE; PRAGMA defer_foreign_keys = ON;"+copyTriggerSQL(tb, e)+"COMMIT;", template, n, idPrefix()); err != nil {
-		_, _ = conn.ExecContext(ctx, "ROLLBACK")
+	if err := e.seedBehind(context.Background(), "PRAGMA defer_foreign_keys = ON;"+copyTriggerSQL(tb, e), template, n, idPrefix()); err != nil {
 		tb.Fatalf("copy trigger %s %d times: %v", template, n, err)
 	}
 }

@@ -1,40 +1,9 @@
 package sqlitestore
 
 import (
-	"context"
 	"fmt"
 	"testing"
 )
-
-// seedQueuedSQL copies Run ?1 ?2 times as queued Runs, each with its first
-// attempt claimed for the dispatcher, written behind the store's back as
-// an admission leaves them. Ids are the random prefixes ?3 (runs) and ?4
-// (attempts) followed by a counter, so the copies queue in that order.
-const seedQueuedSQL = `
-WITH RECURSIVE i(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM i WHERE n < ?2)
-INSERT INTO runs (id, project_id, task_id, task_revision, trigger_id, trigger_revision, execution_revision_id,
-	idempotency_key, scheduled_for_ms, state, version, last_event_seq, created_at_ms, queued_at_ms, updated_at_ms)
-SELECT printf('%s%012x', ?3, n), r.project_id, r.task_id, r.task_revision, r.trigger_id, r.trigger_revision, r.execution_revision_id,
-	'queued:' || printf('%s%012x', ?3, n), r.scheduled_for_ms, 'queued', 2, 2, r.created_at_ms, r.queued_at_ms, r.updated_at_ms
-FROM i, runs r WHERE r.id = ?1;
-WITH RECURSIVE i(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM i WHERE n < ?2)
-INSERT INTO attempts (id, run_id, number, executor, state, created_at_ms)
-SELECT printf('%s%012x', ?4, n), printf('%s%012x', ?3, n), 1, 'local_process', 'claimed', 0 FROM i;`
-
-// seedQueued adds n queued Runs copied from the Run template.
-func (e *env) seedQueued(tb testing.TB, template string, n int) {
-	tb.Helper()
-	ctx := context.Background()
-	conn, err := e.raw.Conn(ctx)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	defer conn.Close()
-	if _, err := conn.ExecContext(ctx, "BEGIN IMMEDIATE;"+seedQueuedSQL+"COMMIT;", template, n, idPrefix(), idPrefix()); err != nil {
-		_, _ = conn.ExecContext(ctx, "ROLLBACK")
-		tb.Fatalf("seed %d queued Runs: %v", n, err)
-	}
-}
 
 // BenchmarkDispatchRoundBesideACappedBacklog measures one read of the
 // dispatcher's queue (AttemptsPending, a round's 16 slots) when a project
@@ -59,7 +28,7 @@ func BenchmarkDispatchRoundBesideACappedBacklog(b *testing.B) {
 			if err := e.raw.QueryRow(`SELECT r.id, a.id FROM runs r JOIN attempts a ON a.run_id = r.id`).Scan(&first, &firstAttempt); err != nil {
 				b.Fatal(err)
 			}
-			e.seedQueued(b, first, c.backlog)
+			e.seedRuns(b, first, c.backlog, queuedRuns)
 			if _, _, _, err := e.store.AttemptStart(b.Context(), firstAttempt, "owner-1", ""); err != nil {
 				b.Fatal(err)
 			}

@@ -1,44 +1,17 @@
 package sqlitestore
 
 import (
-	"context"
 	"fmt"
 	"strings"
 	"testing"
 	"time"
 )
 
-// seedRetryWaitSQL copies Run ?1 ?2 times as Runs waiting to retry, each
-// with its next attempt (number 2) claimed and available at ?5, written
-// behind the store's back as a failed attempt's retry leaves them. Ids
-// are the random prefixes ?3 (runs) and ?4 (attempts) followed by a
-// counter.
-const seedRetryWaitSQL = `
-WITH RECURSIVE i(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM i WHERE n < ?2)
-INSERT INTO runs (id, project_id, task_id, task_revision, trigger_id, trigger_revision, execution_revision_id,
-	idempotency_key, scheduled_for_ms, state, version, last_event_seq, created_at_ms, queued_at_ms, updated_at_ms)
-SELECT printf('%s%012x', ?3, n), r.project_id, r.task_id, r.task_revision, r.trigger_id, r.trigger_revision, r.execution_revision_id,
-	'wait:' || printf('%s%012x', ?3, n), r.scheduled_for_ms, 'retry_wait', 4, 4, r.created_at_ms, r.queued_at_ms, r.updated_at_ms
-FROM i, runs r WHERE r.id = ?1;
-WITH RECURSIVE i(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM i WHERE n < ?2)
-INSERT INTO attempts (id, run_id, number, executor, state, available_at_ms, created_at_ms)
-SELECT printf('%s%012x', ?4, n), printf('%s%012x', ?3, n), 2, 'local_process', 'claimed', ?5, 0 FROM i;`
-
 // seedRetryWaiting adds n Runs waiting out a backoff that ends in an hour,
 // copied from the Run template.
 func (e *env) seedRetryWaiting(tb testing.TB, template string, n int) {
 	tb.Helper()
-	ctx := context.Background()
-	conn, err := e.raw.Conn(ctx)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	defer conn.Close()
-	until := e.clock.NowMs() + time.Hour.Milliseconds()
-	if _, err := conn.ExecContext(ctx, "BEGIN IMMEDIATE;"+seedRetryWaitSQL+"COMMIT;", template, n, idPrefix(), idPrefix(), until); err != nil {
-		_, _ = conn.ExecContext(ctx, "ROLLBACK")
-		tb.Fatalf("seed %d Runs waiting to retry: %v", n, err)
-	}
+	e.seedRuns(tb, template, n, retryWaitingRuns(e.clock.NowMs()+time.Hour.Milliseconds()))
 }
 
 // The dispatcher's queue reads the attempts it could start now and never

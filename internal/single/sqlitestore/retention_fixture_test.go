@@ -74,13 +74,7 @@ func (e *env) seedEnded(ctx context.Context, state run.State, template string, n
 		return nil, err
 	}
 	runs, attempts := idPrefix(), idPrefix()
-	conn, err := e.raw.Conn(ctx)
-	if err != nil {
-		return nil, err
-	}
-	defer conn.Close()
-	if _, err := conn.ExecContext(ctx, "BEGIN IMMEDIATE;"+seedSQL+"COMMIT;", template, n, endedAtMs, logBytes, e.logDir(), runs, attempts, string(state)); err != nil {
-		_, _ = conn.ExecContext(ctx, "ROLLBACK")
+	if err := e.seedBehind(ctx, seedSQL, template, n, endedAtMs, logBytes, e.logDir(), runs, attempts, string(state)); err != nil {
 		return nil, err
 	}
 	out := make([]string, n)

@@ -288,13 +288,25 @@ func (c *Client) Pull(ctx context.Context, req workerproto.PullRequest) (reply w
 }
 
 // leaseBound is the timeout of the requests made under a run lease (start,
-// renew, log, complete): their context ends with the lease (or the next
+// renew, complete): their context ends with the lease (or the next
 // renewal), and each send gets a share of what is left of it.
 const leaseBound time.Duration = -1
 
-// tryTimeout bounds one send of a request whose whole is bounded by ctx.
-// A lease-bound send gets half of the time left before ctx's deadline (at
-// least minLeaseTry, at most requestTimeout): a replica that accepts the
+// renewalBound is the timeout of a log send, whose context ends when the
+// attempt's next renewal is due (or its lease, if sooner): one send gets
+// all of that. Half of it, as a lease-bound send gets, was no more than
+// half a second at a 3 s lease, so a replica that took a little longer to
+// store a chunk had every send cut until the worker dropped output; and
+// the half protects nothing here. A renewal waits for no log send past
+// the time it is due whatever share each send gets (the context ends
+// then), and it is the renewal, bounded by the lease, that gets half of
+// what is left, to leave the next replica time if this one hangs.
+const renewalBound time.Duration = -2
+
+// tryTimeout bounds one send of a request whose whole is bounded by ctx
+// (for a renewal-bound one see renewalBound). A lease-bound send gets
+// half of the time left before ctx's deadline (at least minLeaseTry, at
+// most requestTimeout): a replica that accepts the
 // request and never answers (frozen, hung) must not hold it to the end of
 // the lease, or the worker could not fail over to the next replica and
 // renew there in time. A fixed timeout cannot do it: it would be longer
@@ -302,12 +314,15 @@ const leaseBound time.Duration = -1
 // sends needlessly short. Half leaves the next replica as long as the
 // hung one had.
 func tryTimeout(ctx context.Context, timeout time.Duration) time.Duration {
-	if timeout != leaseBound {
+	if timeout != leaseBound && timeout != renewalBound {
 		return timeout
 	}
 	deadline, ok := ctx.Deadline()
 	if !ok {
 		return requestTimeout
+	}
+	if timeout == renewalBound {
+		return min(requestTimeout, max(minLeaseTry, time.Until(deadline)))
 	}
 	return min(requestTimeout, max(minLeaseTry, time.Until(deadline)/2))
 }
@@ -327,7 +342,7 @@ func (c *Client) Renew(ctx context.Context, req workerproto.RenewRequest) (worke
 // Log appends a chunk of output.
 func (c *Client) Log(ctx context.Context, req workerproto.LogRequest) (workerproto.LogReply, error) {
 	var out workerproto.LogReply
-	return out, c.call(ctx, workerproto.PathLog, leaseBound, req, &out, nil)
+	return out, c.call(ctx, workerproto.PathLog, renewalBound, req, &out, nil)
 }
 
 // Complete reports an attempt's end. ended, when not zero, is when the
