@@ -219,7 +219,7 @@ of on stderr, naming the projects there are (the secret is set all the same). Th
 standard input when it is a pipe or a file, without one trailing line ending. It is never taken from
 the command line, where every user of the host reads it (ps). It must hold 4 to ` + fmt.Sprint(process.MaxSecretLen) + ` bytes of UTF-8
 text without NUL. The next attempt that starts reads it. Where the definitions are at hand the
-command says which tasks and channels use the name.` + opts.auditedSecrets("A change of the data directory's file is\nrecorded in its audit trail (`audit list`), by name, never the value."),
+command says which tasks and channels use the name.` + opts.auditedSecrets("A change of the data directory's file is\nrecorded in its audit trail (`audit list`), by name, never the value, so, like the commands that\nwrite the database, it is refused while this device's clock reads behind the newest time the\ndatabase recorded (--clock-behind-ok writes all the same)."),
 		Example: opts.secretsText("  BIN secrets set api_token --data-dir /var/lib/qinglong\n  printf '%s' \"$TOKEN\" | BIN secrets set api_token\n"+
 			"  BIN secrets set hook-key --secrets-file /etc/qinglong/secrets.json < key.txt",
 			"  BIN secrets set api_token --secrets-file /etc/qinglong/worker-secrets.json\n"+
@@ -285,7 +285,7 @@ func secretsDeleteCommand(opts Options) *cobra.Command {
 		Short: "Delete a secret from the secrets file",
 		Long: `Delete the secret NAME from the secrets file. When the definitions still use it, a warning on
 standard error names the uses: their Runs and notifications fail with secret_unavailable until it is
-set again. A name the file does not define exits 1, naming those it does.` + opts.auditedSecrets("A delete from the data\ndirectory's file is recorded in its audit trail (`audit list`)."),
+set again. A name the file does not define exits 1, naming those it does.` + opts.auditedSecrets("A delete from the data\ndirectory's file is recorded in its audit trail (`audit list`), and refused while this device's\nclock reads behind the newest time the database recorded, as secrets set is."),
 		Example: opts.secretsText("  BIN secrets delete old_token --data-dir /var/lib/qinglong",
 			"  BIN secrets delete old_token --secrets-file /etc/qinglong/worker-secrets.json"),
 		Args: oneSecretArg("delete"),

@@ -6,6 +6,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -14,7 +15,9 @@ import (
 	"github.com/qinglong/qinglong/internal/core/cli"
 	"github.com/qinglong/qinglong/internal/core/hold"
 	"github.com/qinglong/qinglong/internal/core/ids"
+	"github.com/qinglong/qinglong/internal/core/process"
 	"github.com/qinglong/qinglong/internal/core/schedule"
+	"github.com/qinglong/qinglong/internal/single/server"
 	"github.com/qinglong/qinglong/internal/single/sqlitestore"
 )
 
@@ -114,7 +117,9 @@ func contents(t *testing.T, dir string) string {
 }
 
 // heldWrites are the commands that write the embedded database itself,
-// each with arguments that pass its own checks on databaseAheadOfTheClock.
+// each with arguments that pass its own checks on databaseAheadOfTheClock
+// (the secrets commands, which record their change in its audit trail,
+// given the data directory's secrets file holding api_token).
 var heldWrites = [][]string{
 	{"apply", "-f", "DEFS"},
 	{"triggers", "run", "demo/tick"},
@@ -136,18 +141,29 @@ var heldWrites = [][]string{
 	{"users", "delete", "ops"},
 	{"users", "passwd", "ops"},
 	{"users", "set-projects", "ops", "--project", "demo"},
+	{"secrets", "set", "api_token"},
+	{"secrets", "delete", "api_token"},
 }
 
 // TestWhileTheClockReadsBehindTheDatabaseCommandsWritingItAreRefusedAndReadsAnswered:
 // on a database whose newest recorded time lies thirty days ahead of the
 // clock, every command that writes it directly exits 1 with the reason
 // clock_behind_database, saying how far behind the clock reads, to check
-// NTP and the flag that writes all the same, and writes nothing; the
-// commands that date nothing are answered (a cancel, below, too).
+// NTP and the flag that writes all the same, and writes nothing, to the
+// database or the secrets file; the commands that date nothing are
+// answered (a cancel, below, too).
 func TestWhileTheClockReadsBehindTheDatabaseCommandsWritingItAreRefusedAndReadsAnswered(t *testing.T) {
 	t.Parallel()
 	dir, runID := databaseAheadOfTheClock(t)
 	defs := writeFile(t, t.TempDir(), "defs.yaml", strings.Replace(goodFile, "echo hello", "echo changed", 1))
+	secrets := server.LayoutOfDB(filepath.Join(dir, "qinglong.db")).Secrets
+	if _, err := (process.Secrets{Path: secrets}).Set("api_token", "the-old-value"); err != nil {
+		t.Fatal(err)
+	}
+	secretsBefore, err := os.ReadFile(secrets)
+	if err != nil {
+		t.Fatal(err)
+	}
 	before := contents(t, dir)
 	// The edge binary's writing opener, which makes a new file as an edge
 	// server would: the edge binary refuses as ql does.
@@ -181,6 +197,9 @@ func TestWhileTheClockReadsBehindTheDatabaseCommandsWritingItAreRefusedAndReadsA
 	}
 	if after := contents(t, dir); after != before {
 		t.Errorf("the refused commands wrote to the database:\nbefore:\n%s\nafter:\n%s", before, after)
+	}
+	if after, err := os.ReadFile(secrets); err != nil || !bytes.Equal(after, secretsBefore) {
+		t.Errorf("the refused commands changed the secrets file (%v)", err)
 	}
 
 	// Reads, the credential lists, a retention pass (which ages rows by
@@ -242,6 +261,11 @@ func TestTheClockBehindOverrideWritesTheDatabase(t *testing.T) {
 	defs := writeFile(t, t.TempDir(), "defs.yaml", strings.Replace(goodFile, "echo hello", "echo changed", 1))
 	if code, out, errOut := ql(t, "apply", "-f", defs, "--data-dir", dir, "--clock-behind-ok"); code != 0 || !strings.Contains(out, "updated") {
 		t.Errorf("apply --clock-behind-ok: exit %d %q %s; want the task updated", code, out, errOut)
+	}
+	var out, errOut bytes.Buffer
+	code := cli.MainIn(context.Background(), Options("ql-edge"), []string{"secrets", "set", "api_token", "--data-dir", dir, "--clock-behind-ok"}, strings.NewReader("the-new-value\n"), &out, &errOut)
+	if code != 0 || !strings.Contains(out.String(), "secret api_token: created") {
+		t.Errorf("secrets set --clock-behind-ok: exit %d %q %s; want the secret created", code, out.String(), errOut.String())
 	}
 }
 
