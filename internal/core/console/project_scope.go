@@ -18,8 +18,7 @@ type projectRule int
 
 const (
 	// noProject: pages of the session itself (account, sign-out) and the
-	// owner's pages (tokens, secrets, audit), which no bound user
-	// reaches: an owner is never bound.
+	// pages before one (sign-in, setup, assets).
 	noProject projectRule = iota
 	// listed: a listing whose store keeps only the user's projects' rows
 	// before it cuts the page (bound.in), so a page is full of them.
@@ -37,13 +36,15 @@ const (
 	// everyProject: a page that is no one project's (the workers, whose
 	// attempts are every project's): refused to a bound user.
 	everyProject
-	// definitionsOfAny: the definitions pages, which read and publish
-	// any project's definitions, chosen by a picker of every project, a
-	// form's field or a file's project:. Refused to a bound user outright,
-	// whatever its role, rather than trusting that no role which may
-	// publish is ever bound: none reaches another project's definitions
-	// there.
-	definitionsOfAny
+	// adminOfEveryProject: the admin pages over every project at once:
+	// the definitions pages, which read and publish any project's
+	// definitions, chosen by a picker of every project, a form's field or
+	// a file's project:; the tokens, each of which may reach every
+	// project; the secrets, a global one every project's; and the audit
+	// trail, every project's records. Refused to a bound user outright,
+	// whatever its role, rather than trusting that no role with the admin
+	// scope is ever bound: none reaches another project's there.
+	adminOfEveryProject
 )
 
 // bound is the projects the request's user is bound to: none for a
@@ -117,7 +118,7 @@ func (c *Console) routeProject(ctx context.Context, rule projectRule, r *http.Re
 		return b.reaches(d.ProjectName, schedule.TriggerMissing(id))
 	case notificationProject:
 		return c.notificationInScope(ctx, r.PathValue("id"))
-	case everyProject, definitionsOfAny:
+	case everyProject, adminOfEveryProject:
 		return account.ErrProjectNotInScope(b.user, b.projects, r.Method+" "+r.URL.Path)
 	}
 	return nil

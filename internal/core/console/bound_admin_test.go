@@ -32,13 +32,15 @@ func (b boundToAlpha) UserByID(ctx context.Context, id string) (account.User, er
 	return u, err
 }
 
-// No user bound to projects reaches the definitions pages, whatever its
-// role: every /definitions route refuses it 403 project_not_in_scope
-// before it reads or publishes anything, an owner's session bound to
-// alpha included, so none sees or publishes another project's
-// definitions there (the picker of every project, a form's project, a
-// file's project:). A session of every project still gets the page.
-func TestABoundUserOfAnyRoleNeverReachesTheDefinitionsPages(t *testing.T) {
+// No user bound to projects reaches the admin pages over every project,
+// whatever its role: every /definitions, /tokens, /secrets and /audit
+// route refuses it 403 project_not_in_scope before it reads or changes
+// anything, an owner's session bound to alpha included, so none sees or
+// publishes another project's definitions there (the picker of every
+// project, a form's project, a file's project:), nor makes a token, sets
+// a secret or reads a record of every project. A session of every
+// project still gets the pages.
+func TestABoundUserOfAnyRoleNeverReachesTheAdminPagesOfEveryProject(t *testing.T) {
 	t.Parallel()
 	ctx := t.Context()
 	st := sqlitetest.Open(t)
@@ -48,7 +50,7 @@ func TestABoundUserOfAnyRoleNeverReachesTheDefinitionsPages(t *testing.T) {
 		}
 	}
 	svc := &catalog.Service{Store: st, Executor: task.LocalProcess, NowMs: func() int64 { return time.Now().UnixMilli() }}
-	c := New(Config{Runs: st, LastRuns: st, Triggers: st, Detail: st, Tokens: st, Users: boundToAlpha{st}, Export: st, Definitions: svc})
+	c := New(Config{Runs: st, LastRuns: st, Triggers: st, Detail: st, Tokens: st, TokenAdmin: st, Users: boundToAlpha{st}, Export: st, Definitions: svc})
 	const hash = "$argon2id$placeholder"
 	for _, u := range []struct {
 		name string
@@ -71,34 +73,45 @@ func TestABoundUserOfAnyRoleNeverReachesTheDefinitionsPages(t *testing.T) {
 		c.ServeHTTP(w, r)
 		return w
 	}
+	adminPage := func(pattern string) bool {
+		for _, prefix := range []string{"/definitions", "/tokens", "/secrets", "/audit"} {
+			if strings.HasPrefix(pattern, prefix) {
+				return true
+			}
+		}
+		return false
+	}
 	n := 0
 	for _, rt := range routes {
-		if !strings.HasPrefix(rt.pattern, "/definitions") {
+		if !adminPage(rt.pattern) && rt.projects != adminOfEveryProject {
 			continue
 		}
 		n++
-		if rt.projects != definitionsOfAny {
-			t.Errorf("%s %s is not refused to a bound user as a definitions page", rt.method, rt.pattern)
+		if rt.projects != adminOfEveryProject {
+			t.Errorf("%s %s is not refused to a bound user as an admin page over every project", rt.method, rt.pattern)
 		}
-		w := send("root", rt.method, rt.pattern+"?project=charlie")
+		path := strings.ReplaceAll(rt.pattern, "{name}", "ci")
+		w := send("root", rt.method, path+"?project=charlie")
 		said := errorMessage.FindString(w.Body.String())
 		if w.Code != http.StatusForbidden || !strings.Contains(said, "is bound to the project alpha") || strings.Contains(said, "charlie") || strings.Contains(w.Body.String(), `<option value="charlie"`) {
 			t.Errorf("%s %s for an owner bound to alpha: %d; want 403 project_not_in_scope, offering and naming no other project:\n%s", rt.method, rt.pattern, w.Code, w.Body)
 		}
-		if w := send("ops", rt.method, rt.pattern); w.Code != http.StatusForbidden {
+		if w := send("ops", rt.method, path); w.Code != http.StatusForbidden {
 			t.Errorf("%s %s for an operator bound to alpha: %d; want 403", rt.method, rt.pattern, w.Code)
 		}
 	}
 	if n == 0 {
-		t.Fatal("the route table has no /definitions route")
+		t.Fatal("the route table has no admin page over every project")
 	}
-	unbound := New(Config{Runs: st, LastRuns: st, Triggers: st, Detail: st, Tokens: st, Users: st, Export: st, Definitions: svc})
+	unbound := New(Config{Runs: st, LastRuns: st, Triggers: st, Detail: st, Tokens: st, TokenAdmin: st, Users: st, Export: st, Definitions: svc})
 	unbound.sessions = c.sessions
-	r := httptest.NewRequest(http.MethodGet, "/definitions?project=charlie", nil)
-	r.AddCookie(&http.Cookie{Name: sessionCookie, Value: "root"})
-	w := httptest.NewRecorder()
-	unbound.ServeHTTP(w, r)
-	if w.Code != http.StatusOK {
-		t.Errorf("the definitions page for an owner of every project: %d; want it shown:\n%s", w.Code, w.Body)
+	for _, path := range []string{"/definitions?project=charlie", "/tokens"} {
+		r := httptest.NewRequest(http.MethodGet, path, nil)
+		r.AddCookie(&http.Cookie{Name: sessionCookie, Value: "root"})
+		w := httptest.NewRecorder()
+		unbound.ServeHTTP(w, r)
+		if w.Code != http.StatusOK {
+			t.Errorf("%s for an owner of every project: %d; want it shown:\n%s", path, w.Code, w.Body)
+		}
 	}
 }
