@@ -6,16 +6,11 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"path/filepath"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
-	"github.com/qinglong/qinglong/internal/core/apitoken"
-	"github.com/qinglong/qinglong/internal/core/ids"
 	"github.com/qinglong/qinglong/internal/core/websession"
-	"github.com/qinglong/qinglong/internal/testkit/sqlitetest"
 )
 
 // A live log left open counts as use of its session while it sends: one
@@ -24,32 +19,18 @@ import (
 // nothing: at the end of the session's lifetime the stream stops, saying
 // the session ended and to sign in again.
 func TestAnOpenLiveLogKeepsItsSessionInUseUntilItsLifetimeEnds(t *testing.T) {
-	var storeMs atomic.Int64
-	storeMs.Store(time.Date(2030, 1, 2, 3, 4, 5, 0, time.UTC).UnixMilli())
-	st := sqlitetest.OpenAt(t, filepath.Join(t.TempDir(), "ql.db"), storeMs.Load)
-	secret, _, err := apitoken.Create(t.Context(), st, "tester", ids.New(), "web", apitoken.Read, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
+	site := newSessionSite(t)
+	storeMs := site.nowMs
 	const lifetime = 2 * time.Hour
 	runs := &runningRun{}
 	runs.answers.Store(1 << 40)
-	c := New(Config{Tokens: st, Sessions: st, NowMs: storeMs.Load, SessionTTL: lifetime, Runs: runs,
+	site.serve(Config{SessionTTL: lifetime, Runs: runs,
 		ReadLog: func(context.Context, string, int64, int64, io.Writer) (int64, bool, error) { return 0, false, nil }})
-	var cookie string
-	for _, ck := range tokenSignin(c, secret, "192.0.2.1").Result().Cookies() {
-		if ck.Name == sessionCookie {
-			cookie = ck.Value
-		}
-	}
+	cookie := site.signIn(t)
 	get := func(ctx context.Context, path string) *httptest.ResponseRecorder {
-		r := httptest.NewRequestWithContext(ctx, http.MethodGet, path, nil)
-		r.AddCookie(&http.Cookie{Name: sessionCookie, Value: cookie})
-		w := httptest.NewRecorder()
-		c.ServeHTTP(w, r)
-		return w
+		return site.getWith(ctx, cookie, path)
 	}
-	if cookie == "" || get(t.Context(), "/account").Code != http.StatusOK {
+	if get(t.Context(), "/account").Code != http.StatusOK {
 		t.Fatal("no session to follow a live log with")
 	}
 	// seen waits until the session's last use is the store's clock.
@@ -58,7 +39,7 @@ func TestAnOpenLiveLogKeepsItsSessionInUseUntilItsLifetimeEnds(t *testing.T) {
 		want := storeMs.Load()
 		deadline := time.Now().Add(10 * time.Second)
 		for {
-			row, err := st.SessionByDigest(t.Context(), websession.Digest(cookie))
+			row, err := site.st.SessionByDigest(t.Context(), websession.Digest(cookie))
 			if err == nil && row.LastSeenAtMs == want {
 				return
 			}

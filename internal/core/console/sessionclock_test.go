@@ -2,16 +2,10 @@ package console
 
 import (
 	"net/http"
-	"net/http/httptest"
-	"path/filepath"
-	"sync/atomic"
 	"testing"
 	"time"
 
-	"github.com/qinglong/qinglong/internal/core/apitoken"
-	"github.com/qinglong/qinglong/internal/core/ids"
 	"github.com/qinglong/qinglong/internal/core/websession"
-	"github.com/qinglong/qinglong/internal/testkit/sqlitetest"
 )
 
 // A console whose clock is off from its store's (a replica's from the
@@ -21,43 +15,23 @@ import (
 func TestAConsoleWhoseClockIsOffJudgesItsSessionsOnTheStoresClock(t *testing.T) {
 	for name, off := range map[string]time.Duration{"ahead": 10 * time.Minute, "behind": -10 * time.Minute} {
 		t.Run(name, func(t *testing.T) {
-			var storeMs atomic.Int64
-			storeMs.Store(time.Date(2030, 1, 2, 3, 4, 5, 0, time.UTC).UnixMilli())
-			st := sqlitetest.OpenAt(t, filepath.Join(t.TempDir(), "ql.db"), storeMs.Load)
-			secret, _, err := apitoken.Create(t.Context(), st, "tester", ids.New(), "web", apitoken.Read, 0)
-			if err != nil {
-				t.Fatal(err)
-			}
+			site := newSessionSite(t)
+			storeMs := site.nowMs
 			const ttl = time.Hour
-			c := New(Config{Tokens: st, Sessions: st, SessionTTL: ttl, NowMs: func() int64 { return storeMs.Load() + off.Milliseconds() }})
+			site.serve(Config{SessionTTL: ttl, NowMs: func() int64 { return storeMs.Load() + off.Milliseconds() }})
 			signedIn := storeMs.Load()
-			w := tokenSignin(c, secret, "192.0.2.1")
-			var cookie string
-			for _, ck := range w.Result().Cookies() {
-				if ck.Name == sessionCookie {
-					cookie = ck.Value
-				}
-			}
-			if w.Code != http.StatusSeeOther || cookie == "" {
-				t.Fatalf("sign-in: %d without a session cookie", w.Code)
-			}
-			row, err := st.SessionByDigest(t.Context(), websession.Digest(cookie))
+			cookie := site.signIn(t)
+			row, err := site.st.SessionByDigest(t.Context(), websession.Digest(cookie))
 			if err != nil || row.ExpiresAtMs != signedIn+ttl.Milliseconds() {
 				t.Fatalf("the stored session expires at %d (%v); want the store's sign-in %d and %v", row.ExpiresAtMs, err, signedIn, ttl)
 			}
-			account := func() int {
-				r := httptest.NewRequest(http.MethodGet, "/account", nil)
-				r.AddCookie(&http.Cookie{Name: sessionCookie, Value: cookie})
-				w := httptest.NewRecorder()
-				c.ServeHTTP(w, r)
-				return w.Code
-			}
+			account := func() int { return site.get(cookie, "/account").Code }
 			// Two minutes on, a use is due on the store's clock.
 			storeMs.Add((2 * time.Minute).Milliseconds())
 			if code := account(); code != http.StatusOK {
 				t.Fatalf("two minutes after sign-in: %d, want the page", code)
 			}
-			if row, err := st.SessionByDigest(t.Context(), websession.Digest(cookie)); err != nil || row.LastSeenAtMs != storeMs.Load() {
+			if row, err := site.st.SessionByDigest(t.Context(), websession.Digest(cookie)); err != nil || row.LastSeenAtMs != storeMs.Load() {
 				t.Fatalf("last use %d (%v); want the use two minutes on, %d", row.LastSeenAtMs, err, storeMs.Load())
 			}
 			// A moment before its expiry on the store's clock it is live,

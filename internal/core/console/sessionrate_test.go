@@ -7,66 +7,18 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"path/filepath"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/qinglong/qinglong/internal/core/apitoken"
-	"github.com/qinglong/qinglong/internal/core/ids"
-	"github.com/qinglong/qinglong/internal/testkit/sqlitetest"
 )
-
-// rateSite is a console on a stored database whose clock the test moves,
-// with a way to sign in with one read token.
-type rateSite struct {
-	c      *Console
-	nowMs  *atomic.Int64
-	secret string
-}
-
-func newRateSite(t *testing.T) *rateSite {
-	t.Helper()
-	var nowMs atomic.Int64
-	nowMs.Store(time.Date(2030, 1, 2, 3, 4, 5, 0, time.UTC).UnixMilli())
-	st := sqlitetest.OpenAt(t, filepath.Join(t.TempDir(), "ql.db"), nowMs.Load)
-	secret, _, err := apitoken.Create(t.Context(), st, "tester", ids.New(), "web", apitoken.Read, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return &rateSite{c: New(Config{Tokens: st, Sessions: st, NowMs: nowMs.Load}), nowMs: &nowMs, secret: secret}
-}
-
-// signIn returns a new session's cookie.
-func (s *rateSite) signIn(t *testing.T) string {
-	t.Helper()
-	w := tokenSignin(s.c, s.secret, "192.0.2.1")
-	for _, ck := range w.Result().Cookies() {
-		if ck.Name == sessionCookie {
-			return ck.Value
-		}
-	}
-	t.Fatalf("sign-in: %d without a session cookie", w.Code)
-	return ""
-}
-
-// get asks for path with the session of cookie ("" for none).
-func (s *rateSite) get(cookie, path string) *httptest.ResponseRecorder {
-	r := httptest.NewRequest(http.MethodGet, path, nil)
-	if cookie != "" {
-		r.AddCookie(&http.Cookie{Name: sessionCookie, Value: cookie})
-	}
-	w := httptest.NewRecorder()
-	s.c.ServeHTTP(w, r)
-	return w
-}
 
 // A session that sends more requests than its rate allows gets a page,
 // in its language, that says to slow down (429, Retry-After), while
 // another session goes on; a second later the session is served again.
 func TestASessionOverItsRequestRateIsToldToSlowDown(t *testing.T) {
-	site := newRateSite(t)
+	site := newSessionSite(t).serve(Config{})
 	busy, other := site.signIn(t), site.signIn(t)
 	for i := range SessionBurst {
 		if w := site.get(busy, "/account"); w.Code != http.StatusOK {
@@ -90,7 +42,7 @@ func TestASessionOverItsRequestRateIsToldToSlowDown(t *testing.T) {
 // The stylesheet, the script and the icon every page names count nothing
 // against a session's rate: a session at its rate still gets them.
 func TestTheConsolesAssetsDoNotCountAgainstASessionsRate(t *testing.T) {
-	site := newRateSite(t)
+	site := newSessionSite(t).serve(Config{})
 	cookie := site.signIn(t)
 	for range SessionBurst {
 		site.get(cookie, "/account")
