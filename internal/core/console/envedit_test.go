@@ -132,7 +132,7 @@ func TestEditTaskKeepsItsSecretEnvWhenUntouched(t *testing.T) {
 // other fields sent are kept.
 func TestTheEditConflictKeepsTheEnvYouSent(t *testing.T) {
 	t.Parallel()
-	site := newBatchSite(t, withSecretsFile(t, "JD_COOKIE"))
+	site := envSite(t)
 	applyYAML(t, site, beanFile)
 	sent := formValues(t, site.do(apitoken.Admin, "/definitions/task?project=shop&task=bean", nil).Body.String(), "/definitions/task")
 	applyYAML(t, site, strings.Replace(beanFile, "node jd_bean_sign.js", "node jd_bean_sign.js --changed", 1))
@@ -142,8 +142,7 @@ func TestTheEditConflictKeepsTheEnvYouSent(t *testing.T) {
 	addEnvRow(sent, "NEW", "1", false)
 	w := site.do(apitoken.Admin, "/definitions/task", sent)
 	page := html.UnescapeString(w.Body.String())
-	_, yours, _ := strings.Cut(page, `<div id="et-yours-env">`)
-	yours, _, _ = strings.Cut(yours, "</div>")
+	yours := between(page, `<div id="et-yours-env">`, "</div>")
 	if w.Code != http.StatusConflict || !strings.Contains(yours, `<dt><code>MODE</code></dt><dd><code class="env-literal">slow</code></dd>`) ||
 		!strings.Contains(yours, "<dt><code>NEW</code></dt>") || !strings.Contains(yours, "JD_COOKIE") {
 		t.Fatalf("%d: the conflict does not keep the env sent beside the form:\n%s", w.Code, page)

@@ -35,9 +35,34 @@ func withSecretsFile(t *testing.T, names ...string) func(*Config) {
 	}
 }
 
-// newTaskFilled is a New task form filled in but for its env rows.
-func newTaskFilled(task string) url.Values {
-	return url.Values{"project": {"shop"}, "task": {task}, "script": {"node /ql/scripts/jd_bean_sign.js"}, "cron": {"0 5 0 * * *"}, "timezone": {"Asia/Shanghai"}, "env_sent": {"1"}}
+// envSite is a site that may publish, with a secrets file defining
+// JD_COOKIE, for the env editor's tests.
+func envSite(t *testing.T) *batchSite {
+	return newBatchSite(t, withSecretsFile(t, "JD_COOKIE"))
+}
+
+// envIn is one env row as a task form sends it: a value, or (secret) the
+// name of a secret.
+type envIn struct {
+	name, value string
+	secret      bool
+}
+
+// newTaskFilled is a New task form filled in, with the env rows rows.
+func newTaskFilled(task string, rows ...envIn) url.Values {
+	v := url.Values{"project": {"shop"}, "task": {task}, "script": {"node /ql/scripts/jd_bean_sign.js"}, "cron": {"0 5 0 * * *"}, "timezone": {"Asia/Shanghai"}, "env_sent": {"1"}}
+	for _, r := range rows {
+		addEnvRow(v, r.name, r.value, r.secret)
+	}
+	return v
+}
+
+// between is the part of page after the first from and before the next
+// to: one block of a page ("" when from is not there).
+func between(page, from, to string) string {
+	_, after, _ := strings.Cut(page, from)
+	inside, _, _ := strings.Cut(after, to)
+	return inside
 }
 
 // addEnvRow adds a row to a task form's env rows: a value, or
@@ -61,14 +86,12 @@ func addEnvRow(v url.Values, name, value string, secret bool) {
 // row in place (so both ways add rows).
 func TestTheNewTaskFormAddsEnvRowsWithOrWithoutAScript(t *testing.T) {
 	t.Parallel()
-	site := newBatchSite(t, withSecretsFile(t, "JD_COOKIE"))
+	site := envSite(t)
 	page := site.do(apitoken.Admin, "/definitions/new", nil).Body.String()
 	if n := len(envRow.FindAllString(page, -1)); n != 1 || !strings.Contains(page, `<input type="hidden" name="env_sent" value="1">`) || !strings.Contains(page, `id="env-add"`) {
 		t.Fatalf("the New task form shows %d env rows, want one empty row and the Add button:\n%s", n, page)
 	}
-	filled := newTaskFilled("bean")
-	addEnvRow(filled, "JD_COOKIE", "JD_COOKIE", true)
-	addEnvRow(filled, "MODE", "fast", false)
+	filled := newTaskFilled("bean", envIn{"JD_COOKIE", "JD_COOKIE", true}, envIn{"MODE", "fast", false})
 	filled.Set("env_add", "1")
 	w := site.do(apitoken.Admin, "/definitions/new", filled)
 	page = html.UnescapeString(w.Body.String())
@@ -93,18 +116,13 @@ func TestTheNewTaskFormAddsEnvRowsWithOrWithoutAScript(t *testing.T) {
 // applied task has the env.
 func TestTheNewTaskPreviewShowsItsEnvWithSecretsByName(t *testing.T) {
 	t.Parallel()
-	site := newBatchSite(t, withSecretsFile(t, "JD_COOKIE"))
-	filled := newTaskFilled("bean")
-	addEnvRow(filled, "JD_COOKIE", "JD_COOKIE", true)
-	addEnvRow(filled, "GONE", "x", false)
-	addEnvRow(filled, "MODE", "8080", false)
-	addEnvRow(filled, "", "", false)
+	site := envSite(t)
+	filled := newTaskFilled("bean", envIn{"JD_COOKIE", "JD_COOKIE", true}, envIn{"GONE", "x", false}, envIn{"MODE", "8080", false}, envIn{})
 	filled.Add("env_remove", "1")
 	for l, want := range map[string]string{"en": "secret JD_COOKIE (its value is given at start, never shown)", "zh": "密钥 JD_COOKIE（启动时提供其值，从不显示）"} {
 		w := site.do(apitoken.Admin, "/definitions/new?lang="+l, filled)
 		page := html.UnescapeString(w.Body.String())
-		_, shown, _ := strings.Cut(page, `<div id="env-shown">`)
-		shown, _, _ = strings.Cut(shown, "</div>")
+		shown := between(page, `<div id="env-shown">`, "</div>")
 		if w.Code != http.StatusOK || !strings.Contains(shown, "<dt><code>JD_COOKIE</code></dt><dd>"+want+"</dd>") || !strings.Contains(shown, `<dt><code>MODE</code></dt><dd><code class="env-literal">8080</code></dd>`) ||
 			strings.Contains(shown, "GONE") || strings.Contains(page, "v-JD_COOKIE") {
 			t.Fatalf("%s: %d, the preview does not show the env as sent (secret by name, no removed row, no value of a secret):\n%s", l, w.Code, page)
@@ -143,21 +161,15 @@ func TestTheNewTaskPreviewShowsItsEnvWithSecretsByName(t *testing.T) {
 // keeps the rows as typed.
 func TestTheEnvEditorRefusesAsApplyDoesBesideItsRows(t *testing.T) {
 	t.Parallel()
-	site := newBatchSite(t, withSecretsFile(t, "JD_COOKIE"))
-	filled := newTaskFilled("bean")
-	addEnvRow(filled, "QL_RUN", "1", false)
-	addEnvRow(filled, "1BAD", "1", false)
-	addEnvRow(filled, "TWICE", "1", false)
-	addEnvRow(filled, "TWICE", "2", false)
-	addEnvRow(filled, "NOSECRET", "", true)
+	site := envSite(t)
+	filled := newTaskFilled("bean", envIn{"QL_RUN", "1", false}, envIn{"1BAD", "1", false}, envIn{"TWICE", "1", false}, envIn{"TWICE", "2", false}, envIn{"NOSECRET", "", true})
 	for l, want := range map[string][]string{
 		"en": {"Environment variables (optional): ", `"QL_RUN" is reserved`, `"1BAD" must match`, "TWICE", "NOSECRET is set from a secret, but none is chosen"},
 		"zh": {"环境变量（可选）：", "QL_RUN", "1BAD", "TWICE", "NOSECRET 设为来自密钥，但没有选择密钥"},
 	} {
 		w := site.do(apitoken.Admin, "/definitions/new?lang="+l, filled)
 		page := html.UnescapeString(w.Body.String())
-		_, beside, _ := strings.Cut(page, `<ul class="error" id="env-errors" role="alert">`)
-		beside, _, _ = strings.Cut(beside, "</ul>")
+		beside := between(page, `<ul class="error" id="env-errors" role="alert">`, "</ul>")
 		if w.Code != http.StatusBadRequest || strings.Count(beside, "<li>") != 4 || strings.Contains(page, `id="nt-errors"`) {
 			t.Fatalf("%s: %d, want the four mistakes beside the env editor alone:\n%s", l, w.Code, page)
 		}
