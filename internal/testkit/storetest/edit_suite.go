@@ -125,24 +125,8 @@ func testAnEditOfAnEntryChangedSinceItsFormIsRefused(t *testing.T, f Fixture) {
 // the revisions the file was written from in its own transaction.
 func testAnEditFilesApplyRefusesAnEntryChangedSinceItWasWritten(t *testing.T, f Fixture) {
 	applyFile(t, f, parse(t, "base.yaml", []byte(editBase)))
-	task, err := apply.TaskToEdit(t.Context(), f.Definitions, "edit", "s")
-	if err != nil {
-		t.Fatal(err)
-	}
-	task.Script = "echo mine"
-	taskFile, taskExpect, err := apply.EditTaskFile(t.Context(), f.Definitions, task)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sched, err := apply.ScheduleToEdit(t.Context(), f.Definitions, "edit", "uu")
-	if err != nil {
-		t.Fatal(err)
-	}
-	sched.Cron = "0 0 * * *"
-	schedFile, schedExpect, err := apply.EditScheduleFile(t.Context(), f.Definitions, sched)
-	if err != nil {
-		t.Fatal(err)
-	}
+	taskFile, taskExpect := editedTaskFile(t, f, "edit", "s", func(e *apply.EditTask) { e.Script = "echo mine" })
+	schedFile, schedExpect := editedScheduleFile(t, f, "edit", "uu", func(e *apply.EditSchedule) { e.Cron = "0 0 * * *" })
 	// Other users' changes between the previews and their confirmations:
 	// task s's script, which trigger every follows, and task u disabled,
 	// which leaves its enabled trigger uu as it was, while the schedule's
@@ -276,30 +260,54 @@ func testTheConsolesFormsKeepTheTitles(t *testing.T, f Fixture) {
 			t.Fatalf("after the %s form's file: project title %q, titles %v, %v; want 编辑 商城 and %v as they were", form, d.Project.Title, d.Titles, err, want)
 		}
 	}
-	e, err := apply.TaskToEdit(t.Context(), f.Definitions, "edit", "s")
-	if err != nil || e.Title != "每日签到" {
-		t.Fatalf("the Edit task form shows %+v, %v; want the task's title 每日签到", e, err)
-	}
-	e.Script = "echo after\n"
-	text, _, err := apply.EditTaskFile(t.Context(), f.Definitions, e)
-	if err != nil {
-		t.Fatal(err)
-	}
+	text, _ := editedTaskFile(t, f, "edit", "s", func(e *apply.EditTask) {
+		if e.Title != "每日签到" {
+			t.Fatalf("the Edit task form shows %+v; want the task's title 每日签到", e)
+		}
+		e.Script = "echo after\n"
+	})
 	applyFile(t, f, parse(t, "edit.yaml", text))
 	check("Edit task")
-	s, err := apply.ScheduleToEdit(t.Context(), f.Definitions, "edit", "every")
-	if err != nil {
-		t.Fatal(err)
-	}
-	s.Cron = "30 6 * * 1-5"
-	if text, _, err = apply.EditScheduleFile(t.Context(), f.Definitions, s); err != nil {
-		t.Fatal(err)
-	}
+	text, _ = editedScheduleFile(t, f, "edit", "every", func(e *apply.EditSchedule) { e.Cron = "30 6 * * 1-5" })
 	applyFile(t, f, parse(t, "edit.yaml", text))
 	check("Edit schedule")
-	if text, err = apply.NewTaskFile(t.Context(), f.Definitions, apply.NewTask{Project: "edit", Task: "fresh", Script: "true\n", Cron: "0 4 * * *", Timezone: "UTC"}); err != nil {
+	text, err := apply.NewTaskFile(t.Context(), f.Definitions, apply.NewTask{Project: "edit", Task: "fresh", Script: "true\n", Cron: "0 4 * * *", Timezone: "UTC"})
+	if err != nil {
 		t.Fatal(err)
 	}
 	applyFile(t, f, parse(t, "new.yaml", text))
 	check("New task")
+}
+
+// editedTaskFile is the file the Edit task form writes for the task of
+// project as edit changes the form it shows, and the revisions it is
+// written from.
+func editedTaskFile(t *testing.T, f Fixture, project, task string, edit func(*apply.EditTask)) ([]byte, []apply.Expected) {
+	t.Helper()
+	e, err := apply.TaskToEdit(t.Context(), f.Definitions, project, task)
+	if err != nil {
+		t.Fatal(err)
+	}
+	edit(&e)
+	text, expect, err := apply.EditTaskFile(t.Context(), f.Definitions, e)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return text, expect
+}
+
+// editedScheduleFile is editedTaskFile for the Edit schedule form of a
+// trigger.
+func editedScheduleFile(t *testing.T, f Fixture, project, trigger string, edit func(*apply.EditSchedule)) ([]byte, []apply.Expected) {
+	t.Helper()
+	e, err := apply.ScheduleToEdit(t.Context(), f.Definitions, project, trigger)
+	if err != nil {
+		t.Fatal(err)
+	}
+	edit(&e)
+	text, expect, err := apply.EditScheduleFile(t.Context(), f.Definitions, e)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return text, expect
 }

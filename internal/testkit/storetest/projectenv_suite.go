@@ -144,15 +144,7 @@ func testAnEnvATaskLeftOutCouldNotStartWithIsRefused(t *testing.T, f Fixture) {
 
 func testAnEditTaskFormKeepsTheProjectEnv(t *testing.T, f Fixture) {
 	applyFile(t, f, cronEnvFile(t))
-	e, err := apply.TaskToEdit(t.Context(), f.Definitions, "shop", "job")
-	if err != nil {
-		t.Fatal(err)
-	}
-	e.Script = "echo edited"
-	text, expect, err := apply.EditTaskFile(t.Context(), f.Definitions, e)
-	if err != nil {
-		t.Fatal(err)
-	}
+	text, expect := editedTaskFile(t, f, "shop", "job", func(e *apply.EditTask) { e.Script = "echo edited" })
 	doc, err := apply.Parse("form.yaml", text)
 	if err != nil {
 		t.Fatalf("%v\n%s", err, text)
