@@ -4,7 +4,6 @@ import (
 	"context"
 	"testing"
 
-	"github.com/qinglong/qinglong/internal/core/schedule"
 	"github.com/qinglong/qinglong/internal/testkit/storetest"
 )
 
@@ -38,25 +37,7 @@ func BenchmarkTriggerSearch(b *testing.B) {
 	if _, err := s.super.Exec(b.Context(), "ANALYZE"); err != nil {
 		b.Fatal(err)
 	}
-	b.Run("namesOnly", func(b *testing.B) {
-		storetest.BenchSearch(b, true, func(ctx context.Context, search string) (int, error) {
-			pattern, err := schedule.TriggerListParams{Search: search}.SearchPattern()
-			if err != nil {
-				return 0, err
-			}
-			rows, err := s.super.Query(ctx, namesOnlyTriggerList, nil, nil, 51, pattern, nil)
-			if err != nil {
-				return 0, err
-			}
-			defer rows.Close()
-			n := 0
-			for rows.Next() {
-				n++
-			}
-			return n, rows.Err()
-		})
-	})
-	b.Run("withCommands", func(b *testing.B) {
-		storetest.BenchSearch(b, false, storetest.StatusSearch(s.runtime))
+	storetest.BenchSearch(b, s.runtime, func(ctx context.Context, pattern string, limit int) (storetest.NamesOnlyRows, error) {
+		return s.super.Query(ctx, namesOnlyTriggerList, nil, nil, limit, pattern, nil)
 	})
 }

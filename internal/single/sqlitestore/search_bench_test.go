@@ -4,7 +4,6 @@ import (
 	"context"
 	"testing"
 
-	"github.com/qinglong/qinglong/internal/core/schedule"
 	"github.com/qinglong/qinglong/internal/testkit/storetest"
 )
 
@@ -42,25 +41,7 @@ ORDER BY t.id`
 func BenchmarkTriggerSearch(b *testing.B) {
 	e := newEnv(b)
 	storetest.SeedSearch(b, e.service())
-	b.Run("namesOnly", func(b *testing.B) {
-		storetest.BenchSearch(b, true, func(ctx context.Context, search string) (int, error) {
-			pattern, err := schedule.TriggerListParams{Search: search}.SearchPattern()
-			if err != nil {
-				return 0, err
-			}
-			rows, err := e.raw.QueryContext(ctx, namesOnlyTriggersList, "", "", 51, pattern, "")
-			if err != nil {
-				return 0, err
-			}
-			defer rows.Close()
-			n := 0
-			for rows.Next() {
-				n++
-			}
-			return n, rows.Err()
-		})
-	})
-	b.Run("withCommands", func(b *testing.B) {
-		storetest.BenchSearch(b, false, storetest.StatusSearch(e.store))
+	storetest.BenchSearch(b, e.store, func(ctx context.Context, pattern string, limit int) (storetest.NamesOnlyRows, error) {
+		return e.raw.QueryContext(ctx, namesOnlyTriggersList, "", "", limit, pattern, "")
 	})
 }

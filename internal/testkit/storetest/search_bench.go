@@ -52,10 +52,48 @@ func SeedSearch(tb testing.TB, svc catalog.Service) {
 	}
 }
 
+// NamesOnlyRows is what an adapter's names-only listing answers: rows
+// that BenchSearch reads to their end, which closes them (in
+// database/sql and in pgx alike).
+type NamesOnlyRows interface {
+	Next() bool
+	Err() error
+}
+
 // BenchSearch measures a first page of search over SeedSearch's triggers
-// by list for each of the benchmark's texts: the store's listing, or
-// (namesOnly) the names-only search it replaced, which finds no script.
-func BenchSearch(b *testing.B, namesOnly bool, list func(ctx context.Context, search string) (int, error)) {
+// for each of the benchmark's texts: r's trigger listing (withCommands),
+// beside the names-only search it replaced (namesOnly), which finds no
+// script: an adapter's query of the search's LIKE pattern, limit rows
+// (the page's 50 and one more).
+func BenchSearch(b *testing.B, r schedule.StatusReader, namesOnly func(ctx context.Context, pattern string, limit int) (NamesOnlyRows, error)) {
+	b.Run("namesOnly", func(b *testing.B) {
+		benchSearchTexts(b, true, func(ctx context.Context, search string) (int, error) {
+			pattern, err := schedule.TriggerListParams{Search: search}.SearchPattern()
+			if err != nil {
+				return 0, err
+			}
+			rows, err := namesOnly(ctx, pattern, 51)
+			if err != nil {
+				return 0, err
+			}
+			n := 0
+			for rows.Next() {
+				n++
+			}
+			return n, rows.Err()
+		})
+	})
+	b.Run("withCommands", func(b *testing.B) {
+		benchSearchTexts(b, false, func(ctx context.Context, search string) (int, error) {
+			list, _, err := r.TriggerList(ctx, schedule.TriggerListParams{Limit: 50, Search: search})
+			return len(list), err
+		})
+	})
+}
+
+// benchSearchTexts measures list's first page for each of the
+// benchmark's texts; namesOnly for a search that finds no script.
+func benchSearchTexts(b *testing.B, namesOnly bool, list func(ctx context.Context, search string) (int, error)) {
 	scripts := 1
 	if namesOnly {
 		scripts = 0
@@ -72,13 +110,5 @@ func BenchSearch(b *testing.B, namesOnly bool, list func(ctx context.Context, se
 				}
 			}
 		})
-	}
-}
-
-// StatusSearch is BenchSearch's list over a store's trigger listing.
-func StatusSearch(r schedule.StatusReader) func(ctx context.Context, search string) (int, error) {
-	return func(ctx context.Context, search string) (int, error) {
-		list, _, err := r.TriggerList(ctx, schedule.TriggerListParams{Limit: 50, Search: search})
-		return len(list), err
 	}
 }
