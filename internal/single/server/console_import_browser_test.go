@@ -5,7 +5,6 @@ import (
 
 	"github.com/chromedp/chromedp"
 
-	"github.com/qinglong/qinglong/internal/core/apitoken"
 	"github.com/qinglong/qinglong/internal/testkit/browsertest"
 )
 
@@ -14,13 +13,8 @@ import (
 // not converted and why, confirm, and find its triggers in the project;
 // the form and the preview fit the phone.
 func TestConsoleImportInABrowserPublishesAPastedCrontabOnceConfirmed(t *testing.T) {
-	ctx := browsertest.Start(t)
-	site := startConsoleSite(t)
+	ctx, site, dir := adminPhoneInShanghai(t)
 	b := site.base
-	dir := browsertest.ArtifactDir(t)
-
-	browsertest.Step(t, ctx, "sign in, in Shanghai", chromedp.EmulateViewport(390, 844), browsertest.TimeZone("Asia/Shanghai"), chromedp.Navigate(b+"/signin?lang=zh"),
-		browsertest.SignInWithToken(site.tokens[apitoken.Admin], "概览"))
 	browsertest.Step(t, ctx, "open the import from Definitions", chromedp.Navigate(b+"/definitions"),
 		chromedp.Click(chromedp.ID("def-import")),
 		browsertest.WaitText("main h1", "导入 crontab"))

@@ -5,7 +5,6 @@ import (
 
 	"github.com/chromedp/chromedp"
 
-	"github.com/qinglong/qinglong/internal/core/apitoken"
 	"github.com/qinglong/qinglong/internal/testkit/browsertest"
 )
 
@@ -16,13 +15,8 @@ import (
 // the preview fit the phone, and the preview shows no copy of the file
 // to edit.
 func TestConsoleNewTaskInABrowserCreatesATriggerFromAForm(t *testing.T) {
-	ctx := browsertest.Start(t)
-	site := startConsoleSite(t)
+	ctx, site, dir := adminPhoneInShanghai(t)
 	b := site.base
-	dir := browsertest.ArtifactDir(t)
-
-	browsertest.Step(t, ctx, "sign in, in Shanghai", chromedp.EmulateViewport(390, 844), browsertest.TimeZone("Asia/Shanghai"), chromedp.Navigate(b+"/signin?lang=zh"),
-		browsertest.SignInWithToken(site.tokens[apitoken.Admin], "概览"))
 	browsertest.Step(t, ctx, "open the form from the triggers page", chromedp.Navigate(b+"/triggers"),
 		chromedp.Click(chromedp.ID("triggers-newtask")),
 		browsertest.WaitText("main h1", "新建任务"))
