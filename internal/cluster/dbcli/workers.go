@@ -145,6 +145,10 @@ and finishes its commands, for up to its stop timeout. SESSIONS counts the worke
 with the credential: one that stopped cleanly ended its session, and a revoked credential's are not
 counted; one that crashed or was cut off counts until its session's lease (45s) passes. FREE is as of each session's last heartbeat (every 10s), not the
 moment: a Run granted or ended since shows at the next one; a draining worker has none free.
+LAST HEARTBEAT says how long ago it was, in database time ("12s ago"). A worker with a live
+session that has not been heard from for two heartbeats (20s) or more, frozen or cut off before
+its lease passes, says so in STATE, "active (silent 25s)"; -o json gives "heartbeatAgeMs" and
+"silentForMs".
 LABELS are those a task's placement is matched against: the running process's, which are the
 credential's plus those it gave with ` + "`ql-worker --labels`" + ` (each set in braces when several processes
 run with other labels), or the credential's while none runs. With -o json, "labels" stays the
@@ -172,7 +176,7 @@ credential's and "sessionLabels" lists each live process's set (empty while none
 			fmt.Fprintln(tw, "NAME\tSTATE\tLABELS\tSESSIONS\tCAPACITY\tFREE\tMAX\tLAST HEARTBEAT")
 			for _, x := range list {
 				fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%d\t%d\t%s\n", x.Name, shownState(x), shownLabels(x),
-					x.Sessions, x.Capacity, x.FreeSlots, x.MaxConcurrency, fmtMs(x.LastHeartbeatMs))
+					x.Sessions, x.Capacity, x.FreeSlots, x.MaxConcurrency, shownHeartbeat(x))
 			}
 			if err := tw.Flush(); err != nil {
 				return err
@@ -345,15 +349,34 @@ func workerChange(getenv func(string) string, verb string, change func(*pgstore.
 }
 
 // shownState is a worker's STATE in the table: its state, and for a
-// worker draining because its process stops on its own, that it does.
+// worker draining because its process stops on its own, that it does; for
+// one not heard from for pgstore.SilentAfter or more while its session
+// lives, for how long.
 func shownState(x pgstore.WorkerInfo) string {
+	var why []string
 	switch {
 	case x.DrainedBy == pgstore.DrainedByWorker:
-		return x.State + " (stopping)"
+		why = append(why, "stopping")
 	case x.Resumed:
-		return x.State + " (resumed)"
+		why = append(why, "resumed")
 	}
-	return x.State
+	if d := x.SilentFor(); d > 0 {
+		why = append(why, "silent "+validate.Duration(d.Truncate(time.Second)))
+	}
+	if len(why) == 0 {
+		return x.State
+	}
+	return x.State + " (" + strings.Join(why, ", ") + ")"
+}
+
+// shownHeartbeat is the LAST HEARTBEAT cell: its time and, in database
+// time, how long ago it was; "-" for none.
+func shownHeartbeat(x pgstore.WorkerInfo) string {
+	if x.LastHeartbeatMs == nil || x.HeartbeatAgeMs == nil {
+		return "-"
+	}
+	ago := time.Duration(max(*x.HeartbeatAgeMs, 0)) * time.Millisecond
+	return fmtMs(x.LastHeartbeatMs) + " (" + validate.Duration(ago.Truncate(time.Second)) + " ago)"
 }
 
 func orDash(s string) string {
@@ -400,7 +423,12 @@ type workerJSON struct {
 	Capacity        int                 `json:"capacity"`
 	FreeSlots       int                 `json:"freeSlots"`
 	LastHeartbeatMs *int64              `json:"lastHeartbeatMs"`
-	CreatedAtMs     int64               `json:"createdAtMs"`
+	// HeartbeatAgeMs is how long before the listing, in database time, the
+	// last heartbeat was; SilentForMs, present once a worker with a live
+	// session has not been heard from for pgstore.SilentAfter, how long.
+	HeartbeatAgeMs *int64 `json:"heartbeatAgeMs"`
+	SilentForMs    int64  `json:"silentForMs,omitempty"`
+	CreatedAtMs    int64  `json:"createdAtMs"`
 }
 
 func writeWorkersJSON(w io.Writer, list []pgstore.WorkerInfo) error {
@@ -417,7 +445,7 @@ func writeWorkersJSON(w io.Writer, list []pgstore.WorkerInfo) error {
 			sessionLabels = []map[string]string{}
 		}
 		out.Workers = append(out.Workers, workerJSON{Name: x.Name, State: x.State, DrainedBy: x.DrainedBy, Resumed: x.Resumed, Labels: labels, SessionLabels: sessionLabels, MaxConcurrency: x.MaxConcurrency,
-			Sessions: x.Sessions, Capacity: x.Capacity, FreeSlots: x.FreeSlots, LastHeartbeatMs: x.LastHeartbeatMs, CreatedAtMs: x.CreatedAtMs})
+			Sessions: x.Sessions, Capacity: x.Capacity, FreeSlots: x.FreeSlots, LastHeartbeatMs: x.LastHeartbeatMs, HeartbeatAgeMs: x.HeartbeatAgeMs, SilentForMs: x.SilentFor().Milliseconds(), CreatedAtMs: x.CreatedAtMs})
 	}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")

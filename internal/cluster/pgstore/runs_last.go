@@ -26,7 +26,7 @@ func (r *Runtime) RunsLast(ctx context.Context, triggerIDs []string) (map[string
 	}
 	var l run.Last
 	var state string
-	_, err = pgx.ForEachRow(rows, []any{&l.TriggerID, &l.RunID, &state, &l.ScheduledForMs, &l.FinishedAtMs, &l.Queued, &l.CancelledUnstarted, &l.Project, &l.MaxRunning, &l.ProjectRunning}, func() error {
+	_, err = pgx.ForEachRow(rows, []any{&l.TriggerID, &l.RunID, &state, &l.ScheduledForMs, &l.FinishedAtMs, &l.CreatedAtMs, &l.RerunOf, &l.Queued, &l.CancelledUnstarted, &l.Project, &l.MaxRunning, &l.ProjectRunning}, func() error {
 		l.State = run.State(state)
 		l.Workers = true
 		out[l.TriggerID] = l

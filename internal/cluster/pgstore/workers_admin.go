@@ -48,7 +48,30 @@ type WorkerInfo struct {
 	Capacity        int
 	FreeSlots       int
 	LastHeartbeatMs *int64
-	CreatedAtMs     int64
+	// HeartbeatAgeMs is how long before the read, in database time, the
+	// last heartbeat was; nil with none.
+	HeartbeatAgeMs *int64
+	// liveHeartbeatAgeMs is the same of the newest heartbeat of a live
+	// session; nil without one.
+	liveHeartbeatAgeMs *int64
+	CreatedAtMs        int64
+}
+
+// SilentAfter is how long a worker with a live session goes unheard
+// before the listings say it is silent: two heartbeat periods, so that one
+// heartbeat was missed, not merely late, while its session still lives
+// (workerproto.SessionLease, 45s) and it still counts as running.
+const SilentAfter = 2 * workerproto.HeartbeatEvery
+
+// SilentFor is how long a worker with a live session has not been heard
+// from (the newest heartbeat of its live sessions), once that is
+// SilentAfter or more; 0 while it heartbeats, and for a worker with no
+// live session, whose SESSIONS already say it runs nothing.
+func (w WorkerInfo) SilentFor() time.Duration {
+	if w.liveHeartbeatAgeMs == nil || *w.liveHeartbeatAgeMs < SilentAfter.Milliseconds() {
+		return 0
+	}
+	return time.Duration(*w.liveHeartbeatAgeMs) * time.Millisecond
 }
 
 // WorkerCreate creates an active worker credential and returns it; only
@@ -184,7 +207,7 @@ func listWorkers(ctx context.Context, q querier) ([]WorkerInfo, error) {
 		var w WorkerInfo
 		var draining, stopping int
 		err := row.Scan(&w.Name, &w.Labels, &w.MaxConcurrency, &w.State, &w.CreatedAtMs, &w.Sessions, &draining, &stopping,
-			&w.Capacity, &w.FreeSlots, &w.LastHeartbeatMs, &w.SessionLabels)
+			&w.Capacity, &w.FreeSlots, &w.LastHeartbeatMs, &w.SessionLabels, &w.HeartbeatAgeMs, &w.liveHeartbeatAgeMs)
 		w.settleDrain(draining, stopping)
 		return w, err
 	})

@@ -91,7 +91,8 @@ func (l liveReaders) Workers(ctx context.Context) ([]console.Worker, error) {
 	out := make([]console.Worker, 0, len(list))
 	for _, w := range list {
 		out = append(out, console.Worker{Name: w.Name, State: w.State, Stopping: w.DrainedBy == pgstore.DrainedByWorker, Resumed: w.Resumed, Sessions: w.Sessions, Capacity: w.Capacity,
-			FreeSlots: w.FreeSlots, LastHeartbeatMs: w.LastHeartbeatMs, Labels: w.PlacementLabels()})
+			FreeSlots: w.FreeSlots, LastHeartbeatMs: w.LastHeartbeatMs, HeartbeatAgeMs: w.HeartbeatAgeMs, SilentForMs: w.SilentFor().Milliseconds(),
+			Labels: w.PlacementLabels()})
 	}
 	return out, nil
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/qinglong/qinglong/internal/core/process"
 	"github.com/qinglong/qinglong/internal/core/project"
 	"github.com/qinglong/qinglong/internal/core/qlerror"
+	"github.com/qinglong/qinglong/internal/core/run"
 	"github.com/qinglong/qinglong/internal/core/task"
 	"github.com/qinglong/qinglong/internal/core/validate"
 )
@@ -105,6 +106,8 @@ func (n Note) String() string {
 			names[i] = fmt.Sprintf("%s (secrets: %s)", it["name"], it["secrets"])
 		case NoteCommandMissing:
 			names[i] = fmt.Sprintf("%s (%s)", it["name"], it["path"])
+		case NoteUnknownQLVariable:
+			names[i] = fmt.Sprintf("%s ($%s; nearest: %s)", it["name"], it["variable"], it["closest"])
 		case NoteDaysEither, NoteDaysVixieBoth:
 			names[i] = fmt.Sprintf("%s (day-of-month %q or day-of-week %q)", it["name"], it["dom"], it["dow"])
 		}
@@ -182,6 +185,8 @@ var noteEnglish = map[NoteReason]string{
 		"write the interpreter and the script's path (node /ql/scripts/jd_bean_sign.js, python3 -u /ql/scripts/check.py), or set workingDir to the scripts folder and run node jd_bean_sign.js (tasks: %s)",
 	NotePythonBuffered: "these tasks run Python, which holds its output back in blocks of several KiB when it writes to a pipe, so their live log stays empty until a block fills or the script ends: " +
 		"run it as python3 -u, or give the task env PYTHONUNBUFFERED: \"1\" (tasks: %s)",
+	NoteUnknownQLVariable: "these tasks' scripts read a QL_ variable QingLong does not set, which is empty in every Run (a task's env may not set one either): " +
+		"QingLong sets " + strings.Join(run.EnvNames(), ", ") + "; write the one meant (tasks: %s)",
 	NoteTokenInURL: "the URL of a chat service carries its token, and a url written in the file is stored in the database and shown with the definitions; " +
 		"put the URL in a secret and name it with urlSecret instead (channels: %s)",
 }
@@ -453,6 +458,9 @@ func Notes(doc *Document, s NoteScope) []Note {
 		out = append(out, n)
 	}
 	if n, ok := PythonBufferedNote(doc); ok {
+		out = append(out, n)
+	}
+	if n, ok := UnknownQLVariableNote(doc); ok {
 		out = append(out, n)
 	}
 	if n, ok := TokenInURLNote(doc); ok {

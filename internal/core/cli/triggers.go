@@ -41,8 +41,10 @@ out here" means the zone database of this host lacks the trigger's stored
 zone (a newer one published it): its occurrences cannot be worked out here, and
 a line under the table says so and what mends it (-o json: "nextFireUnknown",
 with no next fire time). LAST RUN is the trigger's newest run (the one admitted
-last): its state and the time it was scheduled for, "-" when it has none; -o
-json gives it as lastRun (id, state, scheduledForMs, and finishedAtMs once it
+last): its state and the time it was scheduled for, "-" when it has none; a
+rerun shows when it was admitted, marked "(rerun)", since it repeats an older
+Run's occurrence however long after. -o json gives it as lastRun (id, state,
+scheduledForMs, createdAtMs, rerunOf for a rerun, and finishedAtMs once it
 ended), as GET /api/v1/triggers does, and the time it last scheduled an
 occurrence as lastScheduledAtMs (` + "`" + opts.Binary + ` triggers show` + "`" + ` prints it too). -o json adds each
 trigger's time policies (jitterMs, startAtMs, endAtMs, catchUpWindowMs) and its
@@ -182,7 +184,8 @@ func nextFire(t view.Trigger) string {
 const lastRunUnknown = "?"
 
 // lastRun is the LAST RUN cell: the state of the trigger's newest Run and
-// the time it was scheduled for, "-" when it has none.
+// the time it is listed at (the occurrence it is for; a rerun's admission,
+// marked as a rerun), "-" when it has none.
 func lastRun(t view.Trigger, unknown bool) string {
 	switch {
 	case unknown:
@@ -190,7 +193,11 @@ func lastRun(t view.Trigger, unknown bool) string {
 	case t.LastRun == nil:
 		return "-"
 	}
-	return string(t.LastRun.State) + " " + fmtMs(&t.LastRun.ScheduledForMs)
+	at := t.LastRun.ListedAtMs()
+	if t.LastRun.RerunOf != "" {
+		return string(t.LastRun.State) + " " + fmtMs(&at) + " (rerun)"
+	}
+	return string(t.LastRun.State) + " " + fmtMs(&at)
 }
 
 // triggerPage is a page of triggers as `triggers list` prints it, each

@@ -86,6 +86,13 @@ type Worker struct {
 	// theirs, as the worker last reported them.
 	Sessions, Capacity, FreeSlots int
 	LastHeartbeatMs               *int64
+	// HeartbeatAgeMs is how long before the page was read, in database
+	// time, the last heartbeat was; nil with none. SilentForMs, once a
+	// worker with a live session has gone two heartbeats unheard (a frozen
+	// process keeps its session until the lease passes), is how long; 0
+	// otherwise.
+	HeartbeatAgeMs *int64
+	SilentForMs    int64
 	// Labels are the label sets a task's placement must find all of in
 	// one for the worker to run it: each live session's (the credential's
 	// plus those its process gave with ql-worker --labels), or the

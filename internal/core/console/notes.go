@@ -7,6 +7,7 @@ import (
 
 	"github.com/qinglong/qinglong/internal/core/apply"
 	"github.com/qinglong/qinglong/internal/core/process"
+	"github.com/qinglong/qinglong/internal/core/run"
 	"github.com/qinglong/qinglong/internal/core/task"
 )
 
@@ -75,6 +76,10 @@ var notes = map[string]noteLanguage{
 			sentence: "这些任务运行 Python：它向管道写输出时按几 KiB 的块缓冲，因此在块写满或脚本结束之前，实时日志一直是空的：" +
 				"请用 python3 -u 运行，或在任务的 env 中设置 PYTHONUNBUFFERED: \"1\"（任务：{items}）。",
 			item: "{name}"},
+		apply.NoteUnknownQLVariable: {
+			sentence: "这些任务的脚本读取了青龙不设置的 QL_ 变量，它在每次运行中都是空的（任务的 env 也不能设置这样的变量）：" +
+				"青龙设置的是 " + strings.Join(run.EnvNames(), "、") + "；请改写成想用的那一个（任务：{items}）。",
+			item: "{name}（${variable}；最接近的是 {closest}）"},
 		apply.NoteSecretsUnusable: {
 			sentence: "密钥文件 {file} 无法使用：{why}。在修复之前，用到 {items} 的每次运行或通知都会失败（secret_unavailable）。",
 			item:     "{name}"},

@@ -38,6 +38,13 @@ func attemptDuration(l string, a run.Attempt) string {
 	return humanDuration(l, time.Duration(*a.FinishedAtMs-*a.StartedAtMs)*time.Millisecond)
 }
 
+// age is how long ago something was, ms before the page was read, in
+// whole seconds and in l (12s, 12秒; 1m5s): a heartbeat's, counted in
+// database time.
+func age(l string, ms int64) string {
+	return humanDuration(l, (time.Duration(ms) * time.Millisecond).Truncate(time.Second))
+}
+
 // durationUnits are the units a duration is said in, by language: hours,
 // minutes, seconds, milliseconds.
 var durationUnits = map[string][4]string{

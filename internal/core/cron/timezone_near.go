@@ -8,6 +8,8 @@ import (
 	"strings"
 	"sync"
 	"unicode"
+
+	"github.com/qinglong/qinglong/internal/core/validate"
 )
 
 // maxZoneSuggestions bounds how many zone names a refusal suggests.
@@ -25,7 +27,7 @@ func nearestZones(name string) []string {
 	best := limit + 1
 	var near []string
 	for _, z := range zoneNames() {
-		d := editDistance(lower, strings.ToLower(z))
+		d := validate.EditDistance(lower, strings.ToLower(z))
 		switch {
 		case d < best:
 			best, near = d, []string{z}
@@ -77,25 +79,3 @@ var zoneNames = sync.OnceValue(func() []string {
 	}
 	return nil
 })
-
-// editDistance is the Levenshtein distance between a and b, in runes.
-func editDistance(a, b string) int {
-	ra, rb := []rune(a), []rune(b)
-	prev := make([]int, len(rb)+1)
-	cur := make([]int, len(rb)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(ra); i++ {
-		cur[0] = i
-		for j := 1; j <= len(rb); j++ {
-			cost := 1
-			if ra[i-1] == rb[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(rb)]
-}

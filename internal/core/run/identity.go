@@ -2,6 +2,7 @@ package run
 
 import (
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -69,6 +70,17 @@ func (id Identity) Env() []string {
 		EnvDueAtMs + "=" + strconv.FormatInt(due, 10),
 		EnvOrigin + "=" + string(id.Origin),
 	}
+}
+
+// EnvNames are the names of the variables Env sets, in its order: read off
+// Env itself, so no second list can miss one it adds.
+func EnvNames() []string {
+	entries := Identity{}.Env()
+	names := make([]string, len(entries))
+	for i, e := range entries {
+		names[i], _, _ = strings.Cut(e, "=")
+	}
+	return names
 }
 
 func envTime(ms int64) string { return time.UnixMilli(ms).UTC().Format(envTimeLayoutUTC) }

@@ -16,6 +16,10 @@ type Last struct {
 	State          State
 	ScheduledForMs int64
 	FinishedAtMs   *int64
+	// CreatedAtMs is when the Run was admitted; RerunOf the Run it
+	// repeats, "" for one that repeats none.
+	CreatedAtMs int64
+	RerunOf     string
 	// Queued is how many of the trigger's Runs are queued (admitted, none
 	// started), counted up to BacklogCountCap.
 	Queued int
@@ -44,6 +48,22 @@ type Last struct {
 	// Workers: the trigger's Runs are run by workers (the cluster), whose
 	// --concurrency and number bound them, not a server's --concurrency.
 	Workers bool
+}
+
+// ListedAtMs is the time the triggers lists show beside the Run: the
+// occurrence it is for (ListedAt).
+func (l Last) ListedAtMs() int64 { return ListedAt(l.ScheduledForMs, l.CreatedAtMs, l.RerunOf) }
+
+// ListedAt is the time a trigger's newest Run is shown at: the occurrence
+// it is for, but for a rerun, which repeats an older Run's occurrence
+// however long after, when it was admitted, so that a rerun of last
+// night's Run does not read as last night's. (A run now is for the moment
+// of its request, its admission.)
+func ListedAt(scheduledForMs, createdAtMs int64, rerunOf string) int64 {
+	if rerunOf != "" {
+		return createdAtMs
+	}
+	return scheduledForMs
 }
 
 // AtProjectCap reports whether the trigger's project runs as many of its

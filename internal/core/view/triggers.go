@@ -134,7 +134,15 @@ type LastRun struct {
 	ScheduledForMs int64     `json:"scheduledForMs"`
 	// FinishedAtMs is absent while the Run has not ended.
 	FinishedAtMs *int64 `json:"finishedAtMs,omitempty"`
+	// CreatedAtMs is when the Run was admitted; RerunOf, for a rerun, the
+	// Run it repeats, whose occurrence ScheduledForMs is.
+	CreatedAtMs int64  `json:"createdAtMs"`
+	RerunOf     string `json:"rerunOf,omitempty"`
 }
+
+// ListedAtMs is the time the triggers lists show beside the Run
+// (run.ListedAt): its admission for a rerun, else its occurrence.
+func (l LastRun) ListedAtMs() int64 { return run.ListedAt(l.ScheduledForMs, l.CreatedAtMs, l.RerunOf) }
 
 // TriggerList is one page of triggers and the cursor of the next.
 type TriggerList struct {
@@ -159,7 +167,7 @@ func NewTriggerList(list []schedule.TriggerStatus, next string, last map[string]
 		var lastRun *LastRun
 		var warnings []Warning
 		if l, ok := last[t.TriggerID]; ok {
-			lastRun = &LastRun{ID: l.RunID, State: l.State, ScheduledForMs: l.ScheduledForMs, FinishedAtMs: l.FinishedAtMs}
+			lastRun = &LastRun{ID: l.RunID, State: l.State, ScheduledForMs: l.ScheduledForMs, FinishedAtMs: l.FinishedAtMs, CreatedAtMs: l.CreatedAtMs, RerunOf: l.RerunOf}
 			warnings = WarningsOf(NewCron(t.Cron), l)
 		}
 		out.Triggers = append(out.Triggers, Trigger{

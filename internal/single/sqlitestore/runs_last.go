@@ -33,7 +33,7 @@ func (s *Store) RunsLast(ctx context.Context, triggerIDs []string) (map[string]r
 		for rows.Next() {
 			var l run.Last
 			var finished sql.NullInt64
-			if err := rows.Scan(&l.TriggerID, &l.RunID, &l.State, &l.ScheduledForMs, &finished, &l.Queued, &l.CancelledUnstarted, &l.Project, &l.MaxRunning, &l.ProjectRunning); err != nil {
+			if err := rows.Scan(&l.TriggerID, &l.RunID, &l.State, &l.ScheduledForMs, &finished, &l.CreatedAtMs, &l.RerunOf, &l.Queued, &l.CancelledUnstarted, &l.Project, &l.MaxRunning, &l.ProjectRunning); err != nil {
 				return err
 			}
 			l.FinishedAtMs = ptr(finished)

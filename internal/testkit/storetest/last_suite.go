@@ -105,3 +105,36 @@ func testRunsLastOverlapFacts(t *testing.T, f Fixture) {
 	// first Run, cancelled too, is outside the window.
 	facts("two more admissions", id, 1, 3)
 }
+
+// A trigger's newest Run carries when it was admitted and the Run it
+// re-runs: a rerun repeats its original's occurrence however long after,
+// so the triggers lists show it at its admission, not at that occurrence;
+// a Run the clock admitted is shown at its occurrence.
+func testARerunIsListedAtItsAdmission(t *testing.T, f Fixture) {
+	d := initialisedDefs(t, f, "again")
+	orig := admitNow(t, f, d.Trigger.TriggerID, 600_000)
+	if _, err := f.Finish(t.Context(), orig, run.AttemptFailed); err != nil {
+		t.Fatal(err)
+	}
+	listed := func() run.Last {
+		t.Helper()
+		got, err := f.Last.RunsLast(t.Context(), []string{d.Trigger.TriggerID})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return got[d.Trigger.TriggerID]
+	}
+	first := runByID(t, f, orig)
+	if l := listed(); l.RerunOf != "" || l.CreatedAtMs != first.CreatedAtMs || l.ListedAtMs() != first.ScheduledForMs {
+		t.Fatalf("the clock's Run: listed at %d (admitted %d, rerun of %q); want its occurrence %d, admitted %d, no rerun",
+			l.ListedAtMs(), l.CreatedAtMs, l.RerunOf, first.ScheduledForMs, first.CreatedAtMs)
+	}
+	again := runByID(t, f, rerun(t, f, schedule.RerunRequest{RunID: orig, RequestID: "again", Actor: "ops"}).RunID)
+	if again.ScheduledForMs == again.CreatedAtMs {
+		t.Fatalf("the rerun is for %d, which is when it was admitted: the test cannot tell its admission from its occurrence", again.ScheduledForMs)
+	}
+	if l := listed(); l.RunID != again.ID || l.RerunOf != orig || l.CreatedAtMs != again.CreatedAtMs || l.ListedAtMs() != again.CreatedAtMs {
+		t.Fatalf("the rerun: %s listed at %d (admitted %d, rerun of %q); want %s at its admission %d, a rerun of %s, not its occurrence %d",
+			l.RunID, l.ListedAtMs(), l.CreatedAtMs, l.RerunOf, again.ID, again.CreatedAtMs, orig, again.ScheduledForMs)
+	}
+}

@@ -31,6 +31,7 @@ func RunRunReader(t *testing.T, newFixture Factory) {
 		"ACancelAskedAfterTheDeadlinePassedLeavesTheRunTimedOut":             testCancelAskedAfterTheDeadlinePassedLeavesTheRunTimedOut,
 		"TheNewestRunOfEachTriggerIsTheOneAdmittedLast":                      testRunsLast,
 		"TheNewestRunCarriesTheQueuedRunsAndThoseCancelledBeforeTheyStarted": testRunsLastOverlapFacts,
+		"ARerunIsListedAtItsAdmissionNotAtTheOccurrenceItRepeats":            testARerunIsListedAtItsAdmission,
 		"ListKeepsATimeWindowByAdmissionAndPagesWithinIt":                    testRunListWindow,
 		"AFailedTimedOutOrLostRunIsReadWithHowItEnded":                       testEndedRunErrorCode,
 		"AStateListingReturnsExactlyTheRunsInTheState":                       testRunListByState,

@@ -206,8 +206,9 @@ SELECT p.id, p.name, tg.id, tr.name, tr.revision, tr.enabled, tr.cron_expression
 -- name: RunsLast
 -- The newest Run of each trigger of a page of the triggers list ($1): one
 -- probe of runs_trigger_listing_idx (trigger_id, id DESC) per trigger, whose
--- first id is the Run admitted last (ids are UUIDv7, in admission order). A
--- trigger without a Run gives no row.
+-- first id is the Run admitted last (ids are UUIDv7, in admission order),
+-- with when it was admitted and the Run it re-runs (the time a rerun is
+-- listed at, run.ListedAt). A trigger without a Run gives no row.
 -- Beside it, the two overlap warnings' facts (run.Last), each read in a
 -- bounded probe so that a trigger with a million Runs costs what one with
 -- ten does: its queued Runs, counted in runs_unfinished_trigger_idx up to
@@ -219,7 +220,7 @@ SELECT p.id, p.name, tg.id, tr.name, tr.revision, tr.enabled, tr.cron_expression
 -- hold a slot, as RunProjectCap counts them (runs_project_slot_idx, about
 -- max_running entries): a backlog of a project at its cap is advised to
 -- raise the cap, not the workers.
-SELECT r.trigger_id, r.id, r.state, r.scheduled_for_ms, r.finished_at_ms,
+SELECT r.trigger_id, r.id, r.state, r.scheduled_for_ms, r.finished_at_ms, r.created_at_ms, coalesce(r.rerun_of::text, ''),
        (SELECT count(*) FROM (SELECT 1 FROM qinglong.runs q
                                WHERE q.trigger_id = t.id AND q.state = 'queued'
                                  AND q.state NOT IN ('succeeded', 'failed', 'cancelled', 'timed_out', 'lost')
@@ -233,7 +234,7 @@ SELECT r.trigger_id, r.id, r.state, r.scheduled_for_ms, r.finished_at_ms,
          (SELECT count(*) FROM qinglong.runs x WHERE x.project_id::text = p.id::text AND x.state IN ('dispatching', 'running'))::int
        ELSE 0 END
   FROM unnest($1::uuid[]) AS t(id)
- CROSS JOIN LATERAL (SELECT l.trigger_id, l.id, l.state, l.scheduled_for_ms, l.finished_at_ms, l.project_id
+ CROSS JOIN LATERAL (SELECT l.trigger_id, l.id, l.state, l.scheduled_for_ms, l.finished_at_ms, l.created_at_ms, l.rerun_of, l.project_id
                        FROM qinglong.runs l WHERE l.trigger_id = t.id ORDER BY l.id DESC LIMIT 1) r
   JOIN qinglong.projects p ON p.id = r.project_id
 

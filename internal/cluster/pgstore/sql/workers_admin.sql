@@ -19,13 +19,18 @@ SELECT @id, @name, @labels, @max_concurrency, @credential_sha256, 'active', n.ms
 -- one takes none) as of their last heartbeat, the last heartbeat of any
 -- session, and the distinct label sets of the live sessions (the
 -- credential's plus those its process gave: what placement matches, as
--- the dispatch and the waiting note read them).
+-- the dispatch and the waiting note read them). Last, how long ago in
+-- database time the last heartbeat of any session was, and the newest of
+-- a live session's (NULL without one): a frozen worker keeps its session
+-- live until its lease passes, and only its heartbeats' age shows it.
 SELECT w.name, w.labels, w.max_concurrency, w.state, w.created_at_ms,
        count(s.id), count(s.id) FILTER (WHERE s.state = 'draining'), count(s.id) FILTER (WHERE s.stopping_at_ms IS NOT NULL),
        coalesce(sum(s.capacity), 0),
        coalesce(sum(greatest(s.capacity - s.running, 0)) FILTER (WHERE s.state = 'active' AND w.state = 'active'), 0),
        (SELECT max(h.heartbeat_at_ms) FROM qinglong.worker_sessions h WHERE h.worker_id = w.id),
-       coalesce(jsonb_agg(DISTINCT s.labels) FILTER (WHERE s.id IS NOT NULL), '[]'::jsonb)
+       coalesce(jsonb_agg(DISTINCT s.labels) FILTER (WHERE s.id IS NOT NULL), '[]'::jsonb),
+       {{now_ms}} - (SELECT max(h.heartbeat_at_ms) FROM qinglong.worker_sessions h WHERE h.worker_id = w.id),
+       {{now_ms}} - max(s.heartbeat_at_ms)
   FROM qinglong.workers w
   LEFT JOIN qinglong.worker_sessions s
          ON s.worker_id = w.id AND w.state <> 'revoked' AND s.state IN ('active', 'draining') AND s.lease_expires_at_ms > {{now_ms}}

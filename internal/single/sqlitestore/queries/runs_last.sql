@@ -1,7 +1,9 @@
 -- The newest Run of each trigger of a page of the triggers list (?1, a
 -- JSON array of trigger ids): one probe of runs_trigger (trigger_id, id)
 -- per trigger, whose last id is the Run admitted last (ids are UUIDv7, in
--- admission order). A trigger without a Run gives no row.
+-- admission order), with when it was admitted and the Run it re-runs (the
+-- time a rerun is listed at, run.ListedAt). A trigger without a Run gives
+-- no row.
 -- Beside it, the two overlap warnings' facts (run.Last), each read in a
 -- bounded probe so that a trigger with a million Runs costs what one with
 -- ten does: its queued Runs, counted in runs_unfinished_trigger up to ?2
@@ -13,7 +15,7 @@
 -- run_waiting.sql counts them (runs_unfinished_state, at most the
 -- server's --concurrency rows): a backlog of a project at its cap is
 -- advised to raise the cap, not the slots.
-SELECT r.trigger_id, r.id, r.state, r.scheduled_for_ms, r.finished_at_ms,
+SELECT r.trigger_id, r.id, r.state, r.scheduled_for_ms, r.finished_at_ms, r.created_at_ms, coalesce(r.rerun_of, ''),
        (SELECT count(*) FROM (SELECT 1 FROM runs q
                                WHERE q.trigger_id = t.value AND q.state = 'queued'
                                  AND q.state NOT IN ('succeeded', 'failed', 'cancelled', 'timed_out', 'lost')
