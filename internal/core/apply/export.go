@@ -24,7 +24,7 @@ type (
 		Title         string          `yaml:"title,omitempty"`
 		Status        string          `yaml:"status,omitempty"`
 		MaxRunning    int             `yaml:"maxRunning,omitempty"`
-		Env           map[string]any  `yaml:"env,omitempty"`
+		Env           any             `yaml:"env,omitempty"`
 		Notifications *exportNotify   `yaml:"notifications,omitempty"`
 		Tasks         []exportTask    `yaml:"tasks,omitempty"`
 		Triggers      []exportTrigger `yaml:"triggers,omitempty"`

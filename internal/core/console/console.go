@@ -336,6 +336,8 @@ var routes = []route{
 	{http.MethodPost, "/definitions/task", apitoken.Admin, func(c *Console) handlerFunc { return c.editTaskPreview }, definitionsOfAny},
 	{http.MethodGet, "/definitions/schedule", apitoken.Admin, func(c *Console) handlerFunc { return c.editScheduleForm }, definitionsOfAny},
 	{http.MethodPost, "/definitions/schedule", apitoken.Admin, func(c *Console) handlerFunc { return c.editSchedulePreview }, definitionsOfAny},
+	{http.MethodGet, "/definitions/env", apitoken.Admin, func(c *Console) handlerFunc { return c.projectEnvForm }, definitionsOfAny},
+	{http.MethodPost, "/definitions/env", apitoken.Admin, func(c *Console) handlerFunc { return c.projectEnvPreview }, definitionsOfAny},
 	{http.MethodGet, "/workers", apitoken.Read, func(c *Console) handlerFunc { return c.workers }, everyProject},
 	{http.MethodGet, "/tokens", apitoken.Admin, func(c *Console) handlerFunc { return c.tokensPage }, noProject},
 	{http.MethodPost, "/tokens", apitoken.Admin, func(c *Console) handlerFunc { return c.tokenCreate }, noProject},
