@@ -175,6 +175,10 @@ func TestTheProjectEnvFormDoesNotUndoAChangeMadeMeanwhile(t *testing.T) {
 			t.Errorf("%s after a change meanwhile: %d; want 409 showing the env now with the rows sent beside it:\n%s", step, w.Code, page)
 		}
 	}
+	zh := html.UnescapeString(site.do(apitoken.Admin, "/definitions/env?lang=zh", sent).Body.String())
+	if !strings.Contains(zh, "项目“shop”在你打开此表单之后已被修改") || !strings.Contains(zh, "你提交的内容（未应用）") {
+		t.Errorf("the conflict does not read in Chinese:\n%s", zh)
+	}
 	want := []task.EnvVar{{Name: "B", Value: "theirs"}, {Name: "C", SecretRef: "JD_COOKIE"}}
 	if got := projectEnvOf(t, site); !slices.Equal(got, want) {
 		t.Errorf("the project's env is %+v; want the change made meanwhile, %+v", got, want)
@@ -235,5 +239,9 @@ func TestTheProjectEnvFormSendsAValueItCannotKeepToTheFile(t *testing.T) {
 	if w.Code != http.StatusConflict || !strings.Contains(page, `id="pe-elsewhere"`) || !strings.Contains(page, "env CRLF with a carriage return") ||
 		!strings.Contains(page, `href="/definitions?project=shop"`) || strings.Contains(page, `name="env_name"`) {
 		t.Fatalf("%d: want the way to the project's file, and no form:\n%s", w.Code, page)
+	}
+	zh := html.UnescapeString(site.do(apitoken.Admin, "/definitions/env?project=shop&lang=zh", nil).Body.String())
+	if !strings.Contains(zh, "项目“shop”的环境变量 CRLF 的值含有回车符或其他控制字符") {
+		t.Errorf("the refusal does not read in Chinese:\n%s", zh)
 	}
 }
