@@ -16,10 +16,10 @@ import (
 )
 
 // A replica runs as the runtime role, which may not publish: its trigger
-// page and Definitions page offer an admin no Edit task or Edit schedule
-// form, and the forms' addresses, read or sent, answer in the page's
-// language as New task's do, with where to apply instead, changing no
-// task or trigger.
+// page, project page and Definitions page offer an admin no Edit task,
+// Edit schedule or Edit environment form, and the forms' addresses, read
+// or sent, answer in the page's language as New task's do, with where to
+// apply instead, changing no task or trigger.
 func TestAReplicaOffersNoEditFormsAndItsEditAddressesSayWhereToApply(t *testing.T) {
 	t.Parallel()
 	bin := buildQL(t)
@@ -47,8 +47,8 @@ func TestAReplicaOffersNoEditFormsAndItsEditAddressesSayWhereToApply(t *testing.
 	if !strings.Contains(defs, "name: job") {
 		t.Fatalf("the replica's Definitions page does not show the project:\n%s", defs)
 	}
-	offered := []string{`id="edit-task"`, `id="edit-schedule"`, `id="def-edittasks"`, `href="/definitions/task`, `href="/definitions/schedule`}
-	for name, p := range map[string]string{"trigger page": trigger, "Definitions page": defs} {
+	offered := []string{`id="edit-task"`, `id="edit-schedule"`, `id="def-edittasks"`, `href="/definitions/task`, `href="/definitions/schedule`, `href="/definitions/env`}
+	for name, p := range map[string]string{"trigger page": trigger, "Definitions page": defs, "project page": page} {
 		for _, o := range offered {
 			if strings.Contains(p, o) {
 				t.Errorf("the replica's %s offers %s", name, o)
@@ -84,13 +84,14 @@ func TestAReplicaOffersNoEditFormsAndItsEditAddressesSayWhereToApply(t *testing.
 	}
 	task := url.Values{"project": {"web"}, "task": {"job"}, "revision": {"1"}, "script": {"echo edited"}, "timeout": {"5m"}}
 	schedule := url.Values{"project": {"web"}, "trigger": {"t00000"}, "revision": {"1"}, "cron": {"*/5 * * * *"}, "timezone": {"Asia/Shanghai"}, "task": {"job"}}
+	projectEnv := url.Values{"project": {"web"}, "shown": {"1"}, "env_sent": {"1"}, "env_name": {"A"}, "env_kind": {"value"}, "env_value": {"1"}, "env_secret": {""}}
 	for l, want := range says {
 		newCode, newPage := send(http.MethodGet, "/definitions/new?lang="+l, url.Values{"project": {"web"}})
 		if newCode != http.StatusConflict || !strings.Contains(newPage, want) {
 			t.Fatalf("New task on the replica (%s): %d, want 409 saying where to apply:\n%s", l, newCode, newPage)
 		}
 		for _, method := range []string{http.MethodGet, http.MethodPost} {
-			for path, form := range map[string]url.Values{"/definitions/task": task, "/definitions/schedule": schedule} {
+			for path, form := range map[string]url.Values{"/definitions/task": task, "/definitions/schedule": schedule, "/definitions/env": projectEnv} {
 				if code, page := send(method, path+"?lang="+l, maps.Clone(form)); code != newCode || !strings.Contains(page, want) {
 					t.Errorf("%s %s on the replica (%s): %d, want %d saying where to apply as New task does:\n%s", method, path, l, code, newCode, page)
 				}

@@ -281,6 +281,9 @@ func converge(ctx context.Context, svc catalog.Service, tx catalog.Tx, doc *Docu
 	if err := checkSecretProjects(doc); err != nil {
 		return nil, err
 	}
+	if err := checkProjectExpected(ctx, tx, doc); err != nil {
+		return nil, err
+	}
 	proj, change, fields, err := convergeProject(ctx, tx, doc, newID)
 	if err != nil {
 		return nil, err

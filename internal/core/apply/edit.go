@@ -281,7 +281,8 @@ func changedSince(kind, name, projectName string, shown, current int64) error {
 }
 
 // Expected is the revision an entry of a file had when the file was
-// written from it (an edit form's file): kind "task" or "trigger".
+// written from it (an edit form's file): kind "task" or "trigger", or
+// "project" with the project's state (projectState) for its revision.
 type Expected struct {
 	Kind, Name string
 	Revision   int64
@@ -294,7 +295,7 @@ func (e Expected) String() string { return fmt.Sprintf("%s %s %d", e.Kind, e.Nam
 // ParseExpected reads e.String(); ok is false for anything else.
 func ParseExpected(s string) (e Expected, ok bool) {
 	f := strings.Fields(s)
-	if len(f) != 3 || (f[0] != "task" && f[0] != "trigger") {
+	if len(f) != 3 || (f[0] != "task" && f[0] != "trigger" && f[0] != "project") {
 		return Expected{}, false
 	}
 	rev, err := strconv.ParseInt(f[2], 10, 64)
@@ -310,6 +311,9 @@ func ParseExpected(s string) (e Expected, ok bool) {
 // no change made since the file was written is undone.
 func checkExpected(doc *Document, tasks map[string]task.Revision, triggers map[string]trigger.Revision) error {
 	for _, e := range doc.Expect {
+		if e.Kind == "project" {
+			continue
+		}
 		var current int64
 		var ok bool
 		if e.Kind == "task" {

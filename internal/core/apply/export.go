@@ -24,7 +24,7 @@ type (
 		Title         string          `yaml:"title,omitempty"`
 		Status        string          `yaml:"status,omitempty"`
 		MaxRunning    int             `yaml:"maxRunning,omitempty"`
-		Env           map[string]any  `yaml:"env,omitempty"`
+		Env           any             `yaml:"env,omitempty"`
 		Notifications *exportNotify   `yaml:"notifications,omitempty"`
 		Tasks         []exportTask    `yaml:"tasks,omitempty"`
 		Triggers      []exportTrigger `yaml:"triggers,omitempty"`
@@ -261,13 +261,14 @@ func instant(ms int64) string {
 }
 
 // exportEnv is a task's or a project's env as a file writes it: NAME:
-// value, or NAME: {secret: name}; nil when there is none.
-func exportEnv(env []task.EnvVar) map[string]any {
-	var out map[string]any
+// value, or NAME: {secret: name}; nil when there is none, which the
+// file leaves out (an empty map would be written as env: {}).
+func exportEnv(env []task.EnvVar) any {
+	if len(env) == 0 {
+		return nil
+	}
+	out := map[string]any{}
 	for _, e := range env {
-		if out == nil {
-			out = map[string]any{}
-		}
 		if e.SecretRef != "" {
 			out[e.Name] = map[string]string{"secret": e.SecretRef}
 		} else {

@@ -41,7 +41,19 @@ type dryTx struct {
 	status map[string]project.Status
 }
 
-var _ catalog.Tx = (*dryTx)(nil)
+var _ catalog.DefinitionsTx = (*dryTx)(nil)
+
+// ProjectDefinitions reads the project whole through r where r can, so
+// that a dry run refuses a project env a task the file leaves out could
+// not start with (otherTasksFit), as the apply does; a reader that cannot
+// has no tasks to check.
+func (d *dryTx) ProjectDefinitions(ctx context.Context, name string, limit int) (catalog.Definitions, error) {
+	dr, ok := d.r.(catalog.DefinitionsReader)
+	if !ok {
+		return catalog.Definitions{}, nil
+	}
+	return dr.ProjectDefinitions(ctx, name, limit)
+}
 
 func (d *dryTx) ProjectByName(ctx context.Context, name string) (project.Project, error) {
 	if d.r == nil {

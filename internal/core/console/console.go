@@ -336,6 +336,8 @@ var routes = []route{
 	{http.MethodPost, "/definitions/task", apitoken.Admin, func(c *Console) handlerFunc { return c.editTaskPreview }, adminOfEveryProject},
 	{http.MethodGet, "/definitions/schedule", apitoken.Admin, func(c *Console) handlerFunc { return c.editScheduleForm }, adminOfEveryProject},
 	{http.MethodPost, "/definitions/schedule", apitoken.Admin, func(c *Console) handlerFunc { return c.editSchedulePreview }, adminOfEveryProject},
+	{http.MethodGet, "/definitions/env", apitoken.Admin, func(c *Console) handlerFunc { return c.projectEnvForm }, adminOfEveryProject},
+	{http.MethodPost, "/definitions/env", apitoken.Admin, func(c *Console) handlerFunc { return c.projectEnvPreview }, adminOfEveryProject},
 	{http.MethodGet, "/workers", apitoken.Read, func(c *Console) handlerFunc { return c.workers }, everyProject},
 	{http.MethodGet, "/tokens", apitoken.Admin, func(c *Console) handlerFunc { return c.tokensPage }, adminOfEveryProject},
 	{http.MethodPost, "/tokens", apitoken.Admin, func(c *Console) handlerFunc { return c.tokenCreate }, adminOfEveryProject},

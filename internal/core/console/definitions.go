@@ -239,7 +239,7 @@ func (c *Console) definitionsStep(w http.ResponseWriter, r *http.Request, s *ses
 	o := formOrigin{form: r.PostFormValue("origin")}
 	switch o.form {
 	case originNewTask, originCrontab:
-	case originEditTask, originEditSchedule:
+	case originEditTask, originEditSchedule, originProjectEnv:
 		for _, v := range r.PostForm["expect"] {
 			if e, ok := apply.ParseExpected(v); ok {
 				o.expect = append(o.expect, e)

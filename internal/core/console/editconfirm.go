@@ -27,6 +27,8 @@ func (c *Console) editRefused(w http.ResponseWriter, r *http.Request, s *session
 		return c.editTaskRefused(w, r, s, doc.Tasks[0].Edited(doc.Project), err)
 	case form == originEditSchedule && len(doc.Triggers) == 1:
 		return c.editScheduleRefused(w, r, s, doc.Triggers[0].Edited(doc.Project), err)
+	case form == originProjectEnv && len(doc.Tasks) == 0:
+		return c.projectEnvRefused(w, r, s, doc.Project, apply.EnvRows(doc.Env), err)
 	}
 	return false
 }

@@ -441,6 +441,9 @@ func (c *Console) triggersList(w http.ResponseWriter, r *http.Request, s *sessio
 		// heads with its title and name.
 		if pick.ID != "" {
 			data["Heading"], data["ProjectArchived"], data["ProjectEnv"] = pick.named(), pick.Archived, pick.Env
+			// The env's own form where this server publishes; the
+			// project's file (to apply elsewhere) where it cannot.
+			data["CanEditEnv"] = c.cfg.Definitions != nil && c.cfg.Export != nil
 		}
 		// An archived project runs nothing: its cap holds nothing back.
 		if pick.ID != "" && !pick.Archived {

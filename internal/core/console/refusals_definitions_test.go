@@ -352,6 +352,10 @@ var notReachedByAFile = map[qlerror.Reason]string{
 	apply.RefusalScriptNotShown: "an Edit task form of a script a text box cannot hold",
 	apply.RefusalEnvNotShown:    "an Edit task form of an env value a text box cannot hold",
 	apply.RefusalPinsOlderTask:  "an Edit schedule form of a trigger left on an older task revision",
+	// The Edit environment form's (TestTheProjectEnvFormDoesNotUndoAChangeMadeMeanwhile,
+	// TestTheProjectEnvFormSendsAValueItCannotKeepToTheFile).
+	apply.RefusalProjectChangedSince: "an Edit environment form sent after its project was published again",
+	apply.RefusalProjectEnvNotShown:  "an Edit environment form of an env value a text box cannot hold",
 	// A run now's or a backfill's of a trigger its task left behind
 	// (server: TestATriggerLeftOnAnOldRevisionOfItsTaskIsRefusedSayingHowToRunItAgain).
 	apply.RefusalTaskDisabled:    "a manual Run of a trigger whose task a file disabled",

@@ -58,9 +58,10 @@ func TestAProjectsPageAndTheAPIShowItsEnvWithSecretsByName(t *testing.T) {
 }
 
 // An admin's project page offers to add, change or remove the project's
-// env in the project's file on Definitions, whose editor holds the env as
-// the file says it; a read token's page does not offer it.
-func TestAnAdminsProjectPageOffersToEditItsEnvInTheProjectsFile(t *testing.T) {
+// env on its Edit environment form (编辑环境变量), whose rows hold the env
+// as stored, in English and in Chinese; the project's file on
+// Definitions holds it too; a read token's page does not offer it.
+func TestAnAdminsProjectPageOffersToEditItsEnvOnItsForm(t *testing.T) {
 	t.Parallel()
 	site, admin, _ := startSignedInConsoleSite(t, apitoken.Admin)
 	d, err := site.srv.store.ProjectDefinitions(t.Context(), "shop", 0)
@@ -68,12 +69,18 @@ func TestAnAdminsProjectPageOffersToEditItsEnvInTheProjectsFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, p := httpcall.Form(t, admin, http.MethodGet, site.base+"/triggers?project=shop&lang=en", nil)
-	if !strings.Contains(p, `None: every task of the project starts with its own env alone.`) || !strings.Contains(p, `<a id="project-env-edit" href="/definitions?project=shop">`) {
+	if !strings.Contains(p, `None: every task of the project starts with its own env alone.`) || !strings.Contains(p, `<a id="project-env-edit" class="button" href="/definitions/env?project=shop">Edit environment</a>`) {
 		t.Fatalf("an admin's page of a project without an env does not offer to add one:\n%s", p)
 	}
 	d.Project.Env = []task.EnvVar{{Name: "REGION", Value: "cn-east"}}
 	if _, err := site.srv.store.ProjectSave(t.Context(), d.Project); err != nil {
 		t.Fatal(err)
+	}
+	if _, p := httpcall.Form(t, admin, http.MethodGet, site.base+"/triggers?project=shop&lang=zh", nil); !strings.Contains(p, `href="/definitions/env?project=shop">编辑环境变量</a>`) {
+		t.Fatalf("an admin's project page in Chinese does not offer 编辑环境变量:\n%s", p)
+	}
+	if _, p := httpcall.Form(t, admin, http.MethodGet, site.base+"/definitions/env?project=shop&lang=zh", nil); !strings.Contains(p, `<h1>编辑环境变量 `) || !strings.Contains(p, `name="env_name" value="REGION"`) {
+		t.Fatalf("the Edit environment form does not hold the project's env, in Chinese:\n%s", p)
 	}
 	if _, p := httpcall.Form(t, admin, http.MethodGet, site.base+"/definitions?project=shop", nil); !strings.Contains(p, "env:\n  REGION: cn-east\n") {
 		t.Fatalf("the project's file on Definitions does not hold its env:\n%s", p)

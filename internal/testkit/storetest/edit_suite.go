@@ -156,12 +156,12 @@ func testAnEditFilesApplyRefusesAnEntryChangedSinceItWasWritten(t *testing.T, f 
 	if cur, err := apply.TaskToEdit(t.Context(), f.Definitions, "edit", "s"); err != nil || cur.Script != "echo theirs" || cur.Revision != 2 {
 		t.Errorf("task s after the refused files: %+v, %v; want the other user's script", cur, err)
 	}
-	for _, s := range []string{"task s 1", "trigger every 12"} {
+	for _, s := range []string{"task s 1", "trigger every 12", "project edit 7"} {
 		if e, ok := apply.ParseExpected(s); !ok || e.String() != s {
 			t.Errorf("ParseExpected(%q) = %v, %v; want it read back", s, e, ok)
 		}
 	}
-	for _, s := range []string{"task s", "project p 1", "task s 0", "task s x", "task s 1 2"} {
+	for _, s := range []string{"task s", "token p 1", "task s 0", "task s x", "task s 1 2"} {
 		if e, ok := apply.ParseExpected(s); ok {
 			t.Errorf("ParseExpected(%q) = %v, want it refused", s, e)
 		}

@@ -20,11 +20,12 @@ import (
 // removed by a file that leaves it out.
 func projectEnvCases() map[string]func(*testing.T, Fixture) {
 	return map[string]func(*testing.T, Fixture){
-		"ChangingProjectEnvPublishesNoTaskRevision":   testChangingProjectEnvPublishesNoTaskRevision,
-		"ExportWritesTheProjectEnvBack":               testExportWritesTheProjectEnvBack,
-		"ANewTaskFormKeepsTheProjectEnv":              testANewTaskFormKeepsTheProjectEnv,
-		"AnEditTaskFormKeepsTheProjectEnv":            testAnEditTaskFormKeepsTheProjectEnv,
-		"AnEnvATaskLeftOutCouldNotStartWithIsRefused": testAnEnvATaskLeftOutCouldNotStartWithIsRefused,
+		"ChangingProjectEnvPublishesNoTaskRevision":           testChangingProjectEnvPublishesNoTaskRevision,
+		"ExportWritesTheProjectEnvBack":                       testExportWritesTheProjectEnvBack,
+		"ANewTaskFormKeepsTheProjectEnv":                      testANewTaskFormKeepsTheProjectEnv,
+		"AnEditTaskFormKeepsTheProjectEnv":                    testAnEditTaskFormKeepsTheProjectEnv,
+		"AnEnvATaskLeftOutCouldNotStartWithIsRefused":         testAnEnvATaskLeftOutCouldNotStartWithIsRefused,
+		"AProjectEnvFormsFileIsRefusedAfterTheProjectChanged": testAProjectEnvFormsFileIsRefusedAfterTheProjectChanged,
 	}
 }
 
