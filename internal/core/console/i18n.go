@@ -297,7 +297,7 @@ var messages = map[string]map[string]string{
 		// The Edit task and Edit schedule forms (edittask.go, editschedule.go).
 		"edit.unnamed": "This address does not name what to edit: open the form from a trigger's page, with its Edit task or Edit schedule button.",
 		"edittask":     "Edit task", "et.script": "Script", "et.shell": "Run by %s. ",
-		"et.intro":   "The task's script, working directory and timeout. Everything else about the task (its environment, retry, user…) stays as it is; change that in the project's definitions file.",
+		"et.intro":   "The task's script, working directory, timeout and environment. Everything else about the task (retry, user…) stays as it is; change that in the project's definitions file.",
 		"et.invalid": "Nothing was changed", "et.required": "Fill in the script.",
 		"et.yours":    "What you sent, not applied: the form below shows the task as it is now; make your change to it again.",
 		"et.openfile": "Open the project's definitions file", "et.list": "Edit a task's script:",
@@ -564,7 +564,7 @@ var messages = map[string]map[string]string{
 		// The Edit task and Edit schedule forms (edittask.go, editschedule.go).
 		"edit.unnamed": "此地址没有指明要编辑的内容：请在触发器页面上用“编辑任务”或“编辑计划”按钮打开表单。",
 		"edittask":     "编辑任务", "et.script": "脚本", "et.shell": "由 %s 运行。",
-		"et.intro":   "任务的脚本、工作目录和超时。任务的其他设置（环境变量、重试、运行用户等）保持不变；要修改它们，请编辑项目的定义文件。",
+		"et.intro":   "任务的脚本、工作目录、超时和环境变量。任务的其他设置（重试、运行用户等）保持不变；要修改它们，请编辑项目的定义文件。",
 		"et.invalid": "没有修改任何内容", "et.required": "请填写脚本。",
 		"et.yours":    "你提交的内容（未应用）：下面的表单显示任务现在的内容，请在其上重新做你的修改。",
 		"et.openfile": "打开项目的定义文件", "et.list": "编辑任务的脚本：",
