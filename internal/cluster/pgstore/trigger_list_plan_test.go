@@ -26,8 +26,8 @@ func TestATriggerListingReadsEachCurrentRevisionByKey(t *testing.T) {
 	}
 	for _, mode := range []string{"force_custom_plan", "force_generic_plan"} {
 		for _, c := range []struct{ what, args string }{
-			{"a first page", "NULL, NULL, 51, NULL, NULL"},
-			{"a search for the last trigger", fmt.Sprintf("NULL, NULL, 51, '%%tick-%04d%%', NULL", triggers-1)},
+			{"a first page", "NULL, NULL, 51, NULL, NULL, false"},
+			{"a search for the last trigger", fmt.Sprintf("NULL, NULL, 51, '%%tick-%04d%%', NULL, false", triggers-1)},
 		} {
 			indexes, rows := relationReads(s.explainTriggerList(t, mode, c.args))
 			for _, ix := range indexes["trigger_revisions"] {
