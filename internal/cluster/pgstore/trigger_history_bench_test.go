@@ -75,7 +75,7 @@ func (s *store) rawHistory(statement string, extra ...any) storetest.HistoryList
 			}
 			pattern = &p
 		}
-		rows, err := s.runtime.pool.Query(ctx, statement, append([]any{nil, nil, 51, pattern, nil}, extra...)...)
+		rows, err := s.runtime.pool.Query(ctx, statement, append([]any{nil, nil, 50, pattern, nil}, extra...)...)
 		if err != nil {
 			return 0, 0, err
 		}
