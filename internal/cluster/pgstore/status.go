@@ -50,7 +50,7 @@ func (r *Runtime) TriggerList(ctx context.Context, p schedule.TriggerListParams)
 	if len(p.InProjects) > 0 {
 		inProjects = p.InProjects
 	}
-	rows, err := r.pool.Query(ctx, sqlTriggerList, projectID, after, p.Limit+1, search, inProjects)
+	rows, err := r.pool.Query(ctx, sqlTriggerList, projectID, after, p.Limit+1, search, inProjects, p.TitlesOnly)
 	if err != nil {
 		return nil, "", mapErr(err, "listing triggers")
 	}

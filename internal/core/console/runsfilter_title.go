@@ -19,19 +19,15 @@ const titlesShown = 5
 // title holds text, ignoring case, as the Triggers page's search finds a
 // title: the Runs filter takes a title where no trigger has text as its
 // name. ok is false when none does; several are refused, naming them.
+// The store searches the titles alone, so triggers whose names or
+// commands hold text never crowd the title's trigger out of the page.
 func (c *Console) triggerByTitle(ctx context.Context, projectID, text string) (id string, ok bool, err error) {
 	if len(text) > schedule.MaxSearch {
 		return "", false, nil
 	}
-	list, _, err := c.cfg.Triggers.TriggerList(ctx, schedule.TriggerListParams{ProjectID: projectID, Limit: titlesShown + 1, Search: text})
+	found, _, err := c.cfg.Triggers.TriggerList(ctx, schedule.TriggerListParams{ProjectID: projectID, Limit: titlesShown + 1, Search: text, TitlesOnly: true})
 	if err != nil {
 		return "", false, err
-	}
-	var found []schedule.TriggerStatus
-	for _, t := range list {
-		if strings.Contains(strings.ToLower(t.Title), strings.ToLower(text)) {
-			found = append(found, t)
-		}
 	}
 	switch len(found) {
 	case 0:

@@ -120,6 +120,11 @@ type TriggerListParams struct {
 	Limit     int
 	After     string
 	Search    string
+	// TitlesOnly matches Search in the trigger's display title alone, not
+	// in the other names and titles or the command: the console's Runs
+	// filter, which takes a title where no trigger has the text as its
+	// name. The API has no such parameter.
+	TitlesOnly bool
 	// InProjects keeps the triggers of the projects of these names only
 	// (a project-bound token's or console user's projects), filtered
 	// before the page is cut as Search is; nil for every project.

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"fmt"
 	"net/http"
 	"net/url"
 	"strings"
@@ -39,5 +40,26 @@ func TestTheRunsFilterFindsATriggerByItsTitle(t *testing.T) {
 		if resp.StatusCode != f.status || !strings.Contains(page, f.want) {
 			t.Errorf("the Runs filter %q: %d, want %d with %s:\n%s", f.trigger, resp.StatusCode, f.status, f.want, page)
 		}
+	}
+}
+
+// The Runs filter finds the one trigger whose title holds the text
+// however many triggers hold it in their names: with 7 triggers named
+// sign-in-N before it, the trigger titled "sign" is filtered by, and none
+// of theirs counts as a title match.
+func TestTheRunsFilterFindsATitleWhateverNamesHoldItsText(t *testing.T) {
+	t.Parallel()
+	site, c, csrf := startSignedInConsoleSite(t, apitoken.Admin)
+	var file strings.Builder
+	file.WriteString("project: club\ntasks:\n  - name: t\n    script: \"true\"\ntriggers:\n")
+	for i := range 7 {
+		fmt.Fprintf(&file, "  - {name: sign-in-%d, task: t, cron: '0 3 * * *', timezone: UTC}\n", i)
+	}
+	file.WriteString("  - {name: daily, title: sign, task: t, cron: '0 4 * * *', timezone: UTC}\n")
+	if resp, page := httpcall.Form(t, c, http.MethodPost, site.base+"/definitions/apply", url.Values{"csrf": {csrf}, "yaml": {file.String()}}); resp.StatusCode != http.StatusOK || !strings.Contains(page, `id="def-applied"`) {
+		t.Fatalf("apply: %d\n%s", resp.StatusCode, page)
+	}
+	if resp, page := httpcall.Form(t, c, http.MethodGet, site.base+"/runs?trigger=sign", nil); resp.StatusCode != http.StatusOK || !strings.Contains(page, `<table class="cards">`) {
+		t.Fatalf("the Runs filter %q: %d; want the runs of club/daily, whose title it is:\n%s", "sign", resp.StatusCode, page)
 	}
 }

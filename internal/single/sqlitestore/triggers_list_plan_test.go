@@ -18,15 +18,15 @@ func TestATriggerListingFindsItsPageBeforeItsFirstTrigger(t *testing.T) {
 	e := newEnv(t)
 	project, after := ids.New(), ids.New()
 	for name, args := range map[string][]any{
-		"all":                     {"", "", 101, "", "", ""},
-		"project":                 {project, "", 101, "", "", ""},
-		"cursor":                  {"", after, 101, "", "", ""},
-		"search":                  {"", "", 101, "%nightly%", "", "%nightly%"},
-		"project, search":         {project, "", 101, "%nightly%", "", "%nightly%"},
-		"search after a page":     {"", after, 101, "%nightly%", "", "%nightly%"},
-		"search the spec escapes": {"", "", 101, "%a && b%", "", ""},
-		"bound projects":          {"", after, 101, "", `["alpha","bravo"]`, ""},
-		"bound projects, search":  {"", "", 101, "%jd\\_bean%", `["alpha","bravo"]`, "%jd\\_bean%"},
+		"all":                     {"", "", 101, "", "", "", false},
+		"project":                 {project, "", 101, "", "", "", false},
+		"cursor":                  {"", after, 101, "", "", "", false},
+		"search":                  {"", "", 101, "%nightly%", "", "%nightly%", false},
+		"project, search":         {project, "", 101, "%nightly%", "", "%nightly%", false},
+		"search after a page":     {"", after, 101, "%nightly%", "", "%nightly%", false},
+		"search the spec escapes": {"", "", 101, "%a && b%", "", "", false},
+		"bound projects":          {"", after, 101, "", `["alpha","bravo"]`, "", false},
+		"bound projects, search":  {"", "", 101, "%jd\\_bean%", `["alpha","bravo"]`, "%jd\\_bean%", false},
 	} {
 		plan := strings.Join(e.queryPlan(t, qTriggersList, args...), "\n")
 		if !pageFirst(plan, "t", "sqlite_autoindex_triggers_1") {

@@ -37,7 +37,7 @@ func (s *Store) TriggerList(ctx context.Context, p schedule.TriggerListParams) (
 	}
 	var out []schedule.TriggerStatus
 	err = s.read(ctx, "list triggers", func(tx *txn) error {
-		rows, err := tx.QueryContext(ctx, qTriggersList, p.ProjectID, p.After, limit+1, pattern, inProjects, specPrefilter(p.Search))
+		rows, err := tx.QueryContext(ctx, qTriggersList, p.ProjectID, p.After, limit+1, pattern, inProjects, specPrefilter(p.Search), p.TitlesOnly)
 		if err != nil {
 			return err
 		}

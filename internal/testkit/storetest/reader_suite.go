@@ -56,6 +56,7 @@ func RunStatusReader(t *testing.T, newFixture Factory) {
 		"ASearchFindsEveryMatchingTriggerAcrossPages":                testASearchFindsEveryMatchingTrigger,
 		"SearchFindsATaskByItsScript":                                testSearchFindsATaskByItsScript,
 		"ABoundSearchNeverFindsAnotherProjectsScript":                testABoundSearchNeverFindsAnotherProjectsScript,
+		"ATitlesOnlySearchMatchesTriggerTitlesAlone":                 testATitlesOnlySearchMatchesTriggerTitlesAlone,
 	}
 	for name, fn := range tests {
 		t.Run(name, func(t *testing.T) {

@@ -86,3 +86,21 @@ func testASearchFindsEveryMatchingTrigger(t *testing.T, f Fixture) {
 		}
 	}
 }
+
+// testATitlesOnlySearchMatchesTriggerTitlesAlone: a search kept to titles
+// finds the trigger whose own display title holds the text, ignoring
+// case, and none that holds it in a name, its task's title or its
+// project's title, even with a page of one.
+func testATitlesOnlySearchMatchesTriggerTitlesAlone(t *testing.T, f Fixture) {
+	for name, text := range map[string]string{"shop.yaml": searchFile, "depot.yaml": titledProjectFile} {
+		doc, err := apply.Parse(name, []byte(text))
+		if err != nil {
+			t.Fatalf("parse %s: %v", name, err)
+		}
+		applyFile(t, f, doc)
+	}
+	list, next, err := f.Status.TriggerList(t.Context(), schedule.TriggerListParams{Limit: 1, Search: "match", TitlesOnly: true})
+	if err != nil || len(list) != 1 || list[0].Name != "by-title" || next != "" {
+		t.Fatalf("titles-only search %q: %d triggers (first %+v), next %q, %v; want shop/by-title alone", "match", len(list), list, next, err)
+	}
+}

@@ -170,28 +170,40 @@ SELECT p.labels,
 -- working directory), filtered before the page is cut so that $2
 -- continues the filtered order. The names are tried first, and the last
 -- two columns say whether they matched and the command's mode, so that
--- the page says where the search found each trigger. The task revision
--- is read in a subquery, by its primary key, for each current trigger
--- revision the names did not match: a join would let the planner hash
--- every task revision ever published, history included.
+-- the page says where the search found each trigger. Each trigger's
+-- current revision (with its task's head) is read by its primary key, in
+-- a lateral subquery whose LIMIT keeps the planner from flattening it
+-- into a join, and the task revision in a subquery by its key, for each
+-- current trigger revision the names did not match: a join would let the
+-- planner hash every revision ever published, history included, so that
+-- a page would cost with the history of republished triggers.
 -- $5 is the names of the projects a bound token or console user may see
 -- (NULL every project), filtered before the page is cut too, so that the
--- page is full of theirs.
+-- page is full of theirs. $6 keeps the search to the trigger's title
+-- (TitlesOnly).
 SELECT p.id, p.name, tg.id, tr.name, tr.revision, tr.enabled, tr.cron_expression, tr.cron_timezone, tr.misfire_policy,
        tr.jitter_ms, tr.start_at_ms, tr.end_at_ms, tr.catch_up_window_ms, tr.overlap_policy,
-       tr.task_id, tk.name, tr.task_revision, s.next_fire_at_ms, s.next_fire_at_ms + s.due_offset_ms, s.last_scheduled_at_ms, s.state_version, s.claim_owner, s.claim_expires_at_ms,
-       s.paused, s.paused_with_project, p.status = 'archived', tg.title, tk.title, p.title,
-       coalesce(p.name || '/' || tr.name || ' ' || tk.name || ' ' || tg.title || ' ' || tk.title || ' ' || p.title ILIKE $4::text ESCAPE '\', false),
+       tr.task_id, tr.task_name, tr.task_revision, tr.next_fire_at_ms, tr.next_fire_at_ms + tr.due_offset_ms, tr.last_scheduled_at_ms, tr.state_version, tr.claim_owner, tr.claim_expires_at_ms,
+       tr.paused, tr.paused_with_project, p.status = 'archived', tg.title, tr.task_title, p.title,
+       coalesce(p.name || '/' || tr.name || ' ' || tr.task_name || ' ' || tg.title || ' ' || tr.task_title || ' ' || p.title ILIKE $4::text ESCAPE '\', false),
        (SELECT kr.command ->> 'mode' FROM qinglong.task_revisions kr WHERE kr.task_id = tr.task_id AND kr.revision = tr.task_revision)
   FROM qinglong.triggers tg
   JOIN qinglong.projects p ON p.id = tg.project_id
-  JOIN qinglong.trigger_revisions tr ON tr.trigger_id = tg.id AND tr.revision = tg.current_revision
-  JOIN qinglong.tasks tk ON tk.id = tr.task_id
-  JOIN qinglong.trigger_schedules s ON s.trigger_id = tg.id
+ CROSS JOIN LATERAL (SELECT r.name, r.revision, r.enabled, r.cron_expression, r.cron_timezone, r.misfire_policy,
+                            r.jitter_ms, r.start_at_ms, r.end_at_ms, r.catch_up_window_ms, r.overlap_policy,
+                            r.task_id, r.task_revision, k.name AS task_name, k.title AS task_title,
+                            s.next_fire_at_ms, s.due_offset_ms, s.last_scheduled_at_ms, s.state_version, s.claim_owner, s.claim_expires_at_ms,
+                            s.paused, s.paused_with_project
+                       FROM qinglong.trigger_revisions r
+                       JOIN qinglong.tasks k ON k.id = r.task_id
+                       JOIN qinglong.trigger_schedules s ON s.trigger_id = r.trigger_id
+                      WHERE r.trigger_id = tg.id AND r.revision = tg.current_revision
+                      LIMIT 1) tr
  WHERE ($1::uuid IS NULL OR tg.project_id = $1::uuid)
    AND ($2::uuid IS NULL OR tg.id > $2::uuid)
    AND ($5::text[] IS NULL OR p.name = ANY($5::text[]))
-   AND ($4::text IS NULL OR p.name || '/' || tr.name || ' ' || tk.name || ' ' || tg.title || ' ' || tk.title || ' ' || p.title ILIKE $4::text ESCAPE '\'
+   AND ($4::text IS NULL OR tg.title ILIKE $4::text ESCAPE '\'
+        OR NOT $6::boolean AND (p.name || '/' || tr.name || ' ' || tr.task_name || ' ' || tg.title || ' ' || tr.task_title || ' ' || p.title ILIKE $4::text ESCAPE '\'
         OR (SELECT CASE kr.command ->> 'mode'
                      WHEN 'shell' THEN kr.command ->> 'script'
                      ELSE concat_ws(' ', kr.command ->> 'path',
@@ -199,7 +211,7 @@ SELECT p.id, p.name, tg.id, tr.name, tr.revision, tr.enabled, tr.cron_expression
                                        FROM jsonb_array_elements_text(coalesce(kr.command -> 'args', '[]'::jsonb)) WITH ORDINALITY AS a(arg, n)))
                    END
               FROM qinglong.task_revisions kr
-             WHERE kr.task_id = tr.task_id AND kr.revision = tr.task_revision) ILIKE $4::text ESCAPE '\')
+             WHERE kr.task_id = tr.task_id AND kr.revision = tr.task_revision) ILIKE $4::text ESCAPE '\'))
  ORDER BY tg.id
  LIMIT $3
 

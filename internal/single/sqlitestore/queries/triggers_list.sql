@@ -16,6 +16,7 @@
 -- revisions that cannot match. ?5 is the names of the projects a
 -- bound token or console user may see, a JSON array ('' every project),
 -- filtered before the page is cut too, so that the page is full of theirs.
+-- ?7 (1 or 0) keeps the search to the trigger's title (TitlesOnly).
 -- The page's ids are found first, in a subquery SQLite fills before it
 -- returns the first trigger: the driver interrupts a statement whose
 -- context ends only within its first step, so a search whose matches lie
@@ -41,12 +42,13 @@ WHERE t.id IN (
   JOIN task_revisions kr ON kr.task_id = r.task_id AND kr.revision = r.task_revision
   WHERE (?1 = '' OR t.project_id = ?1) AND (?2 = '' OR t.id > ?2)
     AND (?5 = '' OR p.name IN (SELECT value FROM json_each(?5)))
-    AND (?4 = '' OR p.name || '/' || r.name || ' ' || kr.name || ' ' || t.title || ' ' || kh.title || ' ' || p.title LIKE ?4 ESCAPE '\'
+    AND (?4 = '' OR t.title LIKE ?4 ESCAPE '\'
+         OR NOT ?7 AND (p.name || '/' || r.name || ' ' || kr.name || ' ' || t.title || ' ' || kh.title || ' ' || p.title LIKE ?4 ESCAPE '\'
          OR ((?6 = '' OR kr.spec_json LIKE ?6 ESCAPE '\')
              AND CASE json_extract(kr.spec_json, '$.command.mode')
                    WHEN 'shell' THEN json_extract(kr.spec_json, '$.command.script')
                    ELSE json_extract(kr.spec_json, '$.command.path') || coalesce((SELECT ' ' || group_concat(a.value, ' ' ORDER BY a.key) FROM json_each(kr.spec_json, '$.command.args') a), '')
-                 END LIKE ?4 ESCAPE '\'))
+                 END LIKE ?4 ESCAPE '\')))
   ORDER BY t.id
   LIMIT ?3)
 ORDER BY t.id
