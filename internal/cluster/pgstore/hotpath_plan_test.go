@@ -16,10 +16,18 @@ import (
 // statement settles on after its first executions.
 func (s *store) explainGeneric(t *testing.T, query, args string) planNode {
 	t.Helper()
+	return s.explainPrepared(t, "force_generic_plan", query, args)
+}
+
+// explainPrepared runs statement query, prepared, under EXPLAIN ANALYZE
+// with literal arguments args and plan_cache_mode mode, as the runtime
+// role, in a transaction it rolls back.
+func (s *store) explainPrepared(t *testing.T, mode, query, args string) planNode {
+	t.Helper()
 	ctx := context.Background()
 	tx, rollback := s.runtimeTx(t)
 	defer rollback()
-	for _, stmt := range []string{"SET LOCAL plan_cache_mode = force_generic_plan", "PREPARE hot AS " + query} {
+	for _, stmt := range []string{"SET LOCAL plan_cache_mode = " + mode, "PREPARE hot AS " + query} {
 		if _, err := tx.Exec(ctx, stmt); err != nil {
 			t.Fatalf("explain: %v", err)
 		}

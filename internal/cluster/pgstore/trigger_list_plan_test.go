@@ -1,8 +1,6 @@
 package pgstore
 
 import (
-	"context"
-	"encoding/json"
 	"fmt"
 	"testing"
 
@@ -29,7 +27,7 @@ func TestATriggerListingReadsEachCurrentRevisionByKey(t *testing.T) {
 			{"a first page", "NULL, NULL, 51, NULL, NULL, false"},
 			{"a search for the last trigger", fmt.Sprintf("NULL, NULL, 51, '%%tick-%04d%%', NULL, false", triggers-1)},
 		} {
-			indexes, rows := relationReads(s.explainTriggerList(t, mode, c.args))
+			indexes, rows := relationReads(s.explainPrepared(t, mode, sqlTriggerList, c.args))
 			for _, ix := range indexes["trigger_revisions"] {
 				if ix != "trigger_revisions_pkey" {
 					t.Errorf("%s (%s) read trigger_revisions by %q; want only trigger_revisions_pkey", c.what, mode, indexes["trigger_revisions"])
@@ -41,30 +39,4 @@ func TestATriggerListingReadsEachCurrentRevisionByKey(t *testing.T) {
 			}
 		}
 	}
-}
-
-// explainTriggerList explains the triggers list with literal arguments
-// args under plan_cache_mode mode, as the runtime role, prepared, in a
-// transaction it rolls back.
-func (s *store) explainTriggerList(t *testing.T, mode, args string) planNode {
-	t.Helper()
-	ctx := context.Background()
-	tx, rollback := s.runtimeTx(t)
-	defer rollback()
-	for _, stmt := range []string{"SET LOCAL plan_cache_mode = " + mode, "PREPARE listing AS " + sqlTriggerList} {
-		if _, err := tx.Exec(ctx, stmt); err != nil {
-			t.Fatalf("explain: %v", err)
-		}
-	}
-	var out []byte
-	if err := tx.QueryRow(ctx, "EXPLAIN (ANALYZE, FORMAT JSON) EXECUTE listing("+args+")").Scan(&out); err != nil {
-		t.Fatalf("explain: %v", err)
-	}
-	var plans []struct {
-		Plan planNode `json:"Plan"`
-	}
-	if err := json.Unmarshal(out, &plans); err != nil || len(plans) != 1 {
-		t.Fatalf("explain output: %v", err)
-	}
-	return plans[0].Plan
 }
