@@ -27,11 +27,14 @@ project --project. Entries are 5 fields, 6 with seconds first (as the qinglong p
 them), or @yearly, @annually, @monthly, @weekly, @daily, @midnight or @hourly, then the command; 7 and
 ranges ending in 7 (or SUN) in day-of-week are written with 0 for Sunday. The panel's "task SCRIPT"
 is converted, named after the script, and reported, since no task command exists here (write the
-interpreter and the script's path); the panel's own subscription and update commands are not converted. --tz is the zone of the entries until a CRON_TZ= or TZ= line sets another for the
+interpreter and the script's path); the panel's own subscription and update commands are not converted,
+and the row id it writes before each command (ID=12 task ...) is left out. --tz is the zone of the entries until a CRON_TZ= or TZ= line sets another for the
 lines after it (TZ also goes into their env, as cron passes it on); SHELL=/bin/sh or /bin/bash sets
 their shell; any other VAR= line goes into the env of the tasks after it (MAILTO is noted: nothing
 is mailed). A "\%" in a command is a "%"; an unescaped "%" (cron's standard input) is refused.
-Comments and blank lines are skipped. Every line not converted (@reboot, bad syntax, "%") is
+Comments and blank lines are skipped, but for the panel's commented tasks ("# SCHEDULE task ..." or
+"# SCHEDULE ID=N ...": its disabled tasks and those of six fields), converted with the trigger
+disabled (enabled: false) and noted. Every line not converted (@reboot, bad syntax, "%") is
 reported on standard error with its line number and why, as is an entry converted with a
 difference (both day fields restricted where cron would require both), and the command then exits 1
 after printing the file of the others. The file starts with a comment of what QingLong does

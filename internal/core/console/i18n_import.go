@@ -85,7 +85,7 @@ var importWhy = map[string]map[crontab.Code]string{
 			"或把字面的“%”转义为“\\%”。",
 		crontab.CodeSeconds: "6 个时间字段按 秒 分 时 日 月 星期 读取（与青龙面板的 crontab 写法相同），此行及之后每个有 6 个字段的行都如此。",
 		crontab.CodeTaskCommand: "task 是青龙面板的命令（它在面板的脚本目录中找到脚本，按扩展名用 node、python3 或 bash 运行）；本服务器没有这个命令，运行会以“task: not found”失败（退出码 127）：" +
-			"请在定义中写出解释器和脚本路径，如 node /ql/scripts/jd_bean_sign.js，或把任务的 workingDir 设为脚本目录。",
+			"请在定义中写出解释器和脚本路径，如 node /ql/scripts/jd_bean_sign.js，或把任务的 workingDir 设为脚本目录并写 node jd_bean_sign.js。",
 		crontab.CodeRunAs: "{user} 的条目对应的任务以 {user} 身份运行（runAs）：服务器或 worker 只有以 root 启动时才能切换账户，否则其运行以 run_as_unavailable 失败；" +
 			"如果服务器已经以 {user} 运行命令，请在“服务器运行命令的账户”中填写 {user}，就不会写 runAs。",
 		crontab.CodeBothDays: "cron 只在同时符合日字段“{monthday}”和星期字段“{weekday}”的日子运行它；QingLong 在符合其中任一字段的日子运行。没有表达式能要求两者同时符合：" +
@@ -94,6 +94,8 @@ var importWhy = map[string]map[crontab.Code]string{
 		crontab.CodeShellKept:    "任务的 shell 只能是 /bin/sh 或 /bin/bash；之后的行仍使用 {shell}。",
 		crontab.CodeMail:         "QingLong 不发送邮件：运行的输出保存在其日志中（`ql runs logs`）；失败由通知（docs/notifications.md）告知。",
 		crontab.CodeReservedName: "以 QL_ 开头的名称是 QingLong 自己的；它不会写入任务的 env。",
+		crontab.CodeCommented: "青龙面板把每个已禁用的任务，以及每个 cron 有 6 个字段的任务，写成注释行（# 计划 task …）：这样的行转换后其触发器为停用（enabled: false），此行及之后每个这样的行都如此；" +
+			"面板中原本在运行的，请在“触发器”页面勾选后一并启用。",
 	},
 }
 

@@ -45,8 +45,11 @@ const (
 	CodeMail Code = "mail"
 	// CodeReservedName: a VAR= line of a QL_ name.
 	CodeReservedName Code = "reserved_name"
+	// CodeCommented: a commented line of the qinglong panel's, converted
+	// with its trigger disabled.
+	CodeCommented Code = "commented"
 )
 
 // Codes lists every code, for the readers that must word each.
 var Codes = []Code{CodeNotAnEntry, CodeReboot, CodeNotAUser, CodeNoCommand, CodeRootCommand, CodePanelCommand, CodeUnknownMacro,
-	CodeSchedule, CodeStandardInput, CodeSeconds, CodeTaskCommand, CodeRunAs, CodeBothDays, CodeZoneKept, CodeShellKept, CodeMail, CodeReservedName}
+	CodeSchedule, CodeStandardInput, CodeSeconds, CodeTaskCommand, CodeRunAs, CodeBothDays, CodeZoneKept, CodeShellKept, CodeMail, CodeReservedName, CodeCommented}

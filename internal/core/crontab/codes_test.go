@@ -22,6 +22,7 @@ not an entry
 33 8 * * * ql repo https://example.com/scripts.git
 0 0 */2 * 1 /bin/true
 * * * * * root /bin/true
+# 0 0 7 * * * ID=7 task jd_speed.js
 `,
 	true: `* * * * * -bad /bin/true
 * * * * * backup

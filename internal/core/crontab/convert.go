@@ -63,6 +63,9 @@ type Entry struct {
 	// RunAs is the user a system crontab's entry names, "" for a user
 	// crontab's or one naming Options.Account.
 	RunAs string
+	// Disabled: the entry is one of the qinglong panel's commented lines
+	// (panelComment), its trigger written with enabled: false.
+	Disabled bool
 }
 
 // Result is a converted crontab: its entries in file order and the lines
@@ -116,15 +119,19 @@ type state struct {
 	users map[string]bool
 	// secondsNoted: a line of six time fields was noted already.
 	secondsNoted bool
+	// commentedNoted: a commented panel line was noted already.
+	commentedNoted bool
 }
 
 func (st *state) line(res *Result, n int, text string) {
 	trimmed := strings.TrimSpace(text)
-	problem := func(code Code, why string, params ...string) {
-		res.Problems = append(res.Problems, Problem{Line: n, Text: text, Why: why, Kind: NotConverted, Code: code, Params: paramsOf(params)})
-	}
 	switch {
-	case trimmed == "" || strings.HasPrefix(trimmed, "#"):
+	case strings.HasPrefix(trimmed, "#"):
+		if body, ok := panelComment(trimmed); ok {
+			st.entry(res, n, text, body, true)
+		}
+		return
+	case trimmed == "":
 		return
 	case isSetting(trimmed):
 		if p := st.set(trimmed); p.Why != "" {
@@ -133,7 +140,17 @@ func (st *state) line(res *Result, n int, text string) {
 		}
 		return
 	}
-	expr, command, seconds, ok := splitEntry(trimmed)
+	st.entry(res, n, text, trimmed, false)
+}
+
+// entry converts line n, text, whose schedule and command are body;
+// disabled: it is a commented panel line, converted with its trigger
+// disabled.
+func (st *state) entry(res *Result, n int, text, body string, disabled bool) {
+	problem := func(code Code, why string, params ...string) {
+		res.Problems = append(res.Problems, Problem{Line: n, Text: text, Why: why, Kind: NotConverted, Code: code, Params: paramsOf(params)})
+	}
+	expr, command, seconds, ok := splitEntry(body)
 	if !ok {
 		problem(CodeNotAnEntry, "not a schedule followed by a command: 5 fields (minute hour day-of-month month day-of-week), 6 with seconds first, or an @-schedule, then the command")
 		return
@@ -149,7 +166,9 @@ func (st *state) line(res *Result, n int, text string) {
 			problem(p.Code, p.Why, "user", p.Params["user"])
 			return
 		}
-	} else if strings.Fields(command)[0] == "root" {
+	}
+	command = withoutPanelID(command)
+	if !st.System && strings.Fields(command)[0] == "root" {
 		res.Problems = append(res.Problems, Problem{Line: n, Text: text, Kind: Noted, Code: CodeRootCommand,
 			Why: `the command starts with "root": if this is a system crontab (/etc/crontab, /etc/cron.d), whose entries name their user there, convert it with --system`})
 	}
@@ -184,8 +203,12 @@ func (st *state) line(res *Result, n int, text string) {
 	if user == st.Account {
 		user = ""
 	}
-	e := Entry{Line: n, Name: st.name(command), Cron: expr, Timezone: st.zone, Shell: st.shell, Script: script, Env: copyEnv(st.env), RunAs: user}
+	e := Entry{Line: n, Name: st.name(command), Cron: expr, Timezone: st.zone, Shell: st.shell, Script: script, Env: copyEnv(st.env), RunAs: user, Disabled: disabled}
 	res.Entries = append(res.Entries, e)
+	if disabled && !st.commentedNoted {
+		st.commentedNoted = true
+		res.Problems = append(res.Problems, Problem{Line: n, Text: text, Kind: Noted, Code: CodeCommented, Why: commentedWhy})
+	}
 	if seconds && !st.secondsNoted {
 		st.secondsNoted = true
 		res.Problems = append(res.Problems, Problem{Line: n, Text: text, Kind: Noted, Code: CodeSeconds,
@@ -290,7 +313,39 @@ var dayOfWeekField = regexp.MustCompile(`^(?i)([0-9]+|\*|\?|sun|mon|tue|wed|thu|
 // panel's task command, which this server does not have.
 const taskCommandWhy = "task is the qinglong panel's command (it finds the script in the panel's scripts folder and runs it with node, python3 or bash by its extension); " +
 	"this server has no such command, so the Run would fail with \"task: not found\" (exit code 127): in the file printed, write the interpreter and the script's path, " +
-	"such as node /ql/scripts/jd_bean_sign.js, or set the task's workingDir to the scripts folder"
+	"such as node /ql/scripts/jd_bean_sign.js, or set the task's workingDir to the scripts folder and write node jd_bean_sign.js"
+
+// panelID is the row id the qinglong panel writes before every command
+// of its crontab.list (ID=12 task jd_bean_sign.js), all of which start
+// with its task or ql command: the id means nothing here.
+var panelID = regexp.MustCompile(`^ID=[0-9]+[ \t]+(task|ql)[ \t]`)
+
+// withoutPanelID is command without the panel's row id, if it has one, so
+// that its task and ql commands are known as the panel's.
+func withoutPanelID(command string) string {
+	if m := panelID.FindStringSubmatchIndex(command); m != nil {
+		return command[m[2]:]
+	}
+	return command
+}
+
+// panelComment is the entry a comment line of the qinglong panel's
+// crontab.list holds: the panel writes each disabled task, and each task
+// whose cron has six fields (which the system cron it writes the file for
+// cannot run), as "# SCHEDULE ID=N task ..." — "# SCHEDULE task ..." in
+// its older files. Any other comment is cron's, and ok is false.
+func panelComment(line string) (body string, ok bool) {
+	body = strings.TrimSpace(strings.TrimPrefix(line, "#"))
+	_, command, _, isEntry := splitEntry(body)
+	if !isEntry || command == "" || strings.HasPrefix(body, "#") {
+		return "", false
+	}
+	return body, panelID.MatchString(command) || strings.Fields(command)[0] == "task"
+}
+
+// commentedWhy is what is said of the panel's commented lines.
+const commentedWhy = "the qinglong panel writes each disabled task, and each task whose cron has six fields, as a comment line (# SCHEDULE task ...): " +
+	"such lines are converted with the trigger disabled (enabled: false), here and on every later one; enable those the panel ran, several at once on the console's Triggers page"
 
 // panelCommand says why an entry whose command is one of the qinglong
 // panel's own "ql" commands (a subscription's pull, a repository's update)

@@ -42,6 +42,7 @@ type trigger struct {
 	Task     string `yaml:"task"`
 	Cron     string `yaml:"cron"`
 	Timezone string `yaml:"timezone"`
+	Enabled  *bool  `yaml:"enabled,omitempty"`
 }
 
 type document struct {
@@ -65,7 +66,11 @@ func (r Result) Definitions(project string) ([]byte, error) {
 			t.RunAs = &runAs{User: e.RunAs}
 		}
 		d.Tasks = append(d.Tasks, t)
-		d.Triggers = append(d.Triggers, trigger{Name: e.Name, Task: e.Name, Cron: e.Cron, Timezone: e.Timezone})
+		tr := trigger{Name: e.Name, Task: e.Name, Cron: e.Cron, Timezone: e.Timezone}
+		if e.Disabled {
+			tr.Enabled = new(bool)
+		}
+		d.Triggers = append(d.Triggers, tr)
 	}
 	var b bytes.Buffer
 	b.WriteString(Header)

@@ -1,0 +1,98 @@
+package crontab
+
+import (
+	"slices"
+	"strings"
+	"testing"
+)
+
+// panelFile is a crontab.list as the qinglong panel writes it: its row id
+// before every command, its six-field and disabled tasks as comments
+// (its older files without the id), beside comments of cron's own.
+const panelFile = `# 0 5 0 * * * ID=3 task jd_bean_sign.js
+15 8,20 * * * ID=4 task jd_fruit.js
+# 10 0 * * * task jd_old.js
+33 8 * * * ID=1 ql repo https://example.com/scripts.git "jd_" "" ""
+## 京东签到
+# m h  dom mon dow   command
+# 0 5 * * 1 tar -zcf /var/backups/home.tgz /home/
+# @reboot
+`
+
+// The panel's commented lines are its disabled tasks and those of six
+// fields: each becomes a task and a disabled trigger, noted once, where
+// cron's own comments (a heading, an example entry) stay comments.
+func TestThePanelsCommentedTasksAreConvertedWithTheirTriggerDisabled(t *testing.T) {
+	t.Parallel()
+	res, err := Convert(strings.NewReader(panelFile), Options{Zone: "Asia/Shanghai"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	disabled := map[int]bool{}
+	for _, e := range res.Entries {
+		disabled[e.Line] = e.Disabled
+	}
+	want := map[int]bool{1: true, 2: false, 3: true}
+	if len(disabled) != len(want) {
+		t.Fatalf("entries %+v, want lines 1, 2 and 3", res.Entries)
+	}
+	for line, d := range want {
+		if got, ok := disabled[line]; !ok || got != d {
+			t.Errorf("line %d: converted %v, disabled %v; want converted, disabled %v", line, ok, got, d)
+		}
+	}
+	noted := 0
+	for _, p := range res.Problems {
+		if p.Code == CodeCommented {
+			noted++
+			if p.Line != 1 || p.Kind != Noted {
+				t.Errorf("commented lines noted as %+v, want a note at line 1", p)
+			}
+		}
+		if p.Line > 4 {
+			t.Errorf("a comment of cron's own is reported: %+v", p)
+		}
+	}
+	if noted != 1 {
+		t.Errorf("commented lines noted %d times, want once: %+v", noted, res.Problems)
+	}
+	out, err := res.Definitions("jd")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range []string{"  - name: jd_bean_sign\n    task: jd_bean_sign\n    cron: 0 5 0 * * *\n    timezone: Asia/Shanghai\n    enabled: false\n",
+		"  - name: jd_fruit\n    task: jd_fruit\n    cron: 15 8,20 * * *\n    timezone: Asia/Shanghai\n  - name"} {
+		if !strings.Contains(string(out), w) {
+			t.Errorf("definitions:\n%s\nwant %q", out, w)
+		}
+	}
+}
+
+// The row id the panel writes before each command hides neither its task
+// command nor its own ql commands: the task is named after its script and
+// runs it without the id, reported as the panel's task command, and a
+// subscription's pull is not converted.
+func TestThePanelsRowIDHidesNeitherItsTaskNorItsQlCommands(t *testing.T) {
+	t.Parallel()
+	res, err := Convert(strings.NewReader(panelFile), Options{Zone: "Asia/Shanghai"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	scripts := map[int]string{}
+	for _, e := range res.Entries {
+		scripts[e.Line] = e.Name + ": " + e.Script
+	}
+	if scripts[1] != "jd_bean_sign: task jd_bean_sign.js" || scripts[2] != "jd_fruit: task jd_fruit.js" {
+		t.Errorf("entries %v, want the scripts without the panel's ID=", scripts)
+	}
+	codes := map[int][]Code{}
+	for _, p := range res.Problems {
+		codes[p.Line] = append(codes[p.Line], p.Code)
+	}
+	if !slices.Contains(codes[2], CodeTaskCommand) || !slices.Contains(codes[1], CodeTaskCommand) {
+		t.Errorf("problems %v, want lines 1 and 2 reported as the panel's task command", codes)
+	}
+	if !slices.Contains(codes[4], CodePanelCommand) {
+		t.Errorf("problems %v, want line 4 (ql repo) not converted as the panel's command", codes)
+	}
+}
