@@ -75,6 +75,20 @@ func (c *Console) setupOpen(ctx context.Context) (bool, error) {
 type setupData struct {
 	CSRF, User, Error, LogCode string
 	Min, Max                   int
+	// Cluster: the binary serving it (ql) may serve a cluster replica,
+	// whose setup code is kept elsewhere; ql-edge never does.
+	Cluster bool
+	// Gap is what stands between two sentences in the page's language.
+	Gap string
+}
+
+// sentenceGap is what stands between two sentences in language l: a
+// space, none after a Chinese full stop.
+func sentenceGap(l string) string {
+	if l == "zh" {
+		return ""
+	}
+	return " "
 }
 
 func (c *Console) setupPage(w http.ResponseWriter, r *http.Request, _ *session) {
@@ -89,7 +103,11 @@ func (c *Console) setupPage(w http.ResponseWriter, r *http.Request, _ *session) 
 // reports whether the page is open.
 func (c *Console) setupGate(w http.ResponseWriter, r *http.Request) bool {
 	if c.cfg.Setup == nil || c.cfg.FirstOwner == nil {
-		c.failWith(w, r, nil, http.StatusNotFound, fmt.Sprintf(tr(lang(r), "err.nosetuphere"), c.cfg.DatabaseFlags))
+		msg := fmt.Sprintf(tr(lang(r), "err.nosetuphere"), c.cfg.DatabaseFlags)
+		if c.cfg.Binary == "ql" {
+			msg += sentenceGap(lang(r)) + tr(lang(r), "err.nosetupcluster")
+		}
+		c.failWith(w, r, nil, http.StatusNotFound, msg)
 		return false
 	}
 	open, err := c.setupOpen(r.Context())
@@ -116,7 +134,7 @@ func (c *Console) renderSetup(w http.ResponseWriter, r *http.Request, msg string
 	if r.Method == http.MethodPost {
 		user = strings.TrimSpace(r.PostFormValue("user"))
 	}
-	c.render(w, r, status, "setup", nil, setupData{CSRF: v, User: user, Error: msg, LogCode: CodeSetupCode, Min: account.MinPassword, Max: account.MaxPassword})
+	c.render(w, r, status, "setup", nil, setupData{CSRF: v, User: user, Error: msg, LogCode: CodeSetupCode, Min: account.MinPassword, Max: account.MaxPassword, Cluster: c.cfg.Binary == "ql", Gap: sentenceGap(lang(r))})
 }
 
 // setup creates the first owner with the setup code and signs it in. The
