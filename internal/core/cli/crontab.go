@@ -16,7 +16,7 @@ import (
 
 func crontabCommand(opts Options) *cobra.Command {
 	c := &cobra.Command{Use: "crontab", Short: "Move jobs from a crontab"}
-	var project, zone, account string
+	var project, zone, account, scriptsDir string
 	var system bool
 	convert := &cobra.Command{
 		Use:   "convert FILE --project NAME --tz ZONE",
@@ -27,7 +27,8 @@ project --project. Entries are 5 fields, 6 with seconds first (as the qinglong p
 them), or @yearly, @annually, @monthly, @weekly, @daily, @midnight or @hourly, then the command; 7 and
 ranges ending in 7 (or SUN) in day-of-week are written with 0 for Sunday. The panel's "task SCRIPT"
 is converted, named after the script, and reported, since no task command exists here (write the
-interpreter and the script's path); the panel's own subscription and update commands are not converted,
+interpreter and the script's path, or give --scripts-dir, the folder the scripts are in here, to have
+each written so); the panel's own subscription and update commands are not converted,
 and the row id it writes before each command (ID=12 task ...) is left out. --tz is the zone of the entries until a CRON_TZ= or TZ= line sets another for the
 lines after it (TZ also goes into their env, as cron passes it on); SHELL=/bin/sh or /bin/bash sets
 their shell; any other VAR= line goes into the env of the tasks after it (MAILTO is noted: nothing
@@ -57,7 +58,10 @@ with --system) names a user between the schedule and the command: it becomes the
 			if err := cron.CheckTimezone(zone); err != nil {
 				return &UsageError{Err: err}
 			}
-			o := crontab.Options{Zone: zone, System: system, Account: account}
+			o := crontab.Options{Zone: zone, System: system, Account: account, ScriptsDir: scriptsDir}
+			if task.CheckWorkingDir(scriptsDir) != nil {
+				return &UsageError{Err: fmt.Errorf("--scripts-dir %q must be an absolute, clean path: the scripts folder as the server sees it (like /ql/scripts)", scriptsDir)}
+			}
 			if !cmd.Flags().Changed("system") {
 				o.System = systemCrontab(args[0])
 			}
@@ -84,6 +88,7 @@ with --system) names a user between the schedule and the command: it becomes the
 	convert.Flags().StringVar(&project, "project", "", "the project the tasks and triggers go in (required)")
 	convert.Flags().StringVar(&zone, "tz", "", "IANA time zone of the entries before any CRON_TZ= line (required), e.g. Europe/Berlin")
 	convert.Flags().BoolVar(&system, "system", false, "read a system crontab, whose entries name a user between the schedule and the command (default: true for /etc/crontab and files in /etc/cron.d, false otherwise)")
+	convert.Flags().StringVar(&scriptsDir, "scripts-dir", "", "the folder, an absolute path, holding the scripts the qinglong panel's task command ran: each task SCRIPT becomes node SCRIPT (.js), python3 -u SCRIPT (.py) or bash SCRIPT (.sh) run there, as its workingDir (default: task lines stay as written, reported)")
 	convert.Flags().StringVar(&account, "account", "", "with a system crontab: the account the server runs commands as; entries naming it get no runAs (default: every entry's user becomes its task's runAs)")
 	c.AddCommand(convert)
 	return c

@@ -25,10 +25,10 @@ const originCrontab = "crontab"
 // converter made of it: the lines it reports, worded in the page's
 // language, and how many entries it converted.
 type crontabImport struct {
-	Text, Project, Zone, Account string
-	System                       bool
-	Lines                        []importLine
-	Converted                    int
+	Text, Project, Zone, Account, ScriptsDir string
+	System                                   bool
+	Lines                                    []importLine
+	Converted                                int
 }
 
 // importLine is a line the converter reported: Kind is its
@@ -91,7 +91,7 @@ func (c *Console) importPreview(w http.ResponseWriter, r *http.Request, s *sessi
 	l := lang(r)
 	field := func(name string) string { return strings.TrimSpace(r.PostFormValue(name)) }
 	d := importData{crontabImport: crontabImport{Project: field("project"), Zone: field("timezone"), Account: field("account"),
-		System: r.PostFormValue("system") != "", Text: textArea(r, "crontab")}}
+		ScriptsDir: field("scriptsdir"), System: r.PostFormValue("system") != "", Text: textArea(r, "crontab")}}
 	if r.PostFormValue("back") != "" {
 		c.renderImport(w, r, s, http.StatusOK, d)
 		return
@@ -115,7 +115,7 @@ func (c *Console) importPreview(w http.ResponseWriter, r *http.Request, s *sessi
 		c.renderImport(w, r, s, http.StatusBadRequest, d)
 		return
 	}
-	res, err := crontab.Convert(strings.NewReader(d.Text), crontab.Options{Zone: d.Zone, System: d.System, Account: d.Account})
+	res, err := crontab.Convert(strings.NewReader(d.Text), crontab.Options{Zone: d.Zone, System: d.System, Account: d.Account, ScriptsDir: d.ScriptsDir})
 	if err != nil {
 		c.fail(w, r, s, err)
 		return
@@ -160,6 +160,9 @@ func (c *Console) importMistakes(l string, ci crontabImport) []string {
 	check("nt.timezone", ci.Zone, cron.CheckTimezone(ci.Zone))
 	if ci.Account != "" {
 		check("imp.account", ci.Account, (task.RunAs{User: ci.Account}).Validate("account"))
+	}
+	if ci.ScriptsDir != "" {
+		check("imp.scriptsdir", ci.ScriptsDir, task.CheckWorkingDir(ci.ScriptsDir))
 	}
 	return out
 }

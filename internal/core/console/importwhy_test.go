@@ -19,12 +19,12 @@ func TestEveryLineACrontabImportReportsIsSaidInChinese(t *testing.T) {
 	crontabs := map[bool]string{
 		false: "MAILTO=me@example.com\nQL_X=1\nCRON_TZ=Mars/Olympus\nSHELL=/bin/zsh\nnot an entry\n@reboot /bin/true\n@fortnightly /bin/true\n" +
 			"61 * * * * /bin/true\n* * * * * printf 'a%b'\n0 5 0 * * * task jd_bean_sign.js\n33 8 * * * ql repo https://example.com/s.git\n" +
-			"0 0 */2 * 1 /bin/true\n* * * * * root /bin/true\n# 0 0 7 * * * ID=7 task jd_speed.js\n",
+			"0 0 */2 * 1 /bin/true\n* * * * * root /bin/true\n# 0 0 7 * * * ID=7 task jd_speed.js\n0 0 8 * * * task jd_tool.ts\n",
 		true: "* * * * * -bad /bin/true\n* * * * * backup\n* * * * * backup /usr/local/bin/backup.sh\n",
 	}
 	seen := map[crontab.Code]bool{}
 	for system, text := range crontabs {
-		res, err := crontab.Convert(strings.NewReader(text), crontab.Options{Zone: "Asia/Shanghai", System: system})
+		res, err := crontab.Convert(strings.NewReader(text), crontab.Options{Zone: "Asia/Shanghai", System: system, ScriptsDir: "/srv/ql/scripts"})
 		if err != nil {
 			t.Fatal(err)
 		}

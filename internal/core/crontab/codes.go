@@ -48,8 +48,11 @@ const (
 	// CodeCommented: a commented line of the qinglong panel's, converted
 	// with its trigger disabled.
 	CodeCommented Code = "commented"
+	// CodeTaskInterpreter: the panel's task SCRIPT written with its
+	// interpreter, run in the scripts folder (dir).
+	CodeTaskInterpreter Code = "task_interpreter"
 )
 
 // Codes lists every code, for the readers that must word each.
 var Codes = []Code{CodeNotAnEntry, CodeReboot, CodeNotAUser, CodeNoCommand, CodeRootCommand, CodePanelCommand, CodeUnknownMacro,
-	CodeSchedule, CodeStandardInput, CodeSeconds, CodeTaskCommand, CodeRunAs, CodeBothDays, CodeZoneKept, CodeShellKept, CodeMail, CodeReservedName, CodeCommented}
+	CodeSchedule, CodeStandardInput, CodeSeconds, CodeTaskCommand, CodeRunAs, CodeBothDays, CodeZoneKept, CodeShellKept, CodeMail, CodeReservedName, CodeCommented, CodeTaskInterpreter}

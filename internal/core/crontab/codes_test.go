@@ -23,6 +23,7 @@ not an entry
 0 0 */2 * 1 /bin/true
 * * * * * root /bin/true
 # 0 0 7 * * * ID=7 task jd_speed.js
+0 0 8 * * * task jd_tool.ts
 `,
 	true: `* * * * * -bad /bin/true
 * * * * * backup
@@ -37,7 +38,7 @@ func TestEveryLineTheConverterReportsSaysWhichSentenceItIs(t *testing.T) {
 	t.Parallel()
 	seen := map[Code]bool{}
 	for system, text := range everyProblem {
-		res, err := Convert(strings.NewReader(text), Options{Zone: "Asia/Shanghai", System: system})
+		res, err := Convert(strings.NewReader(text), Options{Zone: "Asia/Shanghai", System: system, ScriptsDir: "/srv/ql/scripts"})
 		if err != nil {
 			t.Fatal(err)
 		}

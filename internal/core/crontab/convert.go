@@ -66,6 +66,9 @@ type Entry struct {
 	// Disabled: the entry is one of the qinglong panel's commented lines
 	// (panelComment), its trigger written with enabled: false.
 	Disabled bool
+	// WorkingDir is the task's working directory: Options.ScriptsDir for
+	// a task SCRIPT entry written with its interpreter, else "".
+	WorkingDir string
 }
 
 // Result is a converted crontab: its entries in file order and the lines
@@ -92,6 +95,11 @@ type Options struct {
 	// Account is the account the server runs commands as, when known: a
 	// system crontab's entries naming it get no runAs.
 	Account string
+	// ScriptsDir is the folder, an absolute path, that holds the scripts
+	// the qinglong panel's task command ran: a task SCRIPT entry then
+	// runs SCRIPT with its interpreter there (panelTask). "" leaves the
+	// task command as written, reported.
+	ScriptsDir string
 }
 
 // Convert reads a crontab from r as o says.
@@ -121,6 +129,9 @@ type state struct {
 	secondsNoted bool
 	// commentedNoted: a commented panel line was noted already.
 	commentedNoted bool
+	// interpreterNoted: a task SCRIPT written with its interpreter was
+	// noted already.
+	interpreterNoted bool
 }
 
 func (st *state) line(res *Result, n int, text string) {
@@ -204,7 +215,20 @@ func (st *state) entry(res *Result, n int, text, body string, disabled bool) {
 		user = ""
 	}
 	e := Entry{Line: n, Name: st.name(command), Cron: expr, Timezone: st.zone, Shell: st.shell, Script: script, Env: copyEnv(st.env), RunAs: user, Disabled: disabled}
+	written, interpreted := "", false
+	if st.ScriptsDir != "" {
+		written, interpreted = panelTask(script)
+	}
+	if interpreted {
+		e.Script, e.WorkingDir = written, st.ScriptsDir
+	}
 	res.Entries = append(res.Entries, e)
+	if interpreted && !st.interpreterNoted {
+		st.interpreterNoted = true
+		res.Problems = append(res.Problems, Problem{Line: n, Text: text, Kind: Noted, Code: CodeTaskInterpreter, Params: paramsOf([]string{"dir", st.ScriptsDir}),
+			Why: fmt.Sprintf("the panel's task SCRIPT is written as its interpreter and the script (node for .js, python3 -u for .py, bash for .sh), run in %s (workingDir), here and on every later line; "+
+				"a trailing now is left out, as no random delay is added here", st.ScriptsDir)})
+	}
 	if disabled && !st.commentedNoted {
 		st.commentedNoted = true
 		res.Problems = append(res.Problems, Problem{Line: n, Text: text, Kind: Noted, Code: CodeCommented, Why: commentedWhy})
@@ -214,7 +238,7 @@ func (st *state) entry(res *Result, n int, text, body string, disabled bool) {
 		res.Problems = append(res.Problems, Problem{Line: n, Text: text, Kind: Noted, Code: CodeSeconds,
 			Why: "six time fields are read as seconds, minute, hour, day-of-month, month, day-of-week (as the qinglong panel's crontab writes them), here and on every later line that has six"})
 	}
-	if strings.Fields(command)[0] == "task" {
+	if strings.Fields(command)[0] == "task" && !interpreted {
 		res.Problems = append(res.Problems, Problem{Line: n, Text: text, Kind: ConvertedBut, Code: CodeTaskCommand, Why: taskCommandWhy})
 	}
 	if user != "" && !st.users[user] {
@@ -314,6 +338,37 @@ var dayOfWeekField = regexp.MustCompile(`^(?i)([0-9]+|\*|\?|sun|mon|tue|wed|thu|
 const taskCommandWhy = "task is the qinglong panel's command (it finds the script in the panel's scripts folder and runs it with node, python3 or bash by its extension); " +
 	"this server has no such command, so the Run would fail with \"task: not found\" (exit code 127): in the file printed, write the interpreter and the script's path, " +
 	"such as node /ql/scripts/jd_bean_sign.js, or set the task's workingDir to the scripts folder and write node jd_bean_sign.js"
+
+// interpreters are the programs the panel's task command runs a script
+// with, by its extension: python3 -u keeps a Python script's live log
+// live, as the panel's does.
+var interpreters = map[string]string{".js": "node", ".mjs": "node", ".py": "python3 -u", ".sh": "bash"}
+
+// panelTask is the panel's "task SCRIPT [ARGS]" as a command run in the
+// scripts folder: SCRIPT's interpreter, SCRIPT and ARGS, without the
+// trailing "now" that only skips the panel's random delay. ok is false
+// for another command, a script of another extension, or a desi or conc
+// mode, which ran the script once per account of a cookie variable: no
+// command here does that, so the entry stays reported as written.
+func panelTask(script string) (command string, ok bool) {
+	words := strings.Fields(script)
+	if len(words) < 2 || words[0] != "task" {
+		return "", false
+	}
+	dot := strings.LastIndex(words[1], ".")
+	interpreter, known := interpreters[words[1][max(dot, 0):]]
+	if dot < 0 || !known {
+		return "", false
+	}
+	args := words[2:]
+	if len(args) > 0 && (args[0] == "desi" || args[0] == "conc") {
+		return "", false
+	}
+	if len(args) > 0 && args[len(args)-1] == "now" {
+		args = args[:len(args)-1]
+	}
+	return strings.Join(append([]string{interpreter, words[1]}, args...), " "), true
+}
 
 // panelID is the row id the qinglong panel writes before every command
 // of its crontab.list (ID=12 task jd_bean_sign.js), all of which start

@@ -26,11 +26,12 @@ const Header = `# Converted from a crontab. What QingLong does otherwise than cr
 `
 
 type taskDef struct {
-	Name   string            `yaml:"name"`
-	Shell  string            `yaml:"shell,omitempty"`
-	Script string            `yaml:"script"`
-	Env    map[string]string `yaml:"env,omitempty"`
-	RunAs  *runAs            `yaml:"runAs,omitempty"`
+	Name       string            `yaml:"name"`
+	Shell      string            `yaml:"shell,omitempty"`
+	Script     string            `yaml:"script"`
+	Env        map[string]string `yaml:"env,omitempty"`
+	WorkingDir string            `yaml:"workingDir,omitempty"`
+	RunAs      *runAs            `yaml:"runAs,omitempty"`
 }
 
 type runAs struct {
@@ -61,7 +62,7 @@ func (r Result) Definitions(project string) ([]byte, error) {
 			// The default: written only when the crontab chose another.
 			shell = ""
 		}
-		t := taskDef{Name: e.Name, Shell: shell, Script: e.Script, Env: e.Env}
+		t := taskDef{Name: e.Name, Shell: shell, Script: e.Script, Env: e.Env, WorkingDir: e.WorkingDir}
 		if e.RunAs != "" {
 			t.RunAs = &runAs{User: e.RunAs}
 		}

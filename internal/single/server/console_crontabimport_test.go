@@ -323,3 +323,42 @@ func TestTheImportPreviewGoesBackToTheCrontabAsGiven(t *testing.T) {
 		t.Fatalf("project panel exists after going back (%v)", err)
 	}
 }
+
+// The qinglong panel's crontab.list imported with the folder its scripts
+// are in on this server becomes tasks that run each script with its
+// interpreter in that folder, and the way back from the preview keeps the
+// folder as given.
+func TestAPanelCrontabImportedWithItsScriptsFolderRunsEachScriptThere(t *testing.T) {
+	t.Parallel()
+	site, c, csrf := startSignedInConsoleSite(t, apitoken.Admin)
+	form := importForm(csrf, "panel", "# 0 5 0 * * * ID=3 task jd_bean_sign.js\n30 7 * * * ID=8 task checkin.py\n")
+	form.Set("scriptsdir", "/srv/ql/scripts")
+	resp, preview := httpcall.Form(t, c, http.MethodPost, site.base+"/definitions/import/preview?lang=zh", form)
+	if resp.StatusCode != http.StatusOK || !strings.Contains(html.UnescapeString(preview), "在 /srv/ql/scripts 中运行") {
+		t.Fatalf("the import's preview: %d, want 200 saying in Chinese that the scripts run in the folder:\n%s", resp.StatusCode, preview)
+	}
+	if !strings.Contains(preview, `<input type="hidden" name="scriptsdir" value="/srv/ql/scripts">`) {
+		t.Errorf("the preview's way back forgets the scripts folder:\n%s", preview)
+	}
+	if resp, page := confirmPreview(t, c, site.base, preview); resp.StatusCode != http.StatusOK || !strings.Contains(page, `id="def-applied"`) {
+		t.Fatalf("the import's confirm: %d, want 200 applied:\n%s", resp.StatusCode, page)
+	}
+	d, err := site.srv.store.ProjectDefinitions(t.Context(), "panel", 10)
+	if err != nil || len(d.Tasks) != 2 {
+		t.Fatalf("project panel after the confirm: %+v, %v; want 2 tasks", d, err)
+	}
+	got := map[string]string{}
+	for _, k := range d.Tasks {
+		got[k.Spec.Name] = k.Spec.Command.Script + " in " + k.Spec.Command.WorkingDir
+	}
+	if got["jd_bean_sign"] != "node jd_bean_sign.js in /srv/ql/scripts" || got["checkin"] != "python3 -u checkin.py in /srv/ql/scripts" {
+		t.Errorf("the imported tasks: %v; want node and python3 -u, in /srv/ql/scripts", got)
+	}
+	enabled := map[string]bool{}
+	for _, tg := range d.Triggers {
+		enabled[tg.Spec.Name] = tg.Spec.Enabled
+	}
+	if enabled["jd_bean_sign"] || !enabled["checkin"] {
+		t.Errorf("the imported triggers enabled: %v; want the commented line's disabled", enabled)
+	}
+}

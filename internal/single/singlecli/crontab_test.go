@@ -33,3 +33,24 @@ func TestACrontabConvertedIsAppliedByADryRun(t *testing.T) {
 		t.Fatalf("convert without a zone: %d %q; want a usage error naming --tz", code, errOut)
 	}
 }
+
+// The qinglong panel's crontab.list converted with --scripts-dir is a file
+// a dry run takes whole, each task SCRIPT run with its interpreter in that
+// folder and each commented task's trigger disabled; a folder that is no
+// absolute path is refused, exit 2, saying what to give.
+func TestAPanelCrontabConvertedWithItsScriptsFolderIsAppliedByADryRun(t *testing.T) {
+	t.Parallel()
+	dir := installedDir(t)
+	tab := writeFile(t, t.TempDir(), "crontab.list", "# 0 5 0 * * * ID=3 task jd_bean_sign.js\n15 8,20 * * * ID=4 task jd_fruit.js now\n30 7 * * * ID=8 task checkin.py\n")
+	code, out, errOut := ql(t, "crontab", "convert", tab, "--project", "jd", "--tz", "Asia/Shanghai", "--scripts-dir", "/srv/ql/scripts")
+	if code != 0 || !strings.Contains(out, "    script: node jd_fruit.js\n    workingDir: /srv/ql/scripts\n") || !strings.Contains(out, "    enabled: false\n") {
+		t.Fatalf("convert: %d\nstderr %q\n%s", code, errOut, out)
+	}
+	file := writeFile(t, t.TempDir(), "jd.yaml", out)
+	if code, applied, errOut := ql(t, "apply", "--dry-run", "-f", file, "--data-dir", dir); code != 0 || !strings.Contains(applied, "valid (3 tasks, 3 triggers); dry run, nothing written") {
+		t.Fatalf("dry run of the converted file: %d\n%s%s\nfile:\n%s", code, applied, errOut, out)
+	}
+	if code, _, errOut := ql(t, "crontab", "convert", tab, "--project", "jd", "--tz", "Asia/Shanghai", "--scripts-dir", "scripts"); code != 2 || !strings.Contains(errOut, `--scripts-dir "scripts" must be an absolute, clean path`) {
+		t.Fatalf("convert with a relative scripts folder: %d %q; want exit 2 saying the folder must be absolute", code, errOut)
+	}
+}
