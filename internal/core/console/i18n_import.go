@@ -84,6 +84,8 @@ var importWhy = map[string]map[crontab.Code]string{
 		crontab.CodeNoCommand:    "用户 {user} 之后没有命令。",
 		crontab.CodeRootCommand:  "命令以“root”开头：如果这是系统 crontab（/etc/crontab、/etc/cron.d，其条目在此处写用户），请勾选“系统 crontab”再导入。",
 		crontab.CodePanelCommand: "ql {command} 是青龙面板自己的命令，QingLong 没有这个命令：要拉取脚本，请在自己的任务中写拉取命令（git -C /srv/scripts pull，或 curl -o 文件 URL）。",
+		crontab.CodePanelLogs:    "ql rmlog 是青龙面板自己的命令，QingLong 没有这个命令：服务器会自己删除已结束运行的日志，保留期为 --retention-logs（7 天；边缘配置为 3 天）。",
+		crontab.CodePanelUpkeep:  "ql {command} 是青龙面板维护自身的命令，QingLong 没有也不需要这个命令：升级 QingLong 只需替换其程序文件，并在同一数据目录上重新启动。",
 		crontab.CodeUnknownMacro: "{macro} 不是 cron 认识的计划。",
 		crontab.CodeStandardInput: "cron 把未转义的“%”之后的文本作为命令的标准输入（每个“%”一行），而任务没有标准输入：请改写为管道（printf 'line one\\nline two\\n' | command），" +
 			"或把字面的“%”转义为“\\%”。",

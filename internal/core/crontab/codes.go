@@ -17,9 +17,14 @@ const (
 	CodeNoCommand Code = "no_command"
 	// CodeRootCommand: a user crontab's command starts with "root".
 	CodeRootCommand Code = "root_command"
-	// CodePanelCommand: one of the qinglong panel's own ql commands
-	// (command: its second word).
+	// CodePanelCommand: the qinglong panel's ql repo or ql raw, which
+	// pull scripts (command: its second word).
 	CodePanelCommand Code = "panel_command"
+	// CodePanelLogs: the panel's ql rmlog, which deletes old logs.
+	CodePanelLogs Code = "panel_logs"
+	// CodePanelUpkeep: one of the panel's ql commands that keep the panel
+	// itself (update, check, …; command: its second word).
+	CodePanelUpkeep Code = "panel_upkeep"
 	// CodeUnknownMacro: an @-schedule cron does not know (macro).
 	CodeUnknownMacro Code = "unknown_macro"
 	// CodeSchedule: the schedule is refused; Problem.Err is the cron
@@ -54,5 +59,5 @@ const (
 )
 
 // Codes lists every code, for the readers that must word each.
-var Codes = []Code{CodeNotAnEntry, CodeReboot, CodeNotAUser, CodeNoCommand, CodeRootCommand, CodePanelCommand, CodeUnknownMacro,
+var Codes = []Code{CodeNotAnEntry, CodeReboot, CodeNotAUser, CodeNoCommand, CodeRootCommand, CodePanelCommand, CodePanelLogs, CodePanelUpkeep, CodeUnknownMacro,
 	CodeSchedule, CodeStandardInput, CodeSeconds, CodeTaskCommand, CodeRunAs, CodeBothDays, CodeZoneKept, CodeShellKept, CodeMail, CodeReservedName, CodeCommented, CodeTaskInterpreter}

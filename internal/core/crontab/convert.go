@@ -183,8 +183,8 @@ func (st *state) entry(res *Result, n int, text, body string, disabled bool) {
 		res.Problems = append(res.Problems, Problem{Line: n, Text: text, Kind: Noted, Code: CodeRootCommand,
 			Why: `the command starts with "root": if this is a system crontab (/etc/crontab, /etc/cron.d), whose entries name their user there, convert it with --system`})
 	}
-	if why := panelCommand(command); why != "" {
-		problem(CodePanelCommand, why, "command", strings.Fields(command)[1])
+	if code, why := panelCommand(command); why != "" {
+		problem(code, why, "command", strings.Fields(command)[1])
 		return
 	}
 	if strings.HasPrefix(expr, "@") {
@@ -403,19 +403,27 @@ const commentedWhy = "the qinglong panel writes each disabled task, and each tas
 	"such lines are converted with the trigger disabled (enabled: false), here and on every later one; enable those the panel ran, several at once on the console's Triggers page"
 
 // panelCommand says why an entry whose command is one of the qinglong
-// panel's own "ql" commands (a subscription's pull, a repository's update)
-// is not converted: QingLong's ql has no such command; "" for any other.
-func panelCommand(command string) string {
+// panel's own "ql" commands is not converted, and which sentence that is:
+// QingLong's ql has no such command, and what stands in for it here
+// differs: a task of one's own pulls scripts, retention deletes logs, and
+// the panel's upkeep has no counterpart to run. "" for any other command.
+func panelCommand(command string) (Code, string) {
 	words := strings.Fields(command)
 	if len(words) < 2 || words[0] != "ql" {
-		return ""
+		return "", ""
 	}
 	switch words[1] {
-	case "repo", "raw", "update", "extra", "check", "resetlet", "resettfa", "rmlog", "bot":
-		return fmt.Sprintf("ql %s is the qinglong panel's command, which QingLong has none of: "+
+	case "repo", "raw":
+		return CodePanelCommand, fmt.Sprintf("ql %s is the qinglong panel's command, which QingLong has none of: "+
 			"to pull scripts, give a task of your own the command (git -C /srv/scripts pull, or curl -o FILE URL)", words[1])
+	case "rmlog":
+		return CodePanelLogs, "ql rmlog is the qinglong panel's command, which QingLong has none of: the server deletes the logs of finished Runs itself, " +
+			"after --retention-logs (7 days; 3 on the edge profile)"
+	case "update", "extra", "check", "resetlet", "resettfa", "bot":
+		return CodePanelUpkeep, fmt.Sprintf("ql %s is the qinglong panel's upkeep of itself, which QingLong has none of and needs none of: "+
+			"QingLong is upgraded by replacing its binary and restarting it on the same data directory", words[1])
 	}
-	return ""
+	return "", ""
 }
 
 // splitUser splits a system crontab entry's command into the user it

@@ -134,3 +134,28 @@ func TestThePanelsTaskCommandRunsItsScriptWithItsInterpreterInTheScriptsFolder(t
 		t.Errorf("definitions:\n%s\nwant %q", out, w)
 	}
 }
+
+// Each of the panel's own ql commands is not converted with what stands
+// in for it here: a task of one's own pulls scripts (repo, raw), retention
+// deletes logs (rmlog), and the panel's upkeep (update) needs nothing.
+func TestThePanelsOwnCommandsSayWhatStandsInForThemHere(t *testing.T) {
+	t.Parallel()
+	const list = "33 8 * * * ID=1 ql repo https://example.com/s.git\n0 */6 * * * ql raw https://example.com/a.js\n" +
+		"57 13 * * * ID=11 ql rmlog 7\n15 0,12 * * * ID=10 ql update\n"
+	res, err := Convert(strings.NewReader(list), Options{Zone: "Asia/Shanghai"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[int]string{1: "git -C /srv/scripts pull", 2: "git -C /srv/scripts pull", 3: "--retention-logs", 4: "replacing its binary"}
+	if len(res.Entries) != 0 || len(res.Problems) != len(want) {
+		t.Fatalf("entries %+v, problems %+v; want every line not converted", res.Entries, res.Problems)
+	}
+	for _, p := range res.Problems {
+		if p.Kind != NotConverted || !strings.Contains(p.Why, want[p.Line]) {
+			t.Errorf("line %d: %s; want it not converted, saying %q", p.Line, p, want[p.Line])
+		}
+		if p.Line > 2 && strings.Contains(p.Why, "pull") {
+			t.Errorf("line %d is told to pull scripts: %s", p.Line, p)
+		}
+	}
+}
