@@ -29,7 +29,8 @@ const (
 	baselineRunSQL = `INSERT INTO runs (id, project_id, task_id, task_revision, trigger_id, trigger_revision, execution_revision_id,
 		idempotency_key, scheduled_for_ms, state, version, last_event_seq, created_at_ms, queued_at_ms, updated_at_ms)
 		VALUES (?, ?, ?, ?, ?, 1, ?, ?, 0, 'queued', 2, 2, 0, 0, 0)`
-	baselineAttemptSQL  = `INSERT INTO attempts (id, run_id, number, executor, state, created_at_ms) VALUES (?, ?, 1, 'local_process', 'claimed', 0)`
+	baselineAttemptSQL = `INSERT INTO attempts (id, run_id, number, executor, state, created_at_ms, project_id)
+		VALUES (?1, ?2, 1, 'local_process', 'claimed', 0, (SELECT r.project_id FROM runs r WHERE r.id = ?2))`
 	baselineEventSQL    = `INSERT INTO run_events (run_id, seq, name, payload, created_at_ms) VALUES (?, ?, 'run.created', '{}', 0)`
 	baselineScheduleSQL = `UPDATE trigger_schedules SET state_version = state_version + 1 WHERE trigger_id = ?`
 	allDueSQL           = `UPDATE trigger_schedules SET next_fire_at_ms = ?, state_version = state_version + 1`

@@ -57,3 +57,60 @@ func BenchmarkDispatchRoundBesideACappedBacklog(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkDispatchRoundAcrossProjects measures the same read when the
+// queue is spread over many projects: 1 or 100 projects, each with 16
+// queued Runs, admitted in turn so that every project's Runs are among
+// the oldest; with no project at its cap, and beside one more project at
+// its cap (its one Run running, nothing queued), where the read goes
+// project by project (attempts_pending.sql): this is what that costs
+// beyond the page itself when every project's Runs are among the page's.
+func BenchmarkDispatchRoundAcrossProjects(b *testing.B) {
+	for _, c := range []struct {
+		projects  int
+		capBeside bool
+	}{{1, false}, {1, true}, {100, false}, {100, true}} {
+		b.Run(fmt.Sprintf("projects=%d/capBeside=%t", c.projects, c.capBeside), func(b *testing.B) {
+			e := newEnv(b)
+			bl := prepareBaseline(b, e)
+			if c.capBeside {
+				capped := e.projectTB(b, "capped")
+				tk := e.taskTB(b, capped.ID)
+				bl.insert(b, e, capped.ID, tk, e.triggerTB(b, capped.ID, tk, "tick"))
+				var attempt string
+				if err := e.raw.QueryRow(`SELECT id FROM attempts`).Scan(&attempt); err != nil {
+					b.Fatal(err)
+				}
+				if _, _, _, err := e.store.AttemptStart(b.Context(), attempt, "owner-1", ""); err != nil {
+					b.Fatal(err)
+				}
+				capped.MaxRunning = 1
+				if _, err := e.store.ProjectSave(b.Context(), capped); err != nil {
+					b.Fatal(err)
+				}
+			}
+			type queue struct {
+				id      string
+				tk      taskRef
+				trigger string
+			}
+			queues := make([]queue, c.projects)
+			for i := range queues {
+				p := e.projectTB(b, fmt.Sprintf("p%d", i))
+				tk := e.taskTB(b, p.ID)
+				queues[i] = queue{p.ID, tk, e.triggerTB(b, p.ID, tk, "tick")}
+			}
+			for range 16 {
+				for _, q := range queues {
+					bl.insert(b, e, q.id, q.tk, q.trigger)
+				}
+			}
+			for b.Loop() {
+				list, err := e.store.AttemptsPending(b.Context(), 16)
+				if err != nil || len(list) != 16 {
+					b.Fatalf("pending %d attempts, %v; want 16", len(list), err)
+				}
+			}
+		})
+	}
+}

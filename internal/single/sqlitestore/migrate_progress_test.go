@@ -47,6 +47,8 @@ func TestAMigrationSaysEachStepThatReadsEveryRunOrAttemptFirst(t *testing.T) {
 		{Migration: "sqlite-0036-cancel-previous-takes-place", Column: "attempts.place_of", Runs: 1},
 		{Migration: "sqlite-0036-cancel-previous-takes-place", Index: "attempts_pending", Runs: 1},
 		{Migration: "sqlite-0037-runs-rerun-of", Index: "runs_rerun_of", Runs: 1},
+		{Migration: "sqlite-0048-attempts-project", Column: "attempts.project_id", Runs: 1},
+		{Migration: "sqlite-0048-attempts-project", Index: "attempts_pending_project", Runs: 1},
 	}
 	if !slices.Equal(said, want) {
 		t.Fatalf("the migration said %+v;\nwant %+v", said, want)

@@ -231,13 +231,13 @@ func TestARunFoundLostRecordsWhenAlsoOneAnOlderBuildFoundLost(t *testing.T) {
 	if err := e.tamper(ctx, `UPDATE runs SET finished_at_ms = NULL WHERE id = ?`, before); err != nil {
 		t.Fatal(err)
 	}
+	untitle()
+	uncap()
 	for _, l := range later {
 		if err := e.tamper(ctx, `ALTER TABLE `+l.table+` DROP COLUMN `+l.col); err != nil {
 			t.Fatal(err)
 		}
 	}
-	untitle()
-	uncap()
 	if _, err := s.Migrate(ctx); err != nil {
 		t.Fatal(err)
 	}

@@ -29,9 +29,9 @@ INSERT INTO runs (id, project_id, task_id, task_revision, trigger_id, trigger_re
 	idempotency_key, scheduled_for_ms, state, version, last_event_seq, created_at_ms, queued_at_ms, updated_at_ms, finished_at_ms)
 SELECT s.run_id, r.project_id, r.task_id, r.task_revision, r.trigger_id, r.trigger_revision, r.execution_revision_id,
 	'seed:' || s.run_id, ?3, ?8, 4, 3, ?3, ?3, ?3, ?3 FROM temp.seed s, runs r WHERE r.id = ?1;
-INSERT INTO attempts (id, run_id, number, executor, state, owner, exit_code, created_at_ms, started_at_ms, finished_at_ms, log_path, log_bytes)
-SELECT attempt_id, run_id, 1, 'local_process', ?8, 'seed', CASE WHEN ?8 = 'succeeded' THEN 0 END, ?3, ?3, ?3,
-	CASE WHEN ?4 > 0 THEN ?5 || '/' || attempt_id || '.log' ELSE '' END, ?4 FROM temp.seed;
+INSERT INTO attempts (id, run_id, number, executor, state, owner, exit_code, created_at_ms, started_at_ms, finished_at_ms, log_path, log_bytes, project_id)
+SELECT s.attempt_id, s.run_id, 1, 'local_process', ?8, 'seed', CASE WHEN ?8 = 'succeeded' THEN 0 END, ?3, ?3, ?3,
+	CASE WHEN ?4 > 0 THEN ?5 || '/' || s.attempt_id || '.log' ELSE '' END, ?4, r.project_id FROM temp.seed s, runs r WHERE r.id = ?1;
 INSERT INTO run_events (run_id, seq, name, payload, created_at_ms)
 SELECT s.run_id, e.seq, e.name, '{}', ?3 FROM temp.seed s,
 	(SELECT 1 AS seq, 'run.created' AS name UNION ALL SELECT 2, 'run.queued' UNION ALL SELECT 3, 'run.' || ?8) e;`

@@ -294,8 +294,8 @@ func TestALogThatCannotBeRemovedKeepsItsRunAndThePassGoesOn(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(e.logDir(), second+".log"), []byte(strings.Repeat("y", 100)), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if err := e.tamper(ctx, `INSERT INTO attempts (id, run_id, number, executor, state, owner, exit_code, created_at_ms, started_at_ms, finished_at_ms, log_path, log_bytes)
-		SELECT ?2, run_id, 2, executor, state, owner, exit_code, created_at_ms, started_at_ms, finished_at_ms, ?3, 100 FROM attempts WHERE id = ?1`,
+	if err := e.tamper(ctx, `INSERT INTO attempts (id, run_id, number, executor, state, owner, exit_code, created_at_ms, started_at_ms, finished_at_ms, log_path, log_bytes, project_id)
+		SELECT ?2, run_id, 2, executor, state, owner, exit_code, created_at_ms, started_at_ms, finished_at_ms, ?3, 100, project_id FROM attempts WHERE id = ?1`,
 		stuckRun, second, filepath.Join(e.logDir(), second+".log")); err != nil {
 		t.Fatal(err)
 	}

@@ -19,8 +19,9 @@ SELECT printf('%s%012x', ?3, n), r.project_id, r.task_id, r.task_revision, r.tri
 	?5 || printf('%s%012x', ?3, n), r.scheduled_for_ms, ?6, ?7, ?7, r.created_at_ms, r.queued_at_ms, r.updated_at_ms
 FROM i, runs r WHERE r.id = ?1;
 WITH RECURSIVE i(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM i WHERE n < ?2)
-INSERT INTO attempts (id, run_id, number, executor, state, available_at_ms, created_at_ms)
-SELECT printf('%s%012x', ?4, n), printf('%s%012x', ?3, n), ?8, 'local_process', 'claimed', ?9, 0 FROM i;`
+INSERT INTO attempts (id, run_id, number, executor, state, available_at_ms, created_at_ms, project_id)
+SELECT printf('%s%012x', ?4, n), printf('%s%012x', ?3, n), ?8, 'local_process', 'claimed', ?9, 0, r.project_id
+FROM i, runs r WHERE r.id = ?1;`
 
 // seededRuns is what seedRuns copies a Run as.
 type seededRuns struct {
