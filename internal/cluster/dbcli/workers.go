@@ -152,7 +152,11 @@ its lease passes, says so in STATE, "active (silent 25s)"; -o json gives "heartb
 LABELS are those a task's placement is matched against: the running process's, which are the
 credential's plus those it gave with ` + "`ql-worker --labels`" + ` (each set in braces when several processes
 run with other labels), or the credential's while none runs. With -o json, "labels" stays the
-credential's and "sessionLabels" lists each live process's set (empty while none runs).`,
+credential's and "sessionLabels" lists each live process's set (empty while none runs).
+READS names the grant fields its running processes honour: projectEnv, a project's env, which a
+worker built before it would leave out, so a Run of a project with an env goes only to a worker
+reading it; "none" is such an old worker (upgrade it: ` + "`ql-worker --version`" + `), "-" none running.
+With -o json, "reads" lists them (null while none runs).`,
 		Args:         cobra.NoArgs,
 		SilenceUsage: true,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -173,10 +177,10 @@ credential's and "sessionLabels" lists each live process's set (empty while none
 				return writeWorkersJSON(w, list)
 			}
 			tw := cli.NewTable(w)
-			fmt.Fprintln(tw, "NAME\tSTATE\tLABELS\tSESSIONS\tCAPACITY\tFREE\tMAX\tLAST HEARTBEAT")
+			fmt.Fprintln(tw, "NAME\tSTATE\tLABELS\tSESSIONS\tCAPACITY\tFREE\tMAX\tLAST HEARTBEAT\tREADS")
 			for _, x := range list {
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%d\t%d\t%s\n", x.Name, shownState(x), shownLabels(x),
-					x.Sessions, x.Capacity, x.FreeSlots, x.MaxConcurrency, shownHeartbeat(x))
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%d\t%d\t%s\t%s\n", x.Name, shownState(x), shownLabels(x),
+					x.Sessions, x.Capacity, x.FreeSlots, x.MaxConcurrency, shownHeartbeat(x), shownReads(x))
 			}
 			if err := tw.Flush(); err != nil {
 				return err
@@ -408,6 +412,19 @@ func shownLabels(x pgstore.WorkerInfo) string {
 	return strings.Join(shown, " ")
 }
 
+// shownReads is the READS cell: the grant fields its running processes
+// read, "none" for a worker built before them, "-" with none running.
+func shownReads(x pgstore.WorkerInfo) string {
+	reads := x.Reads()
+	switch {
+	case reads == nil:
+		return "-"
+	case len(reads) == 0:
+		return "none"
+	}
+	return strings.Join(reads, ",")
+}
+
 // workerJSON is the stable shape of a worker in `ql workers list -o json`.
 // Labels are the credential's, as ever; SessionLabels, added beside them,
 // are each live session's, which placement matches.
@@ -429,6 +446,9 @@ type workerJSON struct {
 	HeartbeatAgeMs *int64 `json:"heartbeatAgeMs"`
 	SilentForMs    int64  `json:"silentForMs,omitempty"`
 	CreatedAtMs    int64  `json:"createdAtMs"`
+	// Reads are the grant fields its live processes read (projectEnv);
+	// [] for a worker built before them, null while none runs.
+	Reads []string `json:"reads"`
 }
 
 func writeWorkersJSON(w io.Writer, list []pgstore.WorkerInfo) error {
@@ -445,7 +465,7 @@ func writeWorkersJSON(w io.Writer, list []pgstore.WorkerInfo) error {
 			sessionLabels = []map[string]string{}
 		}
 		out.Workers = append(out.Workers, workerJSON{Name: x.Name, State: x.State, DrainedBy: x.DrainedBy, Resumed: x.Resumed, Labels: labels, SessionLabels: sessionLabels, MaxConcurrency: x.MaxConcurrency,
-			Sessions: x.Sessions, Capacity: x.Capacity, FreeSlots: x.FreeSlots, LastHeartbeatMs: x.LastHeartbeatMs, HeartbeatAgeMs: x.HeartbeatAgeMs, SilentForMs: x.SilentFor().Milliseconds(), CreatedAtMs: x.CreatedAtMs})
+			Sessions: x.Sessions, Capacity: x.Capacity, FreeSlots: x.FreeSlots, LastHeartbeatMs: x.LastHeartbeatMs, HeartbeatAgeMs: x.HeartbeatAgeMs, SilentForMs: x.SilentFor().Milliseconds(), CreatedAtMs: x.CreatedAtMs, Reads: x.Reads()})
 	}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")

@@ -40,6 +40,7 @@ type listed struct {
 		Sessions       int
 		Capacity       int
 		FreeSlots      int
+		Reads          []string
 	}
 }
 
@@ -413,5 +414,52 @@ func TestAResumedWorkerWhoseProcessHeardTheDrainIsListedDrainingResumed(t *testi
 	}
 	if table, _, err := workers(t, env, "list"); err != nil || !strings.Contains(table, "w2    active ") {
 		t.Fatalf("list table once started again: %v %q; want w2 active", err, table)
+	}
+}
+
+// The list says which workers read a project's env: the table's READS
+// names the grant fields each running worker reads, "none" for a worker
+// built before them (it is not given the Runs of a project with an env),
+// "-" with none running; -o json's reads lists them, [] and null.
+func TestWorkersListShowsWhichWorkersReadProjectEnv(t *testing.T) {
+	t.Parallel()
+	c := clustertest.New(t)
+	env := map[string]string{EnvAdminURL: c.URL(pgstore.RoleAdmin)}
+	rt := c.Runtime(t, "workers-test", 30*time.Second)
+	reads := map[string][]string{"new": workerproto.Reads(), "old": nil}
+	for _, name := range []string{"idle", "new", "old"} {
+		cred, _, err := workers(t, env, "create", name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if name == "idle" {
+			continue
+		}
+		id, err := rt.AuthenticateWorker(t.Context(), strings.TrimSpace(cred))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := rt.RegisterWorker(t.Context(), id, workerproto.RegisterRequest{Capacity: 1, Version: "test", Reads: reads[name]}, pgstore.WorkerSettings{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	table, _, err := workers(t, env, "list")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cells := map[string]string{}
+	for _, line := range strings.Split(strings.TrimSpace(table), "\n")[1:] {
+		f := strings.Fields(line)
+		cells[f[0]] = f[len(f)-1]
+	}
+	if !strings.Contains(table, "READS") || cells["idle"] != "-" || cells["new"] != workerproto.ReadProjectEnv || cells["old"] != "none" {
+		t.Fatalf("list table's READS %v; want idle -, new %s, old none:\n%s", cells, workerproto.ReadProjectEnv, table)
+	}
+	got := map[string][]string{}
+	for _, w := range listWorkers(t, env).Workers {
+		got[w.Name] = w.Reads
+	}
+	if got["idle"] != nil || got["old"] == nil || len(got["old"]) != 0 || len(got["new"]) != 1 || got["new"][0] != workerproto.ReadProjectEnv {
+		t.Fatalf("list -o json reads %q; want idle null, old [], new [%s]", got, workerproto.ReadProjectEnv)
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/qinglong/qinglong/internal/core/qlerror"
 	"github.com/qinglong/qinglong/internal/core/run"
 	"github.com/qinglong/qinglong/internal/core/schedule"
+	"github.com/qinglong/qinglong/internal/core/workerproto"
 )
 
 var _ run.Reader = (*Runtime)(nil)
@@ -246,18 +247,20 @@ func archivedWaiting(ctx context.Context, tx pgx.Tx, r run.Run) (*run.Waiting, e
 // one can (it is granted at that worker's next pull) or when r does not
 // run on workers. It reads the live sessions as Dispatch would see them at
 // this instant: a worker that connects, frees a slot or changes its
-// labels afterwards shows at the next read. The worker reasons come
+// labels afterwards shows at the next read. Workers carrying the labels
+// of which none reads the project's env, which the Run's project has, come
+// right after the labels: like them, only another worker lets it run. The worker reasons come
 // before the overlap policy's: a Run held behind an earlier one of its trigger
 // also needs a worker once that one finishes. Its project's cap comes
 // after the want of a worker and before busy workers: a Run of a project
 // at its maxRunning is not granted whatever slots are free.
 func runWaiting(ctx context.Context, tx pgx.Tx, r run.Run) (*run.Waiting, error) {
 	var w run.Waiting
-	var live, takes, matching int
+	var live, takes, matching, grantable int
 	var free bool
 	var previous, overlap *string
 	err := tx.QueryRow(ctx, sqlRunWaiting, r.TaskID, r.TaskRevision, run.MaxWaitingLabelSets, r.ID).
-		Scan(&w.Labels, &live, &takes, &matching, &free, &w.WorkerLabels, &previous, &overlap)
+		Scan(&w.Labels, &live, &takes, &matching, &grantable, &free, &w.WorkerLabels, &previous, &overlap)
 	switch {
 	case errors.Is(err, pgx.ErrNoRows):
 		return nil, nil
@@ -269,6 +272,8 @@ func runWaiting(ctx context.Context, tx pgx.Tx, r run.Run) (*run.Waiting, error)
 		w.Reason, w.Workers = run.WaitWorkersDraining, live
 	case matching == 0:
 		w.Reason, w.Workers = run.WaitNoMatchingWorker, takes
+	case grantable == 0:
+		w.Reason, w.Workers, w.Reads = run.WaitWorkersTooOld, matching, workerproto.ReadProjectEnv
 	default:
 		capped, err := projectBusy(ctx, tx, r.ProjectID)
 		if err != nil || capped != nil {

@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/base64"
 	"errors"
+	"slices"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -25,7 +26,11 @@ type WorkerInfo struct {
 	// SessionLabels are the distinct label sets of its live sessions: the
 	// credential's plus those the process gave (`ql-worker --labels`).
 	// Placement matches these, not Labels; none without a live session.
-	SessionLabels  []map[string]string
+	SessionLabels []map[string]string
+	// SessionReads are the distinct sets of grant fields its live
+	// sessions read (workerproto.RegisterRequest.Reads; empty for a
+	// worker built before them); none without a live session.
+	SessionReads   [][]string
 	MaxConcurrency int
 	// State is active, draining or revoked: the credential's, or draining
 	// while every live session of an active credential drains (its
@@ -188,6 +193,23 @@ func (w WorkerInfo) PlacementLabels() []map[string]string {
 	return []map[string]string{w.Labels}
 }
 
+// Reads are the grant fields every live session of the worker reads
+// (workerproto.ReadProjectEnv): a field one of its processes does not
+// read is not among them, since that process is not given the Runs that
+// need it. nil without a live session.
+func (w WorkerInfo) Reads() []string {
+	if len(w.SessionReads) == 0 {
+		return nil
+	}
+	out := []string{}
+	for _, f := range w.SessionReads[0] {
+		if !slices.ContainsFunc(w.SessionReads[1:], func(set []string) bool { return !slices.Contains(set, f) }) {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
 // Whose doing a worker's drain is (WorkerInfo.DrainedBy).
 const (
 	// DrainedByAdmin: `ql workers drain NAME`.
@@ -207,7 +229,7 @@ func listWorkers(ctx context.Context, q querier) ([]WorkerInfo, error) {
 		var w WorkerInfo
 		var draining, stopping int
 		err := row.Scan(&w.Name, &w.Labels, &w.MaxConcurrency, &w.State, &w.CreatedAtMs, &w.Sessions, &draining, &stopping,
-			&w.Capacity, &w.FreeSlots, &w.LastHeartbeatMs, &w.SessionLabels, &w.HeartbeatAgeMs, &w.liveHeartbeatAgeMs)
+			&w.Capacity, &w.FreeSlots, &w.LastHeartbeatMs, &w.SessionLabels, &w.HeartbeatAgeMs, &w.liveHeartbeatAgeMs, &w.SessionReads)
 		w.settleDrain(draining, stopping)
 		return w, err
 	})

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"maps"
+	"slices"
 	"strings"
 
 	"github.com/jackc/pgx/v5"
@@ -95,6 +96,10 @@ func (r *Runtime) RegisterWorker(ctx context.Context, w WorkerIdentity, req work
 	if err := task.CheckWorkerLabels("labels", req.Labels); err != nil {
 		return Registered{}, err
 	}
+	reads, err := knownReads(req.Reads)
+	if err != nil {
+		return Registered{}, err
+	}
 	var name, state string
 	var labels map[string]string
 	var maxConcurrency int
@@ -129,7 +134,7 @@ func (r *Runtime) RegisterWorker(ctx context.Context, w WorkerIdentity, req work
 	for attempt := 1; ; attempt++ {
 		rows, err := queryNamed(ctx, r.pool, sqlSessionOpen, sessionOpenParams, pgx.StrictNamedArgs{
 			"worker_id": w.ID, "id": ids.New(), "labels": effective, "capacity": capacity, "version": req.Version,
-			"session_lease_ms": workerproto.SessionLease.Milliseconds(),
+			"reads": reads, "session_lease_ms": workerproto.SessionLease.Milliseconds(),
 		})
 		if err == nil {
 			_, err = pgx.ForEachRow(rows, []any{&reply.SessionID, &reply.Generation, &reply.State, &replacedIDs, &replacedLabels}, func() error { return nil })
@@ -153,6 +158,23 @@ func (r *Runtime) RegisterWorker(ctx context.Context, w WorkerIdentity, req work
 		r.retireReplaced(ctx, w, replacedIDs)
 	}
 	return Registered{RegisterReply: reply, ReplacedLabels: replacedLabels}, nil
+}
+
+// knownReads is the grant fields of reads this replica knows, each once,
+// sorted: a newer worker may name fields this replica never grants, which
+// gate nothing here. More than workerproto.MaxReads names is Invalid.
+func knownReads(reads []string) ([]string, error) {
+	if len(reads) > workerproto.MaxReads {
+		return nil, qlerror.New(qlerror.Invalid, "reads names %d grant fields, the limit is %d", len(reads), workerproto.MaxReads)
+	}
+	out := []string{}
+	for _, f := range workerproto.Reads() {
+		if slices.Contains(reads, f) {
+			out = append(out, f)
+		}
+	}
+	slices.Sort(out)
+	return out, nil
 }
 
 // Registered is a registration's answer to the worker and what it

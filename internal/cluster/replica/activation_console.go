@@ -92,7 +92,7 @@ func (l liveReaders) Workers(ctx context.Context) ([]console.Worker, error) {
 	for _, w := range list {
 		out = append(out, console.Worker{Name: w.Name, State: w.State, Stopping: w.DrainedBy == pgstore.DrainedByWorker, Resumed: w.Resumed, Sessions: w.Sessions, Capacity: w.Capacity,
 			FreeSlots: w.FreeSlots, LastHeartbeatMs: w.LastHeartbeatMs, HeartbeatAgeMs: w.HeartbeatAgeMs, SilentForMs: w.SilentFor().Milliseconds(),
-			Labels: w.PlacementLabels()})
+			Labels: w.PlacementLabels(), Reads: w.Reads()})
 	}
 	return out, nil
 }

@@ -5,9 +5,11 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/qinglong/qinglong/internal/core/workerproto"
 	"github.com/qinglong/qinglong/internal/testkit/clustertest"
 	"github.com/qinglong/qinglong/internal/worker/agent"
 )
@@ -48,5 +50,42 @@ func TestAWorkersRunSeesItsProjectsEnv(t *testing.T) {
 	a := f.ended(t, "shop")
 	if log := f.log(t, a.id); a.state != "succeeded" || log != "region=cn-east tier=own token=***\nresolved\n" {
 		t.Fatalf("attempt %+v logged %q; want the project's REGION, the task's own TIER and the project's TOKEN resolved from the worker's file", a, log)
+	}
+}
+
+// Over the protocol: a worker whose registration names no grant field it
+// reads (a worker built before project env sends none) is never granted a
+// Run of a project with an env, and still gets the Runs of a project
+// without one; a worker whose registration reads projectEnv is granted
+// the Run, with the env.
+func TestAWorkerRegisteredWithoutReadingProjectEnvIsNeverGrantedARunOfAProjectWithEnv(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, Config{})
+	doc := "project: shop\nenv:\n  REGION: cn-east\ntasks:\n  - name: job\n    script: echo $REGION\n" +
+		"triggers:\n  - {name: t00000, task: job, cron: \"" + clustertest.QuietCron() + "\", timezone: UTC}\n"
+	f.admitDefinitions(t, f.rt, "shop", doc, 1, nil)
+	f.admit(t, f.rt, "plain", 1, nil)
+
+	oldCred := f.worker(t, "old")
+	var old workerproto.RegisterReply
+	f.call(t, oldCred, workerproto.PathRegister, []byte(`{"capacity":2,"version":"before-project-env"}`), &old)
+	for pull, want := range []int{1, 0} {
+		req := pullRequest(t, old.SessionID, 0)
+		req.Max = 2
+		var reply workerproto.PullReply
+		f.call(t, oldCred, workerproto.PathPull, req, &reply)
+		if len(reply.Grants) != want || (want == 1 && reply.Grants[0].Project != "plain") {
+			t.Fatalf("pull %d of the worker that reads no project env was granted %+v; want %d, plain's Run only", pull+1, reply.Grants, want)
+		}
+	}
+
+	newCred := f.worker(t, "new")
+	var fresh workerproto.RegisterReply
+	f.call(t, newCred, workerproto.PathRegister, workerproto.RegisterRequest{Capacity: 2, Version: "test", Reads: workerproto.Reads()}, &fresh)
+	req := pullRequest(t, fresh.SessionID, 0)
+	var reply workerproto.PullReply
+	f.call(t, newCred, workerproto.PathPull, req, &reply)
+	if len(reply.Grants) != 1 || reply.Grants[0].Project != "shop" || !strings.Contains(reply.Grants[0].ProjectEnv, "cn-east") {
+		t.Fatalf("the worker reading project env was granted %+v; want shop's Run with its env", reply.Grants)
 	}
 }

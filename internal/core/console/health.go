@@ -98,6 +98,10 @@ type Worker struct {
 	// plus those its process gave with ql-worker --labels), or the
 	// credential's while no process runs.
 	Labels []map[string]string
+	// Reads are the grant fields its live processes read (projectEnv);
+	// empty for a worker built before them, which is not given the Runs
+	// of a project with an env, and while none runs (Sessions 0).
+	Reads []string
 }
 
 // fleet is the overview's count of the cluster's workers.

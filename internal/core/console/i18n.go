@@ -125,7 +125,7 @@ var messages = map[string]map[string]string{
 		"local.cluster":         "Remote workers, which run the commands on other machines, belong to the cluster profile, where several servers share one PostgreSQL database; a single-node server has none and needs none.",
 		"local.edge":            "Running commands on other machines takes the full ql binary.",
 		"oldest":                "oldest due", "workers": "Workers", "worker": "Worker", "worker.runs": "Runs of worker %s", "runs.worker": "Worker name", "sessions": "sessions", "freeslots": "free slots", "heartbeat": "Last heartbeat", "heartbeat.ago": "%s ago", "workersilent": "silent %s: not heard from for two heartbeats or more; its session counts until its lease (45s) passes", "workerstopping": "its process is stopping: it finishes its commands, takes no new run", "workerresumed": "resumed: its process heard the drain and exits once its commands end; started again, it takes work",
-		"th.sessions": "Sessions", "th.freeslots": "Free slots", "labels": "Labels",
+		"th.sessions": "Sessions", "th.freeslots": "Free slots", "labels": "Labels", "th.reads": "Reads", "worker.readsnone": "none: built before project env, it is not given the Runs of a project with an env; upgrade it (ql-worker --version)",
 		"rerun": "Re-run", "rerunof": "Re-run of", "rerunas": "Re-run as", "nextfive": "Next 5 fires", "lastrun": "Last run", "run.taskrev": "(revision %d)", "run.nextretry": "Next retry", "nofires": "none: the trigger has ended",
 		"zone.unknown": "This server knows no time zone %q (zone names are case-sensitive, such as Europe/Berlin or America/New_York); times are shown in %s, as before.",
 		"zone.case":    "This server knows no time zone %q (zone names are case-sensitive): did you mean %s? Times are shown in %s, as before.",
@@ -264,6 +264,8 @@ var messages = map[string]map[string]string{
 		"wait.no_matching_worker":     "Its task's placement requires the labels %s, and none of the %d live workers carries them all. Start a worker with those labels, or change the task's placement.labels.",
 		"wait.no_matching_worker.one": "Its task's placement requires the labels %s, and the %d live worker does not carry them all. Start a worker with those labels, or change the task's placement.labels.",
 		"wait.workerlabels":           "The live workers carry: %s.",
+		"wait.workers_too_old":        "Its project has an env, and none of the %d live workers its placement allows (%s) reads it: a worker built before project env would start the command without the project's variables, so none is given the Run. Upgrade the workers (ql-worker --version says a build's version; the Workers page shows which read projectEnv), or start an upgraded one.",
+		"wait.workers_too_old.one":    "Its project has an env, and the %d live worker its placement allows (%s) does not read it: a worker built before project env would start the command without the project's variables, so it is not given the Run. Upgrade the worker (ql-worker --version says a build's version; the Workers page shows which read projectEnv), or start an upgraded one.",
 		"wait.workers_busy":           "It waits for a free slot on the %d live workers its placement allows (%s): each already runs as many commands as its concurrency allows.",
 		"wait.workers_busy.one":       "It waits for a free slot on the %d live worker its placement allows (%s): it already runs as many commands as its concurrency allows.",
 		"wait.nolabels":               "no labels",
@@ -404,7 +406,7 @@ var messages = map[string]map[string]string{
 		"local.cluster":         "远程执行节点（在其他机器上执行命令）属于集群配置：多台服务器共用一个 PostgreSQL 数据库。单节点服务器没有远程执行节点，也不需要。",
 		"local.edge":            "要在其他机器上执行命令，需要完整版的 ql 程序。",
 		"oldest":                "最早到期", "workers": "执行节点", "worker": "执行节点", "worker.runs": "执行节点 %s 运行过的运行", "runs.worker": "执行节点名称", "sessions": "会话", "freeslots": "空闲槽位", "heartbeat": "最近心跳", "heartbeat.ago": "%s前", "workersilent": "已 %s 没有消息：错过了至少两次心跳；租约（45 秒）到期之前，它的会话仍被计入", "workerstopping": "进程正在停止：完成手上的命令，不再接收新的运行", "workerresumed": "已恢复：进程已收到排空，完成手上的命令后退出；再次启动后接收工作",
-		"th.sessions": "会话", "th.freeslots": "空闲槽位", "labels": "标签",
+		"th.sessions": "会话", "th.freeslots": "空闲槽位", "labels": "标签", "th.reads": "读取字段", "worker.readsnone": "无：早于项目 env 构建，不会被分配设置了 env 的项目的运行；请升级（ql-worker --version）",
 		"rerun": "重新运行", "rerunof": "重新运行自", "rerunas": "重新运行为", "nextfive": "接下来 5 次触发", "lastrun": "最近一次运行", "run.taskrev": "（修订版 %d）", "run.nextretry": "下次重试", "nofires": "无：触发器已结束",
 		"zone.unknown": "此服务器不认识时区“%s”（时区名区分大小写，如 Europe/Berlin、America/New_York）；时间仍按 %s 显示。",
 		"zone.case":    "此服务器不认识时区“%s”（时区名区分大小写）：是否应写作 %s？时间仍按 %s 显示。",
@@ -534,6 +536,7 @@ var messages = map[string]map[string]string{
 		"wait.workers_draining":   "所有已连接的执行节点（%d 个）都在排空，不再接收新的运行（被 ql workers drain 排空，或其进程正在停止、先完成手上的命令）。请用 ql workers resume NAME 恢复被排空的节点，或再启动一个。",
 		"wait.no_matching_worker": "其任务的 placement 要求标签 %s，但 %d 个在线执行节点中没有一个同时具备这些标签。请启动带有这些标签的执行节点，或修改任务的 placement.labels。",
 		"wait.workerlabels":       "在线执行节点的标签：%s。",
+		"wait.workers_too_old":    "其项目设置了 env，但其 placement 允许的 %d 个在线执行节点（%s）都不读取它：早于项目 env 构建的执行节点会在没有项目变量的情况下启动命令，因此不会把该运行交给它们。请升级执行节点（ql-worker --version 显示其版本；执行节点页面显示哪些读取 projectEnv），或启动一个已升级的节点。",
 		"wait.workers_busy":       "正在等待其 placement 允许的 %d 个在线执行节点（%s）空出槽位：每个节点运行的命令数都已达到其并发上限。",
 		"wait.nolabels":           "无标签",
 		"wait.waits_for_previous": "其触发器的重叠策略（queue_one，或 cancel_previous 在其取消的运行停止期间）让它等到更早的运行 %s 结束。",
@@ -783,6 +786,8 @@ func waitingText(l string, w *run.Waiting) string {
 			text += " " + fmt.Sprintf(tr(l, "wait.workerlabels"), strings.Join(sets, " "))
 		}
 		return text
+	case run.WaitWorkersTooOld:
+		return fmt.Sprintf(trCount(l, "wait.workers_too_old", w.Workers), w.Workers, labels(w.Labels))
 	case run.WaitWorkersBusy:
 		return fmt.Sprintf(trCount(l, "wait.workers_busy", w.Workers), w.Workers, labels(w.Labels))
 	case run.WaitPrevious:

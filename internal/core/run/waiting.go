@@ -26,6 +26,11 @@ const (
 	// WaitNoMatchingWorker means workers take work, but none carries all of
 	// the labels of the task's placement.
 	WaitNoMatchingWorker WaitReason = "no_matching_worker"
+	// WaitWorkersTooOld means workers carrying the placement's labels
+	// take work, but none reads a grant field the Run needs (Waiting.Reads;
+	// projectEnv, its project's env): they were built before it, and would
+	// start the command without it, so none is granted the Run.
+	WaitWorkersTooOld WaitReason = "workers_too_old"
 	// WaitWorkersBusy means workers carrying the placement's labels take work,
 	// but every one of their slots holds a Run.
 	WaitWorkersBusy WaitReason = "workers_busy"
@@ -64,7 +69,7 @@ func (w *Waiting) ForWantOfAWorker() bool {
 		return false
 	}
 	switch w.Reason {
-	case WaitNoWorker, WaitWorkersDraining, WaitNoMatchingWorker:
+	case WaitNoWorker, WaitWorkersDraining, WaitNoMatchingWorker, WaitWorkersTooOld:
 		return true
 	}
 	return false
@@ -88,6 +93,9 @@ type Waiting struct {
 	// ones (workers_draining), the ones taking work (no_matching_worker),
 	// or the busy ones carrying the labels (workers_busy).
 	Workers int
+	// Reads is, for workers_too_old, the grant field none of the Workers
+	// reads (workerproto.ReadProjectEnv).
+	Reads string
 	// WorkerLabels are, for no_matching_worker, the distinct label sets
 	// of the live workers taking work, those carrying most of Labels
 	// first, at most MaxWaitingLabelSets of them.
@@ -229,6 +237,13 @@ func (w Waiting) Message() string {
 			msg += " (they carry " + strings.Join(sets, " ") + ")"
 		}
 		return msg + "; start a worker with those labels (`ql workers create NAME --labels …`, or `ql-worker --labels …`), or change the task's placement.labels"
+	case WaitWorkersTooOld:
+		which := fmt.Sprintf("none of the %d live workers %s reads it", w.Workers, matchingWhat(w.Labels))
+		if w.Workers == 1 {
+			which = fmt.Sprintf("the one live worker %s does not read it", matchingWhat(w.Labels))
+		}
+		return "its project has an env and " + which + ": a worker built before project env would start the command without the project's variables, so none is given the Run; " +
+			"upgrade the workers (`ql-worker --version` says a build's version; `ql workers list` shows READS " + w.Reads + " for those that read it) or start an upgraded one"
 	case WaitPrevious:
 		switch w.Overlap {
 		case "queue_one":
@@ -324,16 +339,19 @@ func FormatLabels(labels map[string]string) string {
 }
 
 // WaitingNote is the payload of a Run's EventWaiting: why no worker could
-// take it when it was noted (WaitNoWorker, WaitWorkersDraining or
-// WaitNoMatchingWorker), the labels its task's placement requires and the
-// workers the reason counts (the draining ones, or the ones taking work).
+// take it when it was noted (WaitNoWorker, WaitWorkersDraining,
+// WaitNoMatchingWorker or WaitWorkersTooOld), the labels its task's
+// placement requires, the workers the reason counts (the draining ones,
+// the ones taking work, or those carrying the labels) and, for
+// WaitWorkersTooOld, the grant field none of them reads.
 type WaitingNote struct {
 	Reason  WaitReason        `json:"reason"`
 	Labels  map[string]string `json:"labels"`
 	Workers int               `json:"workers"`
+	Reads   string            `json:"reads,omitempty"`
 }
 
 // Waiting is the note as a Waiting, whose Message says it in words.
 func (n WaitingNote) Waiting() Waiting {
-	return Waiting{Reason: n.Reason, Labels: n.Labels, Workers: n.Workers}
+	return Waiting{Reason: n.Reason, Labels: n.Labels, Workers: n.Workers, Reads: n.Reads}
 }

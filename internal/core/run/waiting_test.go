@@ -64,6 +64,8 @@ func allWaitings() []Waiting {
 		{Reason: WaitWorkersDraining, Workers: 2},
 		{Reason: WaitNoMatchingWorker, Labels: gpu, Workers: 1},
 		{Reason: WaitNoMatchingWorker, Labels: gpu, Workers: 2, WorkerLabels: []map[string]string{{"zone": "eu"}}},
+		{Reason: WaitWorkersTooOld, Workers: 1, Reads: "projectEnv"},
+		{Reason: WaitWorkersTooOld, Labels: gpu, Workers: 2, Reads: "projectEnv"},
 		{Reason: WaitWorkersBusy, Workers: 1},
 		{Reason: WaitWorkersBusy, Labels: gpu, Workers: 3},
 		{Reason: WaitPrevious, PreviousRun: "01JPREVIOUS"},

@@ -132,6 +132,9 @@ type Waiting struct {
 	Labels       map[string]string   `json:"labels"`
 	Workers      int                 `json:"workers"`
 	WorkerLabels []map[string]string `json:"workerLabels,omitempty"`
+	// Reads is, for workers_too_old, the grant field none of the Workers
+	// carrying the labels reads (projectEnv).
+	Reads string `json:"reads,omitempty"`
 	// PreviousRun is the earlier Run a waits_for_previous Run is held
 	// behind.
 	PreviousRun string `json:"previousRun,omitempty"`
@@ -214,7 +217,7 @@ func NewWaiting(w *run.Waiting) *Waiting {
 	for _, h := range w.Holders {
 		holders = append(holders, SlotHolder(h))
 	}
-	return &Waiting{Reason: w.Reason, Labels: labels, Workers: w.Workers, WorkerLabels: w.WorkerLabels,
+	return &Waiting{Reason: w.Reason, Labels: labels, Workers: w.Workers, WorkerLabels: w.WorkerLabels, Reads: w.Reads,
 		PreviousRun: w.PreviousRun, Overlap: w.Overlap, Running: w.Running, Concurrency: w.Concurrency, Holders: holders, MoreHolders: w.MoreHolders, OtherProjectsRuns: w.OtherProjectsRuns, ServerPID: w.ServerPID, ServerStartedAtMs: w.ServerStartedAtMs, DataDir: w.DataDir, HandedOver: w.HandedOver, Project: w.Project, MaxRunning: w.MaxRunning, Message: w.Message()}
 }
 
@@ -227,7 +230,7 @@ func (v *Waiting) RunOf() *run.Waiting {
 	for _, h := range v.Holders {
 		holders = append(holders, run.SlotHolder(h))
 	}
-	return &run.Waiting{Reason: v.Reason, Labels: v.Labels, Workers: v.Workers, WorkerLabels: v.WorkerLabels, PreviousRun: v.PreviousRun, Overlap: v.Overlap,
+	return &run.Waiting{Reason: v.Reason, Labels: v.Labels, Workers: v.Workers, WorkerLabels: v.WorkerLabels, Reads: v.Reads, PreviousRun: v.PreviousRun, Overlap: v.Overlap,
 		Running: v.Running, Concurrency: v.Concurrency, Holders: holders, MoreHolders: v.MoreHolders, OtherProjectsRuns: v.OtherProjectsRuns, ServerPID: v.ServerPID, ServerStartedAtMs: v.ServerStartedAtMs, DataDir: v.DataDir, HandedOver: v.HandedOver, Project: v.Project, MaxRunning: v.MaxRunning}
 }
 

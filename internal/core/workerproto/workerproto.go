@@ -75,7 +75,29 @@ type RegisterRequest struct {
 	// replica caps it at the credential's max concurrency.
 	Capacity int    `json:"capacity"`
 	Version  string `json:"version"`
+	// Reads names the grant fields the worker honours (the Read*
+	// constants): a replica grants a Run whose grant needs one of them
+	// only to a session that reads it, since a worker ignores a field it
+	// does not know and would run the command without it. Names the
+	// replica does not know are dropped; at most MaxReads. It was added
+	// after the first release: a worker older than it reads none, and
+	// gets every Run but those; a replica older than it refuses the
+	// field as CodeInvalid (bodies are decoded strictly), and the worker
+	// registers again without it.
+	Reads []string `json:"reads,omitempty"`
 }
+
+// Grant fields a worker may read (RegisterRequest.Reads).
+const (
+	// ReadProjectEnv: Grant.ProjectEnv, the env of the Run's project.
+	ReadProjectEnv = "projectEnv"
+)
+
+// Reads is every grant field this worker build honours.
+func Reads() []string { return []string{ReadProjectEnv} }
+
+// MaxReads bounds RegisterRequest.Reads.
+const MaxReads = 32
 
 // RegisterReply describes the session the replica opened.
 type RegisterReply struct {
@@ -252,8 +274,9 @@ type Grant struct {
 	// starts the command with it, the task's own variables winning
 	// (task.Command.WithProjectEnv), and resolves its secrets from its
 	// own secrets file as the task's. It was added after the first
-	// release: a worker older than it ignores it, and its commands start
-	// without the project's env.
+	// release: a worker older than it would ignore it, so a replica grants
+	// a Run whose project has an env only to a session whose registration
+	// read ReadProjectEnv.
 	ProjectEnv string `json:"projectEnv,omitempty"`
 }
 

@@ -804,12 +804,13 @@ func orphanName(o process.OrphanOutcome) string {
 func (w *worker) register(ctx context.Context) error {
 	bound, pause := w.cfg.registerTry, w.cfg.registerRetry
 	var failing registerFailures
+	reads := workerproto.Reads()
 	for {
 		// Bounded, so an unreachable ingress is logged instead of retried
 		// in silence.
 		rctx, cancel := context.WithTimeout(ctx, bound)
 		bound = min(2*bound, registerTimeout)
-		rep, err := w.client.Register(rctx, workerproto.RegisterRequest{Labels: w.cfg.Labels, Capacity: w.cfg.Concurrency, Version: w.cfg.Version})
+		rep, err := w.client.Register(rctx, workerproto.RegisterRequest{Labels: w.cfg.Labels, Capacity: w.cfg.Concurrency, Version: w.cfg.Version, Reads: reads})
 		cancel()
 		if err == nil {
 			w.mu.Lock()
@@ -840,6 +841,12 @@ func (w *worker) register(ctx context.Context) error {
 		case workerproto.CodeUnauthenticated:
 			return ErrUnauthenticated
 		case workerproto.CodeInvalid:
+			if reads != nil {
+				// A replica older than the reads field refuses it as
+				// unknown and gates no grant by it: register without.
+				reads = nil
+				continue
+			}
 			// What the worker was given (its --labels, --concurrency): the
 			// operator's input to change, which exits 2 as every command's
 			// refused input does.

@@ -63,6 +63,11 @@ type ingress struct {
 	// an expired one.
 	state     string
 	registers int
+	// beforeReads decodes registrations as a replica older than
+	// RegisterRequest.Reads does: refusing the field as unknown.
+	// registeredReads records the reads of every registration taken.
+	beforeReads     bool
+	registeredReads [][]string
 	// beforeSignal decodes completions as a replica older than the
 	// signal field (and so than endedMsAgo) does: refusing them as
 	// unknown.
@@ -279,13 +284,31 @@ func (in *ingress) decode(w http.ResponseWriter, r *http.Request, v any) bool {
 	return true
 }
 
+// registerBeforeReads is the registration body of a replica released
+// before RegisterRequest.Reads.
+type registerBeforeReads struct {
+	Labels   map[string]string `json:"labels,omitempty"`
+	Capacity int               `json:"capacity"`
+	Version  string            `json:"version"`
+}
+
 func (in *ingress) register(w http.ResponseWriter, r *http.Request) {
 	var req workerproto.RegisterRequest
-	if !in.decode(w, r, &req) {
+	in.mu.Lock()
+	old := in.beforeReads
+	in.mu.Unlock()
+	if old {
+		var o registerBeforeReads
+		if !in.decode(w, r, &o) {
+			return
+		}
+		req = workerproto.RegisterRequest{Labels: o.Labels, Capacity: o.Capacity, Version: o.Version}
+	} else if !in.decode(w, r, &req) {
 		return
 	}
 	in.mu.Lock()
 	in.registers++
+	in.registeredReads = append(in.registeredReads, req.Reads)
 	if in.state == workerproto.SessionExpired {
 		in.state = workerproto.SessionActive
 	}

@@ -111,29 +111,38 @@ SELECT name FROM qinglong.projects WHERE id = $1 AND status = 'archived'
 -- stops; $4 the Run), the nearest earlier unfinished Run of its trigger,
 -- which Dispatch waits for (one probe of
 -- runs_unfinished_trigger_idx), and the overlap policy of the trigger
--- revision that admitted it, which says which of the two holds it. One row per worker process is read,
+-- revision that admitted it, which says which of the two holds it. Of
+-- the matching sessions, those Dispatch may grant the Run to: when its
+-- project has an env (pg-0051), only those reading it ('projectEnv' among
+-- their reads, pg-0052); the free slot is looked for among these. One row per worker process is read,
 -- through worker_sessions_live_expiry_idx; the free slots are probed
 -- only until one is found.
 WITH n AS MATERIALIZED (SELECT {{now_ms}} AS ms),
 place AS MATERIALIZED (
-    SELECT coalesce(e.command -> 'placement' -> 'labels', '{}'::jsonb) AS labels
+    SELECT coalesce(e.command -> 'placement' -> 'labels', '{}'::jsonb) AS labels,
+           coalesce((SELECT pr.env <> '' FROM qinglong.projects pr WHERE pr.id = e.project_id), false) AS needs_env
       FROM qinglong.execution_revisions e
      WHERE e.task_id = $1 AND e.task_revision = $2 AND e.executor = 'remote_worker'
 ),
 live AS MATERIALIZED (
-    SELECT s.id, s.worker_id, s.labels, s.capacity, w.max_concurrency, s.state = 'active' AND w.state = 'active' AS takes
+    SELECT s.id, s.worker_id, s.labels, s.capacity, w.max_concurrency, s.state = 'active' AND w.state = 'active' AS takes,
+           'projectEnv' = ANY (s.reads) AS reads_env
       FROM qinglong.worker_sessions s
       JOIN qinglong.workers w ON w.id = s.worker_id AND w.state <> 'revoked'
      WHERE s.state IN ('active', 'draining') AND s.lease_expires_at_ms > (SELECT ms FROM n)
 ),
 matching AS MATERIALIZED (
     SELECT l.* FROM live l, place p WHERE l.takes AND p.labels <@ l.labels
+),
+grantable AS MATERIALIZED (
+    SELECT m.* FROM matching m, place p WHERE NOT p.needs_env OR m.reads_env
 )
 SELECT p.labels,
        (SELECT count(*) FROM live),
        (SELECT count(*) FROM live WHERE takes),
        (SELECT count(*) FROM matching),
-       EXISTS (SELECT 1 FROM matching m
+       (SELECT count(*) FROM grantable),
+       EXISTS (SELECT 1 FROM grantable m
                 CROSS JOIN LATERAL (SELECT count(*) AS live FROM qinglong.attempts x
                                      WHERE x.session_id = m.id AND x.state IN ('claimed', 'starting', 'running')) o
                 WHERE least(m.capacity - o.live, m.max_concurrency - o.live - (

@@ -23,6 +23,8 @@ SELECT @id, @name, @labels, @max_concurrency, @credential_sha256, 'active', n.ms
 -- database time the last heartbeat of any session was, and the newest of
 -- a live session's (NULL without one): a frozen worker keeps its session
 -- live until its lease passes, and only its heartbeats' age shows it.
+-- Then the distinct sets of grant fields its live sessions read (pg-0052):
+-- an operator sees which workers are too old for a project's env.
 SELECT w.name, w.labels, w.max_concurrency, w.state, w.created_at_ms,
        count(s.id), count(s.id) FILTER (WHERE s.state = 'draining'), count(s.id) FILTER (WHERE s.stopping_at_ms IS NOT NULL),
        coalesce(sum(s.capacity), 0),
@@ -30,7 +32,8 @@ SELECT w.name, w.labels, w.max_concurrency, w.state, w.created_at_ms,
        (SELECT max(h.heartbeat_at_ms) FROM qinglong.worker_sessions h WHERE h.worker_id = w.id),
        coalesce(jsonb_agg(DISTINCT s.labels) FILTER (WHERE s.id IS NOT NULL), '[]'::jsonb),
        {{now_ms}} - (SELECT max(h.heartbeat_at_ms) FROM qinglong.worker_sessions h WHERE h.worker_id = w.id),
-       {{now_ms}} - max(s.heartbeat_at_ms)
+       {{now_ms}} - max(s.heartbeat_at_ms),
+       coalesce(jsonb_agg(DISTINCT to_jsonb(s.reads)) FILTER (WHERE s.id IS NOT NULL), '[]'::jsonb)
   FROM qinglong.workers w
   LEFT JOIN qinglong.worker_sessions s
          ON s.worker_id = w.id AND w.state <> 'revoked' AND s.state IN ('active', 'draining') AND s.lease_expires_at_ms > {{now_ms}}

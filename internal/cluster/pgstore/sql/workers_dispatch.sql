@@ -96,6 +96,15 @@ SELECT l.id::text
 -- oldest first; picked takes from the candidates only, so the grant never
 -- passes the cap, and a capped project at its cap takes no candidate's
 -- place, so it never keeps other projects' Runs from the free slots.
+-- A project with an env (pg-0051) contributes candidates only to a session
+-- that reads it ('projectEnv' among its reads, pg-0052,
+-- workerproto.ReadProjectEnv): a worker older than the grant's projectEnv
+-- would run the command without the project's variables. Like the
+-- archived test, it is read once per revision from the project's row, so
+-- the queued Runs of such a project are never read for a session that
+-- cannot take them; the locking step checks it again, so the env the
+-- grant carries, read in the same statement, is the one the session was
+-- judged by: the moment of the grant counts, not the Run's admission.
 -- The grant carries its Run's occurrence as GrantsOfOffer's rows do.
 -- In the same statement: the Attempt gets the lease (worker, session,
 -- offer, token digest, version 1, expiry = now + @lease_ms in database
@@ -112,8 +121,8 @@ SELECT l.id::text
 -- on the older session's row), so this statement sees those grants.
 WITH RECURSIVE n AS MATERIALIZED (SELECT {{now_ms}} AS ms),
 sess AS MATERIALIZED (
-    SELECT f.labels, least(@max::int, f.free) AS take, least(@max::int, f.free) * 2 + 8 AS candidates
-      FROM (SELECT s.labels,
+    SELECT f.labels, 'projectEnv' = ANY (f.reads) AS reads_env, least(@max::int, f.free) AS take, least(@max::int, f.free) * 2 + 8 AS candidates
+      FROM (SELECT s.labels, s.reads,
                    greatest(least(s.capacity - o.live, w.max_concurrency - o.live - (
                                 SELECT count(*) FROM qinglong.attempts x
                                  WHERE x.worker_id = s.worker_id AND x.session_id <> s.id
@@ -150,6 +159,7 @@ candidates AS (
               JOIN qinglong.execution_revisions e ON e.task_id = v.task_id AND e.task_revision = v.task_revision AND e.executor = 'remote_worker'
               JOIN qinglong.projects pr ON pr.id = e.project_id AND pr.status = 'active'
                                        AND (pr.max_running = 0 OR pr.id = ANY (@capped::uuid[]))
+                                       AND (pr.env = '' OR (SELECT reads_env FROM sess))
              CROSS JOIN LATERAL (SELECT count(*) AS holding FROM qinglong.runs x
                                   WHERE pr.max_running > 0 AND x.project_id::text = pr.id::text AND x.state IN ('dispatching', 'running')) h
              CROSS JOIN LATERAL (SELECT r.id, r.backfilled, coalesce(r.place_of, r.id) AS place
@@ -170,7 +180,8 @@ picked AS (
        AND a.state = 'claimed' AND a.lease_token_sha256 IS NULL AND a.executor = 'remote_worker'
        AND (a.available_at_ms IS NULL OR a.available_at_ms <= (SELECT ms FROM n))
        AND r.state = 'queued' AND r.cancel_requested_at_ms IS NULL
-       AND EXISTS (SELECT 1 FROM qinglong.projects pr WHERE pr.id = r.project_id AND pr.status = 'active')
+       AND EXISTS (SELECT 1 FROM qinglong.projects pr WHERE pr.id = r.project_id AND pr.status = 'active'
+                      AND (pr.env = '' OR (SELECT reads_env FROM sess)))
        AND (NOT r.waits_for_previous OR NOT EXISTS (
                 SELECT 1 FROM qinglong.runs p
                  WHERE p.trigger_id = r.trigger_id AND p.id < r.id

@@ -141,7 +141,9 @@ SELECT (SELECT count(*) FROM moved),
 -- of their task's placement (every such Run while no worker takes work:
 -- none connected, or all draining), get one run.waiting
 -- event (version + 1) with the reason as the Run's `waiting` object says
--- it (no_worker, workers_draining, no_matching_worker), the labels the
+-- it (no_worker, workers_draining, no_matching_worker, or workers_too_old
+-- when workers carrying the labels take work but, the Runs' project
+-- having an env, none reads it: Dispatch's test, pg-0052), the labels the
 -- placement needs and the workers counted; waiting_noted_at_ms marks the
 -- Run noted, so it is noted once, never again at later rounds, whatever
 -- happens to it after. The decision reads the live sessions without a
@@ -164,7 +166,7 @@ SELECT (SELECT count(*) FROM moved),
 WITH RECURSIVE n AS MATERIALIZED (SELECT {{now_ms}} AS ms),
 cutoff AS MATERIALIZED (SELECT ms - @grace_ms::bigint AS ms FROM n),
 live AS MATERIALIZED (
-    SELECT s.labels, s.state = 'active' AND w.state = 'active' AS takes
+    SELECT s.labels, s.state = 'active' AND w.state = 'active' AS takes, 'projectEnv' = ANY (s.reads) AS reads_env
       FROM qinglong.worker_sessions s
       JOIN qinglong.workers w ON w.id = s.worker_id AND w.state <> 'revoked'
      WHERE s.state IN ('active', 'draining') AND s.lease_expires_at_ms > (SELECT ms FROM n)
@@ -188,14 +190,20 @@ revs AS (
                           ORDER BY r.task_id, r.task_revision
                           LIMIT 1) x
 ),
-unplaced AS MATERIALIZED (
-    SELECT v.task_id, v.task_revision, coalesce(e.command -> 'placement' -> 'labels', '{}'::jsonb) AS labels
+placed AS MATERIALIZED (
+    SELECT v.task_id, v.task_revision, coalesce(e.command -> 'placement' -> 'labels', '{}'::jsonb) AS labels,
+           coalesce((SELECT pr.env <> '' FROM qinglong.projects pr WHERE pr.id = e.project_id), false) AS needs_env
       FROM (SELECT task_id, task_revision FROM revs LIMIT @revisions) v
       JOIN qinglong.execution_revisions e ON e.task_id = v.task_id AND e.task_revision = v.task_revision AND e.executor = 'remote_worker'
-     WHERE NOT EXISTS (SELECT 1 FROM live l WHERE l.takes AND coalesce(e.command -> 'placement' -> 'labels', '{}'::jsonb) <@ l.labels)
+),
+unplaced AS MATERIALIZED (
+    SELECT p.task_id, p.task_revision, p.labels,
+           (SELECT count(*) FROM live l WHERE l.takes AND p.labels <@ l.labels) AS matching
+      FROM placed p
+     WHERE NOT EXISTS (SELECT 1 FROM live l WHERE l.takes AND p.labels <@ l.labels AND (NOT p.needs_env OR l.reads_env))
 ),
 candidates AS (
-    SELECT c.id, u.labels
+    SELECT c.id, u.labels, u.matching
       FROM unplaced u
      CROSS JOIN LATERAL (SELECT r.id
                            FROM qinglong.runs r
@@ -208,7 +216,7 @@ candidates AS (
      LIMIT @limit
 ),
 picked AS (
-    SELECT x.id, c.labels
+    SELECT x.id, c.labels, c.matching
       FROM candidates c
      CROSS JOIN LATERAL (SELECT r.id
                            FROM qinglong.runs r
@@ -228,9 +236,11 @@ events AS (
     SELECT m.id, m.last_event_seq, @event,
            jsonb_build_object('reason', CASE WHEN c.live = 0 THEN 'no_worker'
                                              WHEN c.takers = 0 THEN 'workers_draining'
+                                             WHEN p.matching > 0 THEN 'workers_too_old'
                                              ELSE 'no_matching_worker' END,
                               'labels', p.labels,
-                              'workers', CASE WHEN c.takers = 0 THEN c.live ELSE c.takers END),
+                              'workers', CASE WHEN c.takers = 0 THEN c.live WHEN p.matching > 0 THEN p.matching ELSE c.takers END)
+           || CASE WHEN c.takers > 0 AND p.matching > 0 THEN jsonb_build_object('reads', 'projectEnv') ELSE '{}'::jsonb END,
            n.ms
       FROM moved m JOIN picked p ON p.id = m.id, counts c, n
     RETURNING 1

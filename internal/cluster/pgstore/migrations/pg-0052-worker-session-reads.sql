@@ -1,0 +1,11 @@
+-- pg-0052: the grant fields a worker session reads (sql/workers_session.sql,
+-- SessionOpen; workers_dispatch.sql, Dispatch).
+--
+-- A grant carries fields that a worker built before them ignores: it
+-- decodes replies leniently, and would run the command without them. A
+-- worker names, as it registers, the fields it honours
+-- (workerproto.RegisterRequest.Reads); a session of a worker older than
+-- that names none, so '{}' is every session opened before this migration
+-- too. Dispatch grants a Run whose grant needs a field only to a session
+-- that reads it: a project's env (pg-0051) is the first such field.
+ALTER TABLE qinglong.worker_sessions ADD COLUMN reads text[] NOT NULL DEFAULT '{}';
