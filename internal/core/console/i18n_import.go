@@ -69,10 +69,21 @@ var importMessages = map[string]map[string]string{
 	},
 }
 
-// importWhy words, in the languages other than English, each line the
-// crontab converter reports by its code, {name} its param of that name;
-// an English page shows the converter's own sentence.
+// importWhy words each line the crontab converter reports by its code,
+// {name} its param of that name: in the languages other than English
+// every code; in English the codes whose converter sentence names a flag
+// of `ql crontab convert` (--system, --account), which the form has none
+// of: these name the form's fields instead. Other codes show the
+// converter's own English sentence on an English page.
 var importWhy = map[string]map[crontab.Code]string{
+	"en": {
+		crontab.CodeNotAUser: `a system crontab names the user before the command, and "{user}" is no user name or uid: ` +
+			`if this is a user crontab (crontab -l), import it with "System crontab" unticked`,
+		crontab.CodeRootCommand: `the command starts with "root": if this is a system crontab (/etc/crontab, /etc/cron.d), ` +
+			`whose entries name their user there, import it with "System crontab" ticked`,
+		crontab.CodeRunAs: "the tasks of {user}'s entries run as {user} (runAs): a server or worker switches accounts only when started as root, " +
+			`and otherwise their Runs fail run_as_unavailable; if the server runs commands as {user} already, fill in "Account the server runs commands as" with {user} to leave runAs out`,
+	},
 	"zh": {
 		crontab.CodeNotAnEntry:   "不是“计划 + 命令”：应为 5 个时间字段（分 时 日 月 星期）、以秒开头的 6 个字段或 @ 计划，后接命令。",
 		crontab.CodeReboot:       "QingLong 没有在机器启动时触发的触发器；请从主机自己的启动流程（如 systemd 单元）运行该命令。",
