@@ -28,7 +28,8 @@ func enqueueNotifications(ctx context.Context, tx querier, runID string, to run.
 	var attemptID string
 	var startedAt *int64
 	var manual string
-	f := notify.Finished{RunID: runID, State: to, ErrorCode: errorCode, Signal: signal}
+	f := notify.Finished{RunID: runID, State: to, ErrorCode: errorCode, Signal: signal,
+		UntilLastHeard: endedWhenLastHeard(to, errorCode)}
 	if err := tx.QueryRow(ctx, sqlNotifyFacts, runID).Scan(&specJSON, &f.ProjectName, &f.ProjectID, &f.TriggerID, &f.TriggerName,
 		&f.ScheduledForMs, &now, &f.TriggerTitle, &f.FinishedAtMs, &f.ProjectTitle); err != nil {
 		return err

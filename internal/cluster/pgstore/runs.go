@@ -344,6 +344,7 @@ func scanRun(row pgx.Row) (run.Run, error) {
 	x.DueAtMs, x.RerunOf = derefInt(dueAt), deref(rerunOf)
 	x.Origin, x.ErrorCode, x.WorkerName = run.OriginOf(deref(manual)), deref(errorCode), deref(workerName)
 	x.State = run.State(state)
+	x.RanUntilLastHeard = endedWhenLastHeard(x.State, x.ErrorCode)
 	return x, err
 }
 

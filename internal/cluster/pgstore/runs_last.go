@@ -25,9 +25,9 @@ func (r *Runtime) RunsLast(ctx context.Context, triggerIDs []string) (map[string
 		return nil, mapErr(err, "reading the newest runs of triggers")
 	}
 	var l run.Last
-	var state string
-	_, err = pgx.ForEachRow(rows, []any{&l.TriggerID, &l.RunID, &state, &l.ScheduledForMs, &l.FinishedAtMs, &l.CreatedAtMs, &l.RerunOf, &l.Queued, &l.CancelledUnstarted, &l.Project, &l.MaxRunning, &l.ProjectRunning}, func() error {
-		l.State = run.State(state)
+	var state, manual string
+	_, err = pgx.ForEachRow(rows, []any{&l.TriggerID, &l.RunID, &state, &l.ScheduledForMs, &l.FinishedAtMs, &l.CreatedAtMs, &l.RerunOf, &manual, &l.Queued, &l.CancelledUnstarted, &l.Project, &l.MaxRunning, &l.ProjectRunning}, func() error {
+		l.State, l.Origin = run.State(state), run.OriginOf(manual)
 		l.Workers = true
 		out[l.TriggerID] = l
 		l.FinishedAtMs = nil

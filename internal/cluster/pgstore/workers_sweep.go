@@ -165,6 +165,18 @@ const MaxSweepEvery = 5 * time.Second
 // lease ran out (or before it) leaves a lease_expired.
 const SweptLateAfter = 2*MaxSweepEvery + time.Second
 
+// endedWhenLastHeard says a Run in state with its last attempt's
+// errorCode ended lost by the sweep (sweepStarted), which stamps the
+// attempt ended when its worker was last heard from for it: the Run's
+// running time counts until then, a lower bound of the command's.
+func endedWhenLastHeard(state run.State, errorCode string) bool {
+	switch errorCode {
+	case ErrorCodeLeaseExpired, ErrorCodeLeaseExpiredUnswept, ErrorCodeWorkerRevoked, ErrorCodeDatabaseRolledBack:
+		return state == run.Lost
+	}
+	return false
+}
+
 // sweepStarted ends one page of started attempts whose lease passed:
 // each becomes lost — or timed out, when its lease ran out at or after its
 // deadline and no cancel was asked before that deadline: the worker was

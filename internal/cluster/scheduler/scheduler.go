@@ -2,6 +2,7 @@ package scheduler
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"sync"
 	"time"
@@ -63,7 +64,7 @@ func New(cfg Config, store schedule.Store, log *slog.Logger, latch *availability
 		StopTimeout: cfg.StopTimeout,
 		// A closure, not the method value: Observe may set diag's metrics
 		// after New.
-		OnError: func(err error) { c.diag.RoundFailed(err) },
+		OnError: func(err error) { c.roundFailed(err) },
 	}, c.round)
 	if err != nil {
 		return nil, err
@@ -239,6 +240,19 @@ func (c *Coordinator) round(ctx context.Context) (more bool, err error) {
 		flying = page
 		go func(p *schedule.Page, done chan<- schedule.Summary) { done <- p.Commit(ctx, c.store) }(page, inflight)
 	}
+}
+
+// roundFailed logs and counts a round that failed as a whole, but for one
+// that failed because the database is unavailable: observe recorded that
+// already (scheduler.database_unavailable, or the replica's own record
+// when another part of it found out first, the latch then tripped), and a
+// scheduler.round_failed beside it would say the same twice, on one
+// replica and not on another.
+func (c *Coordinator) roundFailed(err error) {
+	if errors.Is(err, schedule.ErrUnavailable) {
+		return
+	}
+	c.diag.RoundFailed(err)
 }
 
 func (c *Coordinator) observe(err error) {

@@ -712,7 +712,7 @@ func runOf(r view.Run) run.Run {
 		TriggerID: r.TriggerID, TriggerRevision: r.TriggerRevision, TriggerName: r.TriggerName, TriggerTitle: r.TriggerTitle, TaskName: r.TaskName, ExecutionRevisionID: r.ExecutionRevisionID,
 		IdempotencyKey: r.IdempotencyKey, ScheduledForMs: r.ScheduledForMs, DueAtMs: r.DueAtMs, State: r.State, Version: r.Version,
 		LastEventSeq: r.LastEventSeq, CreatedAtMs: r.CreatedAtMs, QueuedAtMs: r.QueuedAtMs, UpdatedAtMs: r.UpdatedAtMs, FinishedAtMs: r.FinishedAtMs,
-		RanMs: r.RanMs, RerunOf: r.RerunOf, Origin: r.Origin, ErrorCode: r.ErrorCode, ExitCode: r.ExitCode, WorkerName: r.Worker}
+		RanMs: r.RanMs, RanUntilLastHeard: r.RanMsIsLowerBound, RerunOf: r.RerunOf, Origin: r.Origin, ErrorCode: r.ErrorCode, ExitCode: r.ExitCode, WorkerName: r.Worker}
 }
 
 // cleanToken is $QL_TOKEN as a request header can carry it. A token read

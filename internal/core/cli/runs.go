@@ -40,7 +40,9 @@ or was lost ended, from its last attempt: "exit N" for a command that exited wit
 the attempt's error code (e.g. timed_out, killed_by_signal, server_stopped; errorCode and exitCode in
 -o json, as in ` + "`runs show`" + `, which gives every attempt's), and RAN how long a finished Run's attempts ran,
 added up, each from its start to its end: no queue, no wait between retries (ranMs in -o json, in
-milliseconds; "-" and absent before the Run finishes).` + opts.clusterOnly(` On the cluster a WORKER column names
+milliseconds; "-" and absent before the Run finishes).` + opts.clusterOnly(` A Run lost because its worker
+stopped renewing shows RAN as "≥ 9ms": it counts until the worker was last heard from, and the command
+may have run longer (ranMsIsLowerBound in -o json). On the cluster a WORKER column names
 the worker that holds or held each Run's latest attempt (worker in -o json; the column is left out
 when no listed Run has one, as on the standalone and edge profiles), and --worker NAME lists only
 the Runs any attempt of which that worker held, its latest or an earlier one that was retried.`),
@@ -98,7 +100,7 @@ the Runs any attempt of which that worker held, its latest or an earlier one tha
 				header: header,
 				items:  runs,
 				row: func(r run.Run) []string {
-					row := []string{r.ID, string(r.State), ranText(r.RanMs), fmtMs(&r.ScheduledForMs),
+					row := []string{r.ID, string(r.State), ranColumn(r), fmtMs(&r.ScheduledForMs),
 						nameOr(r.ProjectName, r.ProjectID), nameOr(r.TriggerName, r.TriggerID), fmt.Sprint(r.TaskRevision),
 						nameOr(string(r.Origin), "-"), runError(r)}
 					if withWorker {
@@ -159,6 +161,16 @@ func ranText(ms *int64) string {
 		return d.Round(100 * time.Millisecond).String()
 	}
 	return d.Round(time.Second).String()
+}
+
+// ranColumn is ranText of r's RanMs, after "≥ " when that is a lower
+// bound (run.Run.RanUntilLastHeard): a lost Run's command may have run on
+// after its worker was last heard from.
+func ranColumn(r run.Run) string {
+	if r.RanUntilLastHeard && r.RanMs != nil {
+		return "≥ " + ranText(r.RanMs)
+	}
+	return ranText(r.RanMs)
 }
 
 // nameOr is name, or fallback when the reader had none.
@@ -274,8 +286,11 @@ it needs.`),
 			if note := dueNote(r); note != "" {
 				fmt.Fprintf(w, "due        %s (%s)\n", fmtMs(&r.DueAtMs), note)
 			}
-			if r.RanMs != nil {
-				fmt.Fprintf(w, "ran        %s (its attempts' run times added up: no queue, no wait between retries)\n", ranText(r.RanMs))
+			switch {
+			case r.RanUntilLastHeard && r.RanMs != nil:
+				fmt.Fprintf(w, "ran        %s (until its worker was last heard from: the Run was lost, its command may have run longer)\n", ranColumn(r))
+			case r.RanMs != nil:
+				fmt.Fprintf(w, "ran        %s (its attempts' run times added up: no queue, no wait between retries)\n", ranColumn(r))
 			}
 			if d.Waiting != nil {
 				fmt.Fprintf(w, "waiting    %s\n", oneLine(asSuggested(cmd, d.Waiting.Message())))

@@ -43,9 +43,9 @@ a line under the table says so and what mends it (-o json: "nextFireUnknown",
 with no next fire time). LAST RUN is the trigger's newest run (the one admitted
 last): its state and the time it was scheduled for, "-" when it has none; a
 rerun shows when it was admitted, marked "(rerun)", since it repeats an older
-Run's occurrence however long after. -o json gives it as lastRun (id, state,
-scheduledForMs, createdAtMs, rerunOf for a rerun, and finishedAtMs once it
-ended), as GET /api/v1/triggers does, and the time it last scheduled an
+Run's occurrence however long after, and a backfill's Run likewise, marked
+"(backfill)". -o json gives it as lastRun (id, state, scheduledForMs,
+createdAtMs, rerunOf for a rerun, origin, and finishedAtMs once it ended), as GET /api/v1/triggers does, and the time it last scheduled an
 occurrence as lastScheduledAtMs (` + "`" + opts.Binary + ` triggers show` + "`" + ` prints it too). -o json adds each
 trigger's time policies (jitterMs, startAtMs, endAtMs, catchUpWindowMs) and its
 overlap policy when it is not allow. A line under the table warns of a trigger
@@ -194,8 +194,8 @@ func lastRun(t view.Trigger, unknown bool) string {
 		return "-"
 	}
 	at := t.LastRun.ListedAtMs()
-	if t.LastRun.RerunOf != "" {
-		return string(t.LastRun.State) + " " + fmtMs(&at) + " (rerun)"
+	if mark := t.LastRun.Mark(); mark != "" {
+		return string(t.LastRun.State) + " " + fmtMs(&at) + " (" + string(mark) + ")"
 	}
 	return string(t.LastRun.State) + " " + fmtMs(&at)
 }

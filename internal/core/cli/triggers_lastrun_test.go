@@ -24,3 +24,14 @@ func TestLastRunShowsARerunAtItsAdmissionMarkedARerun(t *testing.T) {
 		}
 	}
 }
+
+// LAST RUN shows a backfill's Run at its admission, marked a backfill,
+// not at the older occurrence it fills, as it does a rerun.
+func TestLastRunShowsABackfillsRunAtItsAdmissionMarkedABackfill(t *testing.T) {
+	t.Parallel()
+	const occurrence, admitted = 1_790_000_000_000, 1_790_000_600_000
+	tr := view.Trigger{LastRun: &view.LastRun{State: run.Failed, ScheduledForMs: occurrence, CreatedAtMs: admitted, Origin: run.OriginBackfill}}
+	if got, want := lastRun(tr, false), "failed 2026-09-21T14:23:20.000Z (backfill)"; got != want {
+		t.Errorf("a backfill's Run: LAST RUN %q, want %q", got, want)
+	}
+}

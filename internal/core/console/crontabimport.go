@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/qinglong/qinglong/internal/core/apply"
 	"github.com/qinglong/qinglong/internal/core/catalog"
 	"github.com/qinglong/qinglong/internal/core/cron"
 	"github.com/qinglong/qinglong/internal/core/crontab"
@@ -137,7 +138,48 @@ func (c *Console) importPreview(w http.ResponseWriter, r *http.Request, s *sessi
 		return
 	}
 	ci := d.crontabImport
-	c.definitionsText(w, r, s, true, string(file), formOrigin{form: originCrontab, crontab: &ci})
+	c.definitionsText(w, r, s, true, string(file), formOrigin{form: originCrontab, crontab: &ci, entryLines: entryLines(res)})
+}
+
+// entryLines are the crontab lines res's entries came from, in the order
+// its file lists their tasks and triggers.
+func entryLines(res crontab.Result) []int {
+	out := make([]int, len(res.Entries))
+	for i, e := range res.Entries {
+		out[i] = e.Line
+	}
+	return out
+}
+
+// sentEntryLines are entryLines of the crontab a confirmed import's form
+// carries along (its crontab, timezone, account and system fields), nil
+// when it carries none the converter takes.
+func sentEntryLines(r *http.Request) []int {
+	res, err := crontab.Convert(strings.NewReader(r.PostFormValue("crontab")), crontab.Options{Zone: strings.TrimSpace(r.PostFormValue("timezone")),
+		System: r.PostFormValue("system") != "", Account: strings.TrimSpace(r.PostFormValue("account"))})
+	if err != nil {
+		return nil
+	}
+	return entryLines(res)
+}
+
+// atCrontabLines places errs, the errors of err, a file the crontab
+// import converted, at the crontab lines their tasks and triggers came
+// from (lines, entryLines): its user saw the crontab, not the file, whose
+// line numbers would point nowhere they can look. An error of no entry
+// (the project's) is at no line; errs of err said whole stay as they are.
+func atCrontabLines(errs []fileError, err error, lines []int) []fileError {
+	list, _ := apply.Errors(err)
+	if len(list) != len(errs) {
+		return errs
+	}
+	for i, le := range list {
+		errs[i].Line, errs[i].Column, errs[i].InCrontab = 0, 0, true
+		if le.About.Kind != "" && le.About.Index >= 0 && le.About.Index < len(lines) {
+			errs[i].Line = lines[le.About.Index]
+		}
+	}
+	return errs
 }
 
 // importMistakes are the form's mistakes in language l: a crontab, a

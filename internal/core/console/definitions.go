@@ -91,15 +91,21 @@ type formOrigin struct {
 	// crontab is, for the crontab import's file, the crontab it was
 	// converted from and the lines reported, which its preview shows.
 	crontab *crontabImport
+	// entryLines are, for the crontab import's file, the crontab lines
+	// its entries came from: entryLines[i] made task i and trigger i.
+	entryLines []int
 }
 
 // ErrorCount is how many errors the file has, listed or not.
 func (d definitionsData) ErrorCount() int { return len(d.Errors) + d.MoreErrors }
 
-// fileError is one error of the file at its place (Line 0: none known).
+// fileError is one error of the file at its place (Line 0: none known);
+// InCrontab: Line is the line of the crontab the crontab import converted
+// the file from, which its user saw, not of the file.
 type fileError struct {
 	Line, Column int
 	Message      string
+	InCrontab    bool
 }
 
 // fileErrors are the errors of a file err holds, each at its place and in
@@ -238,7 +244,9 @@ func (c *Console) definitionsStep(w http.ResponseWriter, r *http.Request, s *ses
 	}
 	o := formOrigin{form: r.PostFormValue("origin")}
 	switch o.form {
-	case originNewTask, originCrontab:
+	case originNewTask:
+	case originCrontab:
+		o.entryLines = sentEntryLines(r)
 	case originEditTask, originEditSchedule, originProjectEnv:
 		for _, v := range r.PostForm["expect"] {
 			if e, ok := apply.ParseExpected(v); ok {
@@ -305,6 +313,9 @@ func (c *Console) definitionsText(w http.ResponseWriter, r *http.Request, s *ses
 		// The choices were read before the apply, which may have created
 		// the file's project: it is one now.
 		d.Projects = withChosen(d.Projects, catalog.ProjectName{Name: doc.Project, Title: doc.Title})
+	}
+	if err != nil && o.form == originCrontab {
+		d.Errors = atCrontabLines(d.Errors, err, o.entryLines)
 	}
 	if err == nil && o.form == originNewTask {
 		d.Created = shownNewTask(doc, time.Now().UnixMilli())

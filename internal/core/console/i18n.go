@@ -51,7 +51,7 @@ var messages = map[string]map[string]string{
 		"log.notyet":  "No output yet: the command has not started, or has printed nothing so far. What it prints shows here as it prints it.",
 		"log.toomany": "The live output is not followed here: this session already follows %d live logs, the most it may (one for each open page of a running Run). Close some of those pages, then reload this one.",
 		"log.stopped": "The live output stopped: the server could not read this run or its output within %s, the most it gives one read (its database or disk is busy). What is shown above is all it had read; reload the page to follow the output again.",
-		"disabled":    "disabled", "ended": "ended", "duration": "Duration", "took": "Total (incl. queued)", "ran": "ran", "number": "#", "executor": "Executor", "reason": "Reason", "count": "Count",
+		"disabled":    "disabled", "ended": "ended", "duration": "Duration", "took": "Total (incl. queued)", "ran": "ran", "ran.atleast": "≥ %s (until last heard from)", "number": "#", "executor": "Executor", "reason": "Reason", "count": "Count",
 		"enable": "Enable", "disable": "Disable",
 		"trig.done.pause": "Paused %s.", "trig.done.resume": "Resumed %s.", "trig.done.enable": "Enabled %s.", "trig.done.disable": "Disabled %s.",
 		// The overlap warnings (view.WarningsOf): %[1]d is the count, %[2]d
@@ -334,7 +334,7 @@ var messages = map[string]map[string]string{
 		"log.notyet":  "暂无输出：命令尚未启动，或到目前为止还没有打印任何内容。它打印的内容会随即显示在这里。",
 		"log.toomany": "此页未跟随实时输出：此会话已在跟随 %d 个实时日志，已达上限（每个打开的运行中页面占一个）。请关闭其中一些页面，然后刷新本页。",
 		"log.stopped": "实时输出已停止：服务器未能在 %s（它给一次读取的最长时间）内读取此运行或其输出（其数据库或磁盘正忙）。上面显示的是它已读取的全部内容；请刷新页面以继续跟随输出。",
-		"disabled":    "已停用", "ended": "已结束", "duration": "耗时", "took": "总用时（含排队）", "ran": "运行", "number": "#", "executor": "执行者", "reason": "原因", "count": "次数",
+		"disabled":    "已停用", "ended": "已结束", "duration": "耗时", "took": "总用时（含排队）", "ran": "运行", "ran.atleast": "至少 %s（至最后一次联系）", "number": "#", "executor": "执行者", "reason": "原因", "count": "次数",
 		"enable": "启用", "disable": "停用",
 		"trig.done.pause": "已暂停 %s。", "trig.done.resume": "已恢复 %s。", "trig.done.enable": "已启用 %s。", "trig.done.disable": "已停用 %s。",
 		"trig.warn.backlog":             "积压：%[1]d 个运行正在排队，尚未启动。请以 `--concurrency` 增加槽位（服务器或 worker 启动时指定），或把 overlap 设为 skip，让前一个运行未结束时到期的触发不再产生运行。",

@@ -32,6 +32,7 @@ var importMessages = map[string]map[string]string{
 		"imp.refused":            "%d lines are not converted, so they are not imported: fix them in the crontab and import it again, or add their tasks on the New task form.",
 		"imp.refused.one":        "%d line is not converted, so it is not imported: fix it in the crontab and import it again, or add its task on the New task form.",
 		"imp.line":               "Line",
+		"imp.atline":             "crontab line %d",
 		"imp.what":               "What became of it",
 		"imp.kind.not-converted": "not converted",
 		"imp.kind.converted-but": "converted, but",
@@ -61,6 +62,7 @@ var importMessages = map[string]map[string]string{
 		"imp.converted":          "crontab 中有 %d 个条目各转换为一个任务和一个触发器。",
 		"imp.refused":            "%d 行未转换，不会导入：请在 crontab 中修正后重新导入，或在“新建任务”表单中添加它们的任务。",
 		"imp.line":               "行",
+		"imp.atline":             "crontab 第 %d 行",
 		"imp.what":               "处理结果",
 		"imp.kind.not-converted": "未转换",
 		"imp.kind.converted-but": "已转换，但",
@@ -73,10 +75,21 @@ var importMessages = map[string]map[string]string{
 	},
 }
 
-// importWhy words, in the languages other than English, each line the
-// crontab converter reports by its code, {name} its param of that name;
-// an English page shows the converter's own sentence.
+// importWhy words each line the crontab converter reports by its code,
+// {name} its param of that name: in the languages other than English
+// every code; in English the codes whose converter sentence names a flag
+// of `ql crontab convert` (--system, --account), which the form has none
+// of: these name the form's fields instead. Other codes show the
+// converter's own English sentence on an English page.
 var importWhy = map[string]map[crontab.Code]string{
+	"en": {
+		crontab.CodeNotAUser: `a system crontab names the user before the command, and "{user}" is no user name or uid: ` +
+			`if this is a user crontab (crontab -l), import it with "System crontab" unticked`,
+		crontab.CodeRootCommand: `the command starts with "root": if this is a system crontab (/etc/crontab, /etc/cron.d), ` +
+			`whose entries name their user there, import it with "System crontab" ticked`,
+		crontab.CodeRunAs: "the tasks of {user}'s entries run as {user} (runAs): a server or worker switches accounts only when started as root, " +
+			`and otherwise their Runs fail run_as_unavailable; if the server runs commands as {user} already, fill in "Account the server runs commands as" with {user} to leave runAs out`,
+	},
 	"zh": {
 		crontab.CodeNotAnEntry:   "不是“计划 + 命令”：应为 5 个时间字段（分 时 日 月 星期）、以秒开头的 6 个字段或 @ 计划，后接命令。",
 		crontab.CodeReboot:       "QingLong 没有在机器启动时触发的触发器；请从主机自己的启动流程（如 systemd 单元）运行该命令。",

@@ -42,3 +42,45 @@ func TestEveryLineACrontabImportReportsIsSaidInChinese(t *testing.T) {
 		}
 	}
 }
+
+// The crontab import's English names the form's fields where the
+// converter's sentence names a flag of `ql crontab convert`: the console
+// has no --system or --account, only the "System crontab" box and the
+// account field; the CLI's sentence keeps its flags.
+func TestTheCrontabImportNamesTheFormsFieldsNotTheCommandsFlags(t *testing.T) {
+	t.Parallel()
+	crontabs := map[bool]string{
+		false: "* * * * * root /bin/true\n",
+		true:  "* * * * * -bad /bin/true\n* * * * * backup /usr/local/bin/backup.sh\n",
+	}
+	field := map[crontab.Code]string{
+		crontab.CodeRootCommand: `"System crontab" ticked`,
+		crontab.CodeNotAUser:    `"System crontab" unticked`,
+		crontab.CodeRunAs:       `fill in "Account the server runs commands as" with backup`,
+	}
+	seen := 0
+	for system, text := range crontabs {
+		res, err := crontab.Convert(strings.NewReader(text), crontab.Options{Zone: "Asia/Shanghai", System: system})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range res.Problems {
+			want, ok := field[p.Code]
+			if !ok {
+				continue
+			}
+			seen++
+			if !strings.Contains(p.Why, "--") {
+				t.Errorf("the converter's own sentence for %s, %q, names no flag: the CLI's keeps them", p.Code, p.Why)
+			}
+			for _, l := range []string{"en", "zh"} {
+				if got := problemWhy(l, p); strings.Contains(got, "--") || (l == "en" && !strings.Contains(got, want)) {
+					t.Errorf("line %d (%s) in %s: %q; want the form's field named (%s), no flag", p.Line, p.Code, l, got, want)
+				}
+			}
+		}
+	}
+	if seen != len(field) {
+		t.Fatalf("the crontabs gave %d of the %d lines naming a flag", seen, len(field))
+	}
+}

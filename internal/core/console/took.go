@@ -21,12 +21,18 @@ func took(l string, r run.Run) string {
 
 // ran is how long a finished Run's attempts ran, added up (from each
 // one's start to its end: no queue, no wait between retries; the store
-// adds them up, run.Run.RanMs), in l; "" before it finishes.
+// adds them up, run.Run.RanMs), in l; "" before it finishes. A lost
+// Run's figure that counts only until its worker was last heard from
+// says it is a lower bound ("≥ 9ms (until last heard from)").
 func ran(l string, r run.Run) string {
 	if r.RanMs == nil {
 		return ""
 	}
-	return humanDuration(l, time.Duration(*r.RanMs)*time.Millisecond)
+	d := humanDuration(l, time.Duration(*r.RanMs)*time.Millisecond)
+	if r.RanUntilLastHeard {
+		return fmt.Sprintf(tr(l, "ran.atleast"), d)
+	}
+	return d
 }
 
 // attemptDuration is how long one attempt ran, in l, "—" while it has not

@@ -58,3 +58,17 @@ func TestARunsRunningTimeIsSaidOnceFinished(t *testing.T) {
 		t.Errorf("a Run not finished ran %q, want nothing", got)
 	}
 }
+
+// A lost Run's running time that counts only until its worker was last
+// heard from is said as a lower bound, in English and Chinese.
+func TestALostRunsRunningTimeIsSaidAsALowerBound(t *testing.T) {
+	t.Parallel()
+	ms := int64(9)
+	r := run.Run{State: run.Lost, RanMs: &ms, RanUntilLastHeard: true}
+	if got := ran("en", r); got != "≥ 9ms (until last heard from)" {
+		t.Errorf("a lost Run ran %q in English, want ≥ 9ms (until last heard from)", got)
+	}
+	if got := ran("zh", r); got != "至少 9毫秒（至最后一次联系）" {
+		t.Errorf("a lost Run ran %q in Chinese, want 至少 9毫秒（至最后一次联系）", got)
+	}
+}

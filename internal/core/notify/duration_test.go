@@ -61,3 +61,17 @@ func TestAnEmailsDateIsInTheChannelsZone(t *testing.T) {
 		}
 	}
 }
+
+// A lost Run's time, counted only until its worker was last heard from,
+// is said as a lower bound in both languages.
+func TestALostRunsTimeIsSaidAsALowerBound(t *testing.T) {
+	zh, en := Channel{Language: Chinese}.wording(), Channel{}.wording()
+	took := int64(9)
+	p := Payload{Event: OnLost, Project: "shop", RunState: "lost", DurationMs: &took, DurationIsLowerBound: true}
+	if text := zh.details(p); !strings.Contains(text, "耗时：至少 9毫秒（至最后一次联系）") {
+		t.Errorf("a Chinese channel's detail lines:\n%s\nwant 耗时：至少 9毫秒（至最后一次联系）", text)
+	}
+	if text := en.details(p); !strings.Contains(text, "took: ≥ 9ms (until last heard from)") {
+		t.Errorf("an English channel's detail lines:\n%s\nwant took: ≥ 9ms (until last heard from)", text)
+	}
+}

@@ -331,7 +331,11 @@ func (w wording) details(p Payload) string {
 	line("started at", "开始时间", w.at(p.StartedAt))
 	line("finished at", "结束时间", w.at(p.FinishedAt))
 	if p.DurationMs != nil {
-		line("took", "耗时", w.took(time.Duration(*p.DurationMs)*time.Millisecond))
+		took := w.took(time.Duration(*p.DurationMs) * time.Millisecond)
+		if p.DurationIsLowerBound {
+			took = w.say("≥ "+took+" (until last heard from)", "至少 "+took+"（至最后一次联系）")
+		}
+		line("took", "耗时", took)
 	}
 	line("origin", "来源", w.value(p.Origin))
 	line("link", "链接", p.Link)

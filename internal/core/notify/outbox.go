@@ -102,6 +102,10 @@ type Payload struct {
 	StartedAt  string `json:"startedAt,omitempty"`
 	FinishedAt string `json:"finishedAt,omitempty"`
 	DurationMs *int64 `json:"durationMs,omitempty"`
+	// DurationIsLowerBound says DurationMs counts only until the Run's
+	// worker was last heard from: it was lost when the worker stopped
+	// renewing, and its command may have run on after that.
+	DurationIsLowerBound bool `json:"durationIsLowerBound,omitempty"`
 	// Origin is what admitted the Run (run.Origin: clock, run_now,
 	// backfill, rerun).
 	Origin              string `json:"origin,omitempty"`
@@ -145,6 +149,9 @@ type Finished struct {
 	// StartedAtMs is when the Run's first attempt started (0: none did).
 	StartedAtMs  int64
 	FinishedAtMs int64
+	// UntilLastHeard says FinishedAtMs is when the Run's worker was last
+	// heard from, not when its command ended: a lower bound of its end.
+	UntilLastHeard bool
 	// Origin is what admitted the Run ("" when the store does not say).
 	Origin run.Origin
 	// TaskName, Attempt (the number of the Run's last attempt; 0 when it
@@ -236,7 +243,7 @@ func (s Spec) Derive(f Finished, previous []run.State, newID func() string) []Me
 		id := newID()
 		p := Payload{ID: id, Event: r.On, Project: f.ProjectName, Trigger: f.TriggerName, TriggerTitle: f.TriggerTitle, ProjectTitle: f.ProjectTitle, TaskTitle: f.TaskTitle, RunID: f.RunID, RunState: string(f.State),
 			ErrorCode: f.ErrorCode, ScheduledFor: stamp(f.ScheduledForMs), StartedAt: stamp(f.StartedAtMs), FinishedAt: stamp(f.FinishedAtMs),
-			DurationMs: duration(f.StartedAtMs, f.FinishedAtMs), Origin: string(f.Origin),
+			DurationMs: duration(f.StartedAtMs, f.FinishedAtMs), DurationIsLowerBound: f.UntilLastHeard, Origin: string(f.Origin),
 			Task: f.TaskName, Attempt: f.Attempt, ExitCode: f.ExitCode, Output: OutputTail(f.Output, f.OutputWhole, ch.Output)}
 		if f.Signal != 0 {
 			p.Signal, p.SignalName = f.Signal, run.SignalName(f.Signal)

@@ -17,9 +17,10 @@ type Last struct {
 	ScheduledForMs int64
 	FinishedAtMs   *int64
 	// CreatedAtMs is when the Run was admitted; RerunOf the Run it
-	// repeats, "" for one that repeats none.
+	// repeats, "" for one that repeats none; Origin what admitted it.
 	CreatedAtMs int64
 	RerunOf     string
+	Origin      Origin
 	// Queued is how many of the trigger's Runs are queued (admitted, none
 	// started), counted up to BacklogCountCap.
 	Queued int
@@ -52,15 +53,36 @@ type Last struct {
 
 // ListedAtMs is the time the triggers lists show beside the Run: the
 // occurrence it is for (ListedAt).
-func (l Last) ListedAtMs() int64 { return ListedAt(l.ScheduledForMs, l.CreatedAtMs, l.RerunOf) }
+func (l Last) ListedAtMs() int64 {
+	return ListedAt(l.ScheduledForMs, l.CreatedAtMs, ListedMark(l.RerunOf, l.Origin))
+}
+
+// Mark is what the triggers lists mark the Run with (ListedMark).
+func (l Last) Mark() Origin { return ListedMark(l.RerunOf, l.Origin) }
+
+// ListedMark is the origin the triggers lists mark a trigger's newest Run
+// with, and show it at its admission for: OriginRerun for a rerun (one
+// that repeats rerunOf), OriginBackfill for a backfill's Run; both are for
+// an older occurrence, made however long after it. "" for a Run the clock
+// or a run now admitted.
+func ListedMark(rerunOf string, origin Origin) Origin {
+	switch {
+	case rerunOf != "":
+		return OriginRerun
+	case origin == OriginBackfill:
+		return OriginBackfill
+	}
+	return ""
+}
 
 // ListedAt is the time a trigger's newest Run is shown at: the occurrence
-// it is for, but for a rerun, which repeats an older Run's occurrence
-// however long after, when it was admitted, so that a rerun of last
-// night's Run does not read as last night's. (A run now is for the moment
-// of its request, its admission.)
-func ListedAt(scheduledForMs, createdAtMs int64, rerunOf string) int64 {
-	if rerunOf != "" {
+// it is for, but for a Run marked a rerun or a backfill (ListedMark),
+// which is for an older occurrence however long after, when it was
+// admitted, so that a rerun of last night's Run, or a backfill of last
+// week's occurrences, does not read as last night's or last week's. (A
+// run now is for the moment of its request, its admission.)
+func ListedAt(scheduledForMs, createdAtMs int64, mark Origin) int64 {
+	if mark != "" {
 		return createdAtMs
 	}
 	return scheduledForMs

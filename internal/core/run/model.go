@@ -67,6 +67,11 @@ type Run struct {
 	// between retries (nil before it finishes). Readers fill it with the
 	// Run, so a listing says it without reading each Run's attempts.
 	RanMs *int64
+	// RanUntilLastHeard says RanMs is a lower bound: the Run was lost
+	// when its worker stopped renewing, and its last attempt is stamped
+	// ended when the worker was last heard from for it; the command may
+	// have run on after that.
+	RanUntilLastHeard bool
 	// RerunOf is the finished Run this one repeats, "" for a Run the clock
 	// or a run-now request admitted.
 	RerunOf string

@@ -181,7 +181,7 @@ func lastOf(id string, runs []run.Run) map[string]run.Last {
 		return nil
 	}
 	r := runs[0]
-	return map[string]run.Last{id: {TriggerID: id, RunID: r.ID, State: r.State, ScheduledForMs: r.ScheduledForMs, FinishedAtMs: r.FinishedAtMs, CreatedAtMs: r.CreatedAtMs, RerunOf: r.RerunOf}}
+	return map[string]run.Last{id: {TriggerID: id, RunID: r.ID, State: r.State, ScheduledForMs: r.ScheduledForMs, FinishedAtMs: r.FinishedAtMs, CreatedAtMs: r.CreatedAtMs, RerunOf: r.RerunOf, Origin: r.Origin}}
 }
 
 // NewTriggerDetail shapes d with its last runs (runsNext is the cursor of

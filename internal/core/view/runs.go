@@ -38,6 +38,10 @@ type Run struct {
 	// added up, each from its start to its end (no queue, no wait between
 	// retries); absent before it finishes.
 	RanMs *int64 `json:"ranMs,omitempty"`
+	// RanMsIsLowerBound says RanMs counts only until the worker was last
+	// heard from: the Run was lost when its worker stopped renewing, and
+	// its command may have run on after that.
+	RanMsIsLowerBound bool `json:"ranMsIsLowerBound,omitempty"`
 	// RerunOf is the finished Run this one re-runs.
 	RerunOf string `json:"rerunOf,omitempty"`
 	// Origin is what admitted the Run: clock, run_now, rerun or backfill.
@@ -190,7 +194,7 @@ func NewRun(r run.Run) Run {
 		TriggerID: r.TriggerID, TriggerRevision: r.TriggerRevision, TriggerName: r.TriggerName, TriggerTitle: r.TriggerTitle, TaskName: r.TaskName, ExecutionRevisionID: r.ExecutionRevisionID,
 		IdempotencyKey: r.IdempotencyKey, ScheduledForMs: r.ScheduledForMs, DueAtMs: r.DueAtMs, State: r.State, Version: r.Version,
 		LastEventSeq: r.LastEventSeq, CreatedAtMs: r.CreatedAtMs, QueuedAtMs: r.QueuedAtMs, UpdatedAtMs: r.UpdatedAtMs,
-		FinishedAtMs: r.FinishedAtMs, RanMs: r.RanMs, RerunOf: r.RerunOf, Origin: r.Origin, ErrorCode: r.ErrorCode,
+		FinishedAtMs: r.FinishedAtMs, RanMs: r.RanMs, RanMsIsLowerBound: r.RanUntilLastHeard, RerunOf: r.RerunOf, Origin: r.Origin, ErrorCode: r.ErrorCode,
 		ExitCode: r.ExitCode, Worker: r.WorkerName,
 	}
 }

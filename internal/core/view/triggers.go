@@ -135,14 +135,23 @@ type LastRun struct {
 	// FinishedAtMs is absent while the Run has not ended.
 	FinishedAtMs *int64 `json:"finishedAtMs,omitempty"`
 	// CreatedAtMs is when the Run was admitted; RerunOf, for a rerun, the
-	// Run it repeats, whose occurrence ScheduledForMs is.
-	CreatedAtMs int64  `json:"createdAtMs"`
-	RerunOf     string `json:"rerunOf,omitempty"`
+	// Run it repeats, whose occurrence ScheduledForMs is; Origin what
+	// admitted it (clock, run_now, rerun, backfill): a backfill's Run is
+	// for an older occurrence too.
+	CreatedAtMs int64      `json:"createdAtMs"`
+	RerunOf     string     `json:"rerunOf,omitempty"`
+	Origin      run.Origin `json:"origin,omitempty"`
 }
 
 // ListedAtMs is the time the triggers lists show beside the Run
-// (run.ListedAt): its admission for a rerun, else its occurrence.
-func (l LastRun) ListedAtMs() int64 { return run.ListedAt(l.ScheduledForMs, l.CreatedAtMs, l.RerunOf) }
+// (run.ListedAt): its admission for a rerun or a backfill, else its
+// occurrence.
+func (l LastRun) ListedAtMs() int64 {
+	return run.ListedAt(l.ScheduledForMs, l.CreatedAtMs, l.Mark())
+}
+
+// Mark is what the triggers lists mark the Run with (run.ListedMark).
+func (l LastRun) Mark() run.Origin { return run.ListedMark(l.RerunOf, l.Origin) }
 
 // TriggerList is one page of triggers and the cursor of the next.
 type TriggerList struct {
@@ -167,7 +176,7 @@ func NewTriggerList(list []schedule.TriggerStatus, next string, last map[string]
 		var lastRun *LastRun
 		var warnings []Warning
 		if l, ok := last[t.TriggerID]; ok {
-			lastRun = &LastRun{ID: l.RunID, State: l.State, ScheduledForMs: l.ScheduledForMs, FinishedAtMs: l.FinishedAtMs, CreatedAtMs: l.CreatedAtMs, RerunOf: l.RerunOf}
+			lastRun = &LastRun{ID: l.RunID, State: l.State, ScheduledForMs: l.ScheduledForMs, FinishedAtMs: l.FinishedAtMs, CreatedAtMs: l.CreatedAtMs, RerunOf: l.RerunOf, Origin: l.Origin}
 			warnings = WarningsOf(NewCron(t.Cron), l)
 		}
 		out.Triggers = append(out.Triggers, Trigger{

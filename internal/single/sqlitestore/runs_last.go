@@ -33,10 +33,11 @@ func (s *Store) RunsLast(ctx context.Context, triggerIDs []string) (map[string]r
 		for rows.Next() {
 			var l run.Last
 			var finished sql.NullInt64
-			if err := rows.Scan(&l.TriggerID, &l.RunID, &l.State, &l.ScheduledForMs, &finished, &l.CreatedAtMs, &l.RerunOf, &l.Queued, &l.CancelledUnstarted, &l.Project, &l.MaxRunning, &l.ProjectRunning); err != nil {
+			var manual string
+			if err := rows.Scan(&l.TriggerID, &l.RunID, &l.State, &l.ScheduledForMs, &finished, &l.CreatedAtMs, &l.RerunOf, &manual, &l.Queued, &l.CancelledUnstarted, &l.Project, &l.MaxRunning, &l.ProjectRunning); err != nil {
 				return err
 			}
-			l.FinishedAtMs = ptr(finished)
+			l.FinishedAtMs, l.Origin = ptr(finished), run.OriginOf(manual)
 			out[l.TriggerID] = l
 		}
 		if err := rows.Err(); err != nil {

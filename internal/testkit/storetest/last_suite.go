@@ -138,3 +138,33 @@ func testARerunIsListedAtItsAdmission(t *testing.T, f Fixture) {
 			l.RunID, l.ListedAtMs(), l.CreatedAtMs, l.RerunOf, again.ID, again.CreatedAtMs, orig, again.ScheduledForMs)
 	}
 }
+
+// A backfill's Run is for an older occurrence, made however long after,
+// as a rerun is: the triggers lists show a trigger's newest Run that a
+// backfill made at its admission, marked a backfill, not at the
+// occurrence it fills.
+func testABackfillsRunIsListedAtItsAdmission(t *testing.T, f Fixture) {
+	c := quietCron(t, f)
+	d := newDefs(t, f, "filled", c)
+	id := d.Trigger.TriggerID
+	initialise(t, f)
+	now := nowOf(t, f)
+	past := cronTimes(t, c, now-3*60*60_000, now-2*60*60_000)
+	filled := backfill(t, f, schedule.BackfillRequest{TriggerID: id, FromMs: past[0], ToMs: past[0]})
+	if len(filled.RunIDs) != 1 {
+		t.Fatalf("backfill %+v, want one Run for %d", filled, past[0])
+	}
+	r := runByID(t, f, filled.RunIDs[0])
+	if r.ScheduledForMs == r.CreatedAtMs {
+		t.Fatalf("the backfill's Run is for %d, which is when it was admitted: the test cannot tell its admission from its occurrence", r.ScheduledForMs)
+	}
+	got, err := f.Last.RunsLast(t.Context(), []string{id})
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := got[id]
+	if l.RunID != r.ID || l.Origin != run.OriginBackfill || l.Mark() != run.OriginBackfill || l.ListedAtMs() != r.CreatedAtMs {
+		t.Fatalf("the backfill's Run: %s from %q marked %q, listed at %d; want %s from backfill marked backfill, at its admission %d, not its occurrence %d",
+			l.RunID, l.Origin, l.Mark(), l.ListedAtMs(), r.ID, r.CreatedAtMs, r.ScheduledForMs)
+	}
+}

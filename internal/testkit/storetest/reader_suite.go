@@ -32,6 +32,7 @@ func RunRunReader(t *testing.T, newFixture Factory) {
 		"TheNewestRunOfEachTriggerIsTheOneAdmittedLast":                      testRunsLast,
 		"TheNewestRunCarriesTheQueuedRunsAndThoseCancelledBeforeTheyStarted": testRunsLastOverlapFacts,
 		"ARerunIsListedAtItsAdmissionNotAtTheOccurrenceItRepeats":            testARerunIsListedAtItsAdmission,
+		"ABackfillsRunIsListedAtItsAdmissionMarkedABackfill":                 testABackfillsRunIsListedAtItsAdmission,
 		"ListKeepsATimeWindowByAdmissionAndPagesWithinIt":                    testRunListWindow,
 		"AFailedTimedOutOrLostRunIsReadWithHowItEnded":                       testEndedRunErrorCode,
 		"AStateListingReturnsExactlyTheRunsInTheState":                       testRunListByState,

@@ -228,8 +228,10 @@ SELECT p.id, p.name, tg.id, tr.name, tr.revision, tr.enabled, tr.cron_expression
 -- The newest Run of each trigger of a page of the triggers list ($1): one
 -- probe of runs_trigger_listing_idx (trigger_id, id DESC) per trigger, whose
 -- first id is the Run admitted last (ids are UUIDv7, in admission order),
--- with when it was admitted and the Run it re-runs (the time a rerun is
--- listed at, run.ListedAt). A trigger without a Run gives no row.
+-- with when it was admitted, the Run it re-runs and the request that
+-- admitted it (its run.created event's manual, one primary-key probe of
+-- run_events): a rerun and a backfill's Run are listed at their admission
+-- (run.ListedAt). A trigger without a Run gives no row.
 -- Beside it, the two overlap warnings' facts (run.Last), each read in a
 -- bounded probe so that a trigger with a million Runs costs what one with
 -- ten does: its queued Runs, counted in runs_unfinished_trigger_idx up to
@@ -242,6 +244,7 @@ SELECT p.id, p.name, tg.id, tr.name, tr.revision, tr.enabled, tr.cron_expression
 -- max_running entries): a backlog of a project at its cap is advised to
 -- raise the cap, not the workers.
 SELECT r.trigger_id, r.id, r.state, r.scheduled_for_ms, r.finished_at_ms, r.created_at_ms, coalesce(r.rerun_of::text, ''),
+       coalesce((SELECT e.payload->>'manual' FROM qinglong.run_events e WHERE e.run_id = r.id AND e.seq = 1), ''),
        (SELECT count(*) FROM (SELECT 1 FROM qinglong.runs q
                                WHERE q.trigger_id = t.id AND q.state = 'queued'
                                  AND q.state NOT IN ('succeeded', 'failed', 'cancelled', 'timed_out', 'lost')

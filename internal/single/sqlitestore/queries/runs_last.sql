@@ -1,9 +1,10 @@
 -- The newest Run of each trigger of a page of the triggers list (?1, a
 -- JSON array of trigger ids): one probe of runs_trigger (trigger_id, id)
 -- per trigger, whose last id is the Run admitted last (ids are UUIDv7, in
--- admission order), with when it was admitted and the Run it re-runs (the
--- time a rerun is listed at, run.ListedAt). A trigger without a Run gives
--- no row.
+-- admission order), with when it was admitted, the Run it re-runs and the
+-- request that admitted it (its run.created event's manual, one primary-key
+-- probe of run_events): a rerun and a backfill's Run are listed at their
+-- admission (run.ListedAt). A trigger without a Run gives no row.
 -- Beside it, the two overlap warnings' facts (run.Last), each read in a
 -- bounded probe so that a trigger with a million Runs costs what one with
 -- ten does: its queued Runs, counted in runs_unfinished_trigger up to ?2
@@ -16,6 +17,7 @@
 -- server's --concurrency rows): a backlog of a project at its cap is
 -- advised to raise the cap, not the slots.
 SELECT r.trigger_id, r.id, r.state, r.scheduled_for_ms, r.finished_at_ms, r.created_at_ms, coalesce(r.rerun_of, ''),
+       coalesce((SELECT json_extract(e.payload, '$.manual') FROM run_events e WHERE e.run_id = r.id AND e.seq = 1), ''),
        (SELECT count(*) FROM (SELECT 1 FROM runs q
                                WHERE q.trigger_id = t.value AND q.state = 'queued'
                                  AND q.state NOT IN ('succeeded', 'failed', 'cancelled', 'timed_out', 'lost')
