@@ -271,18 +271,20 @@ func (f *Folder) Put(p string, content io.Reader, replace bool, max int) (Saved,
 		if err := fits(p, int64(len(b)), int64(max)); err != nil {
 			return Saved{}, err
 		}
-		mode := FileMode
+		mode, existed := FileMode, false
 		switch st, err := r.Stat(p); {
 		case err == nil && st.IsDir():
 			return Saved{}, isFolder(p)
 		case err == nil && !replace:
 			return Saved{}, refusal(p, fs.ErrExist)
 		case err == nil:
-			mode = st.Mode().Perm()
+			mode, existed = st.Mode().Perm(), true
 		case !errors.Is(err, fs.ErrNotExist):
 			return Saved{}, refusal(p, err)
 		}
-		return write(r, p, b, mode, !replace)
+		saved, err := write(r, p, b, mode, !replace)
+		saved.Created = err == nil && !existed
+		return saved, err
 	})
 }
 
@@ -309,7 +311,7 @@ func write(r *os.Root, p string, content []byte, mode fs.FileMode, exclusive boo
 		// A link made to the new file refuses a name taken meanwhile.
 		if err = r.Link(tmp, p); err == nil {
 			err = r.Remove(tmp)
-			return Saved{Path: p, Size: int64(len(content)), Digest: Digest(content), Created: true}, err
+			return Saved{Path: p, Size: int64(len(content)), Digest: Digest(content)}, err
 		}
 	} else if err == nil {
 		err = r.Rename(tmp, p)
@@ -441,7 +443,7 @@ func (f *Folder) Remove(p string, whole bool) (Removed, error) {
 			return Removed{}, refusal(p, err)
 		}
 		if n > 0 && !whole {
-			return Removed{}, qlerror.New(qlerror.FailedPrecondition, "folder %s holds %d entries; nothing was deleted: confirm the deletion of the folder with all it holds, or empty it first", p, n).
+			return Removed{}, qlerror.New(qlerror.FailedPrecondition, "folder %s holds %d entries; nothing was deleted: confirm the deletion of the folder with all it holds (the console's delete page, or scripts rm --recursive), or empty it first", p, n).
 				Because(RefusalFolderNotEmpty, "path", p, "entries", n)
 		}
 		return Removed{Dir: true, Entries: n}, refusal(p, r.RemoveAll(p))

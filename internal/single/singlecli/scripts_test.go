@@ -88,3 +88,72 @@ func TestABackupCarriesTheDataDirectorysScriptsFolder(t *testing.T) {
 		t.Errorf("the link was copied: %v", err)
 	}
 }
+
+// `ql scripts` lists, shows, writes and removes the files of the data
+// directory's scripts folder: a path naming .. or a link leading outside
+// is refused, nothing outside read or written; put and rm are recorded in
+// the audit trail by path, size and sha256, never content, and refused
+// while the clock reads behind the database.
+func TestTheScriptsCommandsKeepToTheFolderAndRecordTheirChanges(t *testing.T) {
+	t.Parallel()
+	dir := installedDir(t)
+	applyDefs(t, dir, "project: demo\n")
+	const content = "console.log('content-never-recorded')\n"
+	src := writeFile(t, t.TempDir(), "jd.js", content)
+	if err := os.MkdirAll(filepath.Join(dir, "scripts"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if code, out, errOut := ql(t, "scripts", "put", "jd.js", src, "--data-dir", dir); code != 0 || !strings.Contains(out, "wrote jd.js (") {
+		t.Fatalf("scripts put: exit %d %q %q", code, out, errOut)
+	}
+	if code, out, _ := ql(t, "scripts", "list", "--data-dir", dir); code != 0 || !strings.Contains(out, "jd.js") {
+		t.Fatalf("scripts list: exit %d %q", code, out)
+	}
+	if code, out, _ := ql(t, "scripts", "show", "jd.js", "--data-dir", dir); code != 0 || out != content {
+		t.Fatalf("scripts show: exit %d %q", code, out)
+	}
+	outside := t.TempDir()
+	if err := os.WriteFile(filepath.Join(outside, "secret.txt"), []byte("outside"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(outside, filepath.Join(dir, "scripts", "out")); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		args []string
+		exit int
+		says string
+	}{
+		{[]string{"show", "../qinglong.db"}, 2, `script path "../qinglong.db" names ..`},
+		{[]string{"show", "out/secret.txt"}, 5, "leads outside the scripts folder"},
+		{[]string{"put", "out/new.js", src}, 5, "leads outside the scripts folder"},
+		{[]string{"rm", "out/secret.txt"}, 5, "leads outside the scripts folder"},
+		{[]string{"list", "out"}, 5, "leads outside the scripts folder"},
+	} {
+		code, out, errOut := ql(t, append(append([]string{"scripts"}, c.args...), "--data-dir", dir)...)
+		if code != c.exit || !strings.Contains(errOut, c.says) || strings.Contains(out, "outside") {
+			t.Errorf("scripts %s: exit %d %q %q; want %d saying %q", strings.Join(c.args, " "), code, out, errOut, c.exit, c.says)
+		}
+	}
+	if entries, _ := os.ReadDir(outside); len(entries) != 1 {
+		t.Errorf("the folder outside holds %d entries", len(entries))
+	}
+	if code, out, errOut := ql(t, "scripts", "rm", "jd.js", "--data-dir", dir); code != 0 || !strings.Contains(out, "removed jd.js") {
+		t.Fatalf("scripts rm: exit %d %q %q", code, out, errOut)
+	}
+	code, out, _ := ql(t, "audit", "list", "--data-dir", dir, "--action", "script.created")
+	if code != 0 || !strings.Contains(out, "jd.js") || strings.Contains(out, "content-never-recorded") {
+		t.Errorf("audit list: exit %d %q; want script.created of jd.js without its content", code, out)
+	}
+	if code, out, _ := ql(t, "audit", "list", "--data-dir", dir, "--action", "script.deleted"); code != 0 || !strings.Contains(out, "jd.js") {
+		t.Errorf("audit list: exit %d %q; want script.deleted of jd.js", code, out)
+	}
+
+	held, _ := databaseAheadOfTheClock(t)
+	if code, _, errOut := ql(t, "scripts", "put", "jd.js", src, "--data-dir", held); code != 1 || !strings.Contains(errOut, "behind") {
+		t.Errorf("scripts put while the clock reads behind: exit %d %q; want 1 clock_behind_database", code, errOut)
+	}
+	if _, err := os.Stat(filepath.Join(held, "scripts", "jd.js")); !os.IsNotExist(err) {
+		t.Errorf("the held put wrote the file: %v", err)
+	}
+}
