@@ -182,6 +182,17 @@ func TestAScriptPathCannotLeaveTheScriptsFolder(t *testing.T) {
 	if site.read(t, "a.js") == "" {
 		t.Error("a.js left the folder")
 	}
+	// A link leading out is deleted as a link: the confirm page names it,
+	// and the delete leaves what it led to.
+	if w := site.send(apitoken.Admin, "/scripts/delete?path=outfile", nil); w.Code != http.StatusOK || !strings.Contains(w.Body.String(), `id="scr-delete-confirm"`) {
+		t.Errorf("the confirm page of a link leading out: %d:\n%s", w.Code, w.Body)
+	}
+	if w := site.do(apitoken.Admin, "/scripts/delete", url.Values{"path": {"outfile"}}); w.Code != http.StatusOK {
+		t.Errorf("the delete of a link leading out: %d:\n%s", w.Code, w.Body)
+	}
+	if got, _ := os.ReadFile(filepath.Join(outside, "secret.txt")); string(got) != secret {
+		t.Errorf("deleting the link changed what it led to: %q", got)
+	}
 	// The listing names the links without following the one leading out.
 	w := site.send(apitoken.Admin, "/scripts", nil)
 	if w.Code != http.StatusOK || strings.Contains(w.Body.String(), `href="/scripts?path=out"`) || !strings.Contains(w.Body.String(), "a link leading outside the folder") {

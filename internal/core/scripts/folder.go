@@ -468,14 +468,16 @@ func count(r *os.Root, p string) (int, error) {
 	return n - 1, err
 }
 
-// Stat is the entry at p, a link followed inside the folder only.
+// Stat is the entry at p, a link's own (what a rename moves and a delete
+// removes), never followed.
 func (f *Folder) Stat(p string) (Entry, error) {
 	return with(f, p, func(r *os.Root, p string) (Entry, error) {
-		st, err := r.Stat(name(p))
+		st, err := r.Lstat(name(p))
 		if err != nil {
 			return Entry{}, refusal(p, err)
 		}
-		return Entry{Name: st.Name(), Path: p, Dir: st.IsDir(), Size: st.Size(), ModMs: st.ModTime().UnixMilli()}, nil
+		link := st.Mode()&fs.ModeSymlink != 0
+		return Entry{Name: st.Name(), Path: p, Dir: st.IsDir(), Size: st.Size(), ModMs: st.ModTime().UnixMilli(), Link: link}, nil
 	})
 }
 
