@@ -42,5 +42,5 @@ func (f *multipartFile) put(folder *scripts.Folder, dir string, replace bool) (s
 		return scripts.Saved{}, err
 	}
 	defer in.Close() //nolint:errcheck // read only
-	return folder.Put(scripts.Join(dir, path.Base(f.name())), in, replace, scripts.MaxUpload)
+	return folder.Put(scripts.Join(dir, f.name()), in, replace, scripts.MaxUpload)
 }

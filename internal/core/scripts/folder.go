@@ -308,12 +308,14 @@ func write(r *os.Root, p string, content []byte, mode fs.FileMode, exclusive boo
 		err = cerr
 	}
 	if err == nil && exclusive {
-		// A link made to the new file refuses a name taken meanwhile.
-		if err = r.Link(tmp, p); err == nil {
-			err = r.Remove(tmp)
-			return Saved{Path: p, Size: int64(len(content)), Digest: Digest(content)}, err
+		// Looked at again once the text is written: a name taken
+		// meanwhile (by another process: this one's writes hold mu) is
+		// refused rather than replaced.
+		if _, lerr := r.Lstat(p); lerr == nil {
+			err = fs.ErrExist
 		}
-	} else if err == nil {
+	}
+	if err == nil {
 		err = r.Rename(tmp, p)
 	}
 	if err != nil {
