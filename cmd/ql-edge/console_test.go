@@ -184,6 +184,11 @@ func consolePages(t *testing.T, opts cli.Options) ([]consolePage, string) {
 				t.Fatalf("the secrets page (%s): %d, want 200 with its form:\n%s", l, st, page)
 			}
 			pages = append(pages, consolePage{"secrets (" + l + ")", page, nil})
+			st, page = fetch(http.MethodGet, "/scripts?lang="+l, nil)
+			if st != http.StatusOK || !strings.Contains(page, `id="scr-upload"`) {
+				t.Fatalf("the scripts page (%s): %d, want 200 with its upload form:\n%s", l, st, page)
+			}
+			pages = append(pages, consolePage{"scripts (" + l + ")", page, nil})
 			_, page = fetch(http.MethodGet, "/triggers/"+nightly+"?lang="+l, nil)
 			pages = append(pages, consolePage{"trigger with a ledger hint (" + l + ")", page,
 				[]string{"<code>%s triggers show demo/nightly --ledger " + fmt.Sprint(view.MaxLedgerShown) + " --data-dir " + dir + "</code>"}})

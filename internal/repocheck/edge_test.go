@@ -49,6 +49,7 @@ var edgePackages = []string{
 	"internal/core/qlerror",
 	"internal/core/run",
 	"internal/core/schedule",
+	"internal/core/scripts",
 	"internal/core/shellquote",
 	"internal/single/sqlitestore",
 	"internal/core/task",

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/qinglong/qinglong/internal/core/run"
+	"github.com/qinglong/qinglong/internal/core/scripts"
 	"github.com/qinglong/qinglong/internal/core/task"
 	"github.com/qinglong/qinglong/internal/core/validate"
 )
@@ -25,10 +26,11 @@ var qlVariableRead = regexp.MustCompile(`\$\{?(` + task.ReservedEnvPrefix + `[A-
 var qlVariableSet = regexp.MustCompile(`(?:^|[^\w${])(` + task.ReservedEnvPrefix + `[A-Z0-9_]+)=|\b(?:for|read(?:\s+-\S+)*)\s+(` + task.ReservedEnvPrefix + `[A-Z0-9_]+)\b`)
 
 // UnknownQLVariableNote is the note of doc's tasks whose shell script
-// reads a QL_ variable that is neither one QingLong sets (run.EnvNames)
-// nor one the script sets itself: one item per task and variable.
+// reads a QL_ variable that is neither one QingLong sets (run.EnvNames,
+// and the scripts folder a single node gives every command) nor one the
+// script sets itself: one item per task and variable.
 func UnknownQLVariableNote(doc *Document) (Note, bool) {
-	known := run.EnvNames()
+	known := append(run.EnvNames(), scripts.EnvVar)
 	var items []map[string]string
 	for _, t := range doc.Tasks {
 		if t.Spec.Command.Mode != task.ModeShell {

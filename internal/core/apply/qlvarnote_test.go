@@ -5,13 +5,14 @@ import (
 	"testing"
 )
 
-// qlVariablesFile reads QL_ variables QingLong does not set, one it sets,
+// qlVariablesFile reads QL_ variables QingLong does not set, ones it sets
+// (the scripts folder of a single node's among them),
 // one a script sets itself, and one an argv command passes unexpanded.
 const qlVariablesFile = `project: jd
 tasks:
   - {name: attempt, script: 'echo "try $QL_ATTEMPT of ${QL_RUN_ID}"'}
   - {name: slip, script: 'echo ${QL_SCHEDULE_AT:-now}; echo $QL_TRIGGER_NAME'}
-  - {name: known, script: 'echo $QL_ATTEMPT_NUMBER $QL_ORIGIN'}
+  - {name: known, script: 'echo $QL_ATTEMPT_NUMBER $QL_ORIGIN; node "$QL_SCRIPTS_DIR/jd_bean.js"'}
   - {name: own, script: 'QL_MINE=1; for QL_I in 1 2; do echo $QL_MINE $QL_I; done'}
   - {name: argv, command: [/bin/echo, '$QL_ATTEMPT']}
 triggers:
@@ -50,5 +51,26 @@ func TestAScriptReadingAQLVariableQingLongDoesNotSetIsNotedWithTheClosestName(t 
 		if !strings.Contains(sentence, w) {
 			t.Errorf("the note %q does not say %q", sentence, w)
 		}
+	}
+}
+
+// A script reading the scripts folder a single node gives every command
+// ($QL_SCRIPTS_DIR) is not noted; one misspelling it is, pointed to it.
+func TestAScriptReadingTheScriptsFolderIsNotNotedAndAMisspellingIs(t *testing.T) {
+	t.Parallel()
+	doc, err := Parse("jd.yaml", []byte("project: jd\ntasks:\n  - {name: bean, script: 'node \"$QL_SCRIPTS_DIR/jd_bean.js\"'}\n  - {name: typo, script: 'cd $QL_SCRIPT_DIR'}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, n := range Notes(doc, NoteScope{NowMs: 1_790_000_000_000}) {
+		for _, it := range n.Items {
+			if n.Reason == NoteUnknownQLVariable {
+				got = append(got, it["name"]+" "+it["variable"]+" "+it["closest"])
+			}
+		}
+	}
+	if strings.Join(got, "\n") != "typo QL_SCRIPT_DIR QL_SCRIPTS_DIR" {
+		t.Errorf("noted: %q; want only the misspelling, pointed to QL_SCRIPTS_DIR", got)
 	}
 }

@@ -33,6 +33,12 @@ const (
 	ProjectDeleted      Action = "project.deleted"
 	SecretSet           Action = "secret.set"
 	SecretDeleted       Action = "secret.deleted"
+	ScriptSaved         Action = "script.saved"
+	ScriptCreated       Action = "script.created"
+	ScriptUploaded      Action = "script.uploaded"
+	ScriptRenamed       Action = "script.renamed"
+	ScriptDeleted       Action = "script.deleted"
+	ScriptFolderCreated Action = "script.folder_created"
 	NotificationRetried Action = "notification.retried"
 	ChannelTested       Action = "channel.tested"
 	TriggerPaused       Action = "trigger.paused"
@@ -47,6 +53,7 @@ var Actions = []Action{
 	UserCreated, UserDisabled, UserEnabled, UserDeleted, UserPasswordSet, UserPasswordChanged, UserProjectsSet,
 	ProjectPaused, ProjectResumed, ProjectArchived, ProjectActivated, ProjectDeleted,
 	SecretSet, SecretDeleted,
+	ScriptSaved, ScriptCreated, ScriptUploaded, ScriptRenamed, ScriptDeleted, ScriptFolderCreated,
 	NotificationRetried, ChannelTested,
 	TriggerPaused, TriggerResumed, TriggerEnabled, TriggerDisabled,
 }
@@ -62,6 +69,7 @@ const (
 	KindNotification Kind = "notification"
 	KindChannel      Kind = "channel"
 	KindSecret       Kind = "secret"
+	KindScript       Kind = "script"
 	KindTrigger      Kind = "trigger"
 )
 

@@ -2,6 +2,7 @@ package audit
 
 import (
 	"context"
+	"fmt"
 	"strings"
 
 	"github.com/qinglong/qinglong/internal/core/qlerror"
@@ -47,4 +48,22 @@ func Secret(action Action, actor, name string, replaced bool) Entry {
 		e.Note = "replaced"
 	}
 	return e
+}
+
+// Script is the record of a change of a file in a single node's scripts
+// folder, by its path there: its size and sha256 after the change (before
+// it, for a delete), never its content; note adds to them.
+func Script(action Action, actor, path string, size int64, sha256, note string) Entry {
+	facts := fmt.Sprintf("%d bytes, sha256 %s", size, sha256)
+	if note != "" {
+		facts += ", " + note
+	}
+	return Entry{Actor: actor, Action: action, ObjectKind: KindScript, ObjectID: path, ObjectName: path, Note: facts}
+}
+
+// ScriptFolder is the record of a change of the scripts folder that is
+// no one file's content (a folder made or deleted, a rename), by its path
+// and a note.
+func ScriptFolder(action Action, actor, path, note string) Entry {
+	return Entry{Actor: actor, Action: action, ObjectKind: KindScript, ObjectID: path, ObjectName: path, Note: note}
 }

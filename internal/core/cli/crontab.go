@@ -60,7 +60,7 @@ with --system) names a user between the schedule and the command: it becomes the
 			}
 			o := crontab.Options{Zone: zone, System: system, Account: account, ScriptsDir: scriptsDir}
 			if task.CheckWorkingDir(scriptsDir) != nil {
-				return &UsageError{Err: fmt.Errorf("--scripts-dir %q must be an absolute, clean path: the scripts folder as the server sees it (like /ql/scripts)", scriptsDir)}
+				return &UsageError{Err: fmt.Errorf("--scripts-dir (or $QL_SCRIPTS_DIR) %q must be an absolute, clean path: the scripts folder as the server sees it (like /ql/scripts)", scriptsDir)}
 			}
 			if !cmd.Flags().Changed("system") {
 				o.System = systemCrontab(args[0])
@@ -88,7 +88,8 @@ with --system) names a user between the schedule and the command: it becomes the
 	convert.Flags().StringVar(&project, "project", "", "the project the tasks and triggers go in (required)")
 	convert.Flags().StringVar(&zone, "tz", "", "IANA time zone of the entries before any CRON_TZ= line (required), e.g. Europe/Berlin")
 	convert.Flags().BoolVar(&system, "system", false, "read a system crontab, whose entries name a user between the schedule and the command (default: true for /etc/crontab and files in /etc/cron.d, false otherwise)")
-	convert.Flags().StringVar(&scriptsDir, "scripts-dir", "", "the folder, an absolute path, holding the scripts the qinglong panel's task command ran: each task SCRIPT becomes node SCRIPT (.js), python3 -u SCRIPT (.py) or bash SCRIPT (.sh) run there, as its workingDir (default: task lines stay as written, reported)")
+	convert.Flags().StringVar(&scriptsDir, "scripts-dir", "", "the folder, an absolute path, holding the scripts the qinglong panel's task command ran: each task SCRIPT becomes node SCRIPT (.js), python3 -u SCRIPT (.py) or bash SCRIPT (.sh) run there, as its workingDir (default: $QL_SCRIPTS_DIR, the scripts folder every command a single node starts has; without it task lines stay as written, reported)")
+	BindEnv(convert.Flags(), "scripts-dir")
 	convert.Flags().StringVar(&account, "account", "", "with a system crontab: the account the server runs commands as; entries naming it get no runAs (default: every entry's user becomes its task's runAs)")
 	c.AddCommand(convert)
 	return c

@@ -84,6 +84,9 @@ type ServeFlags struct {
 	// RunAs is the single-node profiles' default account of commands,
 	// user[:group].
 	RunAs string
+	// ScriptsDir is the single-node profiles' scripts folder (default:
+	// scripts in the data directory).
+	ScriptsDir string
 	// AfterRestore is what a single-node server started on a backup's
 	// copy does with the occurrences the copy says were missed: catch-up
 	// (their misfire policies, the default) or skip-missed.
@@ -309,6 +312,8 @@ wins over the file.`,
 	fs.StringVar(&f.AfterRestore, "after-restore", "", "single-node: at the first start on a backup's copy, catch-up (each trigger's misfire policy catches up what the copy says was missed, "+
 		"which the old server may already have run after the backup) or skip-missed (pass those occurrences over, recorded with reason restored, and run only what falls due from now) (default catch-up)")
 	fs.StringVar(&f.RunAs, "run-as", "", "single-node: user[:group] that runs commands whose task sets no runAs (needs root; default: the server's own user)")
+	fs.StringVar(&f.ScriptsDir, "scripts-dir", "", "single-node: the scripts folder the console's Scripts page keeps, created at start when missing (mode 0755); "+
+		"every command finds it in $QL_SCRIPTS_DIR (default: scripts in --data-dir, which only the server's own user can reach; give a folder outside it when commands run as another user)")
 	DurationVar(fs, &f.NotifyBackoff, "notify-backoff", 0, "wait after a notification's first failed delivery, doubled after each further one, up to "+
 		validate.Duration(notify.DefaultMaxBackoff)+" ("+bound("notify-backoff")+"default "+validate.Duration(notify.DefaultBaseBackoff)+")")
 	fs.IntVar(&f.NotifyMaxAttempts, "notify-max-attempts", 0, "deliveries of a notification before it is dead, shown by 'notifications list --state dead' ("+

@@ -41,6 +41,7 @@ import (
 	"github.com/qinglong/qinglong/internal/core/qlerror"
 	"github.com/qinglong/qinglong/internal/core/run"
 	"github.com/qinglong/qinglong/internal/core/schedule"
+	"github.com/qinglong/qinglong/internal/core/scripts"
 	"github.com/qinglong/qinglong/internal/core/websession"
 )
 
@@ -138,6 +139,16 @@ type Config struct {
 	// secret of Secrets, once the file's change succeeded; nil records
 	// nothing.
 	SecretsRecord audit.Appender
+	// Scripts is the scripts folder of this machine, which runs the
+	// commands: the Scripts page lists, shows, edits and changes its
+	// files (admin scope, over every project). Nil where the commands run
+	// elsewhere (a cluster's workers, whose hosts hold the scripts): the
+	// page then says where scripts are kept, and the nav does not offer
+	// it.
+	Scripts *scripts.Folder
+	// ScriptsRecord records in the audit trail who changed which file of
+	// Scripts, once the change is done; nil records nothing.
+	ScriptsRecord audit.Appender
 	// ReadLog copies at most max bytes (max > 0) of an attempt's output
 	// from offset on to w, as the API's does; nil where the server cannot
 	// read logs (the page then shows none).
@@ -347,6 +358,19 @@ var routes = []route{
 	{http.MethodPost, "/secrets", apitoken.Admin, func(c *Console) handlerFunc { return c.secretSet }, adminOfEveryProject},
 	{http.MethodPost, "/secrets/delete", apitoken.Admin, func(c *Console) handlerFunc { return c.secretDelete }, adminOfEveryProject},
 	{http.MethodPost, "/runs/{id}/rerun", apitoken.Operate, func(c *Console) handlerFunc { return c.rerun }, runProject},
+	{http.MethodGet, "/scripts", apitoken.Admin, func(c *Console) handlerFunc { return c.scriptsPage }, adminOfEveryProject},
+	{http.MethodGet, "/scripts/file", apitoken.Admin, func(c *Console) handlerFunc { return c.scriptFilePage }, adminOfEveryProject},
+	{http.MethodGet, "/scripts/download", apitoken.Admin, func(c *Console) handlerFunc { return c.scriptDownload }, adminOfEveryProject},
+	{http.MethodGet, "/scripts/edit", apitoken.Admin, func(c *Console) handlerFunc { return c.scriptEditPage }, adminOfEveryProject},
+	{http.MethodPost, "/scripts/edit", apitoken.Admin, func(c *Console) handlerFunc { return c.scriptSave }, adminOfEveryProject},
+	{http.MethodGet, "/scripts/new", apitoken.Admin, func(c *Console) handlerFunc { return c.scriptNewPage }, adminOfEveryProject},
+	{http.MethodPost, "/scripts/new", apitoken.Admin, func(c *Console) handlerFunc { return c.scriptCreate }, adminOfEveryProject},
+	{http.MethodPost, "/scripts/mkdir", apitoken.Admin, func(c *Console) handlerFunc { return c.scriptMkdir }, adminOfEveryProject},
+	{http.MethodPost, "/scripts/upload", apitoken.Admin, func(c *Console) handlerFunc { return c.scriptUpload }, adminOfEveryProject},
+	{http.MethodGet, "/scripts/rename", apitoken.Admin, func(c *Console) handlerFunc { return c.scriptRenamePage }, adminOfEveryProject},
+	{http.MethodPost, "/scripts/rename", apitoken.Admin, func(c *Console) handlerFunc { return c.scriptRename }, adminOfEveryProject},
+	{http.MethodGet, "/scripts/delete", apitoken.Admin, func(c *Console) handlerFunc { return c.scriptDeletePage }, adminOfEveryProject},
+	{http.MethodPost, "/scripts/delete", apitoken.Admin, func(c *Console) handlerFunc { return c.scriptDelete }, adminOfEveryProject},
 }
 
 // session is one signed-in browser, of a token or of a user account. A
@@ -548,9 +572,14 @@ func (c *Console) guard(rt route) http.HandlerFunc {
 			return
 		}
 		// Console forms are a few short fields, but for a definitions file,
-		// a secret's value and a batch's trigger or Run ids.
+		// a secret's value, a batch's trigger or Run ids, a script's text
+		// and an upload's files.
 		limit := int64(maxForm)
 		switch {
+		case rt.pattern == "/scripts/edit" || rt.pattern == "/scripts/new":
+			limit = maxScriptForm
+		case rt.pattern == "/scripts/upload":
+			limit = maxUploadForm
 		case strings.HasPrefix(rt.pattern, "/definitions"):
 			limit = maxDefinitions
 		case rt.pattern == "/secrets":

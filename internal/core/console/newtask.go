@@ -35,13 +35,17 @@ const originNewTask = "newtask"
 
 // newTaskForm shows the New task form: a shell script and the cron
 // trigger that runs it, in a project (?project= chooses it), for a user
-// who has no definitions file to edit.
+// who has no definitions file to edit. ?task=, ?script= and ?workdir=
+// fill those fields in (the Scripts page's link from a script), which
+// the user still checks and previews.
 func (c *Console) newTaskForm(w http.ResponseWriter, r *http.Request, s *session) {
 	if c.cfg.Definitions == nil {
 		c.failCannotPublish(w, r, s)
 		return
 	}
-	d := newTaskData{NewTask: apply.NewTask{Project: strings.TrimSpace(r.URL.Query().Get("project"))}}
+	q := r.URL.Query()
+	d := newTaskData{NewTask: apply.NewTask{Project: strings.TrimSpace(q.Get("project")), Task: strings.TrimSpace(q.Get("task")),
+		Script: q.Get("script"), WorkingDir: strings.TrimSpace(q.Get("workdir"))}}
 	c.renderNewTask(w, r, s, http.StatusOK, d)
 }
 

@@ -63,6 +63,9 @@ type page struct {
 	// ShowSecrets offers the secrets page: an admin session on a server
 	// that holds the secrets file of the machine running the commands.
 	ShowSecrets bool
+	// ShowScripts offers the Scripts page: an admin session on a server
+	// that holds the scripts folder of the machine running the commands.
+	ShowScripts bool
 	// ShowAudit offers the audit page: an admin session (an owner) on a
 	// server that can read the trail.
 	ShowAudit bool
@@ -117,6 +120,9 @@ func (c *Console) pageOf(r *http.Request, s *session, data any) page {
 		p.ShowTokens = s.scope.Allows(apitoken.Admin) && c.cfg.TokenAdmin != nil
 		p.ShowWorkers = c.cfg.Workers != nil
 		p.ShowSecrets = s.scope.Allows(apitoken.Admin) && c.cfg.Secrets != nil
+		// A user bound to projects is refused the page (adminOfEveryProject):
+		// the folder is every project's.
+		p.ShowScripts = s.scope.Allows(apitoken.Admin) && c.cfg.Scripts != nil && boundOf(r.Context()).in() == nil
 		p.ShowNotifications = c.cfg.Notifications != nil
 		p.ShowAudit = s.scope.Allows(apitoken.Admin) && c.cfg.Audit != nil
 	}

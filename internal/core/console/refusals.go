@@ -69,7 +69,7 @@ const (
 // it is the reference these translate, and it names the ids and commands
 // that the page around the message already shows.
 var refusals = map[string]map[qlerror.Reason]string{
-	"zh": union(refusalsZH, definitionsRefusalsZH, notificationsRefusalsZH, editRefusalsZH),
+	"zh": union(refusalsZH, definitionsRefusalsZH, notificationsRefusalsZH, editRefusalsZH, scriptsRefusalsZH),
 }
 
 // refusalsZH say in Chinese the refusals of the pages' actions and forms.
@@ -84,7 +84,7 @@ var refusalsZH = map[qlerror.Reason]string{ //nolint:gosec // G101: sentences ke
 	project.RefusalNotArchived:          "项目 {name} 仍处于 active 状态，只有已归档的项目才能删除：请先在它的定义文件中设置 status: archived 并执行 `ql apply -f FILE`，然后再删除。",
 	project.RefusalUnfinishedRuns:       "项目 {name} 还有 {runs} 个运行尚未结束（排队、运行中或等待重试），删除会丢失它们的结果：请先取消它们，或等它们结束，然后再删除。",
 	project.RefusalBoundTokens:          "有仍然有效的 API 令牌绑定到项目 {name}（{tokens}）：删除后这个名字空出来，以后同名的新项目会被这些令牌操作；请先撤销它们（`ql tokens revoke 名称`），然后再删除。",
-	audit.RefusalNotRecorded:            "密钥 {name} 的更改已经完成并保留，但审计记录（{action}）没有写入：请另行记下是谁做的更改，并在下一次更改前修复数据库；服务器日志以代码 audit.not_recorded 记下了操作者。",
+	audit.RefusalNotRecorded:            "{name} 的更改已经完成并保留，但审计记录（{action}）没有写入：请另行记下是谁做的更改，并在下一次更改前修复数据库；服务器日志以代码 audit.not_recorded 记下了操作者。",
 	project.RefusalConfirmationRequired: "删除项目 {name} 无法撤销，而标准输入不是终端，无法输入项目名称确认：请加上 --yes（先用 --dry-run 查看会删除什么），或在终端中运行并输入名称。",
 	refusalEnableArchived: "无法启用触发器“{trigger}”：它所属的项目已归档，归档项目的触发器保持原样（且都不运行），直到项目恢复为 active；" +
 		"要恢复，请在项目的定义文件中设置 status: active 并执行 `ql apply -f FILE`。",

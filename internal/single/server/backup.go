@@ -25,13 +25,17 @@ type BackupSummary struct {
 	Logs     int
 	LogBytes int64
 	Secrets  bool
+	// Scripts counts the files of the data directory's scripts folder.
+	Scripts int
 }
 
 // Backup copies the data directory of the database at dbPath into dest, a
 // new (or empty) directory, as a data directory `ql serve --data-dir dest`
 // can serve: a consistent copy of the database taken while the server may
 // run, then the log files of the attempts that copy holds, then the
-// secrets file (mode 0600). A log still being written is copied as far as
+// secrets file (mode 0600), then the scripts folder when it is the data
+// directory's (files and folders with their modes; links are left out,
+// as no link may lead a copy outside it). A log still being written is copied as far as
 // it got; the copy's attempt is unfinished, and a server started on the
 // copy ends it lost, as after a crash. Logs of attempts admitted after the
 // database copy are left out, so no file in the copy lacks its attempt.
@@ -66,7 +70,7 @@ func Backup(ctx context.Context, dbPath, dest string, progress io.Writer) (Backu
 		_ = os.RemoveAll(dest)
 	default:
 		// An empty directory given: leave it empty again.
-		for _, p := range []string{partial, to.DB, to.Logs, to.Secrets} {
+		for _, p := range []string{partial, to.DB, to.Logs, to.Secrets, to.Scripts} {
 			_ = os.RemoveAll(p)
 		}
 	}
@@ -89,7 +93,10 @@ func publishBackup(from, to Layout) error {
 			return fmt.Errorf("write the copy to disk: %w", err)
 		}
 	}
-	for _, move := range [][2]string{{from.Logs, to.Logs}, {from.Secrets, to.Secrets}, {from.DB, to.DB}} {
+	if err := syncFolders(from.Scripts); err != nil {
+		return fmt.Errorf("write the copy to disk: %w", err)
+	}
+	for _, move := range [][2]string{{from.Logs, to.Logs}, {from.Secrets, to.Secrets}, {from.Scripts, to.Scripts}, {from.DB, to.DB}} {
 		if err := os.Rename(move[0], move[1]); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return fmt.Errorf("move the finished copy into place: %w", err)
 		}
@@ -98,6 +105,21 @@ func publishBackup(from, to Layout) error {
 		return fmt.Errorf("remove the emptied %s: %w", PartialBackup, err)
 	}
 	return syncPath(filepath.Dir(to.DB))
+}
+
+// syncFolders fsyncs the entries of every folder of the tree at dir (its
+// files were synced as they were written); no tree there is none to sync.
+func syncFolders(dir string) error {
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || !d.IsDir() {
+			return err
+		}
+		return syncPath(p)
+	})
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	return err
 }
 
 // syncPath fsyncs a file, or a directory's entries.
@@ -174,7 +196,60 @@ func backupInto(ctx context.Context, from, to, shown Layout, progress io.Writer)
 		sum.Secrets = true
 		fmt.Fprintf(progress, "secrets: %s (mode 0600: it holds the secrets' values)\n", shown.Secrets)
 	}
+	switch n, err := copyScripts(ctx, from.Scripts, to.Scripts); {
+	case errors.Is(err, fs.ErrNotExist):
+	case err != nil:
+		return sum, fmt.Errorf("copy the scripts folder: %w", err)
+	default:
+		sum.Scripts = n
+		fmt.Fprintf(progress, "scripts: %s (%s)\n", shown.Scripts, plural.Count(n, "file", "files"))
+	}
 	return sum, nil
+}
+
+// copyScripts copies the scripts folder src into dst, a new folder:
+// folders and regular files with their modes, read through an os.Root
+// so that nothing outside src is copied; links and other kinds of file
+// are left out. It returns how many files it copied.
+func copyScripts(ctx context.Context, src, dst string) (int, error) {
+	r, err := os.OpenRoot(src)
+	if err != nil {
+		return 0, err
+	}
+	defer r.Close() //nolint:errcheck // read only
+	n := 0
+	err = fs.WalkDir(r.FS(), ".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		info, err := d.Info()
+		if err != nil {
+			return err
+		}
+		target := filepath.Join(dst, filepath.FromSlash(p))
+		switch {
+		case d.IsDir():
+			if err := os.Mkdir(target, 0o700); err != nil {
+				return err
+			}
+			return os.Chmod(target, info.Mode().Perm())
+		case info.Mode().IsRegular():
+			in, err := r.Open(p)
+			if err != nil {
+				return err
+			}
+			defer in.Close() //nolint:errcheck // read only
+			if _, err := copyTo(in, target, info.Mode().Perm()); err != nil {
+				return err
+			}
+			n++
+		}
+		return nil
+	})
+	return n, err
 }
 
 // copyFile copies src to a new file dst with mode perm.
@@ -184,8 +259,17 @@ func copyFile(src, dst string, perm fs.FileMode) (int64, error) {
 		return 0, err
 	}
 	defer in.Close() //nolint:errcheck // read only
+	return copyTo(in, dst, perm)
+}
+
+// copyTo copies in to a new file dst with mode perm, whatever the umask.
+func copyTo(in io.Reader, dst string, perm fs.FileMode) (int64, error) {
 	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
 	if err != nil {
+		return 0, err
+	}
+	if err := out.Chmod(perm); err != nil {
+		_ = out.Close()
 		return 0, err
 	}
 	n, err := io.Copy(out, in)

@@ -18,6 +18,7 @@ import (
 	"github.com/qinglong/qinglong/internal/core/qlerror"
 	"github.com/qinglong/qinglong/internal/core/retention"
 	"github.com/qinglong/qinglong/internal/core/schedule"
+	"github.com/qinglong/qinglong/internal/core/scripts"
 	"github.com/qinglong/qinglong/internal/core/task"
 	"github.com/qinglong/qinglong/internal/core/validate"
 	"github.com/qinglong/qinglong/internal/single/executor"
@@ -86,6 +87,10 @@ type Config struct {
 	// DataDir holds the database, logs, secrets and owner locks
 	// (default: the working directory).
 	DataDir string
+	// ScriptsDir is the scripts folder the console's Scripts page keeps
+	// and every command finds in $QL_SCRIPTS_DIR (default: scripts in
+	// DataDir), created at start when missing.
+	ScriptsDir string
 	// PageSize is how many schedule rows one round takes (1–256).
 	PageSize int
 	// Cadence is the wait between rounds that found no more work
@@ -215,6 +220,9 @@ func (c Config) WithDefaults() Config {
 	}
 	if c.DataDir == "" {
 		c.DataDir = defaultDataDir
+	}
+	if c.ScriptsDir == "" {
+		c.ScriptsDir = LayoutOf(c.DataDir).Scripts
 	}
 	if c.Binary == "" {
 		c.Binary = "ql"
@@ -368,6 +376,9 @@ type Layout struct {
 	// SetupCode holds the first owner's setup code while no account
 	// exists, mode 0600 (setupcode.go).
 	SetupCode string
+	// Scripts is the default scripts folder (--scripts-dir moves it),
+	// which a backup copies when it is there.
+	Scripts string
 }
 
 // SetupCodeFile is the name of the setup code's file in the data
@@ -383,6 +394,7 @@ func LayoutOf(dataDir string) Layout {
 		Owners:    filepath.Join(dataDir, "qinglong-owners"),
 		Lock:      filepath.Join(dataDir, "qinglong-server.lock"),
 		SetupCode: filepath.Join(dataDir, SetupCodeFile),
+		Scripts:   filepath.Join(dataDir, scripts.DirName),
 	}
 }
 

@@ -75,7 +75,7 @@ func TestLayoutKeepsEverythingInTheDataDirectory(t *testing.T) {
 	t.Parallel()
 	l := LayoutOf("/var/lib/ql")
 	want := Layout{DB: "/var/lib/ql/qinglong.db", Logs: "/var/lib/ql/qinglong-logs", Secrets: "/var/lib/ql/qinglong-secrets.json", Owners: "/var/lib/ql/qinglong-owners",
-		Lock: "/var/lib/ql/qinglong-server.lock", SetupCode: "/var/lib/ql/qinglong-setup-code"}
+		Lock: "/var/lib/ql/qinglong-server.lock", SetupCode: "/var/lib/ql/qinglong-setup-code", Scripts: "/var/lib/ql/scripts"}
 	if l != want {
 		t.Fatalf("layout %+v, want %+v", l, want)
 	}

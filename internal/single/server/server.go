@@ -9,6 +9,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -28,6 +29,7 @@ import (
 	"github.com/qinglong/qinglong/internal/core/retention"
 	"github.com/qinglong/qinglong/internal/core/run"
 	"github.com/qinglong/qinglong/internal/core/schedule"
+	"github.com/qinglong/qinglong/internal/core/scripts"
 	"github.com/qinglong/qinglong/internal/core/shellquote"
 	"github.com/qinglong/qinglong/internal/single/executor"
 	"github.com/qinglong/qinglong/internal/single/sqlitestore"
@@ -37,15 +39,17 @@ import (
 type Server struct {
 	cfg    Config
 	layout Layout
-	lock   *dirLock
-	dbLock *dbLock
-	store  *sqlitestore.Store
-	owner  *executor.Owner
-	disp   *executor.Dispatcher
-	sched  *loop.Loop
-	notify *loop.Loop
-	retain *loop.Loop
-	diag   schedule.Diagnostics
+	// scriptsFolder is cfg.ScriptsDir, the one the console changes.
+	scriptsFolder *scripts.Folder
+	lock          *dirLock
+	dbLock        *dbLock
+	store         *sqlitestore.Store
+	owner         *executor.Owner
+	disp          *executor.Dispatcher
+	sched         *loop.Loop
+	notify        *loop.Loop
+	retain        *loop.Loop
+	diag          schedule.Diagnostics
 	// clock moves back the cursors a clock that went back left ahead
 	// (schedule.ClockWatch); only the scheduler's goroutine uses it.
 	clock schedule.ClockWatch
@@ -136,7 +140,12 @@ func Start(ctx context.Context, cfg Config) (srv *Server, err error) {
 	if cfg.DataDir, err = filepath.Abs(cfg.DataDir); err != nil {
 		return nil, qlerror.Wrap(qlerror.Invalid, err, "data directory %s", cfg.DataDir)
 	}
-	s := &Server{cfg: cfg, layout: LayoutOf(cfg.DataDir)}
+	// Commands get it in $QL_SCRIPTS_DIR, from whatever directory they
+	// start in.
+	if cfg.ScriptsDir, err = filepath.Abs(cfg.ScriptsDir); err != nil {
+		return nil, qlerror.Wrap(qlerror.Invalid, err, "scripts folder %s", cfg.ScriptsDir)
+	}
+	s := &Server{cfg: cfg, layout: LayoutOf(cfg.DataDir), scriptsFolder: &scripts.Folder{Dir: cfg.ScriptsDir}}
 	// Before anything is created in it: a cut-off backup, or logs whose
 	// database is missing, would be served with a new, empty database.
 	if err := checkNotRemains(s.layout, cfg.DataDir); err != nil {
@@ -238,6 +247,11 @@ func Start(ctx context.Context, cfg Config) (srv *Server, err error) {
 	// newest time the last server recorded, and before the scheduler's
 	// first round and readiness: a clock behind the database is held from
 	// the start, not after a write or a round has dated rows by it.
+	// Once the database is there (a start that failed before leaves an
+	// empty data directory it made, which it removes).
+	if err := s.scriptsFolder.Ensure(); err != nil {
+		return nil, qlerror.Wrap(qlerror.Unavailable, err, "create the scripts folder %s; give --scripts-dir a folder this user may create, or create it and let this user write it", cfg.ScriptsDir)
+	}
 	s.clockHold = clockHold{wait: cfg.ClockWait, uptime: cfg.Uptime, nowMs: cfg.NowMs, log: cfg.Logger}
 	s.clockHold.look(ctx, s.store, cfg.NowMs())
 	switch {
@@ -490,7 +504,7 @@ func (s *Server) newDispatcher() (*executor.Dispatcher, error) {
 		LogCapBytes:  s.cfg.LogCapBytes,
 		Secrets:      s.secrets(),
 		Owner:        s.owner,
-		BaseEnv:      s.cfg.BaseEnv,
+		BaseEnv:      append(slices.Clip(s.cfg.BaseEnv), scripts.EnvVar+"="+s.cfg.ScriptsDir),
 		RunAs:        s.cfg.RunAs,
 		PollInterval: s.cfg.Cadence,
 		StopTimeout:  s.cfg.StopTimeout,

@@ -198,6 +198,7 @@ func Serve(p server.Profile) cli.ServeFunc {
 			Retention:         server.RetentionConfig{Set: true, Policy: policy, Options: sqlitestore.RetentionOptions},
 			Profile:           p,
 			DataDir:           f.DataDir,
+			ScriptsDir:        f.ScriptsDir,
 			PageSize:          f.PageSize,
 			Cadence:           f.Cadence,
 			Grace:             f.Grace,

@@ -1,0 +1,22 @@
+package console
+
+import (
+	"github.com/qinglong/qinglong/internal/core/qlerror"
+	"github.com/qinglong/qinglong/internal/core/scripts"
+)
+
+// scriptsRefusalsZH say in Chinese the refusals of the Scripts page.
+var scriptsRefusalsZH = map[qlerror.Reason]string{
+	scripts.RefusalPathInvalid:    "脚本路径“{path}”不可用（{why}）：请写脚本文件夹内的相对路径，如 jd_bean.js 或 sub/notify.py；不能是绝对路径，不能含 ..、空的部分或控制字符。",
+	scripts.RefusalOutside:        "脚本路径 {path} 经由符号链接指向脚本文件夹之外，已拒绝，文件夹之外的任何内容都不会被读取或写入：请用文件本身替换该链接，或让链接指向文件夹内的文件。",
+	scripts.RefusalMissing:        "脚本文件夹中没有 {path}（可能已被删除或重命名）；文件夹列表显示现有的内容。",
+	scripts.RefusalExists:         "脚本文件夹中已有 {path}：请换一个名称，或先删除或重命名它。",
+	scripts.RefusalChanged:        "你打开编辑器之后，脚本 {path} 已被修改，什么都没有保存：请对比它现在的内容与你的内容，再在现在的内容基础上保存。",
+	scripts.RefusalTooLarge:       "脚本 {path} 有 {size} 字节，超过这里的上限 {max} 字节：请缩小它，或在主机上直接把它复制到脚本文件夹。",
+	scripts.RefusalNotText:        "脚本 {path} 不是文本（不是 UTF-8，或含有 NUL 字节），无法在这里编辑：请下载它，或通过上传替换它。",
+	scripts.RefusalIsFolder:       "{path} 是文件夹，不是文件：请从列表中打开它。",
+	scripts.RefusalNotFolder:      "{path} 是文件，不是文件夹：请作为文件打开它。",
+	scripts.RefusalFolderNotEmpty: "文件夹 {path} 包含 {entries} 项，什么都没有删除：请确认连同其中的全部内容一起删除，或先清空它。",
+	scripts.RefusalRoot:           "这里不能重命名或删除脚本文件夹本身：请指定其中的文件或文件夹。",
+	scripts.RefusalNoFiles:        "上传中没有文件：请选择一个或多个文件后再上传。",
+}
