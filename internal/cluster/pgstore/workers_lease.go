@@ -427,8 +427,8 @@ type Completed struct {
 	Attempt  run.Attempt  `json:"-"`
 }
 
-// CompleteAttempt records the end of a started attempt, fenced by
-// (attempt, token digest, lease version), a running state and a lease not
+// CompleteAttempt records the end of a started attempt, fenced by the
+// lease holder (attempt, worker, token digest; see completionFence), a running state and a lease not
 // passed in database time: a completion after the lease passed is refused
 // (Conflict) and changes nothing. The attempt's end is decided by
 // attemptEnd; then the retry policy either creates Attempt N + 1 after the
@@ -521,14 +521,15 @@ func (f leaseFacts) endedAt(ctx context.Context, tx pgx.Tx, endedMsAgo int64) (e
 	return endedAtMs, min(max(endedAtMs, lastEventAtMs), f.NowMs), nil
 }
 
-// completionFence refuses a completion that does not name the current,
-// live, started lease, unless it replays the accepted one (same token and
-// version, the attempt ended by a completion).
+// completionFence refuses a completion that does not name the live,
+// started lease of its holder, unless it replays the accepted one (same
+// token, the attempt ended by a completion). Its version may be older than
+// the lease's, as a log chunk's may: the holder's own renewal crossed it.
 func (f leaseFacts) completionFence(req workerproto.CompleteRequest, digest string) error {
 	switch {
 	case !f.sameToken(digest):
 		return fenced("attempt %s is not leased under this token (released, or granted again); report nothing more for it", f.AttemptID)
-	case *f.LeaseVersion != req.LeaseVersion:
+	case req.LeaseVersion > *f.LeaseVersion:
 		return leaseVersionRefused(f.AttemptID, req.LeaseVersion, *f.LeaseVersion)
 	case f.State.Terminal() && f.ResultCode != nil:
 		return nil

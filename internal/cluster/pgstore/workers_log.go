@@ -15,9 +15,13 @@ import (
 )
 
 // AppendAttemptLog appends a chunk to a running attempt's log, fenced by
-// (attempt, token digest, current lease version), a running state and a
+// the lease holder (attempt, worker, token digest), a running state and a
 // lease not passed in database time, and by the offset: it must be the
-// number of bytes held. A replay of an accepted chunk (same offset, same
+// number of bytes held. The lease version may be the current one or an
+// older one of the same holder (a chunk sent while its worker's renewal
+// was under way, which the worker renews on its own schedule), never one
+// ahead of the database's; a worker that lost the lease no longer holds
+// it under its token, or its lease passed: it writes nothing. A replay of an accepted chunk (same offset, same
 // bytes) is accepted again without storing it twice. Past s.LogCap the
 // bytes that fit are kept, a truncation marker is stored after them and
 // the attempt is marked truncated; every later append is answered
@@ -65,7 +69,7 @@ func appendLog(ctx context.Context, tx pgx.Tx, w WorkerIdentity, req workerproto
 		return workerproto.LogReply{}, otherWorker("attempt", req.AttemptID)
 	case token == nil || *token != digest:
 		return workerproto.LogReply{}, fenced("attempt %s is not leased under this token; report nothing more for it", req.AttemptID)
-	case *version != req.LeaseVersion:
+	case req.LeaseVersion > *version:
 		return workerproto.LogReply{}, leaseVersionRefused(req.AttemptID, req.LeaseVersion, *version)
 	case run.AttemptState(state) != run.AttemptRunning:
 		return workerproto.LogReply{}, fenced("attempt %s is %s, not running; its log takes no more output", req.AttemptID, state)

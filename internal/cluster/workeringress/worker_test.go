@@ -44,12 +44,18 @@ type proxy struct {
 	// counts the log requests.
 	logDelay atomic.Int64
 	logs     atomic.Int64
+	// leaseDelay holds each start, renewal and completion that long
+	// before passing it on, as a replica slow to answer every request
+	// does; leaseSteps counts the requests so held.
+	leaseDelay atomic.Int64
+	leaseSteps atomic.Int64
 	// holdLogs, once set, answers no log request, each held until the
 	// worker gives it up, as a replica too busy for a moment does, until
 	// the worker gave up one it sent after a renewal (renewedInHold): it
-	// then got no answer for longer than it waits for one before its
-	// next renewal.
+	// then got no answer for as long as the worker waits for one.
+	// heldGivenUp counts the held requests the worker gave up.
 	holdLogs, renewedInHold atomic.Bool
+	heldGivenUp             atomic.Int64
 	// sends is what the proxy saw of the attempts' own requests.
 	sends sends
 	// swallowGrants loses every pull reply that carries grants (the
@@ -85,6 +91,10 @@ func newProxy(t *testing.T, target string, rewrite func(*task.Command)) *proxy {
 		if r.URL.Path == workerproto.PathRenew && p.holdLogs.Load() {
 			p.renewedInHold.Store(true)
 		}
+		if d := time.Duration(p.leaseDelay.Load()); d > 0 && (r.URL.Path == workerproto.PathStart || r.URL.Path == workerproto.PathRenew || r.URL.Path == workerproto.PathComplete) {
+			p.leaseSteps.Add(1)
+			time.Sleep(d)
+		}
 		if r.URL.Path == workerproto.PathLog {
 			if p.logs.Add(1); p.holdLogs.Load() {
 				afterRenewal := p.renewedInHold.Load()
@@ -92,6 +102,7 @@ func newProxy(t *testing.T, target string, rewrite func(*task.Command)) *proxy {
 				// context ends when the worker gives the request up.
 				_, _ = io.Copy(io.Discard, r.Body)
 				<-r.Context().Done()
+				p.heldGivenUp.Add(1)
 				if afterRenewal {
 					p.holdLogs.Store(false)
 				}

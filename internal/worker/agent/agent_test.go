@@ -1402,7 +1402,7 @@ func TestALogChunkAnsweredTooLateIsSentAgainAsItWasAndTheCommandRunsOn(t *testin
 }
 
 // A chunk of a command printing all the time is never sent with less than
-// a send's least time (minLeaseTry) before the next renewal bounds it, so a
+// a send's least time (minLeaseTry) before its deadline, so a
 // replica answering in tens of milliseconds (here 40) is given the time
 // to. One sent a few milliseconds before was given up before its answer,
 // and said as "no answer from the replica" (server_unreachable), many
@@ -1438,7 +1438,7 @@ func TestAChattyCommandsLogIsNeverSentWithTooLittleTimeBeforeARenewal(t *testing
 	t.Logf("%d log chunks sent, the least time one was given %s; %d of %d answers came after the worker gave its send up", n, least, in.logAbandoned, in.logRequests)
 	in.mu.Unlock()
 	if n == 0 || least < minLeaseTry/2 {
-		t.Fatalf("a log chunk was sent with %s left before its deadline (the next renewal); want at least the %s a send is given, less what encoding the chunk takes\n%s",
+		t.Fatalf("a log chunk was sent with %s left before its deadline; want at least the %s a send is given, less what encoding the chunk takes\n%s",
 			least, minLeaseTry, w.logs)
 	}
 }

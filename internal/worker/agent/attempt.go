@@ -36,10 +36,10 @@ const (
 	// keep the command's writes waiting: counted, since a replica last
 	// took a chunk, from the start of the first send no replica answered
 	// or from the first write that found the buffer full, whichever came
-	// first, so a send that hangs until its deadline (the next renewal)
-	// holds no write longer. One unanswered send is no outage: a send
-	// started just before a renewal is cut short by it (deadline), and a
-	// busy replica may miss that, though it takes the next chunk at once.
+	// first, so a send that hangs until its deadline (the lease's kill
+	// point, or 10 s) holds no write longer. One unanswered send is no
+	// outage: a busy replica may miss one, though it takes the next chunk
+	// at once.
 	outputStallAfter = 5 * time.Second
 	// minKillMargin is the least time before its local lease ends at which
 	// a command is killed: SIGKILL and the wait for the group to vanish
@@ -80,12 +80,16 @@ func (s stopCause) Error() string {
 	return "stop requested: " + s.reason
 }
 
-// attempt is one grant being run. Only its own goroutine (run) sends its
-// requests and reads or writes its lease fields; stop and terminate may be
-// called from any goroutine.
+// attempt is one grant being run. Its own goroutine (run) sends its
+// start, output and completion; once the command may run, its renewer
+// (renewals) sends its renewals beside it, so neither waits for the
+// other. The lease fields are guarded by mu from then on; stop and
+// terminate may be called from any goroutine.
 type attempt struct {
 	w     *worker
 	grant workerproto.Grant
+
+	mu    sync.Mutex
 	lease workerproto.Lease
 	// session is the session the grant was pulled under: the state a
 	// start or renewal reply carries is that session's.
@@ -108,9 +112,12 @@ type attempt struct {
 	cancel   context.CancelCauseFunc
 	hard     chan struct{}
 	hardOnce sync.Once
-	// renewNow asks the attempt's goroutine to renew now: a pull or watch
-	// reply said a stop was asked of it.
+	// renewNow asks the renewer to renew now: a pull or watch reply said
+	// a stop was asked of it.
 	renewNow chan struct{}
+	// renewalEnded receives, once, why the renewer stopped for good: the
+	// replica refused a renewal or answered the attempt over.
+	renewalEnded chan renewalEnd
 	// over: the attempt reports nothing more (terminate was called).
 	over atomic.Bool
 	// ranBefore: the journal refused the launch because this worker
@@ -139,7 +146,7 @@ type attempt struct {
 
 func newAttempt(w *worker, g workerproto.Grant, token, session string, sent time.Time) *attempt {
 	a := &attempt{w: w, grant: g, lease: workerproto.Lease{AttemptID: g.AttemptID, Token: token, LeaseVersion: g.LeaseVersion},
-		session: session, hard: make(chan struct{}), renewNow: make(chan struct{}, 1)}
+		session: session, hard: make(chan struct{}), renewNow: make(chan struct{}, 1), renewalEnded: make(chan renewalEnd, 1)}
 	a.ctx, a.cancel = context.WithCancelCause(context.Background())
 	a.extend(sent, g.LeaseMs)
 	return a
@@ -147,6 +154,8 @@ func newAttempt(w *worker, g workerproto.Grant, token, session string, sent time
 
 // extend sets the local lease after a grant or renewal sent at sent.
 func (a *attempt) extend(sent time.Time, leaseMs int64) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
 	a.leaseLen = time.Duration(leaseMs) * time.Millisecond
 	margin := max(a.leaseLen/6, minKillMargin)
 	a.killAt = sent.Add(a.leaseLen - margin)
@@ -236,9 +245,9 @@ func (a *attempt) run() {
 	a.out = newOutput(a.w.logLimit(), a.outputDropped)
 	mask := process.NewRedactor(a.out, process.Values(secrets))
 	done := make(chan process.Result, 1)
-	switch {
-	case a.stopReason != "":
-		done <- process.Result{State: run.AttemptCancelled, Code: process.ErrorCodeStopped, Cause: stopCause{a.stopReason, a.timeout}}
+	switch stopReason := a.stopped(); {
+	case stopReason != "":
+		done <- process.Result{State: run.AttemptCancelled, Code: process.ErrorCodeStopped, Cause: stopCause{stopReason, a.timeout}}
 	case decodeErr != nil:
 		fmt.Fprintf(a.out, "qinglong: the worker could not read the execution revision and did not run it: %v\n", decodeErr)
 		done <- process.Result{State: run.AttemptFailed, Code: ErrorCodePlanInvalid}
@@ -365,7 +374,9 @@ func (a *attempt) startACK() bool {
 		a.journalDone("terminal")
 		return false
 	case workerproto.ReplyStop:
+		a.mu.Lock()
 		a.stopReason = rep.StopReason
+		a.mu.Unlock()
 	}
 	a.setVersion(rep.LeaseVersion)
 	a.extend(sent, rep.LeaseMs)
@@ -379,7 +390,7 @@ func (a *attempt) startACK() bool {
 // A version that could not be journaled only costs that report: the
 // replica refuses it as stale, and the attempt waits for its lease.
 func (a *attempt) setVersion(version int64) {
-	if version != a.lease.LeaseVersion {
+	if lease, _ := a.leaseNow(); version != lease.LeaseVersion {
 		err := a.w.persist(context.Background(), once, func(ctx context.Context) error {
 			return a.w.journal.Renewed(ctx, a.grant.AttemptID, version)
 		})
@@ -388,12 +399,39 @@ func (a *attempt) setVersion(version int64) {
 			a.w.log.Error("could not journal the lease version", a.logAttrs("code", "journal_failed", "error", err.Error())...)
 		}
 	}
+	a.mu.Lock()
 	a.lease.LeaseVersion = version
+	a.mu.Unlock()
 }
 
-// loop serialises the attempt's renewals, output and completion until it
-// is complete, over, or its lease is lost.
+// leaseNow is the lease as the last start or renewal answered it, and
+// when this worker's copy of it is about to end (the kill point).
+func (a *attempt) leaseNow() (workerproto.Lease, time.Time) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.lease, a.killAt
+}
+
+// stopped is the reason of the stop reply heard, "" if none.
+func (a *attempt) stopped() string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.stopReason
+}
+
+// loop sends the attempt's output and completion until it is complete,
+// over, or its lease is lost, its renewer renewing the lease meanwhile.
 func (a *attempt) loop(done <-chan process.Result, mask *process.Redactor) {
+	renewing, stopRenewing := context.WithCancel(a.w.reqCtx)
+	renewerDone := make(chan struct{})
+	go func() {
+		defer close(renewerDone)
+		a.renewals(renewing)
+	}()
+	defer func() {
+		stopRenewing()
+		<-renewerDone
+	}()
 	var res *process.Result
 	// ended is when the command's result came, on the monotonic clock:
 	// its completion says how long before each send that was.
@@ -404,29 +442,37 @@ func (a *attempt) loop(done <-chan process.Result, mask *process.Redactor) {
 	// (up to 0.25 s later), and no more often than that cadence while it
 	// keeps printing, so the worker's commands together still flush at
 	// most logFlushesPerSecond times a second. Output is sent only from
-	// the switch below, after the renewal is checked: a send from the
-	// select itself, woken late on a busy machine, could start after
-	// renewAt with almost no time left before the renewal bounds it.
+	// the switch below, after the lease is checked: a send from the
+	// select itself, woken late on a busy machine, could start after the
+	// kill point.
 	var flushed time.Time
+	// renewal is why the renewer stopped for good, once it did.
+	var renewal *renewalEnd
 	for {
 		now := time.Now()
 		flushAt := flushed.Add(a.w.flushEvery())
+		_, killAt := a.leaseNow()
+		if renewal == nil {
+			select {
+			case end := <-a.renewalEnded:
+				renewal = &end
+			default:
+			}
+		}
 		switch {
 		case a.over.Load():
 			a.wait(done, res)
 			a.w.count1(func(s *Summary) { s.Killed++ })
 			a.journalDone("terminal")
 			return
-		case !now.Before(a.killAt):
+		case renewal != nil:
+			a.renewalOver(*renewal)
+			a.wait(done, res)
+			a.journalDone("terminal")
+			return
+		case !now.Before(killAt):
 			a.leaseLost(done, res, mask)
 			return
-		case !now.Before(a.renewAt()):
-			if !a.renew() {
-				a.wait(done, res)
-				a.journalDone("terminal")
-				return
-			}
-			continue
 		case a.sendNow() || (a.pending() > 0 && (res != nil || !now.Before(flushAt))):
 			flushed = now
 			if !a.sendLog() {
@@ -439,7 +485,7 @@ func (a *attempt) loop(done <-chan process.Result, mask *process.Redactor) {
 			a.complete(*res, ended)
 			return
 		}
-		wakeAt := earliest(a.killAt, a.renewAt())
+		wakeAt := killAt
 		if a.pending() > 0 {
 			wakeAt = earliest(wakeAt, flushAt)
 		}
@@ -454,15 +500,64 @@ func (a *attempt) loop(done <-chan process.Result, mask *process.Redactor) {
 			res = &r
 		case <-a.out.full:
 		case <-a.out.wrote:
-		case <-a.renewNow:
-			// A stop already heard needs no second renewal to be heard.
-			if a.stopReason == "" {
-				a.nextRenew = time.Now()
-			}
+		case end := <-a.renewalEnded:
+			renewal = &end
 		case <-wake.C:
 		}
 		wake.Stop()
 	}
+}
+
+// renewalEnd is why the renewer stopped for good: the replica refused a
+// renewal (refused), or answered that the attempt is over here (nil).
+type renewalEnd struct{ refused error }
+
+// renewals renews the lease whenever a renewal is due, or at once when
+// asked (renewSoon), until ctx ends, this worker's copy of the lease is
+// over, or a renewal is refused or answered terminal, which it tells on
+// renewalEnded. It runs beside the attempt's goroutine: a log chunk or a
+// completion a slow replica takes its time over never holds a renewal
+// back, nor does a renewal hold them.
+func (a *attempt) renewals(ctx context.Context) {
+	for {
+		if _, killAt := a.leaseNow(); !time.Now().Before(killAt) {
+			// The attempt's goroutine kills the command (leaseLost).
+			return
+		}
+		due := time.NewTimer(time.Until(a.renewAt()))
+		select {
+		case <-ctx.Done():
+			due.Stop()
+			return
+		case <-a.renewNow:
+			due.Stop()
+			a.mu.Lock()
+			// A stop already heard needs no second renewal to be heard.
+			if a.stopReason == "" {
+				a.nextRenew = time.Now()
+			}
+			a.mu.Unlock()
+			continue
+		case <-due.C:
+		}
+		if end, over := a.renew(ctx); over {
+			a.renewalEnded <- end
+			return
+		}
+	}
+}
+
+// renewalOver says why the lease is over here and counts it: the
+// attempt's goroutine says it, once it acts on it, so a renewal answered
+// terminal just after the completion ended the attempt says nothing.
+func (a *attempt) renewalOver(end renewalEnd) {
+	if end.refused != nil {
+		a.w.log.Warn("the renewal was refused: the command is killed", a.logAttrs("code", "attempt_renew_refused", "error", end.refused.Error())...)
+		a.refused(end.refused)
+	} else {
+		a.w.log.Info("the replica declared the attempt over: the command is killed", a.logAttrs("code", "attempt_terminal")...)
+	}
+	a.w.count1(func(s *Summary) { s.Terminal++ })
 }
 
 // flushEvery is the least time between two flushes of one command's
@@ -523,7 +618,10 @@ func (a *attempt) wait(done <-chan process.Result, res *process.Result) {
 // command in time, and the replica may already have run the attempt again
 // elsewhere: that overlap is logged for what it is, not as a lost lease.
 func (a *attempt) leaseLost(done <-chan process.Result, res *process.Result, mask *process.Redactor) {
-	if past := time.Since(a.leaseEnd); res == nil && past > 0 {
+	a.mu.Lock()
+	leaseEnd := a.leaseEnd
+	a.mu.Unlock()
+	if past := time.Since(leaseEnd); res == nil && past > 0 {
 		a.w.log.Error("this worker was frozen or suspended past the lease: the command ran on after its lease, and the replica may have run the attempt again meanwhile; the command is killed now and the attempt not reported again",
 			a.logAttrs("code", "attempt_outlived_lease", "past_lease_ms", past.Milliseconds())...)
 	} else {
@@ -540,8 +638,8 @@ func (a *attempt) leaseLost(done <-chan process.Result, res *process.Result, mas
 			a.w.log.Error("could not flush the output", a.logAttrs("code", "output_failed", "error", err.Error())...)
 		}
 		a.out.finish()
-		for a.pending() > 0 && time.Now().Before(a.leaseEnd) {
-			if a.logChunk(a.leaseEnd) != nil {
+		for a.pending() > 0 && time.Now().Before(leaseEnd) {
+			if a.logChunk(leaseEnd) != nil {
 				break
 			}
 		}
@@ -550,55 +648,54 @@ func (a *attempt) leaseLost(done <-chan process.Result, res *process.Result, mas
 	a.journalDone("lease_lost")
 }
 
-// renewAt is when the next renewal is sent: minLeaseTry before it is due,
-// so that every other request, which must end by then (deadline), is
-// given at least a send's least time. One sent a few milliseconds before
-// the renewal was cut off before any replica could answer it, and said as
-// a replica that did not answer.
-func (a *attempt) renewAt() time.Time { return a.nextRenew.Add(-minLeaseTry) }
-
-// deadline bounds a request other than a renewal: it must not delay the
-// next renewal, nor outlive the lease.
-func (a *attempt) deadline() time.Time {
-	if time.Now().Before(a.nextRenew) {
-		return earliest(a.nextRenew, a.killAt)
-	}
-	return a.killAt
+// renewAt is when the next renewal is sent: minLeaseTry before it is
+// due, so that a renewal woken a little late still goes out in its time.
+func (a *attempt) renewAt() time.Time {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.nextRenew.Add(-minLeaseTry)
 }
 
-// renew extends the lease; false when the attempt is over here.
-func (a *attempt) renew() bool {
+// renew extends the lease, its request bounded by ctx and the lease's
+// kill point; over when the attempt is over here, end saying why.
+func (a *attempt) renew(ctx context.Context) (end renewalEnd, over bool) {
 	sent := time.Now()
-	ctx, cancel := context.WithDeadline(a.w.reqCtx, a.killAt)
-	rep, err := a.w.client.Renew(ctx, workerproto.RenewRequest{Lease: a.lease})
+	lease, killAt := a.leaseNow()
+	ctx, cancel := context.WithDeadline(ctx, killAt)
+	rep, err := a.w.client.Renew(ctx, workerproto.RenewRequest{Lease: lease})
 	cancel()
+	if errors.Is(err, context.Canceled) {
+		// The attempt's goroutine stopped the renewer: the attempt is
+		// complete or over here; the send says nothing of the replicas.
+		return renewalEnd{}, false
+	}
 	a.answered(sent, err)
 	if err != nil {
 		if Code(err) == "" {
 			// Unreachable until the lease clock: the loop kills at killAt.
-			return true
+			return renewalEnd{}, false
 		}
-		a.w.log.Warn("the renewal was refused: the command is killed", a.logAttrs("code", "attempt_renew_refused", "error", err.Error())...)
-		a.refused(err)
-		a.w.count1(func(s *Summary) { s.Terminal++ })
-		return false
+		return renewalEnd{refused: err}, true
 	}
 	a.sessionState(rep)
 	switch rep.Reply {
 	case workerproto.ReplyTerminal:
-		a.w.log.Info("the replica declared the attempt over: the command is killed", a.logAttrs("code", "attempt_terminal")...)
-		a.w.count1(func(s *Summary) { s.Terminal++ })
-		return false
+		return renewalEnd{}, true
 	case workerproto.ReplyStop:
-		if a.stopReason == "" {
+		a.mu.Lock()
+		first := a.stopReason == ""
+		if first {
 			a.stopReason = rep.StopReason
+		}
+		a.mu.Unlock()
+		if first {
 			a.w.log.Info("stop requested: ending the command", a.logAttrs("code", "attempt_stop", "reason", rep.StopReason)...)
 			a.stop(stopCause{rep.StopReason, a.timeout})
 		}
 	}
 	a.setVersion(rep.LeaseVersion)
 	a.extend(sent, rep.LeaseMs)
-	return true
+	return renewalEnd{}, false
 }
 
 // answered tells the worker's pacer how long a start or renewal sent at
@@ -615,10 +712,13 @@ func (a *attempt) answered(sent time.Time, err error) {
 	if a.over.Load() || a.w.reqCtx.Err() != nil || a.w.client.stalledSince(sent) {
 		return
 	}
-	if err != nil && a.killAt.Sub(sent) < minLeaseTry {
+	a.mu.Lock()
+	killAt, leaseLen := a.killAt, a.leaseLen
+	a.mu.Unlock()
+	if err != nil && killAt.Sub(sent) < minLeaseTry {
 		return
 	}
-	a.w.answered(time.Since(sent), a.w.runLeaseOr(a.leaseLen), err != nil && Code(err) == "")
+	a.w.answered(time.Since(sent), a.w.runLeaseOr(leaseLen), err != nil && Code(err) == "")
 }
 
 // sessionState acts on the state of the attempt's session a start or
@@ -642,16 +742,18 @@ func (a *attempt) refused(err error) {
 	}
 }
 
-// sendLog sends the next chunk at the offset the replica holds; false when
-// the replica refused it for good.
+// sendLog sends the next chunk at the offset the replica holds, the send
+// bounded by the lease's kill point alone (a renewal does not wait for
+// it); false when the replica refused it for good.
 func (a *attempt) sendLog() bool {
-	err := a.logChunk(a.deadline())
+	_, killAt := a.leaseNow()
+	err := a.logChunk(killAt)
 	if err != nil && Code(err) != "" {
 		a.w.log.Warn("a log chunk was refused: the command is killed", a.logAttrs("code", "attempt_log_refused", "offset", a.offset, "error", err.Error())...)
 		a.refused(err)
 		return false
 	}
-	// Unsent, it is sent again after the renewal.
+	// Unsent, it is sent again.
 	return true
 }
 
@@ -660,8 +762,12 @@ func (a *attempt) sendLog() bool {
 func (a *attempt) logChunk(deadline time.Time) error {
 	data := a.out.peek(cmp.Or(a.unanswered, chunkSize))
 	sent := time.Now()
+	// The lease as last renewed: a renewal may commit while the chunk is
+	// on its way, and the replica takes a chunk of its holder under the
+	// version before it.
+	lease, _ := a.leaseNow()
 	ctx, cancel := context.WithDeadline(a.w.reqCtx, deadline)
-	rep, err := a.w.client.Log(ctx, workerproto.LogRequest{Lease: a.lease, Offset: a.offset, Data: data})
+	rep, err := a.w.client.Log(ctx, workerproto.LogRequest{Lease: lease, Offset: a.offset, Data: data})
 	cancel()
 	if err != nil {
 		if Code(err) == "" {
@@ -689,13 +795,15 @@ func (a *attempt) logChunk(deadline time.Time) error {
 }
 
 // complete reports res, whose command ended at ended, until the replica
-// records it or the lease is lost. Output still unsent, renewals and
-// replicas that do not answer can delay the report; each send says how
-// long ago the command ended, so the replica records that end, not the
-// report's.
+// records it or the lease is lost. Output still unsent and replicas that
+// do not answer can delay the report; each send says how long ago the
+// command ended, so the replica records that end, not the report's. The
+// renewer keeps the lease meanwhile, so a send is given all the time up
+// to the lease's kill point (at most 10 s a try), and one cut short is
+// sent again under the lease renewed since.
 func (a *attempt) complete(res process.Result, ended time.Time) {
-	req := workerproto.CompleteRequest{Lease: a.lease, LogBytes: a.offset}
-	req.Outcome, req.ExitCode, req.ErrorCode = completion(res, a.stopReason)
+	req := workerproto.CompleteRequest{LogBytes: a.offset}
+	req.Outcome, req.ExitCode, req.ErrorCode = completion(res, a.stopped())
 	switch {
 	case res.Code == ErrorCodeDigestMismatch && res.Cause != nil:
 		req.ErrorMessage = res.Cause.Error()
@@ -712,19 +820,20 @@ func (a *attempt) complete(res process.Result, ended time.Time) {
 			a.journalDone("terminal")
 			return
 		}
-		if !time.Now().Before(a.killAt) {
+		select {
+		case end := <-a.renewalEnded:
+			a.renewalOver(end)
+			a.journalDone("terminal")
+			return
+		default:
+		}
+		lease, killAt := a.leaseNow()
+		if !time.Now().Before(killAt) {
 			a.leaseLost(nil, &res, nil)
 			return
 		}
-		if !time.Now().Before(a.renewAt()) {
-			if !a.renew() {
-				a.journalDone("terminal")
-				return
-			}
-			req.Lease = a.lease
-			continue
-		}
-		ctx, cancel := context.WithDeadline(a.w.reqCtx, a.deadline())
+		req.Lease = lease
+		ctx, cancel := context.WithDeadline(a.w.reqCtx, killAt)
 		rep, err := a.w.client.Complete(ctx, req, ended)
 		cancel()
 		if err == nil {

@@ -287,24 +287,22 @@ func (c *Client) Pull(ctx context.Context, req workerproto.PullRequest) (reply w
 	return reply, sent, err
 }
 
-// leaseBound is the timeout of the requests made under a run lease (start,
-// renew, complete): their context ends with the lease (or the next
-// renewal), and each send gets a share of what is left of it.
+// leaseBound is the timeout of a start and a renewal: their context ends
+// with the lease, and each send gets a share of what is left of it.
 const leaseBound time.Duration = -1
 
-// renewalBound is the timeout of a log send, whose context ends when the
-// attempt's next renewal is due (or its lease, if sooner): one send gets
-// all of that. Half of it, as a lease-bound send gets, was no more than
-// half a second at a 3 s lease, so a replica that took a little longer to
-// store a chunk had every send cut until the worker dropped output; and
-// the half protects nothing here. A renewal waits for no log send past
-// the time it is due whatever share each send gets (the context ends
-// then), and it is the renewal, bounded by the lease, that gets half of
-// what is left, to leave the next replica time if this one hangs.
-const renewalBound time.Duration = -2
+// wholeBound is the timeout of a log send and of a completion, whose
+// context ends at the lease's kill point: one send gets all of that (at
+// most requestTimeout). The attempt's renewer keeps the lease beside them,
+// so no renewal waits for them, and a send cut short is sent again, to
+// the next replica, under the lease renewed meanwhile: keeping half back
+// for the next replica, as a renewal must, protects nothing here, and
+// half of what was left was less than a slow replica's answer (0.6 s at
+// a 3 s lease), so every send was cut.
+const wholeBound time.Duration = -2
 
 // tryTimeout bounds one send of a request whose whole is bounded by ctx
-// (for a renewal-bound one see renewalBound). A lease-bound send gets
+// (for a whole-bound one see wholeBound). A lease-bound send gets
 // half of the time left before ctx's deadline (at least minLeaseTry, at
 // most requestTimeout): a replica that accepts the
 // request and never answers (frozen, hung) must not hold it to the end of
@@ -314,14 +312,14 @@ const renewalBound time.Duration = -2
 // sends needlessly short. Half leaves the next replica as long as the
 // hung one had.
 func tryTimeout(ctx context.Context, timeout time.Duration) time.Duration {
-	if timeout != leaseBound && timeout != renewalBound {
+	if timeout != leaseBound && timeout != wholeBound {
 		return timeout
 	}
 	deadline, ok := ctx.Deadline()
 	if !ok {
 		return requestTimeout
 	}
-	if timeout == renewalBound {
+	if timeout == wholeBound {
 		return min(requestTimeout, max(minLeaseTry, time.Until(deadline)))
 	}
 	return min(requestTimeout, max(minLeaseTry, time.Until(deadline)/2))
@@ -342,7 +340,7 @@ func (c *Client) Renew(ctx context.Context, req workerproto.RenewRequest) (worke
 // Log appends a chunk of output.
 func (c *Client) Log(ctx context.Context, req workerproto.LogRequest) (workerproto.LogReply, error) {
 	var out workerproto.LogReply
-	return out, c.call(ctx, workerproto.PathLog, renewalBound, req, &out, nil)
+	return out, c.call(ctx, workerproto.PathLog, wholeBound, req, &out, nil)
 }
 
 // Complete reports an attempt's end. ended, when not zero, is when the
@@ -354,7 +352,7 @@ func (c *Client) Log(ctx context.Context, req workerproto.LogRequest) (workerpro
 // replica accepts the report.
 func (c *Client) Complete(ctx context.Context, req workerproto.CompleteRequest, ended time.Time) (workerproto.CompleteReply, error) {
 	var out workerproto.CompleteReply
-	return out, c.send(ctx, workerproto.PathComplete, leaseBound, func(began time.Time) any {
+	return out, c.send(ctx, workerproto.PathComplete, wholeBound, func(began time.Time) any {
 		if !ended.IsZero() {
 			req.EndedMsAgo = max(began.Sub(ended).Milliseconds(), 0)
 		}
@@ -406,6 +404,12 @@ func (c *Client) send(ctx context.Context, path string, timeout time.Duration, a
 				e.server = i
 			}
 			return err
+		}
+		if errors.Is(ctx.Err(), context.Canceled) {
+			// The caller gave the request up (an attempt's renewer
+			// stopped once the attempt completed): that says nothing of
+			// this server, so the worker stays on it.
+			return &gaveUp{path: path, cause: context.Cause(ctx), last: err}
 		}
 		c.failover(i)
 		// Jitter spreads the retries of many workers after a replica

@@ -522,13 +522,24 @@ func (in *ingress) pull(w http.ResponseWriter, r *http.Request) {
 
 // fenced checks a lease the way the real ingress does; in.mu is held.
 func (in *ingress) fenced(w http.ResponseWriter, l workerproto.Lease) *attemptRec {
+	return in.fencedAt(w, l, false)
+}
+
+// heldBy checks the lease of a log chunk or a completion the way the real
+// ingress does: by its holder, under the current version or one before it
+// (a renewal crossed the request); in.mu is held.
+func (in *ingress) heldBy(w http.ResponseWriter, l workerproto.Lease) *attemptRec {
+	return in.fencedAt(w, l, true)
+}
+
+func (in *ingress) fencedAt(w http.ResponseWriter, l workerproto.Lease, older bool) *attemptRec {
 	a := in.attempts[l.AttemptID]
 	switch {
 	case a == nil:
 		fail(w, http.StatusNotFound, workerproto.CodeNotFound, "no attempt %s", l.AttemptID)
 	case sha256.Sum256([]byte(l.Token)) != a.tokenHash:
 		fail(w, http.StatusConflict, workerproto.CodeFenced, "stale lease token")
-	case l.LeaseVersion != a.version:
+	case l.LeaseVersion > a.version || (l.LeaseVersion < a.version && !older):
 		fail(w, http.StatusConflict, workerproto.CodeFenced, "stale lease version %d (current %d)", l.LeaseVersion, a.version)
 	case time.Now().After(a.leaseEnd) && a.complete == nil:
 		a.late++
@@ -542,6 +553,12 @@ func (in *ingress) fenced(w http.ResponseWriter, l workerproto.Lease) *attemptRe
 func (in *ingress) leaseReply(a *attemptRec) workerproto.LeaseReply {
 	a.version++
 	a.leaseEnd = time.Now().Add(time.Duration(in.leaseMs) * time.Millisecond)
+	return in.currentLease(a)
+}
+
+// currentLease answers the lease as it stands, as the replica answers the
+// replay of a renewal whose answer the worker never had.
+func (in *ingress) currentLease(a *attemptRec) workerproto.LeaseReply {
 	rep := workerproto.LeaseReply{Reply: workerproto.ReplyRenewed, LeaseVersion: a.version, LeaseMs: in.leaseMs, DeadlineMs: 3600_000}
 	switch {
 	case in.beforeSessionState:
@@ -580,6 +597,11 @@ func (in *ingress) renew(w http.ResponseWriter, r *http.Request) {
 	defer in.mu.Unlock()
 	if in.renewDown {
 		fail(w, http.StatusServiceUnavailable, workerproto.CodeUnavailable, "database unreachable")
+		return
+	}
+	if a := in.attempts[req.AttemptID]; a != nil && sha256.Sum256([]byte(req.Token)) == a.tokenHash && req.LeaseVersion+1 == a.version && time.Now().Before(a.leaseEnd) {
+		// The replay of a renewal the worker gave up before its answer.
+		reply(w, in.currentLease(a))
 		return
 	}
 	if a := in.fenced(w, req.Lease); a != nil {
@@ -621,7 +643,7 @@ func (in *ingress) appendLog(w http.ResponseWriter, r *http.Request) {
 	}
 	in.mu.Lock()
 	in.logRequests++
-	a := in.fenced(w, req.Lease)
+	a := in.heldBy(w, req.Lease)
 	if a == nil {
 		in.mu.Unlock()
 		return
@@ -706,7 +728,7 @@ func (in *ingress) complete(w http.ResponseWriter, r *http.Request) {
 		fail(w, http.StatusServiceUnavailable, workerproto.CodeUnavailable, "the database is unreachable")
 		return
 	}
-	a := in.fenced(w, req.Lease)
+	a := in.heldBy(w, req.Lease)
 	if a == nil {
 		return
 	}

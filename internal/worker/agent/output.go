@@ -39,8 +39,8 @@ const outputWindow = 4 * chunkSize
 // waiting could hold the command for as long as they stay unreachable, so
 // output past the limit is dropped until a send is answered again: a
 // write never waits longer than that, whatever a send under way is doing
-// (one a replica never answers is given up only at the next renewal,
-// seconds later). What is dropped is counted, a marker naming the count
+// (one a replica never answers is given up only at its deadline, up to
+// 10 s later). What is dropped is counted, a marker naming the count
 // takes its place in the output, and the worker logs the gap at WARN: the
 // stored log is never silently incomplete. After close everything is dropped (the replica reached its
 // cap and stored its own marker, or the attempt is over). Output keeps

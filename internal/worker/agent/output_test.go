@@ -52,8 +52,8 @@ func TestOutputHoldsAtMostItsWindowAndDropsNothingWhileReplicasTakeIt(t *testing
 
 // A log send that no replica answers holds the command's writes no longer
 // than outputStallAfter, though the worker gives that send up only at its
-// deadline, the next renewal (here 20 s away, a third of a minute's
-// lease): the command writes twice what the worker's buffer holds and ends
+// deadline (here 10 s away, a send's longest try under a minute's lease):
+// the command writes twice what the worker's buffer holds and ends
 // while the first send is still held, and what did not fit is dropped,
 // with a marker in the log and a warning. Before, the writes waited for
 // the send to be given up.

@@ -13,12 +13,12 @@ import (
 // keeps every byte of a command's output, at the shortest lease (3 s),
 // though the command writes twice what the worker holds unsent and so
 // waits on the sends for longer than output may stall; and the lease never
-// lapses meanwhile. A log send is given all the time until the next
-// renewal is due, not half of it: half was at most 0.5 s there, every send
-// was cut before its answer, and after 5 s the worker dropped output (the
-// log then holds a marker of the gap instead of the bytes), or, its
-// output never all taken, the attempt never completed. The renewal still
-// goes out when it is due: the send's context ends then.
+// lapses meanwhile. A log send is given all the time until the lease's
+// kill point, not half of what was left before the next renewal: half was
+// at most 0.5 s there, every send was cut before its answer, and after 5 s
+// the worker dropped output (the log then holds a marker of the gap
+// instead of the bytes), or, its output never all taken, the attempt never
+// completed. The renewals still go out when they are due, on their own.
 func TestASlowReplicasLogAnswersKeepEveryByteAndTheLease(t *testing.T) {
 	t.Parallel()
 	in := newIngress(t, 3_000)
