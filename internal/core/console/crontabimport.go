@@ -79,6 +79,11 @@ type importData struct {
 // project).
 func (c *Console) importForm(w http.ResponseWriter, r *http.Request, s *session) {
 	d := importData{crontabImport: crontabImport{Project: strings.TrimSpace(r.URL.Query().Get("project"))}}
+	if c.cfg.Scripts != nil {
+		// The panel's task lines ran scripts from its scripts folder; this
+		// server's own is where its Scripts page keeps them.
+		d.ScriptsDir = c.cfg.Scripts.Dir
+	}
 	c.renderImport(w, r, s, http.StatusOK, d)
 }
 

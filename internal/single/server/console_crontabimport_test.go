@@ -362,3 +362,19 @@ func TestAPanelCrontabImportedWithItsScriptsFolderRunsEachScriptThere(t *testing
 		t.Errorf("the imported triggers enabled: %v; want the commented line's disabled", enabled)
 	}
 }
+
+// The import form of a single node starts its scripts folder field as
+// the server's scripts folder, where its Scripts page keeps the scripts
+// a panel's task lines ran.
+func TestTheCrontabImportFormStartsWithTheServersScriptsFolder(t *testing.T) {
+	t.Parallel()
+	site, c, _ := startSignedInConsoleSite(t, apitoken.Admin)
+	dir := site.srv.cfg.ScriptsDir
+	if dir == "" {
+		t.Fatal("the test server has no scripts folder")
+	}
+	_, page := httpcall.Form(t, c, http.MethodGet, site.base+"/definitions/import?lang=en", nil)
+	if want := `id="imp-scriptsdir" name="scriptsdir" value="` + html.EscapeString(dir) + `"`; !strings.Contains(page, want) {
+		t.Fatalf("the import form lacks %s:\n%s", want, page)
+	}
+}
