@@ -39,6 +39,10 @@ const (
 	TriggerResumed      Action = "trigger.resumed"
 	TriggerEnabled      Action = "trigger.enabled"
 	TriggerDisabled     Action = "trigger.disabled"
+	// BackupDownloaded: a backup archive of a single-node server's data
+	// directory was sent (the console's Backup page): who, its size and
+	// how long it took, never what it held.
+	BackupDownloaded Action = "backup.downloaded"
 )
 
 // Actions lists every action in the order the docs table has them.
@@ -49,6 +53,7 @@ var Actions = []Action{
 	SecretSet, SecretDeleted,
 	NotificationRetried, ChannelTested,
 	TriggerPaused, TriggerResumed, TriggerEnabled, TriggerDisabled,
+	BackupDownloaded,
 }
 
 // Kind is the kind of object a record is about.
@@ -63,6 +68,7 @@ const (
 	KindChannel      Kind = "channel"
 	KindSecret       Kind = "secret"
 	KindTrigger      Kind = "trigger"
+	KindBackup       Kind = "backup"
 )
 
 // Bounds of a record's text, which the tables check too.
