@@ -331,7 +331,7 @@ func TestTheBackupRouteServesAnAdminOfEveryProjectOneAtATime(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer first.Close() //nolint:errcheck // the test's own
+	defer func() { _ = first.Close() }()
 	if status, body, _ := httpcall.Bearer(t, http.MethodGet, site.base+"/api/v1/backup", site.tokens[apitoken.Admin], nil); status != http.StatusConflict || !strings.Contains(string(body), string(databackup.RefusalBusy)) {
 		t.Errorf("GET /api/v1/backup while another backup is made: %d (%d bytes); want 409 %s", status, len(body), databackup.RefusalBusy)
 	}
