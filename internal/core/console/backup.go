@@ -75,16 +75,21 @@ func (c *Console) backupDownload(w http.ResponseWriter, r *http.Request, s *sess
 		c.fail(w, r, s, err)
 		return
 	}
-	defer func() {
+	closeArchive := func() {
 		if err := arch.Close(); err != nil {
 			c.cfg.Log.Error("console: could not remove a backup's working copy", "code", CodeBackupCut, "archive", arch.Name(), "err", err)
 		}
-	}()
+	}
+	// Closed once written, before the record, so that the working copy is
+	// gone by the time the trail says the download ended; deferred too,
+	// for a handler that never gets there.
+	defer closeArchive()
 	h := w.Header()
 	h.Set("Content-Type", "application/gzip")
 	h.Set("Content-Disposition", `attachment; filename="`+arch.Name()+`"`)
 	w.WriteHeader(http.StatusOK)
 	sent, err := arch.WriteTo(r.Context(), httpserve.LongAnswer(w))
+	closeArchive()
 	actor := s.actor(r)
 	c.recordBackup(actor, databackup.Downloaded(actor, arch.Name(), sent, time.Since(start), err == nil))
 	if err != nil {

@@ -49,7 +49,8 @@ type Archive interface {
 	// WriteTo writes the whole archive to w and returns the bytes written.
 	WriteTo(ctx context.Context, w io.Writer) (int64, error)
 	// Close removes the database's copy and lets the next backup begin;
-	// it is what leaves nothing behind, however the writing ended.
+	// it is what leaves nothing behind, however the writing ended. A
+	// second Close does nothing.
 	Close() error
 }
 

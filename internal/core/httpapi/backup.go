@@ -57,14 +57,19 @@ func (a *api) backupDownload(w http.ResponseWriter, r *http.Request) {
 		a.writeError(w, r, err)
 		return
 	}
-	defer func() {
+	closeArchive := func() {
 		if err := arch.Close(); err != nil {
 			a.Log.Error("could not remove a backup's working copy", slog.String("code", CodeBackupCut), slog.String("archive", arch.Name()), slog.String("err", err.Error()))
 		}
-	}()
+	}
+	// Closed once written, before the record, so that the working copy is
+	// gone by the time the trail says the download ended; deferred too,
+	// for a handler that never gets there.
+	defer closeArchive()
 	w.Header().Set("Content-Disposition", `attachment; filename="`+arch.Name()+`"`)
 	w.WriteHeader(http.StatusOK)
 	sent, err := arch.WriteTo(r.Context(), httpserve.LongAnswer(w))
+	closeArchive()
 	actor := principalOf(r.Context()).actor()
 	a.recordBackup(databackup.Downloaded(actor, arch.Name(), sent, time.Since(start), err == nil))
 	if err != nil {
