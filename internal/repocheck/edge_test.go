@@ -26,6 +26,7 @@ var edgePackages = []string{
 	"internal/core/console",
 	"internal/core/cron",
 	"internal/core/crontab",
+	"internal/core/databackup",
 	"internal/core/digest",
 	"internal/core/hold",
 	"internal/core/httpapi",

@@ -45,6 +45,10 @@ const (
 	TriggerResumed      Action = "trigger.resumed"
 	TriggerEnabled      Action = "trigger.enabled"
 	TriggerDisabled     Action = "trigger.disabled"
+	// BackupDownloaded: a backup archive of a single-node server's data
+	// directory was sent (the console's Backup page): who, its size and
+	// how long it took, never what it held.
+	BackupDownloaded Action = "backup.downloaded"
 )
 
 // Actions lists every action in the order the docs table has them.
@@ -56,6 +60,7 @@ var Actions = []Action{
 	ScriptSaved, ScriptCreated, ScriptUploaded, ScriptRenamed, ScriptDeleted, ScriptFolderCreated,
 	NotificationRetried, ChannelTested,
 	TriggerPaused, TriggerResumed, TriggerEnabled, TriggerDisabled,
+	BackupDownloaded,
 }
 
 // Kind is the kind of object a record is about.
@@ -71,6 +76,7 @@ const (
 	KindSecret       Kind = "secret"
 	KindScript       Kind = "script"
 	KindTrigger      Kind = "trigger"
+	KindBackup       Kind = "backup"
 )
 
 // Bounds of a record's text, which the tables check too.

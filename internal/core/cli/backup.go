@@ -11,6 +11,7 @@ import (
 
 func backupCommand(opts Options) *cobra.Command {
 	var db dbFlags
+	var archive string
 	long := `Copy a single-node data directory into DIR, a new or empty directory: a consistent copy of
 qinglong.db taken in one read transaction (the server may go on serving; what it commits later is
 not in the copy), then the logs of the attempts in that copy, then qinglong-secrets.json (mode
@@ -24,17 +25,40 @@ and that tokens revoked, users disabled and passwords changed since are back: re
 change them again. The copy is built in
 DIR/.qinglong-backup-partial and moved into DIR, the database last, only once whole and on disk: a DIR
 without qinglong.db (or still holding .qinglong-backup-partial) is a backup cut off before its end —
-remove it and back up again.`
+remove it and back up again.
+
+With --archive FILE it writes the same as one gzipped tar file instead, to unpack into an empty
+directory (mkdir -m 700 DIR && tar -xzf FILE -C DIR) and restore as above: the database's copy is
+made beside FILE first and removed after; FILE is written as FILE.partial and renamed only once
+whole, so a FILE that exists is a whole archive. --archive - writes it to standard output (never a
+terminal). ` + apiHelp("backup") + ` The server sends the archive its console's Backup page
+sends (GET /api/v1/backup); it makes one at a time.`
 	if opts.OpenPostgres != nil {
 		long += "\n\nThe cluster's database is PostgreSQL: back it up with pg_dump (docs/operations.md, \"Backup and restore\")."
 	}
 	c := &cobra.Command{
-		Use:     "backup DIR",
-		Short:   "Copy the embedded database, its logs and secrets into a new directory, while the server runs",
-		Long:    long,
-		Example: "  " + opts.Binary + " backup /var/backups/qinglong-$(date +%F) --data-dir /var/lib/qinglong",
-		Args:    oneArg("backup takes one directory to write the copy into"),
+		Use:   "backup DIR | --archive FILE|-",
+		Short: "Copy the embedded database, its logs and secrets into a new directory, while the server runs",
+		Long:  long,
+		Example: "  " + opts.Binary + " backup /var/backups/qinglong-$(date +%F) --data-dir /var/lib/qinglong\n  " +
+			opts.Binary + " backup --archive /var/backups/qinglong-$(date +%F).tar.gz --data-dir /var/lib/qinglong\n  " +
+			opts.Binary + " backup --archive - --api-url https://ql.example.com:8080 > qinglong-backup.tar.gz",
+		Args: func(cmd *cobra.Command, args []string) error {
+			if archive != "" {
+				if len(args) > 0 {
+					return Usagef("--archive writes one file: give --archive FILE or a directory DIR, not both")
+				}
+				return nil
+			}
+			return oneArg("backup takes one directory to write the copy into (or --archive FILE)")(cmd, args)
+		},
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if archive != "" {
+				return backupArchive(cmd, opts, &db, archive)
+			}
+			if db.server != "" {
+				return Usagef("--api-url downloads the server's backup as one archive: give --archive FILE (or - for standard output) instead of a directory")
+			}
 			dsn, err := db.resolve(opts)
 			if err != nil {
 				return err
@@ -68,5 +92,7 @@ remove it and back up again.`
 		},
 	}
 	addDBFlags(c, &db, opts.OpenPostgres != nil)
+	addServerFlag(c, &db)
+	c.Flags().StringVar(&archive, "archive", "", "write the backup as one .tar.gz file, FILE (new), or - for standard output, instead of a directory")
 	return c
 }

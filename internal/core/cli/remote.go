@@ -81,6 +81,7 @@ var remoteScopes = map[string]apitoken.Scope{
 	"notifications retry": apitoken.Operate,
 	"notifications test":  apitoken.Operate,
 	"audit list":          apitoken.Admin,
+	"backup":              apitoken.Admin,
 }
 
 // remotePath is cmd's path below the root, as remoteScopes keys it.
@@ -332,32 +333,38 @@ func (c *apiClient) sendOnce(ctx context.Context, method, target, contentType st
 		return nil, nil, qlerror.Wrap(qlerror.Unavailable, err, "reading the server's answer")
 	}
 	if resp.StatusCode != http.StatusOK {
-		var e struct {
-			Error struct {
-				Code       qlerror.Code      `json:"code"`
-				Message    string            `json:"message"`
-				Reason     qlerror.Reason    `json:"reason"`
-				Params     map[string]string `json:"params"`
-				Errors     []serverFileError `json:"errors"`
-				MoreErrors int               `json:"moreErrors"`
-			} `json:"error"`
-		}
-		if json.Unmarshal(answer, &e) != nil || e.Error.Code == "" {
-			return nil, nil, qlerror.New(qlerror.Unavailable, "the server at %s answered %s, not the QingLong API; check --api-url", c.base, resp.Status)
-		}
-		err := qlerror.New(e.Error.Code, "%s%s", serverSaid, e.Error.Message)
-		if e.Error.Reason != "" {
-			// The refusal's reason, for a command that words it as the
-			// database path does (a disabled trigger's enable command).
-			err = err.Because(e.Error.Reason)
-			err.Params = e.Error.Params
-		}
-		if len(e.Error.Errors) > 0 {
-			return resp.Header, nil, &serverFileErrors{err: err, List: e.Error.Errors, More: e.Error.MoreErrors}
-		}
-		return resp.Header, nil, err
+		return resp.Header, nil, c.refusal(resp, answer)
 	}
 	return resp.Header, answer, nil
+}
+
+// refusal is the API's error a non-200 answer carries, with its code,
+// reason and params.
+func (c *apiClient) refusal(resp *http.Response, answer []byte) error {
+	var e struct {
+		Error struct {
+			Code       qlerror.Code      `json:"code"`
+			Message    string            `json:"message"`
+			Reason     qlerror.Reason    `json:"reason"`
+			Params     map[string]string `json:"params"`
+			Errors     []serverFileError `json:"errors"`
+			MoreErrors int               `json:"moreErrors"`
+		} `json:"error"`
+	}
+	if json.Unmarshal(answer, &e) != nil || e.Error.Code == "" {
+		return qlerror.New(qlerror.Unavailable, "the server at %s answered %s, not the QingLong API; check --api-url", c.base, resp.Status)
+	}
+	err := qlerror.New(e.Error.Code, "%s%s", serverSaid, e.Error.Message)
+	if e.Error.Reason != "" {
+		// The refusal's reason, for a command that words it as the
+		// database path does (a disabled trigger's enable command).
+		err = err.Because(e.Error.Reason)
+		err.Params = e.Error.Params
+	}
+	if len(e.Error.Errors) > 0 {
+		return &serverFileErrors{err: err, List: e.Error.Errors, More: e.Error.MoreErrors}
+	}
+	return err
 }
 
 // serverSaid starts the message of every error a server answered.

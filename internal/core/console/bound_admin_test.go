@@ -74,7 +74,7 @@ func TestABoundUserOfAnyRoleNeverReachesTheAdminPagesOfEveryProject(t *testing.T
 		return w
 	}
 	adminPage := func(pattern string) bool {
-		for _, prefix := range []string{"/definitions", "/tokens", "/secrets", "/audit"} {
+		for _, prefix := range []string{"/definitions", "/tokens", "/secrets", "/audit", "/backup"} {
 			if strings.HasPrefix(pattern, prefix) {
 				return true
 			}

@@ -33,6 +33,7 @@ import (
 	"github.com/qinglong/qinglong/internal/core/audit"
 	"github.com/qinglong/qinglong/internal/core/authlog"
 	"github.com/qinglong/qinglong/internal/core/catalog"
+	"github.com/qinglong/qinglong/internal/core/databackup"
 	"github.com/qinglong/qinglong/internal/core/hold"
 	"github.com/qinglong/qinglong/internal/core/httpserve"
 	"github.com/qinglong/qinglong/internal/core/notify"
@@ -168,6 +169,15 @@ type Config struct {
 	// Replicas lists the cluster's replicas by their heartbeats for the
 	// overview; nil on profiles without them, which then show none.
 	Replicas func(ctx context.Context) ([]Replica, error)
+	// Backup makes the backup archives of this server's data directory
+	// (the Backup page, admin sessions of every project); nil where the
+	// database is not the server's file (a cluster replica's is
+	// PostgreSQL's): the page then says how to back that up, and the
+	// navigation does not offer it.
+	Backup databackup.Source
+	// BackupRecord records in the audit trail who downloaded a backup,
+	// its size and how long it took; nil records nothing.
+	BackupRecord audit.Appender
 	// Writes holds every form that writes, and the sign-in (which records
 	// the sign-in and the token's use), while a write would be lost; nil:
 	// never. The pages are still served meanwhile.
@@ -274,6 +284,11 @@ const (
 	CodeRenderFailed       = "console.render_failed"
 	CodeLiveLogStopped     = "console.live_log_stopped"
 	CodeLogDownloadCut     = "console.log_download_cut"
+	// CodeBackupDownloaded and CodeBackupCut: a backup archive was sent
+	// whole, or cut off (the browser went away, a file could not be
+	// read) after its first bytes.
+	CodeBackupDownloaded   = "console.backup_downloaded"
+	CodeBackupCut          = "console.backup_cut"
 	CodeInternalError      = "console.internal_error"
 	CodeSessionStoreFailed = "console.session_store_failed"
 	CodeSessionSeenFailed  = "console.session_seen_failed"
@@ -371,6 +386,8 @@ var routes = []route{
 	{http.MethodPost, "/scripts/rename", apitoken.Admin, func(c *Console) handlerFunc { return c.scriptRename }, adminOfEveryProject},
 	{http.MethodGet, "/scripts/delete", apitoken.Admin, func(c *Console) handlerFunc { return c.scriptDeletePage }, adminOfEveryProject},
 	{http.MethodPost, "/scripts/delete", apitoken.Admin, func(c *Console) handlerFunc { return c.scriptDelete }, adminOfEveryProject},
+	{http.MethodGet, "/backup", apitoken.Admin, func(c *Console) handlerFunc { return c.backupPage }, adminOfEveryProject},
+	{http.MethodPost, "/backup/download", apitoken.Admin, func(c *Console) handlerFunc { return c.backupDownload }, adminOfEveryProject},
 }
 
 // session is one signed-in browser, of a token or of a user account. A
@@ -631,8 +648,14 @@ func (c *Console) guard(rt route) http.HandlerFunc {
 // writes reports whether a signed-in route writes to the store: every form
 // but the previews, which only read.
 func writes(rt route) bool {
-	return rt.method == http.MethodPost && !strings.HasSuffix(rt.pattern, "/preview")
+	return rt.method == http.MethodPost && !strings.HasSuffix(rt.pattern, "/preview") && rt.pattern != backupDownloadPattern
 }
+
+// backupDownloadPattern is the download of a backup archive: a form, so
+// that no page of another site can start one, which streams (it lasts as
+// long as the archive takes to send) and asks the write hold itself, at
+// its start and for its audit record (backupDownload).
+const backupDownloadPattern = "/backup/download"
 
 // undated reports whether a route's write takes no time from the
 // server's clock: a cancel, which the store dates no earlier than the
@@ -647,7 +670,7 @@ func undated(rt route) bool {
 // limit: it bounds each of its reads and moves the connection's write
 // deadline on itself as it sends.
 func streams(rt route) bool {
-	return rt.pattern == "/runs/{id}/log" || rt.pattern == "/runs/{id}/download"
+	return rt.pattern == "/runs/{id}/log" || rt.pattern == "/runs/{id}/download" || rt.pattern == backupDownloadPattern
 }
 
 // tooLarge parses the request's form and reports whether its body went

@@ -69,6 +69,9 @@ type page struct {
 	// ShowAudit offers the audit page: an admin session (an owner) on a
 	// server that can read the trail.
 	ShowAudit bool
+	// ShowBackup offers the Backup page: an admin session of every
+	// project on a server that keeps its data directory.
+	ShowBackup bool
 	// ShowNotifications offers the notifications page: a server with an
 	// outbox to read.
 	ShowNotifications bool
@@ -125,6 +128,7 @@ func (c *Console) pageOf(r *http.Request, s *session, data any) page {
 		p.ShowScripts = s.scope.Allows(apitoken.Admin) && c.cfg.Scripts != nil && boundOf(r.Context()).in() == nil
 		p.ShowNotifications = c.cfg.Notifications != nil
 		p.ShowAudit = s.scope.Allows(apitoken.Admin) && c.cfg.Audit != nil
+		p.ShowBackup = s.scope.Allows(apitoken.Admin) && c.cfg.Backup != nil && len(boundOf(r.Context()).projects) == 0
 	}
 	return p
 }

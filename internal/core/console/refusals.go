@@ -12,6 +12,7 @@ import (
 	"github.com/qinglong/qinglong/internal/core/apply"
 	"github.com/qinglong/qinglong/internal/core/audit"
 	"github.com/qinglong/qinglong/internal/core/catalog"
+	"github.com/qinglong/qinglong/internal/core/databackup"
 	"github.com/qinglong/qinglong/internal/core/hold"
 	"github.com/qinglong/qinglong/internal/core/project"
 	"github.com/qinglong/qinglong/internal/core/qlerror"
@@ -84,6 +85,8 @@ var refusalsZH = map[qlerror.Reason]string{ //nolint:gosec // G101: sentences ke
 	project.RefusalNotArchived:          "项目 {name} 仍处于 active 状态，只有已归档的项目才能删除：请先在它的定义文件中设置 status: archived 并执行 `ql apply -f FILE`，然后再删除。",
 	project.RefusalUnfinishedRuns:       "项目 {name} 还有 {runs} 个运行尚未结束（排队、运行中或等待重试），删除会丢失它们的结果：请先取消它们，或等它们结束，然后再删除。",
 	project.RefusalBoundTokens:          "有仍然有效的 API 令牌绑定到项目 {name}（{tokens}）：删除后这个名字空出来，以后同名的新项目会被这些令牌操作；请先撤销它们（`ql tokens revoke 名称`），然后再删除。",
+	databackup.RefusalBusy:              "此服务器正在做另一份备份（同一时间只做一份）：请等它的下载结束后再试。",
+	databackup.RefusalNoSpace:           "{dir} 所在的磁盘只剩 {free} 可用空间，而备份要先在那里复制一份数据库（最多 {need}）：什么也没有复制；请在该磁盘上腾出空间，或在服务器主机上用 `ql backup DIR` 把备份写到另一块磁盘。",
 	audit.RefusalNotRecorded:            "{name} 的更改已经完成并保留，但审计记录（{action}）没有写入：请另行记下是谁做的更改，并在下一次更改前修复数据库；服务器日志以代码 audit.not_recorded 记下了操作者。",
 	project.RefusalConfirmationRequired: "删除项目 {name} 无法撤销，而标准输入不是终端，无法输入项目名称确认：请加上 --yes（先用 --dry-run 查看会删除什么），或在终端中运行并输入名称。",
 	refusalEnableArchived: "无法启用触发器“{trigger}”：它所属的项目已归档，归档项目的触发器保持原样（且都不运行），直到项目恢复为 active；" +

@@ -276,8 +276,9 @@ func (g *guard) check(r *http.Request, unchecked storeDown) (apitoken.Token, fai
 // nil, says why this server can serve the request to no token at all,
 // which a token of too small a scope is told instead of the scope it
 // lacks: asking for a larger token would only meet that refusal. An
-// undated write (undatedWrites) passes the hold for the clock.
-func (a *api) protect(need apitoken.Scope, rule projectRule, served readiness, unchecked storeDown, undated bool, never func(*http.Request) error, h http.HandlerFunc) http.HandlerFunc {
+// undated write (undatedWrites) passes the hold for the clock; a route
+// that admits itself (admitsItself) is not held here.
+func (a *api) protect(need apitoken.Scope, rule projectRule, served readiness, unchecked storeDown, adm admission, never func(*http.Request) error, h http.HandlerFunc) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		g := a.guard
 		// A server not ready only because its writes are held answers
@@ -324,11 +325,11 @@ func (a *api) protect(need apitoken.Scope, rule projectRule, served readiness, u
 				return
 			}
 		}
-		if need != apitoken.Read {
+		if need != apitoken.Read && adm != admitsItself {
 			// Held open until the write is done: the hold waits for it, so
 			// no write admitted before the hold lands after it began.
 			admit := hold.Admit
-			if undated {
+			if adm == admitUndated {
 				admit = hold.AdmitUndated
 			}
 			done, err := admit(a.Writes)

@@ -8,7 +8,6 @@ import (
 	"log/slog"
 	"net/http"
 	"net/netip"
-	"slices"
 	"strings"
 	"time"
 
@@ -17,6 +16,7 @@ import (
 	"github.com/qinglong/qinglong/internal/core/authlimit"
 	"github.com/qinglong/qinglong/internal/core/authlog"
 	"github.com/qinglong/qinglong/internal/core/catalog"
+	"github.com/qinglong/qinglong/internal/core/databackup"
 	"github.com/qinglong/qinglong/internal/core/hold"
 	"github.com/qinglong/qinglong/internal/core/httpserve"
 	"github.com/qinglong/qinglong/internal/core/notify"
@@ -145,6 +145,13 @@ type Config struct {
 	// (GET, PUT and DELETE /api/v1/secrets); nil where the machines that
 	// run them hold their own (a cluster's workers), and the routes refuse.
 	Secrets *process.Secrets
+	// Backup makes the backup archives of the data directory (GET
+	// /api/v1/backup); nil where the database is not the server's file
+	// (a cluster replica's is PostgreSQL's), which refuses the route.
+	Backup databackup.Source
+	// BackupRecord records in the audit trail who downloaded a backup;
+	// nil records nothing.
+	BackupRecord audit.Appender
 	// SecretsRecord records in the audit trail who set or deleted a
 	// secret of Secrets, once the file's change succeeded; nil records
 	// nothing.
@@ -348,7 +355,7 @@ func newHandler(cfg Config, table []route) *Handler {
 	// A path no route serves is answered only to a token, as a route's
 	// other method is (dispatch): without one, every path is the same 401,
 	// so the routes cannot be mapped by asking.
-	h.unknown = a.protect(apitoken.Read, noProject, whenReady, checkedOnly, false, nil, func(w http.ResponseWriter, r *http.Request) {
+	h.unknown = a.protect(apitoken.Read, noProject, whenReady, checkedOnly, admitDated, nil, func(w http.ResponseWriter, r *http.Request) {
 		a.writeError(w, r, qlerror.New(qlerror.NotFound, "no such endpoint %s; docs/operations.md lists the routes (/api/v1/runs, /api/v1/triggers, ...)", clip(r.URL.Path)).
 			Because(RefusalNoSuchEndpoint))
 	})
@@ -378,7 +385,7 @@ func (a *api) dispatch(rs []route) http.HandlerFunc {
 		unchecked = unchecked && rt.unchecked
 		h := a.refuseUnheld(rt, rt.handler(a))
 		if rt.scope != public {
-			h = a.protect(rt.scope, rt.projects, rt.served, rt.unchecked, slices.Contains(undatedWrites, rt.pattern), a.neverServed(rt.pattern), h)
+			h = a.protect(rt.scope, rt.projects, rt.served, rt.unchecked, admissionOf(rt.pattern), a.neverServed(rt.pattern), h)
 		}
 		handlers[rt.method] = h
 		allow = append(allow, rt.method)
@@ -392,7 +399,7 @@ func (a *api) dispatch(rs []route) http.HandlerFunc {
 			Because(RefusalMethodNotAllowed, "allowed", strings.Join(allow, ", ")))
 	}
 	if protected {
-		wrongMethod = a.protect(apitoken.Read, noProject, served, unchecked, false, nil, wrongMethod)
+		wrongMethod = a.protect(apitoken.Read, noProject, served, unchecked, admitDated, nil, wrongMethod)
 	}
 	return func(w http.ResponseWriter, r *http.Request) {
 		m := r.Method

@@ -16,6 +16,32 @@ const public apitoken.Scope = ""
 // clock reads behind the database (hold.Gate.AdmitUndated).
 var undatedWrites = []string{"/api/v1/runs/{id}/cancel"}
 
+// admission is how a route of a scope above read passes the write hold.
+type admission int
+
+const (
+	// admitDated: the hold is held open for the whole request.
+	admitDated admission = iota
+	// admitUndated: the same, past a hold for the clock (undatedWrites).
+	admitUndated
+	// admitsItself: the handler asks the hold itself — the backup
+	// download, at its start and for its audit record — rather than hold
+	// it open across a download that may last minutes, which a hold would
+	// have to wait for before it began.
+	admitsItself
+)
+
+// admissionOf is the admission of the route of pattern.
+func admissionOf(pattern string) admission {
+	switch {
+	case pattern == backupPath:
+		return admitsItself
+	case slices.Contains(undatedWrites, pattern):
+		return admitUndated
+	}
+	return admitDated
+}
+
 // readiness is a route's rule for a server that is not ready (Ready
 // says so, and not only because its writes are held).
 type readiness bool
@@ -98,6 +124,7 @@ var routes = []route{
 	{http.MethodPut, "/api/v1/secrets/{name}", apitoken.Admin, secretProject, whenReady, checkedOnly, unconditional, "list and edit secrets", func(a *api) http.HandlerFunc { return a.admitted(a.secretSet) }},
 	{http.MethodDelete, "/api/v1/secrets/{name}", apitoken.Admin, secretProject, whenReady, checkedOnly, unconditional, "list and edit secrets", func(a *api) http.HandlerFunc { return a.admitted(a.secretDelete) }},
 	{http.MethodGet, "/api/v1/audit", apitoken.Admin, listed, whenReady, checkedOnly, unconditional, "read the audit trail", func(a *api) http.HandlerFunc { return a.admitted(a.auditList) }},
+	{http.MethodGet, backupPath, apitoken.Admin, everyProject, whenReady, checkedOnly, unconditional, "download a backup of the data directory", func(a *api) http.HandlerFunc { return a.backupDownload }},
 	{http.MethodGet, metricsPath, apitoken.Read, everyProject, evenUnready, lastKnown, unconditional, "read the metrics", func(a *api) http.HandlerFunc { return a.metrics }},
 }
 

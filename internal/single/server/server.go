@@ -50,6 +50,9 @@ type Server struct {
 	notify        *loop.Loop
 	retain        *loop.Loop
 	diag          schedule.Diagnostics
+	// backups makes the backup archives the console and the API send,
+	// one at a time.
+	backups *archives
 	// clock moves back the cursors a clock that went back left ahead
 	// (schedule.ClockWatch); only the scheduler's goroutine uses it.
 	clock schedule.ClockWatch
@@ -172,6 +175,7 @@ func Start(ctx context.Context, cfg Config) (srv *Server, err error) {
 		return nil, err
 	}
 	sayIfShared(cfg.Logger, cfg.DataDir)
+	removeLeftDownloads(cfg.DataDir, cfg.Logger)
 	if !cfg.RunAs.IsZero() {
 		if err := process.CheckRunAs(cfg.RunAs); err != nil {
 			return nil, err

@@ -464,6 +464,7 @@ func TestEveryCommandOverTheAPINeedsTheScopeItsHintNames(t *testing.T) {
 		"notifications retry": {args: []string{none}, none: true},
 		"notifications test":  {args: []string{"nope", "--project", "api"}, none: true},
 		"audit list":          {},
+		"backup":              {args: []string{"--archive", filepath.Join(t.TempDir(), "backup.tar.gz")}},
 		"secrets list":        {},
 		"secrets set":         {args: []string{"api_token"}, stdin: "some-value\n"},
 		"secrets delete":      {args: []string{"never_set"}, none: true},

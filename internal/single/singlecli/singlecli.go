@@ -41,9 +41,10 @@ func Options(binary string) cli.Options {
 			_, err := server.Backup(ctx, dbPath, dest, progress)
 			return err
 		},
-		CheckSQLite: sqlitestore.CheckFile,
-		Vacuum:      vacuum,
-		HandOver:    handOver,
+		BackupArchive: server.WriteBackupArchive,
+		CheckSQLite:   sqlitestore.CheckFile,
+		Vacuum:        vacuum,
+		HandOver:      handOver,
 		Profiles: map[string]cli.Profile{
 			cli.ProfileStandalone: Profile(server.Standalone),
 			cli.ProfileEdge:       Profile(server.Edge),

@@ -1,0 +1,349 @@
+package server
+
+import (
+	"archive/tar"
+	"compress/gzip"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"log/slog"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/qinglong/qinglong/internal/core/databackup"
+	"github.com/qinglong/qinglong/internal/core/qlerror"
+	"github.com/qinglong/qinglong/internal/single/attemptlog"
+	"github.com/qinglong/qinglong/internal/single/sqlitestore"
+)
+
+// downloadPrefix names the directory, inside the data directory, that
+// holds the database's copy of a backup archive on its way: on the data
+// directory's own disk, where the server may always write. A server
+// killed mid-download leaves it; the next start removes it
+// (removeLeftDownloads).
+const downloadPrefix = ".qinglong-backup-download-"
+
+// archives is the databackup.Source of a server's data directory: one
+// archive at a time.
+type archives struct {
+	layout Layout
+	nowMs  func() int64
+	// work is the directory the database's copy is made in: the data
+	// directory itself when "" (a server may always write there).
+	work string
+	busy atomic.Bool
+}
+
+// Estimate sums the database file (with its -wal file), the logs and the
+// secrets file as they are now.
+func (a *archives) Estimate(ctx context.Context) (databackup.Estimate, error) {
+	e := databackup.Estimate{DataDir: filepath.Dir(a.layout.DB)}
+	if abs, err := filepath.Abs(e.DataDir); err == nil {
+		e.DataDir = abs
+	}
+	e.DBBytes = databaseBytes(a.layout.DB)
+	entries, err := os.ReadDir(a.layout.Logs)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return e, qlerror.Wrap(qlerror.Unavailable, err, "read the logs directory %s", a.layout.Logs)
+	}
+	for _, d := range entries {
+		if ctx.Err() != nil {
+			return e, ctx.Err()
+		}
+		if info, err := d.Info(); err == nil && info.Mode().IsRegular() {
+			e.Logs++
+			e.LogBytes += info.Size()
+		}
+	}
+	if info, err := os.Stat(a.layout.Secrets); err == nil {
+		e.Secrets, e.SecretsBytes = true, info.Size()
+	}
+	return e, nil
+}
+
+// databaseBytes is the most a copy of the database at db may take: the
+// file and its -wal file, whose pages the copy holds once.
+func databaseBytes(db string) int64 {
+	var n int64
+	for _, p := range []string{db, db + "-wal"} {
+		if info, err := os.Stat(p); err == nil {
+			n += info.Size()
+		}
+	}
+	return n
+}
+
+// Begin takes the one backup, checks the room for the database's copy
+// and takes it, as `ql backup` does (sqlitestore.BackupTo).
+func (a *archives) Begin(ctx context.Context) (databackup.Archive, error) {
+	if !a.busy.CompareAndSwap(false, true) {
+		return nil, databackup.Busy()
+	}
+	arch, err := a.begin(ctx)
+	if err != nil {
+		a.busy.Store(false)
+		return nil, err
+	}
+	return arch, nil
+}
+
+func (a *archives) begin(ctx context.Context) (*archive, error) {
+	dir := a.work
+	if dir == "" {
+		dir = filepath.Dir(a.layout.DB)
+	}
+	if err := checkBackupRoom(dir, databaseBytes(a.layout.DB)); err != nil {
+		return nil, err
+	}
+	tmp, err := os.MkdirTemp(dir, downloadPrefix)
+	if err != nil {
+		return nil, qlerror.Wrap(qlerror.Unavailable, err, "create the backup's working directory in %s", dir)
+	}
+	arch := &archive{owner: a, tmp: tmp, layout: a.layout,
+		name: "qinglong-backup-" + time.UnixMilli(a.nowMs()).UTC().Format("20060102-1504") + ".tar.gz"}
+	if arch.logged, err = sqlitestore.BackupTo(ctx, a.layout.DB, filepath.Join(tmp, filepath.Base(a.layout.DB))); err != nil {
+		_ = os.RemoveAll(tmp)
+		return nil, err
+	}
+	return arch, nil
+}
+
+// checkBackupRoom refuses a backup whose database copy, need bytes at
+// most, the disk holding dir has no room for.
+func checkBackupRoom(dir string, need int64) error {
+	free, err := freeBytes(dir)
+	if err != nil {
+		return err
+	}
+	if free < need {
+		return databackup.NoSpace(dir, need, free)
+	}
+	return nil
+}
+
+// archive is one backup on its way: the database's copy in tmp, and the
+// ids of its attempts that have a log.
+type archive struct {
+	owner  *archives
+	tmp    string
+	name   string
+	layout Layout
+	logged []string
+	closed atomic.Bool
+}
+
+func (x *archive) Name() string { return x.name }
+
+// WriteTo writes the archive: the logs of the copy's attempts, the
+// secrets file, the data directory's scripts folder, then the
+// database's copy, last, as `ql backup` moves
+// them into place (publishBackup): an archive cut off unpacks to a
+// directory without qinglong.db, which no server serves as a data
+// directory (checkNotRemains). A log still being written is taken as
+// far as it got when it is opened, as `ql backup` copies it; one log
+// retention removed meanwhile is left out.
+func (x *archive) WriteTo(ctx context.Context, w io.Writer) (int64, error) {
+	counted := &countingWriter{w: w}
+	zw := gzip.NewWriter(counted)
+	tw := tar.NewWriter(zw)
+	logs := filepath.Base(x.layout.Logs)
+	err := addDir(tw, x.layout.Logs, logs)
+	for _, id := range x.logged {
+		if err != nil {
+			break
+		}
+		if err = ctx.Err(); err == nil {
+			err = addFile(tw, attemptlog.Path(x.layout.Logs, id), logs+"/"+id+".log")
+		}
+	}
+	if err == nil {
+		err = addFile(tw, x.layout.Secrets, filepath.Base(x.layout.Secrets))
+	}
+	if err == nil {
+		err = addScripts(ctx, tw, x.layout.Scripts, filepath.Base(x.layout.Scripts))
+	}
+	if err == nil {
+		err = addFile(tw, filepath.Join(x.tmp, filepath.Base(x.layout.DB)), filepath.Base(x.layout.DB))
+	}
+	if err == nil {
+		err = tw.Close()
+	}
+	if err == nil {
+		err = zw.Close()
+	}
+	return counted.n, err
+}
+
+// Close removes the database's copy and frees the server's backup.
+func (x *archive) Close() error {
+	if !x.closed.CompareAndSwap(false, true) {
+		return nil
+	}
+	defer x.owner.busy.Store(false)
+	return os.RemoveAll(x.tmp)
+}
+
+// addDir adds the directory at path, with its mode, as name.
+func addDir(tw *tar.Writer, path, name string) error {
+	info, err := os.Stat(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return tw.WriteHeader(&tar.Header{Typeflag: tar.TypeDir, Name: name + "/", Mode: 0o700, ModTime: time.Now()})
+	}
+	if err != nil {
+		return err
+	}
+	h, err := tar.FileInfoHeader(info, "")
+	if err != nil {
+		return err
+	}
+	h.Name = name + "/"
+	return tw.WriteHeader(h)
+}
+
+// addFile adds the file at path as name, as many bytes as it held when
+// opened; a file that does not exist is left out.
+func addFile(tw *tar.Writer, path, name string) error {
+	f, err := os.Open(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	defer f.Close() //nolint:errcheck // read only
+	info, err := f.Stat()
+	if err != nil {
+		return err
+	}
+	h, err := tar.FileInfoHeader(info, "")
+	if err != nil {
+		return err
+	}
+	h.Name = name
+	if err := tw.WriteHeader(h); err != nil {
+		return err
+	}
+	if _, err := io.CopyN(tw, f, h.Size); err != nil {
+		return fmt.Errorf("add %s to the archive: %w", name, err)
+	}
+	return nil
+}
+
+// addScripts adds the scripts folder at dir as name, what `ql backup`
+// copies of it (copyScripts): folders and regular files with their
+// modes, read through an os.Root so that nothing outside it is added,
+// links and other kinds of file left out; a missing folder adds nothing.
+func addScripts(ctx context.Context, tw *tar.Writer, dir, name string) error {
+	r, err := os.OpenRoot(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	defer r.Close() //nolint:errcheck // read only
+	return fs.WalkDir(r.FS(), ".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		info, err := d.Info()
+		if err != nil {
+			return err
+		}
+		if !d.IsDir() && !info.Mode().IsRegular() {
+			return nil
+		}
+		h, err := tar.FileInfoHeader(info, "")
+		if err != nil {
+			return err
+		}
+		h.Name = path.Join(name, p)
+		if d.IsDir() {
+			h.Name += "/"
+			return tw.WriteHeader(h)
+		}
+		f, err := r.Open(p)
+		if err != nil {
+			return err
+		}
+		defer f.Close() //nolint:errcheck // read only
+		if err := tw.WriteHeader(h); err != nil {
+			return err
+		}
+		if _, err := io.CopyN(tw, f, h.Size); err != nil {
+			return fmt.Errorf("add %s to the archive: %w", h.Name, err)
+		}
+		return nil
+	})
+}
+
+// countingWriter counts the bytes written through it.
+type countingWriter struct {
+	w io.Writer
+	n int64
+}
+
+func (c *countingWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.n += int64(n)
+	return n, err
+}
+
+// removeLeftDownloads removes what a server killed while it sent a backup
+// archive left in the data directory: the database's copy, which holds
+// the secrets of the copy's Runs. The server holds the directory's lock,
+// so no archive of another server is on its way there.
+func removeLeftDownloads(dataDir string, log *slog.Logger) {
+	entries, err := os.ReadDir(dataDir)
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		if !e.IsDir() || !strings.HasPrefix(e.Name(), downloadPrefix) {
+			continue
+		}
+		path := filepath.Join(dataDir, e.Name())
+		if err := os.RemoveAll(path); err != nil {
+			log.Warn("could not remove what a backup download cut off by a stop left: remove it by hand", "code", CodeBackupLeftover, "path", path, "err", err)
+			continue
+		}
+		log.Info("removed what a backup download cut off by a stop left", "code", CodeBackupLeftover, "path", path)
+	}
+}
+
+// CodeBackupLeftover is the log code of the working directory of a
+// backup download a stopped server left, removed as the next one starts.
+const CodeBackupLeftover = "serve.backup_leftover_removed"
+
+// WriteBackupArchive writes to w the backup archive of the data directory
+// of the database at dbPath that a server's console and API send: `ql
+// backup --archive FILE` (file "" for standard output). A FILE inside the
+// data directory is refused as a backup directory there is. The
+// database's copy is made beside FILE (on the disk that must hold the
+// archive anyway), or in the system's temporary directory, and removed
+// however the writing ends.
+func WriteBackupArchive(ctx context.Context, dbPath, file string, w io.Writer) (int64, error) {
+	work := os.TempDir()
+	if file != "" {
+		if err := checkBackupOutside(filepath.Dir(dbPath), file); err != nil {
+			return 0, err
+		}
+		work = filepath.Dir(file)
+	}
+	a := &archives{layout: LayoutOfDB(dbPath), work: work, nowMs: func() int64 { return time.Now().UnixMilli() }}
+	arch, err := a.Begin(ctx)
+	if err != nil {
+		return 0, err
+	}
+	n, err := arch.WriteTo(ctx, w)
+	return n, errors.Join(err, arch.Close())
+}
