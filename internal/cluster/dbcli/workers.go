@@ -141,19 +141,21 @@ func workersListCommand(getenv func(string) string) *cobra.Command {
 		Long: `List the workers: labels, sessions, capacity and free slots, last heartbeat, state.
 Reads with the admin or the runtime role's URL. STATE is draining after ` + "`ql workers drain`" + `, and
 "draining (stopping)" while the worker's process stops on its own (a signal): it takes no new work
-and finishes its commands, for up to its stop timeout. SESSIONS counts the worker processes running
-with the credential: one that stopped cleanly ended its session, and a revoked credential's are not
-counted; one that crashed or was cut off counts until its session's lease (45s) passes. FREE is as of each session's last heartbeat (every 10s), not the
-moment: a Run granted or ended since shows at the next one; a draining worker has none free.
+and finishes its commands, for up to its stop timeout. SESSIONS is 1 while a worker process runs
+with the credential, else 0: a process that registers with it replaces the one before, which kills
+its commands and exits. One that stopped cleanly ended its session, and a revoked credential's is
+not counted; one that crashed or was cut off counts until its session's lease (45s) passes or a new
+process replaces it. FREE is as of the session's last heartbeat (every 10s), not the moment: a Run
+granted or ended since shows at the next one; a draining worker has none free.
 LAST HEARTBEAT says how long ago it was, in database time ("12s ago"). A worker with a live
 session that has not been heard from for two heartbeats (20s) or more, frozen or cut off before
 its lease passes, says so in STATE, "active (silent 25s)"; -o json gives "heartbeatAgeMs" and
 "silentForMs".
 LABELS are those a task's placement is matched against: the running process's, which are the
-credential's plus those it gave with ` + "`ql-worker --labels`" + ` (each set in braces when several processes
-run with other labels), or the credential's while none runs. With -o json, "labels" stays the
-credential's and "sessionLabels" lists each live process's set (empty while none runs).
-READS names the grant fields its running processes honour: projectEnv, a project's env, which a
+credential's plus those it gave with ` + "`ql-worker --labels`" + `, or the credential's while none runs.
+With -o json, "labels" stays the credential's and "sessionLabels" is a list holding the running
+process's set (empty while none runs).
+READS names the grant fields its running process honours: projectEnv, a project's env, which a
 worker built before it would leave out, so a Run of a project with an env goes only to a worker
 reading it; "none" is such an old worker (upgrade it: ` + "`ql-worker --version`" + `), "-" none running.
 With -o json, "reads" lists them (null while none runs).`,
@@ -398,18 +400,10 @@ func fmtMs(ms *int64) string {
 	return time.UnixMilli(*ms).UTC().Format("2006-01-02T15:04:05.000Z")
 }
 
-// shownLabels is the LABELS cell: the label sets placement matches
-// (pgstore.WorkerInfo.PlacementLabels), one bare, several each in braces.
+// shownLabels is the LABELS cell: the label set placement matches
+// (pgstore.WorkerInfo.PlacementLabels, a list of one).
 func shownLabels(x pgstore.WorkerInfo) string {
-	sets := x.PlacementLabels()
-	if len(sets) == 1 {
-		return orDash(task.FormatWorkerLabels(sets[0]))
-	}
-	shown := make([]string, len(sets))
-	for i, s := range sets {
-		shown[i] = "{" + task.FormatWorkerLabels(s) + "}"
-	}
-	return strings.Join(shown, " ")
+	return orDash(task.FormatWorkerLabels(x.PlacementLabels()[0]))
 }
 
 // shownReads is the READS cell: the grant fields its running processes

@@ -84,9 +84,11 @@ func (r *Runtime) WorkerCapacity(ctx context.Context) (WorkerCapacity, error) {
 }
 
 // UnplaceableRuns counts the queued Runs whose placement no live worker
-// taking work carries (every queued Run while none takes work), at most
-// limit: Runs no pull will grant until a worker with their labels
-// connects, however many slots are free.
+// taking work carries (every queued Run while none takes work), or, of a
+// project with an env, no such worker that reads project env carries, at
+// most limit: Runs no pull will grant until another worker connects
+// (one with their labels, or one reading project env), however many
+// slots are free.
 func (r *Runtime) UnplaceableRuns(ctx context.Context, limit int) (int, error) {
 	if limit < 1 || limit > schedule.MonitorLimit {
 		return 0, qlerror.New(qlerror.Invalid, "monitor limit %d is outside 1–%d", limit, schedule.MonitorLimit)

@@ -5,7 +5,6 @@ import (
 	"crypto/rand"
 	"encoding/base64"
 	"errors"
-	"slices"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -23,13 +22,17 @@ type WorkerInfo struct {
 	// Labels are the credential's (`ql workers create --labels`), which
 	// every session of it carries.
 	Labels map[string]string
-	// SessionLabels are the distinct label sets of its live sessions: the
+	// SessionLabels are the label set of its live session: the
 	// credential's plus those the process gave (`ql-worker --labels`).
 	// Placement matches these, not Labels; none without a live session.
+	// A worker has at most one (SessionOpen replaces the older session in
+	// the statement that opens the newer); a list, as -o json's
+	// sessionLabels has always been.
 	SessionLabels []map[string]string
-	// SessionReads are the distinct sets of grant fields its live
-	// sessions read (workerproto.RegisterRequest.Reads; empty for a
-	// worker built before them); none without a live session.
+	// SessionReads are the grant fields its live session reads
+	// (workerproto.RegisterRequest.Reads; empty for a worker built before
+	// them), in a list of at most one like SessionLabels; none without a
+	// live session.
 	SessionReads   [][]string
 	MaxConcurrency int
 	// State is active, draining or revoked: the credential's, or draining
@@ -46,9 +49,11 @@ type WorkerInfo struct {
 	// started with the credential takes work.
 	Resumed bool
 	// Sessions counts the live sessions (active or draining, lease not
-	// passed); Capacity adds up theirs, and FreeSlots the free slots of
-	// those taking work, as the worker last reported them (a draining
-	// session takes no work, so it has none).
+	// passed): 1 while a process runs with the credential, else 0, as a
+	// registration replaces the session before it. Capacity is the live
+	// session's, and FreeSlots its free slots while it takes work, as the
+	// worker last reported them (a draining session takes no work, so it
+	// has none).
 	Sessions        int
 	Capacity        int
 	FreeSlots       int
@@ -183,9 +188,9 @@ func (s *Runtime) WorkerList(ctx context.Context) ([]WorkerInfo, error) {
 	return listWorkers(ctx, s.pool)
 }
 
-// PlacementLabels are the label sets a task's placement is matched
-// against: each live session's, or, with none live, the credential's (a
-// process that registers carries at least those).
+// PlacementLabels are the label set a task's placement is matched
+// against, in a list of one: the live session's, or, with none live, the
+// credential's (a process that registers carries at least those).
 func (w WorkerInfo) PlacementLabels() []map[string]string {
 	if len(w.SessionLabels) > 0 {
 		return w.SessionLabels
@@ -193,21 +198,14 @@ func (w WorkerInfo) PlacementLabels() []map[string]string {
 	return []map[string]string{w.Labels}
 }
 
-// Reads are the grant fields every live session of the worker reads
-// (workerproto.ReadProjectEnv): a field one of its processes does not
-// read is not among them, since that process is not given the Runs that
-// need it. nil without a live session.
+// Reads are the grant fields the worker's live session reads
+// (workerproto.ReadProjectEnv); empty, not nil, for a worker built before
+// them, and nil without a live session.
 func (w WorkerInfo) Reads() []string {
 	if len(w.SessionReads) == 0 {
 		return nil
 	}
-	out := []string{}
-	for _, f := range w.SessionReads[0] {
-		if !slices.ContainsFunc(w.SessionReads[1:], func(set []string) bool { return !slices.Contains(set, f) }) {
-			out = append(out, f)
-		}
-	}
-	return out
+	return append([]string{}, w.SessionReads[0]...)
 }
 
 // Whose doing a worker's drain is (WorkerInfo.DrainedBy).
@@ -237,12 +235,12 @@ func listWorkers(ctx context.Context, q querier) ([]WorkerInfo, error) {
 }
 
 // settleDrain sets State, DrainedBy and Resumed from the credential's
-// state and how many of its live sessions drain, and of those how many
-// because their worker said it stops. A drained credential is the admin's
-// doing whatever its process said; an active one whose every live session
-// drains is shown draining: by its worker when each of them said so, else
-// by an admin's drain its processes heard (SessionHeardDrain) before `ql
-// workers resume` lifted it — resumed, as they still exit.
+// state and whether its live session drains (draining, of Sessions), and
+// whether because its worker said it stops (stopping). A drained
+// credential is the admin's doing whatever its process said; an active
+// one whose live session drains is shown draining: by its worker when it
+// said so, else by an admin's drain its process heard (SessionHeardDrain)
+// before `ql workers resume` lifted it — resumed, as it still exits.
 func (w *WorkerInfo) settleDrain(draining, stopping int) {
 	switch {
 	case w.State == workerDraining:

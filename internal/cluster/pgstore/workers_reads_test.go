@@ -117,6 +117,35 @@ func TestARunWaitingForAWorkerThatReadsProjectEnvSaysSoUntilOneConnects(t *testi
 	}
 }
 
+// The unplaceable count takes in the queued Runs of a project with an env
+// while no live worker carrying their labels reads project env (they wait
+// with workers_too_old as surely as for missing labels), and lets them go
+// once a worker that reads it connects; a Run of a project without env is
+// not counted while such an older worker could take it.
+func TestTheUnplaceableCountTakesInTheRunsWaitingForAWorkerThatReadsProjectEnv(t *testing.T) {
+	t.Parallel()
+	s := newStore(t)
+	shop, _ := s.admitRuns(t, "shop", 2)
+	s.setProjectEnv(t, shop, shopEnv)
+	s.admitRuns(t, "plain", 3)
+	count := func() int {
+		t.Helper()
+		n, err := s.runtime.UnplaceableRuns(t.Context(), 100)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	s.newWorker(t, "old", nil, 8)
+	if n := count(); n != 2 {
+		t.Fatalf("with only a worker that does not read project env: %d unplaceable, want the 2 Runs of the project with an env", n)
+	}
+	s.newReadingWorker(t, "new", 8, workerproto.ReadProjectEnv)
+	if n := count(); n != 0 {
+		t.Fatalf("with a worker reading project env: %d unplaceable, want 0", n)
+	}
+}
+
 // `ql workers list` shows the grant fields each worker's live session
 // reads: none for a worker built before them, projectEnv for one of this
 // build, nothing while no process runs.

@@ -65,14 +65,20 @@ func (ci crontabImport) View(l string) importView { return importView{Lang: l, I
 var kindClass = map[crontab.Kind]string{crontab.NotConverted: "not-converted", crontab.ConvertedBut: "converted-but", crontab.Noted: "note"}
 
 // importData is what the import form shows: the crontab as given, the
-// projects to choose from, the form's mistakes, and, on a server that
-// cannot publish, the file converted to copy.
+// projects to choose from, the form's mistakes or the store's refusal of
+// the converted file, and, on a server that cannot publish, the file
+// converted to copy.
 type importData struct {
 	crontabImport
-	Projects   []catalog.ProjectName
-	Errors     []string
-	CanPublish bool
-	YAML       string
+	Projects []catalog.ProjectName
+	Errors   []string
+	// Refusals are the store's errors of the converted file, at the
+	// crontab lines of their entries where known (InCrontab), and
+	// MoreRefusals those found past them.
+	Refusals     []fileError
+	MoreRefusals int
+	CanPublish   bool
+	YAML         string
 }
 
 // importForm shows the crontab import form (?project= chooses the
@@ -156,16 +162,31 @@ func entryLines(res crontab.Result) []int {
 	return out
 }
 
-// sentEntryLines are entryLines of the crontab a confirmed import's form
-// carries along (its crontab, timezone, account and system fields), nil
-// when it carries none the converter takes.
-func sentEntryLines(r *http.Request) []int {
-	res, err := crontab.Convert(strings.NewReader(r.PostFormValue("crontab")), crontab.Options{Zone: strings.TrimSpace(r.PostFormValue("timezone")),
-		System: r.PostFormValue("system") != "", Account: strings.TrimSpace(r.PostFormValue("account"))})
+// sentCrontab is the crontab a confirmed import's form carries along
+// (its crontab, project, timezone, account, scripts folder and system
+// fields), with the lines the converter reports in the page's language,
+// and the entryLines of its entries: nil when the converter refuses what
+// it carries.
+func (c *Console) sentCrontab(r *http.Request) (*crontabImport, []int) {
+	field := func(name string) string { return strings.TrimSpace(r.PostFormValue(name)) }
+	ci := crontabImport{Project: field("project"), Zone: field("timezone"), Account: field("account"),
+		ScriptsDir: field("scriptsdir"), System: r.PostFormValue("system") != "", Text: textArea(r, "crontab")}
+	res, err := crontab.Convert(strings.NewReader(ci.Text), crontab.Options{Zone: ci.Zone, System: ci.System, Account: ci.Account, ScriptsDir: ci.ScriptsDir})
 	if err != nil {
-		return nil
+		return &ci, nil
 	}
-	return entryLines(res)
+	ci.Lines, ci.Converted = c.importLines(lang(r), res.Problems), len(res.Entries)
+	return &ci, entryLines(res)
+}
+
+// refusedImport shows the store's refusal of the file a crontab import
+// converted (errs, more past them) on the import form, above the crontab
+// the user sent (ci) for fixing there: they never saw the converted
+// file, so the definitions page's editable copy of it would be a text
+// they did not write, and a fix made to it would leave their crontab as
+// it was.
+func (c *Console) refusedImport(w http.ResponseWriter, r *http.Request, s *session, status int, ci crontabImport, errs []fileError, more int) {
+	c.renderImport(w, r, s, status, importData{crontabImport: ci, Refusals: errs, MoreRefusals: more})
 }
 
 // atCrontabLines places errs, the errors of err, a file the crontab

@@ -246,7 +246,7 @@ func (c *Console) definitionsStep(w http.ResponseWriter, r *http.Request, s *ses
 	switch o.form {
 	case originNewTask:
 	case originCrontab:
-		o.entryLines = sentEntryLines(r)
+		o.crontab, o.entryLines = c.sentCrontab(r)
 	case originEditTask, originEditSchedule, originProjectEnv:
 		for _, v := range r.PostForm["expect"] {
 			if e, ok := apply.ParseExpected(v); ok {
@@ -315,7 +315,8 @@ func (c *Console) definitionsText(w http.ResponseWriter, r *http.Request, s *ses
 		d.Projects = withChosen(d.Projects, catalog.ProjectName{Name: doc.Project, Title: doc.Title})
 	}
 	if err != nil && o.form == originCrontab {
-		d.Errors = atCrontabLines(d.Errors, err, o.entryLines)
+		c.refusedImport(w, r, s, status, *o.crontab, atCrontabLines(d.Errors, err, o.entryLines), d.MoreErrors)
+		return
 	}
 	if err == nil && o.form == originNewTask {
 		d.Created = shownNewTask(doc, time.Now().UnixMilli())

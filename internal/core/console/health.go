@@ -82,8 +82,10 @@ type Worker struct {
 	// `ql workers resume` lifted since; the process still exits once its
 	// commands end, and takes work when started again.
 	Resumed bool
-	// Sessions counts its live sessions; Capacity and FreeSlots add up
-	// theirs, as the worker last reported them.
+	// Sessions counts its live session (1 while a process runs with the
+	// credential, a registration replacing the one before, else 0);
+	// Capacity and FreeSlots are that session's, as the worker last
+	// reported them.
 	Sessions, Capacity, FreeSlots int
 	LastHeartbeatMs               *int64
 	// HeartbeatAgeMs is how long before the page was read, in database
@@ -93,12 +95,12 @@ type Worker struct {
 	// otherwise.
 	HeartbeatAgeMs *int64
 	SilentForMs    int64
-	// Labels are the label sets a task's placement must find all of in
-	// one for the worker to run it: each live session's (the credential's
-	// plus those its process gave with ql-worker --labels), or the
-	// credential's while no process runs.
+	// Labels are, in a list of one, the label set a task's placement
+	// must find all of for the worker to run it: the live session's (the
+	// credential's plus those its process gave with ql-worker --labels),
+	// or the credential's while no process runs.
 	Labels []map[string]string
-	// Reads are the grant fields its live processes read (projectEnv);
+	// Reads are the grant fields its live process reads (projectEnv);
 	// empty for a worker built before them, which is not given the Runs
 	// of a project with an env, and while none runs (Sessions 0).
 	Reads []string

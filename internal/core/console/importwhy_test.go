@@ -84,3 +84,17 @@ func TestTheCrontabImportNamesTheFormsFieldsNotTheCommandsFlags(t *testing.T) {
 		t.Fatalf("the crontabs gave %d of the %d lines naming a flag", seen, len(field))
 	}
 }
+
+// The crontab import form's own words (its labels, help and notes) name
+// no command-line flag in any language: the console has none, and a
+// field says what it does.
+func TestTheCrontabImportFormsWordsNameNoFlag(t *testing.T) {
+	t.Parallel()
+	for l, words := range importMessages {
+		for key, text := range words {
+			if strings.HasPrefix(key, "imp.") && strings.Contains(text, "--") {
+				t.Errorf("%s %s names a flag: %q", l, key, text)
+			}
+		}
+	}
+}

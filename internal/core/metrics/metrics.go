@@ -123,8 +123,10 @@ type Config struct {
 	// Workers, cluster only, reads the live worker sessions and their
 	// free slots; nil leaves those gauges out.
 	Workers func(ctx context.Context) (sessions, freeSlots int, err error)
-	// Unplaceable, cluster only, counts the queued Runs whose placement
-	// no live worker carries, at most limit; nil leaves the gauge out.
+	// Unplaceable, cluster only, counts the queued Runs no live worker
+	// may be given (none carries their placement, or, for a project with
+	// an env, none carrying it reads project env), at most limit; nil
+	// leaves the gauge out.
 	Unplaceable func(ctx context.Context, limit int) (int, error)
 	// WorkerStates, cluster only, counts the worker sessions of each of
 	// WorkerStateNames (a state left out counts 0), the expired ones over
@@ -446,7 +448,7 @@ func newStateCollector(cfg Config) *stateCollector {
 			"A backfill's Runs are dispatched after every other, so this one grows while a backfill drains."),
 		sessions:     desc("worker_sessions", "Live worker sessions: active, their lease not passed (cluster)."),
 		free:         desc("worker_free_slots", "Free slots of the live worker sessions: capacity minus running attempts (cluster)."),
-		unplaceable:  desc("runs_unplaceable", fmt.Sprintf("Queued Runs whose task's placement labels no live worker taking work carries, all of them while none takes work (cluster); counted up to %d.", cfg.Limit)),
+		unplaceable:  desc("runs_unplaceable", fmt.Sprintf("Queued Runs no live worker taking work may be given, all of them while none takes work (cluster): none carries their task's placement labels, or their project has an env and none of those carrying them reads it (workers_too_old); counted up to %d.", cfg.Limit)),
 		ready:        desc("ready", "1 when the server is ready (/readyz answers 200), else 0."),
 		readiness:    desc("readiness_state", "1 for the server's current readiness state, 0 for the others.", "state"),
 		readFailures: desc("monitor_read_failures_total", "Monitoring reads of the store that failed; while the last one failed, the store-read metrics are absent."),

@@ -54,3 +54,36 @@ func TestACrontabImportsRefusalIsSaidAtTheCrontabLineOfItsEntry(t *testing.T) {
 		t.Fatalf("the confirm refused: %d, refusals at %q; want 400, one refusal at crontab line 5 naming audit:\n%s", resp.StatusCode, got, page)
 	}
 }
+
+// sentCrontabArea is the crontab text area of the import form.
+var sentCrontabArea = regexp.MustCompile(`(?s)<textarea id="imp-crontab"[^>]*>(.*?)</textarea>`)
+
+// A crontab import the store refuses, at the preview or at a confirm it
+// refuses since, shows the import form holding the crontab the user sent,
+// with the refusals at its lines and a sentence saying to fix it there,
+// never the converted file in an editable text area: they did not write
+// that file, and a fix made to it would leave their crontab as it was.
+func TestARefusedCrontabImportShowsTheCrontabSentForFixingNotTheConvertedFile(t *testing.T) {
+	t.Parallel()
+	site, c, csrf := startSignedInConsoleSite(t, apitoken.Admin)
+	shows := func(step string, resp *http.Response, page, sent string) {
+		t.Helper()
+		m := sentCrontabArea.FindStringSubmatch(page)
+		if resp.StatusCode != http.StatusBadRequest || m == nil || html.UnescapeString(m[1]) != sent {
+			t.Fatalf("%s: %d; want 400 and the import form holding the crontab sent:\n%s", step, resp.StatusCode, page)
+		}
+		if strings.Contains(page, `id="def-yaml"`) || strings.Contains(page, "tasks:") || !strings.Contains(page, `id="imp-fix"`) {
+			t.Fatalf("%s: the page shows the converted file, or no word on fixing the crontab:\n%s", step, page)
+		}
+	}
+	for _, l := range []string{"en", "zh"} {
+		resp, page := httpcall.Form(t, c, http.MethodPost, site.base+"/definitions/import/preview?lang="+l, importForm(csrf, "shop", shopCrontab))
+		shows("the preview in "+l, resp, page, shopCrontab)
+	}
+
+	text := strings.Replace(shopCrontab, "/usr/local/bin/nightly", "/usr/local/bin/restock", 1)
+	_, preview := httpcall.Form(t, c, http.MethodPost, site.base+"/definitions/import/preview?lang=en", importForm(csrf, "shop", text))
+	site.applyOverAPI(t, []byte("project: shop\ntasks:\n  - name: other\n    script: \"true\"\ntriggers:\n  - name: audit\n    task: other\n    cron: \"0 0 1 1 *\"\n    timezone: UTC\n"), "shop")
+	resp, page := confirmPreview(t, c, site.base, preview)
+	shows("the confirm refused", resp, page, text)
+}

@@ -119,10 +119,14 @@ SELECT count(*) FILTER (WHERE l.state = 'active'),
 -- Queued Runs that no live worker taking work could take whatever its
 -- free slots: no active session of an active credential, its lease not
 -- passed, carries every label of the placement of the Run's execution
--- revision (so every queued Run while no worker takes work). These are
--- the Runs a pull can never grant until a worker with other labels
--- connects (Dispatch, workers_dispatch.sql, applies the same
--- containment). Bounded like Dispatch's own search, whatever the tables
+-- revision (so every queued Run while no worker takes work) and, when the
+-- Run's project has an env, reads it ('projectEnv' among its reads; the
+-- Runs `ql runs show` says wait with workers_too_old). These are the Runs
+-- a pull can never grant until another worker connects, one with their
+-- labels or one that reads project env (Dispatch, workers_dispatch.sql,
+-- applies the same containment and the same env test; the project's row
+-- is read by its key, once per revision). Bounded like Dispatch's own
+-- search, whatever the tables
 -- hold: the task revisions having queued Runs are listed by a skip scan
 -- of runs_queued_revision_idx (one probe each, at most $1 revisions),
 -- each placement is compared with the live sessions (the IN list repeats
@@ -132,7 +136,7 @@ SELECT count(*) FILTER (WHERE l.state = 'active'),
 -- $1 limit.
 WITH RECURSIVE n AS MATERIALIZED (SELECT {{now_ms}} AS ms),
 takers AS MATERIALIZED (
-    SELECT s.labels
+    SELECT s.labels, 'projectEnv' = ANY (s.reads) AS reads_env
       FROM qinglong.worker_sessions s
       JOIN qinglong.workers w ON w.id = s.worker_id AND w.state = 'active'
      WHERE s.state IN ('active', 'draining') AND s.state = 'active' AND s.lease_expires_at_ms > (SELECT ms FROM n)
@@ -156,7 +160,9 @@ unplaceable AS (
     SELECT v.task_id, v.task_revision
       FROM (SELECT task_id, task_revision FROM revs LIMIT $1) v
       JOIN qinglong.execution_revisions e ON e.task_id = v.task_id AND e.task_revision = v.task_revision AND e.executor = 'remote_worker'
-     WHERE NOT EXISTS (SELECT 1 FROM takers t WHERE coalesce(e.command -> 'placement' -> 'labels', '{}'::jsonb) <@ t.labels)
+     WHERE NOT EXISTS (SELECT 1 FROM takers t
+                        WHERE coalesce(e.command -> 'placement' -> 'labels', '{}'::jsonb) <@ t.labels
+                          AND (t.reads_env OR NOT EXISTS (SELECT 1 FROM qinglong.projects pr WHERE pr.id = e.project_id AND pr.env <> '')))
 )
 SELECT count(*)
   FROM (SELECT 1

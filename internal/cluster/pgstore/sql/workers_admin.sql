@@ -9,22 +9,25 @@ SELECT @id, @name, @labels, @max_concurrency, @credential_sha256, 'active', n.ms
   FROM (SELECT {{now_ms}} AS ms) n
 
 -- name: WorkerList
--- Every worker by name, with its live sessions (active or draining whose
+-- Every worker by name, with its live session (active or draining whose
 -- lease has not passed in database time, of a credential not revoked: a
 -- revoked worker's process is refused and exits; a session its worker
--- ended at a clean stop is not live): how many, how many of them drain,
--- how many because their worker said it stops (stopping_at_ms), their
--- capacity, the free slots of those
--- taking work (an active session of an active credential; a draining
--- one takes none) as of their last heartbeat, the last heartbeat of any
--- session, and the distinct label sets of the live sessions (the
--- credential's plus those its process gave: what placement matches, as
--- the dispatch and the waiting note read them). Last, how long ago in
--- database time the last heartbeat of any session was, and the newest of
--- a live session's (NULL without one): a frozen worker keeps its session
--- live until its lease passes, and only its heartbeats' age shows it.
--- Then the distinct sets of grant fields its live sessions read (pg-0052):
--- an operator sees which workers are too old for a project's env.
+-- ended at a clean stop is not live). A worker has at most one:
+-- SessionOpen marks the older session replaced in the statement that
+-- opens the newer, so the aggregates below read zero rows or one, and
+-- they are aggregates only because the LEFT JOIN groups by worker. Read:
+-- whether it is live, whether it drains, whether because its worker said
+-- it stops (stopping_at_ms), its capacity, its free slots while it takes
+-- work (an active session of an active credential; a draining one takes
+-- none) as of its last heartbeat, the last heartbeat of any session, and
+-- the live session's label set in a list (the credential's plus those
+-- its process gave: what placement matches, as the dispatch and the
+-- waiting note read them). Last, how long ago in database time the last
+-- heartbeat of any session was, and the live session's (NULL without
+-- one): a frozen worker keeps its session live until its lease passes,
+-- and only its heartbeats' age shows it. Then the grant fields the live
+-- session reads (pg-0052), in a list: an operator sees which workers are
+-- too old for a project's env.
 SELECT w.name, w.labels, w.max_concurrency, w.state, w.created_at_ms,
        count(s.id), count(s.id) FILTER (WHERE s.state = 'draining'), count(s.id) FILTER (WHERE s.stopping_at_ms IS NOT NULL),
        coalesce(sum(s.capacity), 0),
