@@ -41,7 +41,7 @@ func TestAReplicaDownloadsDefinitionsAndConvertsACrontabToApplyElsewhere(t *test
 	}
 	csrf := csrfIn.FindStringSubmatch(page)[1]
 	resp, err := c.PostForm(base+"/definitions/import/preview?lang=en", url.Values{"csrf": {csrf}, "project": {"panel"}, "timezone": {"Asia/Shanghai"},
-		"crontab": {"0 5 0 * * * node /ql/scripts/jd_bean_sign.js\n33 8 * * * ql repo https://example.com/s.git\n"}})
+		"crontab": {"0 5 0 * * * node /ql/scripts/jd_bean_sign.js\n33 8 * * * ql repo https://example.com/o/s.git\n57 13 * * * ql rmlog 7\n"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -55,8 +55,9 @@ func TestAReplicaDownloadsDefinitionsAndConvertsACrontabToApplyElsewhere(t *test
 	converted, _, _ = strings.Cut(converted, "</textarea>")
 	converted = html.UnescapeString(converted)
 	if resp.StatusCode != http.StatusOK || !strings.Contains(body, `id="imp-nopublish"`) || !strings.Contains(converted, "project: panel\n") ||
-		!strings.Contains(html.UnescapeString(body), "ql repo is the qinglong panel's command") || strings.Contains(body, `action="/definitions/apply"`) {
-		t.Fatalf("a crontab imported on a replica: %d, want the converted file to copy with the line not converted, and no apply:\n%s", resp.StatusCode, body)
+		!strings.Contains(html.UnescapeString(body), "ql rmlog is the qinglong panel's command") || strings.Contains(body, `action="/definitions/apply"`) ||
+		!strings.Contains(html.UnescapeString(body), "a cluster worker only from the task's or the project's env") {
+		t.Fatalf("a crontab imported on a replica: %d, want the converted file to copy with the line not converted, the pull task's note naming the worker's env, and no apply:\n%s", resp.StatusCode, body)
 	}
 	env.Apply(t, converted)
 }

@@ -28,8 +28,13 @@ them), or @yearly, @annually, @monthly, @weekly, @daily, @midnight or @hourly, t
 ranges ending in 7 (or SUN) in day-of-week are written with 0 for Sunday. The panel's "task SCRIPT"
 is converted, named after the script, and reported, since no task command exists here (write the
 interpreter and the script's path, or give --scripts-dir, the folder the scripts are in here, to have
-each written so); the panel's own subscription and update commands are not converted,
-and the row id it writes before each command (ID=12 task ...) is left out. --tz is the zone of the entries until a CRON_TZ= or TZ= line sets another for the
+each written so). The panel's subscription (its repo command: URL WHITELIST BLACKLIST DEPENDENCE
+BRANCH) becomes a task cloning the repository into "$QL_SCRIPTS_DIR/OWNER_REPO" (_BRANCH added when one is
+named, as the panel names its folders), then updating it to the branch's head, noted with the
+` + "`" + opts.Binary + ` crontab scripts` + "`" + ` command that turns its whitelisted scripts into tasks; its raw command becomes a
+task downloading the file into "$QL_SCRIPTS_DIR/raw_NAME". Their Runs fail while QL_SCRIPTS_DIR is
+empty: a single node sets it` + opts.clusterOnly(`; on a cluster worker set it in the task's or project's env`) + `. The panel's update
+commands are not converted, and the row id it writes before each command (ID=12 task ...) is left out. --tz is the zone of the entries until a CRON_TZ= or TZ= line sets another for the
 lines after it (TZ also goes into their env, as cron passes it on); SHELL=/bin/sh or /bin/bash sets
 their shell; any other VAR= line goes into the env of the tasks after it (MAILTO is noted: nothing
 is mailed). A "\%" in a command is a "%"; an unescaped "%" (cron's standard input) is refused.
@@ -58,7 +63,7 @@ with --system) names a user between the schedule and the command: it becomes the
 			if err := cron.CheckTimezone(zone); err != nil {
 				return &UsageError{Err: err}
 			}
-			o := crontab.Options{Zone: zone, System: system, Account: account, ScriptsDir: scriptsDir}
+			o := crontab.Options{Zone: zone, System: system, Account: account, ScriptsDir: scriptsDir, Binary: opts.Binary}
 			if task.CheckWorkingDir(scriptsDir) != nil {
 				return &UsageError{Err: fmt.Errorf("--scripts-dir (or $QL_SCRIPTS_DIR) %q must be an absolute, clean path: the scripts folder as the server sees it (like /ql/scripts)", scriptsDir)}
 			}
@@ -91,7 +96,7 @@ with --system) names a user between the schedule and the command: it becomes the
 	convert.Flags().StringVar(&scriptsDir, "scripts-dir", "", "the folder, an absolute path, holding the scripts the qinglong panel's task command ran: each task SCRIPT becomes node SCRIPT (.js), python3 -u SCRIPT (.py) or bash SCRIPT (.sh) run there, as its workingDir (default: $QL_SCRIPTS_DIR, the scripts folder every command a single node starts has; without it task lines stay as written, reported)")
 	BindEnv(convert.Flags(), "scripts-dir")
 	convert.Flags().StringVar(&account, "account", "", "with a system crontab: the account the server runs commands as; entries naming it get no runAs (default: every entry's user becomes its task's runAs)")
-	c.AddCommand(convert)
+	c.AddCommand(convert, crontabScriptsCommand(opts))
 	return c
 }
 

@@ -98,7 +98,12 @@ var importWhy = map[string]map[crontab.Code]string{
 		crontab.CodeNotAUser:     "系统 crontab 在命令之前写用户，而“{user}”不是用户名或 uid：如果这是用户 crontab（crontab -l），请不勾选“系统 crontab”再导入。",
 		crontab.CodeNoCommand:    "用户 {user} 之后没有命令。",
 		crontab.CodeRootCommand:  "命令以“root”开头：如果这是系统 crontab（/etc/crontab、/etc/cron.d，其条目在此处写用户），请勾选“系统 crontab”再导入。",
-		crontab.CodePanelCommand: "ql {command} 是青龙面板自己的命令，QingLong 没有这个命令：要拉取脚本，请在自己的任务中写拉取命令（git -C /srv/scripts pull，或 curl -o 文件 URL）。",
+		crontab.CodePanelCommand: "ql {command} 是青龙面板拉取脚本的命令，但这一行没有写出可用的 URL：ql repo 之后写仓库的 URL（https://主机/所有者/仓库.git），ql raw 之后写文件本身的 URL。",
+		crontab.CodePanelRepo: "ql repo（青龙面板的订阅）转换为一个任务，把 {url} 拉取到 \"$QL_SCRIPTS_DIR/{folder}\"：第一次运行时浅克隆，之后获取该分支的最新提交并硬重置到它" +
+			"（仓库被强制推送后也能更新；该目录中对仓库文件的修改会丢失）。QL_SCRIPTS_DIR 为空时运行会失败：单节点会设置它，集群的 worker 只能从任务或项目的 env 得到它。" +
+			"拉取不会添加任务：用 {command} 列出其脚本的任务，再应用该文件；依赖文件无需处理，整个仓库都在该目录中。",
+		crontab.CodePanelRaw: "ql raw 转换为一个任务，用 curl 把 {url} 下载到 \"$QL_SCRIPTS_DIR/{file}\"（下载失败时保留上一份）。QL_SCRIPTS_DIR 为空时运行会失败：" +
+			"单节点会设置它，集群的 worker 只能从任务或项目的 env 得到它。下载不会添加任务：用 {command} 列出该文件的任务，再应用该文件。",
 		crontab.CodePanelLogs:    "ql rmlog 是青龙面板自己的命令，QingLong 没有这个命令：服务器会自己删除已结束运行的日志，保留期为 --retention-logs（7 天；边缘配置为 3 天）。",
 		crontab.CodePanelUpkeep:  "ql {command} 是青龙面板维护自身的命令，QingLong 没有也不需要这个命令：升级 QingLong 只需替换其程序文件，并在同一数据目录上重新启动。",
 		crontab.CodeUnknownMacro: "{macro} 不是 cron 认识的计划。",

@@ -17,9 +17,15 @@ const (
 	CodeNoCommand Code = "no_command"
 	// CodeRootCommand: a user crontab's command starts with "root".
 	CodeRootCommand Code = "root_command"
-	// CodePanelCommand: the qinglong panel's ql repo or ql raw, which
-	// pull scripts (command: its second word).
+	// CodePanelCommand: the qinglong panel's ql repo or ql raw naming
+	// nothing to pull (command: its second word).
 	CodePanelCommand Code = "panel_command"
+	// CodePanelRepo: the panel's ql repo, converted to a pull task (url,
+	// folder, match, exclude, dependence).
+	CodePanelRepo Code = "panel_repo"
+	// CodePanelRaw: the panel's ql raw, converted to a download task
+	// (url, file).
+	CodePanelRaw Code = "panel_raw"
 	// CodePanelLogs: the panel's ql rmlog, which deletes old logs.
 	CodePanelLogs Code = "panel_logs"
 	// CodePanelUpkeep: one of the panel's ql commands that keep the panel
@@ -59,5 +65,5 @@ const (
 )
 
 // Codes lists every code, for the readers that must word each.
-var Codes = []Code{CodeNotAnEntry, CodeReboot, CodeNotAUser, CodeNoCommand, CodeRootCommand, CodePanelCommand, CodePanelLogs, CodePanelUpkeep, CodeUnknownMacro,
+var Codes = []Code{CodeNotAnEntry, CodeReboot, CodeNotAUser, CodeNoCommand, CodeRootCommand, CodePanelCommand, CodePanelRepo, CodePanelRaw, CodePanelLogs, CodePanelUpkeep, CodeUnknownMacro,
 	CodeSchedule, CodeStandardInput, CodeSeconds, CodeTaskCommand, CodeRunAs, CodeBothDays, CodeZoneKept, CodeShellKept, CodeMail, CodeReservedName, CodeCommented, CodeTaskInterpreter}

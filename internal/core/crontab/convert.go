@@ -10,6 +10,7 @@ package crontab
 
 import (
 	"bufio"
+	"cmp"
 	"fmt"
 	"io"
 	"regexp"
@@ -69,6 +70,8 @@ type Entry struct {
 	// WorkingDir is the task's working directory: Options.ScriptsDir for
 	// a task SCRIPT entry written with its interpreter, else "".
 	WorkingDir string
+	// Title is the task's display title, "" for none.
+	Title string
 }
 
 // Result is a converted crontab: its entries in file order and the lines
@@ -76,6 +79,9 @@ type Entry struct {
 type Result struct {
 	Entries  []Entry
 	Problems []Problem
+	// Header is the comment its definitions file starts with, "" for
+	// Header (a crontab's).
+	Header string
 }
 
 // macros are the crontab's @-schedules that have a plain expression.
@@ -100,6 +106,8 @@ type Options struct {
 	// runs SCRIPT with its interpreter there (panelTask). "" leaves the
 	// task command as written, reported.
 	ScriptsDir string
+	// Binary is the program whose commands a note names, "" for ql.
+	Binary string
 }
 
 // Convert reads a crontab from r as o says.
@@ -183,8 +191,16 @@ func (st *state) entry(res *Result, n int, text, body string, disabled bool) {
 		res.Problems = append(res.Problems, Problem{Line: n, Text: text, Kind: Noted, Code: CodeRootCommand,
 			Why: `the command starts with "root": if this is a system crontab (/etc/crontab, /etc/cron.d), whose entries name their user there, convert it with --system`})
 	}
-	if code, why := panelCommand(command); why != "" {
-		problem(code, why, "command", strings.Fields(command)[1])
+	var pulled *pull
+	if words := strings.Fields(command); len(words) >= 2 && words[0] == "ql" && (words[1] == "repo" || words[1] == "raw") {
+		p, why := panelPull(command, cmp.Or(st.Binary, "ql"))
+		if why != "" {
+			problem(CodePanelCommand, why, "command", words[1])
+			return
+		}
+		pulled = &p
+	} else if code, why := panelCommand(command); why != "" {
+		problem(code, why, "command", words[1])
 		return
 	}
 	if strings.HasPrefix(expr, "@") {
@@ -206,7 +222,13 @@ func (st *state) entry(res *Result, n int, text, body string, disabled bool) {
 		res.Problems = append(res.Problems, Problem{Line: n, Text: text, Why: err.Error(), Kind: NotConverted, Code: CodeSchedule, Err: cron.Refusal("cron", err)})
 		return
 	}
-	script, why := commandScript(command)
+	script, why, name, title := "", "", "", ""
+	if pulled != nil {
+		script, name, title = pulled.script, st.unique(cleanName(pulled.name)), pulled.title
+	} else {
+		script, why = commandScript(command)
+		name = st.name(command)
+	}
 	if why != "" {
 		problem(CodeStandardInput, why)
 		return
@@ -214,7 +236,7 @@ func (st *state) entry(res *Result, n int, text, body string, disabled bool) {
 	if user == st.Account {
 		user = ""
 	}
-	e := Entry{Line: n, Name: st.name(command), Cron: expr, Timezone: st.zone, Shell: st.shell, Script: script, Env: copyEnv(st.env), RunAs: user, Disabled: disabled}
+	e := Entry{Line: n, Name: name, Title: title, Cron: expr, Timezone: st.zone, Shell: st.shell, Script: script, Env: copyEnv(st.env), RunAs: user, Disabled: disabled}
 	written, interpreted := "", false
 	if st.ScriptsDir != "" {
 		written, interpreted = panelTask(script)
@@ -223,6 +245,9 @@ func (st *state) entry(res *Result, n int, text, body string, disabled bool) {
 		e.Script, e.WorkingDir = written, st.ScriptsDir
 	}
 	res.Entries = append(res.Entries, e)
+	if pulled != nil {
+		res.Problems = append(res.Problems, Problem{Line: n, Text: text, Kind: Noted, Code: pulled.code, Why: pulled.why, Params: paramsOf(pulled.params)})
+	}
 	if interpreted && !st.interpreterNoted {
 		st.interpreterNoted = true
 		res.Problems = append(res.Problems, Problem{Line: n, Text: text, Kind: Noted, Code: CodeTaskInterpreter, Params: paramsOf([]string{"dir", st.ScriptsDir}),
@@ -405,17 +430,15 @@ const commentedWhy = "the qinglong panel writes each disabled task, and each tas
 // panelCommand says why an entry whose command is one of the qinglong
 // panel's own "ql" commands is not converted, and which sentence that is:
 // QingLong's ql has no such command, and what stands in for it here
-// differs: a task of one's own pulls scripts, retention deletes logs, and
-// the panel's upkeep has no counterpart to run. "" for any other command.
+// differs: retention deletes logs, and the panel's upkeep has no
+// counterpart to run (its repo and raw become pull tasks: panelPull).
+// "" for any other command.
 func panelCommand(command string) (Code, string) {
 	words := strings.Fields(command)
 	if len(words) < 2 || words[0] != "ql" {
 		return "", ""
 	}
 	switch words[1] {
-	case "repo", "raw":
-		return CodePanelCommand, fmt.Sprintf("ql %s is the qinglong panel's command, which QingLong has none of: "+
-			"to pull scripts, give a task of your own the command (git -C /srv/scripts pull, or curl -o FILE URL)", words[1])
 	case "rmlog":
 		return CodePanelLogs, "ql rmlog is the qinglong panel's command, which QingLong has none of: the server deletes the logs of finished Runs itself, " +
 			"after --retention-logs (7 days; 3 on the edge profile)"
@@ -495,6 +518,11 @@ func (st *state) name(command string) string {
 			break
 		}
 	}
+	return st.unique(base)
+}
+
+// unique is base made unique among the names given so far by a number.
+func (st *state) unique(base string) string {
 	st.names[base]++
 	if n := st.names[base]; n > 1 {
 		return fmt.Sprintf("%s-%d", base, n)

@@ -25,7 +25,7 @@ func TestACrontabLineOfSixTimeFieldsIsReadWithSecondsFirst(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := map[int]string{1: "0 5 0 * * *", 2: "*/30 * * * *", 3: "0 0 12 * * MON-FRI", 4: "15 3 * * *", 6: "0 0 3 * * 0"}
+	want := map[int]string{1: "0 5 0 * * *", 2: "*/30 * * * *", 3: "0 0 12 * * MON-FRI", 4: "15 3 * * *", 5: "33 8 * * *", 6: "0 0 3 * * 0"}
 	scripts := map[int]string{1: "task jd_bean_sign.js", 2: "node /ql/scripts/check.js", 6: "/ql/scripts/backup.sh"}
 	if len(res.Entries) != len(want) {
 		t.Fatalf("%d entries %+v, want %d", len(res.Entries), res.Entries, len(want))
@@ -54,8 +54,8 @@ func TestACrontabLineOfSixTimeFieldsIsReadWithSecondsFirst(t *testing.T) {
 
 // An entry running the qinglong panel's task command is named after its
 // script and reported as converted but failing here (no such command),
-// saying what to write instead; one of the panel's own ql commands (a
-// subscription's pull) is not converted, saying how to pull scripts.
+// saying what to write instead; the panel's subscription (ql repo)
+// becomes its pull task, noted.
 func TestTheQinglongPanelsCommandsAreNamedAfterTheirScriptAndReported(t *testing.T) {
 	t.Parallel()
 	res, err := Convert(strings.NewReader(panelList), Options{Zone: "Asia/Shanghai"})
@@ -71,7 +71,7 @@ func TestTheQinglongPanelsCommandsAreNamedAfterTheirScriptAndReported(t *testing
 	}
 	reported := map[int]Problem{}
 	for _, p := range res.Problems {
-		if p.Kind != Noted {
+		if p.Kind != Noted || p.Code == CodePanelRepo {
 			reported[p.Line] = p
 		}
 	}
@@ -81,8 +81,8 @@ func TestTheQinglongPanelsCommandsAreNamedAfterTheirScriptAndReported(t *testing
 			t.Errorf("line %d: %+v, want it converted but reported: no task command here, and what to write", line, p)
 		}
 	}
-	if p := reported[5]; p.Kind != NotConverted || !strings.Contains(p.Why, "ql repo is the qinglong panel's command") || !strings.Contains(p.Why, "git -C") {
-		t.Errorf("line 5: %+v, want ql repo not converted, saying how to pull scripts", p)
+	if p := reported[5]; p.Kind != Noted || p.Code != CodePanelRepo || names[5] != "repo-com-scripts" {
+		t.Errorf("line 5: %+v, named %q; want ql repo converted to repo-com-scripts, noted", p, names[5])
 	}
 	if _, ok := reported[2]; ok {
 		t.Errorf("line 2 reported: %+v", reported[2])

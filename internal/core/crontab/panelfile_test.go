@@ -32,9 +32,9 @@ func TestThePanelsCommentedTasksAreConvertedWithTheirTriggerDisabled(t *testing.
 	for _, e := range res.Entries {
 		disabled[e.Line] = e.Disabled
 	}
-	want := map[int]bool{1: true, 2: false, 3: true}
+	want := map[int]bool{1: true, 2: false, 3: true, 4: false}
 	if len(disabled) != len(want) {
-		t.Fatalf("entries %+v, want lines 1, 2 and 3", res.Entries)
+		t.Fatalf("entries %+v, want lines 1 to 4", res.Entries)
 	}
 	for line, d := range want {
 		if got, ok := disabled[line]; !ok || got != d {
@@ -71,7 +71,7 @@ func TestThePanelsCommentedTasksAreConvertedWithTheirTriggerDisabled(t *testing.
 // The row id the panel writes before each command hides neither its task
 // command nor its own ql commands: the task is named after its script and
 // runs it without the id, reported as the panel's task command, and a
-// subscription's pull is not converted.
+// subscription becomes its pull task.
 func TestThePanelsRowIDHidesNeitherItsTaskNorItsQlCommands(t *testing.T) {
 	t.Parallel()
 	res, err := Convert(strings.NewReader(panelFile), Options{Zone: "Asia/Shanghai"})
@@ -92,8 +92,8 @@ func TestThePanelsRowIDHidesNeitherItsTaskNorItsQlCommands(t *testing.T) {
 	if !slices.Contains(codes[2], CodeTaskCommand) || !slices.Contains(codes[1], CodeTaskCommand) {
 		t.Errorf("problems %v, want lines 1 and 2 reported as the panel's task command", codes)
 	}
-	if !slices.Contains(codes[4], CodePanelCommand) {
-		t.Errorf("problems %v, want line 4 (ql repo) not converted as the panel's command", codes)
+	if !slices.Contains(codes[4], CodePanelRepo) {
+		t.Errorf("problems %v, want line 4 (ql repo) converted to its pull task", codes)
 	}
 }
 
@@ -135,9 +135,9 @@ func TestThePanelsTaskCommandRunsItsScriptWithItsInterpreterInTheScriptsFolder(t
 	}
 }
 
-// Each of the panel's own ql commands is not converted with what stands
-// in for it here: a task of one's own pulls scripts (repo, raw), retention
-// deletes logs (rmlog), and the panel's upkeep (update) needs nothing.
+// Each of the panel's own ql commands gets what stands in for it here: a
+// pull task (repo, raw, converted and noted), retention deleting logs
+// (rmlog) and nothing for the panel's upkeep (update), neither converted.
 func TestThePanelsOwnCommandsSayWhatStandsInForThemHere(t *testing.T) {
 	t.Parallel()
 	const list = "33 8 * * * ID=1 ql repo https://example.com/s.git\n0 */6 * * * ql raw https://example.com/a.js\n" +
@@ -146,13 +146,13 @@ func TestThePanelsOwnCommandsSayWhatStandsInForThemHere(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := map[int]string{1: "git -C /srv/scripts pull", 2: "git -C /srv/scripts pull", 3: "--retention-logs", 4: "replacing its binary"}
-	if len(res.Entries) != 0 || len(res.Problems) != len(want) {
-		t.Fatalf("entries %+v, problems %+v; want every line not converted", res.Entries, res.Problems)
+	want := map[int]string{1: "becomes a task pulling", 2: "becomes a task downloading", 3: "--retention-logs", 4: "replacing its binary"}
+	if len(res.Entries) != 2 || len(res.Problems) != len(want) {
+		t.Fatalf("entries %+v, problems %+v; want lines 1 and 2 converted, every line reported", res.Entries, res.Problems)
 	}
 	for _, p := range res.Problems {
-		if p.Kind != NotConverted || !strings.Contains(p.Why, want[p.Line]) {
-			t.Errorf("line %d: %s; want it not converted, saying %q", p.Line, p, want[p.Line])
+		if kind := map[bool]Kind{true: Noted, false: NotConverted}[p.Line <= 2]; p.Kind != kind || !strings.Contains(p.Why, want[p.Line]) {
+			t.Errorf("line %d: %s; want it %s, saying %q", p.Line, p, kind, want[p.Line])
 		}
 		if p.Line > 2 && strings.Contains(p.Why, "pull") {
 			t.Errorf("line %d is told to pull scripts: %s", p.Line, p)

@@ -2,6 +2,7 @@ package crontab
 
 import (
 	"bytes"
+	"cmp"
 	"fmt"
 
 	"go.yaml.in/yaml/v3"
@@ -27,6 +28,7 @@ const Header = `# Converted from a crontab. What QingLong does otherwise than cr
 
 type taskDef struct {
 	Name       string            `yaml:"name"`
+	Title      string            `yaml:"title,omitempty"`
 	Shell      string            `yaml:"shell,omitempty"`
 	Script     string            `yaml:"script"`
 	Env        map[string]string `yaml:"env,omitempty"`
@@ -52,8 +54,8 @@ type document struct {
 	Triggers []trigger `yaml:"triggers"`
 }
 
-// Definitions is r's entries as a definitions file of project, Header
-// first: one task and one trigger per entry, both named by it.
+// Definitions is r's entries as a definitions file of project, its
+// header first: one task and one trigger per entry, both named by it.
 func (r Result) Definitions(project string) ([]byte, error) {
 	d := document{Project: project, Tasks: []taskDef{}, Triggers: []trigger{}}
 	for _, e := range r.Entries {
@@ -62,7 +64,7 @@ func (r Result) Definitions(project string) ([]byte, error) {
 			// The default: written only when the crontab chose another.
 			shell = ""
 		}
-		t := taskDef{Name: e.Name, Shell: shell, Script: e.Script, Env: e.Env, WorkingDir: e.WorkingDir}
+		t := taskDef{Name: e.Name, Title: e.Title, Shell: shell, Script: e.Script, Env: e.Env, WorkingDir: e.WorkingDir}
 		if e.RunAs != "" {
 			t.RunAs = &runAs{User: e.RunAs}
 		}
@@ -74,7 +76,7 @@ func (r Result) Definitions(project string) ([]byte, error) {
 		d.Triggers = append(d.Triggers, tr)
 	}
 	var b bytes.Buffer
-	b.WriteString(Header)
+	b.WriteString(cmp.Or(r.Header, Header))
 	enc := yaml.NewEncoder(&b)
 	enc.SetIndent(2)
 	if err := enc.Encode(d); err != nil {

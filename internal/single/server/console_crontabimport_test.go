@@ -20,10 +20,12 @@ import (
 
 // panelCrontab is a crontab as the qinglong panel keeps its task list
 // (crontab.list): six time fields (seconds first) beside five, its task
-// command and its own ql commands, which are not converted.
+// command, its subscription (a pull task) and its log deletion, which is
+// not converted.
 const panelCrontab = "0 5 0 * * * task jd_bean_sign.js\n" +
 	"*/30 * * * * node /ql/scripts/check.js\n" +
-	"33 8 * * * ql repo https://example.com/scripts.git \"jd_\" \"\" \"\"\n" +
+	"33 8 * * * ql repo https://example.com/o/scripts.git \"jd_\" \"\" \"\"\n" +
+	"57 13 * * * ID=11 ql rmlog 7\n" +
 	"0 0 3 * * 7 /ql/scripts/backup.sh\n"
 
 // importForm is the crontab import form's fields for text into project p
@@ -114,16 +116,18 @@ func TestACrontabPastedInTheConsoleIsPreviewedBeforeAnythingIsPublished(t *testi
 		t.Errorf("an import uploaded without the session's CSRF token: %d, want 403 naming CSRF:\n%s", resp.StatusCode, body)
 	}
 	resp, preview := httpcall.Form(t, c, http.MethodPost, site.base+"/definitions/import/preview?lang=en", importForm(csrf, "panel", panelCrontab))
-	// The project, and a task and a trigger for each of the 3 entries.
-	if resp.StatusCode != http.StatusOK || !strings.Contains(preview, `id="def-preview"`) || strings.Count(preview, `class="change-created"`) != 7 || !strings.Contains(preview, `id="def-confirm"`) {
-		t.Fatalf("the import's preview: %d, want 200 creating the project and 3 tasks and triggers, with the confirm:\n%s", resp.StatusCode, preview)
+	// The project, and a task and a trigger for each of the 4 entries.
+	if resp.StatusCode != http.StatusOK || !strings.Contains(preview, `id="def-preview"`) || strings.Count(preview, `class="change-created"`) != 9 || !strings.Contains(preview, `id="def-confirm"`) {
+		t.Fatalf("the import's preview: %d, want 200 creating the project and 4 tasks and triggers, with the confirm:\n%s", resp.StatusCode, preview)
 	}
 	text := html.UnescapeString(preview)
 	for _, want := range []string{
-		"3 entries of the crontab are converted into a task and a trigger each.",
+		"4 entries of the crontab are converted into a task and a trigger each.",
 		"1 line is not converted, so it is not imported",
-		`<tr class="imp-not-converted"><td data-label="Line">3</td>`,
-		"ql repo is the qinglong panel's command",
+		`<tr class="imp-not-converted"><td data-label="Line">4</td>`,
+		"ql rmlog is the qinglong panel's command",
+		`<tr class="imp-note"><td data-label="Line">3</td>`,
+		`ql repo becomes a task pulling https://example.com/o/scripts.git into "$QL_SCRIPTS_DIR/o_scripts"`,
 		`<tr class="imp-converted-but"><td data-label="Line">1</td>`,
 		"task is the qinglong panel's command",
 		"six time fields are read as seconds",
@@ -139,8 +143,8 @@ func TestACrontabPastedInTheConsoleIsPreviewedBeforeAnythingIsPublished(t *testi
 		t.Fatalf("the import's confirm: %d, want 200 applied:\n%s", resp.StatusCode, page)
 	}
 	d, err := site.srv.store.ProjectDefinitions(t.Context(), "panel", 10)
-	if err != nil || len(d.Tasks) != 3 || len(d.Triggers) != 3 {
-		t.Fatalf("project panel after the confirm: %+v, %v; want 3 tasks and 3 triggers", d, err)
+	if err != nil || len(d.Tasks) != 4 || len(d.Triggers) != 4 {
+		t.Fatalf("project panel after the confirm: %+v, %v; want 4 tasks and 4 triggers", d, err)
 	}
 	crons := map[string]string{}
 	for _, tg := range d.Triggers {
@@ -197,9 +201,9 @@ func TestImportingTheSameCrontabTwicePublishesNothingNew(t *testing.T) {
 func TestACrontabWithNothingToImportStaysOnTheImportForm(t *testing.T) {
 	t.Parallel()
 	site, c, csrf := startSignedInConsoleSite(t, apitoken.Admin)
-	resp, page := httpcall.Form(t, c, http.MethodPost, site.base+"/definitions/import/preview?lang=zh", importForm(csrf, "panel", "33 8 * * * ql repo https://example.com/s.git\n@reboot /bin/true\n"))
+	resp, page := httpcall.Form(t, c, http.MethodPost, site.base+"/definitions/import/preview?lang=zh", importForm(csrf, "panel", "33 8 * * * ql rmlog 7\n@reboot /bin/true\n"))
 	text := html.UnescapeString(page)
-	if resp.StatusCode != http.StatusBadRequest || !strings.Contains(text, "crontab 中没有任何行被转换") || !strings.Contains(text, "ql repo 是青龙面板自己的命令") ||
+	if resp.StatusCode != http.StatusBadRequest || !strings.Contains(text, "crontab 中没有任何行被转换") || !strings.Contains(text, "ql rmlog 是青龙面板自己的命令") ||
 		!strings.Contains(text, "未转换") || !strings.Contains(page, `id="imp-crontab"`) {
 		t.Fatalf("a crontab of nothing to import, in Chinese: %d, want 400 on the form saying why of each line:\n%s", resp.StatusCode, page)
 	}
@@ -299,7 +303,7 @@ func TestTheImportPreviewGoesBackToTheCrontabAsGiven(t *testing.T) {
 	form.Set("timezone", "Europe/Berlin")
 	resp, preview := httpcall.Form(t, c, http.MethodPost, site.base+"/definitions/import/preview?lang=zh", form)
 	text := html.UnescapeString(preview)
-	if resp.StatusCode != http.StatusOK || !strings.Contains(text, "ql repo 是青龙面板自己的命令") || !strings.Contains(text, "task 是青龙面板的命令") || !strings.Contains(text, "已转换，但") {
+	if resp.StatusCode != http.StatusOK || !strings.Contains(text, "ql repo（青龙面板的订阅）转换为一个任务") || !strings.Contains(text, "task 是青龙面板的命令") || !strings.Contains(text, "已转换，但") {
 		t.Fatalf("the import's preview in Chinese: %d, want why of each line in Chinese:\n%s", resp.StatusCode, preview)
 	}
 	_, back, ok := strings.Cut(preview, `action="/definitions/apply"`)

@@ -24,7 +24,7 @@ func TestConsoleImportInABrowserPublishesAPastedCrontabOnceConfirmed(t *testing.
 		chromedp.SetValue(chromedp.ID("imp-crontab"), panelCrontab),
 		chromedp.Click(chromedp.ID("imp-preview")),
 		browsertest.WaitText("#def-preview", "应用后将发生的变更"),
-		browsertest.WaitText("#imp-lines", "ql repo 是青龙面板自己的命令"))
+		browsertest.WaitText("#imp-lines", "ql repo（青龙面板的订阅）转换为一个任务"))
 	browsertest.Screenshot(t, ctx, dir, "import-preview-390x844.png", 390)
 	browsertest.Step(t, ctx, "confirm", chromedp.Click(chromedp.ID("def-confirm")),
 		browsertest.WaitText("#def-applied", "已应用"))

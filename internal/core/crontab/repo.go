@@ -1,0 +1,249 @@
+package crontab
+
+import (
+	"fmt"
+	"path"
+	"regexp"
+	"strings"
+
+	"github.com/qinglong/qinglong/internal/core/shellquote"
+	"github.com/qinglong/qinglong/internal/core/validate"
+)
+
+// ScriptsDirVariable is the variable a single node gives every command it
+// starts: the scripts folder. A pull task writes into it; on a cluster
+// worker the task's or project's env must set it.
+const ScriptsDirVariable = "QL_SCRIPTS_DIR"
+
+// needScriptsDir is the first line of a pull task: the Run fails, saying
+// why, when the scripts folder is not set, rather than write into the
+// fresh working directory removed after it.
+const needScriptsDir = `: "${` + ScriptsDirVariable + `:?is empty: set it to the scripts folder in the task's or the project's env}"` + "\n"
+
+// subscription is the qinglong panel's "ql repo URL WHITELIST BLACKLIST
+// DEPENDENCE BRANCH": the repository it pulls and the regular expressions
+// choosing which of its scripts become tasks.
+type subscription struct {
+	URL, Match, Exclude, Dependence, Branch string
+	// Owner and Repo are the URL's last two path segments, as the panel
+	// reads them; Folder is where the panel keeps the scripts:
+	// OWNER_REPO, with _BRANCH when a branch is named.
+	Owner, Repo, Folder string
+}
+
+// parseSubscription reads the words after "ql repo"; why says what is
+// wrong when they name no repository.
+func parseSubscription(words []string) (s subscription, why string) {
+	if len(words) == 0 {
+		return s, "ql repo names no repository: write the repository's URL after it"
+	}
+	arg := func(i int) string {
+		if i < len(words) {
+			return words[i]
+		}
+		return ""
+	}
+	s = subscription{URL: words[0], Match: arg(1), Exclude: arg(2), Dependence: arg(3), Branch: arg(4)}
+	// The panel takes the repository from the last path segment without
+	// its extension (.git), the owner from the one before it, after any
+	// "host:" of an scp-like URL (git@github.com:owner/repo.git).
+	trimmed := strings.TrimRight(s.URL, "/")
+	slash := strings.LastIndexAny(trimmed, "/:")
+	if slash < 0 {
+		return s, fmt.Sprintf("ql repo's %q is no repository URL: the panel names its folder after the URL's owner and repository (https://host/OWNER/REPO.git)", s.URL)
+	}
+	s.Repo = strings.TrimSuffix(trimmed[slash+1:], path.Ext(trimmed[slash+1:]))
+	head := trimmed[:slash]
+	s.Owner = head[strings.LastIndexAny(head, "/:")+1:]
+	// The panel also drops what is before the owner's last dot.
+	s.Owner = s.Owner[strings.LastIndex(s.Owner, ".")+1:]
+	if s.Owner == "" || s.Repo == "" || s.Owner == ".." || s.Repo == ".." {
+		return s, fmt.Sprintf("ql repo's %q is no repository URL: the panel names its folder after the URL's owner and repository (https://host/OWNER/REPO.git)", s.URL)
+	}
+	s.Folder = s.Owner + "_" + s.Repo
+	if s.Branch != "" {
+		s.Folder += "_" + s.Branch
+	}
+	return s, ""
+}
+
+// pullScript is the task's command: clone the repository into its folder
+// the first time, then fetch the branch's head (the remote's HEAD when no
+// branch is named) shallowly and reset the clone to it, so that a
+// force-pushed repository updates too; changes made in the folder to the
+// repository's files are lost at the next pull, files it does not track
+// are kept.
+func (s subscription) pullScript() string {
+	dir := `"$` + ScriptsDirVariable + `"/` + shellquote.Quote(s.Folder)
+	url := shellquote.Quote(s.URL)
+	ref, branch := "HEAD", ""
+	if s.Branch != "" {
+		ref, branch = shellquote.Quote(s.Branch), " --branch "+shellquote.Quote(s.Branch)
+	}
+	return "set -eu\n" + needScriptsDir +
+		"if [ -d " + dir + "/.git ]; then\n" +
+		"  git -C " + dir + " fetch --depth 1 " + url + " " + ref + "\n" +
+		"  git -C " + dir + " reset --hard FETCH_HEAD\n" +
+		"else\n" +
+		"  git clone --depth 1" + branch + " " + url + " " + dir + "\n" +
+		"fi\n"
+}
+
+// note is what is said of the pull task: where it pulls to, what it needs,
+// and the command (of binary) that makes tasks of its scripts, with the
+// panel's whitelist and blacklist.
+func (s subscription) note(binary string) (string, []string) {
+	command := binary + " crontab scripts \"$" + ScriptsDirVariable + "\"/" + shellquote.Quote(s.Folder) + s.flags()
+	params := []string{"url", s.URL, "folder", s.Folder, "command", command}
+	why := fmt.Sprintf("ql repo becomes a task pulling %s into \"$%s/%s\": a shallow clone on its first Run, then a fetch of the branch's head and a hard reset to it "+
+		"(a force-pushed repository still updates; edits to its files there are lost). Its Runs fail when %s is empty: a single node sets it, "+
+		"a cluster worker only from the task's or the project's env. A pull adds no tasks: list its scripts' tasks with %s and apply that file",
+		s.URL, ScriptsDirVariable, s.Folder, ScriptsDirVariable, command)
+	if s.Dependence != "" {
+		why += fmt.Sprintf("; the dependence files (%s) need nothing: the whole repository is in the folder", s.Dependence)
+	}
+	return why, params
+}
+
+// flags are the panel's whitelist and blacklist as ql crontab scripts'
+// flags.
+func (s subscription) flags() string {
+	out := ""
+	if s.Match != "" {
+		out += " --match " + shellquote.Quote(s.Match)
+	}
+	if s.Exclude != "" {
+		out += " --exclude " + shellquote.Quote(s.Exclude)
+	}
+	return out
+}
+
+// rawFile is the qinglong panel's "ql raw URL": one file downloaded into
+// the scripts folder as raw_NAME, NAME the URL's last path segment.
+type rawFile struct{ URL, File string }
+
+// parseRaw reads the words after "ql raw"; why says what is wrong when
+// they name no file.
+func parseRaw(words []string) (r rawFile, why string) {
+	if len(words) == 0 {
+		return r, "ql raw names no file: write the file's URL after it"
+	}
+	u := words[0]
+	if i := strings.IndexAny(u, "?#"); i >= 0 {
+		u = u[:i]
+	}
+	name := u[strings.LastIndex(u, "/")+1:]
+	if !strings.Contains(words[0], "://") || name == "" || name == "." || name == ".." {
+		return r, fmt.Sprintf("ql raw's %q is no file URL: write the URL of the file itself (https://host/path/jd_x.js)", words[0])
+	}
+	return rawFile{URL: words[0], File: "raw_" + name}, ""
+}
+
+// downloadScript downloads the file beside its old copy and moves it over
+// that only when the download succeeded, so a failed one keeps the file
+// the last one fetched, as the panel does.
+func (r rawFile) downloadScript() string {
+	file := `"$` + ScriptsDirVariable + `"/` + shellquote.Quote(r.File)
+	return "set -eu\n" + needScriptsDir +
+		`mkdir -p "$` + ScriptsDirVariable + `"` + "\n" +
+		"curl -fsSL -o " + file + ".new " + shellquote.Quote(r.URL) + " || { rm -f " + file + ".new; exit 1; }\n" +
+		"mv " + file + ".new " + file + "\n"
+}
+
+// note is what is said of the download task, naming the command (of
+// binary) that makes a task of the file.
+func (r rawFile) note(binary string) (string, []string) {
+	command := binary + " crontab scripts \"$" + ScriptsDirVariable + "\" --match " + shellquote.Quote("^"+regexp.QuoteMeta(r.File)+"$")
+	return fmt.Sprintf("ql raw becomes a task downloading %s into \"$%s/%s\" with curl (a failed download keeps the last copy). Its Runs fail when %s is empty: "+
+			"a single node sets it, a cluster worker only from the task's or the project's env. A download adds no task: list the file's with %s and apply that file",
+			r.URL, ScriptsDirVariable, r.File, ScriptsDirVariable, command),
+		[]string{"url", r.URL, "file", r.File, "command", command}
+}
+
+// pull is the task a ql repo or ql raw line becomes.
+type pull struct {
+	name, title, script, why string
+	code                     Code
+	params                   []string
+}
+
+// panelPull is the task the panel's "ql repo ..." or "ql raw ..." command
+// becomes, its note naming binary's commands; why says what is wrong when it names nothing to pull.
+func panelPull(command, binary string) (p pull, why string) {
+	words, ok := shellWords(command)
+	if !ok {
+		return p, "the command's quotes are unbalanced: close each ' and \" as the panel's shell would read them"
+	}
+	switch words[1] {
+	case "repo":
+		s, why := parseSubscription(words[2:])
+		if why != "" {
+			return p, why
+		}
+		p = pull{name: "repo-" + s.Owner + "-" + s.Repo, title: s.Owner + "/" + s.Repo, script: s.pullScript(), code: CodePanelRepo}
+		if s.Branch != "" {
+			p.name += "-" + s.Branch
+			p.title += " (" + s.Branch + ")"
+		}
+		if validate.Title("title", p.title) != nil {
+			p.title = ""
+		}
+		p.why, p.params = s.note(binary)
+		return p, ""
+	default:
+		r, why := parseRaw(words[2:])
+		if why != "" {
+			return p, why
+		}
+		p = pull{name: "raw-" + strings.TrimSuffix(strings.TrimPrefix(r.File, "raw_"), path.Ext(r.File)), title: r.File, script: r.downloadScript(), code: CodePanelRaw}
+		p.why, p.params = r.note(binary)
+		return p, ""
+	}
+}
+
+// shellWords splits a command into words as a POSIX shell reads its
+// quotes: '...' literally, "..." with \ escaping " \ $ and `, and \ outside
+// quotes escaping the next character. ok is false for an unclosed quote.
+func shellWords(s string) (words []string, ok bool) {
+	var b strings.Builder
+	inWord := false
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == ' ' || c == '\t':
+			if inWord {
+				words, inWord = append(words, b.String()), false
+				b.Reset()
+			}
+			continue
+		case c == '\'':
+			end := strings.IndexByte(s[i+1:], '\'')
+			if end < 0 {
+				return nil, false
+			}
+			b.WriteString(s[i+1 : i+1+end])
+			i += end + 1
+		case c == '"':
+			i++
+			for ; i < len(s) && s[i] != '"'; i++ {
+				if s[i] == '\\' && i+1 < len(s) && strings.IndexByte("\"\\$`", s[i+1]) >= 0 {
+					i++
+				}
+				b.WriteByte(s[i])
+			}
+			if i >= len(s) {
+				return nil, false
+			}
+		case c == '\\' && i+1 < len(s):
+			i++
+			b.WriteByte(s[i])
+		default:
+			b.WriteByte(c)
+		}
+		inWord = true
+	}
+	if inWord {
+		words = append(words, b.String())
+	}
+	return words, true
+}
