@@ -108,10 +108,12 @@ func EnsureRoles(ctx context.Context, url string, cfg RolesConfig) error {
 		return mapErr(err, "starting the grant transaction")
 	}
 	defer rollbackTx(ctx, tx)
+	var settings []labelled
 	for _, stmt := range append(roleSettingStatements(roles), grantStatements(roles)...) {
-		if _, err := tx.Exec(ctx, stmt); err != nil {
-			return mapErr(err, "installing role settings and grants")
-		}
+		settings = append(settings, labelled{stmt, "installing role settings and grants"})
+	}
+	if err := execInOrder(ctx, tx, settings); err != nil {
+		return err
 	}
 	revoked, err := revokeMemberships(ctx, tx, roles)
 	if err != nil {
@@ -121,23 +123,23 @@ func EnsureRoles(ctx context.Context, url string, cfg RolesConfig) error {
 	if err != nil {
 		return err
 	}
-	for _, t := range tables {
-		for _, stmt := range tableGrantStatements(roles, t) {
-			if _, err := tx.Exec(ctx, stmt); err != nil {
-				return mapErr(err, "installing grants on "+t)
-			}
-		}
-	}
 	functions, err := schemaFunctions(ctx, tx)
 	if err != nil {
 		return err
 	}
+	var grants []labelled
+	for _, t := range tables {
+		for _, stmt := range tableGrantStatements(roles, t) {
+			grants = append(grants, labelled{stmt, "installing grants on " + t})
+		}
+	}
 	for _, f := range functions {
 		for _, stmt := range functionGrantStatements(roles, f) {
-			if _, err := tx.Exec(ctx, stmt); err != nil {
-				return mapErr(err, "installing grants on "+f)
-			}
+			grants = append(grants, labelled{stmt, "installing grants on " + f})
 		}
+	}
+	if err := execInOrder(ctx, tx, grants); err != nil {
+		return err
 	}
 	if err := tx.Commit(ctx); err != nil {
 		return mapErr(err, "committing grants")
@@ -153,6 +155,28 @@ func EnsureRoles(ctx context.Context, url string, cfg RolesConfig) error {
 		}
 	}
 	return nil
+}
+
+// labelled is a statement and what it is part of, for its error.
+type labelled struct{ sql, what string }
+
+// execInOrder runs the statements in order as one batch: one round trip
+// for the grant matrix rather than one per statement (over a hundred),
+// the first failure reported with its label and the rest not run (it
+// aborts the transaction they are in).
+func execInOrder(ctx context.Context, tx pgx.Tx, stmts []labelled) error {
+	b := &pgx.Batch{}
+	for _, s := range stmts {
+		b.Queue(s.sql)
+	}
+	res := tx.SendBatch(ctx, b)
+	for _, s := range stmts {
+		if _, err := res.Exec(); err != nil {
+			_ = res.Close() // the statement's error is the one to report
+			return mapErr(err, s.what)
+		}
+	}
+	return mapErr(res.Close(), "installing role settings and grants")
 }
 
 // unprivileged are the attributes every QingLong role has.

@@ -33,8 +33,17 @@ type kept struct {
 // keep writes k to its file durably: a temporary file, fsynced, renamed
 // into place and the directory fsynced, so a power cut leaves either the
 // whole result or none. It fails too when the disk is full; the attempt is
-// then found lost at the next start.
+// then found lost at the next start. It fails as well once the owner is
+// released: the stop that released it gave up waiting for this result, and
+// a file written now would appear in a directory its server no longer
+// holds — after the data directory passed to another server, or while it
+// is being removed.
 func (o *Owner) keep(k kept) error {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.released {
+		return errOwnerReleased
+	}
 	b, err := json.Marshal(k)
 	if err != nil {
 		return err
@@ -51,6 +60,10 @@ func (o *Owner) keep(k kept) error {
 	}
 	return syncDir(o.dir)
 }
+
+// errOwnerReleased refuses to keep a result whose server's stop already
+// ended.
+var errOwnerReleased = errors.New("the server's stop had ended and released its executor owner")
 
 func writeSynced(path string, b []byte) error {
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)

@@ -26,6 +26,13 @@ type Owner struct {
 	ID   string
 	dir  string
 	file *os.File
+
+	// mu orders keep against Release: a result is kept only while the
+	// owner's lock is held, so nothing of this owner is written into dir
+	// once Release returned (a stop that gave up on a command still
+	// being recorded returns before its worker ends; see keep).
+	mu       sync.Mutex
+	released bool
 }
 
 // AcquireOwner creates a fresh owner in dir.
@@ -81,6 +88,9 @@ func sameFile(held os.FileInfo, path string) bool {
 // Release drops the lock and removes the owner file. Call it only after
 // every attempt of this owner has been recorded.
 func (o *Owner) Release() error {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.released = true
 	path := o.file.Name()
 	if err := o.file.Close(); err != nil {
 		return err

@@ -26,8 +26,9 @@ const (
 	shutdownTimeout = time.Minute
 	// adminTimeout bounds CREATE/DROP DATABASE.
 	adminTimeout = time.Minute
-	// poolMaxConns caps Database.Pool: up to GOMAXPROCS parallel tests share
-	// one server with max_connections 200, and pgxpool's default,
+	// poolMaxConns caps Database.Pool: up to -parallel tests (GOMAXPROCS
+	// unless set; at least 4 in pgstore) share one server with
+	// max_connections 200, and pgxpool's default,
 	// max(4, NumCPU), would let a large machine exhaust it. A test that needs more builds
 	// its own pool from Database.URL.
 	poolMaxConns = 10

@@ -5,9 +5,18 @@ import (
 	"fmt"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 )
+
+// prepareTimeout bounds building a template: creating it, prepare, and
+// closing it. A prepare may fill the database with hundreds of thousands
+// of rows (pgstore's claim layouts), which took over a minute, as long as
+// adminTimeout allows a single CREATE DATABASE, on a loaded machine
+// running several tests beside it; every test of that template then
+// failed. The test binary's own timeout is the bound that matters.
+const prepareTimeout = 10 * time.Minute
 
 // Prepare brings an empty database (given by its superuser URL) to the state
 // the tests of a package start from, e.g. by running the schema migrations.
@@ -75,7 +84,7 @@ func (s *Srv) template(key string) *template {
 // connections, so no test can change what later copies start from. It lives
 // as long as the server.
 func (s *Srv) buildTemplate(ctx context.Context, key string, prepare Prepare) (string, error) {
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), adminTimeout)
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), prepareTimeout)
 	defer cancel()
 	name := databaseName("template "+key, dbSeq.Add(1))
 	ident := pgx.Identifier{name}.Sanitize()
