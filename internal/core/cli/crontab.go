@@ -54,14 +54,8 @@ with --system) names a user between the schedule and the command: it becomes the
 			"  " + opts.Binary + " apply --dry-run -f ops.yaml",
 		Args: oneArg("crontab convert takes one file: the crontab's path, or - for standard input"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := validate.Name("--project", project); err != nil {
-				return &UsageError{Err: err}
-			}
-			if zone == "" {
-				return Usagef("--tz is required: %s", cron.TimezoneRequired)
-			}
-			if err := cron.CheckTimezone(zone); err != nil {
-				return &UsageError{Err: err}
+			if err := checkProjectAndZone(project, zone); err != nil {
+				return err
 			}
 			o := crontab.Options{Zone: zone, System: system, Account: account, ScriptsDir: scriptsDir, Binary: opts.Binary}
 			if task.CheckWorkingDir(scriptsDir) != nil {
@@ -133,6 +127,22 @@ func convertCrontab(cmd *cobra.Command, in io.Reader, project string, o crontab.
 	if refused > 0 {
 		return fmt.Errorf("%d %s of the crontab %s not converted (above); the file printed holds the %d converted",
 			refused, map[bool]string{true: "line", false: "lines"}[refused == 1], map[bool]string{true: "was", false: "were"}[refused == 1], len(res.Entries))
+	}
+	return nil
+}
+
+// checkProjectAndZone checks the --project and --tz that every file the
+// crontab commands print needs: a project's name, and a time zone, which
+// has no default (cron.TimezoneRequired says why).
+func checkProjectAndZone(project, zone string) error {
+	if err := validate.Name("--project", project); err != nil {
+		return &UsageError{Err: err}
+	}
+	if zone == "" {
+		return Usagef("--tz is required: %s", cron.TimezoneRequired)
+	}
+	if err := cron.CheckTimezone(zone); err != nil {
+		return &UsageError{Err: err}
 	}
 	return nil
 }

@@ -8,9 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/qinglong/qinglong/internal/core/cron"
 	"github.com/qinglong/qinglong/internal/core/crontab"
-	"github.com/qinglong/qinglong/internal/core/validate"
 )
 
 // crontabScriptsCommand prints the tasks a folder of scripts' header
@@ -39,14 +37,8 @@ itself: after a pull, read it again and check the file with ` + "`" + opts.Binar
 			"  " + opts.Binary + " apply --dry-run -f jd.yaml",
 		Args: oneArg("crontab scripts takes one folder: the scripts' folder"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := validate.Name("--project", project); err != nil {
-				return &UsageError{Err: err}
-			}
-			if zone == "" {
-				return Usagef("--tz is required: %s", cron.TimezoneRequired)
-			}
-			if err := cron.CheckTimezone(zone); err != nil {
-				return &UsageError{Err: err}
+			if err := checkProjectAndZone(project, zone); err != nil {
+				return err
 			}
 			o := crontab.ScriptOptions{Zone: zone}
 			for _, f := range []struct {

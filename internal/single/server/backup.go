@@ -208,17 +208,44 @@ func backupInto(ctx context.Context, from, to, shown Layout, progress io.Writer)
 }
 
 // copyScripts copies the scripts folder src into dst, a new folder:
-// folders and regular files with their modes, read through an os.Root
-// so that nothing outside src is copied; links and other kinds of file
-// are left out. It returns how many files it copied.
+// what eachScript visits, with its modes. It returns how many files it
+// copied.
 func copyScripts(ctx context.Context, src, dst string) (int, error) {
-	r, err := os.OpenRoot(src)
+	n := 0
+	err := eachScript(ctx, src, func(r *os.Root, p string, info fs.FileInfo) error {
+		target := filepath.Join(dst, filepath.FromSlash(p))
+		if info.IsDir() {
+			if err := os.Mkdir(target, 0o700); err != nil {
+				return err
+			}
+			return os.Chmod(target, info.Mode().Perm())
+		}
+		in, err := r.Open(p)
+		if err != nil {
+			return err
+		}
+		defer in.Close() //nolint:errcheck // read only
+		if _, err := copyTo(in, target, info.Mode().Perm()); err != nil {
+			return err
+		}
+		n++
+		return nil
+	})
+	return n, err
+}
+
+// eachScript visits the scripts folder dir, itself first (as "."), then
+// its folders and regular files, read through an os.Root so that nothing
+// outside dir is visited; links and other kinds of file are passed over,
+// a folder that does not exist is an
+// error fs.ErrNotExist matches.
+func eachScript(ctx context.Context, dir string, visit func(r *os.Root, p string, info fs.FileInfo) error) error {
+	r, err := os.OpenRoot(dir)
 	if err != nil {
-		return 0, err
+		return err
 	}
 	defer r.Close() //nolint:errcheck // read only
-	n := 0
-	err = fs.WalkDir(r.FS(), ".", func(p string, d fs.DirEntry, err error) error {
+	return fs.WalkDir(r.FS(), ".", func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
@@ -229,27 +256,11 @@ func copyScripts(ctx context.Context, src, dst string) (int, error) {
 		if err != nil {
 			return err
 		}
-		target := filepath.Join(dst, filepath.FromSlash(p))
-		switch {
-		case d.IsDir():
-			if err := os.Mkdir(target, 0o700); err != nil {
-				return err
-			}
-			return os.Chmod(target, info.Mode().Perm())
-		case info.Mode().IsRegular():
-			in, err := r.Open(p)
-			if err != nil {
-				return err
-			}
-			defer in.Close() //nolint:errcheck // read only
-			if _, err := copyTo(in, target, info.Mode().Perm()); err != nil {
-				return err
-			}
-			n++
+		if !d.IsDir() && !info.Mode().IsRegular() {
+			return nil
 		}
-		return nil
+		return visit(r, p, info)
 	})
-	return n, err
 }
 
 // copyFile copies src to a new file dst with mode perm.

@@ -236,38 +236,15 @@ func addFile(tw *tar.Writer, path, name string) error {
 }
 
 // addScripts adds the scripts folder at dir as name, what `ql backup`
-// copies of it (copyScripts): folders and regular files with their
-// modes, read through an os.Root so that nothing outside it is added,
-// links and other kinds of file left out; a missing folder adds nothing.
+// copies of it (eachScript); a missing folder adds nothing.
 func addScripts(ctx context.Context, tw *tar.Writer, dir, name string) error {
-	r, err := os.OpenRoot(dir)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil
-	}
-	if err != nil {
-		return err
-	}
-	defer r.Close() //nolint:errcheck // read only
-	return fs.WalkDir(r.FS(), ".", func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		info, err := d.Info()
-		if err != nil {
-			return err
-		}
-		if !d.IsDir() && !info.Mode().IsRegular() {
-			return nil
-		}
+	err := eachScript(ctx, dir, func(r *os.Root, p string, info fs.FileInfo) error {
 		h, err := tar.FileInfoHeader(info, "")
 		if err != nil {
 			return err
 		}
 		h.Name = path.Join(name, p)
-		if d.IsDir() {
+		if info.IsDir() {
 			h.Name += "/"
 			return tw.WriteHeader(h)
 		}
@@ -284,6 +261,10 @@ func addScripts(ctx context.Context, tw *tar.Writer, dir, name string) error {
 		}
 		return nil
 	})
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	return err
 }
 
 // countingWriter counts the bytes written through it.
