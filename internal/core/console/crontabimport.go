@@ -126,7 +126,7 @@ func (c *Console) importPreview(w http.ResponseWriter, r *http.Request, s *sessi
 		c.renderImport(w, r, s, http.StatusBadRequest, d)
 		return
 	}
-	file, err := res.Definitions(d.Project)
+	file, err := res.Definitions(d.Project, crontab.Server{Binary: c.cfg.Binary, Concurrency: crontab.RunningConcurrency(c.cfg.LocalConcurrency)})
 	if err != nil {
 		c.fail(w, r, s, err)
 		return
