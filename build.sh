@@ -18,8 +18,11 @@
 # Every binary reports its version (`ql version`, `--version`): QL_VERSION
 # when set (the Dockerfile passes its build argument: the image is built
 # without .git), else the checkout's nearest tag (`git describe --tags
-# --dirty`), else "dev". Its commit is Go's own VCS stamp, so a checkout
-# stamps it whatever GOFLAGS say.
+# --dirty`), else "dev"; and the commit it was built from (`ql version`'s
+# commit line): the checkout's HEAD, -dirty when the tree has changes
+# (none without a checkout). It is stamped through -ldflags, not Go's own VCS
+# stamp, which a git worktree (where .git is a file) and GOFLAGS=-buildvcs=false
+# both leave out.
 #
 #   QL_VERSION=v1.2.3 ./build.sh
 #
@@ -90,9 +93,14 @@ if [ "$goos" = linux ]; then
 		;;
 	esac
 fi
-# -buildvcs=auto stamps the commit in a checkout and builds without one
-# elsewhere (the image's sources have no .git), overriding a GOFLAGS
-# that turned it off.
+commit=
+if commit=$(git rev-parse HEAD 2>/dev/null); then
+	if [ -n "$(git status --porcelain 2>/dev/null)" ]; then
+		commit=$commit-dirty
+	fi
+else
+	commit=
+fi
 
 for bin; do
 	case $bin in
@@ -103,5 +111,5 @@ for bin; do
 		exit 2
 		;;
 	esac
-	CGO_ENABLED=0 go build -trimpath -buildvcs=auto -ldflags="-s -w -X github.com/qinglong/qinglong/internal/core/cli.Version=$version" -tags="$tags" -o "$out/$bin" "./cmd/$bin"
+	CGO_ENABLED=0 go build -trimpath -ldflags="-s -w -X github.com/qinglong/qinglong/internal/core/cli.Version=$version -X github.com/qinglong/qinglong/internal/core/cli.commit=$commit" -tags="$tags" -o "$out/$bin" "./cmd/$bin"
 done

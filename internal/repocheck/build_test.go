@@ -69,6 +69,28 @@ func TestTheReleaseEdgeBuildIsStaticStrippedWithoutHTTP2AndSaysItsVersion(t *tes
 	}
 }
 
+// The release build stamps the commit it was built from, as `git
+// rev-parse HEAD` names it, even where Go's own VCS stamp is left out: in a
+// git worktree (.git is a file there) and under GOFLAGS=-buildvcs=false.
+func TestTheReleaseBuildStampsItsCommitWhateverGOFLAGSSay(t *testing.T) {
+	t.Parallel()
+	head, err := exec.Command("git", "-C", repoRoot, "rev-parse", "HEAD").Output()
+	if err != nil {
+		t.Skipf("not a git checkout: %v", err)
+	}
+	out := t.TempDir()
+	cmd := exec.Command("sh", filepath.Join(repoRoot, "build.sh"), "-o", out, "ql-edge")
+	cmd.Env = append(os.Environ(), "GOOS=linux", "GOFLAGS=-buildvcs=false")
+	if msg, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("./build.sh -o DIR ql-edge: %v\n%s", err, msg)
+	}
+	said, err := exec.Command(filepath.Join(out, "ql-edge"), "version").Output()
+	want := "commit  " + strings.TrimSpace(string(head))
+	if err != nil || !strings.Contains(string(said), "\n"+want) {
+		t.Errorf("ql-edge version of a build with GOFLAGS=-buildvcs=false: %v, %q; want a line starting %q", err, said, want)
+	}
+}
+
 // A version that -ldflags could not carry whole (a space, a quote) is
 // refused before anything is built, saying what a version takes.
 func TestTheReleaseBuildRefusesAVersionItCannotStamp(t *testing.T) {

@@ -227,7 +227,8 @@ func (r *replica) supervise(ctx context.Context) error {
 		}
 		carried = nil
 		r.adm.open(act)
-		r.log.Info("replica ready: admission open", slog.String("code", CodeReady), slog.Int("attempt", attempt))
+		r.log.Info("replica ready: admission open", slog.String("code", CodeReady), slog.Int("attempt", attempt),
+			slog.String("version", r.s.Version), slog.String("commit", r.s.Commit))
 		r.offerSetupCode(ctx, act.rt)
 		pace = failurePace{every: failureLogEvery}
 		select {

@@ -34,7 +34,10 @@ import (
 // settings are a replica's validated settings.
 type settings struct {
 	Coordinator scheduler.Config
-	HTTPAddr    string
+	// Version and Commit are the serving binary's, which the ready line
+	// carries: after a binary is replaced, the log says which one started.
+	Version, Commit string
+	HTTPAddr        string
 	// HTTPTLS is nil for plain HTTP (a loopback address, or
 	// --insecure-http); AllowedHosts the API's Host allow-list.
 	HTTPTLS      *tls.Config
@@ -234,7 +237,7 @@ func settingsFrom(f *cli.ServeFlags) (settings, error) {
 		TrustedProxies: proxies,
 		MetricsAddr:    f.MetricsAddr, MetricsPerTrigger: f.MetricsPerTrigger, DatabaseURL: dbURL, RolePrefix: f.RolePrefix, Worker: worker,
 		Notify:    notifySettings{Backoff: f.NotifyBackoff, MaxAttempts: f.NotifyMaxAttempts, Secrets: f.SecretsFile, ConsoleURL: f.ConsoleURL},
-		Retention: ret, SetupCodeDir: f.SetupCodeDir}, nil
+		Retention: ret, SetupCodeDir: f.SetupCodeDir, Version: f.Version, Commit: f.Commit}, nil
 }
 
 // workerSettingsFrom validates the worker ingress's settings and loads its

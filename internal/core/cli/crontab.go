@@ -81,7 +81,7 @@ with --system) names a user between the schedule and the command: it becomes the
 			if o.System && !cmd.Flags().Changed("system") {
 				fmt.Fprintf(textWriter{cmd.ErrOrStderr()}, "note: %s is read as a system crontab: each entry names its user before the command (--system=false reads it as a user crontab)\n", args[0])
 			}
-			return convertCrontab(cmd, in, project, o)
+			return convertCrontab(cmd, in, project, o, opts.crontabServer())
 		},
 	}
 	convert.Flags().StringVar(&project, "project", "", "the project the tasks and triggers go in (required)")
@@ -102,15 +102,16 @@ func systemCrontab(path string) bool {
 	return clean == "/etc/crontab" || filepath.Dir(clean) == "/etc/cron.d"
 }
 
-// convertCrontab prints in's entries as a definitions file of project on
-// standard output and every line it reports on standard error; it fails
-// when a line was not converted, after printing the others.
-func convertCrontab(cmd *cobra.Command, in io.Reader, project string, o crontab.Options) error {
+// convertCrontab prints in's entries as a definitions file of project,
+// its header saying what holds on server, on standard output and every
+// line it reports on standard error; it fails when a line was not
+// converted, after printing the others.
+func convertCrontab(cmd *cobra.Command, in io.Reader, project string, o crontab.Options, server crontab.Server) error {
 	res, err := crontab.Convert(in, o)
 	if err != nil {
 		return err
 	}
-	out, err := res.Definitions(project)
+	out, err := res.Definitions(project, server)
 	if err != nil {
 		return err
 	}
@@ -145,4 +146,11 @@ func checkProjectAndZone(project, zone string) error {
 		return &UsageError{Err: err}
 	}
 	return nil
+}
+
+// crontabServer is what a converted file's header says of this binary's
+// server: its name, and the default --concurrency of the profile serve
+// runs without --profile.
+func (o Options) crontabServer() crontab.Server {
+	return crontab.Server{Binary: o.Binary, Concurrency: crontab.DefaultConcurrency(o.Profiles[o.defaultProfile()].Defaults.Concurrency)}
 }

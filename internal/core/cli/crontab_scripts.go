@@ -65,7 +65,7 @@ itself: after a pull, read it again and check the file with ` + "`" + opts.Binar
 			if err != nil {
 				return err
 			}
-			out, err := res.Definitions(project)
+			out, err := res.Definitions(project, opts.crontabServer())
 			if err != nil {
 				return err
 			}

@@ -119,6 +119,10 @@ type ServeFlags struct {
 	// the profile.
 	Log    LogFlags
 	Logger *slog.Logger
+	// Version and Commit are the binary's, as `version` prints them:
+	// the server's ready line carries them, so a replaced binary's start
+	// shows in the log which one now serves.
+	Version, Commit string
 }
 
 // Profiles.
@@ -191,6 +195,7 @@ func serveCommand(opts Options) *cobra.Command {
 			return err
 		}
 		logLastError(cmd, f.Logger, CodeServeFailed)
+		f.Version, f.Commit = Version, Commit()
 		return prof.Serve(cmd.Context(), cmd, f)
 	}
 	c := &cobra.Command{

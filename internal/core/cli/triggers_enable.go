@@ -20,7 +20,6 @@ func triggersEnableCommand(opts Options, enable bool) *cobra.Command {
 	verb := "disable"
 	ql := opts.Binary
 	c := &cobra.Command{
-		Use:   "disable NAME",
 		Short: "Disable a trigger: publish its revision again with enabled: false",
 		Long: `Disable a trigger (NAME is its name, project/name, or id): its current revision is published again
 with only enabled: false, a new revision like any ` + "`" + ql + " apply`" + ` of the changed file. While disabled
@@ -41,7 +40,7 @@ alternative that is schedule state, kept across applies, with the misfire policy
 	}
 	if enable {
 		verb = "enable"
-		c.Use, c.Short = "enable NAME", "Enable a disabled trigger: publish its revision again with enabled: true"
+		c.Short = "Enable a disabled trigger: publish its revision again with enabled: true"
 		c.Long = `Enable a disabled trigger (NAME is its name, project/name, or id): its current revision is published
 again with only enabled: true. The new revision starts at its publish: the occurrences that fell due while
 it was disabled are recorded in the ledger as "disabled" (` + "`" + ql + " triggers show`" + `), none runs late.
@@ -52,10 +51,15 @@ stored zone the zone database of this host lacks (a newer one published it) is r
 zone and what mends it.
 ` + apiHelp("triggers enable") + opts.clusterOnly(" On the cluster this needs the admin role's URL, as `ql apply` does (a replica's API cannot enable).")
 	}
-	c.Args = oneTriggerArgs(verb)
+	c.Use = verb + " NAME..."
+	c.Long += "\n" + severalTriggersHelp(verb)
+	c.Args = cobra.MinimumNArgs(1)
 	c.RunE = func(cmd *cobra.Command, args []string) error {
 		if err := checkOutput(out); err != nil {
 			return err
+		}
+		if ifMatch != "" && len(args) > 1 {
+			return Usagef("--if-match takes one trigger, %d given: each %s moves its project's revision, so a second trigger of the project would be refused; %s them one at a time", len(args), verb, verb)
 		}
 		b, err := openExistingForWrite(cmd.Context(), opts, &db)
 		if err != nil {
@@ -65,31 +69,37 @@ zone and what mends it.
 		if b.Catalog.Store == nil && b.api == nil {
 			return fmt.Errorf("this build cannot %s triggers of this database", verb)
 		}
-		t, err := findTrigger(cmd, b.Triggers, project, args[0])
-		if err != nil {
-			return err
-		}
-		var res catalog.EnableResult
-		if b.api != nil {
-			if ifMatch != "" {
-				b.api.header = http.Header{"If-Match": {`"` + ifMatch + `"`}}
+		one := func(name string) error {
+			t, err := findTrigger(cmd, b.Triggers, project, name)
+			if err != nil {
+				return err
 			}
-			res, err = b.api.TriggerSetEnabled(cmd.Context(), t.TriggerID, enable)
-		} else {
-			req := catalog.EnableRequest{ProjectID: t.ProjectID, Name: t.Name, Enabled: enable, Actor: actor()}
-			if ifMatch != "" {
-				req.Precondition = apply.RevisionPrecondition(t.ProjectName, []string{ifMatch})
+			var res catalog.EnableResult
+			if b.api != nil {
+				if ifMatch != "" {
+					b.api.header = http.Header{"If-Match": {`"` + ifMatch + `"`}}
+				}
+				res, err = b.api.TriggerSetEnabled(cmd.Context(), t.TriggerID, enable)
+			} else {
+				req := catalog.EnableRequest{ProjectID: t.ProjectID, Name: t.Name, Enabled: enable, Actor: actor()}
+				if ifMatch != "" {
+					req.Precondition = apply.RevisionPrecondition(t.ProjectName, []string{ifMatch})
+				}
+				res, err = b.Catalog.TriggerSetEnabled(cmd.Context(), req)
 			}
-			res, err = b.Catalog.TriggerSetEnabled(cmd.Context(), req)
+			if err != nil {
+				return err
+			}
+			if out == "json" {
+				return writeJSON(cmd.OutOrStdout(), view.NewTriggerEnable(t.TriggerID, res))
+			}
+			fmt.Fprintln(cmd.OutOrStdout(), enableMessage(ql, name, suggest(cmd, "triggers", "enable", qualified(t)), res))
+			return nil
 		}
-		if err != nil {
-			return err
+		if len(args) == 1 {
+			return one(args[0])
 		}
-		if out == "json" {
-			return writeJSON(cmd.OutOrStdout(), view.NewTriggerEnable(t.TriggerID, res))
-		}
-		fmt.Fprintln(cmd.OutOrStdout(), enableMessage(ql, args[0], suggest(cmd, "triggers", "enable", qualified(t)), res))
-		return nil
+		return eachTrigger(cmd, ql, verb, args, one)
 	}
 	addDBWriteFlags(c, &db, opts.OpenPostgres != nil)
 	addServerFlag(c, &db)

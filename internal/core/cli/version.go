@@ -11,6 +11,11 @@ import (
 // Version is set at link time: -ldflags "-X github.com/qinglong/qinglong/internal/core/cli.Version=v1.2.3".
 var Version = "dev"
 
+// commit is set at link time by build.sh from the checkout's HEAD: Go's
+// own VCS stamp is left out of a build in a git worktree and under
+// GOFLAGS=-buildvcs=false.
+var commit string
+
 func versionCommand() *cobra.Command {
 	return &cobra.Command{
 		Use:   "version",
@@ -41,9 +46,13 @@ func versionText() string {
 	return fmt.Sprintf("version %s\ncommit  %s\ngo      %s %s/%s\n", Version, Commit(), runtime.Version(), runtime.GOOS, runtime.GOARCH)
 }
 
-// Commit is the commit the binary was built from, Go's own VCS stamp,
-// marked -dirty when built from a modified tree; "unknown" without one.
+// Commit is the commit the binary was built from, marked -dirty when
+// built from a modified tree: build.sh's stamp, else Go's own VCS stamp;
+// "unknown" without either.
 func Commit() string {
+	if commit != "" {
+		return commit
+	}
 	commit, modified := "unknown", false
 	if bi, ok := debug.ReadBuildInfo(); ok {
 		for _, s := range bi.Settings {

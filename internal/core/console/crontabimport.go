@@ -2,6 +2,7 @@ package console
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"io"
 	"net/http"
@@ -30,6 +31,11 @@ type crontabImport struct {
 	System                                   bool
 	Lines                                    []importLine
 	Converted                                int
+	// PanelEnv: the crontab's tasks are the qinglong panel's (a task
+	// line) and the project has no env, which the panel gave every task
+	// (JD_COOKIE and the like): the preview notes it, linking the
+	// project's Edit environment page. A note, no refusal.
+	PanelEnv bool
 }
 
 // importLine is a line the converter reported: Kind is its
@@ -133,12 +139,13 @@ func (c *Console) importPreview(w http.ResponseWriter, r *http.Request, s *sessi
 		return
 	}
 	d.Lines, d.Converted = c.importLines(l, res.Problems), len(res.Entries)
+	d.PanelEnv = panelTasks(res) && c.projectWithoutEnv(r.Context(), d.Project)
 	if d.Converted == 0 {
 		d.Errors = []string{tr(l, "imp.none")}
 		c.renderImport(w, r, s, http.StatusBadRequest, d)
 		return
 	}
-	file, err := res.Definitions(d.Project)
+	file, err := res.Definitions(d.Project, crontab.Server{Binary: c.cfg.Binary, Concurrency: crontab.RunningConcurrency(c.cfg.LocalConcurrency)})
 	if err != nil {
 		c.fail(w, r, s, err)
 		return
@@ -270,4 +277,29 @@ func (c *Console) renderImport(w http.ResponseWriter, r *http.Request, s *sessio
 	}
 	d.Projects, d.CanPublish = unarchived(d.Projects), c.cfg.Definitions != nil
 	c.render(w, r, status, "crontabimport", s, d)
+}
+
+// panelTasks reports whether res converted the qinglong panel's task
+// lines, whose scripts read the env the panel gave every task.
+func panelTasks(res crontab.Result) bool {
+	for _, p := range res.Problems {
+		if p.Code == crontab.CodeTaskCommand || p.Code == crontab.CodeTaskInterpreter {
+			return true
+		}
+	}
+	return false
+}
+
+// projectWithoutEnv reports whether project has no env: none yet, or
+// none at all. An env the form cannot show, or a read that failed, is
+// not known to be none, and is not noted.
+func (c *Console) projectWithoutEnv(ctx context.Context, project string) bool {
+	if c.cfg.Export == nil {
+		return false
+	}
+	e, err := apply.ProjectEnvToEdit(ctx, c.cfg.Export, project)
+	if qlerror.ReasonOf(err) == catalog.RefusalProjectMissing {
+		return true
+	}
+	return err == nil && len(e.Env) == 0
 }

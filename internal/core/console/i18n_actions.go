@@ -47,6 +47,12 @@ var actionMessages = map[string]map[string]string{
 		"starting.title.other":    "QingLong is starting",
 		"starting.other":          "The server is starting (step: %s). The console opens here once it is ready.",
 		"starting.wait":           "Nothing needs doing: wait. This page reloads itself every %d seconds.",
+		"host.title":              "This server does not answer to %s",
+		"host.why":                "You opened it as %s, a name it was not told is its own. It refuses every name it does not know: a guard against DNS rebinding, where a web page makes a name of its own lead to this server.",
+		"host.answers":            "It answers to %s, and to the IP address a request reaches it at.",
+		"host.sep":                ", ",
+		"host.at":                 "Open it at the address this request reached:",
+		"host.flag":               "If %s is this machine's name, restart the server with the name added:",
 	},
 	"zh": {
 		"hint.pause":              "暂停：只是停止触发，触发器本身不变；点“恢复”即可继续。",
@@ -87,6 +93,12 @@ var actionMessages = map[string]map[string]string{
 		"starting.title.other":    "QingLong 正在启动",
 		"starting.other":          "服务器正在启动（当前步骤：%s）。就绪后，控制台就会在这里打开。",
 		"starting.wait":           "无需任何操作，请稍候。本页每 %d 秒自动刷新一次。",
+		"host.title":              "此服务器不响应 %s",
+		"host.why":                "你通过 %s 打开了它，但没有告诉服务器这是它的名称。它拒绝一切未知的名称，以防范 DNS 重绑定（网页让自己的域名指向本服务器）。",
+		"host.answers":            "它响应 %s，以及请求到达它时所用的 IP 地址。",
+		"host.sep":                "、",
+		"host.at":                 "请用本次请求到达的地址打开：",
+		"host.flag":               "如果 %s 是这台机器的名称，请加上该名称后重启服务器：",
 	},
 }
 

@@ -126,7 +126,7 @@ func TestAConvertedCrontabIsADefinitionsFileWithTheDifferencesFirst(t *testing.T
 	if len(res.Entries) != 1 || len(res.Problems) != 1 || res.Problems[0].Line != 2 {
 		t.Fatalf("entries %+v, problems %+v; want report converted and x's %% reported", res.Entries, res.Problems)
 	}
-	out, err := res.Definitions("ops")
+	out, err := res.Definitions("ops", testServer)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -137,7 +137,10 @@ func TestAConvertedCrontabIsADefinitionsFileWithTheDifferencesFirst(t *testing.T
 			t.Errorf("definitions:\n%s\nwant %q", text, want)
 		}
 	}
-	if strings.Contains(text, "shell:") || !strings.HasPrefix(text, Header) {
+	if strings.Contains(text, "shell:") || !strings.HasPrefix(text, Header(testServer)) {
 		t.Errorf("definitions:\n%s\nwant the header first and no shell", text)
 	}
 }
+
+// testServer is the server a test's converted file is for.
+var testServer = Server{Binary: "ql", Concurrency: DefaultConcurrency(0)}

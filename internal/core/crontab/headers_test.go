@@ -164,7 +164,7 @@ func TestReadingAnUnchangedScriptsFolderAgainGivesTheSameFile(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		out, err := res.Definitions("jd")
+		out, err := res.Definitions("jd", testServer)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -56,7 +56,7 @@ func TestThePanelsCommentedTasksAreConvertedWithTheirTriggerDisabled(t *testing.
 	if noted != 1 {
 		t.Errorf("commented lines noted %d times, want once: %+v", noted, res.Problems)
 	}
-	out, err := res.Definitions("jd")
+	out, err := res.Definitions("jd", testServer)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -126,7 +126,7 @@ func TestThePanelsTaskCommandRunsItsScriptWithItsInterpreterInTheScriptsFolder(t
 			t.Errorf("line %d reported %v, want %v", line, codes[line], wantCodes[line])
 		}
 	}
-	out, err := res.Definitions("jd")
+	out, err := res.Definitions("jd", testServer)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -53,7 +53,7 @@ func TestTheQinglongPanelsSubscriptionBecomesATaskPullingItsRepositoryIntoThePan
 	if p := notes[3]; p.Kind != Noted || p.Code != CodePanelRaw || !strings.Contains(p.Why, `--match '^raw_jd_x\.js$'`) {
 		t.Errorf("line 3: %s; want a note naming the scripts command for the file", p)
 	}
-	out, err := res.Definitions("jd")
+	out, err := res.Definitions("jd", testServer)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -61,7 +61,7 @@ func TestASystemCrontabsUserBecomesTheTasksRunAsAndNotPartOfItsCommand(t *testin
 	if len(notes) != 2 || notes[0] != 1 || notes[1] != 2 || len(refused) != 1 || refused[0] != 5 {
 		t.Errorf("notes on lines %v, refusals on lines %v; want runAs noted on lines 1 and 2 (root, www-data: once each) and line 5 refused", notes, refused)
 	}
-	out, err := res.Definitions("ops")
+	out, err := res.Definitions("ops", testServer)
 	if err != nil {
 		t.Fatal(err)
 	}

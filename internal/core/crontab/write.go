@@ -8,9 +8,46 @@ import (
 	"go.yaml.in/yaml/v3"
 )
 
+// Server is what a converted file's header says of the server that will
+// run it: each binary's own, so ql-edge's file names no other binary and
+// the concurrency it gives is the one that holds there.
+type Server struct {
+	// Binary is the program whose runs logs command prints a Run's log
+	// ("ql", "ql-edge").
+	Binary string
+	// Concurrency is how many commands the server runs at once, in words
+	// after "at most --concurrency commands run at once": "by default 1",
+	// "by default the machine's CPU count".
+	Concurrency string
+}
+
+// DefaultConcurrency says a profile's default --concurrency n (0: the
+// machine's CPU count; below 0, a profile whose workers run the commands)
+// as Server.Concurrency takes it.
+func DefaultConcurrency(n int) string {
+	switch {
+	case n == 0:
+		return "by default the machine's CPU count"
+	case n < 0:
+		return "each worker's own"
+	}
+	return fmt.Sprintf("by default %d", n)
+}
+
+// RunningConcurrency says the --concurrency n of the server converting
+// the file (0: its workers run the commands) as Server.Concurrency takes
+// it.
+func RunningConcurrency(n int) string {
+	if n <= 0 {
+		return "each worker's own"
+	}
+	return fmt.Sprintf("%d on the server that converted this file", n)
+}
+
 // Header is the comment a converted file starts with: what QingLong does
-// otherwise than cron, for every task the file holds.
-const Header = `# Converted from a crontab. What QingLong does otherwise than cron:
+// otherwise than cron, for every task the file holds, on server s.
+func Header(s Server) string {
+	return `# Converted from a crontab. What QingLong does otherwise than cron:
 # - timeout: a command is stopped after 1h (cron lets it run for ever);
 #   set timeout on a task that runs longer (at most 8760h).
 # - misfire: fire_once: an occurrence missed while no server ran is run once
@@ -20,11 +57,12 @@ const Header = `# Converted from a crontab. What QingLong does otherwise than cr
 # - env: a command gets the server's environment, the QL_* variables and the
 #   env below (cron gives HOME, LOGNAME, PATH=/usr/bin:/bin and SHELL=/bin/sh);
 #   the crontab's VAR= lines are in each later task's env.
-# - the server runs at most --concurrency commands at once (by default the
-#   machine's CPU count; cron starts every due command at once): raise it for
-#   many light jobs due together.
-# - output is kept in each Run's log (ql runs logs); nothing is mailed.
+# - at most --concurrency commands run at once (` + s.Concurrency + `);
+#   cron starts every due command at once: raise it for many light jobs due
+#   together.
+# - output is kept in each Run's log (` + s.Binary + ` runs logs); nothing is mailed.
 `
+}
 
 type taskDef struct {
 	Name       string            `yaml:"name"`
@@ -54,9 +92,10 @@ type document struct {
 	Triggers []trigger `yaml:"triggers"`
 }
 
-// Definitions is r's entries as a definitions file of project, its
-// header first: one task and one trigger per entry, both named by it.
-func (r Result) Definitions(project string) ([]byte, error) {
+// Definitions is r's entries as a definitions file of project, the
+// Header of server first: one task and one trigger per entry, both named
+// by it.
+func (r Result) Definitions(project string, server Server) ([]byte, error) {
 	d := document{Project: project, Tasks: []taskDef{}, Triggers: []trigger{}}
 	for _, e := range r.Entries {
 		shell := e.Shell
@@ -76,7 +115,7 @@ func (r Result) Definitions(project string) ([]byte, error) {
 		d.Triggers = append(d.Triggers, tr)
 	}
 	var b bytes.Buffer
-	b.WriteString(cmp.Or(r.Header, Header))
+	b.WriteString(cmp.Or(r.Header, Header(server)))
 	enc := yaml.NewEncoder(&b)
 	enc.SetIndent(2)
 	if err := enc.Encode(d); err != nil {

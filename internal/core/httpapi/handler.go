@@ -237,6 +237,9 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	// Before any routing: the mux answers a path it cleans (//, ..) with a
 	// redirect of its own, which must not reach a rebinding page either.
 	if !h.anyHost[r.URL.Path] && !h.g.hostAllowed(r) && !reachedByAddress(r) {
+		if p, ok := h.a.Console.(hostRefusedPager); ok && p.HostRefusedPage(w, r, hostOf(r.Host), h.a.AllowedHosts, addressReached(r)) {
+			return
+		}
 		h.a.writeError(w, r, qlerror.New(codeHostNotAllowed, "%s", hostRefused(r.Host)).Because(RefusalHostNotAllowed))
 		return
 	}
@@ -253,6 +256,15 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	h.mux.ServeHTTP(w, r)
+}
+
+// hostRefusedPager is the console's answer to a browser that opened a
+// page by a name the server does not answer to: a page in the browser's
+// language saying which names it answers to (answers), where to open it
+// (at) and which flag adds the name; false for any other request, which
+// the guard's JSON refusal answers.
+type hostRefusedPager interface {
+	HostRefusedPage(w http.ResponseWriter, r *http.Request, host string, answers []string, at string) bool
 }
 
 // consoleStats is the console's side of the counters: its failed,

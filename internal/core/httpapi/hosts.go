@@ -30,6 +30,25 @@ func reachedByAddress(r *http.Request) bool {
 	return err == nil && ap.Addr().Unmap() == host.Unmap()
 }
 
+// addressReached is the console's root at the address r's connection came
+// to (http://192.0.2.2:8080/), which the server answers to whatever the
+// Host allow-list; "" when the listener's address is unknown.
+func addressReached(r *http.Request) string {
+	local, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr)
+	if !ok {
+		return ""
+	}
+	ap, err := netip.ParseAddrPort(local.String())
+	if err != nil || ap.Addr().Unmap().IsUnspecified() {
+		return ""
+	}
+	scheme := "http"
+	if r.TLS != nil {
+		scheme = "https"
+	}
+	return scheme + "://" + netip.AddrPortFrom(ap.Addr().Unmap(), ap.Port()).String() + "/"
+}
+
 // hostOf is a Host header's host without its port, as --allowed-hosts
 // takes it.
 func hostOf(host string) string {

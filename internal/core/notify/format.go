@@ -306,6 +306,9 @@ func (w wording) details(p Payload) string {
 			fmt.Fprintf(&b, "%s%s%s\n", w.say(en, zh), w.say(": ", "："), v)
 		}
 	}
+	if p.Event == OnTest {
+		b.WriteString(w.testSaid(p) + "\n")
+	}
 	line("run", "运行", p.RunID)
 	if p.ProjectTitle != "" {
 		line("project", "项目", p.ProjectTitle+" · "+p.Project)

@@ -92,6 +92,11 @@ type Payload struct {
 	// names.
 	ProjectTitle string `json:"projectTitle,omitempty"`
 	TaskTitle    string `json:"taskTitle,omitempty"`
+	// Server is the server a test message came from, so the one who gets
+	// it knows which server tried the channel: its console's address
+	// (--console-url) when it has one, else its host name. Only a test
+	// message has it.
+	Server       string `json:"server,omitempty"`
 	RunID        string `json:"runId,omitempty"`
 	RunState     string `json:"runState,omitempty"`
 	ErrorCode    string `json:"errorCode,omitempty"`

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"net/http"
+	"os"
 )
 
 // CodeTested is the diagnostic code of the line a test message logs.
@@ -26,11 +27,13 @@ type Trial struct {
 // Try sends one test message of project to its channel c, through the
 // same building, signing, sending and secret masking as a notification
 // of a Run, so the receiver's checks and parsing are tried too; the
-// payload's event is "test" and its title says so. It waits for the
+// payload's event is "test", its title says so, and its text (the body
+// of a channel of a title and a body, such as Bark) says which server
+// sent it for which project. It waits for the
 // answer within the Deliverer's timeout and records nothing: no outbox
 // row, no attempt, no silent or resting channel.
 func (d *Deliverer) Try(ctx context.Context, projectID, project string, c Channel) Trial {
-	m := Message{ID: "test-" + rand.Text(), ProjectID: projectID, Event: OnTest, Channel: c, Payload: Payload{Event: OnTest, Project: project}}
+	m := Message{ID: "test-" + rand.Text(), ProjectID: projectID, Event: OnTest, Channel: c, Payload: Payload{Event: OnTest, Project: project, Server: d.server()}}
 	m.Payload.ID = m.ID
 	client := *d.cfg.Client
 	rec := &statusRecorder{next: client.Transport}
@@ -44,6 +47,16 @@ func (d *Deliverer) Try(ctx context.Context, projectID, project string, c Channe
 		return Trial{Status: rec.status, Failure: failureOf(err)}
 	}
 	return Trial{Delivered: true, Status: rec.status}
+}
+
+// server names this server in a test message: the console's address
+// when it has one, else the host name ("" when neither is known).
+func (d *Deliverer) server() string {
+	if d.cfg.ConsoleURL != "" {
+		return d.cfg.ConsoleURL
+	}
+	host, _ := os.Hostname() // without one, the message names the project alone
+	return host
 }
 
 // statusRecorder keeps the status of the answer its request got, which

@@ -71,3 +71,30 @@ func TestATestMessageToNothingListeningIsReportedUnreachable(t *testing.T) {
 		t.Fatalf("a test message to a closed port reported %+v; want unreachable, the connection refused", trial)
 	}
 }
+
+// A test message to a channel of a title and a body (Bark) has a body:
+// that it is a test, from which server (the console's address when the
+// server has one), for which project, in the channel's language.
+func TestATestMessageToABarkChannelHasABodyNamingItsServerAndProject(t *testing.T) {
+	got := make(chan map[string]string, 2)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var body map[string]string
+		_ = json.NewDecoder(r.Body).Decode(&body)
+		got <- body
+		_, _ = io.WriteString(w, `{"code":200,"message":"success"}`)
+	}))
+	defer srv.Close()
+	d := NewDeliverer(DeliveryConfig{ConsoleURL: "http://raspberrypi.local:5700"})
+	for _, c := range []struct{ language, want string }{
+		{"", "This is a test message from the QingLong server http://raspberrypi.local:5700 for project shop"},
+		{"zh", "这是青龙服务器 http://raspberrypi.local:5700 为项目 shop 发送的测试消息"},
+	} {
+		trial := d.Try(t.Context(), "p1", "shop", Channel{Name: "phone", Kind: Bark, URL: srv.URL, Language: c.language})
+		if !trial.Delivered {
+			t.Fatalf("a test message to a Bark receiver answering 200 was not delivered: %+v", trial.Failure)
+		}
+		if body := <-got; !strings.Contains(body["body"], c.want) {
+			t.Errorf("the Bark test message (language %q) has the body %q; want %q", c.language, body["body"], c.want)
+		}
+	}
+}

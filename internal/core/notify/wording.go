@@ -133,6 +133,20 @@ func (w wording) title(p Payload) string {
 	return fmt.Sprintf("QingLong: %s %s", subject(p), w.verb(p))
 }
 
+// testSaid is a test message's first detail line: that it is a test,
+// from which server, for which project, and that no Run stands behind it.
+func (w wording) testSaid(p Payload) string {
+	switch {
+	case w.zh && p.Server != "":
+		return fmt.Sprintf("这是青龙服务器 %s 为项目 %s 发送的测试消息：渠道可用，没有对应的运行。", p.Server, p.Project)
+	case w.zh:
+		return fmt.Sprintf("这是青龙为项目 %s 发送的测试消息：渠道可用，没有对应的运行。", p.Project)
+	case p.Server != "":
+		return fmt.Sprintf("This is a test message from the QingLong server %s for project %s: the channel works; no Run stands behind it.", p.Server, p.Project)
+	}
+	return fmt.Sprintf("This is a test message from QingLong for project %s: the channel works; no Run stands behind it.", p.Project)
+}
+
 // outputHeading is the line before a quoted output.
 func (w wording) outputHeading(p Payload) string {
 	n := countLines(p.Output)

@@ -190,6 +190,10 @@ type Config struct {
 	// its log lines tell the operator to run: the edge binary's operator
 	// has no ql.
 	Binary string
+	// Version and Commit are the serving binary's (`ql version`), which
+	// the ready line (serve.ready) carries: after a binary is replaced,
+	// its log says which one started.
+	Version, Commit string
 }
 
 // RetentionConfig is the retention loop's setting.

@@ -35,7 +35,7 @@ func (s *Server) listen() error {
 		Notifications:  s.store, NotificationProjects: s.store,
 		// A test message is sent as the deliveries send: the same
 		// secrets file and User-Agent.
-		TryChannel:   notify.NewDeliverer(notify.DeliveryConfig{Secrets: s.secrets().Resolve, Version: cli.Version}).Try,
+		TryChannel:   notify.NewDeliverer(notify.DeliveryConfig{Secrets: s.secrets().Resolve, Version: cli.Version, ConsoleURL: s.cfg.ConsoleURL}).Try,
 		ChannelTests: s.store,
 		Audit:        s.store,
 		AllowedHosts: httpapi.DefaultAllowedHosts(s.cfg.HTTPAddr, s.cfg.AllowedHosts),

@@ -361,7 +361,7 @@ func Start(ctx context.Context, cfg Config) (srv *Server, err error) {
 	}
 	s.ready.Store(true)
 	cfg.Logger.Info("serving", "code", CodeReady, "profile", cfg.Profile, "db", s.layout.DB, "page", cfg.PageSize, "cadence_ms", cfg.Cadence.Milliseconds(), "misfire_grace_ms", cfg.Grace.Milliseconds(), "concurrency", cfg.Concurrency,
-		"retention", cfg.Retention.Policy.String())
+		"retention", cfg.Retention.Policy.String(), "version", cfg.Version, "commit", cfg.Commit)
 	return s, nil
 }
 

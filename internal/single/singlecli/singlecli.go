@@ -224,6 +224,8 @@ func Serve(p server.Profile) cli.ServeFunc {
 			MetricsPerTrigger: f.MetricsPerTrigger,
 			TakeBack:          f.TakeBack,
 			Binary:            cmd.Root().Name(),
+			Version:           f.Version,
+			Commit:            f.Commit,
 		}
 		if err := cfg.WithDefaults().Validate(); err != nil {
 			return &cli.UsageError{Err: err}
