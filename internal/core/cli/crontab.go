@@ -59,7 +59,7 @@ with --system) names a user between the schedule and the command: it becomes the
 			}
 			o := crontab.Options{Zone: zone, System: system, Account: account, ScriptsDir: scriptsDir, Binary: opts.Binary}
 			if task.CheckWorkingDir(scriptsDir) != nil {
-				return &UsageError{Err: fmt.Errorf("--scripts-dir (or $QL_SCRIPTS_DIR) %q must be an absolute, clean path: the scripts folder as the server sees it (like /ql/scripts)", scriptsDir)}
+				return &UsageError{Err: fmt.Errorf("--scripts-dir %q must be an absolute, clean path: the scripts folder as the server sees it (like /ql/scripts)", scriptsDir)}
 			}
 			if !cmd.Flags().Changed("system") {
 				o.System = systemCrontab(args[0])
