@@ -56,8 +56,8 @@ func TestAReplicaDownloadsDefinitionsAndConvertsACrontabToApplyElsewhere(t *test
 	converted = html.UnescapeString(converted)
 	if resp.StatusCode != http.StatusOK || !strings.Contains(body, `id="imp-nopublish"`) || !strings.Contains(converted, "project: panel\n") ||
 		!strings.Contains(html.UnescapeString(body), "ql rmlog is the qinglong panel's command") || strings.Contains(body, `action="/definitions/apply"`) ||
-		!strings.Contains(html.UnescapeString(body), "a cluster worker only from the task's or the project's env") {
-		t.Fatalf("a crontab imported on a replica: %d, want the converted file to copy with the line not converted, the pull task's note naming the worker's env, and no apply:\n%s", resp.StatusCode, body)
+		!strings.Contains(html.UnescapeString(body), "each worker keeps its own copy") {
+		t.Fatalf("a crontab imported on a replica: %d, want the converted file to copy with the line not converted, the pull task's note saying each worker keeps its own copy, and no apply:\n%s", resp.StatusCode, body)
 	}
 	env.Apply(t, converted)
 }

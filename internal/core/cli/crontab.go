@@ -33,7 +33,8 @@ BRANCH) becomes a task cloning the repository into "$QL_SCRIPTS_DIR/OWNER_REPO" 
 named, as the panel names its folders), then updating it to the branch's head, noted with the
 ` + "`" + opts.Binary + ` crontab scripts` + "`" + ` command that turns its whitelisted scripts into tasks; its raw command becomes a
 task downloading the file into "$QL_SCRIPTS_DIR/raw_NAME". Their Runs fail while QL_SCRIPTS_DIR is
-empty: a single node sets it` + opts.clusterOnly(`; on a cluster worker set it in the task's or project's env`) + `. The panel's update
+empty: a single node sets it` + opts.clusterOnly(`, and so does a cluster worker (its --scripts-dir), each worker keeping its own
+copy: pin such a task with placement.labels to the workers that run the scripts, or make one per worker`) + `. The panel's update
 commands are not converted, and the row id it writes before each command (ID=12 task ...) is left out. --tz is the zone of the entries until a CRON_TZ= or TZ= line sets another for the
 lines after it (TZ also goes into their env, as cron passes it on); SHELL=/bin/sh or /bin/bash sets
 their shell; any other VAR= line goes into the env of the tasks after it (MAILTO is noted: nothing

@@ -104,10 +104,11 @@ var importWhy = map[string]map[crontab.Code]string{
 		crontab.CodeRootCommand:  "命令以“root”开头：如果这是系统 crontab（/etc/crontab、/etc/cron.d，其条目在此处写用户），请勾选“系统 crontab”再导入。",
 		crontab.CodePanelCommand: "ql {command} 是青龙面板拉取脚本的命令，但这一行没有写出可用的 URL：ql repo 之后写仓库的 URL（https://主机/所有者/仓库.git），ql raw 之后写文件本身的 URL。",
 		crontab.CodePanelRepo: "ql repo（青龙面板的订阅）转换为一个任务，把 {url} 拉取到 \"$QL_SCRIPTS_DIR/{folder}\"：第一次运行时浅克隆，之后获取该分支的最新提交并硬重置到它" +
-			"（仓库被强制推送后也能更新；该目录中对仓库文件的修改会丢失）。QL_SCRIPTS_DIR 为空时运行会失败：单节点会设置它，集群的 worker 只能从任务或项目的 env 得到它。" +
+			"（仓库被强制推送后也能更新；该目录中对仓库文件的修改会丢失）。QL_SCRIPTS_DIR 为空时运行会失败；单节点和集群的 worker 都会设置它（即其 --scripts-dir）。" +
+			"在集群上，运行由接到它的 worker 执行，每个 worker 各有一份副本：用 placement.labels 把任务固定到运行这些脚本的任务的 worker 上（那些任务也用同样的标签固定），或为每个 worker 各建一个这样的任务，各自固定到它。" +
 			"拉取不会添加任务：用 {command} 列出其脚本的任务，再应用该文件；依赖文件无需处理，整个仓库都在该目录中。",
-		crontab.CodePanelRaw: "ql raw 转换为一个任务，用 curl 把 {url} 下载到 \"$QL_SCRIPTS_DIR/{file}\"（下载失败时保留上一份）。QL_SCRIPTS_DIR 为空时运行会失败：" +
-			"单节点会设置它，集群的 worker 只能从任务或项目的 env 得到它。下载不会添加任务：用 {command} 列出该文件的任务，再应用该文件。",
+		crontab.CodePanelRaw: "ql raw 转换为一个任务，用 curl 把 {url} 下载到 \"$QL_SCRIPTS_DIR/{file}\"（下载失败时保留上一份）。QL_SCRIPTS_DIR 为空时运行会失败；" +
+			"单节点和集群的 worker 都会设置它（即其 --scripts-dir）。在集群上，运行由接到它的 worker 执行，每个 worker 各有一份副本：用 placement.labels 把任务固定到运行这些脚本的任务的 worker 上（那些任务也用同样的标签固定），或为每个 worker 各建一个这样的任务，各自固定到它。下载不会添加任务：用 {command} 列出该文件的任务，再应用该文件。",
 		crontab.CodePanelLogs:    "ql rmlog 是青龙面板自己的命令，QingLong 没有这个命令：服务器会自己删除已结束运行的日志，保留期为 --retention-logs（7 天；边缘配置为 3 天）。",
 		crontab.CodePanelUpkeep:  "ql {command} 是青龙面板维护自身的命令，QingLong 没有也不需要这个命令：升级 QingLong 只需替换其程序文件，并在同一数据目录上重新启动。",
 		crontab.CodeUnknownMacro: "{macro} 不是 cron 认识的计划。",
@@ -124,7 +125,7 @@ var importWhy = map[string]map[crontab.Code]string{
 		crontab.CodeShellKept:       "任务的 shell 只能是 /bin/sh 或 /bin/bash；之后的行仍使用 {shell}。",
 		crontab.CodeMail:            "QingLong 不发送邮件：运行的输出保存在其日志中（`ql runs logs`）；失败由通知（docs/notifications.md）告知。",
 		crontab.CodeReservedName:    "以 QL_ 开头的名称是 QingLong 自己的；它不会写入任务的 env。",
-		crontab.CodeTaskInterpreter: "面板的 task 脚本 改写为解释器加脚本（.js 用 node，.py 用 python3 -u，.sh 用 bash），在 {dir} 中运行（workingDir），此行及之后每个这样的行都如此；末尾的 now 被去掉，因为这里不加随机延迟。",
+		crontab.CodeTaskInterpreter: "面板的 task 脚本 改写为解释器加脚本（.js 用 node，.py 用 python3 -u，.sh 用 bash），在 {dir} 中运行（workingDir），此行及之后每个这样的行都如此；末尾的 now 被去掉，因为这里不加随机延迟；在集群上，worker 在它自己主机的 {dir} 中运行它，所以请以 --scripts-dir {dir} 启动各 worker（即它们在 $QL_SCRIPTS_DIR 中给出、其拉取任务写入的文件夹）。",
 		crontab.CodeCommented: "青龙面板把每个已禁用的任务，以及每个 cron 有 6 个字段的任务，写成注释行（# 计划 task …）：这样的行转换后其触发器为停用（enabled: false），此行及之后每个这样的行都如此；" +
 			"面板中原本在运行的，请在“触发器”页面勾选后一并启用。",
 	},

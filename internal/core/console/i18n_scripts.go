@@ -9,7 +9,7 @@ var scriptsMessages = map[string]map[string]string{
 	"en": {
 		"scripts":            "Scripts",
 		"scr.intro":          "The scripts folder of this server, %s: tasks run scripts from it (every command finds it in $QL_SCRIPTS_DIR). Files you save, upload or delete here change at once, for the next Run of every task that uses them.",
-		"scr.elsewhere":      "This server does not run the commands: the workers do, each on its own host, so scripts live on the workers' hosts. Put them in a folder on every worker's host (the same path on each, copied by your deployment or a git checkout a task of your own pulls), then name that folder as the task's working directory (workingDir) or in its command.",
+		"scr.elsewhere":      "This server does not run the commands: the workers do, each on its own host, so scripts live on the workers' hosts. Each worker has a scripts folder, its --scripts-dir (default: scripts in its data directory), which every command it runs finds in $QL_SCRIPTS_DIR: a task runs \"$QL_SCRIPTS_DIR/jd_x.js\". Put the scripts there on every worker's host (copied by your deployment, or a git checkout a task of your own pulls on each worker, pinned to it by placement labels); give the workers the same --scripts-dir to name the folder as the task's working directory (workingDir) instead.",
 		"scr.size":           "Size",
 		"scr.modified":       "Modified",
 		"scr.outside":        "(a link leading outside the folder: not followed)",
@@ -60,7 +60,7 @@ var scriptsMessages = map[string]map[string]string{
 	"zh": {
 		"scripts":            "脚本",
 		"scr.intro":          "本服务器的脚本文件夹 %s：任务从这里运行脚本（每条命令都能在 $QL_SCRIPTS_DIR 中找到它）。在这里保存、上传或删除的文件立即生效，用到它们的任务从下一次运行起使用新的内容。",
-		"scr.elsewhere":      "此服务器不执行命令：命令由各工作节点在自己的主机上执行，因此脚本存放在工作节点的主机上。请把脚本放在每台工作节点主机的同一路径下（由你的部署流程复制，或由你自己的任务拉取 git 仓库），然后在任务的工作目录（workingDir）或命令中写上该文件夹。",
+		"scr.elsewhere":      "此服务器不执行命令：命令由各工作节点在自己的主机上执行，因此脚本存放在工作节点的主机上。每个工作节点有一个脚本文件夹，即其 --scripts-dir（默认：其数据目录中的 scripts），它运行的每条命令都能在 $QL_SCRIPTS_DIR 中找到它：任务运行 \"$QL_SCRIPTS_DIR/jd_x.js\"。请把脚本放到每台工作节点主机的该文件夹中（由你的部署流程复制，或由你自己的任务在每个工作节点上拉取 git 仓库，用 placement 标签固定到该节点）；若要在任务的工作目录（workingDir）中写该文件夹，请给各工作节点相同的 --scripts-dir。",
 		"scr.size":           "大小",
 		"scr.modified":       "修改时间",
 		"scr.outside":        "（指向文件夹之外的链接：不会跟随）",

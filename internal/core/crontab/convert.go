@@ -251,8 +251,9 @@ func (st *state) entry(res *Result, n int, text, body string, disabled bool) {
 	if interpreted && !st.interpreterNoted {
 		st.interpreterNoted = true
 		res.Problems = append(res.Problems, Problem{Line: n, Text: text, Kind: Noted, Code: CodeTaskInterpreter, Params: paramsOf([]string{"dir", st.ScriptsDir}),
-			Why: fmt.Sprintf("the panel's task SCRIPT is written as its interpreter and the script (node for .js, python3 -u for .py, bash for .sh), run in %s (workingDir), here and on every later line; "+
-				"a trailing now is left out, as no random delay is added here", st.ScriptsDir)})
+			Why: fmt.Sprintf("the panel's task SCRIPT is written as its interpreter and the script (node for .js, python3 -u for .py, bash for .sh), run in %[1]s (workingDir), here and on every later line; "+
+				"a trailing now is left out, as no random delay is added here; on a cluster a worker runs it in %[1]s on its own host, so start the workers with --scripts-dir %[1]s "+
+				"(the folder they give in $QL_SCRIPTS_DIR and their pull tasks fill)", st.ScriptsDir)})
 	}
 	if disabled && !st.commentedNoted {
 		st.commentedNoted = true

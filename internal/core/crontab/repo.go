@@ -10,15 +10,20 @@ import (
 	"github.com/qinglong/qinglong/internal/core/validate"
 )
 
-// ScriptsDirVariable is the variable a single node gives every command it
-// starts: the scripts folder. A pull task writes into it; on a cluster
-// worker the task's or project's env must set it.
+// ScriptsDirVariable is the variable a single node and a cluster worker
+// give every command they start: their scripts folder (--scripts-dir). A
+// pull task writes into it.
 const ScriptsDirVariable = "QL_SCRIPTS_DIR"
+
+// clusterCopies says where a pull or download task's copy is on a
+// cluster, where it runs on whichever worker takes it.
+const clusterCopies = "On a cluster the Run is on whichever worker takes it, and each worker keeps its own copy: " +
+	"pin the task with placement.labels to the worker that runs the scripts' tasks (pinned with the same labels), or make one such task per worker, each pinned to its own"
 
 // needScriptsDir is the first line of a pull task: the Run fails, saying
 // why, when the scripts folder is not set, rather than write into the
 // fresh working directory removed after it.
-const needScriptsDir = `: "${` + ScriptsDirVariable + `:?is empty: set it to the scripts folder in the task's or the project's env}"` + "\n"
+const needScriptsDir = `: "${` + ScriptsDirVariable + `:?is empty: the server or worker running this task gives no scripts folder: upgrade it}"` + "\n"
 
 // subscription is the qinglong panel's "ql repo URL WHITELIST BLACKLIST
 // DEPENDENCE BRANCH": the repository it pulls and the regular expressions
@@ -96,8 +101,8 @@ func (s subscription) note(binary string) (string, []string) {
 	command := binary + " crontab scripts \"$" + ScriptsDirVariable + "\"/" + shellquote.Quote(s.Folder) + s.flags()
 	params := []string{"url", s.URL, "folder", s.Folder, "command", command}
 	why := fmt.Sprintf("ql repo becomes a task pulling %s into \"$%s/%s\": a shallow clone on its first Run, then a fetch of the branch's head and a hard reset to it "+
-		"(a force-pushed repository still updates; edits to its files there are lost). Its Runs fail when %s is empty: a single node sets it, "+
-		"a cluster worker only from the task's or the project's env. A pull adds no tasks: list its scripts' tasks with %s and apply that file",
+		"(a force-pushed repository still updates; edits to its files there are lost). Its Runs fail when %s is empty; a single node and a cluster worker set it (their --scripts-dir). "+
+		clusterCopies+". A pull adds no tasks: list its scripts' tasks with %s and apply that file",
 		s.URL, ScriptsDirVariable, s.Folder, ScriptsDirVariable, command)
 	if s.Dependence != "" {
 		why += fmt.Sprintf("; the dependence files (%s) need nothing: the whole repository is in the folder", s.Dependence)
@@ -154,8 +159,8 @@ func (r rawFile) downloadScript() string {
 // binary) that makes a task of the file.
 func (r rawFile) note(binary string) (string, []string) {
 	command := binary + " crontab scripts \"$" + ScriptsDirVariable + "\" --match " + shellquote.Quote("^"+regexp.QuoteMeta(r.File)+"$")
-	return fmt.Sprintf("ql raw becomes a task downloading %s into \"$%s/%s\" with curl (a failed download keeps the last copy). Its Runs fail when %s is empty: "+
-			"a single node sets it, a cluster worker only from the task's or the project's env. A download adds no task: list the file's with %s and apply that file",
+	return fmt.Sprintf("ql raw becomes a task downloading %s into \"$%s/%s\" with curl (a failed download keeps the last copy). Its Runs fail when %s is empty; "+
+			"a single node and a cluster worker set it (their --scripts-dir). "+clusterCopies+". A download adds no task: list the file's with %s and apply that file",
 			r.URL, ScriptsDirVariable, r.File, ScriptsDirVariable, command),
 		[]string{"url", r.URL, "file", r.File, "command", command}
 }

@@ -47,8 +47,9 @@ func TestTheQinglongPanelsSubscriptionBecomesATaskPullingItsRepositoryIntoThePan
 	}
 	if p := notes[1]; p.Kind != Noted || p.Code != CodePanelRepo ||
 		!strings.Contains(p.Why, `ql crontab scripts "$QL_SCRIPTS_DIR"/Owner_Scripts_main --match 'jd_|jx_' --exclude 'backup|test'`) ||
-		!strings.Contains(p.Why, "cluster worker only from the task's or the project's env") || !strings.Contains(p.Why, "^jd[^_]|USER|utils") {
-		t.Errorf("line 1: %s; want a note naming the scripts command with the whitelist and blacklist, the worker's env and the dependence files", p)
+		!strings.Contains(p.Why, "a cluster worker set it (their --scripts-dir)") || !strings.Contains(p.Why, "each worker keeps its own copy: pin the task with placement.labels") ||
+		!strings.Contains(p.Why, "^jd[^_]|USER|utils") {
+		t.Errorf("line 1: %s; want a note naming the scripts command with the whitelist and blacklist, the worker's --scripts-dir, its own copy and the dependence files", p)
 	}
 	if p := notes[3]; p.Kind != Noted || p.Code != CodePanelRaw || !strings.Contains(p.Why, `--match '^raw_jd_x\.js$'`) {
 		t.Errorf("line 3: %s; want a note naming the scripts command for the file", p)
@@ -167,13 +168,13 @@ func TestThePullTaskClonesTheRepositoryThenUpdatesItToTheBranchsHead(t *testing.
 }
 
 // The pull task fails, naming the variable, when QL_SCRIPTS_DIR is empty,
-// as on a worker not given it, rather than pull into the Run's working
+// as under a server or worker older than the scripts folder, rather than pull into the Run's working
 // directory, removed after it.
 func TestThePullTaskFailsClearlyWhenTheScriptsFolderIsUnset(t *testing.T) {
 	t.Parallel()
 	out, err := runPull(t, pullTask(t, "https://example.com/o/r.git"), "")
-	if err == nil || !strings.Contains(out, "QL_SCRIPTS_DIR") || !strings.Contains(out, "set it to the scripts folder in the task's or the project's env") {
-		t.Fatalf("run with QL_SCRIPTS_DIR empty: %v\n%s\nwant a failure saying to set it", err, out)
+	if err == nil || !strings.Contains(out, "QL_SCRIPTS_DIR") || !strings.Contains(out, "gives no scripts folder: upgrade it") {
+		t.Fatalf("run with QL_SCRIPTS_DIR empty: %v\n%s\nwant a failure saying to upgrade what runs it", err, out)
 	}
 }
 

@@ -18,8 +18,8 @@ import (
 	"github.com/qinglong/qinglong/internal/core/qlerror"
 )
 
-// EnvVar names the folder to every command a single node starts, as an
-// absolute path.
+// EnvVar names the folder to every command a single node or a cluster
+// worker starts (each its own folder), as an absolute path.
 const EnvVar = "QL_SCRIPTS_DIR"
 
 // DirName is the folder's name in the data directory when --scripts-dir

@@ -57,6 +57,7 @@ import (
 	"github.com/qinglong/qinglong/internal/core/process"
 	"github.com/qinglong/qinglong/internal/core/qlerror"
 	"github.com/qinglong/qinglong/internal/core/run"
+	"github.com/qinglong/qinglong/internal/core/scripts"
 	"github.com/qinglong/qinglong/internal/core/task"
 	"github.com/qinglong/qinglong/internal/core/validate"
 	"github.com/qinglong/qinglong/internal/core/workerproto"
@@ -130,6 +131,9 @@ type Config struct {
 	Credential string
 	// DataDir holds the journal and its lock.
 	DataDir string
+	// ScriptsDir is the folder every command finds in $QL_SCRIPTS_DIR, as
+	// on a single node (default: scripts in DataDir), created at start.
+	ScriptsDir string
 	// Concurrency is how many commands run at once (1–MaxCapacity).
 	Concurrency int
 	// Labels are added to the credential's own.
@@ -416,6 +420,13 @@ func Run(ctx context.Context, cfg Config) (Summary, error) {
 			cfg.Logger.Error("could not close the worker journal", "code", "journal_close_failed", "error", err.Error())
 		}
 	}()
+	// After the journal made the data directory with its own mode, which
+	// MkdirAll would otherwise give the scripts folder's.
+	cfg.ScriptsDir = absDir(cmp.Or(cfg.ScriptsDir, filepath.Join(cfg.DataDir, scripts.DirName)))
+	if err := (&scripts.Folder{Dir: cfg.ScriptsDir}).Ensure(); err != nil {
+		return Summary{}, fmt.Errorf("create the scripts folder %s: %w; give --scripts-dir a folder this user may create, or create it and let this user write it", cfg.ScriptsDir, err)
+	}
+	cfg.BaseEnv = append(slices.Clip(cfg.BaseEnv), scripts.EnvVar+"="+cfg.ScriptsDir)
 	sayIfDataDirShared(cfg.Logger, absDir(cfg.DataDir))
 	warnIfTasksNotIsolated(cfg.Logger, absDir(cfg.DataDir), cfg.RunAs)
 	w := &worker{
@@ -454,7 +465,7 @@ func Run(ctx context.Context, cfg Config) (Summary, error) {
 		return w.summary, err
 	}
 	w.log.Info("worker starting", "code", "worker_starting", "server", client.serverList(), "data_dir", absDir(cfg.DataDir),
-		"concurrency", cfg.Concurrency, "labels", task.FormatWorkerLabels(cfg.Labels), "secrets_file", cfg.SecretsFile)
+		"scripts_dir", cfg.ScriptsDir, "concurrency", cfg.Concurrency, "labels", task.FormatWorkerLabels(cfg.Labels), "secrets_file", cfg.SecretsFile)
 	if err := w.register(ctx); err != nil {
 		// Every stop ends with worker_stopped, this one too: an operator
 		// reading the log of a worker stopped while no replica answered

@@ -133,12 +133,13 @@ func TestACommandIsToldItsOccurrenceAsUnderTheLocalExecutor(t *testing.T) {
 	t.Parallel()
 	in := newIngress(t, 30_000)
 	g := in.enqueue(t, shell(`env | grep '^QL_' | sort`))
-	runAgent(t, in, nil)
+	data := t.TempDir()
+	runAgent(t, in, func(c *Config) { c.DataDir = data })
 	in.completed(g.AttemptID)
 	got := strings.Split(strings.TrimSpace(string(in.attempt(g.AttemptID).log)), "\n")
 	want := []string{"QL_ATTEMPT_ID=" + g.AttemptID, "QL_ATTEMPT_NUMBER=1", "QL_DUE_AT=2026-03-08T00:00:04.500Z", "QL_DUE_AT_MS=1772928004500",
 		"QL_ORIGIN=backfill", "QL_PROJECT=demo", "QL_RUN_ID=" + g.RunID, "QL_SCHEDULED_AT=2026-03-08T00:00:00.000Z",
-		"QL_SCHEDULED_AT_MS=1772928000000", "QL_TASK=job", "QL_TRIGGER=nightly"}
+		"QL_SCHEDULED_AT_MS=1772928000000", "QL_SCRIPTS_DIR=" + filepath.Join(data, "scripts"), "QL_TASK=job", "QL_TRIGGER=nightly"}
 	if !slices.Equal(got, want) {
 		t.Fatalf("the command's QL_ variables\n got %q\nwant %q", got, want)
 	}

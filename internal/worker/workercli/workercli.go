@@ -25,10 +25,10 @@ import (
 // Command builds the `worker` command.
 func Command() *cobra.Command {
 	var (
-		server, credFile, dataDir, labels, secretsFile, caFile, runAs string
-		concurrency                                                   int
-		logFlags                                                      cli.LogFlags
-		run                                                           func(*cobra.Command) error
+		server, credFile, dataDir, scriptsDir, labels, secretsFile, caFile, runAs string
+		concurrency                                                               int
+		logFlags                                                                  cli.LogFlags
+		run                                                                       func(*cobra.Command) error
 	)
 	var stopTimeout time.Duration
 	c := &cobra.Command{
@@ -45,6 +45,10 @@ then stops them (SIGTERM, the task's kill grace, SIGKILL), reports them and exit
 stops them at once, without waiting out the rest of --stop-timeout. Its journal in
 --data-dir records what it started; after a crash nothing recorded as started is run again, and
 the restarted worker reports it lost at once.
+
+Every command it runs finds the worker's scripts folder (--scripts-dir) in $QL_SCRIPTS_DIR: a task
+that pulls a repository or downloads a script keeps its copy there, on the host of the worker that
+ran it, so each worker has its own.
 
 It does not exit while no replica answers (replicas may start after it). It exits 4 when it is
 drained ('ql workers resume NAME' returns it to service) or another process with its credential
@@ -91,7 +95,7 @@ replaced it, and 5 when its credential is refused: starting it again as it is ca
 			}
 		}
 		cfg := agent.Config{
-			Server: server, Credential: cred, DataDir: dataDir, Concurrency: concurrency, Labels: lbl, RunAs: task.ParseRunAs(runAs),
+			Server: server, Credential: cred, DataDir: dataDir, ScriptsDir: scriptsDir, Concurrency: concurrency, Labels: lbl, RunAs: task.ParseRunAs(runAs),
 			RootCAs: roots, SecretsFile: secretsFile, SecretsCommand: secretsCommand(cmd), StopTimeout: stopTimeout,
 			Version: cli.Version, Logger: logger,
 		}
@@ -111,6 +115,8 @@ replaced it, and 5 when its credential is refused: starting it again as it is ca
 	cli.ListVar(fs, &server, "server", "worker ingress URL of any replica (https://; http:// only to loopback); several are tried in turn")
 	fs.StringVar(&credFile, "credential-file", "", "file holding the worker credential (mode 0600)")
 	fs.StringVar(&dataDir, "data-dir", defaultDataDir(), "directory of the worker's journal and lock (one worker per directory)")
+	fs.StringVar(&scriptsDir, "scripts-dir", "", "the folder of this worker's task scripts, created at start when missing (mode 0755); every command it runs finds it in $QL_SCRIPTS_DIR "+
+		"(default: scripts in --data-dir, which only the worker's own user can reach; give a folder outside it when commands run as another user)")
 	fs.IntVar(&concurrency, "concurrency", agent.DefaultConcurrency, "commands run at once (capped by the credential's max concurrency)")
 	cli.ListVar(fs, &labels, "labels", "labels added to the credential's own, k=v (placement matches them)")
 	fs.StringVar(&caFile, "ca-file", "", "PEM certificates of the authority that signed the replicas' worker ingress certificates (default: the system's)")
@@ -120,7 +126,7 @@ replaced it, and 5 when its credential is refused: starting it again as it is ca
 		validate.Duration(agent.MinStopTimeout)+"–"+validate.Duration(agent.MaxStopTimeout)+"; for no limit, drain the worker with 'ql workers drain NAME')")
 	// JSON, as the worker logged before the flag existed.
 	logFlags.Add(fs, cli.LogJSON, "")
-	cli.BindEnv(fs, "server", "credential-file", "ca-file", "data-dir", "concurrency", "labels", "run-as", "secrets-file", "stop-timeout")
+	cli.BindEnv(fs, "server", "credential-file", "ca-file", "data-dir", "scripts-dir", "concurrency", "labels", "run-as", "secrets-file", "stop-timeout")
 	return c
 }
 

@@ -65,11 +65,51 @@ func TestTheStartingLineNamesBothServersTheAbsoluteDataDirAndTheLabels(t *testin
 	}
 }
 
+// The worker's scripts folder is scripts in --data-dir, or the folder
+// --scripts-dir names, absolute however it was given: made at start and
+// named in the starting line.
+func TestTheWorkerMakesAndNamesItsScriptsFolder(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	cred := filepath.Join(dir, "w.cred")
+	if err := os.WriteFile(cred, []byte(workerproto.CredentialPrefix+"abc\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	wd, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	elsewhere := filepath.Join(dir, "elsewhere", "scripts")
+	relative, err := filepath.Rel(wd, elsewhere)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ name, flag, want string }{
+		{"default", "", filepath.Join(dir, "default", "scripts")},
+		{"flag", relative, elsewhere},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			args := []string{"--server", "http://127.0.0.1:1", "--credential-file", cred, "--data-dir", filepath.Join(dir, c.name), "--stop-timeout", "1s"}
+			if c.flag != "" {
+				args = append(args, "--scripts-dir", c.flag)
+			}
+			if rec := startingLine(t, args); rec.ScriptsDir != c.want {
+				t.Errorf("the worker started naming scripts_dir %q, want %q", rec.ScriptsDir, c.want)
+			}
+			if fi, err := os.Stat(c.want); err != nil || !fi.IsDir() || fi.Mode().Perm() != 0o755 {
+				t.Errorf("the scripts folder %s: %v, %v; want a folder of mode 0755", c.want, fi, err)
+			}
+		})
+	}
+}
+
 // startingRecord is what a test reads of the worker's starting line.
 type startingRecord struct {
-	Code    string `json:"code"`
-	Server  string `json:"server"`
-	DataDir string `json:"data_dir"`
+	Code       string `json:"code"`
+	Server     string `json:"server"`
+	DataDir    string `json:"data_dir"`
+	ScriptsDir string `json:"scripts_dir"`
 	// Labels is as the line has it: a string, or (wrongly) null or a map.
 	Labels json.RawMessage `json:"labels"`
 }
