@@ -386,6 +386,8 @@ var routes = []route{
 	{http.MethodPost, "/scripts/rename", apitoken.Admin, func(c *Console) handlerFunc { return c.scriptRename }, adminOfEveryProject},
 	{http.MethodGet, "/scripts/delete", apitoken.Admin, func(c *Console) handlerFunc { return c.scriptDeletePage }, adminOfEveryProject},
 	{http.MethodPost, "/scripts/delete", apitoken.Admin, func(c *Console) handlerFunc { return c.scriptDelete }, adminOfEveryProject},
+	{http.MethodGet, "/scripts/tasks", apitoken.Admin, func(c *Console) handlerFunc { return c.scriptsImportForm }, adminOfEveryProject},
+	{http.MethodPost, "/scripts/tasks/preview", apitoken.Admin, func(c *Console) handlerFunc { return c.scriptsImportPreview }, adminOfEveryProject},
 	{http.MethodGet, "/backup", apitoken.Admin, func(c *Console) handlerFunc { return c.backupPage }, adminOfEveryProject},
 	{http.MethodPost, "/backup/download", apitoken.Admin, func(c *Console) handlerFunc { return c.backupDownload }, adminOfEveryProject},
 }

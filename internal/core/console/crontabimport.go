@@ -223,23 +223,34 @@ func (c *Console) importMistakes(l string, ci crontabImport) []string {
 	if strings.TrimSpace(ci.Text) == "" {
 		out = append(out, tr(l, "imp.text")+tr(l, "def.sep")+tr(l, "imp.blanktext"))
 	}
-	check := func(label, value string, err error) {
-		switch {
-		case value == "":
-			out = append(out, tr(l, label)+tr(l, "def.sep")+tr(l, "nt.blank"))
-		case err != nil:
-			out = append(out, tr(l, label)+tr(l, "def.sep")+c.formError(l, err))
-		}
-	}
-	check("nt.project", ci.Project, validate.Name("project", ci.Project))
-	check("nt.timezone", ci.Zone, cron.CheckTimezone(ci.Zone))
+	out = append(out, c.projectZoneMistakes(l, ci.Project, ci.Zone)...)
 	if ci.Account != "" {
-		check("imp.account", ci.Account, (task.RunAs{User: ci.Account}).Validate("account"))
+		out = append(out, c.fieldMistake(l, "imp.account", ci.Account, (task.RunAs{User: ci.Account}).Validate("account"))...)
 	}
 	if ci.ScriptsDir != "" {
-		check("imp.scriptsdir", ci.ScriptsDir, task.CheckWorkingDir(ci.ScriptsDir))
+		out = append(out, c.fieldMistake(l, "imp.scriptsdir", ci.ScriptsDir, task.CheckWorkingDir(ci.ScriptsDir))...)
 	}
 	return out
+}
+
+// projectZoneMistakes are the mistakes in language l of a form that
+// writes tasks into project at zone: both are required, the project a
+// name one may have, the zone one cron knows.
+func (c *Console) projectZoneMistakes(l, project, zone string) []string {
+	return append(c.fieldMistake(l, "nt.project", project, validate.Name("project", project)),
+		c.fieldMistake(l, "nt.timezone", zone, cron.CheckTimezone(zone))...)
+}
+
+// fieldMistake is the mistake in language l of the field labelled label
+// holding value, err its refusal: blank, refused, or none.
+func (c *Console) fieldMistake(l, label, value string, err error) []string {
+	switch {
+	case value == "":
+		return []string{tr(l, label) + tr(l, "def.sep") + tr(l, "nt.blank")}
+	case err != nil:
+		return []string{tr(l, label) + tr(l, "def.sep") + c.formError(l, err)}
+	}
+	return nil
 }
 
 // importLines are the converter's reports in language l.

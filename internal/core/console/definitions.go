@@ -73,6 +73,10 @@ type definitionsData struct {
 	// and the lines the converter reported: the preview lists them, and
 	// its way back returns to the import form with the crontab.
 	Crontab *crontabImport
+	// Scripts is, on the Scripts page's preview of a folder's tasks, the
+	// folder and fields as given and the scripts made no task of: the
+	// preview lists them, and its way back returns to that form.
+	Scripts *scriptsImport
 	// EnvShown is, on a task form's preview, that the page shows the
 	// task's env as the file sets it (Env): what the command will be
 	// given, a secret by its name.
@@ -94,6 +98,9 @@ type formOrigin struct {
 	// entryLines are, for the crontab import's file, the crontab lines
 	// its entries came from: entryLines[i] made task i and trigger i.
 	entryLines []int
+	// scripts is, for the Scripts page's file, the folder it was read
+	// from and the scripts made no task of.
+	scripts *scriptsImport
 }
 
 // ErrorCount is how many errors the file has, listed or not.
@@ -247,6 +254,8 @@ func (c *Console) definitionsStep(w http.ResponseWriter, r *http.Request, s *ses
 	case originNewTask:
 	case originCrontab:
 		o.crontab, o.entryLines = c.sentCrontab(r)
+	case originScripts:
+		o.scripts = c.sentScripts(r)
 	case originEditTask, originEditSchedule, originProjectEnv:
 		for _, v := range r.PostForm["expect"] {
 			if e, ok := apply.ParseExpected(v); ok {
@@ -270,7 +279,7 @@ func (c *Console) failCannotPublish(w http.ResponseWriter, r *http.Request, s *s
 // shows the result on the definitions page; o is the form that wrote the
 // file (none for one a user wrote or uploaded), kept through the preview.
 func (c *Console) definitionsText(w http.ResponseWriter, r *http.Request, s *session, dry bool, text string, o formOrigin) {
-	d := definitionsData{CanPublish: true, YAML: text, Origin: o.form, Expect: o.expect, NewTask: o.newTask, Crontab: o.crontab}
+	d := definitionsData{CanPublish: true, YAML: text, Origin: o.form, Expect: o.expect, NewTask: o.newTask, Crontab: o.crontab, Scripts: o.scripts}
 	var err error
 	if d.Projects, err = c.projectChoices(r.Context()); err != nil {
 		c.fail(w, r, s, err)
@@ -316,6 +325,14 @@ func (c *Console) definitionsText(w http.ResponseWriter, r *http.Request, s *ses
 	}
 	if err != nil && o.form == originCrontab {
 		c.refusedImport(w, r, s, status, *o.crontab, atCrontabLines(d.Errors, err, o.entryLines), d.MoreErrors)
+		return
+	}
+	if err != nil && o.form == originScripts {
+		// Its user never saw the file, whose lines would point nowhere.
+		for i := range d.Errors {
+			d.Errors[i].Line, d.Errors[i].Column = 0, 0
+		}
+		c.renderScriptsImport(w, r, s, status, scriptsImportData{scriptsImport: *o.scripts, Refusals: d.Errors, MoreRefusals: d.MoreErrors})
 		return
 	}
 	if err == nil && o.form == originNewTask {

@@ -98,3 +98,14 @@ func TestTheCrontabImportFormsWordsNameNoFlag(t *testing.T) {
 		}
 	}
 }
+
+// Every script the Scripts page makes no task of is said in Chinese on a
+// Chinese page: none falls back to the reader's English.
+func TestEveryScriptMadeNoTaskOfIsSaidInChinese(t *testing.T) {
+	t.Parallel()
+	for _, code := range crontab.ScriptCodes {
+		if _, ok := importWhy["zh"][code]; !ok {
+			t.Errorf("script code %s has no Chinese sentence in importWhy", code)
+		}
+	}
+}

@@ -537,9 +537,10 @@ func TestAServerWithoutAScriptsFolderSaysScriptsLiveOnTheWorkersHosts(t *testing
 	for _, s := range []struct {
 		path string
 		form url.Values
-	}{{"/scripts", nil}, {"/scripts/file?path=a.js", nil}, {"/scripts/new", url.Values{"dir": {""}, "name": {"a.js"}, "text": {"x"}}}} {
+	}{{"/scripts", nil}, {"/scripts/file?path=a.js", nil}, {"/scripts/new", url.Values{"dir": {""}, "name": {"a.js"}, "text": {"x"}}},
+		{"/scripts/tasks?path=", nil}, {"/scripts/tasks/preview", url.Values{"path": {""}, "project": {"jd"}, "timezone": {"UTC"}}}} {
 		w := site.send(apitoken.Admin, s.path, s.form)
-		if w.Code != http.StatusOK || !strings.Contains(w.Body.String(), "scripts live on the workers&#39; hosts") {
+		if w.Code != http.StatusOK || !strings.Contains(w.Body.String(), "scripts live on the workers&#39; hosts") || strings.Contains(w.Body.String(), `id="scr-tasks`) {
 			t.Errorf("%s: %d; want the page saying where scripts live:\n%s", s.path, w.Code, w.Body)
 		}
 	}

@@ -64,6 +64,20 @@ const (
 	CodeTaskInterpreter Code = "task_interpreter"
 )
 
+// The codes of a script Scripts makes no task of, each with the params
+// its sentence names.
+const (
+	// CodeScriptTypeScript: a .ts script (script: its name).
+	CodeScriptTypeScript Code = "script_typescript"
+	// CodeScriptNoCron: a script whose header gives no cron.
+	CodeScriptNoCron Code = "script_no_cron"
+	// CodeScriptCron: its header's cron is refused (cron); Err says why.
+	CodeScriptCron Code = "script_cron"
+)
+
+// ScriptCodes lists every code of a skipped script.
+var ScriptCodes = []Code{CodeScriptTypeScript, CodeScriptNoCron, CodeScriptCron}
+
 // Codes lists every code, for the readers that must word each.
 var Codes = []Code{CodeNotAnEntry, CodeReboot, CodeNotAUser, CodeNoCommand, CodeRootCommand, CodePanelCommand, CodePanelRepo, CodePanelRaw, CodePanelLogs, CodePanelUpkeep, CodeUnknownMacro,
 	CodeSchedule, CodeStandardInput, CodeSeconds, CodeTaskCommand, CodeRunAs, CodeBothDays, CodeZoneKept, CodeShellKept, CodeMail, CodeReservedName, CodeCommented, CodeTaskInterpreter}

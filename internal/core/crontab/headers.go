@@ -32,9 +32,14 @@ type ScriptOptions struct {
 	Match, Exclude *regexp.Regexp
 }
 
-// Skipped is a script that became no task, and why.
+// Skipped is a script that became no task, and why: Code is which
+// sentence Why is, Params the values it names and Err the refusal it
+// gives the words of (codes.go's script codes).
 type Skipped struct {
 	Path, Why string
+	Code      Code
+	Params    map[string]string
+	Err       error
 }
 
 // scriptExtensions are the extensions of the scripts the panel runs; .ts
@@ -73,7 +78,8 @@ func Scripts(fsys fs.FS, root string, o ScriptOptions) (Result, []Skipped, error
 	var skipped []Skipped
 	for _, p := range paths {
 		if path.Ext(p) == ".ts" {
-			skipped = append(skipped, Skipped{p, "the panel runs TypeScript with ts-node, which is no interpreter here: write its task by hand (npx ts-node " + path.Base(p) + ")"})
+			skipped = append(skipped, Skipped{Path: p, Code: CodeScriptTypeScript, Params: map[string]string{"script": path.Base(p)},
+				Why: "the panel runs TypeScript with ts-node, which is no interpreter here: write its task by hand (npx ts-node " + path.Base(p) + ")"})
 			continue
 		}
 		text, err := fs.ReadFile(fsys, p)
@@ -82,17 +88,16 @@ func Scripts(fsys fs.FS, root string, o ScriptOptions) (Result, []Skipped, error
 		}
 		h := readHeader(string(text), path.Base(p))
 		if h.cron == "" {
-			skipped = append(skipped, Skipped{p, "its header gives no cron (cron: EXPR, cron \"EXPR\", or EXPR before the script's name, as the panel reads them): write its task by hand"})
+			skipped = append(skipped, Skipped{Path: p, Code: CodeScriptNoCron,
+				Why: "its header gives no cron (cron: EXPR, cron \"EXPR\", or EXPR before the script's name, as the panel reads them): write its task by hand"})
 			continue
 		}
 		fields := strings.Fields(h.cron)
 		fields[len(fields)-1] = sundayAsZero(fields[len(fields)-1])
 		expr := strings.Join(fields, " ")
-		if _, err := cron.Parse(expr, o.Zone); err != nil {
-			skipped = append(skipped, Skipped{p, fmt.Sprintf("its header's cron %q is refused: %v", h.cron, err)})
-			continue
-		} else if err := cron.CheckSteps(expr); err != nil {
-			skipped = append(skipped, Skipped{p, fmt.Sprintf("its header's cron %q is refused: %v", h.cron, err)})
+		if err := checkCron(expr, o.Zone); err != nil {
+			skipped = append(skipped, Skipped{Path: p, Code: CodeScriptCron, Params: map[string]string{"cron": h.cron}, Err: err,
+				Why: fmt.Sprintf("its header's cron %q is refused: %v", h.cron, err)})
 			continue
 		}
 		base := cleanName(strings.ReplaceAll(strings.TrimSuffix(p, path.Ext(p)), "/", "-"))
@@ -104,6 +109,14 @@ func Scripts(fsys fs.FS, root string, o ScriptOptions) (Result, []Skipped, error
 	}
 	res.Header = ScriptsHeader
 	return res, skipped, nil
+}
+
+// checkCron is cron's refusal of expr in zone, or of its steps.
+func checkCron(expr, zone string) error {
+	if _, err := cron.Parse(expr, zone); err != nil {
+		return err
+	}
+	return cron.CheckSteps(expr)
 }
 
 // header is what a script's header comment says of its task.

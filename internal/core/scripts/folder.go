@@ -6,6 +6,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -497,4 +498,26 @@ func notFolder(p string) error {
 
 func root() error {
 	return qlerror.New(qlerror.Invalid, "the scripts folder itself cannot be renamed or deleted here; name a file or folder inside it").Because(RefusalRoot)
+}
+
+// Within runs do with the folder at p as a file system confined to the
+// scripts folder (a link leading outside it is not followed there) and
+// with its absolute path on this host, which is where commands started
+// in it find its files.
+func (f *Folder) Within(p string, do func(fsys fs.FS, dir string) error) error {
+	_, err := with(f, p, func(r *os.Root, p string) (struct{}, error) {
+		st, err := r.Stat(name(p))
+		if err != nil {
+			return struct{}{}, refusal(p, err)
+		}
+		if !st.IsDir() {
+			return struct{}{}, notFolder(p)
+		}
+		sub, err := fs.Sub(r.FS(), name(p))
+		if err != nil {
+			return struct{}{}, refusal(p, err)
+		}
+		return struct{}{}, do(sub, filepath.Join(f.Dir, filepath.FromSlash(p)))
+	})
+	return err
 }
