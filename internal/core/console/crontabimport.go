@@ -145,7 +145,7 @@ func (c *Console) importPreview(w http.ResponseWriter, r *http.Request, s *sessi
 		c.renderImport(w, r, s, http.StatusBadRequest, d)
 		return
 	}
-	file, err := res.Definitions(d.Project, crontab.Server{Binary: c.cfg.Binary, Concurrency: crontab.RunningConcurrency(c.cfg.LocalConcurrency)})
+	file, err := res.Definitions(d.Project, c.crontabServer())
 	if err != nil {
 		c.fail(w, r, s, err)
 		return
@@ -313,4 +313,10 @@ func (c *Console) projectWithoutEnv(ctx context.Context, project string) bool {
 		return true
 	}
 	return err == nil && len(e.Env) == 0
+}
+
+// crontabServer is what a file converted here says of this server in its
+// header: the binary's name and the concurrency it runs with.
+func (c *Console) crontabServer() crontab.Server {
+	return crontab.Server{Binary: c.cfg.Binary, Concurrency: crontab.RunningConcurrency(c.cfg.LocalConcurrency)}
 }

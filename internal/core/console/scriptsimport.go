@@ -96,7 +96,7 @@ func (c *Console) scriptsImportPreview(w http.ResponseWriter, r *http.Request, s
 		c.renderScriptsImport(w, r, s, http.StatusBadRequest, d)
 		return
 	}
-	file, err := res.Definitions(si.Project)
+	file, err := res.Definitions(si.Project, c.crontabServer())
 	if err != nil {
 		c.fail(w, r, s, err)
 		return
