@@ -37,16 +37,8 @@ func (c *Console) HostRefusedPage(w http.ResponseWriter, r *http.Request, host s
 		}
 	}
 	l := lang(r)
-	htmlLang := "en"
-	if l == "zh" {
-		htmlLang = "zh-CN"
-	}
+	htmlLang := standalonePage(w.Header(), l)
 	h := w.Header()
-	h.Set("Content-Type", "text/html; charset=utf-8")
-	h.Set("Content-Security-Policy", "default-src 'none'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'")
-	h.Set("X-Frame-Options", "DENY")
-	h.Set("X-Content-Type-Options", "nosniff")
-	h.Set("Cache-Control", "no-store")
 	h.Set("Vary", "Accept, Accept-Language, Cookie")
 	w.WriteHeader(http.StatusMisdirectedRequest)
 	if r.Method == http.MethodHead {

@@ -44,16 +44,8 @@ func StartingPage(w http.ResponseWriter, r *http.Request, step string) bool {
 	if step == StepIntegrityCheck {
 		what, title = tr(l, "starting.check"), tr(l, "starting.title.check")
 	}
-	htmlLang := "en"
-	if l == "zh" {
-		htmlLang = "zh-CN"
-	}
+	htmlLang := standalonePage(w.Header(), l)
 	h := w.Header()
-	h.Set("Content-Type", "text/html; charset=utf-8")
-	h.Set("Content-Security-Policy", "default-src 'none'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'")
-	h.Set("X-Frame-Options", "DENY")
-	h.Set("X-Content-Type-Options", "nosniff")
-	h.Set("Cache-Control", "no-store")
 	h.Set("Retry-After", strconv.Itoa(startingRetry))
 	h.Set("Vary", "Accept, Accept-Language, Cookie")
 	w.WriteHeader(http.StatusServiceUnavailable)
@@ -77,4 +69,20 @@ func wantsPage(r *http.Request) bool {
 		return false
 	}
 	return strings.Contains(r.Header.Get("Accept"), "text/html")
+}
+
+// standalonePage sets the headers of a page served outside the console's
+// layout (while the server starts, or to a host it does not answer as):
+// HTML that loads nothing, is never framed nor kept, and returns the
+// html element's lang for l.
+func standalonePage(h http.Header, l string) string {
+	h.Set("Content-Type", "text/html; charset=utf-8")
+	h.Set("Content-Security-Policy", "default-src 'none'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'")
+	h.Set("X-Frame-Options", "DENY")
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("Cache-Control", "no-store")
+	if l == "zh" {
+		return "zh-CN"
+	}
+	return "en"
 }

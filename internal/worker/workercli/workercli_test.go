@@ -25,15 +25,7 @@ import (
 // k=v pairs, "" when there are none (not null or map[]).
 func TestTheStartingLineNamesBothServersTheAbsoluteDataDirAndTheLabels(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
-	cred := filepath.Join(dir, "w.cred")
-	if err := os.WriteFile(cred, []byte(workerproto.CredentialPrefix+"abc\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	wd, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
+	dir, cred, wd := credentialDir(t)
 	for _, c := range []struct {
 		name, labels, want string
 	}{{"a", "zone=eu,arch=amd64", "arch=amd64,zone=eu"}, {"b", "", ""}} {
@@ -70,15 +62,7 @@ func TestTheStartingLineNamesBothServersTheAbsoluteDataDirAndTheLabels(t *testin
 // named in the starting line.
 func TestTheWorkerMakesAndNamesItsScriptsFolder(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
-	cred := filepath.Join(dir, "w.cred")
-	if err := os.WriteFile(cred, []byte(workerproto.CredentialPrefix+"abc\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	wd, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
+	dir, cred, wd := credentialDir(t)
 	elsewhere := filepath.Join(dir, "elsewhere", "scripts")
 	relative, err := filepath.Rel(wd, elsewhere)
 	if err != nil {
@@ -277,4 +261,21 @@ func containsAll(s string, parts ...string) bool {
 		}
 	}
 	return true
+}
+
+// credentialDir is a new directory holding a worker credential file, the
+// file's path, and the test's working directory (to give paths relative
+// to it).
+func credentialDir(t *testing.T) (dir, cred, wd string) {
+	t.Helper()
+	dir = t.TempDir()
+	cred = filepath.Join(dir, "w.cred")
+	if err := os.WriteFile(cred, []byte(workerproto.CredentialPrefix+"abc\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	wd, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dir, cred, wd
 }
