@@ -608,7 +608,15 @@ func (c *Console) guard(rt route) http.HandlerFunc {
 		}
 		r.Body = http.MaxBytesReader(w, r.Body, limit)
 		if r.Method == http.MethodPost {
-			if tooLarge(r) {
+			big := tooLarge(r)
+			if form := r.MultipartForm; form != nil {
+				// An upload's files past the form's memory are kept in
+				// temporary files, which the server removes only for the
+				// request it handed in, not for the copies made on the
+				// way here.
+				defer form.RemoveAll() //nolint:errcheck // nothing to do about a file that will not go
+			}
+			if big {
 				c.failWith(w, r, s, http.StatusRequestEntityTooLarge, fmt.Sprintf(tr(l, "err.toolarge"), limit>>10))
 				return
 			}
