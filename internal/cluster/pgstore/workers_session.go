@@ -212,6 +212,8 @@ func (r *Runtime) retireReplaced(ctx context.Context, w WorkerIdentity, sessions
 // HeartbeatWorker extends a live session of w and returns its state:
 // active, draining (the worker was drained: finish, then exit), or, with
 // the lease not extended, replaced, expired (register again) or revoked.
+// The grant fields the request reads, if it names them, replace the
+// session's (the ones this replica knows, as a registration's).
 // A session of another worker is PermissionDenied.
 func (r *Runtime) HeartbeatWorker(ctx context.Context, w WorkerIdentity, req workerproto.HeartbeatRequest) (workerproto.HeartbeatReply, error) {
 	if err := ids.Validate("session id", req.SessionID); err != nil {
@@ -220,13 +222,23 @@ func (r *Runtime) HeartbeatWorker(ctx context.Context, w WorkerIdentity, req wor
 	if req.Running < 0 || req.Running > workerproto.MaxCapacity {
 		return workerproto.HeartbeatReply{}, qlerror.New(qlerror.Invalid, "running %d is outside 0–%d", req.Running, workerproto.MaxCapacity)
 	}
+	// nil leaves the session's reads as they are: only a worker an older
+	// replica registered without them sends them.
+	var reads []string
+	if req.Reads != nil {
+		known, err := knownReads(req.Reads)
+		if err != nil {
+			return workerproto.HeartbeatReply{}, err
+		}
+		reads = known
+	}
 	var state string
 	err := queryRowNamed(ctx, r.pool, sqlSessionHeartbeat, sessionHeartbeatParams, pgx.StrictNamedArgs{
-		"session_id": req.SessionID, "worker_id": w.ID, "running": req.Running,
+		"session_id": req.SessionID, "worker_id": w.ID, "running": req.Running, "reads": reads,
 		"session_lease_ms": workerproto.SessionLease.Milliseconds(),
 	}).Scan(&state)
 	if err == nil {
-		return workerproto.HeartbeatReply{State: state, SessionLeaseMs: workerproto.SessionLease.Milliseconds()}, nil
+		return workerproto.HeartbeatReply{State: state, SessionLeaseMs: workerproto.SessionLease.Milliseconds(), ReadsKept: reads != nil}, nil
 	}
 	if !errors.Is(err, pgx.ErrNoRows) {
 		return workerproto.HeartbeatReply{}, mapErr(err, "recording a heartbeat")

@@ -89,3 +89,42 @@ func TestAWorkerRegisteredWithoutReadingProjectEnvIsNeverGrantedARunOfAProjectWi
 		t.Fatalf("the worker reading project env was granted %+v; want shop's Run with its env", reply.Grants)
 	}
 }
+
+// A worker that an older replica registered without the grant fields it
+// reads (a rolling upgrade replaced the replicas under it) is not granted
+// a Run of a project with an env until a heartbeat names them; the
+// upgraded replica then keeps them on its session and grants it the Run,
+// with the env, without the worker registering again. A heartbeat naming
+// none leaves the session's reads as they are.
+func TestAWorkerAnOlderReplicaRegisteredIsGrantedProjectEnvRunsOnceAHeartbeatSaysItsReads(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, Config{})
+	doc := "project: shop\nenv:\n  REGION: cn-east\ntasks:\n  - name: job\n    script: echo $REGION\n" +
+		"triggers:\n  - {name: t00000, task: job, cron: \"" + clustertest.QuietCron() + "\", timezone: UTC}\n"
+	f.admitDefinitions(t, f.rt, "shop", doc, 1, nil)
+
+	cred := f.worker(t, "upgraded")
+	var reg workerproto.RegisterReply
+	f.call(t, cred, workerproto.PathRegister, []byte(`{"capacity":2,"version":"registered-through-an-older-replica"}`), &reg)
+	pull := func() []workerproto.Grant {
+		var reply workerproto.PullReply
+		f.call(t, cred, workerproto.PathPull, pullRequest(t, reg.SessionID, 0), &reply)
+		return reply.Grants
+	}
+	var hb workerproto.HeartbeatReply
+	f.call(t, cred, workerproto.PathHeartbeat, workerproto.HeartbeatRequest{SessionID: reg.SessionID}, &hb)
+	if hb.ReadsKept {
+		t.Fatalf("a heartbeat naming no reads was answered %+v; want them not kept", hb)
+	}
+	if grants := pull(); len(grants) != 0 {
+		t.Fatalf("the session registered without reads was granted %+v; want nothing", grants)
+	}
+	f.call(t, cred, workerproto.PathHeartbeat, workerproto.HeartbeatRequest{SessionID: reg.SessionID, Reads: workerproto.Reads()}, &hb)
+	if !hb.ReadsKept || hb.State != workerproto.SessionActive {
+		t.Fatalf("the heartbeat naming the worker's reads was answered %+v; want them kept, the session active", hb)
+	}
+	f.call(t, cred, workerproto.PathHeartbeat, workerproto.HeartbeatRequest{SessionID: reg.SessionID}, &hb)
+	if grants := pull(); len(grants) != 1 || grants[0].Project != "shop" || !strings.Contains(grants[0].ProjectEnv, "cn-east") {
+		t.Fatalf("once its heartbeat said its reads, the worker was granted %+v; want shop's Run with its env", grants)
+	}
+}

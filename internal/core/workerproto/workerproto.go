@@ -136,12 +136,24 @@ type HeartbeatRequest struct {
 	SessionID string `json:"sessionId"`
 	// Running is how many commands the worker runs now.
 	Running int `json:"running"`
+	// Reads, sent only by a worker whose registration an older replica
+	// took without its RegisterRequest.Reads, names them again: a rolling
+	// upgrade replaces the replicas under a running worker, and the first
+	// upgraded replica to hear its heartbeat records them on the session
+	// (HeartbeatReply.ReadsKept), so the worker is granted the Runs they
+	// gate without registering again. A replica older than the field
+	// refuses it as CodeInvalid, and the worker sends the heartbeat again
+	// without it.
+	Reads []string `json:"reads,omitempty"`
 }
 
 // HeartbeatReply says what the session may do.
 type HeartbeatReply struct {
 	State          string `json:"state"`
 	SessionLeaseMs int64  `json:"sessionLeaseMs"`
+	// ReadsKept says the session now records the heartbeat's Reads: the
+	// worker stops sending them.
+	ReadsKept bool `json:"readsKept,omitempty"`
 }
 
 // EndRequest ends the session of a worker that stops cleanly (its

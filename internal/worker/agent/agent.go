@@ -193,6 +193,9 @@ type Config struct {
 	// drainNoteEvery is how often a draining worker says what it waits
 	// for (default drainNoteEvery): a test shortens it.
 	drainNoteEvery time.Duration
+	// heartbeatEvery is how often the session is heartbeaten (default
+	// workerproto.HeartbeatEvery): a test shortens it.
+	heartbeatEvery time.Duration
 	// wrapTransport, when set, wraps the transport every request is sent
 	// through: a test reads there the time each send is given.
 	wrapTransport func(http.RoundTripper) http.RoundTripper
@@ -363,6 +366,10 @@ type worker struct {
 	// drainedAtStart: the first registration opened a draining session
 	// (the worker was drained before this process started).
 	drainedAtStart bool
+	// readsUnkept: an older replica took the current session's
+	// registration without the grant fields this worker reads, so its
+	// heartbeats name them until an upgraded replica keeps them.
+	readsUnkept bool
 	// name is the worker's name, as the registration says it: the
 	// credential's, which the commands an operator is told to run take.
 	name string
@@ -384,6 +391,7 @@ func Run(ctx context.Context, cfg Config) (Summary, error) {
 	cfg.registerRetry = cmp.Or(cfg.registerRetry, registerRetry)
 	cfg.registerRepeat = cmp.Or(cfg.registerRepeat, registerRepeat)
 	cfg.drainNoteEvery = cmp.Or(cfg.drainNoteEvery, drainNoteEvery)
+	cfg.heartbeatEvery = cmp.Or(cfg.heartbeatEvery, workerproto.HeartbeatEvery)
 	cfg.SecretsCommand = cmp.Or(cfg.SecretsCommand, "ql-worker secrets")
 	if cfg.BaseEnv == nil {
 		cfg.BaseEnv = process.DefaultBaseEnv()
@@ -832,7 +840,12 @@ func (w *worker) register(ctx context.Context) error {
 			w.runLease = time.Duration(rep.RunLeaseMs) * time.Millisecond
 			w.drainedAtStart = first && rep.State == workerproto.SessionDraining
 			w.name = rep.WorkerName
+			w.readsUnkept = reads == nil
 			w.mu.Unlock()
+			if reads == nil {
+				w.log.Warn("registered through a replica older than this worker, which does not take the grant fields it reads ("+strings.Join(workerproto.Reads(), ", ")+"): until an upgraded replica keeps them from a heartbeat, `ql workers list` shows READS none and the Runs of a project with an env are not given to it; upgrade the replicas before the workers",
+					"code", "worker_reads_unkept", "worker", rep.WorkerName)
+			}
 			attrs := []any{"code", "worker_registered", "worker", rep.WorkerName, "generation", rep.Generation,
 				"capacity", rep.Capacity, "run_lease_ms", rep.RunLeaseMs, "labels", task.FormatWorkerLabels(rep.Labels), "state", rep.State}
 			if failing.tries > 0 {
@@ -1034,7 +1047,7 @@ func (w *worker) stopPulling(fatal error) {
 
 // heartbeats keeps the session alive until ctx ends.
 func (w *worker) heartbeats(ctx context.Context) {
-	t := time.NewTicker(workerproto.HeartbeatEvery)
+	t := time.NewTicker(w.cfg.heartbeatEvery)
 	defer t.Stop()
 	trim := time.NewTicker(journalTrimEvery)
 	defer trim.Stop()
@@ -1066,16 +1079,46 @@ func (w *worker) heartbeats(ctx context.Context) {
 		case <-t.C:
 		case <-w.client.reach.lost:
 		}
-		hctx, cancel := context.WithTimeout(ctx, workerproto.HeartbeatEvery)
-		sid := w.sessionID()
-		rep, err := w.client.Heartbeat(hctx, workerproto.HeartbeatRequest{SessionID: sid, Running: w.count()})
-		cancel()
+		sid, rep, err := w.heartbeat(ctx)
 		if err != nil {
 			w.onSessionError(sid, "heartbeat", err)
 			continue
 		}
 		w.onSessionState(sid, rep.State)
 	}
+}
+
+// heartbeat sends one heartbeat for the current session, naming the
+// grant fields the worker reads while no replica has kept them; a
+// replica older than that refuses the field, and the heartbeat is sent
+// again without it.
+func (w *worker) heartbeat(ctx context.Context) (string, workerproto.HeartbeatReply, error) {
+	w.mu.Lock()
+	sid, unkept := w.session, w.readsUnkept
+	w.mu.Unlock()
+	req := workerproto.HeartbeatRequest{SessionID: sid, Running: w.count()}
+	if unkept {
+		req.Reads = workerproto.Reads()
+	}
+	hctx, cancel := context.WithTimeout(ctx, workerproto.HeartbeatEvery)
+	defer cancel()
+	rep, err := w.client.Heartbeat(hctx, req)
+	if err != nil && req.Reads != nil && Code(err) == workerproto.CodeInvalid {
+		req.Reads = nil
+		rep, err = w.client.Heartbeat(hctx, req)
+	}
+	if err == nil && rep.ReadsKept {
+		w.mu.Lock()
+		kept := w.session == sid && w.readsUnkept
+		if kept {
+			w.readsUnkept = false
+		}
+		w.mu.Unlock()
+		if kept {
+			w.log.Info("an upgraded replica keeps the grant fields this worker reads: it is given the Runs of a project with an env", "code", "worker_reads_kept", "reads", strings.Join(workerproto.Reads(), ","))
+		}
+	}
+	return sid, rep, err
 }
 
 // onSessionState acts on the state a heartbeat or pull reply for session

@@ -68,6 +68,11 @@ type ingress struct {
 	// registeredReads records the reads of every registration taken.
 	beforeReads     bool
 	registeredReads [][]string
+	// heartbeatReads records the reads of every heartbeat taken (a
+	// replica older than HeartbeatRequest.Reads refuses the field, as
+	// beforeReads says), refusedHeartbeats counts those refused for it.
+	heartbeatReads    [][]string
+	refusedHeartbeats int
 	// beforeSignal decodes completions as a replica older than the
 	// signal field (and so than endedMsAgo) does: refusing them as
 	// unknown.
@@ -326,14 +331,34 @@ func (in *ingress) register(w http.ResponseWriter, r *http.Request) {
 		HeartbeatMs: workerproto.HeartbeatEvery.Milliseconds(), SessionLeaseMs: workerproto.SessionLease.Milliseconds(), RunLeaseMs: in.leaseMs, LogCapBytes: in.logCap})
 }
 
+// heartbeatBeforeReads is the heartbeat body of a replica released
+// before HeartbeatRequest.Reads.
+type heartbeatBeforeReads struct {
+	SessionID string `json:"sessionId"`
+	Running   int    `json:"running"`
+}
+
 func (in *ingress) heartbeat(w http.ResponseWriter, r *http.Request) {
 	var req workerproto.HeartbeatRequest
-	if !in.decode(w, r, &req) {
+	in.mu.Lock()
+	old := in.beforeReads
+	in.mu.Unlock()
+	if old {
+		var o heartbeatBeforeReads
+		if !in.decode(w, r, &o) {
+			in.mu.Lock()
+			in.refusedHeartbeats++
+			in.mu.Unlock()
+			return
+		}
+		req = workerproto.HeartbeatRequest{SessionID: o.SessionID, Running: o.Running}
+	} else if !in.decode(w, r, &req) {
 		return
 	}
 	in.mu.Lock()
 	defer in.mu.Unlock()
-	reply(w, workerproto.HeartbeatReply{State: in.state, SessionLeaseMs: workerproto.SessionLease.Milliseconds()})
+	in.heartbeatReads = append(in.heartbeatReads, req.Reads)
+	reply(w, workerproto.HeartbeatReply{State: in.state, SessionLeaseMs: workerproto.SessionLease.Milliseconds(), ReadsKept: req.Reads != nil})
 }
 
 func (in *ingress) end(w http.ResponseWriter, r *http.Request) {

@@ -58,13 +58,19 @@ SELECT o.id, o.generation, o.state, ARRAY(SELECT id::text FROM replaced),
 -- Extends a live session of this worker (fenced by session id, worker id,
 -- a live state and a lease not yet passed in database time) and records
 -- how many commands it runs. A worker drained since the session opened
--- turns the session draining here. Returns nothing when any fence fails
--- (the caller then says which).
+-- turns the session draining here. A worker whose registration an older
+-- replica took without the grant fields it reads names them here (@reads,
+-- NULL when it does not), and the session records them as its
+-- registration would have (pg-0052): a rolling upgrade never leaves an
+-- upgraded worker counted as reading nothing, and so never granted the
+-- Runs those fields gate, until it happens to register again. Returns
+-- nothing when any fence fails (the caller then says which).
 UPDATE qinglong.worker_sessions s
    SET heartbeat_at_ms = n.ms,
        lease_expires_at_ms = n.ms + @session_lease_ms,
        running = @running,
        state = CASE WHEN w.state = 'draining' THEN 'draining' ELSE s.state END,
+       reads = coalesce(@reads::text[], s.reads),
        updated_at_ms = greatest(s.updated_at_ms, n.ms)
   FROM qinglong.workers w, (SELECT {{now_ms}} AS ms) n
  WHERE s.id = @session_id AND s.worker_id = @worker_id AND w.id = s.worker_id
