@@ -842,16 +842,16 @@ func (w *worker) register(ctx context.Context) error {
 			w.name = rep.WorkerName
 			w.readsUnkept = reads == nil
 			w.mu.Unlock()
-			if reads == nil {
-				w.log.Warn("registered through a replica older than this worker, which does not take the grant fields it reads ("+strings.Join(workerproto.Reads(), ", ")+"): until an upgraded replica keeps them from a heartbeat, `ql workers list` shows READS none and the Runs of a project with an env are not given to it; upgrade the replicas before the workers",
-					"code", "worker_reads_unkept", "worker", rep.WorkerName)
-			}
 			attrs := []any{"code", "worker_registered", "worker", rep.WorkerName, "generation", rep.Generation,
 				"capacity", rep.Capacity, "run_lease_ms", rep.RunLeaseMs, "labels", task.FormatWorkerLabels(rep.Labels), "state", rep.State}
 			if failing.tries > 0 {
 				attrs = append(attrs, "failed_tries", failing.tries, "failing_for_ms", time.Since(failing.since).Milliseconds())
 			}
 			w.log.Info("registered", attrs...)
+			if reads == nil {
+				w.log.Warn("registered through a replica older than this worker, which does not take the grant fields it reads ("+strings.Join(workerproto.Reads(), ", ")+"): until an upgraded replica keeps them from a heartbeat, `ql workers list` shows READS none and the Runs of a project with an env are not given to it; upgrade the replicas before the workers",
+					"code", "worker_reads_unkept", "worker", rep.WorkerName)
+			}
 			if first && rep.Capacity < w.cfg.Concurrency {
 				// Said once: the operator asked for more than the
 				// credential allows, and a silent cap would halve a
