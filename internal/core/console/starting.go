@@ -17,6 +17,11 @@ const startingRetry = 5
 // page says that is what the server is doing.
 const StepIntegrityCheck = "integrity_check"
 
+// StepMigrating is the start's step while it applies a migration that
+// reads every Run or attempt (minutes on a long history): the page says
+// the database is being upgraded and not to stop the server.
+const StepMigrating = "migrating"
+
 // startingPage is the whole page: no script, no style sheet, nothing read
 // from the database (none is open yet), so it needs nothing the console
 // serves once started.
@@ -41,8 +46,11 @@ func StartingPage(w http.ResponseWriter, r *http.Request, step string) bool {
 	l := lang(r)
 	what := fmt.Sprintf(tr(l, "starting.other"), step)
 	title := tr(l, "starting.title.other")
-	if step == StepIntegrityCheck {
+	switch step {
+	case StepIntegrityCheck:
 		what, title = tr(l, "starting.check"), tr(l, "starting.title.check")
+	case StepMigrating:
+		what, title = tr(l, "starting.migrate"), tr(l, "starting.title.migrate")
 	}
 	htmlLang := standalonePage(w.Header(), l)
 	h := w.Header()

@@ -161,6 +161,9 @@ func (s *Server) readiness() (bool, string) {
 	if s.checking.Load() {
 		return false, "integrity_check"
 	}
+	if s.migrating.Load() {
+		return false, "migrating"
+	}
 	if !s.ready.Load() {
 		return false, "not_serving"
 	}

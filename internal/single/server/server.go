@@ -69,8 +69,10 @@ type Server struct {
 	httpSwap, metricsSwap swapHandler
 	httpTLS               bool
 	// checking is set while the start checks the database file's
-	// integrity, which readiness names.
-	checking atomic.Bool
+	// integrity, and migrating from the first migration step it says
+	// (one that reads every Run or attempt) until the migrations are
+	// done: readiness names each.
+	checking, migrating atomic.Bool
 	// api is set once the HTTP listener is bound; metrics scraped before
 	// read it too.
 	api   atomic.Pointer[httpapi.Handler]
@@ -200,14 +202,9 @@ func Start(ctx context.Context, cfg Config) (srv *Server, err error) {
 	info, statErr := os.Stat(s.layout.DB)
 	newFile := s.dbLock.created && statErr == nil && info.Size() == 0
 	var migrated []string
-	building := func(b sqlitestore.LongStep) {
-		step := []any{"index", b.Index}
-		if b.Column != "" {
-			step = []any{"column", b.Column}
-		}
-		cfg.Logger.Info(longStepText(b), append([]any{"code", CodeMigrationIndex, "db", s.layout.DB, "migration", b.Migration, "runs", b.Runs}, step...)...)
-	}
-	if s.store, migrated, err = openStore(ctx, s.layout.DB, cfg.Profile, cfg.Profile, cfg.NowMs, s.integrityWatch(), building); err != nil {
+	s.store, migrated, err = openStore(ctx, s.layout.DB, cfg.Profile, cfg.Profile, cfg.NowMs, s.integrityWatch(), s.sayMigrationStep)
+	s.migrating.Store(false)
+	if err != nil {
 		return nil, err
 	}
 	if narrowed := s.store.NarrowedCompanions(); len(narrowed) > 0 {
@@ -462,6 +459,19 @@ func openStore(ctx context.Context, path string, p, makeAs Profile, nowMs func()
 		return nil, nil, err
 	}
 	return st, applied, nil
+}
+
+// sayMigrationStep logs a migration step that reads every Run or attempt
+// before it begins, and has readiness say migrating from then on: the
+// minutes such steps take on a long history are not taken for a hung
+// start by whoever watches /readyz or opens the console meanwhile.
+func (s *Server) sayMigrationStep(b sqlitestore.LongStep) {
+	s.migrating.Store(true)
+	step := []any{"index", b.Index}
+	if b.Column != "" {
+		step = []any{"column", b.Column}
+	}
+	s.cfg.Logger.Info(longStepText(b), append([]any{"code", CodeMigrationIndex, "db", s.layout.DB, "migration", b.Migration, "runs", b.Runs}, step...)...)
 }
 
 // longStepText says that a migration reads every Run or attempt now (an
