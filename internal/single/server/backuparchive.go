@@ -79,6 +79,11 @@ func databaseBytes(db string) int64 {
 	return n
 }
 
+// Name is the archive's file name, from the minute it is begun.
+func (a *archives) Name() string {
+	return "qinglong-backup-" + time.UnixMilli(a.nowMs()).UTC().Format("20060102-1504") + ".tar.gz"
+}
+
 // Begin takes the one backup, checks the room for the database's copy
 // and takes it, as `ql backup` does (sqlitestore.BackupTo).
 func (a *archives) Begin(ctx context.Context) (databackup.Archive, error) {
@@ -105,8 +110,7 @@ func (a *archives) begin(ctx context.Context) (*archive, error) {
 	if err != nil {
 		return nil, qlerror.Wrap(qlerror.Unavailable, err, "create the backup's working directory in %s", dir)
 	}
-	arch := &archive{owner: a, tmp: tmp, layout: a.layout,
-		name: "qinglong-backup-" + time.UnixMilli(a.nowMs()).UTC().Format("20060102-1504") + ".tar.gz"}
+	arch := &archive{owner: a, tmp: tmp, layout: a.layout, name: a.Name()}
 	if arch.logged, err = sqlitestore.BackupTo(ctx, a.layout.DB, filepath.Join(tmp, filepath.Base(a.layout.DB))); err != nil {
 		_ = os.RemoveAll(tmp)
 		return nil, err
