@@ -8,6 +8,7 @@ import "fmt"
 var scriptsMessages = map[string]map[string]string{
 	"en": {
 		"scripts":            "Scripts",
+		"scr.unreachable":    "Tasks run as --run-as %s, which cannot read this folder: it is inside the data directory, which lets no other account in. Start the server with --scripts-dir naming a folder outside the data directory (such as /srv/qinglong-scripts), owned by the server's account and readable by that account, and move the scripts from %s there.",
 		"scr.intro":          "The scripts folder of this server, %s: tasks run scripts from it (every command finds it in $QL_SCRIPTS_DIR). Files you save, upload or delete here change at once, for the next Run of every task that uses them.",
 		"scr.elsewhere":      "This server does not run the commands: the workers do, each on its own host, so scripts live on the workers' hosts. Each worker has a scripts folder, its --scripts-dir (default: scripts in its data directory), which every command it runs finds in $QL_SCRIPTS_DIR: a task runs \"$QL_SCRIPTS_DIR/jd_x.js\". Put the scripts there on every worker's host (copied by your deployment, or a git checkout a task of your own pulls on each worker, pinned to it by placement labels); give the workers the same --scripts-dir to name the folder as the task's working directory (workingDir) instead.",
 		"scr.size":           "Size",
@@ -59,6 +60,7 @@ var scriptsMessages = map[string]map[string]string{
 	},
 	"zh": {
 		"scripts":            "脚本",
+		"scr.unreachable":    "任务以 --run-as %s 的身份运行，而这个账户读不到这个文件夹：它在数据目录里，数据目录不允许其他账户进入。请用 --scripts-dir 指定数据目录之外的文件夹（例如 /srv/qinglong-scripts）启动服务器，该文件夹归服务器的账户所有并允许那个账户读取，再把 %s 中的脚本移到那里。",
 		"scr.intro":          "本服务器的脚本文件夹 %s：任务从这里运行脚本（每条命令都能在 $QL_SCRIPTS_DIR 中找到它）。在这里保存、上传或删除的文件立即生效，用到它们的任务从下一次运行起使用新的内容。",
 		"scr.elsewhere":      "此服务器不执行命令：命令由各工作节点在自己的主机上执行，因此脚本存放在工作节点的主机上。每个工作节点有一个脚本文件夹，即其 --scripts-dir（默认：其数据目录中的 scripts），它运行的每条命令都能在 $QL_SCRIPTS_DIR 中找到它：任务运行 \"$QL_SCRIPTS_DIR/jd_x.js\"。请把脚本放到每台工作节点主机的该文件夹中（由你的部署流程复制，或由你自己的任务在每个工作节点上拉取 git 仓库，用 placement 标签固定到该节点）；若要在任务的工作目录（workingDir）中写该文件夹，请给各工作节点相同的 --scripts-dir。",
 		"scr.size":           "大小",

@@ -24,6 +24,8 @@ type scriptsData struct {
 	Here bool
 	// Folder is the scripts folder's path on this host.
 	Folder string
+	// HiddenFrom names the --run-as account that cannot reach the folder.
+	HiddenFrom string
 	// Mode is list, file, edit, new, rename or delete.
 	Mode string
 	Path string
@@ -123,7 +125,7 @@ func (c *Console) renderScripts(w http.ResponseWriter, r *http.Request, s *sessi
 		return
 	}
 	l := lang(r)
-	d.Here, d.Folder = true, f.Dir
+	d.Here, d.Folder, d.HiddenFrom = true, f.Dir, c.cfg.ScriptsHiddenFrom
 	d.MaxEdit, d.MaxUpload = sizeText(scripts.MaxEdit), sizeText(scripts.MaxUpload)
 	p, err := scripts.Clean(d.Path)
 	if err != nil {
