@@ -57,6 +57,11 @@ type Archive interface {
 	Close() error
 }
 
+// ArchiveComment is the gzip header's comment of every backup archive:
+// what `backup --archive FILE` knows a FILE.partial of its own by, left
+// by a run killed before its end.
+const ArchiveComment = "qinglong backup archive"
+
 // The reasons of a backup refused before it began.
 const (
 	// RefusalBusy: another backup of the same server is being made.
