@@ -51,7 +51,9 @@ func TestABackupArchiveKilledMidwayIsReplacedByTheNextOne(t *testing.T) {
 	if err := child.Process.Signal(syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
-	<-exited
+	if err := <-exited; err == nil || !strings.Contains(err.Error(), "killed") {
+		t.Fatalf("the backup was not killed: %v", err)
+	}
 	_ = pipe.Close()
 	left, err := filepath.Glob(filepath.Join(out, ".qinglong-backup-download-*"))
 	if info, perr := os.Stat(file + ".partial"); perr != nil || info.Size() == 0 || err != nil || len(left) != 1 {
