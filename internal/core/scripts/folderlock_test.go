@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/qinglong/qinglong/internal/core/qlerror"
+	"github.com/qinglong/qinglong/internal/testkit/leakcheck"
 )
 
 // holdEnv makes the test binary a process that holds the folder's lock
@@ -24,7 +25,7 @@ func TestMain(m *testing.M) {
 	if dir := os.Getenv(holdEnv); dir != "" {
 		os.Exit(hold(dir))
 	}
-	os.Exit(m.Run())
+	leakcheck.Main(m)
 }
 
 func hold(dir string) int {
