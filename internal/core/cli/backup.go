@@ -29,9 +29,11 @@ remove it and back up again.
 
 With --archive FILE it writes the same as one gzipped tar file instead, to unpack into an empty
 directory (mkdir -m 700 DIR && tar -xzf FILE -C DIR) and restore as above: the database's copy is
-made beside FILE first and removed after; FILE is written as FILE.partial and renamed only once
-whole, so a FILE that exists is a whole archive. --archive - writes it to standard output (never a
-terminal). ` + apiHelp("backup") + ` The server sends the archive its console's Backup page
+made beside FILE first and removed after; FILE is written as FILE.partial (locked while it is
+written) and renamed only once whole, so a FILE that exists is a whole archive. What a run killed
+before its end leaves — FILE.partial and the working copy beside it — the next run to FILE replaces,
+and says so; a FILE.partial another run is writing, or that is no archive of this command's, is
+refused. --archive - writes it to standard output (never a terminal). ` + apiHelp("backup") + ` The server sends the archive its console's Backup page
 sends (GET /api/v1/backup); it makes one at a time.`
 	if opts.OpenPostgres != nil {
 		long += "\n\nThe cluster's database is PostgreSQL: back it up with pg_dump (docs/operations.md, \"Backup and restore\")."

@@ -196,8 +196,9 @@ type Options struct {
 	Backup func(ctx context.Context, dbPath, dest string, progress io.Writer) error
 	// BackupArchive writes the backup archive of the data directory of
 	// the database at dbPath to w (`backup --archive`): file is where w
-	// writes, "" for standard output.
-	BackupArchive func(ctx context.Context, dbPath, file string, w io.Writer) (int64, error)
+	// writes, "" for standard output; what it cleans up first (a killed
+	// run's working copy) it says on notes.
+	BackupArchive func(ctx context.Context, dbPath, file string, w, notes io.Writer) (int64, error)
 	// Vacuum rewrites the embedded database file at dbPath compactly
 	// (`db vacuum`), writing progress to progress, and returns its size
 	// before and after; nil in a build without the embedded database.

@@ -112,9 +112,12 @@ func scriptsListCommand(opts Options) *cobra.Command {
 				name, size := e.Path, fmt.Sprint(e.Size)
 				switch {
 				case e.Outside:
-					name, size = e.Path+" (link leading outside the folder, not followed)", ""
+					name, size = e.Path+" -> "+e.Target+" (link leading outside the folder, not followed)", ""
 				case e.Dir:
 					name, size = e.Path+"/", ""
+				}
+				if e.Link && !e.Outside {
+					name += " -> " + e.Target
 				}
 				modified := ""
 				if e.ModMs != 0 {
@@ -161,7 +164,10 @@ func scriptsPutCommand(opts Options) *cobra.Command {
 		Short: "Write a file of the scripts folder from FILE, or from standard input",
 		Long: `Write PATH in the scripts folder from FILE (or standard input, without FILE or with -), at most
 16 MiB, replacing a file there whole (its mode kept; a command starting meanwhile reads the old file
-or the new one). Its folder must exist.`,
+or the new one). Its folder must exist. A symbolic link is written through: the file it leads to is
+replaced and the link left as it is; a link leading outside the folder or to nothing is refused.
+It waits for another process's change of the folder (a server's save) to end, and a save never
+slips between another's check and write.`,
 		Example: "  " + opts.Binary + " scripts put jd_bean_sign.js ./jd_bean_sign.js --data-dir /var/lib/qinglong\n  curl -fsS https://example.com/notify.py | " + opts.Binary + " scripts put sub/notify.py --data-dir /var/lib/qinglong",
 		Args: func(_ *cobra.Command, args []string) error {
 			if len(args) < 1 || len(args) > 2 {
@@ -189,12 +195,20 @@ or the new one). Its folder must exist.`,
 				if saved.Created {
 					action = audit.ScriptCreated
 				}
-				return audit.Script(action, actor(), saved.Path, saved.Size, saved.Digest, ""), "script " + saved.Path + " was written", nil
+				note := ""
+				if saved.Through != "" {
+					note = "through the link, to " + saved.Through
+				}
+				return audit.Script(action, actor(), saved.Path, saved.Size, saved.Digest, note), "script " + saved.Path + " was written", nil
 			})
 			if err != nil {
 				return err
 			}
-			fmt.Fprintf(cmd.OutOrStdout(), "wrote %s (%d bytes, sha256 %s)\n", userText(saved.Path), saved.Size, saved.Digest)
+			through := ""
+			if saved.Through != "" {
+				through = ", through the link: to " + saved.Through
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "wrote %s (%d bytes, sha256 %s%s)\n", userText(saved.Path), saved.Size, saved.Digest, userText(through))
 			return nil
 		},
 	}

@@ -150,6 +150,10 @@ type Config struct {
 	// ScriptsRecord records in the audit trail who changed which file of
 	// Scripts, once the change is done; nil records nothing.
 	ScriptsRecord audit.Appender
+	// ScriptsHiddenFrom names the account tasks run as (--run-as) when it
+	// cannot reach Scripts (a folder inside the 0700 data directory): the
+	// page says so, and what to do.
+	ScriptsHiddenFrom string
 	// ReadLog copies at most max bytes (max > 0) of an attempt's output
 	// from offset on to w, as the API's does; nil where the server cannot
 	// read logs (the page then shows none).

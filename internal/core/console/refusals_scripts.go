@@ -19,4 +19,6 @@ var scriptsRefusalsZH = map[qlerror.Reason]string{
 	scripts.RefusalFolderNotEmpty: "文件夹 {path} 包含 {entries} 项，什么都没有删除：请确认连同其中的全部内容一起删除，或先清空它。",
 	scripts.RefusalRoot:           "这里不能重命名或删除脚本文件夹本身：请指定其中的文件或文件夹。",
 	scripts.RefusalNoFiles:        "上传中没有文件：请选择一个或多个文件后再上传。",
+	scripts.RefusalBusy:           "脚本文件夹 {dir} 正被另一个进程（使用同一文件夹的服务器，或 scripts put/rm）修改，等待超时，什么都没有改动：请稍后再试。",
+	scripts.RefusalLink:           "脚本 {path} 是指向 {target} 的符号链接，而该目标在脚本文件夹之外、不存在或经过过多链接（循环？）；什么都没有写入，链接保持原样：请让链接指向脚本文件夹内的文件，或删除该链接并在原处新建文件。",
 }

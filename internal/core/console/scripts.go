@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/qinglong/qinglong/internal/core/audit"
+	"github.com/qinglong/qinglong/internal/core/qlerror"
 	"github.com/qinglong/qinglong/internal/core/scripts"
 )
 
@@ -24,6 +25,8 @@ type scriptsData struct {
 	Here bool
 	// Folder is the scripts folder's path on this host.
 	Folder string
+	// HiddenFrom names the --run-as account that cannot reach the folder.
+	HiddenFrom string
 	// Mode is list, file, edit, new, rename or delete.
 	Mode string
 	Path string
@@ -123,7 +126,7 @@ func (c *Console) renderScripts(w http.ResponseWriter, r *http.Request, s *sessi
 		return
 	}
 	l := lang(r)
-	d.Here, d.Folder = true, f.Dir
+	d.Here, d.Folder, d.HiddenFrom = true, f.Dir, c.cfg.ScriptsHiddenFrom
 	d.MaxEdit, d.MaxUpload = sizeText(scripts.MaxEdit), sizeText(scripts.MaxUpload)
 	p, err := scripts.Clean(d.Path)
 	if err != nil {
@@ -264,8 +267,12 @@ func (c *Console) scriptSave(w http.ResponseWriter, r *http.Request, s *session)
 		c.refuseScript(w, r, s, scriptsData{Mode: "edit", Path: p, Text: text, Loaded: loaded}, err)
 		return
 	}
-	if c.recordScript(w, r, s, audit.Script(audit.ScriptSaved, s.actor(r), saved.Path, saved.Size, saved.Digest, ""), "script "+saved.Path+" was saved") {
-		c.redirectWith(w, r, s, "/scripts/file?path="+url.QueryEscape(saved.Path), flash{Message: fmt.Sprintf(tr(l, "scr.done.saved"), saved.Path, sizeText(saved.Size))})
+	if c.recordScript(w, r, s, audit.Script(audit.ScriptSaved, s.actor(r), saved.Path, saved.Size, saved.Digest, throughNote(saved)), "script "+saved.Path+" was saved") {
+		done := fmt.Sprintf(tr(l, "scr.done.saved"), saved.Path, sizeText(saved.Size))
+		if saved.Through != "" {
+			done = fmt.Sprintf(tr(l, "scr.done.through"), saved.Path, sizeText(saved.Size), saved.Through)
+		}
+		c.redirectWith(w, r, s, "/scripts/file?path="+url.QueryEscape(saved.Path), flash{Message: done})
 	}
 }
 
@@ -374,7 +381,19 @@ func replacedNote(s scripts.Saved) string {
 	if s.Created {
 		return ""
 	}
+	if s.Through != "" {
+		return "replaced " + throughNote(s)
+	}
 	return "replaced"
+}
+
+// throughNote is what the audit trail adds of a write through a symbolic
+// link: the file written.
+func throughNote(s scripts.Saved) string {
+	if s.Through == "" {
+		return ""
+	}
+	return "through the link, to " + s.Through
 }
 
 // scriptRename moves a file or folder to the form's new path.
@@ -425,7 +444,9 @@ func (c *Console) scriptDelete(w http.ResponseWriter, r *http.Request, s *sessio
 // the view itself cannot show (gone, outside) is the error page's.
 func (c *Console) refuseScript(w http.ResponseWriter, r *http.Request, s *session, d scriptsData, err error) {
 	status := statusOf(err)
-	if status >= http.StatusInternalServerError {
+	// A link not followed: the editor's view would read through it, and
+	// say the view's refusal instead of this one.
+	if status >= http.StatusInternalServerError || qlerror.ReasonOf(err) == scripts.RefusalLink {
 		c.fail(w, r, s, err)
 		return
 	}

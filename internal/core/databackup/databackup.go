@@ -20,6 +20,9 @@ type Source interface {
 	// Estimate is what an archive made now would hold, about: the files'
 	// sizes as they are, before compression.
 	Estimate(ctx context.Context) (Estimate, error)
+	// Name is the file name an archive begun now is saved under: what a
+	// HEAD of the download says without making a copy.
+	Name() string
 	// Begin takes the server's one backup, checks that the data
 	// directory's disk can hold the database's copy, and takes that copy:
 	// everything that can be refused is refused here, before a byte of
@@ -53,6 +56,11 @@ type Archive interface {
 	// second Close does nothing.
 	Close() error
 }
+
+// ArchiveComment is the gzip header's comment of every backup archive:
+// what `backup --archive FILE` knows a FILE.partial of its own by, left
+// by a run killed before its end.
+const ArchiveComment = "qinglong backup archive"
 
 // The reasons of a backup refused before it began.
 const (

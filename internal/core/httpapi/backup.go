@@ -48,6 +48,9 @@ func (a *api) backupDownload(w http.ResponseWriter, r *http.Request) {
 	}
 	w.Header().Set("Content-Type", "application/gzip")
 	if r.Method == http.MethodHead {
+		// The name a GET now would send, without the database's copy a
+		// GET makes: a HEAD neither takes the one backup nor is recorded.
+		w.Header().Set("Content-Disposition", `attachment; filename="`+a.Backup.Name()+`"`)
 		w.WriteHeader(http.StatusOK)
 		return
 	}

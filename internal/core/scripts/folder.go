@@ -9,7 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
+	"time"
 
 	"github.com/qinglong/qinglong/internal/core/ids"
 	"github.com/qinglong/qinglong/internal/core/qlerror"
@@ -18,11 +18,15 @@ import (
 // Folder is the scripts folder at Dir. Every operation opens Dir as an
 // os.Root, so a path naming `..` or a symbolic link leading outside it is
 // refused by the file system itself, whatever Clean let through.
+//
+// A change (a save, a write, a rename, a delete) holds the folder's lock
+// (lock) from its check to its write, against every other change of the
+// folder, of this process or another.
 type Folder struct {
 	Dir string
-	// mu keeps a save's check of what the editor loaded and its write
-	// together against another save of this process.
-	mu sync.Mutex
+	// wait is how long a change waits for another's lock; lockWait when
+	// zero.
+	wait time.Duration
 }
 
 // Entry is one entry of a folder's listing.
@@ -31,9 +35,10 @@ type Entry struct {
 	Dir        bool
 	Size       int64
 	ModMs      int64
-	// Link: a symbolic link; Outside: one leading outside the folder (or
-	// nowhere), which no page follows.
+	// Link: a symbolic link, to Target (as the link says it); Outside:
+	// one leading outside the folder (or nowhere), which no page follows.
 	Link, Outside bool
+	Target        string
 }
 
 // File is a file as read: its content when Text and at most the limit
@@ -117,6 +122,7 @@ func (f *Folder) List(p string) ([]Entry, error) {
 			}
 			if info.Mode()&fs.ModeSymlink != 0 {
 				e.Link = true
+				e.Target, _ = r.Readlink(e.Path)
 				// Followed inside the folder only: a link leading out
 				// of it is listed, never read.
 				if info, err = r.Stat(e.Path); err != nil {
@@ -219,6 +225,9 @@ type Saved struct {
 	Digest string
 	// Created: no file was there before.
 	Created bool
+	// Through is the file a symbolic link at Path led to, which was
+	// written instead of the link; "" when Path is no link.
+	Through string
 }
 
 // Save writes content to the file at p when the file's digest is still
@@ -226,24 +235,43 @@ type Saved struct {
 // refused (RefusalChanged) with its current content, and nothing is
 // written. The new content replaces the file whole (a command starting
 // meanwhile reads the old or the new, never half of one), keeping its
-// mode.
+// mode. A symbolic link is saved through: the file it leads to is
+// written, the link left a link (target).
 func (f *Folder) Save(p string, content []byte, loaded string) (Saved, error) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return with(f, p, func(r *os.Root, p string) (Saved, error) {
+	return changing(f, p, func(r *os.Root, p string) (Saved, error) {
 		if err := fits(p, int64(len(content)), MaxEdit); err != nil {
 			return Saved{}, err
 		}
-		cur, err := read(r, p, MaxEdit)
+		to, err := target(r, p)
+		if err != nil {
+			return Saved{}, refusal(p, err)
+		}
+		cur, err := read(r, to, MaxEdit)
 		if err != nil {
 			return Saved{}, err
 		}
 		if cur.Digest != loaded {
+			cur.Path = p
 			return Saved{}, &ChangedError{Current: cur, err: qlerror.New(qlerror.Conflict, "script %s changed since the editor loaded it; nothing was saved: "+
 				"compare its current content with yours, then save again from the current one", p).Because(RefusalChanged, "path", p)}
 		}
-		return write(r, p, content, cur.Mode, false)
+		return through(p, to)(write(r, to, content, cur.Mode, false))
 	})
+}
+
+// through makes a write of to the save of p: named p, and, when p is a
+// link, saying the file it led to.
+func through(p, to string) func(Saved, error) (Saved, error) {
+	return func(s Saved, err error) (Saved, error) {
+		if err != nil {
+			return s, err
+		}
+		s.Path = p
+		if to != p {
+			s.Through = to
+		}
+		return s, nil
+	}
 }
 
 // ChangedError is the refusal of a save of a file changed since it was
@@ -257,23 +285,29 @@ func (e *ChangedError) Error() string { return e.err.Error() }
 func (e *ChangedError) Unwrap() error { return e.err }
 
 // Put writes content to the file at p, a new one unless replace; max
-// bounds it.
+// bounds it. A symbolic link replaced is written through, as Save does.
 func (f *Folder) Put(p string, content io.Reader, replace bool, max int) (Saved, error) {
 	b, err := io.ReadAll(io.LimitReader(content, int64(max)+1))
 	if err != nil {
 		return Saved{}, err
 	}
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return with(f, p, func(r *os.Root, p string) (Saved, error) {
+	return changing(f, p, func(r *os.Root, p string) (Saved, error) {
 		if p == "" {
 			return Saved{}, isFolder(p)
 		}
 		if err := fits(p, int64(len(b)), int64(max)); err != nil {
 			return Saved{}, err
 		}
+		to := p
+		if replace {
+			if to, err = target(r, p); errors.Is(err, fs.ErrNotExist) {
+				to = p
+			} else if err != nil {
+				return Saved{}, refusal(p, err)
+			}
+		}
 		mode, existed := FileMode, false
-		switch st, err := r.Stat(p); {
+		switch st, err := r.Stat(to); {
 		case err == nil && st.IsDir():
 			return Saved{}, isFolder(p)
 		case err == nil && !replace:
@@ -283,7 +317,7 @@ func (f *Folder) Put(p string, content io.Reader, replace bool, max int) (Saved,
 		case !errors.Is(err, fs.ErrNotExist):
 			return Saved{}, refusal(p, err)
 		}
-		saved, err := write(r, p, b, mode, !replace)
+		saved, err := through(p, to)(write(r, to, b, mode, !replace))
 		saved.Created = err == nil && !existed
 		return saved, err
 	})
@@ -310,8 +344,8 @@ func write(r *os.Root, p string, content []byte, mode fs.FileMode, exclusive boo
 	}
 	if err == nil && exclusive {
 		// Looked at again once the text is written: a name taken
-		// meanwhile (by another process: this one's writes hold mu) is
-		// refused rather than replaced.
+		// meanwhile (by a process that does not take the folder's lock,
+		// an editor on the host) is refused rather than replaced.
 		if _, lerr := r.Lstat(p); lerr == nil {
 			err = fs.ErrExist
 		}
@@ -386,9 +420,7 @@ func (f *Folder) Rename(from, to string) error {
 	if err != nil {
 		return err
 	}
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	_, err = with(f, from, func(r *os.Root, from string) (struct{}, error) {
+	_, err = changing(f, from, func(r *os.Root, from string) (struct{}, error) {
 		if from == "" || to == "" {
 			return struct{}{}, root()
 		}
@@ -422,9 +454,7 @@ type Removed struct {
 // Remove deletes the file or link at p, or the folder at p: an empty one,
 // or with all it holds when whole.
 func (f *Folder) Remove(p string, whole bool) (Removed, error) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return with(f, p, func(r *os.Root, p string) (Removed, error) {
+	return changing(f, p, func(r *os.Root, p string) (Removed, error) {
 		if p == "" {
 			return Removed{}, root()
 		}
@@ -479,8 +509,11 @@ func (f *Folder) Stat(p string) (Entry, error) {
 		if err != nil {
 			return Entry{}, refusal(p, err)
 		}
-		link := st.Mode()&fs.ModeSymlink != 0
-		return Entry{Name: st.Name(), Path: p, Dir: st.IsDir(), Size: st.Size(), ModMs: st.ModTime().UnixMilli(), Link: link}, nil
+		e := Entry{Name: st.Name(), Path: p, Dir: st.IsDir(), Size: st.Size(), ModMs: st.ModTime().UnixMilli(), Link: st.Mode()&fs.ModeSymlink != 0}
+		if e.Link {
+			e.Target, _ = r.Readlink(name(p))
+		}
+		return e, nil
 	})
 }
 

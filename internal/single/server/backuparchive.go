@@ -4,6 +4,8 @@ import (
 	"archive/tar"
 	"compress/gzip"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -37,7 +39,10 @@ type archives struct {
 	// work is the directory the database's copy is made in: the data
 	// directory itself when "" (a server may always write there).
 	work string
-	busy atomic.Bool
+	// workName names the copy's directory in work, one a stale copy of
+	// the same archive left is known by; a new random name when "".
+	workName string
+	busy     atomic.Bool
 }
 
 // Estimate sums the database file (with its -wal file), the logs and the
@@ -79,6 +84,11 @@ func databaseBytes(db string) int64 {
 	return n
 }
 
+// Name is the archive's file name, from the minute it is begun.
+func (a *archives) Name() string {
+	return "qinglong-backup-" + time.UnixMilli(a.nowMs()).UTC().Format("20060102-1504") + ".tar.gz"
+}
+
 // Begin takes the one backup, checks the room for the database's copy
 // and takes it, as `ql backup` does (sqlitestore.BackupTo).
 func (a *archives) Begin(ctx context.Context) (databackup.Archive, error) {
@@ -101,12 +111,18 @@ func (a *archives) begin(ctx context.Context) (*archive, error) {
 	if err := checkBackupRoom(dir, databaseBytes(a.layout.DB)); err != nil {
 		return nil, err
 	}
-	tmp, err := os.MkdirTemp(dir, downloadPrefix)
+	var tmp string
+	var err error
+	if a.workName != "" {
+		tmp = filepath.Join(dir, a.workName)
+		err = os.Mkdir(tmp, 0o700)
+	} else {
+		tmp, err = os.MkdirTemp(dir, downloadPrefix)
+	}
 	if err != nil {
 		return nil, qlerror.Wrap(qlerror.Unavailable, err, "create the backup's working directory in %s", dir)
 	}
-	arch := &archive{owner: a, tmp: tmp, layout: a.layout,
-		name: "qinglong-backup-" + time.UnixMilli(a.nowMs()).UTC().Format("20060102-1504") + ".tar.gz"}
+	arch := &archive{owner: a, tmp: tmp, layout: a.layout, name: a.Name()}
 	if arch.logged, err = sqlitestore.BackupTo(ctx, a.layout.DB, filepath.Join(tmp, filepath.Base(a.layout.DB))); err != nil {
 		_ = os.RemoveAll(tmp)
 		return nil, err
@@ -151,6 +167,7 @@ func (x *archive) Name() string { return x.name }
 func (x *archive) WriteTo(ctx context.Context, w io.Writer) (int64, error) {
 	counted := &countingWriter{w: w}
 	zw := gzip.NewWriter(counted)
+	zw.Comment = databackup.ArchiveComment
 	tw := tar.NewWriter(zw)
 	logs := filepath.Base(x.layout.Logs)
 	err := addDir(tw, x.layout.Logs, logs)
@@ -267,6 +284,14 @@ func addScripts(ctx context.Context, tw *tar.Writer, dir, name string) error {
 	return err
 }
 
+// archiveWork is the name of the directory, beside file, an archive's
+// copy of the database is made in: the same for every run writing file,
+// so that the next run knows the one a killed run left.
+func archiveWork(file string) string {
+	sum := sha256.Sum256([]byte(filepath.Base(file)))
+	return downloadPrefix + hex.EncodeToString(sum[:8])
+}
+
 // countingWriter counts the bytes written through it.
 type countingWriter struct {
 	w io.Writer
@@ -311,16 +336,25 @@ const CodeBackupLeftover = "serve.backup_leftover_removed"
 // data directory is refused as a backup directory there is. The
 // database's copy is made beside FILE (on the disk that must hold the
 // archive anyway), or in the system's temporary directory, and removed
-// however the writing ends.
-func WriteBackupArchive(ctx context.Context, dbPath, file string, w io.Writer) (int64, error) {
-	work := os.TempDir()
+// however the writing ends. Beside FILE it is in a directory named after
+// FILE (archiveWork), which the caller holds FILE's partial file locked
+// for: one found there was left by a run killed before its end, and is
+// removed first, said on notes.
+func WriteBackupArchive(ctx context.Context, dbPath, file string, w, notes io.Writer) (int64, error) {
+	a := &archives{layout: LayoutOfDB(dbPath), work: os.TempDir(), nowMs: func() int64 { return time.Now().UnixMilli() }}
 	if file != "" {
 		if err := checkBackupOutside(filepath.Dir(dbPath), file); err != nil {
 			return 0, err
 		}
-		work = filepath.Dir(file)
+		a.work, a.workName = filepath.Dir(file), archiveWork(file)
+		stale := filepath.Join(a.work, a.workName)
+		if _, err := os.Lstat(stale); err == nil {
+			if err := os.RemoveAll(stale); err != nil {
+				return 0, qlerror.Wrap(qlerror.Unavailable, err, "remove %s, the working copy a backup to %s cut off before its end left; remove it by hand", stale, file)
+			}
+			fmt.Fprintf(notes, "removed %s, the working copy (a copy of the database) a backup to %s cut off before its end left\n", stale, file)
+		}
 	}
-	a := &archives{layout: LayoutOfDB(dbPath), work: work, nowMs: func() int64 { return time.Now().UnixMilli() }}
 	arch, err := a.Begin(ctx)
 	if err != nil {
 		return 0, err

@@ -197,3 +197,44 @@ func TestTheScriptsTasksPagesSpeakChinese(t *testing.T) {
 		t.Errorf("the Chinese preview says why in English:\n%s", preview)
 	}
 }
+
+// A file the store refuses at its confirm — here, its project archived
+// between the preview and the confirm — brings the Tasks from these
+// scripts form back with the store's refusal and the fields as given,
+// and publishes nothing of it: the apply is one transaction, so none of
+// the folder's tasks or triggers is in the project.
+func TestTheScriptsTasksFormShowsTheStoresRefusalAtConfirmAndPublishesNothing(t *testing.T) {
+	t.Parallel()
+	site, c, csrf := startSignedInConsoleSite(t, apitoken.Admin)
+	writePulledScripts(t, site)
+	_, preview := httpcall.Form(t, c, http.MethodPost, site.base+"/scripts/tasks/preview?lang=en", scriptsImportForm(csrf, "owner_repo", "shop", "", "backup"))
+	if strings.Count(preview, `class="change-created"`) != 6 {
+		t.Fatalf("the preview into shop: want 3 tasks and 3 triggers created:\n%s", preview)
+	}
+	before, err := site.srv.store.ProjectDefinitions(t.Context(), "shop", 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	site.archiveShop(t)
+	resp, page := confirmPreview(t, c, site.base, preview)
+	if resp.StatusCode != http.StatusBadRequest || !strings.Contains(page, `id="sti-errors"`) || !strings.Contains(page, "archived") || strings.Contains(page, `id="def-applied"`) {
+		t.Fatalf("the confirm into an archived project: %d, want 400 on the form with the store's refusal:\n%s", resp.StatusCode, page)
+	}
+	for _, want := range []string{`name="path" value="owner_repo"`, `value="backup"`, `id="sti-fix"`} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the form brought back lacks %s:\n%s", want, page)
+		}
+	}
+	after, err := site.srv.store.ProjectDefinitions(t.Context(), "shop", 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(after.Tasks) != len(before.Tasks) || len(after.Triggers) != len(before.Triggers) {
+		t.Errorf("the refused confirm published part of the file: shop has %d tasks and %d triggers, had %d and %d", len(after.Tasks), len(after.Triggers), len(before.Tasks), len(before.Triggers))
+	}
+	for _, tk := range after.Tasks {
+		if strings.Contains(tk.Spec.Name, "jd_") || strings.Contains(tk.Spec.Name, "jx_") {
+			t.Errorf("the refused confirm published task %s", tk.Spec.Name)
+		}
+	}
+}

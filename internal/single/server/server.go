@@ -41,6 +41,10 @@ type Server struct {
 	layout Layout
 	// scriptsFolder is cfg.ScriptsDir, the one the console changes.
 	scriptsFolder *scripts.Folder
+	// scriptsHidden names the --run-as account that cannot reach the
+	// scripts folder, which the console's Scripts page says; "" when it
+	// can.
+	scriptsHidden string
 	lock          *dirLock
 	dbLock        *dbLock
 	store         *sqlitestore.Store
@@ -253,6 +257,8 @@ func Start(ctx context.Context, cfg Config) (srv *Server, err error) {
 	if err := s.scriptsFolder.Ensure(); err != nil {
 		return nil, qlerror.Wrap(qlerror.Unavailable, err, "create the scripts folder %s; give --scripts-dir a folder this user may create, or create it and let this user write it", cfg.ScriptsDir)
 	}
+	s.scriptsHidden = scriptsHiddenFrom(cfg.DataDir, cfg.ScriptsDir, cfg.RunAs)
+	warnIfScriptsHidden(cfg.Logger, cfg.DataDir, cfg.ScriptsDir, s.scriptsHidden)
 	s.clockHold = clockHold{wait: cfg.ClockWait, uptime: cfg.Uptime, nowMs: cfg.NowMs, log: cfg.Logger}
 	s.clockHold.look(ctx, s.store, cfg.NowMs())
 	switch {
