@@ -16,6 +16,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/qinglong/qinglong/internal/core/bytecount"
 	"github.com/qinglong/qinglong/internal/core/databackup"
 	"github.com/qinglong/qinglong/internal/core/qlerror"
 	"github.com/qinglong/qinglong/internal/single/attemptlog"
@@ -149,7 +150,7 @@ func (x *archive) Name() string { return x.name }
 // far as it got when it is opened, as `ql backup` copies it; one log
 // retention removed meanwhile is left out.
 func (x *archive) WriteTo(ctx context.Context, w io.Writer) (int64, error) {
-	counted := &countingWriter{w: w}
+	counted := bytecount.NewWriter(w)
 	zw := gzip.NewWriter(counted)
 	tw := tar.NewWriter(zw)
 	logs := filepath.Base(x.layout.Logs)
@@ -177,7 +178,7 @@ func (x *archive) WriteTo(ctx context.Context, w io.Writer) (int64, error) {
 	if err == nil {
 		err = zw.Close()
 	}
-	return counted.n, err
+	return counted.Count(), err
 }
 
 // Close removes the database's copy and frees the server's backup.
@@ -265,18 +266,6 @@ func addScripts(ctx context.Context, tw *tar.Writer, dir, name string) error {
 		return nil
 	}
 	return err
-}
-
-// countingWriter counts the bytes written through it.
-type countingWriter struct {
-	w io.Writer
-	n int64
-}
-
-func (c *countingWriter) Write(p []byte) (int, error) {
-	n, err := c.w.Write(p)
-	c.n += int64(n)
-	return n, err
 }
 
 // removeLeftDownloads removes what a server killed while it sent a backup
