@@ -22,6 +22,10 @@ ARG TARGETVARIANT
 # without .git, so build.sh cannot read it from a tag here:
 #   docker build --build-arg QL_VERSION=0.1.0 -t qinglong/qinglong:0.1.0 .
 ARG QL_VERSION=dev
+# The commit they report, for the same reason (empty: `ql version` says it
+# is unknown):
+#   docker build --build-arg QL_VERSION=0.1.0 --build-arg QL_COMMIT=$(git rev-parse HEAD) .
+ARG QL_COMMIT=
 WORKDIR /src
 COPY go.mod go.sum ./
 RUN --mount=type=cache,target=/go/pkg/mod go mod download
@@ -30,7 +34,7 @@ COPY . .
 # release build (static, stripped; ql-edge without HTTP/2), the one CI
 # cross-compiles and BENCHMARKS.md measures.
 RUN --mount=type=cache,target=/go/pkg/mod --mount=type=cache,target=/root/.cache/go-build \
-    export CGO_ENABLED=0 GOOS="${TARGETOS:-linux}" GOARCH="${TARGETARCH:-amd64}" QL_VERSION="$QL_VERSION" && \
+    export CGO_ENABLED=0 GOOS="${TARGETOS:-linux}" GOARCH="${TARGETARCH:-amd64}" QL_VERSION="$QL_VERSION" QL_COMMIT="$QL_COMMIT" && \
     if [ "$GOARCH" = arm ]; then export GOARM="${TARGETVARIANT#v}"; fi && \
     mkdir -p /out/bin /out/data && \
     sh ./build.sh -o /out/bin ql ql-edge ql-worker

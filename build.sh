@@ -19,12 +19,16 @@
 # when set (the Dockerfile passes its build argument: the image is built
 # without .git), else the checkout's nearest tag (`git describe --tags
 # --dirty`), else "dev"; and the commit it was built from (`ql version`'s
-# commit line): the checkout's HEAD, -dirty when the tree has changes
-# (none without a checkout). It is stamped through -ldflags, not Go's own VCS
-# stamp, which a git worktree (where .git is a file) and GOFLAGS=-buildvcs=false
-# both leave out.
+# commit line): QL_COMMIT when set, else the checkout's HEAD, -dirty when
+# the tree has changes, else the COMMIT file beside this script, which
+# `git archive` (a release's source tarball) fills with the archived commit
+# (export-subst in .gitattributes); without any of them `ql version` says
+# the commit is unknown. It is stamped through -ldflags, not Go's own VCS
+# stamp, which a git worktree (where .git is a file) and
+# GOFLAGS=-buildvcs=false both leave out.
 #
 #   QL_VERSION=v1.2.3 ./build.sh
+#   QL_VERSION=v1.2.3 QL_COMMIT=0123abc ./build.sh   # sources without .git
 #
 # ql-edge also leaves out net/http's HTTP/2 (the nethttpomithttp2 tag),
 # 0.5 MiB of its size budget: its API and console speak HTTP/1.1 over TLS
@@ -93,14 +97,29 @@ if [ "$goos" = linux ]; then
 		;;
 	esac
 fi
-commit=
-if commit=$(git rev-parse HEAD 2>/dev/null); then
+# The checkout's HEAD only when this tree is the checkout: sources
+# unpacked inside another repository are not that repository's commit.
+commit=${QL_COMMIT:-}
+if [ -z "$commit" ] && [ "$(git rev-parse --show-toplevel 2>/dev/null)" = "$(pwd -P)" ]; then
+	commit=$(git rev-parse HEAD)
 	if [ -n "$(git status --porcelain 2>/dev/null)" ]; then
 		commit=$commit-dirty
 	fi
-else
-	commit=
 fi
+if [ -z "$commit" ] && [ -f COMMIT ]; then
+	commit=$(sed -n 1p COMMIT)
+	# Left as committed ($Format:...$): a copy not made by git archive.
+	case $commit in
+	*'$'*) commit= ;;
+	esac
+fi
+# The commit goes into -ldflags too.
+case $commit in
+*[!A-Za-z0-9._+-]*)
+	echo "build.sh: commit $commit (QL_COMMIT or the COMMIT file): a commit takes letters, digits and . _ + - only, e.g. the 40 hex digits git rev-parse HEAD prints" >&2
+	exit 2
+	;;
+esac
 
 for bin; do
 	case $bin in

@@ -91,6 +91,51 @@ func TestTheReleaseBuildStampsItsCommitWhateverGOFLAGSSay(t *testing.T) {
 	}
 }
 
+// A release's source tarball (git archive: no .git) builds binaries that
+// report the commit it was archived from, which its COMMIT file carries;
+// QL_COMMIT given to the build is reported instead; and sources with
+// neither (a copy of the tree) build binaries whose `version` says the
+// commit is unknown and how a build gets one, not a bare "unknown".
+func TestTheReleaseBuildOfSourcesWithoutACheckoutStampsTheCommitTheyCarry(t *testing.T) {
+	t.Parallel()
+	head, err := exec.Command("git", "-C", repoRoot, "rev-parse", "HEAD").Output()
+	if err != nil {
+		t.Skipf("not a git checkout: %v", err)
+	}
+	src := t.TempDir()
+	if msg, err := exec.Command("sh", "-c", `git -C "$1" archive HEAD | tar -x -C "$2"`, "archive", repoRoot, src).CombinedOutput(); err != nil {
+		t.Fatalf("git archive HEAD: %v\n%s", err, msg)
+	}
+	commitLine := func(env ...string) string {
+		t.Helper()
+		out := t.TempDir()
+		cmd := exec.Command("sh", filepath.Join(src, "build.sh"), "-o", out, "ql-edge")
+		cmd.Env = append(append(os.Environ(), "GOOS=linux"), env...)
+		if msg, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("./build.sh -o DIR ql-edge in the unpacked sources (%v): %v\n%s", env, err, msg)
+		}
+		said, err := exec.Command(filepath.Join(out, "ql-edge"), "version").Output()
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, line, _ := strings.Cut(string(said), "\ncommit  ")
+		line, _, _ = strings.Cut(line, "\n")
+		return line
+	}
+	if got, want := commitLine(), strings.TrimSpace(string(head)); got != want {
+		t.Errorf("ql-edge built from the tarball of %s says commit %q; want %q", want, got, want)
+	}
+	if got := commitLine("QL_COMMIT=0123abc"); got != "0123abc" {
+		t.Errorf("ql-edge built from the tarball with QL_COMMIT=0123abc says commit %q; want 0123abc", got)
+	}
+	if err := os.Remove(filepath.Join(src, "COMMIT")); err != nil {
+		t.Fatal(err)
+	}
+	if got := commitLine(); !strings.HasPrefix(got, "unknown (none was stamped: ") || !strings.Contains(got, "QL_COMMIT") {
+		t.Errorf("ql-edge built from sources carrying no commit says commit %q; want unknown, saying QL_COMMIT gives one", got)
+	}
+}
+
 // A version that -ldflags could not carry whole (a space, a quote) is
 // refused before anything is built, saying what a version takes.
 func TestTheReleaseBuildRefusesAVersionItCannotStamp(t *testing.T) {

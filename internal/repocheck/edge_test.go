@@ -21,6 +21,7 @@ var edgePackages = []string{
 	"internal/core/audit",
 	"internal/core/authlimit",
 	"internal/core/authlog",
+	"internal/core/bytecount",
 	"internal/core/catalog",
 	"internal/core/cli",
 	"internal/core/console",

@@ -136,11 +136,11 @@ func TestAStartThatCancelsItsRunReportsItOnce(t *testing.T) {
 	// Run left so by an earlier version reaches the start this way, as
 	// CancelRun cancels an unstarted grant at once.
 	s.exec(t, `UPDATE qinglong.runs SET cancel_requested_at_ms = `+ClockMsSQL+` WHERE id = $1`, grants[0].RunID)
-	started, err := s.runtime.StartAttempt(t.Context(), w.WorkerIdentity, workerproto.StartRequest{Lease: l}, shortLease)
+	started, err := s.runtime.StartAttempt(t.Context(), w.WorkerIdentity, workerproto.StartRequest{Lease: l}, testSettings)
 	if err != nil || started.Reply != workerproto.ReplyTerminal || started.Finished != run.Cancelled {
 		t.Fatalf("start of a cancelled Run: %+v, %v; want terminal and the Run finished cancelled", started, err)
 	}
-	again, err := s.runtime.StartAttempt(t.Context(), w.WorkerIdentity, workerproto.StartRequest{Lease: l}, shortLease)
+	again, err := s.runtime.StartAttempt(t.Context(), w.WorkerIdentity, workerproto.StartRequest{Lease: l}, testSettings)
 	if err != nil || again.Reply != workerproto.ReplyTerminal || again.Finished != "" {
 		t.Fatalf("start replayed: %+v, %v; want terminal and nothing finished", again, err)
 	}

@@ -19,9 +19,12 @@ import (
 // package over ten minutes there, near the test timeout under load. Each
 // test has its own database and roles, so more at once changes no
 // outcome; the shared server's max_connections has room for them (see
-// pgtest's poolMaxConns). Not more: the tests granting one-second leases
-// (shortLease) need each step to come within that second, and eight at
-// once on two loaded cores let some run out.
+// pgtest's poolMaxConns). Not more: eight at once on two loaded cores
+// once ran out the one-second leases the worker tests granted. They grant
+// testLease now and end a lease in database time where that is the point
+// (lapse), but the tests timing renewals (the 2 s lease of
+// TestAWorkerIgnoringAStopIsNoLongerRenewedAfterTheLeaseAndKillGrace, the
+// minute of the late-result tests) still want their steps on time.
 const minParallel = 4
 
 func TestMain(m *testing.M) {

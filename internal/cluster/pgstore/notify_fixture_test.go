@@ -48,7 +48,7 @@ func (f *finisher) worker(ctx context.Context) (worker, error) {
 			f.err = err
 			return
 		}
-		reply, err := f.s.runtime.RegisterWorker(ctx, id, workerproto.RegisterRequest{Capacity: 1, Version: "test"}, shortLease)
+		reply, err := f.s.runtime.RegisterWorker(ctx, id, workerproto.RegisterRequest{Capacity: 1, Version: "test"}, testSettings)
 		f.w, f.err = worker{WorkerIdentity: id, credential: cred, session: reply.SessionID}, err
 	})
 	return f.w, f.err

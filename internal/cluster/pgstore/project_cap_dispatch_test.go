@@ -80,7 +80,7 @@ func (s *store) pullOpen(t *testing.T, w worker, maxGrants int) (pgx.Tx, workerp
 	if err != nil {
 		t.Fatal(err)
 	}
-	settings, err := shortLease.withDefaults()
+	settings, err := testSettings.withDefaults()
 	if err != nil {
 		t.Fatal(err)
 	}

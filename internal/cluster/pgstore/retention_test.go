@@ -56,7 +56,7 @@ func TestTheLogCapCountsARunningAttemptsChunksAndNeverDeletesThem(t *testing.T) 
 	s.admitRuns(t, "capped", 1)
 	w := s.newWorker(t, "w1", nil, 1)
 	l, _ := s.started(t, w)
-	if _, err := s.runtime.AppendAttemptLog(t.Context(), w.WorkerIdentity, workerproto.LogRequest{Lease: l, Offset: 0, Data: []byte(strings.Repeat("r", 150))}, shortLease); err != nil {
+	if _, err := s.runtime.AppendAttemptLog(t.Context(), w.WorkerIdentity, workerproto.LogRequest{Lease: l, Offset: 0, Data: []byte(strings.Repeat("r", 150))}, testSettings); err != nil {
 		t.Fatalf("append: %v", err)
 	}
 	var template string

@@ -5,11 +5,14 @@ import (
 	"embed"
 	"fmt"
 	"io/fs"
+	"maps"
 	"regexp"
 	"slices"
 	"strings"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/qinglong/qinglong/internal/core/workerproto"
 )
 
 // Every static statement lives in sql/*.sql as a block:
@@ -40,7 +43,17 @@ var sqlFiles embed.FS
 const ClockMsSQL = `(extract(epoch FROM clock_timestamp()) * 1000)::bigint`
 
 // sqlTemplates are the only substitutions a block may use.
-var sqlTemplates = map[string]string{"{{now_ms}}": ClockMsSQL}
+// {{read_project_env}} is the read a worker names to be granted a project's
+// env, as a SQL string: the statements deciding which sessions may take a
+// Run of a project with env compare it with the reads the worker sent, so
+// they name it through the constant the worker sends, never by spelling.
+var sqlTemplates = map[string]string{
+	"{{now_ms}}":           ClockMsSQL,
+	"{{read_project_env}}": sqlString(workerproto.ReadProjectEnv),
+}
+
+// sqlString is s as a SQL string literal.
+func sqlString(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
 
 var (
 	blockName = regexp.MustCompile(`^-- (name|fragment): ([A-Z][A-Za-z0-9]*)$`)
@@ -114,7 +127,7 @@ func expandBlocks(blocks map[string]*sqlBlock) (map[string]string, error) {
 			return ref
 		})
 		if strings.Contains(text, "{{") || strings.Contains(text, "}}") {
-			return nil, fmt.Errorf("%s uses an unknown template or fragment %v; templates: {{now_ms}}; fragments are -- fragment: blocks (which may not include others)", b.where(), unknown)
+			return nil, fmt.Errorf("%s uses an unknown template or fragment %v; templates: %s; fragments are -- fragment: blocks (which may not include others)", b.where(), unknown, strings.Join(slices.Sorted(maps.Keys(sqlTemplates)), ", "))
 		}
 		out[name] = text
 	}

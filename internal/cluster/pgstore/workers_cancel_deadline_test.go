@@ -33,7 +33,7 @@ func TestACancelAskedAfterTheDeadlinePassedLeavesTheCompletedRunTimedOut(t *test
 	t.Parallel()
 	s := newStore(t)
 	w, l, g := s.lateCancel(t, "late-cancel")
-	reply, err := s.runtime.RenewAttempt(t.Context(), w.WorkerIdentity, workerproto.RenewRequest{Lease: l}, shortLease)
+	reply, err := s.runtime.RenewAttempt(t.Context(), w.WorkerIdentity, workerproto.RenewRequest{Lease: l}, testSettings)
 	if err != nil || reply.Reply != workerproto.ReplyStop || reply.StopReason != workerproto.StopTimedOut {
 		t.Fatalf("renew after a cancel asked past the deadline: %+v, %v; want stop (timed_out)", reply, err)
 	}

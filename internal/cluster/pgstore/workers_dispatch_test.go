@@ -76,7 +76,7 @@ func TestPullReplayReturnsTheSameGrant(t *testing.T) {
 		t.Fatalf("granted %d, want 2", len(first))
 	}
 	// The reply was lost: the worker sends the same offer again.
-	again, err := s.runtime.PullGrants(t.Context(), w.WorkerIdentity, req, shortLease)
+	again, err := s.runtime.PullGrants(t.Context(), w.WorkerIdentity, req, testSettings)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -84,17 +84,17 @@ func TestPullReplayReturnsTheSameGrant(t *testing.T) {
 		t.Fatalf("replay granted %+v, want the same two grants %+v", again.Grants, first)
 	}
 	// Once one grant started, the replay returns only the unstarted one.
-	if _, err := s.runtime.StartAttempt(t.Context(), w.WorkerIdentity, workerproto.StartRequest{Lease: lease(req, first[0])}, shortLease); err != nil {
+	if _, err := s.runtime.StartAttempt(t.Context(), w.WorkerIdentity, workerproto.StartRequest{Lease: lease(req, first[0])}, testSettings); err != nil {
 		t.Fatal(err)
 	}
-	again, err = s.runtime.PullGrants(t.Context(), w.WorkerIdentity, req, shortLease)
+	again, err = s.runtime.PullGrants(t.Context(), w.WorkerIdentity, req, testSettings)
 	if err != nil || len(again.Grants) != 1 || again.Grants[0].AttemptID != first[1].AttemptID {
 		t.Fatalf("replay after a start: %+v, %v; want only the unstarted grant", again.Grants, err)
 	}
 	// The same offer id under another token is refused.
 	other := w.offer(t, 2)
 	other.OfferID = req.OfferID
-	if _, err := s.runtime.PullGrants(t.Context(), w.WorkerIdentity, other, shortLease); !qlerror.Is(err, qlerror.Conflict) {
+	if _, err := s.runtime.PullGrants(t.Context(), w.WorkerIdentity, other, testSettings); !qlerror.Is(err, qlerror.Conflict) {
 		t.Fatalf("offer replayed with another token: %v, want conflict", err)
 	}
 	var dispatching int
@@ -149,7 +149,7 @@ func (s *store) pullAtOnce(t *testing.T, workers []worker, inFlight, pulls int) 
 		for range inFlight {
 			wg.Go(func() {
 				for range pulls {
-					reply, err := s.runtime.PullGrants(t.Context(), w.WorkerIdentity, w.offer(t, 3), shortLease)
+					reply, err := s.runtime.PullGrants(t.Context(), w.WorkerIdentity, w.offer(t, 3), testSettings)
 					if err != nil {
 						t.Error(err)
 						return
@@ -192,13 +192,13 @@ func TestSessionsNotActiveGetNoGrants(t *testing.T) {
 	w := s.newWorker(t, "w1", nil, 4)
 	replaced := w
 	w.session = s.register(t, w, 4, nil).SessionID
-	if reply, err := s.runtime.PullGrants(t.Context(), w.WorkerIdentity, replaced.offer(t, 4), shortLease); err != nil || reply.State != workerproto.SessionReplaced || len(reply.Grants) != 0 {
+	if reply, err := s.runtime.PullGrants(t.Context(), w.WorkerIdentity, replaced.offer(t, 4), testSettings); err != nil || reply.State != workerproto.SessionReplaced || len(reply.Grants) != 0 {
 		t.Fatalf("replaced session: %+v, %v", reply, err)
 	}
 	if err := s.admin.WorkerDrain(t.Context(), "w1"); err != nil {
 		t.Fatal(err)
 	}
-	if reply, err := s.runtime.PullGrants(t.Context(), w.WorkerIdentity, w.offer(t, 4), shortLease); err != nil || reply.State != workerproto.SessionDraining || len(reply.Grants) != 0 {
+	if reply, err := s.runtime.PullGrants(t.Context(), w.WorkerIdentity, w.offer(t, 4), testSettings); err != nil || reply.State != workerproto.SessionDraining || len(reply.Grants) != 0 {
 		t.Fatalf("draining worker: %+v, %v", reply, err)
 	}
 	hb, err := s.runtime.HeartbeatWorker(t.Context(), w.WorkerIdentity, workerproto.HeartbeatRequest{SessionID: w.session})
@@ -208,7 +208,7 @@ func TestSessionsNotActiveGetNoGrants(t *testing.T) {
 	// A session whose lease passed is expired, even before a sweep.
 	other := s.newWorker(t, "w2", nil, 4)
 	s.exec(t, `UPDATE qinglong.worker_sessions SET lease_expires_at_ms = heartbeat_at_ms + 1 WHERE id = $1`, other.session)
-	if reply, err := s.runtime.PullGrants(t.Context(), other.WorkerIdentity, other.offer(t, 4), shortLease); err != nil || reply.State != workerproto.SessionExpired || len(reply.Grants) != 0 {
+	if reply, err := s.runtime.PullGrants(t.Context(), other.WorkerIdentity, other.offer(t, 4), testSettings); err != nil || reply.State != workerproto.SessionExpired || len(reply.Grants) != 0 {
 		t.Fatalf("expired session: %+v, %v", reply, err)
 	}
 	res, err := s.runtime.SweepLeases(t.Context(), 10)

@@ -11,9 +11,6 @@ import (
 	"github.com/qinglong/qinglong/internal/core/workerproto"
 )
 
-// shortLease is the run lease of tests that wait for one to pass.
-var shortLease = WorkerSettings{RunLease: time.Second}
-
 // worker is one worker credential with an open session.
 type worker struct {
 	WorkerIdentity
@@ -41,7 +38,7 @@ func (s *store) newWorker(t testing.TB, name string, labels map[string]string, c
 func (s *store) register(t testing.TB, w worker, capacity int, labels map[string]string) workerproto.RegisterReply {
 	t.Helper()
 	reply, err := s.runtime.RegisterWorker(t.Context(), w.WorkerIdentity,
-		workerproto.RegisterRequest{Labels: labels, Capacity: capacity, Version: "test"}, shortLease)
+		workerproto.RegisterRequest{Labels: labels, Capacity: capacity, Version: "test"}, testSettings)
 	if err != nil {
 		t.Fatalf("register %s: %v", w.Name, err)
 	}
@@ -64,7 +61,7 @@ func (w worker) offer(t testing.TB, maxGrants int) workerproto.PullRequest {
 func (s *store) pull(t testing.TB, w worker, maxGrants int) (workerproto.PullRequest, []workerproto.Grant) {
 	t.Helper()
 	req := w.offer(t, maxGrants)
-	reply, err := s.runtime.PullGrants(t.Context(), w.WorkerIdentity, req, shortLease)
+	reply, err := s.runtime.PullGrants(t.Context(), w.WorkerIdentity, req, testSettings)
 	if err != nil {
 		t.Fatalf("pull: %v", err)
 	}
@@ -87,7 +84,7 @@ func (s *store) started(t *testing.T, w worker) (workerproto.Lease, workerproto.
 		t.Fatalf("pull granted %d, want 1", len(grants))
 	}
 	l := lease(req, grants[0])
-	reply, err := s.runtime.StartAttempt(t.Context(), w.WorkerIdentity, workerproto.StartRequest{Lease: l}, shortLease)
+	reply, err := s.runtime.StartAttempt(t.Context(), w.WorkerIdentity, workerproto.StartRequest{Lease: l}, testSettings)
 	if err != nil || reply.Reply != workerproto.ReplyRenewed {
 		t.Fatalf("start: %+v, %v", reply, err)
 	}
@@ -104,6 +101,26 @@ func (s *store) setCommand(t *testing.T, projectID string, fields map[string]any
 		t.Fatal(err)
 	}
 	s.exec(t, `UPDATE qinglong.execution_revisions SET command = command || $2::jsonb WHERE project_id = $1`, projectID, string(b))
+}
+
+// lapse ends the leases of the attempts ids now in database time, as if
+// the database clock had moved on to the end of the last: every expiry is
+// moved back by one amount, so they keep their order and their distance
+// from each other and the last ends now, and it waits until the clock is
+// past it. The tests whose point is a lease's end use it rather than wait
+// a lease out: a lease short enough to wait out ran out on a loaded
+// machine before the steps that had to come within it.
+func (s *store) lapse(t *testing.T, ids ...string) {
+	t.Helper()
+	var last int64
+	err := s.super.QueryRow(t.Context(), `WITH m AS (SELECT max(lease_expires_at_ms) - `+ClockMsSQL+` AS d FROM qinglong.attempts WHERE id = ANY ($1::uuid[])),
+		u AS (UPDATE qinglong.attempts a SET lease_expires_at_ms = a.lease_expires_at_ms - greatest(m.d, 0) FROM m WHERE a.id = ANY ($1::uuid[])
+		      RETURNING a.lease_expires_at_ms)
+		SELECT max(lease_expires_at_ms) FROM u`, ids).Scan(&last)
+	if err != nil {
+		t.Fatalf("lapse the leases of %v: %v", ids, err)
+	}
+	s.waitPast(t, last)
 }
 
 // waitPast waits until the database clock is past atMs.

@@ -242,11 +242,11 @@ func raceGiveBackAndSweep(t *testing.T, s *store) (givenBack, sweptN int) {
 	if len(grants) != n {
 		t.Fatalf("pull granted %d, want %d", len(grants), n)
 	}
-	var last int64
-	for _, g := range grants {
-		last = max(last, *s.attempt(t, g.AttemptID).ExpiresAtMs)
+	granted := make([]string, len(grants))
+	for i, g := range grants {
+		granted[i] = g.AttemptID
 	}
-	s.waitPast(t, last)
+	s.lapse(t, granted...)
 
 	// The sweep pages until it finds nothing more once every give-back
 	// was answered. It takes the grants in lease order, the give-backs

@@ -21,12 +21,12 @@ func TestALogChunkOrCompletionOfTheLeaseHolderThatCrossedItsRenewalIsTaken(t *te
 	s.admitRuns(t, "holder", 2)
 	w := s.newWorker(t, "w1", nil, 2)
 	before, _ := s.started(t, w)
-	renewed, err := s.runtime.RenewAttempt(t.Context(), w.WorkerIdentity, workerproto.RenewRequest{Lease: before}, shortLease)
+	renewed, err := s.runtime.RenewAttempt(t.Context(), w.WorkerIdentity, workerproto.RenewRequest{Lease: before}, testSettings)
 	if err != nil || renewed.LeaseVersion != before.LeaseVersion+1 {
 		t.Fatalf("renewal: %+v, %v; want version %d", renewed, err, before.LeaseVersion+1)
 	}
 	appendLog := func(l workerproto.Lease, offset int64, data string) (workerproto.LogReply, error) {
-		return s.runtime.AppendAttemptLog(t.Context(), w.WorkerIdentity, workerproto.LogRequest{Lease: l, Offset: offset, Data: []byte(data)}, shortLease)
+		return s.runtime.AppendAttemptLog(t.Context(), w.WorkerIdentity, workerproto.LogRequest{Lease: l, Offset: offset, Data: []byte(data)}, testSettings)
 	}
 	if r, err := appendLog(before, 0, "crossed "); err != nil || r.LogBytes != 8 {
 		t.Fatalf("a chunk under the version before the renewal: %+v, %v; want it taken", r, err)
@@ -52,13 +52,13 @@ func TestALogChunkOrCompletionOfTheLeaseHolderThatCrossedItsRenewalIsTaken(t *te
 
 	// A lease that passed takes nothing, under any version of its holder.
 	older, _ := s.started(t, w)
-	again, err := s.runtime.RenewAttempt(t.Context(), w.WorkerIdentity, workerproto.RenewRequest{Lease: older}, shortLease)
+	again, err := s.runtime.RenewAttempt(t.Context(), w.WorkerIdentity, workerproto.RenewRequest{Lease: older}, testSettings)
 	if err != nil || again.LeaseVersion != older.LeaseVersion+1 {
 		t.Fatalf("renewal: %+v, %v", again, err)
 	}
 	lapsed := older
 	lapsed.LeaseVersion = again.LeaseVersion
-	s.waitPast(t, *s.attempt(t, lapsed.AttemptID).ExpiresAtMs)
+	s.lapse(t, lapsed.AttemptID)
 	for _, l := range []workerproto.Lease{lapsed, older} {
 		if _, err := appendLog(l, 0, "late"); !qlerror.Is(err, qlerror.Conflict) {
 			t.Errorf("a chunk at version %d after the lease passed: %v; want it refused", l.LeaseVersion, err)

@@ -28,7 +28,7 @@ func TestStartRunsTheAttemptWithADeadlineInDatabaseTime(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	reply, err := s.runtime.StartAttempt(t.Context(), w.WorkerIdentity, workerproto.StartRequest{Lease: l}, shortLease)
+	reply, err := s.runtime.StartAttempt(t.Context(), w.WorkerIdentity, workerproto.StartRequest{Lease: l}, testSettings)
 	if err != nil || reply.Reply != workerproto.ReplyRenewed || reply.LeaseVersion != 1 || reply.DeadlineMs <= 59_000 || reply.DeadlineMs > 60_000 {
 		t.Fatalf("start: %+v, %v", reply, err)
 	}
@@ -40,7 +40,7 @@ func TestStartRunsTheAttemptWithADeadlineInDatabaseTime(t *testing.T) {
 		t.Fatalf("run is %s after start, want running", state)
 	}
 	// A replayed start changes nothing and answers alike.
-	again, err := s.runtime.StartAttempt(t.Context(), w.WorkerIdentity, workerproto.StartRequest{Lease: l}, shortLease)
+	again, err := s.runtime.StartAttempt(t.Context(), w.WorkerIdentity, workerproto.StartRequest{Lease: l}, testSettings)
 	if err != nil || again.Reply != workerproto.ReplyRenewed || again.LeaseVersion != 1 {
 		t.Fatalf("replayed start: %+v, %v", again, err)
 	}
@@ -80,12 +80,12 @@ func TestRenewReplyStopOnCancelAndTimeout(t *testing.T) {
 	projectID, _ := s.admitRuns(t, "renew", 2)
 	w := s.newWorker(t, "w1", nil, 2)
 	l, g := s.started(t, w)
-	reply, err := s.runtime.RenewAttempt(t.Context(), w.WorkerIdentity, workerproto.RenewRequest{Lease: l}, shortLease)
+	reply, err := s.runtime.RenewAttempt(t.Context(), w.WorkerIdentity, workerproto.RenewRequest{Lease: l}, testSettings)
 	if err != nil || reply.Reply != workerproto.ReplyRenewed || reply.LeaseVersion != 2 {
 		t.Fatalf("renew: %+v, %v", reply, err)
 	}
 	// The reply was lost: renewing version 1 again answers the same.
-	replay, err := s.runtime.RenewAttempt(t.Context(), w.WorkerIdentity, workerproto.RenewRequest{Lease: l}, shortLease)
+	replay, err := s.runtime.RenewAttempt(t.Context(), w.WorkerIdentity, workerproto.RenewRequest{Lease: l}, testSettings)
 	if err != nil || replay.Reply != workerproto.ReplyRenewed || replay.LeaseVersion != 2 {
 		t.Fatalf("replayed renew: %+v, %v", replay, err)
 	}
@@ -97,7 +97,7 @@ func TestRenewReplyStopOnCancelAndTimeout(t *testing.T) {
 		t.Fatal(err)
 	}
 	l.LeaseVersion = 2
-	reply, err = s.runtime.RenewAttempt(t.Context(), w.WorkerIdentity, workerproto.RenewRequest{Lease: l}, shortLease)
+	reply, err = s.runtime.RenewAttempt(t.Context(), w.WorkerIdentity, workerproto.RenewRequest{Lease: l}, testSettings)
 	if err != nil || reply.Reply != workerproto.ReplyStop || reply.StopReason != workerproto.StopCancelled || reply.LeaseVersion != 3 {
 		t.Fatalf("renew after cancel: %+v, %v; want stop (cancelled) with the lease extended", reply, err)
 	}
@@ -105,7 +105,7 @@ func TestRenewReplyStopOnCancelAndTimeout(t *testing.T) {
 	s.setCommand(t, projectID, map[string]any{"timeoutMs": 1})
 	l2, _ := s.started(t, w)
 	s.waitPast(t, *s.attempt(t, l2.AttemptID).DeadlineAtMs)
-	reply, err = s.runtime.RenewAttempt(t.Context(), w.WorkerIdentity, workerproto.RenewRequest{Lease: l2}, shortLease)
+	reply, err = s.runtime.RenewAttempt(t.Context(), w.WorkerIdentity, workerproto.RenewRequest{Lease: l2}, testSettings)
 	if err != nil || reply.Reply != workerproto.ReplyStop || reply.StopReason != workerproto.StopTimedOut || reply.DeadlineMs != 0 {
 		t.Fatalf("renew past the deadline: %+v, %v; want stop (timed_out)", reply, err)
 	}
@@ -130,9 +130,9 @@ func TestRenewAfterLeaseExpiryIsTerminal(t *testing.T) {
 	s.admitRuns(t, "expired", 1)
 	w := s.newWorker(t, "w1", nil, 1)
 	l, _ := s.started(t, w)
-	s.waitPast(t, *s.attempt(t, l.AttemptID).ExpiresAtMs)
+	s.lapse(t, l.AttemptID)
 	// No sweep ran: database time alone ends the lease.
-	reply, err := s.runtime.RenewAttempt(t.Context(), w.WorkerIdentity, workerproto.RenewRequest{Lease: l}, shortLease)
+	reply, err := s.runtime.RenewAttempt(t.Context(), w.WorkerIdentity, workerproto.RenewRequest{Lease: l}, testSettings)
 	if err != nil || reply.Reply != workerproto.ReplyTerminal {
 		t.Fatalf("renew after expiry: %+v, %v; want terminal", reply, err)
 	}
@@ -148,7 +148,7 @@ func TestLogAppendOffsetFencedAndIdempotent(t *testing.T) {
 	w := s.newWorker(t, "w1", nil, 1)
 	l, _ := s.started(t, w)
 	appendLog := func(offset int64, data string) (workerproto.LogReply, error) {
-		return s.runtime.AppendAttemptLog(t.Context(), w.WorkerIdentity, workerproto.LogRequest{Lease: l, Offset: offset, Data: []byte(data)}, shortLease)
+		return s.runtime.AppendAttemptLog(t.Context(), w.WorkerIdentity, workerproto.LogRequest{Lease: l, Offset: offset, Data: []byte(data)}, testSettings)
 	}
 	if r, err := appendLog(0, "hello "); err != nil || r.LogBytes != 6 {
 		t.Fatalf("first chunk: %+v, %v", r, err)
@@ -172,7 +172,7 @@ func TestLogAppendOffsetFencedAndIdempotent(t *testing.T) {
 	}
 	stale := l
 	stale.LeaseVersion = 7
-	if _, err := s.runtime.AppendAttemptLog(t.Context(), w.WorkerIdentity, workerproto.LogRequest{Lease: stale, Offset: 12, Data: []byte("x")}, shortLease); !qlerror.Is(err, qlerror.Conflict) {
+	if _, err := s.runtime.AppendAttemptLog(t.Context(), w.WorkerIdentity, workerproto.LogRequest{Lease: stale, Offset: 12, Data: []byte("x")}, testSettings); !qlerror.Is(err, qlerror.Conflict) {
 		t.Fatalf("stale lease version: %v, want conflict", err)
 	}
 	var out bytes.Buffer
@@ -210,7 +210,7 @@ func TestLogCapTruncates(t *testing.T) {
 	s.admitRuns(t, "cap", 1)
 	w := s.newWorker(t, "w1", nil, 1)
 	l, _ := s.started(t, w)
-	capped := WorkerSettings{RunLease: shortLease.RunLease, LogCap: 10}
+	capped := WorkerSettings{RunLease: testSettings.RunLease, LogCap: 10}
 	r, err := s.runtime.AppendAttemptLog(t.Context(), w.WorkerIdentity, workerproto.LogRequest{Lease: l, Offset: 0, Data: []byte("0123456")}, capped)
 	if err != nil || r.Truncated {
 		t.Fatalf("under the cap: %+v, %v", r, err)
@@ -243,7 +243,7 @@ func TestCompleteAfterLeaseExpiryIsRefusedAndChangesNothing(t *testing.T) {
 	s.admitRuns(t, "late", 1)
 	w := s.newWorker(t, "w1", nil, 1)
 	l, g := s.started(t, w)
-	s.waitPast(t, *s.attempt(t, l.AttemptID).ExpiresAtMs)
+	s.lapse(t, l.AttemptID)
 	before := s.fingerprintRuns(t)
 	if _, err := s.runtime.CompleteAttempt(t.Context(), w.WorkerIdentity, exited(l, 0)); !qlerror.Is(err, qlerror.Conflict) || !strings.Contains(err.Error(), "expired") {
 		t.Fatalf("completion after expiry: %v, want conflict naming the expiry", err)
@@ -392,10 +392,10 @@ func TestOtherWorkersLeaseIsForbidden(t *testing.T) {
 	thief := s.newWorker(t, "thief", nil, 1)
 	l, _ := s.started(t, owner)
 	before := s.fingerprintRuns(t)
-	if _, err := s.runtime.RenewAttempt(t.Context(), thief.WorkerIdentity, workerproto.RenewRequest{Lease: l}, shortLease); !qlerror.Is(err, qlerror.PermissionDenied) {
+	if _, err := s.runtime.RenewAttempt(t.Context(), thief.WorkerIdentity, workerproto.RenewRequest{Lease: l}, testSettings); !qlerror.Is(err, qlerror.PermissionDenied) {
 		t.Errorf("renew by another worker: %v", err)
 	}
-	if _, err := s.runtime.AppendAttemptLog(t.Context(), thief.WorkerIdentity, workerproto.LogRequest{Lease: l, Data: []byte("x")}, shortLease); !qlerror.Is(err, qlerror.PermissionDenied) {
+	if _, err := s.runtime.AppendAttemptLog(t.Context(), thief.WorkerIdentity, workerproto.LogRequest{Lease: l, Data: []byte("x")}, testSettings); !qlerror.Is(err, qlerror.PermissionDenied) {
 		t.Errorf("log by another worker: %v", err)
 	}
 	if _, err := s.runtime.CompleteAttempt(t.Context(), thief.WorkerIdentity, exited(l, 0)); !qlerror.Is(err, qlerror.PermissionDenied) {
@@ -404,7 +404,7 @@ func TestOtherWorkersLeaseIsForbidden(t *testing.T) {
 	if _, err := s.runtime.HeartbeatWorker(t.Context(), thief.WorkerIdentity, workerproto.HeartbeatRequest{SessionID: owner.session}); !qlerror.Is(err, qlerror.PermissionDenied) {
 		t.Errorf("heartbeat of another worker's session: %v", err)
 	}
-	if _, err := s.runtime.PullGrants(t.Context(), thief.WorkerIdentity, owner.offer(t, 1), shortLease); !qlerror.Is(err, qlerror.PermissionDenied) {
+	if _, err := s.runtime.PullGrants(t.Context(), thief.WorkerIdentity, owner.offer(t, 1), testSettings); !qlerror.Is(err, qlerror.PermissionDenied) {
 		t.Errorf("pull on another worker's session: %v", err)
 	}
 	// The owner's own steps still work under a wrong token: refused, not
@@ -486,7 +486,8 @@ func TestALeaseRunningOutPastTheDeadlineEndsTheRunTimedOutNotLost(t *testing.T) 
 	w := s.newWorker(t, "w1", nil, 1)
 	l, g := s.started(t, w)
 	// The worker vanished with the command past its timeout.
-	s.waitPast(t, *s.attempt(t, l.AttemptID).ExpiresAtMs)
+	s.waitPast(t, *s.attempt(t, l.AttemptID).DeadlineAtMs)
+	s.lapse(t, l.AttemptID)
 	res, err := s.runtime.SweepLeases(t.Context(), 10)
 	if err != nil || res.Lost != 1 || res.Retried != 0 || res.RunsLost != 0 {
 		t.Fatalf("sweep %+v, %v; want one attempt ended, not retried (retry is on lost only), no Run lost", res, err)
@@ -509,15 +510,18 @@ func TestALeaseRunningOutBeforeTheDeadlineEndsTheAttemptLostEvenWhenSweptAfterIt
 	s := newStore(t)
 	projectID, _ := s.admitRuns(t, "vanished", 1)
 	s.setCommand(t, projectID, storedRetry(3, 0, "lost"))
-	s.setCommand(t, projectID, map[string]any{"timeoutMs": 3 * shortLease.RunLease.Milliseconds()})
+	s.setCommand(t, projectID, map[string]any{"timeoutMs": 3 * testSettings.RunLease.Milliseconds()})
 	w := s.newWorker(t, "w1", nil, 1)
 	l, g := s.started(t, w)
 	a := s.attempt(t, l.AttemptID)
 	if a.DeadlineAtMs == nil || *a.DeadlineAtMs <= *a.ExpiresAtMs {
 		t.Fatalf("deadline %v, lease expiry %v; want the lease to run out first", a.DeadlineAtMs, *a.ExpiresAtMs)
 	}
-	// The worker vanished at once, and no sweep ran until the deadline passed.
-	s.waitPast(t, *a.DeadlineAtMs)
+	// The worker vanished at once, and no sweep ran until the deadline
+	// passed: the lease ends now and the deadline just after it.
+	s.lapse(t, l.AttemptID)
+	s.exec(t, `UPDATE qinglong.attempts SET deadline_at_ms = lease_expires_at_ms + 1 WHERE id = $1`, l.AttemptID)
+	s.waitPast(t, *s.attempt(t, l.AttemptID).DeadlineAtMs)
 	res, err := s.runtime.SweepLeases(t.Context(), 10)
 	if err != nil || res.Lost != 1 || res.Retried != 1 {
 		t.Fatalf("sweep %+v, %v; want one attempt lost and retried", res, err)

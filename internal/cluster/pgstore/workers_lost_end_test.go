@@ -24,13 +24,13 @@ func TestALostAttemptEndsAtItsWorkersLastRenewal(t *testing.T) {
 	s.exec(t, `UPDATE qinglong.projects SET notifications = $2 WHERE id = $1`, projectID, notify.EncodeJSON(spec))
 	w := s.newWorker(t, "w1", nil, 1)
 	l, g := s.started(t, w)
-	reply, err := s.runtime.RenewAttempt(t.Context(), w.WorkerIdentity, workerproto.RenewRequest{Lease: l}, shortLease)
+	reply, err := s.runtime.RenewAttempt(t.Context(), w.WorkerIdentity, workerproto.RenewRequest{Lease: l}, testSettings)
 	if err != nil || reply.Reply != workerproto.ReplyRenewed {
 		t.Fatalf("renew: %+v, %v", reply, err)
 	}
 	expiresAt := *s.attempt(t, g.AttemptID).ExpiresAtMs
-	renewedAt := expiresAt - shortLease.RunLease.Milliseconds()
-	s.waitPast(t, expiresAt)
+	renewedAt := expiresAt - testSettings.RunLease.Milliseconds()
+	s.lapse(t, g.AttemptID)
 	res, err := s.runtime.SweepLeases(t.Context(), 10)
 	if err != nil || res.Lost != 1 || len(res.Ended) != 1 {
 		t.Fatalf("sweep: %+v, %v; want the attempt lost and its Run ended", res, err)

@@ -17,7 +17,7 @@ func (s *store) newReadingWorker(t *testing.T, name string, capacity int, reads 
 	t.Helper()
 	w := s.newWorker(t, name, nil, capacity)
 	reply, err := s.runtime.RegisterWorker(t.Context(), w.WorkerIdentity,
-		workerproto.RegisterRequest{Capacity: capacity, Version: "test", Reads: reads}, shortLease)
+		workerproto.RegisterRequest{Capacity: capacity, Version: "test", Reads: reads}, testSettings)
 	if err != nil {
 		t.Fatalf("register %s: %v", name, err)
 	}

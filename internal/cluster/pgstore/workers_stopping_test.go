@@ -39,7 +39,7 @@ func (s *store) drainingWatch(t *testing.T, w worker) string {
 	t.Helper()
 	req := w.offer(t, 0)
 	req.Draining = true
-	reply, err := s.runtime.PullGrants(t.Context(), w.WorkerIdentity, req, shortLease)
+	reply, err := s.runtime.PullGrants(t.Context(), w.WorkerIdentity, req, testSettings)
 	if err != nil {
 		t.Fatalf("draining watch: %v", err)
 	}
@@ -77,7 +77,7 @@ func TestAWorkerSayingItDrainsIsListedDrainingByItsOwnStopAndAQueuedRunSaysEvery
 	if got := s.waitingOf(t, queued); got == nil || got.Reason != run.WaitWorkersDraining || got.Workers != 1 {
 		t.Fatalf("after its draining watch the Run waits %+v, want %s of 1 worker", got, run.WaitWorkersDraining)
 	}
-	reply, err := s.runtime.PullGrants(t.Context(), w.WorkerIdentity, w.offer(t, 1), shortLease)
+	reply, err := s.runtime.PullGrants(t.Context(), w.WorkerIdentity, w.offer(t, 1), testSettings)
 	if err != nil || reply.State != workerproto.SessionDraining || len(reply.Grants) != 0 {
 		t.Fatalf("a pull of the draining session: %+v, %v; want draining and no grant", reply, err)
 	}
@@ -113,7 +113,7 @@ func TestOnlyADrainingWatchOfAnActiveCredentialCountsAsTheWorkersOwnStop(t *test
 	s := newStore(t)
 	_, runs := s.admitRuns(t, "plain", 1)
 	older := s.newWorker(t, "older", nil, 2)
-	reply, err := s.runtime.PullGrants(t.Context(), older.WorkerIdentity, older.offer(t, 0), shortLease)
+	reply, err := s.runtime.PullGrants(t.Context(), older.WorkerIdentity, older.offer(t, 0), testSettings)
 	if err != nil || reply.State != workerproto.SessionActive {
 		t.Fatalf("a plain watch: %+v, %v; want active", reply, err)
 	}
@@ -159,14 +159,14 @@ func TestASessionToldOfItsDrainStaysDrainingAfterTheResume(t *testing.T) {
 	if err := s.admin.WorkerDrain(t.Context(), "w2"); err != nil {
 		t.Fatal(err)
 	}
-	reply, err := s.runtime.RenewAttempt(t.Context(), w.WorkerIdentity, workerproto.RenewRequest{Lease: l}, shortLease)
+	reply, err := s.runtime.RenewAttempt(t.Context(), w.WorkerIdentity, workerproto.RenewRequest{Lease: l}, testSettings)
 	if err != nil || reply.SessionState != workerproto.SessionDraining {
 		t.Fatalf("renew after the drain: %+v, %v; want the session told draining", reply, err)
 	}
 	if err := s.admin.WorkerResume(t.Context(), "w2"); err != nil {
 		t.Fatal(err)
 	}
-	again, err := s.runtime.RenewAttempt(t.Context(), w.WorkerIdentity, workerproto.RenewRequest{Lease: l}, shortLease)
+	again, err := s.runtime.RenewAttempt(t.Context(), w.WorkerIdentity, workerproto.RenewRequest{Lease: l}, testSettings)
 	if err != nil || again.SessionState != workerproto.SessionDraining || again.LeaseVersion != reply.LeaseVersion {
 		t.Fatalf("the renewal replayed after the resume: %+v, %v; want the same answer, draining", again, err)
 	}

@@ -24,7 +24,7 @@ func TestSweepReleasesUnstartedAndLosesStarted(t *testing.T) {
 	if res, err := s.runtime.SweepLeases(t.Context(), 10); err != nil || res.Changed() || res.NextRequeue != 0 {
 		t.Fatalf("sweep before expiry: %+v, %v", res, err)
 	}
-	s.waitPast(t, max(*s.attempt(t, startedLease.AttemptID).ExpiresAtMs, *s.attempt(t, unstarted.AttemptID).ExpiresAtMs))
+	s.lapse(t, startedLease.AttemptID, unstarted.AttemptID)
 	res, err := s.runtime.SweepLeases(t.Context(), 10)
 	if err != nil || res.Released != 1 || res.Lost != 1 || res.RunsLost != 1 || res.Retried != 0 {
 		t.Fatalf("sweep: %+v, %v", res, err)
@@ -43,7 +43,7 @@ func TestSweepReleasesUnstartedAndLosesStarted(t *testing.T) {
 	}
 	// The late start of the released grant is answered terminal: nothing
 	// may be spawned for it.
-	reply, err := s.runtime.StartAttempt(t.Context(), w.WorkerIdentity, workerproto.StartRequest{Lease: lease(req, unstarted)}, shortLease)
+	reply, err := s.runtime.StartAttempt(t.Context(), w.WorkerIdentity, workerproto.StartRequest{Lease: lease(req, unstarted)}, testSettings)
 	if err != nil || reply.Reply != workerproto.ReplyTerminal {
 		t.Fatalf("late start: %+v, %v; want terminal", reply, err)
 	}
@@ -94,7 +94,7 @@ func TestRetryCreatesNextAttemptAfterBackoff(t *testing.T) {
 	if g2.AttemptID != next || g2.AttemptNumber != 2 {
 		t.Fatalf("granted %+v, want attempt 2 (%s)", g2, next)
 	}
-	s.waitPast(t, *s.attempt(t, l2.AttemptID).ExpiresAtMs)
+	s.lapse(t, l2.AttemptID)
 	if res, err := s.runtime.SweepLeases(t.Context(), 10); err != nil || res.Lost != 1 || res.Retried != 1 {
 		t.Fatalf("sweep of the lost attempt 2: %+v, %v", res, err)
 	}
@@ -139,7 +139,7 @@ func TestRetryStopsAtMaxAttempts(t *testing.T) {
 	lostProject, _ := s.admitRuns(t, "bounded-lost", 1)
 	s.setCommand(t, lostProject, storedRetry(2, 0, "failed"))
 	l, g := s.started(t, w)
-	s.waitPast(t, *s.attempt(t, l.AttemptID).ExpiresAtMs)
+	s.lapse(t, l.AttemptID)
 	if res, err := s.runtime.SweepLeases(t.Context(), 10); err != nil || res.RunsLost != 1 || res.Retried != 0 {
 		t.Fatalf("sweep: %+v, %v; want the run lost, not retried", res, err)
 	}
@@ -174,7 +174,7 @@ func TestCancelQueuedAtOnceRunningOnRenew(t *testing.T) {
 	if got, _, err := s.runtime.CancelRun(t.Context(), grants[0].RunID, "test"); err != nil || got.State != "cancelled" {
 		t.Fatalf("cancel dispatching: %+v, %v", got, err)
 	}
-	if reply, err := s.runtime.StartAttempt(t.Context(), w.WorkerIdentity, workerproto.StartRequest{Lease: lease(req, grants[0])}, shortLease); err != nil || reply.Reply != workerproto.ReplyTerminal {
+	if reply, err := s.runtime.StartAttempt(t.Context(), w.WorkerIdentity, workerproto.StartRequest{Lease: lease(req, grants[0])}, testSettings); err != nil || reply.Reply != workerproto.ReplyTerminal {
 		t.Fatalf("start of a cancelled grant: %+v, %v", reply, err)
 	}
 	// Running: only the intent; the worker hears stop on renew.
@@ -186,7 +186,7 @@ func TestCancelQueuedAtOnceRunningOnRenew(t *testing.T) {
 	if again, _, err := s.runtime.CancelRun(t.Context(), g.RunID, "test"); err != nil || again.Version != got.Version {
 		t.Fatalf("second cancel of a running run changed it: %+v, %v", again, err)
 	}
-	reply, err := s.runtime.RenewAttempt(t.Context(), w.WorkerIdentity, workerproto.RenewRequest{Lease: l}, shortLease)
+	reply, err := s.runtime.RenewAttempt(t.Context(), w.WorkerIdentity, workerproto.RenewRequest{Lease: l}, testSettings)
 	if err != nil || reply.Reply != workerproto.ReplyStop || reply.StopReason != workerproto.StopCancelled {
 		t.Fatalf("renew: %+v, %v", reply, err)
 	}
@@ -211,10 +211,10 @@ func TestRevokedCredentialIsRefused(t *testing.T) {
 	if _, err := s.runtime.AuthenticateWorker(t.Context(), w.credential); !qlerror.Is(err, qlerror.Unauthenticated) {
 		t.Fatalf("revoked credential: %v, want unauthenticated on the next request", err)
 	}
-	if _, err := s.runtime.RegisterWorker(t.Context(), w.WorkerIdentity, workerproto.RegisterRequest{Capacity: 1}, shortLease); !qlerror.Is(err, qlerror.Unauthenticated) {
+	if _, err := s.runtime.RegisterWorker(t.Context(), w.WorkerIdentity, workerproto.RegisterRequest{Capacity: 1}, testSettings); !qlerror.Is(err, qlerror.Unauthenticated) {
 		t.Fatalf("register after revocation: %v", err)
 	}
-	if reply, err := s.runtime.PullGrants(t.Context(), w.WorkerIdentity, w.offer(t, 1), shortLease); err != nil || reply.State != workerproto.SessionRevoked {
+	if reply, err := s.runtime.PullGrants(t.Context(), w.WorkerIdentity, w.offer(t, 1), testSettings); err != nil || reply.State != workerproto.SessionRevoked {
 		t.Fatalf("pull of a session opened before revocation: %+v, %v", reply, err)
 	}
 	if _, err := s.admin.WorkerRevoke(t.Context(), "nobody"); !qlerror.Is(err, qlerror.NotFound) || !strings.Contains(err.Error(), "nobody") {
@@ -264,7 +264,7 @@ func TestRegisterReplacesThePreviousSessionAndMergesLabels(t *testing.T) {
 	}
 	w := worker{WorkerIdentity: id}
 	first := s.register(t, w, 8, map[string]string{"gpu": "yes"})
-	if first.Generation != 1 || first.Capacity != 2 || first.Labels["zone"] != "eu" || first.Labels["gpu"] != "yes" || first.RunLeaseMs != 1000 {
+	if first.Generation != 1 || first.Capacity != 2 || first.Labels["zone"] != "eu" || first.Labels["gpu"] != "yes" || first.RunLeaseMs != testSettings.RunLease.Milliseconds() {
 		t.Fatalf("first session: %+v", first)
 	}
 	second := s.register(t, w, 1, nil)
@@ -279,7 +279,7 @@ func TestRegisterReplacesThePreviousSessionAndMergesLabels(t *testing.T) {
 	if err != nil || hb.State != workerproto.SessionActive || hb.SessionLeaseMs != workerproto.SessionLease.Milliseconds() {
 		t.Fatalf("heartbeat: %+v, %v", hb, err)
 	}
-	if _, err := s.runtime.RegisterWorker(t.Context(), id, workerproto.RegisterRequest{Capacity: 1, Labels: map[string]string{"zone": "us"}}, shortLease); !qlerror.Is(err, qlerror.Invalid) || !strings.Contains(err.Error(), "zone") {
+	if _, err := s.runtime.RegisterWorker(t.Context(), id, workerproto.RegisterRequest{Capacity: 1, Labels: map[string]string{"zone": "us"}}, testSettings); !qlerror.Is(err, qlerror.Invalid) || !strings.Contains(err.Error(), "zone") {
 		t.Fatalf("contradicting label: %v", err)
 	}
 	list, err := s.admin.WorkerList(t.Context())
@@ -298,7 +298,7 @@ func TestConcurrentRegistrationsLeaveOneLiveSession(t *testing.T) {
 	done := make(chan error, 8)
 	for range 8 {
 		go func() {
-			_, err := s.runtime.RegisterWorker(t.Context(), w.WorkerIdentity, workerproto.RegisterRequest{Capacity: 1}, shortLease)
+			_, err := s.runtime.RegisterWorker(t.Context(), w.WorkerIdentity, workerproto.RegisterRequest{Capacity: 1}, testSettings)
 			done <- err
 		}()
 	}
@@ -418,7 +418,7 @@ func TestLostAttemptOfACancelledRunEndsItCancelledNotRetried(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The worker vanished before it heard the stop.
-	s.waitPast(t, *s.attempt(t, l.AttemptID).ExpiresAtMs)
+	s.lapse(t, l.AttemptID)
 	res, err := s.runtime.SweepLeases(t.Context(), 10)
 	if err != nil || res.Lost != 1 || res.Retried != 0 || res.RunsLost != 0 || res.Finished != (run.FinishCounts{Cancelled: 1}) {
 		t.Fatalf("sweep %+v, %v; want the attempt lost, the run neither retried nor lost but finished cancelled", res, err)
@@ -470,7 +470,7 @@ func TestAnAttemptWhoseWorkerWasRevokedWhileItRanIsLostAsWorkerRevoked(t *testin
 	if _, err := s.admin.WorkerRevoke(t.Context(), "w1"); err != nil {
 		t.Fatal(err)
 	}
-	s.waitPast(t, *s.attempt(t, l.AttemptID).ExpiresAtMs)
+	s.lapse(t, l.AttemptID)
 	if res, err := s.runtime.SweepLeases(t.Context(), 10); err != nil || res.Lost != 1 {
 		t.Fatalf("sweep: %+v, %v", res, err)
 	}

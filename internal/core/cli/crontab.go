@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -88,7 +89,8 @@ with --system) names a user between the schedule and the command: it becomes the
 	convert.Flags().StringVar(&project, "project", "", "the project the tasks and triggers go in (required)")
 	convert.Flags().StringVar(&zone, "tz", "", "IANA time zone of the entries before any CRON_TZ= line (required), e.g. Europe/Berlin")
 	convert.Flags().BoolVar(&system, "system", false, "read a system crontab, whose entries name a user between the schedule and the command (default: true for /etc/crontab and files in /etc/cron.d, false otherwise)")
-	convert.Flags().StringVar(&scriptsDir, "scripts-dir", "", "the folder, an absolute path, holding the scripts the qinglong panel's task command ran: each task SCRIPT becomes node SCRIPT (.js), python3 -u SCRIPT (.py) or bash SCRIPT (.sh) run there, as its workingDir (default: $QL_SCRIPTS_DIR, the scripts folder every command a single node starts has; without it task lines stay as written, reported)")
+	convert.Flags().StringVar(&scriptsDir, "scripts-dir", "", "the folder, an absolute path, holding the scripts the qinglong panel's task command ran: each task SCRIPT becomes node SCRIPT (.js), python3 -u SCRIPT (.py) or bash SCRIPT (.sh) run there, as its workingDir (default: $QL_SCRIPTS_DIR, the scripts folder every command a single node starts has"+
+		opts.clusterOnly(", as does every command a cluster worker given --scripts-dir starts")+"; without it task lines stay as written, reported)")
 	BindEnv(convert.Flags(), "scripts-dir")
 	convert.Flags().StringVar(&account, "account", "", "with a system crontab: the account the server runs commands as; entries naming it get no runAs (default: every entry's user becomes its task's runAs)")
 	c.AddCommand(convert, crontabScriptsCommand(opts))
@@ -151,7 +153,21 @@ func checkProjectAndZone(project, zone string) error {
 
 // crontabServer is what a converted file's header says of this binary's
 // server: its name, and the default --concurrency of the profile serve
-// runs without --profile.
+// runs without --profile. The full binary's reader may as well serve the
+// file with --profile edge or cluster, whose defaults differ, so its
+// header says theirs too; ql-edge's is for the edge profile it serves.
 func (o Options) crontabServer() crontab.Server {
-	return crontab.Server{Binary: o.Binary, Concurrency: crontab.DefaultConcurrency(o.Profiles[o.defaultProfile()].Defaults.Concurrency)}
+	def := o.defaultProfile()
+	s := crontab.Server{Binary: o.Binary, Concurrency: crontab.DefaultConcurrency(o.Profiles[def].Defaults.Concurrency)}
+	if def != ProfileStandalone {
+		return s
+	}
+	var others []string
+	for _, p := range profileOrder {
+		if prof, ok := o.Profiles[p]; ok && p != def {
+			others = append(others, "with --profile "+p+" "+crontab.DefaultConcurrency(prof.Defaults.Concurrency))
+		}
+	}
+	s.OtherProfiles = strings.Join(others, "; ")
+	return s
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/qinglong/qinglong/internal/core/bytecount"
 	"github.com/qinglong/qinglong/internal/core/httpapi"
 	"github.com/qinglong/qinglong/internal/core/qlerror"
 	"github.com/qinglong/qinglong/internal/core/run"
@@ -430,7 +431,7 @@ func pause(ctx context.Context, got int64, wait *time.Duration) error {
 // returns how many bytes it copied. While following, a log that does not
 // exist yet (the attempt has not started) is empty.
 func (l *logFollower) read(ctx context.Context, following bool) (int64, error) {
-	out := &countingWriter{w: l.out}
+	out := bytecount.NewWriter(l.out)
 	at := attemptRef{runID: l.runID, id: l.attemptID, number: l.attemptNumber}
 	if l.tail > 0 && !l.tailed {
 		return l.readTail(ctx, at, out, following)
@@ -452,8 +453,8 @@ func (l *logFollower) read(ctx context.Context, following bool) (int64, error) {
 	if err != nil {
 		// What was printed before the read failed is not printed again:
 		// the next read starts after it.
-		l.offset += out.n
-		return out.n, err
+		l.offset += out.Count()
+		return out.Count(), err
 	}
 	got := next - l.offset
 	l.offset, l.truncated = next, l.truncated || truncated
@@ -484,18 +485,6 @@ func (l *logFollower) say(format string, args ...any) {
 	fmt.Fprintf(l.errOut, format, args...)
 }
 
-// countingWriter counts the bytes written through it.
-type countingWriter struct {
-	w io.Writer
-	n int64
-}
-
-func (c *countingWriter) Write(p []byte) (int, error) {
-	n, err := c.w.Write(p)
-	c.n += int64(n)
-	return n, err
-}
-
 func (l *logFollower) noteTruncated(a run.Attempt) {
 	if l.truncated || a.LogTruncated {
 		l.say("(output was truncated at the log size cap)\n")
@@ -506,19 +495,19 @@ func (l *logFollower) noteTruncated(a run.Attempt) {
 // lines, after which the follower goes on from the offset they end at. A
 // log not created yet has no lines to leave out: every byte it comes to
 // hold is new, and printed whole.
-func (l *logFollower) readTail(ctx context.Context, at attemptRef, out *countingWriter, following bool) (int64, error) {
+func (l *logFollower) readTail(ctx context.Context, at attemptRef, out *bytecount.Writer, following bool) (int64, error) {
 	next, truncated, err := l.tailLog(ctx, at, l.tail, out)
 	switch {
 	case err == nil:
 		l.tailed, l.offset, l.truncated = true, next, l.truncated || truncated
-		return out.n, nil
+		return out.Count(), nil
 	case following && qlerror.Is(err, qlerror.NotFound):
 		l.tailed = true
 		return 0, nil
-	case out.n > 0:
+	case out.Count() > 0:
 		// Some of the tail was printed: the next read goes on after it,
 		// never printing it twice.
 		l.tailed, l.offset = true, next
 	}
-	return out.n, err
+	return out.Count(), err
 }

@@ -69,6 +69,10 @@ zone and what mends it.
 		if b.Catalog.Store == nil && b.api == nil {
 			return fmt.Errorf("this build cannot %s triggers of this database", verb)
 		}
+		// With -o json, several names print one document, {"triggers": [...]},
+		// the answers of those done in the order given; one name prints
+		// its answer alone, as the API answers it.
+		done := []view.TriggerEnable{}
 		one := func(name string) error {
 			t, err := findTrigger(cmd, b.Triggers, project, name)
 			if err != nil {
@@ -91,15 +95,25 @@ zone and what mends it.
 				return err
 			}
 			if out == "json" {
-				return writeJSON(cmd.OutOrStdout(), view.NewTriggerEnable(t.TriggerID, res))
+				done = append(done, view.NewTriggerEnable(t.TriggerID, res))
+				return nil
 			}
 			fmt.Fprintln(cmd.OutOrStdout(), enableMessage(ql, name, suggest(cmd, "triggers", "enable", qualified(t)), res))
 			return nil
 		}
 		if len(args) == 1 {
-			return one(args[0])
+			if err := one(args[0]); err != nil || out != "json" {
+				return err
+			}
+			return writeJSON(cmd.OutOrStdout(), done[0])
 		}
-		return eachTrigger(cmd, ql, verb, args, one)
+		err = eachTrigger(cmd, ql, verb, args, one)
+		if out == "json" {
+			if werr := writeJSON(cmd.OutOrStdout(), view.TriggerEnables{Triggers: done}); werr != nil && err == nil {
+				err = werr
+			}
+		}
+		return err
 	}
 	addDBWriteFlags(c, &db, opts.OpenPostgres != nil)
 	addServerFlag(c, &db)

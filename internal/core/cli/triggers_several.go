@@ -15,7 +15,9 @@ import (
 func severalTriggersHelp(verb string) string {
 	return `Given several NAMEs, each is ` + verb + `d on its own, in the order given, as the console's batch does:
 one that does not exist or is refused is said on stderr with its name, and the others are still
-` + verb + `d; the command then exits as the first refused one would (1 for a name no trigger has).`
+` + verb + `d; the command then exits as the first refused one would (1 for a name no trigger has).
+With -o json it prints one document, {"triggers": [...]}, the answer of each trigger ` + verb + `d in
+the order given (one NAME prints its answer alone).`
 }
 
 // eachTrigger runs one for every trigger name given, in order: one

@@ -11,9 +11,9 @@ import (
 // Version is set at link time: -ldflags "-X github.com/qinglong/qinglong/internal/core/cli.Version=v1.2.3".
 var Version = "dev"
 
-// commit is set at link time by build.sh from the checkout's HEAD: Go's
-// own VCS stamp is left out of a build in a git worktree and under
-// GOFLAGS=-buildvcs=false.
+// commit is set at link time by build.sh from QL_COMMIT, the checkout's
+// HEAD or a source tarball's COMMIT file: Go's own VCS stamp is left out
+// of a build in a git worktree and under GOFLAGS=-buildvcs=false.
 var commit string
 
 func versionCommand() *cobra.Command {
@@ -43,8 +43,19 @@ func withVersionFlag(root *cobra.Command, usage string) {
 // versionText is the version, the commit and the Go version and platform,
 // one a line.
 func versionText() string {
-	return fmt.Sprintf("version %s\ncommit  %s\ngo      %s %s/%s\n", Version, Commit(), runtime.Version(), runtime.GOOS, runtime.GOARCH)
+	c := Commit()
+	if c == commitUnknown {
+		c += unknownCommitWhy
+	}
+	return fmt.Sprintf("version %s\ncommit  %s\ngo      %s %s/%s\n", Version, c, runtime.Version(), runtime.GOOS, runtime.GOARCH)
 }
+
+// commitUnknown is Commit of a binary that carries no commit; the
+// version text says why and how a build gets one.
+const (
+	commitUnknown    = "unknown"
+	unknownCommitWhy = " (none was stamped: build.sh stamps the checkout's HEAD, and without a checkout QL_COMMIT or the COMMIT file a git archive fills)"
+)
 
 // Commit is the commit the binary was built from, marked -dirty when
 // built from a modified tree: build.sh's stamp, else Go's own VCS stamp;
@@ -53,7 +64,7 @@ func Commit() string {
 	if commit != "" {
 		return commit
 	}
-	commit, modified := "unknown", false
+	commit, modified := commitUnknown, false
 	if bi, ok := debug.ReadBuildInfo(); ok {
 		for _, s := range bi.Settings {
 			switch s.Key {

@@ -19,6 +19,10 @@ type Server struct {
 	// after "at most --concurrency commands run at once": "by default 1",
 	// "by default the machine's CPU count".
 	Concurrency string
+	// OtherProfiles says the same for the profiles the file's reader may
+	// serve instead ("with --profile edge by default 1"); empty when the
+	// binary's default profile is the one it is for.
+	OtherProfiles string
 }
 
 // DefaultConcurrency says a profile's default --concurrency n (0: the
@@ -58,10 +62,19 @@ func Header(s Server) string {
 #   env below (cron gives HOME, LOGNAME, PATH=/usr/bin:/bin and SHELL=/bin/sh);
 #   the crontab's VAR= lines are in each later task's env.
 # - at most --concurrency commands run at once (` + s.Concurrency + `);
-#   cron starts every due command at once: raise it for many light jobs due
+` + otherProfiles(s) + `#   cron starts every due command at once: raise it for many light jobs due
 #   together.
 # - output is kept in each Run's log (` + s.Binary + ` runs logs); nothing is mailed.
 `
+}
+
+// otherProfiles is the header's line of the concurrency of s's other
+// profiles, if any.
+func otherProfiles(s Server) string {
+	if s.OtherProfiles == "" {
+		return ""
+	}
+	return "#   " + s.OtherProfiles + ";\n"
 }
 
 type taskDef struct {

@@ -21,7 +21,7 @@ func TestHeadersPastTheLimitAreRefusedInJSONWithTheirReason(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = srv.Shutdown(t.Context()) })
+	shutdownAtCleanup(t, srv)
 	get := func(extra int) (*http.Response, errorAnswer) {
 		t.Helper()
 		req, err := http.NewRequestWithContext(t.Context(), "GET", "http://"+srv.Addr()+"/api/v1/runs", nil)

@@ -19,7 +19,7 @@ func TestEveryResponseIsNoSniff(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = srv.Shutdown(t.Context()) })
+	shutdownAtCleanup(t, srv)
 	for _, path := range []string{"/livez", "/readyz", "/api/v1/runs", "/nope"} {
 		resp, err := http.Get("http://" + srv.Addr() + path)
 		if err != nil {

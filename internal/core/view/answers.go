@@ -37,6 +37,12 @@ func NewTriggerEnable(id string, res catalog.EnableResult) TriggerEnable {
 	return TriggerEnable{TriggerID: id, Changed: res.Changed, Enabled: res.Enabled, Revision: res.Revision, AtMs: res.CreatedAtMs}
 }
 
+// TriggerEnables is the answer of an enable or disable of several
+// triggers: those done, in the order given (the refused are said apart).
+type TriggerEnables struct {
+	Triggers []TriggerEnable `json:"triggers"`
+}
+
 // NotificationRetry is a retry's answer: the notification made pending
 // again.
 type NotificationRetry struct {

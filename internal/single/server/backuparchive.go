@@ -18,6 +18,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/qinglong/qinglong/internal/core/bytecount"
 	"github.com/qinglong/qinglong/internal/core/databackup"
 	"github.com/qinglong/qinglong/internal/core/qlerror"
 	"github.com/qinglong/qinglong/internal/single/attemptlog"
@@ -165,7 +166,7 @@ func (x *archive) Name() string { return x.name }
 // far as it got when it is opened, as `ql backup` copies it; one log
 // retention removed meanwhile is left out.
 func (x *archive) WriteTo(ctx context.Context, w io.Writer) (int64, error) {
-	counted := &countingWriter{w: w}
+	counted := bytecount.NewWriter(w)
 	zw := gzip.NewWriter(counted)
 	zw.Comment = databackup.ArchiveComment
 	tw := tar.NewWriter(zw)
@@ -194,7 +195,7 @@ func (x *archive) WriteTo(ctx context.Context, w io.Writer) (int64, error) {
 	if err == nil {
 		err = zw.Close()
 	}
-	return counted.n, err
+	return counted.Count(), err
 }
 
 // Close removes the database's copy and frees the server's backup.
@@ -290,18 +291,6 @@ func addScripts(ctx context.Context, tw *tar.Writer, dir, name string) error {
 func archiveWork(file string) string {
 	sum := sha256.Sum256([]byte(filepath.Base(file)))
 	return downloadPrefix + hex.EncodeToString(sum[:8])
-}
-
-// countingWriter counts the bytes written through it.
-type countingWriter struct {
-	w io.Writer
-	n int64
-}
-
-func (c *countingWriter) Write(p []byte) (int, error) {
-	n, err := c.w.Write(p)
-	c.n += int64(n)
-	return n, err
 }
 
 // removeLeftDownloads removes what a server killed while it sent a backup

@@ -1,7 +1,6 @@
 package server
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"log/slog"
@@ -272,7 +271,7 @@ func TestANotificationDueWhileTheClockReadsBehindTheDatabaseIsSentOnceItCatchesU
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = srv.Stop(context.Background()) })
+	stopAtCleanup(t, srv)
 	if !srv.clockHold.holding() {
 		t.Fatal("the server restarted with its clock an hour behind the database does not hold")
 	}

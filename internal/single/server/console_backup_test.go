@@ -138,7 +138,7 @@ func TestABackupDownloadedFromTheConsoleRestoresAsADataDirectory(t *testing.T) {
 	if err != nil {
 		t.Fatalf("a server on the unpacked archive: %v", err)
 	}
-	t.Cleanup(func() { _ = srv.Stop(t.Context()) })
+	stopAtCleanup(t, srv)
 	if _, err := srv.store.TriggerDetail(t.Context(), site.triggerID, 1); err != nil {
 		t.Errorf("the trigger made before the backup, on the restored server: %v", err)
 	}
@@ -292,7 +292,7 @@ func TestAStartRemovesTheWorkingCopyOfABackupCutOffByAStop(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = srv.Stop(t.Context()) })
+	stopAtCleanup(t, srv)
 	if got := leftovers(t, dir); len(got) > 0 {
 		t.Errorf("the start left %v", got)
 	}

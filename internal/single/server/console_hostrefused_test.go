@@ -21,7 +21,7 @@ func TestABrowserOpeningTheConsoleByAnUnknownNameGetsAPageInItsLanguageNamingThe
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = srv.Stop(t.Context()) })
+	stopAtCleanup(t, srv)
 	get := func(path, accept, language string) (*http.Response, string) {
 		req, err := http.NewRequestWithContext(t.Context(), http.MethodGet, "http://"+srv.Addr()+path, nil)
 		if err != nil {

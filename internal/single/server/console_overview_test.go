@@ -34,7 +34,7 @@ func TestTheOverviewOfAServerWithoutTriggersLeadsToNewTask(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = srv.Stop(t.Context()) })
+	stopAtCleanup(t, srv)
 	site.srv, site.base = srv, "http://"+srv.Addr()
 	newTask := `<a id="overview-newtask" class="button" href="/definitions/new">`
 	for _, c := range []struct {

@@ -32,7 +32,7 @@ func TestAConsoleSessionSurvivesAServerRestart(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = srv.Stop(t.Context()) })
+	stopAtCleanup(t, srv)
 	base := "http://" + srv.Addr()
 	if resp, body := httpcall.Form(t, c, http.MethodGet, base+"/", nil); resp.StatusCode != http.StatusOK || csrfField.FindStringSubmatch(body) == nil || csrfField.FindStringSubmatch(body)[1] != csrf[1] {
 		t.Fatalf("after the restart the overview answers %d to %q, want 200 with the same CSRF token", resp.StatusCode, resp.Header.Get("Location"))

@@ -22,7 +22,7 @@ func TestTheEdgeSetupPageNamesNoClusterReplica(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		t.Cleanup(func() { _ = srv.Stop(t.Context()) })
+		stopAtCleanup(t, srv)
 		for _, lang := range []string{"en", "zh"} {
 			resp, page := httpcall.Form(t, http.DefaultClient, http.MethodGet, "http://"+srv.Addr()+"/setup?lang="+lang, nil)
 			if resp.StatusCode != http.StatusOK || !strings.Contains(page, SetupCodeFile) {

@@ -42,7 +42,7 @@ func startSetupSite(t *testing.T) *setupSite {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = srv.Stop(t.Context()) })
+	stopAtCleanup(t, srv)
 	b, err := os.ReadFile(filepath.Join(dir, SetupCodeFile))
 	m := setupCodeForm.FindStringSubmatch(string(b))
 	if err != nil || m == nil {
@@ -205,7 +205,7 @@ func TestTheSetupFormIsGoneOnceAUserExists(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = srv.Stop(t.Context()) })
+	stopAtCleanup(t, srv)
 	if strings.Contains(logs.String(), console.CodeSetupCode) {
 		t.Fatalf("a server with an account logs a setup code:\n%s", logs.String())
 	}

@@ -116,7 +116,7 @@ func startConsoleSiteCommand(t testing.TB, cron trigger.Cron, cmd task.Command, 
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = srv.Stop(t.Context()) })
+	stopAtCleanup(t, srv)
 	site.srv, site.base = srv, "http://"+srv.Addr()
 	return site
 }

@@ -41,7 +41,7 @@ func TestAnEmptyDatabaseFileIsSaidEmptyNeverAnOlderBuilds(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = srv.Stop(t.Context()) })
+	stopAtCleanup(t, srv)
 	if l := logs.String(); !strings.Contains(l, "code="+CodeDatabaseCreated) || !strings.Contains(l, "held no QingLong database") || strings.Contains(l, CodeMigrated) {
 		t.Fatalf("the start on the empty file logged %q; want the new, empty database warned of, no upgrade", l)
 	}

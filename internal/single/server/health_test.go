@@ -1,7 +1,6 @@
 package server
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"io"
@@ -31,7 +30,7 @@ func TestHealthServerLogsItsAddressAndCutsSlowClients(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = srv.Stop(t.Context()) })
+	stopAtCleanup(t, srv)
 	if m := regexp.MustCompile(`http listening.* addr=(\S+)`).FindStringSubmatch(logs.String()); m == nil || m[1] != srv.Addr() {
 		t.Fatalf("log %q does not name the bound address %s", logs.String(), srv.Addr())
 	}
@@ -93,7 +92,7 @@ func TestAFailedTLSHandshakeOnTheAPIIsAWarningOfTheServersLog(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = srv.Stop(t.Context()) })
+	stopAtCleanup(t, srv)
 	conn, err := net.Dial("tcp", srv.Addr())
 	if err != nil {
 		t.Fatal(err)
@@ -167,7 +166,7 @@ func TestAServerWithoutAConsoleAccountSaysWhereTheConsoleIsAndHowToSignIn(t *tes
 		t.Fatal(err)
 	}
 	restart()
-	t.Cleanup(func() { _ = srv.Stop(t.Context()) })
+	stopAtCleanup(t, srv)
 	if strings.Contains(logs, CodeNoAccounts) {
 		t.Errorf("with an account, the start still says none exists: %q", logs)
 	}
@@ -186,7 +185,7 @@ func TestAServerOnEveryInterfaceNamesALoopbackConsoleURLAndSaysNamesNeedAllowedH
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = srv.Stop(context.Background()) })
+	stopAtCleanup(t, srv)
 	_, port, _ := net.SplitHostPort(srv.Addr())
 	console := "http://127.0.0.1:" + port + "/"
 	if !strings.Contains(logs.String(), "open the console at "+console) || !strings.Contains(logs.String(), "code="+CodeHTTPEveryInterface) ||

@@ -1,7 +1,6 @@
 package server
 
 import (
-	"context"
 	"io"
 	"log/slog"
 	"path/filepath"
@@ -83,7 +82,7 @@ func TestARestoreToldToSkipMissedPassesThemOverAsRestoredWhereTheDefaultCatchesU
 		if err != nil {
 			t.Fatal(err)
 		}
-		t.Cleanup(func() { _ = srv.Stop(context.Background()) })
+		stopAtCleanup(t, srv)
 		return srv
 	}
 	srv := at(dir, first+1_000, "")

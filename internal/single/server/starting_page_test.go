@@ -102,7 +102,7 @@ func TestABrowserOpeningTheConsoleDuringTheStartCheckGetsAPageSayingToWait(t *te
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = srv.Stop(t.Context()) })
+	stopAtCleanup(t, srv)
 	pages := map[ask][]string{
 		asks[0]: {`<html lang="en">`, "QingLong is checking its database", "The server checks its database file as it starts", `<meta http-equiv="refresh" content="5">`},
 		asks[1]: {`<html lang="zh-CN">`, "QingLong 正在检查数据库", "请稍候", `<meta http-equiv="refresh" content="5">`},

@@ -89,7 +89,7 @@ func TestAStartingServerAnswersProbesWhileItChecksItsDatabase(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = srv.Stop(t.Context()) })
+	stopAtCleanup(t, srv)
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	for path, want := range map[string]string{

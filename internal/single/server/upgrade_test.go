@@ -249,7 +249,7 @@ func TestAServerOfThisBuildServesADataDirectoryAnOlderBuildLeft(t *testing.T) {
 	if err != nil {
 		t.Fatalf("start on the older build's data directory: %v", err)
 	}
-	t.Cleanup(func() { _ = srv.Stop(context.Background()) })
+	stopAtCleanup(t, srv)
 	if got, want := migrationsOf(t, db), streamIDs(0); !slices.Equal(got, want) {
 		t.Fatalf("after the start the history is %v; want %v", got, want)
 	}
@@ -434,7 +434,7 @@ func TestARunTheReleasedBuildLeftWaitingToRetryRetriesAfterTheUpgrade(t *testing
 	if err != nil {
 		t.Fatalf("start on the released build's data directory: %v", err)
 	}
-	t.Cleanup(func() { _ = srv.Stop(context.Background()) })
+	stopAtCleanup(t, srv)
 
 	waitFor(t, "the failing Run's retry to finish it", 30*time.Second, func() bool {
 		return count(t, db, `SELECT count(*) FROM runs WHERE id = ? AND state = 'failed'`, failing) == 1

@@ -120,7 +120,7 @@ SELECT count(*) FILTER (WHERE l.state = 'active'),
 -- free slots: no active session of an active credential, its lease not
 -- passed, carries every label of the placement of the Run's execution
 -- revision (so every queued Run while no worker takes work) and, when the
--- Run's project has an env, reads it ('projectEnv' among its reads; the
+-- Run's project has an env, reads it (workerproto.ReadProjectEnv among its reads; the
 -- Runs `ql runs show` says wait with workers_too_old). These are the Runs
 -- a pull can never grant until another worker connects, one with their
 -- labels or one that reads project env (Dispatch, workers_dispatch.sql,
@@ -136,7 +136,7 @@ SELECT count(*) FILTER (WHERE l.state = 'active'),
 -- $1 limit.
 WITH RECURSIVE n AS MATERIALIZED (SELECT {{now_ms}} AS ms),
 takers AS MATERIALIZED (
-    SELECT s.labels, 'projectEnv' = ANY (s.reads) AS reads_env
+    SELECT s.labels, {{read_project_env}} = ANY (s.reads) AS reads_env
       FROM qinglong.worker_sessions s
       JOIN qinglong.workers w ON w.id = s.worker_id AND w.state = 'active'
      WHERE s.state IN ('active', 'draining') AND s.state = 'active' AND s.lease_expires_at_ms > (SELECT ms FROM n)

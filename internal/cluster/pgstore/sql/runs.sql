@@ -113,7 +113,7 @@ SELECT name FROM qinglong.projects WHERE id = $1 AND status = 'archived'
 -- runs_unfinished_trigger_idx), and the overlap policy of the trigger
 -- revision that admitted it, which says which of the two holds it. Of
 -- the matching sessions, those Dispatch may grant the Run to: when its
--- project has an env (pg-0051), only those reading it ('projectEnv' among
+-- project has an env (pg-0051), only those reading it (workerproto.ReadProjectEnv among
 -- their reads, pg-0052); the free slot is looked for among these. One row per worker process is read,
 -- through worker_sessions_live_expiry_idx; the free slots are probed
 -- only until one is found.
@@ -126,7 +126,7 @@ place AS MATERIALIZED (
 ),
 live AS MATERIALIZED (
     SELECT s.id, s.worker_id, s.labels, s.capacity, w.max_concurrency, s.state = 'active' AND w.state = 'active' AS takes,
-           'projectEnv' = ANY (s.reads) AS reads_env
+           {{read_project_env}} = ANY (s.reads) AS reads_env
       FROM qinglong.worker_sessions s
       JOIN qinglong.workers w ON w.id = s.worker_id AND w.state <> 'revoked'
      WHERE s.state IN ('active', 'draining') AND s.lease_expires_at_ms > (SELECT ms FROM n)

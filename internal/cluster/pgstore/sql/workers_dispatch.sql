@@ -97,8 +97,8 @@ SELECT l.id::text
 -- passes the cap, and a capped project at its cap takes no candidate's
 -- place, so it never keeps other projects' Runs from the free slots.
 -- A project with an env (pg-0051) contributes candidates only to a session
--- that reads it ('projectEnv' among its reads, pg-0052,
--- workerproto.ReadProjectEnv): a worker older than the grant's projectEnv
+-- that reads it (workerproto.ReadProjectEnv among its reads,
+-- pg-0052): a worker older than the grant's projectEnv
 -- would run the command without the project's variables. Like the
 -- archived test, it is read once per revision from the project's row, so
 -- the queued Runs of such a project are never read for a session that
@@ -121,7 +121,7 @@ SELECT l.id::text
 -- on the older session's row), so this statement sees those grants.
 WITH RECURSIVE n AS MATERIALIZED (SELECT {{now_ms}} AS ms),
 sess AS MATERIALIZED (
-    SELECT f.labels, 'projectEnv' = ANY (f.reads) AS reads_env, least(@max::int, f.free) AS take, least(@max::int, f.free) * 2 + 8 AS candidates
+    SELECT f.labels, {{read_project_env}} = ANY (f.reads) AS reads_env, least(@max::int, f.free) AS take, least(@max::int, f.free) * 2 + 8 AS candidates
       FROM (SELECT s.labels, s.reads,
                    greatest(least(s.capacity - o.live, w.max_concurrency - o.live - (
                                 SELECT count(*) FROM qinglong.attempts x

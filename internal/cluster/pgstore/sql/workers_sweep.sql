@@ -166,7 +166,7 @@ SELECT (SELECT count(*) FROM moved),
 WITH RECURSIVE n AS MATERIALIZED (SELECT {{now_ms}} AS ms),
 cutoff AS MATERIALIZED (SELECT ms - @grace_ms::bigint AS ms FROM n),
 live AS MATERIALIZED (
-    SELECT s.labels, s.state = 'active' AND w.state = 'active' AS takes, 'projectEnv' = ANY (s.reads) AS reads_env
+    SELECT s.labels, s.state = 'active' AND w.state = 'active' AS takes, {{read_project_env}} = ANY (s.reads) AS reads_env
       FROM qinglong.worker_sessions s
       JOIN qinglong.workers w ON w.id = s.worker_id AND w.state <> 'revoked'
      WHERE s.state IN ('active', 'draining') AND s.lease_expires_at_ms > (SELECT ms FROM n)
@@ -240,7 +240,7 @@ events AS (
                                              ELSE 'no_matching_worker' END,
                               'labels', p.labels,
                               'workers', CASE WHEN c.takers = 0 THEN c.live WHEN p.matching > 0 THEN p.matching ELSE c.takers END)
-           || CASE WHEN c.takers > 0 AND p.matching > 0 THEN jsonb_build_object('reads', 'projectEnv') ELSE '{}'::jsonb END,
+           || CASE WHEN c.takers > 0 AND p.matching > 0 THEN jsonb_build_object('reads', {{read_project_env}}) ELSE '{}'::jsonb END,
            n.ms
       FROM moved m JOIN picked p ON p.id = m.id, counts c, n
     RETURNING 1
