@@ -145,7 +145,10 @@ func (r *replica) activate(ctx context.Context, attempt int, carried []schedule.
 		return fail("recovery", fmt.Errorf("startup recovery did not converge: %w", err))
 	}
 	if held {
-		if err := r.holdForWorkers(ctx, hold); err != nil {
+		r.adm.holding.Store(rt)
+		err := r.holdForWorkers(ctx, hold)
+		r.adm.holding.Store(nil)
+		if err != nil {
 			return fail("hold for workers", err)
 		}
 	}
@@ -361,8 +364,24 @@ func (l liveReaders) TriggerList(ctx context.Context, p schedule.TriggerListPara
 	return rt.TriggerList(ctx, p)
 }
 
+// tokenRuntime is the live activation's runtime or, while an activation
+// waits out its hold for workers, that one's: a token is checked during a
+// hold, so a scrape of /metrics on the API listener reads held_for_workers
+// instead of failing (and Prometheus taking the replica for down). Every
+// other request still finds no activation: nothing is read, admitted or
+// granted through a held one.
+func (l liveReaders) tokenRuntime() (*pgstore.Runtime, error) {
+	if act := l.adm.current(); act != nil {
+		return act.rt, nil
+	}
+	if rt := l.adm.holding.Load(); rt != nil {
+		return rt, nil
+	}
+	return nil, errNoActivation
+}
+
 func (l liveReaders) TokenByDigest(ctx context.Context, digest []byte) (apitoken.Token, error) {
-	rt, err := l.runtime()
+	rt, err := l.tokenRuntime()
 	if err != nil {
 		return apitoken.Token{}, err
 	}
@@ -370,7 +389,7 @@ func (l liveReaders) TokenByDigest(ctx context.Context, digest []byte) (apitoken
 }
 
 func (l liveReaders) TokenTouch(ctx context.Context, id string, atMs int64) error {
-	rt, err := l.runtime()
+	rt, err := l.tokenRuntime()
 	if err != nil {
 		return err
 	}

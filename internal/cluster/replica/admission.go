@@ -2,6 +2,8 @@ package replica
 
 import (
 	"sync/atomic"
+
+	"github.com/qinglong/qinglong/internal/cluster/pgstore"
 )
 
 // Readiness reasons, as /readyz reports them.
@@ -33,6 +35,9 @@ type admission struct {
 	live  atomic.Pointer[activation]
 	// held is set while an activation waits out its hold for workers.
 	held atomic.Bool
+	// holding is that activation's runtime meanwhile, through which API
+	// tokens alone are checked (liveReaders.tokenRuntime).
+	holding atomic.Pointer[pgstore.Runtime]
 }
 
 // open admits requests through act, unless the replica is draining; act is

@@ -11,8 +11,10 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/qinglong/qinglong/internal/cluster/pgstore"
+	"github.com/qinglong/qinglong/internal/core/apitoken"
 	"github.com/qinglong/qinglong/internal/core/workerproto"
 	"github.com/qinglong/qinglong/internal/testkit/clustertest"
+	"github.com/qinglong/qinglong/internal/testkit/metricstest"
 )
 
 // holdLease is the run lease of the replicas of these tests: the shortest,
@@ -189,5 +191,31 @@ func TestReplicasStartedTogetherAfterARestoreAllHold(t *testing.T) {
 	codes := second.logs.codes()
 	if slices.Index(codes, CodeHeldForWorkers) > slices.Index(codes, CodeReady) {
 		t.Errorf("second replica ready before its hold: %v", codes)
+	}
+}
+
+// A replica holding for workers right after its start answers a scrape of
+// /metrics on its API listener, with a token it never checked before:
+// up and not ready, its readiness state held_for_workers, so Prometheus
+// reads the hold rather than a replica down.
+func TestAReplicaHoldingForWorkersAnswersAScrapeOfItsAPIListenerSayingItHolds(t *testing.T) {
+	t.Parallel()
+	bin := buildQL(t)
+	env := clustertest.New(t)
+	token := env.Token(t, "prometheus", apitoken.Read)
+	workersLeftBy(t, bin, env, "replica-before")
+	rewind(t, env, time.Minute.Milliseconds())
+
+	b := startReplica(t, bin, env, "replica-held", "--run-lease", "20s")
+	b.await(t, CodeHeldForWorkers, 30*time.Second)
+	m := metricstest.ScrapeWithToken(t, "http://"+b.addr+"/metrics", token)
+	if code, reason := b.readyz(t); code != http.StatusServiceUnavailable || reason != ReasonHeldForWorkers {
+		t.Fatalf("the hold ended before the scrape was checked (/readyz %d %q); the scrape proves nothing", code, reason)
+	}
+	if got := m.Value(t, "qinglong_ready"); got != 0 {
+		t.Errorf("qinglong_ready = %g during the hold, want 0", got)
+	}
+	if got := m.Value(t, "qinglong_readiness_state", "state", ReasonHeldForWorkers); got != 1 {
+		t.Errorf("qinglong_readiness_state{state=held_for_workers} = %g during the hold, want 1", got)
 	}
 }

@@ -76,6 +76,17 @@ const (
 // ReadinessStates lists every readiness state.
 var ReadinessStates = []string{StateStarting, StateReady, StateDatabaseUnavailable, StateDraining, StateDatabaseMoved, StateDatabaseCorrupt, StateClockBehindDatabase, StateHeldForWorkers}
 
+// profileReadinessStates are the readiness states a server of the profile
+// can be in, the series it exports: a single node's database file may move,
+// break or be ahead of its clock, and only a replica holds for workers, so
+// what ql-edge serves names no worker.
+func profileReadinessStates(profile string) []string {
+	if profile == ProfileCluster {
+		return []string{StateStarting, StateReady, StateDatabaseUnavailable, StateDraining, StateHeldForWorkers}
+	}
+	return []string{StateStarting, StateReady, StateDatabaseUnavailable, StateDraining, StateDatabaseMoved, StateDatabaseCorrupt, StateClockBehindDatabase}
+}
+
 // Authentication surfaces, as qinglong_auth_failures_total labels them.
 const (
 	SurfaceAPI     = "api"
@@ -417,6 +428,8 @@ type stateCollector struct {
 	// while its last read failed.
 	perTrigger *perTrigger
 	activity   *schedule.TriggerActivitySnapshot
+	// states are the readiness states the server's profile can be in.
+	states []string
 	// workerStates is qinglong_workers (workers.go).
 	workerStates workerStates
 }
@@ -439,6 +452,7 @@ func newStateCollector(cfg Config) *stateCollector {
 	return &stateCollector{
 		cfg:          cfg,
 		perTrigger:   per,
+		states:       profileReadinessStates(cfg.Profile),
 		workerStates: newWorkerStates(),
 		due:          desc("schedule_due_rows", fmt.Sprintf("Schedule rows due and not taken by any claim, of enabled, unpaused triggers; counted up to %d (a value of %[1]d means at least that).", cfg.Limit)),
 		oldest:       desc("schedule_oldest_due_age_seconds", "Store time now minus the due time of the oldest of those rows; 0 when none is due."),
@@ -473,7 +487,7 @@ func (c *stateCollector) Collect(ch chan<- prometheus.Metric) {
 			ready = 1
 		}
 		ch <- prometheus.MustNewConstMetric(c.ready, prometheus.GaugeValue, ready)
-		for _, s := range ReadinessStates {
+		for _, s := range c.states {
 			v := 0.0
 			if s == state {
 				v = 1
