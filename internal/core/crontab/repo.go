@@ -165,6 +165,39 @@ func (r rawFile) note(binary string) (string, []string) {
 		[]string{"url", r.URL, "file", r.File, "command", command}
 }
 
+// RepoPull is the pull task of a subscription: its name
+// (repo-OWNER-REPO, with -BRANCH when a branch is named, made a name as
+// the converter makes it: lower case, other characters '-'), display title
+// ("" when the URL's words make none a title may be), the folder of the
+// scripts folder it pulls into and its script.
+type RepoPull struct{ Name, Title, Folder, Script string }
+
+// PullOf is the pull task of the subscription of url and branch ("" the
+// remote's HEAD), named and written as the converter does for "ql repo
+// URL ... BRANCH"; why says what is wrong when url names no owner and
+// repository.
+func PullOf(url, branch string) (RepoPull, string) {
+	s, why := parseSubscription([]string{url, "", "", "", branch})
+	if why != "" {
+		return RepoPull{}, why
+	}
+	p := s.repoPull()
+	p.Name = cleanName(p.Name)
+	return p, ""
+}
+
+func (s subscription) repoPull() RepoPull {
+	p := RepoPull{Name: "repo-" + s.Owner + "-" + s.Repo, Title: s.Owner + "/" + s.Repo, Folder: s.Folder, Script: s.pullScript()}
+	if s.Branch != "" {
+		p.Name += "-" + s.Branch
+		p.Title += " (" + s.Branch + ")"
+	}
+	if validate.Title("title", p.Title) != nil {
+		p.Title = ""
+	}
+	return p
+}
+
 // pull is the task a ql repo or ql raw line becomes.
 type pull struct {
 	name, title, script, why string
@@ -185,14 +218,8 @@ func panelPull(command, binary string) (p pull, why string) {
 		if why != "" {
 			return p, why
 		}
-		p = pull{name: "repo-" + s.Owner + "-" + s.Repo, title: s.Owner + "/" + s.Repo, script: s.pullScript(), code: CodePanelRepo}
-		if s.Branch != "" {
-			p.name += "-" + s.Branch
-			p.title += " (" + s.Branch + ")"
-		}
-		if validate.Title("title", p.title) != nil {
-			p.title = ""
-		}
+		rp := s.repoPull()
+		p = pull{name: rp.Name, title: rp.Title, script: rp.Script, code: CodePanelRepo}
 		p.why, p.params = s.note(binary)
 		return p, ""
 	default:
