@@ -6,10 +6,8 @@ import (
 	"net/url"
 	"strings"
 
-	"github.com/qinglong/qinglong/internal/core/apply"
 	"github.com/qinglong/qinglong/internal/core/audit"
 	"github.com/qinglong/qinglong/internal/core/catalog"
-	"github.com/qinglong/qinglong/internal/core/ids"
 	"github.com/qinglong/qinglong/internal/core/qlerror"
 	"github.com/qinglong/qinglong/internal/core/run"
 	"github.com/qinglong/qinglong/internal/core/scripts"
@@ -58,7 +56,7 @@ func (c *Console) subscriptionsPage(w http.ResponseWriter, r *http.Request, s *s
 		return
 	}
 	d.Here = true
-	subs, _, err := c.subscriptions(r)
+	subs, err := subscription.List(r.Context(), c.cfg.Export)
 	if err != nil {
 		c.fail(w, r, s, err)
 		return
@@ -102,26 +100,6 @@ func (c *Console) subscriptionsHere() bool {
 	return c.cfg.Scripts != nil && c.cfg.Definitions != nil && c.cfg.Export != nil
 }
 
-// subscriptions reads every project's definitions, and the subscriptions
-// among them, in project and name order.
-func (c *Console) subscriptions(r *http.Request) ([]subscription.Subscription, []catalog.Definitions, error) {
-	projects, err := c.cfg.Export.ProjectNames(r.Context(), projectsOffered, nil)
-	if err != nil {
-		return nil, nil, err
-	}
-	var subs []subscription.Subscription
-	var all []catalog.Definitions
-	for _, p := range projects {
-		d, err := c.cfg.Export.ProjectDefinitions(r.Context(), p.Name, max(apply.MaxTasks, apply.MaxTriggers))
-		if err != nil {
-			return nil, nil, err
-		}
-		all = append(all, d)
-		subs = append(subs, subscription.Of(d)...)
-	}
-	return subs, all, nil
-}
-
 // subscriptionNewPage is the Add subscription form.
 func (c *Console) subscriptionNewPage(w http.ResponseWriter, r *http.Request, s *session) {
 	c.renderSubscriptionForm(w, r, s, http.StatusOK, subscriptionsData{Mode: "new", Form: subscription.Form{Cron: "0 */6 * * *", Timezone: viewerZone(r), Enabled: true}})
@@ -145,12 +123,12 @@ func (c *Console) subscriptionOf(w http.ResponseWriter, r *http.Request, s *sess
 		c.render(w, r, http.StatusOK, "subscriptions", s, subscriptionsData{Mode: "list"})
 		return
 	}
-	subs, _, err := c.subscriptions(r)
+	subs, err := subscription.List(r.Context(), c.cfg.Export)
 	if err != nil {
 		c.fail(w, r, s, err)
 		return
 	}
-	sub, ok := findSubscription(subs, name)
+	sub, ok := subscription.Named(subs, name)
 	if !ok {
 		c.fail(w, r, s, subscription.Missing(name))
 		return
@@ -162,15 +140,6 @@ func (c *Console) subscriptionOf(w http.ResponseWriter, r *http.Request, s *sess
 		d.FolderHere = err == nil
 	}
 	c.renderSubscriptionForm(w, r, s, http.StatusOK, d)
-}
-
-func findSubscription(subs []subscription.Subscription, name string) (subscription.Subscription, bool) {
-	for _, sub := range subs {
-		if sub.Name == name {
-			return sub, true
-		}
-	}
-	return subscription.Subscription{}, false
 }
 
 func (c *Console) renderSubscriptionForm(w http.ResponseWriter, r *http.Request, s *session, status int, d subscriptionsData) {
@@ -226,84 +195,29 @@ func (c *Console) subscriptionSave(w http.ResponseWriter, r *http.Request, s *se
 		}
 		c.renderSubscriptionForm(w, r, s, statusOf(errs[0]), d)
 	}
-	pull, errs := f.Check()
-	if len(errs) > 0 {
-		refuse(errs...)
-		return
-	}
-	subs, _, err := c.subscriptions(r)
-	if err != nil {
-		c.fail(w, r, s, err)
-		return
-	}
-	old, had := findSubscription(subs, d.Name)
+	name := ""
 	if mode == "edit" {
-		if !had {
-			refuse(subscription.Missing(d.Name))
-			return
-		}
-		if pull.Name != old.Name {
-			refuse(subscription.Renamed(old.Name, pull.Name))
-			return
-		}
-		f.Project, d.Form.Project = old.Project, old.Project
-	} else if other, ok := findSubscription(subs, pull.Name); ok {
-		refuse(subscription.Exists(other))
-		return
+		name = d.Name
 	}
-	e := apply.PullEntry{Project: f.Project, Name: pull.Name, Title: pull.Title, Script: pull.Script, Labels: f.Labels(), LabelPrefix: subscription.LabelPrefix,
-		Enabled: f.Enabled, Cron: f.Cron, Timezone: f.Timezone}
-	var text []byte
-	var expect []apply.Expected
-	if mode == "edit" {
-		text, expect, err = apply.PullEditFile(r.Context(), c.cfg.Export, e)
-	} else {
-		text, err = apply.NewPullFile(r.Context(), c.cfg.Export, e)
-	}
-	if err == nil {
-		err = c.publishSubscription(r, s, text, expect, mode == "new")
-	}
-	if err != nil {
+	pull, f, errs := subscription.Save(r.Context(), c.cfg.Export, *c.cfg.Definitions, f, name, s.actor(r))
+	d.Form = f
+	for _, err := range errs {
 		if qlerror.CodeOf(err) == qlerror.Internal || outOfTime(r, err) {
 			c.fail(w, r, s, err)
 			return
 		}
-		refuse(err)
+	}
+	if len(errs) > 0 {
+		refuse(errs...)
 		return
 	}
 	action, done := audit.SubscriptionCreated, "sub.done.created"
 	if mode == "edit" {
 		action, done = audit.SubscriptionUpdated, "sub.done.updated"
 	}
-	note := "branch " + orDefault(f.Branch) + ", cron " + f.Cron + " " + f.Timezone
-	if !f.Enabled {
-		note += ", disabled"
+	if c.recordSubscription(w, r, s, audit.Subscription(action, s.actor(r), f.Project, pull.Name, subscription.Redacted(f.URL), f.Note()), "subscription "+pull.Name+" was saved") {
+		c.redirectWith(w, r, s, "/subscriptions", flash{Message: fmt.Sprintf(tr(l, done), pull.Name, pull.Folder)})
 	}
-	if c.recordSubscription(w, r, s, audit.Subscription(action, s.actor(r), e.Project, e.Name, subscription.Redacted(f.URL), note), "subscription "+e.Name+" was saved") {
-		c.redirectWith(w, r, s, "/subscriptions", flash{Message: fmt.Sprintf(tr(l, done), e.Name, pull.Folder)})
-	}
-}
-
-// orDefault is a branch as a record says it.
-func orDefault(branch string) string {
-	if branch == "" {
-		return "(the repository's default)"
-	}
-	return branch
-}
-
-// publishSubscription applies a subscription form's file with the
-// session's actor, as the definitions page applies a file: one
-// transaction, the revisions it was written from checked again (expect),
-// a new one's refused if anything of it exists meanwhile (createOnly).
-func (c *Console) publishSubscription(r *http.Request, s *session, text []byte, expect []apply.Expected, createOnly bool) error {
-	doc, err := apply.Parse(definitionsFile, text)
-	if err != nil {
-		return err
-	}
-	doc.Expect = expect
-	_, err = apply.Publish(r.Context(), *c.cfg.Definitions, doc, ids.New, apply.Options{Actor: s.actor(r), Summarized: true, CreateOnly: createOnly})
-	return err
 }
 
 // subscriptionDelete ends a subscription: its task loses the labels that
@@ -317,23 +231,17 @@ func (c *Console) subscriptionDelete(w http.ResponseWriter, r *http.Request, s *
 	}
 	l := lang(r)
 	name := r.PostFormValue("name")
-	subs, _, err := c.subscriptions(r)
+	subs, err := subscription.List(r.Context(), c.cfg.Export)
 	if err != nil {
 		c.fail(w, r, s, err)
 		return
 	}
-	sub, ok := findSubscription(subs, name)
+	sub, ok := subscription.Named(subs, name)
 	if !ok {
 		c.fail(w, r, s, subscription.Missing(name))
 		return
 	}
-	pull, _ := subscription.Form{URL: sub.URL, Branch: sub.Branch}.Check()
-	e := apply.PullEntry{Project: sub.Project, Name: sub.Name, Script: pull.Script, LabelPrefix: subscription.LabelPrefix, Cron: sub.Cron, Timezone: sub.Timezone}
-	text, expect, err := apply.PullEditFile(r.Context(), c.cfg.Export, e)
-	if err == nil {
-		err = c.publishSubscription(r, s, text, expect, false)
-	}
-	if err != nil {
+	if err := subscription.End(r.Context(), c.cfg.Export, *c.cfg.Definitions, sub, s.actor(r)); err != nil {
 		c.fail(w, r, s, err)
 		return
 	}
@@ -366,12 +274,12 @@ func (c *Console) subscriptionPull(w http.ResponseWriter, r *http.Request, s *se
 		return
 	}
 	name := r.PostFormValue("name")
-	subs, _, err := c.subscriptions(r)
+	subs, err := subscription.List(r.Context(), c.cfg.Export)
 	if err != nil {
 		c.fail(w, r, s, err)
 		return
 	}
-	sub, ok := findSubscription(subs, name)
+	sub, ok := subscription.Named(subs, name)
 	if !ok || sub.Trigger == "" {
 		c.fail(w, r, s, subscription.Missing(name))
 		return

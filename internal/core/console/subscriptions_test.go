@@ -192,7 +192,7 @@ func TestAnEditKeepsWhatWasSetOnTheTaskAsATask(t *testing.T) {
 	}
 	d = definitionsOf(t, site, "jd")
 	tk, _ = taskNamed(d, "repo-o-r")
-	sub, _ := subscription.Find([]catalog.Definitions{d}, "repo-o-r")
+	sub, _ := subscription.Named(subscription.Of(d), "repo-o-r")
 	if tk.Spec.Labels["team"] != "ops" || tk.Spec.Command.TimeoutMs != 300_000 || tk.Spec.Enabled || sub.Match != "jx_" || sub.Exclude != "backup" || sub.Cron != "30 5 * * *" || sub.Enabled {
 		t.Errorf("after the edit: task %+v, subscription %+v", tk.Spec, sub)
 	}

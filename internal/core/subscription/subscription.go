@@ -8,12 +8,15 @@
 package subscription
 
 import (
+	"context"
 	"fmt"
 	"regexp"
 	"strings"
 
+	"github.com/qinglong/qinglong/internal/core/apply"
 	"github.com/qinglong/qinglong/internal/core/catalog"
 	"github.com/qinglong/qinglong/internal/core/crontab"
+	"github.com/qinglong/qinglong/internal/core/ids"
 	"github.com/qinglong/qinglong/internal/core/qlerror"
 	"github.com/qinglong/qinglong/internal/core/task"
 )
@@ -73,19 +76,6 @@ func Of(d catalog.Definitions) []Subscription {
 	return out
 }
 
-// Find is the subscription named name among the definitions ds, and
-// whether there is one.
-func Find(ds []catalog.Definitions, name string) (Subscription, bool) {
-	for _, d := range ds {
-		for _, s := range Of(d) {
-			if s.Name == name {
-				return s, true
-			}
-		}
-	}
-	return Subscription{}, false
-}
-
 // Labels are f's task labels.
 func (f Form) Labels() map[string]string {
 	out := map[string]string{LabelURL: f.URL}
@@ -95,6 +85,20 @@ func (f Form) Labels() map[string]string {
 		}
 	}
 	return out
+}
+
+// Note is what an audit record of f says beside its URL: its branch and
+// schedule, and whether it is disabled.
+func (f Form) Note() string {
+	branch := f.Branch
+	if branch == "" {
+		branch = "(the repository's default)"
+	}
+	note := "branch " + branch + ", cron " + f.Cron + " " + f.Timezone
+	if !f.Enabled {
+		note += ", disabled"
+	}
+	return note
 }
 
 // The reasons of a subscription form's refusals.
@@ -277,4 +281,107 @@ func Redacted(u string) string {
 		return u
 	}
 	return u[:i+3] + rest[at+1:]
+}
+
+// List reads every project's subscriptions, in project and name order.
+func List(ctx context.Context, r catalog.DefinitionsReader) ([]Subscription, error) {
+	projects, err := r.ProjectNames(ctx, maxProjects, nil)
+	if err != nil {
+		return nil, err
+	}
+	var out []Subscription
+	for _, p := range projects {
+		d, err := r.ProjectDefinitions(ctx, p.Name, max(apply.MaxTasks, apply.MaxTriggers))
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, Of(d)...)
+	}
+	return out, nil
+}
+
+// maxProjects bounds the projects List reads, as the console's pickers
+// offer them.
+const maxProjects = 1000
+
+// Named is the subscription of name among subs, and whether there is one.
+func Named(subs []Subscription, name string) (Subscription, bool) {
+	for _, s := range subs {
+		if s.Name == name {
+			return s, true
+		}
+	}
+	return Subscription{}, false
+}
+
+// Save publishes f by actor: as a new subscription when name is "", else
+// as the edit of the subscription named name (whose project it keeps).
+// It returns the pull task f makes and every refusal: f's fields', a
+// name taken (a new one's, in any project) or changed (an edit's), and
+// the publish's, as an apply of the file it writes refuses it (a cron or
+// zone refused as a trigger's, a change published meanwhile).
+func Save(ctx context.Context, r catalog.DefinitionsReader, svc catalog.Service, f Form, name, actor string) (crontab.RepoPull, Form, []error) {
+	pull, errs := f.Check()
+	if len(errs) > 0 {
+		return pull, f, errs
+	}
+	subs, err := List(ctx, r)
+	if err != nil {
+		return pull, f, []error{err}
+	}
+	if name != "" {
+		old, ok := Named(subs, name)
+		switch {
+		case !ok:
+			return pull, f, []error{Missing(name)}
+		case pull.Name != old.Name:
+			return pull, f, []error{Renamed(old.Name, pull.Name)}
+		}
+		f.Project = old.Project
+	} else if other, ok := Named(subs, pull.Name); ok {
+		return pull, f, []error{Exists(other)}
+	}
+	e := apply.PullEntry{Project: f.Project, Name: pull.Name, Title: pull.Title, Script: pull.Script, Labels: f.Labels(), LabelPrefix: LabelPrefix,
+		Enabled: f.Enabled, Cron: f.Cron, Timezone: f.Timezone}
+	var text []byte
+	var expect []apply.Expected
+	if name != "" {
+		text, expect, err = apply.PullEditFile(ctx, r, e)
+	} else {
+		text, err = apply.NewPullFile(ctx, r, e)
+	}
+	if err == nil {
+		err = publish(ctx, svc, text, expect, name == "", actor)
+	}
+	if err != nil {
+		return pull, f, []error{err}
+	}
+	return pull, f, nil
+}
+
+// End ends sub by actor: its task loses the labels that made it a
+// subscription, and it and its trigger are disabled. A task is never
+// deleted: its Runs and history stay, and its folder is left as it is.
+func End(ctx context.Context, r catalog.DefinitionsReader, svc catalog.Service, sub Subscription, actor string) error {
+	pull, _ := Form{URL: sub.URL, Branch: sub.Branch}.Check()
+	e := apply.PullEntry{Project: sub.Project, Name: sub.Name, Script: pull.Script, LabelPrefix: LabelPrefix, Cron: sub.Cron, Timezone: sub.Timezone}
+	text, expect, err := apply.PullEditFile(ctx, r, e)
+	if err != nil {
+		return err
+	}
+	return publish(ctx, svc, text, expect, false, actor)
+}
+
+// publish applies a subscription's file by actor, as the definitions
+// page applies one: one transaction, the publish audited, the revisions
+// the file was written from checked again (expect), a new one's refused
+// if anything of it exists meanwhile (createOnly).
+func publish(ctx context.Context, svc catalog.Service, text []byte, expect []apply.Expected, createOnly bool, actor string) error {
+	doc, err := apply.Parse("subscription.yaml", text)
+	if err != nil {
+		return err
+	}
+	doc.Expect = expect
+	_, err = apply.Publish(ctx, svc, doc, ids.New, apply.Options{Actor: actor, Summarized: true, CreateOnly: createOnly})
+	return err
 }
