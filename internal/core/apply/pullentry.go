@@ -65,7 +65,8 @@ func NewPullFile(ctx context.Context, r catalog.DefinitionsReader, e PullEntry) 
 // named e.Name of e.Project e's script, subscription labels, schedule and
 // enabled state, every other field of theirs (env, timeout, placement,
 // titles, overlap, …) as it is, so that what was set on the task as a task
-// stays; a trigger of that name missing is created. The revisions the
+// stays; a trigger of that name missing is created when e has a cron (an
+// end of a subscription without one leaves it missing). The revisions the
 // file was written from are returned for the apply to check again
 // (Document.Expect), so that a change published meanwhile is not undone.
 func PullEditFile(ctx context.Context, r catalog.DefinitionsReader, e PullEntry) ([]byte, []Expected, error) {
@@ -82,20 +83,27 @@ func PullEditFile(ctx context.Context, r catalog.DefinitionsReader, e PullEntry)
 		t.Enabled = new(false)
 	}
 	expect := []Expected{{Kind: "task", Name: e.Name, Revision: cur.Revision}}
-	tr := exportTrigger{Name: e.Name, Task: e.Name, Title: e.Title, Misfire: string(trigger.FireOnce)}
+	var tr *exportTrigger
 	for _, x := range d.Triggers {
 		if x.Spec.Name == e.Name && x.TaskID == cur.TaskID {
-			tr = exportTriggerSpec(e.Name, x.Spec)
-			tr.Title = d.Titles.Triggers[e.Name]
+			had := exportTriggerSpec(e.Name, x.Spec)
+			had.Title = d.Titles.Triggers[e.Name]
+			tr = &had
 			expect = append(expect, Expected{Kind: "trigger", Name: e.Name, Revision: x.Revision})
 		}
 	}
-	tr.Cron, tr.Timezone, tr.Enabled = e.Cron, e.Timezone, nil
-	if !e.Enabled {
-		tr.Enabled = new(false)
+	if tr == nil && e.Cron != "" {
+		tr = &exportTrigger{Name: e.Name, Task: e.Name, Title: e.Title, Misfire: string(trigger.FireOnce)}
 	}
 	doc := statusOnly(d.Project)
-	doc.Tasks, doc.Triggers = []exportTask{t}, []exportTrigger{tr}
+	doc.Tasks = []exportTask{t}
+	if tr != nil {
+		tr.Cron, tr.Timezone, tr.Enabled = e.Cron, e.Timezone, nil
+		if !e.Enabled {
+			tr.Enabled = new(false)
+		}
+		doc.Triggers = []exportTrigger{*tr}
+	}
 	text, err := encodeExport(doc)
 	return text, expect, err
 }

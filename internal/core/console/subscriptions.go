@@ -135,7 +135,7 @@ func (c *Console) subscriptionOf(w http.ResponseWriter, r *http.Request, s *sess
 	}
 	d := subscriptionsData{Mode: mode, Name: sub.Name, Folder: sub.Folder, Form: subscription.Form{Project: sub.Project, URL: sub.URL, Branch: sub.Branch,
 		Match: sub.Match, Exclude: sub.Exclude, Cron: sub.Cron, Timezone: sub.Timezone, Enabled: sub.Enabled}}
-	if mode == "delete" {
+	if mode == "delete" && sub.Folder != "" {
 		_, err := c.cfg.Scripts.Stat(sub.Folder)
 		d.FolderHere = err == nil
 	}

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/qinglong/qinglong/internal/core/apitoken"
+	"github.com/qinglong/qinglong/internal/core/apply"
 	"github.com/qinglong/qinglong/internal/core/audit"
 	"github.com/qinglong/qinglong/internal/core/catalog"
 	"github.com/qinglong/qinglong/internal/core/crontab"
@@ -376,5 +377,34 @@ func TestWithoutAScriptsFolderTheSubscriptionsPageSaysTheyArePinnedPullTasks(t *
 	}
 	if _, err := site.st.ProjectDefinitions(t.Context(), "jd", 10); err == nil {
 		t.Error("the form published on a server without a folder")
+	}
+}
+
+// A ql repo line converted from the panel's crontab (Import crontab, `ql
+// crontab convert`) is a subscription once applied: its task carries the
+// labels, and the page lists it with its whitelist and blacklist.
+func TestAConvertedQLRepoLineIsListedAsASubscription(t *testing.T) {
+	t.Parallel()
+	site := newScriptsSite(t)
+	res, err := crontab.Convert(strings.NewReader(`0 0 * * * ql repo https://github.com/Owner/Scripts.git "jd_|jx_" "backup" "" "main"`+"\n"), crontab.Options{Zone: "Asia/Shanghai"})
+	if err != nil || len(res.Entries) != 1 {
+		t.Fatalf("convert: %v %+v", err, res)
+	}
+	file, err := res.Definitions("jd", crontab.Server{Binary: "ql"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc, err := apply.Parse("jd.yaml", file)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, file)
+	}
+	if _, err := apply.Apply(t.Context(), *site.c.cfg.Definitions, doc, ids.New); err != nil {
+		t.Fatal(err)
+	}
+	page := html.UnescapeString(site.send(apitoken.Admin, "/subscriptions?lang=en", nil).Body.String())
+	for _, want := range []string{`id="sub-repo-owner-scripts-main"`, "https://github.com/Owner/Scripts.git", "<code>main</code>", "<code>0 0 * * *</code>", "jd_|jx_", "backup", "Owner_Scripts_main"} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the list lacks %q:\n%s", want, page)
+		}
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/qinglong/qinglong/internal/core/shellquote"
+	"github.com/qinglong/qinglong/internal/core/task"
 	"github.com/qinglong/qinglong/internal/core/validate"
 )
 
@@ -198,11 +199,41 @@ func (s subscription) repoPull() RepoPull {
 	return p
 }
 
-// pull is the task a ql repo or ql raw line becomes.
+// The labels of a subscription's pull task, saying what it subscribes
+// to: a task labelled LabelURL is a subscription, which the console's
+// Subscriptions page lists.
+const (
+	LabelPrefix  = "subscription/"
+	LabelURL     = LabelPrefix + "url"
+	LabelBranch  = LabelPrefix + "branch"
+	LabelMatch   = LabelPrefix + "match"
+	LabelExclude = LabelPrefix + "exclude"
+)
+
+// SubscriptionLabels are the labels of the pull task of url, branch,
+// match and exclude, an empty one left out; nil when a value is longer
+// than a label's may be, so that the task is written all the same,
+// without them (no subscription then).
+func SubscriptionLabels(url, branch, match, exclude string) map[string]string {
+	out := map[string]string{}
+	for k, v := range map[string]string{LabelURL: url, LabelBranch: branch, LabelMatch: match, LabelExclude: exclude} {
+		if len(v) > task.MaxLabelLen {
+			return nil
+		}
+		if v != "" {
+			out[k] = v
+		}
+	}
+	return out
+}
+
+// pull is the task a ql repo or ql raw line becomes, with its labels (a
+// subscription's).
 type pull struct {
 	name, title, script, why string
 	code                     Code
 	params                   []string
+	labels                   map[string]string
 }
 
 // panelPull is the task the panel's "ql repo ..." or "ql raw ..." command
@@ -219,7 +250,7 @@ func panelPull(command, binary string) (p pull, why string) {
 			return p, why
 		}
 		rp := s.repoPull()
-		p = pull{name: rp.Name, title: rp.Title, script: rp.Script, code: CodePanelRepo}
+		p = pull{name: rp.Name, title: rp.Title, script: rp.Script, code: CodePanelRepo, labels: SubscriptionLabels(s.URL, s.Branch, s.Match, s.Exclude)}
 		p.why, p.params = s.note(binary)
 		return p, ""
 	default:

@@ -21,14 +21,15 @@ import (
 	"github.com/qinglong/qinglong/internal/core/task"
 )
 
-// The labels of a subscription's pull task. A task with LabelURL is a
-// subscription; the others are absent when empty.
+// The labels of a subscription's pull task, as the converter writes
+// them. A task with LabelURL is a subscription; the others are absent
+// when empty.
 const (
-	LabelPrefix  = "subscription/"
-	LabelURL     = LabelPrefix + "url"
-	LabelBranch  = LabelPrefix + "branch"
-	LabelMatch   = LabelPrefix + "match"
-	LabelExclude = LabelPrefix + "exclude"
+	LabelPrefix  = crontab.LabelPrefix
+	LabelURL     = crontab.LabelURL
+	LabelBranch  = crontab.LabelBranch
+	LabelMatch   = crontab.LabelMatch
+	LabelExclude = crontab.LabelExclude
 )
 
 // Subscription is one as the Subscriptions page shows it: its project,
@@ -76,15 +77,10 @@ func Of(d catalog.Definitions) []Subscription {
 	return out
 }
 
-// Labels are f's task labels.
+// Labels are f's task labels (its fields are checked no longer than a
+// label's).
 func (f Form) Labels() map[string]string {
-	out := map[string]string{LabelURL: f.URL}
-	for k, v := range map[string]string{LabelBranch: f.Branch, LabelMatch: f.Match, LabelExclude: f.Exclude} {
-		if v != "" {
-			out[k] = v
-		}
-	}
-	return out
+	return crontab.SubscriptionLabels(f.URL, f.Branch, f.Match, f.Exclude)
 }
 
 // Note is what an audit record of f says beside its URL: its branch and
