@@ -35,6 +35,9 @@ type subscriptionsData struct {
 	// FolderHere says the subscription's folder is in the scripts folder
 	// now (the delete's confirm offers to delete it).
 	FolderHere bool
+	// Request keys the list's Pull now forms, so that a form sent twice
+	// (a double click, a resend) admits one Run.
+	Request string
 }
 
 // subscriptionRow is one subscription as the list shows it, with its
@@ -55,7 +58,7 @@ func (c *Console) subscriptionsPage(w http.ResponseWriter, r *http.Request, s *s
 		c.render(w, r, http.StatusOK, "subscriptions", s, d)
 		return
 	}
-	d.Here = true
+	d.Here, d.Request = true, randomID()
 	subs, err := subscription.List(r.Context(), c.cfg.Export)
 	if err != nil {
 		c.fail(w, r, s, err)
@@ -297,7 +300,9 @@ func (c *Console) subscriptionPull(w http.ResponseWriter, r *http.Request, s *se
 		c.failWith(w, r, s, http.StatusConflict, fmt.Sprintf(tr(lang(r), overlapKey("err.overlap", res.Waiting)), res.Unfinished))
 		return
 	}
-	if c.recordSubscription(w, r, s, audit.Subscription(audit.SubscriptionPulled, s.actor(r), sub.Project, sub.Name, subscription.Redacted(sub.URL), "Run "+res.RunID), "subscription "+sub.Name+" was pulled") {
+	// A form sent again finds the Run it admitted (not Created): that pull
+	// is recorded once.
+	if !res.Created || c.recordSubscription(w, r, s, audit.Subscription(audit.SubscriptionPulled, s.actor(r), sub.Project, sub.Name, subscription.Redacted(sub.URL), "Run "+res.RunID), "subscription "+sub.Name+" was pulled") {
 		http.Redirect(w, r, "/runs/"+url.PathEscape(res.RunID), http.StatusSeeOther)
 	}
 }

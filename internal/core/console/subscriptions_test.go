@@ -261,21 +261,26 @@ func TestDeletingASubscriptionKeepsItsFolderUnlessTheBoxIsTicked(t *testing.T) {
 }
 
 // Pull now admits a Run of the pull task as its trigger's Run now does,
-// records it with the Run, and shows the Run (its live log).
+// records it with the Run, and shows the Run (its live log); the same
+// form sent again finds that Run, recorded once.
 func TestPullNowRunsThePullTaskAndShowsItsRun(t *testing.T) {
 	t.Parallel()
 	site := newScriptsSite(t)
 	if w := site.do(apitoken.Admin, "/subscriptions/new", subscriptionForm("jd", "https://github.com/o/r.git", "")); w.Code != http.StatusOK {
 		t.Fatalf("the add: %d\n%s", w.Code, w.Body)
 	}
-	w := site.send(apitoken.Admin, "/subscriptions/pull", url.Values{"name": {"repo-o-r"}})
+	w := site.send(apitoken.Admin, "/subscriptions/pull", url.Values{"name": {"repo-o-r"}, "request": {"req-1"}})
 	to := w.Header().Get("Location")
 	if w.Code != http.StatusSeeOther || !strings.HasPrefix(to, "/runs/") {
 		t.Fatalf("pull now: %d to %q, want the Run's page\n%s", w.Code, to, w.Body)
 	}
+	// The same form sent again (a double click) finds the same Run.
+	if again := site.send(apitoken.Admin, "/subscriptions/pull", url.Values{"name": {"repo-o-r"}, "request": {"req-1"}}); again.Code != http.StatusSeeOther || again.Header().Get("Location") != to {
+		t.Fatalf("the form sent again: %d to %q, want the same Run %s", again.Code, again.Header().Get("Location"), to)
+	}
 	recs := subscriptionRecords(t, site)
 	if len(recs) != 2 || recs[0].Action != audit.SubscriptionPulled || !strings.Contains(recs[0].Note, "Run "+strings.TrimPrefix(to, "/runs/")) {
-		t.Errorf("the records: %+v; want subscription.pulled naming the Run", recs)
+		t.Errorf("the records: %+v; want one subscription.pulled naming the Run", recs)
 	}
 	if page := site.send(apitoken.Admin, "/subscriptions", nil).Body.String(); !strings.Contains(page, `<a href="`+to+`" class="sub-last-run">`) {
 		t.Errorf("the list does not link the last pull's Run %s:\n%s", to, page)
@@ -406,5 +411,30 @@ func TestAConvertedQLRepoLineIsListedAsASubscription(t *testing.T) {
 		if !strings.Contains(page, want) {
 			t.Errorf("the list lacks %q:\n%s", want, page)
 		}
+	}
+}
+
+// A task labelled subscription/url in its definitions file is a
+// subscription too, listed without a schedule while it has no trigger
+// of its name; deleting it creates none.
+func TestAHandLabelledTaskWithoutATriggerIsASubscriptionPulledByNoSchedule(t *testing.T) {
+	t.Parallel()
+	site := newScriptsSite(t)
+	doc, err := apply.Parse("jd.yaml", []byte("project: jd\ntasks:\n  - name: repo-o-r\n    script: \"true\"\n    labels: {subscription/url: \"https://github.com/o/r.git\"}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := apply.Apply(t.Context(), *site.c.cfg.Definitions, doc, ids.New); err != nil {
+		t.Fatal(err)
+	}
+	page := html.UnescapeString(site.send(apitoken.Admin, "/subscriptions?lang=en", nil).Body.String())
+	if !strings.Contains(page, `id="sub-repo-o-r"`) || !strings.Contains(page, "no trigger: pulled by no schedule") || strings.Contains(page, `class="sub-pull"`) {
+		t.Fatalf("the list:\n%s", page)
+	}
+	if w := site.do(apitoken.Admin, "/subscriptions/delete?lang=en", url.Values{"name": {"repo-o-r"}}); w.Code != http.StatusOK {
+		t.Fatalf("the delete: %d\n%s", w.Code, w.Body)
+	}
+	if d := definitionsOf(t, site, "jd"); len(d.Triggers) != 0 || len(subscription.Of(d)) != 0 {
+		t.Errorf("after the delete: %d triggers, %d subscriptions; want none", len(d.Triggers), len(subscription.Of(d)))
 	}
 }
