@@ -52,6 +52,7 @@ var edgePackages = []string{
 	"internal/core/run",
 	"internal/core/schedule",
 	"internal/core/scripts",
+	"internal/core/subscription",
 	"internal/core/shellquote",
 	"internal/single/sqlitestore",
 	"internal/core/task",

@@ -49,6 +49,15 @@ const (
 	// directory was sent (the console's Backup page): who, its size and
 	// how long it took, never what it held.
 	BackupDownloaded Action = "backup.downloaded"
+	// SubscriptionCreated, SubscriptionUpdated, SubscriptionDeleted and
+	// SubscriptionPulled: a subscription (a repository pulled into a
+	// single node's scripts folder by a task of its own) was added,
+	// changed, ended or pulled now, by its name and URL without
+	// credentials.
+	SubscriptionCreated Action = "subscription.created"
+	SubscriptionUpdated Action = "subscription.updated"
+	SubscriptionDeleted Action = "subscription.deleted"
+	SubscriptionPulled  Action = "subscription.pulled"
 )
 
 // Actions lists every action in the order the docs table has them.
@@ -61,6 +70,7 @@ var Actions = []Action{
 	NotificationRetried, ChannelTested,
 	TriggerPaused, TriggerResumed, TriggerEnabled, TriggerDisabled,
 	BackupDownloaded,
+	SubscriptionCreated, SubscriptionUpdated, SubscriptionDeleted, SubscriptionPulled,
 }
 
 // Kind is the kind of object a record is about.
@@ -77,6 +87,7 @@ const (
 	KindScript       Kind = "script"
 	KindTrigger      Kind = "trigger"
 	KindBackup       Kind = "backup"
+	KindSubscription Kind = "subscription"
 )
 
 // Bounds of a record's text, which the tables check too.

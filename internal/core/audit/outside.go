@@ -67,3 +67,13 @@ func Script(action Action, actor, path string, size int64, sha256, note string) 
 func ScriptFolder(action Action, actor, path, note string) Entry {
 	return Entry{Actor: actor, Action: action, ObjectKind: KindScript, ObjectID: path, ObjectName: path, Note: note}
 }
+
+// Subscription is the record of a change of a subscription of project,
+// by its name and its URL, which the caller gives without credentials;
+// note adds what changed.
+func Subscription(action Action, actor, project, name, url, note string) Entry {
+	if note != "" {
+		url += ", " + note
+	}
+	return Entry{Actor: actor, Action: action, ObjectKind: KindSubscription, ObjectID: name, ObjectName: name, Project: project, Note: url}
+}

@@ -276,7 +276,7 @@ or as many replicas on PostgreSQL (profile cluster).`
 		return fillFromEnv(c)
 	}
 	root.AddCommand(versionCommand(), cronCommand(opts), crontabCommand(opts), applyCommand(opts), exportCommand(opts), projectsCommand(opts), serveCommand(opts), runsCommand(opts), triggersCommand(opts),
-		tokensCommand(opts), usersCommand(opts), secretsCommand(opts), scriptsCommand(opts), notificationsCommand(opts), auditCommand(opts), retentionCommand(opts), backupCommand(opts))
+		tokensCommand(opts), usersCommand(opts), secretsCommand(opts), scriptsCommand(opts), subscriptionsCommand(opts), notificationsCommand(opts), auditCommand(opts), retentionCommand(opts), backupCommand(opts))
 	root.AddCommand(opts.Extra...)
 	addDBCheck(root, opts)
 	addDBVacuum(root, opts)

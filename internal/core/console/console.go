@@ -148,7 +148,8 @@ type Config struct {
 	// it.
 	Scripts *scripts.Folder
 	// ScriptsRecord records in the audit trail who changed which file of
-	// Scripts, once the change is done; nil records nothing.
+	// Scripts, or which subscription pulling into it (the Subscriptions
+	// page), once the change is done; nil records nothing.
 	ScriptsRecord audit.Appender
 	// ScriptsHiddenFrom names the account tasks run as (--run-as) when it
 	// cannot reach Scripts (a folder inside the 0700 data directory): the
@@ -392,6 +393,14 @@ var routes = []route{
 	{http.MethodPost, "/scripts/delete", apitoken.Admin, func(c *Console) handlerFunc { return c.scriptDelete }, adminOfEveryProject},
 	{http.MethodGet, "/scripts/tasks", apitoken.Admin, func(c *Console) handlerFunc { return c.scriptsImportForm }, adminOfEveryProject},
 	{http.MethodPost, "/scripts/tasks/preview", apitoken.Admin, func(c *Console) handlerFunc { return c.scriptsImportPreview }, adminOfEveryProject},
+	{http.MethodGet, "/subscriptions", apitoken.Admin, func(c *Console) handlerFunc { return c.subscriptionsPage }, adminOfEveryProject},
+	{http.MethodGet, "/subscriptions/new", apitoken.Admin, func(c *Console) handlerFunc { return c.subscriptionNewPage }, adminOfEveryProject},
+	{http.MethodPost, "/subscriptions/new", apitoken.Admin, func(c *Console) handlerFunc { return c.subscriptionCreate }, adminOfEveryProject},
+	{http.MethodGet, "/subscriptions/edit", apitoken.Admin, func(c *Console) handlerFunc { return c.subscriptionEditPage }, adminOfEveryProject},
+	{http.MethodPost, "/subscriptions/edit", apitoken.Admin, func(c *Console) handlerFunc { return c.subscriptionUpdate }, adminOfEveryProject},
+	{http.MethodGet, "/subscriptions/delete", apitoken.Admin, func(c *Console) handlerFunc { return c.subscriptionDeletePage }, adminOfEveryProject},
+	{http.MethodPost, "/subscriptions/delete", apitoken.Admin, func(c *Console) handlerFunc { return c.subscriptionDelete }, adminOfEveryProject},
+	{http.MethodPost, "/subscriptions/pull", apitoken.Admin, func(c *Console) handlerFunc { return c.subscriptionPull }, adminOfEveryProject},
 	{http.MethodGet, "/backup", apitoken.Admin, func(c *Console) handlerFunc { return c.backupPage }, adminOfEveryProject},
 	{http.MethodPost, "/backup/download", apitoken.Admin, func(c *Console) handlerFunc { return c.backupDownload }, adminOfEveryProject},
 }

@@ -3,6 +3,7 @@ package console
 import (
 	"github.com/qinglong/qinglong/internal/core/qlerror"
 	"github.com/qinglong/qinglong/internal/core/scripts"
+	"github.com/qinglong/qinglong/internal/core/subscription"
 )
 
 // scriptsRefusalsZH say in Chinese the refusals of the Scripts page.
@@ -21,4 +22,11 @@ var scriptsRefusalsZH = map[qlerror.Reason]string{
 	scripts.RefusalNoFiles:        "上传中没有文件：请选择一个或多个文件后再上传。",
 	scripts.RefusalBusy:           "脚本文件夹 {dir} 正被另一个进程（使用同一文件夹的服务器，或 scripts put/rm）修改，等待超时，什么都没有改动：请稍后再试。",
 	scripts.RefusalLink:           "脚本 {path} 是指向 {target} 的符号链接，而该目标在脚本文件夹之外、不存在或经过过多链接（循环？）；什么都没有写入，链接保持原样：请让链接指向脚本文件夹内的文件，或删除该链接并在原处新建文件。",
+	subscription.RefusalURL:       "仓库地址“{value}”不可用（{why}）：请写 https://host/OWNER/REPO.git、ssh://git@host/OWNER/REPO.git、git@host:OWNER/REPO.git，或本机上的 file:///path/OWNER/REPO.git。",
+	subscription.RefusalURLRepo:   "仓库地址“{value}”没有给出所有者和仓库名，而订阅的名称和文件夹由它们组成：请写成 https://host/OWNER/REPO.git。",
+	subscription.RefusalBranch:    "分支“{value}”不是 git 接受的分支名（不能有空格、~ ^ : ? * [ \\、..、//，不能以 -、/ 或 . 开头）：请按 git 中的名称填写，如 main，或留空使用仓库的默认分支。",
+	subscription.RefusalPattern:   "{field} 不是订阅接受的正则表达式（{why}）：请写如 jd_|jx_ 的表达式，或留空。",
+	subscription.RefusalExists:    "已有名为 {name} 的订阅（项目 {project}），会拉取到同一个文件夹：请编辑它，或先删除它。",
+	subscription.RefusalMissing:   "没有名为“{name}”的订阅（已被删除，或其任务的标签已被移除）：订阅管理页面列出了现有的订阅。",
+	subscription.RefusalRenamed:   "这个仓库地址和分支对应的订阅是 {new}，不是 {name}：订阅的名称和文件夹由仓库和分支决定；请把 {new} 添加为新订阅，再删除 {name}。",
 }

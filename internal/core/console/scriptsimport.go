@@ -53,9 +53,11 @@ type scriptsImportData struct {
 }
 
 // scriptsImportForm shows the Tasks from these scripts form of the
-// folder ?path=.
+// folder ?path=, its regular expressions and project filled in from
+// ?match=, ?exclude= and ?project= (a subscription's link).
 func (c *Console) scriptsImportForm(w http.ResponseWriter, r *http.Request, s *session) {
-	c.renderScriptsImport(w, r, s, http.StatusOK, scriptsImportData{scriptsImport: scriptsImport{Path: r.URL.Query().Get("path")}})
+	q := r.URL.Query()
+	c.renderScriptsImport(w, r, s, http.StatusOK, scriptsImportData{scriptsImport: scriptsImport{Path: q.Get("path"), Match: q.Get("match"), Exclude: q.Get("exclude"), Project: q.Get("project")}})
 }
 
 // scriptsImportPreview reads the folder's scripts as `ql crontab

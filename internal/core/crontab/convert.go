@@ -72,6 +72,9 @@ type Entry struct {
 	WorkingDir string
 	// Title is the task's display title, "" for none.
 	Title string
+	// Labels are the task's labels: a ql repo line's say what it
+	// subscribes to (SubscriptionLabels).
+	Labels map[string]string
 }
 
 // Result is a converted crontab: its entries in file order and the lines
@@ -223,8 +226,9 @@ func (st *state) entry(res *Result, n int, text, body string, disabled bool) {
 		return
 	}
 	script, why, name, title := "", "", "", ""
+	var labels map[string]string
 	if pulled != nil {
-		script, name, title = pulled.script, st.unique(cleanName(pulled.name)), pulled.title
+		script, name, title, labels = pulled.script, st.unique(cleanName(pulled.name)), pulled.title, pulled.labels
 	} else {
 		script, why = commandScript(command)
 		name = st.name(command)
@@ -236,7 +240,7 @@ func (st *state) entry(res *Result, n int, text, body string, disabled bool) {
 	if user == st.Account {
 		user = ""
 	}
-	e := Entry{Line: n, Name: name, Title: title, Cron: expr, Timezone: st.zone, Shell: st.shell, Script: script, Env: copyEnv(st.env), RunAs: user, Disabled: disabled}
+	e := Entry{Line: n, Name: name, Title: title, Cron: expr, Timezone: st.zone, Shell: st.shell, Script: script, Env: copyEnv(st.env), RunAs: user, Disabled: disabled, Labels: labels}
 	written, interpreted := "", false
 	if st.ScriptsDir != "" {
 		written, interpreted = panelTask(script)

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/qinglong/qinglong/internal/core/shellquote"
+	"github.com/qinglong/qinglong/internal/core/task"
 	"github.com/qinglong/qinglong/internal/core/validate"
 )
 
@@ -165,11 +166,74 @@ func (r rawFile) note(binary string) (string, []string) {
 		[]string{"url", r.URL, "file", r.File, "command", command}
 }
 
-// pull is the task a ql repo or ql raw line becomes.
+// RepoPull is the pull task of a subscription: its name
+// (repo-OWNER-REPO, with -BRANCH when a branch is named, made a name as
+// the converter makes it: lower case, other characters '-'), display title
+// ("" when the URL's words make none a title may be), the folder of the
+// scripts folder it pulls into and its script.
+type RepoPull struct{ Name, Title, Folder, Script string }
+
+// PullOf is the pull task of the subscription of url and branch ("" the
+// remote's HEAD), named and written as the converter does for "ql repo
+// URL ... BRANCH"; why says what is wrong when url names no owner and
+// repository.
+func PullOf(url, branch string) (RepoPull, string) {
+	s, why := parseSubscription([]string{url, "", "", "", branch})
+	if why != "" {
+		return RepoPull{}, why
+	}
+	p := s.repoPull()
+	p.Name = cleanName(p.Name)
+	return p, ""
+}
+
+func (s subscription) repoPull() RepoPull {
+	p := RepoPull{Name: "repo-" + s.Owner + "-" + s.Repo, Title: s.Owner + "/" + s.Repo, Folder: s.Folder, Script: s.pullScript()}
+	if s.Branch != "" {
+		p.Name += "-" + s.Branch
+		p.Title += " (" + s.Branch + ")"
+	}
+	if validate.Title("title", p.Title) != nil {
+		p.Title = ""
+	}
+	return p
+}
+
+// The labels of a subscription's pull task, saying what it subscribes
+// to: a task labelled LabelURL is a subscription, which the console's
+// Subscriptions page lists.
+const (
+	LabelPrefix  = "subscription/"
+	LabelURL     = LabelPrefix + "url"
+	LabelBranch  = LabelPrefix + "branch"
+	LabelMatch   = LabelPrefix + "match"
+	LabelExclude = LabelPrefix + "exclude"
+)
+
+// SubscriptionLabels are the labels of the pull task of url, branch,
+// match and exclude, an empty one left out; nil when a value is longer
+// than a label's may be, so that the task is written all the same,
+// without them (no subscription then).
+func SubscriptionLabels(url, branch, match, exclude string) map[string]string {
+	out := map[string]string{}
+	for k, v := range map[string]string{LabelURL: url, LabelBranch: branch, LabelMatch: match, LabelExclude: exclude} {
+		if len(v) > task.MaxLabelLen {
+			return nil
+		}
+		if v != "" {
+			out[k] = v
+		}
+	}
+	return out
+}
+
+// pull is the task a ql repo or ql raw line becomes, with its labels (a
+// subscription's).
 type pull struct {
 	name, title, script, why string
 	code                     Code
 	params                   []string
+	labels                   map[string]string
 }
 
 // panelPull is the task the panel's "ql repo ..." or "ql raw ..." command
@@ -185,14 +249,8 @@ func panelPull(command, binary string) (p pull, why string) {
 		if why != "" {
 			return p, why
 		}
-		p = pull{name: "repo-" + s.Owner + "-" + s.Repo, title: s.Owner + "/" + s.Repo, script: s.pullScript(), code: CodePanelRepo}
-		if s.Branch != "" {
-			p.name += "-" + s.Branch
-			p.title += " (" + s.Branch + ")"
-		}
-		if validate.Title("title", p.title) != nil {
-			p.title = ""
-		}
+		rp := s.repoPull()
+		p = pull{name: rp.Name, title: rp.Title, script: rp.Script, code: CodePanelRepo, labels: SubscriptionLabels(s.URL, s.Branch, s.Match, s.Exclude)}
 		p.why, p.params = s.note(binary)
 		return p, ""
 	default:

@@ -85,6 +85,7 @@ type taskDef struct {
 	Env        map[string]string `yaml:"env,omitempty"`
 	WorkingDir string            `yaml:"workingDir,omitempty"`
 	RunAs      *runAs            `yaml:"runAs,omitempty"`
+	Labels     map[string]string `yaml:"labels,omitempty"`
 }
 
 type runAs struct {
@@ -116,7 +117,7 @@ func (r Result) Definitions(project string, server Server) ([]byte, error) {
 			// The default: written only when the crontab chose another.
 			shell = ""
 		}
-		t := taskDef{Name: e.Name, Title: e.Title, Shell: shell, Script: e.Script, Env: e.Env, WorkingDir: e.WorkingDir}
+		t := taskDef{Name: e.Name, Title: e.Title, Shell: shell, Script: e.Script, Env: e.Env, WorkingDir: e.WorkingDir, Labels: e.Labels}
 		if e.RunAs != "" {
 			t.RunAs = &runAs{User: e.RunAs}
 		}

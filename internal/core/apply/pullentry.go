@@ -1,0 +1,125 @@
+package apply
+
+import (
+	"context"
+	"maps"
+	"strings"
+
+	"github.com/qinglong/qinglong/internal/core/catalog"
+	"github.com/qinglong/qinglong/internal/core/qlerror"
+	"github.com/qinglong/qinglong/internal/core/trigger"
+	"github.com/qinglong/qinglong/internal/core/validate"
+)
+
+// PullEntry is a subscription's pull task and the trigger of the same
+// name that runs it, as the console's Subscriptions form publishes them:
+// the task's script, display title and the labels that say what it
+// subscribes to, the schedule, and whether both are enabled.
+type PullEntry struct {
+	Project, Name, Title, Script string
+	// Labels replace the task's labels whose keys start with
+	// LabelPrefix; the task's other labels are kept.
+	Labels         map[string]string
+	LabelPrefix    string
+	Enabled        bool
+	Cron, Timezone string
+}
+
+// NewPullFile writes the definitions file creating e's task and trigger
+// in its project (created with them when it does not exist): the project
+// with its title, cap and env as they are, and those two alone, refused
+// (RefusalNameTaken) when the project has a task or trigger of e's name.
+func NewPullFile(ctx context.Context, r catalog.DefinitionsReader, e PullEntry) ([]byte, error) {
+	doc := exportDoc{Project: e.Project}
+	if validate.Name("project", e.Project) == nil {
+		d, err := r.ProjectDefinitions(ctx, e.Project, max(MaxTasks, MaxTriggers)+1)
+		switch {
+		case qlerror.ReasonOf(err) == catalog.RefusalProjectMissing:
+		case err != nil:
+			return nil, err
+		default:
+			doc = statusOnly(d.Project)
+			for _, x := range d.Tasks {
+				if x.Spec.Name == e.Name {
+					return nil, nameTaken("task", e.Name, e.Project)
+				}
+			}
+			for _, x := range d.Triggers {
+				if x.Spec.Name == e.Name {
+					return nil, nameTaken("trigger", e.Name, e.Project)
+				}
+			}
+		}
+	}
+	script := e.Script
+	t := exportTask{Name: e.Name, Title: e.Title, Script: &script, Labels: e.Labels}
+	tr := exportTrigger{Name: e.Name, Task: e.Name, Title: e.Title, Cron: e.Cron, Timezone: e.Timezone, Misfire: string(trigger.FireOnce)}
+	if !e.Enabled {
+		t.Enabled, tr.Enabled = new(false), new(false)
+	}
+	doc.Tasks, doc.Triggers = []exportTask{t}, []exportTrigger{tr}
+	return encodeExport(doc)
+}
+
+// PullEditFile writes the definitions file giving the task and trigger
+// named e.Name of e.Project e's script, subscription labels, schedule and
+// enabled state, every other field of theirs (env, timeout, placement,
+// titles, overlap, …) as it is, so that what was set on the task as a task
+// stays; a trigger of that name missing is created when e has a cron (an
+// end of a subscription without one leaves it missing). The revisions the
+// file was written from are returned for the apply to check again
+// (Document.Expect), so that a change published meanwhile is not undone.
+func PullEditFile(ctx context.Context, r catalog.DefinitionsReader, e PullEntry) ([]byte, []Expected, error) {
+	d, cur, err := taskOf(ctx, r, e.Project, e.Name)
+	if err != nil {
+		return nil, nil, err
+	}
+	t := exportTaskSpec(cur.Spec)
+	t.Title = d.Titles.Tasks[e.Name]
+	script := e.Script
+	t.Script, t.Labels = &script, pullLabels(cur.Spec.Labels, e)
+	t.Enabled = nil
+	if !e.Enabled {
+		t.Enabled = new(false)
+	}
+	expect := []Expected{{Kind: "task", Name: e.Name, Revision: cur.Revision}}
+	var tr *exportTrigger
+	for _, x := range d.Triggers {
+		if x.Spec.Name == e.Name && x.TaskID == cur.TaskID {
+			had := exportTriggerSpec(e.Name, x.Spec)
+			had.Title = d.Titles.Triggers[e.Name]
+			tr = &had
+			expect = append(expect, Expected{Kind: "trigger", Name: e.Name, Revision: x.Revision})
+		}
+	}
+	if tr == nil && e.Cron != "" {
+		tr = &exportTrigger{Name: e.Name, Task: e.Name, Title: e.Title, Misfire: string(trigger.FireOnce)}
+	}
+	doc := statusOnly(d.Project)
+	doc.Tasks = []exportTask{t}
+	if tr != nil {
+		tr.Cron, tr.Timezone, tr.Enabled = e.Cron, e.Timezone, nil
+		if !e.Enabled {
+			tr.Enabled = new(false)
+		}
+		doc.Triggers = []exportTrigger{*tr}
+	}
+	text, err := encodeExport(doc)
+	return text, expect, err
+}
+
+// pullLabels are the task's labels with those of e's prefix replaced by
+// e's.
+func pullLabels(had map[string]string, e PullEntry) map[string]string {
+	out := map[string]string{}
+	for k, v := range had {
+		if !strings.HasPrefix(k, e.LabelPrefix) {
+			out[k] = v
+		}
+	}
+	maps.Copy(out, e.Labels)
+	if len(out) == 0 {
+		return nil
+	}
+	return out
+}

@@ -1,0 +1,204 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"github.com/qinglong/qinglong/internal/core/audit"
+	"github.com/qinglong/qinglong/internal/core/qlerror"
+	"github.com/qinglong/qinglong/internal/core/scripts"
+	"github.com/qinglong/qinglong/internal/core/subscription"
+)
+
+func subscriptionsCommand(opts Options) *cobra.Command {
+	c := &cobra.Command{
+		Use:   "subscriptions",
+		Short: "List, add and remove the subscriptions: git repositories pulled on a schedule into the scripts folder",
+		Long: `A subscription is the qinglong panel's ql repo: a task and a trigger named repo-OWNER-REPO[-BRANCH]
+that clone the repository into OWNER_REPO[_BRANCH] of the scripts folder on their first Run and update
+it on each later one, as crontab convert makes of a ql repo line; its task is labelled with the URL,
+branch, match and exclude, and stays a task (export and apply show and change it). A pull adds no
+task: ` + "`" + opts.Binary + ` crontab scripts` + "`" + ` (or the console's Tasks from this subscription) makes tasks of its
+scripts. add and rm are recorded in the audit trail by name and URL, never the URL's credentials,
+and are refused while this device's clock reads behind the newest time the database recorded.`,
+	}
+	c.AddCommand(subscriptionsListCommand(opts), subscriptionsAddCommand(opts), subscriptionsRmCommand(opts))
+	return c
+}
+
+func subscriptionsListCommand(opts Options) *cobra.Command {
+	var f scriptsFlags
+	c := &cobra.Command{
+		Use:     "list",
+		Short:   "List every project's subscriptions: URL (without credentials), branch, schedule, folder, match and exclude",
+		Example: "  " + opts.Binary + " subscriptions list --data-dir /var/lib/qinglong",
+		Args:    cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if _, err := f.folder(opts); err != nil {
+				return err
+			}
+			b, err := openExisting(cmd.Context(), opts, &f.db)
+			if err != nil {
+				return err
+			}
+			defer b.Close()
+			if b.Definitions == nil {
+				return errors.New("this database cannot be read for its definitions")
+			}
+			subs, err := subscription.List(cmd.Context(), b.Definitions)
+			if err != nil {
+				return err
+			}
+			if len(subs) == 0 {
+				fmt.Fprintln(cmd.OutOrStdout(), "no subscriptions")
+				return nil
+			}
+			w := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
+			fmt.Fprintln(w, "NAME\tPROJECT\tURL\tBRANCH\tSCHEDULE\tFOLDER\tMATCH\tEXCLUDE\tENABLED")
+			for _, s := range subs {
+				schedule := "-"
+				if s.Trigger != "" {
+					schedule = s.Cron + " " + s.Timezone
+				}
+				fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%t\n", s.Name, s.Project, userText(subscription.Redacted(s.URL)), dash(s.Branch), userText(schedule),
+					userText(dash(s.Folder)), userText(dash(s.Match)), userText(dash(s.Exclude)), s.Enabled)
+			}
+			return w.Flush()
+		},
+	}
+	addScriptsFlags(c, &f, opts, false)
+	return c
+}
+
+// dash is s, or - for nothing.
+func dash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+func subscriptionsAddCommand(opts Options) *cobra.Command {
+	var f scriptsFlags
+	var form subscription.Form
+	var disabled bool
+	c := &cobra.Command{
+		Use:   "add URL",
+		Short: "Add a subscription: its pull task and trigger, published at once",
+		Long: `Add a subscription of the repository URL (https://, http://, ssh://, git://, file:// for one on
+this host, or user@host:OWNER/REPO.git), named after its owner, repository and --branch as crontab
+convert names a ql repo line's. A subscription of that name in any project is refused: both would
+pull into one folder. Its first pull is its trigger's first fire, or ` + "`" + opts.Binary + ` triggers run PROJECT/NAME` + "`" + `.`,
+		Example: "  " + opts.Binary + " subscriptions add https://github.com/OWNER/REPO.git --project jd --cron '0 */6 * * *' --tz Asia/Shanghai --match 'jd_|jx_' --data-dir /var/lib/qinglong",
+		Args:    oneArg("subscriptions add takes one repository URL, such as https://github.com/OWNER/REPO.git"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if form.Project == "" || form.Cron == "" || form.Timezone == "" {
+				return Usagef("subscriptions add needs --project, --cron and --tz")
+			}
+			form.URL, form.Enabled = args[0], !disabled
+			if _, err := f.folder(opts); err != nil {
+				return err
+			}
+			b, err := openExistingForWrite(cmd.Context(), opts, &f.db)
+			if err != nil {
+				return err
+			}
+			defer b.Close()
+			if b.Definitions == nil {
+				return errors.New("this database cannot be read for its definitions")
+			}
+			pull, form, errs := subscription.Save(cmd.Context(), b.Definitions, b.Catalog, form, "", actor())
+			if len(errs) > 0 {
+				return errors.Join(errs...)
+			}
+			if b.Record != nil {
+				e := audit.Subscription(audit.SubscriptionCreated, actor(), form.Project, pull.Name, subscription.Redacted(form.URL), form.Note())
+				if err := audit.RecordDone(cmd.Context(), b.Record, e, "subscription "+pull.Name+" was added"); err != nil {
+					return err
+				}
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "added subscription %s to project %s, pulling into %s of the scripts folder; pull it now with `%s triggers run %s/%s`\n",
+				pull.Name, form.Project, userText(pull.Folder), opts.Binary, form.Project, pull.Name)
+			return nil
+		},
+	}
+	c.Flags().StringVar(&form.Project, "project", "", "the project of its task and trigger (required; made when missing)")
+	c.Flags().StringVar(&form.Branch, "branch", "", "the branch to pull (default: the repository's default branch)")
+	c.Flags().StringVar(&form.Cron, "cron", "", "when to pull: a cron expression, 5 fields or 6 with seconds first (required)")
+	c.Flags().StringVar(&form.Timezone, "tz", "", "IANA time zone of the cron (required), e.g. Asia/Shanghai")
+	c.Flags().StringVar(&form.Match, "match", "", "a regular expression: the scripts to make tasks of (the panel's whitelist), kept for crontab scripts and the console")
+	c.Flags().StringVar(&form.Exclude, "exclude", "", "a regular expression: the scripts to leave out (the panel's blacklist)")
+	c.Flags().BoolVar(&disabled, "disabled", false, "add it with its task and trigger disabled")
+	addScriptsFlags(c, &f, opts, true)
+	return c
+}
+
+func subscriptionsRmCommand(opts Options) *cobra.Command {
+	var f scriptsFlags
+	var withFolder bool
+	c := &cobra.Command{
+		Use:   "rm NAME",
+		Short: "Remove a subscription; its folder stays unless --with-folder",
+		Long: `Remove the subscription NAME: its task loses the labels that made it one, and it and its trigger
+are disabled (a task is never deleted: its Runs and history stay). Its folder stays in the scripts
+folder, with the tasks made of its scripts, unless --with-folder deletes it and all it holds.`,
+		Example: "  " + opts.Binary + " subscriptions rm repo-owner-repo --data-dir /var/lib/qinglong",
+		Args:    oneArg("subscriptions rm takes one subscription name, such as repo-owner-repo (subscriptions list shows them)"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			folder, err := f.folder(opts)
+			if err != nil {
+				return err
+			}
+			b, err := openExistingForWrite(cmd.Context(), opts, &f.db)
+			if err != nil {
+				return err
+			}
+			defer b.Close()
+			if b.Definitions == nil {
+				return errors.New("this database cannot be read for its definitions")
+			}
+			subs, err := subscription.List(cmd.Context(), b.Definitions)
+			if err != nil {
+				return err
+			}
+			sub, ok := subscription.Named(subs, args[0])
+			if !ok {
+				return subscription.Missing(args[0])
+			}
+			if err := subscription.End(cmd.Context(), b.Definitions, b.Catalog, sub, actor()); err != nil {
+				return err
+			}
+			note, said := "its folder "+sub.Folder+" kept", "its folder "+sub.Folder+" stays in the scripts folder"
+			var removeErr error
+			if withFolder && sub.Folder != "" {
+				gone, err := folder.Remove(sub.Folder, true)
+				switch {
+				case qlerror.ReasonOf(err) == scripts.RefusalMissing:
+					said = "its folder " + sub.Folder + " was not in the scripts folder"
+				case err != nil:
+					removeErr = err
+				default:
+					note = fmt.Sprintf("its folder %s deleted (%d entries)", sub.Folder, gone.Entries)
+					said = note
+				}
+			}
+			if b.Record != nil {
+				e := audit.Subscription(audit.SubscriptionDeleted, actor(), sub.Project, sub.Name, subscription.Redacted(sub.URL), note)
+				if err := audit.RecordDone(cmd.Context(), b.Record, e, "subscription "+sub.Name+" was removed"); err != nil {
+					return errors.Join(err, removeErr)
+				}
+			}
+			if removeErr != nil {
+				return removeErr
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "removed subscription %s of project %s; %s\n", sub.Name, sub.Project, userText(said))
+			return nil
+		},
+	}
+	c.Flags().BoolVar(&withFolder, "with-folder", false, "also delete its folder in the scripts folder, with all it holds")
+	addScriptsFlags(c, &f, opts, true)
+	return c
+}

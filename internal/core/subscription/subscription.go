@@ -1,0 +1,383 @@
+// Package subscription is the 青龙 panel's subscription (订阅) on a single
+// node: a git repository pulled on a schedule into the scripts folder. It
+// is no object of its own: it is the pull task and trigger `ql crontab
+// convert` makes of "ql repo URL ...", named repo-OWNER-REPO[-BRANCH],
+// whose task carries labels saying what it subscribes to (URL, branch,
+// the regular expressions choosing which of its scripts become tasks). The
+// task stays a task: the definitions page shows and edits it.
+package subscription
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"strings"
+
+	"github.com/qinglong/qinglong/internal/core/apply"
+	"github.com/qinglong/qinglong/internal/core/catalog"
+	"github.com/qinglong/qinglong/internal/core/crontab"
+	"github.com/qinglong/qinglong/internal/core/ids"
+	"github.com/qinglong/qinglong/internal/core/qlerror"
+	"github.com/qinglong/qinglong/internal/core/task"
+)
+
+// The labels of a subscription's pull task, as the converter writes
+// them. A task with LabelURL is a subscription; the others are absent
+// when empty.
+const (
+	LabelPrefix  = crontab.LabelPrefix
+	LabelURL     = crontab.LabelURL
+	LabelBranch  = crontab.LabelBranch
+	LabelMatch   = crontab.LabelMatch
+	LabelExclude = crontab.LabelExclude
+)
+
+// Subscription is one as the Subscriptions page shows it: its project,
+// its task's and trigger's name, what it pulls and where to, which of its
+// scripts become tasks, its schedule and whether it is enabled (its task
+// and its trigger both).
+type Subscription struct {
+	Project, Name, Title        string
+	URL, Branch, Match, Exclude string
+	Folder                      string
+	Cron, Timezone              string
+	Enabled                     bool
+	// Trigger is its trigger's id, "" when the task has no trigger of its
+	// name (then it is pulled by no schedule).
+	Trigger string
+}
+
+// Form is a subscription as the add and edit forms send it.
+type Form struct {
+	Project, URL, Branch, Match, Exclude, Cron, Timezone string
+	Enabled                                              bool
+}
+
+// Of lists the subscriptions of a project's definitions: its tasks
+// labelled LabelURL, each with its trigger of the same name.
+func Of(d catalog.Definitions) []Subscription {
+	var out []Subscription
+	for _, t := range d.Tasks {
+		u, ok := t.Spec.Labels[LabelURL]
+		if !ok {
+			continue
+		}
+		l := t.Spec.Labels
+		s := Subscription{Project: d.Project.Name, Name: t.Spec.Name, Title: d.Titles.Tasks[t.Spec.Name], URL: u, Branch: l[LabelBranch], Match: l[LabelMatch], Exclude: l[LabelExclude]}
+		if p, why := crontab.PullOf(s.URL, s.Branch); why == "" {
+			s.Folder = p.Folder
+		}
+		for _, tr := range d.Triggers {
+			if tr.Spec.Name == t.Spec.Name && tr.TaskID == t.TaskID {
+				s.Trigger, s.Cron, s.Timezone, s.Enabled = tr.TriggerID, tr.Spec.Cron.Expression, tr.Spec.Cron.Timezone, tr.Spec.Enabled && t.Spec.Enabled
+			}
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+// Labels are f's task labels (its fields are checked no longer than a
+// label's).
+func (f Form) Labels() map[string]string {
+	return crontab.SubscriptionLabels(f.URL, f.Branch, f.Match, f.Exclude)
+}
+
+// Note is what an audit record of f says beside its URL: its branch and
+// schedule, and whether it is disabled.
+func (f Form) Note() string {
+	branch := f.Branch
+	if branch == "" {
+		branch = "(the repository's default)"
+	}
+	note := "branch " + branch + ", cron " + f.Cron + " " + f.Timezone
+	if !f.Enabled {
+		note += ", disabled"
+	}
+	return note
+}
+
+// The reasons of a subscription form's refusals.
+const (
+	// RefusalURL is a URL of no form a subscription takes: value (its
+	// credentials left out), why.
+	RefusalURL qlerror.Reason = "subscription_url"
+	// RefusalURLRepo is a URL naming no owner and repository, which the
+	// subscription's name and folder are made of: value.
+	RefusalURLRepo qlerror.Reason = "subscription_url_repo"
+	// RefusalBranch is a branch git would not take as one: value.
+	RefusalBranch qlerror.Reason = "subscription_branch"
+	// RefusalPattern is a match or exclude that is no regular expression
+	// or is too long: field (match or exclude), why.
+	RefusalPattern qlerror.Reason = "subscription_pattern"
+	// RefusalExists is a subscription of the name the form's URL and
+	// branch make, in this or another project: name, project.
+	RefusalExists qlerror.Reason = "subscription_exists"
+	// RefusalMissing is a subscription of no such name: name.
+	RefusalMissing qlerror.Reason = "subscription_missing"
+	// RefusalRenamed is an edit whose URL or branch make another name
+	// than the subscription's: name, new.
+	RefusalRenamed qlerror.Reason = "subscription_renamed"
+)
+
+// Check reads f, refusing each of its fields a subscription does not
+// take (every mistake at once), and is the pull task it makes.
+func (f Form) Check() (crontab.RepoPull, []error) {
+	var errs []error
+	pull, err := checkURL(f.URL)
+	if err != nil {
+		errs = append(errs, err)
+	}
+	if err := checkBranch(f.Branch); err != nil {
+		errs = append(errs, err)
+	} else if len(errs) == 0 {
+		pull, _ = crontab.PullOf(f.URL, f.Branch)
+	}
+	for _, p := range []struct{ field, value string }{{"match", f.Match}, {"exclude", f.Exclude}} {
+		if err := checkPattern(p.field, p.value); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return pull, errs
+}
+
+// schemes are the URL schemes git fetches a subscription over; ext:: and
+// other transports that run commands are not among them.
+var schemes = []string{"https://", "http://", "ssh://", "git://", "file://"}
+
+// scpLike is git's user@host:path form (git@github.com:owner/repo.git).
+var scpLike = regexp.MustCompile(`^[A-Za-z0-9._-]+@[A-Za-z0-9.-]+:[^:/][^:]*$`)
+
+// checkURL refuses a URL git would not fetch as a repository here, or
+// that names no owner and repository.
+func checkURL(u string) (crontab.RepoPull, error) {
+	refuse := func(why string) error {
+		return qlerror.New(qlerror.Invalid, "the repository URL %q %s: write https://host/OWNER/REPO.git, ssh://git@host/OWNER/REPO.git, git@host:OWNER/REPO.git, "+
+			"or file:///path/OWNER/REPO.git for one on this host", Redacted(u), why).Because(RefusalURL, "value", Redacted(u), "why", why)
+	}
+	switch {
+	case u == "":
+		return crontab.RepoPull{}, refuse("is empty")
+	case len(u) > task.MaxLabelLen:
+		return crontab.RepoPull{}, refuse(fmt.Sprintf("has %d characters, more than the %d a subscription keeps", len(u), task.MaxLabelLen))
+	case strings.ContainsFunc(u, func(r rune) bool { return r <= ' ' || r == 0x7f }):
+		return crontab.RepoPull{}, refuse("holds a space or a control character")
+	case strings.HasPrefix(u, "-"):
+		return crontab.RepoPull{}, refuse("starts with '-', which git would read as an option")
+	}
+	known := scpLike.MatchString(u)
+	for _, s := range schemes {
+		if rest, ok := strings.CutPrefix(strings.ToLower(u), s); ok && rest != "" && (s == "file://" || !strings.HasPrefix(rest, "/")) {
+			known = true
+		}
+	}
+	if !known {
+		return crontab.RepoPull{}, refuse("is of no form a subscription takes (https, http, ssh, git, file, or user@host:path)")
+	}
+	p, why := crontab.PullOf(u, "")
+	if why != "" || !ownerAndRepo(u) {
+		return p, qlerror.New(qlerror.Invalid, "the repository URL %q names no owner and repository, which the subscription's name and folder are made of: "+
+			"write it as https://host/OWNER/REPO.git", Redacted(u)).Because(RefusalURLRepo, "value", Redacted(u))
+	}
+	return p, nil
+}
+
+// ownerAndRepo says whether u's path has two segments at least, the
+// owner and the repository: the panel would take the host for the owner
+// of https://host/repo.
+func ownerAndRepo(u string) bool {
+	path := u
+	if i := strings.Index(u, "://"); i >= 0 {
+		rest := u[i+3:]
+		j := strings.Index(rest, "/")
+		if j < 0 {
+			return false
+		}
+		path = rest[j:]
+	} else {
+		path = u[strings.Index(u, ":")+1:]
+	}
+	n := 0
+	for seg := range strings.SplitSeq(path, "/") {
+		if seg != "" {
+			n++
+		}
+	}
+	return n >= 2
+}
+
+// checkBranch refuses a branch name git refuses (git check-ref-format's
+// rules), so that it cannot be read as an option or leave the folder.
+func checkBranch(b string) error {
+	if b == "" {
+		return nil
+	}
+	bad := len(b) > 200 || strings.HasPrefix(b, "-") || strings.HasPrefix(b, "/") || strings.HasPrefix(b, ".") ||
+		strings.HasSuffix(b, "/") || strings.HasSuffix(b, ".") || strings.HasSuffix(b, ".lock") ||
+		strings.Contains(b, "..") || strings.Contains(b, "//") || strings.Contains(b, "@{") || strings.Contains(b, "/.") ||
+		strings.ContainsAny(b, "~^:?*[\\") || strings.ContainsFunc(b, func(r rune) bool { return r <= ' ' || r == 0x7f })
+	if bad {
+		return qlerror.New(qlerror.Invalid, "the branch %q is no name git takes for a branch (no spaces, ~ ^ : ? * [ \\, .., //, nor a leading - / or .): "+
+			"write the branch as git names it, such as main, or leave it empty for the repository's default", b).Because(RefusalBranch, "value", b)
+	}
+	return nil
+}
+
+// checkPattern refuses a match or exclude that is no regular expression
+// (Go's syntax, which `ql crontab scripts` reads) or longer than a label.
+func checkPattern(field, p string) error {
+	if p == "" {
+		return nil
+	}
+	why := ""
+	if len(p) > task.MaxLabelLen {
+		why = fmt.Sprintf("it has %d characters, more than the %d a subscription keeps", len(p), task.MaxLabelLen)
+	} else if _, err := regexp.Compile(p); err != nil {
+		why = err.Error()
+	}
+	if why == "" {
+		return nil
+	}
+	return qlerror.New(qlerror.Invalid, "%s: %q is no regular expression a subscription takes (%s): write one such as jd_|jx_, or leave it empty", field, p, why).
+		Because(RefusalPattern, "field", field, "why", why)
+}
+
+// Exists refuses a new subscription of a name one has already.
+func Exists(s Subscription) error {
+	return qlerror.New(qlerror.Conflict, "a subscription named %s exists already (project %s), pulling into the same folder: edit it, or delete it first", s.Name, s.Project).
+		Because(RefusalExists, "name", s.Name, "project", s.Project)
+}
+
+// Missing refuses a subscription of no such name.
+func Missing(name string) error {
+	return qlerror.New(qlerror.NotFound, "there is no subscription named %q (deleted since, or its task's labels were removed): the Subscriptions page lists them", name).
+		Because(RefusalMissing, "name", name)
+}
+
+// Renamed refuses an edit whose URL or branch make another name.
+func Renamed(name, to string) error {
+	return qlerror.New(qlerror.Invalid, "this URL and branch make the subscription %s, not %s: a subscription's name and folder follow its repository and branch; "+
+		"add %s as a new subscription and delete %s", to, name, to, name).Because(RefusalRenamed, "name", name, "new", to)
+}
+
+// Redacted is u without the credentials a URL may carry
+// (https://user:token@host/...): what records and pages show of it.
+func Redacted(u string) string {
+	i := strings.Index(u, "://")
+	if i < 0 {
+		return u
+	}
+	rest := u[i+3:]
+	host := rest
+	if j := strings.IndexAny(rest, "/?#"); j >= 0 {
+		host = rest[:j]
+	}
+	at := strings.LastIndex(host, "@")
+	if at < 0 {
+		return u
+	}
+	return u[:i+3] + rest[at+1:]
+}
+
+// List reads every project's subscriptions, in project and name order.
+func List(ctx context.Context, r catalog.DefinitionsReader) ([]Subscription, error) {
+	projects, err := r.ProjectNames(ctx, maxProjects, nil)
+	if err != nil {
+		return nil, err
+	}
+	var out []Subscription
+	for _, p := range projects {
+		d, err := r.ProjectDefinitions(ctx, p.Name, max(apply.MaxTasks, apply.MaxTriggers))
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, Of(d)...)
+	}
+	return out, nil
+}
+
+// maxProjects bounds the projects List reads, as the console's pickers
+// offer them.
+const maxProjects = 1000
+
+// Named is the subscription of name among subs, and whether there is one.
+func Named(subs []Subscription, name string) (Subscription, bool) {
+	for _, s := range subs {
+		if s.Name == name {
+			return s, true
+		}
+	}
+	return Subscription{}, false
+}
+
+// Save publishes f by actor: as a new subscription when name is "", else
+// as the edit of the subscription named name (whose project it keeps).
+// It returns the pull task f makes and every refusal: f's fields', a
+// name taken (a new one's, in any project) or changed (an edit's), and
+// the publish's, as an apply of the file it writes refuses it (a cron or
+// zone refused as a trigger's, a change published meanwhile).
+func Save(ctx context.Context, r catalog.DefinitionsReader, svc catalog.Service, f Form, name, actor string) (crontab.RepoPull, Form, []error) {
+	pull, errs := f.Check()
+	if len(errs) > 0 {
+		return pull, f, errs
+	}
+	subs, err := List(ctx, r)
+	if err != nil {
+		return pull, f, []error{err}
+	}
+	if name != "" {
+		old, ok := Named(subs, name)
+		switch {
+		case !ok:
+			return pull, f, []error{Missing(name)}
+		case pull.Name != old.Name:
+			return pull, f, []error{Renamed(old.Name, pull.Name)}
+		}
+		f.Project = old.Project
+	} else if other, ok := Named(subs, pull.Name); ok {
+		return pull, f, []error{Exists(other)}
+	}
+	e := apply.PullEntry{Project: f.Project, Name: pull.Name, Title: pull.Title, Script: pull.Script, Labels: f.Labels(), LabelPrefix: LabelPrefix,
+		Enabled: f.Enabled, Cron: f.Cron, Timezone: f.Timezone}
+	var text []byte
+	var expect []apply.Expected
+	if name != "" {
+		text, expect, err = apply.PullEditFile(ctx, r, e)
+	} else {
+		text, err = apply.NewPullFile(ctx, r, e)
+	}
+	if err == nil {
+		err = publish(ctx, svc, text, expect, name == "", actor)
+	}
+	if err != nil {
+		return pull, f, []error{err}
+	}
+	return pull, f, nil
+}
+
+// End ends sub by actor: its task loses the labels that made it a
+// subscription, and it and its trigger are disabled. A task is never
+// deleted: its Runs and history stay, and its folder is left as it is.
+func End(ctx context.Context, r catalog.DefinitionsReader, svc catalog.Service, sub Subscription, actor string) error {
+	pull, _ := Form{URL: sub.URL, Branch: sub.Branch}.Check()
+	e := apply.PullEntry{Project: sub.Project, Name: sub.Name, Script: pull.Script, LabelPrefix: LabelPrefix, Cron: sub.Cron, Timezone: sub.Timezone}
+	text, expect, err := apply.PullEditFile(ctx, r, e)
+	if err != nil {
+		return err
+	}
+	return publish(ctx, svc, text, expect, false, actor)
+}
+
+// publish applies a subscription's file by actor, as the definitions
+// page applies one: one transaction, the publish audited, the revisions
+// the file was written from checked again (expect), a new one's refused
+// if anything of it exists meanwhile (createOnly).
+func publish(ctx context.Context, svc catalog.Service, text []byte, expect []apply.Expected, createOnly bool, actor string) error {
+	doc, err := apply.Parse("subscription.yaml", text)
+	if err != nil {
+		return err
+	}
+	doc.Expect = expect
+	_, err = apply.Publish(ctx, svc, doc, ids.New, apply.Options{Actor: actor, Summarized: true, CreateOnly: createOnly})
+	return err
+}
