@@ -49,6 +49,12 @@ const (
 	// directory was sent (the console's Backup page): who, its size and
 	// how long it took, never what it held.
 	BackupDownloaded Action = "backup.downloaded"
+	// DependencyAdded, DependencyInstalled and DependencyRemoved: a
+	// package of a single node's Dependencies page was declared, given an
+	// install Run, or removed with an uninstall Run, by kind and name.
+	DependencyAdded     Action = "dependency.added"
+	DependencyInstalled Action = "dependency.installed"
+	DependencyRemoved   Action = "dependency.removed"
 )
 
 // Actions lists every action in the order the docs table has them.
@@ -61,6 +67,7 @@ var Actions = []Action{
 	NotificationRetried, ChannelTested,
 	TriggerPaused, TriggerResumed, TriggerEnabled, TriggerDisabled,
 	BackupDownloaded,
+	DependencyAdded, DependencyInstalled, DependencyRemoved,
 }
 
 // Kind is the kind of object a record is about.
@@ -77,6 +84,7 @@ const (
 	KindScript       Kind = "script"
 	KindTrigger      Kind = "trigger"
 	KindBackup       Kind = "backup"
+	KindDependency   Kind = "dependency"
 )
 
 // Bounds of a record's text, which the tables check too.

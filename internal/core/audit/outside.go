@@ -67,3 +67,11 @@ func Script(action Action, actor, path string, size int64, sha256, note string) 
 func ScriptFolder(action Action, actor, path, note string) Entry {
 	return Entry{Actor: actor, Action: action, ObjectKind: KindScript, ObjectID: path, ObjectName: path, Note: note}
 }
+
+// Dependency is the record of a change of a declared package, by its
+// kind and name (node/axios); note says what was asked for (its
+// specifier) and the Run that installs or removes it.
+func Dependency(action Action, actor, kind, name, note string) Entry {
+	id := kind + "/" + name
+	return Entry{Actor: actor, Action: action, ObjectKind: KindDependency, ObjectID: id, ObjectName: id, Note: note}
+}

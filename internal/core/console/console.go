@@ -34,6 +34,7 @@ import (
 	"github.com/qinglong/qinglong/internal/core/authlog"
 	"github.com/qinglong/qinglong/internal/core/catalog"
 	"github.com/qinglong/qinglong/internal/core/databackup"
+	"github.com/qinglong/qinglong/internal/core/deps"
 	"github.com/qinglong/qinglong/internal/core/hold"
 	"github.com/qinglong/qinglong/internal/core/httpserve"
 	"github.com/qinglong/qinglong/internal/core/notify"
@@ -150,6 +151,12 @@ type Config struct {
 	// ScriptsRecord records in the audit trail who changed which file of
 	// Scripts, once the change is done; nil records nothing.
 	ScriptsRecord audit.Appender
+	// Dependencies installs the packages the scripts need on this
+	// machine, which runs the commands (the Dependencies page, admin
+	// sessions of every project). Nil where the commands run elsewhere (a
+	// cluster's workers, each installing its own): the page then says so,
+	// and the nav does not offer it.
+	Dependencies *deps.Service
 	// ReadLog copies at most max bytes (max > 0) of an attempt's output
 	// from offset on to w, as the API's does; nil where the server cannot
 	// read logs (the page then shows none).
@@ -388,6 +395,10 @@ var routes = []route{
 	{http.MethodPost, "/scripts/delete", apitoken.Admin, func(c *Console) handlerFunc { return c.scriptDelete }, adminOfEveryProject},
 	{http.MethodGet, "/scripts/tasks", apitoken.Admin, func(c *Console) handlerFunc { return c.scriptsImportForm }, adminOfEveryProject},
 	{http.MethodPost, "/scripts/tasks/preview", apitoken.Admin, func(c *Console) handlerFunc { return c.scriptsImportPreview }, adminOfEveryProject},
+	{http.MethodGet, "/dependencies", apitoken.Admin, func(c *Console) handlerFunc { return c.depsPage }, adminOfEveryProject},
+	{http.MethodPost, "/dependencies/add", apitoken.Admin, func(c *Console) handlerFunc { return c.depsAdd }, adminOfEveryProject},
+	{http.MethodPost, "/dependencies/install", apitoken.Admin, func(c *Console) handlerFunc { return c.depsInstall }, adminOfEveryProject},
+	{http.MethodPost, "/dependencies/remove", apitoken.Admin, func(c *Console) handlerFunc { return c.depsRemove }, adminOfEveryProject},
 	{http.MethodGet, "/backup", apitoken.Admin, func(c *Console) handlerFunc { return c.backupPage }, adminOfEveryProject},
 	{http.MethodPost, "/backup/download", apitoken.Admin, func(c *Console) handlerFunc { return c.backupDownload }, adminOfEveryProject},
 }

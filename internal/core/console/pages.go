@@ -66,6 +66,9 @@ type page struct {
 	// ShowScripts offers the Scripts page: an admin session on a server
 	// that holds the scripts folder of the machine running the commands.
 	ShowScripts bool
+	// ShowDependencies offers the Dependencies page, as ShowScripts the
+	// Scripts page.
+	ShowDependencies bool
 	// ShowAudit offers the audit page: an admin session (an owner) on a
 	// server that can read the trail.
 	ShowAudit bool
@@ -126,6 +129,7 @@ func (c *Console) pageOf(r *http.Request, s *session, data any) page {
 		// A user bound to projects is refused the page (adminOfEveryProject):
 		// the folder is every project's.
 		p.ShowScripts = s.scope.Allows(apitoken.Admin) && c.cfg.Scripts != nil && boundOf(r.Context()).in() == nil
+		p.ShowDependencies = s.scope.Allows(apitoken.Admin) && c.cfg.Dependencies != nil && boundOf(r.Context()).in() == nil
 		p.ShowNotifications = c.cfg.Notifications != nil
 		p.ShowAudit = s.scope.Allows(apitoken.Admin) && c.cfg.Audit != nil
 		p.ShowBackup = s.scope.Allows(apitoken.Admin) && c.cfg.Backup != nil && len(boundOf(r.Context()).projects) == 0
