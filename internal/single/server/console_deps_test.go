@@ -1,6 +1,7 @@
 package server
 
 import (
+	"encoding/json"
 	"net/http"
 	"net/url"
 	"os"
@@ -13,6 +14,7 @@ import (
 	"github.com/qinglong/qinglong/internal/core/apitoken"
 	"github.com/qinglong/qinglong/internal/core/audit"
 	"github.com/qinglong/qinglong/internal/core/deps"
+	"github.com/qinglong/qinglong/internal/core/view"
 	"github.com/qinglong/qinglong/internal/testkit/httpcall"
 )
 
@@ -235,5 +237,56 @@ func TestAMissingInstallerIsNamedAndAnAddRefused(t *testing.T) {
 	}
 	if trail := site.auditActions(t); strings.Contains(trail, "dependency.") {
 		t.Errorf("a refused add was recorded:\n%s", trail)
+	}
+}
+
+// The installers' triggers stay paused through every install, each of
+// which publishes the task again: the clock never runs an install (or a
+// removal) again on its own; only the page asks for one.
+func TestTheInstallersTriggerStaysPausedThroughEveryInstall(t *testing.T) {
+	fakeInstallers(t)
+	site, c, csrf := startSignedInConsoleSite(t, apitoken.Admin)
+	for _, names := range []string{"axios", "dayjs"} {
+		_, id, page := site.depsForm(t, c, csrf, "add", url.Values{"kind": {"node"}, "names": {names}})
+		if id == "" {
+			t.Fatalf("add %s named no Run:\n%.2000s", names, page)
+		}
+		site.finished(t, id)
+	}
+	status, body, _ := httpcall.Bearer(t, http.MethodGet, site.base+"/api/v1/triggers", site.tokens[apitoken.Read], nil)
+	var list view.TriggerList
+	if status != http.StatusOK || json.Unmarshal(body, &list) != nil {
+		t.Fatalf("GET the triggers: %d %s", status, body)
+	}
+	n := 0
+	for _, tr := range list.Triggers {
+		if tr.ProjectName != deps.ProjectName {
+			continue
+		}
+		n++
+		if tr.Name != "node" || !tr.Paused {
+			t.Errorf("the installer's trigger after two installs: %+v; want node, paused", tr)
+		}
+	}
+	if n != 1 {
+		t.Errorf("the dependencies project has %d triggers, want the one of node", n)
+	}
+}
+
+// While the server holds its writes for a clock behind the database, an
+// add is refused in the page's language before anything is declared or
+// run, as every audited change is.
+func TestADependencyChangeIsRefusedWhileTheClockHoldsWrites(t *testing.T) {
+	fake := fakeInstallers(t)
+	site := startClockSite(t)
+	c := consoleClient(t)
+	csrf := site.signIn(t, c, site.tokens[apitoken.Admin])
+	site.setBack(t)
+	resp, page := httpcall.Form(t, c, http.MethodPost, site.base+"/dependencies/add?lang=zh", url.Values{"csrf": {csrf}, "kind": {"node"}, "names": {"axios"}})
+	if resp.StatusCode != http.StatusServiceUnavailable || !strings.Contains(page, "此服务器现在不接受写入") {
+		t.Errorf("an add while the clock holds writes: %d; want 503 clock_behind_database in Chinese:\n%.2000s", resp.StatusCode, page)
+	}
+	if got := calls(t, fake, "npm"); got != "" {
+		t.Errorf("npm ran while writes were held: %q", got)
 	}
 }
