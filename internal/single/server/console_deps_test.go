@@ -118,6 +118,9 @@ func TestAddedPackagesAreInstalledInOneRunWhoseStateThePageShows(t *testing.T) {
 			}
 		}
 	}
+	if _, page := httpcall.Form(t, c, http.MethodGet, site.base+"/audit?lang=zh", nil); !strings.Contains(page, "安装依赖") || !strings.Contains(page, "node/@scope/x") {
+		t.Errorf("the audit page in Chinese does not name the install:\n%.3000s", page)
+	}
 	trail := site.auditActions(t)
 	for _, want := range []string{"dependency.added node/axios", "dependency.added node/@scope/x", "dependency.installed node/axios", "dependency.installed node/@scope/x"} {
 		if !strings.Contains(trail, want+"\n") {
