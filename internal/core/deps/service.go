@@ -8,6 +8,7 @@ import (
 	"github.com/qinglong/qinglong/internal/core/ids"
 	"github.com/qinglong/qinglong/internal/core/project"
 	"github.com/qinglong/qinglong/internal/core/qlerror"
+	"github.com/qinglong/qinglong/internal/core/run"
 	"github.com/qinglong/qinglong/internal/core/schedule"
 	"github.com/qinglong/qinglong/internal/core/task"
 	"github.com/qinglong/qinglong/internal/core/trigger"
@@ -38,6 +39,8 @@ type Service struct {
 	Catalog catalog.Service
 	Manual  schedule.Manual
 	Pauser  schedule.Pauser
+	// Runs reads the Runs that name the packages' states.
+	Runs run.Reader
 	// mu orders the publish and the Run of one change before another's,
 	// so that each Run is of its own revision of the task.
 	mu sync.Mutex

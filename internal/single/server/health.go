@@ -69,7 +69,7 @@ func (s *Server) listen() error {
 	cfg.Backup, cfg.BackupRecord = s.backups, s.store
 	// Dependencies install on this machine, which runs the commands, as
 	// Runs of the dependencies project's tasks.
-	dependencies := &deps.Service{Host: deps.Host{ScriptsDir: s.scriptsFolder.Dir, Root: os.Geteuid() == 0}, Store: s.store,
+	dependencies := &deps.Service{Host: deps.Host{ScriptsDir: s.scriptsFolder.Dir, Root: os.Geteuid() == 0}, Store: s.store, Runs: s.store,
 		Catalog: *cfg.Definitions, Manual: cfg.Manual, Pauser: s.store}
 	setup, setupFailed := s.drawSetupCode()
 	cfg.Console = console.New(console.Config{Runs: cfg.Runs, LastRuns: cfg.LastRuns, Triggers: cfg.Triggers, Detail: cfg.Detail, Tokens: cfg.Tokens, Uses: cfg.Uses,
