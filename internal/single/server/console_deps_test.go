@@ -14,6 +14,7 @@ import (
 	"github.com/qinglong/qinglong/internal/core/apitoken"
 	"github.com/qinglong/qinglong/internal/core/audit"
 	"github.com/qinglong/qinglong/internal/core/deps"
+	"github.com/qinglong/qinglong/internal/core/ids"
 	"github.com/qinglong/qinglong/internal/core/view"
 	"github.com/qinglong/qinglong/internal/testkit/httpcall"
 )
@@ -291,5 +292,51 @@ func TestADependencyChangeIsRefusedWhileTheClockHoldsWrites(t *testing.T) {
 	}
 	if got := calls(t, fake, "npm"); got != "" {
 		t.Errorf("npm ran while writes were held: %q", got)
+	}
+}
+
+// The API adds as the page does and lists what it added with its Run's
+// state; a name that is no package is 400 dependency_name_invalid, and a
+// token bound to a project is refused every route, which are every
+// project's.
+func TestTheDependenciesAPIAddsAndListsAsThePageDoesForAnAdminOfEveryProject(t *testing.T) {
+	fake := fakeInstallers(t)
+	site := startConsoleSite(t)
+	admin := site.tokens[apitoken.Admin]
+	status, body, _ := httpcall.Bearer(t, http.MethodPost, site.base+"/api/v1/dependencies", admin, []byte(`{"kind": "node", "packages": ["axios", "@scope/x@1.2"]}`))
+	var done struct {
+		RunID string `json:"runId"`
+	}
+	if status != http.StatusOK || json.Unmarshal(body, &done) != nil || done.RunID == "" {
+		t.Fatalf("POST /api/v1/dependencies: %d %s", status, body)
+	}
+	site.finished(t, done.RunID)
+	if got := calls(t, fake, "npm"); !strings.HasSuffix(got, "axios\n@scope/x@1.2\n") {
+		t.Errorf("npm was called with\n%s", got)
+	}
+	status, body, _ = httpcall.Bearer(t, http.MethodGet, site.base+"/api/v1/dependencies", admin, nil)
+	var list struct {
+		Dependencies []deps.Listed `json:"dependencies"`
+	}
+	if status != http.StatusOK || json.Unmarshal(body, &list) != nil || len(list.Dependencies) != 2 {
+		t.Fatalf("GET /api/v1/dependencies: %d %s", status, body)
+	}
+	for _, d := range list.Dependencies {
+		if d.State != deps.StateInstalled || d.RunID != done.RunID {
+			t.Errorf("listed %+v; want installed by Run %s", d, done.RunID)
+		}
+	}
+	status, body, _ = httpcall.Bearer(t, http.MethodPost, site.base+"/api/v1/dependencies", admin, []byte(`{"kind": "python", "packages": ["x; rm -rf /"]}`))
+	if status != http.StatusBadRequest || !strings.Contains(string(body), string(deps.RefusalNameInvalid)) {
+		t.Errorf("POST of a shell line: %d %s; want 400 %s", status, body, deps.RefusalNameInvalid)
+	}
+	bound, _, err := apitoken.Create(t.Context(), site.srv.store, "tester", ids.New(), "shop-admin", apitoken.Admin, 0, "shop")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, call := range []struct{ method, path, body string }{{http.MethodGet, "/api/v1/dependencies", ""}, {http.MethodPost, "/api/v1/dependencies/remove", `{"kind": "node", "name": "axios"}`}} {
+		if status, body, _ := httpcall.Bearer(t, call.method, site.base+call.path, bound, []byte(call.body)); status != http.StatusForbidden || !strings.Contains(string(body), string(apitoken.RefusalProjectNotInScope)) {
+			t.Errorf("%s %s with a token bound to shop: %d %s; want 403 %s", call.method, call.path, status, body, apitoken.RefusalProjectNotInScope)
+		}
 	}
 }
