@@ -58,7 +58,9 @@ what GET /api/v1/dependencies answers.
 				list = []deps.Listed{}
 			}
 			return printListing(cmd, out, listing[deps.Listed]{
-				json:   struct{ Dependencies []deps.Listed }{list},
+				json: struct {
+					Dependencies []deps.Listed `json:"dependencies"`
+				}{list},
 				header: []string{"TYPE", "NAME", "SPEC", "STATE", "RUN", "ASKED"},
 				items:  list,
 				row: func(d deps.Listed) []string {
