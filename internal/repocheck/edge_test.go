@@ -28,6 +28,7 @@ var edgePackages = []string{
 	"internal/core/cron",
 	"internal/core/crontab",
 	"internal/core/databackup",
+	"internal/core/deps",
 	"internal/core/digest",
 	"internal/core/hold",
 	"internal/core/httpapi",

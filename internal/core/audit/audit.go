@@ -58,6 +58,12 @@ const (
 	SubscriptionUpdated Action = "subscription.updated"
 	SubscriptionDeleted Action = "subscription.deleted"
 	SubscriptionPulled  Action = "subscription.pulled"
+	// DependencyAdded, DependencyInstalled and DependencyRemoved: a
+	// package of a single node's Dependencies page was declared, given an
+	// install Run, or removed with an uninstall Run, by kind and name.
+	DependencyAdded     Action = "dependency.added"
+	DependencyInstalled Action = "dependency.installed"
+	DependencyRemoved   Action = "dependency.removed"
 )
 
 // Actions lists every action in the order the docs table has them.
@@ -71,6 +77,7 @@ var Actions = []Action{
 	TriggerPaused, TriggerResumed, TriggerEnabled, TriggerDisabled,
 	BackupDownloaded,
 	SubscriptionCreated, SubscriptionUpdated, SubscriptionDeleted, SubscriptionPulled,
+	DependencyAdded, DependencyInstalled, DependencyRemoved,
 }
 
 // Kind is the kind of object a record is about.
@@ -88,6 +95,7 @@ const (
 	KindTrigger      Kind = "trigger"
 	KindBackup       Kind = "backup"
 	KindSubscription Kind = "subscription"
+	KindDependency   Kind = "dependency"
 )
 
 // Bounds of a record's text, which the tables check too.

@@ -77,3 +77,11 @@ func Subscription(action Action, actor, project, name, url, note string) Entry {
 	}
 	return Entry{Actor: actor, Action: action, ObjectKind: KindSubscription, ObjectID: name, ObjectName: name, Project: project, Note: url}
 }
+
+// Dependency is the record of a change of a declared package, by its
+// kind and name (node/axios); note says what was asked for (its
+// specifier) and the Run that installs or removes it.
+func Dependency(action Action, actor, kind, name, note string) Entry {
+	id := kind + "/" + name
+	return Entry{Actor: actor, Action: action, ObjectKind: KindDependency, ObjectID: id, ObjectName: id, Note: note}
+}

@@ -82,6 +82,9 @@ var remoteScopes = map[string]apitoken.Scope{
 	"notifications test":  apitoken.Operate,
 	"audit list":          apitoken.Admin,
 	"backup":              apitoken.Admin,
+	"deps list":           apitoken.Admin,
+	"deps add":            apitoken.Admin,
+	"deps rm":             apitoken.Admin,
 }
 
 // remotePath is cmd's path below the root, as remoteScopes keys it.
@@ -110,7 +113,7 @@ func openRemote(f *dbFlags) (*Backend, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Backend{Runs: c, Triggers: c, Pause: c, ProjectPause: c, ProjectPauses: c, Manual: c, CancelRun: c.CancelRun, Notifications: c, TryChannel: c.TryChannel, Audit: c, Unattended: c.unattended, api: c, Close: func() {}}, nil
+	return &Backend{Runs: c, Triggers: c, Pause: c, ProjectPause: c, ProjectPauses: c, Manual: c, CancelRun: c.CancelRun, Notifications: c, TryChannel: c.TryChannel, Audit: c, Dependencies: c, Unattended: c.unattended, api: c, Close: func() {}}, nil
 }
 
 // remoteClient is the API client of a command given --api-url.

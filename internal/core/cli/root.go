@@ -21,6 +21,7 @@ import (
 	"github.com/qinglong/qinglong/internal/core/apitoken"
 	"github.com/qinglong/qinglong/internal/core/audit"
 	"github.com/qinglong/qinglong/internal/core/catalog"
+	"github.com/qinglong/qinglong/internal/core/deps"
 	"github.com/qinglong/qinglong/internal/core/notify"
 	"github.com/qinglong/qinglong/internal/core/process"
 	"github.com/qinglong/qinglong/internal/core/project"
@@ -93,6 +94,10 @@ type Backend struct {
 	// Audit lists the audit trail (`ql audit list`); nil when the profile
 	// cannot.
 	Audit audit.Reader
+	// Dependencies lists a single node's declared packages (`ql deps
+	// list`) and, over a server's API, adds and removes them; nil where
+	// the database keeps none (PostgreSQL: the workers install their own).
+	Dependencies deps.Manager
 	// Record appends to the audit trail the record of a change made
 	// outside the database (`ql secrets set` and `delete` on the data
 	// directory's file); nil when the open cannot (read-only, PostgreSQL,
@@ -276,7 +281,7 @@ or as many replicas on PostgreSQL (profile cluster).`
 		return fillFromEnv(c)
 	}
 	root.AddCommand(versionCommand(), cronCommand(opts), crontabCommand(opts), applyCommand(opts), exportCommand(opts), projectsCommand(opts), serveCommand(opts), runsCommand(opts), triggersCommand(opts),
-		tokensCommand(opts), usersCommand(opts), secretsCommand(opts), scriptsCommand(opts), subscriptionsCommand(opts), notificationsCommand(opts), auditCommand(opts), retentionCommand(opts), backupCommand(opts))
+		tokensCommand(opts), usersCommand(opts), secretsCommand(opts), scriptsCommand(opts), subscriptionsCommand(opts), depsCommand(opts), notificationsCommand(opts), auditCommand(opts), retentionCommand(opts), backupCommand(opts))
 	root.AddCommand(opts.Extra...)
 	addDBCheck(root, opts)
 	addDBVacuum(root, opts)

@@ -34,6 +34,7 @@ import (
 	"github.com/qinglong/qinglong/internal/core/authlog"
 	"github.com/qinglong/qinglong/internal/core/catalog"
 	"github.com/qinglong/qinglong/internal/core/databackup"
+	"github.com/qinglong/qinglong/internal/core/deps"
 	"github.com/qinglong/qinglong/internal/core/hold"
 	"github.com/qinglong/qinglong/internal/core/httpserve"
 	"github.com/qinglong/qinglong/internal/core/notify"
@@ -155,6 +156,12 @@ type Config struct {
 	// cannot reach Scripts (a folder inside the 0700 data directory): the
 	// page says so, and what to do.
 	ScriptsHiddenFrom string
+	// Dependencies installs the packages the scripts need on this
+	// machine, which runs the commands (the Dependencies page, admin
+	// sessions of every project). Nil where the commands run elsewhere (a
+	// cluster's workers, each installing its own): the page then says so,
+	// and the nav does not offer it.
+	Dependencies *deps.Service
 	// ReadLog copies at most max bytes (max > 0) of an attempt's output
 	// from offset on to w, as the API's does; nil where the server cannot
 	// read logs (the page then shows none).
@@ -401,6 +408,10 @@ var routes = []route{
 	{http.MethodGet, "/subscriptions/delete", apitoken.Admin, func(c *Console) handlerFunc { return c.subscriptionDeletePage }, adminOfEveryProject},
 	{http.MethodPost, "/subscriptions/delete", apitoken.Admin, func(c *Console) handlerFunc { return c.subscriptionDelete }, adminOfEveryProject},
 	{http.MethodPost, "/subscriptions/pull", apitoken.Admin, func(c *Console) handlerFunc { return c.subscriptionPull }, adminOfEveryProject},
+	{http.MethodGet, "/dependencies", apitoken.Admin, func(c *Console) handlerFunc { return c.depsPage }, adminOfEveryProject},
+	{http.MethodPost, "/dependencies/add", apitoken.Admin, func(c *Console) handlerFunc { return c.depsAdd }, adminOfEveryProject},
+	{http.MethodPost, "/dependencies/install", apitoken.Admin, func(c *Console) handlerFunc { return c.depsInstall }, adminOfEveryProject},
+	{http.MethodPost, "/dependencies/remove", apitoken.Admin, func(c *Console) handlerFunc { return c.depsRemove }, adminOfEveryProject},
 	{http.MethodGet, "/backup", apitoken.Admin, func(c *Console) handlerFunc { return c.backupPage }, adminOfEveryProject},
 	{http.MethodPost, "/backup/download", apitoken.Admin, func(c *Console) handlerFunc { return c.backupDownload }, adminOfEveryProject},
 }

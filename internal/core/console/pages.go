@@ -70,6 +70,9 @@ type page struct {
 	// as the Scripts page, where the server may also publish the
 	// subscriptions' tasks.
 	ShowSubscriptions bool
+	// ShowDependencies offers the Dependencies page, as ShowScripts the
+	// Scripts page.
+	ShowDependencies bool
 	// ShowAudit offers the audit page: an admin session (an owner) on a
 	// server that can read the trail.
 	ShowAudit bool
@@ -131,6 +134,7 @@ func (c *Console) pageOf(r *http.Request, s *session, data any) page {
 		// the folder is every project's.
 		p.ShowScripts = s.scope.Allows(apitoken.Admin) && c.cfg.Scripts != nil && boundOf(r.Context()).in() == nil
 		p.ShowSubscriptions = p.ShowScripts && c.subscriptionsHere()
+		p.ShowDependencies = s.scope.Allows(apitoken.Admin) && c.cfg.Dependencies != nil && boundOf(r.Context()).in() == nil
 		p.ShowNotifications = c.cfg.Notifications != nil
 		p.ShowAudit = s.scope.Allows(apitoken.Admin) && c.cfg.Audit != nil
 		p.ShowBackup = s.scope.Allows(apitoken.Admin) && c.cfg.Backup != nil && len(boundOf(r.Context()).projects) == 0

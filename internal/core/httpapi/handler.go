@@ -17,6 +17,7 @@ import (
 	"github.com/qinglong/qinglong/internal/core/authlog"
 	"github.com/qinglong/qinglong/internal/core/catalog"
 	"github.com/qinglong/qinglong/internal/core/databackup"
+	"github.com/qinglong/qinglong/internal/core/deps"
 	"github.com/qinglong/qinglong/internal/core/hold"
 	"github.com/qinglong/qinglong/internal/core/httpserve"
 	"github.com/qinglong/qinglong/internal/core/notify"
@@ -145,6 +146,11 @@ type Config struct {
 	// (GET, PUT and DELETE /api/v1/secrets); nil where the machines that
 	// run them hold their own (a cluster's workers), and the routes refuse.
 	Secrets *process.Secrets
+	// Dependencies lists, adds and removes the packages the commands
+	// need on this machine (/api/v1/dependencies); nil where the machines
+	// that run them install their own (a cluster's workers), and the
+	// routes refuse.
+	Dependencies deps.Manager
 	// Backup makes the backup archives of the data directory (GET
 	// /api/v1/backup); nil where the database is not the server's file
 	// (a cluster replica's is PostgreSQL's), which refuses the route.

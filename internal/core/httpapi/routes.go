@@ -124,6 +124,10 @@ var routes = []route{
 	{http.MethodPut, "/api/v1/secrets/{name}", apitoken.Admin, secretProject, whenReady, checkedOnly, unconditional, "list and edit secrets", func(a *api) http.HandlerFunc { return a.admitted(a.secretSet) }},
 	{http.MethodDelete, "/api/v1/secrets/{name}", apitoken.Admin, secretProject, whenReady, checkedOnly, unconditional, "list and edit secrets", func(a *api) http.HandlerFunc { return a.admitted(a.secretDelete) }},
 	{http.MethodGet, "/api/v1/audit", apitoken.Admin, listed, whenReady, checkedOnly, unconditional, "read the audit trail", func(a *api) http.HandlerFunc { return a.admitted(a.auditList) }},
+	{http.MethodGet, "/api/v1/dependencies", apitoken.Admin, everyProject, whenReady, checkedOnly, unconditional, "list, add and remove dependencies", func(a *api) http.HandlerFunc { return a.admitted(a.depsList) }},
+	{http.MethodPost, "/api/v1/dependencies", apitoken.Admin, everyProject, whenReady, checkedOnly, unconditional, "list, add and remove dependencies", func(a *api) http.HandlerFunc { return a.admitted(a.depsChange(a.depsAdd)) }},
+	{http.MethodPost, "/api/v1/dependencies/install", apitoken.Admin, everyProject, whenReady, checkedOnly, unconditional, "list, add and remove dependencies", func(a *api) http.HandlerFunc { return a.admitted(a.depsChange(a.depsInstall)) }},
+	{http.MethodPost, "/api/v1/dependencies/remove", apitoken.Admin, everyProject, whenReady, checkedOnly, unconditional, "list, add and remove dependencies", func(a *api) http.HandlerFunc { return a.admitted(a.depsChange(a.depsRemove)) }},
 	{http.MethodGet, backupPath, apitoken.Admin, everyProject, whenReady, checkedOnly, unconditional, "download a backup of the data directory", func(a *api) http.HandlerFunc { return a.backupDownload }},
 	{http.MethodGet, metricsPath, apitoken.Read, everyProject, evenUnready, lastKnown, unconditional, "read the metrics", func(a *api) http.HandlerFunc { return a.metrics }},
 }

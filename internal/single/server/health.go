@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"os"
 	"time"
 
 	"github.com/qinglong/qinglong/internal/core/apitoken"
@@ -9,6 +10,7 @@ import (
 	"github.com/qinglong/qinglong/internal/core/catalog"
 	"github.com/qinglong/qinglong/internal/core/cli"
 	"github.com/qinglong/qinglong/internal/core/console"
+	"github.com/qinglong/qinglong/internal/core/deps"
 	"github.com/qinglong/qinglong/internal/core/httpapi"
 	"github.com/qinglong/qinglong/internal/core/httpserve"
 	"github.com/qinglong/qinglong/internal/core/metrics"
@@ -65,13 +67,18 @@ func (s *Server) listen() error {
 	// that the two make one at a time between them.
 	s.backups = &archives{layout: s.layout, nowMs: s.cfg.NowMs}
 	cfg.Backup, cfg.BackupRecord = s.backups, s.store
+	// Dependencies install on this machine, which runs the commands, as
+	// Runs of the dependencies project's tasks.
+	dependencies := &deps.Service{Host: deps.Host{ScriptsDir: s.scriptsFolder.Dir, Root: os.Geteuid() == 0}, Store: s.store, Runs: s.store,
+		Catalog: *cfg.Definitions, Manual: cfg.Manual, Pauser: s.store}
+	cfg.Dependencies = dependencies
 	setup, setupFailed := s.drawSetupCode()
 	cfg.Console = console.New(console.Config{Runs: cfg.Runs, LastRuns: cfg.LastRuns, Triggers: cfg.Triggers, Detail: cfg.Detail, Tokens: cfg.Tokens, Uses: cfg.Uses,
 		Users: s.store, Sessions: s.store, FirstOwner: s.store, Setup: setup, Passwords: s.store, TokenAdmin: s.store, Backlog: s.store.Backlog,
 		Pauser: cfg.Pauser, ProjectPauser: cfg.ProjectPauser, ProjectPauses: cfg.ProjectPauses, ProjectDeleter: cfg.ProjectDeleter, Cancel: cfg.Cancel, Manual: cfg.Manual, Enabler: cfg.Enabler, Definitions: cfg.Definitions, Export: cfg.Export, Notifications: cfg.Notifications, NotificationProjects: cfg.NotificationProjects, Audit: cfg.Audit, TryChannel: cfg.TryChannel, ChannelTests: cfg.ChannelTests,
 		MissingSecrets: cfg.MissingSecrets, Secrets: &process.Secrets{Path: s.layout.Secrets}, SecretsRecord: cfg.SecretsRecord, Scripts: s.scriptsFolder, ScriptsRecord: s.store, ScriptsHiddenFrom: s.scriptsHidden, LocalConcurrency: s.cfg.Concurrency, Writes: cfg.Writes, Secure: secure || console.PublicTLS(s.cfg.ConsoleURL), PublicURL: s.cfg.ConsoleURL, Log: s.cfg.Logger, Binary: s.cfg.Binary, DatabaseFlags: s.dataDirFlag(),
 		RequestTimeout: s.cfg.RequestTimeout, ReadLog: cfg.ReadLog, MisfireGrace: s.cfg.Grace,
-		Backup: cfg.Backup, BackupRecord: cfg.BackupRecord})
+		Backup: cfg.Backup, BackupRecord: cfg.BackupRecord, Dependencies: dependencies})
 	api := httpapi.NewHandler(cfg)
 	// Served since before the database was opened (serveWhileStarting),
 	// with the starting answers until now.

@@ -4,6 +4,7 @@ import (
 	"database/sql"
 	"fmt"
 	"net/http"
+	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -468,7 +469,17 @@ func TestEveryCommandOverTheAPINeedsTheScopeItsHintNames(t *testing.T) {
 		"secrets list":        {},
 		"secrets set":         {args: []string{"api_token"}, stdin: "some-value\n"},
 		"secrets delete":      {args: []string{"never_set"}, none: true},
+		"deps list":           {},
+		"deps add":            {args: []string{"node", "axios"}},
+		"deps rm":             {args: []string{"node", "never_added"}, none: true},
 	}
+	// deps add installs with the server's npm: one that only says so,
+	// first on the PATH the in-process server looks in.
+	bin := t.TempDir()
+	if err := os.WriteFile(filepath.Join(bin, "npm"), []byte("#!/bin/sh\necho npm: done\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
 	t.Setenv("QL_DATA_DIR", "")
 	var walk func(c *cobra.Command)
 	walked := 0

@@ -18,6 +18,7 @@ import (
 	"github.com/qinglong/qinglong/internal/core/apply"
 	"github.com/qinglong/qinglong/internal/core/catalog"
 	"github.com/qinglong/qinglong/internal/core/cli"
+	"github.com/qinglong/qinglong/internal/core/deps"
 	"github.com/qinglong/qinglong/internal/core/httpapi"
 	"github.com/qinglong/qinglong/internal/core/ids"
 	"github.com/qinglong/qinglong/internal/core/process"
@@ -168,6 +169,7 @@ func OpenSQLiteReadOnly(ctx context.Context, dsn string) (*cli.Backend, error) {
 	// Unattended only looks for a server's lock: `runs logs -f` says when
 	// none is there to start or finish the Run it follows.
 	return &cli.Backend{Catalog: cat, Runs: localRuns{Reader: st, layout: b.Layout, handedOver: st.HandedOver}, LastRuns: st, Triggers: st, Definitions: st, ReadLog: b.ReadLog, Detail: st, ProjectPauses: st, Notifications: st, Audit: st,
+		Dependencies:   &deps.Service{Store: st, Runs: st},
 		MissingSecrets: process.Secrets{Path: b.Layout.Secrets}.Missing, Unattended: unattended(b.Layout, st), Migrated: b.Migrated, HeldNone: b.HeldNone, Close: b.Close}, nil
 }
 

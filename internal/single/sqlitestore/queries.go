@@ -231,6 +231,14 @@ var (
 	qPragmaIncrementalVacuum = query("pragma_incremental_vacuum")
 )
 
+// The Dependencies page's statements (dependencies.go).
+var (
+	qDependencyList       = query("dependency_list")
+	qDependencyDeclare    = query("dependency_declare")
+	qDependencyInstalling = query("dependency_installing")
+	qDependencyDelete     = query("dependency_delete")
+)
+
 // Backup's statements (backup.go).
 var qBackupLoggedAttempts = query("backup_logged_attempts")
 
@@ -281,7 +289,7 @@ var (
 // (prepareAll): the reads of listings, the scheduler's candidate page and
 // the dispatcher's queue.
 var readQueries = []string{
-	qBackupLoggedAttempts,
+	qBackupLoggedAttempts, qDependencyList,
 	qProjectByName, qTaskByName, qTriggerByName, qTasksByNames, qTriggersByNames, qTriggerNamesOfTasks,
 	qTasksOfProject, qTriggersOfProject, qProjectNames, qProjectNameByID, qTitlesOfProject,
 	qScheduleTakeUninitialised, qScheduleTakeDue, qScheduleNextDue, qScheduleReanchorRead, qScheduleRecheckStale, qClockNewestRecorded,
@@ -311,6 +319,7 @@ var writeQueries = []string{
 	qProjectPauseRead, qProjectPauseWrite, qProjectPauseUnpaused, qProjectPauseTheirs, qProjectPauseKept, qSchedulePauseMark, qSchedulePauseOwn, qSchedulePublishedPaused, qPublishAuditInsert, qRunsUnfinishedOfTrigger,
 	qRunByKey, qManualReplay, qRunsCronScheduledIn,
 	qTokenInsert, qTokenNameHolder, qTokenRevoke, qTokenTouch, qAuditInsert,
+	qDependencyDeclare, qDependencyInstalling, qDependencyDelete,
 	qUserInsert, qUserDisable, qUserEnable, qUserDelete, qUserSetPassword, qUserChangePassword, qUserSignedIn, qUserInsertFirst, qUserSetProjects, qUserRole, qUserState,
 	qSessionInsert, qSessionEvict, qSessionDeleteExpired, qSessionSeen, qSessionEnd, qSessionEndOthers, qSessionEndPrincipal,
 	qNotifyFacts, qNotifyRunFacts, qNotifyHistory, qNotifyInsert, qNotifyClaim, qNotifyDelivered, qNotifyPromote, qNotifyFailed, qNotifyRetry, qNotifyState, qNotifyRelease, qNotifySkipFacts,

@@ -1,0 +1,18 @@
+package console
+
+import (
+	"github.com/qinglong/qinglong/internal/core/deps"
+	"github.com/qinglong/qinglong/internal/core/qlerror"
+)
+
+// depsRefusalsZH say in Chinese the refusals of the Dependencies page.
+var depsRefusalsZH = map[qlerror.Reason]string{
+	deps.RefusalKindUnknown:      "依赖类型“{kind}”不是 node、python、linux 之一。",
+	deps.RefusalNameInvalid:      "{kind} 软件包“{spec}”不可用（{why}）：每个词写一个软件包，例如 {examples}。",
+	deps.RefusalNone:             "没有给出 {kind} 软件包：请写一个或多个，例如 {examples}。",
+	deps.RefusalNoneDeclared:     "这里还没有添加任何 {kind} 软件包，没有可安装的内容：请先添加。",
+	deps.RefusalTooMany:          "一次给出了 {count} 个 {kind} 软件包，超过上限 {max} 个：请分几次添加。",
+	deps.RefusalMissing:          "这里没有添加 {kind} 软件包 {name}；依赖管理页面列出已添加的软件包。",
+	deps.RefusalInstallerMissing: "{kind} 软件包用 {installer} 安装，但此服务器的 PATH 中没有它：请先在本机安装 {install}，再重试。",
+	deps.RefusalNeedsRoot:        "Linux 软件包用 {installer} 安装，需要 root 权限，而此服务器不是以 root 运行：请自行在主机上安装，或以 root 运行服务器（青龙镜像即如此）。",
+}

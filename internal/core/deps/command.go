@@ -1,0 +1,121 @@
+package deps
+
+import (
+	"fmt"
+	"os/exec"
+	"strings"
+	"time"
+
+	"github.com/qinglong/qinglong/internal/core/qlerror"
+	"github.com/qinglong/qinglong/internal/core/shellquote"
+	"github.com/qinglong/qinglong/internal/core/task"
+)
+
+// Action is what a Run does to packages.
+type Action string
+
+// The actions.
+const (
+	Install Action = "install"
+	Remove  Action = "remove"
+)
+
+// Timeout bounds one installer's Run: a download that hangs ends, and the
+// Run says it timed out, rather than hold the project's one slot.
+const Timeout = 30 * time.Minute
+
+// Host is where this server's commands run, as its installers see it.
+type Host struct {
+	// ScriptsDir is the scripts folder: Node.js packages go into its
+	// node_modules, where `node x.js` run in it (or in a folder of it)
+	// finds them.
+	ScriptsDir string
+	// LookPath finds an installer on the server's PATH (exec.LookPath).
+	LookPath func(file string) (string, error)
+	// Root says the server runs as root, which a Linux package needs.
+	Root bool
+}
+
+// installers name per kind the programs tried, in order, and what to
+// install when none is found.
+var installers = map[Kind]struct {
+	programs []string
+	install  string
+}{
+	Node:   {[]string{"npm"}, "Node.js with npm (apk add nodejs npm, or apt-get install nodejs npm)"},
+	Python: {[]string{"pip3"}, "Python 3 with pip (apk add py3-pip, or apt-get install python3-pip)"},
+	Linux:  {[]string{"apk", "apt-get"}, "apk (Alpine) or apt-get (Debian, Ubuntu)"},
+}
+
+// Installer is the absolute path of the program that installs kind k on
+// this server; a refusal naming what to install when there is none, or,
+// for Linux packages, when the server does not run as root.
+func (h Host) Installer(k Kind) (string, error) {
+	in, ok := installers[k]
+	if !ok {
+		return "", qlerror.New(qlerror.Invalid, "dependency type %q is not one of node, python, linux", k).Because(RefusalKindUnknown, "kind", string(k))
+	}
+	look := h.LookPath
+	if look == nil {
+		look = exec.LookPath
+	}
+	for _, p := range in.programs {
+		if path, err := look(p); err == nil {
+			if k == Linux && !h.Root {
+				return "", qlerror.New(qlerror.FailedPrecondition, "Linux packages are installed with %s, which needs root, and this server does not run as root: "+
+					"install them on the host yourself, or run the server as root (as the 青龙 image does)", p).Because(RefusalNeedsRoot, "installer", p)
+			}
+			return path, nil
+		}
+	}
+	names := strings.Join(in.programs, " or ")
+	return "", qlerror.New(qlerror.FailedPrecondition, "%s packages are installed with %s, which is not on this server's PATH: install %s on this host, then try again",
+		k, names, in.install).Because(RefusalInstallerMissing, "kind", string(k), "installer", names, "install", in.install)
+}
+
+// Command is the task command that does a to pkgs with installer (what
+// Installer found): its arguments are the checked specifiers (install)
+// or names (remove), never a shell line, but for apt-get, whose install
+// needs its index updated first: that line quotes every word.
+func (h Host) Command(k Kind, a Action, installer string, pkgs []Package) task.Command {
+	words := make([]string, len(pkgs))
+	for i, p := range pkgs {
+		words[i] = p.Spec
+		if a == Remove {
+			words[i] = p.Name
+		}
+	}
+	c := task.Command{Mode: task.ModeArgv, Path: installer, TimeoutMs: Timeout.Milliseconds(), WorkingDir: h.ScriptsDir}
+	switch {
+	case k == Node && a == Install:
+		c.Args = append([]string{"install", "--prefix", h.ScriptsDir, "--no-audit", "--no-fund"}, words...)
+	case k == Node:
+		c.Args = append([]string{"uninstall", "--prefix", h.ScriptsDir}, words...)
+	case k == Python && a == Install:
+		// --user: the packages go where python3 run as the server's
+		// account finds them, the system's own left alone; a system
+		// that marks its Python externally managed (PEP 668) otherwise
+		// refuses even that.
+		c.Args = append([]string{"install", "--user"}, words...)
+		c.Env = []task.EnvVar{{Name: "PIP_BREAK_SYSTEM_PACKAGES", Value: "1"}, {Name: "PIP_DISABLE_PIP_VERSION_CHECK", Value: "1"}}
+	case k == Python:
+		c.Args = append([]string{"uninstall", "-y"}, words...)
+		c.Env = []task.EnvVar{{Name: "PIP_BREAK_SYSTEM_PACKAGES", Value: "1"}, {Name: "PIP_DISABLE_PIP_VERSION_CHECK", Value: "1"}}
+	case strings.HasSuffix(installer, "/apk") && a == Install:
+		c.Args = append([]string{"add", "--no-cache"}, words...)
+	case strings.HasSuffix(installer, "/apk"):
+		c.Args = append([]string{"del"}, words...)
+	default:
+		quoted := make([]string, len(words))
+		for i, w := range words {
+			quoted[i] = shellquote.Quote(w)
+		}
+		line := fmt.Sprintf("%s remove -y %s", shellquote.Quote(installer), strings.Join(quoted, " "))
+		if a == Install {
+			line = fmt.Sprintf("%[1]s update && %[1]s install -y %s", shellquote.Quote(installer), strings.Join(quoted, " "))
+		}
+		c = task.Command{Mode: task.ModeShell, Shell: "/bin/sh", Script: line, TimeoutMs: c.TimeoutMs, WorkingDir: c.WorkingDir,
+			Env: []task.EnvVar{{Name: "DEBIAN_FRONTEND", Value: "noninteractive"}}}
+	}
+	return c
+}

@@ -1,0 +1,78 @@
+package httpapi
+
+import (
+	"context"
+	"net/http"
+	"strings"
+
+	"github.com/qinglong/qinglong/internal/core/deps"
+	"github.com/qinglong/qinglong/internal/core/qlerror"
+)
+
+var errNoDependencies = qlerror.New(qlerror.FailedPrecondition, "this server installs no dependencies: its commands run on the cluster's workers, "+
+	"so install them on each worker's host (a task pinned to the workers by placement labels, or the workers' image)").Because(RefusalNotOverTheAPI)
+
+// depsBody is the body of POST /api/v1/dependencies and of its install
+// and remove: a kind and the packages to add, or the name to install
+// again (every one of the kind when none) or to remove.
+type depsBody struct {
+	Kind     string   `json:"kind"`
+	Packages []string `json:"packages"`
+	Name     string   `json:"name"`
+}
+
+// depsDone is what a change answers: the Run that does it.
+type depsDone struct {
+	RunID string `json:"runId"`
+}
+
+// depsList lists the declared packages with their states.
+func (a *api) depsList(ctx context.Context, r *http.Request) (any, error) {
+	if _, err := params(r.URL.Query()); err != nil {
+		return nil, err
+	}
+	if a.Dependencies == nil {
+		return nil, errNoDependencies
+	}
+	list, err := a.Dependencies.DependencyListed(ctx)
+	return struct {
+		Dependencies []deps.Listed `json:"dependencies"`
+	}{list}, err
+}
+
+// depsChange answers a change of the declared packages with its Run.
+func (a *api) depsChange(do func(ctx context.Context, actor string, k deps.Kind, b depsBody) (string, error)) func(context.Context, *http.Request) (any, error) {
+	return func(ctx context.Context, r *http.Request) (any, error) {
+		if _, err := params(r.URL.Query()); err != nil {
+			return nil, err
+		}
+		if a.Dependencies == nil {
+			return nil, errNoDependencies
+		}
+		var b depsBody
+		if err := a.decodeBody(r, &b); err != nil {
+			return nil, err
+		}
+		k, err := deps.ParseKind(b.Kind)
+		if err != nil {
+			return nil, err
+		}
+		id, err := do(ctx, principalOf(ctx).actor(), k, b)
+		if err != nil {
+			return nil, err
+		}
+		return depsDone{RunID: id}, nil
+	}
+}
+
+func (a *api) depsAdd(ctx context.Context, actor string, k deps.Kind, b depsBody) (string, error) {
+	return a.Dependencies.DependencyAdd(ctx, actor, k, strings.Join(b.Packages, " "))
+}
+
+func (a *api) depsInstall(ctx context.Context, actor string, k deps.Kind, b depsBody) (string, error) {
+	return a.Dependencies.DependencyInstall(ctx, actor, k, b.Name)
+}
+
+func (a *api) depsRemove(ctx context.Context, actor string, k deps.Kind, b depsBody) (string, error) {
+	return a.Dependencies.DependencyRemove(ctx, actor, k, b.Name)
+}
