@@ -15,4 +15,5 @@ var depsRefusalsZH = map[qlerror.Reason]string{
 	deps.RefusalMissing:          "这里没有添加 {kind} 软件包 {name}；依赖管理页面列出已添加的软件包。",
 	deps.RefusalInstallerMissing: "{kind} 软件包用 {installer} 安装，但此服务器的 PATH 中没有它：请先在本机安装 {install}，再重试。",
 	deps.RefusalNeedsRoot:        "Linux 软件包用 {installer} 安装，需要 root 权限，而此服务器不是以 root 运行：请自行在主机上安装，或以 root 运行服务器（青龙镜像即如此）。",
+	deps.RefusalProjectTaken:     "项目 {project} 存放依赖管理页面的安装任务，而现有的这个项目不是该页面建立的：{why}；请重命名你的项目（或该任务），或将项目设为 maxRunning: 1 并给任务加上该标签，然后重试。",
 }

@@ -36,6 +36,7 @@ const (
 	RefusalMissing          qlerror.Reason = "dependency_missing"
 	RefusalInstallerMissing qlerror.Reason = "dependency_installer_missing"
 	RefusalNeedsRoot        qlerror.Reason = "dependency_needs_root"
+	RefusalProjectTaken     qlerror.Reason = "dependency_project_taken"
 )
 
 // Limits: the longest specifier a package may be written with, and the
@@ -182,4 +183,13 @@ func NotDeclared(p Package) error {
 func NoneDeclared(k Kind) error {
 	return qlerror.New(qlerror.Invalid, "no %s package is declared here, so there is nothing to install; add one first", k).
 		Because(RefusalNoneDeclared, "kind", string(k))
+}
+
+// ProjectTaken refuses a change whose project, dependencies, is not the
+// page's to publish in, saying why: someone's own project of that name
+// (its cap, or a task of an installer's name without the page's label).
+func ProjectTaken(why string) error {
+	return qlerror.New(qlerror.FailedPrecondition, "the project %s holds the Dependencies page's installers, and this one is not the page's: %s; "+
+		"rename your project (or that task), or give the project maxRunning: 1 and the task the label, then try again", ProjectName, why).
+		Because(RefusalProjectTaken, "project", ProjectName, "why", why)
 }

@@ -2,6 +2,7 @@ package deps
 
 import (
 	"context"
+	"fmt"
 	"sync"
 
 	"github.com/qinglong/qinglong/internal/core/catalog"
@@ -22,6 +23,12 @@ const ProjectName = "dependencies"
 
 // projectTitle is the project's title in the lists, in both languages.
 const projectTitle = "依赖管理 · Dependencies"
+
+// KindLabel marks a task of the project as the page's installer of a
+// kind: the page publishes over a task of its names only when it carries
+// the label, so a project of that name someone made for their own tasks
+// is never overwritten.
+const KindLabel = "dependencies/kind"
 
 // never is the schedule of an installer's trigger, which is paused
 // besides: an install is a Run someone asks for, never the clock's. The
@@ -106,12 +113,20 @@ func (s *Service) publish(ctx context.Context, actor string, k Kind, cmd task.Co
 	if err != nil {
 		return "", err
 	}
+	if p.MaxRunning != 1 {
+		return "", ProjectTaken(fmt.Sprintf("it lets %d Runs run at once, and two installers writing one node_modules or site-packages at once break both", p.MaxRunning))
+	}
 	name := string(k)
-	taskID, expected, err := current(st.TaskByName(ctx, p.ID, name))
+	had, err := st.TaskByName(ctx, p.ID, name)
+	if err == nil && had.Spec.Labels[KindLabel] != name {
+		return "", ProjectTaken(fmt.Sprintf("its task %s is not the page's installer (it has no label %s: %s)", name, KindLabel, name))
+	}
+	taskID, expected, err := current(had, err)
 	if err != nil {
 		return "", err
 	}
-	rev, _, err := s.Catalog.PublishTask(ctx, p.ID, taskID, expected, ids.New(), task.Spec{Name: name, Enabled: true, Command: cmd})
+	spec := task.Spec{Name: name, Enabled: true, Labels: map[string]string{KindLabel: name}, Command: cmd}
+	rev, _, err := s.Catalog.PublishTask(ctx, p.ID, taskID, expected, ids.New(), spec)
 	if err != nil {
 		return "", err
 	}

@@ -340,3 +340,31 @@ func TestTheDependenciesAPIAddsAndListsAsThePageDoesForAnAdminOfEveryProject(t *
 		}
 	}
 }
+
+// A project named dependencies that someone made for their own tasks is
+// never published over: one letting several Runs run at once, or holding
+// a task of an installer's name without the page's label, refuses the
+// change saying why, and neither its task nor an installer changes.
+func TestAProjectOfTheInstallersNameThePageDidNotMakeIsRefusedNotPublishedOver(t *testing.T) {
+	fake := fakeInstallers(t)
+	site, c, csrf := startSignedInConsoleSite(t, apitoken.Admin)
+	for _, c2 := range []struct{ file, why string }{
+		{"project: dependencies\nmaxRunning: 1\ntasks:\n  - name: node\n    script: \"echo mine\"\ntriggers:\n  - name: node\n    task: node\n    cron: \"0 0 1 1 *\"\n    timezone: UTC\n",
+			"is not the page&#39;s installer"},
+		{"project: dependencies\nmaxRunning: 4\ntasks:\n  - name: node\n    script: \"echo mine\"\n    labels: {dependencies/kind: node}\ntriggers:\n  - name: node\n    task: node\n    cron: \"0 0 1 1 *\"\n    timezone: UTC\n",
+			"lets 4 Runs run at once"},
+	} {
+		site.applyOverAPI(t, []byte(c2.file), deps.ProjectName)
+		status, id, page := site.depsForm(t, c, csrf, "add", url.Values{"kind": {"node"}, "names": {"axios"}})
+		if status != http.StatusConflict || id != "" || !strings.Contains(page, c2.why) {
+			t.Errorf("an add beside a project of the name not the page's (%s): %d, Run %q:\n%.3000s", c2.why, status, id, page)
+		}
+	}
+	if got := calls(t, fake, "npm"); got != "" {
+		t.Errorf("npm ran beside a project not the page's: %q", got)
+	}
+	st, body, _ := httpcall.Bearer(t, http.MethodGet, site.base+"/api/v1/projects/"+deps.ProjectName+"/definitions", site.tokens[apitoken.Admin], nil)
+	if st != http.StatusOK || !strings.Contains(string(body), "echo mine") {
+		t.Errorf("the project's own task changed: %d %s", st, body)
+	}
+}
