@@ -343,14 +343,41 @@ func (c *Console) overview(w http.ResponseWriter, r *http.Request, s *session) {
 		c.fail(w, r, s, err)
 		return
 	}
-	trig, _, err := c.cfg.Triggers.TriggerList(ctx, schedule.TriggerListParams{Limit: triggersPage, InProjects: boundOf(ctx).in()})
-	if err != nil {
+	pages := func(after string) ([]schedule.TriggerStatus, string, error) {
+		return c.cfg.Triggers.TriggerList(ctx, schedule.TriggerListParams{Limit: triggersPage, After: after, InProjects: boundOf(ctx).in()})
+	}
+	var listed int
+	if d.Next, d.Unknown, listed, err = soonestFires(ctx, pages); err != nil {
 		c.fail(w, r, s, err)
 		return
 	}
-	d.Next, d.Unknown = nextFiresOf(trig)
-	d.NoTriggers, d.CanCreate = len(trig) == 0, c.cfg.Definitions != nil
+	d.NoTriggers, d.CanCreate = listed == 0, c.cfg.Definitions != nil
 	c.render(w, r, http.StatusOK, "overview", s, d)
+}
+
+// soonestFires is nextFiresOf over every trigger, read a page at a time
+// from pages (a listing after a cursor, "" from the first), keeping the
+// soonest of the pages read so far: on a server of more triggers than a
+// page holds, a trigger past the first page (by project and name) fires
+// as soon as any. listed is how many triggers the pages held.
+func soonestFires(ctx context.Context, pages func(after string) ([]schedule.TriggerStatus, string, error)) (next, unknown []schedule.TriggerStatus, listed int, err error) {
+	after := ""
+	for {
+		if err := ctx.Err(); err != nil {
+			return nil, nil, 0, err
+		}
+		page, cursor, err := pages(after)
+		if err != nil {
+			return nil, nil, 0, err
+		}
+		listed += len(page)
+		n, u := nextFiresOf(slices.Concat(next, page))
+		next, unknown = n, append(unknown, u...)
+		if cursor == "" {
+			return next, unknown, listed, nil
+		}
+		after = cursor
+	}
 }
 
 // nextFiresOf are the triggers whose next occurrences are admitted

@@ -34,6 +34,10 @@ type scriptsData struct {
 	Dir     string
 	Crumbs  []crumb
 	Entries []scriptRow
+	// Total is how many entries the folder listed holds, of which Entries
+	// are a page; NextURL is the page after it ("" on the last).
+	Total   int
+	NextURL string
 	File    *scriptFile
 	// Text is what the editor shows: the file's content, or what a
 	// refused save or new file sent.
@@ -137,18 +141,25 @@ func (c *Console) renderScripts(w http.ResponseWriter, r *http.Request, s *sessi
 	switch d.Mode {
 	case "list", "new":
 		d.Dir = p
-		if d.Mode == "list" {
-			entries, err := f.List(p)
-			if err != nil {
-				c.fail(w, r, s, err)
-				return
-			}
-			for _, e := range entries {
-				d.Entries = append(d.Entries, scriptRow{Entry: e, Size: sizeText(e.Size)})
-			}
-		} else if _, err := f.List(p); err != nil {
+		// The new file form lists nothing: a page of one entry checks
+		// that the path is a folder.
+		limit := scripts.PageEntries
+		if d.Mode == "new" {
+			limit = 1
+		}
+		page, err := f.ListPage(p, r.URL.Query().Get("after"), limit)
+		if err != nil {
 			c.fail(w, r, s, err)
 			return
+		}
+		if d.Mode == "list" {
+			for _, e := range page.Entries {
+				d.Entries = append(d.Entries, scriptRow{Entry: e, Size: sizeText(e.Size)})
+			}
+			d.Total = page.Total
+			if page.Next != "" {
+				d.NextURL = "/scripts?" + url.Values{"path": {p}, "after": {page.Next}}.Encode()
+			}
 		}
 	case "file", "edit":
 		d.Dir = scripts.Parent(p)

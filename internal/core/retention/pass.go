@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"log/slog"
+	"slices"
 	"time"
 
 	"github.com/qinglong/qinglong/internal/core/loop"
@@ -199,8 +200,8 @@ type Report struct {
 	Total      Deleted
 	Batches    int
 	FreedBytes int64
-	// More is true when the budget ended the pass before every rule was
-	// done.
+	// More is true when a rule's share of the budget ended its batches
+	// before it was done.
 	More bool
 	// Kept lists the logs the pass could not remove, each once; their
 	// Runs and attempts stay for the next pass to try again.
@@ -211,9 +212,14 @@ type Report struct {
 	Elapsed time.Duration
 }
 
-// Pass applies p once: each rule in batches until it is done or the
-// budget is spent, then compacts. A rule that is off is skipped; the
-// sessions rule has no setting and is never off.
+// Pass applies p once: each rule in batches until it is done or its share
+// of the budget is spent, then compacts. A rule that is off is skipped;
+// the sessions rule has no setting and is never off. Each rule runs at
+// least one batch, and until the budget left when it started, shared
+// evenly with the rules after it: a backlog of one rule (a year of Runs
+// the first pass on a moved installation deletes, for hours) cannot keep
+// the log cap, or any rule after it, from its work pass after pass. A
+// rule done early leaves its share to the rules after it.
 func Pass(ctx context.Context, st Store, p Policy, o Options) (Report, error) {
 	o = o.withDefaults()
 	start := time.Now()
@@ -229,14 +235,16 @@ func Pass(ctx context.Context, st Store, p Policy, o Options) (Report, error) {
 		{Kind: KindNotifications, OlderThan: p.NotificationsAge},
 		{Kind: KindSessions},
 	}
-	for _, b := range rules {
-		if b.Kind != KindSessions && b.OlderThan == 0 && b.MaxLogBytes == 0 {
-			continue
-		}
+	rules = slices.DeleteFunc(rules, func(b Batch) bool {
+		return b.Kind != KindSessions && b.OlderThan == 0 && b.MaxLogBytes == 0
+	})
+	for i, b := range rules {
+		ruleStart := time.Now()
+		share := (o.Budget - ruleStart.Sub(start)) / time.Duration(len(rules)-i)
 		b.Limit = o.BatchSize
 		kept := 0
-		for {
-			if time.Since(start) > o.Budget {
+		for first := true; ; first = false {
+			if !first && time.Since(ruleStart) > share {
 				rep.More = true
 				break
 			}

@@ -7,7 +7,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"time"
 
@@ -98,53 +97,11 @@ func name(p string) string {
 	return p
 }
 
-// List lists the folder at p: folders first, then files, each by name.
+// List lists the folder at p whole: folders first, then files, each by
+// name.
 func (f *Folder) List(p string) ([]Entry, error) {
-	return with(f, p, func(r *os.Root, p string) ([]Entry, error) {
-		d, err := r.Open(name(p))
-		if err != nil {
-			return nil, refusal(p, err)
-		}
-		defer d.Close() //nolint:errcheck // read only
-		if st, err := d.Stat(); err == nil && !st.IsDir() {
-			return nil, notFolder(p)
-		}
-		des, err := d.ReadDir(-1)
-		if err != nil {
-			return nil, refusal(p, err)
-		}
-		out := make([]Entry, 0, len(des))
-		for _, de := range des {
-			e := Entry{Name: de.Name(), Path: Join(p, de.Name())}
-			info, err := de.Info()
-			if err != nil {
-				continue
-			}
-			if info.Mode()&fs.ModeSymlink != 0 {
-				e.Link = true
-				e.Target, _ = r.Readlink(e.Path)
-				// Followed inside the folder only: a link leading out
-				// of it is listed, never read.
-				if info, err = r.Stat(e.Path); err != nil {
-					e.Outside = true
-					out = append(out, e)
-					continue
-				}
-			}
-			e.Dir, e.Size, e.ModMs = info.IsDir(), info.Size(), info.ModTime().UnixMilli()
-			out = append(out, e)
-		}
-		slices.SortFunc(out, func(a, b Entry) int {
-			if a.Dir != b.Dir {
-				if a.Dir {
-					return -1
-				}
-				return 1
-			}
-			return strings.Compare(a.Name, b.Name)
-		})
-		return out, nil
-	})
+	page, err := f.ListPage(p, "", 0)
+	return page.Entries, err
 }
 
 // Read reads the file at p, its content when it is text of at most max
