@@ -69,7 +69,7 @@ func fitSite(t *testing.T) (site *consoleSite, running, failed string) {
 
 // fitProbe opens every <details> of the page (a question behind a
 // button, a message's full text) and reports, at the browser's width, how
-// wide the page is, its lang, and the form fields without a label, the
+// wide the page is, its lang, and the shown form fields without a label, the
 // controls shorter than a thumb (40 px: buttons, fields, the header's
 // links, a list's action links), the fields whose text is under 16 px
 // (iOS zooms into those when they take focus), the text whose contrast
@@ -82,7 +82,7 @@ const fitProbe = `(() => {
  const out = {Lang: document.documentElement.lang, Width: document.documentElement.scrollWidth, Unlabelled: [], Small: [], Zooms: [], Faint: [], Bare: []};
  for (const e of document.querySelectorAll('input, select, textarea')) {
   if (['hidden', 'submit', 'button'].includes(e.type)) continue;
-  if (!(e.labels && e.labels.length) && !e.getAttribute('aria-label') && !e.getAttribute('aria-labelledby')) out.Unlabelled.push(name(e));
+  if (seen(e) && !(e.labels && e.labels.length) && !e.getAttribute('aria-label') && !e.getAttribute('aria-labelledby')) out.Unlabelled.push(name(e));
   if (seen(e) && parseFloat(getComputedStyle(e).fontSize) < 16) out.Zooms.push(name(e) + ' ' + getComputedStyle(e).fontSize);
  }
  for (const e of document.querySelectorAll('button, a.button, summary, select, textarea, input:not([type=hidden]):not([type=checkbox]):not([type=radio]), header a, .actions a, nav a')) {
