@@ -73,8 +73,8 @@ func fitSite(t *testing.T) (site *consoleSite, running, failed string) {
 // controls shorter than a thumb (40 px: buttons, fields, the header's
 // links, a list's action links), the fields whose text is under 16 px
 // (iOS zooms into those when they take focus), the text whose contrast
-// with its background is under 4.5:1, and the tables without headers and
-// images without text it has.
+// with its background is under 4.5:1, and the tables without headers,
+// column headers without text and images without text it has.
 const fitProbe = `(() => {
  for (const d of document.querySelectorAll('details')) d.open = true;
  const seen = e => e.getClientRects().length > 0 && getComputedStyle(e).visibility !== 'hidden';
@@ -102,6 +102,7 @@ const fitProbe = `(() => {
   if (r < 4.5) out.Faint.push(name(e) + ' ' + r.toFixed(2) + ':1');
  }
  for (const e of document.querySelectorAll('table')) if (!e.querySelector('th')) out.Bare.push('a table without headers');
+ for (const e of document.querySelectorAll('th')) if (!e.textContent.trim()) out.Bare.push('a column header without text');
  for (const e of document.querySelectorAll('img, svg')) if (!e.getAttribute('alt') && !e.getAttribute('aria-label') && !e.querySelector('title')) out.Bare.push(e.outerHTML.slice(0, 60));
  return out;
 })()`
@@ -124,7 +125,8 @@ type fit struct {
 // fits the screen's width, says it is Chinese (lang zh-CN), labels every
 // field, gives every button, field and header link at least 40 px of
 // height, types in 16 px or more (no zoom on focus), shows its text at a
-// contrast of 4.5:1 at least, and has no table without headers.
+// contrast of 4.5:1 at least, and has no table without headers nor a
+// column header without text (a screen reader names each cell's column).
 func TestEveryConsolePageFitsAPhoneAndATabletWithLabelledFieldsAThumbCanHitAndReadableText(t *testing.T) {
 	ctx := browsertest.Start(t)
 	site, running, failed := fitSite(t)
