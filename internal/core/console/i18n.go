@@ -22,7 +22,7 @@ import (
 //nolint:gosec // G101: the word "token" in labels, not a credential
 var messages = map[string]map[string]string{
 	"en": {
-		"title": "QingLong", "overview": "Overview", "triggers": "Triggers", "runs": "Runs", "signout": "Sign out",
+		"title": "QingLong", "overview": "Overview", "triggers": "Triggers", "runs": "Runs", "signout": "Sign out", "skip": "Skip to the page's content", "col.actions": "Actions",
 		"signin": "Sign in", "token": "API token", "signin.help": "Paste an API token (create one with `ql tokens create NAME --scope operate%s`).",
 		"err.malformed": "That is not a whole API token: a token is qlt_ and 43 more characters, printed once when it was created. Paste all of it, or create a new one.", "err.unknown": "That token is not known, revoked or expired.",
 		"last24": "Runs of the last 24 hours by state", "counted": "%d runs counted", "counted.one": "%d run counted", "ov.notriggers": "No trigger exists yet, so nothing runs: a trigger runs a task on its schedule.", "lag.of": " (%d runs counted)", "lag.of.one": " (%d run counted)", "failures": "Recent failures", "nextfires": "Next fires",
@@ -310,7 +310,7 @@ var messages = map[string]map[string]string{
 		"es.after": "The next step shows what would change; nothing changes until you confirm it there. The project's other tasks and triggers are left as they are.",
 	},
 	"zh": {
-		"title": "青龙", "overview": "概览", "triggers": "触发器", "runs": "运行", "signout": "退出",
+		"title": "青龙", "overview": "概览", "triggers": "触发器", "runs": "运行", "signout": "退出", "skip": "跳到正文", "col.actions": "操作",
 		"signin": "登录", "token": "API 令牌", "signin.help": "粘贴 API 令牌（用 `ql tokens create NAME --scope operate%s` 创建）。",
 		"err.malformed": "这不是完整的 API 令牌：令牌由 qlt_ 加 43 个字符组成，只在创建时显示一次。请完整粘贴，或新建一个令牌。", "err.unknown": "令牌未知、已吊销或已过期。",
 		"last24": "最近 24 小时各状态的运行", "counted": "%d 条运行", "ov.notriggers": "还没有任何触发器，所以什么都不会运行：触发器按计划运行任务。", "lag.of": "（%d 条运行）", "failures": "最近失败", "nextfires": "即将触发",
