@@ -17,9 +17,9 @@ func subscriptionsCommand(opts Options) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "subscriptions",
 		Short: "List, add and remove the subscriptions: git repositories pulled on a schedule into the scripts folder",
-		Long: `A subscription is the qinglong panel's ql repo: a task and a trigger named repo-OWNER-REPO[-BRANCH]
+		Long: `A subscription is the qinglong panel's subscription (its repo command): a task and a trigger named repo-OWNER-REPO[-BRANCH]
 that clone the repository into OWNER_REPO[_BRANCH] of the scripts folder on their first Run and update
-it on each later one, as crontab convert makes of a ql repo line; its task is labelled with the URL,
+it on each later one, as crontab convert makes of the panel's repo command; its task is labelled with the URL,
 branch, match and exclude, and stays a task (export and apply show and change it). A pull adds no
 task: ` + "`" + opts.Binary + ` crontab scripts` + "`" + ` (or the console's Tasks from this subscription) makes tasks of its
 scripts. add and rm are recorded in the audit trail by name and URL, never the URL's credentials,
@@ -90,7 +90,7 @@ func subscriptionsAddCommand(opts Options) *cobra.Command {
 		Short: "Add a subscription: its pull task and trigger, published at once",
 		Long: `Add a subscription of the repository URL (https://, http://, ssh://, git://, file:// for one on
 this host, or user@host:OWNER/REPO.git), named after its owner, repository and --branch as crontab
-convert names a ql repo line's. A subscription of that name in any project is refused: both would
+convert names the panel's repo command's. A subscription of that name in any project is refused: both would
 pull into one folder. Its first pull is its trigger's first fire, or ` + "`" + opts.Binary + ` triggers run PROJECT/NAME` + "`" + `.`,
 		Example: "  " + opts.Binary + " subscriptions add https://github.com/OWNER/REPO.git --project jd --cron '0 */6 * * *' --tz Asia/Shanghai --match 'jd_|jx_' --data-dir /var/lib/qinglong",
 		Args:    oneArg("subscriptions add takes one repository URL, such as https://github.com/OWNER/REPO.git"),
