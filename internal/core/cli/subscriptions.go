@@ -160,13 +160,9 @@ folder, with the tasks made of its scripts, unless --with-folder deletes it and 
 			if b.Definitions == nil {
 				return errors.New("this database cannot be read for its definitions")
 			}
-			subs, err := subscription.List(cmd.Context(), b.Definitions)
+			sub, err := subscription.Find(cmd.Context(), b.Definitions, args[0])
 			if err != nil {
 				return err
-			}
-			sub, ok := subscription.Named(subs, args[0])
-			if !ok {
-				return subscription.Missing(args[0])
 			}
 			if err := subscription.End(cmd.Context(), b.Definitions, b.Catalog, sub, actor()); err != nil {
 				return err

@@ -126,14 +126,9 @@ func (c *Console) subscriptionOf(w http.ResponseWriter, r *http.Request, s *sess
 		c.render(w, r, http.StatusOK, "subscriptions", s, subscriptionsData{Mode: "list"})
 		return
 	}
-	subs, err := subscription.List(r.Context(), c.cfg.Export)
+	sub, err := subscription.Find(r.Context(), c.cfg.Export, name)
 	if err != nil {
 		c.fail(w, r, s, err)
-		return
-	}
-	sub, ok := subscription.Named(subs, name)
-	if !ok {
-		c.fail(w, r, s, subscription.Missing(name))
 		return
 	}
 	d := subscriptionsData{Mode: mode, Name: sub.Name, Folder: sub.Folder, Form: subscription.Form{Project: sub.Project, URL: sub.URL, Branch: sub.Branch,
@@ -234,14 +229,9 @@ func (c *Console) subscriptionDelete(w http.ResponseWriter, r *http.Request, s *
 	}
 	l := lang(r)
 	name := r.PostFormValue("name")
-	subs, err := subscription.List(r.Context(), c.cfg.Export)
+	sub, err := subscription.Find(r.Context(), c.cfg.Export, name)
 	if err != nil {
 		c.fail(w, r, s, err)
-		return
-	}
-	sub, ok := subscription.Named(subs, name)
-	if !ok {
-		c.fail(w, r, s, subscription.Missing(name))
 		return
 	}
 	if err := subscription.End(r.Context(), c.cfg.Export, *c.cfg.Definitions, sub, s.actor(r)); err != nil {
@@ -277,14 +267,12 @@ func (c *Console) subscriptionPull(w http.ResponseWriter, r *http.Request, s *se
 		return
 	}
 	name := r.PostFormValue("name")
-	subs, err := subscription.List(r.Context(), c.cfg.Export)
+	sub, err := subscription.Find(r.Context(), c.cfg.Export, name)
+	if err == nil && sub.Trigger == "" {
+		err = subscription.Missing(name)
+	}
 	if err != nil {
 		c.fail(w, r, s, err)
-		return
-	}
-	sub, ok := subscription.Named(subs, name)
-	if !ok || sub.Trigger == "" {
-		c.fail(w, r, s, subscription.Missing(name))
 		return
 	}
 	reqID := r.PostFormValue("request")

@@ -310,6 +310,20 @@ func Named(subs []Subscription, name string) (Subscription, bool) {
 	return Subscription{}, false
 }
 
+// Find reads the subscription named name, refusing with Missing when
+// there is none.
+func Find(ctx context.Context, r catalog.DefinitionsReader, name string) (Subscription, error) {
+	subs, err := List(ctx, r)
+	if err != nil {
+		return Subscription{}, err
+	}
+	sub, ok := Named(subs, name)
+	if !ok {
+		return Subscription{}, Missing(name)
+	}
+	return sub, nil
+}
+
 // Save publishes f by actor: as a new subscription when name is "", else
 // as the edit of the subscription named name (whose project it keeps).
 // It returns the pull task f makes and every refusal: f's fields', a
