@@ -285,6 +285,9 @@ func (f *Folder) Put(p string, content io.Reader, replace bool, max int) (Saved,
 func write(r *os.Root, p string, content []byte, mode fs.FileMode, exclusive bool) (Saved, error) {
 	tmp := Join(Parent(p), ".ql-save-"+ids.New())
 	out, err := r.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, mode)
+	if errors.Is(err, fs.ErrNotExist) {
+		return Saved{}, noFolder(p)
+	}
 	if err != nil {
 		return Saved{}, refusal(Parent(p), err)
 	}
@@ -510,4 +513,12 @@ func (f *Folder) Within(p string, do func(fsys fs.FS, dir string) error) error {
 		return struct{}{}, do(sub, filepath.Join(f.Dir, filepath.FromSlash(p)))
 	})
 	return err
+}
+
+// noFolder refuses a write of p whose folder is not in the scripts folder:
+// a file is written only into a folder that is there.
+func noFolder(p string) error {
+	dir := Parent(p)
+	return qlerror.New(qlerror.NotFound, "folder %s is not in the scripts folder, so %s cannot be written there: make the folder first "+
+		"(New folder on the Scripts page, or mkdir in the scripts folder), then write the file", dir, p).Because(RefusalMissing, "path", dir)
 }
