@@ -128,7 +128,7 @@ func readStart(fsys fs.FS, p string, buf []byte) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	defer f.Close()
+	defer f.Close() //nolint:errcheck // read only
 	n, err := io.ReadFull(f, buf)
 	switch {
 	case err == io.EOF || err == io.ErrUnexpectedEOF:
