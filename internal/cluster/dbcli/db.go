@@ -21,6 +21,7 @@ import (
 
 	"github.com/qinglong/qinglong/internal/cluster/pgstore"
 	"github.com/qinglong/qinglong/internal/core/cli"
+	"github.com/qinglong/qinglong/internal/core/plural"
 	"github.com/qinglong/qinglong/internal/core/qlerror"
 )
 
@@ -89,16 +90,23 @@ func migrateCommand(getenv func(string) string) *cobra.Command {
 			if err != nil {
 				return pgstore.ForCommand(err)
 			}
-			if len(applied) == 0 {
-				fmt.Fprintf(out, "up to date: %d migrations applied, none pending\n", len(pgstore.Stream()))
-				return nil
+			fmt.Fprintln(out, migrated(applied, len(pgstore.Stream()), time.Since(began)))
+			if len(applied) > 0 {
+				fmt.Fprintln(out, "next: run `ql db roles` so every role gets exactly its grants on the new tables")
 			}
-			fmt.Fprintf(out, "applied %d migrations in %s; the schema is now at %s\n",
-				len(applied), time.Since(began).Round(time.Millisecond), applied[len(applied)-1].ID)
-			fmt.Fprintln(out, "next: run `ql db roles` so every role gets exactly its grants on the new tables")
 			return nil
 		},
 	}
+}
+
+// migrated is the summary of a migrate that applied these of a stream of
+// known migrations in took: each count with its noun in the right number.
+func migrated(applied []pgstore.Applied, known int, took time.Duration) string {
+	if len(applied) == 0 {
+		return "up to date: " + plural.Count(known, "migration", "migrations") + " applied, none pending"
+	}
+	return fmt.Sprintf("applied %s in %s; the schema is now at %s",
+		plural.Count(len(applied), "migration", "migrations"), took.Round(time.Millisecond), applied[len(applied)-1].ID)
 }
 
 func rolesCommand(getenv func(string) string, prefix *string) *cobra.Command {

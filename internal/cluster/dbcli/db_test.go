@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -429,5 +430,21 @@ func TestDBCommandsReadTheSharedVariables(t *testing.T) {
 	}
 	if want := "role " + pgstore.RoleNames(prefix).Runtime + " (runtime): created"; !strings.Contains(out.String(), want) {
 		t.Fatalf("ql db roles with QL_ROLE_PREFIX=%s: %q lacks %q", prefix, out.String(), want)
+	}
+}
+
+// A migrate that applies one migration says so in the singular, and one
+// that applies several in the plural.
+func TestOneAppliedMigrationIsCountedInTheSingular(t *testing.T) {
+	one := []pgstore.Applied{{ID: "pg-0042-x"}}
+	if got, want := migrated(one, 42, 1500*time.Millisecond), "applied 1 migration in 1.5s; the schema is now at pg-0042-x"; got != want {
+		t.Errorf("one applied: %q, want %q", got, want)
+	}
+	two := []pgstore.Applied{{ID: "pg-0041-w"}, {ID: "pg-0042-x"}}
+	if got, want := migrated(two, 42, time.Second), "applied 2 migrations in 1s; the schema is now at pg-0042-x"; got != want {
+		t.Errorf("two applied: %q, want %q", got, want)
+	}
+	if got, want := migrated(nil, 1, 0), "up to date: 1 migration applied, none pending"; got != want {
+		t.Errorf("none pending of one: %q, want %q", got, want)
 	}
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/qinglong/qinglong/internal/core/plural"
 	"github.com/qinglong/qinglong/internal/core/qlerror"
 )
 
@@ -257,7 +258,7 @@ func assertCapability(ctx context.Context, tx pgx.Tx, prev int) error {
 		if prev == 0 {
 			return nil
 		}
-		return qlerror.New(qlerror.FailedPrecondition, "capability table missing although %d migrations are recorded; restore the database", prev)
+		return qlerror.New(qlerror.FailedPrecondition, "capability table missing although %s recorded; restore the database", plural.Count(prev, "migration is", "migrations are"))
 	}
 	var version int
 	err := tx.QueryRow(ctx, sqlCapabilityRead, capabilityComponent).Scan(&version, new(string))
@@ -265,7 +266,7 @@ func assertCapability(ctx context.Context, tx pgx.Tx, prev int) error {
 	case err == pgx.ErrNoRows && prev == 0:
 		return nil
 	case err == pgx.ErrNoRows:
-		return qlerror.New(qlerror.FailedPrecondition, "capability row missing although %d migrations are recorded; restore the database", prev)
+		return qlerror.New(qlerror.FailedPrecondition, "capability row missing although %s recorded; restore the database", plural.Count(prev, "migration is", "migrations are"))
 	case err != nil:
 		return mapErr(err, "reading the capability row")
 	case version != prev:

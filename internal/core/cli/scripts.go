@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/qinglong/qinglong/internal/core/audit"
+	"github.com/qinglong/qinglong/internal/core/plural"
 	"github.com/qinglong/qinglong/internal/core/scripts"
 )
 
@@ -236,7 +237,7 @@ func scriptsRmCommand(opts Options) *cobra.Command {
 					return audit.Entry{}, "", err
 				}
 				if gone.Dir {
-					return audit.ScriptFolder(audit.ScriptDeleted, actor(), p, fmt.Sprintf("folder of %d entries", gone.Entries)), "folder " + p + " was deleted", nil
+					return audit.ScriptFolder(audit.ScriptDeleted, actor(), p, "folder of "+plural.Count(gone.Entries, "entry", "entries")), "folder " + p + " was deleted", nil
 				}
 				return audit.Script(audit.ScriptDeleted, actor(), p, gone.Size, gone.Digest, ""), "script " + p + " was deleted", nil
 			})
@@ -245,7 +246,7 @@ func scriptsRmCommand(opts Options) *cobra.Command {
 			}
 			what := "removed " + p
 			if gone.Dir {
-				what += fmt.Sprintf(" (a folder of %d entries)", gone.Entries)
+				what += " (a folder of " + plural.Count(gone.Entries, "entry", "entries") + ")"
 			}
 			fmt.Fprintln(cmd.OutOrStdout(), userText(what))
 			return nil

@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/qinglong/qinglong/internal/core/audit"
+	"github.com/qinglong/qinglong/internal/core/plural"
 	"github.com/qinglong/qinglong/internal/core/qlerror"
 	"github.com/qinglong/qinglong/internal/core/scripts"
 	"github.com/qinglong/qinglong/internal/core/subscription"
@@ -177,7 +178,7 @@ folder, with the tasks made of its scripts, unless --with-folder deletes it and 
 				case err != nil:
 					removeErr = err
 				default:
-					note = fmt.Sprintf("its folder %s deleted (%d entries)", sub.Folder, gone.Entries)
+					note = fmt.Sprintf("its folder %s deleted (%s)", sub.Folder, plural.Count(gone.Entries, "entry", "entries"))
 					said = note
 				}
 			}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/qinglong/qinglong/internal/core/plural"
 	"github.com/qinglong/qinglong/internal/core/schedule"
 	"github.com/qinglong/qinglong/internal/core/view"
 )
@@ -493,7 +494,7 @@ func backfillChunks(cmd *cobra.Command, m schedule.Manual, req schedule.Backfill
 		if req.DryRun {
 			admitted = "would be admitted"
 		}
-		fmt.Fprintf(cmd.ErrOrStderr(), "backfill: %d occurrences so far (%d %s), up to %s\n", total.Occurrences, total.Admitted, admitted, fmtMs(&res.LastMs))
+		fmt.Fprintf(cmd.ErrOrStderr(), "backfill: %s so far (%d %s), up to %s\n", plural.Count(total.Occurrences, "occurrence", "occurrences"), total.Admitted, admitted, fmtMs(&res.LastMs))
 		req.FromMs = res.LastMs + 1
 	}
 }

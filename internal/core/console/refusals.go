@@ -245,7 +245,16 @@ func sentence(l string, err error) (string, bool) {
 			return m
 		}
 		if w, ok := paramWords[l][key+"."+v]; ok {
-			return w
+			// A word may name the refusal's other params, said as
+			// they are.
+			return placeholder.ReplaceAllStringFunc(w, func(m string) string {
+				v, ok := params[m[1:len(m)-1]]
+				if !ok {
+					complete = false
+					return m
+				}
+				return v
+			})
 		}
 		if w, ok := words[l][key+"."+v]; ok {
 			return w

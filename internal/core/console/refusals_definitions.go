@@ -152,10 +152,11 @@ var definitionsRefusalsZH = map[qlerror.Reason]string{
 // paramWords name, per language, the params whose values are words of
 // the file's English rather than names the user wrote: the mapping a
 // field error is about ("file" is its top level), a run listing's filter
-// that is no id, a cron field and the period a step restarts in. A param whose value has no word here (or in
+// that is no id, a cron field and the period a step restarts in, and the
+// Dependencies page's fixed values (depsWordsZH). A param whose value has no word here (or in
 // words, as kind.task) is shown as it is.
 var paramWords = map[string]map[string]string{
-	"zh": { //nolint:gosec // G101: the word for a token's name field, no credential
+	"zh": joinWords(depsWordsZH, map[string]string{ //nolint:gosec // G101: the word for a token's name field, no credential
 		"field.file": "文件顶层", "field.task": "任务", "field.trigger": "触发器",
 		// The names validate.Name checks, each called by what it names.
 		"field.project.name": "项目名称", "field.task.name": "任务名称", "field.trigger.name": "触发器名称",
@@ -170,7 +171,22 @@ var paramWords = map[string]map[string]string{
 		"period.minute": "分钟", "period.hour": "小时", "period.day": "天", "period.month": "月", "period.year": "年", "period.week": "周",
 		"remedy." + schedule.RemedyReapply:  "；也可以用本主机认识的时区重新应用该触发器（`ql apply`，或控制台的“定义”页）：这次发布会取代写有该时区的修订版。",
 		"remedy." + schedule.RemedyZoneData: "。在此之前，该项目无法在本主机上恢复为活动状态，而已归档的项目不接受该触发器的新修订版。",
-	},
+	}),
+}
+
+// joinWords is the words of every table; a param value in two tables is
+// a mistake caught at start.
+func joinWords(tables ...map[string]string) map[string]string {
+	out := map[string]string{}
+	for _, t := range tables {
+		for k, w := range t {
+			if _, dup := out[k]; dup {
+				panic(fmt.Sprintf("console: param value %q has two words", k))
+			}
+			out[k] = w
+		}
+	}
+	return out
 }
 
 // union is the sentences of every table, one table per group of

@@ -23,6 +23,13 @@ const (
 	// CodePanelRepo: the panel's ql repo, converted to a pull task (url,
 	// folder, match, exclude, dependence).
 	CodePanelRepo Code = "panel_repo"
+	// CodeRepoURL: the panel's ql repo of a URL naming no owner and
+	// repository (value), which a subscription's name and folder are made
+	// of: the Subscriptions form refuses it alike.
+	CodeRepoURL Code = "repo_url"
+	// CodeRepoRepeated: a ql repo pulling into the folder (folder) an
+	// earlier line's task (line, name) pulls into, left out.
+	CodeRepoRepeated Code = "repo_repeated"
 	// CodePanelRaw: the panel's ql raw, converted to a download task
 	// (url, file).
 	CodePanelRaw Code = "panel_raw"
@@ -79,5 +86,5 @@ const (
 var ScriptCodes = []Code{CodeScriptTypeScript, CodeScriptNoCron, CodeScriptCron}
 
 // Codes lists every code, for the readers that must word each.
-var Codes = []Code{CodeNotAnEntry, CodeReboot, CodeNotAUser, CodeNoCommand, CodeRootCommand, CodePanelCommand, CodePanelRepo, CodePanelRaw, CodePanelLogs, CodePanelUpkeep, CodeUnknownMacro,
+var Codes = []Code{CodeNotAnEntry, CodeReboot, CodeNotAUser, CodeNoCommand, CodeRootCommand, CodePanelCommand, CodePanelRepo, CodeRepoURL, CodeRepoRepeated, CodePanelRaw, CodePanelLogs, CodePanelUpkeep, CodeUnknownMacro,
 	CodeSchedule, CodeStandardInput, CodeSeconds, CodeTaskCommand, CodeRunAs, CodeBothDays, CodeZoneKept, CodeShellKept, CodeMail, CodeReservedName, CodeCommented, CodeTaskInterpreter}

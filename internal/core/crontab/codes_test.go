@@ -19,9 +19,11 @@ not an entry
 61 * * * * /bin/true
 * * * * * printf 'a%b'
 0 5 0 * * * task jd_bean_sign.js
-33 8 * * * ql repo https://example.com/scripts.git
+33 8 * * * ql repo https://example.com/owner/scripts.git
 0 */6 * * * ql raw https://example.com/a.js
 0 0 * * * ql repo
+0 1 * * * ql repo https://example.com/owner/scripts.git
+0 2 * * * ql repo https://example.com/scripts.git
 57 13 * * * ID=11 ql rmlog 7
 15 0,12 * * * ql update
 0 0 */2 * 1 /bin/true

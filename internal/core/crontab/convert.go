@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"io"
 	"regexp"
+	"strconv"
 	"strings"
 
 	"github.com/qinglong/qinglong/internal/core/cron"
@@ -116,7 +117,7 @@ type Options struct {
 // Convert reads a crontab from r as o says.
 func Convert(r io.Reader, o Options) (Result, error) {
 	var res Result
-	st := state{Options: o, zone: o.Zone, shell: "/bin/sh", env: map[string]string{}, names: map[string]int{}, users: map[string]bool{}}
+	st := state{Options: o, zone: o.Zone, shell: "/bin/sh", env: map[string]string{}, names: map[string]int{}, users: map[string]bool{}, folders: map[string]firstPull{}}
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 0, 64*1024), 1<<20)
 	for n := 1; sc.Scan(); n++ {
@@ -143,6 +144,16 @@ type state struct {
 	// interpreterNoted: a task SCRIPT written with its interpreter was
 	// noted already.
 	interpreterNoted bool
+	// folders are the folders ql repo lines converted so far pull into,
+	// each with the first such line: a later line pulling into one is
+	// left out, as its task would undo the first's pulls.
+	folders map[string]firstPull
+}
+
+// firstPull is the line that first pulls into a folder, and its task.
+type firstPull struct {
+	line int
+	name string
 }
 
 func (st *state) line(res *Result, n int, text string) {
@@ -197,6 +208,10 @@ func (st *state) entry(res *Result, n int, text, body string, disabled bool) {
 	var pulled *pull
 	if words := strings.Fields(command); len(words) >= 2 && words[0] == "ql" && (words[1] == "repo" || words[1] == "raw") {
 		p, why := panelPull(command, cmp.Or(st.Binary, "ql"))
+		if why != "" && p.code != "" {
+			problem(p.code, why, p.params...)
+			return
+		}
 		if why != "" {
 			problem(CodePanelCommand, why, "command", words[1])
 			return
@@ -227,8 +242,19 @@ func (st *state) entry(res *Result, n int, text, body string, disabled bool) {
 	}
 	script, why, name, title := "", "", "", ""
 	var labels map[string]string
+	if pulled != nil && pulled.folder != "" {
+		if first, ok := st.folders[pulled.folder]; ok {
+			problem(CodeRepoRepeated, fmt.Sprintf("ql repo pulls into the folder %s, as line %d does already (its task %s): this line was left out, "+
+				"as two tasks pulling into one folder would each undo the other's pull; to pull another branch, name it after the URL (ql repo URL \"\" \"\" \"\" BRANCH)",
+				pulled.folder, first.line, first.name), "folder", pulled.folder, "line", strconv.Itoa(first.line), "name", first.name)
+			return
+		}
+	}
 	if pulled != nil {
 		script, name, title, labels = pulled.script, st.unique(cleanName(pulled.name)), pulled.title, pulled.labels
+		if pulled.folder != "" {
+			st.folders[pulled.folder] = firstPull{line: n, name: name}
+		}
 	} else {
 		script, why = commandScript(command)
 		name = st.name(command)

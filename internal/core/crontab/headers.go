@@ -1,7 +1,9 @@
 package crontab
 
 import (
+	"bytes"
 	"fmt"
+	"io"
 	"io/fs"
 	"path"
 	"path/filepath"
@@ -74,6 +76,7 @@ func Scripts(fsys fs.FS, root string, o ScriptOptions) (Result, []Skipped, error
 	}
 	slices.Sort(paths)
 	st := state{names: map[string]int{}}
+	buf := make([]byte, HeaderBytes)
 	var res Result
 	var skipped []Skipped
 	for _, p := range paths {
@@ -82,11 +85,11 @@ func Scripts(fsys fs.FS, root string, o ScriptOptions) (Result, []Skipped, error
 				Why: "the panel runs TypeScript with ts-node, which is no interpreter here: write its task by hand (npx ts-node " + path.Base(p) + ")"})
 			continue
 		}
-		text, err := fs.ReadFile(fsys, p)
+		text, err := readStart(fsys, p, buf)
 		if err != nil {
 			return Result{}, nil, fmt.Errorf("read the script %s: %w", p, err)
 		}
-		h := readHeader(string(text), path.Base(p))
+		h := readHeader(text, path.Base(p))
 		if h.cron == "" {
 			skipped = append(skipped, Skipped{Path: p, Code: CodeScriptNoCron,
 				Why: "its header gives no cron (cron: EXPR, cron \"EXPR\", or EXPR before the script's name, as the panel reads them): write its task by hand"})
@@ -109,6 +112,34 @@ func Scripts(fsys fs.FS, root string, o ScriptOptions) (Result, []Skipped, error
 	}
 	res.Header = ScriptsHeader
 	return res, skipped, nil
+}
+
+// HeaderBytes bounds what is read of each script for its header: its
+// first 64 KiB, cut at the last whole line. A header is the comment at a
+// script's top (the panel's scripts give their cron and new Env title in
+// their first lines), and a bundled script is megabytes of code after it,
+// which read whole made a folder of them slow to preview.
+const HeaderBytes = 64 << 10
+
+// readStart is the first HeaderBytes of the script p, read into buf, to
+// its last whole line when the script is longer.
+func readStart(fsys fs.FS, p string, buf []byte) (string, error) {
+	f, err := fsys.Open(p)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close() //nolint:errcheck // read only
+	n, err := io.ReadFull(f, buf)
+	switch {
+	case err == io.EOF || err == io.ErrUnexpectedEOF:
+		return string(buf[:n]), nil
+	case err != nil:
+		return "", err
+	}
+	if i := bytes.LastIndexByte(buf, '\n'); i >= 0 {
+		n = i
+	}
+	return string(buf[:n]), nil
 }
 
 // checkCron is cron's refusal of expr in zone, or of its steps.
@@ -150,6 +181,11 @@ func readHeader(text, name string) header {
 	lines := strings.Split(text, "\n")
 	cronLine := ""
 	for _, l := range lines {
+		// Only a line naming the script can hold its cron before its
+		// name: the others are not given to the regular expression.
+		if !strings.Contains(l, name) {
+			continue
+		}
 		if m := cronBeforeName.FindStringSubmatchIndex(l); m != nil && strings.Contains(l[m[3]:], name) {
 			h.cron, cronLine = l[m[2]:m[3]], l
 			break

@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"testing/fstest"
 )
 
 // pulledRepository is a subscription's folder as the panel's users pull
@@ -175,5 +176,28 @@ func TestReadingAnUnchangedScriptsFolderAgainGivesTheSameFile(t *testing.T) {
 	}
 	if !bytes.HasPrefix(outs[0], []byte(ScriptsHeader)) || !strings.Contains(string(outs[0]), "  - name: jd_bean\n    title: 京东豆签到\n    script: node jd_bean.js\n    workingDir: /srv/scripts/o_r\n") {
 		t.Errorf("file:\n%s\nwant the scripts' header and jd_bean's task", outs[0])
+	}
+}
+
+// Only a script's first HeaderBytes are read for its header: a cron on a
+// line within them is found, one on a line past them is not, so that a
+// bundled script of megabytes is not read whole.
+func TestAHeaderIsReadOnlyFromAScriptsFirstPart(t *testing.T) {
+	t.Parallel()
+	filler := strings.Repeat("// "+strings.Repeat("x", 60)+"\n", HeaderBytes/64)
+	within := filler[:len(filler)-64*16] + "// cron: 5 6 * * *\n" + strings.Repeat("code();\n", 1000)
+	past := filler + "// cron: 5 6 * * *\n"
+	if len(within) <= HeaderBytes || len(past) <= HeaderBytes || strings.Index(within, "cron:") >= HeaderBytes-64 || strings.Index(past, "cron:") < HeaderBytes {
+		t.Fatalf("the scripts are not laid out as the test needs: %d, %d bytes", len(within), len(past))
+	}
+	res, skipped, err := Scripts(fstest.MapFS{"within.js": {Data: []byte(within)}, "past.js": {Data: []byte(past)}}, "/srv/scripts", ScriptOptions{Zone: "UTC"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Entries) != 1 || res.Entries[0].Name != "within" || res.Entries[0].Cron != "5 6 * * *" {
+		t.Errorf("entries %+v; want within.js's header read", res.Entries)
+	}
+	if len(skipped) != 1 || skipped[0].Path != "past.js" || skipped[0].Code != CodeScriptNoCron {
+		t.Errorf("skipped %+v; want past.js, its cron past the first %d bytes unread", skipped, HeaderBytes)
 	}
 }

@@ -12,7 +12,7 @@ const panelList = `0 5 0 * * * task jd_bean_sign.js
 */30 * * * * node /ql/scripts/check.js
 0 0 12 * * MON-FRI python3 /ql/scripts/weekday.py
 15 3 * * * task /ql/scripts/fruit.py now
-33 8 * * * ql repo https://example.com/scripts.git "jd_" "" ""
+33 8 * * * ql repo https://example.com/owner/scripts.git "jd_" "" ""
 0 0 3 * * 7 /ql/scripts/backup.sh
 `
 
@@ -81,8 +81,8 @@ func TestTheQinglongPanelsCommandsAreNamedAfterTheirScriptAndReported(t *testing
 			t.Errorf("line %d: %+v, want it converted but reported: no task command here, and what to write", line, p)
 		}
 	}
-	if p := reported[5]; p.Kind != Noted || p.Code != CodePanelRepo || names[5] != "repo-com-scripts" {
-		t.Errorf("line 5: %+v, named %q; want ql repo converted to repo-com-scripts, noted", p, names[5])
+	if p := reported[5]; p.Kind != Noted || p.Code != CodePanelRepo || names[5] != "repo-owner-scripts" {
+		t.Errorf("line 5: %+v, named %q; want ql repo converted to repo-owner-scripts, noted", p, names[5])
 	}
 	if _, ok := reported[2]; ok {
 		t.Errorf("line 2 reported: %+v", reported[2])

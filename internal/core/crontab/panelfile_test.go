@@ -12,7 +12,7 @@ import (
 const panelFile = `# 0 5 0 * * * ID=3 task jd_bean_sign.js
 15 8,20 * * * ID=4 task jd_fruit.js
 # 10 0 * * * task jd_old.js
-33 8 * * * ID=1 ql repo https://example.com/scripts.git "jd_" "" ""
+33 8 * * * ID=1 ql repo https://example.com/owner/scripts.git "jd_" "" ""
 ## 京东签到
 # m h  dom mon dow   command
 # 0 5 * * 1 tar -zcf /var/backups/home.tgz /home/
@@ -140,7 +140,7 @@ func TestThePanelsTaskCommandRunsItsScriptWithItsInterpreterInTheScriptsFolder(t
 // (rmlog) and nothing for the panel's upkeep (update), neither converted.
 func TestThePanelsOwnCommandsSayWhatStandsInForThemHere(t *testing.T) {
 	t.Parallel()
-	const list = "33 8 * * * ID=1 ql repo https://example.com/s.git\n0 */6 * * * ql raw https://example.com/a.js\n" +
+	const list = "33 8 * * * ID=1 ql repo https://example.com/owner/s.git\n0 */6 * * * ql raw https://example.com/a.js\n" +
 		"57 13 * * * ID=11 ql rmlog 7\n15 0,12 * * * ID=10 ql update\n"
 	res, err := Convert(strings.NewReader(list), Options{Zone: "Asia/Shanghai"})
 	if err != nil {

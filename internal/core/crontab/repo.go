@@ -55,8 +55,8 @@ func parseSubscription(words []string) (s subscription, why string) {
 	// "host:" of an scp-like URL (git@github.com:owner/repo.git).
 	trimmed := strings.TrimRight(s.URL, "/")
 	slash := strings.LastIndexAny(trimmed, "/:")
-	if slash < 0 {
-		return s, fmt.Sprintf("ql repo's %q is no repository URL: the panel names its folder after the URL's owner and repository (https://host/OWNER/REPO.git)", s.URL)
+	if slash < 0 || !ownerAndRepo(s.URL) {
+		return s, NoOwnerAndRepo(s.URL)
 	}
 	s.Repo = strings.TrimSuffix(trimmed[slash+1:], path.Ext(trimmed[slash+1:]))
 	head := trimmed[:slash]
@@ -64,13 +64,46 @@ func parseSubscription(words []string) (s subscription, why string) {
 	// The panel also drops what is before the owner's last dot.
 	s.Owner = s.Owner[strings.LastIndex(s.Owner, ".")+1:]
 	if s.Owner == "" || s.Repo == "" || s.Owner == ".." || s.Repo == ".." {
-		return s, fmt.Sprintf("ql repo's %q is no repository URL: the panel names its folder after the URL's owner and repository (https://host/OWNER/REPO.git)", s.URL)
+		return s, NoOwnerAndRepo(s.URL)
 	}
 	s.Folder = s.Owner + "_" + s.Repo
 	if s.Branch != "" {
 		s.Folder += "_" + s.Branch
 	}
 	return s, ""
+}
+
+// NoOwnerAndRepo says that url (as shown) names no owner and repository:
+// the converter's words for such a ql repo line and the Subscriptions
+// form's for such a URL, so that the two refuse the same URLs alike.
+func NoOwnerAndRepo(url string) string {
+	return fmt.Sprintf("the repository URL %q names no owner and repository, which the subscription's name and folder are made of: "+
+		"write it as https://host/OWNER/REPO.git", url)
+}
+
+// ownerAndRepo says whether u's path has two segments at least, the
+// owner and the repository: the panel would take the host for the owner
+// of https://host/repo, and pull two such repositories of one host into
+// one folder.
+func ownerAndRepo(u string) bool {
+	path := u
+	if i := strings.Index(u, "://"); i >= 0 {
+		rest := u[i+3:]
+		j := strings.Index(rest, "/")
+		if j < 0 {
+			return false
+		}
+		path = rest[j:]
+	} else {
+		path = u[strings.Index(u, ":")+1:]
+	}
+	n := 0
+	for seg := range strings.SplitSeq(path, "/") {
+		if seg != "" {
+			n++
+		}
+	}
+	return n >= 2
 }
 
 // pullScript is the task's command: clone the repository into its folder
@@ -228,16 +261,18 @@ func SubscriptionLabels(url, branch, match, exclude string) map[string]string {
 }
 
 // pull is the task a ql repo or ql raw line becomes, with its labels (a
-// subscription's).
+// subscription's) and, of a ql repo, the folder it pulls into.
 type pull struct {
-	name, title, script, why string
-	code                     Code
-	params                   []string
-	labels                   map[string]string
+	name, title, script, why, folder string
+	code                             Code
+	params                           []string
+	labels                           map[string]string
 }
 
 // panelPull is the task the panel's "ql repo ..." or "ql raw ..." command
-// becomes, its note naming binary's commands; why says what is wrong when it names nothing to pull.
+// becomes, its note naming binary's commands; why says what is wrong when
+// it names nothing to pull, with p's code and params saying which
+// sentence that is when it is not CodePanelCommand's.
 func panelPull(command, binary string) (p pull, why string) {
 	words, ok := shellWords(command)
 	if !ok {
@@ -246,11 +281,14 @@ func panelPull(command, binary string) (p pull, why string) {
 	switch words[1] {
 	case "repo":
 		s, why := parseSubscription(words[2:])
+		if why != "" && len(words) > 2 {
+			return pull{code: CodeRepoURL, params: []string{"value", words[2]}}, why
+		}
 		if why != "" {
 			return p, why
 		}
 		rp := s.repoPull()
-		p = pull{name: rp.Name, title: rp.Title, script: rp.Script, code: CodePanelRepo, labels: SubscriptionLabels(s.URL, s.Branch, s.Match, s.Exclude)}
+		p = pull{name: rp.Name, title: rp.Title, script: rp.Script, folder: rp.Folder, code: CodePanelRepo, labels: SubscriptionLabels(s.URL, s.Branch, s.Match, s.Exclude)}
 		p.why, p.params = s.note(binary)
 		return p, ""
 	default:

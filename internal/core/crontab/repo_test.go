@@ -189,3 +189,49 @@ func TestThePanelsRepoArgumentsAreReadAsItsShellReadsThem(t *testing.T) {
 		t.Fatalf("words %q (%v), want %q", words, ok, want)
 	}
 }
+
+// A second ql repo line pulling into the folder an earlier line's task
+// pulls into (the same repository and branch) is left out, reported as
+// repeating that line, rather than becoming a second task whose pulls
+// undo the first's.
+func TestAQlRepoRepeatingAnEarlierLinesFolderIsReportedNotASecondTask(t *testing.T) {
+	t.Parallel()
+	lines := "0 0 * * * ql repo https://github.com/Owner/Scripts.git \"jd_\" \"\" \"\" main\n" +
+		"0 6 * * * ql repo https://github.com/Owner/Scripts.git \"jx_\" \"\" \"\" main\n" +
+		"0 7 * * * ql repo https://github.com/Owner/Scripts.git \"jx_\" \"\" \"\" dev\n"
+	res, err := Convert(strings.NewReader(lines), Options{Zone: "Asia/Shanghai"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Entries) != 2 || res.Entries[0].Name != "repo-owner-scripts-main" || res.Entries[1].Name != "repo-owner-scripts-dev" {
+		t.Fatalf("entries %+v; want lines 1 and 3 converted, line 2 left out", res.Entries)
+	}
+	var repeated []Problem
+	for _, p := range res.Problems {
+		if p.Code == CodeRepoRepeated {
+			repeated = append(repeated, p)
+		}
+	}
+	if len(repeated) != 1 || repeated[0].Line != 2 || repeated[0].Kind != NotConverted || repeated[0].Params["line"] != "1" ||
+		repeated[0].Params["name"] != "repo-owner-scripts-main" || !strings.Contains(repeated[0].Why, "as line 1 does already") {
+		t.Fatalf("%+v; want line 2 reported as repeating line 1's folder and left out", repeated)
+	}
+}
+
+// A ql repo of a URL naming no owner (https://host/repo) is not converted,
+// rather than read with the host as the owner.
+func TestAQlRepoOfAURLWithoutAnOwnerIsNotConverted(t *testing.T) {
+	t.Parallel()
+	res, err := Convert(strings.NewReader("0 0 * * * ql repo https://git.example.com/scripts.git\n0 0 * * * ql repo git@host:scripts.git\n"), Options{Zone: "Asia/Shanghai"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Entries) != 0 || len(res.Problems) != 2 {
+		t.Fatalf("entries %+v problems %+v; want both lines not converted", res.Entries, res.Problems)
+	}
+	for _, p := range res.Problems {
+		if p.Kind != NotConverted || p.Code != CodeRepoURL || !strings.Contains(p.Why, "names no owner and repository") {
+			t.Errorf("%s; want not converted as naming no owner and repository", p)
+		}
+	}
+}

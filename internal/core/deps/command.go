@@ -47,6 +47,10 @@ var installers = map[Kind]struct {
 	Linux:  {[]string{"apk", "apt-get"}, "apk (Alpine) or apt-get (Debian, Ubuntu)"},
 }
 
+// InstallHint says what to install on a host that has no installer of
+// kind k: the {install} of a dependency_installer_missing refusal.
+func InstallHint(k Kind) string { return installers[k].install }
+
 // Installer is the absolute path of the program that installs kind k on
 // this server; a refusal naming what to install when there is none, or,
 // for Linux packages, when the server does not run as root.

@@ -82,6 +82,17 @@ var (
 	linuxSpec = regexp.MustCompile(`^[a-z0-9][a-z0-9+._-]*(=[A-Za-z0-9.+~:_-]+)?$`)
 )
 
+// Examples says what a specifier of kind k looks like: the {examples} of
+// a refusal of a specifier.
+func Examples(k Kind) string { return examples[k] }
+
+// The why of a dependency_name_invalid refusal: a fixed set, which a
+// translation says in its own words.
+const (
+	WhyTooLong  = "is longer than 214 characters"
+	WhyNotAName = "is not a package name this installer takes"
+)
+
 // examples say per kind what a specifier looks like.
 var examples = map[Kind]string{
 	Node:   "axios, @scope/name or name@1.2.3",
@@ -96,7 +107,7 @@ func Parse(k Kind, spec string) (Package, error) {
 			Because(RefusalNameInvalid, "kind", string(k), "spec", spec, "why", why, "examples", examples[k])
 	}
 	if len(spec) > MaxSpec {
-		return Package{}, bad("is longer than 214 characters")
+		return Package{}, bad(WhyTooLong)
 	}
 	var pattern *regexp.Regexp
 	switch k {
@@ -110,7 +121,7 @@ func Parse(k Kind, spec string) (Package, error) {
 		return Package{}, qlerror.New(qlerror.Invalid, "dependency type %q is not one of node, python, linux", k).Because(RefusalKindUnknown, "kind", string(k))
 	}
 	if !pattern.MatchString(spec) {
-		return Package{}, bad("is not a package name this installer takes")
+		return Package{}, bad(WhyNotAName)
 	}
 	return Package{Kind: k, Name: nameOf(k, spec), Spec: spec}, nil
 }
@@ -185,11 +196,25 @@ func NoneDeclared(k Kind) error {
 		Because(RefusalNoneDeclared, "kind", string(k))
 }
 
+// The causes of a dependency_project_taken refusal, its {cause}: a fixed
+// set, which a translation says in its own words.
+const (
+	// TakenConcurrent: the project lets several Runs run at once
+	// ({runs}).
+	TakenConcurrent = "concurrent"
+	// TakenUncapped: the project caps no Runs (maxRunning: 0).
+	TakenUncapped = "uncapped"
+	// TakenUnlabelled: its task of an installer's name ({task}) lacks
+	// the page's label ({label}).
+	TakenUnlabelled = "unlabelled"
+)
+
 // ProjectTaken refuses a change whose project, dependencies, is not the
 // page's to publish in, saying why: someone's own project of that name
-// (its cap, or a task of an installer's name without the page's label).
-func ProjectTaken(why string) error {
+// (its cap, or a task of an installer's name without the page's label),
+// the cause one of the Taken causes and params what it names.
+func ProjectTaken(cause, why string, params ...any) error {
 	return qlerror.New(qlerror.FailedPrecondition, "the project %s holds the Dependencies page's installers, and this one is not the page's: %s; "+
 		"rename your project (or that task), or give the project maxRunning: 1 and the task the label, then try again", ProjectName, why).
-		Because(RefusalProjectTaken, "project", ProjectName, "why", why)
+		Because(RefusalProjectTaken, append([]any{"project", ProjectName, "why", why, "cause", cause}, params...)...)
 }

@@ -113,13 +113,18 @@ func (s *Service) publish(ctx context.Context, actor string, k Kind, cmd task.Co
 	if err != nil {
 		return "", err
 	}
+	if p.MaxRunning == 0 {
+		return "", ProjectTaken(TakenUncapped, "it lets any number of Runs run at once, and two installers writing one node_modules or site-packages at once break both")
+	}
 	if p.MaxRunning != 1 {
-		return "", ProjectTaken(fmt.Sprintf("it lets %d Runs run at once, and two installers writing one node_modules or site-packages at once break both", p.MaxRunning))
+		return "", ProjectTaken(TakenConcurrent, fmt.Sprintf("it lets %d Runs run at once, and two installers writing one node_modules or site-packages at once break both", p.MaxRunning),
+			"runs", p.MaxRunning)
 	}
 	name := string(k)
 	had, err := st.TaskByName(ctx, p.ID, name)
 	if err == nil && had.Spec.Labels[KindLabel] != name {
-		return "", ProjectTaken(fmt.Sprintf("its task %s is not the page's installer (it has no label %s: %s)", name, KindLabel, name))
+		return "", ProjectTaken(TakenUnlabelled, fmt.Sprintf("its task %s is not the page's installer (it has no label %s: %s)", name, KindLabel, name),
+			"task", name, "label", KindLabel+": "+name)
 	}
 	taskID, expected, err := current(had, err)
 	if err != nil {

@@ -303,6 +303,10 @@ func (d *Deliverer) Round(ctx context.Context) (bool, error) {
 				mu.Lock()
 				firstErr = cmp.Or(firstErr, err)
 				mu.Unlock()
+				// A claim that failed recorded no attempt (a full disk
+				// refused its commit): what it read is not sent, or each
+				// round would send it again as the same attempt.
+				batch = nil
 			}
 			for _, m := range batch {
 				id, ref := nextID, RefOf(m)

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/qinglong/qinglong/internal/core/ids"
+	"github.com/qinglong/qinglong/internal/core/plural"
 	"github.com/qinglong/qinglong/internal/core/qlerror"
 )
 
@@ -436,7 +437,7 @@ func (f *Folder) Remove(p string, whole bool) (Removed, error) {
 			return Removed{}, refusal(p, err)
 		}
 		if n > 0 && !whole {
-			return Removed{}, qlerror.New(qlerror.FailedPrecondition, "folder %s holds %d entries; nothing was deleted: confirm the deletion of the folder with all it holds (the console's delete page, or scripts rm --recursive), or empty it first", p, n).
+			return Removed{}, qlerror.New(qlerror.FailedPrecondition, "folder %s holds %s; nothing was deleted: confirm the deletion of the folder with all it holds (the console's delete page, or scripts rm --recursive), or empty it first", p, plural.Count(n, "entry", "entries")).
 				Because(RefusalFolderNotEmpty, "path", p, "entries", n)
 		}
 		return Removed{Dir: true, Entries: n}, refusal(p, r.RemoveAll(p))

@@ -175,35 +175,10 @@ func checkURL(u string) (crontab.RepoPull, error) {
 		return crontab.RepoPull{}, refuse("is of no form a subscription takes (https, http, ssh, git, file, or user@host:path)")
 	}
 	p, why := crontab.PullOf(u, "")
-	if why != "" || !ownerAndRepo(u) {
-		return p, qlerror.New(qlerror.Invalid, "the repository URL %q names no owner and repository, which the subscription's name and folder are made of: "+
-			"write it as https://host/OWNER/REPO.git", Redacted(u)).Because(RefusalURLRepo, "value", Redacted(u))
+	if why != "" {
+		return p, qlerror.New(qlerror.Invalid, "%s", crontab.NoOwnerAndRepo(Redacted(u))).Because(RefusalURLRepo, "value", Redacted(u))
 	}
 	return p, nil
-}
-
-// ownerAndRepo says whether u's path has two segments at least, the
-// owner and the repository: the panel would take the host for the owner
-// of https://host/repo.
-func ownerAndRepo(u string) bool {
-	path := u
-	if i := strings.Index(u, "://"); i >= 0 {
-		rest := u[i+3:]
-		j := strings.Index(rest, "/")
-		if j < 0 {
-			return false
-		}
-		path = rest[j:]
-	} else {
-		path = u[strings.Index(u, ":")+1:]
-	}
-	n := 0
-	for seg := range strings.SplitSeq(path, "/") {
-		if seg != "" {
-			n++
-		}
-	}
-	return n >= 2
 }
 
 // checkBranch refuses a branch name git refuses (git check-ref-format's

@@ -12,6 +12,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/qinglong/qinglong/internal/core/plural"
 	"github.com/qinglong/qinglong/internal/core/qlerror"
 )
 
@@ -222,7 +223,7 @@ func requireEmpty(ctx context.Context, tx *txn) error {
 		return err
 	}
 	if n != 0 {
-		return qlerror.New(qlerror.FailedPrecondition, "the database file holds %d objects but no QingLong migration history; point QingLong at a new file", n)
+		return qlerror.New(qlerror.FailedPrecondition, "the database file holds %s but no QingLong migration history; point QingLong at a new file", plural.Count(n, "object", "objects"))
 	}
 	return nil
 }

@@ -189,7 +189,13 @@ func (s *Store) NotificationsClaim(ctx context.Context, c notify.Claim) ([]notif
 		out, err = scanMessages(rows)
 		return err
 	})
-	return out, err
+	if err != nil {
+		// The rows were read before the commit a full disk refused:
+		// their attempt is not recorded, and a send of them would be
+		// repeated by every round as the same first attempt.
+		return nil, err
+	}
+	return out, nil
 }
 
 // NotificationDelivered marks a row delivered and makes its channel's rows

@@ -1,0 +1,44 @@
+package subscription
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/qinglong/qinglong/internal/core/crontab"
+	"github.com/qinglong/qinglong/internal/core/qlerror"
+)
+
+// A URL naming no owner and repository is refused by the Subscriptions
+// form and left out by the crontab converter alike, in the same words; a
+// URL naming both is taken by both.
+func TestTheFormAndTheConverterRefuseAURLWithoutAnOwnerAlike(t *testing.T) {
+	for url, refused := range map[string]bool{
+		"https://git.example.com/scripts.git":  true,
+		"https://git.example.com/":             true,
+		"git@git.example.com:scripts.git":      true,
+		"https://git.example.com/o/scripts":    false,
+		"git@git.example.com:o/scripts.git":    false,
+		"ssh://git@git.example.com/o/s.git":    false,
+		"file:///srv/git/owner/scripts.git":    false,
+		"https://github.com/Owner/Scripts.git": false,
+	} {
+		_, errs := Form{URL: url}.Check()
+		res, err := crontab.Convert(strings.NewReader("0 0 * * * ql repo "+url+"\n"), crontab.Options{Zone: "UTC"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !refused {
+			if len(errs) != 0 || len(res.Entries) != 1 {
+				t.Errorf("%s: form %v, converter %+v; want both to take it", url, errs, res.Problems)
+			}
+			continue
+		}
+		if len(errs) != 1 || qlerror.ReasonOf(errs[0]) != RefusalURLRepo {
+			t.Errorf("%s: form %v; want %s", url, errs, RefusalURLRepo)
+			continue
+		}
+		if len(res.Entries) != 0 || len(res.Problems) != 1 || res.Problems[0].Code != crontab.CodeRepoURL || res.Problems[0].Why != errs[0].Error() {
+			t.Errorf("%s: converter %+v %+v; want it left out in the form's words %q", url, res.Entries, res.Problems, errs[0])
+		}
+	}
+}
