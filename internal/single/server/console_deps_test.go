@@ -232,7 +232,7 @@ func TestAMissingInstallerIsNamedAndAnAddRefused(t *testing.T) {
 	t.Setenv("PATH", t.TempDir())
 	site, c, csrf := startSignedInConsoleSite(t, apitoken.Admin)
 	_, page := httpcall.Form(t, c, http.MethodGet, site.base+"/dependencies?lang=zh", nil)
-	if !strings.Contains(page, `id="dep-missing-node"`) || !strings.Contains(page, "Node.js with npm") {
+	if !strings.Contains(page, `id="dep-missing-node"`) || !strings.Contains(page, "请先在本机安装 Node.js 和 npm") {
 		t.Errorf("the page does not say npm is missing:\n%.3000s", page)
 	}
 	status, _, page := site.depsForm(t, c, csrf, "add", url.Values{"kind": {"node"}, "names": {"axios"}})
