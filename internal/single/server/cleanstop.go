@@ -32,20 +32,24 @@ const (
 	CheckAlways IntegrityCheck = "always"
 )
 
-// cleanStop is the mark's content. Every field but At must equal the file's
-// at the next start. The file's times, inode and size change with any write
+// cleanStop is the mark's content. Every field but At and Build must equal
+// the file's at the next start. Its times, inode and size change with any write
 // to it (SQLite's, a copy's, a restore's) and ctime cannot be set back by
 // any tool, so a file written, replaced or copied in since does not match;
 // the header (the first 100 bytes: SQLite's change counter, page count,
 // free list and schema cookie) ties the mark to the content too.
 type cleanStop struct {
-	At       time.Time `json:"stopped_at"`
-	Dev      uint64    `json:"dev"`
-	Ino      uint64    `json:"ino"`
-	Size     int64     `json:"size"`
-	MtimeNs  int64     `json:"mtime_ns"`
-	CtimeNs  int64     `json:"ctime_ns"`
-	HeaderSH string    `json:"header_sha256"`
+	At time.Time `json:"stopped_at"`
+	// Build is the stopping binary's version and commit: the first start
+	// of another build reads the whole file, as an upgrade's migrations
+	// meet pages no earlier start of it read.
+	Build    string `json:"build"`
+	Dev      uint64 `json:"dev"`
+	Ino      uint64 `json:"ino"`
+	Size     int64  `json:"size"`
+	MtimeNs  int64  `json:"mtime_ns"`
+	CtimeNs  int64  `json:"ctime_ns"`
+	HeaderSH string `json:"header_sha256"`
 }
 
 // sqliteHeaderBytes is the length of SQLite's database header.
@@ -94,7 +98,7 @@ func fileIdentity(path string) (cleanStop, string) {
 
 // same says whether the file is as the mark recorded it.
 func (c cleanStop) same(now cleanStop) bool {
-	now.At = c.At
+	now.At, now.Build = c.At, c.Build
 	return c == now
 }
 
@@ -102,7 +106,7 @@ func (c cleanStop) same(now cleanStop) bool {
 // by the caller, in the data directory dir: written to a temporary file,
 // synced, renamed into place, and the directory synced, so the mark exists
 // whole or not at all. It returns why no mark was left, "" when one was.
-func markCleanStop(dir, db string, now time.Time) (string, error) {
+func markCleanStop(dir, db, build string, now time.Time) (string, error) {
 	// The file's pages and times on the disk before the mark vouches for
 	// them (SQLite synced the checkpoint; this costs nothing more).
 	if err := syncFile(db); err != nil {
@@ -112,7 +116,7 @@ func markCleanStop(dir, db string, now time.Time) (string, error) {
 	if why != "" {
 		return why, nil
 	}
-	id.At = now.UTC()
+	id.At, id.Build = now.UTC(), build
 	body, err := json.Marshal(id)
 	if err != nil {
 		return "", err
@@ -150,7 +154,7 @@ func syncDirOf(path string) error { return syncFile(filepath.Dir(path)) }
 // the mark's time when the mark names the file as it is now, else the
 // reason the start reads the whole file. A mark it cannot remove fails:
 // the start would otherwise leave it for a later start to trust.
-func takeCleanStop(dir, db string) (time.Time, string, error) {
+func takeCleanStop(dir, db, build string) (time.Time, string, error) {
 	path := filepath.Join(dir, CleanStopFile)
 	body, readErr := os.ReadFile(path)
 	if errors.Is(readErr, fs.ErrNotExist) {
@@ -168,6 +172,8 @@ func takeCleanStop(dir, db string) (time.Time, string, error) {
 	}
 	now, why := fileIdentity(db)
 	switch {
+	case mark.Build != build:
+		return time.Time{}, fmt.Sprintf("this is the first start of build %s on it (the clean stop at %s was by %s)", build, mark.At.Format(time.RFC3339), mark.Build), nil
 	case why != "":
 		return time.Time{}, why, nil
 	case !mark.same(now):
@@ -215,7 +221,7 @@ func (s *Server) markCleanStop() {
 	case s.moved.Load():
 		why = "the database path names another file than the one served"
 	default:
-		why, err = markCleanStop(s.cfg.DataDir, s.layout.DB, time.Now())
+		why, err = markCleanStop(s.cfg.DataDir, s.layout.DB, s.cfg.build(), time.Now())
 	}
 	switch {
 	case err != nil:
@@ -226,3 +232,6 @@ func (s *Server) markCleanStop() {
 		s.cfg.Logger.Info("recorded the clean stop; the next start on this same file skips reading it whole", "code", CodeCleanStopMarked, "file", filepath.Join(s.cfg.DataDir, CleanStopFile))
 	}
 }
+
+// build names the serving binary in a clean-stop mark.
+func (c Config) build() string { return c.Version + " " + c.Commit }

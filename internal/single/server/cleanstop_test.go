@@ -90,3 +90,31 @@ func TestAWriteCommandWithNoServerRemovesTheCleanStopMark(t *testing.T) {
 		t.Fatalf("the mark once a command opened the file: %v; want it removed", statErr)
 	}
 }
+
+// The first start of another build (an upgrade, a downgrade) reads the
+// whole file though the last stop was clean: its migrations may read
+// pages no start of it checked. A second start of the same build skips it.
+func TestTheFirstStartOfAnotherBuildReadsTheWholeFileAfterACleanStop(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	start := func(version string) string {
+		t.Helper()
+		var log lockedBuffer
+		srv, err := Start(t.Context(), Config{DataDir: dir, StopTimeout: testStopTimeout, Version: version, Commit: "c0ffee",
+			Logger: slog.New(slog.NewTextHandler(&log, nil))})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := srv.Stop(t.Context()); err != nil {
+			t.Fatal(err)
+		}
+		return log.String()
+	}
+	start("1.0.0")
+	if got := start("1.1.0"); !strings.Contains(got, "code="+CodeIntegrityCheck+" ") || !strings.Contains(got, "this is the first start of build 1.1.0 c0ffee on it") {
+		t.Fatalf("start log of the new build: %s\nwant the check run, saying it is the first start of this build", got)
+	}
+	if got := start("1.1.0"); !strings.Contains(got, "code="+CodeIntegrityCheckSkipped+" ") || strings.Contains(got, "code="+CodeIntegrityCheck+" ") {
+		t.Fatalf("start log of the same build again: %s\nwant the check skipped", got)
+	}
+}

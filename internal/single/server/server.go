@@ -198,7 +198,7 @@ func Start(ctx context.Context, cfg Config) (srv *Server, err error) {
 	}
 	// Before anything opens the file for writing: from here a crash
 	// leaves no mark, so the start after it reads the whole file.
-	cleanStop, reason, err := takeCleanStop(cfg.DataDir, s.layout.DB)
+	cleanStop, reason, err := takeCleanStop(cfg.DataDir, s.layout.DB, cfg.build())
 	if err != nil {
 		return nil, err
 	}
