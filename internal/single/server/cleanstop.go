@@ -86,7 +86,7 @@ func fileIdentity(path string) (cleanStop, string) {
 	if err != nil {
 		return cleanStop{}, fmt.Sprintf("the database file cannot be read (%v)", err)
 	}
-	defer f.Close()
+	defer f.Close() //nolint:errcheck // opened for reading: its close loses nothing
 	h := sha256.New()
 	if _, err := io.CopyN(h, f, sqliteHeaderBytes); err != nil {
 		return cleanStop{}, fmt.Sprintf("the database file's header cannot be read (%v)", err)
