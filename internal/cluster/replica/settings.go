@@ -294,6 +294,7 @@ func rejectSingleNodeFlags(f *cli.ServeFlags) error {
 		{"--run-as", f.RunAs != ""},
 		{"--clock-wait", f.ClockWaitSet},
 		{"--after-restore", f.AfterRestore != ""},
+		{"--integrity-check", f.IntegrityCheck != ""},
 	} {
 		if s.set {
 			return singleNodeSetting(s.name)
@@ -305,7 +306,7 @@ func rejectSingleNodeFlags(f *cli.ServeFlags) error {
 // rejectGivenSingleNodeFlags refuses a single-node setting given at all
 // (flag, environment or file), a 0 too, which the flags read as left out.
 func rejectGivenSingleNodeFlags(fs *pflag.FlagSet) error {
-	if given := cli.GivenAs(fs, "data-dir", "example", "take-back", "concurrency", "run-as", "scripts-dir", "clock-wait", "after-restore"); len(given) > 0 {
+	if given := cli.GivenAs(fs, "data-dir", "example", "take-back", "concurrency", "run-as", "scripts-dir", "clock-wait", "after-restore", "integrity-check"); len(given) > 0 {
 		return singleNodeSetting(given[0])
 	}
 	return nil

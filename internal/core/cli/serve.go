@@ -91,6 +91,9 @@ type ServeFlags struct {
 	// copy does with the occurrences the copy says were missed: catch-up
 	// (their misfire policies, the default) or skip-missed.
 	AfterRestore string
+	// IntegrityCheck is when a single-node server's start reads its whole
+	// database file: after-unclean-stop or always.
+	IntegrityCheck string
 	// NotifyBackoff and NotifyMaxAttempts shape the retries of a
 	// notification's delivery.
 	NotifyBackoff     time.Duration
@@ -316,6 +319,8 @@ wins over the file.`,
 		"until the clock passes that time; then take the clock as right (0–24h; 0: at once; "+byProfile(ServeDefaults.clockWait)+")")
 	fs.StringVar(&f.AfterRestore, "after-restore", "", "single-node: at the first start on a backup's copy, catch-up (each trigger's misfire policy catches up what the copy says was missed, "+
 		"which the old server may already have run after the backup) or skip-missed (pass those occurrences over, recorded with reason restored, and run only what falls due from now) (default catch-up)")
+	fs.StringVar(&f.IntegrityCheck, "integrity-check", "", "single-node: when the start reads the whole database file with SQLite's quick_check before serving it: after-unclean-stop "+
+		"(unless the last server on this same file stopped cleanly, which leaves the mark qinglong-clean-stop in --data-dir: after a crash, a kill, a power cut, a restore or a copied-in file it reads it) or always (default after-unclean-stop)")
 	fs.StringVar(&f.RunAs, "run-as", "", "single-node: user[:group] that runs commands whose task sets no runAs (needs root; default: the server's own user)")
 	fs.StringVar(&f.ScriptsDir, "scripts-dir", "", "single-node: the scripts folder the console's Scripts page keeps, created at start when missing (mode 0755); "+
 		"every command finds it in $QL_SCRIPTS_DIR (default: scripts in --data-dir, which only the server's own user can reach; give a folder outside it when commands run as another user)")

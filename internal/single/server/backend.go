@@ -74,6 +74,13 @@ func OpenBackendMaking(ctx context.Context, dbPath string, p Profile, say func(s
 		return nil, qlerror.Wrap(qlerror.Unavailable, err, "look for a server serving %s", dbPath)
 	}
 	wholeFile := !serving && statErr == nil && info.Size() > 0
+	if !serving {
+		// Before this command opens the file for writing: the next
+		// server start reads it whole, whatever this command leaves.
+		if err := discardCleanStop(dbPath); err != nil {
+			return nil, err
+		}
+	}
 	if wholeFile && say != nil && info.Size() >= SayCheckBytes {
 		say(fmt.Sprintf("checking %s (%.1f MiB) with SQLite's quick_check before writing to it (about 8 ms a MiB, more from a slow disk); a command beside a running server skips this", dbPath, float64(info.Size())/(1<<20)))
 	}

@@ -146,6 +146,9 @@ type Config struct {
 	// AfterRestore is what the first start on a backup's copy does with
 	// the occurrences the copy says were missed (default CatchUpMissed).
 	AfterRestore AfterRestore
+	// IntegrityCheck says when the start reads the whole database file
+	// (default CheckAfterUncleanStop).
+	IntegrityCheck IntegrityCheck
 	// Uptime is the monotonic clock ClockWait is measured by, which a
 	// wall clock set back or forward does not move (default: the time
 	// since the server's start).
@@ -263,6 +266,9 @@ func (c Config) WithDefaults() Config {
 	if c.AfterRestore == "" {
 		c.AfterRestore = CatchUpMissed
 	}
+	if c.IntegrityCheck == "" {
+		c.IntegrityCheck = CheckAfterUncleanStop
+	}
 	if !c.ClockWaitSet && c.ClockWait == 0 {
 		c.ClockWait = DefaultClockWait
 	}
@@ -305,6 +311,8 @@ func (c Config) Validate() error {
 		return invalid("--misfire-grace %s is outside 0s–%s", validate.Duration(c.Grace), validate.Duration(maxGrace))
 	case c.AfterRestore != "" && c.AfterRestore != CatchUpMissed && c.AfterRestore != SkipMissed:
 		return invalid("--after-restore %q is not %s or %s", c.AfterRestore, CatchUpMissed, SkipMissed)
+	case c.IntegrityCheck != "" && c.IntegrityCheck != CheckAfterUncleanStop && c.IntegrityCheck != CheckAlways:
+		return invalid("--integrity-check %q is not %s or %s", c.IntegrityCheck, CheckAfterUncleanStop, CheckAlways)
 	case c.ClockWait < 0 || c.ClockWait > maxClockWait:
 		return invalid("--clock-wait %s is outside 0s–%s", validate.Duration(c.ClockWait), validate.Duration(maxClockWait))
 	case c.StopTimeout < loop.MinStopTimeout || c.StopTimeout > loop.MaxStopTimeout:

@@ -49,6 +49,11 @@ func HandOver(ctx context.Context, dbPath string, p Profile, actor string) (*Han
 		h.Release() //nolint:errcheck // the lock error is the one returned
 		return nil, err
 	}
+	// The mark it writes is a write no clean stop vouches for.
+	if err := discardCleanStop(dbPath); err != nil {
+		h.Release() //nolint:errcheck // the mark's error is the one returned
+		return nil, err
+	}
 	nowMs := func() int64 { return time.Now().UnixMilli() }
 	st, _, err := openStore(ctx, dbPath, p, p, nowMs, integrityWatch{}, nil)
 	if err != nil {

@@ -29,7 +29,23 @@ func TestAServerRefusesACorruptDatabaseSayingToRestoreABackup(t *testing.T) {
 	if err := srv.Stop(t.Context()); err != nil {
 		t.Fatal(err)
 	}
-	path := filepath.Join(dir, "qinglong.db")
+	overwriteRunsPage(t, filepath.Join(dir, "qinglong.db"))
+
+	srv, err = Start(t.Context(), cfg)
+	if err == nil {
+		srv.Stop(t.Context()) //nolint:errcheck // the start is what failed the test
+		t.Fatal("a server started on a corrupt database")
+	}
+	var nr *sqlitestore.NotReadyError
+	if !errors.As(err, &nr) || nr.Check != sqlitestore.CheckIntegrity || !strings.Contains(err.Error(), "restore it from a backup") {
+		t.Fatalf("start on a corrupt database: %v; want it refused as not ready (integrity), saying to restore a backup", err)
+	}
+}
+
+// overwriteRunsPage overwrites the runs table's root page of the closed
+// database at path, as a failing card or a torn write would.
+func overwriteRunsPage(t *testing.T, path string) {
+	t.Helper()
 	raw, err := sql.Open("sqlite", path)
 	if err != nil {
 		t.Fatal(err)
@@ -53,15 +69,5 @@ func TestAServerRefusesACorruptDatabaseSayingToRestoreABackup(t *testing.T) {
 	}
 	if err := f.Close(); err != nil {
 		t.Fatal(err)
-	}
-
-	srv, err = Start(t.Context(), cfg)
-	if err == nil {
-		srv.Stop(t.Context()) //nolint:errcheck // the start is what failed the test
-		t.Fatal("a server started on a corrupt database")
-	}
-	var nr *sqlitestore.NotReadyError
-	if !errors.As(err, &nr) || nr.Check != sqlitestore.CheckIntegrity || !strings.Contains(err.Error(), "restore it from a backup") {
-		t.Fatalf("start on a corrupt database: %v; want it refused as not ready (integrity), saying to restore a backup", err)
 	}
 }

@@ -196,6 +196,18 @@ func Start(ctx context.Context, cfg Config) (srv *Server, err error) {
 	if err := s.serveWhileStarting(); err != nil {
 		return nil, err
 	}
+	// Before anything opens the file for writing: from here a crash
+	// leaves no mark, so the start after it reads the whole file.
+	cleanStop, reason, err := takeCleanStop(cfg.DataDir, s.layout.DB, cfg.build())
+	if err != nil {
+		return nil, err
+	}
+	if s.dbLock.created {
+		reason = "the database file is new"
+	}
+	if cfg.IntegrityCheck == CheckAlways {
+		cleanStop, reason = time.Time{}, "--integrity-check is always"
+	}
 	if cfg.BeforeOpen != nil {
 		if err := cfg.BeforeOpen(ctx); err != nil {
 			return nil, err
@@ -206,7 +218,7 @@ func Start(ctx context.Context, cfg Config) (srv *Server, err error) {
 	info, statErr := os.Stat(s.layout.DB)
 	newFile := s.dbLock.created && statErr == nil && info.Size() == 0
 	var migrated []string
-	s.store, migrated, err = openStore(ctx, s.layout.DB, cfg.Profile, cfg.Profile, cfg.NowMs, s.integrityWatch(), s.sayMigrationStep)
+	s.store, migrated, err = openStore(ctx, s.layout.DB, cfg.Profile, cfg.Profile, cfg.NowMs, s.integrityWatch(cleanStop, reason), s.sayMigrationStep)
 	s.migrating.Store(false)
 	if err != nil {
 		return nil, err
@@ -697,7 +709,7 @@ func (s *Server) Stop(ctx context.Context) error {
 		s.cfg.Logger.Info("stopping: admission closed; draining what runs", "code", CodeStopping, "stop_timeout_ms", s.cfg.StopTimeout.Milliseconds())
 		tornDown := make(chan struct{})
 		s.sayStopPending(time.Now(), tornDown)
-		s.stopErr = s.teardown(ctx)
+		s.stopErr = s.teardown(ctx, true)
 		close(tornDown)
 		if s.stopErr != nil {
 			s.cfg.Logger.Warn("stopped, not cleanly", "code", CodeStopped, "error", s.stopErr.Error())
@@ -750,13 +762,16 @@ func (s *Server) undoStart(ctx context.Context, created bool) {
 	if discard {
 		_ = os.Remove(s.layout.Lock)
 	}
-	_ = s.teardown(ctx) // the startup error is the one to report
+	_ = s.teardown(ctx, false) // the startup error is the one to report
 	if discard {
 		_ = os.Remove(s.cfg.DataDir) // fails, leaving it, unless it is empty
 	}
 }
 
-func (s *Server) teardown(ctx context.Context) error {
+// teardown stops what started, in reverse order; clean (a stop, not an
+// undone start) leaves the clean-stop mark once the store closed without
+// error, before the locks are released.
+func (s *Server) teardown(ctx context.Context, clean bool) error {
 	s.stopping.Store(true)
 	s.ready.Store(false)
 	var errs []error
@@ -799,7 +814,11 @@ func (s *Server) teardown(ctx context.Context) error {
 		errs = append(errs, s.watch.Close())
 	}
 	if s.store != nil {
-		errs = append(errs, s.store.Close())
+		closed := s.store.Close()
+		errs = append(errs, closed)
+		if clean && closed == nil {
+			s.markCleanStop()
+		}
 	}
 	// After the store: closing the database file's lock descriptor
 	// earlier would drop SQLite's own locks on it (dbLock).

@@ -98,7 +98,8 @@ func TestABrowserOpeningTheConsoleDuringTheStartCheckGetsAPageSayingToWait(t *te
 			got[a] = startingAnswer{resp.StatusCode, resp.Header.Get("Content-Type"), resp.Header.Get("Retry-After"), string(body)}
 		}
 	}}
-	srv, err := Start(t.Context(), Config{DataDir: dir, HTTPAddr: "127.0.0.1:0", Logger: slog.New(h)})
+	// Always: after that clean stop the start would skip the check.
+	srv, err := Start(t.Context(), Config{DataDir: dir, HTTPAddr: "127.0.0.1:0", IntegrityCheck: CheckAlways, Logger: slog.New(h)})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -85,7 +85,8 @@ func TestAStartingServerAnswersProbesWhileItChecksItsDatabase(t *testing.T) {
 	if err := first.Stop(t.Context()); err != nil {
 		t.Fatal(err)
 	}
-	srv, err := Start(t.Context(), Config{DataDir: dir, HTTPAddr: "127.0.0.1:0", MetricsAddr: "127.0.0.1:0", Logger: slog.New(h)})
+	// Always: after that clean stop the start would skip the check.
+	srv, err := Start(t.Context(), Config{DataDir: dir, HTTPAddr: "127.0.0.1:0", MetricsAddr: "127.0.0.1:0", IntegrityCheck: CheckAlways, Logger: slog.New(h)})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -80,6 +80,10 @@ func Vacuum(ctx context.Context, dbPath string, p Profile, progress io.Writer) (
 	}
 	// Released after the store's connection closed (see dbLock).
 	defer dbl.release() //nolint:errcheck // as the directory's lock
+	// The copy replacing the file is a new file no clean stop vouches for.
+	if err := discardCleanStop(dbPath); err != nil {
+		return sum, err
+	}
 	openers, err := sqlitestore.LockOpenersOut(file)
 	if err != nil {
 		return sum, err

@@ -33,8 +33,15 @@ type serveProcess struct {
 // startServe starts `ql serve args...` and waits until it serves.
 func startServe(t *testing.T, args ...string) *serveProcess {
 	t.Helper()
+	return startServeWith(t, nil, args...)
+}
+
+// startServeWith is startServe with the variables env added to its
+// environment.
+func startServeWith(t *testing.T, env []string, args ...string) *serveProcess {
+	t.Helper()
 	p := &serveProcess{cmd: exec.Command(os.Args[0], append([]string{"serve"}, args...)...), exited: make(chan struct{})}
-	p.cmd.Env = append(os.Environ(), envRunCLI+"=1")
+	p.cmd.Env = append(append(os.Environ(), envRunCLI+"=1"), env...)
 	p.cmd.Stderr = &p.stderr
 	if err := p.cmd.Start(); err != nil {
 		t.Fatal(err)

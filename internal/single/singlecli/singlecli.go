@@ -209,6 +209,7 @@ func Serve(p server.Profile) cli.ServeFunc {
 			ClockWait:         f.ClockWait,
 			ClockWaitSet:      f.ClockWaitSet,
 			AfterRestore:      server.AfterRestore(f.AfterRestore),
+			IntegrityCheck:    server.IntegrityCheck(f.IntegrityCheck),
 			StopTimeout:       f.StopTimeout,
 			StopSignals:       cli.DrainSignals(),
 			Concurrency:       f.Concurrency,
