@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"syscall"
 
 	"github.com/qinglong/qinglong/internal/core/plural"
 	"github.com/qinglong/qinglong/internal/core/qlerror"
@@ -273,8 +274,9 @@ func copyFile(src, dst string, perm fs.FileMode) (int64, error) {
 	return copyTo(in, dst, perm)
 }
 
-// copyTo copies in to a new file dst with mode perm, whatever the umask.
-func copyTo(in io.Reader, dst string, perm fs.FileMode) (int64, error) {
+// copyTo copies in to a new file dst with mode perm, whatever the umask,
+// its holes left holes (copyData).
+func copyTo(in *os.File, dst string, perm fs.FileMode) (int64, error) {
 	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
 	if err != nil {
 		return 0, err
@@ -283,7 +285,7 @@ func copyTo(in io.Reader, dst string, perm fs.FileMode) (int64, error) {
 		_ = out.Close()
 		return 0, err
 	}
-	n, err := io.Copy(out, in)
+	n, err := copyData(out, in)
 	if serr := out.Sync(); err == nil {
 		err = serr
 	}
@@ -291,4 +293,52 @@ func copyTo(in io.Reader, dst string, perm fs.FileMode) (int64, error) {
 		err = cerr
 	}
 	return n, err
+}
+
+// Whence values of lseek(2) that find a file's data and holes.
+const (
+	seekData = 3
+	seekHole = 4
+)
+
+// copyData copies in, as many bytes as it holds now, to out, a new empty
+// file, leaving in's holes holes in out: a sparse file (a log extended by
+// truncate, a database's preallocated tail) takes in the copy only the
+// blocks it takes where it is, where a plain copy writes every hole out
+// as zeros. A file system that tells no holes shows the file as one run
+// of data, copied whole.
+func copyData(out, in *os.File) (int64, error) {
+	info, err := in.Stat()
+	if err != nil {
+		return 0, err
+	}
+	size := info.Size()
+	for pos := int64(0); pos < size; {
+		data, err := in.Seek(pos, seekData)
+		if errors.Is(err, syscall.ENXIO) {
+			break // only a hole is left, up to size
+		}
+		if err != nil {
+			return 0, err
+		}
+		hole, err := in.Seek(data, seekHole)
+		if err != nil {
+			return 0, err
+		}
+		hole = min(hole, size)
+		if data >= hole {
+			break
+		}
+		if _, err := in.Seek(data, io.SeekStart); err != nil {
+			return 0, err
+		}
+		if _, err := out.Seek(data, io.SeekStart); err != nil {
+			return 0, err
+		}
+		if _, err := io.CopyN(out, in, hole-data); err != nil {
+			return 0, err
+		}
+		pos = hole
+	}
+	return size, out.Truncate(size)
 }

@@ -19,8 +19,9 @@ import (
 // BackupTo writes a consistent copy of the database at path to dest, a
 // file that must not exist yet, and returns the ids of the attempts in
 // the copy that have a log file: the files that belong with it. The copy
-// is one read transaction, so a server may go on serving meanwhile; what
-// it commits later is not in the copy. The source is opened read-only
+// is one read transaction, copied a step at a time with rests between
+// (copyInSteps), so a server goes on serving meanwhile, its writer never
+// waiting for the copy; what it commits later is not in the copy. The source is opened read-only
 // (an operator who may only read the file can back it up) and the copy
 // is verified to be a readable QingLong database of this version. The
 // copy's unfinished attempts forget their process (a server started on the
@@ -48,17 +49,18 @@ func BackupTo(ctx context.Context, path, dest string) (loggedAttempts []string, 
 		_ = src.Close()
 		return nil, err
 	}
-	// Created first, empty, so the copy holds what the source holds with
-	// the mode a database this store creates gets (VACUUM INTO writes
-	// into an empty file).
+	// Created first, empty, with the mode a database this store creates
+	// gets; the backup then fills it.
+	absDest, err := filepath.Abs(dest)
+	if err != nil {
+		_ = src.Close()
+		return nil, qlerror.Wrap(qlerror.Invalid, err, "sqlite path %s", dest)
+	}
 	if err := createPrivate(dest); err != nil {
 		_ = src.Close()
 		return nil, err
 	}
-	// Every commit before this instant is in the copy: the read
-	// transaction VACUUM INTO copies begins after it.
-	snapshotMs := time.Now().UnixMilli()
-	_, err = src.ExecContext(ctx, qBackupInto, dest)
+	snapshotMs, err := copyInSteps(ctx, src, absDest, sharedPace, nil)
 	if cerr := src.Close(); err == nil {
 		err = cerr
 	}
@@ -78,10 +80,6 @@ func BackupTo(ctx context.Context, path, dest string) (loggedAttempts []string, 
 	// The copy is only read here; the clock is the host's. No other
 	// process knows the copy yet, so it is opened without the open lock,
 	// whose file would be left beside it (lockOpen).
-	absDest, err := filepath.Abs(dest)
-	if err != nil {
-		return nil, qlerror.Wrap(qlerror.Invalid, err, "sqlite path %s", dest)
-	}
 	copied, err := openReading(ctx, Config{Path: dest, NowMs: func() int64 { return time.Now().UnixMilli() }}.WithDefaults(), absDest)
 	if err != nil {
 		return nil, err
@@ -126,7 +124,8 @@ func backupSource(ctx context.Context, src queryer, path string) error {
 	return nil
 }
 
-// forgetProcesses clears the process of every unfinished attempt in the
+// forgetProcesses takes the copy at dest out of WAL mode
+// (backup_copy_rollback_mode.sql), clears the process of every unfinished attempt in the
 // copy at dest (see backup_forget_processes.sql) and drops its console
 // sessions (backup_forget_sessions.sql): both are the live server's. It
 // marks the copy with its snapshot time (backup_mark_snapshot.sql), in the
@@ -140,7 +139,11 @@ func forgetProcesses(ctx context.Context, dest string, snapshotMs int64) error {
 	if err != nil {
 		return err
 	}
-	_, err = db.ExecContext(ctx, qBackupForgetProcesses)
+	var mode string
+	err = db.QueryRowContext(ctx, qBackupRollbackMode).Scan(&mode)
+	if err == nil {
+		_, err = db.ExecContext(ctx, qBackupForgetProcesses)
+	}
 	if err == nil {
 		_, err = db.ExecContext(ctx, qBackupForgetSessions)
 	}
