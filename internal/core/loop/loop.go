@@ -211,13 +211,20 @@ func (l *Loop) Stop(ctx context.Context) error {
 		return nil
 	}
 	cancel()
+	begun := time.Now()
 	timer := time.NewTimer(l.cfg.StopTimeout)
 	defer timer.Stop()
+	// waited says how long the stop waited: its timeout, or as long as
+	// its caller let it — a stop given an ended context waits not at all,
+	// and naming the timeout then would send whoever reads it after a
+	// setting that played no part.
+	waited := fmt.Sprintf("after %s", l.cfg.StopTimeout)
 	select {
 	case <-done:
 		return nil
 	case <-timer.C:
 	case <-ctx.Done():
+		waited = fmt.Sprintf("after %s, its caller's context having ended (%v)", time.Since(begun).Round(time.Millisecond), context.Cause(ctx))
 	}
 	l.mu.Lock()
 	busy := l.inRound
@@ -226,5 +233,5 @@ func (l *Loop) Stop(ctx context.Context) error {
 	if busy {
 		what = "a round"
 	}
-	return fmt.Errorf("%s: %w after %s: %s was still running", l.cfg.Name, ErrDrainTimeout, l.cfg.StopTimeout, what)
+	return fmt.Errorf("%s: %w %s: %s was still running", l.cfg.Name, ErrDrainTimeout, waited, what)
 }

@@ -3,6 +3,7 @@ package loop
 import (
 	"context"
 	"errors"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -139,6 +140,28 @@ func TestStopIsBoundedAndReportsDrainTimeout(t *testing.T) {
 		}
 	}
 	t.Fatal("loop goroutine never exited after release")
+}
+
+// A stop whose caller's context has already ended gives up at once and
+// says so, never that it waited out the stop timeout it did not wait.
+func TestAStopGivenAnEndedContextSaysItsCallerEndedItNotTheTimeout(t *testing.T) {
+	t.Parallel()
+	l, c, entered, release := stuckLoop()
+	_ = l.Start(context.Background())
+	<-entered
+	ended, cancel := context.WithCancel(context.Background())
+	cancel()
+	err := l.Stop(ended)
+	if !errors.Is(err, ErrDrainTimeout) || !strings.Contains(err.Error(), "its caller's context having ended (context canceled)") ||
+		strings.Contains(err.Error(), "after "+c.StopTimeout.String()+":") {
+		t.Fatalf("a stop given an ended context: %v", err)
+	}
+	close(release)
+	select {
+	case <-l.Ended():
+	case <-time.After(5 * time.Second):
+		t.Fatal("the loop did not end once its round returned")
+	}
 }
 
 // After a Stop that gave up on its round, the loop has not ended until that
