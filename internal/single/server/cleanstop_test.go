@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/qinglong/qinglong/internal/single/sqlitestore"
 )
@@ -18,15 +17,8 @@ import (
 // so the start reads the whole file, says why, and refuses it.
 func TestACorruptPageWrittenAfterACleanStopIsCaughtThoughTheFileKeepsItsTime(t *testing.T) {
 	t.Parallel()
-	dir := filepath.Join(t.TempDir(), "edge")
-	cfg := Config{DataDir: dir, Profile: Edge, Cadence: 250 * time.Millisecond, StopTimeout: testStopTimeout, Logger: slog.New(slog.DiscardHandler)}
-	srv, err := Start(t.Context(), cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := srv.Stop(t.Context()); err != nil {
-		t.Fatal(err)
-	}
+	cfg := stoppedEdge(t)
+	dir := cfg.DataDir
 	if _, err := os.Stat(filepath.Join(dir, CleanStopFile)); err != nil {
 		t.Fatalf("after a clean stop: %v; want its mark", err)
 	}
@@ -49,7 +41,7 @@ func TestACorruptPageWrittenAfterACleanStopIsCaughtThoughTheFileKeepsItsTime(t *
 
 	var log lockedBuffer
 	cfg.Logger = slog.New(slog.NewTextHandler(&log, nil))
-	srv, err = Start(t.Context(), cfg)
+	srv, err := Start(t.Context(), cfg)
 	if err == nil {
 		srv.Stop(t.Context()) //nolint:errcheck // the start is what failed the test
 		t.Fatal("a server started on a corrupt database after a clean stop")

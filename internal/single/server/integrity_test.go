@@ -20,18 +20,10 @@ import (
 // results it could not record.
 func TestAServerRefusesACorruptDatabaseSayingToRestoreABackup(t *testing.T) {
 	t.Parallel()
-	dir := filepath.Join(t.TempDir(), "edge")
-	cfg := Config{DataDir: dir, Profile: Edge, Cadence: 250 * time.Millisecond, StopTimeout: testStopTimeout, Logger: slog.New(slog.DiscardHandler)}
-	srv, err := Start(t.Context(), cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := srv.Stop(t.Context()); err != nil {
-		t.Fatal(err)
-	}
-	overwriteRunsPage(t, filepath.Join(dir, "qinglong.db"))
+	cfg := stoppedEdge(t)
+	overwriteRunsPage(t, filepath.Join(cfg.DataDir, "qinglong.db"))
 
-	srv, err = Start(t.Context(), cfg)
+	srv, err := Start(t.Context(), cfg)
 	if err == nil {
 		srv.Stop(t.Context()) //nolint:errcheck // the start is what failed the test
 		t.Fatal("a server started on a corrupt database")
@@ -40,6 +32,22 @@ func TestAServerRefusesACorruptDatabaseSayingToRestoreABackup(t *testing.T) {
 	if !errors.As(err, &nr) || nr.Check != sqlitestore.CheckIntegrity || !strings.Contains(err.Error(), "restore it from a backup") {
 		t.Fatalf("start on a corrupt database: %v; want it refused as not ready (integrity), saying to restore a backup", err)
 	}
+}
+
+// stoppedEdge starts an edge server on a new data directory and stops it
+// cleanly, returning its configuration for the start a test then makes.
+func stoppedEdge(t *testing.T) Config {
+	t.Helper()
+	cfg := Config{DataDir: filepath.Join(t.TempDir(), "edge"), Profile: Edge, Cadence: 250 * time.Millisecond, StopTimeout: testStopTimeout,
+		Logger: slog.New(slog.DiscardHandler)}
+	srv, err := Start(t.Context(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := srv.Stop(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	return cfg
 }
 
 // overwriteRunsPage overwrites the runs table's root page of the closed
