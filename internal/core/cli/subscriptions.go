@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"text/tabwriter"
@@ -41,14 +42,11 @@ func subscriptionsListCommand(opts Options) *cobra.Command {
 			if _, err := f.folder(opts); err != nil {
 				return err
 			}
-			b, err := openExisting(cmd.Context(), opts, &f.db)
+			b, err := openDefinitions(cmd.Context(), opts, &f.db, false)
 			if err != nil {
 				return err
 			}
 			defer b.Close()
-			if b.Definitions == nil {
-				return errors.New("this database cannot be read for its definitions")
-			}
 			subs, err := subscription.List(cmd.Context(), b.Definitions)
 			if err != nil {
 				return err
@@ -103,14 +101,11 @@ pull into one folder. Its first pull is its trigger's first fire, or ` + "`" + o
 			if _, err := f.folder(opts); err != nil {
 				return err
 			}
-			b, err := openExistingForWrite(cmd.Context(), opts, &f.db)
+			b, err := openDefinitions(cmd.Context(), opts, &f.db, true)
 			if err != nil {
 				return err
 			}
 			defer b.Close()
-			if b.Definitions == nil {
-				return errors.New("this database cannot be read for its definitions")
-			}
 			pull, form, errs := subscription.Save(cmd.Context(), b.Definitions, b.Catalog, form, "", actor())
 			if len(errs) > 0 {
 				return errors.Join(errs...)
@@ -153,14 +148,11 @@ folder, with the tasks made of its scripts, unless --with-folder deletes it and 
 			if err != nil {
 				return err
 			}
-			b, err := openExistingForWrite(cmd.Context(), opts, &f.db)
+			b, err := openDefinitions(cmd.Context(), opts, &f.db, true)
 			if err != nil {
 				return err
 			}
 			defer b.Close()
-			if b.Definitions == nil {
-				return errors.New("this database cannot be read for its definitions")
-			}
 			sub, err := subscription.Find(cmd.Context(), b.Definitions, args[0])
 			if err != nil {
 				return err
@@ -198,4 +190,24 @@ folder, with the tasks made of its scripts, unless --with-folder deletes it and 
 	c.Flags().BoolVar(&withFolder, "with-folder", false, "also delete its folder in the scripts folder, with all it holds")
 	addScriptsFlags(c, &f, opts, true)
 	return c
+}
+
+// openDefinitions opens the data directory's database for the
+// subscriptions commands, for a change when write (refused while the
+// clock reads behind the database), and refuses one whose definitions
+// cannot be read.
+func openDefinitions(ctx context.Context, opts Options, f *dbFlags, write bool) (*Backend, error) {
+	open := openExisting
+	if write {
+		open = openExistingForWrite
+	}
+	b, err := open(ctx, opts, f)
+	if err != nil {
+		return nil, err
+	}
+	if b.Definitions == nil {
+		b.Close()
+		return nil, errors.New("this database holds no definitions a subscription could be read from: give --data-dir a single node's data directory")
+	}
+	return b, nil
 }
