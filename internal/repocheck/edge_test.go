@@ -50,6 +50,7 @@ var edgePackages = []string{
 	"internal/core/plural",
 	"internal/core/project",
 	"internal/core/qlerror",
+	"internal/core/qlimport",
 	"internal/core/run",
 	"internal/core/schedule",
 	"internal/core/scripts",

@@ -95,8 +95,9 @@ type Backend struct {
 	// cannot.
 	Audit audit.Reader
 	// Dependencies lists a single node's declared packages (`ql deps
-	// list`) and, over a server's API, adds and removes them; nil where
-	// the database keeps none (PostgreSQL: the workers install their own).
+	// list`), declares those an import brings, and, over a server's API,
+	// adds and removes them; nil where the database keeps none
+	// (PostgreSQL: the workers install their own).
 	Dependencies deps.Manager
 	// Record appends to the audit trail the record of a change made
 	// outside the database (`ql secrets set` and `delete` on the data
@@ -281,7 +282,7 @@ or as many replicas on PostgreSQL (profile cluster).`
 		return fillFromEnv(c)
 	}
 	root.AddCommand(versionCommand(), cronCommand(opts), crontabCommand(opts), applyCommand(opts), exportCommand(opts), projectsCommand(opts), serveCommand(opts), runsCommand(opts), triggersCommand(opts),
-		tokensCommand(opts), usersCommand(opts), secretsCommand(opts), scriptsCommand(opts), subscriptionsCommand(opts), depsCommand(opts), notificationsCommand(opts), auditCommand(opts), retentionCommand(opts), backupCommand(opts))
+		tokensCommand(opts), usersCommand(opts), secretsCommand(opts), scriptsCommand(opts), subscriptionsCommand(opts), depsCommand(opts), importCommand(opts), notificationsCommand(opts), auditCommand(opts), retentionCommand(opts), backupCommand(opts))
 	root.AddCommand(opts.Extra...)
 	addDBCheck(root, opts)
 	addDBVacuum(root, opts)

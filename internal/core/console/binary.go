@@ -11,7 +11,7 @@ import (
 // the full binary has (`ql db roles` and `migrate`, `ql workers`,
 // ql-worker) is named only on a cluster replica's pages, which ql serves,
 // and keeps its name.
-var sharedCommands = []string{"apply", "audit", "backup", "cron", "crontab", "db", "deps", "export", "notifications", "projects", "retention", "runs", "scripts", "secrets", "serve", "subscriptions", "tokens", "triggers", "users", "version"}
+var sharedCommands = []string{"apply", "audit", "backup", "cron", "crontab", "db", "deps", "export", "import", "notifications", "projects", "retention", "runs", "scripts", "secrets", "serve", "subscriptions", "tokens", "triggers", "users", "version"}
 
 // sharedCommand is "ql" starting one of sharedCommands where a sentence
 // names a command to run: at its start, or after a space, a quote, a

@@ -17,7 +17,7 @@ import (
 // console shows: its own, the stores' contract and the core packages, a
 // definitions file's parse and validation among them.
 var refusingPackages = []string{".", "../schedule", "../run", "../catalog", "../apitoken", "../validate",
-	"../apply", "../cron", "../task", "../trigger", "../notify", "../project", "../hold", "../account", "../scripts", "../subscription", "../deps"}
+	"../apply", "../cron", "../task", "../trigger", "../notify", "../project", "../hold", "../account", "../scripts", "../subscription", "../deps", "../qlimport"}
 
 // Every refusal reason declared by the console and by the core packages
 // whose refusals it shows has a sentence in every language but English (an

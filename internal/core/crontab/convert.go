@@ -86,6 +86,9 @@ type Result struct {
 	// Header is the comment its definitions file starts with, "" for
 	// Header (a crontab's).
 	Header string
+	// ProjectSecrets are the project's env, each variable read from the
+	// secret it names: every task of the project starts with them.
+	ProjectSecrets map[string]string
 }
 
 // macros are the crontab's @-schedules that have a plain expression.
@@ -144,6 +147,9 @@ type state struct {
 	// interpreterNoted: a task SCRIPT written with its interpreter was
 	// noted already.
 	interpreterNoted bool
+	// literal: commands are taken as written, a "%" being a "%": the
+	// panel's own rows, which it runs itself rather than through cron.
+	literal bool
 	// folders are the folders ql repo lines converted so far pull into,
 	// each with the first such line: a later line pulling into one is
 	// left out, as its task would undo the first's pulls.
@@ -257,6 +263,9 @@ func (st *state) entry(res *Result, n int, text, body string, disabled bool) {
 		}
 	} else {
 		script, why = commandScript(command)
+		if st.literal {
+			script, why = command, ""
+		}
 		name = st.name(command)
 	}
 	if why != "" {

@@ -92,6 +92,11 @@ type runAs struct {
 	User string `yaml:"user"`
 }
 
+// secretRef is an env value read from a secret by its name.
+type secretRef struct {
+	Secret string `yaml:"secret"`
+}
+
 type trigger struct {
 	Name     string `yaml:"name"`
 	Task     string `yaml:"task"`
@@ -101,9 +106,10 @@ type trigger struct {
 }
 
 type document struct {
-	Project  string    `yaml:"project"`
-	Tasks    []taskDef `yaml:"tasks"`
-	Triggers []trigger `yaml:"triggers"`
+	Project  string               `yaml:"project"`
+	Env      map[string]secretRef `yaml:"env,omitempty"`
+	Tasks    []taskDef            `yaml:"tasks"`
+	Triggers []trigger            `yaml:"triggers"`
 }
 
 // Definitions is r's entries as a definitions file of project, the
@@ -111,6 +117,12 @@ type document struct {
 // by it.
 func (r Result) Definitions(project string, server Server) ([]byte, error) {
 	d := document{Project: project, Tasks: []taskDef{}, Triggers: []trigger{}}
+	if len(r.ProjectSecrets) > 0 {
+		d.Env = map[string]secretRef{}
+		for name, secret := range r.ProjectSecrets {
+			d.Env[name] = secretRef{Secret: secret}
+		}
+	}
 	for _, e := range r.Entries {
 		shell := e.Shell
 		if shell == "/bin/sh" {

@@ -110,6 +110,7 @@ func openSQLite(ctx context.Context, dsn string, p server.Profile) (*cli.Backend
 		Pause: b.Store, Adopt: b.Store, ProjectPause: b.Store, ProjectPauses: b.Store, ProjectDelete: b.Store.ProjectDeleter(b.Layout.Logs, b.Layout.Secrets), Detail: b.Store, Manual: b.Store, Tokens: b.Store, Users: b.Store, Notifications: b.Store, Audit: b.Store, Record: b.Store,
 		Retention: b.Store.Retention(b.Layout.Logs), RetentionDefaults: server.RetentionDefaults(server.Standalone), RetentionOptions: sqlitestore.RetentionOptions,
 		TryChannel:     cli.LocalChannelTrials(b.Store, process.Secrets{Path: b.Layout.Secrets}.Resolve, b.Store),
+		Dependencies:   &deps.Service{Store: b.Store, Runs: b.Store},
 		MissingSecrets: process.Secrets{Path: b.Layout.Secrets}.Missing, Unattended: unattended(b.Layout, b.Store), HandedOver: handedOver(b.Layout, b.Store),
 		Migrated: b.Migrated, HeldNone: b.HeldNone, RefuseClockBehind: b.RefuseClockBehind, Close: b.Close}, nil
 }
