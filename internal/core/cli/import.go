@@ -89,9 +89,11 @@ the panel, or import a copy made while it was stopped.`,
 // the dependencies, and every item not converted or converted with a
 // note, by what it is in the panel.
 func printImportPreview(w io.Writer, plan qlimport.Plan, applying bool) {
-	would := "would be "
+	// Applying, what is stored is said after it: here, what the panel
+	// holds.
+	setWord, declareWord := "would be set", "would be declared"
 	if applying {
-		would = ""
+		setWord, declareWord = "from the panel", "from the panel"
 	}
 	entries := plan.Definitions.Entries
 	disabled := 0
@@ -100,8 +102,8 @@ func printImportPreview(w io.Writer, plan qlimport.Plan, applying bool) {
 			disabled++
 		}
 	}
-	fmt.Fprintf(w, "tasks and subscriptions: %d %sconverted (%d of them disabled)\n", len(entries), would, disabled)
-	fmt.Fprintf(w, "secrets: %d %sset (values not shown)\n", len(plan.Secrets), would)
+	fmt.Fprintf(w, "tasks and subscriptions: %d converted (%d of them disabled)\n", len(entries), disabled)
+	fmt.Fprintf(w, "secrets: %d %s (values not shown)\n", len(plan.Secrets), setWord)
 	for _, s := range plan.Secrets {
 		given := "in the project's env as " + s.Variable
 		if !s.Given {
@@ -113,7 +115,7 @@ func printImportPreview(w io.Writer, plan qlimport.Plan, applying bool) {
 		}
 		fmt.Fprintln(w, line)
 	}
-	fmt.Fprintf(w, "dependencies: %d %sdeclared (installed from the Dependencies page)\n", len(plan.Dependencies), would)
+	fmt.Fprintf(w, "dependencies: %d %s (installed from the Dependencies page)\n", len(plan.Dependencies), declareWord)
 	for _, k := range deps.Kinds {
 		var specs []string
 		for _, p := range plan.Dependencies {

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -25,7 +26,7 @@ func TestImportingAPanelTwiceChangesNothingTheSecondTime(t *testing.T) {
 		t.Fatalf("preview: exit %d\n%s", code, preview)
 	}
 	for _, want := range []string{
-		"tasks and subscriptions: 5 would be converted (2 of them disabled)\n",
+		"tasks and subscriptions: 5 converted (2 of them disabled)\n", "secrets: 5 would be set (values not shown)\n",
 		"  jd/JD_COOKIE: in the project's env as JD_COOKIE, 2 values joined by &; remarks: 账号一; 账号二\n",
 		"  jd/OLD_TOKEN.disabled: disabled in the panel: given to no task, 1 value; remarks: 停用\n",
 		"dependencies: 3 would be declared (installed from the Dependencies page)\n  node: axios\n  python: requests==2.31.0\n  linux: curl\n",
@@ -75,9 +76,16 @@ func TestImportingAPanelTwiceChangesNothingTheSecondTime(t *testing.T) {
 		t.Errorf("export after the import: %d\n%s", code, out)
 	}
 
+	trail := auditTrail(t, dir)
 	code, again, errOut := ql(t, append(args, "--apply")...)
 	if code != 0 || strings.Contains(again, " set\n") || strings.Contains(again, "replaced") || strings.Contains(again, " declared\n") || strings.Contains(again, "created") || strings.Contains(again, "updated") ||
 		!strings.Contains(again, "5 secrets unchanged\n") || !strings.Contains(again, "3 dependencies declared already\n") {
 		t.Fatalf("second apply: exit %d\n%s%s", code, again, errOut)
+	}
+	if after := auditTrail(t, dir); len(after) != len(trail) {
+		t.Errorf("the second import recorded %d changes: %v", len(after)-len(trail), after[:len(after)-len(trail)])
+	}
+	if !slices.ContainsFunc(trail, func(r string) bool { return strings.HasPrefix(r, "secret.set ") && strings.Contains(r, "jd/JD_COOKIE") }) {
+		t.Errorf("the import's secret was not audited: %v", trail)
 	}
 }
