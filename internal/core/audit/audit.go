@@ -64,6 +64,9 @@ const (
 	DependencyAdded     Action = "dependency.added"
 	DependencyInstalled Action = "dependency.installed"
 	DependencyRemoved   Action = "dependency.removed"
+	// DependencyMirrorSet: the registry or proxy a kind's installer
+	// fetches through was set, by kind (node/mirror).
+	DependencyMirrorSet Action = "dependency.mirror_set"
 )
 
 // Actions lists every action in the order the docs table has them.
@@ -77,7 +80,7 @@ var Actions = []Action{
 	TriggerPaused, TriggerResumed, TriggerEnabled, TriggerDisabled,
 	BackupDownloaded,
 	SubscriptionCreated, SubscriptionUpdated, SubscriptionDeleted, SubscriptionPulled,
-	DependencyAdded, DependencyInstalled, DependencyRemoved,
+	DependencyAdded, DependencyInstalled, DependencyRemoved, DependencyMirrorSet,
 }
 
 // Kind is the kind of object a record is about.

@@ -13,15 +13,16 @@ import (
 func depsCommand(opts Options) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "deps",
-		Short: "List, add and remove the Node.js, Python and Linux packages the scripts need",
+		Short: "List, add, install again and remove the Node.js, Python and Linux packages the scripts need",
 		Long: `The packages the tasks' scripts need on the server that runs them, as its console's Dependencies
 page lists them: npm installs into the scripts folder's node_modules, pip3 with --user, apk or
-apt-get as root. Each add or removal is a Run of a task of the project dependencies, whose log
-'runs logs RUN' shows. Adding and removing ask the server over its API (--api-url and an admin
-token in $QL_TOKEN), which installs with its own installers into its own scripts folder; list
-reads the data directory too.` + opts.clusterOnly("\nOn the cluster the workers run the commands: install the packages on each worker's host."),
+apt-get as root. Each add, install or removal is a Run of a task of the project dependencies,
+whose log 'runs logs RUN' shows; 'deps mirror' sets the registry and proxy npm and pip fetch
+through. Changes ask the server over its API (--api-url and an admin token in $QL_TOKEN), which
+installs with its own installers into its own scripts folder; list and mirror without a type
+read the data directory too.` + opts.clusterOnly("\nOn the cluster the workers run the commands: install the packages on each worker's host."),
 	}
-	c.AddCommand(depsListCommand(opts), depsAddCommand(opts), depsRmCommand(opts))
+	c.AddCommand(depsListCommand(opts), depsAddCommand(opts), depsRmCommand(opts), depsInstallCommand(opts), depsMirrorCommand(opts))
 	return c
 }
 

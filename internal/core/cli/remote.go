@@ -85,6 +85,8 @@ var remoteScopes = map[string]apitoken.Scope{
 	"deps list":           apitoken.Admin,
 	"deps add":            apitoken.Admin,
 	"deps rm":             apitoken.Admin,
+	"deps install":        apitoken.Admin,
+	"deps mirror":         apitoken.Admin,
 }
 
 // remotePath is cmd's path below the root, as remoteScopes keys it.

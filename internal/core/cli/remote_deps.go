@@ -51,3 +51,23 @@ func (c *apiClient) DependencyRemove(ctx context.Context, _ string, k deps.Kind,
 	err := c.post(ctx, depsPath+"/remove", depsRequest{Kind: string(k), Name: name}, &out)
 	return out.RunID, err
 }
+
+// DependencyMirrors lists the server's mirrors.
+func (c *apiClient) DependencyMirrors(ctx context.Context) ([]deps.Mirror, error) {
+	var out struct {
+		Mirrors []deps.Mirror `json:"mirrors"`
+	}
+	err := c.get(ctx, depsPath+"/mirrors", nil, &out)
+	return out.Mirrors, err
+}
+
+// DependencyMirrorSet asks the server to keep a kind's mirror.
+func (c *apiClient) DependencyMirrorSet(ctx context.Context, _ string, m deps.Mirror) (deps.Mirror, error) {
+	var out deps.Mirror
+	err := c.post(ctx, depsPath+"/mirrors", struct {
+		Kind     string `json:"kind"`
+		Registry string `json:"registry"`
+		Proxy    string `json:"proxy"`
+	}{string(m.Kind), m.Registry, m.Proxy}, &out)
+	return out, err
+}

@@ -412,6 +412,7 @@ var routes = []route{
 	{http.MethodPost, "/dependencies/add", apitoken.Admin, func(c *Console) handlerFunc { return c.depsAdd }, adminOfEveryProject},
 	{http.MethodPost, "/dependencies/install", apitoken.Admin, func(c *Console) handlerFunc { return c.depsInstall }, adminOfEveryProject},
 	{http.MethodPost, "/dependencies/remove", apitoken.Admin, func(c *Console) handlerFunc { return c.depsRemove }, adminOfEveryProject},
+	{http.MethodPost, "/dependencies/mirror", apitoken.Admin, func(c *Console) handlerFunc { return c.depsMirror }, adminOfEveryProject},
 	{http.MethodGet, "/backup", apitoken.Admin, func(c *Console) handlerFunc { return c.backupPage }, adminOfEveryProject},
 	{http.MethodPost, "/backup/download", apitoken.Admin, func(c *Console) handlerFunc { return c.backupDownload }, adminOfEveryProject},
 }

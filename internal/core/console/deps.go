@@ -20,13 +20,21 @@ type depsData struct {
 	// Error is why the last form did nothing, in the page's language,
 	// shown above the form of Kind, which keeps Text.
 	Error, Kind, Text string
+	// Mirrors are the settings of the kinds that take one; MirrorError
+	// why the last settings form of MirrorKind did nothing, whose fields
+	// Mirrors then keep as sent (without credentials).
+	Mirrors                 []deps.Mirror
+	MirrorError, MirrorKind string
+	// Confirm is the package a Remove asks to be confirmed (?remove=).
+	Confirm *deps.Listed
 }
 
 // depsKind is one kind's part of the page.
 type depsKind struct {
 	Kind string
 	// Missing says, in the page's language, why this server cannot
-	// install this kind (no installer, not root).
+	// install this kind (no installer, not root, a scripts folder the
+	// --run-as account cannot write).
 	Missing string
 	Rows    []deps.Listed
 }
@@ -48,15 +56,25 @@ func (c *Console) renderDeps(w http.ResponseWriter, r *http.Request, s *session,
 		c.fail(w, r, s, err)
 		return
 	}
+	if d.Mirrors == nil {
+		if d.Mirrors, err = dp.DependencyMirrors(r.Context()); err != nil {
+			c.fail(w, r, s, err)
+			return
+		}
+	}
+	q := r.URL.Query()
 	l := lang(r)
 	for _, k := range deps.Kinds {
 		dk := depsKind{Kind: string(k)}
-		if _, err := dp.Host.Installer(k); err != nil {
+		if _, err := dp.Host.Ready(k); err != nil {
 			dk.Missing = c.errorText(l, err)
 		}
-		for _, x := range list {
+		for i, x := range list {
 			if x.Kind == k {
 				dk.Rows = append(dk.Rows, x)
+			}
+			if r.Method == http.MethodGet && string(x.Kind) == q.Get("kind") && x.Name == q.Get("remove") {
+				d.Confirm = &list[i]
 			}
 		}
 		d.Kinds = append(d.Kinds, dk)
@@ -85,7 +103,8 @@ func (c *Console) depsInstall(w http.ResponseWriter, r *http.Request, s *session
 	})
 }
 
-// depsRemove uninstalls one declared package and forgets it.
+// depsRemove uninstalls one declared package and forgets it: the page's
+// row only links to the question (?remove=), whose form this is.
 func (c *Console) depsRemove(w http.ResponseWriter, r *http.Request, s *session) {
 	name := r.PostFormValue("name")
 	c.depsDo(w, r, s, depsData{}, "dep.done.remove", func(dp *deps.Service, k deps.Kind) (string, error) {
@@ -148,4 +167,48 @@ func (c *Console) refuseDeps(w http.ResponseWriter, r *http.Request, s *session,
 	d.Error = c.errorText(lang(r), err)
 	retryAfter(w, err)
 	c.renderDeps(w, r, s, status, d)
+}
+
+// depsMirror keeps the form's kind's registry and proxy, which its next
+// install fetches through.
+func (c *Console) depsMirror(w http.ResponseWriter, r *http.Request, s *session) {
+	dp := c.cfg.Dependencies
+	if dp == nil {
+		c.depsPage(w, r, s)
+		return
+	}
+	sent := deps.Mirror{Kind: deps.Kind(r.PostFormValue("kind")), Registry: r.PostFormValue("registry"), Proxy: r.PostFormValue("proxy")}
+	m, err := dp.DependencyMirrorSet(r.Context(), s.actor(r), sent)
+	if err != nil {
+		if statusOf(err) >= http.StatusInternalServerError || outOfTime(r, err) {
+			c.fail(w, r, s, err)
+			return
+		}
+		mirrors, lerr := dp.DependencyMirrors(r.Context())
+		if lerr != nil {
+			c.fail(w, r, s, lerr)
+			return
+		}
+		// The form keeps what was sent, without the credentials a URL
+		// was refused for; a kind without a form (linux, or none) is
+		// said at the top of the page.
+		d := depsData{Mirrors: mirrors, Error: c.errorText(lang(r), err)}
+		for i := range mirrors {
+			if mirrors[i].Kind == sent.Kind {
+				mirrors[i].Registry, mirrors[i].Proxy = deps.ShownURL(sent.Registry), deps.ShownURL(sent.Proxy)
+				d.MirrorKind, d.MirrorError, d.Error = string(sent.Kind), d.Error, ""
+			}
+		}
+		retryAfter(w, err)
+		c.renderDeps(w, r, s, statusOf(err), d)
+		return
+	}
+	l := lang(r)
+	or := func(v string) string {
+		if v == "" {
+			return tr(l, "dep.mirror.default")
+		}
+		return v
+	}
+	c.redirectWith(w, r, s, "/dependencies", flash{Message: fmt.Sprintf(tr(l, "dep.done.mirror"), m.Kind, or(m.Registry), or(m.Proxy))})
 }

@@ -18,6 +18,9 @@ var depsRefusalsZH = map[qlerror.Reason]string{
 	deps.RefusalInstallerMissing: "{kind} 软件包用 {installer} 安装，但此服务器的 PATH 中没有它：请先在本机安装{install}，再重试。",
 	deps.RefusalNeedsRoot:        "Linux 软件包用 {installer} 安装，需要 root 权限，而此服务器不是以 root 运行：请自行在主机上安装，或以 root 运行服务器（青龙镜像即如此）。",
 	deps.RefusalProjectTaken:     "项目 {project} 存放依赖管理页面的安装任务，而现有的这个项目不是该页面建立的：{cause}；请重命名你的项目（或该任务），或将项目设为 maxRunning: 1 并给任务加上该标签，然后重试。",
+	deps.RefusalMirrorKind:       "{kind} 软件包不设镜像：apk 和 apt 从主机自己的文件（/etc/apk/repositories、/etc/apt/sources.list）读取镜像；请为 node 或 python 设置。",
+	deps.RefusalMirrorURL:        "{kind} 的{field}“{value}”{why}：请写不含用户名和密码的 http:// 或 https:// 地址，例如 {example}，或留空使用安装程序的默认值。",
+	deps.RefusalFolderUnwritable: "npm 以 --run-as 账户 {account} 运行，而该账户不能写入 {folder}：请（以 root）运行 `{fix}` 把它交给该账户，然后重试。",
 }
 
 // depsWordsZH say in Chinese the params of those refusals that come from
@@ -38,4 +41,12 @@ var depsWordsZH = map[string]string{
 	"cause." + deps.TakenConcurrent:            "它允许 {runs} 个运行同时进行，而两个安装任务同时写同一个 node_modules 或 site-packages 会把两者都弄坏",
 	"cause." + deps.TakenUncapped:              "它不限制同时进行的运行数，而两个安装任务同时写同一个 node_modules 或 site-packages 会把两者都弄坏",
 	"cause." + deps.TakenUnlabelled:            "它的任务 {task} 不是该页面的安装任务（缺少标签 {label}）",
+	"field." + deps.FieldRegistry:              "镜像源",
+	"field." + deps.FieldProxy:                 "代理",
+	"why." + deps.WhyMirrorScheme:              "不是 http:// 或 https:// 地址",
+	"why." + deps.WhyMirrorSpace:               "含有空格或控制字符",
+	"why." + deps.WhyMirrorOption:              "以“-”开头，安装程序会把它当作选项",
+	"why." + deps.WhyMirrorUserInfo:            "含有用户名或密码，而安装任务及其运行日志会显示它们",
+	"why." + deps.WhyMirrorLong:                fmt.Sprintf("超过 %d 个字符", deps.MaxMirrorURL),
+	"why." + deps.WhyMirrorNoHost:              "没有写主机",
 }

@@ -32,6 +32,9 @@ func TestADependencyRefusalSaysItsFixedPartsInChineseAndTheUsersAsWritten(t *tes
 		"no npm":      {err: installerErr(deps.Host{LookPath: none, Root: true}, deps.Node), want: []string{"npm", "Node.js 和 npm"}},
 		"no pip":      {err: installerErr(deps.Host{LookPath: none, Root: true}, deps.Python), want: []string{"pip3", "Python 3 和 pip"}},
 		"no apk, apt": {err: installerErr(deps.Host{LookPath: none, Root: true}, deps.Linux), want: []string{"apk 或 apt-get", "（Debian、Ubuntu）"}},
+		"mirror url":  {err: mirrorErr(deps.Mirror{Kind: deps.Python, Proxy: "http://u:pw@proxy.example"}), want: []string{"代理“http://proxy.example”", "含有用户名或密码", "http://127.0.0.1:7890"}},
+		"mirror kind": {err: mirrorErr(deps.Mirror{Kind: deps.Linux}), want: []string{"linux 软件包不设镜像"}},
+		"unwritable":  {err: deps.FolderUnwritable("nobody", "/ql/scripts", "owned by uid 0, mode -rwxr-xr-x", "chown nobody /ql/scripts"), want: []string{"账户 nobody", "/ql/scripts", "`chown nobody /ql/scripts`"}},
 	}
 	for what, c := range cases {
 		s, ok := sentence("zh", c.err)
@@ -52,6 +55,11 @@ func TestADependencyRefusalSaysItsFixedPartsInChineseAndTheUsersAsWritten(t *tes
 
 func parseErr(k deps.Kind, spec string) error {
 	_, err := deps.Parse(k, spec)
+	return err
+}
+
+func mirrorErr(m deps.Mirror) error {
+	_, err := deps.CheckMirror(m)
 	return err
 }
 

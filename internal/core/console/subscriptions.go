@@ -131,7 +131,9 @@ func (c *Console) subscriptionOf(w http.ResponseWriter, r *http.Request, s *sess
 		c.fail(w, r, s, err)
 		return
 	}
-	d := subscriptionsData{Mode: mode, Name: sub.Name, Folder: sub.Folder, Form: subscription.Form{Project: sub.Project, URL: sub.URL, Branch: sub.Branch,
+	// The form shows the URL without its credentials, which an edit that
+	// sends it so keeps (subscription.KeepCredentials).
+	d := subscriptionsData{Mode: mode, Name: sub.Name, Folder: sub.Folder, Form: subscription.Form{Project: sub.Project, URL: subscription.Redacted(sub.URL), Branch: sub.Branch,
 		Match: sub.Match, Exclude: sub.Exclude, Cron: sub.Cron, Timezone: sub.Timezone, Enabled: sub.Enabled}}
 	if mode == "delete" && sub.Folder != "" {
 		_, err := c.cfg.Scripts.Stat(sub.Folder)
@@ -198,7 +200,11 @@ func (c *Console) subscriptionSave(w http.ResponseWriter, r *http.Request, s *se
 		name = d.Name
 	}
 	pull, f, errs := subscription.Save(r.Context(), c.cfg.Export, *c.cfg.Definitions, f, name, s.actor(r))
+	// A refused form shows the URL as it was sent, never the stored
+	// credentials Save put back into it.
+	sent := d.Form.URL
 	d.Form = f
+	d.Form.URL = sent
 	for _, err := range errs {
 		if qlerror.CodeOf(err) == qlerror.Internal || outOfTime(r, err) {
 			c.fail(w, r, s, err)

@@ -34,6 +34,10 @@ type Host struct {
 	LookPath func(file string) (string, error)
 	// Root says the server runs as root, which a Linux package needs.
 	Root bool
+	// RunAs is the account the server's commands run as (--run-as),
+	// zero for the server's own: npm, run as it, writes the scripts
+	// folder (CheckWritable).
+	RunAs task.RunAs
 }
 
 // installers name per kind the programs tried, in order, and what to
@@ -78,10 +82,12 @@ func (h Host) Installer(k Kind) (string, error) {
 }
 
 // Command is the task command that does a to pkgs with installer (what
-// Installer found): its arguments are the checked specifiers (install)
-// or names (remove), never a shell line, but for apt-get, whose install
+// Installer found), fetching through m (the kind's checked mirror, zero
+// for the installer's defaults): its arguments are the checked
+// specifiers (install) or names (remove) and the mirror's URL each a
+// word of its own, never a shell line, but for apt-get, whose install
 // needs its index updated first: that line quotes every word.
-func (h Host) Command(k Kind, a Action, installer string, pkgs []Package) task.Command {
+func (h Host) Command(k Kind, a Action, installer string, pkgs []Package, m Mirror) task.Command {
 	words := make([]string, len(pkgs))
 	for i, p := range pkgs {
 		words[i] = p.Spec
@@ -92,16 +98,24 @@ func (h Host) Command(k Kind, a Action, installer string, pkgs []Package) task.C
 	c := task.Command{Mode: task.ModeArgv, Path: installer, TimeoutMs: Timeout.Milliseconds(), WorkingDir: h.ScriptsDir}
 	switch {
 	case k == Node && a == Install:
-		c.Args = append([]string{"install", "--prefix", h.ScriptsDir, "--no-audit", "--no-fund"}, words...)
+		c.Args = append(append([]string{"install", "--prefix", h.ScriptsDir, "--no-audit", "--no-fund"}, npmRegistry(m)...), words...)
+		c.Env = proxyEnv(m)
 	case k == Node:
-		c.Args = append([]string{"uninstall", "--prefix", h.ScriptsDir}, words...)
+		c.Args = append(append([]string{"uninstall", "--prefix", h.ScriptsDir}, npmRegistry(m)...), words...)
+		c.Env = proxyEnv(m)
 	case k == Python && a == Install:
 		// --user: the packages go where python3 run as the server's
 		// account finds them, the system's own left alone; a system
 		// that marks its Python externally managed (PEP 668) otherwise
 		// refuses even that.
-		c.Args = append([]string{"install", "--user"}, words...)
-		c.Env = []task.EnvVar{{Name: "PIP_BREAK_SYSTEM_PACKAGES", Value: "1"}, {Name: "PIP_DISABLE_PIP_VERSION_CHECK", Value: "1"}}
+		args := []string{"install", "--user"}
+		if m.Registry != "" {
+			// pip says "Looking in indexes: URL" at its start: the
+			// Run's log names the index it used.
+			args = append(args, "-i", m.Registry, "--trusted-host", m.TrustedHost)
+		}
+		c.Args = append(args, words...)
+		c.Env = append([]task.EnvVar{{Name: "PIP_BREAK_SYSTEM_PACKAGES", Value: "1"}, {Name: "PIP_DISABLE_PIP_VERSION_CHECK", Value: "1"}}, proxyEnv(m)...)
 	case k == Python:
 		c.Args = append([]string{"uninstall", "-y"}, words...)
 		c.Env = []task.EnvVar{{Name: "PIP_BREAK_SYSTEM_PACKAGES", Value: "1"}, {Name: "PIP_DISABLE_PIP_VERSION_CHECK", Value: "1"}}
@@ -122,4 +136,23 @@ func (h Host) Command(k Kind, a Action, installer string, pkgs []Package) task.C
 			Env: []task.EnvVar{{Name: "DEBIAN_FRONTEND", Value: "noninteractive"}}}
 	}
 	return c
+}
+
+// npmRegistry are npm's words for m's registry: --registry, and a log
+// level that has npm say each fetch with its URL, so that the Run's log
+// names the registry it used; none for npm's default.
+func npmRegistry(m Mirror) []string {
+	if m.Registry == "" {
+		return nil
+	}
+	return []string{"--registry", m.Registry, "--loglevel", "http"}
+}
+
+// proxyEnv is the environment that has npm and pip reach their registry
+// through m's proxy; none without one.
+func proxyEnv(m Mirror) []task.EnvVar {
+	if m.Proxy == "" {
+		return nil
+	}
+	return []task.EnvVar{{Name: "HTTPS_PROXY", Value: m.Proxy}, {Name: "HTTP_PROXY", Value: m.Proxy}}
 }

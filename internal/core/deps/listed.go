@@ -32,7 +32,7 @@ type Listed struct {
 	Actor    string    `json:"actor,omitempty"`
 }
 
-// Manager lists, adds and removes declared packages: the Service on the
+// Manager lists, adds and removes declared packages and sets mirrors: the Service on the
 // server, the server's API from `ql deps` given --api-url.
 type Manager interface {
 	DependencyListed(ctx context.Context) ([]Listed, error)
@@ -45,6 +45,10 @@ type Manager interface {
 	// DependencyRemove uninstalls the declared package name of kind k in
 	// a Run and forgets it.
 	DependencyRemove(ctx context.Context, actor string, k Kind, name string) (string, error)
+	// DependencyMirrors lists the mirror of every kind that takes one.
+	DependencyMirrors(ctx context.Context) ([]Mirror, error)
+	// DependencyMirrorSet checks m and keeps it as its kind's mirror.
+	DependencyMirrorSet(ctx context.Context, actor string, m Mirror) (Mirror, error)
 }
 
 var _ Manager = (*Service)(nil)
@@ -95,7 +99,7 @@ func (s *Service) DependencyAdd(ctx context.Context, actor string, k Kind, specs
 	if err != nil {
 		return "", err
 	}
-	if _, err := s.Host.Installer(k); err != nil {
+	if _, err := s.Host.Ready(k); err != nil {
 		return "", err
 	}
 	if err := s.Store.DependencyDeclare(ctx, actor, pkgs); err != nil {

@@ -89,11 +89,11 @@ func TestLinuxPackagesNeedRootAndAMissingInstallerIsNamed(t *testing.T) {
 func TestOnlyAptGetsAShellLineAndItQuotesEveryWord(t *testing.T) {
 	h := Host{ScriptsDir: "/ql/scripts"}
 	pkgs := []Package{{Kind: Linux, Name: "libstdc++", Spec: "libstdc++"}, {Kind: Linux, Name: "curl", Spec: "curl=8.5.0-1"}}
-	c := h.Command(Linux, Install, "/usr/bin/apt-get", pkgs)
+	c := h.Command(Linux, Install, "/usr/bin/apt-get", pkgs, Mirror{})
 	if c.Mode != task.ModeShell || c.Script != "/usr/bin/apt-get update && /usr/bin/apt-get install -y libstdc++ curl=8.5.0-1" {
 		t.Errorf("apt-get install: %s %q", c.Mode, c.Script)
 	}
-	c = h.Command(Linux, Remove, "/sbin/apk", pkgs)
+	c = h.Command(Linux, Remove, "/sbin/apk", pkgs, Mirror{})
 	if c.Mode != task.ModeArgv || strings.Join(c.Args, " ") != "del libstdc++ curl" {
 		t.Errorf("apk remove: %s %q", c.Mode, c.Args)
 	}

@@ -57,7 +57,7 @@ type Service struct {
 // it returns the Run's id. A removal of a package not declared is refused
 // before anything runs.
 func (s *Service) Do(ctx context.Context, actor string, k Kind, a Action, pkgs []Package) (string, error) {
-	installer, err := s.Host.Installer(k)
+	installer, err := s.Host.Ready(k)
 	if err != nil {
 		return "", err
 	}
@@ -68,7 +68,11 @@ func (s *Service) Do(ctx context.Context, actor string, k Kind, a Action, pkgs [
 			return "", err
 		}
 	}
-	triggerID, err := s.publish(ctx, actor, k, s.Host.Command(k, a, installer, pkgs))
+	m, err := s.mirrorOf(ctx, k)
+	if err != nil {
+		return "", err
+	}
+	triggerID, err := s.publish(ctx, actor, k, s.Host.Command(k, a, installer, pkgs, m))
 	if err != nil {
 		return "", err
 	}
@@ -160,4 +164,49 @@ func current(rev task.Revision, err error) (string, int64, error) {
 		return "", 0, err
 	}
 	return rev.TaskID, rev.Revision, nil
+}
+
+// mirrorOf is kind k's mirror, zero when none is set.
+func (s *Service) mirrorOf(ctx context.Context, k Kind) (Mirror, error) {
+	all, err := s.DependencyMirrors(ctx)
+	if err != nil {
+		return Mirror{}, err
+	}
+	for _, m := range all {
+		if m.Kind == k {
+			return m, nil
+		}
+	}
+	return Mirror{Kind: k}, nil
+}
+
+// DependencyMirrors is the mirror of every kind that takes one, in the
+// page's order: empty fields where none is set.
+func (s *Service) DependencyMirrors(ctx context.Context) ([]Mirror, error) {
+	set, err := s.Store.DependencyMirrors(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Mirror, 0, len(MirrorKinds))
+	for _, k := range MirrorKinds {
+		m := Mirror{Kind: k}
+		for _, x := range set {
+			if x.Kind == k {
+				m = x
+			}
+		}
+		m.TrustedHost = trustedHost(m)
+		out = append(out, m)
+	}
+	return out, nil
+}
+
+// DependencyMirrorSet checks m and keeps it as its kind's mirror, which
+// the kind's next install fetches through.
+func (s *Service) DependencyMirrorSet(ctx context.Context, actor string, m Mirror) (Mirror, error) {
+	m, err := CheckMirror(m)
+	if err != nil {
+		return Mirror{}, err
+	}
+	return m, s.Store.DependencyMirrorSet(ctx, actor, m)
 }

@@ -14,7 +14,7 @@ type Declared struct {
 }
 
 // Store keeps the declared packages. Each change writes its audit record
-// (dependency.added, .installed, .removed, by name) in its own
+// (dependency.added, .installed, .removed by name; .mirror_set by kind) in its own
 // transaction.
 type Store interface {
 	// DependencyList lists every declared package, by kind and name.
@@ -28,4 +28,9 @@ type Store interface {
 	// DependencyRemoved forgets pkgs, which the Run runID uninstalls, and
 	// reports a refusal naming the first of them that was not declared.
 	DependencyRemoved(ctx context.Context, actor, runID string, pkgs []Package) error
+	// DependencyMirrors lists the mirrors set, by kind.
+	DependencyMirrors(ctx context.Context) ([]Mirror, error)
+	// DependencyMirrorSet keeps m, checked, as its kind's mirror, with a
+	// dependency.mirror_set record.
+	DependencyMirrorSet(ctx context.Context, actor string, m Mirror) error
 }

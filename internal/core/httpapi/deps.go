@@ -76,3 +76,40 @@ func (a *api) depsInstall(ctx context.Context, actor string, k deps.Kind, b deps
 func (a *api) depsRemove(ctx context.Context, actor string, k deps.Kind, b depsBody) (string, error) {
 	return a.Dependencies.DependencyRemove(ctx, actor, k, b.Name)
 }
+
+// depsMirrors lists the mirror of every kind that takes one.
+func (a *api) depsMirrors(ctx context.Context, r *http.Request) (any, error) {
+	if _, err := params(r.URL.Query()); err != nil {
+		return nil, err
+	}
+	if a.Dependencies == nil {
+		return nil, errNoDependencies
+	}
+	list, err := a.Dependencies.DependencyMirrors(ctx)
+	return struct {
+		Mirrors []deps.Mirror `json:"mirrors"`
+	}{list}, err
+}
+
+// mirrorBody is the body of POST /api/v1/dependencies/mirrors: a kind's
+// whole mirror, an empty field the installer's default.
+type mirrorBody struct {
+	Kind     string `json:"kind"`
+	Registry string `json:"registry"`
+	Proxy    string `json:"proxy"`
+}
+
+// depsMirrorSet keeps a kind's mirror and answers it as kept.
+func (a *api) depsMirrorSet(ctx context.Context, r *http.Request) (any, error) {
+	if _, err := params(r.URL.Query()); err != nil {
+		return nil, err
+	}
+	if a.Dependencies == nil {
+		return nil, errNoDependencies
+	}
+	var b mirrorBody
+	if err := a.decodeBody(r, &b); err != nil {
+		return nil, err
+	}
+	return a.Dependencies.DependencyMirrorSet(ctx, principalOf(ctx).actor(), deps.Mirror{Kind: deps.Kind(b.Kind), Registry: b.Registry, Proxy: b.Proxy})
+}

@@ -128,6 +128,8 @@ var routes = []route{
 	{http.MethodPost, "/api/v1/dependencies", apitoken.Admin, everyProject, whenReady, checkedOnly, unconditional, "list, add and remove dependencies", func(a *api) http.HandlerFunc { return a.admitted(a.depsChange(a.depsAdd)) }},
 	{http.MethodPost, "/api/v1/dependencies/install", apitoken.Admin, everyProject, whenReady, checkedOnly, unconditional, "list, add and remove dependencies", func(a *api) http.HandlerFunc { return a.admitted(a.depsChange(a.depsInstall)) }},
 	{http.MethodPost, "/api/v1/dependencies/remove", apitoken.Admin, everyProject, whenReady, checkedOnly, unconditional, "list, add and remove dependencies", func(a *api) http.HandlerFunc { return a.admitted(a.depsChange(a.depsRemove)) }},
+	{http.MethodGet, "/api/v1/dependencies/mirrors", apitoken.Admin, everyProject, whenReady, checkedOnly, unconditional, "read and set the dependencies' mirrors", func(a *api) http.HandlerFunc { return a.admitted(a.depsMirrors) }},
+	{http.MethodPost, "/api/v1/dependencies/mirrors", apitoken.Admin, everyProject, whenReady, checkedOnly, unconditional, "read and set the dependencies' mirrors", func(a *api) http.HandlerFunc { return a.admitted(a.depsMirrorSet) }},
 	{http.MethodGet, backupPath, apitoken.Admin, everyProject, whenReady, checkedOnly, unconditional, "download a backup of the data directory", func(a *api) http.HandlerFunc { return a.backupDownload }},
 	{http.MethodGet, metricsPath, apitoken.Read, everyProject, evenUnready, lastKnown, unconditional, "read the metrics", func(a *api) http.HandlerFunc { return a.metrics }},
 }

@@ -254,6 +254,18 @@ func Redacted(u string) string {
 	return u[:i+3] + rest[at+1:]
 }
 
+// KeepCredentials is the URL an edit form sent as sent, or the stored
+// one when the form sent it as shown, without its credentials
+// (Redacted): the form never shows a token, and an edit that leaves the
+// URL alone keeps pulling with it. A URL sent with credentials, or
+// another URL, replaces the stored one.
+func KeepCredentials(sent, stored string) string {
+	if sent == Redacted(sent) && sent == Redacted(stored) {
+		return stored
+	}
+	return sent
+}
+
 // List reads every project's subscriptions, in project and name order.
 func List(ctx context.Context, r catalog.DefinitionsReader) ([]Subscription, error) {
 	projects, err := r.ProjectNames(ctx, maxProjects, nil)
@@ -300,19 +312,24 @@ func Find(ctx context.Context, r catalog.DefinitionsReader, name string) (Subscr
 }
 
 // Save publishes f by actor: as a new subscription when name is "", else
-// as the edit of the subscription named name (whose project it keeps).
+// as the edit of the subscription named name (whose project it keeps,
+// and its URL's credentials when f sends its URL without them:
+// KeepCredentials).
 // It returns the pull task f makes and every refusal: f's fields', a
 // name taken (a new one's, in any project) or changed (an edit's), and
 // the publish's, as an apply of the file it writes refuses it (a cron or
 // zone refused as a trigger's, a change published meanwhile).
 func Save(ctx context.Context, r catalog.DefinitionsReader, svc catalog.Service, f Form, name, actor string) (crontab.RepoPull, Form, []error) {
+	subs, err := List(ctx, r)
+	if err != nil {
+		return crontab.RepoPull{}, f, []error{err}
+	}
+	if old, ok := Named(subs, name); ok && name != "" {
+		f.URL = KeepCredentials(f.URL, old.URL)
+	}
 	pull, errs := f.Check()
 	if len(errs) > 0 {
 		return pull, f, errs
-	}
-	subs, err := List(ctx, r)
-	if err != nil {
-		return pull, f, []error{err}
 	}
 	if name != "" {
 		old, ok := Named(subs, name)

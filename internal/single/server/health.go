@@ -69,7 +69,7 @@ func (s *Server) listen() error {
 	cfg.Backup, cfg.BackupRecord = s.backups, s.store
 	// Dependencies install on this machine, which runs the commands, as
 	// Runs of the dependencies project's tasks.
-	dependencies := &deps.Service{Host: deps.Host{ScriptsDir: s.scriptsFolder.Dir, Root: os.Geteuid() == 0}, Store: s.store, Runs: s.store,
+	dependencies := &deps.Service{Host: deps.Host{ScriptsDir: s.scriptsFolder.Dir, Root: os.Geteuid() == 0, RunAs: s.cfg.RunAs}, Store: s.store, Runs: s.store,
 		Catalog: *cfg.Definitions, Manual: cfg.Manual, Pauser: s.store}
 	cfg.Dependencies = dependencies
 	setup, setupFailed := s.drawSetupCode()

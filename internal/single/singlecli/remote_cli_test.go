@@ -472,6 +472,8 @@ func TestEveryCommandOverTheAPINeedsTheScopeItsHintNames(t *testing.T) {
 		"deps list":           {},
 		"deps add":            {args: []string{"node", "axios"}},
 		"deps rm":             {args: []string{"node", "never_added"}, none: true},
+		"deps install":        {args: []string{"node"}},
+		"deps mirror":         {args: []string{"node", "--registry", "https://registry.npmmirror.com"}},
 	}
 	// deps add installs with the server's npm: one that only says so,
 	// first on the PATH the in-process server looks in.

@@ -88,3 +88,50 @@ func (s *Store) DependencyRemoved(ctx context.Context, actor, runID string, pkgs
 		return nil
 	})
 }
+
+// DependencyMirrors lists the mirrors set, by kind.
+func (s *Store) DependencyMirrors(ctx context.Context) ([]deps.Mirror, error) {
+	var out []deps.Mirror
+	err := s.read(ctx, "list dependency mirrors", func(tx *txn) error {
+		rows, err := tx.QueryContext(ctx, qDependencyMirrors)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var m deps.Mirror
+			var kind string
+			if err := rows.Scan(&kind, &m.Registry, &m.Proxy, &m.AtMs, &m.Actor); err != nil {
+				return err
+			}
+			m.Kind = deps.Kind(kind)
+			out = append(out, m)
+		}
+		return rows.Err()
+	})
+	return out, err
+}
+
+// DependencyMirrorSet keeps m as its kind's mirror with a
+// dependency.mirror_set record, in one transaction.
+func (s *Store) DependencyMirrorSet(ctx context.Context, actor string, m deps.Mirror) error {
+	now := s.nowMs()
+	return s.write(ctx, "set a dependency mirror", durable, func(tx *txn) error {
+		if _, err := tx.ExecContext(ctx, qDependencyMirrorSet, string(m.Kind), m.Registry, m.Proxy, now, actor); err != nil {
+			return err
+		}
+		return appendAudit(ctx, tx, now, audit.Dependency(audit.DependencyMirrorSet, actor, string(m.Kind), "mirror", mirrorNote(m)))
+	})
+}
+
+// mirrorNote is what a dependency.mirror_set record says: the registry
+// and proxy set, or that the installer's default is back.
+func mirrorNote(m deps.Mirror) string {
+	or := func(v string) string {
+		if v == "" {
+			return "the installer's default"
+		}
+		return v
+	}
+	return "registry " + or(m.Registry) + ", proxy " + or(m.Proxy)
+}

@@ -240,6 +240,8 @@ var (
 	qDependencyDeclare    = query("dependency_declare")
 	qDependencyInstalling = query("dependency_installing")
 	qDependencyDelete     = query("dependency_delete")
+	qDependencyMirrors    = query("dependency_mirrors")
+	qDependencyMirrorSet  = query("dependency_mirror_set")
 )
 
 // Backup's statements (backup.go).
@@ -292,7 +294,7 @@ var (
 // (prepareAll): the reads of listings, the scheduler's candidate page and
 // the dispatcher's queue.
 var readQueries = []string{
-	qBackupLoggedAttempts, qDependencyList,
+	qBackupLoggedAttempts, qDependencyList, qDependencyMirrors,
 	qProjectByName, qTaskByName, qTriggerByName, qTasksByNames, qTriggersByNames, qTriggerNamesOfTasks,
 	qTasksOfProject, qTriggersOfProject, qProjectNames, qProjectNameByID, qTitlesOfProject,
 	qScheduleTakeUninitialised, qScheduleTakeDue, qScheduleNextDue, qScheduleReanchorRead, qScheduleRecheckStale, qClockNewestRecorded,
@@ -322,7 +324,7 @@ var writeQueries = []string{
 	qProjectPauseRead, qProjectPauseWrite, qProjectPauseUnpaused, qProjectPauseTheirs, qProjectPauseKept, qSchedulePauseMark, qSchedulePauseOwn, qSchedulePublishedPaused, qPublishAuditInsert, qRunsUnfinishedOfTrigger,
 	qRunByKey, qManualReplay, qRunsCronScheduledIn,
 	qTokenInsert, qTokenNameHolder, qTokenRevoke, qTokenTouch, qAuditInsert,
-	qDependencyDeclare, qDependencyInstalling, qDependencyDelete,
+	qDependencyDeclare, qDependencyInstalling, qDependencyDelete, qDependencyMirrorSet,
 	qUserInsert, qUserDisable, qUserEnable, qUserDelete, qUserSetPassword, qUserChangePassword, qUserSignedIn, qUserInsertFirst, qUserSetProjects, qUserRole, qUserState,
 	qSessionInsert, qSessionEvict, qSessionDeleteExpired, qSessionSeen, qSessionEnd, qSessionEndOthers, qSessionEndPrincipal,
 	qNotifyFacts, qNotifyRunFacts, qNotifyHistory, qNotifyInsert, qNotifyClaim, qNotifyDelivered, qNotifyPromote, qNotifyFailed, qNotifyRetry, qNotifyState, qNotifyRelease, qNotifySkipFacts,
