@@ -1,7 +1,6 @@
 package pgstore
 
 import (
-	"context"
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
@@ -16,6 +15,7 @@ import (
 	"time"
 
 	"github.com/qinglong/qinglong/internal/core/qlerror"
+	"github.com/qinglong/qinglong/internal/testkit/cleanstop"
 	"github.com/qinglong/qinglong/internal/testkit/pgtest"
 )
 
@@ -36,7 +36,7 @@ func TestATLSFailureIsAConfigurationErrorSayingWhatIsWrongAndWhatToDo(t *testing
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = srv.Stop(context.Background()) })
+	cleanstop.AtCleanup(t, "the PostgreSQL server", 30*time.Second, srv.Stop)
 	withSSL := func(base, params string) string {
 		u, err := url.Parse(base)
 		if err != nil {

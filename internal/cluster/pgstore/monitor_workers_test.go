@@ -9,7 +9,8 @@ import (
 // expired within the window, however many ended, replaced and long-expired
 // sessions the table holds: with 6,000 of those beside one live session
 // and one expired a minute ago, the statement reads a handful of
-// worker_sessions rows, and counts one active and one expired.
+// worker_sessions rows, and counts one active and, its worker not back
+// within the half minute given, one lost.
 func TestCountingWorkersPerStateReadsOnlyLiveAndRecentlyExpiredSessions(t *testing.T) {
 	t.Parallel()
 	s := newStore(t)
@@ -30,7 +31,7 @@ func TestCountingWorkersPerStateReadsOnlyLiveAndRecentlyExpiredSessions(t *testi
 	s.exec(t, `ANALYZE`)
 	const limit = 100
 	window := time.Hour
-	top, plan := explainPlan(t, s.super, "worker states", "EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) "+sqlMonitorWorkerStates, window.Milliseconds(), limit)
+	top, plan := explainPlan(t, s.super, "worker states", "EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) "+sqlMonitorWorkerStates, window.Milliseconds(), limit, 30000)
 	reads := 0
 	top.walk(func(n planNode) {
 		if n.Relation == "worker_sessions" {
@@ -41,8 +42,51 @@ func TestCountingWorkersPerStateReadsOnlyLiveAndRecentlyExpiredSessions(t *testi
 	if budget := 8; reads > budget {
 		t.Fatalf("the count read %d worker_sessions rows (budget %d); plan:\n%s", reads, budget, plan)
 	}
-	c, err := s.runtime.WorkerStates(t.Context(), window, limit)
-	if err != nil || c != (WorkerStates{Active: 1, Expired: 1}) {
-		t.Fatalf("worker states %+v, %v; want one active and one expired", c, err)
+	c, err := s.runtime.WorkerStates(t.Context(), window, 30*time.Second, limit)
+	if err != nil || c != (WorkerStates{Active: 1, Lost: 1}) {
+		t.Fatalf("worker states %+v, %v; want one active and one lost", c, err)
+	}
+}
+
+// A worker whose session expired and that registered again within the
+// grace (a database outage expired every session, and it came back) is
+// not lost; one that did not, because it never came back or only after
+// the grace, is, from the end of the grace on; one whose grace has not
+// passed yet is expired, not lost.
+func TestAWorkerThatRegistersAgainWithinTheGraceIsNotCountedLost(t *testing.T) {
+	t.Parallel()
+	s := newStore(t)
+	const grace = 75 * time.Second
+	// expire makes w's current session one the sweep expired ago before
+	// its registration, and returns its id.
+	expire := func(w worker, ago time.Duration) string {
+		s.exec(t, `UPDATE qinglong.worker_sessions SET state = 'expired', created_at_ms = created_at_ms - $2, heartbeat_at_ms = heartbeat_at_ms - $2,
+		               lease_expires_at_ms = lease_expires_at_ms - $2, updated_at_ms = updated_at_ms - $2 WHERE id = $1`, w.session, ago.Milliseconds())
+		return w.session
+	}
+	// cameBack registers w again, after after the expiry of its session
+	// expired.
+	cameBack := func(w worker, expired string, after time.Duration) {
+		next := s.register(t, w, 1, nil).SessionID
+		s.exec(t, `UPDATE qinglong.worker_sessions SET created_at_ms = (SELECT updated_at_ms FROM qinglong.worker_sessions WHERE id = $2) + $3
+		            WHERE id = $1`, next, expired, after.Milliseconds())
+	}
+	back := s.newWorker(t, "back", nil, 1)
+	cameBack(back, expire(back, 2*time.Minute), 30*time.Second)
+	late := s.newWorker(t, "late", nil, 1)
+	cameBack(late, expire(late, 10*time.Minute), 5*time.Minute)
+	gone := s.newWorker(t, "gone", nil, 1)
+	expire(gone, 2*time.Minute)
+	fresh := s.newWorker(t, "fresh", nil, 1)
+	expire(fresh, 10*time.Second)
+
+	c, err := s.runtime.WorkerStates(t.Context(), time.Hour, grace, 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// back and late are live again; back and fresh expired, late and gone
+	// lost.
+	if want := (WorkerStates{Active: 2, Expired: 2, Lost: 2}); c != want {
+		t.Fatalf("worker states %+v; want %+v: back within the grace or not yet past it is expired, not back within it is lost", c, want)
 	}
 }

@@ -2,12 +2,12 @@ package replica
 
 import (
 	"bytes"
-	"context"
 	"log/slog"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/qinglong/qinglong/internal/testkit/cleanstop"
 	"github.com/qinglong/qinglong/internal/testkit/tlstest"
 )
 
@@ -37,7 +37,7 @@ func TestAReplicaWarnsAtStartOfAnIngressCertificateOutsideItsValidity(t *testing
 			if err := r.listenWorkers(); err != nil {
 				t.Fatal(err)
 			}
-			t.Cleanup(func() { _ = r.workerHTTP.Shutdown(context.Background()) })
+			cleanstop.AtCleanup(t, "the worker ingress", 10*time.Second, r.workerHTTP.Shutdown)
 			warned := strings.Contains(logs.String(), `"code":"`+CodeCertificateNotValid+`"`)
 			if name == "valid" {
 				if warned {

@@ -1,7 +1,6 @@
 package replica
 
 import (
-	"context"
 	"fmt"
 	"strings"
 	"testing"
@@ -10,6 +9,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/qinglong/qinglong/internal/cluster/pgstore"
+	"github.com/qinglong/qinglong/internal/testkit/cleanstop"
 	"github.com/qinglong/qinglong/internal/testkit/clustertest"
 	"github.com/qinglong/qinglong/internal/testkit/metricstest"
 	"github.com/qinglong/qinglong/internal/testkit/pgtest"
@@ -31,7 +31,7 @@ func TestAReplicaThatReconnectsToAnotherDatabaseServerSaysSoAtWarnAndInItsInfoMe
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = first.Stop(context.Background()) })
+	cleanstop.AtCleanup(t, "the first PostgreSQL server", 30*time.Second, first.Stop)
 	installLike(t, first, env)
 	hosts := fmt.Sprintf("127.0.0.1:%d,127.0.0.1:%d", first.Port(), second.Port())
 	url := strings.Replace(env.URL(pgstore.RoleRuntime), fmt.Sprintf("127.0.0.1:%d", second.Port()), hosts, 1)

@@ -1,12 +1,12 @@
 package replica
 
 import (
-	"context"
 	"net/http"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/qinglong/qinglong/internal/testkit/cleanstop"
 	"github.com/qinglong/qinglong/internal/testkit/clustertest"
 	"github.com/qinglong/qinglong/internal/testkit/pgtest"
 )
@@ -68,6 +68,6 @@ func ownServer(t *testing.T) (*pgtest.Srv, *clustertest.Env) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = srv.Stop(context.Background()) })
+	cleanstop.AtCleanup(t, "the PostgreSQL server", 30*time.Second, srv.Stop)
 	return srv, clustertest.NewOn(t, srv)
 }

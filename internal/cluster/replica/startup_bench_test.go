@@ -12,6 +12,7 @@ import (
 	"github.com/qinglong/qinglong/internal/core/cli"
 	"github.com/qinglong/qinglong/internal/core/ids"
 	"github.com/qinglong/qinglong/internal/core/schedule"
+	"github.com/qinglong/qinglong/internal/testkit/cleanstop"
 	"github.com/qinglong/qinglong/internal/testkit/clustertest"
 )
 
@@ -43,7 +44,7 @@ func BenchmarkReplicaStartup(b *testing.B) {
 			if err := r.listenWorkers(); err != nil {
 				b.Fatal(err)
 			}
-			defer func() { _ = r.workerHTTP.Shutdown(context.Background()) }()
+			cleanstop.AtCleanup(b, "the worker ingress", 10*time.Second, r.workerHTTP.Shutdown)
 			var elapsed time.Duration
 			for b.Loop() {
 				expireLeases(b, env, c.unfinished/10)

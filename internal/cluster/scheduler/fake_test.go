@@ -9,11 +9,13 @@ import (
 	"slices"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/qinglong/qinglong/internal/cluster/availability"
 	"github.com/qinglong/qinglong/internal/core/schedule"
 	"github.com/qinglong/qinglong/internal/core/task"
 	"github.com/qinglong/qinglong/internal/core/trigger"
+	"github.com/qinglong/qinglong/internal/testkit/cleanstop"
 )
 
 // t0 is a minute boundary: a "* * * * *" trigger with cursor t0 is due at t0.
@@ -204,6 +206,6 @@ func setup(t *testing.T, cfg Config, st *fakeStore) bundle {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = c.Stop(context.Background()) })
+	cleanstop.AtCleanup(t, "the coordinator", 10*time.Second, c.Stop)
 	return bundle{store: st, logs: logs, latch: latch, coord: c}
 }

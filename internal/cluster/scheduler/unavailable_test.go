@@ -9,6 +9,7 @@ import (
 	"github.com/qinglong/qinglong/internal/cluster/availability"
 	"github.com/qinglong/qinglong/internal/cluster/pgstore"
 	"github.com/qinglong/qinglong/internal/core/schedule"
+	"github.com/qinglong/qinglong/internal/testkit/cleanstop"
 	"github.com/qinglong/qinglong/internal/testkit/clustertest"
 	"github.com/qinglong/qinglong/internal/testkit/pgtest"
 )
@@ -30,7 +31,7 @@ func TestARoundThatFindsTheDatabaseStoppedLogsOnlyItsUnavailability(t *testing.T
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = srv.Stop(context.Background()) })
+	cleanstop.AtCleanup(t, "the PostgreSQL server", 30*time.Second, srv.Stop)
 	env := clustertest.NewOn(t, srv)
 	env.Apply(t, clustertest.Triggers("dropped", 5, "* * * * * *"))
 	logs, latch := &logBuffer{}, availability.New()
@@ -42,7 +43,7 @@ func TestARoundThatFindsTheDatabaseStoppedLogsOnlyItsUnavailability(t *testing.T
 	if err := c.Start(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = c.Stop(context.Background()) })
+	cleanstop.AtCleanup(t, "the coordinator", 10*time.Second, c.Stop)
 	waitForRecords(t, logs, schedule.CodeRound, 1)
 	postmaster := srv.PID()
 	restarted := make(chan error, 1)

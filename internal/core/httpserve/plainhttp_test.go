@@ -1,14 +1,15 @@
 package httpserve
 
 import (
-	"context"
 	"crypto/tls"
 	"encoding/json"
 	"io"
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/qinglong/qinglong/internal/testkit/cleanstop"
 	"github.com/qinglong/qinglong/internal/testkit/tlstest"
 )
 
@@ -25,7 +26,7 @@ func TestAPlainHTTPRequestToTheTLSListenerIsAnsweredInJSONSayingToUseHTTPS(t *te
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = s.Shutdown(context.Background()) })
+	cleanstop.AtCleanup(t, "the server", 10*time.Second, s.Shutdown)
 	for _, method := range []string{"GET", "POST"} {
 		req, err := http.NewRequestWithContext(t.Context(), method, "http://"+s.Addr()+"/api/v1/runs", strings.NewReader("{}"))
 		if err != nil {

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/qinglong/qinglong/internal/testkit/cleanstop"
 	"github.com/qinglong/qinglong/internal/testkit/leakcheck"
 )
 
@@ -251,7 +252,7 @@ func TestARoundMayAskForAnEarlierWakeNeverALaterOne(t *testing.T) {
 	if err := l.Start(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	defer func() { _ = l.Stop(context.Background()) }()
+	cleanstop.AtCleanup(t, "the loop", 10*time.Second, l.Stop)
 	var at [4]time.Time
 	for i := range at {
 		select {

@@ -82,8 +82,8 @@ var firing = []situation{
 		series: map[string]string{"qinglong_worker_sessions": "0x20", `qinglong_runs{state="queued"}`: "3x20"},
 		want:   []map[string]string{{}}},
 	{alert: "QingLongWorkerLost", at: "5m",
-		series: map[string]string{`qinglong_workers{state="expired"}`: "0 0 1x10"},
-		want:   []map[string]string{{"state": "expired"}}},
+		series: map[string]string{`qinglong_workers{state="expired"}`: "0 1 0x9", `qinglong_workers{state="lost"}`: "0 0 1x10"},
+		want:   []map[string]string{{"state": "lost"}}},
 	{alert: "QingLongWorkersFull", at: "20m",
 		series: map[string]string{"qinglong_worker_free_slots": "0x30", `qinglong_runs{state="queued"}`: "2x30"},
 		want:   []map[string]string{{}}},
@@ -153,6 +153,22 @@ func TestQingLongMonitoringReadsFailIsSilentOnceTheDatabaseIsBack(t *testing.T) 
 		{alert: "QingLongMonitoringReadsFail", at: "5m", series: outage},
 		{alert: "QingLongMonitoringReadsFail", at: "12m", series: outage},
 		{alert: "QingLongMonitoringReadsFail", at: "15m", series: outage},
+	})
+}
+
+// A database outage longer than the session lease expires every worker's
+// session; the workers register again once a replica answers, and their
+// sessions count as expired for the hour, never as lost:
+// QingLongWorkerLost stays silent (it fired for an hour after each outage
+// when it alerted on every expired session). A worker that stays away
+// among them is lost, and fires it.
+func TestQingLongWorkerLostIsSilentForWorkersBackAfterAnOutage(t *testing.T) {
+	evaluate(t, []situation{
+		{alert: "QingLongWorkerLost", at: "30m", series: map[string]string{
+			`qinglong_workers{state="active"}`: "3 3 0 3x60", `qinglong_workers{state="expired"}`: "0 0 3x60", `qinglong_workers{state="lost"}`: "0x63"}},
+		{alert: "QingLongWorkerLost", at: "30m", series: map[string]string{
+			`qinglong_workers{state="active"}`: "3 3 0 2x60", `qinglong_workers{state="expired"}`: "0 0 3 2x60", `qinglong_workers{state="lost"}`: "0 0 0 1x60"},
+			want: []map[string]string{{"state": "lost"}}},
 	})
 }
 

@@ -140,9 +140,9 @@ type Config struct {
 	// leaves the gauge out.
 	Unplaceable func(ctx context.Context, limit int) (int, error)
 	// WorkerStates, cluster only, counts the worker sessions of each of
-	// WorkerStateNames (a state left out counts 0), the expired ones over
-	// WorkerExpiredWindow and at most limit; nil leaves qinglong_workers
-	// out.
+	// WorkerStateNames (a state left out counts 0), the expired and lost
+	// ones over WorkerExpiredWindow and at most limit; nil leaves
+	// qinglong_workers out.
 	WorkerStates func(ctx context.Context, limit int) (map[string]int, error)
 	// Readiness is the server's readiness state, one of ReadinessStates.
 	Readiness func() string

@@ -26,7 +26,7 @@ func TestTheWorkersGaugeIsAbsentWhileItsReadFailsAndCountsTheFailure(t *testing.
 	}
 	readErr = nil
 	fams = gather(t, m)
-	for state, want := range map[string]float64{WorkerActive: 2, WorkerDraining: 0, WorkerExpired: 1} {
+	for state, want := range map[string]float64{WorkerActive: 2, WorkerDraining: 0, WorkerExpired: 1, WorkerLost: 0} {
 		if got := value(fams, "qinglong_workers", "state", state); got != want {
 			t.Errorf("qinglong_workers{state=%q} = %g, want %g", state, got, want)
 		}

@@ -92,7 +92,7 @@ func TestAServerThatCannotBindItsAddressFailsHavingDoneNothing(t *testing.T) {
 	srv, err := Start(t.Context(), Config{DataDir: dataDir, HTTPAddr: taken.Addr().String(), Cadence: 250 * time.Millisecond,
 		StopTimeout: 4 * time.Second, Concurrency: 1, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	if err == nil {
-		_ = srv.Stop(context.Background())
+		stopAtCleanup(t, srv)
 		t.Fatal("the server started on an address another listener holds")
 	}
 	db := observer(t, dataDir)
@@ -129,7 +129,7 @@ func TestAFirstStartThatCannotBindItsAddressLeavesNoDataDirectoryBehind(t *testi
 		cfg.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
 		srv, err := Start(t.Context(), cfg)
 		if err == nil {
-			_ = srv.Stop(context.Background())
+			stopAtCleanup(t, srv)
 			t.Fatalf("%s: the server started on an address another listener holds", c.flag)
 		}
 		want := "cannot listen on " + addr + " (" + c.flag + "): another process listens there already; stop it, or choose a free address with " + c.flag

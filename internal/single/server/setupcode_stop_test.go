@@ -37,7 +37,7 @@ func TestAStartWithoutTheConsoleRemovesAStaleSetupCodesFile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer func() { _ = srv.Stop(context.Background()) }()
+	stopAtCleanup(t, srv)
 	if _, err := os.Stat(file); !errors.Is(err, fs.ErrNotExist) {
 		t.Fatalf("a stale setup code's file is still there after a start (%v)", err)
 	}

@@ -3,23 +3,20 @@ package server
 import (
 	"context"
 	"testing"
+
+	"github.com/qinglong/qinglong/internal/testkit/cleanstop"
 )
 
 // stopAtCleanup stops srv when the test ends and fails the test when the
-// stop is not clean. Its context is a fresh one, bounded: t.Context() is
-// cancelled before cleanups run, so a stop given it could never be clean.
-// A server the test stopped itself is left alone: that stop's outcome
-// was the test's to judge (some stop out of time on purpose).
+// stop is not clean, within twice the test's stop timeout. A server the
+// test stopped itself is left alone: that stop's outcome was the test's to
+// judge (some stop out of time on purpose).
 func stopAtCleanup(t testing.TB, srv *Server) {
 	t.Helper()
-	t.Cleanup(func() {
+	cleanstop.AtCleanup(t, "the server", 2*testStopTimeout, func(ctx context.Context) error {
 		if srv.stopping.Load() {
-			return
+			return nil
 		}
-		ctx, cancel := context.WithTimeout(context.Background(), 2*testStopTimeout)
-		defer cancel()
-		if err := srv.Stop(ctx); err != nil {
-			t.Errorf("the server did not stop cleanly: %v", err)
-		}
+		return srv.Stop(ctx)
 	})
 }

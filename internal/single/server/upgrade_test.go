@@ -377,7 +377,7 @@ func TestThisBuildDoesNotMigrateAFileAnOlderServerServes(t *testing.T) {
 	refused("a command (ql apply)", err)
 	srv, err := Start(t.Context(), Config{DataDir: dir, Cadence: time.Hour, StopTimeout: testStopTimeout, Logger: slog.New(slog.DiscardHandler)})
 	if err == nil {
-		_ = srv.Stop(context.Background())
+		stopAtCleanup(t, srv)
 	}
 	refused("this build's server", err)
 

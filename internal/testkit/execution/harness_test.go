@@ -22,6 +22,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/qinglong/qinglong/internal/cluster/pgstore"
+	"github.com/qinglong/qinglong/internal/testkit/cleanstop"
 	"github.com/qinglong/qinglong/internal/testkit/clustertest"
 	"github.com/qinglong/qinglong/internal/testkit/freeport"
 	"github.com/qinglong/qinglong/internal/testkit/pgtest"
@@ -194,7 +195,7 @@ func newClusterOn(t testing.TB, lease time.Duration) (*cluster, *pgtest.Srv) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = srv.Stop(context.Background()) })
+	cleanstop.AtCleanup(t, "the PostgreSQL server", 30*time.Second, srv.Stop)
 	return newClusterIn(t, lease, clustertest.NewOn(t, srv)), srv
 }
 

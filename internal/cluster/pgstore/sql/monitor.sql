@@ -93,23 +93,40 @@ SELECT count(*), coalesce(sum(greatest(s.capacity - s.running, 0)), 0)
 -- Worker sessions per state, for qinglong_workers: live ones (their lease
 -- not passed in database time) active or draining, and the ones the sweep
 -- expired within the last $1 ms of database time (their worker stopped
--- heartbeating without ending its session), cut at $2. Sessions of a
+-- heartbeating without ending its session), split by whether their worker
+-- came back: lost when $3 ms passed since the expiry and the worker did
+-- not register again within them, expired otherwise (it registered again
+-- within them, or they have not passed yet). A database outage expires
+-- every session, healthy workers' too (no replica could record their
+-- heartbeats), and those register again once a replica answers: their
+-- sessions are expired, never lost. The worker's next session is its
+-- generation + 1 (worker_sessions_generation_key; a registration while a
+-- session is live replaces it, so the next one of an expired session came
+-- after its expiry). Both counts together are cut at $2. Sessions of a
 -- revoked credential are left out: their worker was refused, and their
 -- expiry is the revocation's doing, not a loss. One statement, two index
 -- ranges: the live sessions through worker_sessions_live_expiry_idx (the
 -- IN list repeats its predicate; a worker has at most one live session),
 -- the expired ones through worker_sessions_expired_idx, from the window's
--- start; ended, replaced and older expired sessions, which accumulate,
--- are never visited.
-WITH n AS MATERIALIZED (SELECT {{now_ms}} AS ms)
+-- start, each with one probe of the generation key for its next session;
+-- ended, replaced and older expired sessions, which accumulate, are never
+-- visited.
+WITH n AS MATERIALIZED (SELECT {{now_ms}} AS ms),
+e AS (
+    SELECT x.updated_at_ms <= (SELECT ms FROM n) - $3::bigint
+           AND NOT EXISTS (SELECT 1
+                             FROM qinglong.worker_sessions y
+                            WHERE y.worker_id = x.worker_id AND y.generation = x.generation + 1
+                              AND y.created_at_ms <= x.updated_at_ms + $3::bigint) AS lost
+      FROM qinglong.worker_sessions x
+      JOIN qinglong.workers w ON w.id = x.worker_id AND w.state <> 'revoked'
+     WHERE x.state = 'expired' AND x.updated_at_ms > (SELECT ms FROM n) - $1::bigint
+     LIMIT $2
+)
 SELECT count(*) FILTER (WHERE l.state = 'active'),
        count(*) FILTER (WHERE l.state = 'draining'),
-       (SELECT count(*)
-          FROM (SELECT 1
-                  FROM qinglong.worker_sessions x
-                  JOIN qinglong.workers w ON w.id = x.worker_id AND w.state <> 'revoked'
-                 WHERE x.state = 'expired' AND x.updated_at_ms > (SELECT ms FROM n) - $1::bigint
-                 LIMIT $2) e)
+       (SELECT count(*) FILTER (WHERE NOT e.lost) FROM e),
+       (SELECT count(*) FILTER (WHERE e.lost) FROM e)
   FROM (SELECT s.state
           FROM qinglong.worker_sessions s
           JOIN qinglong.workers w ON w.id = s.worker_id AND w.state <> 'revoked'
