@@ -129,6 +129,7 @@ var routes = []route{
 	{http.MethodPost, "/api/v1/dependencies/install", apitoken.Admin, everyProject, whenReady, checkedOnly, unconditional, "list, add and remove dependencies", func(a *api) http.HandlerFunc { return a.admitted(a.depsChange(a.depsInstall)) }},
 	{http.MethodPost, "/api/v1/dependencies/remove", apitoken.Admin, everyProject, whenReady, checkedOnly, unconditional, "list, add and remove dependencies", func(a *api) http.HandlerFunc { return a.admitted(a.depsChange(a.depsRemove)) }},
 	{http.MethodGet, backupPath, apitoken.Admin, everyProject, whenReady, checkedOnly, unconditional, "download a backup of the data directory", func(a *api) http.HandlerFunc { return a.backupDownload }},
+	{http.MethodGet, openAPIPath, apitoken.Read, noProject, whenReady, checkedOnly, unconditional, "read the API's description", func(a *api) http.HandlerFunc { return a.admitted(a.openAPI) }},
 	{http.MethodGet, metricsPath, apitoken.Read, everyProject, evenUnready, lastKnown, unconditional, "read the metrics", func(a *api) http.HandlerFunc { return a.metrics }},
 }
 
