@@ -26,6 +26,9 @@ type routeShape struct {
 	query    []string
 	body     any
 	required []string
+	// idempotent: the route takes the Idempotency-Key header as its
+	// body's requestId (requestIDOf).
+	idempotent bool
 }
 
 // shapes are the routes that take query parameters or a JSON body, by
@@ -34,14 +37,14 @@ var shapes = map[string]routeShape{
 	"GET /api/v1/runs":                                                   {query: []string{"after", "from", "limit", "project", "state", "to", "trigger", "worker"}},
 	"GET /api/v1/runs/{id}/log":                                          {query: []string{"attempt", "offset", "tail"}},
 	"POST /api/v1/runs/{id}/cancel":                                      {body: struct{}{}},
-	"POST /api/v1/runs/{id}/rerun":                                       {body: RerunBody{}, required: []string{"requestId"}},
+	"POST /api/v1/runs/{id}/rerun":                                       {body: RerunBody{}, idempotent: true},
 	"GET /api/v1/notifications":                                          {query: []string{"after", "limit", "project", "state"}},
 	"POST /api/v1/notifications/{id}/retry":                              {body: struct{}{}},
 	"GET /api/v1/triggers":                                               {query: []string{"after", "limit", "project", "lastRun", "search"}},
 	"GET /api/v1/triggers/{id}":                                          {query: []string{"ledger", "runs"}},
 	"POST /api/v1/triggers/{id}/pause":                                   {body: pauseBody{}},
 	"POST /api/v1/triggers/{id}/resume":                                  {body: pauseBody{}},
-	"POST /api/v1/triggers/{id}/run":                                     {body: runNowBody{}, required: []string{"requestId"}},
+	"POST /api/v1/triggers/{id}/run":                                     {body: runNowBody{}, idempotent: true},
 	"POST /api/v1/triggers/{id}/backfill":                                {body: backfillBody{}, required: []string{"fromMs", "toMs"}},
 	"POST /api/v1/triggers/{id}/enable":                                  {body: struct{}{}},
 	"POST /api/v1/triggers/{id}/disable":                                 {body: struct{}{}},
@@ -191,7 +194,20 @@ func parametersOf(rt route) []any {
 	for _, m := range pathParam.FindAllStringSubmatch(rt.pattern, -1) {
 		ps = append(ps, map[string]any{"name": m[1], "in": "path", "required": true, "schema": map[string]any{"type": "string"}})
 	}
-	for _, q := range shapes[rt.method+" "+rt.pattern].query {
+	for _, h := range []struct{ name, words string }{
+		{"If-Match", "the project's revision (GET /api/v1/projects/{name} answers it as its ETag): the write is made only while the project is at it, else 412 spec_changed"},
+		{"If-None-Match", "*: the file is applied only if no project has its name, else 412 project_exists"},
+	} {
+		if rt.preconditions.honours(h.name) {
+			ps = append(ps, map[string]any{"name": h.name, "in": "header", "schema": map[string]any{"type": "string"}, "description": h.words})
+		}
+	}
+	sh := shapes[rt.method+" "+rt.pattern]
+	if sh.idempotent {
+		ps = append(ps, map[string]any{"name": "Idempotency-Key", "in": "header", "schema": map[string]any{"type": "string"},
+			"description": "the request id, when the body gives no requestId: asking again with it answers the Run it made"})
+	}
+	for _, q := range sh.query {
 		typ := queryTypes[q]
 		if typ == "" {
 			typ = "string"
@@ -214,9 +230,12 @@ func requestBodyOf(rt route) map[string]any {
 	if len(sh.required) > 0 {
 		schema["required"] = sh.required
 	}
-	return map[string]any{"required": len(sh.required) > 0,
-		"description": "one JSON object, sent with Content-Type: application/json; a field it does not list is refused (body_unknown_field)",
-		"content":     map[string]any{"application/json": map[string]any{"schema": schema}}}
+	words := "one JSON object, sent with Content-Type: application/json; a field it does not list is refused (body_unknown_field)"
+	if sh.idempotent {
+		words += "; requestId (1–128 letters, digits, '.', '_' and '-') is required here or as the Idempotency-Key header"
+	}
+	return map[string]any{"required": len(sh.required) > 0, "description": words,
+		"content": map[string]any{"application/json": map[string]any{"schema": schema}}}
 }
 
 // objectSchema is the JSON Schema of the JSON object the struct type t
