@@ -56,9 +56,11 @@ func servedOpenAPI(t *testing.T, h http.Handler, token string) openAPIDoc {
 	return doc
 }
 
-// refusalAnswer is a request's status and its error's reason and params.
+// refusalAnswer is a request's status, headers and its error's reason
+// and params.
 type refusalAnswer struct {
 	status int
+	header http.Header
 	raw    string
 	err    struct {
 		Reason string
@@ -78,7 +80,7 @@ func askRefused(t *testing.T, h http.Handler, method, target, token, body string
 	}
 	rec := httptest.NewRecorder()
 	h.ServeHTTP(rec, req)
-	a := refusalAnswer{status: rec.Code, raw: rec.Body.String()}
+	a := refusalAnswer{status: rec.Code, header: rec.Header(), raw: rec.Body.String()}
 	var b struct {
 		Error struct {
 			Reason string
