@@ -9,6 +9,10 @@ import (
 	"strings"
 
 	"github.com/qinglong/qinglong/internal/core/apitoken"
+	"github.com/qinglong/qinglong/internal/core/audit"
+	"github.com/qinglong/qinglong/internal/core/notify"
+	"github.com/qinglong/qinglong/internal/core/run"
+	"github.com/qinglong/qinglong/internal/core/view"
 )
 
 // openAPIPath serves the API's description in OpenAPI 3.1, made from the
@@ -29,19 +33,22 @@ type routeShape struct {
 	// idempotent: the route takes the Idempotency-Key header as its
 	// body's requestId (requestIDOf).
 	idempotent bool
+	// counts are the query parameters read by count, each with its
+	// default and its most (the least is 1).
+	counts map[string][2]int
 }
 
 // shapes are the routes that take query parameters or a JSON body, by
 // "METHOD pattern"; a route absent takes neither.
 var shapes = map[string]routeShape{
-	"GET /api/v1/runs":                                                   {query: []string{"after", "from", "limit", "project", "state", "to", "trigger", "worker"}},
+	"GET /api/v1/runs":                                                   {query: []string{"after", "from", "limit", "project", "state", "to", "trigger", "worker"}, counts: map[string][2]int{"limit": {run.DefaultPageSize, run.MaxPageSize}}},
 	"GET /api/v1/runs/{id}/log":                                          {query: []string{"attempt", "offset", "tail"}},
 	"POST /api/v1/runs/{id}/cancel":                                      {body: struct{}{}},
 	"POST /api/v1/runs/{id}/rerun":                                       {body: RerunBody{}, idempotent: true},
-	"GET /api/v1/notifications":                                          {query: []string{"after", "limit", "project", "state"}},
+	"GET /api/v1/notifications":                                          {query: []string{"after", "limit", "project", "state"}, counts: map[string][2]int{"limit": {notify.DefaultListed, notify.MaxListed}}},
 	"POST /api/v1/notifications/{id}/retry":                              {body: struct{}{}},
-	"GET /api/v1/triggers":                                               {query: []string{"after", "limit", "project", "lastRun", "search"}},
-	"GET /api/v1/triggers/{id}":                                          {query: []string{"ledger", "runs"}},
+	"GET /api/v1/triggers":                                               {query: []string{"after", "limit", "project", "lastRun", "search"}, counts: map[string][2]int{"limit": {defaultTriggerPage, maxTriggerPage}}},
+	"GET /api/v1/triggers/{id}":                                          {query: []string{"ledger", "runs"}, counts: map[string][2]int{"ledger": {defaultLedger, view.MaxLedgerShown}, "runs": {detailRuns, run.MaxPageSize}}},
 	"POST /api/v1/triggers/{id}/pause":                                   {body: pauseBody{}},
 	"POST /api/v1/triggers/{id}/resume":                                  {body: pauseBody{}},
 	"POST /api/v1/triggers/{id}/run":                                     {body: runNowBody{}, idempotent: true},
@@ -53,7 +60,7 @@ var shapes = map[string]routeShape{
 	"POST /api/v1/apply":                                                 {query: []string{"dryRun", "file", "createOnly"}},
 	"DELETE /api/v1/projects/{name}":                                     {query: []string{"dryRun"}},
 	"PUT /api/v1/secrets/{name}":                                         {body: secretSetBody{}, required: []string{"value"}},
-	"GET /api/v1/audit":                                                  {query: []string{"action", "actor", "after", "limit", "project", "since_ms"}},
+	"GET /api/v1/audit":                                                  {query: []string{"action", "actor", "after", "limit", "project", "since_ms"}, counts: map[string][2]int{"limit": {audit.DefaultListed, audit.MaxListed}}},
 	"POST /api/v1/dependencies":                                          {body: depsBody{}},
 	"POST /api/v1/dependencies/install":                                  {body: depsBody{}},
 	"POST /api/v1/dependencies/remove":                                   {body: depsBody{}},
@@ -212,7 +219,11 @@ func parametersOf(rt route) []any {
 		if typ == "" {
 			typ = "string"
 		}
-		ps = append(ps, map[string]any{"name": q, "in": "query", "schema": map[string]any{"type": typ}})
+		schema := map[string]any{"type": typ}
+		if c, ok := sh.counts[q]; ok {
+			schema["minimum"], schema["default"], schema["maximum"] = 1, c[0], c[1]
+		}
+		ps = append(ps, map[string]any{"name": q, "in": "query", "schema": schema})
 	}
 	return ps
 }

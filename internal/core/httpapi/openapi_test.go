@@ -3,6 +3,7 @@ package httpapi
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -20,15 +21,23 @@ import (
 	"github.com/qinglong/qinglong/internal/core/task"
 )
 
+// describedParameter is a parameter of an operation of the description.
+type describedParameter struct {
+	Name   string `json:"name"`
+	In     string `json:"in"`
+	Schema struct {
+		Minimum *int `json:"minimum"`
+		Maximum *int `json:"maximum"`
+		Default *int `json:"default"`
+	} `json:"schema"`
+}
+
 // openAPIDoc is the part of the served description the tests read.
 type openAPIDoc struct {
 	OpenAPI string `json:"openapi"`
 	Paths   map[string]map[string]struct {
-		Scope      string `json:"x-ql-scope"`
-		Parameters []struct {
-			Name string `json:"name"`
-			In   string `json:"in"`
-		} `json:"parameters"`
+		Scope       string               `json:"x-ql-scope"`
+		Parameters  []describedParameter `json:"parameters"`
 		RequestBody struct {
 			Content map[string]struct {
 				Schema struct {
@@ -118,10 +127,7 @@ func TestTheOpenAPIDocumentDescribesEveryRouteOfTheTableAndNoOther(t *testing.T)
 			t.Errorf("%s: x-ql-scope %q; the table says %q", routeKey(rt), op.Scope, want)
 		}
 		for _, m := range pathParam.FindAllStringSubmatch(rt.pattern, -1) {
-			if !slices.ContainsFunc(op.Parameters, func(p struct {
-				Name string `json:"name"`
-				In   string `json:"in"`
-			}) bool {
+			if !slices.ContainsFunc(op.Parameters, func(p describedParameter) bool {
 				return p.Name == m[1] && p.In == "path"
 			}) {
 				t.Errorf("%s: the path parameter %s is not described", routeKey(rt), m[1])
@@ -133,9 +139,14 @@ func TestTheOpenAPIDocumentDescribesEveryRouteOfTheTableAndNoOther(t *testing.T)
 	if !slices.Equal(described, table) {
 		t.Errorf("the description has %v;\nthe route table %v", described, table)
 	}
-	for key := range shapes {
+	for key, sh := range shapes {
 		if !slices.Contains(table, key) {
 			t.Errorf("shapes names %s, which the route table has not", key)
+		}
+		for name := range sh.counts {
+			if !slices.Contains(sh.query, name) {
+				t.Errorf("%s: the count %s is none of its query parameters %v", key, name, sh.query)
+			}
 		}
 	}
 }
@@ -169,13 +180,13 @@ func TestTheOpenAPIDocumentNamesTheQueryParametersEachRouteTakes(t *testing.T) {
 	}
 }
 
-// Each write route's described JSON body has the fields its handler
-// decodes: the server's own refusal of an unknown field lists them; a
-// write described without a body takes none.
-func TestTheOpenAPIDocumentNamesTheBodyFieldsEachWriteTakes(t *testing.T) {
-	t.Parallel()
+// wiredHandler is the API on a real embedded database with every part a
+// standalone server gives it, so that each route reaches its handler's
+// reading of the request, and its tokens.
+func wiredHandler(t *testing.T) (http.Handler, map[apitoken.Scope]string) {
+	t.Helper()
 	st, scoped := tokenStore(t)
-	h := NewHandler(Config{Runs: st, Triggers: st, Detail: st, Tokens: st, Pauser: st, ProjectPauser: st, Manual: st, Export: st, Notifications: st,
+	h := NewHandler(Config{Runs: st, Triggers: st, Detail: st, Tokens: st, Pauser: st, ProjectPauser: st, Manual: st, Export: st, Notifications: st, Audit: st,
 		Enabler: catalog.Service{Store: st, Executor: task.LocalProcess}, Dependencies: &deps.Service{},
 		Cancel: func(context.Context, string, string) (run.Run, run.CancelEffect, error) {
 			t.Error("a body refused reached the cancel")
@@ -187,6 +198,15 @@ func TestTheOpenAPIDocumentNamesTheBodyFieldsEachWriteTakes(t *testing.T) {
 		},
 		Secrets: &process.Secrets{Path: filepath.Join(t.TempDir(), "qinglong-secrets.json")},
 		Ready:   func() (bool, string) { return true, "" }, Log: slog.New(slog.DiscardHandler)})
+	return h, scoped
+}
+
+// Each write route's described JSON body has the fields its handler
+// decodes: the server's own refusal of an unknown field lists them; a
+// write described without a body takes none.
+func TestTheOpenAPIDocumentNamesTheBodyFieldsEachWriteTakes(t *testing.T) {
+	t.Parallel()
+	h, scoped := wiredHandler(t)
 	doc := servedOpenAPI(t, h, scoped[apitoken.Read])
 	for _, rt := range routes {
 		if rt.method == http.MethodGet || rt.pattern == "/api/v1/apply" {
@@ -216,6 +236,39 @@ func TestTheOpenAPIDocumentNamesTheBodyFieldsEachWriteTakes(t *testing.T) {
 		}
 		if a.err.Params["allowed"] != described {
 			t.Errorf("%s takes %q; the description says %q", routeKey(rt), a.err.Params["allowed"], described)
+		}
+	}
+}
+
+// Each count a read takes (limit, runs, ledger) is described with the
+// least, the most and the default its handler reads it with: the
+// server's own refusal of 0 names its range and default, and a parameter
+// so refused is never described without them.
+func TestTheOpenAPIDocumentStatesTheRangeOfEachCount(t *testing.T) {
+	t.Parallel()
+	h, scoped := wiredHandler(t)
+	doc := servedOpenAPI(t, h, scoped[apitoken.Read])
+	for _, rt := range routes {
+		if rt.method != http.MethodGet || rt.scope == public || rt.pattern == metricsPath {
+			continue
+		}
+		for _, p := range doc.Paths[rt.pattern][strings.ToLower(rt.method)].Parameters {
+			if p.In != "query" {
+				continue
+			}
+			target := strings.NewReplacer("{id}", someID, "{name}", "demo").Replace(rt.pattern) + "?" + p.Name + "=0"
+			a := askRefused(t, h, rt.method, target, scoped[apitoken.Admin], "")
+			isCount := a.err.Reason == string(RefusalQueryNotACount) && a.err.Params["max"] != ""
+			described := p.Schema.Minimum != nil && p.Schema.Maximum != nil && p.Schema.Default != nil
+			switch {
+			case isCount && !described:
+				t.Errorf("%s?%s is a count (%s) described without its range and default", routeKey(rt), p.Name, a.raw)
+			case !isCount && described:
+				t.Errorf("%s?%s is described as a count; the server answers 0 with %s", routeKey(rt), p.Name, a.raw)
+			case isCount && (fmt.Sprint(*p.Schema.Minimum) != a.err.Params["min"] || fmt.Sprint(*p.Schema.Maximum) != a.err.Params["max"] ||
+				!strings.Contains(a.raw, fmt.Sprintf("leave it out for %d", *p.Schema.Default))):
+				t.Errorf("%s?%s is described as %d to %d, default %d; the server says %s", routeKey(rt), p.Name, *p.Schema.Minimum, *p.Schema.Maximum, *p.Schema.Default, a.raw)
+			}
 		}
 	}
 }
