@@ -85,7 +85,7 @@ var mediaTypes = map[string]string{
 // boundRuleWords say, for the description, what a token bound to projects
 // reaches by a route of each rule; the operations guide's route table
 // says the same.
-var boundRuleWords = map[projectRule]string{
+var boundRuleWords = map[projectRule]string{ //nolint:gosec // G101: words of the description, no credential
 	noProject:           "any token",
 	pathProject:         "its projects, named in the path (403 project_not_in_scope for another)",
 	runProject:          "its projects' Runs; another's is 404, as a missing one",
