@@ -61,3 +61,22 @@ func TestAListingTakesItsProjectByNameAsByID(t *testing.T) {
 		}
 	}
 }
+
+// A project pause or resume of a name no project has is refused as GET
+// /api/v1/projects/{name} refuses it, 404 project_missing naming the
+// projects there are, so that a client learns the right name from the
+// refusal itself.
+func TestAProjectPauseOfAnUnknownNameNamesTheProjectsThereAre(t *testing.T) {
+	t.Parallel()
+	st, tokens := tokenStore(t)
+	publishTrigger(t, st, "hourly", "0 * * * *")
+	h := NewHandler(Config{Runs: st, Triggers: st, Detail: st, Tokens: st, ProjectPauser: st, Export: st,
+		Ready: func() (bool, string) { return true, "" }, Log: slog.New(slog.DiscardHandler)})
+	shown := request(t, h, "GET", "/api/v1/projects/nope", tokens[apitoken.Read], "")
+	for _, action := range []string{"pause", "resume"} {
+		a := request(t, h, "POST", "/api/v1/projects/nope/"+action, tokens[apitoken.Operate], "")
+		if a.status != 404 || a.reason != "project_missing" || a.msg != shown.msg {
+			t.Errorf("%s of an unknown project: %d %s %q; want 404 project_missing %q, as GET answers", action, a.status, a.reason, a.msg, shown.msg)
+		}
+	}
+}
