@@ -270,6 +270,11 @@ func (g *guard) check(r *http.Request, unchecked storeDown) (apitoken.Token, fai
 	return t, failNone, nil
 }
 
+// notReadyRetrySeconds is the Retry-After of a request a server not
+// ready refuses: a start, a drain or a database coming back takes seconds,
+// and /readyz says when it is over.
+const notReadyRetrySeconds = "5"
+
 // protect wraps a route that needs a token of scope need and is served
 // as its rule served says while the server is not ready, and as its rule
 // unchecked says to a token the store cannot check now; never, when not
@@ -284,8 +289,11 @@ func (a *api) protect(need apitoken.Scope, rule projectRule, served readiness, u
 		// A server not ready only because its writes are held answers
 		// reads, and refuses a write below in the hold's own words.
 		if ok, reason := a.Ready(); !ok && hold.Held(a.Writes) == nil && served == whenReady {
-			a.writeError(w, r, qlerror.New(qlerror.Unavailable, "this server is not admitting requests (%s); retry later, or ask another server if you run several", reason).
-				Because(RefusalNotReady, "readiness", reason))
+			// Retry-After lets an HTTP client's own retry policy wait
+			// rather than give up or ask again at once.
+			w.Header().Set("Retry-After", notReadyRetrySeconds)
+			a.writeError(w, r, qlerror.New(qlerror.Unavailable, "this server is not admitting requests (%s); retry in %s seconds, or ask another server if you run several", reason, notReadyRetrySeconds).
+				Because(RefusalNotReady, "readiness", reason, "retryAfterSeconds", notReadyRetrySeconds))
 			return
 		}
 		t, err := g.authenticate(r, unchecked)

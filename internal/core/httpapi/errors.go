@@ -109,6 +109,9 @@ const (
 	RefusalBodyFieldTwice qlerror.Reason = "body_field_twice"
 	// RefusalBodyFieldType: a field of another JSON type than it takes.
 	RefusalBodyFieldType qlerror.Reason = "body_field_type"
+	// RefusalIdempotencyKeyMismatch: a run now or a re-run whose
+	// Idempotency-Key header and body's requestId name different requests.
+	RefusalIdempotencyKeyMismatch qlerror.Reason = "idempotency_key_mismatch"
 	// RefusalBodyFieldMissing: a required field left out.
 	RefusalBodyFieldMissing qlerror.Reason = "body_field_missing"
 	// RefusalQueryUnknown: a query parameter the endpoint does not take.

@@ -199,6 +199,8 @@ type Config struct {
 type api struct {
 	Config
 	guard *guard
+	// described is the OpenAPI document of the routes served (describe).
+	described []byte
 }
 
 // Handler is the API server's HTTP handler.
@@ -351,7 +353,7 @@ func newHandler(cfg Config, table []route) *Handler {
 	if g.uses == nil {
 		g.uses = apitoken.NewUses(cfg.Tokens)
 	}
-	a := &api{Config: cfg, guard: g}
+	a := &api{Config: cfg, guard: g, described: describe(table)}
 	h := &Handler{mux: http.NewServeMux(), a: a, g: g, apiPaths: map[string]bool{}, anyHost: map[string]bool{}}
 	byPattern := map[string][]route{}
 	var order []string

@@ -27,8 +27,11 @@ func (a *api) notificationList(ctx context.Context, r *http.Request) (any, error
 	if err != nil {
 		return nil, err
 	}
-	project, err := idParam("project", q["project"], projectIDHint)
+	project, err := a.listingProject(ctx, q["project"])
 	if err != nil {
+		return nil, err
+	}
+	if project, err = idParam("project", project, projectIDHint); err != nil {
 		return nil, err
 	}
 	// The cursor is a notification's id, refused by the store with its

@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 
+	"github.com/qinglong/qinglong/internal/core/apply"
 	"github.com/qinglong/qinglong/internal/core/qlerror"
 	"github.com/qinglong/qinglong/internal/core/run"
 	"github.com/qinglong/qinglong/internal/core/schedule"
@@ -34,7 +35,14 @@ func (a *api) projectPause(pause bool) func(context.Context, *http.Request) (any
 		if err := a.decodeBody(r, &body); err != nil {
 			return nil, err
 		}
-		res, err := a.ProjectPauser.ProjectPause(ctx, schedule.ProjectPauseRequest{Project: r.PathValue("project"), Pause: pause, Note: body.Note, Actor: principalOf(ctx).actor()})
+		name := r.PathValue("project")
+		res, err := a.ProjectPauser.ProjectPause(ctx, schedule.ProjectPauseRequest{Project: name, Pause: pause, Note: body.Note, Actor: principalOf(ctx).actor()})
+		if qlerror.CodeOf(err) == qlerror.NotFound && qlerror.ReasonOf(err) == schedule.RefusalProjectUnknown && a.Export != nil {
+			// As GET /api/v1/projects/{name}: the refusal names the
+			// projects there are, which a client can act on, rather than
+			// a command to list them.
+			return nil, boundMissing(ctx, name, apply.ProjectMissing(ctx, a.Export, name, tokenOf(ctx).Projects))
+		}
 		if err != nil {
 			return nil, err
 		}

@@ -95,7 +95,7 @@ func idParam(name, raw, hint string) (string, error) {
 
 // The hints of idParam's refusals of a listing's project and cursor.
 const (
-	projectIDHint = "a project's id, as `ql triggers list -o json` prints it (GET /api/v1/projects/{name} answers the id of a name)"
+	projectIDHint = "a project's name or id, as GET /api/v1/projects lists the names and GET /api/v1/projects/{name} answers the id"
 	cursorHint    = "the previous page's next cursor as it was answered"
 )
 

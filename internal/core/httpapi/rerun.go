@@ -48,11 +48,12 @@ func (a *api) runRerun(ctx context.Context, r *http.Request) (any, error) {
 	if err := a.decodeBody(r, &body); err != nil {
 		return nil, err
 	}
-	if body.RequestID == "" {
-		return nil, errNoRequestID
+	requestID, err := requestIDOf(r, body.RequestID)
+	if err != nil {
+		return nil, err
 	}
 	id := r.PathValue("id")
-	res, err := a.Manual.RunRerun(ctx, schedule.RerunRequest{RunID: id, RequestID: body.RequestID, Actor: principalOf(ctx).actor()})
+	res, err := a.Manual.RunRerun(ctx, schedule.RerunRequest{RunID: id, RequestID: requestID, Actor: principalOf(ctx).actor()})
 	if err != nil {
 		return nil, err
 	}

@@ -131,6 +131,7 @@ var routes = []route{
 	{http.MethodGet, "/api/v1/dependencies/mirrors", apitoken.Admin, everyProject, whenReady, checkedOnly, unconditional, "read and set the dependencies' mirrors", func(a *api) http.HandlerFunc { return a.admitted(a.depsMirrors) }},
 	{http.MethodPost, "/api/v1/dependencies/mirrors", apitoken.Admin, everyProject, whenReady, checkedOnly, unconditional, "read and set the dependencies' mirrors", func(a *api) http.HandlerFunc { return a.admitted(a.depsMirrorSet) }},
 	{http.MethodGet, backupPath, apitoken.Admin, everyProject, whenReady, checkedOnly, unconditional, "download a backup of the data directory", func(a *api) http.HandlerFunc { return a.backupDownload }},
+	{http.MethodGet, openAPIPath, apitoken.Read, noProject, whenReady, checkedOnly, unconditional, "read the API's description", func(a *api) http.HandlerFunc { return a.admitted(a.openAPI) }},
 	{http.MethodGet, metricsPath, apitoken.Read, everyProject, evenUnready, lastKnown, unconditional, "read the metrics", func(a *api) http.HandlerFunc { return a.metrics }},
 }
 

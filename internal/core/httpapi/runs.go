@@ -25,7 +25,11 @@ func (a *api) runList(ctx context.Context, r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	list, next, err := a.Runs.RunList(ctx, run.ListParams{ProjectID: asID(q["project"]), TriggerID: asID(q["trigger"]), State: run.State(q["state"]), Limit: n, After: asID(q["after"]), Worker: q["worker"],
+	project, err := a.listingProject(ctx, q["project"])
+	if err != nil {
+		return nil, err
+	}
+	list, next, err := a.Runs.RunList(ctx, run.ListParams{ProjectID: asID(project), TriggerID: asID(q["trigger"]), State: run.State(q["state"]), Limit: n, After: asID(q["after"]), Worker: q["worker"],
 		FromMs: from, ToMs: to, InProjects: tokenOf(ctx).Projects})
 	if err != nil {
 		return nil, err

@@ -35,8 +35,11 @@ func (a *api) triggerList(ctx context.Context, r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	project, err := idParam("project", q["project"], projectIDHint)
+	project, err := a.listingProject(ctx, q["project"])
 	if err != nil {
+		return nil, err
+	}
+	if project, err = idParam("project", project, projectIDHint); err != nil {
 		return nil, err
 	}
 	after, err := idParam("after", q["after"], cursorHint)

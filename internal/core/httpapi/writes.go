@@ -298,10 +298,11 @@ func (a *api) triggerRunNow(ctx context.Context, r *http.Request) (any, error) {
 	if err := a.decodeBody(r, &body); err != nil {
 		return nil, err
 	}
-	if body.RequestID == "" {
-		return nil, errNoRequestID
+	requestID, err := requestIDOf(r, body.RequestID)
+	if err != nil {
+		return nil, err
 	}
-	res, err := a.Manual.TriggerRunNow(ctx, schedule.RunNowRequest{TriggerID: r.PathValue("id"), RequestID: body.RequestID, Force: body.Force, Actor: principalOf(ctx).actor()})
+	res, err := a.Manual.TriggerRunNow(ctx, schedule.RunNowRequest{TriggerID: r.PathValue("id"), RequestID: requestID, Force: body.Force, Actor: principalOf(ctx).actor()})
 	if err != nil {
 		return nil, a.pinRefusal(ctx, r.PathValue("id"), err)
 	}
@@ -386,8 +387,32 @@ func (a *api) triggerBackfill(ctx context.Context, r *http.Request) (any, error)
 }
 
 // errNoRequestID refuses a run now or a re-run without its request id.
-var errNoRequestID = qlerror.New(qlerror.Invalid, `give "requestId" (a unique id you choose, e.g. a UUID): asking again with it returns the same Run instead of a second one`).
+var errNoRequestID = qlerror.New(qlerror.Invalid, `give "requestId" (a unique id you choose, e.g. a UUID), in the body or as the Idempotency-Key header: asking again with it returns the same Run instead of a second one`).
 	Because(RefusalBodyFieldMissing, "field", "requestId")
+
+// requestIDOf is the request id of a run now or a re-run: the body's
+// requestId, or else the Idempotency-Key header many HTTP clients send to
+// make a retried POST safe, its quotes (a structured field's string)
+// taken off. A client sending the header alone must get the idempotency
+// it asked for, never a refusal it may retry into a second Run, nor the
+// header silently ignored; one naming two different ids is refused rather
+// than one of them picked.
+func requestIDOf(r *http.Request, body string) (string, error) {
+	key := strings.TrimSpace(r.Header.Get("Idempotency-Key"))
+	if len(key) >= 2 && key[0] == '"' && key[len(key)-1] == '"' {
+		key = key[1 : len(key)-1]
+	}
+	switch {
+	case body == "" && key == "":
+		return "", errNoRequestID
+	case body == "":
+		return key, nil
+	case key != "" && key != body:
+		return "", qlerror.New(qlerror.Invalid, "the Idempotency-Key header %q and the body's requestId %q name different requests; send one of them, or the same id in both", clip(key), clip(body)).
+			Because(RefusalIdempotencyKeyMismatch, "idempotencyKey", clip(key), "requestId", clip(body))
+	}
+	return body, nil
+}
 
 var errNoManual = qlerror.New(qlerror.FailedPrecondition, "this server's store cannot run triggers now, re-run runs or backfill triggers over the API; "+
 	"use `ql triggers run`, `ql runs rerun` or `ql triggers backfill` where its database is").Because(RefusalNotOverTheAPI)
