@@ -64,6 +64,7 @@ var shapes = map[string]routeShape{
 	"POST /api/v1/dependencies":                                          {body: depsBody{}},
 	"POST /api/v1/dependencies/install":                                  {body: depsBody{}},
 	"POST /api/v1/dependencies/remove":                                   {body: depsBody{}},
+	"POST /api/v1/dependencies/mirrors":                                  {body: mirrorBody{}, required: []string{"kind"}},
 	"POST /api/v1/projects/{project}/notifications/channels/{name}/test": {body: struct{}{}},
 }
 
