@@ -173,10 +173,11 @@ type DeliveryConfig struct {
 	// Outcomes) once the outbox has recorded it, so a count of it agrees
 	// with ql notifications list.
 	Observe func(outcome string)
-	// RefuseLinkLocal, set on a cluster replica, refuses to connect a
-	// channel's URL to the replica's own host or a link-local address
-	// (LinkLocalError), whatever Client's transport.
-	RefuseLinkLocal bool
+	// RefuseLinkLocal and RefuseLoopback, set on a cluster replica,
+	// refuse to connect a channel's URL to a link-local or unspecified
+	// address, or to a loopback one (AddressRefusedError), whatever
+	// Client's transport.
+	RefuseLinkLocal, RefuseLoopback bool
 	// WakeWithin, when set, is told at the end of each round the wait
 	// until the soonest retry or channel's wait this process knows of
 	// ends, so the loop running the rounds wakes then (loop.WakeWithin):
@@ -223,8 +224,8 @@ func NewDeliverer(cfg DeliveryConfig) *Deliverer {
 	// of whatever the target is as the receiver's, and post a signed body
 	// to wherever the receiver names (307, 308).
 	c.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
-	if cfg.RefuseLinkLocal {
-		c.Transport = guardedTransport()
+	if rule := (addressRule{linkLocal: cfg.RefuseLinkLocal, loopback: cfg.RefuseLoopback}); rule != (addressRule{}) {
+		c.Transport = rule.transport()
 	}
 	cfg.Client = &c
 	if cfg.MaxAttempts <= 0 {
