@@ -224,7 +224,7 @@ func NewDeliverer(cfg DeliveryConfig) *Deliverer {
 	// of whatever the target is as the receiver's, and post a signed body
 	// to wherever the receiver names (307, 308).
 	c.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
-	if rule := (addressRule{linkLocal: cfg.RefuseLinkLocal, loopback: cfg.RefuseLoopback}); rule != (addressRule{}) {
+	if rule := cfg.addresses(); rule != (addressRule{}) {
 		c.Transport = rule.transport()
 	}
 	cfg.Client = &c
@@ -680,8 +680,12 @@ func (d *Deliverer) sendHTTP(ctx context.Context, m Message, sec Secrets) (reach
 	req.Header.Set("User-Agent", UserAgent(d.cfg.Version))
 	resp, err := d.cfg.Client.Do(req)
 	if err != nil {
+		reached := noAnswer
+		if errors.As(err, new(*AddressRefusedError)) {
+			reached = notSent
+		}
 		// The URL may hold a token: say only what failed.
-		return noAnswer, because(transportKind(err), fmt.Errorf("channel %s: request failed: %s", m.Channel.Name, transportReason(err, d.cfg.Client.Timeout, m.Channel)))
+		return reached, because(transportKind(err), fmt.Errorf("channel %s: request failed: %s", m.Channel.Name, transportReason(err, d.cfg.Client.Timeout, m.Channel)))
 	}
 	defer resp.Body.Close() //nolint:errcheck // read only
 	if resp.StatusCode >= 300 && resp.StatusCode <= 399 && resp.Header.Get("Location") != "" {

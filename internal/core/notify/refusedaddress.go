@@ -32,6 +32,11 @@ func (e *AddressRefusedError) Error() string {
 // addressRule is the addresses a deliverer's dialer refuses.
 type addressRule struct{ linkLocal, loopback bool }
 
+// addresses is the rule of c's Refuse fields.
+func (c DeliveryConfig) addresses() addressRule {
+	return addressRule{linkLocal: c.RefuseLinkLocal, loopback: c.RefuseLoopback}
+}
+
 // refused is the refusal of a connection to a, nil when a is allowed.
 // Private ranges are never refused: receivers on the network commonly
 // have one.

@@ -1,6 +1,7 @@
 package notify
 
 import (
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
@@ -15,7 +16,8 @@ import (
 // the services listening on its loopback) must stay out of that admin's
 // reach through a notification: a replica connects no delivery to a
 // link-local or unspecified address, nor to loopback unless it was told
-// to, named or resolved, and says why; a single node still does.
+// to, named or resolved, a webhook's nor a mail server's, and says why;
+// a single node still does.
 func TestAClusterReplicaSendsNoNotificationToItsLoopbackOrALinkLocalAddress(t *testing.T) {
 	var reached atomic.Int64
 	srv := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) { reached.Add(1) }))
@@ -31,6 +33,31 @@ func TestAClusterReplicaSendsNoNotificationToItsLoopbackOrALinkLocalAddress(t *t
 	}
 	if n := reached.Load(); n != 0 {
 		t.Fatalf("the receiver on the replica's loopback got %d requests; want none", n)
+	}
+	// A mail server there too: a loopback service spoken to in SMTP.
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var accepted atomic.Int64
+	go func() {
+		for {
+			conn, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			accepted.Add(1)
+			_ = conn.Close()
+		}
+	}()
+	defer ln.Close() //nolint:errcheck // the test's own listener
+	port := ln.Addr().(*net.TCPAddr).Port
+	mail := Channel{Name: "relay", Kind: Email, Host: "127.0.0.1", Port: port, TLS: TLSNone, From: "ql@example.com", To: []string{"ops@example.com"}}
+	if trial := replica.Try(t.Context(), "p1", "shop", mail); trial.Delivered || trial.Failure.Reason != ReasonMisconfigured || !strings.Contains(trial.Failure.Text, "--notify-loopback") {
+		t.Errorf("a replica's test message to the mail server 127.0.0.1:%d: %+v; want refused as misconfigured, naming --notify-loopback", port, trial)
+	}
+	if n := accepted.Load(); n != 0 {
+		t.Fatalf("the mail server on the replica's loopback was connected %d times; want none", n)
 	}
 	// The dialer's check runs before anything is sent, so these addresses
 	// are only checked here, never connected to.
