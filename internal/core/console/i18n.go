@@ -858,6 +858,10 @@ func funcs(binary, dbFlags string) template.FuncMap {
 		// signing in: its commands name the data directory's flag, never
 		// the directory's path.
 		"dbflagsSignedOut": func() string { return signedOutFlags(dbFlags) },
+		// A name no one checked (a script's, which a pulled repository
+		// chose) shows its control and text-direction characters as
+		// escapes, so that it cannot read as another.
+		"visible": visibleControls,
 		// t, tf and tn give the catalogue's words as HTML (prose): the
 		// commands in them show as code.
 		"t": func(l, key string) template.HTML { return prose(asBinary(binary, tr(l, key))) },
