@@ -50,7 +50,7 @@ func TestAClusterReplicaSendsNoNotificationToItsLoopbackOrALinkLocalAddress(t *t
 			_ = conn.Close()
 		}
 	}()
-	defer ln.Close() //nolint:errcheck // the test's own listener
+	defer ln.Close()
 	port := ln.Addr().(*net.TCPAddr).Port
 	mail := Channel{Name: "relay", Kind: Email, Host: "127.0.0.1", Port: port, TLS: TLSNone, From: "ql@example.com", To: []string{"ops@example.com"}}
 	if trial := replica.Try(t.Context(), "p1", "shop", mail); trial.Delivered || trial.Failure.Reason != ReasonMisconfigured || !strings.Contains(trial.Failure.Text, "--notify-loopback") {
