@@ -149,7 +149,7 @@ func consolePages(t *testing.T, opts cli.Options) ([]consolePage, string) {
 		}
 		for _, l := range []string{"en", "zh"} {
 			_, page := fetch(http.MethodGet, "/signin?lang="+l, nil)
-			pages = append(pages, consolePage{"sign-in (" + l + ")", page, []string{"<code>%s users create NAME --owner --data-dir " + dir + "</code>", "<code>%s tokens create NAME --scope operate --data-dir " + dir + "</code>"}})
+			pages = append(pages, consolePage{"sign-in (" + l + ")", page, []string{"<code>%s users create NAME --owner --data-dir DATA_DIR</code>", "<code>%s tokens create NAME --scope operate --data-dir DATA_DIR</code>"}})
 		}
 		_, page := fetch(http.MethodGet, "/signin", nil)
 		if st, _ := fetch(http.MethodPost, "/signin", url.Values{"csrf": {csrfOf(page)}, "token": {token}}); st != http.StatusSeeOther {

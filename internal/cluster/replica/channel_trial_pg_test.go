@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -37,7 +38,7 @@ func TestAReplicaSendsAndAuditsAChannelsTestMessageOverItsAPI(t *testing.T) {
 		t.Fatalf("tokens create: exit %d %q", code, out)
 	}
 	operator := strings.TrimSpace(strings.SplitN(out, "\n", 2)[0])
-	r := startReplica(t, bin, env, "replica-channel-test")
+	r := startReplica(t, bin, env, "replica-channel-test", "--notify-loopback")
 	r.await(t, CodeReady, 30*time.Second)
 	st, body, _ := httpcall.Bearer(t, http.MethodPost, "http://"+r.addr+"/api/v1/projects/alerts/notifications/channels/hook/test", operator, nil)
 	var got view.ChannelTrial
@@ -53,5 +54,34 @@ func TestAReplicaSendsAndAuditsAChannelsTestMessageOverItsAPI(t *testing.T) {
 	if n := env.Int(t, `SELECT count(*) FROM qinglong.audit_log WHERE action = 'channel.tested' AND object_name = 'hook' AND project = 'alerts'
 		AND actor LIKE 'api:ops@%' AND note = 'delivered, HTTP 200'`); n != 1 {
 		t.Fatalf("the audit trail holds %d records of the test by ops, delivered; want 1", n)
+	}
+}
+
+// A channel is written by a project's admin, whose tasks run on workers:
+// a replica started without --notify-loopback sends no notification to
+// its own host's loopback, where the services of the replica's host
+// listen, and its channel test says why; the receiver gets nothing.
+func TestAReplicaSendsNothingToItsOwnLoopbackUnlessStartedWithNotifyLoopback(t *testing.T) {
+	t.Parallel()
+	var reached atomic.Int64
+	recv := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) { reached.Add(1) }))
+	t.Cleanup(recv.Close)
+	bin := buildQL(t)
+	env := clustertest.New(t)
+	env.Apply(t, fmt.Sprintf(skippedAlertsDefs, recv.URL+"/hook"))
+	code, out := runQL(t, bin, []string{"QL_DATABASE_URL=" + env.URL(pgstore.RoleAdmin)}, "tokens", "create", "ops", "--scope", "operate")
+	if code != 0 {
+		t.Fatalf("tokens create: exit %d %q", code, out)
+	}
+	operator := strings.TrimSpace(strings.SplitN(out, "\n", 2)[0])
+	r := startReplica(t, bin, env, "replica-no-loopback")
+	r.await(t, CodeReady, 30*time.Second)
+	st, body, _ := httpcall.Bearer(t, http.MethodPost, "http://"+r.addr+"/api/v1/projects/alerts/notifications/channels/hook/test", operator, nil)
+	var got view.ChannelTrial
+	if err := json.Unmarshal(body, &got); st != http.StatusOK || err != nil || got.Delivered || got.Reason != string(notify.ReasonMisconfigured) || !strings.Contains(got.Error, "--notify-loopback") {
+		t.Fatalf("a channel's test to the replica's loopback: %d %s; want not delivered, misconfigured, naming --notify-loopback", st, body)
+	}
+	if n := reached.Load(); n != 0 {
+		t.Fatalf("the receiver on the replica's loopback got %d requests; want none", n)
 	}
 }

@@ -65,7 +65,7 @@ func TestAReplicaDeliversEachNotificationOncePerKey(t *testing.T) {
 	// A short claim lease: a round that took the row just as MakeDue
 	// moved it below races and leaves its claim to expire before the row
 	// is taken again.
-	r := startReplica(t, bin, env, "replica-notify", "--notify-backoff", "200ms", "--lease", "3s")
+	r := startReplica(t, bin, env, "replica-notify", "--notify-loopback", "--notify-backoff", "200ms", "--lease", "3s")
 	r.await(t, CodeReady, 30*time.Second)
 	deadline := time.Now().Add(30 * time.Second)
 	for env.Int(t, `SELECT count(*) FROM qinglong.trigger_schedules WHERE next_fire_at_ms IS NOT NULL`) != 1 {

@@ -42,7 +42,7 @@ func TestOnTheClusterANotificationWhoseSecretIsMissingSaysTheCommandThatSetsItOn
 	bin := buildQL(t)
 	env := clustertest.New(t)
 	env.Apply(t, fmt.Sprintf(unsetSecretDefs, recv.URL+"/hook"))
-	r := startReplica(t, bin, env, "replica-unset-secret", "--secrets-file", file, "--notify-max-attempts", "1", "--lease", "3s")
+	r := startReplica(t, bin, env, "replica-unset-secret", "--notify-loopback", "--secrets-file", file, "--notify-max-attempts", "1", "--lease", "3s")
 	r.await(t, CodeReady, 30*time.Second)
 	eventually(t, 30*time.Second, "the schedule initialised", func() bool {
 		return env.Int(t, `SELECT count(*) FROM qinglong.trigger_schedules WHERE next_fire_at_ms IS NOT NULL`) == 1

@@ -46,7 +46,7 @@ func TestAReplicaListsAndRetriesADeadNotification(t *testing.T) {
 		return strings.TrimSpace(strings.SplitN(out, "\n", 2)[0])
 	}
 	reader, operator := token("reader", "read"), token("ops", "operate")
-	r := startReplica(t, bin, env, "replica-notify-view", "--notify-max-attempts", "1")
+	r := startReplica(t, bin, env, "replica-notify-view", "--notify-loopback", "--notify-max-attempts", "1")
 	r.await(t, CodeReady, 30*time.Second)
 	base := "http://" + r.addr
 	eventually(t, 30*time.Second, "the replica to initialise the schedule", func() bool {

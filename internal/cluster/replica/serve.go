@@ -157,7 +157,7 @@ func (r *replica) listen() error {
 		Runs: live, LastRuns: live, Triggers: live, Detail: live, Tokens: live, Uses: apitoken.NewUses(live), Pauser: live, ProjectPauser: live, ProjectPauses: live, Cancel: r.cancelRun(live), AllowedHosts: r.s.AllowedHosts, TrustedProxies: r.s.TrustedProxies,
 		Notifications: live, NotificationProjects: live, Audit: live, ReadLog: live.ReadAttemptLogUpTo,
 		// A test message is sent as this replica's deliveries send.
-		TryChannel: notify.NewDeliverer(notify.DeliveryConfig{Secrets: notifySecrets(r.s.Notify.Secrets), Version: cli.Version, ConsoleURL: r.s.Notify.ConsoleURL}).Try,
+		TryChannel: notify.NewDeliverer(notify.DeliveryConfig{Secrets: notifySecrets(r.s.Notify.Secrets), Version: cli.Version, ConsoleURL: r.s.Notify.ConsoleURL, RefuseLinkLocal: true, RefuseLoopback: !r.s.Notify.Loopback}).Try,
 		// Its record is appended by the runtime role, as a retry's is.
 		ChannelTests: live,
 		// The runtime role reads the catalog: a replica exports though it

@@ -77,6 +77,8 @@ type notifySettings struct {
 	MaxAttempts int
 	Secrets     string
 	ConsoleURL  string
+	// Loopback lets channels reach this host's loopback addresses.
+	Loopback bool
 }
 
 // retentionSettings are the retention loop's: it runs when the policy
@@ -236,7 +238,7 @@ func settingsFrom(f *cli.ServeFlags) (settings, error) {
 	return settings{Coordinator: cfg, HTTPAddr: addr, HTTPTLS: httpTLS, AllowedHosts: httpapi.DefaultAllowedHosts(addr, allowed),
 		TrustedProxies: proxies,
 		MetricsAddr:    f.MetricsAddr, MetricsPerTrigger: f.MetricsPerTrigger, DatabaseURL: dbURL, RolePrefix: f.RolePrefix, Worker: worker,
-		Notify:    notifySettings{Backoff: f.NotifyBackoff, MaxAttempts: f.NotifyMaxAttempts, Secrets: f.SecretsFile, ConsoleURL: f.ConsoleURL},
+		Notify:    notifySettings{Backoff: f.NotifyBackoff, MaxAttempts: f.NotifyMaxAttempts, Secrets: f.SecretsFile, ConsoleURL: f.ConsoleURL, Loopback: f.NotifyLoopback},
 		Retention: ret, SetupCodeDir: f.SetupCodeDir, Version: f.Version, Commit: f.Commit}, nil
 }
 

@@ -242,6 +242,7 @@ func (r *replica) notifyLoop(act *activation) (*loop.Loop, error) {
 	d := notify.NewDeliverer(notify.DeliveryConfig{
 		Outbox: act.rt, Secrets: notifySecrets(r.s.Notify.Secrets), MaxAttempts: r.s.Notify.MaxAttempts, BaseBackoff: r.s.Notify.Backoff, Log: r.log,
 		ConsoleURL: r.s.Notify.ConsoleURL, Version: cli.Version, Observe: observe, WakeWithin: func(wait time.Duration) { l.WakeWithin(wait) },
+		RefuseLinkLocal: true, RefuseLoopback: !r.s.Notify.Loopback,
 	})
 	l, err := loop.New(loop.Config{
 		Name:        "notifications",

@@ -104,6 +104,9 @@ type ServeFlags struct {
 	// SecretsFile is the cluster replica's secrets file, for the secrets
 	// notification channels name.
 	SecretsFile string
+	// NotifyLoopback lets a cluster replica send notifications to its
+	// own host's loopback addresses.
+	NotifyLoopback bool
 	// SetupCodeDir is where a cluster replica writes the first owner's
 	// setup code while no account exists; "" offers no setup page.
 	SetupCodeDir string
@@ -288,6 +291,8 @@ wins over the file.`,
 		fs.StringVar(&f.WorkerTLSCert, "worker-tls-cert", "", "cluster: PEM certificate (chain) file of the worker ingress; serves HTTPS")
 		fs.StringVar(&f.WorkerTLSKey, "worker-tls-key", "", "cluster: PEM private key file of --worker-tls-cert")
 		fs.StringVar(&f.SecretsFile, "secrets-file", "", "cluster: JSON secrets file (name: value, mode 0600) holding the secrets notification channels name (default: none)")
+		fs.BoolVar(&f.NotifyLoopback, "notify-loopback", false, "cluster: send notifications to loopback addresses (127.0.0.0/8, ::1): a receiver on the replica's own host "+
+			"(default: refused, for a channel is written by a project's admin, who would reach the replica host's own services; link-local addresses such as a cloud's metadata service are refused always)")
 		fs.StringVar(&f.SetupCodeDir, "setup-code-dir", "", "cluster: existing directory the replica writes the first owner's one-time setup code to, as the file qinglong-setup-code (mode 0600), "+
 			"while the database has no console account, for the console's setup page; the file goes once an owner exists and when the replica stops "+
 			"(default: none: no setup page, and the first owner is made with 'ql users create NAME --owner' and the admin role's URL)")

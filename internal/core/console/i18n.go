@@ -839,12 +839,29 @@ func backfillNone(l string, r *schedule.BackfillResult, zone string) template.HT
 	return formatText(tr(l, "bf.none."+string(r.NoneTaken.Reason)), unbroken(when(r.NoneTaken.AtMs, zone)))
 }
 
+// signedOutFlags is dbFlags as a page shown before signing in gives
+// them: a placeholder for the data directory's path.
+func signedOutFlags(dbFlags string) string {
+	if dbFlags == "" {
+		return ""
+	}
+	return " --data-dir DATA_DIR"
+}
+
 // funcs are the pages' functions for a console served by binary: the
 // catalogue's sentences name its commands with binary (asBinary) before
 // any value is put in them, so only the console's own words are renamed.
 func funcs(binary, dbFlags string) template.FuncMap {
 	return template.FuncMap{
 		"dbflags": func() string { return dbFlags },
+		// The sign-in page is read by whoever reaches the server, before
+		// signing in: its commands name the data directory's flag, never
+		// the directory's path.
+		"dbflagsSignedOut": func() string { return signedOutFlags(dbFlags) },
+		// A name no one checked (a script's, which a pulled repository
+		// chose) shows its control and text-direction characters as
+		// escapes, so that it cannot read as another.
+		"visible": visibleControls,
 		// t, tf and tn give the catalogue's words as HTML (prose): the
 		// commands in them show as code.
 		"t": func(l, key string) template.HTML { return prose(asBinary(binary, tr(l, key))) },

@@ -111,7 +111,9 @@ func ownerAndRepo(u string) bool {
 // branch is named) shallowly and reset the clone to it, so that a
 // force-pushed repository updates too; changes made in the folder to the
 // repository's files are lost at the next pull, files it does not track
-// are kept.
+// are kept. The URL and the branch come after "--", so that git reads
+// neither as an option (--upload-pack=COMMAND runs COMMAND), whatever
+// line of an imported crontab they came from.
 func (s subscription) pullScript() string {
 	dir := `"$` + ScriptsDirVariable + `"/` + shellquote.Quote(s.Folder)
 	url := shellquote.Quote(s.URL)
@@ -121,10 +123,10 @@ func (s subscription) pullScript() string {
 	}
 	return "set -eu\n" + needScriptsDir +
 		"if [ -d " + dir + "/.git ]; then\n" +
-		"  git -C " + dir + " fetch --depth 1 " + url + " " + ref + "\n" +
+		"  git -C " + dir + " fetch --depth 1 -- " + url + " " + ref + "\n" +
 		"  git -C " + dir + " reset --hard FETCH_HEAD\n" +
 		"else\n" +
-		"  git clone --depth 1" + branch + " " + url + " " + dir + "\n" +
+		"  git clone --depth 1" + branch + " -- " + url + " " + dir + "\n" +
 		"fi\n"
 }
 

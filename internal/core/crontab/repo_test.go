@@ -31,8 +31,8 @@ func TestTheQinglongPanelsSubscriptionBecomesATaskPullingItsRepositoryIntoThePan
 		t.Fatalf("entries %+v, problems %+v; want the three lines converted", res.Entries, res.Problems)
 	}
 	want := []struct{ name, title, cron, in string }{
-		{"repo-owner-scripts-main", "Owner/Scripts (main)", "0 0 * * *", `git clone --depth 1 --branch main https://github.com/Owner/Scripts.git "$QL_SCRIPTS_DIR"/Owner_Scripts_main`},
-		{"repo-someone-tools", "someone/tools", "30 1 * * *", `git -C "$QL_SCRIPTS_DIR"/someone_tools fetch --depth 1 git@gitee.com:someone/tools.git HEAD`},
+		{"repo-owner-scripts-main", "Owner/Scripts (main)", "0 0 * * *", `git clone --depth 1 --branch main -- https://github.com/Owner/Scripts.git "$QL_SCRIPTS_DIR"/Owner_Scripts_main`},
+		{"repo-someone-tools", "someone/tools", "30 1 * * *", `git -C "$QL_SCRIPTS_DIR"/someone_tools fetch --depth 1 -- git@gitee.com:someone/tools.git HEAD`},
 		{"raw-jd_x", "raw_jd_x.js", "0 */6 * * *", `curl -fsSL -o "$QL_SCRIPTS_DIR"/raw_jd_x.js.new https://raw.example.com/someone/repo/main/jd_x.js`},
 	}
 	for i, w := range want {
@@ -233,5 +233,39 @@ func TestAQlRepoOfAURLWithoutAnOwnerIsNotConverted(t *testing.T) {
 		if p.Kind != NotConverted || p.Code != CodeRepoURL || !strings.Contains(p.Why, "names no owner and repository") {
 			t.Errorf("%s; want not converted as naming no owner and repository", p)
 		}
+	}
+}
+
+// A ql repo line of an imported crontab is not checked as the
+// Subscriptions form checks its fields: its pull task, run against a real
+// repository, reads neither the URL nor the branch as a git option, so a
+// branch written --upload-pack=COMMAND runs no command.
+func TestAPullTaskReadsNeitherItsURLNorItsBranchAsAGitOption(t *testing.T) {
+	t.Parallel()
+	needGit(t)
+	root := t.TempDir()
+	bare, work, scripts := filepath.Join(root, "owner", "repo.git"), filepath.Join(root, "work"), filepath.Join(root, "scripts")
+	if err := os.MkdirAll(bare, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	git(t, bare, "init", "--bare", "-q")
+	git(t, root, "clone", "-q", bare, work)
+	git(t, work, "commit", "-q", "--allow-empty", "-m", "first")
+	git(t, work, "push", "-q", "origin", "HEAD:main")
+	marker := filepath.Join(root, "ran")
+	branch := "--upload-pack=touch${IFS}" + marker + ";git-upload-pack"
+	res, err := Convert(strings.NewReader("0 0 * * * ql repo file://"+bare+` "" "" "" `+branch+"\n"), Options{Zone: "UTC"})
+	if err != nil || len(res.Entries) != 1 {
+		t.Fatalf("convert: %v %+v", err, res)
+	}
+	// A clone already there: the pull fetches into it.
+	folder := filepath.Join(scripts, "owner_repo_"+branch)
+	if err := os.MkdirAll(folder, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	git(t, root, "clone", "-q", bare, folder)
+	out, _ := runPull(t, res.Entries[0].Script, scripts)
+	if _, err := os.Stat(marker); err == nil {
+		t.Fatalf("the pull ran the command its branch named as git's --upload-pack:\n%s", out)
 	}
 }

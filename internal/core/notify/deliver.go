@@ -173,6 +173,11 @@ type DeliveryConfig struct {
 	// Outcomes) once the outbox has recorded it, so a count of it agrees
 	// with ql notifications list.
 	Observe func(outcome string)
+	// RefuseLinkLocal and RefuseLoopback, set on a cluster replica,
+	// refuse to connect a channel's URL to a link-local or unspecified
+	// address, or to a loopback one (AddressRefusedError), whatever
+	// Client's transport.
+	RefuseLinkLocal, RefuseLoopback bool
 	// WakeWithin, when set, is told at the end of each round the wait
 	// until the soonest retry or channel's wait this process knows of
 	// ends, so the loop running the rounds wakes then (loop.WakeWithin):
@@ -219,6 +224,9 @@ func NewDeliverer(cfg DeliveryConfig) *Deliverer {
 	// of whatever the target is as the receiver's, and post a signed body
 	// to wherever the receiver names (307, 308).
 	c.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	if rule := cfg.addresses(); rule != (addressRule{}) {
+		c.Transport = rule.transport()
+	}
 	cfg.Client = &c
 	if cfg.MaxAttempts <= 0 {
 		cfg.MaxAttempts = DefaultMaxAttempts
@@ -672,8 +680,12 @@ func (d *Deliverer) sendHTTP(ctx context.Context, m Message, sec Secrets) (reach
 	req.Header.Set("User-Agent", UserAgent(d.cfg.Version))
 	resp, err := d.cfg.Client.Do(req)
 	if err != nil {
+		reached := noAnswer
+		if errors.As(err, new(*AddressRefusedError)) {
+			reached = notSent
+		}
 		// The URL may hold a token: say only what failed.
-		return noAnswer, because(transportKind(err), fmt.Errorf("channel %s: request failed: %s", m.Channel.Name, transportReason(err, d.cfg.Client.Timeout, m.Channel)))
+		return reached, because(transportKind(err), fmt.Errorf("channel %s: request failed: %s", m.Channel.Name, transportReason(err, d.cfg.Client.Timeout, m.Channel)))
 	}
 	defer resp.Body.Close() //nolint:errcheck // read only
 	if resp.StatusCode >= 300 && resp.StatusCode <= 399 && resp.Header.Get("Location") != "" {

@@ -43,6 +43,9 @@ func (d *Deliverer) sendMail(ctx context.Context, m Message, sec Secrets) (reach
 	deadline := time.Now().Add(d.cfg.Client.Timeout)
 	config := &tls.Config{ServerName: c.Host, RootCAs: d.cfg.MailRoots, MinVersion: tls.VersionTLS12}
 	dialer := &net.Dialer{Deadline: deadline}
+	if rule := d.cfg.addresses(); rule != (addressRule{}) {
+		dialer.Control = rule.control
+	}
 	var conn net.Conn
 	if c.MailTLS() == TLSImplicit {
 		conn, err = (&tls.Dialer{NetDialer: dialer, Config: config}).DialContext(ctx, "tcp", server)
@@ -50,6 +53,10 @@ func (d *Deliverer) sendMail(ctx context.Context, m Message, sec Secrets) (reach
 		conn, err = dialer.DialContext(ctx, "tcp", server)
 	}
 	if err != nil {
+		var refused *AddressRefusedError
+		if errors.As(err, &refused) {
+			return notSent, because(ReasonMisconfigured, fmt.Errorf("channel %s: the mail server %s: %s", c.Name, server, refused.Error()))
+		}
 		if why, ok := tlsFailure(err); ok {
 			return noAnswer, because(ReasonTLSFailed, fmt.Errorf("channel %s: TLS with the mail server %s failed: %s", c.Name, server, why))
 		}

@@ -20,6 +20,10 @@ func transportReason(err error, timeout time.Duration, c Channel) string {
 	if !errors.As(err, &ue) {
 		return err.Error()
 	}
+	var refused *AddressRefusedError
+	if errors.As(err, &refused) {
+		return refused.Error()
+	}
 	if ue.Timeout() {
 		return fmt.Sprintf("no answer within %s, the delivery timeout: the receiver must answer each request within it", timeout)
 	}
@@ -37,6 +41,9 @@ func transportReason(err error, timeout time.Duration, c Channel) string {
 // transportKind is the reason of a transport failure: no answer within
 // the timeout, a TLS handshake that failed, else the receiver not reached.
 func transportKind(err error) Reason {
+	if errors.As(err, new(*AddressRefusedError)) {
+		return ReasonMisconfigured
+	}
 	var ue *url.Error
 	if errors.As(err, &ue) && ue.Timeout() {
 		return ReasonTimeout

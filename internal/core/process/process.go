@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"slices"
 	"syscall"
 	"time"
 
@@ -171,8 +172,7 @@ func runIn(ctx context.Context, hard <-chan struct{}, l launch, out io.Writer, s
 	becomeSubreaper()
 	sealInherited()
 	c := l.command
-	cmd := command(c)
-	cmd.Env = l.env
+	cmd := command(c, l.env)
 	cmd.Dir = l.dir
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Credential: l.cred}
 	pr, pw, err := os.Pipe()
@@ -269,11 +269,31 @@ func (l *lineEnd) Write(p []byte) (int, error) {
 	return n, err
 }
 
-func command(c task.Command) *exec.Cmd {
+// scriptVariable carries a shell-mode script to its shell. A command
+// line is readable by every account of the machine (ps,
+// /proc/PID/cmdline), an environment only by the process's own account
+// and root; and a script often holds what its author did not mean to
+// show the machine's other accounts (a cookie, a token in a URL).
+const scriptVariable = "QL_SHELL_SCRIPT"
+
+// runScript is a shell-mode command's whole command line: it takes the
+// script out of the environment, so that nothing the script starts
+// inherits it, and runs it; unset first inside eval, the variable holding
+// it is gone before the script's first command, on the script's first
+// line so that the shell's line numbers stay the script's.
+const runScript = `ql_script=$` + scriptVariable + `; unset ` + scriptVariable + `; eval "unset ql_script; $ql_script"`
+
+func command(c task.Command, env []string) *exec.Cmd {
 	if c.Mode == task.ModeShell {
-		return exec.Command(c.Shell, "-c", c.Script)
+		cmd := exec.Command(c.Shell, "-c", runScript)
+		// Last, so that it wins over any entry of the same name (os/exec
+		// keeps the last).
+		cmd.Env = append(slices.Clip(env), scriptVariable+"="+c.Script)
+		return cmd
 	}
-	return exec.Command(c.Path, c.Args...)
+	cmd := exec.Command(c.Path, c.Args...)
+	cmd.Env = env
+	return cmd
 }
 
 func classify(cmd *exec.Cmd, err error, cause string) Result {
