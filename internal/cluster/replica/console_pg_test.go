@@ -238,7 +238,7 @@ func TestTheClusterConsoleInABrowser(t *testing.T) {
 	dir := browsertest.ArtifactDir(t)
 	browsertest.Step(t, ctx, "the run at phone size", chromedp.EmulateViewport(390, 844), chromedp.Reload(), chromedp.WaitVisible(chromedp.ID("run-state")))
 	browsertest.Screenshot(t, ctx, dir, "cluster-run-390x844.png", 390)
-	browsertest.Step(t, ctx, "sign out", chromedp.Click(chromedp.ID("signout")), chromedp.WaitVisible(chromedp.ID("token")))
+	browsertest.Step(t, ctx, "sign out", browsertest.OpenMenu(), chromedp.Click(chromedp.ID("signout")), chromedp.WaitVisible(chromedp.ID("token")))
 	browsertest.Step(t, ctx, "refused without a session", chromedp.Navigate(base+"/runs"), chromedp.WaitVisible(chromedp.ID("token")))
 	if loc := browsertest.Value(t, ctx, chromedp.Location()); !strings.HasSuffix(loc, "/signin?next=%2Fruns") {
 		t.Fatalf("without a session /runs led to %s, want /signin?next=%%2Fruns", loc)

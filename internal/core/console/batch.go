@@ -13,7 +13,7 @@ import (
 
 // maxBatch is the most triggers one batch form acts on: a page of the
 // triggers list, which is all its boxes can select.
-const maxBatch = triggersPage
+const maxBatch = triggersShown
 
 // maxBatchForm caps a batch form's body: the list's filters and a pause
 // note as any form, and a trigger id field for each of maxBatch triggers.
@@ -66,7 +66,7 @@ type batchData struct {
 	// Noted are the triggers a resume left paused, each paused with a
 	// note, which the answer offers to resume once ticked.
 	Noted []batchOutcome
-	// Filters are the list's filters and cursor the form carried, which
+	// Filters are the list's filters and page the form carried, which
 	// the form resuming Noted carries on.
 	Filters map[string]string
 }

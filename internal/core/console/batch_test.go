@@ -209,7 +209,7 @@ func TestEachTriggerOfABatchGetsItsOwnOutcomeAndOneRefusedStopsNoOther(t *testin
 	b := newBatchSite(t, nil)
 	missing := ids.New()
 	form := url.Values{"do": {"pause"}, "note": {" 维护窗口 "}, "id": {b.triggers["a"], missing, "nonsense", b.triggers["off"], b.triggers["a"]},
-		"project": {"shop"}, "q": {"a"}, "after": {"c1"}}
+		"project": {"shop"}, "q": {"a"}, "page": {"2"}}
 	w := b.do(apitoken.Operate, "/triggers/batch?lang=zh", form)
 	page := w.Body.String()
 	want := []string{
@@ -222,7 +222,7 @@ func TestEachTriggerOfABatchGetsItsOwnOutcomeAndOneRefusedStopsNoOther(t *testin
 	if w.Code != http.StatusOK || strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Fatalf("a batch pause: %d with lines\n%s\nwant\n%s\n%s", w.Code, strings.Join(got, "\n"), strings.Join(want, "\n"), page)
 	}
-	if !strings.Contains(page, `<p id="batch-summary">已选 4 个；完成 2 个；被拒绝 2 个。</p>`) || !strings.Contains(page, `id="batch-back" href="/triggers?after=c1&amp;project=shop&amp;q=a"`) {
+	if !strings.Contains(page, `<p id="batch-summary">已选 4 个；完成 2 个；被拒绝 2 个。</p>`) || !strings.Contains(page, `id="batch-back" href="/triggers?page=2&amp;project=shop&amp;q=a"`) {
 		t.Errorf("the answer lacks its summary or the way back to the list as it was:\n%s", page)
 	}
 	for _, name := range []string{"a", "off"} {
@@ -256,8 +256,8 @@ func TestABatchWithNoneOrTooManySelectedOrABadNoteIsRefusedWholeAndDoesNothing(t
 		want string
 	}{
 		{url.Values{"do": {"pause"}}, "en", http.StatusBadRequest, "No trigger was selected: tick the box beside each trigger to act on, then press the button again."},
-		{url.Values{"do": {"pause"}, "id": many}, "en", http.StatusBadRequest, "501 triggers were selected, and one form acts on at most 500 (a page of the list); nothing was done."},
-		{url.Values{"do": {"pause"}, "id": many}, "zh", http.StatusBadRequest, "选择了 501 个触发器，而一次表单最多操作 500 个（列表的一页）；未做任何操作。"},
+		{url.Values{"do": {"pause"}, "id": many}, "en", http.StatusBadRequest, "101 triggers were selected, and one form acts on at most 100 (a page of the list); nothing was done."},
+		{url.Values{"do": {"pause"}, "id": many}, "zh", http.StatusBadRequest, "选择了 101 个触发器，而一次表单最多操作 100 个（列表的一页）；未做任何操作。"},
 		{url.Values{"do": {"pause"}, "id": {b.triggers["a"]}, "note": {"two\nlines"}}, "zh", http.StatusBadRequest, refusalsZH[schedule.RefusalPauseNoteNotText]},
 		{url.Values{"do": {"explode"}, "id": {b.triggers["a"]}}, "en", http.StatusBadRequest, `the form asks for "explode", which is no batch action`},
 	} {

@@ -276,6 +276,7 @@ const (
 	sessionCookie = "ql_session"
 	signinCookie  = "ql_signin"
 	langCookie    = "ql_lang"
+	themeCookie   = "ql_theme"
 )
 
 // The diagnostic codes of the console's log lines, on every profile: an API

@@ -73,7 +73,7 @@ func archivedRefusal(err error, name string, on bool) error {
 }
 
 // listBack is the triggers list as the form posted from it carries its
-// filters and cursor (triggerFilters).
+// filters and page (triggerFilters).
 func listBack(r *http.Request) string {
 	v := url.Values{}
 	for _, k := range triggerFilters {

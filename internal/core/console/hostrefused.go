@@ -12,7 +12,7 @@ import (
 // read from the database, as the starting page.
 var hostRefusedPage = template.Must(template.New("hostrefused").Parse(`<!doctype html>
 <html lang="{{.HTMLLang}}">
-<head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>{{.Title}}</title></head>
+<head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><meta name="color-scheme" content="light dark"><title>{{.Title}}</title></head>
 <body><h1 id="host-title">{{.Title}}</h1><p id="host-why">{{.Why}}</p><p id="host-answers">{{.Answers}}</p>
 {{if .At}}<p id="host-at">{{.AtSaid}} <a href="{{.At}}">{{.At}}</a></p>{{end}}<p id="host-flag">{{.Flag}} <code>--allowed-hosts {{.Host}}</code></p></body>
 </html>

@@ -26,13 +26,15 @@ import (
 	"github.com/qinglong/qinglong/internal/core/view"
 )
 
-// Page sizes: the runs list, the runs the overview counts, the triggers a
-// page lists, the ledger entries a trigger's page shows, and the next
-// fires and failures the overview lists.
+// Page sizes: the runs list, the runs the overview counts, the triggers
+// one read of the store lists, the triggers a page of the triggers list
+// shows, the ledger entries a trigger's page shows, and the next fires
+// and failures the overview lists.
 const (
 	runsPage            = 50
 	overviewRuns        = 500
 	triggersPage        = 500
+	triggersShown       = 100
 	ledgerEntries       = 50
 	nextFires           = 10
 	recentFailuresShown = 10
@@ -45,6 +47,10 @@ type page struct {
 	// with ?lang= set (a page answering a form links to where the form
 	// was, since a form's answer cannot be fetched again).
 	LangEN, LangZH string
+	// Theme is the colours chosen on the header's switch ("light",
+	// "dark"; "" follows the system's), and Themes the switch's links.
+	Theme  string
+	Themes []themeLink
 	// Zone is the viewer's zone ("" for UTC): viewerZones.
 	Zone string
 	// ZoneRefused is a zone asked for (?tz=, the tz cookie) that this
@@ -103,6 +109,9 @@ func (c *Console) render(w http.ResponseWriter, r *http.Request, status int, nam
 	if q := r.URL.Query().Get("lang"); q != "" {
 		http.SetCookie(w, c.cookie(langCookie, p.Lang, "/", 365*24*3600))
 	}
+	if chosen := r.URL.Query().Get("theme"); themeNames[chosen] {
+		http.SetCookie(w, c.cookie(themeCookie, chosen, "/", 365*24*3600))
+	}
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	w.WriteHeader(status)
 	_, _ = w.Write(buf.Bytes()) // the browser went away; nothing to do
@@ -121,6 +130,7 @@ func (c *Console) pageOf(r *http.Request, s *session, data any) page {
 		p.ZoneRefusal = zoneRefusal(p.Lang, p.ZoneRefused, p.Zone)
 	}
 	p.LangEN, p.LangZH = langHref(r, "en"), langHref(r, "zh")
+	p.Theme, p.Themes = themesOf(r)
 	if err := hold.Held(c.cfg.Writes); err != nil {
 		p.Held = c.errorText(p.Lang, err)
 	}
@@ -142,25 +152,29 @@ func (c *Console) pageOf(r *http.Request, s *session, data any) page {
 	return p
 }
 
-// langHref is the address of the request's page in language l: the same
-// page and query for a GET, else the trigger's page for a form about one
-// trigger (its backfill's preview and result), else the page of the
-// form's first path segment (/definitions for /definitions/preview,
-// /tokens for a token just created).
-func langHref(r *http.Request, l string) string {
+// langHref is the address of the request's page in language l.
+func langHref(r *http.Request, l string) string { return switchHref(r, "lang", l) }
+
+// switchHref is the address of the request's page with the header's
+// switch key (lang, theme) set to v: the same page and query for a GET,
+// else the trigger's page for a form about one trigger (its backfill's
+// preview and result), else the page of the form's first path segment
+// (/definitions for /definitions/preview, /tokens for a token just
+// created).
+func switchHref(r *http.Request, key, v string) string {
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
 		if r.URL.Path == "/definitions/new" {
 			// The form again, empty: what was typed is not in the address.
-			return r.URL.Path + "?lang=" + l
+			return r.URL.Path + "?" + key + "=" + v
 		}
 		first, _, _ := strings.Cut(strings.TrimPrefix(r.URL.Path, "/"), "/")
 		if id := r.PathValue("id"); first == "triggers" && id != "" {
-			return "/triggers/" + url.PathEscape(id) + "?lang=" + l
+			return "/triggers/" + url.PathEscape(id) + "?" + key + "=" + v
 		}
-		return "/" + first + "?lang=" + l
+		return "/" + first + "?" + key + "=" + v
 	}
 	q := r.URL.Query()
-	q.Set("lang", l)
+	q.Set(key, v)
 	// The flash was shown once, in the page's language: this is the page.
 	q.Del(flashParam)
 	return r.URL.Path + "?" + q.Encode()
@@ -438,12 +452,12 @@ func newestRuns(n int, lists ...[]run.Run) []run.Run {
 	return all[:min(n, len(all))]
 }
 
-// triggerFilters are the triggers list's filters and cursor, which an
+// triggerFilters are the triggers list's filters and page, which an
 // enable or disable form on the list carries back to it.
-var triggerFilters = []string{"project", "q", "after"}
+var triggerFilters = []string{"project", "q", "page"}
 
 // triggers lists the triggers of a project (chosen by name) or of every
-// project, a page after the cursor, those whose names or titles hold the
+// project, a page (?page=, triggerPage) at a time, those whose names or titles hold the
 // search's words. A project no one has is answered on the page itself, beside the
 // filters.
 func (c *Console) triggers(w http.ResponseWriter, r *http.Request, s *session) {
@@ -480,7 +494,7 @@ func (c *Console) triggersList(w http.ResponseWriter, r *http.Request, s *sessio
 		return
 	}
 	var list []schedule.TriggerStatus
-	var next string
+	var at triggersAt
 	if err == nil {
 		data["Project"], data["Projects"] = pick.Name, withChosen(projects, pick.named())
 		// Filtered by one project, the list is that project's page and
@@ -510,7 +524,7 @@ func (c *Console) triggersList(w http.ResponseWriter, r *http.Request, s *sessio
 		}
 	}
 	if err == nil {
-		list, next, err = c.cfg.Triggers.TriggerList(r.Context(), schedule.TriggerListParams{ProjectID: pick.ID, Limit: triggersPage, After: r.URL.Query().Get("after"), Search: q, InProjects: boundOf(r.Context()).in()})
+		list, at, err = c.triggerPage(r.Context(), schedule.TriggerListParams{ProjectID: pick.ID, Search: q, InProjects: boundOf(r.Context()).in()}, pageNumber(r.URL.Query().Get("page")))
 	}
 	if err != nil {
 		if qlerror.CodeOf(err) != qlerror.Invalid {
@@ -526,15 +540,7 @@ func (c *Console) triggersList(w http.ResponseWriter, r *http.Request, s *sessio
 	for _, t := range list {
 		fires[t.TriggerID] = upcoming(t, now)
 	}
-	if next != "" {
-		v := url.Values{"after": {next}}
-		for k, x := range map[string]string{"project": pick.Name, "q": q} {
-			if x != "" {
-				v.Set(k, x)
-			}
-		}
-		data["NextURL"] = "/triggers?" + v.Encode()
-	}
+	data["At"], data["PrevURL"], data["NextURL"] = at, at.href(at.Page-1, pick.Name, q), at.href(at.Page+1, pick.Name, q)
 	data["List"], data["Fires"] = list, fires
 	if data["Done"], err = c.triggerDone(r); err != nil {
 		c.fail(w, r, s, err)

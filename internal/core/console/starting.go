@@ -24,10 +24,11 @@ const StepMigrating = "migrating"
 
 // startingPage is the whole page: no script, no style sheet, nothing read
 // from the database (none is open yet), so it needs nothing the console
-// serves once started.
+// serves once started; the browser draws it dark where its system is
+// (color-scheme), as the console's pages are.
 var startingPage = template.Must(template.New("starting").Parse(`<!doctype html>
 <html lang="{{.HTMLLang}}">
-<head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><meta name="color-scheme" content="light dark">
 <meta http-equiv="refresh" content="{{.Retry}}"><title>{{.Title}}</title></head>
 <body><h1 id="starting-title">{{.Title}}</h1><p id="starting-what">{{.What}}</p><p id="starting-wait">{{.Wait}}</p></body>
 </html>

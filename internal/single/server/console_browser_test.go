@@ -104,7 +104,7 @@ func TestConsoleInABrowserSignsInOperatesAndSignsOut(t *testing.T) {
 	}
 	t.Logf("screenshots in %s", dir)
 
-	browsertest.Step(t, ctx, "sign out to sign in as an admin", chromedp.Click(chromedp.ID("signout")), chromedp.WaitVisible(chromedp.ID("token")))
+	browsertest.Step(t, ctx, "sign out to sign in as an admin", browsertest.OpenMenu(), chromedp.Click(chromedp.ID("signout")), chromedp.WaitVisible(chromedp.ID("token")))
 	browsertest.Step(t, ctx, "sign in again as an admin",
 		chromedp.SendKeys(chromedp.ID("token"), site.tokens[apitoken.Admin]),
 		chromedp.Click(chromedp.ID("signin")),
@@ -144,7 +144,7 @@ func TestConsoleInABrowserSignsInOperatesAndSignsOut(t *testing.T) {
 		browsertest.WaitText("#def-notes", "请让抖动短于 cron 的周期（触发器：nightly（抖动 30s，两次发生相隔 10s））"))
 	browsertest.Screenshot(t, ctx, dir, "definitions-notes-zh-390x844.png", 390)
 
-	browsertest.Step(t, ctx, "sign out", chromedp.Click(chromedp.ID("signout")), chromedp.WaitVisible(chromedp.ID("token")))
+	browsertest.Step(t, ctx, "sign out", browsertest.OpenMenu(), chromedp.Click(chromedp.ID("signout")), chromedp.WaitVisible(chromedp.ID("token")))
 	browsertest.Step(t, ctx, "refused without a session", chromedp.Navigate(b+"/runs"), chromedp.WaitVisible(chromedp.ID("token")))
 	if loc := browsertest.Value(t, ctx, chromedp.Location()); !strings.HasSuffix(loc, "/signin?next=%2Fruns") {
 		t.Fatalf("without a session /runs led to %s, want /signin?next=%%2Fruns", loc)

@@ -68,10 +68,11 @@ func fitSite(t *testing.T) (site *consoleSite, running, failed string) {
 }
 
 // fitProbe opens every <details> of the page (a question behind a
-// button, a message's full text) and reports, at the browser's width, how
-// wide the page is, its lang, and the shown form fields without a label, the
-// controls shorter than a thumb (40 px: buttons, fields, the header's
-// links, a list's action links), the fields whose text is under 16 px
+// button, a message's full text, the header's menu) and reports, at the
+// browser's width, how wide the page is, its lang, whether its ground is
+// dark, and the shown form fields without a label, the controls shorter
+// than a thumb (40 px: buttons, fields, the header's links, a list's
+// action links; a box to tick under 24 px), the fields whose text is under 16 px
 // (iOS zooms into those when they take focus), the text whose contrast
 // with its background is under 4.5:1, and the tables without headers,
 // column headers without text and images without text it has.
@@ -80,6 +81,8 @@ const fitProbe = `(() => {
  const seen = e => e.getClientRects().length > 0 && getComputedStyle(e).visibility !== 'hidden';
  const name = e => e.tagName.toLowerCase() + (e.id ? '#' + e.id : '') + (e.name ? '[name=' + e.name + ']' : '') + ' "' + (e.textContent || '').trim().slice(0, 24) + '"';
  const out = {Lang: document.documentElement.lang, Width: document.documentElement.scrollWidth, Unlabelled: [], Small: [], Zooms: [], Faint: [], Bare: []};
+ const body = getComputedStyle(document.body).backgroundColor.match(/[\d.]+/g).map(Number);
+ out.Dark = body[0] + body[1] + body[2] < 3 * 64;
  for (const e of document.querySelectorAll('input, select, textarea')) {
   if (['hidden', 'submit', 'button'].includes(e.type)) continue;
   if (seen(e) && !(e.labels && e.labels.length) && !e.getAttribute('aria-label') && !e.getAttribute('aria-labelledby')) out.Unlabelled.push(name(e));
@@ -88,6 +91,10 @@ const fitProbe = `(() => {
  for (const e of document.querySelectorAll('button, a.button, summary, select, textarea, input:not([type=hidden]):not([type=checkbox]):not([type=radio]), header a, .actions a, nav a')) {
   const h = e.getBoundingClientRect().height;
   if (seen(e) && h < 40) out.Small.push(name(e) + ' ' + Math.round(h) + ' px');
+ }
+ for (const e of document.querySelectorAll('input[type=checkbox], input[type=radio]')) {
+  const r = e.getBoundingClientRect();
+  if (seen(e) && Math.min(r.width, r.height) < 24) out.Small.push(name(e) + ' ' + Math.round(r.width) + '×' + Math.round(r.height) + ' px');
  }
  const lum = c => {
   const m = c.match(/[\d.]+/g).map(Number);
@@ -111,6 +118,7 @@ const fitProbe = `(() => {
 type fit struct {
 	Lang                                  string
 	Width                                 int
+	Dark                                  bool
 	Unlabelled, Small, Zooms, Faint, Bare []string
 }
 
@@ -125,27 +133,32 @@ type fit struct {
 // lines longer than the screen and every question behind a button open:
 // fits the screen's width, says it is Chinese (lang zh-CN), labels every
 // field, gives every button, field and header link at least 40 px of
-// height, types in 16 px or more (no zoom on focus), shows its text at a
-// contrast of 4.5:1 at least, and has no table without headers nor a
-// column header without text (a screen reader names each cell's column).
+// height and every box to tick 24 px, types in 16 px or more (no zoom on
+// focus), shows its text at a contrast of 4.5:1 at least, and has no
+// table without headers nor a column header without text (a screen
+// reader names each cell's column). On a phone whose system asks for
+// dark colours, every page is dark and its text as readable.
 func TestEveryConsolePageFitsAPhoneAndATabletWithLabelledFieldsAThumbCanHitAndReadableText(t *testing.T) {
 	ctx := browsertest.Start(t)
 	site, running, failed := fitSite(t)
 	dir := browsertest.ArtifactDir(t)
 	check := func(page string) {
 		t.Helper()
-		for _, w := range []int64{375, 768} {
-			browsertest.Step(t, ctx, fmt.Sprintf("%s at %d px", page, w), chromedp.EmulateViewport(w, 1024))
+		for _, v := range []struct {
+			w      int64
+			scheme string
+		}{{375, "light"}, {768, "light"}, {375, "dark"}} {
+			browsertest.Step(t, ctx, fmt.Sprintf("%s at %d px, %s", page, v.w, v.scheme), chromedp.EmulateViewport(v.w, 1024), browsertest.ColorScheme(v.scheme))
 			got := browsertest.Value(t, ctx, chromedp.Evaluate[fit](fitProbe))
-			bad := got.Width > int(w) || got.Lang != "zh-CN" || len(got.Unlabelled)+len(got.Small)+len(got.Zooms)+len(got.Faint)+len(got.Bare) > 0
+			bad := got.Width > int(v.w) || got.Lang != "zh-CN" || got.Dark != (v.scheme == "dark") || len(got.Unlabelled)+len(got.Small)+len(got.Zooms)+len(got.Faint)+len(got.Bare) > 0
 			if bad {
-				t.Errorf("%s at %d px: %d px wide, lang %q; unlabelled %q; under 40 px %q; under 16 px %q; faint %q; bare %q",
-					page, w, got.Width, got.Lang, got.Unlabelled, got.Small, got.Zooms, got.Faint, got.Bare)
+				t.Errorf("%s at %d px, %s: %d px wide, lang %q, dark %v; unlabelled %q; under 40 px %q; under 16 px %q; faint %q; bare %q",
+					page, v.w, v.scheme, got.Width, got.Lang, got.Dark, got.Unlabelled, got.Small, got.Zooms, got.Faint, got.Bare)
 				name := strings.NewReplacer("/", "_", "?", "_", "&", "_", "=", "_").Replace(page)
-				browsertest.Screenshot(t, ctx, dir, fmt.Sprintf("fit%s-%d.png", name, w), int(w))
+				browsertest.Screenshot(t, ctx, dir, fmt.Sprintf("fit%s-%d-%s.png", name, v.w, v.scheme), int(v.w))
 			}
 		}
-		browsertest.Step(t, ctx, "back to a phone", chromedp.EmulateViewport(375, 812))
+		browsertest.Step(t, ctx, "back to a phone", chromedp.EmulateViewport(375, 812), browsertest.ColorScheme("light"))
 	}
 	browsertest.Step(t, ctx, "the sign-in page", chromedp.EmulateViewport(375, 812), chromedp.Navigate(site.base+"/signin?lang=zh"), chromedp.WaitVisible(chromedp.ID("token")))
 	check("/signin")

@@ -24,7 +24,7 @@ func TestConsoleSecretsInABrowserSetsAMissingSecretInChineseOnAPhone(t *testing.
 
 	browsertest.Step(t, ctx, "sign in", chromedp.EmulateViewport(390, 844), chromedp.Navigate(b+"/signin?lang=zh"),
 		browsertest.SignInWithToken(site.tokens[apitoken.Admin], "概览"))
-	browsertest.Step(t, ctx, "open Secrets from the nav", chromedp.Click(chromedp.ID("nav-secrets")),
+	browsertest.Step(t, ctx, "open Secrets from the nav", browsertest.OpenMenu(), chromedp.Click(chromedp.ID("nav-secrets")),
 		browsertest.WaitText("main h1", "密钥"),
 		browsertest.WaitText("#secret-shop_api_key", "缺失：被使用但未定义"),
 		browsertest.WaitText("#secret-shop_api_key", "任务 report，环境变量 API_KEY"))

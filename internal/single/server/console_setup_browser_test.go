@@ -31,7 +31,7 @@ func TestTheFirstOwnerIsCreatedAndChangesThePasswordOnAPhone(t *testing.T) {
 		browsertest.WaitText("main h1", "概览"))
 	browsertest.Screenshot(t, ctx, dir, "setup-overview.png", width)
 	browsertest.Step(t, ctx, "change the password",
-		chromedp.Click(chromedp.ID("nav-account")), chromedp.WaitVisible(chromedp.ID("pw-current")))
+		browsertest.OpenMenu(), chromedp.Click(chromedp.ID("nav-account")), chromedp.WaitVisible(chromedp.ID("pw-current")))
 	browsertest.Screenshot(t, ctx, dir, "account-form.png", width)
 	browsertest.Step(t, ctx, "save the new password",
 		chromedp.SendKeys(chromedp.ID("pw-current"), ownerPassword),

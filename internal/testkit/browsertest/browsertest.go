@@ -126,6 +126,35 @@ func TimeZone(zone string) chromedp.Action[chromedp.Void] {
 	})
 }
 
+// ColorScheme makes the browser's system ask for scheme ("dark",
+// "light") through prefers-color-scheme, as a phone in dark mode does;
+// "" gives the browser's own back.
+func ColorScheme(scheme string) chromedp.Action[chromedp.Void] {
+	return chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
+		p := emulation.SetEmulatedMediaParams{}
+		if scheme != "" {
+			p.Features = []*emulation.MediaFeature{{Name: "prefers-color-scheme", Value: scheme}}
+		}
+		_, err := cdp.Call(ctx, t, emulation.SetEmulatedMedia, p)
+		return err
+	})
+}
+
+// OpenMenu opens the header's menu where the screen is narrow enough to
+// fold its links behind a button, as a finger does, so that a header link
+// can be clicked next; on a wider screen, where the links are in sight,
+// it does nothing.
+func OpenMenu() chromedp.Action[chromedp.Void] {
+	return func(ctx context.Context, tg *chromedp.Target) (chromedp.Void, error) {
+		folded, err := chromedp.Evaluate[bool](`(() => { const d = document.getElementById("menu"), s = document.getElementById("menu-open");
+ return !!d && !d.open && s.getClientRects().length > 0; })()`)(ctx, tg)
+		if err != nil || !folded {
+			return chromedp.Void{}, err
+		}
+		return chromedp.Click(chromedp.ID("menu-open"))(ctx, tg)
+	}
+}
+
 // WaitText waits until the element sel's text contains want. A read that
 // fails because the page is being replaced (a form's redirect) is tried
 // again.
