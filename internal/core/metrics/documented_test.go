@@ -28,8 +28,18 @@ func documentedMetrics(t *testing.T) map[string]documentedMetric {
 		t.Fatal(err)
 	}
 	out := map[string]documentedMetric{}
+	// Only the table under the metrics header: refusal reasons elsewhere
+	// may start with the same prefix.
+	inTable := false
 	for line := range strings.SplitSeq(string(b), "\n") {
-		if !strings.HasPrefix(line, "| `qinglong_") {
+		if line == "| metric | type | labels | what |" {
+			inTable = true
+			continue
+		}
+		if inTable && !strings.HasPrefix(line, "|") {
+			break
+		}
+		if !inTable || !strings.HasPrefix(line, "| `qinglong_") {
 			continue
 		}
 		cols := strings.Split(strings.Trim(line, "| "), "|")
