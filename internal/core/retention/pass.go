@@ -62,6 +62,12 @@ type Result struct {
 	// (the runs rule keeps their Runs whole), so the next pass tries them
 	// again and no file is ever left behind with nothing naming it.
 	Kept []Kept
+	// Idle is true when the store knows that other writers held the
+	// database's writer for little of the time since its previous batch
+	// (SQLite: under a quarter): the pass then paces its next batch at
+	// CatchUpShare rather than Share. A store that cannot tell leaves it
+	// false.
+	Idle bool
 }
 
 // Kept is a log file retention could not remove.
@@ -116,17 +122,15 @@ type Options struct {
 	// BatchSize is the Limit of each rule's first batch (default 16), and
 	// of every batch unless MaxBatchSize lets it grow.
 	BatchSize int
-	// MaxBatchSize, above BatchSize, lets the cap's batches grow while
+	// MaxBatchSize, above BatchSize, lets every rule's batches grow while
 	// they are quick: a batch that took less than half of BatchTarget
 	// doubles the next one's Limit up to this, one that took more than
-	// BatchTarget halves it back towards BatchSize. Each of the cap's
-	// batches first reads the total of every log, a cost that grows with
-	// the number of logs, so at a fixed share of the time small batches
-	// fell behind a server writing many small logs (about 50 a second over
-	// 30,000 logs); growing them by their duration keeps what an admission
-	// may wait for (one batch) bounded in time rather than in rows. The
-	// other rules cost in proportion to their rows and stay at BatchSize
-	// (grown, they measured slower). 0 keeps every batch at BatchSize.
+	// BatchTarget halves it back towards BatchSize. A batch has a cost of
+	// its own (its statements, its commit) beside its rows', and the cap's
+	// batches first read the total of every log, so at a fixed share of
+	// the time small batches clear a backlog slowly; growing them by their
+	// duration keeps what an admission may wait for (one batch) bounded in
+	// time, and this bounds it in rows. 0 keeps every batch at BatchSize.
 	MaxBatchSize int
 	// BatchTarget is the longest a batch should take once batches grow
 	// (default 25 ms; used only with MaxBatchSize).
@@ -142,6 +146,13 @@ type Options struct {
 	// that fraction of the time at most, and an admission waits for one
 	// small batch at most.
 	Share float64
+	// CatchUpShare, above Share, is the share after a batch the store
+	// found the writer idle for (Result.Idle): a backlog (a year of
+	// history on the first pass) then goes at this share of a quiet
+	// database's time, and falls back to Share as soon as admissions or
+	// other writes keep the writer busy. Either way an admission waits
+	// for one batch at most. 0 keeps Share throughout.
+	CatchUpShare float64
 	// OnBatch, when set, sees every batch and what the pass deleted so
 	// far, over every rule (the CLI's progress).
 	OnBatch func(k Kind, batch, soFar Deleted)
@@ -160,6 +171,7 @@ func (o Options) withDefaults() Options {
 	if o.Share <= 0 || o.Share > 1 {
 		o.Share = DefaultShare
 	}
+	o.CatchUpShare = min(max(o.CatchUpShare, o.Share), 1)
 	if o.BatchTarget <= 0 {
 		o.BatchTarget = DefaultBatchTarget
 	}
@@ -181,6 +193,17 @@ func (o Options) nextLimit(limit int, took time.Duration) int {
 		return max(limit/2, o.BatchSize)
 	}
 	return limit
+}
+
+// pause is the wait after a batch that took took: long enough for the
+// pass to hold the writer its share of the time, CatchUpShare when no
+// other writer wanted it, and at least Pause.
+func (o Options) pause(took time.Duration, idle bool) time.Duration {
+	share := o.Share
+	if idle {
+		share = o.CatchUpShare
+	}
+	return max(o.Pause, time.Duration(float64(took)*(1-share)/share))
 }
 
 // DefaultShare is the share of time a serving process's passes spend
@@ -276,10 +299,8 @@ func Pass(ctx context.Context, st Store, p Policy, o Options) (Report, error) {
 				rep.Cut = append(rep.Cut, b.Kind)
 				break
 			}
-			if b.Kind == KindLogBytes {
-				b.Limit = o.nextLimit(b.Limit, took)
-			}
-			if err := loop.Sleep(ctx, max(o.Pause, time.Duration(float64(took)*(1-o.Share)/o.Share))); err != nil {
+			b.Limit = o.nextLimit(b.Limit, took)
+			if err := loop.Sleep(ctx, o.pause(took, res.Idle)); err != nil {
 				rep.Elapsed = time.Since(start)
 				return rep, err
 			}

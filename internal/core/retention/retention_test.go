@@ -140,3 +140,20 @@ func TestAnAgeTakesHoursForADeviceThatKeepsLessThanADay(t *testing.T) {
 		}
 	}
 }
+
+// After a batch the store found the writer idle for, a pass rests for
+// the catch-up share; after any other, for its share: a batch of 10 ms is
+// followed by 10 ms at half the time, by 90 ms at a tenth.
+func TestAPassRestsForTheCatchUpShareOnlyAfterAnIdleBatch(t *testing.T) {
+	o := Options{Share: 0.1, CatchUpShare: 0.5}.withDefaults()
+	took := 10 * time.Millisecond
+	if got := o.pause(took, true); got != took {
+		t.Errorf("after an idle batch of %s: rest %s; want %s", took, got, took)
+	}
+	if got := o.pause(took, false); got != 9*took {
+		t.Errorf("after a batch of %s with the writer wanted: rest %s; want %s", took, got, 9*took)
+	}
+	if got := (Options{Share: 0.1}).withDefaults().pause(took, true); got != 9*took {
+		t.Errorf("without a catch-up share, after an idle batch: rest %s; want %s", got, 9*took)
+	}
+}

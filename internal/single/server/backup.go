@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"sync"
 	"syscall"
 
 	"github.com/qinglong/qinglong/internal/core/plural"
@@ -89,12 +90,7 @@ const PartialBackup = ".qinglong-backup-partial"
 // destination holding qinglong.db thus holds the whole copy, whatever cut
 // the backup short before; the partial directory, emptied, goes.
 func publishBackup(from, to Layout) error {
-	for _, p := range []string{from.DB, from.Logs, filepath.Dir(from.DB)} {
-		if err := syncPath(p); err != nil {
-			return fmt.Errorf("write the copy to disk: %w", err)
-		}
-	}
-	if err := syncFolders(from.Scripts); err != nil {
+	if err := syncTree(filepath.Dir(from.DB)); err != nil {
 		return fmt.Errorf("write the copy to disk: %w", err)
 	}
 	for _, move := range [][2]string{{from.Logs, to.Logs}, {from.Secrets, to.Secrets}, {from.Scripts, to.Scripts}, {from.DB, to.DB}} {
@@ -108,19 +104,64 @@ func publishBackup(from, to Layout) error {
 	return syncPath(filepath.Dir(to.DB))
 }
 
-// syncFolders fsyncs the entries of every folder of the tree at dir (its
-// files were synced as they were written); no tree there is none to sync.
-func syncFolders(dir string) error {
+// syncWorkers is how many files syncTree syncs at once.
+const syncWorkers = 16
+
+// syncTree fsyncs every file of the tree at dir, then its folders'
+// entries. The files were written without a sync each: one sync after
+// another, each waits for its own journal commit (a backup of thousands
+// of logs spent most of its time there), where syncs made together are
+// committed together. Each file is still synced on its own, so an error
+// writing any of them back fails the backup.
+func syncTree(dir string) error {
+	var files, folders []string
 	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || !d.IsDir() {
+		switch {
+		case err != nil:
 			return err
+		case d.IsDir():
+			folders = append(folders, p)
+		case d.Type().IsRegular():
+			files = append(files, p)
 		}
-		return syncPath(p)
-	})
-	if errors.Is(err, fs.ErrNotExist) {
 		return nil
+	})
+	if err != nil {
+		return err
 	}
-	return err
+	if err := syncAll(files); err != nil {
+		return err
+	}
+	return syncAll(folders)
+}
+
+// syncAll fsyncs paths, syncWorkers at a time, and returns what failed.
+func syncAll(paths []string) error {
+	next := make(chan string)
+	errs := make(chan error, syncWorkers)
+	var wg sync.WaitGroup
+	for range syncWorkers {
+		wg.Go(func() {
+			var first error
+			for p := range next {
+				if err := syncPath(p); err != nil && first == nil {
+					first = err
+				}
+			}
+			errs <- first
+		})
+	}
+	for _, p := range paths {
+		next <- p
+	}
+	close(next)
+	wg.Wait()
+	close(errs)
+	var all []error
+	for err := range errs {
+		all = append(all, err)
+	}
+	return errors.Join(all...)
 }
 
 // syncPath fsyncs a file, or a directory's entries.
@@ -275,7 +316,8 @@ func copyFile(src, dst string, perm fs.FileMode) (int64, error) {
 }
 
 // copyTo copies in to a new file dst with mode perm, whatever the umask,
-// its holes left holes (copyData).
+// its holes left holes (copyData). It does not sync: publishBackup syncs
+// the whole copy at once (syncTree).
 func copyTo(in *os.File, dst string, perm fs.FileMode) (int64, error) {
 	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
 	if err != nil {
@@ -286,9 +328,6 @@ func copyTo(in *os.File, dst string, perm fs.FileMode) (int64, error) {
 		return 0, err
 	}
 	n, err := copyData(out, in)
-	if serr := out.Sync(); err == nil {
-		err = serr
-	}
 	if cerr := out.Close(); err == nil {
 		err = cerr
 	}

@@ -145,6 +145,10 @@ type Store struct {
 	// so a durable write's synchronous switch never spans another
 	// goroutine's transaction.
 	writerTurn chan struct{}
+	// writerHeld adds up the time every turn on the writer held it:
+	// retention reads it to tell a quiet writer from a busy one
+	// (Retention.idle).
+	writerHeld atomic.Int64
 	// beginning is set while the holder of the writer's turn begins its
 	// transaction, the one step of a write that waits for another
 	// process's lock.

@@ -8,6 +8,8 @@ import (
 	"io/fs"
 	"math"
 	"os"
+	"sync"
+	"time"
 
 	"github.com/qinglong/qinglong/internal/core/qlerror"
 	"github.com/qinglong/qinglong/internal/core/retention"
@@ -19,6 +21,17 @@ import (
 type Retention struct {
 	store  *Store
 	logDir string
+	mu     sync.Mutex
+	// last is this adapter's previous batch, for idle.
+	last batchTurn
+}
+
+// batchTurn is a batch's turn on the writer: when it began, how long
+// every turn had held the writer by then, and how long it took.
+type batchTurn struct {
+	began     time.Time
+	heldSoFar int64
+	took      time.Duration
 }
 
 // Retention returns the retention adapter over logDir.
@@ -29,15 +42,39 @@ func (s *Store) Retention(logDir string) *Retention {
 var _ retention.Store = (*Retention)(nil)
 
 // RetentionOptions pace retention on SQLite. Every batch holds the one
-// writer admission needs, so the pass keeps its tenth of the time (the
-// default share) and batches of 16; but each of the cap's batches first
-// sums every log still on disk, so at 30,000 logs its batches of 16
-// deleted about 50 logs a second, fewer than a server with 1,500 triggers
-// a minute writes, and the logs outgrew the cap. The cap's batches grow
-// while they take under half the 25 ms target, up to 1,024 logs, and
-// shrink back when one takes longer: an admission still waits for one
-// batch at most, bounded in time.
-var RetentionOptions = retention.Options{BatchSize: 16, MaxBatchSize: 1024}
+// writer admission needs, so while the server's other writes keep the
+// writer busy the pass keeps its tenth of the time (the default share);
+// while they leave it idle (idle), half of it (CatchUpShare), so a year
+// of expired history goes in minutes rather than hours and still leaves
+// the other half to writes that arrive meanwhile. Batches start at 16 and grow while they take
+// under half the 25 ms target, up to 1,024 Runs or logs, shrinking back
+// when one takes longer: a batch of 16 Runs spent most of its time on its
+// statements and commit rather than its rows, and each of the cap's
+// batches first sums every log still on disk. An admission waits for one
+// batch at most, bounded in time and in rows.
+var RetentionOptions = retention.Options{BatchSize: 16, MaxBatchSize: 1024, CatchUpShare: 0.5}
+
+// idleBelow is the share of the time other writers may have held the
+// writer since a pass's previous batch for the writer to count as idle.
+const idleBelow = 0.25
+
+// idle reports whether, between this adapter's previous batch and this
+// one (began when the writer had been held heldSoFar in all, took long),
+// the other writers held the writer less than idleBelow of the time. It
+// sees this process's writers only: another process (a command on the
+// same file) waits for one batch behind the busy timeout, and the
+// catch-up share leaves it half the time.
+func (r *Retention) idle(began time.Time, heldSoFar int64, took time.Duration) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	prev := r.last
+	r.last = batchTurn{began: began, heldSoFar: heldSoFar, took: took}
+	if prev.began.IsZero() {
+		return false
+	}
+	others := time.Duration(heldSoFar-prev.heldSoFar) - prev.took
+	return float64(others) < idleBelow*float64(began.Sub(prev.began)-prev.took)
+}
 
 // cutoff is the finish time before which a rule's age has passed.
 func (r *Retention) cutoff(b retention.Batch) int64 {
@@ -54,8 +91,11 @@ func (r *Retention) cutoff(b retention.Batch) int64 {
 func (r *Retention) RetentionBatch(ctx context.Context, b retention.Batch) (retention.Result, error) {
 	var res retention.Result
 	skip := jsonList(b.Skip)
+	var began time.Time
+	var heldSoFar int64
 	err := r.store.write(ctx, "retention "+string(b.Kind), routine, func(tx *txn) error {
 		res = retention.Result{}
+		began, heldSoFar = time.Now(), r.store.writerHeld.Load()
 		var err error
 		switch b.Kind {
 		case retention.KindRuns:
@@ -105,6 +145,7 @@ func (r *Retention) RetentionBatch(ctx context.Context, b retention.Batch) (rete
 	if err != nil {
 		return retention.Result{}, err
 	}
+	res.Idle = r.idle(began, heldSoFar, time.Since(began))
 	return res, nil
 }
 

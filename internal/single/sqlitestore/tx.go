@@ -73,7 +73,11 @@ func (s *Store) withWriter(ctx context.Context, d durability, fn func() error) e
 		}
 		return ctx.Err()
 	}
-	defer func() { <-s.writerTurn }()
+	held := time.Now()
+	defer func() {
+		s.writerHeld.Add(int64(time.Since(held)))
+		<-s.writerTurn
+	}()
 	if d == routine {
 		return s.noteCorrupt(fn())
 	}

@@ -217,12 +217,22 @@ func (g *batchGate) run(ctx context.Context, b *testing.B, o retention.Options) 
 // admitRound makes every trigger due, then times one page: take, decide,
 // commit.
 func admitRound(b *testing.B, f Fixture, triggers []string) time.Duration {
-	ctx := context.Background()
+	makeAllDue(b, f, triggers)
+	return admitPage(b, f, len(triggers))
+}
+
+func makeAllDue(b *testing.B, f Fixture, triggers []string) {
 	for _, id := range triggers {
-		if err := f.MakeDue(ctx, id, 1_000); err != nil {
+		if err := f.MakeDue(context.Background(), id, 1_000); err != nil {
 			b.Fatal(err)
 		}
 	}
+}
+
+// admitPage times one page of the want due triggers: take, decide,
+// commit.
+func admitPage(b *testing.B, f Fixture, want int) time.Duration {
+	ctx := context.Background()
 	start := time.Now()
 	tks, err := f.Schedule.ScheduleTake(ctx, schedule.TakeParams{Limit: benchPage})
 	if err != nil {
@@ -242,8 +252,8 @@ func admitRound(b *testing.B, f Fixture, triggers []string) time.Duration {
 			b.Fatalf("a benchmark admission: %s (%s)", r.Outcome, r.Reason)
 		}
 	}
-	if len(rs) != benchPage {
-		b.Fatalf("a round admitted %d, want %d", len(rs), benchPage)
+	if len(rs) != want {
+		b.Fatalf("a round admitted %d, want %d", len(rs), want)
 	}
 	return took
 }
