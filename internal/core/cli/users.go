@@ -29,7 +29,7 @@ they are deleted with the change. A viewer or operator may be bound to projects 
 users set-projects): its console then shows and acts on those projects only; an owner is never bound.` + opts.clusterOnly(" On the cluster these commands need the admin role's URL: given neither --database-url nor --data-dir, they read $QL_DATABASE_ADMIN_URL first, as `ql workers` does."),
 	}
 	c.AddCommand(usersCreateCommand(opts), usersListCommand(opts), usersDisableCommand(opts),
-		usersEnableCommand(opts), usersDeleteCommand(opts), usersPasswdCommand(opts), usersSetProjectsCommand(opts))
+		usersEnableCommand(opts), usersDeleteCommand(opts), usersPasswdCommand(opts), usersSetProjectsCommand(opts), usersResetTwoStepCommand(opts))
 	return c
 }
 
