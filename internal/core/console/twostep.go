@@ -125,8 +125,9 @@ func (c *Console) twoStepQR(w http.ResponseWriter, r *http.Request, s *session) 
 // at arm's length.
 const qrSize = 240
 
-// twoStepConfirm turns the waiting secret on with a current code of it,
-// and shows the recovery codes this once. The user's other sessions end:
+// twoStepConfirm turns the waiting secret on with a current code of it
+// and the user's current password (currentPasswordFault), and shows the
+// recovery codes this once. The user's other sessions end:
 // they were signed in without a code.
 func (c *Console) twoStepConfirm(w http.ResponseWriter, r *http.Request, s *session) {
 	if !c.twoStepUser(w, r, s) {
@@ -152,6 +153,10 @@ func (c *Console) twoStepConfirm(w http.ResponseWriter, r *http.Request, s *sess
 	step, ok := account.MatchTwoStepCode(ts.Secret, r.PostFormValue("code"), time.UnixMilli(c.cfg.NowMs()))
 	if !ok {
 		refuse(account.ErrTwoStepCodeWrong())
+		return
+	}
+	if status, msg := c.currentPasswordFault(w, r, s, r.PostFormValue("current")); msg != "" {
+		c.renderAccount(w, r, s, status, func(d *twoStepData) { d.Error = msg })
 		return
 	}
 	codes, digests := account.NewRecoveryCodes()

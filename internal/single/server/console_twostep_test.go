@@ -67,7 +67,10 @@ func startTwoStepSite(t *testing.T) *twoStepSite {
 	if resp, _ := httpcall.Form(t, c, http.MethodGet, site.base+"/account/two-step/qr.png", nil); resp.StatusCode != http.StatusOK || resp.Header.Get("Content-Type") != "image/png" {
 		t.Fatalf("the QR code: %d %s", resp.StatusCode, resp.Header.Get("Content-Type"))
 	}
-	resp, page := httpcall.Form(t, c, http.MethodPost, site.base+"/account/two-step/confirm", url.Values{"csrf": {csrf}, "code": {s.code(t, 0)}})
+	if resp, _ := httpcall.Form(t, c, http.MethodPost, site.base+"/account/two-step/confirm", url.Values{"csrf": {csrf}, "code": {s.code(t, 0)}, "current": {"not the password"}}); resp.StatusCode != http.StatusUnauthorized {
+		t.Fatalf("confirm with a wrong password: %d, want refused", resp.StatusCode)
+	}
+	resp, page := httpcall.Form(t, c, http.MethodPost, site.base+"/account/two-step/confirm", url.Values{"csrf": {csrf}, "code": {s.code(t, 0)}, "current": {ownerPassword}})
 	for _, m := range recoveryCodes.FindAllStringSubmatch(page, -1) {
 		s.codes = append(s.codes, m[1])
 	}
