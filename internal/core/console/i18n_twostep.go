@@ -5,6 +5,8 @@ import "maps"
 // twoStepMessages are the words of two-step sign-in: the account page's
 // section and the sign-in's second step, in both languages; init adds
 // them to messages.
+//
+//nolint:gosec // G101: the words "password", "key" and "code" in labels, not credentials
 var twoStepMessages = map[string]map[string]string{
 	"en": {
 		"ts":           "Two-step sign-in",
