@@ -153,10 +153,6 @@ func (c *Console) twoStepRefused(w http.ResponseWriter, r *http.Request, csrf, t
 		c.renderTwoStep(w, r, csrf, ticket, tr(l, "err.userstore"), http.StatusServiceUnavailable)
 		return
 	}
-	reason := authlog.ReasonTwoStepCodeWrong
-	if qlerror.ReasonOf(err) == account.RefusalTwoStepCodeReused {
-		reason = authlog.ReasonTwoStepCodeReused
-	}
-	c.authLog.Failed(authlog.Event{Surface: authlog.SurfaceConsole, Addr: addr, Name: name, Reason: reason})
+	c.authLog.Failed(authlog.Event{Surface: authlog.SurfaceConsole, Addr: addr, Name: name, Reason: codeFailure(err)})
 	c.renderTwoStep(w, r, csrf, ticket, formErrorText(l, err), http.StatusUnauthorized)
 }

@@ -208,7 +208,7 @@ func (c *Console) twoStepOff(w http.ResponseWriter, r *http.Request, s *session)
 	}
 	if err != nil {
 		if isCodeRefusal(err) {
-			c.authLog.Failed(authlog.Event{Surface: authlog.SurfaceConsole, Addr: addr, Name: s.name, Reason: authlog.ReasonTwoStepCodeWrong})
+			c.authLog.Failed(authlog.Event{Surface: authlog.SurfaceConsole, Addr: addr, Name: s.name, Reason: codeFailure(err)})
 		}
 		refuse(twoStepStatus(err), formErrorText(l, err))
 		return
@@ -268,4 +268,12 @@ func twoStepStatus(err error) int {
 		return http.StatusUnauthorized
 	}
 	return statusOf(err)
+}
+
+// codeFailure is the log's reason of a code refused.
+func codeFailure(err error) string {
+	if qlerror.ReasonOf(err) == account.RefusalTwoStepCodeReused {
+		return authlog.ReasonTwoStepCodeReused
+	}
+	return authlog.ReasonTwoStepCodeWrong
 }
