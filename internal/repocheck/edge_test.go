@@ -69,17 +69,19 @@ var edgePackages = []string{
 // pure-Go SQLite driver and what it needs, the CLI and its tables' East
 // Asian character widths (golang.org/x/text/width), YAML and cron parsing,
 // the API's rate limiter, console passwords' Argon2id and terminal prompt,
-// and the Prometheus client with what it needs (its exposition model is
+// two-step sign-in's TOTP codes and the QR code of its key, and the Prometheus client with what it needs (its exposition model is
 // protobuf; about 2.5 MB of a stripped edge binary).
 // No PostgreSQL driver (github.com/jackc/...) belongs here.
 var edgeModules = []string{
 	"github.com/beorn7/perks",
+	"github.com/boombuler/barcode",
 	"github.com/cespare/xxhash/v2",
 	"github.com/dustin/go-humanize",
 	"github.com/google/uuid",
 	"github.com/mattn/go-isatty",
 	"github.com/munnerz/goautoneg",
 	"github.com/pandatix/go-abnf",
+	"github.com/pquerna/otp",
 	"github.com/prometheus/client_golang",
 	"github.com/prometheus/client_model",
 	"github.com/prometheus/common",

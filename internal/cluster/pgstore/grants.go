@@ -141,6 +141,15 @@ var tableGrants = map[string]map[RoleKind][]string{
 	// and a user's own password it writes through functionGrants' two
 	// functions alone.
 	"console_users": {RoleAdmin: {"SELECT", "INSERT", "UPDATE", "DELETE"}, RoleRuntime: {"SELECT"}},
+	// Two-step sign-in is the console's (the runtime): a user turns it on
+	// and off, and each code or recovery code a sign-in accepts is written
+	// used. No row grants anything: a sign-in still needs the account's
+	// password, which the runtime cannot change but through
+	// functionGrants' function. The admin role resets a user's (`ql users
+	// reset-two-step`); deleting an account deletes both rows by cascade,
+	// which runs as the tables' owner.
+	"console_two_step":       {RoleAdmin: {"SELECT", "DELETE"}, RoleRuntime: {"SELECT", "INSERT", "UPDATE", "DELETE"}},
+	"console_recovery_codes": {RoleRuntime: {"SELECT", "INSERT", "DELETE"}},
 	// Console sessions are the runtime's (sign-in, sign-out, expiry, the
 	// last use): a row holds a token's digest and names a user or an API
 	// token that every request looks up again, so writing one can never

@@ -317,6 +317,19 @@ var (
 	sqlPasswordChange   = stmt("PasswordChange")
 )
 
+// sql/two_step.sql: two-step sign-in.
+var (
+	sqlTwoStepOf          = stmt("TwoStepOf")
+	sqlTwoStepBegin       = stmt("TwoStepBegin")
+	sqlTwoStepConfirm     = stmt("TwoStepConfirm")
+	sqlRecoveryCodeInsert = stmt("RecoveryCodeInsert")
+	sqlTwoStepUseStep     = stmt("TwoStepUseStep")
+	sqlRecoveryCodeUse    = stmt("RecoveryCodeUse")
+	sqlTwoStepOff         = stmt("TwoStepOff")
+	sqlTwoStepReset       = stmt("TwoStepReset")
+	sqlUserIDOf           = stmt("UserIDOf")
+)
+
 // sql/replicas.sql: replica heartbeats.
 var (
 	sqlReplicaBeat            = stmt("ReplicaBeat")

@@ -42,3 +42,8 @@ func (u adminUsers) UserSetPassword(ctx context.Context, name, hash, actor strin
 func (u adminUsers) UserSetProjects(ctx context.Context, name string, projects []string, actor string) error {
 	return explainRole(u.a.UserSetProjects(ctx, name, projects, actor), "binding console users to projects", "admin")
 }
+
+func (u adminUsers) UserResetTwoStep(ctx context.Context, name, actor string) (bool, error) {
+	changed, err := u.a.UserResetTwoStep(ctx, name, actor)
+	return changed, explainRole(err, "resetting console users' two-step sign-in", "admin")
+}

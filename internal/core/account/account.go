@@ -152,6 +152,11 @@ type Manager interface {
 	// account, ErrOwnerBound for an owner given projects. Its sessions
 	// stand: each request reads the account again, and so its projects.
 	UserSetProjects(ctx context.Context, name string, projects []string, actor string) error
+	// UserResetTwoStep turns the account's two-step sign-in off, its
+	// secret and recovery codes forgotten, and ends its sessions: the
+	// answer to a lost phone. NotFound when there is no account; false,
+	// nothing recorded, when its two-step was not on.
+	UserResetTwoStep(ctx context.Context, name, actor string) (bool, error)
 }
 
 // Authenticator is what a server needs of the store to sign a user in and

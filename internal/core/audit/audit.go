@@ -69,10 +69,22 @@ const (
 	DependencyMirrorSet Action = "dependency.mirror_set"
 )
 
+// UserTwoStepEnabled, UserTwoStepDisabled, UserTwoStepReset and
+// UserRecoveryCodeUsed: a user turned two-step sign-in on or off on the
+// account page, an operator reset it (`ql users reset-two-step`), or a
+// recovery code signed the user in; never a secret or a code.
+const (
+	UserTwoStepEnabled   Action = "user.two_step_enabled"
+	UserTwoStepDisabled  Action = "user.two_step_disabled"
+	UserTwoStepReset     Action = "user.two_step_reset"
+	UserRecoveryCodeUsed Action = "user.recovery_code_used"
+)
+
 // Actions lists every action in the order the docs table has them.
 var Actions = []Action{
 	TokenCreated, TokenRevoked,
 	UserCreated, UserDisabled, UserEnabled, UserDeleted, UserPasswordSet, UserPasswordChanged, UserProjectsSet,
+	UserTwoStepEnabled, UserTwoStepDisabled, UserTwoStepReset, UserRecoveryCodeUsed,
 	ProjectPaused, ProjectResumed, ProjectArchived, ProjectActivated, ProjectDeleted,
 	SecretSet, SecretDeleted,
 	ScriptSaved, ScriptCreated, ScriptUploaded, ScriptRenamed, ScriptDeleted, ScriptFolderCreated,

@@ -25,6 +25,17 @@ const (
 	// guessing it, or a typo). The line names the session's user.
 	ReasonCurrentPasswordWrong = "current_password_wrong"
 
+	// A sign-in's second step (two-step sign-in): how it succeeded, a
+	// code of the authenticator app or a recovery code; and why it
+	// failed, a wrong code (or recovery code) or a code of a time step
+	// used already, which may be someone replaying a code seen. The
+	// line names the user whose password was right; also a wrong code
+	// on the account page's turning two-step off.
+	ReasonTwoStepCode       = "password_and_code"
+	ReasonRecoveryCode      = "password_and_recovery_code"
+	ReasonTwoStepCodeWrong  = "two_step_code_wrong"
+	ReasonTwoStepCodeReused = "two_step_code_reused"
+
 	// ReasonSetupCodeWrong: a wrong first-owner setup code.
 	ReasonSetupCodeWrong = "setup_code_wrong"
 

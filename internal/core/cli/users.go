@@ -26,10 +26,12 @@ token. A user has one role, which acts with a token scope: viewer (read), operat
 --password-stdin, from standard input; never from a flag or the environment. Only a slow Argon2id hash
 is stored. Disabling or deleting a user, or setting its password, ends its console sessions at once:
 they are deleted with the change. A viewer or operator may be bound to projects (users create --project,
-users set-projects): its console then shows and acts on those projects only; an owner is never bound.` + opts.clusterOnly(" On the cluster these commands need the admin role's URL: given neither --database-url nor --data-dir, they read $QL_DATABASE_ADMIN_URL first, as `ql workers` does."),
+users set-projects): its console then shows and acts on those projects only; an owner is never bound.
+A user may turn on two-step sign-in (an authenticator app's code after the password) on the console's
+account page; users reset-two-step turns it off for a user who lost the phone.` + opts.clusterOnly(" On the cluster these commands need the admin role's URL: given neither --database-url nor --data-dir, they read $QL_DATABASE_ADMIN_URL first, as `ql workers` does."),
 	}
 	c.AddCommand(usersCreateCommand(opts), usersListCommand(opts), usersDisableCommand(opts),
-		usersEnableCommand(opts), usersDeleteCommand(opts), usersPasswdCommand(opts), usersSetProjectsCommand(opts))
+		usersEnableCommand(opts), usersDeleteCommand(opts), usersPasswdCommand(opts), usersSetProjectsCommand(opts), usersResetTwoStepCommand(opts))
 	return c
 }
 

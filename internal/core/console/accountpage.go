@@ -31,6 +31,10 @@ type accountData struct {
 	User, CanChange   bool
 	Changed           bool
 	Min, Max          int
+	// TwoStep is the two-step section (twostep.go); TwoStepOff says it
+	// was just turned off.
+	TwoStep    twoStepData
+	TwoStepOff bool
 }
 
 func (c *Console) accountData(s *session) accountData {
@@ -41,6 +45,8 @@ func (c *Console) accountData(s *session) accountData {
 func (c *Console) accountPage(w http.ResponseWriter, r *http.Request, s *session) {
 	d := c.accountData(s)
 	d.Changed = r.URL.Query().Has(changedParam)
+	d.TwoStepOff = r.URL.Query().Has(twoStepOffParam)
+	d.TwoStep = c.twoStepOf(r.Context(), s)
 	c.render(w, r, http.StatusOK, "account", s, d)
 }
 
@@ -61,6 +67,7 @@ func (c *Console) passwordChange(w http.ResponseWriter, r *http.Request, s *sess
 	again := func(status int, msg string) {
 		d := c.accountData(s)
 		d.Error = msg
+		d.TwoStep = c.twoStepOf(r.Context(), s)
 		c.render(w, r, status, "account", s, d)
 	}
 	if s.userID == "" {

@@ -77,6 +77,11 @@ type Config struct {
 	// is still the account's; nil where the server cannot (the page then
 	// gives the command).
 	Passwords account.PasswordChanger
+	// TwoStep keeps the users' two-step secrets: a user turns it on and
+	// off on the account page, and a sign-in asks for a code after the
+	// password when it is on. Nil where the server has none: no user is
+	// asked, and the account page does not offer it.
+	TwoStep account.TwoStepStore
 	// TokenAdmin lists, creates and revokes tokens on the tokens page;
 	// nil where the server's role cannot (the page is then not offered).
 	TokenAdmin apitoken.Manager
@@ -337,6 +342,11 @@ var routes = []route{
 	{http.MethodPost, "/setup", signedOut, func(c *Console) handlerFunc { return c.setup }, noProject},
 	{http.MethodGet, "/account", apitoken.Read, func(c *Console) handlerFunc { return c.accountPage }, noProject},
 	{http.MethodPost, "/account/password", apitoken.Read, func(c *Console) handlerFunc { return c.passwordChange }, noProject},
+	{http.MethodPost, "/account/two-step/begin", apitoken.Read, func(c *Console) handlerFunc { return c.twoStepBegin }, noProject},
+	{http.MethodGet, "/account/two-step/qr.png", apitoken.Read, func(c *Console) handlerFunc { return c.twoStepQR }, noProject},
+	{http.MethodPost, "/account/two-step/confirm", apitoken.Read, func(c *Console) handlerFunc { return c.twoStepConfirm }, noProject},
+	{http.MethodPost, "/account/two-step/off", apitoken.Read, func(c *Console) handlerFunc { return c.twoStepOff }, noProject},
+	{http.MethodPost, "/signin/two-step", signedOut, func(c *Console) handlerFunc { return c.signinTwoStep }, noProject},
 	{http.MethodGet, "/assets/", signedOut, func(*Console) handlerFunc { return serveAsset }, noProject},
 	{http.MethodPost, "/signout", apitoken.Read, func(c *Console) handlerFunc { return c.signout }, noProject},
 	{http.MethodGet, "/{$}", apitoken.Read, func(c *Console) handlerFunc { return c.overview }, listed},

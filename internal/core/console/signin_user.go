@@ -60,13 +60,34 @@ func (c *Console) signinUser(w http.ResponseWriter, r *http.Request, name, addr 
 		c.renderSignin(w, r, tr(l, "err.badlogin"), http.StatusUnauthorized)
 		return
 	}
-	now := c.cfg.NowMs()
-	if err := c.cfg.Users.UserSignedIn(r.Context(), u.ID, now); err != nil {
+	if c.cfg.TwoStep != nil {
+		// A user with two-step on gets no session yet: the second step
+		// (signin_twostep.go) starts it once a code is right.
+		ts, err := c.cfg.TwoStep.TwoStepOf(r.Context(), u.ID)
+		if err != nil {
+			c.cfg.Log.Warn("console sign-in: reading the two-step secret", "code", CodeTwoStepStoreFailed, "err", err)
+			c.renderSignin(w, r, tr(l, "err.userstore"), http.StatusServiceUnavailable)
+			return
+		}
+		if ts.On {
+			ck, _ := r.Cookie(signinCookie) // signin checked it is there
+			c.renderTwoStep(w, r, ck.Value, c.twoStepTicket(ck.Value, u.ID, account.PasswordStamp(hash)), "", http.StatusOK)
+			return
+		}
+	}
+	c.signedIn(w, r, u, account.PasswordStamp(hash), addr, authlog.ReasonPassword)
+}
+
+// signedIn records a user's sign-in (reason says how it was checked),
+// starts its session with the stamp of the password checked and sends
+// the browser on.
+func (c *Console) signedIn(w http.ResponseWriter, r *http.Request, u account.User, stamp, addr, reason string) {
+	if err := c.cfg.Users.UserSignedIn(r.Context(), u.ID, c.cfg.NowMs()); err != nil {
 		c.cfg.Log.Warn("console sign-in: recording the sign-in", "code", CodeSigninRecordFailed, "err", err) // informational; the sign-in stands
 	}
-	c.throttle.signedIn(addr, name)
-	c.authLog.SignedIn(authlog.Event{Surface: authlog.SurfaceConsole, Addr: addr, Name: u.Name, Reason: authlog.ReasonPassword})
-	if err := c.start(r.Context(), w, &session{userID: u.ID, stamp: account.PasswordStamp(hash), name: u.Name, scope: u.Role.Scope()}); err != nil {
+	c.throttle.signedIn(addr, u.Name)
+	c.authLog.SignedIn(authlog.Event{Surface: authlog.SurfaceConsole, Addr: addr, Name: u.Name, Reason: reason})
+	if err := c.start(r.Context(), w, &session{userID: u.ID, stamp: stamp, name: u.Name, scope: u.Role.Scope()}); err != nil {
 		c.startFailed(w, r, err)
 		return
 	}

@@ -188,6 +188,14 @@ var (
 	qUserSetProjects       = query("user_set_projects")
 	qUserRole              = query("user_role")
 	qUserState             = query("user_state")
+	qTwoStepOf             = query("two_step_of")
+	qTwoStepBegin          = query("two_step_begin")
+	qTwoStepConfirm        = query("two_step_confirm")
+	qRecoveryCodeInsert    = query("recovery_code_insert")
+	qTwoStepUseStep        = query("two_step_use_step")
+	qRecoveryCodeUse       = query("recovery_code_use")
+	qTwoStepOff            = query("two_step_off")
+	qTwoStepReset          = query("two_step_reset")
 	qSessionInsert         = query("session_insert")
 	qSessionEvict          = query("session_evict_principal")
 	qSessionDeleteExpired  = query("session_delete_expired")
@@ -299,7 +307,7 @@ var readQueries = []string{
 	qTasksOfProject, qTriggersOfProject, qProjectNames, qProjectNameByID, qTitlesOfProject,
 	qScheduleTakeUninitialised, qScheduleTakeDue, qScheduleNextDue, qScheduleReanchorRead, qScheduleRecheckStale, qClockNewestRecorded,
 	qRunsList, qRunsLast, qRunGet, qRunWaiting, qRunProjectArchived, qRunSlotHolders, qAttemptsOfRun, qEventsOfRun, qRunsRerunAs, qTriggersList, qAttemptsPending, qAttemptLiveOwners,
-	qAttemptsCancelAsked, qTriggerDetail, qLedgerOfTrigger, qAuditOfTrigger, qProjectPauseRead, qTokensList, qTokenByDigest, qUsersList, qUserCredentials, qUserByID, qUsersExist, qSessionByDigest, qNotifyList, qNotifyDue, qAuditList, qNotifyProject,
+	qAttemptsCancelAsked, qTriggerDetail, qLedgerOfTrigger, qAuditOfTrigger, qProjectPauseRead, qTokensList, qTokenByDigest, qUsersList, qUserCredentials, qUserByID, qUsersExist, qTwoStepOf, qSessionByDigest, qNotifyList, qNotifyDue, qAuditList, qNotifyProject,
 	qHandoverRead, qProjectDeleteTarget, qProjectDeleteCounts, qProjectDeleteUnfinished, qProjectDeleteTokens, qProjectDeleteLogsLeft, qRunsQueuedCount,
 	qRetentionEstimate, qRetentionLogsRunning, qRetentionLogBytes, qMonitorBacklog, qMonitorBacklogInProjects, qMonitorRunState, qMonitorOldestQueued, qMonitorTriggerActivity, qRetriesNext,
 }
@@ -326,6 +334,7 @@ var writeQueries = []string{
 	qTokenInsert, qTokenNameHolder, qTokenRevoke, qTokenTouch, qAuditInsert,
 	qDependencyDeclare, qDependencyInstalling, qDependencyDelete, qDependencyMirrorSet,
 	qUserInsert, qUserDisable, qUserEnable, qUserDelete, qUserSetPassword, qUserChangePassword, qUserSignedIn, qUserInsertFirst, qUserSetProjects, qUserRole, qUserState,
+	qTwoStepOf, qTwoStepBegin, qTwoStepConfirm, qRecoveryCodeInsert, qTwoStepUseStep, qRecoveryCodeUse, qTwoStepOff, qTwoStepReset,
 	qSessionInsert, qSessionEvict, qSessionDeleteExpired, qSessionSeen, qSessionEnd, qSessionEndOthers, qSessionEndPrincipal,
 	qNotifyFacts, qNotifyRunFacts, qNotifyHistory, qNotifyInsert, qNotifyClaim, qNotifyDelivered, qNotifyPromote, qNotifyFailed, qNotifyRetry, qNotifyState, qNotifyRelease, qNotifySkipFacts,
 	qRetentionRunsBatch, qRetentionLogsOfRuns, qRetentionEventsDelete, qRetentionAttemptsDelete, qRetentionRunsDelete,

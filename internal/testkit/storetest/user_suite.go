@@ -24,6 +24,11 @@ func RunUsers(t *testing.T, newFixture Factory) {
 		"OfTwoFirstOwnersAtOnceExactlyOneIsCreated":      testUserFirstOnce,
 		"AUsersOwnPasswordChangeRefusesAStaleHash":       testUserOwnPasswordStale,
 		"AUsersProjectsAreKeptAndAnOwnerIsNeverBound":    testUserProjects,
+		"TwoStepIsOnOnlyOnceItsWaitingSecretIsConfirmed": testTwoStepOnOnlyOnceConfirmed,
+		"ATwoStepCodesTimeStepIsAcceptedOnce":            testTwoStepStepUsedOnce,
+		"ARecoveryCodeSignsInOnceAndIsAudited":           testTwoStepRecoveryUsedOnce,
+		"TurningTwoStepOffForgetsItsSecretAndCodes":      testTwoStepOffForgets,
+		"AResetTurnsTwoStepOffAndEndsTheUsersSessions":   testTwoStepReset,
 	}
 	for name, fn := range tests {
 		t.Run(name, func(t *testing.T) {

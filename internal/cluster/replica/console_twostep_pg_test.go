@@ -1,0 +1,88 @@
+package replica
+
+import (
+	"html"
+	"net/http"
+	"net/url"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/pquerna/otp"
+	"github.com/pquerna/otp/totp"
+
+	"github.com/qinglong/qinglong/internal/cluster/pgstore"
+	"github.com/qinglong/qinglong/internal/core/account"
+	"github.com/qinglong/qinglong/internal/testkit/clustertest"
+	"github.com/qinglong/qinglong/internal/testkit/httpcall"
+)
+
+var (
+	twoStepURIIn = regexp.MustCompile(`<code id="two-step-uri">([^<]+)</code>`)
+	ticketIn     = regexp.MustCompile(`name="ticket" value="([^"]+)"`)
+)
+
+// A user turns two-step sign-in on at one replica; a sign-in at another
+// then asks for a code, and a code accepted at one replica is refused as
+// used at the other: the step accepted is the database's. The code used
+// is the app's next one (one step ahead is accepted), so no test waits
+// for the clock.
+func TestATwoStepCodeUsedOnOneReplicaIsRefusedOnTheOther(t *testing.T) {
+	t.Parallel()
+	bin := buildQL(t)
+	env := clustertest.New(t)
+	if code, out := runQLIn(t, bin, leadPassword+"\n", []string{"QL_DATABASE_URL=" + env.URL(pgstore.RoleAdmin)}, "users", "create", "lead", "--owner", "--password-stdin"); code != 0 {
+		t.Fatalf("users create: exit %d %q", code, out)
+	}
+	a, b := startReplica(t, bin, env, "replica-a"), startReplica(t, bin, env, "replica-b")
+	a.await(t, CodeReady, 30*time.Second)
+	b.await(t, CodeReady, 30*time.Second)
+	baseA, baseB := "http://"+a.addr, "http://"+b.addr
+	ca, getA := consoleBrowser(t, baseA)
+	if resp := consoleSignIn(t, ca, getA, baseA, url.Values{"user": {"lead"}, "password": {leadPassword}}); resp.StatusCode != http.StatusSeeOther {
+		t.Fatalf("sign-in on replica a: %d", resp.StatusCode)
+	}
+	csrf := formCSRF(t, ca, baseA+"/account")
+	if resp, body := httpcall.Form(t, ca, http.MethodPost, baseA+"/account/two-step/begin", url.Values{"csrf": {csrf}}); resp.StatusCode != http.StatusSeeOther {
+		t.Fatalf("begin: %d\n%s", resp.StatusCode, body)
+	}
+	_, page := getA("/account")
+	m := twoStepURIIn.FindStringSubmatch(page)
+	if m == nil {
+		t.Fatalf("replica a's account page shows no key:\n%s", page)
+	}
+	key, err := otp.NewKeyFromURL(html.UnescapeString(m[1]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	code := func(ahead time.Duration) string {
+		c, err := totp.GenerateCodeCustom(key.Secret(), time.Now().Add(ahead), totp.ValidateOpts{Period: account.TwoStepPeriod, Digits: otp.DigitsSix, Algorithm: otp.AlgorithmSHA1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c
+	}
+	if resp, body := httpcall.Form(t, ca, http.MethodPost, baseA+"/account/two-step/confirm", url.Values{"csrf": {csrf}, "code": {code(0)}, "current": {leadPassword}}); resp.StatusCode != http.StatusOK || !strings.Contains(body, `id="recovery-codes"`) {
+		t.Fatalf("confirm on replica a: %d\n%s", resp.StatusCode, body)
+	}
+	next := code(account.TwoStepPeriod * time.Second)
+	secondStep := func(base string) (int, string) {
+		c, get := consoleBrowser(t, base)
+		_, page := get("/signin")
+		signinCSRF := csrfIn.FindStringSubmatch(page)[1]
+		resp, body := httpcall.Form(t, c, http.MethodPost, base+"/signin", url.Values{"csrf": {signinCSRF}, "user": {"lead"}, "password": {leadPassword}})
+		tm := ticketIn.FindStringSubmatch(body)
+		if resp.StatusCode != http.StatusOK || tm == nil {
+			t.Fatalf("the password on %s: %d, want the second step\n%s", base, resp.StatusCode, body)
+		}
+		resp, body = httpcall.Form(t, c, http.MethodPost, base+"/signin/two-step", url.Values{"csrf": {signinCSRF}, "ticket": {tm[1]}, "code": {next}})
+		return resp.StatusCode, body
+	}
+	if st, body := secondStep(baseB); st != http.StatusSeeOther {
+		t.Fatalf("the next code on replica b: %d\n%s", st, body)
+	}
+	if st, body := secondStep(baseA); st != http.StatusUnauthorized || !strings.Contains(body, "used already") {
+		t.Fatalf("the same code on replica a: %d, want refused as used\n%s", st, body)
+	}
+}

@@ -1,0 +1,75 @@
+package console
+
+import "maps"
+
+// twoStepMessages are the words of two-step sign-in: the account page's
+// section and the sign-in's second step, in both languages; init adds
+// them to messages.
+//
+//nolint:gosec // G101: the words "password", "key" and "code" in labels, not credentials
+var twoStepMessages = map[string]map[string]string{
+	"en": {
+		"ts":           "Two-step sign-in",
+		"ts.about":     "With two-step sign-in on, signing in asks for a six-digit code from an authenticator app on your phone (any TOTP app) after your password, so a password found or guessed is not enough. API tokens are not affected.",
+		"ts.off":       "Two-step sign-in is off.",
+		"ts.begin":     "Turn on two-step sign-in",
+		"ts.scan":      "Scan this QR code with your authenticator app, or add this key to it by hand:",
+		"ts.qralt":     "QR code of the two-step key",
+		"ts.uri":       "Key as an otpauth:// address",
+		"ts.confirm":   "Then type the code the app shows, and your password, to turn two-step sign-in on. Until you do, it stays off.",
+		"ts.code":      "Code from the app",
+		"ts.codehelp":  "Six digits; a code works once.",
+		"ts.turnon":    "Turn on",
+		"ts.restart":   "Start again with a new key",
+		"ts.on":        "Two-step sign-in is on. Unused recovery codes: %d.",
+		"ts.offcode":   "Code from the app, or a recovery code",
+		"ts.turnoff":   "Turn off two-step sign-in",
+		"ts.wasoff":    "Two-step sign-in is off now.",
+		"ts.codes":     "Two-step sign-in is on. Your recovery codes",
+		"ts.codesonce": "Keep these somewhere safe, away from your phone: each signs you in once instead of a code if the phone is lost. They are shown only now. Your other sessions are signed out.",
+		"ts.unread":    "Two-step sign-in could not be read: the database did not answer in time. Reload the page in a moment.",
+		"ts.lost":      "Lost your phone and your recovery codes? An administrator turns two-step sign-in off for you on the server with `ql users reset-two-step NAME`.",
+		"ts.step":      "Two-step sign-in",
+		"ts.stephelp":  "Your password is right. Type the code your authenticator app shows now, or one of your recovery codes. This step ends in %d minutes.",
+		"ts.stepgo":    "Verify and sign in",
+		"ts.back":      "Back to sign-in",
+
+		"err.twosteptoken": "Two-step sign-in is for user accounts, and this server keeps none: you are signed in with an API token, or the server has no user accounts.",
+		"err.twostepended": "This sign-in's second step has ended (it lasts %d minutes, and only in the browser and on the server where the password was typed), or the password was changed meanwhile. Sign in again.",
+	},
+	"zh": {
+		"ts":           "两步验证",
+		"ts.about":     "开启两步验证后，登录时在密码之后还要输入手机上身份验证器应用（任意 TOTP 应用）显示的六位验证码，仅凭被发现或猜中的密码无法登录。API 令牌不受影响。",
+		"ts.off":       "两步验证未开启。",
+		"ts.begin":     "开启两步验证",
+		"ts.scan":      "用身份验证器应用扫描此二维码，或手动添加此密钥：",
+		"ts.qralt":     "两步验证密钥的二维码",
+		"ts.uri":       "otpauth:// 地址形式的密钥",
+		"ts.confirm":   "然后输入应用显示的验证码和你的密码以开启两步验证。在此之前它保持关闭。",
+		"ts.code":      "应用中的验证码",
+		"ts.codehelp":  "六位数字；每个验证码只能使用一次。",
+		"ts.turnon":    "开启",
+		"ts.restart":   "用新密钥重新开始",
+		"ts.on":        "两步验证已开启。未使用的恢复码：%d 个。",
+		"ts.offcode":   "应用中的验证码，或一个恢复码",
+		"ts.turnoff":   "关闭两步验证",
+		"ts.wasoff":    "两步验证已关闭。",
+		"ts.codes":     "两步验证已开启。你的恢复码",
+		"ts.codesonce": "请把它们保存在手机以外的安全地方：手机丢失时，每个恢复码可代替验证码登录一次。它们只显示这一次。你的其他会话已退出登录。",
+		"ts.unread":    "无法读取两步验证：数据库未及时响应。请稍后刷新本页。",
+		"ts.lost":      "手机和恢复码都丢了？请管理员在服务器上用 `ql users reset-two-step NAME` 为你关闭两步验证。",
+		"ts.step":      "两步验证",
+		"ts.stephelp":  "密码正确。请输入身份验证器应用当前显示的验证码，或一个恢复码。此步骤在 %d 分钟后失效。",
+		"ts.stepgo":    "验证并登录",
+		"ts.back":      "返回登录",
+
+		"err.twosteptoken": "两步验证只用于用户账号，而这里没有：你使用 API 令牌登录，或此服务器没有用户账号。",
+		"err.twostepended": "本次登录的第二步已失效（它只持续 %d 分钟，且只在输入密码的浏览器和服务器上有效），或期间密码已被修改。请重新登录。",
+	},
+}
+
+func init() {
+	for l, m := range twoStepMessages {
+		maps.Copy(messages[l], m)
+	}
+}
