@@ -2,10 +2,7 @@ package server
 
 import (
 	"context"
-	"html"
-	"io"
 	"log/slog"
-	"net/http"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -173,36 +170,6 @@ func TestTheCommandsAServerLogsNameItsDataDirectory(t *testing.T) {
 			}
 		}
 	})
-}
-
-// The commands the console's sign-in page gives (create an account, the
-// first one an owner; create a token) name the server's data directory, quoted for
-// the shell, in English and Chinese, as its log lines do: pasted, they
-// reach its database.
-func TestTheSignInPagesCommandsNameTheDataDirectory(t *testing.T) {
-	dir := filepath.Join(t.TempDir(), "my $data")
-	srv, err := startQuiet(t, Config{DataDir: dir, HTTPAddr: "127.0.0.1:0", Logger: slog.New(slog.DiscardHandler)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	flag := " --data-dir '" + dir + "'</code>"
-	for lang, want := range map[string][]string{
-		"en": {keptFlags("<code>ql users create NAME --owner" + flag + " makes the first"), keptFlags("<code>ql tokens create NAME --scope operate" + flag + ")")},
-		"zh": {keptFlags("第一个用 <code>ql users create NAME --owner" + flag + "（之后"), keptFlags("用 <code>ql tokens create NAME --scope operate" + flag + " 创建")},
-	} {
-		resp, err := http.Get("http://" + srv.Addr() + "/signin?lang=" + lang)
-		if err != nil {
-			t.Fatal(err)
-		}
-		body, _ := io.ReadAll(resp.Body)
-		resp.Body.Close()
-		page := html.UnescapeString(string(body))
-		for _, w := range want {
-			if !strings.Contains(page, w) {
-				t.Errorf("the %s sign-in page does not say %s:\n%s", lang, w, page)
-			}
-		}
-	}
 }
 
 // A server-wide account that does not exist stops the server at start,
