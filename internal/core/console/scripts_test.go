@@ -545,3 +545,27 @@ func TestAServerWithoutAScriptsFolderSaysScriptsLiveOnTheWorkersHosts(t *testing
 		}
 	}
 }
+
+// A script whose name starts with '-' (a pulled repository's -x.js) is
+// prefilled as ./-x.js, so that node runs it rather than read it as an
+// option; other names stay as they are.
+func TestAScriptNamedLikeAnOptionIsPrefilledAsAFile(t *testing.T) {
+	t.Parallel()
+	site := newScriptsSite(t)
+	for name, want := range map[string]string{"-x.js": "node ./-x.js", "--inspect=0.js": "node ./--inspect=0.js", "a-x.js": "node a-x.js"} {
+		site.write(t, name, "x\n")
+		page := html.UnescapeString(site.send(apitoken.Admin, "/scripts/file?path="+url.QueryEscape(name), nil).Body.String())
+		m := regexp.MustCompile(`id="scr-task"><a href="([^"]+)"`).FindStringSubmatch(page)
+		if m == nil {
+			t.Errorf("%s: no New task link:\n%s", name, page)
+			continue
+		}
+		link, err := url.Parse(m[1])
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := link.Query().Get("script"); got != want {
+			t.Errorf("%s: the form is prefilled with %q; want %q", name, got, want)
+		}
+	}
+}

@@ -6,8 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/qinglong/qinglong/internal/core/crontab"
 	"github.com/qinglong/qinglong/internal/core/scripts"
-	"github.com/qinglong/qinglong/internal/core/shellquote"
 	"github.com/qinglong/qinglong/internal/core/validate"
 )
 
@@ -34,7 +34,7 @@ func newTaskFromScript(l, dir, p string) (href, needs string) {
 	}
 	q := url.Values{
 		"task":    {taskName(strings.TrimSuffix(base, path.Ext(base)))},
-		"script":  {in.command + " " + shellquote.Quote(base)},
+		"script":  {in.command + " " + crontab.ScriptWord(base)},
 		"workdir": {filepath.Join(dir, filepath.FromSlash(scripts.Parent(p)))},
 	}
 	return "/definitions/new?" + q.Encode(), tr(l, in.needs)

@@ -12,7 +12,6 @@ import (
 	"strings"
 
 	"github.com/qinglong/qinglong/internal/core/cron"
-	"github.com/qinglong/qinglong/internal/core/shellquote"
 	"github.com/qinglong/qinglong/internal/core/validate"
 )
 
@@ -108,7 +107,7 @@ func Scripts(fsys fs.FS, root string, o ScriptOptions) (Result, []Skipped, error
 			base = "script"
 		}
 		res.Entries = append(res.Entries, Entry{Name: st.unique(base), Title: h.title, Cron: expr, Timezone: o.Zone, Shell: "/bin/sh",
-			Script: interpreters[path.Ext(p)] + " " + shellquote.Quote(path.Base(p)), WorkingDir: filepath.Join(root, filepath.FromSlash(path.Dir(p)))})
+			Script: interpreters[path.Ext(p)] + " " + ScriptWord(path.Base(p)), WorkingDir: filepath.Join(root, filepath.FromSlash(path.Dir(p)))})
 	}
 	res.Header = ScriptsHeader
 	return res, skipped, nil

@@ -201,3 +201,25 @@ func TestAHeaderIsReadOnlyFromAScriptsFirstPart(t *testing.T) {
 		t.Errorf("skipped %+v; want past.js, its cron past the first %d bytes unread", skipped, HeaderBytes)
 	}
 }
+
+// A script whose name starts with '-' (a pulled repository's -x.js)
+// becomes a task running ./-x.js, so that node runs it rather than read
+// it as an option; the other scripts' commands stay as they were.
+func TestAScriptNamedLikeAnOptionBecomesATaskRunningItAsAFile(t *testing.T) {
+	t.Parallel()
+	dir := writeScripts(t, map[string]string{"-x.js": "// cron: 0 1 * * *\n", "sub/--inspect.py": "# cron: 0 2 * * *\n", "jd_bean.js": "// cron: 0 3 * * *\n"})
+	res, _, err := Scripts(os.DirFS(dir), dir, ScriptOptions{Zone: "Asia/Shanghai"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, e := range res.Entries {
+		got[e.Name] = e.Script
+	}
+	want := map[string]string{"x": "node ./-x.js", "sub-inspect": "python3 -u ./--inspect.py", "jd_bean": "node jd_bean.js"}
+	for name, script := range want {
+		if got[name] != script {
+			t.Errorf("task %s runs %q; want %q (all: %v)", name, got[name], script, got)
+		}
+	}
+}
