@@ -44,7 +44,9 @@ type subscriptionsData struct {
 // last pull and next.
 type subscriptionRow struct {
 	subscription.Subscription
-	// Shown is its URL without credentials.
+	// Shown is its URL without credentials (the page writes its
+	// text-direction characters as escapes, as every field read from the
+	// task's labels: a U+202E in a label would otherwise reorder the row).
 	Shown string
 	Last  *run.Last
 	// Next is its trigger's next fire, nil when it has none.
@@ -220,7 +222,7 @@ func (c *Console) subscriptionSave(w http.ResponseWriter, r *http.Request, s *se
 		action, done = audit.SubscriptionUpdated, "sub.done.updated"
 	}
 	if c.recordSubscription(w, r, s, audit.Subscription(action, s.actor(r), f.Project, pull.Name, subscription.Redacted(f.URL), f.Note()), "subscription "+pull.Name+" was saved") {
-		c.redirectWith(w, r, s, "/subscriptions", flash{Message: fmt.Sprintf(tr(l, done), pull.Name, pull.Folder)})
+		c.redirectWith(w, r, s, "/subscriptions", flash{Message: fmt.Sprintf(tr(l, done), pull.Name, visibleControls(pull.Folder))})
 	}
 }
 
@@ -261,7 +263,7 @@ func (c *Console) subscriptionDelete(w http.ResponseWriter, r *http.Request, s *
 		}
 	}
 	if c.recordSubscription(w, r, s, audit.Subscription(audit.SubscriptionDeleted, s.actor(r), sub.Project, sub.Name, subscription.Redacted(sub.URL), note), "subscription "+sub.Name+" was deleted") {
-		c.redirectWith(w, r, s, "/subscriptions", flash{Message: fmt.Sprintf(tr(l, key), sub.Name, sub.Folder)})
+		c.redirectWith(w, r, s, "/subscriptions", flash{Message: fmt.Sprintf(tr(l, key), sub.Name, visibleControls(sub.Folder))})
 	}
 }
 

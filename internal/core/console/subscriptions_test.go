@@ -17,6 +17,7 @@ import (
 	"github.com/qinglong/qinglong/internal/core/ids"
 	"github.com/qinglong/qinglong/internal/core/subscription"
 	"github.com/qinglong/qinglong/internal/core/task"
+	"github.com/qinglong/qinglong/internal/core/validate"
 )
 
 // subscriptionForm is the add form's fields for url and branch into
@@ -436,5 +437,103 @@ func TestAHandLabelledTaskWithoutATriggerIsASubscriptionPulledByNoSchedule(t *te
 	}
 	if d := definitionsOf(t, site, "jd"); len(d.Triggers) != 0 || len(subscription.Of(d)) != 0 {
 		t.Errorf("after the delete: %d triggers, %d subscriptions; want none", len(d.Triggers), len(subscription.Of(d)))
+	}
+}
+
+// Two subscriptions never share a folder: one added, or edited, into the
+// folder another pulls into (o/r on branch a and o/r_a both pull into
+// o_r_a), or into one inside or around it (branch a/b's o_r_a/b), is
+// refused naming the other; and the crontab converter leaves the second
+// of the same two ql repo lines out, by the same rule, taking both lines
+// exactly where the form takes both subscriptions.
+func TestTwoSubscriptionsNeverShareAFolderByTheFormOrTheConverter(t *testing.T) {
+	t.Parallel()
+	site := newScriptsSite(t)
+	for _, c := range []struct {
+		first, second [2]string
+		other, folder string
+		refused       bool
+	}{
+		{[2]string{"https://github.com/o1/r.git", "a"}, [2]string{"https://github.com/o1/r_a.git", ""}, "repo-o1-r-a", "o1_r_a", true},
+		{[2]string{"https://github.com/o2/r.git", "a"}, [2]string{"https://github.com/o2/r.git", "a/b"}, "repo-o2-r-a", "o2_r_a", true},
+		{[2]string{"https://github.com/o3/r.git", "a/b"}, [2]string{"https://github.com/o3/r.git", "a"}, "repo-o3-r-a-b", "o3_r_a/b", true},
+		{[2]string{"https://github.com/o4/r.git", "a"}, [2]string{"https://github.com/o4/r.git", "ab"}, "", "", false},
+		{[2]string{"https://github.com/o5/r.git", ""}, [2]string{"https://github.com/o5/r2.git", ""}, "", "", false},
+	} {
+		if w := site.do(apitoken.Admin, "/subscriptions/new", subscriptionForm("jd", c.first[0], c.first[1])); w.Code != http.StatusOK {
+			t.Fatalf("%v: the first: %d\n%s", c.first, w.Code, w.Body)
+		}
+		w := site.do(apitoken.Admin, "/subscriptions/new?lang=en", subscriptionForm("shop", c.second[0], c.second[1]))
+		page := html.UnescapeString(w.Body.String())
+		want := "the subscription " + c.other + " (project jd) pulls into the folder " + c.folder + " already"
+		if c.refused && (w.Code != http.StatusConflict || !strings.Contains(page, want)) {
+			t.Errorf("%v after %v: %d, want 409 saying %q:\n%s", c.second, c.first, w.Code, want, page)
+		}
+		if !c.refused && w.Code != http.StatusOK {
+			t.Errorf("%v after %v: %d, want it added:\n%s", c.second, c.first, w.Code, page)
+		}
+		lines := `0 0 * * * ql repo ` + c.first[0] + ` "" "" "" "` + c.first[1] + `"` + "\n" + `0 1 * * * ql repo ` + c.second[0] + ` "" "" "" "` + c.second[1] + `"` + "\n"
+		res, err := crontab.Convert(strings.NewReader(lines), crontab.Options{Zone: "Asia/Shanghai"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		repeated := false
+		for _, p := range res.Problems {
+			repeated = repeated || (p.Code == crontab.CodeRepoRepeated && p.Params["name"] == c.other && p.Params["other"] == c.folder)
+		}
+		if repeated != c.refused || len(res.Entries) != map[bool]int{true: 1, false: 2}[c.refused] {
+			t.Errorf("%v after %v: the converter made %d tasks, problems %+v; want it to agree with the form (refused %v)", c.second, c.first, len(res.Entries), res.Problems, c.refused)
+		}
+	}
+	if d := definitionsOf(t, site, "shop"); len(subscription.Of(d)) != 2 {
+		t.Errorf("shop has %+v; want only the two subscriptions of folders of their own", subscription.Of(d))
+	}
+	// An edit into another's folder: O6/r on branch a (O6_r_a) edited to
+	// o6/r keeps its name repo-o6-r-a, and its folder o6_r_a would hold
+	// o6/r on branch a/b's o6_r_a/b.
+	for _, f := range [][2]string{{"https://github.com/O6/r.git", "a"}, {"https://github.com/o6/r.git", "a/b"}} {
+		if w := site.do(apitoken.Admin, "/subscriptions/new", subscriptionForm("jd", f[0], f[1])); w.Code != http.StatusOK {
+			t.Fatalf("%v: %d\n%s", f, w.Code, w.Body)
+		}
+	}
+	edit := subscriptionForm("jd", "https://github.com/o6/r.git", "a")
+	edit.Set("name", "repo-o6-r-a")
+	w := site.do(apitoken.Admin, "/subscriptions/edit?lang=en", edit)
+	if page := html.UnescapeString(w.Body.String()); w.Code != http.StatusConflict || !strings.Contains(page, "the subscription repo-o6-r-a-b (project jd) pulls into the folder o6_r_a/b already, and this one would pull into o6_r_a") {
+		t.Errorf("the edit into o6_r_a: %d, want 409 naming repo-o6-r-a-b:\n%s", w.Code, page)
+	}
+	if sub, _ := subscription.Named(subscription.Of(definitionsOf(t, site, "jd")), "repo-o6-r-a"); sub.Folder != "O6_r_a" {
+		t.Errorf("after the refused edit the subscription pulls into %q; want O6_r_a still", sub.Folder)
+	}
+}
+
+// The page writes the text-direction characters of what it reads from a
+// subscription's task labels (a converted crontab's or a definitions
+// file's URL, branch, expressions, and the folder made of them) as
+// \u202e escapes, as the Scripts page writes a script's name, so that a
+// U+202E cannot reorder a row into another URL or folder.
+func TestTheSubscriptionsPageShowsTextDirectionCharactersAsEscapes(t *testing.T) {
+	t.Parallel()
+	site := newScriptsSite(t)
+	doc, err := apply.Parse("jd.yaml", []byte("project: jd\ntasks:\n  - name: repo-o-r\n    script: \"true\"\n"+
+		"    labels: {subscription/url: \"https://github.com/o/r\\u202Egpj.exe.git\", subscription/branch: \"m\\u2066ain\", subscription/match: \"jd\\u202D_\", subscription/exclude: \"b\\u200Fak\"}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := apply.Apply(t.Context(), *site.c.cfg.Definitions, doc, ids.New); err != nil {
+		t.Fatal(err)
+	}
+	page := html.UnescapeString(site.send(apitoken.Admin, "/subscriptions?lang=en", nil).Body.String())
+	for _, want := range []string{`https://github.com/o/r\u202egpj.exe.git`, `<code>m\u2066ain</code>`, `<code>jd\u202d_</code>`, `<code>b\u200fak</code>`, `<code>o_r\u202egpj.exe_m\u2066ain</code>`} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the list lacks %s", want)
+		}
+	}
+	if strings.ContainsFunc(page, validate.IsBidiControl) {
+		t.Errorf("the list holds a text-direction character:\n%s", page)
+	}
+	confirm := html.UnescapeString(site.send(apitoken.Admin, "/subscriptions/delete?name=repo-o-r&lang=en", nil).Body.String())
+	if !strings.Contains(confirm, `o_r\u202egpj.exe_m\u2066ain`) || strings.ContainsFunc(confirm, validate.IsBidiControl) {
+		t.Errorf("the delete's confirm shows the folder unescaped:\n%s", confirm)
 	}
 }

@@ -28,7 +28,8 @@ const (
 	// of: the Subscriptions form refuses it alike.
 	CodeRepoURL Code = "repo_url"
 	// CodeRepoRepeated: a ql repo pulling into the folder (folder) an
-	// earlier line's task (line, name) pulls into, left out.
+	// earlier line's task (line, name) pulls into (other), or into one
+	// inside or around it (FoldersShare), left out.
 	CodeRepoRepeated Code = "repo_repeated"
 	// CodePanelRaw: the panel's ql raw, converted to a download task
 	// (url, file).

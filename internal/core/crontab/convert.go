@@ -120,7 +120,7 @@ type Options struct {
 // Convert reads a crontab from r as o says.
 func Convert(r io.Reader, o Options) (Result, error) {
 	var res Result
-	st := state{Options: o, zone: o.Zone, shell: "/bin/sh", env: map[string]string{}, names: map[string]int{}, users: map[string]bool{}, folders: map[string]firstPull{}}
+	st := state{Options: o, zone: o.Zone, shell: "/bin/sh", env: map[string]string{}, names: map[string]int{}, users: map[string]bool{}}
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 0, 64*1024), 1<<20)
 	for n := 1; sc.Scan(); n++ {
@@ -151,15 +151,27 @@ type state struct {
 	// panel's own rows, which it runs itself rather than through cron.
 	literal bool
 	// folders are the folders ql repo lines converted so far pull into,
-	// each with the first such line: a later line pulling into one is
-	// left out, as its task would undo the first's pulls.
-	folders map[string]firstPull
+	// in line order: a later line pulling into one (or a folder inside
+	// it, or around it: FoldersShare) is left out, as its task would
+	// undo the first's pulls.
+	folders []firstPull
 }
 
-// firstPull is the line that first pulls into a folder, and its task.
+// firstPull is a line that pulls into a folder, and its task.
 type firstPull struct {
-	line int
-	name string
+	line         int
+	name, folder string
+}
+
+// folderShared is the first converted line whose folder shares files
+// with folder, and whether there is one.
+func (st *state) folderShared(folder string) (firstPull, bool) {
+	for _, f := range st.folders {
+		if FoldersShare(f.folder, folder) {
+			return f, true
+		}
+	}
+	return firstPull{}, false
 }
 
 func (st *state) line(res *Result, n int, text string) {
@@ -249,17 +261,17 @@ func (st *state) entry(res *Result, n int, text, body string, disabled bool) {
 	script, why, name, title := "", "", "", ""
 	var labels map[string]string
 	if pulled != nil && pulled.folder != "" {
-		if first, ok := st.folders[pulled.folder]; ok {
-			problem(CodeRepoRepeated, fmt.Sprintf("ql repo pulls into the folder %s, as line %d does already (its task %s): this line was left out, "+
-				"as two tasks pulling into one folder would each undo the other's pull; to pull another branch, name it after the URL (ql repo URL \"\" \"\" \"\" BRANCH)",
-				pulled.folder, first.line, first.name), "folder", pulled.folder, "line", strconv.Itoa(first.line), "name", first.name)
+		if first, ok := st.folderShared(pulled.folder); ok {
+			problem(CodeRepoRepeated, fmt.Sprintf("ql repo pulls into the folder %s, and line %d's task %s pulls into %s already: this line was left out, "+
+				"as two tasks pulling into one folder (or one into a folder inside the other's) would each undo the other's pull; to pull another branch, name it after the URL (ql repo URL \"\" \"\" \"\" BRANCH)",
+				pulled.folder, first.line, first.name, first.folder), "folder", pulled.folder, "line", strconv.Itoa(first.line), "name", first.name, "other", first.folder)
 			return
 		}
 	}
 	if pulled != nil {
 		script, name, title, labels = pulled.script, st.unique(cleanName(pulled.name)), pulled.title, pulled.labels
 		if pulled.folder != "" {
-			st.folders[pulled.folder] = firstPull{line: n, name: name}
+			st.folders = append(st.folders, firstPull{line: n, name: name, folder: pulled.folder})
 		}
 	} else {
 		script, why = commandScript(command)

@@ -73,6 +73,18 @@ func parseSubscription(words []string) (s subscription, why string) {
 	return s, ""
 }
 
+// FoldersShare says whether two subscriptions pulling into the folders a
+// and b (each under the scripts folder, as RepoPull.Folder names them)
+// would share files: the same folder, or one inside the other (a branch
+// may hold a '/': o/r on branch a/b pulls into o_r_a/b, inside o/r on
+// branch a's o_r_a). Such two would pull into one clone, and deleting one
+// with its folder would delete the other's scripts: the converter leaves
+// the second such ql repo line out and the Subscriptions form refuses the
+// second such subscription, both by this rule.
+func FoldersShare(a, b string) bool {
+	return a == b || strings.HasPrefix(a, b+"/") || strings.HasPrefix(b, a+"/")
+}
+
 // NoOwnerAndRepo says that url (as shown) names no owner and repository:
 // the converter's words for such a ql repo line and the Subscriptions
 // form's for such a URL, so that the two refuse the same URLs alike.

@@ -213,7 +213,7 @@ func TestAQlRepoRepeatingAnEarlierLinesFolderIsReportedNotASecondTask(t *testing
 		}
 	}
 	if len(repeated) != 1 || repeated[0].Line != 2 || repeated[0].Kind != NotConverted || repeated[0].Params["line"] != "1" ||
-		repeated[0].Params["name"] != "repo-owner-scripts-main" || !strings.Contains(repeated[0].Why, "as line 1 does already") {
+		repeated[0].Params["name"] != "repo-owner-scripts-main" || !strings.Contains(repeated[0].Why, "line 1's task repo-owner-scripts-main pulls into Owner_Scripts_main already") {
 		t.Fatalf("%+v; want line 2 reported as repeating line 1's folder and left out", repeated)
 	}
 }

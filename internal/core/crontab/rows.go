@@ -28,7 +28,7 @@ type Row struct {
 // title a task may have.
 func ConvertRows(rows []Row, o Options) Result {
 	var res Result
-	st := state{Options: o, zone: o.Zone, shell: "/bin/sh", env: map[string]string{}, names: map[string]int{}, users: map[string]bool{}, folders: map[string]firstPull{},
+	st := state{Options: o, zone: o.Zone, shell: "/bin/sh", env: map[string]string{}, names: map[string]int{}, users: map[string]bool{},
 		// The rows' disabled state is the panel's own field, not its
 		// commented crontab line, which the note on those explains.
 		commentedNoted: true, literal: true}

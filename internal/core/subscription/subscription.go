@@ -113,6 +113,11 @@ const (
 	// RefusalExists is a subscription of the name the form's URL and
 	// branch make, in this or another project: name, project.
 	RefusalExists qlerror.Reason = "subscription_exists"
+	// RefusalFolderTaken is a subscription (new or edited) whose folder
+	// another subscription pulls into already, or one inside or around
+	// it (crontab.FoldersShare): folder, name, project, other (the other's
+	// folder).
+	RefusalFolderTaken qlerror.Reason = "subscription_folder_taken"
 	// RefusalMissing is a subscription of no such name: name.
 	RefusalMissing qlerror.Reason = "subscription_missing"
 	// RefusalRenamed is an edit whose URL or branch make another name
@@ -223,6 +228,26 @@ func Exists(s Subscription) error {
 		Because(RefusalExists, "name", s.Name, "project", s.Project)
 }
 
+// FolderTaken refuses a subscription pulling into folder, which other's
+// folder is, or is inside or around.
+func FolderTaken(folder string, other Subscription) error {
+	return qlerror.New(qlerror.Conflict, "the subscription %s (project %s) pulls into the folder %s already, and this one would pull into %s: "+
+		"two subscriptions of one folder (or one inside the other's) would pull into one clone, and deleting one with its folder would delete the other's scripts; "+
+		"name another branch, or edit or delete %s first", other.Name, other.Project, other.Folder, folder, other.Name).
+		Because(RefusalFolderTaken, "folder", folder, "name", other.Name, "project", other.Project, "other", other.Folder)
+}
+
+// folderTaken is the subscription other than the one named self whose
+// folder shares files with folder, and whether there is one.
+func folderTaken(subs []Subscription, self, folder string) (Subscription, bool) {
+	for _, s := range subs {
+		if s.Name != self && s.Folder != "" && crontab.FoldersShare(s.Folder, folder) {
+			return s, true
+		}
+	}
+	return Subscription{}, false
+}
+
 // Missing refuses a subscription of no such name.
 func Missing(name string) error {
 	return qlerror.New(qlerror.NotFound, "there is no subscription named %q (deleted since, or its task's labels were removed): the Subscriptions page lists them", name).
@@ -316,8 +341,9 @@ func Find(ctx context.Context, r catalog.DefinitionsReader, name string) (Subscr
 // and its URL's credentials when f sends its URL without them:
 // KeepCredentials).
 // It returns the pull task f makes and every refusal: f's fields', a
-// name taken (a new one's, in any project) or changed (an edit's), and
-// the publish's, as an apply of the file it writes refuses it (a cron or
+// name taken (a new one's, in any project) or changed (an edit's), a
+// folder another subscription pulls into (FolderTaken), and the
+// publish's, as an apply of the file it writes refuses it (a cron or
 // zone refused as a trigger's, a change published meanwhile).
 func Save(ctx context.Context, r catalog.DefinitionsReader, svc catalog.Service, f Form, name, actor string) (crontab.RepoPull, Form, []error) {
 	subs, err := List(ctx, r)
@@ -342,6 +368,9 @@ func Save(ctx context.Context, r catalog.DefinitionsReader, svc catalog.Service,
 		f.Project = old.Project
 	} else if other, ok := Named(subs, pull.Name); ok {
 		return pull, f, []error{Exists(other)}
+	}
+	if other, ok := folderTaken(subs, name, pull.Folder); ok {
+		return pull, f, []error{FolderTaken(pull.Folder, other)}
 	}
 	e := apply.PullEntry{Project: f.Project, Name: pull.Name, Title: pull.Title, Script: pull.Script, Labels: f.Labels(), LabelPrefix: LabelPrefix,
 		Enabled: f.Enabled, Cron: f.Cron, Timezone: f.Timezone}
