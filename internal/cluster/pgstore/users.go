@@ -171,10 +171,11 @@ func (s *Runtime) UserSignedIn(ctx context.Context, id string, atMs int64) error
 	return mapErr(err, "recording a sign-in")
 }
 
+// scanUser reads a row of the list of accounts.
 func scanUser(row pgx.Row) (account.User, error) {
 	var u account.User
 	var role, projects string
-	err := row.Scan(&u.ID, &u.Name, &role, &u.CreatedAtMs, &u.DisabledAtMs, &u.LastSigninAtMs, &projects)
+	err := row.Scan(&u.ID, &u.Name, &role, &u.CreatedAtMs, &u.DisabledAtMs, &u.LastSigninAtMs, &projects, &u.TwoStepOn)
 	u.Role, u.Projects = account.Role(role), account.SplitProjects(projects)
 	return u, err
 }

@@ -68,6 +68,10 @@ type User struct {
 	// shows and acts on those only. Empty (never for an owner) is every
 	// project.
 	Projects []string
+	// TwoStepOn says the user signs in with a two-step code after the
+	// password, set by a list of accounts (Manager.UserList); a secret
+	// begun and not yet confirmed is not on.
+	TwoStepOn bool
 }
 
 // State of a user.

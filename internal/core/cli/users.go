@@ -156,6 +156,9 @@ type UserView struct {
 	// Projects are the projects the user is bound to; empty, every
 	// project.
 	Projects []string `json:"projects"`
+	// TwoStep says the user signs in with a two-step code after the
+	// password; a secret begun and not confirmed is not on.
+	TwoStep bool `json:"twoStep"`
 }
 
 func usersListCommand(opts Options) *cobra.Command {
@@ -163,7 +166,7 @@ func usersListCommand(opts Options) *cobra.Command {
 	var out string
 	c := &cobra.Command{
 		Use:   "list",
-		Short: "List console users: name, role, projects, state, creation and last sign-in",
+		Short: "List console users: name, role, projects, state, creation, last sign-in and two-step",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := checkOutput(out); err != nil {
@@ -184,16 +187,16 @@ func usersListCommand(opts Options) *cobra.Command {
 			views := make([]UserView, 0, len(list))
 			for _, u := range list {
 				views = append(views, UserView{Name: u.Name, Role: string(u.Role), Scope: string(u.Role.Scope()), State: u.State(),
-					CreatedAtMs: u.CreatedAtMs, DisabledAtMs: u.DisabledAtMs, LastSigninAtMs: u.LastSigninAtMs, Projects: projectsOrEmpty(u.Projects)})
+					CreatedAtMs: u.CreatedAtMs, DisabledAtMs: u.DisabledAtMs, LastSigninAtMs: u.LastSigninAtMs, Projects: projectsOrEmpty(u.Projects), TwoStep: u.TwoStepOn})
 			}
 			return printListing(cmd, out, listing[UserView]{
 				json: struct {
 					Users []UserView `json:"users"`
 				}{views},
-				header: []string{"NAME", "ROLE", "PROJECTS", "STATE", "CREATED", "LAST SIGN-IN"},
+				header: []string{"NAME", "ROLE", "PROJECTS", "STATE", "CREATED", "LAST SIGN-IN", "TWO-STEP"},
 				items:  views,
 				row: func(v UserView) []string {
-					return []string{v.Name, v.Role, account.User{Projects: v.Projects}.ProjectsText(), v.State, fmtMs(&v.CreatedAtMs), fmtMs(v.LastSigninAtMs)}
+					return []string{v.Name, v.Role, account.User{Projects: v.Projects}.ProjectsText(), v.State, fmtMs(&v.CreatedAtMs), fmtMs(v.LastSigninAtMs), twoStepText(v.TwoStep)}
 				},
 				none: NoneLine("console user", false, "`"+suggest(cmd, "users", "create", "NAME", "--owner")+"` makes one"),
 			})
@@ -353,4 +356,13 @@ func warnUserProjectsAhead(cmd *cobra.Command, b *Backend, projects []string) {
 			fmt.Fprintln(textWriter{cmd.ErrOrStderr()}, "warning: "+w)
 		}
 	}
+}
+
+// twoStepText is the list's TWO-STEP column: on, or off for a user who
+// signs in with the password alone.
+func twoStepText(on bool) string {
+	if on {
+		return "on"
+	}
+	return "off"
 }

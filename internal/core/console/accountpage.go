@@ -7,7 +7,6 @@ import (
 
 	"github.com/qinglong/qinglong/internal/core/account"
 	"github.com/qinglong/qinglong/internal/core/apitoken"
-	"github.com/qinglong/qinglong/internal/core/authlog"
 	"github.com/qinglong/qinglong/internal/core/qlerror"
 )
 
@@ -55,11 +54,11 @@ func (c *Console) accountPage(w http.ResponseWriter, r *http.Request, s *session
 const changedParam = "changed"
 
 // passwordChange sets a signed-in user's own password after checking the
-// current one, throttled as a sign-in with that name from this address
-// is. The store replaces the hash only while it is still the one checked,
-// so a password set (or an account disabled) in between is never
-// overwritten with one the checked password chose. The new hash has a new stamp, so every session of the user ends at
-// its next request (stillValid: on every replica, as the stamp is the
+// current one (currentPasswordFault). The store replaces the hash only
+// while it is still the one checked, so a password set (or an account
+// disabled) in between is never overwritten with one the checked password
+// chose. The new hash has a new stamp, so every session of the user ends
+// at its next request (stillValid: on every replica, as the stamp is the
 // database's); this browser's session is replaced by one of the new
 // stamp, so it stays signed in.
 func (c *Console) passwordChange(w http.ResponseWriter, r *http.Request, s *session) {
@@ -83,41 +82,9 @@ func (c *Console) passwordChange(w http.ResponseWriter, r *http.Request, s *sess
 		again(http.StatusBadRequest, msg)
 		return
 	}
-	addr := remoteHost(r)
-	throttled := func() {
-		c.authLog.Throttled(authlog.Event{Surface: authlog.SurfaceConsole, Addr: addr, Name: s.name, Reason: authlog.ReasonThrottled})
-		w.Header().Set("Retry-After", retryThrottled)
-		again(http.StatusTooManyRequests, tr(l, "err.throttled"))
-	}
-	if !c.throttle.allowed(addr, s.name) {
-		throttled()
-		return
-	}
-	if !c.slots.acquire(r.Context()) {
-		w.Header().Set("Retry-After", "5")
-		again(http.StatusServiceUnavailable, tr(l, "err.busy"))
-		return
-	}
-	defer c.slots.release()
-	try, ok := c.throttle.reserve(addr, s.name)
-	if !ok {
-		throttled()
-		return
-	}
-	u, hash, err := c.cfg.Users.UserCredentials(r.Context(), s.name)
-	if err != nil && qlerror.CodeOf(err) != qlerror.NotFound {
-		try.settle(false)
-		c.cfg.Log.Warn("console password change: user store", "code", CodeSigninStoreFailed, "err", err)
-		again(http.StatusServiceUnavailable, tr(l, "err.pwstore"))
-		return
-	}
-	// The name's account must still be the session's: one deleted and
-	// made again under the same name is another person's.
-	ok = c.verify(hash, current, err == nil && u.ID == s.userID)
-	try.settle(!ok)
-	if !ok {
-		c.authLog.Failed(authlog.Event{Surface: authlog.SurfaceConsole, Addr: addr, Name: s.name, Reason: authlog.ReasonCurrentPasswordWrong})
-		again(http.StatusUnauthorized, tr(l, "err.pwcurrent"))
+	hash, status, msg := c.currentPasswordFault(w, r, s, current, checkForPasswordChange)
+	if msg != "" {
+		again(status, msg)
 		return
 	}
 	newHash, err := account.HashPassword(password)

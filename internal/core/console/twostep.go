@@ -155,7 +155,7 @@ func (c *Console) twoStepConfirm(w http.ResponseWriter, r *http.Request, s *sess
 		refuse(account.ErrTwoStepCodeWrong())
 		return
 	}
-	if status, msg := c.currentPasswordFault(w, r, s, r.PostFormValue("current")); msg != "" {
+	if _, status, msg := c.currentPasswordFault(w, r, s, r.PostFormValue("current"), checkForTwoStepOn); msg != "" {
 		c.renderAccount(w, r, s, status, func(d *twoStepData) { d.Error = msg })
 		return
 	}

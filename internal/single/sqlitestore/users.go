@@ -215,10 +215,11 @@ func (s *Store) UserSignedIn(ctx context.Context, id string, atMs int64) error {
 	})
 }
 
+// scanUser reads a row of the list of accounts.
 func scanUser(r scanner) (account.User, error) {
 	var u account.User
 	var role, projects string
-	err := r.Scan(&u.ID, &u.Name, &role, &u.CreatedAtMs, &u.DisabledAtMs, &u.LastSigninAtMs, &projects)
+	err := r.Scan(&u.ID, &u.Name, &role, &u.CreatedAtMs, &u.DisabledAtMs, &u.LastSigninAtMs, &projects, &u.TwoStepOn)
 	u.Role, u.Projects = account.Role(role), account.SplitProjects(projects)
 	return u, err
 }

@@ -29,6 +29,7 @@ func RunUsers(t *testing.T, newFixture Factory) {
 		"ARecoveryCodeSignsInOnceAndIsAudited":           testTwoStepRecoveryUsedOnce,
 		"TurningTwoStepOffForgetsItsSecretAndCodes":      testTwoStepOffForgets,
 		"AResetTurnsTwoStepOffAndEndsTheUsersSessions":   testTwoStepReset,
+		"TheUserListSaysWhoseTwoStepIsOn":                testUserListSaysWhoseTwoStepIsOn,
 	}
 	for name, fn := range tests {
 		t.Run(name, func(t *testing.T) {

@@ -10,10 +10,13 @@ RETURNING created_at_ms
 
 -- name: UsersList
 -- Every account by name, its projects joined by ',' as
--- account.SplitProjects reads them; never the password hash.
-SELECT id, name, role, created_at_ms, disabled_at_ms, last_signin_at_ms, array_to_string(projects, ',')
-  FROM qinglong.console_users
- ORDER BY name
+-- account.SplitProjects reads them, and whether its two-step sign-in is
+-- on (a secret begun and not confirmed is not); never the password hash
+-- nor the secret.
+SELECT u.id, u.name, u.role, u.created_at_ms, u.disabled_at_ms, u.last_signin_at_ms, array_to_string(u.projects, ','),
+       EXISTS (SELECT 1 FROM qinglong.console_two_step t WHERE t.user_id = u.id AND t.enabled_at_ms IS NOT NULL)
+  FROM qinglong.console_users u
+ ORDER BY u.name
 
 -- name: UserDisable
 -- Disables an account (admin role); users.go ends its sessions in the

@@ -1,4 +1,7 @@
--- Every console account by name; never the password hash.
-SELECT id, name, role, created_at_ms, disabled_at_ms, last_signin_at_ms, projects
-  FROM console_users
- ORDER BY name
+-- Every console account by name, and whether its two-step sign-in is on
+-- (a secret begun and not confirmed is not); never the password hash nor
+-- the secret.
+SELECT u.id, u.name, u.role, u.created_at_ms, u.disabled_at_ms, u.last_signin_at_ms, u.projects,
+       EXISTS (SELECT 1 FROM console_two_step t WHERE t.user_id = u.id AND t.enabled_at_ms IS NOT NULL)
+  FROM console_users u
+ ORDER BY u.name
