@@ -3,10 +3,12 @@ package apply
 import (
 	"context"
 	"maps"
+	"slices"
 	"strings"
 
 	"github.com/qinglong/qinglong/internal/core/catalog"
 	"github.com/qinglong/qinglong/internal/core/qlerror"
+	"github.com/qinglong/qinglong/internal/core/task"
 	"github.com/qinglong/qinglong/internal/core/trigger"
 	"github.com/qinglong/qinglong/internal/core/validate"
 )
@@ -19,8 +21,13 @@ type PullEntry struct {
 	Project, Name, Title, Script string
 	// Labels replace the task's labels whose keys start with
 	// LabelPrefix; the task's other labels are kept.
-	Labels         map[string]string
-	LabelPrefix    string
+	Labels      map[string]string
+	LabelPrefix string
+	// Env sets the task's variables of the names in EnvNames (the
+	// credentials its script reads), one of them missing from Env
+	// removed; the task's other variables are kept.
+	Env            map[string]string
+	EnvNames       []string
 	Enabled        bool
 	Cron, Timezone string
 }
@@ -53,6 +60,9 @@ func NewPullFile(ctx context.Context, r catalog.DefinitionsReader, e PullEntry) 
 	}
 	script := e.Script
 	t := exportTask{Name: e.Name, Title: e.Title, Script: &script, Labels: e.Labels}
+	if len(e.Env) > 0 {
+		t.Env = e.Env
+	}
 	tr := exportTrigger{Name: e.Name, Task: e.Name, Title: e.Title, Cron: e.Cron, Timezone: e.Timezone, Misfire: string(trigger.FireOnce)}
 	if !e.Enabled {
 		t.Enabled, tr.Enabled = new(false), new(false)
@@ -62,9 +72,10 @@ func NewPullFile(ctx context.Context, r catalog.DefinitionsReader, e PullEntry) 
 }
 
 // PullEditFile writes the definitions file giving the task and trigger
-// named e.Name of e.Project e's script, subscription labels, schedule and
-// enabled state, every other field of theirs (env, timeout, placement,
-// titles, overlap, …) as it is, so that what was set on the task as a task
+// named e.Name of e.Project e's script, subscription labels, credentials
+// (the env of e.EnvNames), schedule and enabled state, every other field
+// of theirs (the rest of the env, timeout, placement, titles, overlap, …)
+// as it is, so that what was set on the task as a task
 // stays; a trigger of that name missing is created when e has a cron (an
 // end of a subscription without one leaves it missing). The revisions the
 // file was written from are returned for the apply to check again
@@ -77,7 +88,7 @@ func PullEditFile(ctx context.Context, r catalog.DefinitionsReader, e PullEntry)
 	t := exportTaskSpec(cur.Spec)
 	t.Title = d.Titles.Tasks[e.Name]
 	script := e.Script
-	t.Script, t.Labels = &script, pullLabels(cur.Spec.Labels, e)
+	t.Script, t.Labels, t.Env = &script, pullLabels(cur.Spec.Labels, e), pullEnv(cur.Spec.Command.Env, e)
 	t.Enabled = nil
 	if !e.Enabled {
 		t.Enabled = new(false)
@@ -118,6 +129,25 @@ func pullLabels(had map[string]string, e PullEntry) map[string]string {
 		}
 	}
 	maps.Copy(out, e.Labels)
+	if len(out) == 0 {
+		return nil
+	}
+	return out
+}
+
+// pullEnv is the task's env with the variables of e's names replaced by
+// e's, nil when none is left.
+func pullEnv(had []task.EnvVar, e PullEntry) any {
+	kept := slices.DeleteFunc(slices.Clone(had), func(v task.EnvVar) bool { return slices.Contains(e.EnvNames, v.Name) })
+	out, _ := exportEnv(kept).(map[string]any)
+	if out == nil {
+		out = map[string]any{}
+	}
+	for _, name := range e.EnvNames {
+		if v, ok := e.Env[name]; ok {
+			out[name] = v
+		}
+	}
 	if len(out) == 0 {
 		return nil
 	}

@@ -2,6 +2,7 @@ package console
 
 import (
 	"html"
+	"maps"
 	"net/http"
 	"net/url"
 	"os"
@@ -89,8 +90,9 @@ func TestTheAddFormPublishesTheConvertersPullTaskAndTheListShowsIt(t *testing.T)
 	}
 	tk, ok := taskNamed(definitionsOf(t, site, "jd"), "repo-owner-scripts-main")
 	want, _ := crontab.PullOf(secretURL, "main")
-	if !ok || tk.Spec.Command.Script != want.Script || tk.Spec.Labels[subscription.LabelURL] != secretURL || tk.Spec.Labels[subscription.LabelMatch] != "jd_|jx_" {
-		t.Errorf("the task: %v %+v; want the converter's script with the subscription's labels", ok, tk.Spec)
+	if !ok || tk.Spec.Command.Script != want.Script || tk.Spec.Labels[subscription.LabelURL] != secretURL || tk.Spec.Labels[subscription.LabelMatch] != "jd_|jx_" ||
+		!maps.Equal(taskEnv(tk), want.Env) || strings.Contains(tk.Spec.Command.Script, "SECRET") {
+		t.Errorf("the task: %v %+v; want the converter's script, without the token, with the subscription's labels and the token in its env", ok, tk.Spec)
 	}
 	recs := subscriptionRecords(t, site)
 	if len(recs) != 1 || recs[0].Action != audit.SubscriptionCreated || recs[0].ObjectName != "repo-owner-scripts-main" || recs[0].Project != "jd" ||

@@ -13,6 +13,7 @@ import (
 	"cmp"
 	"fmt"
 	"io"
+	"maps"
 	"regexp"
 	"strconv"
 	"strings"
@@ -294,6 +295,13 @@ func (st *state) entry(res *Result, n int, text, body string, disabled bool) {
 	}
 	if interpreted {
 		e.Script, e.WorkingDir = written, st.ScriptsDir
+	}
+	if pulled != nil && pulled.env != nil {
+		// The credentials win over a crontab's variable of their name.
+		if e.Env == nil {
+			e.Env = map[string]string{}
+		}
+		maps.Copy(e.Env, pulled.env)
 	}
 	res.Entries = append(res.Entries, e)
 	if pulled != nil {

@@ -126,20 +126,41 @@ func ownerAndRepo(u string) bool {
 // are kept. The URL and the branch come after "--", so that git reads
 // neither as an option (--upload-pack=COMMAND runs COMMAND), whatever
 // line of an imported crontab they came from.
+// An http(s) URL's credentials are left out of it and given to git by
+// the task's env (pullEnv) through credentialHelper, so that they are on
+// no command line and not in the clone's .git/config; a fetch writes the
+// URL without them there too, over a clone an earlier script made with
+// them.
 func (s subscription) pullScript() string {
 	dir := `"$` + ScriptsDirVariable + `"/` + shellquote.Quote(s.Folder)
-	url := shellquote.Quote(s.URL)
+	bare, _, _, credentials := gitCredentials(s.URL)
+	url := shellquote.Quote(bare)
 	ref, branch := "HEAD", ""
 	if s.Branch != "" {
 		ref, branch = shellquote.Quote(s.Branch), " --branch "+shellquote.Quote(s.Branch)
 	}
+	git, scrub := "git", ""
+	if credentials {
+		git = "git " + credentialHelper
+		scrub = "  git -C " + dir + " config remote.origin.url " + url + "\n"
+	}
 	return "set -eu\n" + needScriptsDir +
-		"if [ -d " + dir + "/.git ]; then\n" +
-		"  git -C " + dir + " fetch --depth 1 -- " + url + " " + ref + "\n" +
+		"if [ -d " + dir + "/.git ]; then\n" + scrub +
+		"  " + git + " -C " + dir + " fetch --depth 1 -- " + url + " " + ref + "\n" +
 		"  git -C " + dir + " reset --hard FETCH_HEAD\n" +
 		"else\n" +
-		"  git clone --depth 1" + branch + " -- " + url + " " + dir + "\n" +
+		"  " + git + " clone --depth 1" + branch + " -- " + url + " " + dir + "\n" +
 		"fi\n"
+}
+
+// pullEnv is the env the pull task's script reads its URL's credentials
+// from, nil when its URL carries none.
+func (s subscription) pullEnv() map[string]string {
+	_, user, password, ok := gitCredentials(s.URL)
+	if !ok {
+		return nil
+	}
+	return map[string]string{CredentialUserVariable: user, CredentialPasswordVariable: password}
 }
 
 // note is what is said of the pull task: where it pulls to, what it needs,
@@ -147,11 +168,16 @@ func (s subscription) pullScript() string {
 // panel's whitelist and blacklist.
 func (s subscription) note(binary string) (string, []string) {
 	command := binary + " crontab scripts \"$" + ScriptsDirVariable + "\"/" + shellquote.Quote(s.Folder) + s.flags()
-	params := []string{"url", s.URL, "folder", s.Folder, "command", command}
+	bare, _, _, credentials := gitCredentials(s.URL)
+	params := []string{"url", bare, "folder", s.Folder, "command", command}
 	why := fmt.Sprintf("ql repo becomes a task pulling %s into \"$%s/%s\": a shallow clone on its first Run, then a fetch of the branch's head and a hard reset to it "+
 		"(a force-pushed repository still updates; edits to its files there are lost). Its Runs fail when %s is empty; a single node and a cluster worker set it (their --scripts-dir). "+
 		clusterCopies+". A pull adds no tasks: list its scripts' tasks with %s and apply that file",
-		s.URL, ScriptsDirVariable, s.Folder, ScriptsDirVariable, command)
+		bare, ScriptsDirVariable, s.Folder, ScriptsDirVariable, command)
+	if credentials {
+		why += fmt.Sprintf("; the URL's user and password are in the task's env (%s, %s), which git reads through a credential helper, so that they are on no command line nor in the clone's .git/config",
+			CredentialUserVariable, CredentialPasswordVariable)
+	}
 	if s.Dependence != "" {
 		why += fmt.Sprintf("; the dependence files (%s) need nothing: the whole repository is in the folder", s.Dependence)
 	}
@@ -218,7 +244,13 @@ func (r rawFile) note(binary string) (string, []string) {
 // the converter makes it: lower case, other characters '-'), display title
 // ("" when the URL's words make none a title may be), the folder of the
 // scripts folder it pulls into and its script.
-type RepoPull struct{ Name, Title, Folder, Script string }
+type RepoPull struct {
+	Name, Title, Folder, Script string
+	// Env is the task's env its script reads its URL's credentials from
+	// (CredentialUserVariable, CredentialPasswordVariable), nil when the
+	// URL carries none.
+	Env map[string]string
+}
 
 // PullOf is the pull task of the subscription of url and branch ("" the
 // remote's HEAD), named and written as the converter does for "ql repo
@@ -235,7 +267,7 @@ func PullOf(url, branch string) (RepoPull, string) {
 }
 
 func (s subscription) repoPull() RepoPull {
-	p := RepoPull{Name: "repo-" + s.Owner + "-" + s.Repo, Title: s.Owner + "/" + s.Repo, Folder: s.Folder, Script: s.pullScript()}
+	p := RepoPull{Name: "repo-" + s.Owner + "-" + s.Repo, Title: s.Owner + "/" + s.Repo, Folder: s.Folder, Script: s.pullScript(), Env: s.pullEnv()}
 	if s.Branch != "" {
 		p.Name += "-" + s.Branch
 		p.Title += " (" + s.Branch + ")"
@@ -280,7 +312,7 @@ type pull struct {
 	name, title, script, why, folder string
 	code                             Code
 	params                           []string
-	labels                           map[string]string
+	labels, env                      map[string]string
 }
 
 // panelPull is the task the panel's "ql repo ..." or "ql raw ..." command
@@ -302,7 +334,7 @@ func panelPull(command, binary string) (p pull, why string) {
 			return p, why
 		}
 		rp := s.repoPull()
-		p = pull{name: rp.Name, title: rp.Title, script: rp.Script, folder: rp.Folder, code: CodePanelRepo, labels: SubscriptionLabels(s.URL, s.Branch, s.Match, s.Exclude)}
+		p = pull{name: rp.Name, title: rp.Title, script: rp.Script, env: rp.Env, folder: rp.Folder, code: CodePanelRepo, labels: SubscriptionLabels(s.URL, s.Branch, s.Match, s.Exclude)}
 		p.why, p.params = s.note(binary)
 		return p, ""
 	default:

@@ -373,7 +373,7 @@ func Save(ctx context.Context, r catalog.DefinitionsReader, svc catalog.Service,
 		return pull, f, []error{FolderTaken(pull.Folder, other)}
 	}
 	e := apply.PullEntry{Project: f.Project, Name: pull.Name, Title: pull.Title, Script: pull.Script, Labels: f.Labels(), LabelPrefix: LabelPrefix,
-		Enabled: f.Enabled, Cron: f.Cron, Timezone: f.Timezone}
+		Env: pull.Env, EnvNames: crontab.CredentialVariables(), Enabled: f.Enabled, Cron: f.Cron, Timezone: f.Timezone}
 	var text []byte
 	var expect []apply.Expected
 	if name != "" {
@@ -395,7 +395,7 @@ func Save(ctx context.Context, r catalog.DefinitionsReader, svc catalog.Service,
 // deleted: its Runs and history stay, and its folder is left as it is.
 func End(ctx context.Context, r catalog.DefinitionsReader, svc catalog.Service, sub Subscription, actor string) error {
 	pull, _ := Form{URL: sub.URL, Branch: sub.Branch}.Check()
-	e := apply.PullEntry{Project: sub.Project, Name: sub.Name, Script: pull.Script, LabelPrefix: LabelPrefix, Cron: sub.Cron, Timezone: sub.Timezone}
+	e := apply.PullEntry{Project: sub.Project, Name: sub.Name, Script: pull.Script, Env: pull.Env, EnvNames: crontab.CredentialVariables(), LabelPrefix: LabelPrefix, Cron: sub.Cron, Timezone: sub.Timezone}
 	text, expect, err := apply.PullEditFile(ctx, r, e)
 	if err != nil {
 		return err

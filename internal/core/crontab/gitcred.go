@@ -1,0 +1,68 @@
+package crontab
+
+import (
+	"net/url"
+	"strings"
+
+	"github.com/qinglong/qinglong/internal/core/shellquote"
+)
+
+// The variables a pull task's env gives git the user and password its
+// URL carried (https://user:token@host/...): they reach git through a
+// credential helper reading them, never through a command line, which
+// every account of the host reads (ps, /proc/PID/cmdline). A task's env
+// may not start with QL_, so these do not.
+const (
+	CredentialUserVariable     = "SUBSCRIPTION_GIT_USER"
+	CredentialPasswordVariable = "SUBSCRIPTION_GIT_PASSWORD"
+)
+
+// credentialHelper is the git option the pull gives git the credentials
+// by: the helpers the account's configuration names are dropped (the
+// empty value), as git used none while the URL carried the credentials,
+// then one answering git's "get" with the two variables, which the
+// helper's shell expands, so that their values are on no command line.
+var credentialHelper = "-c credential.helper= -c " + shellquote.Quote(`credential.helper=!f() { test "$1" = get || return 0; printf "username=%s\npassword=%s\n" "$`+
+	CredentialUserVariable+`" "$`+CredentialPasswordVariable+`"; }; f`)
+
+// gitCredentials is what an http or https URL carries before its host,
+// taken out: bare is the URL without it, user and password as git reads
+// them (percent-decoded), ok false when the URL carries none or is of
+// another scheme (ssh's user is no secret, and git's other transports
+// take no password).
+func gitCredentials(u string) (bare, user, password string, ok bool) {
+	i := strings.Index(u, "://")
+	if i < 0 {
+		return u, "", "", false
+	}
+	if scheme := strings.ToLower(u[:i]); scheme != "http" && scheme != "https" {
+		return u, "", "", false
+	}
+	rest := u[i+3:]
+	host := rest
+	if j := strings.IndexAny(rest, "/?#"); j >= 0 {
+		host = rest[:j]
+	}
+	at := strings.LastIndex(host, "@")
+	if at < 0 {
+		return u, "", "", false
+	}
+	user, password, _ = strings.Cut(host[:at], ":")
+	return u[:i+3] + rest[at+1:], unescape(user), unescape(password), true
+}
+
+// unescape is s percent-decoded as git decodes a URL's user and password,
+// s itself when it is no valid escape.
+func unescape(s string) string {
+	if d, err := url.PathUnescape(s); err == nil {
+		return d
+	}
+	return s
+}
+
+// CredentialVariables are the names of the variables a pull task's env
+// gives git its URL's credentials by, so that a change of its URL
+// replaces them, or removes them when the new URL carries none.
+func CredentialVariables() []string {
+	return []string{CredentialUserVariable, CredentialPasswordVariable}
+}
