@@ -109,7 +109,8 @@ var importWhy = map[string]map[crontab.Code]string{
 			"在集群上，运行由接到它的 worker 执行，每个 worker 各有一份副本：用 placement.labels 把任务固定到运行这些脚本的任务的 worker 上（那些任务也用同样的标签固定），或为每个 worker 各建一个这样的任务，各自固定到它。" +
 			"拉取不会添加任务：用 {command} 列出其脚本的任务，再应用该文件；依赖文件无需处理，整个仓库都在该目录中。",
 		// The Subscriptions form refuses such a URL in the same words.
-		crontab.CodeRepoURL: scriptsRefusalsZH[subscription.RefusalURLRepo],
+		crontab.CodeRepoURL:    scriptsRefusalsZH[subscription.RefusalURLRepo],
+		crontab.CodeRepoBranch: scriptsRefusalsZH[subscription.RefusalBranch],
 		crontab.CodeRepoRepeated: "ql repo 拉取到文件夹 {folder}，而第 {line} 行的任务 {name} 已拉取到 {other}：这一行被略过，因为两个拉取到同一文件夹（或一个拉取到另一个的文件夹之内）的任务会互相撤销对方的拉取；" +
 			"要拉取另一个分支，请在 URL 之后写出分支（ql repo URL \"\" \"\" \"\" 分支）。",
 		crontab.CodePanelRaw: "ql raw 转换为一个任务，用 curl 把 {url} 下载到 \"$QL_SCRIPTS_DIR/{file}\"（下载失败时保留上一份）。QL_SCRIPTS_DIR 为空时运行会失败；" +

@@ -27,6 +27,10 @@ const (
 	// repository (value), which a subscription's name and folder are made
 	// of: the Subscriptions form refuses it alike.
 	CodeRepoURL Code = "repo_url"
+	// CodeRepoBranch: the panel's ql repo of a branch git would refuse
+	// (value), which a subscription's folder and git's command line are
+	// made of: the Subscriptions form refuses it alike.
+	CodeRepoBranch Code = "repo_branch"
 	// CodeRepoRepeated: a ql repo pulling into the folder (folder) an
 	// earlier line's task (line, name) pulls into (other), or into one
 	// inside or around it (FoldersShare), left out.
@@ -87,5 +91,5 @@ const (
 var ScriptCodes = []Code{CodeScriptTypeScript, CodeScriptNoCron, CodeScriptCron}
 
 // Codes lists every code, for the readers that must word each.
-var Codes = []Code{CodeNotAnEntry, CodeReboot, CodeNotAUser, CodeNoCommand, CodeRootCommand, CodePanelCommand, CodePanelRepo, CodeRepoURL, CodeRepoRepeated, CodePanelRaw, CodePanelLogs, CodePanelUpkeep, CodeUnknownMacro,
+var Codes = []Code{CodeNotAnEntry, CodeReboot, CodeNotAUser, CodeNoCommand, CodeRootCommand, CodePanelCommand, CodePanelRepo, CodeRepoURL, CodeRepoBranch, CodeRepoRepeated, CodePanelRaw, CodePanelLogs, CodePanelUpkeep, CodeUnknownMacro,
 	CodeSchedule, CodeStandardInput, CodeSeconds, CodeTaskCommand, CodeRunAs, CodeBothDays, CodeZoneKept, CodeShellKept, CodeMail, CodeReservedName, CodeCommented, CodeTaskInterpreter}

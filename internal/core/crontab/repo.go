@@ -50,6 +50,9 @@ func parseSubscription(words []string) (s subscription, why string) {
 		return ""
 	}
 	s = subscription{URL: words[0], Match: arg(1), Exclude: arg(2), Dependence: arg(3), Branch: arg(4)}
+	if why := BranchFault(s.Branch); why != "" {
+		return s, why
+	}
 	// The panel takes the repository from the last path segment without
 	// its extension (.git), the owner from the one before it, after any
 	// "host:" of an scp-like URL (git@github.com:owner/repo.git).
@@ -327,6 +330,9 @@ func panelPull(command, binary string) (p pull, why string) {
 	switch words[1] {
 	case "repo":
 		s, why := parseSubscription(words[2:])
+		if why != "" && BranchFault(s.Branch) != "" {
+			return pull{code: CodeRepoBranch, params: []string{"value", s.Branch}}, why
+		}
 		if why != "" && len(words) > 2 {
 			return pull{code: CodeRepoURL, params: []string{"value", words[2]}}, why
 		}

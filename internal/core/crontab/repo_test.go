@@ -236,10 +236,30 @@ func TestAQlRepoOfAURLWithoutAnOwnerIsNotConverted(t *testing.T) {
 	}
 }
 
-// A ql repo line of an imported crontab is not checked as the
-// Subscriptions form checks its fields: its pull task, run against a real
-// repository, reads neither the URL nor the branch as a git option, so a
-// branch written --upload-pack=COMMAND runs no command.
+// A ql repo line whose branch git would refuse — one read as an option,
+// or leading out of the scripts folder — is not converted, in the words
+// the Subscriptions form refuses it with.
+func TestAQlRepoOfABranchGitRefusesIsNotConverted(t *testing.T) {
+	t.Parallel()
+	for _, branch := range []string{"/../../x", "--upload-pack=touch${IFS}/tmp/ran", "a/../../b", "main branch"} {
+		res, err := Convert(strings.NewReader("0 0 * * * ql repo https://example.com/owner/scripts.git \"\" \"\" \"\" '"+branch+"'\n"), Options{Zone: "UTC"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(res.Entries) != 0 || len(res.Problems) != 1 {
+			t.Fatalf("branch %q: entries %+v problems %+v; want the line not converted", branch, res.Entries, res.Problems)
+		}
+		p := res.Problems[0]
+		if p.Kind != NotConverted || p.Code != CodeRepoBranch || p.Why != BranchFault(branch) {
+			t.Errorf("branch %q: %s; want not converted as %s", branch, p, CodeRepoBranch)
+		}
+	}
+}
+
+// A pull task, run against a real repository, reads neither the URL nor
+// the branch as a git option even were a branch past the converter's and
+// the form's check: a branch written --upload-pack=COMMAND runs no
+// command.
 func TestAPullTaskReadsNeitherItsURLNorItsBranchAsAGitOption(t *testing.T) {
 	t.Parallel()
 	needGit(t)
@@ -254,17 +274,14 @@ func TestAPullTaskReadsNeitherItsURLNorItsBranchAsAGitOption(t *testing.T) {
 	git(t, work, "push", "-q", "origin", "HEAD:main")
 	marker := filepath.Join(root, "ran")
 	branch := "--upload-pack=touch${IFS}" + marker + ";git-upload-pack"
-	res, err := Convert(strings.NewReader("0 0 * * * ql repo file://"+bare+` "" "" "" `+branch+"\n"), Options{Zone: "UTC"})
-	if err != nil || len(res.Entries) != 1 {
-		t.Fatalf("convert: %v %+v", err, res)
-	}
+	sub := subscription{URL: "file://" + bare, Owner: "owner", Repo: "repo", Branch: branch, Folder: "owner_repo_" + branch}
 	// A clone already there: the pull fetches into it.
 	folder := filepath.Join(scripts, "owner_repo_"+branch)
 	if err := os.MkdirAll(folder, 0o755); err != nil {
 		t.Fatal(err)
 	}
 	git(t, root, "clone", "-q", bare, folder)
-	out, _ := runPull(t, res.Entries[0].Script, scripts)
+	out, _ := runPull(t, sub.pullScript(), scripts)
 	if _, err := os.Stat(marker); err == nil {
 		t.Fatalf("the pull ran the command its branch named as git's --upload-pack:\n%s", out)
 	}

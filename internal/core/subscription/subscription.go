@@ -186,19 +186,12 @@ func checkURL(u string) (crontab.RepoPull, error) {
 	return p, nil
 }
 
-// checkBranch refuses a branch name git refuses (git check-ref-format's
-// rules), so that it cannot be read as an option or leave the folder.
+// checkBranch refuses a branch name git refuses, in the converter's
+// words (crontab.BranchFault), so that it cannot be read as an option or
+// leave the folder.
 func checkBranch(b string) error {
-	if b == "" {
-		return nil
-	}
-	bad := len(b) > 200 || strings.HasPrefix(b, "-") || strings.HasPrefix(b, "/") || strings.HasPrefix(b, ".") ||
-		strings.HasSuffix(b, "/") || strings.HasSuffix(b, ".") || strings.HasSuffix(b, ".lock") ||
-		strings.Contains(b, "..") || strings.Contains(b, "//") || strings.Contains(b, "@{") || strings.Contains(b, "/.") ||
-		strings.ContainsAny(b, "~^:?*[\\") || strings.ContainsFunc(b, func(r rune) bool { return r <= ' ' || r == 0x7f })
-	if bad {
-		return qlerror.New(qlerror.Invalid, "the branch %q is no name git takes for a branch (no spaces, ~ ^ : ? * [ \\, .., //, nor a leading - / or .): "+
-			"write the branch as git names it, such as main, or leave it empty for the repository's default", b).Because(RefusalBranch, "value", b)
+	if why := crontab.BranchFault(b); why != "" {
+		return qlerror.New(qlerror.Invalid, "%s", why).Because(RefusalBranch, "value", b)
 	}
 	return nil
 }
