@@ -66,3 +66,21 @@ func unescape(s string) string {
 func CredentialVariables() []string {
 	return []string{CredentialUserVariable, CredentialPasswordVariable}
 }
+
+// credentialEnv is the env a pull or download task's script reads its
+// URL's credentials from (CredentialUserVariable,
+// CredentialPasswordVariable), nil when the URL carries none.
+func credentialEnv(u string) map[string]string {
+	_, user, password, ok := gitCredentials(u)
+	if !ok {
+		return nil
+	}
+	return map[string]string{CredentialUserVariable: user, CredentialPasswordVariable: password}
+}
+
+// bareURL is u without the user and password an http or https URL
+// carries, as a note may show it.
+func bareURL(u string) string {
+	bare, _, _, _ := gitCredentials(u)
+	return bare
+}

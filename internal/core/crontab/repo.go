@@ -130,7 +130,7 @@ func ownerAndRepo(u string) bool {
 // neither as an option (--upload-pack=COMMAND runs COMMAND), whatever
 // line of an imported crontab they came from.
 // An http(s) URL's credentials are left out of it and given to git by
-// the task's env (pullEnv) through credentialHelper, so that they are on
+// the task's env (credentialEnv) through credentialHelper, so that they are on
 // no command line and not in the clone's .git/config; a fetch writes the
 // URL without them there too, over a clone an earlier script made with
 // them.
@@ -154,16 +154,6 @@ func (s subscription) pullScript() string {
 		"else\n" +
 		"  " + git + " clone --depth 1" + branch + " -- " + url + " " + dir + "\n" +
 		"fi\n"
-}
-
-// pullEnv is the env the pull task's script reads its URL's credentials
-// from, nil when its URL carries none.
-func (s subscription) pullEnv() map[string]string {
-	_, user, password, ok := gitCredentials(s.URL)
-	if !ok {
-		return nil
-	}
-	return map[string]string{CredentialUserVariable: user, CredentialPasswordVariable: password}
 }
 
 // note is what is said of the pull task: where it pulls to, what it needs,
@@ -224,13 +214,27 @@ func parseRaw(words []string) (r rawFile, why string) {
 // downloadScript downloads the file beside its old copy and moves it over
 // that only when the download succeeded, so a failed one keeps the file
 // the last one fetched, as the panel does.
+// A URL carrying a user and password is downloaded without them, curl
+// reading them from its standard input as a config line (curlUser) made
+// of the task's env, so that they are on no command line.
 func (r rawFile) downloadScript() string {
 	file := `"$` + ScriptsDirVariable + `"/` + shellquote.Quote(r.File)
+	bare, _, _, credentials := gitCredentials(r.URL)
+	curl := "curl -fsSL -o " + file + ".new " + shellquote.Quote(bare)
+	if credentials {
+		curl = curlUser + " | curl -K - -fsSL -o " + file + ".new " + shellquote.Quote(bare)
+	}
 	return "set -eu\n" + needScriptsDir +
 		`mkdir -p "$` + ScriptsDirVariable + `"` + "\n" +
-		"curl -fsSL -o " + file + ".new " + shellquote.Quote(r.URL) + " || { rm -f " + file + ".new; exit 1; }\n" +
+		curl + " || { rm -f " + file + ".new; exit 1; }\n" +
 		"mv " + file + ".new " + file + "\n"
 }
+
+// curlUser writes curl's config line `user = "USER:PASSWORD"` of the
+// credential variables: printf is the shell's own, and sed escapes the
+// config's quote and backslash reading the values on its standard input,
+// so that neither value is ever a process's argument.
+var curlUser = `printf '%s:%s' "$` + CredentialUserVariable + `" "$` + CredentialPasswordVariable + `" | sed 's/[\\"]/\\&/g; s/^/user = "/; s/$/"/'`
 
 // note is what is said of the download task, naming the command (of
 // binary) that makes a task of the file.
@@ -238,8 +242,8 @@ func (r rawFile) note(binary string) (string, []string) {
 	command := binary + " crontab scripts \"$" + ScriptsDirVariable + "\" --match " + shellquote.Quote("^"+regexp.QuoteMeta(r.File)+"$")
 	return fmt.Sprintf("ql raw becomes a task downloading %s into \"$%s/%s\" with curl (a failed download keeps the last copy). Its Runs fail when %s is empty; "+
 			"a single node and a cluster worker set it (their --scripts-dir). "+clusterCopies+". A download adds no task: list the file's with %s and apply that file",
-			r.URL, ScriptsDirVariable, r.File, ScriptsDirVariable, command),
-		[]string{"url", r.URL, "file", r.File, "command", command}
+			bareURL(r.URL), ScriptsDirVariable, r.File, ScriptsDirVariable, command),
+		[]string{"url", bareURL(r.URL), "file", r.File, "command", command}
 }
 
 // RepoPull is the pull task of a subscription: its name
@@ -270,7 +274,7 @@ func PullOf(url, branch string) (RepoPull, string) {
 }
 
 func (s subscription) repoPull() RepoPull {
-	p := RepoPull{Name: "repo-" + s.Owner + "-" + s.Repo, Title: s.Owner + "/" + s.Repo, Folder: s.Folder, Script: s.pullScript(), Env: s.pullEnv()}
+	p := RepoPull{Name: "repo-" + s.Owner + "-" + s.Repo, Title: s.Owner + "/" + s.Repo, Folder: s.Folder, Script: s.pullScript(), Env: credentialEnv(s.URL)}
 	if s.Branch != "" {
 		p.Name += "-" + s.Branch
 		p.Title += " (" + s.Branch + ")"
@@ -348,7 +352,7 @@ func panelPull(command, binary string) (p pull, why string) {
 		if why != "" {
 			return p, why
 		}
-		p = pull{name: "raw-" + strings.TrimSuffix(strings.TrimPrefix(r.File, "raw_"), path.Ext(r.File)), title: r.File, script: r.downloadScript(), code: CodePanelRaw}
+		p = pull{name: "raw-" + strings.TrimSuffix(strings.TrimPrefix(r.File, "raw_"), path.Ext(r.File)), title: r.File, script: r.downloadScript(), env: credentialEnv(r.URL), code: CodePanelRaw}
 		p.why, p.params = r.note(binary)
 		return p, ""
 	}
