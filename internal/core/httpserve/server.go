@@ -102,6 +102,7 @@ func ListenWith(addr string, h http.Handler, o Options) (*Server, error) {
 	if o.TLS != nil {
 		ln = tls.NewListener(plainHTTPListener{ln}, o.TLS)
 	}
+	fresh := newFreshConns()
 	s := &Server{
 		srv: &http.Server{
 			Handler:           noSniff(h),
@@ -112,10 +113,12 @@ func ListenWith(addr string, h http.Handler, o Options) (*Server, error) {
 			MaxHeaderBytes:    MaxHeaderBytes,
 			TLSConfig:         o.TLS,
 			ErrorLog:          o.ErrorLog,
+			ConnState:         fresh.track,
 		},
 		ln:   ln,
 		done: make(chan error, 1),
 	}
+	s.srv.RegisterOnShutdown(fresh.closeAll)
 	go func() { s.done <- s.srv.Serve(ln) }()
 	return s, nil
 }
