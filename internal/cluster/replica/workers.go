@@ -280,7 +280,12 @@ func (r *replica) sweepRound(act *activation, nextRequeue func(time.Duration)) l
 		if !act.latch.Available() {
 			return false, nil
 		}
-		res, err := act.rt.SweepLeases(ctx, sweepPage)
+		// A stop arriving while a step's statement commits would cut off
+		// its answer, and with it the log lines of the sessions it
+		// expired: the round finishes within half the stop's bound.
+		sweepCtx, cancel := loop.Outliving(ctx, r.s.Coordinator.StopTimeout/2)
+		defer cancel()
+		res, err := act.rt.SweepLeases(sweepCtx, sweepPage)
 		// What committed before a failed step stands, and is counted.
 		r.observeSweep(res)
 		r.logSweptFinished(res.Ended)
