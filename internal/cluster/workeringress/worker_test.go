@@ -173,10 +173,14 @@ func fail(w http.ResponseWriter, status int, code, msg string) {
 func runWorker(t *testing.T, server, cred string) *syncBuffer {
 	t.Helper()
 	logs := &syncBuffer{}
+	// Made here, not in the goroutine: a directory made there could have
+	// its removal registered after the stop below, and so run before it,
+	// taking the journal from under a worker still running.
+	dir := t.TempDir()
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() {
-		_, err := agent.Run(ctx, agent.Config{Server: server, Credential: cred, DataDir: t.TempDir(), Concurrency: 1,
+		_, err := agent.Run(ctx, agent.Config{Server: server, Credential: cred, DataDir: dir, Concurrency: 1,
 			StopTimeout: 5 * time.Second, PullWait: time.Second, BaseEnv: []string{"PATH=/usr/bin:/bin"},
 			Logger: slog.New(slog.NewJSONHandler(logs, nil))})
 		done <- err
