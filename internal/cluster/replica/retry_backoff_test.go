@@ -50,8 +50,9 @@ triggers:
 	p := serveInProcess(t, f)
 	ctx, cancel := context.WithCancel(context.Background())
 	ran := make(chan error, 1)
+	dir := t.TempDir() // before the goroutine: removed only after the stop below
 	go func() {
-		_, err := agent.Run(ctx, agent.Config{Server: "http://" + p.workerAddr, Credential: cred, DataDir: t.TempDir(), Concurrency: 1,
+		_, err := agent.Run(ctx, agent.Config{Server: "http://" + p.workerAddr, Credential: cred, DataDir: dir, Concurrency: 1,
 			StopTimeout: 2 * time.Second, Version: "test", Logger: slog.New(slog.DiscardHandler)})
 		ran <- err
 	}()

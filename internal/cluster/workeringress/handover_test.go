@@ -29,9 +29,10 @@ func startAgent(t *testing.T, server, cred string, concurrency int, pullWait tim
 	p := &agentProc{logs: &syncBuffer{}, done: make(chan struct{})}
 	ctx, cancel := context.WithCancel(context.Background())
 	p.cancel = cancel
+	dir := t.TempDir() // before the goroutine: removed only after the stop below
 	go func() {
 		defer close(p.done)
-		p.summary, p.err = agent.Run(ctx, agent.Config{Server: server, Credential: cred, DataDir: t.TempDir(), Concurrency: concurrency,
+		p.summary, p.err = agent.Run(ctx, agent.Config{Server: server, Credential: cred, DataDir: dir, Concurrency: concurrency,
 			StopTimeout: 5 * time.Second, PullWait: pullWait, BaseEnv: []string{"PATH=/usr/bin:/bin"},
 			Logger: slog.New(slog.NewJSONHandler(p.logs, nil))})
 	}()

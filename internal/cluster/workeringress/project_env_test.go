@@ -35,8 +35,9 @@ func TestAWorkersRunSeesItsProjectsEnv(t *testing.T) {
 	logs := &syncBuffer{}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
+	dataDir := t.TempDir() // before the goroutine: removed only after the stop below
 	go func() {
-		_, err := agent.Run(ctx, agent.Config{Server: f.url, Credential: f.worker(t, "shop"), DataDir: t.TempDir(), Concurrency: 1,
+		_, err := agent.Run(ctx, agent.Config{Server: f.url, Credential: f.worker(t, "shop"), DataDir: dataDir, Concurrency: 1,
 			StopTimeout: 5 * time.Second, PullWait: time.Second, BaseEnv: []string{"PATH=/usr/bin:/bin"}, SecretsFile: secrets,
 			Logger: slog.New(slog.NewJSONHandler(logs, nil))})
 		done <- err

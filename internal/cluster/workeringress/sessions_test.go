@@ -68,8 +68,9 @@ func TestAWorkerThatStopsCleanlyEndsItsSessionAndIsNoLongerCountedLive(t *testin
 	logs := &syncBuffer{}
 	ctx, stop := context.WithCancel(t.Context())
 	done := make(chan error, 1)
+	dir := t.TempDir() // before the goroutine: removed only after the stop below
 	go func() {
-		_, err := agent.Run(ctx, agent.Config{Server: f.url, Credential: cred, DataDir: t.TempDir(), Concurrency: 1,
+		_, err := agent.Run(ctx, agent.Config{Server: f.url, Credential: cred, DataDir: dir, Concurrency: 1,
 			StopTimeout: 5 * time.Second, PullWait: time.Second, BaseEnv: []string{"PATH=/usr/bin:/bin"},
 			Logger: slog.New(slog.NewJSONHandler(logs, nil))})
 		done <- err
