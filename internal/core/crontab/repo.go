@@ -130,10 +130,11 @@ func ownerAndRepo(u string) bool {
 // neither as an option (--upload-pack=COMMAND runs COMMAND), whatever
 // line of an imported crontab they came from.
 // An http(s) URL's credentials are left out of it and given to git by
-// the task's env (credentialEnv) through credentialHelper, so that they are on
-// no command line and not in the clone's .git/config; a fetch writes the
-// URL without them there too, over a clone an earlier script made with
-// them.
+// the task's env (credentialEnv) through credentialHelper, answering git
+// for the URL's own scheme, host and port only, so that they are on no
+// command line, not in the clone's .git/config, and sent nowhere else; a
+// fetch writes the URL without them there too, over a clone an earlier
+// script made with them.
 func (s subscription) pullScript() string {
 	dir := `"$` + ScriptsDirVariable + `"/` + shellquote.Quote(s.Folder)
 	bare, _, _, credentials := gitCredentials(s.URL)
@@ -144,7 +145,7 @@ func (s subscription) pullScript() string {
 	}
 	git, scrub := "git", ""
 	if credentials {
-		git = "git " + credentialHelper
+		git = "git " + credentialHelper(helperScope(bare))
 		scrub = "  git -C " + dir + " config remote.origin.url " + url + "\n"
 	}
 	return "set -eu\n" + needScriptsDir +
