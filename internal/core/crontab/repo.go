@@ -83,8 +83,11 @@ func parseSubscription(words []string) (s subscription, why string) {
 // branch a's o_r_a). Such two would pull into one clone, and deleting one
 // with its folder would delete the other's scripts: the converter leaves
 // the second such ql repo line out and the Subscriptions form refuses the
-// second such subscription, both by this rule.
+// second such subscription, both by this rule. Case aside: O_r and o_r
+// are one folder where the file system ignores case (macOS, Windows, a
+// volume of theirs mounted), and a scripts folder may be moved there.
 func FoldersShare(a, b string) bool {
+	a, b = strings.ToLower(a), strings.ToLower(b)
 	return a == b || strings.HasPrefix(a, b+"/") || strings.HasPrefix(b, a+"/")
 }
 
