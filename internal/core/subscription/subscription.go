@@ -129,7 +129,9 @@ const (
 // take (every mistake at once), and is the pull task it makes.
 func (f Form) Check() (crontab.RepoPull, []error) {
 	var errs []error
-	check := func(field, value string, by func(string) error) error {
+	// taken says whether value, the field, has no control or format
+	// character and passes by, adding the refusal to errs otherwise.
+	taken := func(field, value string, by func(string) error) bool {
 		err := checkCharacters(field, value)
 		if err == nil {
 			err = by(value)
@@ -137,18 +139,18 @@ func (f Form) Check() (crontab.RepoPull, []error) {
 		if err != nil {
 			errs = append(errs, err)
 		}
-		return err
+		return err == nil
 	}
 	var pull crontab.RepoPull
-	urlErr := check("url", f.URL, func(u string) (err error) {
+	urlTaken := taken("url", f.URL, func(u string) (err error) {
 		pull, err = checkURL(u)
 		return err
 	})
-	if check("branch", f.Branch, checkBranch) == nil && urlErr == nil {
+	if taken("branch", f.Branch, checkBranch) && urlTaken {
 		pull, _ = crontab.PullOf(f.URL, f.Branch)
 	}
 	for _, p := range []struct{ field, value string }{{"match", f.Match}, {"exclude", f.Exclude}} {
-		check(p.field, p.value, func(v string) error { return checkPattern(p.field, v) })
+		taken(p.field, p.value, func(v string) error { return checkPattern(p.field, v) })
 	}
 	return pull, errs
 }
