@@ -161,8 +161,9 @@ var paramWords = map[string]map[string]string{
 		// The names validate.Name checks, each called by what it names.
 		"field.project.name": "项目名称", "field.task.name": "任务名称", "field.trigger.name": "触发器名称",
 		"field.project.title": "项目标题", "field.task.title": "任务标题", "field.trigger.title": "触发器标题",
-		// A subscription's regular expressions (subscription.RefusalPattern).
-		"field.match": "匹配规则", "field.exclude": "排除规则",
+		// A subscription's regular expressions (subscription.RefusalPattern)
+		// and fields (subscription.RefusalCharacter).
+		"field.match": "匹配规则", "field.exclude": "排除规则", "field.url": "仓库地址", "field.branch": "分支", "field.subscription name": "订阅名称",
 		"field.notifications.channels name": "通知渠道名称", "field.token name": "令牌名称", "field.user name": "用户名",
 		// Who a project_not_in_scope refusal is bound: a token or a user.
 		"who.token": "令牌", "who.user": "用户", "field.worker name": "执行节点名称",

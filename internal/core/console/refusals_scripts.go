@@ -24,6 +24,7 @@ var scriptsRefusalsZH = map[qlerror.Reason]string{
 	scripts.RefusalLink:             "脚本 {path} 是指向 {target} 的符号链接，而该目标在脚本文件夹之外、不存在或经过过多链接（循环？）；什么都没有写入，链接保持原样：请让链接指向脚本文件夹内的文件，或删除该链接并在原处新建文件。",
 	subscription.RefusalURL:         "仓库地址“{value}”不可用（{why}）：请写 https://host/OWNER/REPO.git、ssh://git@host/OWNER/REPO.git、git@host:OWNER/REPO.git，或本机上的 file:///path/OWNER/REPO.git。",
 	subscription.RefusalURLRepo:     "仓库地址“{value}”没有给出所有者和仓库名，而订阅的名称和文件夹由它们组成：请写成 https://host/OWNER/REPO.git。",
+	subscription.RefusalCharacter:   "{field} 含有 {char}，这是控制或格式字符（如改变文字方向的字符、零宽空格），显示不出来或会打乱周围文字的顺序，页面显示的就不是 git 和脚本文件夹读到的内容：请删除它后重新填写。",
 	subscription.RefusalBranch:      "分支“{value}”不是 git 接受的分支名（不能有空格、~ ^ : ? * [ \\、..、//，不能以 -、/ 或 . 开头）：请按 git 中的名称填写，如 main，或留空使用仓库的默认分支。",
 	subscription.RefusalPattern:     "{field} 不是订阅接受的正则表达式（{why}）：请写如 jd_|jx_ 的表达式，或留空。",
 	subscription.RefusalExists:      "已有名为 {name} 的订阅（项目 {project}），会拉取到同一个文件夹：请编辑它，或先删除它。",

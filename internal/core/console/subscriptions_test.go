@@ -490,10 +490,10 @@ func TestTwoSubscriptionsNeverShareAFolderByTheFormOrTheConverter(t *testing.T) 
 	if d := definitionsOf(t, site, "shop"); len(subscription.Of(d)) != 2 {
 		t.Errorf("shop has %+v; want only the two subscriptions of folders of their own", subscription.Of(d))
 	}
-	// An edit into another's folder: O6/r on branch a (O6_r_a) edited to
-	// o6/r keeps its name repo-o6-r-a, and its folder o6_r_a would hold
-	// o6/r on branch a/b's o6_r_a/b.
-	for _, f := range [][2]string{{"https://github.com/O6/r.git", "a"}, {"https://github.com/o6/r.git", "a/b"}} {
+	// An edit into another's folder: o6/r+a (o6_r+a) edited to o6/r on
+	// branch a keeps its name repo-o6-r-a, and its folder o6_r_a would
+	// hold o6/r on branch a/b's o6_r_a/b.
+	for _, f := range [][2]string{{"https://github.com/o6/r+a.git", ""}, {"https://github.com/o6/r.git", "a/b"}} {
 		if w := site.do(apitoken.Admin, "/subscriptions/new", subscriptionForm("jd", f[0], f[1])); w.Code != http.StatusOK {
 			t.Fatalf("%v: %d\n%s", f, w.Code, w.Body)
 		}
@@ -504,8 +504,8 @@ func TestTwoSubscriptionsNeverShareAFolderByTheFormOrTheConverter(t *testing.T) 
 	if page := html.UnescapeString(w.Body.String()); w.Code != http.StatusConflict || !strings.Contains(page, "the subscription repo-o6-r-a-b (project jd) pulls into the folder o6_r_a/b already, and this one would pull into o6_r_a") {
 		t.Errorf("the edit into o6_r_a: %d, want 409 naming repo-o6-r-a-b:\n%s", w.Code, page)
 	}
-	if sub, _ := subscription.Named(subscription.Of(definitionsOf(t, site, "jd")), "repo-o6-r-a"); sub.Folder != "O6_r_a" {
-		t.Errorf("after the refused edit the subscription pulls into %q; want O6_r_a still", sub.Folder)
+	if sub, _ := subscription.Named(subscription.Of(definitionsOf(t, site, "jd")), "repo-o6-r-a"); sub.Folder != "o6_r+a" {
+		t.Errorf("after the refused edit the subscription pulls into %q; want o6_r+a still", sub.Folder)
 	}
 }
 

@@ -17,13 +17,32 @@ const (
 	CredentialPasswordVariable = "SUBSCRIPTION_GIT_PASSWORD"
 )
 
-// credentialHelper is the git option the pull gives git the credentials
+// credentialHelper is the git options the pull gives git the credentials
 // by: the helpers the account's configuration names are dropped (the
 // empty value), as git used none while the URL carried the credentials,
 // then one answering git's "get" with the two variables, which the
 // helper's shell expands, so that their values are on no command line.
-var credentialHelper = "-c credential.helper= -c " + shellquote.Quote(`credential.helper=!f() { test "$1" = get || return 0; printf "username=%s\npassword=%s\n" "$`+
-	CredentialUserVariable+`" "$`+CredentialPasswordVariable+`"; }; f`)
+// That one is git's for the URLs of scope only (credential.SCOPE.helper,
+// SCOPE the subscription's scheme, host and port: helperScope): a
+// redirect to another host, scheme or port, or a submodule there (the -c
+// options reach the git processes git starts), finds no helper and gets
+// no credentials, git failing for want of them.
+func credentialHelper(scope string) string {
+	return "-c credential.helper= -c " + shellquote.Quote("credential."+scope+`.helper=!f() { test "$1" = get || return 0; printf "username=%s\npassword=%s\n" "$`+
+		CredentialUserVariable+`" "$`+CredentialPasswordVariable+`"; }; f`)
+}
+
+// helperScope is the scheme, host and port of bare, an http or https URL
+// without credentials (gitCredentials), as git matches a credential
+// helper's URL against the URL it asks for: https://host:port.
+func helperScope(bare string) string {
+	i := strings.Index(bare, "://")
+	rest := bare[i+3:]
+	if j := strings.IndexAny(rest, "/?#"); j >= 0 {
+		rest = rest[:j]
+	}
+	return strings.ToLower(bare[:i]) + "://" + rest
+}
 
 // gitCredentials is what an http or https URL carries before its host,
 // taken out: bare is the URL without it, user and password as git reads

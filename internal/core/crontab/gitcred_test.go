@@ -69,15 +69,12 @@ func TestAPullTaskKeepsItsURLsTokenOffGitsCommandLinesAndOutOfTheClone(t *testin
 	t.Parallel()
 	root := t.TempDir()
 	served, work, scripts, shims, home := filepath.Join(root, "served"), filepath.Join(root, "work"), filepath.Join(root, "scripts"), filepath.Join(root, "shims"), filepath.Join(root, "home")
-	bare := filepath.Join(served, "owner", "repo.git")
-	for _, d := range []string{bare, shims, home} {
+	for _, d := range []string{shims, home} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
 			t.Fatal(err)
 		}
 	}
-	git(t, bare, "init", "--bare", "-q")
-	git(t, bare, "config", "http.receivepack", "false")
-	git(t, root, "clone", "-q", bare, work)
+	bareRepo(t, filepath.Join(served, "owner", "repo.git"), work)
 	commit := func(content string) {
 		if err := os.WriteFile(filepath.Join(work, "jd_a.js"), []byte(content), 0o644); err != nil {
 			t.Fatal(err)

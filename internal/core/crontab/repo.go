@@ -83,8 +83,11 @@ func parseSubscription(words []string) (s subscription, why string) {
 // branch a's o_r_a). Such two would pull into one clone, and deleting one
 // with its folder would delete the other's scripts: the converter leaves
 // the second such ql repo line out and the Subscriptions form refuses the
-// second such subscription, both by this rule.
+// second such subscription, both by this rule. Case aside: O_r and o_r
+// are one folder where the file system ignores case (macOS, Windows, a
+// volume of theirs mounted), and a scripts folder may be moved there.
 func FoldersShare(a, b string) bool {
+	a, b = strings.ToLower(a), strings.ToLower(b)
 	return a == b || strings.HasPrefix(a, b+"/") || strings.HasPrefix(b, a+"/")
 }
 
@@ -130,10 +133,11 @@ func ownerAndRepo(u string) bool {
 // neither as an option (--upload-pack=COMMAND runs COMMAND), whatever
 // line of an imported crontab they came from.
 // An http(s) URL's credentials are left out of it and given to git by
-// the task's env (credentialEnv) through credentialHelper, so that they are on
-// no command line and not in the clone's .git/config; a fetch writes the
-// URL without them there too, over a clone an earlier script made with
-// them.
+// the task's env (credentialEnv) through credentialHelper, answering git
+// for the URL's own scheme, host and port only, so that they are on no
+// command line, not in the clone's .git/config, and sent nowhere else; a
+// fetch writes the URL without them there too, over a clone an earlier
+// script made with them.
 func (s subscription) pullScript() string {
 	dir := `"$` + ScriptsDirVariable + `"/` + shellquote.Quote(s.Folder)
 	bare, _, _, credentials := gitCredentials(s.URL)
@@ -144,7 +148,7 @@ func (s subscription) pullScript() string {
 	}
 	git, scrub := "git", ""
 	if credentials {
-		git = "git " + credentialHelper
+		git = "git " + credentialHelper(helperScope(bare))
 		scrub = "  git -C " + dir + " config remote.origin.url " + url + "\n"
 	}
 	return "set -eu\n" + needScriptsDir +

@@ -103,6 +103,20 @@ func git(t *testing.T, dir string, args ...string) string {
 	return string(out)
 }
 
+// bareRepo makes the bare repository bare (its folders too) that a pull
+// fetches from, which git http-backend may serve but no push over HTTP
+// changes, and work, a clone of it the test commits in and pushes from.
+func bareRepo(t *testing.T, bare, work string) {
+	t.Helper()
+	needGit(t)
+	if err := os.MkdirAll(bare, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	git(t, bare, "init", "--bare", "-q")
+	git(t, bare, "config", "http.receivepack", "false")
+	git(t, filepath.Dir(work), "clone", "-q", bare, work)
+}
+
 // needGit skips t where git is absent, but for in CI, where it must be.
 func needGit(t *testing.T) {
 	t.Helper()
@@ -133,11 +147,7 @@ func TestThePullTaskClonesTheRepositoryThenUpdatesItToTheBranchsHead(t *testing.
 	needGit(t)
 	root := t.TempDir()
 	bare, work, scripts := filepath.Join(root, "Owner", "Scripts.git"), filepath.Join(root, "work"), filepath.Join(root, "scripts dir")
-	if err := os.MkdirAll(bare, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	git(t, bare, "init", "--bare", "-q")
-	git(t, root, "clone", "-q", bare, work)
+	bareRepo(t, bare, work)
 	commit := func(content string, amend bool) {
 		if err := os.WriteFile(filepath.Join(work, "jd_a.js"), []byte(content), 0o644); err != nil {
 			t.Fatal(err)
@@ -265,11 +275,7 @@ func TestAPullTaskReadsNeitherItsURLNorItsBranchAsAGitOption(t *testing.T) {
 	needGit(t)
 	root := t.TempDir()
 	bare, work, scripts := filepath.Join(root, "owner", "repo.git"), filepath.Join(root, "work"), filepath.Join(root, "scripts")
-	if err := os.MkdirAll(bare, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	git(t, bare, "init", "--bare", "-q")
-	git(t, root, "clone", "-q", bare, work)
+	bareRepo(t, bare, work)
 	git(t, work, "commit", "-q", "--allow-empty", "-m", "first")
 	git(t, work, "push", "-q", "origin", "HEAD:main")
 	marker := filepath.Join(root, "ran")

@@ -40,7 +40,8 @@ func (a *api) depsList(ctx context.Context, r *http.Request) (any, error) {
 	}{list}, err
 }
 
-// depsChange answers a change of the declared packages with its Run.
+// depsChange answers a change of the declared packages with its Run; one
+// sent with an Idempotency-Key is made once per key (depsKeys).
 func (a *api) depsChange(do func(ctx context.Context, actor string, k deps.Kind, b depsBody) (string, error)) func(context.Context, *http.Request) (any, error) {
 	return func(ctx context.Context, r *http.Request) (any, error) {
 		if _, err := params(r.URL.Query()); err != nil {
@@ -57,7 +58,18 @@ func (a *api) depsChange(do func(ctx context.Context, actor string, k deps.Kind,
 		if err != nil {
 			return nil, err
 		}
-		id, err := do(ctx, principalOf(ctx).actor(), k, b)
+		key, err := idempotencyKey(r)
+		if err != nil {
+			return nil, err
+		}
+		actor := principalOf(ctx).actor()
+		change := func() (string, error) { return do(ctx, actor, k, b) }
+		var id string
+		if key == "" {
+			id, err = change()
+		} else {
+			id, err = a.depsKeys.once(ctx, actor, key, r.URL.Path, b, change)
+		}
 		if err != nil {
 			return nil, err
 		}

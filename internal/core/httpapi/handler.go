@@ -201,6 +201,9 @@ type api struct {
 	guard *guard
 	// described is the OpenAPI document of the routes served (describe).
 	described []byte
+	// depsKeys are the dependencies changes asked for with an
+	// Idempotency-Key.
+	depsKeys depsKeys
 }
 
 // Handler is the API server's HTTP handler.

@@ -33,6 +33,9 @@ type routeShape struct {
 	// idempotent: the route takes the Idempotency-Key header as its
 	// body's requestId (requestIDOf).
 	idempotent bool
+	// keyed: the route takes an optional Idempotency-Key header, a
+	// request repeating one answering the first's Run (depsKeys).
+	keyed bool
 	// counts are the query parameters read by count, each with its
 	// default and its most (the least is 1).
 	counts map[string][2]int
@@ -61,9 +64,9 @@ var shapes = map[string]routeShape{
 	"DELETE /api/v1/projects/{name}":                                     {query: []string{"dryRun"}},
 	"PUT /api/v1/secrets/{name}":                                         {body: secretSetBody{}, required: []string{"value"}},
 	"GET /api/v1/audit":                                                  {query: []string{"action", "actor", "after", "limit", "project", "since_ms"}, counts: map[string][2]int{"limit": {audit.DefaultListed, audit.MaxListed}}},
-	"POST /api/v1/dependencies":                                          {body: depsBody{}},
-	"POST /api/v1/dependencies/install":                                  {body: depsBody{}},
-	"POST /api/v1/dependencies/remove":                                   {body: depsBody{}},
+	"POST /api/v1/dependencies":                                          {body: depsBody{}, keyed: true},
+	"POST /api/v1/dependencies/install":                                  {body: depsBody{}, keyed: true},
+	"POST /api/v1/dependencies/remove":                                   {body: depsBody{}, keyed: true},
 	"POST /api/v1/dependencies/mirrors":                                  {body: mirrorBody{}, required: []string{"kind"}},
 	"POST /api/v1/projects/{project}/notifications/channels/{name}/test": {body: struct{}{}},
 }
@@ -214,6 +217,10 @@ func parametersOf(rt route) []any {
 	if sh.idempotent {
 		ps = append(ps, map[string]any{"name": "Idempotency-Key", "in": "header", "schema": map[string]any{"type": "string"},
 			"description": "the request id, when the body gives no requestId: asking again with it answers the Run it made"})
+	}
+	if sh.keyed {
+		ps = append(ps, map[string]any{"name": "Idempotency-Key", "in": "header", "schema": map[string]any{"type": "string"},
+			"description": "optional, 1–128 letters, digits, '.', '_' and '-': the same change asked again with it answers the Run the first made; with another body, 400 idempotency_key_mismatch"})
 	}
 	for _, q := range sh.query {
 		typ := queryTypes[q]

@@ -129,19 +129,28 @@ const (
 // take (every mistake at once), and is the pull task it makes.
 func (f Form) Check() (crontab.RepoPull, []error) {
 	var errs []error
-	pull, err := checkURL(f.URL)
-	if err != nil {
-		errs = append(errs, err)
+	// taken says whether value, the field, has no control or format
+	// character and passes by, adding the refusal to errs otherwise.
+	taken := func(field, value string, by func(string) error) bool {
+		err := checkCharacters(field, value)
+		if err == nil {
+			err = by(value)
+		}
+		if err != nil {
+			errs = append(errs, err)
+		}
+		return err == nil
 	}
-	if err := checkBranch(f.Branch); err != nil {
-		errs = append(errs, err)
-	} else if len(errs) == 0 {
+	var pull crontab.RepoPull
+	urlTaken := taken("url", f.URL, func(u string) (err error) {
+		pull, err = checkURL(u)
+		return err
+	})
+	if taken("branch", f.Branch, checkBranch) && urlTaken {
 		pull, _ = crontab.PullOf(f.URL, f.Branch)
 	}
 	for _, p := range []struct{ field, value string }{{"match", f.Match}, {"exclude", f.Exclude}} {
-		if err := checkPattern(p.field, p.value); err != nil {
-			errs = append(errs, err)
-		}
+		taken(p.field, p.value, func(v string) error { return checkPattern(p.field, v) })
 	}
 	return pull, errs
 }
@@ -158,7 +167,7 @@ var scpLike = regexp.MustCompile(`^[A-Za-z0-9._-]+@[A-Za-z0-9.-]+:[^:/][^:]*$`)
 func checkURL(u string) (crontab.RepoPull, error) {
 	refuse := func(why string) error {
 		return qlerror.New(qlerror.Invalid, "the repository URL %q %s: write https://host/OWNER/REPO.git, ssh://git@host/OWNER/REPO.git, git@host:OWNER/REPO.git, "+
-			"or file:///path/OWNER/REPO.git for one on this host", Redacted(u), why).Because(RefusalURL, "value", Redacted(u), "why", why)
+			"or file:///path/OWNER/REPO.git for one on this host", refusedURL(u), why).Because(RefusalURL, "value", refusedURL(u), "why", why)
 	}
 	switch {
 	case u == "":
@@ -181,7 +190,7 @@ func checkURL(u string) (crontab.RepoPull, error) {
 	}
 	p, why := crontab.PullOf(u, "")
 	if why != "" {
-		return p, qlerror.New(qlerror.Invalid, "%s", crontab.NoOwnerAndRepo(Redacted(u))).Because(RefusalURLRepo, "value", Redacted(u))
+		return p, qlerror.New(qlerror.Invalid, "%s", crontab.NoOwnerAndRepo(refusedURL(u))).Because(RefusalURLRepo, "value", refusedURL(u))
 	}
 	return p, nil
 }
@@ -316,8 +325,12 @@ func Named(subs []Subscription, name string) (Subscription, bool) {
 }
 
 // Find reads the subscription named name, refusing with Missing when
-// there is none.
+// there is none, and a name holding a control or format character
+// (checkCharacters) before looking.
 func Find(ctx context.Context, r catalog.DefinitionsReader, name string) (Subscription, error) {
+	if err := checkCharacters("subscription name", name); err != nil {
+		return Subscription{}, err
+	}
 	subs, err := List(ctx, r)
 	if err != nil {
 		return Subscription{}, err
@@ -333,12 +346,16 @@ func Find(ctx context.Context, r catalog.DefinitionsReader, name string) (Subscr
 // as the edit of the subscription named name (whose project it keeps,
 // and its URL's credentials when f sends its URL without them:
 // KeepCredentials).
-// It returns the pull task f makes and every refusal: f's fields', a
+// It returns the pull task f makes and every refusal: a name holding a
+// control or format character (checkCharacters), f's fields', a
 // name taken (a new one's, in any project) or changed (an edit's), a
 // folder another subscription pulls into (FolderTaken), and the
 // publish's, as an apply of the file it writes refuses it (a cron or
 // zone refused as a trigger's, a change published meanwhile).
 func Save(ctx context.Context, r catalog.DefinitionsReader, svc catalog.Service, f Form, name, actor string) (crontab.RepoPull, Form, []error) {
+	if err := checkCharacters("subscription name", name); err != nil {
+		return crontab.RepoPull{}, f, []error{err}
+	}
 	subs, err := List(ctx, r)
 	if err != nil {
 		return crontab.RepoPull{}, f, []error{err}
