@@ -116,6 +116,9 @@ type Options struct {
 	ScriptsDir string
 	// Binary is the program whose commands a note names, "" for ql.
 	Binary string
+	// Edge: the notes are read where no cluster is served (ql-edge), and
+	// name no cluster or worker.
+	Edge bool
 }
 
 // Convert reads a crontab from r as o says.
