@@ -59,7 +59,7 @@ the panel, or import a copy made while it was stopped.`,
 			if err != nil {
 				return err
 			}
-			plan := qlimport.Make(panel, qlimport.Options{Project: project, Convert: crontab.Options{Zone: zone, ScriptsDir: scriptsDir, Binary: opts.Binary}})
+			plan := qlimport.Make(panel, qlimport.Options{Project: project, Convert: crontab.Options{Zone: zone, ScriptsDir: scriptsDir, Binary: opts.Binary, Edge: opts.OpenPostgres == nil}})
 			plan.Definitions.Header = "# Imported from the qinglong panel's folder " + panel.Dir + ".\n" + crontab.Header(opts.crontabServer())
 			file, err := plan.Definitions.Definitions(project, opts.crontabServer())
 			if err != nil {

@@ -161,7 +161,7 @@ func (c *Console) panelStep(w http.ResponseWriter, r *http.Request, s *session, 
 		c.renderPanel(w, r, s, status, d)
 		return
 	}
-	plan := qlimport.Make(panel, qlimport.Options{Project: d.Project, Convert: crontab.Options{Zone: d.Zone, ScriptsDir: d.ScriptsDir, Binary: c.cfg.Binary, Edge: c.cfg.Binary != "ql"}})
+	plan := qlimport.Make(panel, qlimport.Options{Project: d.Project, Convert: crontab.Options{Zone: d.Zone, ScriptsDir: d.ScriptsDir, Binary: c.cfg.Binary, Edge: c.edge()}})
 	from := "# Imported from the qinglong panel's folder " + panel.Dir + ".\n"
 	if d.Upload != "" {
 		from = "# Imported from a qinglong panel's uploaded database.\n"
@@ -264,7 +264,7 @@ func (c *Console) panelPreviewOf(l string, plan qlimport.Plan, file []byte) *pan
 		}
 	}
 	for _, pr := range plan.Definitions.Problems {
-		it := qlimport.Item{Ref: plan.Refs[pr.Line-1], Why: c.named(problemWhy(l, pr))}
+		it := qlimport.Item{Ref: plan.Refs[pr.Line-1], Why: c.named(problemWhyIn(l, pr, true, c.edge()))}
 		if pr.Kind == crontab.NotConverted {
 			p.Skipped = append(p.Skipped, it)
 		} else {

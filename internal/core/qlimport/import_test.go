@@ -28,17 +28,18 @@ func planOf(t *testing.T, dir string) (Plan, string) {
 	return pl, string(file)
 }
 
-// A panel's tasks keep their Chinese names as titles, their commands as
+// A panel's tasks, and their triggers, keep their Chinese names as
+// titles, their commands as
 // the crontab converter writes them, their 6-field crons and their
 // disabled state; its subscriptions become labelled pull tasks; its
 // labels are kept.
-func TestAPanelsTasksAndSubscriptionsBecomeADefinitionsFile(t *testing.T) {
+func TestAPanelsTasksAndTheirTriggersAreTitledWithItsNames(t *testing.T) {
 	t.Parallel()
 	_, file := planOf(t, qlpanel.Write(t, t.TempDir(), qlpanel.Schema, qlpanel.Rows))
 	for _, want := range []string{
 		"  - name: jd_bean_sign\n    title: 京东签到\n    script: node jd_bean_sign.js\n    workingDir: /srv/ql/scripts\n    labels:\n      qinglong/labels: 京东,签到\n",
-		"  - name: jd_bean_sign\n    task: jd_bean_sign\n    cron: 0 5 0 * * *\n    timezone: Asia/Shanghai\n",
-		"  - name: jd_fruit\n    task: jd_fruit\n    cron: 15 8,20 * * *\n    timezone: Asia/Shanghai\n    enabled: false\n",
+		"  - name: jd_bean_sign\n    title: 京东签到\n    task: jd_bean_sign\n    cron: 0 5 0 * * *\n    timezone: Asia/Shanghai\n",
+		"  - name: jd_fruit\n    title: 东东农场\n    task: jd_fruit\n    cron: 15 8,20 * * *\n    timezone: Asia/Shanghai\n    enabled: false\n",
 		"    title: 每日报告\n    script: python3 /ql/scripts/report.py --date $(date +%F)\n",
 		"    title: Faker仓库\n", "      subscription/url: https://github.com/shufflewzc/faker2.git\n", "      subscription/match: jd_|jx_\n",
 		"    title: 通知脚本\n",
