@@ -198,3 +198,34 @@ func TestWhatIsNoPanelsReadableDatabaseIsRefusedSayingWhy(t *testing.T) {
 		}
 	}
 }
+
+// What the panel's config/config.sh sets with a value is listed by name
+// with what to do instead: its notification keys, the variables it
+// exports to every task, and its own settings; never a value, nor an
+// empty key, a commented line or a variable not exported.
+func TestThePanelsConfigIsListedByNameNeverByValue(t *testing.T) {
+	t.Parallel()
+	pl, _ := planOf(t, qlpanel.Write(t, t.TempDir(), qlpanel.Schema, qlpanel.Rows))
+	var said []string
+	for _, it := range pl.Notes {
+		if it.Ref == ConfigFile {
+			said = append(said, it.Why)
+		}
+	}
+	all := strings.Join(said, "\n")
+	for _, want := range []string{"notification keys TG_BOT_TOKEN, TG_USER_ID, which QingLong does not take: give the project a notification channel",
+		"exports MY_SCRIPT_FLAG to every task", "sets CommandTimeoutTime, the panel's own setting, which QingLong does not take: set the tasks' timeout",
+		"sets AutoDelCron, the panel's own setting, which means nothing here"} {
+		if !strings.Contains(all, want) {
+			t.Errorf("the notes of config.sh lack %q:\n%s", want, all)
+		}
+	}
+	for _, never := range []string{qlpanel.ConfigSecret, "42", "2h", "PUSH_KEY", "RandomDelay", "BARK_PUSH", "local_only", "="} {
+		if strings.Contains(all, never) {
+			t.Errorf("the notes of config.sh say %q:\n%s", never, all)
+		}
+	}
+	if len(said) != 4 {
+		t.Errorf("%d notes of config.sh, want 4:\n%s", len(said), all)
+	}
+}

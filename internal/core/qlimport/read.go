@@ -27,6 +27,8 @@ type Panel struct {
 	// Missing are the optional tables the database does not have (an
 	// older panel's), each read as empty.
 	Missing []string
+	// Config is what the folder's config/config.sh sets, by name.
+	Config Config
 }
 
 // Cron is a row of the panel's Crontabs table.
@@ -99,6 +101,7 @@ func Read(ctx context.Context, dir string) (Panel, error) {
 	if err := readDB(ctx, &p, func() error { return notPanel(dir, DBFile+" is no SQLite database") }); err != nil {
 		return Panel{}, err
 	}
+	p.Config = readConfig(data)
 	return p, nil
 }
 

@@ -3,7 +3,8 @@
 // tasks and subscriptions a definitions file (through the crontab
 // converter), its environment variables secrets given to the project's
 // env, and its dependencies packages for the Dependencies page. It reads
-// the panel's database read-only and never writes it; Apply stores what
+// the panel's database read-only and never writes it, nor its
+// config/config.sh, of which it reads names only; Apply stores what
 // Make returns in a single node's stores, the same for the command line
 // and the console.
 package qlimport

@@ -18,7 +18,7 @@ import (
 
 // panelValues are values of the qlpanel fixture's variables: no page may
 // show one.
-var panelValues = []string{"pt_key", "pt_pin", "line one", "tok-0123456789", "X1;"}
+var panelValues = []string{"pt_key", "pt_pin", "line one", "tok-0123456789", "X1;", qlpanel.ConfigSecret}
 
 // panelFields are the panel import form's fields for the folder dir into
 // project jd.
@@ -72,7 +72,7 @@ func TestAPanelImportedFromTheConsoleShowsNoSecretValueAndTwiceChangesNothing(t 
 		t.Fatalf("the preview: %d:\n%s", resp.StatusCode, preview)
 	}
 	for _, want := range []string{"task 1 (京东签到)", "<code>jd_bean_sign</code>", "<code>0 5 0 * * *</code>", "<code>jd/JD_COOKIE</code>", "<code>jd/OLD_TOKEN.disabled</code>",
-		"requests==2.31.0", "env SHORT", "subscription 3 (私有仓库)", "config/config.sh"} {
+		"requests==2.31.0", "env SHORT", "subscription 3 (私有仓库)", "config/config.sh", "TG_BOT_TOKEN, TG_USER_ID"} {
 		if !strings.Contains(preview, html.EscapeString(want)) && !strings.Contains(preview, want) {
 			t.Errorf("the preview lacks %q:\n%s", want, preview)
 		}
