@@ -32,7 +32,8 @@ func importQinglongCommand(opts Options) *cobra.Command {
 		Long: `Read the data folder of a qinglong panel (青龙: its /ql/data, holding db/database.sqlite, or /ql
 itself) and show what it becomes here: without --apply, print the definitions file of its tasks and
 subscriptions on standard output and, on standard error, the secrets, dependencies and every item not
-converted, with why; nothing is stored. Each task keeps its name as its title, its command converted
+converted, with why, and, by name only, what the panel's config/config.sh sets that is not taken here
+(its notification keys, say) with what to do instead; nothing is stored. Each task keeps its name as its title, its command converted
 as ` + "`" + opts.Binary + ` crontab convert` + "`" + ` converts the panel's crontab.list (give --scripts-dir to run "task
 SCRIPT" with its interpreter there), a disabled task's trigger disabled; each subscription becomes the
 labelled pull task the Subscriptions page lists. The environment variables of one name become the

@@ -4,6 +4,8 @@ import "fmt"
 
 // panelMessages are the words of the qinglong panel import page, in
 // English and Simplified Chinese.
+//
+//nolint:gosec // G101: the page's words (some name secrets), no credential
 var panelMessages = map[string]map[string]string{
 	"en": {
 		"qlp.title": "Import from a qinglong panel",
@@ -31,10 +33,10 @@ var panelMessages = map[string]map[string]string{
 		"qlp.command":           "Command",
 		"qlp.disabled":          "disabled",
 		"qlp.secrets":           "Secrets (values are never shown)",
-		"qlp.secret.given":      "in the project's env as %s",
-		"qlp.secret.off":        "disabled in the panel: given to no task",
-		"qlp.values":            "values joined by &: %d",
-		"qlp.remarks":           "remarks:",
+		"qlp.secret.given":      "in the project's env as %s; values joined by &: %d",
+		"qlp.secret.off":        "disabled in the panel, so given to no task; values joined by &: %d",
+		"qlp.remarksep":         "; ",
+		"qlp.remarks":           "; remarks: ",
 		"qlp.none":              "None.",
 		"qlp.deps":              "Dependencies (declared here, installed from the Dependencies page)",
 		"qlp.skipped":           "Not converted",
@@ -80,10 +82,10 @@ var panelMessages = map[string]map[string]string{
 		"qlp.command":           "命令",
 		"qlp.disabled":          "已停用",
 		"qlp.secrets":           "密钥（从不显示值）",
-		"qlp.secret.given":      "在项目的环境变量中作为 %s",
-		"qlp.secret.off":        "在面板中已禁用：不提供给任何任务",
-		"qlp.values":            "以 & 连接的值：%d 个",
-		"qlp.remarks":           "备注：",
+		"qlp.secret.given":      "在项目的环境变量中作为 %s；以 & 连接的值：%d 个",
+		"qlp.secret.off":        "在面板中已禁用，因此不提供给任何任务；以 & 连接的值：%d 个",
+		"qlp.remarksep":         "；",
+		"qlp.remarks":           "；备注：",
 		"qlp.none":              "无。",
 		"qlp.deps":              "依赖（在这里声明，在“依赖”页面安装）",
 		"qlp.skipped":           "未转换",
