@@ -59,7 +59,7 @@ with --system) names a user between the schedule and the command: it becomes the
 			if err := checkProjectAndZone(project, zone); err != nil {
 				return err
 			}
-			o := crontab.Options{Zone: zone, System: system, Account: account, ScriptsDir: scriptsDir, Binary: opts.Binary}
+			o := crontab.Options{Zone: zone, System: system, Account: account, ScriptsDir: scriptsDir, Binary: opts.Binary, Edge: opts.OpenPostgres == nil}
 			if task.CheckWorkingDir(scriptsDir) != nil {
 				return &UsageError{Err: fmt.Errorf("--scripts-dir %q must be an absolute, clean path: the scripts folder as the server sees it (like /ql/scripts)", scriptsDir)}
 			}

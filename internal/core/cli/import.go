@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"context"
 	"fmt"
 	"io"
 	"slices"
@@ -12,7 +11,6 @@ import (
 	"github.com/qinglong/qinglong/internal/core/apply"
 	"github.com/qinglong/qinglong/internal/core/crontab"
 	"github.com/qinglong/qinglong/internal/core/deps"
-	"github.com/qinglong/qinglong/internal/core/ids"
 	"github.com/qinglong/qinglong/internal/core/process"
 	"github.com/qinglong/qinglong/internal/core/qlimport"
 	"github.com/qinglong/qinglong/internal/core/task"
@@ -34,7 +32,8 @@ func importQinglongCommand(opts Options) *cobra.Command {
 		Long: `Read the data folder of a qinglong panel (青龙: its /ql/data, holding db/database.sqlite, or /ql
 itself) and show what it becomes here: without --apply, print the definitions file of its tasks and
 subscriptions on standard output and, on standard error, the secrets, dependencies and every item not
-converted, with why; nothing is stored. Each task keeps its name as its title, its command converted
+converted, with why, and, by name only, what the panel's config/config.sh sets that is not taken here
+(its notification keys, say) with what to do instead; nothing is stored. Each task keeps its name as its title, its command converted
 as ` + "`" + opts.Binary + ` crontab convert` + "`" + ` converts the panel's crontab.list (give --scripts-dir to run "task
 SCRIPT" with its interpreter there), a disabled task's trigger disabled; each subscription becomes the
 labelled pull task the Subscriptions page lists. The environment variables of one name become the
@@ -61,7 +60,7 @@ the panel, or import a copy made while it was stopped.`,
 			if err != nil {
 				return err
 			}
-			plan := qlimport.Make(panel, qlimport.Options{Project: project, Convert: crontab.Options{Zone: zone, ScriptsDir: scriptsDir, Binary: opts.Binary}})
+			plan := qlimport.Make(panel, qlimport.Options{Project: project, Convert: crontab.Options{Zone: zone, ScriptsDir: scriptsDir, Binary: opts.Binary, Edge: opts.OpenPostgres == nil}})
 			plan.Definitions.Header = "# Imported from the qinglong panel's folder " + panel.Dir + ".\n" + crontab.Header(opts.crontabServer())
 			file, err := plan.Definitions.Definitions(project, opts.crontabServer())
 			if err != nil {
@@ -150,9 +149,8 @@ func printImportPreview(w io.Writer, plan qlimport.Plan, applying bool) {
 	}
 }
 
-// applyImport stores plan in the data directory: the secrets, then the
-// definitions file, then the dependencies, each only where it changes
-// something.
+// applyImport stores plan in the data directory as qlimport.Apply does,
+// and says what it changed.
 func applyImport(cmd *cobra.Command, opts Options, db *dbFlags, file []byte, plan qlimport.Plan) error {
 	dsn, err := db.resolve(opts)
 	if err != nil {
@@ -161,79 +159,29 @@ func applyImport(cmd *cobra.Command, opts Options, db *dbFlags, file []byte, pla
 	if IsPostgresURL(dsn) {
 		return Usagef("--apply stores into a single node's data directory, whose secrets file and Dependencies page it fills; for a cluster, apply the printed file with `%s apply -f` and set the secrets in each worker's --secrets-file", opts.Binary)
 	}
-	doc, err := apply.Parse("qinglong import", file)
-	if err != nil {
-		return err
-	}
 	b, err := openBackend(cmd.Context(), opts, db)
 	if err != nil {
 		return err
 	}
 	defer b.Close()
-	// The secrets first: a trigger firing as soon as it is published
-	// finds the secrets its project's env names.
+	st := qlimport.Stores{Secrets: process.Secrets{Path: opts.SecretsFile(dsn)}, Record: b.Record, Catalog: b.Catalog}
+	if d, ok := b.Dependencies.(qlimport.Declarer); ok {
+		st.Dependencies = d
+	}
+	done, err := qlimport.Apply(cmd.Context(), st, plan, file, actor())
 	out := textWriter{cmd.OutOrStdout()}
-	if err := importSecrets(cmd.Context(), out, localSecrets{file: process.Secrets{Path: opts.SecretsFile(dsn)}, record: b.Record}, plan.Secrets); err != nil {
-		return err
+	for _, s := range done.Secrets {
+		fmt.Fprintf(out, "secret %s %s\n", s.Name, map[bool]string{true: "replaced", false: "set"}[s.Replaced])
 	}
-	results, err := apply.Publish(cmd.Context(), b.Catalog, doc, ids.New, apply.Options{Actor: actor()})
-	printApplied(cmd, results, apply.Result.String)
-	if err != nil {
-		return fileErrors(cmd, err)
+	if n := done.SecretsUnchanged; n > 0 {
+		fmt.Fprintf(out, "%d %s unchanged\n", n, map[bool]string{true: "secret", false: "secrets"}[n == 1])
 	}
-	return importDependencies(cmd.Context(), out, b, plan.Dependencies)
-}
-
-// importSecrets sets each secret whose value differs from the one stored.
-func importSecrets(ctx context.Context, w io.Writer, store localSecrets, secrets []qlimport.Secret) error {
-	names, err := store.file.Names()
-	if err != nil {
-		return err
+	printApplied(cmd, done.Results, apply.Result.String)
+	for _, p := range done.Declared {
+		fmt.Fprintf(out, "dependency %s %s declared\n", p.Kind, p.Spec)
 	}
-	unchanged := 0
-	for _, s := range secrets {
-		if slices.Contains(names, s.Name) {
-			if have, err := store.file.Resolve([]string{s.Name}); err == nil && have[s.Name] == s.Value {
-				unchanged++
-				continue
-			}
-		}
-		replaced, err := store.set(ctx, s.Name, s.Value)
-		if err != nil {
-			return err
-		}
-		fmt.Fprintf(w, "secret %s %s\n", s.Name, map[bool]string{true: "replaced", false: "set"}[replaced])
+	if n := done.DeclaredAlready; n > 0 {
+		fmt.Fprintf(out, "%d %s declared already\n", n, map[bool]string{true: "dependency", false: "dependencies"}[n == 1])
 	}
-	if unchanged > 0 {
-		fmt.Fprintf(w, "%d %s unchanged\n", unchanged, map[bool]string{true: "secret", false: "secrets"}[unchanged == 1])
-	}
-	return nil
-}
-
-// dependencyImporter is a store that declares packages without
-// installing them: a single node's.
-type dependencyImporter interface {
-	DependencyImport(ctx context.Context, actor string, pkgs []deps.Package) ([]deps.Package, error)
-}
-
-// importDependencies declares the packages not declared already.
-func importDependencies(ctx context.Context, w io.Writer, b *Backend, pkgs []deps.Package) error {
-	if len(pkgs) == 0 {
-		return nil
-	}
-	im, ok := b.Dependencies.(dependencyImporter)
-	if !ok {
-		return Usagef("this database keeps no dependencies: install the packages on the hosts that run the commands")
-	}
-	declared, err := im.DependencyImport(ctx, actor(), pkgs)
-	if err != nil {
-		return err
-	}
-	for _, p := range declared {
-		fmt.Fprintf(w, "dependency %s %s declared\n", p.Kind, p.Spec)
-	}
-	if n := len(pkgs) - len(declared); n > 0 {
-		fmt.Fprintf(w, "%d %s declared already\n", n, map[bool]string{true: "dependency", false: "dependencies"}[n == 1])
-	}
-	return nil
+	return fileErrors(cmd, err)
 }

@@ -41,3 +41,7 @@ func (c *Console) errorText(l string, err error) string { return c.named(errorTe
 // formError is err's message in language l as a form says it
 // (formErrorText), its commands named with this console's binary.
 func (c *Console) formError(l string, err error) string { return c.named(formErrorText(l, err)) }
+
+// edge reports whether the edge binary serves this console: it serves no
+// cluster, so no page names clusters or workers to its user.
+func (c *Console) edge() bool { return c.cfg.Binary != "ql" }

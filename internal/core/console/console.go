@@ -378,6 +378,9 @@ var routes = []route{
 	{http.MethodPost, "/definitions/apply", apitoken.Admin, func(c *Console) handlerFunc { return c.applyDefinitions }, adminOfEveryProject},
 	{http.MethodGet, "/definitions/import", apitoken.Admin, func(c *Console) handlerFunc { return c.importForm }, adminOfEveryProject},
 	{http.MethodPost, "/definitions/import/preview", apitoken.Admin, func(c *Console) handlerFunc { return c.importPreview }, adminOfEveryProject},
+	{http.MethodGet, "/definitions/qinglong", apitoken.Admin, func(c *Console) handlerFunc { return c.panelForm }, adminOfEveryProject},
+	{http.MethodPost, "/definitions/qinglong/preview", apitoken.Admin, func(c *Console) handlerFunc { return c.panelPreviewPage }, adminOfEveryProject},
+	{http.MethodPost, "/definitions/qinglong/apply", apitoken.Admin, func(c *Console) handlerFunc { return c.panelApply }, adminOfEveryProject},
 	{http.MethodGet, "/projects/{project}/definitions.yaml", apitoken.Admin, func(c *Console) handlerFunc { return c.definitionsDownload }, pathProject},
 	{http.MethodGet, "/definitions/new", apitoken.Admin, func(c *Console) handlerFunc { return c.newTaskForm }, adminOfEveryProject},
 	{http.MethodPost, "/definitions/new", apitoken.Admin, func(c *Console) handlerFunc { return c.newTaskPreview }, adminOfEveryProject},
@@ -635,6 +638,8 @@ func (c *Console) guard(rt route) http.HandlerFunc {
 			limit = maxScriptForm
 		case rt.pattern == "/scripts/upload":
 			limit = maxUploadForm
+		case strings.HasPrefix(rt.pattern, "/definitions/qinglong"):
+			limit = maxPanelForm
 		case strings.HasPrefix(rt.pattern, "/definitions"):
 			limit = maxDefinitions
 		case rt.pattern == "/secrets":

@@ -133,7 +133,7 @@ func (c *Console) importPreview(w http.ResponseWriter, r *http.Request, s *sessi
 		c.renderImport(w, r, s, http.StatusBadRequest, d)
 		return
 	}
-	res, err := crontab.Convert(strings.NewReader(d.Text), crontab.Options{Zone: d.Zone, System: d.System, Account: d.Account, ScriptsDir: d.ScriptsDir})
+	res, err := crontab.Convert(strings.NewReader(d.Text), crontab.Options{Zone: d.Zone, System: d.System, Account: d.Account, ScriptsDir: d.ScriptsDir, Edge: c.edge()})
 	if err != nil {
 		c.fail(w, r, s, err)
 		return
@@ -178,7 +178,7 @@ func (c *Console) sentCrontab(r *http.Request) (*crontabImport, []int) {
 	field := func(name string) string { return strings.TrimSpace(r.PostFormValue(name)) }
 	ci := crontabImport{Project: field("project"), Zone: field("timezone"), Account: field("account"),
 		ScriptsDir: field("scriptsdir"), System: r.PostFormValue("system") != "", Text: textArea(r, "crontab")}
-	res, err := crontab.Convert(strings.NewReader(ci.Text), crontab.Options{Zone: ci.Zone, System: ci.System, Account: ci.Account, ScriptsDir: ci.ScriptsDir})
+	res, err := crontab.Convert(strings.NewReader(ci.Text), crontab.Options{Zone: ci.Zone, System: ci.System, Account: ci.Account, ScriptsDir: ci.ScriptsDir, Edge: c.edge()})
 	if err != nil {
 		return &ci, nil
 	}
@@ -257,7 +257,7 @@ func (c *Console) fieldMistake(l, label, value string, err error) []string {
 func (c *Console) importLines(l string, problems []crontab.Problem) []importLine {
 	out := make([]importLine, len(problems))
 	for i, p := range problems {
-		out[i] = importLine{Line: p.Line, Text: strings.TrimSpace(p.Text), Kind: kindClass[p.Kind], Why: c.named(problemWhy(l, p))}
+		out[i] = importLine{Line: p.Line, Text: strings.TrimSpace(p.Text), Kind: kindClass[p.Kind], Why: c.named(problemWhyIn(l, p, false, c.edge()))}
 	}
 	return out
 }

@@ -149,7 +149,7 @@ type local struct {
 // an error, since nothing is wrong.
 func (c *Console) workers(w http.ResponseWriter, r *http.Request, s *session) {
 	if c.cfg.Workers == nil {
-		c.render(w, r, http.StatusOK, "local", s, local{Concurrency: c.cfg.LocalConcurrency, FullBinary: c.cfg.Binary == "ql"})
+		c.render(w, r, http.StatusOK, "local", s, local{Concurrency: c.cfg.LocalConcurrency, FullBinary: !c.edge()})
 		return
 	}
 	list, err := c.cfg.Workers(r.Context())

@@ -94,7 +94,7 @@ var importWhy = map[string]map[crontab.Code]string{
 			`if this is a user crontab (crontab -l), import it with "System crontab" unticked`,
 		crontab.CodeRootCommand: `the command starts with "root": if this is a system crontab (/etc/crontab, /etc/cron.d), ` +
 			`whose entries name their user there, import it with "System crontab" ticked`,
-		crontab.CodeRunAs: "the tasks of {user}'s entries run as {user} (runAs): a server or worker switches accounts only when started as root, " +
+		crontab.CodeRunAs: "the tasks of {user}'s entries run as {user} (runAs): {who} accounts only when started as root, " +
 			`and otherwise their Runs fail run_as_unavailable; if the server runs commands as {user} already, fill in "Account the server runs commands as" with {user} to leave runAs out`,
 	},
 	"zh": {
@@ -105,25 +105,24 @@ var importWhy = map[string]map[crontab.Code]string{
 		crontab.CodeRootCommand:  "命令以“root”开头：如果这是系统 crontab（/etc/crontab、/etc/cron.d，其条目在此处写用户），请勾选“系统 crontab”再导入。",
 		crontab.CodePanelCommand: "ql {command} 是青龙面板拉取脚本的命令，但这一行没有写出可用的 URL：ql repo 之后写仓库的 URL（https://主机/所有者/仓库.git），ql raw 之后写文件本身的 URL。",
 		crontab.CodePanelRepo: "ql repo（青龙面板的订阅）转换为一个任务，把 {url} 拉取到 \"$QL_SCRIPTS_DIR/{folder}\"：第一次运行时浅克隆，之后获取该分支的最新提交并硬重置到它" +
-			"（仓库被强制推送后也能更新；该目录中对仓库文件的修改会丢失）。QL_SCRIPTS_DIR 为空时运行会失败；单节点和集群的 worker 都会设置它（即其 --scripts-dir）。" +
-			"在集群上，运行由接到它的 worker 执行，每个 worker 各有一份副本：用 placement.labels 把任务固定到运行这些脚本的任务的 worker 上（那些任务也用同样的标签固定），或为每个 worker 各建一个这样的任务，各自固定到它。" +
+			"（仓库被强制推送后也能更新；该目录中对仓库文件的修改会丢失）。QL_SCRIPTS_DIR 为空时运行会失败；{setby}" +
 			"拉取不会添加任务：用 {command} 列出其脚本的任务，再应用该文件；依赖文件无需处理，整个仓库都在该目录中。",
 		// The Subscriptions form refuses such a URL in the same words.
 		crontab.CodeRepoURL:    scriptsRefusalsZH[subscription.RefusalURLRepo],
 		crontab.CodeRepoBranch: scriptsRefusalsZH[subscription.RefusalBranch],
-		crontab.CodeRepoRepeated: "ql repo 拉取到文件夹 {folder}，而第 {line} 行的任务 {name} 已拉取到 {other}：这一行被略过，因为两个拉取到同一文件夹（或一个拉取到另一个的文件夹之内）的任务会互相撤销对方的拉取；" +
+		crontab.CodeRepoRepeated: "ql repo 拉取到文件夹 {folder}，而{earlier}已拉取到 {other}：这一{unit}被略过，因为两个拉取到同一文件夹（或一个拉取到另一个的文件夹之内）的任务会互相撤销对方的拉取；" +
 			"要拉取另一个分支，请在 URL 之后写出分支（ql repo URL \"\" \"\" \"\" 分支）。",
 		crontab.CodePanelRaw: "ql raw 转换为一个任务，用 curl 把 {url} 下载到 \"$QL_SCRIPTS_DIR/{file}\"（下载失败时保留上一份）。QL_SCRIPTS_DIR 为空时运行会失败；" +
-			"单节点和集群的 worker 都会设置它（即其 --scripts-dir）。在集群上，运行由接到它的 worker 执行，每个 worker 各有一份副本：用 placement.labels 把任务固定到运行这些脚本的任务的 worker 上（那些任务也用同样的标签固定），或为每个 worker 各建一个这样的任务，各自固定到它。下载不会添加任务：用 {command} 列出该文件的任务，再应用该文件。",
+			"{setby}下载不会添加任务：用 {command} 列出该文件的任务，再应用该文件。",
 		crontab.CodePanelLogs:    "ql rmlog 是青龙面板自己的命令，QingLong 没有这个命令：服务器会自己删除已结束运行的日志，保留期为 --retention-logs（7 天；边缘配置为 3 天）。",
 		crontab.CodePanelUpkeep:  "ql {command} 是青龙面板维护自身的命令，QingLong 没有也不需要这个命令：升级 QingLong 只需替换其程序文件，并在同一数据目录上重新启动。",
 		crontab.CodeUnknownMacro: "{macro} 不是 cron 认识的计划。",
 		crontab.CodeStandardInput: "cron 把未转义的“%”之后的文本作为命令的标准输入（每个“%”一行），而任务没有标准输入：请改写为管道（printf 'line one\\nline two\\n' | command），" +
 			"或把字面的“%”转义为“\\%”。",
-		crontab.CodeSeconds: "6 个时间字段按 秒 分 时 日 月 星期 读取（与青龙面板的 crontab 写法相同），此行及之后每个有 6 个字段的行都如此。",
+		crontab.CodeSeconds: "6 个时间字段按 秒 分 时 日 月 星期 读取（与青龙面板的 crontab 写法相同），此{unit}及之后每个有 6 个字段的{unit}都如此。",
 		crontab.CodeTaskCommand: "task 是青龙面板的命令（它在面板的脚本目录中找到脚本，按扩展名用 node、python3 或 bash 运行）；本服务器没有这个命令，运行会以“task: not found”失败（退出码 127）：" +
 			"请在定义中写出解释器和脚本路径，如 node /ql/scripts/jd_bean_sign.js，或把任务的 workingDir 设为脚本目录并写 node jd_bean_sign.js。",
-		crontab.CodeRunAs: "{user} 的条目对应的任务以 {user} 身份运行（runAs）：服务器或 worker 只有以 root 启动时才能切换账户，否则其运行以 run_as_unavailable 失败；" +
+		crontab.CodeRunAs: "{user} 的条目对应的任务以 {user} 身份运行（runAs）：{who}只有以 root 启动时才能切换账户，否则其运行以 run_as_unavailable 失败；" +
 			"如果服务器已经以 {user} 运行命令，请在“服务器运行命令的账户”中填写 {user}，就不会写 runAs。",
 		crontab.CodeBothDays: "cron 只在同时符合日字段“{monthday}”和星期字段“{weekday}”的日子运行它；QingLong 在符合其中任一字段的日子运行。没有表达式能要求两者同时符合：" +
 			"请在表达式中保留一个日字段，另一个写“*”，由命令自己检查那一天，不符合时退出。",
@@ -131,7 +130,7 @@ var importWhy = map[string]map[crontab.Code]string{
 		crontab.CodeShellKept:        "任务的 shell 只能是 /bin/sh 或 /bin/bash；之后的行仍使用 {shell}。",
 		crontab.CodeMail:             "QingLong 不发送邮件：运行的输出保存在其日志中（`ql runs logs`）；失败由通知（docs/notifications.md）告知。",
 		crontab.CodeReservedName:     "以 QL_ 开头的名称是 QingLong 自己的；它不会写入任务的 env。",
-		crontab.CodeTaskInterpreter:  "面板的 task 脚本 改写为解释器加脚本（.js 用 node，.py 用 python3 -u，.sh 用 bash），在 {dir} 中运行（workingDir），此行及之后每个这样的行都如此；末尾的 now 被去掉，因为这里不加随机延迟；在集群上，worker 在它自己主机的 {dir} 中运行它，所以请以 --scripts-dir {dir} 启动各 worker（即它们在 $QL_SCRIPTS_DIR 中给出、其拉取任务写入的文件夹）。",
+		crontab.CodeTaskInterpreter:  "面板的 task 脚本 改写为解释器加脚本（.js 用 node，.py 用 python3 -u，.sh 用 bash），在 {dir} 中运行（workingDir），此{unit}及之后每个这样的{unit}都如此；末尾的 now 被去掉，因为这里不加随机延迟{cluster}。",
 		crontab.CodeScriptTypeScript: "青龙面板用 ts-node 运行 TypeScript，这里没有这个解释器：请手工写它的任务（npx ts-node {script}）。",
 		crontab.CodeScriptNoCron:     "脚本头部没有写 cron（cron: 表达式、cron \"表达式\"，或在脚本名之前写表达式，面板按这些写法读取）：请手工写它的任务。",
 		crontab.CodeScriptCron:       "脚本头部的 cron“{cron}”被拒绝：",
@@ -140,11 +139,13 @@ var importWhy = map[string]map[crontab.Code]string{
 	},
 }
 
-// problemWhy is why of a line the converter reported, in language l: its
-// code's sentence with its params, and the refusal it holds said as the
-// console says refusals; the converter's English when l has none or a
-// param is missing.
-func problemWhy(l string, p crontab.Problem) string {
+// problemWhyIn is why of a line the converter reported, or of a panel's
+// row (rows), in language l: its code's sentence with its params, and
+// the refusal it holds said as the console says refusals; the
+// converter's English when l has none or a param is missing. On the edge
+// binary's console (edge), which serves no cluster, it names no cluster
+// or worker.
+func problemWhyIn(l string, p crontab.Problem, rows, edge bool) string {
 	if p.Code == crontab.CodeSchedule {
 		if s, ok := sentence(l, p.Err); ok {
 			return s
@@ -156,8 +157,12 @@ func problemWhy(l string, p crontab.Problem) string {
 		return p.Why
 	}
 	complete := true
+	context := whyContext(l, p.Params, rows, edge)
 	s = placeholder.ReplaceAllStringFunc(s, func(m string) string {
 		v, ok := p.Params[m[1:len(m)-1]]
+		if !ok {
+			v, ok = context[m[1:len(m)-1]]
+		}
 		complete = complete && ok
 		return v
 	})
@@ -182,4 +187,35 @@ func init() {
 			messages[l][k] = v
 		}
 	}
+}
+
+// whyContext are the words of a sentence in language l that depend on
+// what it is said of rather than on its params: a line or a panel's row
+// (unit, earlier), and, where a cluster is served (not edge), what a
+// cluster does otherwise (setby, cluster, who); params are the
+// sentence's own.
+func whyContext(l string, params map[string]string, rows, edge bool) map[string]string {
+	zh := l == "zh"
+	out := map[string]string{"unit": "line", "who": "a server or worker switches"}
+	if zh {
+		out = map[string]string{"unit": "行", "who": "服务器或 worker ",
+			"earlier": "第 " + params["line"] + " 行的任务 " + params["name"] + " ",
+			"setby": "单节点和集群的 worker 都会设置它（即其 --scripts-dir）。在集群上，运行由接到它的 worker 执行，每个 worker 各有一份副本：" +
+				"用 placement.labels 把任务固定到运行这些脚本的任务的 worker 上（那些任务也用同样的标签固定），或为每个 worker 各建一个这样的任务，各自固定到它。",
+			"cluster": "；在集群上，worker 在它自己主机的 " + params["dir"] + " 中运行它，所以请以 --scripts-dir " + params["dir"] +
+				" 启动各 worker（即它们在 $QL_SCRIPTS_DIR 中给出、其拉取任务写入的文件夹）"}
+	}
+	if rows {
+		out["unit"] = map[bool]string{true: "条记录", false: "row"}[zh]
+		if zh {
+			out["earlier"] = "之前某条记录的任务 " + params["name"] + " "
+		}
+	}
+	if edge {
+		out["who"] = map[bool]string{true: "服务器", false: "the server switches"}[zh]
+		if zh {
+			out["setby"], out["cluster"] = "服务器会设置它（即其 --scripts-dir）。", ""
+		}
+	}
+	return out
 }

@@ -30,7 +30,7 @@ func TestEveryLineACrontabImportReportsIsSaidInChinese(t *testing.T) {
 		}
 		for _, p := range res.Problems {
 			seen[p.Code] = true
-			got := problemWhy("zh", p)
+			got := problemWhyIn("zh", p, false, false)
 			if got == p.Why || strings.Contains(got, "{") || strings.Contains(got, "cron fires") || strings.Contains(got, " is no ") || strings.Contains(got, "unknown") {
 				t.Errorf("line %d (%s) in Chinese: %q", p.Line, p.Code, got)
 			}
@@ -74,7 +74,7 @@ func TestTheCrontabImportNamesTheFormsFieldsNotTheCommandsFlags(t *testing.T) {
 				t.Errorf("the converter's own sentence for %s, %q, names no flag: the CLI's keeps them", p.Code, p.Why)
 			}
 			for _, l := range []string{"en", "zh"} {
-				if got := problemWhy(l, p); strings.Contains(got, "--") || (l == "en" && !strings.Contains(got, want)) {
+				if got := problemWhyIn(l, p, false, false); strings.Contains(got, "--") || (l == "en" && !strings.Contains(got, want)) {
 					t.Errorf("line %d (%s) in %s: %q; want the form's field named (%s), no flag", p.Line, p.Code, l, got, want)
 				}
 			}
@@ -106,6 +106,56 @@ func TestEveryScriptMadeNoTaskOfIsSaidInChinese(t *testing.T) {
 	for _, code := range crontab.ScriptCodes {
 		if _, ok := importWhy["zh"][code]; !ok {
 			t.Errorf("script code %s has no Chinese sentence in importWhy", code)
+		}
+	}
+}
+
+// On the edge binary's console the import's sentences, in English and in
+// Chinese, name no cluster or worker; a panel's rows are called rows
+// (条记录) in them, a crontab's lines lines (行).
+func TestOnEdgeTheImportsSentencesNameNoClusterAndAPanelsRowsAreRows(t *testing.T) {
+	t.Parallel()
+	const list = "0 5 0 * * * task jd_bean_sign.js\n33 8 * * * ql repo https://example.com/o/s.git\n0 1 * * * ql repo https://example.com/o/s.git\n" +
+		"0 */6 * * * ql raw https://example.com/a.js\n* * * * * backup /usr/local/bin/backup.sh\n"
+	for _, edge := range []bool{false, true} {
+		o := crontab.Options{Zone: "Asia/Shanghai", ScriptsDir: "/srv/ql/scripts", Edge: edge}
+		lines, err := crontab.Convert(strings.NewReader(list), o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		system, err := crontab.Convert(strings.NewReader("* * * * * backup /usr/local/bin/backup.sh\n"), crontab.Options{Zone: "UTC", System: true, Edge: edge})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var rows []crontab.Row
+		for i, line := range strings.Split(list, "\n")[:4] {
+			f := strings.Fields(line)
+			rows = append(rows, crontab.Row{ID: i + 1, Schedule: strings.Join(f[:len(f)-2], " "), Command: strings.Join(f[len(f)-2:], " ")})
+		}
+		for _, c := range []struct {
+			rows     bool
+			problems []crontab.Problem
+		}{{false, append(lines.Problems, system.Problems...)}, {true, crontab.ConvertRows(rows, o).Problems}} {
+			for _, l := range []string{"en", "zh"} {
+				named := false
+				for _, p := range c.problems {
+					got := problemWhyIn(l, p, c.rows, edge)
+					cluster := strings.Contains(got, "cluster") || strings.Contains(got, "worker") || strings.Contains(got, "集群")
+					named = named || cluster
+					if edge && cluster {
+						t.Errorf("rows %v, %s, on edge: %s names a cluster or worker: %s", c.rows, l, p.Code, got)
+					}
+					if p.Code == crontab.CodeSeconds || p.Code == crontab.CodeTaskInterpreter || p.Code == crontab.CodeRepoRepeated {
+						unit := map[bool]map[string]string{false: {"en": "line", "zh": "行"}, true: {"en": "row", "zh": "条记录"}}[c.rows][l]
+						if !strings.Contains(got, unit) || c.rows && strings.Contains(got, "此行") {
+							t.Errorf("rows %v, %s: %s does not say %s: %s", c.rows, l, p.Code, unit, got)
+						}
+					}
+				}
+				if !edge && !named {
+					t.Errorf("rows %v, %s, off edge: no sentence names a cluster: the test misses them", c.rows, l)
+				}
+			}
 		}
 	}
 }

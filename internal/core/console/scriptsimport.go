@@ -144,7 +144,7 @@ func (c *Console) readScripts(l string, si *scriptsImport, o crontab.ScriptOptio
 	si.Converted, si.Skipped = len(res.Entries), nil
 	for _, sk := range skipped {
 		si.Skipped = append(si.Skipped, importLine{Text: sk.Path, Kind: kindClass[crontab.NotConverted],
-			Why: c.named(problemWhy(l, crontab.Problem{Text: sk.Path, Why: sk.Why, Code: sk.Code, Params: sk.Params, Err: sk.Err}))})
+			Why: c.named(problemWhyIn(l, crontab.Problem{Text: sk.Path, Why: sk.Why, Code: sk.Code, Params: sk.Params, Err: sk.Err}, false, c.edge()))})
 	}
 	return res, nil
 }

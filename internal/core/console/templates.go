@@ -8,7 +8,7 @@ import (
 func strconvItoa(n int64) string { return strconv.FormatInt(n, 10) }
 
 // pages are the templates each rendered page combines with the layout.
-var pages = []string{"error", "signin", "overview", "triggers", "trigger", "backfill", "runs", "run", "definitions", "newtask", "edittask", "editschedule", "tokens", "workers", "local", "notifications", "secrets", "batch", "setup", "account", "audit", "crontabimport", "scriptsimport", "projectenv", "scripts", "backup", "subscriptions", "deps"}
+var pages = []string{"error", "signin", "overview", "triggers", "trigger", "backfill", "runs", "run", "definitions", "newtask", "edittask", "editschedule", "tokens", "workers", "local", "notifications", "secrets", "batch", "setup", "account", "audit", "crontabimport", "scriptsimport", "projectenv", "scripts", "backup", "subscriptions", "deps", "qlpanel"}
 
 // parseTemplates parses every page for a console served by binary, whose
 // name the catalogue's commands take (see funcs).

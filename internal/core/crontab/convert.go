@@ -116,6 +116,9 @@ type Options struct {
 	ScriptsDir string
 	// Binary is the program whose commands a note names, "" for ql.
 	Binary string
+	// Edge: the notes are read where no cluster is served (ql-edge), and
+	// name no cluster or worker.
+	Edge bool
 }
 
 // Convert reads a crontab from r as o says.
@@ -226,7 +229,7 @@ func (st *state) entry(res *Result, n int, text, body string, disabled bool) {
 	}
 	var pulled *pull
 	if words := strings.Fields(command); len(words) >= 2 && words[0] == "ql" && (words[1] == "repo" || words[1] == "raw") {
-		p, why := panelPull(command, cmp.Or(st.Binary, "ql"))
+		p, why := panelPull(command, cmp.Or(st.Binary, "ql"), st.Edge)
 		if why != "" && p.code != "" {
 			problem(p.code, why, p.params...)
 			return
@@ -263,9 +266,15 @@ func (st *state) entry(res *Result, n int, text, body string, disabled bool) {
 	var labels map[string]string
 	if pulled != nil && pulled.folder != "" {
 		if first, ok := st.folderShared(pulled.folder); ok {
-			problem(CodeRepoRepeated, fmt.Sprintf("ql repo pulls into the folder %s, and line %d's task %s pulls into %s already: this line was left out, "+
+			earlier := fmt.Sprintf("line %d's task %s", first.line, first.name)
+			if st.literal {
+				// A row's number is its place in what the converter was
+				// given, which is not how its panel names it.
+				earlier = "the task " + first.name + " of an earlier row"
+			}
+			problem(CodeRepoRepeated, fmt.Sprintf("ql repo pulls into the folder %s, and %s pulls into %s already: this %s was left out, "+
 				"as two tasks pulling into one folder (or one into a folder inside the other's) would each undo the other's pull; to pull another branch, name it after the URL (ql repo URL \"\" \"\" \"\" BRANCH)",
-				pulled.folder, first.line, first.name, first.folder), "folder", pulled.folder, "line", strconv.Itoa(first.line), "name", first.name, "other", first.folder)
+				pulled.folder, earlier, first.folder, st.unit()), "folder", pulled.folder, "line", strconv.Itoa(first.line), "name", first.name, "other", first.folder)
 			return
 		}
 	}
@@ -310,9 +319,7 @@ func (st *state) entry(res *Result, n int, text, body string, disabled bool) {
 	if interpreted && !st.interpreterNoted {
 		st.interpreterNoted = true
 		res.Problems = append(res.Problems, Problem{Line: n, Text: text, Kind: Noted, Code: CodeTaskInterpreter, Params: paramsOf([]string{"dir", st.ScriptsDir}),
-			Why: fmt.Sprintf("the panel's task SCRIPT is written as its interpreter and the script (node for .js, python3 -u for .py, bash for .sh), run in %[1]s (workingDir), here and on every later line; "+
-				"a trailing now is left out, as no random delay is added here; on a cluster a worker runs it in %[1]s on its own host, so start the workers with --scripts-dir %[1]s "+
-				"(the folder they give in $QL_SCRIPTS_DIR and their pull tasks fill)", st.ScriptsDir)})
+			Why: interpreterNote(st.ScriptsDir, st.unit(), st.Edge)})
 	}
 	if disabled && !st.commentedNoted {
 		st.commentedNoted = true
@@ -321,14 +328,14 @@ func (st *state) entry(res *Result, n int, text, body string, disabled bool) {
 	if seconds && !st.secondsNoted {
 		st.secondsNoted = true
 		res.Problems = append(res.Problems, Problem{Line: n, Text: text, Kind: Noted, Code: CodeSeconds,
-			Why: "six time fields are read as seconds, minute, hour, day-of-month, month, day-of-week (as the qinglong panel's crontab writes them), here and on every later line that has six"})
+			Why: "six time fields are read as seconds, minute, hour, day-of-month, month, day-of-week (as the qinglong panel's crontab writes them), here and on every later " + st.unit() + " that has six"})
 	}
 	if strings.Fields(command)[0] == "task" && !interpreted {
 		res.Problems = append(res.Problems, Problem{Line: n, Text: text, Kind: ConvertedBut, Code: CodeTaskCommand, Why: taskCommandWhy})
 	}
 	if user != "" && !st.users[user] {
 		st.users[user] = true
-		res.Problems = append(res.Problems, Problem{Line: n, Text: text, Kind: Noted, Code: CodeRunAs, Params: paramsOf([]string{"user", user}), Why: runAsNote(user)})
+		res.Problems = append(res.Problems, Problem{Line: n, Text: text, Kind: Noted, Code: CodeRunAs, Params: paramsOf([]string{"user", user}), Why: runAsNote(user, st.Edge)})
 	}
 	if d := s.Days(); d.VixieBoth {
 		res.Problems = append(res.Problems, Problem{Line: n, Text: text, Kind: ConvertedBut, Code: CodeBothDays,
@@ -452,7 +459,13 @@ func panelTask(script string) (command string, ok bool) {
 	if len(args) > 0 && args[len(args)-1] == "now" {
 		args = args[:len(args)-1]
 	}
-	return strings.Join(append([]string{interpreter, words[1]}, args...), " "), true
+	file := words[1]
+	if strings.HasPrefix(file, "-") {
+		// The panel finds the file of that name; its interpreter would
+		// read the word as an option (ScriptWord's rule).
+		file = "./" + file
+	}
+	return strings.Join(append([]string{interpreter, file}, args...), " "), true
 }
 
 // panelID is the row id the qinglong panel writes before every command
@@ -528,13 +541,39 @@ func splitUser(rest string) (user, command string, p Problem) {
 	return user, command, Problem{}
 }
 
+// unit is what the notes call what they are of: a panel's row, or a
+// crontab's line.
+func (st *state) unit() string {
+	if st.literal {
+		return "row"
+	}
+	return "line"
+}
+
 // runAsNote is what is said, once per user, of the tasks a system
 // crontab's entries of user become: they run as user through runAs, which
 // only a server started as root can switch to.
-func runAsNote(user string) string {
-	return fmt.Sprintf("the tasks of %s's entries run as %s (runAs): a server or worker switches accounts only when started as root, "+
+func runAsNote(user string, edge bool) string {
+	who := "a server or worker switches"
+	if edge {
+		who = "the server switches"
+	}
+	return fmt.Sprintf("the tasks of %s's entries run as %s (runAs): %s accounts only when started as root, "+
 		"and otherwise their Runs fail run_as_unavailable; if the server runs commands as %s already, give --account %s to leave runAs out",
-		user, user, user, user)
+		user, user, who, user, user)
+}
+
+// interpreterNote is what is said, once, of the panel's task SCRIPT
+// written as its interpreter run in dir, at a unit (unit); edge names no
+// cluster.
+func interpreterNote(dir, unit string, edge bool) string {
+	why := fmt.Sprintf("the panel's task SCRIPT is written as its interpreter and the script (node for .js, python3 -u for .py, bash for .sh), run in %s (workingDir), here and on every later %s; "+
+		"a trailing now is left out, as no random delay is added here", dir, unit)
+	if edge {
+		return why
+	}
+	return why + fmt.Sprintf("; on a cluster a worker runs it in %[1]s on its own host, so start the workers with --scripts-dir %[1]s "+
+		"(the folder they give in $QL_SCRIPTS_DIR and their pull tasks fill)", dir)
 }
 
 // commandScript is a command as the task's script: cron's "\%" is a "%";

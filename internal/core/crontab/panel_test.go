@@ -88,3 +88,40 @@ func TestTheQinglongPanelsCommandsAreNamedAfterTheirScriptAndReported(t *testing
 		t.Errorf("line 2 reported: %+v", reported[2])
 	}
 }
+
+// The notes of a conversion for the edge binary, which serves no
+// cluster, name no cluster or worker; and a panel's rows are called rows
+// in them, a crontab's lines lines.
+func TestTheNotesNameNoClusterOnEdgeAndCallAPanelsRowsRows(t *testing.T) {
+	t.Parallel()
+	const list = "0 5 0 * * * task jd_bean_sign.js\n33 8 * * * ql repo https://example.com/o/s.git\n0 1 * * * ql repo https://example.com/o/s.git\n" +
+		"0 */6 * * * ql raw https://example.com/a.js\n"
+	var rows []Row
+	for i, line := range strings.Split(strings.TrimSpace(list), "\n") {
+		f := strings.Fields(line)
+		rows = append(rows, Row{ID: i + 1, Name: "任务", Schedule: strings.Join(f[:len(f)-2], " "), Command: strings.Join(f[len(f)-2:], " ")})
+	}
+	for _, edge := range []bool{false, true} {
+		o := Options{Zone: "Asia/Shanghai", ScriptsDir: "/srv/ql/scripts", Edge: edge}
+		lines, err := Convert(strings.NewReader(list), o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for unit, res := range map[string]Result{"line": lines, "row": ConvertRows(rows, o)} {
+			other := map[string]string{"line": "row", "row": "line"}[unit]
+			cluster := false
+			for _, p := range res.Problems {
+				cluster = cluster || strings.Contains(p.Why, "cluster")
+				if edge && (strings.Contains(p.Why, "cluster") || strings.Contains(p.Why, "worker")) {
+					t.Errorf("%s %d (%s) on edge names a cluster or worker: %s", unit, p.Line, p.Code, p.Why)
+				}
+				if (p.Code == CodeSeconds || p.Code == CodeTaskInterpreter || p.Code == CodeRepoRepeated) && (!strings.Contains(p.Why, unit) || strings.Contains(p.Why, " "+other)) {
+					t.Errorf("%s %d (%s) does not call it a %s: %s", unit, p.Line, p.Code, unit, p.Why)
+				}
+			}
+			if !edge && !cluster {
+				t.Errorf("the %ss' notes off edge say nothing of a cluster: the test misses them", unit)
+			}
+		}
+	}
+}

@@ -159,3 +159,25 @@ func TestThePanelsOwnCommandsSayWhatStandsInForThemHere(t *testing.T) {
 		}
 	}
 }
+
+// A panel's task of a script whose name starts with '-', as a crontab
+// line or a panel's row, runs ./NAME: its interpreter never reads the
+// name as an option.
+func TestAPanelTaskOfAScriptNamedLikeAnOptionIsNotGivenAsOne(t *testing.T) {
+	t.Parallel()
+	o := Options{Zone: "Asia/Shanghai", ScriptsDir: "/srv/ql/scripts"}
+	lines, err := Convert(strings.NewReader("5 0 * * * task -x.js now\n"), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := ConvertRows([]Row{{ID: 1, Name: "破折号", Schedule: "5 0 * * *", Command: "task --help.py"}}, o)
+	for _, c := range []struct {
+		what string
+		res  Result
+		want string
+	}{{"a crontab line", lines, "node ./-x.js"}, {"a panel row", rows, "python3 -u ./--help.py"}} {
+		if len(c.res.Entries) != 1 || c.res.Entries[0].Script != c.want {
+			t.Errorf("%s: %+v, want the script %q", c.what, c.res.Entries, c.want)
+		}
+	}
+}

@@ -21,6 +21,15 @@ const ScriptsDirVariable = "QL_SCRIPTS_DIR"
 const clusterCopies = "On a cluster the Run is on whichever worker takes it, and each worker keeps its own copy: " +
 	"pin the task with placement.labels to the worker that runs the scripts' tasks (pinned with the same labels), or make one such task per worker, each pinned to its own"
 
+// scriptsDirSetBy says who sets the scripts folder a pull task writes
+// into and, where a cluster is served (not edge), where its copy is.
+func scriptsDirSetBy(edge bool) string {
+	if edge {
+		return "the server sets it (its --scripts-dir)"
+	}
+	return "a single node and a cluster worker set it (their --scripts-dir). " + clusterCopies
+}
+
 // needScriptsDir is the first line of a pull task: the Run fails, saying
 // why, when the scripts folder is not set, rather than write into the
 // fresh working directory removed after it.
@@ -162,15 +171,14 @@ func (s subscription) pullScript() string {
 
 // note is what is said of the pull task: where it pulls to, what it needs,
 // and the command (of binary) that makes tasks of its scripts, with the
-// panel's whitelist and blacklist.
-func (s subscription) note(binary string) (string, []string) {
+// panel's whitelist and blacklist; edge names no cluster.
+func (s subscription) note(binary string, edge bool) (string, []string) {
 	command := binary + " crontab scripts \"$" + ScriptsDirVariable + "\"/" + shellquote.Quote(s.Folder) + s.flags()
 	bare, _, _, credentials := gitCredentials(s.URL)
 	params := []string{"url", bare, "folder", s.Folder, "command", command}
 	why := fmt.Sprintf("ql repo becomes a task pulling %s into \"$%s/%s\": a shallow clone on its first Run, then a fetch of the branch's head and a hard reset to it "+
-		"(a force-pushed repository still updates; edits to its files there are lost). Its Runs fail when %s is empty; a single node and a cluster worker set it (their --scripts-dir). "+
-		clusterCopies+". A pull adds no tasks: list its scripts' tasks with %s and apply that file",
-		bare, ScriptsDirVariable, s.Folder, ScriptsDirVariable, command)
+		"(a force-pushed repository still updates; edits to its files there are lost). Its Runs fail when %s is empty; %s. A pull adds no tasks: list its scripts' tasks with %s and apply that file",
+		bare, ScriptsDirVariable, s.Folder, ScriptsDirVariable, scriptsDirSetBy(edge), command)
 	if credentials {
 		why += fmt.Sprintf("; the URL's user and password are in the task's env (%s, %s), which git reads through a credential helper, so that they are on no command line nor in the clone's .git/config",
 			CredentialUserVariable, CredentialPasswordVariable)
@@ -241,12 +249,12 @@ func (r rawFile) downloadScript() string {
 var curlUser = `printf '%s:%s' "$` + CredentialUserVariable + `" "$` + CredentialPasswordVariable + `" | sed 's/[\\"]/\\&/g; s/^/user = "/; s/$/"/'`
 
 // note is what is said of the download task, naming the command (of
-// binary) that makes a task of the file.
-func (r rawFile) note(binary string) (string, []string) {
+// binary) that makes a task of the file; edge names no cluster.
+func (r rawFile) note(binary string, edge bool) (string, []string) {
 	command := binary + " crontab scripts \"$" + ScriptsDirVariable + "\" --match " + shellquote.Quote("^"+regexp.QuoteMeta(r.File)+"$")
 	return fmt.Sprintf("ql raw becomes a task downloading %s into \"$%s/%s\" with curl (a failed download keeps the last copy). Its Runs fail when %s is empty; "+
-			"a single node and a cluster worker set it (their --scripts-dir). "+clusterCopies+". A download adds no task: list the file's with %s and apply that file",
-			bareURL(r.URL), ScriptsDirVariable, r.File, ScriptsDirVariable, command),
+			"%s. A download adds no task: list the file's with %s and apply that file",
+			bareURL(r.URL), ScriptsDirVariable, r.File, ScriptsDirVariable, scriptsDirSetBy(edge), command),
 		[]string{"url", bareURL(r.URL), "file", r.File, "command", command}
 }
 
@@ -329,8 +337,9 @@ type pull struct {
 // panelPull is the task the panel's "ql repo ..." or "ql raw ..." command
 // becomes, its note naming binary's commands; why says what is wrong when
 // it names nothing to pull, with p's code and params saying which
-// sentence that is when it is not CodePanelCommand's.
-func panelPull(command, binary string) (p pull, why string) {
+// sentence that is when it is not CodePanelCommand's; edge names no
+// cluster.
+func panelPull(command, binary string, edge bool) (p pull, why string) {
 	words, ok := shellWords(command)
 	if !ok {
 		return p, "the command's quotes are unbalanced: close each ' and \" as the panel's shell would read them"
@@ -349,7 +358,7 @@ func panelPull(command, binary string) (p pull, why string) {
 		}
 		rp := s.repoPull()
 		p = pull{name: rp.Name, title: rp.Title, script: rp.Script, env: rp.Env, folder: rp.Folder, code: CodePanelRepo, labels: SubscriptionLabels(s.URL, s.Branch, s.Match, s.Exclude)}
-		p.why, p.params = s.note(binary)
+		p.why, p.params = s.note(binary, edge)
 		return p, ""
 	default:
 		r, why := parseRaw(words[2:])
@@ -357,7 +366,7 @@ func panelPull(command, binary string) (p pull, why string) {
 			return p, why
 		}
 		p = pull{name: "raw-" + strings.TrimSuffix(strings.TrimPrefix(r.File, "raw_"), path.Ext(r.File)), title: r.File, script: r.downloadScript(), env: credentialEnv(r.URL), code: CodePanelRaw}
-		p.why, p.params = r.note(binary)
+		p.why, p.params = r.note(binary, edge)
 		return p, ""
 	}
 }

@@ -99,6 +99,7 @@ type secretRef struct {
 
 type trigger struct {
 	Name     string `yaml:"name"`
+	Title    string `yaml:"title,omitempty"`
 	Task     string `yaml:"task"`
 	Cron     string `yaml:"cron"`
 	Timezone string `yaml:"timezone"`
@@ -114,7 +115,7 @@ type document struct {
 
 // Definitions is r's entries as a definitions file of project, the
 // Header of server first: one task and one trigger per entry, both named
-// by it.
+// and titled by it.
 func (r Result) Definitions(project string, server Server) ([]byte, error) {
 	d := document{Project: project, Tasks: []taskDef{}, Triggers: []trigger{}}
 	if len(r.ProjectSecrets) > 0 {
@@ -134,7 +135,9 @@ func (r Result) Definitions(project string, server Server) ([]byte, error) {
 			t.RunAs = &runAs{User: e.RunAs}
 		}
 		d.Tasks = append(d.Tasks, t)
-		tr := trigger{Name: e.Name, Task: e.Name, Cron: e.Cron, Timezone: e.Timezone}
+		// The trigger is titled as its task: the Triggers page lists
+		// triggers, and a panel's users know them by its names.
+		tr := trigger{Name: e.Name, Title: e.Title, Task: e.Name, Cron: e.Cron, Timezone: e.Timezone}
 		if e.Disabled {
 			tr.Enabled = new(bool)
 		}

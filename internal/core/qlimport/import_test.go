@@ -28,17 +28,18 @@ func planOf(t *testing.T, dir string) (Plan, string) {
 	return pl, string(file)
 }
 
-// A panel's tasks keep their Chinese names as titles, their commands as
+// A panel's tasks, and their triggers, keep their Chinese names as
+// titles, their commands as
 // the crontab converter writes them, their 6-field crons and their
 // disabled state; its subscriptions become labelled pull tasks; its
 // labels are kept.
-func TestAPanelsTasksAndSubscriptionsBecomeADefinitionsFile(t *testing.T) {
+func TestAPanelsTasksAndTheirTriggersAreTitledWithItsNames(t *testing.T) {
 	t.Parallel()
 	_, file := planOf(t, qlpanel.Write(t, t.TempDir(), qlpanel.Schema, qlpanel.Rows))
 	for _, want := range []string{
 		"  - name: jd_bean_sign\n    title: 京东签到\n    script: node jd_bean_sign.js\n    workingDir: /srv/ql/scripts\n    labels:\n      qinglong/labels: 京东,签到\n",
-		"  - name: jd_bean_sign\n    task: jd_bean_sign\n    cron: 0 5 0 * * *\n    timezone: Asia/Shanghai\n",
-		"  - name: jd_fruit\n    task: jd_fruit\n    cron: 15 8,20 * * *\n    timezone: Asia/Shanghai\n    enabled: false\n",
+		"  - name: jd_bean_sign\n    title: 京东签到\n    task: jd_bean_sign\n    cron: 0 5 0 * * *\n    timezone: Asia/Shanghai\n",
+		"  - name: jd_fruit\n    title: 东东农场\n    task: jd_fruit\n    cron: 15 8,20 * * *\n    timezone: Asia/Shanghai\n    enabled: false\n",
 		"    title: 每日报告\n    script: python3 /ql/scripts/report.py --date $(date +%F)\n",
 		"    title: Faker仓库\n", "      subscription/url: https://github.com/shufflewzc/faker2.git\n", "      subscription/match: jd_|jx_\n",
 		"    title: 通知脚本\n",
@@ -195,5 +196,36 @@ func TestWhatIsNoPanelsReadableDatabaseIsRefusedSayingWhy(t *testing.T) {
 		if qlerror.ReasonOf(err) != c.reason || !strings.Contains(err.Error(), c.says) {
 			t.Errorf("%s: %v; want %s saying %q", c.name, err, c.reason, c.says)
 		}
+	}
+}
+
+// What the panel's config/config.sh sets with a value is listed by name
+// with what to do instead: its notification keys, the variables it
+// exports to every task, and its own settings; never a value, nor an
+// empty key, a commented line or a variable not exported.
+func TestThePanelsConfigIsListedByNameNeverByValue(t *testing.T) {
+	t.Parallel()
+	pl, _ := planOf(t, qlpanel.Write(t, t.TempDir(), qlpanel.Schema, qlpanel.Rows))
+	var said []string
+	for _, it := range pl.Notes {
+		if it.Ref == ConfigFile {
+			said = append(said, it.Why)
+		}
+	}
+	all := strings.Join(said, "\n")
+	for _, want := range []string{"notification keys TG_BOT_TOKEN, TG_USER_ID, which QingLong does not take: give the project a notification channel",
+		"exports MY_SCRIPT_FLAG to every task", "sets CommandTimeoutTime, the panel's own setting, which QingLong does not take: set the tasks' timeout",
+		"sets AutoDelCron, the panel's own setting, which means nothing here"} {
+		if !strings.Contains(all, want) {
+			t.Errorf("the notes of config.sh lack %q:\n%s", want, all)
+		}
+	}
+	for _, never := range []string{qlpanel.ConfigSecret, "42", "2h", "PUSH_KEY", "RandomDelay", "BARK_PUSH", "local_only", "="} {
+		if strings.Contains(all, never) {
+			t.Errorf("the notes of config.sh say %q:\n%s", never, all)
+		}
+	}
+	if len(said) != 4 {
+		t.Errorf("%d notes of config.sh, want 4:\n%s", len(said), all)
 	}
 }

@@ -258,8 +258,30 @@ func (pl *Plan) folder(p Panel) {
 	if fi, err := os.Stat(filepath.Join(p.Dir, "scripts")); err == nil && fi.IsDir() {
 		pl.Notes = append(pl.Notes, Item{"scripts/", "not copied: copy the folder to the server's scripts folder (the one --scripts-dir names) before the tasks run"})
 	}
-	if _, err := os.Stat(filepath.Join(p.Dir, "config", "config.sh")); err == nil {
-		pl.Notes = append(pl.Notes, Item{"config/config.sh", "not read: the panel's own settings; its notification keys go in the project's notifications (docs/notifications.md)"})
+	pl.config(p.Config)
+}
+
+// config notes what the panel's config.sh sets that nothing here takes,
+// by name, and what to do instead.
+func (pl *Plan) config(c Config) {
+	note := func(why string) { pl.Notes = append(pl.Notes, Item{ConfigFile, why}) }
+	if c.Unreadable != "" {
+		note("could not be read (" + c.Unreadable + "): nothing of it is imported; the notification keys it sets go in the project's notifications (docs/notifications.md)")
+	}
+	if len(c.Notify) > 0 {
+		note("it sets the notification keys " + strings.Join(c.Notify, ", ") + ", which QingLong does not take: " +
+			"give the project a notification channel and rule instead (docs/notifications.md), which tells of failed Runs; a script that sends its own messages reads them from the project's env, as secrets set by hand")
+	}
+	if len(c.Exported) > 0 {
+		note("it exports " + strings.Join(c.Exported, ", ") + " to every task, which this import does not read: " +
+			"put each in the project's env (a secret for what must stay hidden) if the scripts read it")
+	}
+	for _, name := range c.Settings {
+		if advice := settingAdvice[name]; advice != "" {
+			note("it sets " + name + ", the panel's own setting, which QingLong does not take: " + advice)
+			continue
+		}
+		note("it sets " + name + ", the panel's own setting, which means nothing here")
 	}
 }
 

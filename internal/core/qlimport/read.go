@@ -27,6 +27,8 @@ type Panel struct {
 	// Missing are the optional tables the database does not have (an
 	// older panel's), each read as empty.
 	Missing []string
+	// Config is what the folder's config/config.sh sets, by name.
+	Config Config
 }
 
 // Cron is a row of the panel's Crontabs table.
@@ -96,29 +98,51 @@ func Read(ctx context.Context, dir string) (Panel, error) {
 			return Panel{}, fmt.Errorf("the panel's database: %w", err)
 		}
 	}
+	if err := readDB(ctx, &p, func() error { return notPanel(dir, DBFile+" is no SQLite database") }); err != nil {
+		return Panel{}, err
+	}
+	p.Config = readConfig(data)
+	return p, nil
+}
+
+// ReadDatabase reads a panel's database file alone, one uploaded with no
+// folder beside it (name is the file's name as its sender gave it): its
+// scripts and settings are not there to note. It is opened as Read opens
+// one.
+func ReadDatabase(ctx context.Context, file, name string) (Panel, error) {
+	p := Panel{DB: file}
+	if err := readDB(ctx, &p, func() error { return notDatabase(name) }); err != nil {
+		return Panel{}, err
+	}
+	return p, nil
+}
+
+// readDB reads the database p.DB into p, read-only and immutable;
+// refused is the refusal of a file that is no SQLite database.
+func readDB(ctx context.Context, p *Panel, refused func() error) error {
 	abs, err := filepath.Abs(p.DB)
 	if err != nil {
-		return Panel{}, err
+		return err
 	}
 	dsn := (&url.URL{Scheme: "file", Path: filepath.ToSlash(abs), RawQuery: "mode=ro&immutable=1"}).String()
 	db, err := sql.Open("sqlite", dsn)
 	if err != nil {
-		return Panel{}, fmt.Errorf("open the panel's database: %w", err)
+		return fmt.Errorf("open the panel's database: %w", err)
 	}
 	defer db.Close()
 	r := reader{db: db, ctx: ctx}
 	if err := r.tables(); err != nil {
 		if strings.Contains(err.Error(), "not a database") {
-			return Panel{}, notPanel(dir, DBFile+" is no SQLite database")
+			return refused()
 		}
-		return Panel{}, fmt.Errorf("read the panel's database: %w", err)
+		return fmt.Errorf("read the panel's database: %w", err)
 	}
 	for _, step := range []func(*Panel) error{r.crons, r.envs, r.subscriptions, r.dependencies} {
-		if err := step(&p); err != nil {
-			return Panel{}, err
+		if err := step(p); err != nil {
+			return err
 		}
 	}
-	return p, nil
+	return nil
 }
 
 // reader reads the tables of one database.

@@ -3,8 +3,10 @@
 // tasks and subscriptions a definitions file (through the crontab
 // converter), its environment variables secrets given to the project's
 // env, and its dependencies packages for the Dependencies page. It reads
-// the panel's database read-only and never writes anything itself: the
-// caller applies what it returns.
+// the panel's database read-only and never writes it, nor its
+// config/config.sh, of which it reads names only; Apply stores what
+// Make returns in a single node's stores, the same for the command line
+// and the console.
 package qlimport
 
 import "github.com/qinglong/qinglong/internal/core/qlerror"
@@ -21,11 +23,19 @@ const (
 	// RefusalBusy is a panel database with a write in progress (its
 	// journal or write-ahead log beside it): file.
 	RefusalBusy qlerror.Reason = "qinglong_panel_busy"
+	// RefusalNotDatabase is an uploaded file that is no SQLite database:
+	// name, the file's name as sent.
+	RefusalNotDatabase qlerror.Reason = "qinglong_not_database"
 )
 
 func notPanel(dir, why string) error {
 	return qlerror.New(qlerror.Invalid, "%s is not a qinglong panel's data folder: %s; give the folder the panel keeps as /ql/data (holding db/database.sqlite, config and scripts), or a copy of it", dir, why).
 		Because(RefusalNotPanel, "dir", dir, "why", why)
+}
+
+func notDatabase(name string) error {
+	return qlerror.New(qlerror.Invalid, "the file %s is no SQLite database, so no qinglong panel's: upload the panel's %s (in its /ql/data), copied while the panel was stopped", name, DBFile).
+		Because(RefusalNotDatabase, "name", name)
 }
 
 func unknownSchema(table, column string) error {

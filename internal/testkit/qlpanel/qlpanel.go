@@ -62,6 +62,16 @@ const Rows = "INSERT INTO Crontabs (id, name, command, schedule, isDisabled, lab
 	"(3, 'curl', 2, 2, '[]', '', '2024-01-01', '2024-01-01'), " +
 	"(4, 'left-pad', 0, 4, '[]', '', '2024-01-01', '2024-01-01');\n"
 
+// Config is a panel's config/config.sh: notification keys exported with
+// a value (TG_BOT_TOKEN's is ConfigSecret) and one without, a variable
+// exported to every task, the panel's own settings, a commented line and
+// a variable not exported.
+const Config = "## 通知环境变量\nexport TG_BOT_TOKEN=\"" + ConfigSecret + "\"\nexport TG_USER_ID='42' # 数字 ID\nexport PUSH_KEY=\"\"\n" +
+	"CommandTimeoutTime=\"2h\"\nAutoDelCron=\"true\"\nRandomDelay=\"\"\n# export BARK_PUSH=\"x\"\nexport MY_SCRIPT_FLAG=on\nlocal_only=1\n"
+
+// ConfigSecret is the value of a notification key in Config.
+const ConfigSecret = "1234567:CONFIG-SECRET-TOKEN"
+
 // Write makes a panel's data folder under dir, its database holding
 // schema and rows, with config/config.sh and scripts/ beside it, and
 // returns the folder.
@@ -73,7 +83,7 @@ func Write(t testing.TB, dir, schema, rows string) string {
 			t.Fatal(err)
 		}
 	}
-	if err := os.WriteFile(filepath.Join(data, "config", "config.sh"), []byte("export TG_BOT_TOKEN=\"\"\n"), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(data, "config", "config.sh"), []byte(Config), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	db, err := sql.Open("sqlite", filepath.Join(data, "db", "database.sqlite"))
