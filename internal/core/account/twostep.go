@@ -58,12 +58,12 @@ type TwoStepStore interface {
 type TwoStepReset int
 
 const (
-	// ResetNothing: the account had no secret; nothing changed.
+	// ResetNothing says the account had no secret; nothing changed.
 	ResetNothing TwoStepReset = iota
-	// ResetWaiting: a secret begun and never confirmed was forgotten;
-	// two-step was off, and stays so.
+	// ResetWaiting says a secret begun and never confirmed was
+	// forgotten; two-step was off, and stays so.
 	ResetWaiting
-	// ResetOn: two-step was on, and is turned off.
+	// ResetOn says two-step was on, and is turned off.
 	ResetOn
 )
 
