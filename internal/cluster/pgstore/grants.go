@@ -150,6 +150,10 @@ var tableGrants = map[string]map[RoleKind][]string{
 	// which runs as the tables' owner.
 	"console_two_step":       {RoleAdmin: {"SELECT", "DELETE"}, RoleRuntime: {"SELECT", "INSERT", "UPDATE", "DELETE"}},
 	"console_recovery_codes": {RoleRuntime: {"SELECT", "INSERT", "DELETE"}},
+	// A sign-in waiting for its second step is the runtime's too: its row
+	// names a user whose password was right, and the session it leads to
+	// still needs that user's code.
+	"console_two_step_pending": {RoleRuntime: {"SELECT", "INSERT", "DELETE"}},
 	// Console sessions are the runtime's (sign-in, sign-out, expiry, the
 	// last use): a row holds a token's digest and names a user or an API
 	// token that every request looks up again, so writing one can never

@@ -330,6 +330,15 @@ var (
 	sqlUserIDOf           = stmt("UserIDOf")
 )
 
+// sql/two_step_pending.sql: the sign-ins waiting for their second step.
+var (
+	sqlTwoStepPendingDeleteExpired = stmt("TwoStepPendingDeleteExpired")
+	sqlTwoStepPendingInsert        = stmt("TwoStepPendingInsert")
+	sqlTwoStepPendingOf            = stmt("TwoStepPendingOf")
+	sqlTwoStepPendingUse           = stmt("TwoStepPendingUse")
+	sqlTwoStepPendingEnd           = stmt("TwoStepPendingEnd")
+)
+
 // sql/replicas.sql: replica heartbeats.
 var (
 	sqlReplicaBeat            = stmt("ReplicaBeat")

@@ -101,17 +101,22 @@ func (s *Runtime) TwoStepOff(ctx context.Context, userID, name, actor string) er
 
 // UserResetTwoStep forgets the account's two-step and, when it was on,
 // records the reset and ends the account's sessions on every replica.
-func (a *Admin) UserResetTwoStep(ctx context.Context, name, actor string) (bool, error) {
-	wasOn := false
+func (a *Admin) UserResetTwoStep(ctx context.Context, name, actor string) (account.TwoStepReset, error) {
+	done := account.ResetNothing
 	err := pgx.BeginFunc(ctx, a.pool, func(tx pgx.Tx) error {
 		var id string
+		var wasOn bool
 		err := tx.QueryRow(ctx, sqlTwoStepReset, name).Scan(&id, &wasOn)
 		if errors.Is(err, pgx.ErrNoRows) {
 			return tx.QueryRow(ctx, sqlUserIDOf, name).Scan(&id)
 		}
-		if err != nil || !wasOn {
+		if err != nil {
 			return err
 		}
+		if done = account.ResetWaiting; !wasOn {
+			return nil
+		}
+		done = account.ResetOn
 		if err := appendAudit(ctx, tx, nil, account.Change{Action: audit.UserTwoStepReset, Name: name, Actor: actor}.Entry(id)); err != nil {
 			return err
 		}
@@ -119,7 +124,10 @@ func (a *Admin) UserResetTwoStep(ctx context.Context, name, actor string) (bool,
 		return err
 	})
 	if errors.Is(err, pgx.ErrNoRows) {
-		return false, account.ErrNoSuchUser(name)
+		return account.ResetNothing, account.ErrNoSuchUser(name)
 	}
-	return wasOn && err == nil, mapErr(err, "resetting the two-step sign-in of user "+name)
+	if err != nil {
+		return account.ResetNothing, mapErr(err, "resetting the two-step sign-in of user "+name)
+	}
+	return done, nil
 }

@@ -2,6 +2,7 @@ package replica
 
 import (
 	"context"
+	"time"
 
 	"github.com/qinglong/qinglong/internal/core/account"
 )
@@ -56,4 +57,28 @@ func (l liveReaders) TwoStepOff(ctx context.Context, userID, name, actor string)
 		return err
 	}
 	return rt.TwoStepOff(ctx, userID, name, actor)
+}
+
+func (l liveReaders) PendingStepCreate(ctx context.Context, p account.PendingStep, lifetime time.Duration) error {
+	rt, err := l.runtime()
+	if err != nil {
+		return err
+	}
+	return rt.PendingStepCreate(ctx, p, lifetime)
+}
+
+func (l liveReaders) PendingStepOf(ctx context.Context, digest []byte) (account.PendingStep, error) {
+	rt, err := l.runtime()
+	if err != nil {
+		return account.PendingStep{}, err
+	}
+	return rt.PendingStepOf(ctx, digest)
+}
+
+func (l liveReaders) PendingStepUse(ctx context.Context, digest []byte) (bool, error) {
+	rt, err := l.runtime()
+	if err != nil {
+		return false, err
+	}
+	return rt.PendingStepUse(ctx, digest)
 }

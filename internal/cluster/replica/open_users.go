@@ -43,7 +43,7 @@ func (u adminUsers) UserSetProjects(ctx context.Context, name string, projects [
 	return explainRole(u.a.UserSetProjects(ctx, name, projects, actor), "binding console users to projects", "admin")
 }
 
-func (u adminUsers) UserResetTwoStep(ctx context.Context, name, actor string) (bool, error) {
-	changed, err := u.a.UserResetTwoStep(ctx, name, actor)
-	return changed, explainRole(err, "resetting console users' two-step sign-in", "admin")
+func (u adminUsers) UserResetTwoStep(ctx context.Context, name, actor string) (account.TwoStepReset, error) {
+	done, err := u.a.UserResetTwoStep(ctx, name, actor)
+	return done, explainRole(err, "resetting console users' two-step sign-in", "admin")
 }

@@ -158,9 +158,11 @@ type Manager interface {
 	UserSetProjects(ctx context.Context, name string, projects []string, actor string) error
 	// UserResetTwoStep turns the account's two-step sign-in off, its
 	// secret and recovery codes forgotten, and ends its sessions: the
-	// answer to a lost phone. NotFound when there is no account; false,
-	// nothing recorded, when its two-step was not on.
-	UserResetTwoStep(ctx context.Context, name, actor string) (bool, error)
+	// answer to a lost phone (ResetOn, recorded). A secret begun and
+	// never confirmed is forgotten alone (ResetWaiting, nothing
+	// recorded: it never signed anyone in); ResetNothing when there was
+	// none. NotFound when there is no account.
+	UserResetTwoStep(ctx context.Context, name, actor string) (TwoStepReset, error)
 }
 
 // Authenticator is what a server needs of the store to sign a user in and

@@ -26,8 +26,10 @@ type TwoStep struct {
 // server's SQLite store; the cluster's runtime role, which serves the
 // console). Each change that turns it on or off, or spends a recovery
 // code, is audited in its transaction under name and actor; a recovery
-// code is stored only as its digest (RecoveryDigest).
+// code is stored only as its digest (RecoveryDigest). It keeps the
+// sign-ins waiting for their second step too (PendingSteps).
 type TwoStepStore interface {
+	PendingSteps
 	// TwoStepOf returns the user's two-step; the zero TwoStep when it has
 	// none.
 	TwoStepOf(ctx context.Context, userID string) (TwoStep, error)
@@ -51,6 +53,19 @@ type TwoStepStore interface {
 	// codes; ErrTwoStepOff when it is not on.
 	TwoStepOff(ctx context.Context, userID, name, actor string) error
 }
+
+// TwoStepReset is what an operator's reset found, and so did.
+type TwoStepReset int
+
+const (
+	// ResetNothing says the account had no secret; nothing changed.
+	ResetNothing TwoStepReset = iota
+	// ResetWaiting says a secret begun and never confirmed was
+	// forgotten; two-step was off, and stays so.
+	ResetWaiting
+	// ResetOn says two-step was on, and is turned off.
+	ResetOn
+)
 
 // The reasons of a refused two-step change or code.
 const (

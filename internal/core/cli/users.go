@@ -218,6 +218,18 @@ func userChange(opts Options, verb, short, long, done string, change func(cmd *c
 // enabled): change says whether it did, and an account already in it is
 // said to be (same), with nothing changed or recorded, exit 0.
 func userToggle(opts Options, verb, short, long, done, same string, change func(cmd *cobra.Command, b *Backend, name string) (bool, error)) *cobra.Command {
+	return userVerb(opts, verb, short, long, func(cmd *cobra.Command, b *Backend, name string) (string, error) {
+		changed, err := change(cmd, b, name)
+		if !changed {
+			return same, err
+		}
+		return done, err
+	})
+}
+
+// userVerb is a verb on one named account whose change says what it did,
+// after the user's name.
+func userVerb(opts Options, verb, short, long string, change func(cmd *cobra.Command, b *Backend, name string) (string, error)) *cobra.Command {
 	var db dbFlags
 	c := &cobra.Command{
 		Use:   verb + " NAME",
@@ -233,12 +245,9 @@ func userToggle(opts Options, verb, short, long, done, same string, change func(
 			if b.Users == nil {
 				return fmt.Errorf("this build cannot manage console users of this database")
 			}
-			changed, err := change(cmd, b, args[0])
+			done, err := change(cmd, b, args[0])
 			if err != nil {
 				return err
-			}
-			if !changed {
-				done = same
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "user %q %s\n", args[0], done)
 			return nil

@@ -29,23 +29,11 @@ var (
 func (c *Console) currentPasswordFault(w http.ResponseWriter, r *http.Request, s *session, current string, check passwordCheck) (hash string, status int, msg string) {
 	l := lang(r)
 	addr := remoteHost(r)
-	throttled := func() (string, int, string) {
-		c.authLog.Throttled(authlog.Event{Surface: authlog.SurfaceConsole, Addr: addr, Name: s.name, Reason: authlog.ReasonThrottled})
-		w.Header().Set("Retry-After", retryThrottled)
-		return "", http.StatusTooManyRequests, tr(l, "err.throttled")
+	try, release, status, msg := c.reserveCheck(w, r, s.name)
+	if msg != "" {
+		return "", status, msg
 	}
-	if !c.throttle.allowed(addr, s.name) {
-		return throttled()
-	}
-	if !c.slots.acquire(r.Context()) {
-		w.Header().Set("Retry-After", "5")
-		return "", http.StatusServiceUnavailable, tr(l, "err.busy")
-	}
-	defer c.slots.release()
-	try, ok := c.throttle.reserve(addr, s.name)
-	if !ok {
-		return throttled()
-	}
+	defer release()
 	u, hash, err := c.cfg.Users.UserCredentials(r.Context(), s.name)
 	if err != nil && qlerror.CodeOf(err) != qlerror.NotFound {
 		try.settle(false)
@@ -54,11 +42,42 @@ func (c *Console) currentPasswordFault(w http.ResponseWriter, r *http.Request, s
 	}
 	// The name's account must still be the session's: one deleted and
 	// made again under the same name is another person's.
-	ok = c.verify(hash, current, err == nil && u.ID == s.userID)
+	ok := c.verify(hash, current, err == nil && u.ID == s.userID)
 	try.settle(!ok)
 	if !ok {
 		c.authLog.Failed(authlog.Event{Surface: authlog.SurfaceConsole, Addr: addr, Name: s.name, Reason: authlog.ReasonCurrentPasswordWrong})
 		return "", http.StatusUnauthorized, tr(l, "err.pwcurrent")
 	}
 	return hash, 0, ""
+}
+
+// reserveCheck takes what a check of a secret of the user name (a
+// password, a two-step code) holds while it runs, from the request's
+// address: a try of the sign-in limits (refused at once when one of them
+// has none left, before waiting for anything) and a check slot. msg is
+// "" when both were taken (release gives the slot back; the caller
+// settles the try), else the page's message with its status, Retry-After
+// set and a refused try logged. Every check of a signed-in user's or a
+// second step's secret goes through it, so none is throttled otherwise.
+func (c *Console) reserveCheck(w http.ResponseWriter, r *http.Request, name string) (t try, release func(), status int, msg string) {
+	l := lang(r)
+	addr := remoteHost(r)
+	throttled := func() (try, func(), int, string) {
+		c.authLog.Throttled(authlog.Event{Surface: authlog.SurfaceConsole, Addr: addr, Name: name, Reason: authlog.ReasonThrottled})
+		w.Header().Set("Retry-After", retryThrottled)
+		return try{}, nil, http.StatusTooManyRequests, tr(l, "err.throttled")
+	}
+	if !c.throttle.allowed(addr, name) {
+		return throttled()
+	}
+	if !c.slots.acquire(r.Context()) {
+		w.Header().Set("Retry-After", "5")
+		return try{}, nil, http.StatusServiceUnavailable, tr(l, "err.busy")
+	}
+	t, ok := c.throttle.reserve(addr, name)
+	if !ok {
+		c.slots.release()
+		return throttled()
+	}
+	return t, c.slots.release, 0, ""
 }

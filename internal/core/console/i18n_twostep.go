@@ -35,7 +35,7 @@ var twoStepMessages = map[string]map[string]string{
 		"ts.back":      "Back to sign-in",
 
 		"err.twosteptoken": "Two-step sign-in is for user accounts, and this server keeps none: you are signed in with an API token, or the server has no user accounts.",
-		"err.twostepended": "This sign-in's second step has ended (it lasts %d minutes, and only in the browser and on the server where the password was typed), or the password was changed meanwhile. Sign in again.",
+		"err.twostepended": "This sign-in's second step has ended: it lasts %d minutes, signs in once and only in the browser where the password was typed, and a password changed meanwhile ends it. Sign in again.",
 	},
 	"zh": {
 		"ts":           "两步验证",
@@ -64,7 +64,7 @@ var twoStepMessages = map[string]map[string]string{
 		"ts.back":      "返回登录",
 
 		"err.twosteptoken": "两步验证只用于用户账号，而这里没有：你使用 API 令牌登录，或此服务器没有用户账号。",
-		"err.twostepended": "本次登录的第二步已失效（它只持续 %d 分钟，且只在输入密码的浏览器和服务器上有效），或期间密码已被修改。请重新登录。",
+		"err.twostepended": "本次登录的第二步已失效：它只持续 %d 分钟，只能登录一次，且只在输入密码的浏览器中有效；期间修改密码也会使它失效。请重新登录。",
 	},
 }
 

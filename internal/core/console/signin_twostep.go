@@ -3,11 +3,8 @@ package console
 import (
 	"crypto/hmac"
 	"crypto/sha256"
-	"encoding/base64"
 	"fmt"
 	"net/http"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/qinglong/qinglong/internal/core/account"
@@ -21,41 +18,37 @@ import (
 // browser left at the second step is soon no halfway sign-in.
 const twoStepWindow = 5 * time.Minute
 
-// A sign-in's second step holds no session and no row: the password's
-// check is carried to it as a ticket in the form, the user's id and the
-// ticket's end signed under the process's key together with the
-// browser's sign-in CSRF value and the stamp of the password checked.
+// A sign-in's second step holds no session: a right password leaves a
+// row (account.PendingSteps) keyed by the digest of a random ticket the
+// form carries, naming the user, the stamp of the password checked and
+// the digest of the browser's sign-in CSRF value, ending twoStepWindow on.
 // So the ticket works only in the browser that typed the password, only
-// while that password is the account's, and only until it ends; like the
-// sign-in form itself, it is refused by another process (a restart, or
-// another replica behind a balancer that does not keep a browser on one).
+// while that password is the account's, until it ends, and once; being
+// the database's, it works on any replica and after a restart. The second
+// step does not ask the sign-in cookie for this process's signature
+// (signedSigninValue), which another replica's or a restarted server's
+// key would refuse: the row names the value the password step checked,
+// and a cookie of any other value does not match it.
 
-// twoStepMAC signs a ticket's parts.
-func (c *Console) twoStepMAC(csrf, userID string, endMs int64, stamp string) []byte {
-	m := hmac.New(sha256.New, c.signinKey)
-	fmt.Fprintf(m, "two-step\x00%s\x00%s\x00%d\x00%s", csrf, userID, endMs, stamp)
-	return m.Sum(nil)
+// startTwoStep stores the second step of a right password of u and shows
+// its form.
+func (c *Console) startTwoStep(w http.ResponseWriter, r *http.Request, u account.User, stamp string) {
+	ck, _ := r.Cookie(signinCookie) // signin checked it is there
+	ticket := randomID()
+	p := account.PendingStep{Digest: ticketDigest(ticket), UserID: u.ID, Stamp: stamp, Browser: ticketDigest(ck.Value)}
+	if err := c.cfg.TwoStep.PendingStepCreate(r.Context(), p, twoStepWindow); err != nil {
+		c.cfg.Log.Warn("console sign-in: storing the second step", "code", CodeTwoStepStoreFailed, "err", err)
+		c.renderSignin(w, r, tr(lang(r), "err.userstore"), http.StatusServiceUnavailable)
+		return
+	}
+	c.renderTwoStep(w, r, ck.Value, ticket, "", http.StatusOK)
 }
 
-// twoStepTicket is the ticket of a right password of the user.
-func (c *Console) twoStepTicket(csrf, userID, stamp string) string {
-	end := c.cfg.NowMs() + twoStepWindow.Milliseconds()
-	return userID + "." + strconv.FormatInt(end, 10) + "." + base64.RawURLEncoding.EncodeToString(c.twoStepMAC(csrf, userID, end, stamp))
-}
-
-// ticketUser reads the user's id from a ticket not yet ended, before its
-// signature is checked (which needs the user's stamp, checkTicket).
-func (c *Console) ticketUser(ticket string) (userID string, endMs int64, mac []byte, ok bool) {
-	parts := strings.Split(ticket, ".")
-	if len(parts) != 3 {
-		return "", 0, nil, false
-	}
-	end, err := strconv.ParseInt(parts[1], 10, 64)
-	if err != nil || c.cfg.NowMs() >= end {
-		return "", 0, nil, false
-	}
-	mac, err = base64.RawURLEncoding.DecodeString(parts[2])
-	return parts[0], end, mac, err == nil
+// ticketDigest is the SHA-256 a second step's row keeps of its ticket,
+// and of the browser's sign-in value.
+func ticketDigest(v string) []byte {
+	sum := sha256.Sum256([]byte(v))
+	return sum[:]
 }
 
 // renderTwoStep shows the second step: the code's form, with msg.
@@ -65,7 +58,7 @@ func (c *Console) renderTwoStep(w http.ResponseWriter, r *http.Request, csrf, ti
 }
 
 // signinTwoStep checks the second step's code (or recovery code) and
-// starts the session. A wrong or used code counts against the sign-in
+// starts the session, spending the ticket. A wrong or used code counts against the sign-in
 // limits of the address and the user, as a wrong password does, and is
 // logged as one; a refusal keeps the ticket, so the user types the code
 // again without the password.
@@ -77,7 +70,7 @@ func (c *Console) signinTwoStep(w http.ResponseWriter, r *http.Request, _ *sessi
 		return
 	}
 	ck, err := r.Cookie(signinCookie)
-	if err != nil || !sameSecret(r.PostFormValue("csrf"), ck.Value) || !c.signedSigninValue(ck.Value) {
+	if err != nil || !sameSecret(r.PostFormValue("csrf"), ck.Value) {
 		c.renderSignin(w, r, tr(l, "err.signincsrf"), http.StatusForbidden)
 		return
 	}
@@ -93,29 +86,36 @@ func (c *Console) signinTwoStep(w http.ResponseWriter, r *http.Request, _ *sessi
 		return
 	}
 	ticket := r.PostFormValue("ticket")
-	userID, end, mac, ok := c.ticketUser(ticket)
-	if !ok {
+	ended := func() {
 		c.renderSignin(w, r, fmt.Sprintf(tr(l, "err.twostepended"), int(twoStepWindow.Minutes())), http.StatusUnauthorized)
+	}
+	p, err := c.cfg.TwoStep.PendingStepOf(r.Context(), ticketDigest(ticket))
+	if qlerror.CodeOf(err) == qlerror.NotFound {
+		ended()
 		return
 	}
-	u, err := c.cfg.Users.UserByID(r.Context(), userID)
+	if err != nil {
+		c.cfg.Log.Warn("console sign-in: reading the second step", "code", CodeTwoStepStoreFailed, "err", err)
+		c.renderTwoStep(w, r, ck.Value, ticket, tr(l, "err.userstore"), http.StatusServiceUnavailable)
+		return
+	}
+	u, err := c.cfg.Users.UserByID(r.Context(), p.UserID)
 	if err != nil && qlerror.CodeOf(err) != qlerror.NotFound {
 		c.cfg.Log.Warn("console sign-in: user store", "code", CodeSigninStoreFailed, "err", err)
 		c.renderTwoStep(w, r, ck.Value, ticket, tr(l, "err.userstore"), http.StatusServiceUnavailable)
 		return
 	}
-	if err != nil || u.State() != account.StateActive || !hmac.Equal(mac, c.twoStepMAC(ck.Value, userID, end, u.PasswordStamp)) {
-		c.renderSignin(w, r, fmt.Sprintf(tr(l, "err.twostepended"), int(twoStepWindow.Minutes())), http.StatusUnauthorized)
+	if err != nil || u.State() != account.StateActive || u.PasswordStamp != p.Stamp || !hmac.Equal(p.Browser, ticketDigest(ck.Value)) {
+		ended()
 		return
 	}
 	addr := remoteHost(r)
-	try, ok := c.throttle.reserve(addr, u.Name)
-	if !ok {
-		c.authLog.Throttled(authlog.Event{Surface: authlog.SurfaceConsole, Addr: addr, Name: u.Name, Reason: authlog.ReasonThrottled})
-		w.Header().Set("Retry-After", retryThrottled)
-		c.renderTwoStep(w, r, ck.Value, ticket, tr(l, "err.throttled"), http.StatusTooManyRequests)
+	try, release, status, msg := c.reserveCheck(w, r, u.Name)
+	if msg != "" {
+		c.renderTwoStep(w, r, ck.Value, ticket, msg, status)
 		return
 	}
+	defer release()
 	ts, err := c.cfg.TwoStep.TwoStepOf(r.Context(), u.ID)
 	if err != nil {
 		try.settle(false)
@@ -140,6 +140,18 @@ func (c *Console) signinTwoStep(w http.ResponseWriter, r *http.Request, _ *sessi
 		}
 	} else {
 		try.settle(false)
+	}
+	// The ticket is spent last, so a refused code keeps it; of two
+	// answers at once, on any replicas, one alone starts a session.
+	used, err := c.cfg.TwoStep.PendingStepUse(r.Context(), p.Digest)
+	if err != nil {
+		c.cfg.Log.Warn("console sign-in: using the second step", "code", CodeTwoStepStoreFailed, "err", err)
+		c.renderTwoStep(w, r, ck.Value, ticket, tr(l, "err.userstore"), http.StatusServiceUnavailable)
+		return
+	}
+	if !used {
+		ended()
+		return
 	}
 	c.signedIn(w, r, u, u.PasswordStamp, addr, reason)
 }

@@ -70,8 +70,7 @@ func (c *Console) signinUser(w http.ResponseWriter, r *http.Request, name, addr 
 			return
 		}
 		if ts.On {
-			ck, _ := r.Cookie(signinCookie) // signin checked it is there
-			c.renderTwoStep(w, r, ck.Value, c.twoStepTicket(ck.Value, u.ID, account.PasswordStamp(hash)), "", http.StatusOK)
+			c.startTwoStep(w, r, u, account.PasswordStamp(hash))
 			return
 		}
 	}

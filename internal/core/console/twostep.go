@@ -172,7 +172,8 @@ func (c *Console) twoStepConfirm(w http.ResponseWriter, r *http.Request, s *sess
 
 // twoStepOff turns two-step off with a current code or a recovery code,
 // which counts against the sign-in limits as a password change's current
-// password does: whoever sits at an unattended browser may not guess it.
+// password does, through the same reserveCheck: whoever sits at an
+// unattended browser may not guess it.
 func (c *Console) twoStepOff(w http.ResponseWriter, r *http.Request, s *session) {
 	if !c.twoStepUser(w, r, s) {
 		return
@@ -182,13 +183,12 @@ func (c *Console) twoStepOff(w http.ResponseWriter, r *http.Request, s *session)
 		c.renderAccount(w, r, s, status, func(d *twoStepData) { d.Error = msg })
 	}
 	addr := remoteHost(r)
-	try, ok := c.throttle.reserve(addr, s.name)
-	if !ok {
-		c.authLog.Throttled(authlog.Event{Surface: authlog.SurfaceConsole, Addr: addr, Name: s.name, Reason: authlog.ReasonThrottled})
-		w.Header().Set("Retry-After", retryThrottled)
-		refuse(http.StatusTooManyRequests, tr(l, "err.throttled"))
+	try, release, status, msg := c.reserveCheck(w, r, s.name)
+	if msg != "" {
+		refuse(status, msg)
 		return
 	}
+	defer release()
 	ts, err := c.cfg.TwoStep.TwoStepOf(r.Context(), s.userID)
 	if err != nil {
 		try.settle(false)

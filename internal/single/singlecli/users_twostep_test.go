@@ -48,3 +48,26 @@ func TestUsersResetTwoStepTurnsItOffAndIsAudited(t *testing.T) {
 		t.Fatalf("resets recorded %q; want %q", resets, want)
 	}
 }
+
+// `ql users reset-two-step` of a user whose key was begun and never
+// confirmed says it forgot the waiting key, not that nothing changed; a
+// second reset then finds nothing.
+func TestUsersResetTwoStepOfAWaitingKeySaysItForgotIt(t *testing.T) {
+	t.Parallel()
+	dir := installedDir(t)
+	for _, name := range []string{"alice", "bob"} {
+		if code, out, errOut := qlIn(t, "correct horse battery\n", "users", "create", name, "--password-stdin", "--data-dir", dir); code != 0 {
+			t.Fatalf("users create %s: %d %q %q", name, code, out, errOut)
+		}
+	}
+	turnOnAndBegin(t, dir, "alice", "bob")
+	if code, out, errOut := ql(t, "users", "reset-two-step", "bob", "--data-dir", dir); code != 0 || !strings.Contains(out, `user "bob" had two-step sign-in waiting for its first code, never on: the waiting key is forgotten`) {
+		t.Fatalf("a reset of a waiting key: %d %q %q", code, out, errOut)
+	}
+	if code, out, errOut := ql(t, "users", "reset-two-step", "bob", "--data-dir", dir); code != 0 || !strings.Contains(out, "has no two-step sign-in on; nothing changed") {
+		t.Fatalf("a second reset: %d %q %q", code, out, errOut)
+	}
+	if resets := auditTrail(t, dir, "--action", "user.two_step_reset"); len(resets) != 0 {
+		t.Fatalf("a waiting key's reset was recorded: %q", resets)
+	}
+}

@@ -127,7 +127,9 @@ func backupSource(ctx context.Context, src queryer, path string) error {
 // forgetProcesses takes the copy at dest out of WAL mode
 // (backup_copy_rollback_mode.sql), clears the process of every unfinished attempt in the
 // copy at dest (see backup_forget_processes.sql) and drops its console
-// sessions (backup_forget_sessions.sql): both are the live server's. It
+// sessions (backup_forget_sessions.sql) and the sign-ins waiting for
+// their second step (backup_forget_two_step_pending.sql): all are the
+// live server's. It
 // marks the copy with its snapshot time (backup_mark_snapshot.sql), in the
 // copy itself, for the first server started on it to say.
 func forgetProcesses(ctx context.Context, dest string, snapshotMs int64) error {
@@ -146,6 +148,9 @@ func forgetProcesses(ctx context.Context, dest string, snapshotMs int64) error {
 	}
 	if err == nil {
 		_, err = db.ExecContext(ctx, qBackupForgetSessions)
+	}
+	if err == nil {
+		_, err = db.ExecContext(ctx, qBackupForgetTwoStepPending)
 	}
 	if err == nil {
 		_, err = db.ExecContext(ctx, qBackupMarkSnapshot, snapshotMs)

@@ -224,6 +224,17 @@ var (
 	qAuditList             = query("audit_list")
 )
 
+// The sign-ins waiting for their second step (twostep_pending.go), and a
+// backup's forgetting them.
+var (
+	qTwoStepPendingInsert        = query("two_step_pending_insert")
+	qTwoStepPendingDeleteExpired = query("two_step_pending_delete_expired")
+	qTwoStepPendingOf            = query("two_step_pending_of")
+	qTwoStepPendingUse           = query("two_step_pending_use")
+	qTwoStepPendingEnd           = query("two_step_pending_end")
+	qBackupForgetTwoStepPending  = query("backup_forget_two_step_pending")
+)
+
 // Retention's statements (retention.go).
 var (
 	qRetentionRunsBatch      = query("retention_runs_batch")
@@ -307,7 +318,7 @@ var readQueries = []string{
 	qTasksOfProject, qTriggersOfProject, qProjectNames, qProjectNameByID, qTitlesOfProject,
 	qScheduleTakeUninitialised, qScheduleTakeDue, qScheduleNextDue, qScheduleReanchorRead, qScheduleRecheckStale, qClockNewestRecorded,
 	qRunsList, qRunsLast, qRunGet, qRunWaiting, qRunProjectArchived, qRunSlotHolders, qAttemptsOfRun, qEventsOfRun, qRunsRerunAs, qTriggersList, qAttemptsPending, qAttemptLiveOwners,
-	qAttemptsCancelAsked, qTriggerDetail, qLedgerOfTrigger, qAuditOfTrigger, qProjectPauseRead, qTokensList, qTokenByDigest, qUsersList, qUserCredentials, qUserByID, qUsersExist, qTwoStepOf, qSessionByDigest, qNotifyList, qNotifyDue, qAuditList, qNotifyProject,
+	qAttemptsCancelAsked, qTriggerDetail, qLedgerOfTrigger, qAuditOfTrigger, qProjectPauseRead, qTokensList, qTokenByDigest, qUsersList, qUserCredentials, qUserByID, qUsersExist, qTwoStepOf, qTwoStepPendingOf, qSessionByDigest, qNotifyList, qNotifyDue, qAuditList, qNotifyProject,
 	qHandoverRead, qProjectDeleteTarget, qProjectDeleteCounts, qProjectDeleteUnfinished, qProjectDeleteTokens, qProjectDeleteLogsLeft, qRunsQueuedCount,
 	qRetentionEstimate, qRetentionLogsRunning, qRetentionLogBytes, qMonitorBacklog, qMonitorBacklogInProjects, qMonitorRunState, qMonitorOldestQueued, qMonitorTriggerActivity, qRetriesNext,
 }
@@ -335,6 +346,7 @@ var writeQueries = []string{
 	qDependencyDeclare, qDependencyInstalling, qDependencyDelete, qDependencyMirrorSet,
 	qUserInsert, qUserDisable, qUserEnable, qUserDelete, qUserSetPassword, qUserChangePassword, qUserSignedIn, qUserInsertFirst, qUserSetProjects, qUserRole, qUserState,
 	qTwoStepOf, qTwoStepBegin, qTwoStepConfirm, qRecoveryCodeInsert, qTwoStepUseStep, qRecoveryCodeUse, qTwoStepOff, qTwoStepReset,
+	qTwoStepPendingInsert, qTwoStepPendingDeleteExpired, qTwoStepPendingUse, qTwoStepPendingEnd,
 	qSessionInsert, qSessionEvict, qSessionDeleteExpired, qSessionSeen, qSessionEnd, qSessionEndOthers, qSessionEndPrincipal,
 	qNotifyFacts, qNotifyRunFacts, qNotifyHistory, qNotifyInsert, qNotifyClaim, qNotifyDelivered, qNotifyPromote, qNotifyFailed, qNotifyRetry, qNotifyState, qNotifyRelease, qNotifySkipFacts,
 	qRetentionRunsBatch, qRetentionLogsOfRuns, qRetentionEventsDelete, qRetentionAttemptsDelete, qRetentionRunsDelete,

@@ -18,7 +18,7 @@ import (
 // re-parsed on every call; a file on no list is dead SQL.
 func TestEveryQueryIsListed(t *testing.T) {
 	unprepared := []string{qPing, qSchemaObjects, qSchemaObjectCount, qMigrationsTableExists, qMigrationsHistory,
-		qMigrationRecord, qCapabilityRead, qCapabilityAdvance, qSQLiteVersion, qPragmaJournalMode, qPragmaForeignKeys, qPragmaAutoVacuum, qPragmaDataVersion, qPragmaQuickCheck, qPragmaIntegrityCheck, qBackupReadBegin, qBackupPinSnapshot, qBackupReadEnd, qBackupRollbackMode, qBackupForgetProcesses, qBackupForgetSessions, qBackupMarkSnapshot, qVacuumInto, qWALCheckpointTruncate, qJournalModeWAL, qRunsCount}
+		qMigrationRecord, qCapabilityRead, qCapabilityAdvance, qSQLiteVersion, qPragmaJournalMode, qPragmaForeignKeys, qPragmaAutoVacuum, qPragmaDataVersion, qPragmaQuickCheck, qPragmaIntegrityCheck, qBackupReadBegin, qBackupPinSnapshot, qBackupReadEnd, qBackupRollbackMode, qBackupForgetProcesses, qBackupForgetSessions, qBackupForgetTwoStepPending, qBackupMarkSnapshot, qVacuumInto, qWALCheckpointTruncate, qJournalModeWAL, qRunsCount}
 	files, err := fs.Glob(queryFS, "queries/*.sql")
 	if err != nil {
 		t.Fatal(err)

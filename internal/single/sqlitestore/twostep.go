@@ -116,9 +116,9 @@ func (s *Store) TwoStepOff(ctx context.Context, userID, name, actor string) erro
 
 // UserResetTwoStep forgets the account's two-step and, when it was on,
 // records the reset and ends the account's sessions.
-func (s *Store) UserResetTwoStep(ctx context.Context, name, actor string) (bool, error) {
+func (s *Store) UserResetTwoStep(ctx context.Context, name, actor string) (account.TwoStepReset, error) {
 	now := s.nowMs()
-	wasOn := false
+	done := account.ResetNothing
 	err := s.write(ctx, "reset the two-step sign-in of user "+name, durable, func(tx *txn) error {
 		var id string
 		var disabled bool
@@ -129,19 +129,27 @@ func (s *Store) UserResetTwoStep(ctx context.Context, name, actor string) (bool,
 		if err != nil {
 			return err
 		}
+		var wasOn bool
 		err = tx.QueryRowContext(ctx, qTwoStepReset, id).Scan(&wasOn)
-		if errors.Is(err, sql.ErrNoRows) || (err == nil && !wasOn) {
+		if errors.Is(err, sql.ErrNoRows) {
 			return nil
 		}
 		if err != nil {
 			return err
 		}
+		if done = account.ResetWaiting; !wasOn {
+			return nil
+		}
+		done = account.ResetOn
 		if err := appendAudit(ctx, tx, now, account.Change{Action: audit.UserTwoStepReset, Name: name, Actor: actor}.Entry(id)); err != nil {
 			return err
 		}
 		return endSessionsOf(ctx, tx, websession.Signin{UserID: id}.Principal())
 	})
-	return wasOn && err == nil, err
+	if err != nil {
+		return account.ResetNothing, err
+	}
+	return done, nil
 }
 
 // refuseUnchanged is refusal() when res changed no row.

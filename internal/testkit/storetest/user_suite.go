@@ -30,6 +30,7 @@ func RunUsers(t *testing.T, newFixture Factory) {
 		"TurningTwoStepOffForgetsItsSecretAndCodes":      testTwoStepOffForgets,
 		"AResetTurnsTwoStepOffAndEndsTheUsersSessions":   testTwoStepReset,
 		"TheUserListSaysWhoseTwoStepIsOn":                testUserListSaysWhoseTwoStepIsOn,
+		"ASecondStepIsUsedOnceUntilItEnds":               testPendingStepUsedOnceUntilItEnds,
 	}
 	for name, fn := range tests {
 		t.Run(name, func(t *testing.T) {

@@ -173,8 +173,9 @@ func testTwoStepOffForgets(t *testing.T, f Fixture) {
 }
 
 // testTwoStepReset: an operator's reset turns a user's two-step off, ends
-// its sessions and is audited; a user without two-step is left as it is,
-// nothing recorded, and a missing name is NotFound.
+// its sessions and is audited; a secret waiting is forgotten and said to
+// be, nothing recorded; a user without two-step is left as it is, nothing
+// recorded, and a missing name is NotFound.
 func testTwoStepReset(t *testing.T, f Fixture) {
 	ts := twoStepStore(t, f)
 	u := createUser(t, f, "erin", account.Operator)
@@ -183,17 +184,25 @@ func testTwoStepReset(t *testing.T, f Fixture) {
 	turnTwoStepOn(t, ts, u, 1, digests("aaaaa-aaaaa"))
 	turnTwoStepOn(t, ts, other, 1, nil)
 	erins, freds := createSession(t, f, userSignin(t, u.ID)), createSession(t, f, userSignin(t, other.ID))
-	if reset, err := f.Users.UserResetTwoStep(ctx, "erin", "root"); err != nil || !reset {
-		t.Fatalf("reset: %v, %v; want done", reset, err)
+	if reset, err := f.Users.UserResetTwoStep(ctx, "erin", "root"); err != nil || reset != account.ResetOn {
+		t.Fatalf("reset: %v, %v; want it turned off", reset, err)
 	}
 	requireTwoStep(t, ts, u.ID, account.TwoStep{})
 	requireTwoStep(t, ts, other.ID, account.TwoStep{Secret: twoStepSecretA, On: true, LastStep: 1})
 	sessionGone(t, f, erins.Digest)
 	sessionLive(t, f, freds.Digest)
-	if reset, err := f.Users.UserResetTwoStep(ctx, "erin", "root"); err != nil || reset {
+	if reset, err := f.Users.UserResetTwoStep(ctx, "erin", "root"); err != nil || reset != account.ResetNothing {
 		t.Fatalf("a second reset: %v, %v; want nothing done", reset, err)
 	}
-	requireCode(t, errOnly(f.Users.UserResetTwoStep(ctx, "nobody", "root")), qlerror.NotFound, "a reset of no user")
+	if err := ts.TwoStepBegin(ctx, u.ID, twoStepSecretB); err != nil {
+		t.Fatal(err)
+	}
+	if reset, err := f.Users.UserResetTwoStep(ctx, "erin", "root"); err != nil || reset != account.ResetWaiting {
+		t.Fatalf("a reset of a secret waiting: %v, %v; want the waiting secret forgotten", reset, err)
+	}
+	requireTwoStep(t, ts, u.ID, account.TwoStep{})
+	_, err := f.Users.UserResetTwoStep(ctx, "nobody", "root")
+	requireCode(t, err, qlerror.NotFound, "a reset of no user")
 	resets := auditLines(auditAll(t, f, audit.Query{Action: audit.UserTwoStepReset}))
 	if want := []string{"user.two_step_reset root user erin  "}; !slices.Equal(resets, want) {
 		t.Fatalf("resets recorded %q; want %q", resets, want)
