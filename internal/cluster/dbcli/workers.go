@@ -46,7 +46,19 @@ func openWorkerAdmin(cmd *cobra.Command, getenv func(string) string) (*pgstore.A
 		return nil, err
 	}
 	a, err := pgstore.OpenAdmin(cmd.Context(), url)
-	return a, pgstore.ForCommand(err)
+	if err != nil {
+		return nil, pgstore.ForCommand(err)
+	}
+	// A credential written by one build on a schema another build
+	// migrated may miss what the other reads (or name what it lacks): during
+	// a rollback, the older binary's `ql workers` after the newer build's
+	// migrate. Refused before anything is read or written, as `ql apply`,
+	// `ql runs` and a replica refuse.
+	if err := a.CheckHistory(cmd.Context()); err != nil {
+		a.Close()
+		return nil, pgstore.ForCommand(err)
+	}
+	return a, nil
 }
 
 // sqlStater is what PostgreSQL errors offer, without importing the driver.

@@ -194,7 +194,7 @@ func compareHistory(history []historyRow, want []Migration, complete bool) error
 	for i, h := range history {
 		if i >= len(want) {
 			return &ReadinessError{Code: CodeHistoryAhead, Detail: fmt.Sprintf(
-				"the database has migration %s, which this binary does not know (it knows up to %s); to go back to this binary instead, restore the database as it was before that migration (docs/operations.md, \"Upgrading\")",
+				"the database has migration %s, which this binary does not know (it knows up to %s); to go back to this binary instead, restore the backup taken before that migration (docs/operations.md, \"Rolling back\")",
 				h.ID, want[len(want)-1].ID)}
 		}
 		m := want[i]

@@ -97,6 +97,9 @@ func EnsureRoles(ctx context.Context, url string, cfg RolesConfig) error {
 		return err
 	}
 	defer conn.Close(context.WithoutCancel(ctx))
+	if err := refuseUnknownHistory(ctx, conn); err != nil {
+		return err
+	}
 	outcomes := make([]RoleOutcome, len(RoleKinds))
 	for i, k := range RoleKinds {
 		if outcomes[i], err = ensureRole(ctx, conn, roles.Name(k), k, cfg.Passwords[k]); err != nil {
@@ -155,6 +158,23 @@ func EnsureRoles(ctx context.Context, url string, cfg RolesConfig) error {
 		}
 	}
 	return nil
+}
+
+// refuseUnknownHistory refuses, before any role or grant is touched, a
+// database whose migration history this binary's stream does not begin
+// (CodeHistoryAhead, CodeHistoryMismatch). An older build's grant matrix
+// does not know the tables a newer build's migrations made, so installing
+// it would revoke every role's grants on them: the newer replicas would
+// fail what those tables serve, and each one started next would refuse
+// privilege_drift. A database not migrated yet, or not as far as this
+// binary, is what a first install and an upgrade run it on (roles before
+// `ql db migrate`): its history is a prefix of the stream and passes.
+func refuseUnknownHistory(ctx context.Context, conn *pgx.Conn) error {
+	history, err := readHistory(ctx, conn)
+	if err != nil {
+		return err
+	}
+	return compareHistory(history, stream, false)
 }
 
 // labelled is a statement and what it is part of, for its error.

@@ -157,6 +157,18 @@ func (r *Runtime) CheckHistory(ctx context.Context) error {
 	return compareHistory(history, stream, true)
 }
 
+// CheckHistory is Runtime.CheckHistory on the admin role's pool: a
+// command that connects only as the admin role (`ql workers`) refuses a
+// database of another build before it reads or writes, as every other
+// command does.
+func (a *Admin) CheckHistory(ctx context.Context) error {
+	history, err := readHistory(ctx, a.pool)
+	if err != nil {
+		return err
+	}
+	return compareHistory(history, stream, true)
+}
+
 // NowMs reads the database clock, the cluster's only time authority.
 func (r *Runtime) NowMs(ctx context.Context) (int64, error) {
 	var now int64

@@ -107,8 +107,11 @@ func TestAReplicaStopsWhenANewerBuildMigratesTheDatabaseUnderIt(t *testing.T) {
 // database of a newer build conflicts with what exists (exit 4, as an
 // embedded database of a newer build does, by the exit-code table): the
 // same binary fails the same way until it is upgraded. Every command says
-// so alike, and a replica that refuses it at start exits 4 too, its last
-// line a log line with its code, as every line of its log.
+// so alike (`ql workers`, which connects as the admin role alone, too),
+// and a replica that refuses it at start exits 4 too, its last line a log
+// line with its code and the version and commit of the binary that
+// refused, as every line of its log. Going back, the older build's `ql db
+// roles` is refused too: it would revoke the grants on the newer tables.
 func TestACommandOnADatabaseOfAnotherBuildIsRefusedBeforeItWrites(t *testing.T) {
 	t.Parallel()
 	bin := buildQL(t)
@@ -140,13 +143,15 @@ func TestACommandOnADatabaseOfAnotherBuildIsRefusedBeforeItWrites(t *testing.T) 
 				url  string
 				args []string
 			}{{admin, []string{"apply", "-f", file}}, {runtime, []string{"runs", "list"}}, {runtime, []string{"triggers", "list"}},
-				{runtime, []string{"db", "check", "--role-prefix", env.Prefix}}}
+				{runtime, []string{"db", "check", "--role-prefix", env.Prefix}}, {runtime, []string{"workers", "list"}},
+				{admin, []string{"workers", "create", "w-other-build"}}}
 			if c.code == pgstore.CodeHistoryAhead {
-				// Behind, migrate would do its work: it is what cures it.
-				commands = append(commands, struct {
+				// Behind, migrate and roles would do their work: migrate
+				// cures it, and roles runs before it on every install.
+				commands = append(commands, []struct {
 					url  string
 					args []string
-				}{env.URL(pgstore.RoleMigration), []string{"db", "migrate"}})
+				}{{env.URL(pgstore.RoleMigration), []string{"db", "migrate"}}, {env.DB.URL, []string{"db", "roles", "--role-prefix", env.Prefix}}}...)
 			}
 			for _, cmd := range commands {
 				code, out := runQL(t, bin, []string{"QL_DATABASE_URL=" + cmd.url}, cmd.args...)
@@ -157,6 +162,10 @@ func TestACommandOnADatabaseOfAnotherBuildIsRefusedBeforeItWrites(t *testing.T) 
 			if n := env.Int(t, `SELECT count(*) FROM qinglong.projects`); n != 0 {
 				t.Errorf("the refused apply published %d projects", n)
 			}
+			if n := env.Int(t, `SELECT count(*) FROM qinglong.workers`); n != 0 {
+				t.Errorf("the refused workers create made %d workers", n)
+			}
+			_, version := runQL(t, bin, nil, "version")
 			code, out := runQL(t, bin, []string{"QL_DATABASE_URL=" + runtime}, "serve", "--profile", "cluster", "--role-prefix", env.Prefix,
 				"--http-addr", "127.0.0.1:0", "--worker-addr", "127.0.0.1:0", "--replica-id", "r-other-build")
 			lines := strings.Split(strings.TrimSpace(out), "\n")
@@ -167,6 +176,11 @@ func TestACommandOnADatabaseOfAnotherBuildIsRefusedBeforeItWrites(t *testing.T) 
 			why, _ := last["error"].(string)
 			if code != c.exit || last["code"] != cli.CodeServeFailed || last["exit_code"] != float64(c.exit) || !strings.Contains(why, "("+c.code+")") {
 				t.Errorf("a replica of another build: exit %d, last line %v; want exit %d and a %s line naming %s", code, last, c.exit, cli.CodeServeFailed, c.code)
+			}
+			builtAs, _ := last["version"].(string)
+			commit, _ := last["commit"].(string)
+			if builtAs == "" || commit == "" || !strings.Contains(version, "version "+builtAs+"\n") || !strings.Contains(version, "commit  "+commit) {
+				t.Errorf("a replica of another build: last line %v; want the version and commit `ql version` prints:\n%s", last, version)
 			}
 			for _, line := range lines {
 				if !strings.HasPrefix(line, "{") {

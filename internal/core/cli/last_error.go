@@ -29,7 +29,10 @@ func logLastError(cmd *cobra.Command, log *slog.Logger, code string) {
 }
 
 // sayLastError logs msg, cmd's last error, on the logger logLastError gave
-// cmd, and reports whether it had one.
+// cmd, and reports whether it had one. The line names the binary's version
+// and commit: a server that refuses its database (one a newer build
+// migrated, during a rollback) may never log another line, and the
+// operator reading why it stopped must see which build refused.
 func sayLastError(cmd *cobra.Command, msg string, exit int) bool {
 	if cmd == nil || cmd.Context() == nil {
 		return false
@@ -38,6 +41,9 @@ func sayLastError(cmd *cobra.Command, msg string, exit int) bool {
 	if !ok {
 		return false
 	}
-	l.log.Error("stopped with an error", slog.String("code", l.code), slog.String("error", msg), slog.Int("exit_code", exit))
+	// The build goes first: the line ends with its code, error and exit
+	// code, as a reader of a text log's tail expects.
+	l.log.Error("stopped with an error", slog.String("version", Version), slog.String("commit", Commit()),
+		slog.String("code", l.code), slog.String("error", msg), slog.Int("exit_code", exit))
 	return true
 }

@@ -207,7 +207,7 @@ func readHistory(ctx context.Context, q queryer) ([]historyRow, error) {
 // code's stream: a newer binary migrated the file, or a migration changed.
 func historyIsPrefix(history []historyRow, stream []Migration) error {
 	if len(history) > len(stream) {
-		return qlerror.New(qlerror.FailedPrecondition, "the database has %d migrations applied but this binary knows %d (last applied %s); run a QingLong build at least as new as the one that migrated it, or, to go back to this build, restore the backup taken before the upgrade (docs/operations.md, \"Upgrading\")", len(history), len(stream), history[len(history)-1].id)
+		return qlerror.New(qlerror.FailedPrecondition, "the database has %d migrations applied but this binary knows %d (last applied %s); run a QingLong build at least as new as the one that migrated it, or, to go back to this build, restore the backup taken before the upgrade (docs/operations.md, \"Rolling back\")", len(history), len(stream), history[len(history)-1].id)
 	}
 	for i, h := range history {
 		if h.id != stream[i].ID || h.checksum != stream[i].Checksum {
