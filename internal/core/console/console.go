@@ -56,7 +56,8 @@ type Config struct {
 	// LastRuns reads the newest Run of each trigger the triggers list
 	// shows; nil hides the list's last-run column.
 	LastRuns run.LastReader
-	Triggers schedule.StatusReader
+	// Triggers lists the triggers and counts a filtered list's pages.
+	Triggers schedule.StatusCounter
 	Detail   schedule.DetailReader
 	Tokens   apitoken.Authenticator
 	// Uses records the last use of a token a session was signed in with,
