@@ -595,6 +595,13 @@ func (c *Console) guard(rt route) http.HandlerFunc {
 			h(w, r, nil)
 			return
 		}
+		// The rate is the session's, keyed by its cookie, and checked
+		// before the session is looked up: a request refused costs no
+		// read of the store.
+		if ck, err := r.Cookie(c.sessionCookieName()); err == nil && !c.limits.allow(c.cfg.NowMs(), ck.Value) {
+			c.overRate(w, r, ck.Value, rt)
+			return
+		}
 		s, b, err := c.session(checked)
 		l := lang(r)
 		if errors.Is(err, errSessionIdle) {
@@ -617,10 +624,6 @@ func (c *Console) guard(rt route) http.HandlerFunc {
 				return
 			}
 			c.failWith(w, r, nil, http.StatusUnauthorized, tr(l, "err.signedout"))
-			return
-		}
-		if !c.limits.allow(c.cfg.NowMs(), s.id) {
-			c.overRate(w, r, s, rt)
 			return
 		}
 		if !s.scope.Allows(rt.scope) {
