@@ -168,6 +168,7 @@ var (
 	sqlRunWaiting     = stmt("RunWaiting")
 	sqlRunArchived    = stmt("RunProjectArchived")
 	sqlTriggerList    = stmt("TriggerList")
+	sqlTriggerCount   = stmt("TriggerCount")
 )
 
 // sql/roles.sql: the reads of role setup.

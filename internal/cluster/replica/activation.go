@@ -364,6 +364,14 @@ func (l liveReaders) TriggerList(ctx context.Context, p schedule.TriggerListPara
 	return rt.TriggerList(ctx, p)
 }
 
+func (l liveReaders) TriggerCount(ctx context.Context, p schedule.TriggerListParams) (int, error) {
+	rt, err := l.runtime()
+	if err != nil {
+		return 0, err
+	}
+	return rt.TriggerCount(ctx, p)
+}
+
 // tokenRuntime is the live activation's runtime or, while an activation
 // waits out its hold for workers, that one's: a token is checked during a
 // hold, so a scrape of /metrics on the API listener reads held_for_workers

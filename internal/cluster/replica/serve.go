@@ -176,7 +176,7 @@ func (r *replica) listen() error {
 	if _, ok := any((*pgstore.Runtime)(nil)).(schedule.Manual); ok {
 		cfg.Manual = schedule.ObservedManual{Manual: liveManual{live}, Finished: r.runsFinished}
 	}
-	cfg.Console = console.New(console.Config{Runs: cfg.Runs, LastRuns: cfg.LastRuns, Triggers: cfg.Triggers, Detail: cfg.Detail, Tokens: cfg.Tokens, Uses: cfg.Uses,
+	cfg.Console = console.New(console.Config{Runs: cfg.Runs, LastRuns: cfg.LastRuns, Triggers: live, Detail: cfg.Detail, Tokens: cfg.Tokens, Uses: cfg.Uses,
 		Pauser: cfg.Pauser, ProjectPauser: cfg.ProjectPauser, ProjectPauses: cfg.ProjectPauses, Users: live, Sessions: live, FirstOwner: live, Setup: r.setup.holder, Passwords: live, TwoStep: live, Backlog: live.Backlog, Workers: live.Workers, Replicas: live.Replicas, Cancel: cfg.Cancel, Manual: cfg.Manual, Notifications: cfg.Notifications,
 		NotificationProjects: cfg.NotificationProjects, Audit: cfg.Audit, Export: cfg.Export, TryChannel: cfg.TryChannel, ChannelTests: cfg.ChannelTests, Secure: r.s.HTTPTLS != nil || console.PublicTLS(r.s.Notify.ConsoleURL), PublicURL: r.s.Notify.ConsoleURL, Log: r.log, ReadLog: cfg.ReadLog, AdminCredentials: true,
 		MisfireGrace: r.s.Coordinator.WithDefaults().Grace})

@@ -56,7 +56,8 @@ type Config struct {
 	// LastRuns reads the newest Run of each trigger the triggers list
 	// shows; nil hides the list's last-run column.
 	LastRuns run.LastReader
-	Triggers schedule.StatusReader
+	// Triggers lists the triggers and counts a filtered list's pages.
+	Triggers schedule.StatusCounter
 	Detail   schedule.DetailReader
 	Tokens   apitoken.Authenticator
 	// Uses records the last use of a token a session was signed in with,
@@ -597,6 +598,13 @@ func (c *Console) guard(rt route) http.HandlerFunc {
 			h(w, r, nil)
 			return
 		}
+		// The rate is the session's, keyed by its cookie, and checked
+		// before the session is looked up: a request refused costs no
+		// read of the store.
+		if ck, err := r.Cookie(c.sessionCookieName()); err == nil && !c.limits.allow(c.cfg.NowMs(), ck.Value) {
+			c.overRate(w, r, ck.Value, rt)
+			return
+		}
 		s, b, err := c.session(checked)
 		l := lang(r)
 		if errors.Is(err, errSessionIdle) {
@@ -619,10 +627,6 @@ func (c *Console) guard(rt route) http.HandlerFunc {
 				return
 			}
 			c.failWith(w, r, nil, http.StatusUnauthorized, tr(l, "err.signedout"))
-			return
-		}
-		if !c.limits.allow(c.cfg.NowMs(), s.id) {
-			c.overRate(w, r, s, rt)
 			return
 		}
 		if !s.scope.Allows(rt.scope) {

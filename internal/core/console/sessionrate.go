@@ -37,18 +37,29 @@ func newSessionLimits() *sessionLimits {
 	return &sessionLimits{set: authlimit.NewKeyed(SessionRate, SessionBurst, maxSessions)}
 }
 
-// allow spends one of the session's requests at nowMs, reporting false
-// when it has none left.
+// allow spends one of the requests of the session whose cookie is id at
+// nowMs, reporting false when it has none left. It is asked before the
+// session is looked up, so a cookie that names no session spends tries of
+// its own, which no session has; the set forgets the keys with the most
+// tries left first, so a flood of such cookies never resets a busy
+// session's count.
 func (l *sessionLimits) allow(nowMs int64, id string) bool {
 	return l.tries.Allow(time.UnixMilli(nowMs), l.set.Key(id))
 }
 
-// overRate answers a request of a session past its rate: a page (429,
-// Retry-After: 1) saying to slow down; to a live log, whose answer the
-// page shows only as an event, the "stopped" event saying so.
-func (c *Console) overRate(w http.ResponseWriter, r *http.Request, s *session, rt route) {
+// overRate answers a request past the rate of the session whose cookie is
+// id, before the session was looked up: a page (429, Retry-After: 1)
+// saying to slow down, shown as to no session, since none was checked; to
+// a live log, whose answer the page shows only as an event, the "stopped"
+// event saying so. The line names the session's user or token as this
+// server last found it, from memory: the store is not asked.
+func (c *Console) overRate(w http.ResponseWriter, r *http.Request, id string, rt route) {
 	l := lang(r)
-	c.authLog.Throttled(authlog.Event{Surface: authlog.SurfaceConsole, Addr: remoteHost(r), Name: s.name, Reason: authlog.ReasonSessionOverRate})
+	name := ""
+	if s, ok := c.sessions.held(id); ok {
+		name = s.name
+	}
+	c.authLog.Throttled(authlog.Event{Surface: authlog.SurfaceConsole, Addr: remoteHost(r), Name: name, Reason: authlog.ReasonSessionOverRate})
 	msg := fmt.Sprintf(tr(l, "err.sessionrate"), float64(SessionRate))
 	if rt.pattern == "/runs/{id}/log" {
 		st := &stream{w: w, rc: http.NewResponseController(w)}
@@ -60,5 +71,5 @@ func (c *Console) overRate(w http.ResponseWriter, r *http.Request, s *session, r
 		return
 	}
 	w.Header().Set("Retry-After", "1")
-	c.failWith(w, r, s, http.StatusTooManyRequests, msg)
+	c.failWith(w, r, nil, http.StatusTooManyRequests, msg)
 }

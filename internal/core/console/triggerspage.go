@@ -42,39 +42,50 @@ func pageNumber(v string) int {
 }
 
 // triggerPage is page n (triggersShown rows) of the triggers p matches,
-// in the store's order, which is stable (by trigger id): it reads
-// every match, a store page of triggersPage at a time, to count them, as
-// the overview reads every trigger for its next fires, and keeps only the
-// rows of the page asked for. A page past the last shows the last one, so
-// a page left open while triggers went (the last ones deleted, a batch
-// disable under a search) still lists what there is.
+// in the store's order, which is stable (by trigger id): the store counts
+// the matches in one statement, and the list is read up to the page asked
+// for, a store page of at most triggersPage at a time, so that a view
+// reads the rows of its page and those before it, never every match. A
+// page past the last shows the last one, so a page left open while
+// triggers went (the last ones deleted, a batch disable under a search)
+// still lists what there is. The count and the rows are two reads:
+// triggers published or deleted between them can leave the count off by
+// those until the next view, except where the list ran out before the
+// page, which is then a count of its own.
 func (c *Console) triggerPage(ctx context.Context, p schedule.TriggerListParams, n int) ([]schedule.TriggerStatus, triggersAt, error) {
-	p.Limit, p.After = triggersPage, ""
+	total, err := c.cfg.Triggers.TriggerCount(ctx, p)
+	if err != nil {
+		return nil, triggersAt{}, err
+	}
+	at := triggersAt{Page: min(n, max(pagesOf(total), 1))}
+	skip, want := (at.Page-1)*triggersShown, at.Page*triggersShown
 	var shown, last []schedule.TriggerStatus
-	at := triggersAt{Page: n}
-	for {
+	read, ranOut := 0, false
+	p.After = ""
+	for read < want && !ranOut {
+		p.Limit = min(triggersPage, want-read)
 		list, next, err := c.cfg.Triggers.TriggerList(ctx, p)
 		if err != nil {
 			return nil, triggersAt{}, err
 		}
 		for _, t := range list {
-			on := at.Total/triggersShown + 1
-			if on == n {
-				shown = append(shown, t)
-			}
-			if at.Total%triggersShown == 0 {
+			if read%triggersShown == 0 {
 				last = last[:0]
 			}
 			last = append(last, t)
-			at.Total++
+			if read >= skip {
+				shown = append(shown, t)
+			}
+			read++
 		}
-		if next == "" {
-			break
-		}
-		p.After = next
+		ranOut, p.After = next == "", next
 	}
-	at.Pages = (at.Total + triggersShown - 1) / triggersShown
-	if n > at.Pages {
+	at.Total = max(total, read)
+	if ranOut {
+		at.Total = read
+	}
+	at.Pages = pagesOf(at.Total)
+	if len(shown) == 0 {
 		shown, at.Page = last, max(at.Pages, 1)
 	}
 	if len(shown) > 0 {
@@ -82,4 +93,9 @@ func (c *Console) triggerPage(ctx context.Context, p schedule.TriggerListParams,
 		at.To = at.From + len(shown) - 1
 	}
 	return shown, at, nil
+}
+
+// pagesOf is how many pages of the triggers list total triggers make.
+func pagesOf(total int) int {
+	return (total + triggersShown - 1) / triggersShown
 }

@@ -174,3 +174,18 @@ var likeEscaper = strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`)
 type StatusReader interface {
 	TriggerList(ctx context.Context, p TriggerListParams) (list []TriggerStatus, next string, err error)
 }
+
+// TriggerCounter counts the triggers a listing matches: p's project,
+// search and projects filters as TriggerList applies them, its Limit and
+// After ignored, so that a list's pages can be counted without reading
+// every match.
+type TriggerCounter interface {
+	TriggerCount(ctx context.Context, p TriggerListParams) (int, error)
+}
+
+// StatusCounter lists triggers and counts them, as the console's triggers
+// list does for its pages.
+type StatusCounter interface {
+	StatusReader
+	TriggerCounter
+}

@@ -70,7 +70,7 @@ func fitSite(t *testing.T) (site *consoleSite, running, failed string) {
 // fitProbe opens every <details> of the page (a question behind a
 // button, a message's full text, the header's menu) and reports, at the
 // browser's width, how wide the page is, its lang, whether its ground is
-// dark, and the shown form fields without a label, the controls shorter
+// dark (and a live log's box, as the page's when it has none), and the shown form fields without a label, the controls shorter
 // than a thumb (40 px: buttons, fields, the header's links, a list's
 // action links; a box to tick under 24 px), the fields whose text is under 16 px
 // (iOS zooms into those when they take focus), the text whose contrast
@@ -81,8 +81,10 @@ const fitProbe = `(() => {
  const seen = e => e.getClientRects().length > 0 && getComputedStyle(e).visibility !== 'hidden';
  const name = e => e.tagName.toLowerCase() + (e.id ? '#' + e.id : '') + (e.name ? '[name=' + e.name + ']' : '') + ' "' + (e.textContent || '').trim().slice(0, 24) + '"';
  const out = {Lang: document.documentElement.lang, Width: document.documentElement.scrollWidth, Unlabelled: [], Small: [], Zooms: [], Faint: [], Bare: []};
- const body = getComputedStyle(document.body).backgroundColor.match(/[\d.]+/g).map(Number);
- out.Dark = body[0] + body[1] + body[2] < 3 * 64;
+ const dark = e => { const c = getComputedStyle(e).backgroundColor.match(/[\d.]+/g).map(Number); return c[0] + c[1] + c[2] < 3 * 64; };
+ out.Dark = dark(document.body);
+ const log = document.getElementById('log');
+ out.LogDark = log ? dark(log) : out.Dark;
  for (const e of document.querySelectorAll('input, select, textarea')) {
   if (['hidden', 'submit', 'button'].includes(e.type)) continue;
   if (seen(e) && !(e.labels && e.labels.length) && !e.getAttribute('aria-label') && !e.getAttribute('aria-labelledby')) out.Unlabelled.push(name(e));
@@ -118,7 +120,7 @@ const fitProbe = `(() => {
 type fit struct {
 	Lang                                  string
 	Width                                 int
-	Dark                                  bool
+	Dark, LogDark                         bool
 	Unlabelled, Small, Zooms, Faint, Bare []string
 }
 
@@ -137,7 +139,8 @@ type fit struct {
 // focus), shows its text at a contrast of 4.5:1 at least, and has no
 // table without headers nor a column header without text (a screen
 // reader names each cell's column). On a phone whose system asks for
-// dark colours, every page is dark and its text as readable.
+// dark colours, every page is dark and its text as readable; a running
+// Run's live log is a light box in light colours and a dark one in dark.
 func TestEveryConsolePageFitsAPhoneAndATabletWithLabelledFieldsAThumbCanHitAndReadableText(t *testing.T) {
 	ctx := browsertest.Start(t)
 	site, running, failed := fitSite(t)
@@ -150,10 +153,10 @@ func TestEveryConsolePageFitsAPhoneAndATabletWithLabelledFieldsAThumbCanHitAndRe
 		}{{375, "light"}, {768, "light"}, {375, "dark"}} {
 			browsertest.Step(t, ctx, fmt.Sprintf("%s at %d px, %s", page, v.w, v.scheme), chromedp.EmulateViewport(v.w, 1024), browsertest.ColorScheme(v.scheme))
 			got := browsertest.Value(t, ctx, chromedp.Evaluate[fit](fitProbe))
-			bad := got.Width > int(v.w) || got.Lang != "zh-CN" || got.Dark != (v.scheme == "dark") || len(got.Unlabelled)+len(got.Small)+len(got.Zooms)+len(got.Faint)+len(got.Bare) > 0
+			bad := got.Width > int(v.w) || got.Lang != "zh-CN" || got.Dark != (v.scheme == "dark") || got.LogDark != got.Dark || len(got.Unlabelled)+len(got.Small)+len(got.Zooms)+len(got.Faint)+len(got.Bare) > 0
 			if bad {
-				t.Errorf("%s at %d px, %s: %d px wide, lang %q, dark %v; unlabelled %q; under 40 px %q; under 16 px %q; faint %q; bare %q",
-					page, v.w, v.scheme, got.Width, got.Lang, got.Dark, got.Unlabelled, got.Small, got.Zooms, got.Faint, got.Bare)
+				t.Errorf("%s at %d px, %s: %d px wide, lang %q, dark %v, its log's box dark %v; unlabelled %q; under 40 px %q; under 16 px %q; faint %q; bare %q",
+					page, v.w, v.scheme, got.Width, got.Lang, got.Dark, got.LogDark, got.Unlabelled, got.Small, got.Zooms, got.Faint, got.Bare)
 				name := strings.NewReplacer("/", "_", "?", "_", "&", "_", "=", "_").Replace(page)
 				browsertest.Screenshot(t, ctx, dir, fmt.Sprintf("fit%s-%d-%s.png", name, v.w, v.scheme), int(v.w))
 			}

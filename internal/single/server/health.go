@@ -73,7 +73,7 @@ func (s *Server) listen() error {
 		Catalog: *cfg.Definitions, Manual: cfg.Manual, Pauser: s.store}
 	cfg.Dependencies = dependencies
 	setup, setupFailed := s.drawSetupCode()
-	cfg.Console = console.New(console.Config{Runs: cfg.Runs, LastRuns: cfg.LastRuns, Triggers: cfg.Triggers, Detail: cfg.Detail, Tokens: cfg.Tokens, Uses: cfg.Uses,
+	cfg.Console = console.New(console.Config{Runs: cfg.Runs, LastRuns: cfg.LastRuns, Triggers: s.store, Detail: cfg.Detail, Tokens: cfg.Tokens, Uses: cfg.Uses,
 		Users: s.store, Sessions: s.store, FirstOwner: s.store, Setup: setup, Passwords: s.store, TwoStep: s.store, TokenAdmin: s.store, Backlog: s.store.Backlog,
 		Pauser: cfg.Pauser, ProjectPauser: cfg.ProjectPauser, ProjectPauses: cfg.ProjectPauses, ProjectDeleter: cfg.ProjectDeleter, Cancel: cfg.Cancel, Manual: cfg.Manual, Enabler: cfg.Enabler, Definitions: cfg.Definitions, Export: cfg.Export, Notifications: cfg.Notifications, NotificationProjects: cfg.NotificationProjects, Audit: cfg.Audit, TryChannel: cfg.TryChannel, ChannelTests: cfg.ChannelTests,
 		MissingSecrets: cfg.MissingSecrets, Secrets: &process.Secrets{Path: s.layout.Secrets}, SecretsRecord: cfg.SecretsRecord, Scripts: s.scriptsFolder, ScriptsRecord: s.store, ScriptsHiddenFrom: s.scriptsHidden, LocalConcurrency: s.cfg.Concurrency, Writes: cfg.Writes, Secure: secure || console.PublicTLS(s.cfg.ConsoleURL), PublicURL: s.cfg.ConsoleURL, Log: s.cfg.Logger, Binary: s.cfg.Binary, DatabaseFlags: s.dataDirFlag(),

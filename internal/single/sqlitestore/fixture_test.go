@@ -158,6 +158,7 @@ func (e *env) fixture() storetest.Fixture {
 		Runs:        e.store,
 		Last:        e.store,
 		Status:      e.store,
+		Count:       e.store,
 		Service:     e.service(),
 		AnotherService: func(t *testing.T) catalog.Service {
 			s, err := Open(t.Context(), Config{Path: e.path, NowMs: e.clock.NowMs})

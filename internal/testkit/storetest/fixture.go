@@ -54,6 +54,9 @@ type Fixture struct {
 	// Status lists triggers with their schedule state as `triggers list`
 	// does.
 	Status schedule.StatusReader
+	// Count counts the triggers a listing's filters match, as the
+	// console's triggers list counts its pages.
+	Count schedule.TriggerCounter
 	// Executor the adapter admits for (remote_worker or local_process).
 	Service catalog.Service
 	// AnotherService opens a second handle on the same database and

@@ -58,6 +58,7 @@ func RunStatusReader(t *testing.T, newFixture Factory) {
 		"SearchFindsATaskByItsScript":                                testSearchFindsATaskByItsScript,
 		"ABoundSearchNeverFindsAnotherProjectsScript":                testABoundSearchNeverFindsAnotherProjectsScript,
 		"ATitlesOnlySearchMatchesTriggerTitlesAlone":                 testATitlesOnlySearchMatchesTriggerTitlesAlone,
+		"ATriggerCountIsHowManyTheListingWalksTo":                    testATriggerCountIsHowManyTheListingWalksTo,
 	}
 	for name, fn := range tests {
 		t.Run(name, func(t *testing.T) {

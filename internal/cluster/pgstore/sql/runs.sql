@@ -224,6 +224,38 @@ SELECT p.id, p.name, tg.id, tr.name, tr.revision, tr.enabled, tr.cron_expression
  ORDER BY tg.id
  LIMIT $3
 
+-- name: TriggerCount
+-- How many triggers the triggers list's filters match, for the console to
+-- count its pages without reading every match: TriggerList's WHERE
+-- without its cursor and limit, over the same lateral read of each
+-- trigger's current revision, so that the count and the pages agree. $1
+-- is the project (NULL every one), $2 the search as a LIKE pattern (NULL
+-- none) over the names and titles or the command, $3 the names of the
+-- projects a bound token or console user may see (NULL every project)
+-- and $4 keeps the search to the trigger's title; each as TriggerList
+-- takes it (there $1, $4, $5 and $6).
+SELECT count(*)::int
+  FROM qinglong.triggers tg
+  JOIN qinglong.projects p ON p.id = tg.project_id
+ CROSS JOIN LATERAL (SELECT r.name, r.task_id, r.task_revision, k.name AS task_name, k.title AS task_title
+                       FROM qinglong.trigger_revisions r
+                       JOIN qinglong.tasks k ON k.id = r.task_id
+                       JOIN qinglong.trigger_schedules s ON s.trigger_id = r.trigger_id
+                      WHERE r.trigger_id = tg.id AND r.revision = tg.current_revision
+                      LIMIT 1) tr
+ WHERE ($1::uuid IS NULL OR tg.project_id = $1::uuid)
+   AND ($3::text[] IS NULL OR p.name = ANY($3::text[]))
+   AND ($2::text IS NULL OR tg.title ILIKE $2::text ESCAPE '\'
+        OR NOT $4::boolean AND (p.name || '/' || tr.name || ' ' || tr.task_name || ' ' || tg.title || ' ' || tr.task_title || ' ' || p.title ILIKE $2::text ESCAPE '\'
+        OR (SELECT CASE kr.command ->> 'mode'
+                     WHEN 'shell' THEN kr.command ->> 'script'
+                     ELSE concat_ws(' ', kr.command ->> 'path',
+                                    (SELECT string_agg(a.arg, ' ' ORDER BY a.n)
+                                       FROM jsonb_array_elements_text(coalesce(kr.command -> 'args', '[]'::jsonb)) WITH ORDINALITY AS a(arg, n)))
+                   END
+              FROM qinglong.task_revisions kr
+             WHERE kr.task_id = tr.task_id AND kr.revision = tr.task_revision) ILIKE $2::text ESCAPE '\'))
+
 -- name: RunsLast
 -- The newest Run of each trigger of a page of the triggers list ($1): one
 -- probe of runs_trigger_listing_idx (trigger_id, id DESC) per trigger, whose

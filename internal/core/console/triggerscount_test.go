@@ -1,0 +1,69 @@
+package console
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/qinglong/qinglong/internal/core/apitoken"
+	"github.com/qinglong/qinglong/internal/core/catalog"
+	"github.com/qinglong/qinglong/internal/core/ids"
+	"github.com/qinglong/qinglong/internal/core/schedule"
+	"github.com/qinglong/qinglong/internal/core/task"
+	"github.com/qinglong/qinglong/internal/core/trigger"
+	"github.com/qinglong/qinglong/internal/single/sqlitestore"
+)
+
+// rowsRead is the store the console lists triggers from, counting the
+// rows its listings return.
+type rowsRead struct {
+	*sqlitestore.Store
+	rows int
+}
+
+func (r *rowsRead) TriggerList(ctx context.Context, p schedule.TriggerListParams) ([]schedule.TriggerStatus, string, error) {
+	list, next, err := r.Store.TriggerList(ctx, p)
+	r.rows += len(list)
+	return list, next, err
+}
+
+// On a store of 350 triggers the triggers list says how many its filters
+// match from the store's count: its first page reads the 100 rows it
+// shows, its second the 200 up to its own, never every match, and a
+// search's page counts the triggers the search finds.
+func TestTheTriggersListCountsItsMatchesWithoutReadingThem(t *testing.T) {
+	read := &rowsRead{}
+	b := newBatchSite(t, func(cfg *Config) { read.Store = cfg.Triggers.(*sqlitestore.Store); cfg.Triggers = read })
+	ctx := t.Context()
+	svc := catalog.Service{Store: b.st, Executor: task.LocalProcess, NowMs: func() int64 { return time.Now().UnixMilli() }}
+	p, err := b.st.ProjectByName(ctx, "shop")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tk, err := b.st.TaskByName(ctx, p.ID, "report")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cron := trigger.Cron{Expression: "0 0 3 1 1 *", Timezone: "UTC", MisfirePolicy: trigger.FireOnce}
+	for i := range 347 {
+		if _, _, err := svc.PublishTrigger(ctx, p.ID, ids.New(), tk, 0, ids.New(), trigger.Spec{Name: fmt.Sprintf("filler-%03d", i), Enabled: true, Cron: cron}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, c := range []struct {
+		path, count string
+		rows        int
+	}{
+		{"/triggers?lang=en", "Triggers 1–100 of 350 · page 1 of 4", triggersShown},
+		{"/triggers?page=2&lang=en", "Triggers 101–200 of 350 · page 2 of 4", 2 * triggersShown},
+		{"/triggers?q=filler-1&lang=en", "Triggers 1–100 of 100", triggersShown},
+	} {
+		read.rows = 0
+		page := b.do(apitoken.Read, c.path, nil).Body.String()
+		if !strings.Contains(page, `<p id="triggers-count">`+c.count+`</p>`) || read.rows > c.rows {
+			t.Errorf("%s read %d rows of the store; want it to say %q and read at most the %d up to its page:\n%s", c.path, read.rows, c.count, c.rows, page)
+		}
+	}
+}
