@@ -21,6 +21,7 @@ import (
 	"github.com/qinglong/qinglong/internal/core/httpapi"
 	"github.com/qinglong/qinglong/internal/core/ids"
 	"github.com/qinglong/qinglong/internal/core/notify"
+	"github.com/qinglong/qinglong/internal/core/run"
 	"github.com/qinglong/qinglong/internal/core/trigger"
 	"github.com/qinglong/qinglong/internal/core/view"
 	"github.com/qinglong/qinglong/internal/testkit/httpcall"
@@ -161,7 +162,7 @@ func TestTheAPIListsNotificationsAndRetriesADeadOne(t *testing.T) {
 	}
 	for query, want := range map[string]string{
 		"?state=failed":    string(notify.RefusalNotificationState),
-		"?after=yesterday": string(notify.RefusalNotANotificationID),
+		"?after=yesterday": string(run.RefusalListNotAnID),
 		"?limit=501":       string(httpapi.RefusalQueryNotACount),
 		"?channel=down":    string(httpapi.RefusalQueryUnknown),
 	} {
