@@ -57,6 +57,7 @@ var shapes = map[string]routeShape{
 	"POST /api/v1/triggers/{id}/disable":                                 {body: struct{}{}},
 	"POST /api/v1/projects/{project}/pause":                              {body: pauseBody{}},
 	"POST /api/v1/projects/{project}/resume":                             {body: pauseBody{}},
+	"GET /api/v1/projects":                                               {query: []string{"after", "limit"}, counts: map[string][2]int{"limit": {view.ProjectListLimit, view.ProjectListLimit}}},
 	"POST /api/v1/apply":                                                 {query: []string{"dryRun", "file", "createOnly"}},
 	"DELETE /api/v1/projects/{name}":                                     {query: []string{"dryRun"}},
 	"PUT /api/v1/secrets/{name}":                                         {body: secretSetBody{}, required: []string{"value"}},
