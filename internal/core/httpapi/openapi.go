@@ -104,12 +104,14 @@ var pathParam = regexp.MustCompile(`\{([a-z]+)\}`)
 // describe is the OpenAPI 3.1 document of the routes of table.
 func describe(table []route) []byte {
 	paths := map[string]map[string]any{}
+	schemas := map[string]any{"Error": errorSchema}
+	answered := describeAnswers(schemas)
 	for _, rt := range table {
 		op := map[string]any{
 			"operationId": operationID(rt),
 			"summary":     summaryOf(rt),
 			"x-ql-scope":  scopeWords(rt.scope),
-			"responses":   responsesOf(rt),
+			"responses":   responsesOf(rt, answered[rt.method+" "+rt.pattern]),
 		}
 		if rt.scope == public {
 			op["security"] = []any{}
@@ -132,7 +134,8 @@ func describe(table []route) []byte {
 		"info": map[string]any{
 			"title":   "QingLong API",
 			"version": "1",
-			"description": "What each route does, its scope, the token bound to projects it serves, its query parameters and JSON body fields. " +
+			"description": "What each route does, its scope, the token bound to projects it serves, its query parameters and JSON body fields, " +
+				"and the schema of the answers of the main reads (runs, a Run, triggers, projects) and of run now, read from the types the server encodes them from. " +
 				"The answers' fields and every refusal's reason are described in docs/operations.md (\"The HTTP API\", \"Refusal reasons\"). " +
 				"Every error is the Error schema; match its reason, never its message.",
 		},
@@ -141,7 +144,7 @@ func describe(table []route) []byte {
 		"components": map[string]any{
 			"securitySchemes": map[string]any{"bearer": map[string]any{"type": "http", "scheme": "bearer",
 				"description": "an API token, qlt_ and 43 more characters (ql tokens create NAME --scope read|operate|admin)"}},
-			"schemas": map[string]any{"Error": errorSchema},
+			"schemas": schemas,
 		},
 	}
 	out, err := json.Marshal(doc)
@@ -287,13 +290,19 @@ func valueSchema(t reflect.Type) map[string]any {
 	return objectSchema(t)
 }
 
-func responsesOf(rt route) map[string]any {
+// responsesOf are rt's answers: its success, with schema where one is
+// described (describeAnswers), and the Error of every refusal.
+func responsesOf(rt route, schema map[string]any) map[string]any {
 	media := mediaTypes[rt.method+" "+rt.pattern]
 	if media == "" {
 		media = "application/json"
 	}
+	content := map[string]any{}
+	if schema != nil {
+		content["schema"] = schema
+	}
 	ok := map[string]any{"description": rt.does + " (docs/operations.md describes the answer)",
-		"content": map[string]any{media: map[string]any{}}}
+		"content": map[string]any{media: content}}
 	if rt.does == "" {
 		ok["description"] = summaryOf(rt)
 	}
