@@ -31,7 +31,7 @@ type apiRefusal struct {
 // (bad and unknown tokens, ids that are none, missing and disabled
 // triggers and runs, archived and unknown projects, stale revisions,
 // project-bound tokens, a running Run's re-run, a definitions file's
-// errors).
+// errors), and so do an apply's notes.
 func TestTheAPIRefusalsOfQlEdgeNameOnlyQlEdgeCommandsAndNothingOfTheCluster(t *testing.T) {
 	t.Parallel()
 	opts := options()
@@ -196,6 +196,13 @@ func TestTheAPIRefusalsOfQlEdgeNameOnlyQlEdgeCommandsAndNothingOfTheCluster(t *t
 			answers = append(answers, c.name+": "+string(b))
 		}
 		call(http.MethodPost, "/api/v1/runs/"+started.RunID+"/cancel", admin, "", nil)
+		// An apply's notes name their commands as the refusals do.
+		st, b = call(http.MethodPost, "/api/v1/apply?dryRun=true", admin,
+			"project: keys\ntasks:\n  - {name: t, script: echo, env: {TOKEN: {secret: api-token}}}\n", yaml)
+		if st != http.StatusOK || !strings.Contains(string(b), "`ql-edge secrets set NAME`") {
+			t.Errorf("an apply naming a secret the file lacks: %d %s; want a note naming `ql-edge secrets set NAME`", st, b)
+		}
+		answers = append(answers, "an apply's notes: "+string(b))
 		return true
 	}
 	serveWith(t, opts, "the API's refusals", ready, "--data-dir", dir, "--http-addr", addr, "--log-level", "warn")
