@@ -376,7 +376,7 @@ func TestAConsoleNotificationRefusalIsShownInThePagesLanguage(t *testing.T) {
 		{"a listing of a state that is none", http.MethodGet, "/notifications?state=failed", nil,
 			"is not one of pending, delivered, dead", "通知状态须是"},
 		{"a listing after a cursor that is none", http.MethodGet, "/notifications?after=yesterday", nil,
-			"give the cursor as the id of the last notification", "这不是通知 ID"},
+			"give the cursor as the id of the last notification", "翻页位置（after）不是 ID"},
 	} {
 		r.check(t, s.consoleSite, c, csrf)
 	}
