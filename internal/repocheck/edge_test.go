@@ -23,6 +23,7 @@ var edgePackages = []string{
 	"internal/core/authlog",
 	"internal/core/bytecount",
 	"internal/core/catalog",
+	"internal/core/cmdname",
 	"internal/core/cli",
 	"internal/core/console",
 	"internal/core/cron",

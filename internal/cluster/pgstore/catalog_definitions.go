@@ -24,9 +24,10 @@ func (a *Admin) ProjectDefinitions(ctx context.Context, name string, limit int) 
 }
 
 // ProjectNames returns the first limit projects' names and titles in
-// name order, of the projects named in alone when in is not empty.
-func (a *Admin) ProjectNames(ctx context.Context, limit int, in []string) ([]catalog.ProjectName, error) {
-	return projectNames(ctx, a.pool, limit, in)
+// name order past after, of the projects named in alone when in is not
+// empty.
+func (a *Admin) ProjectNames(ctx context.Context, after string, limit int, in []string) ([]catalog.ProjectName, error) {
+	return projectNames(ctx, a.pool, after, limit, in)
 }
 
 // ProjectNameOf returns the name of the project with id id, "" when none
@@ -42,9 +43,10 @@ func (r *Runtime) ProjectDefinitions(ctx context.Context, name string, limit int
 }
 
 // ProjectNames returns the first limit projects' names and titles in
-// name order, of the projects named in alone when in is not empty.
-func (r *Runtime) ProjectNames(ctx context.Context, limit int, in []string) ([]catalog.ProjectName, error) {
-	return projectNames(ctx, r.pool, limit, in)
+// name order past after, of the projects named in alone when in is not
+// empty.
+func (r *Runtime) ProjectNames(ctx context.Context, after string, limit int, in []string) ([]catalog.ProjectName, error) {
+	return projectNames(ctx, r.pool, after, limit, in)
 }
 
 // projectDefinitions reads the project and its current revisions in one
@@ -135,18 +137,18 @@ func projectNameOf(ctx context.Context, pool *pgxpool.Pool, id string) (string, 
 	return name, mapErr(err, "reading project "+id)
 }
 
-func projectNames(ctx context.Context, pool *pgxpool.Pool, limit int, in []string) ([]catalog.ProjectName, error) {
+func projectNames(ctx context.Context, pool *pgxpool.Pool, after string, limit int, in []string) ([]catalog.ProjectName, error) {
 	var inProjects []string
 	if len(in) > 0 {
 		inProjects = in
 	}
-	rows, err := pool.Query(ctx, sqlProjectNames, limit, inProjects)
+	rows, err := pool.Query(ctx, sqlProjectNames, limit, inProjects, after)
 	if err != nil {
 		return nil, mapErr(err, "listing projects")
 	}
 	names, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (catalog.ProjectName, error) {
 		var n catalog.ProjectName
-		return n, row.Scan(&n.Name, &n.Title, &n.Status, &n.Paused)
+		return n, row.Scan(&n.ID, &n.Name, &n.Title, &n.Status, &n.Paused)
 	})
 	return names, mapErr(err, "listing projects")
 }

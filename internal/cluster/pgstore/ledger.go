@@ -143,7 +143,7 @@ func nonEmpty(s string) *string {
 // since a denied SELECT would abort the snapshot.
 func (r *Runtime) TriggerDetail(ctx context.Context, triggerID string, ledgerLimit int) (schedule.TriggerDetail, error) {
 	if err := ids.Validate("trigger id", triggerID); err != nil {
-		return schedule.TriggerDetail{}, qlerror.Wrap(qlerror.Invalid, err, "give a trigger id (triggerId in `ql triggers list -o json`)").Because(schedule.RefusalNotATriggerID)
+		return schedule.TriggerDetail{}, schedule.NotATriggerID(triggerID, err)
 	}
 	var d schedule.TriggerDetail
 	err := runTx(ctx, r.pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {

@@ -174,7 +174,7 @@ func runListQuery(p run.ListParams, workerID string) (string, []any, error) {
 // repeatable-read snapshot so the three agree.
 func (r *Runtime) RunGet(ctx context.Context, id string) (run.Detail, error) {
 	if err := ids.Validate("run id", id); err != nil {
-		return run.Detail{}, qlerror.Wrap(qlerror.Invalid, err, "give a run id as printed by `ql runs list`").Because(schedule.RefusalNotARunID)
+		return run.Detail{}, schedule.NotARunID(id, err)
 	}
 	tx, err := r.pool.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly})
 	if err != nil {

@@ -35,7 +35,7 @@ const cancelAttempts = 3
 // completion.
 func (r *Runtime) CancelRun(ctx context.Context, runID, actor string) (_ run.Run, _ run.CancelEffect, _ error) {
 	if err := ids.Validate("run id", runID); err != nil {
-		return run.Run{}, run.CancelEffect{}, qlerror.Wrap(qlerror.Invalid, err, "give a run id as printed by `ql runs list`").Because(schedule.RefusalNotARunID)
+		return run.Run{}, run.CancelEffect{}, schedule.NotARunID(runID, err)
 	}
 	var out run.Run
 	var c cancelled

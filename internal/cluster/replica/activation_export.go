@@ -26,10 +26,10 @@ func (l liveReaders) ProjectNameOf(ctx context.Context, id string) (string, erro
 	return rt.ProjectNameOf(ctx, id)
 }
 
-func (l liveReaders) ProjectNames(ctx context.Context, limit int, in []string) ([]catalog.ProjectName, error) {
+func (l liveReaders) ProjectNames(ctx context.Context, after string, limit int, in []string) ([]catalog.ProjectName, error) {
 	rt, err := l.runtime()
 	if err != nil {
 		return nil, err
 	}
-	return rt.ProjectNames(ctx, limit, in)
+	return rt.ProjectNames(ctx, after, limit, in)
 }

@@ -18,8 +18,8 @@ func (c catalogReader) ProjectDefinitions(ctx context.Context, name string, limi
 	return d, explainReadRole(err)
 }
 
-func (c catalogReader) ProjectNames(ctx context.Context, limit int, in []string) ([]catalog.ProjectName, error) {
-	names, err := c.r.ProjectNames(ctx, limit, in)
+func (c catalogReader) ProjectNames(ctx context.Context, after string, limit int, in []string) ([]catalog.ProjectName, error) {
+	names, err := c.r.ProjectNames(ctx, after, limit, in)
 	return names, explainReadRole(err)
 }
 

@@ -93,7 +93,7 @@ func ExportProject(ctx context.Context, r catalog.DefinitionsReader, name string
 // them as in and is told of those only, never of another team's project;
 // none is every project.
 func ProjectMissing(ctx context.Context, r catalog.DefinitionsReader, name string, in []string) error {
-	projects, err := r.ProjectNames(ctx, maxListedProjects+1, in)
+	projects, err := r.ProjectNames(ctx, "", maxListedProjects+1, in)
 	if err != nil {
 		return err
 	}

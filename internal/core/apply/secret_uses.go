@@ -45,7 +45,7 @@ const MaxSecretUseProjects = 1000
 // (its uses beyond that are not listed). It reads the store only; whether
 // the secrets file defines a name is for the caller to say.
 func SecretUses(ctx context.Context, r catalog.DefinitionsReader) (uses map[string][]SecretUse, complete bool, err error) {
-	projects, err := r.ProjectNames(ctx, MaxSecretUseProjects+1, nil)
+	projects, err := r.ProjectNames(ctx, "", MaxSecretUseProjects+1, nil)
 	if err != nil {
 		return nil, false, err
 	}
@@ -113,8 +113,10 @@ type SecretEntry struct {
 // SecretListing is the secrets a file defines beside the uses the
 // definitions make of them, by name; never a value.
 type SecretListing struct {
-	// File is the secrets file's path.
-	File    string        `json:"file"`
+	// File is the secrets file's path, where the reader is on its host
+	// (the command line on the database); empty over the API, whose token
+	// holders need not know the host's layout.
+	File    string        `json:"file,omitempty"`
 	Secrets []SecretEntry `json:"secrets"`
 	// UsesKnown is false when no definitions were read (a secrets file
 	// named alone, away from any database): UsedBy is then empty and a

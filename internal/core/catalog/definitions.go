@@ -19,13 +19,13 @@ type Definitions struct {
 	Titles Titles
 }
 
-// ProjectName is a project's name, display title ("" none), status and
-// whether it is paused as a whole, as a list of the projects there are
-// gives them.
+// ProjectName is a project's id, name, display title ("" none), status
+// and whether it is paused as a whole, as a list of the projects there
+// are gives them.
 type ProjectName struct {
-	Name, Title string
-	Status      project.Status
-	Paused      bool
+	ID, Name, Title string
+	Status          project.Status
+	Paused          bool
 }
 
 // Names are the names of ps, in their order.
@@ -47,11 +47,12 @@ type DefinitionsReader interface {
 	// (RefusalProjectMissing) when no project has that name.
 	ProjectDefinitions(ctx context.Context, name string, limit int) (Definitions, error)
 	// ProjectNames returns the first limit projects' names, each with
-	// its display title, in name order. in keeps the projects of those
-	// names only (a bound token's or console user's; nil every project),
-	// filtered before the limit cuts, so the list is full of theirs
-	// however many other projects sort first.
-	ProjectNames(ctx context.Context, limit int, in []string) ([]ProjectName, error)
+	// its display title, in name order, of those whose names sort after
+	// after ("" from the first: a page's cursor is its last name). in
+	// keeps the projects of those names only (a bound token's or console
+	// user's; nil every project), filtered before the limit cuts, so the
+	// list is full of theirs however many other projects sort first.
+	ProjectNames(ctx context.Context, after string, limit int, in []string) ([]ProjectName, error)
 	// ProjectNameOf returns the name of the project whose id is id, ""
 	// when no project has it (an address naming a project by its id, as
 	// older links do); Invalid when id is not an id.

@@ -65,7 +65,7 @@ func exportAll(cmd *cobra.Command, opts Options, db *dbFlags, dir string, withSt
 	if b.Definitions == nil {
 		return fmt.Errorf("this build cannot export definitions of this database")
 	}
-	names, err := b.Definitions.ProjectNames(ctx, maxExportedProjects, nil)
+	names, err := b.Definitions.ProjectNames(ctx, "", maxExportedProjects, nil)
 	if err != nil {
 		return err
 	}

@@ -83,6 +83,6 @@ func listedProjects(cmd *cobra.Command, opts Options, db *dbFlags) (view.Project
 	if b.Definitions == nil {
 		return view.ProjectList{}, fmt.Errorf("this build cannot read projects of this database")
 	}
-	names, err := b.Definitions.ProjectNames(cmd.Context(), view.ProjectListLimit+1, nil)
-	return view.NewProjectList(names), err
+	names, err := b.Definitions.ProjectNames(cmd.Context(), "", view.ProjectListLimit+1, nil)
+	return view.NewProjectList(names, view.ProjectListLimit), err
 }

@@ -135,7 +135,7 @@ func secretsNone(cmd *cobra.Command, l apply.SecretListing) string {
 	if l.UsesKnown {
 		unused = ", and no task or channel uses one"
 	}
-	return NoneLine("secret", false, "the secrets file "+l.File+" defines none"+unused+"; `"+suggest(cmd, words...)+"` sets one")
+	return NoneLine("secret", false, secretsFileWords(l)+" defines none"+unused+"; `"+suggest(cmd, words...)+"` sets one")
 }
 
 // listingNotes are the lines after a listing's table: what it could not
@@ -329,9 +329,18 @@ func notDefined(name string, l apply.SecretListing, listErr error) error {
 		}
 	}
 	if len(defined) == 0 {
-		return qlerror.New(qlerror.NotFound, "secret %q is not defined: the secrets file %s defines none", name, l.File)
+		return qlerror.New(qlerror.NotFound, "secret %q is not defined: %s defines none", name, secretsFileWords(l))
 	}
-	return qlerror.New(qlerror.NotFound, "secret %q is not defined: the secrets file %s defines %s", name, l.File, strings.Join(defined, ", "))
+	return qlerror.New(qlerror.NotFound, "secret %q is not defined: %s defines %s", name, secretsFileWords(l), strings.Join(defined, ", "))
+}
+
+// secretsFileWords names the secrets file l lists: by its path where the
+// listing gives one, else (over the API, which does not) as the server's.
+func secretsFileWords(l apply.SecretListing) string {
+	if l.File == "" {
+		return "the server's secrets file"
+	}
+	return "the secrets file " + l.File
 }
 
 // readableBy says whose tasks and channels may name a secret of the

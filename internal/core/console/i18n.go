@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/qinglong/qinglong/internal/core/apply"
+	"github.com/qinglong/qinglong/internal/core/cmdname"
 	"github.com/qinglong/qinglong/internal/core/cron"
 	"github.com/qinglong/qinglong/internal/core/run"
 	"github.com/qinglong/qinglong/internal/core/schedule"
@@ -864,13 +865,13 @@ func funcs(binary, dbFlags string) template.FuncMap {
 		"visible": visibleControls,
 		// t, tf and tn give the catalogue's words as HTML (prose): the
 		// commands in them show as code.
-		"t": func(l, key string) template.HTML { return prose(asBinary(binary, tr(l, key))) },
+		"t": func(l, key string) template.HTML { return prose(cmdname.As(binary, tr(l, key))) },
 		"tf": func(l, key string, args ...any) template.HTML {
-			return formatProse(asBinary(binary, tr(l, key)), args...)
+			return formatProse(cmdname.As(binary, tr(l, key)), args...)
 		},
 		// tn is key's words for the count n (trCount), with n in them.
 		"tn": func(l, key string, n int) template.HTML {
-			return prose(fmt.Sprintf(asBinary(binary, trCount(l, key, n)), n))
+			return prose(fmt.Sprintf(cmdname.As(binary, trCount(l, key, n)), n))
 		},
 		// prose shows an error's message, or another sentence built in
 		// Go, with its commands as code.

@@ -28,7 +28,7 @@ func (c *Console) projectChoices(ctx context.Context) ([]catalog.ProjectName, er
 	if c.cfg.Export == nil {
 		return nil, nil
 	}
-	return c.cfg.Export.ProjectNames(ctx, projectsOffered, boundOf(ctx).in())
+	return c.cfg.Export.ProjectNames(ctx, "", projectsOffered, boundOf(ctx).in())
 }
 
 // unarchived are the projects of ps that are not archived: a form that

@@ -110,7 +110,6 @@ var refusalsZH = map[qlerror.Reason]string{ //nolint:gosec // G101: sentences ke
 	apply.RefusalTaskRepublished: "任务“{task}”已重新发布（修订版 {revision}），但触发器“{trigger}”没有随之发布，仍固定在该任务的修订版 {pinned}：" +
 		"在它与任务一起重新发布之前，它什么都不运行，立即运行与回填也不执行；请应用同时写有该任务和该触发器的定义文件（执行 `ql apply -f FILE`，或在“定义”页面应用）。",
 	schedule.RefusalSearchTooLong:    "搜索文字过长：{bytes} 字节，最多 {max} 字节（一个汉字占 3 字节）；请只搜索名称、标题或命令中的一部分。",
-	schedule.RefusalListNotACursor:   "地址中的翻页位置（after）不是触发器 ID（地址可能被改动或复制不全）；请用“下一页”链接翻页，或去掉它从第一页看起。",
 	schedule.RefusalNotATriggerID:    "这不是触发器 ID：请使用 `ql triggers list -o json` 列出的 triggerId。",
 	schedule.RefusalBackfillReversed: "回填窗口的起始时间晚于截止时间；请先填较早的时间。",
 	schedule.RefusalBackfillFuture:   "回填窗口不能延伸到未来：回填只为已经到期的发生时刻创建运行；请把截止时间设为现在或更早。",
@@ -161,7 +160,7 @@ var refusalsZH = map[qlerror.Reason]string{ //nolint:gosec // G101: sentences ke
 	refusalUnreadableFile:              "无法读取上传的文件；请重新选择文件，或把内容粘贴到文本框中。",
 	refusalNotATime:                    "时间无法识别：请写成 2026-11-30T08:00 这样的日期和时间。",
 	run.RefusalListState:               "“{state}”不是运行的状态；请在筛选的状态列表中选择一个。",
-	run.RefusalListNotAnID:             "筛选条件中的{filter}不是 ID：请在筛选框中选择项目，从触发器页面的链接进入它的运行，翻页请使用“下一页”链接。",
+	run.RefusalListNotAnID:             "地址或筛选条件中的{parameter}不是 ID（地址可能被改动或复制不全）：请在筛选框中选择项目，从列表的链接进入，翻页请使用“下一页”链接，或去掉它从第一页看起。",
 	run.RefusalListOutOfRange:          "时间窗口须在 1970 年到 10889 年之间。",
 	run.RefusalListReversed:            "时间窗口的起始时间不早于截止时间；请先填较早的时间。",
 	run.RefusalListNotATime:            "时间无法识别：请写成 2026-11-30T08:00 这样的日期和时间。",

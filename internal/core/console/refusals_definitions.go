@@ -167,7 +167,7 @@ var paramWords = map[string]map[string]string{
 		"field.notifications.channels name": "通知渠道名称", "field.token name": "令牌名称", "field.user name": "用户名",
 		// Who a project_not_in_scope refusal is bound: a token or a user.
 		"who.token": "令牌", "who.user": "用户", "field.worker name": "执行节点名称",
-		"filter.project": "项目", "filter.trigger": "触发器", "filter.after": "翻页位置（after）",
+		"parameter.project": "项目", "parameter.trigger": "触发器", "parameter.after": "翻页位置（after）",
 		"part.second": "秒", "part.minute": "分钟", "part.hour": "小时", "part.day-of-month": "日", "part.month": "月", "part.day-of-week": "星期",
 		"period.minute": "分钟", "period.hour": "小时", "period.day": "天", "period.month": "月", "period.year": "年", "period.week": "周",
 		"remedy." + schedule.RemedyReapply:  "；也可以用本主机认识的时区重新应用该触发器（`ql apply`，或控制台的“定义”页）：这次发布会取代写有该时区的修订版。",

@@ -362,7 +362,7 @@ var notReachedByAFile = map[qlerror.Reason]string{
 	apply.RefusalTaskRepublished: "a manual Run of a trigger a task was published again without",
 	// The outbox's refusals, of a listing and a retry: no file's (server:
 	// TestAConsoleNotificationRefusalIsShownInThePagesLanguage).
-	notify.RefusalNotANotificationID:  "a retry's id or a listing's cursor",
+	notify.RefusalNotANotificationID:  "a retry's id",
 	notify.RefusalNotificationMissing: "a retry of a notification that does not exist",
 	notify.RefusalNotificationNotDead: "a retry of a notification that is not dead",
 	notify.RefusalNotificationState:   "a listing's state filter",

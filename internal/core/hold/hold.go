@@ -84,7 +84,7 @@ const RefusalDatabaseLocked qlerror.Reason = "database_locked"
 func DatabaseLocked(db string, waited time.Duration) *qlerror.Error {
 	w := waited.Round(100 * time.Millisecond).String()
 	return qlerror.New(qlerror.Timeout, "another process held the write lock of the database file %s; this write waited %s for it, all the time it had, so nothing was written "+
-		"(a ql command or a backup writing to the file holds it, as does a sqlite3 shell with a transaction open); try again in a moment, "+
+		"(a command of this program on the same data directory, or a backup, writing to the file holds it, as does a sqlite3 shell with a transaction open); try again in a moment, "+
 		"and if it keeps happening, find the process that holds the file and let it finish, or stop it", db, w).Because(RefusalDatabaseLocked, "db", db, "waited", w)
 }
 

@@ -10,6 +10,7 @@ import (
 	"github.com/qinglong/qinglong/internal/core/apitoken"
 	"github.com/qinglong/qinglong/internal/core/apply"
 	"github.com/qinglong/qinglong/internal/core/catalog"
+	"github.com/qinglong/qinglong/internal/core/cmdname"
 	"github.com/qinglong/qinglong/internal/core/ids"
 	"github.com/qinglong/qinglong/internal/core/process"
 	"github.com/qinglong/qinglong/internal/core/qlerror"
@@ -184,7 +185,13 @@ func (a *api) applyDefinitions(ctx context.Context, r *http.Request) (any, error
 	if err != nil {
 		return nil, err
 	}
-	return NewApplyView(dry, file, doc.Project, results, a.definitionsNotes(ctx, doc, results)), nil
+	v := NewApplyView(dry, file, doc.Project, results, a.definitionsNotes(ctx, doc, results))
+	// A note names the command that acts on it as the refusals do: in
+	// the words of the binary serving.
+	for i := range v.Notes {
+		v.Notes[i].Message = cmdname.As(a.Binary, v.Notes[i].Message)
+	}
+	return v, nil
 }
 
 // boundRunAs refuses a token bound to projects a file whose task names a

@@ -33,6 +33,13 @@ const boundProjectsFirst = view.ProjectListLimit + 10
 // still listed the first ProjectListLimit and told there are more.
 func TestABoundTokenListsItsProjectsWhateverHowManyOthersComeFirst(t *testing.T) {
 	t.Parallel()
+	withManyProjects(t, boundProjectsListed)
+}
+
+// withManyProjects runs check, on each profile's store, with
+// boundProjectsFirst projects named aaa-00001 on already there and a
+// publish of definitions files.
+func withManyProjects(t *testing.T, check func(t *testing.T, st catalog.DefinitionsReader, publish func(doc string))) {
 	t.Run("standalone", func(t *testing.T) {
 		t.Parallel()
 		path := filepath.Join(t.TempDir(), "ql.db")
@@ -57,7 +64,7 @@ func TestABoundTokenListsItsProjectsWhateverHowManyOthersComeFirst(t *testing.T)
 				t.Fatal(err)
 			}
 		}
-		boundProjectsListed(t, st, publish)
+		check(t, st, publish)
 	})
 	t.Run("cluster", func(t *testing.T) {
 		t.Parallel()
@@ -65,7 +72,7 @@ func TestABoundTokenListsItsProjectsWhateverHowManyOthersComeFirst(t *testing.T)
 		rt := env.Runtime(t, "replica-bound-projects", 30*time.Second)
 		env.Exec(t, `INSERT INTO qinglong.projects (id, name, status, created_at_ms, updated_at_ms)
 			SELECT gen_random_uuid(), 'aaa-' || lpad(i::text, 5, '0'), 'active', 1, 1 FROM generate_series(1, $1::int) i`, boundProjectsFirst)
-		boundProjectsListed(t, rt, func(doc string) { env.Apply(t, doc) })
+		check(t, rt, func(doc string) { env.Apply(t, doc) })
 	})
 }
 
@@ -73,6 +80,7 @@ func TestABoundTokenListsItsProjectsWhateverHowManyOthersComeFirst(t *testing.T)
 // others by name, and lists the projects with a token bound to them and
 // with one of every project.
 func boundProjectsListed(t *testing.T, st catalog.DefinitionsReader, publish func(doc string)) {
+	t.Helper()
 	publish(clustertest.Triggers("own", 1, clustertest.QuietCron()))
 	publish(clustertest.Triggers("zulu", 1, clustertest.QuietCron()))
 	tokens, _ := tokenStore(t)

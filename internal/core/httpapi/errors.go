@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/qinglong/qinglong/internal/core/cmdname"
 	"github.com/qinglong/qinglong/internal/core/hold"
 	"github.com/qinglong/qinglong/internal/core/qlerror"
 )
@@ -124,9 +125,6 @@ const (
 	// RefusalQueryNotABoolean: a parameter taking true or false given
 	// another value.
 	RefusalQueryNotABoolean qlerror.Reason = "query_not_a_boolean"
-	// RefusalQueryNotAnID: a parameter taking an id (project, after)
-	// given something else.
-	RefusalQueryNotAnID qlerror.Reason = "query_not_an_id"
 	// RefusalQueryFileName: apply's file parameter, which names the body
 	// in its errors, not a plain file name.
 	RefusalQueryFileName qlerror.Reason = "query_file_name"
@@ -178,9 +176,10 @@ func sentences(e *qlerror.Error) string {
 	return msg
 }
 
-// writeError answers with err's code and message. Internal errors are
-// logged with their adapter message and answered with a fixed text, so
-// neither SQL nor server detail reaches a client.
+// writeError answers with err's code and message, its commands named
+// after the binary serving (Config.Binary). Internal errors are logged
+// with their adapter message and answered with a fixed text, so neither
+// SQL nor server detail reaches a client.
 func (a *api) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	code := qlerror.CodeOf(err)
 	msg := err.Error()
@@ -196,7 +195,11 @@ func (a *api) writeError(w http.ResponseWriter, r *http.Request, err error) {
 		a.Log.Error("request failed", slog.String("code", CodeInternalError), slog.String("path", r.URL.Path), slog.String("error", msg))
 		msg = "internal error; the server's log has the details under code " + CodeInternalError
 	}
+	msg = cmdname.As(a.Binary, msg)
 	errs, more := located(err)
+	for i := range errs {
+		errs[i].Message = cmdname.As(a.Binary, errs[i].Message)
+	}
 	var params map[string]string
 	if code != qlerror.Internal {
 		params = qlerror.ParamsOf(err)

@@ -194,6 +194,10 @@ type Config struct {
 	// Console, when set, serves every path outside /api/ and the probes
 	// (the web console), behind the same Host allow-list.
 	Console http.Handler
+	// Binary names the program serving (default ql): the commands a
+	// refusal tells its client to run are this binary's (cmdname.As), so
+	// ql-edge's API names ql-edge's.
+	Binary string
 }
 
 type api struct {

@@ -34,9 +34,11 @@ func (a *api) notificationList(ctx context.Context, r *http.Request) (any, error
 	if project, err = idParam("project", project, projectIDHint); err != nil {
 		return nil, err
 	}
-	// The cursor is a notification's id, refused by the store with its
-	// own reason (not_a_notification_id) when it is none.
-	rows, next, err := a.Notifications.NotificationsList(ctx, notify.ListQuery{State: notify.State(q["state"]), ProjectID: project, After: asID(q["after"]), Limit: n, InProjects: tokenOf(ctx).Projects})
+	after, err := idParam("after", q["after"], cursorHint)
+	if err != nil {
+		return nil, err
+	}
+	rows, next, err := a.Notifications.NotificationsList(ctx, notify.ListQuery{State: notify.State(q["state"]), ProjectID: project, After: after, Limit: n, InProjects: tokenOf(ctx).Projects})
 	if err != nil {
 		return nil, err
 	}

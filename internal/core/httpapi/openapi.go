@@ -60,6 +60,7 @@ var shapes = map[string]routeShape{
 	"POST /api/v1/triggers/{id}/disable":                                 {body: struct{}{}},
 	"POST /api/v1/projects/{project}/pause":                              {body: pauseBody{}},
 	"POST /api/v1/projects/{project}/resume":                             {body: pauseBody{}},
+	"GET /api/v1/projects":                                               {query: []string{"after", "limit"}, counts: map[string][2]int{"limit": {view.ProjectListLimit, view.ProjectListLimit}}},
 	"POST /api/v1/apply":                                                 {query: []string{"dryRun", "file", "createOnly"}},
 	"DELETE /api/v1/projects/{name}":                                     {query: []string{"dryRun"}},
 	"PUT /api/v1/secrets/{name}":                                         {body: secretSetBody{}, required: []string{"value"}},
@@ -106,12 +107,14 @@ var pathParam = regexp.MustCompile(`\{([a-z]+)\}`)
 // describe is the OpenAPI 3.1 document of the routes of table.
 func describe(table []route) []byte {
 	paths := map[string]map[string]any{}
+	schemas := map[string]any{"Error": errorSchema}
+	answered := describeAnswers(schemas)
 	for _, rt := range table {
 		op := map[string]any{
 			"operationId": operationID(rt),
 			"summary":     summaryOf(rt),
 			"x-ql-scope":  scopeWords(rt.scope),
-			"responses":   responsesOf(rt),
+			"responses":   responsesOf(rt, answered[rt.method+" "+rt.pattern]),
 		}
 		if rt.scope == public {
 			op["security"] = []any{}
@@ -134,7 +137,8 @@ func describe(table []route) []byte {
 		"info": map[string]any{
 			"title":   "QingLong API",
 			"version": "1",
-			"description": "What each route does, its scope, the token bound to projects it serves, its query parameters and JSON body fields. " +
+			"description": "What each route does, its scope, the token bound to projects it serves, its query parameters and JSON body fields, " +
+				"and the schema of the answers of the main reads (runs, a Run, triggers, projects) and of run now, read from the types the server encodes them from. " +
 				"The answers' fields and every refusal's reason are described in docs/operations.md (\"The HTTP API\", \"Refusal reasons\"). " +
 				"Every error is the Error schema; match its reason, never its message.",
 		},
@@ -143,7 +147,7 @@ func describe(table []route) []byte {
 		"components": map[string]any{
 			"securitySchemes": map[string]any{"bearer": map[string]any{"type": "http", "scheme": "bearer",
 				"description": "an API token, qlt_ and 43 more characters (ql tokens create NAME --scope read|operate|admin)"}},
-			"schemas": map[string]any{"Error": errorSchema},
+			"schemas": schemas,
 		},
 	}
 	out, err := json.Marshal(doc)
@@ -293,13 +297,19 @@ func valueSchema(t reflect.Type) map[string]any {
 	return objectSchema(t)
 }
 
-func responsesOf(rt route) map[string]any {
+// responsesOf are rt's answers: its success, with schema where one is
+// described (describeAnswers), and the Error of every refusal.
+func responsesOf(rt route, schema map[string]any) map[string]any {
 	media := mediaTypes[rt.method+" "+rt.pattern]
 	if media == "" {
 		media = "application/json"
 	}
+	content := map[string]any{}
+	if schema != nil {
+		content["schema"] = schema
+	}
 	ok := map[string]any{"description": rt.does + " (docs/operations.md describes the answer)",
-		"content": map[string]any{media: map[string]any{}}}
+		"content": map[string]any{media: content}}
 	if rt.does == "" {
 		ok["description"] = summaryOf(rt)
 	}

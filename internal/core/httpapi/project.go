@@ -16,19 +16,26 @@ import (
 // finds a project's name here, not by guessing at the routes that refuse
 // an unknown one.
 func (a *api) projectList(ctx context.Context, r *http.Request) (any, error) {
-	if _, err := params(r.URL.Query()); err != nil {
+	q, err := params(r.URL.Query(), "after", "limit")
+	if err != nil {
+		return nil, err
+	}
+	n, err := count("limit", q["limit"], view.ProjectListLimit, view.ProjectListLimit)
+	if err != nil {
 		return nil, err
 	}
 	if a.Export == nil {
 		return nil, qlerror.New(qlerror.FailedPrecondition, "this server cannot read projects; run the command where its database is").Because(RefusalNotOverTheAPI)
 	}
 	// A token bound to projects sees its own alone (listed), kept before
-	// the limit cuts so that however many other projects sort first.
-	names, err := a.Export.ProjectNames(ctx, view.ProjectListLimit+1, tokenOf(ctx).Projects)
+	// the limit cuts so that however many other projects sort first. The
+	// cursor is the previous page's last name: any text orders, so none
+	// is refused.
+	names, err := a.Export.ProjectNames(ctx, q["after"], n+1, tokenOf(ctx).Projects)
 	if err != nil {
 		return nil, err
 	}
-	return view.NewProjectList(names), nil
+	return view.NewProjectList(names, n), nil
 }
 
 // projectGet finds a project by name. Read scope, as the listings it

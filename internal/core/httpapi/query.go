@@ -5,26 +5,17 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/google/uuid"
 
 	"github.com/qinglong/qinglong/internal/core/qlerror"
+	"github.com/qinglong/qinglong/internal/core/run"
 )
 
-// maxEchoed is the most characters of a client's own text (a parameter's
-// name or value, a path, a host) a refusal repeats back: enough to
+// clip cuts a client's own text (a parameter's name or value, a path, a
+// host) to what a refusal repeats back (qlerror.Echoed): enough to
 // recognise it, never the whole of a 9000-character name.
-const maxEchoed = 64
-
-// clip cuts s to maxEchoed characters, marking the cut, so that a refusal
-// does not echo a client's text back in full.
-func clip(s string) string {
-	if utf8.RuneCountInString(s) <= maxEchoed {
-		return s
-	}
-	return string([]rune(s)[:maxEchoed]) + "…"
-}
+func clip(s string) string { return qlerror.Echoed(s) }
 
 // params reads a query string that may hold only the named parameters,
 // each at most once, so a misspelt filter is an error rather than silently
@@ -88,7 +79,7 @@ func idParam(name, raw, hint string) (string, error) {
 	id, ok := canonicalID(raw)
 	if !ok {
 		return "", qlerror.New(qlerror.Invalid, "query parameter %s is %q, not an id; give %s", name, clip(raw), hint).
-			Because(RefusalQueryNotAnID, "parameter", name, "value", clip(raw))
+			Because(run.RefusalListNotAnID, "parameter", name, "value", clip(raw))
 	}
 	return id, nil
 }
@@ -97,6 +88,7 @@ func idParam(name, raw, hint string) (string, error) {
 const (
 	projectIDHint = "a project's name or id, as GET /api/v1/projects lists the names and GET /api/v1/projects/{name} answers the id"
 	cursorHint    = "the previous page's next cursor as it was answered"
+	triggerIDHint = "a trigger's id, as GET /api/v1/triggers answers triggerId"
 )
 
 // canonicalID is s as the stores hold ids, lower-case, when s is a UUID
@@ -111,11 +103,4 @@ func canonicalID(s string) (string, bool) {
 		return s, false
 	}
 	return u.String(), true
-}
-
-// asID is raw in canonical form when it is an id, else raw as it came, for
-// the store to refuse in its own words.
-func asID(raw string) string {
-	id, _ := canonicalID(raw)
-	return id
 }

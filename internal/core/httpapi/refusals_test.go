@@ -16,6 +16,7 @@ import (
 	"github.com/qinglong/qinglong/internal/core/apitoken"
 	"github.com/qinglong/qinglong/internal/core/process"
 	"github.com/qinglong/qinglong/internal/core/qlerror"
+	"github.com/qinglong/qinglong/internal/core/run"
 	"github.com/qinglong/qinglong/internal/core/schedule"
 	"github.com/qinglong/qinglong/internal/core/validate"
 )
@@ -154,8 +155,13 @@ func TestEveryRefusalOfTheAPICarriesItsReason(t *testing.T) {
 		{name: "runs 0", method: "GET", target: trig + "?runs=0", token: tok["read"], status: 400, reason: RefusalQueryNotACount},
 		{name: "ledger abc", method: "GET", target: trig + "?ledger=abc", token: tok["read"], status: 400, reason: RefusalQueryNotACount},
 		{name: "lastRun maybe", method: "GET", target: "/api/v1/triggers?lastRun=maybe", token: tok["read"], status: 400, reason: RefusalQueryNotABoolean},
-		{name: "a project neither an id nor a name", method: "GET", target: "/api/v1/triggers?project=De%20mo", token: tok["read"], status: 400, reason: RefusalQueryNotAnID},
-		{name: "a notifications' project neither an id nor a name", method: "GET", target: "/api/v1/notifications?project=De%20mo", token: tok["read"], status: 400, reason: RefusalQueryNotAnID},
+		{name: "a project neither an id nor a name", method: "GET", target: "/api/v1/triggers?project=De%20mo", token: tok["read"], status: 400, reason: run.RefusalListNotAnID},
+		{name: "a notifications' project neither an id nor a name", method: "GET", target: "/api/v1/notifications?project=De%20mo", token: tok["read"], status: 400, reason: run.RefusalListNotAnID},
+		{name: "a runs' project neither an id nor a name", method: "GET", target: "/api/v1/runs?project=De%20mo", token: tok["read"], status: 400, reason: run.RefusalListNotAnID},
+		{name: "a runs' trigger that is no id", method: "GET", target: "/api/v1/runs?trigger=x", token: tok["read"], status: 400, reason: run.RefusalListNotAnID},
+		{name: "a runs' cursor that is no id", method: "GET", target: "/api/v1/runs?after=1", token: tok["read"], status: 400, reason: run.RefusalListNotAnID},
+		{name: "a triggers' cursor that is no id", method: "GET", target: "/api/v1/triggers?after=1", token: tok["read"], status: 400, reason: run.RefusalListNotAnID},
+		{name: "a notifications' cursor that is no id", method: "GET", target: "/api/v1/notifications?after=1", token: tok["read"], status: 400, reason: run.RefusalListNotAnID},
 		{name: "a malformed secret name", method: "PUT", target: "/api/v1/secrets/bad%20name", token: tok["admin"], contentType: json, body: `{"value":"long enough"}`, status: 400, reason: process.RefusalSecretName},
 		{name: "a short secret", method: "PUT", target: "/api/v1/secrets/ok", token: tok["admin"], contentType: json, body: `{"value":"ab"}`, status: 400, reason: process.RefusalSecretValueShort},
 		{name: "a secret without a value", method: "PUT", target: "/api/v1/secrets/ok", token: tok["admin"], contentType: json, body: `{}`, status: 400, reason: RefusalBodyFieldMissing},

@@ -29,7 +29,19 @@ func (a *api) runList(ctx context.Context, r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	list, next, err := a.Runs.RunList(ctx, run.ListParams{ProjectID: asID(project), TriggerID: asID(q["trigger"]), State: run.State(q["state"]), Limit: n, After: asID(q["after"]), Worker: q["worker"],
+	// Refused as the other listings refuse a parameter that is no id.
+	if project, err = idParam("project", project, projectIDHint); err != nil {
+		return nil, err
+	}
+	trigger, err := idParam("trigger", q["trigger"], triggerIDHint)
+	if err != nil {
+		return nil, err
+	}
+	after, err := idParam("after", q["after"], cursorHint)
+	if err != nil {
+		return nil, err
+	}
+	list, next, err := a.Runs.RunList(ctx, run.ListParams{ProjectID: project, TriggerID: trigger, State: run.State(q["state"]), Limit: n, After: after, Worker: q["worker"],
 		FromMs: from, ToMs: to, InProjects: tokenOf(ctx).Projects})
 	if err != nil {
 		return nil, err

@@ -31,7 +31,9 @@ type secretSetBody struct {
 }
 
 // secretList lists the names the server's secrets file defines beside
-// the uses the current definitions make of them; never a value.
+// the uses the current definitions make of them; never a value, nor the
+// file's path: a token holder works through the API and need not know
+// the host's layout (the console shows the path to an owner).
 func (a *api) secretList(ctx context.Context, r *http.Request) (any, error) {
 	if _, err := params(r.URL.Query()); err != nil {
 		return nil, err
@@ -39,7 +41,9 @@ func (a *api) secretList(ctx context.Context, r *http.Request) (any, error) {
 	if a.Secrets == nil {
 		return nil, errNoSecretsFile
 	}
-	return apply.ListSecrets(ctx, a.Export, *a.Secrets)
+	l, err := apply.ListSecrets(ctx, a.Export, *a.Secrets)
+	l.File = ""
+	return l, err
 }
 
 // secretSet stores a secret's value, replacing the file in one rename;
@@ -78,7 +82,7 @@ func (a *api) secretSet(ctx context.Context, r *http.Request) (any, error) {
 	actor := principalOf(ctx).actor()
 	a.Log.Info("secret set", slog.String("code", process.CodeSecretSet), slog.String("secret", name), slog.Bool("replaced", replaced),
 		slog.String("actor", actor))
-	if err := a.recordSecret(ctx, audit.Secret(audit.SecretSet, actor, name, replaced), "secret "+name+" was set in "+a.Secrets.Path); err != nil {
+	if err := a.recordSecret(ctx, audit.Secret(audit.SecretSet, actor, name, replaced), "secret "+name+" was set in the server's secrets file"); err != nil {
 		return nil, err
 	}
 	return struct {
@@ -102,13 +106,13 @@ func (a *api) secretDelete(ctx context.Context, r *http.Request) (any, error) {
 		return nil, err
 	}
 	if !existed {
-		return nil, qlerror.New(qlerror.NotFound, "secret %q is not defined in the secrets file %s; GET /api/v1/secrets lists the names it defines", name, a.Secrets.Path).
+		return nil, qlerror.New(qlerror.NotFound, "secret %q is not defined in the server's secrets file; GET /api/v1/secrets lists the names it defines", name).
 			Because(RefusalSecretMissing, "name", name)
 	}
 	actor := principalOf(ctx).actor()
 	a.Log.Info("secret deleted", slog.String("code", process.CodeSecretDeleted), slog.String("secret", name),
 		slog.String("actor", actor))
-	if err := a.recordSecret(ctx, audit.Secret(audit.SecretDeleted, actor, name, false), "secret "+name+" was deleted from "+a.Secrets.Path); err != nil {
+	if err := a.recordSecret(ctx, audit.Secret(audit.SecretDeleted, actor, name, false), "secret "+name+" was deleted from the server's secrets file"); err != nil {
 		return nil, err
 	}
 	return struct {

@@ -6,6 +6,7 @@ import (
 
 	"github.com/qinglong/qinglong/internal/core/ids"
 	"github.com/qinglong/qinglong/internal/core/qlerror"
+	"github.com/qinglong/qinglong/internal/core/run"
 )
 
 // States lists every state of an outbox row.
@@ -21,8 +22,8 @@ const (
 // The refusals of a listing and a retry, which the console says in the
 // page's language.
 const (
-	// RefusalNotANotificationID: a retry's id, or a listing's cursor, is
-	// not an id.
+	// RefusalNotANotificationID: a retry's id is not an id (a listing's
+	// cursor that is none is every listing's run.RefusalListNotAnID).
 	RefusalNotANotificationID qlerror.Reason = "not_a_notification_id"
 	// RefusalNotificationMissing: no row has the id (retention deletes
 	// delivered and dead ones once old enough).
@@ -61,13 +62,14 @@ func (q *ListQuery) Check() error {
 	}
 	if q.ProjectID != "" {
 		if err := ids.Validate("project", q.ProjectID); err != nil {
-			return qlerror.Wrap(qlerror.Invalid, err, "notification listing: give the project as its id, as `ql triggers list -o json` prints it (or its name, which `ql notifications list --project` resolves)")
+			return qlerror.Wrap(qlerror.Invalid, err, "notification listing: give the project as its id, as `ql triggers list -o json` prints it (or its name, which `ql notifications list --project` resolves)").
+				Because(run.RefusalListNotAnID, "parameter", "project", "value", qlerror.Echoed(q.ProjectID))
 		}
 	}
 	if q.After != "" {
 		if err := ids.Validate("after", q.After); err != nil {
 			return qlerror.Wrap(qlerror.Invalid, err, "notification listing: give the cursor as the id of the last notification of the previous page, as `ql notifications list` prints it").
-				Because(RefusalNotANotificationID)
+				Because(run.RefusalListNotAnID, "parameter", "after", "value", qlerror.Echoed(q.After))
 		}
 	}
 	switch {

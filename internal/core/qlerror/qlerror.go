@@ -7,6 +7,7 @@ package qlerror
 import (
 	"errors"
 	"fmt"
+	"unicode/utf8"
 )
 
 // Code is a stable, machine-readable error class.
@@ -170,4 +171,17 @@ func CodeOf(err error) Code {
 // Is reports whether err carries code.
 func Is(err error, code Code) bool {
 	return err != nil && CodeOf(err) == code
+}
+
+// MaxEchoed is the most characters of a caller's own text (a parameter's
+// value, an id that is none) a refusal's message or params repeat.
+const MaxEchoed = 64
+
+// Echoed is s cut to MaxEchoed characters, the cut marked, so that a
+// refusal repeating what its caller sent stays short.
+func Echoed(s string) string {
+	if utf8.RuneCountInString(s) <= MaxEchoed {
+		return s
+	}
+	return string([]rune(s)[:MaxEchoed]) + "…"
 }

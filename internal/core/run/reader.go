@@ -44,7 +44,12 @@ type ListParams struct {
 // The reasons of a run listing's refusals: the console says each in the
 // page's language.
 const (
-	RefusalListNotAnID      qlerror.Reason = "run_list_not_an_id"
+	// RefusalListNotAnID is every listing's filter or cursor that takes
+	// an id and was given something else (a run listing's project,
+	// trigger or after; the API's trigger and notification listings'
+	// too): one mistake, one reason, its params the parameter and the
+	// value given.
+	RefusalListNotAnID      qlerror.Reason = "query_not_an_id"
 	RefusalListState        qlerror.Reason = "run_list_state"
 	RefusalListOutOfRange   qlerror.Reason = "run_list_out_of_range"
 	RefusalListReversed     qlerror.Reason = "run_list_reversed"
@@ -85,7 +90,7 @@ func (p ListParams) CheckIDs() error {
 			continue
 		}
 		if err := ids.Validate(f.field, f.value); err != nil {
-			return qlerror.Wrap(qlerror.Invalid, err, "run listing: give the %s as %s", f.label, f.hint).Because(RefusalListNotAnID, "filter", f.field)
+			return qlerror.Wrap(qlerror.Invalid, err, "run listing: give the %s as %s", f.label, f.hint).Because(RefusalListNotAnID, "parameter", f.field, "value", qlerror.Echoed(f.value))
 		}
 	}
 	return nil

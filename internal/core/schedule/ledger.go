@@ -83,7 +83,7 @@ const (
 // `ql triggers show`, the console and the audit trail print around it.
 func (r PauseRequest) Validate() error {
 	if err := ids.Validate("trigger id", r.TriggerID); err != nil {
-		return qlerror.Wrap(qlerror.Invalid, err, "give a trigger id (triggerId in `ql triggers list -o json`)").Because(RefusalNotATriggerID)
+		return NotATriggerID(r.TriggerID, err)
 	}
 	return r.validateNote()
 }

@@ -17,9 +17,22 @@ func ManualKey(triggerID, requestID string) string {
 // CheckTriggerID refuses a manual request whose trigger id is not one.
 func CheckTriggerID(triggerID string) error {
 	if err := ids.Validate("trigger id", triggerID); err != nil {
-		return qlerror.Wrap(qlerror.Invalid, err, "give a trigger id (triggerId in `ql triggers list -o json`)").Because(RefusalNotATriggerID)
+		return NotATriggerID(triggerID, err)
 	}
 	return nil
+}
+
+// NotATriggerID is the refusal of value, given as a trigger's id, which
+// err says is none; its params carry the value as given (cut as
+// qlerror.Echoed cuts it), as every refusal of a value that is no id does.
+func NotATriggerID(value string, err error) error {
+	return qlerror.Wrap(qlerror.Invalid, err, "give a trigger id (triggerId in `ql triggers list -o json`)").Because(RefusalNotATriggerID, "value", qlerror.Echoed(value))
+}
+
+// NotARunID is the refusal of value, given as a Run's id, which err says
+// is none, its params carrying the value as NotATriggerID's do.
+func NotARunID(value string, err error) error {
+	return qlerror.Wrap(qlerror.Invalid, err, "give a run id as printed by `ql runs list`").Because(RefusalNotARunID, "value", qlerror.Echoed(value))
 }
 
 // RunNowKey checks a run-now request and returns the request id it is
@@ -70,7 +83,7 @@ func RerunKey(runID, requestID string) string {
 // is keyed on and its idempotency key.
 func RerunRequestKey(r RerunRequest) (requestID, key string, err error) {
 	if err := ids.Validate("run id", r.RunID); err != nil {
-		return "", "", qlerror.Wrap(qlerror.Invalid, err, "give a run id as printed by `ql runs list`").Because(RefusalNotARunID)
+		return "", "", NotARunID(r.RunID, err)
 	}
 	if requestID, err = RequestIDOf(RunNowRequest{RequestID: r.RequestID}); err != nil {
 		return "", "", err

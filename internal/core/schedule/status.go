@@ -6,6 +6,7 @@ import (
 
 	"github.com/qinglong/qinglong/internal/core/ids"
 	"github.com/qinglong/qinglong/internal/core/qlerror"
+	"github.com/qinglong/qinglong/internal/core/run"
 	"github.com/qinglong/qinglong/internal/core/task"
 	"github.com/qinglong/qinglong/internal/core/trigger"
 )
@@ -148,12 +149,10 @@ func (p TriggerListParams) SearchPattern() (string, error) {
 	return "%" + likeEscaper.Replace(p.Search) + "%", nil
 }
 
-// The refusals of a trigger listing's search and cursor, which the
-// console says in the page's language beside the filters.
-const (
-	RefusalSearchTooLong  qlerror.Reason = "trigger_search_too_long"
-	RefusalListNotACursor qlerror.Reason = "trigger_list_not_a_cursor"
-)
+// RefusalSearchTooLong is the refusal of a trigger listing's search, which
+// the console says in the page's language beside the filters; a cursor
+// that is no id is every listing's run.RefusalListNotAnID.
+const RefusalSearchTooLong qlerror.Reason = "trigger_search_too_long"
 
 // CheckCursor refuses a page cursor (After) that is not a trigger id: an
 // address edited by hand, or cut short when it was copied.
@@ -163,7 +162,7 @@ func (p TriggerListParams) CheckCursor() error {
 	}
 	if err := ids.Validate("after", p.After); err != nil {
 		return qlerror.Wrap(qlerror.Invalid, err, "trigger listing: give the page cursor (after) as the id of the last trigger of the previous page, as `ql triggers list -o json` prints it, or leave it out for the first page").
-			Because(RefusalListNotACursor)
+			Because(run.RefusalListNotAnID, "parameter", "after", "value", qlerror.Echoed(p.After))
 	}
 	return nil
 }

@@ -295,7 +295,7 @@ func KeepCredentials(sent, stored string) string {
 
 // List reads every project's subscriptions, in project and name order.
 func List(ctx context.Context, r catalog.DefinitionsReader) ([]Subscription, error) {
-	projects, err := r.ProjectNames(ctx, maxProjects, nil)
+	projects, err := r.ProjectNames(ctx, "", maxProjects, nil)
 	if err != nil {
 		return nil, err
 	}

@@ -46,16 +46,22 @@ func NewProjectPauseState(st schedule.ProjectPauseState) *ProjectPauseState {
 	return &ProjectPauseState{Paused: st.Paused, Note: st.Note, Actor: st.Actor, AtMs: st.AtMs}
 }
 
-// ProjectList is the projects there are in name order, as `ql projects
-// list` and GET /api/v1/projects give them: at most ProjectListLimit,
-// More set when there are others past the last one.
+// ProjectList is one page of the projects there are in name order, as
+// `ql projects list` and GET /api/v1/projects give them: at most
+// ProjectListLimit, More set and Next the cursor of the next page (the
+// page's last name, which GET /api/v1/projects?after= takes) when there
+// are others past the last one.
 type ProjectList struct {
 	Projects []ProjectListed `json:"projects"`
 	More     bool            `json:"more,omitempty"`
+	Next     string          `json:"next,omitempty"`
 }
 
 // ProjectListed is one project of a ProjectList.
 type ProjectListed struct {
+	// ID is the project's id, which the listings' project filters and
+	// the Runs and triggers name.
+	ID   string `json:"id"`
 	Name string `json:"name"`
 	// Title is the project's display title, absent when it has none.
 	Title  string `json:"title,omitempty"`
@@ -69,15 +75,19 @@ type ProjectListed struct {
 // list would be read by name (`ql projects show`), not by eye.
 const ProjectListLimit = 1000
 
-// NewProjectList is the list of names read with a limit of
-// ProjectListLimit+1: the one past the limit only says there are more.
-func NewProjectList(names []catalog.ProjectName) ProjectList {
+// NewProjectList is the page of names read with a limit of limit+1: the
+// one past the limit only says there are more, and the page's last name
+// is then the next page's cursor.
+func NewProjectList(names []catalog.ProjectName, limit int) ProjectList {
 	l := ProjectList{Projects: []ProjectListed{}}
-	if len(names) > ProjectListLimit {
-		names, l.More = names[:ProjectListLimit], true
+	if len(names) > limit {
+		names, l.More = names[:limit], true
 	}
 	for _, n := range names {
-		l.Projects = append(l.Projects, ProjectListed{Name: n.Name, Title: n.Title, Status: string(n.Status), Paused: n.Paused})
+		l.Projects = append(l.Projects, ProjectListed{ID: n.ID, Name: n.Name, Title: n.Title, Status: string(n.Status), Paused: n.Paused})
+	}
+	if l.More && len(names) > 0 {
+		l.Next = names[len(names)-1].Name
 	}
 	return l
 }

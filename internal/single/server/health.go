@@ -31,6 +31,8 @@ func (s *Server) listen() error {
 		return err
 	}
 	cfg := httpapi.Config{
+		// The refusals name this binary's commands (ql-edge's on ql-edge).
+		Binary:         s.cfg.Binary,
 		TrustedProxies: proxies,
 		Runs:           servedRuns{Reader: s.store, concurrency: s.cfg.Concurrency}, LastRuns: s.store, Triggers: s.store, Detail: s.store, Tokens: s.store, Uses: apitoken.NewUses(heldTouches{Authenticator: s.store, s: s}), Pauser: s.store, ProjectPauser: s.store, ProjectPauses: s.store, Cancel: s.cancelRun,
 		ProjectDeleter: s.store.ProjectDeleter(s.layout.Logs, s.layout.Secrets),

@@ -21,6 +21,7 @@ import (
 	"github.com/qinglong/qinglong/internal/core/httpapi"
 	"github.com/qinglong/qinglong/internal/core/ids"
 	"github.com/qinglong/qinglong/internal/core/notify"
+	"github.com/qinglong/qinglong/internal/core/run"
 	"github.com/qinglong/qinglong/internal/core/trigger"
 	"github.com/qinglong/qinglong/internal/core/view"
 	"github.com/qinglong/qinglong/internal/testkit/httpcall"
@@ -161,7 +162,7 @@ func TestTheAPIListsNotificationsAndRetriesADeadOne(t *testing.T) {
 	}
 	for query, want := range map[string]string{
 		"?state=failed":    string(notify.RefusalNotificationState),
-		"?after=yesterday": string(notify.RefusalNotANotificationID),
+		"?after=yesterday": string(run.RefusalListNotAnID),
 		"?limit=501":       string(httpapi.RefusalQueryNotACount),
 		"?channel=down":    string(httpapi.RefusalQueryUnknown),
 	} {
@@ -375,7 +376,7 @@ func TestAConsoleNotificationRefusalIsShownInThePagesLanguage(t *testing.T) {
 		{"a listing of a state that is none", http.MethodGet, "/notifications?state=failed", nil,
 			"is not one of pending, delivered, dead", "通知状态须是"},
 		{"a listing after a cursor that is none", http.MethodGet, "/notifications?after=yesterday", nil,
-			"give the cursor as the id of the last notification", "这不是通知 ID"},
+			"give the cursor as the id of the last notification", "翻页位置（after）不是 ID"},
 	} {
 		r.check(t, s.consoleSite, c, csrf)
 	}

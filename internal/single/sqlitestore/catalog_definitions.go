@@ -83,13 +83,14 @@ func projectDefinitions(ctx context.Context, tx *txn, name string, limit int, d 
 }
 
 // ProjectNames returns the first limit projects' names and titles in
-// name order, of the projects named in alone when in is not empty.
-func (s *Store) ProjectNames(ctx context.Context, limit int, in []string) ([]catalog.ProjectName, error) {
+// name order past after, of the projects named in alone when in is not
+// empty.
+func (s *Store) ProjectNames(ctx context.Context, after string, limit int, in []string) ([]catalog.ProjectName, error) {
 	inProjects := ""
 	if len(in) > 0 {
 		inProjects = namesJSON(in)
 	}
-	rows, err := s.readPool().QueryContext(ctx, qProjectNames, limit, inProjects)
+	rows, err := s.readPool().QueryContext(ctx, qProjectNames, limit, inProjects, after)
 	if err != nil {
 		return nil, mapErr(err, "list projects")
 	}
@@ -97,7 +98,7 @@ func (s *Store) ProjectNames(ctx context.Context, limit int, in []string) ([]cat
 	var out []catalog.ProjectName
 	for rows.Next() {
 		var n catalog.ProjectName
-		if err := rows.Scan(&n.Name, &n.Title, &n.Status, &n.Paused); err != nil {
+		if err := rows.Scan(&n.ID, &n.Name, &n.Title, &n.Status, &n.Paused); err != nil {
 			return nil, mapErr(err, "list projects")
 		}
 		out = append(out, n)

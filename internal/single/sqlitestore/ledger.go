@@ -152,7 +152,7 @@ func nullString(s string) any {
 // injected clock's time.
 func (s *Store) TriggerDetail(ctx context.Context, triggerID string, ledgerLimit int) (schedule.TriggerDetail, error) {
 	if err := ids.Validate("trigger id", triggerID); err != nil {
-		return schedule.TriggerDetail{}, qlerror.Wrap(qlerror.Invalid, err, "give a trigger id (triggerId in `ql triggers list -o json`)").Because(schedule.RefusalNotATriggerID)
+		return schedule.TriggerDetail{}, schedule.NotATriggerID(triggerID, err)
 	}
 	var d schedule.TriggerDetail
 	err := s.read(ctx, "show trigger", func(tx *txn) error {

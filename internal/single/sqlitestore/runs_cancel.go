@@ -32,7 +32,7 @@ import (
 // time, so the hold lasts as it would have.
 func (s *Store) CancelRun(ctx context.Context, runID, actor string) (r run.Run, eff run.CancelEffect, err error) {
 	if err := ids.Validate("run id", runID); err != nil {
-		return run.Run{}, run.CancelEffect{}, qlerror.Wrap(qlerror.Invalid, err, "give a run id as printed by `ql runs list`").Because(schedule.RefusalNotARunID)
+		return run.Run{}, run.CancelEffect{}, schedule.NotARunID(runID, err)
 	}
 	err = s.write(ctx, "cancel run "+runID, routine, func(tx *txn) error {
 		var newest int64

@@ -164,7 +164,7 @@ func pageLimit(n int) (int, error) {
 // RunGet returns a run with its attempts and events, or NotFound.
 func (s *Store) RunGet(ctx context.Context, id string) (run.Detail, error) {
 	if err := ids.Validate("run id", id); err != nil {
-		return run.Detail{}, qlerror.Wrap(qlerror.Invalid, err, "give a run id as printed by `ql runs list`").Because(schedule.RefusalNotARunID)
+		return run.Detail{}, schedule.NotARunID(id, err)
 	}
 	var d run.Detail
 	err := s.read(ctx, "read run "+id, func(tx *txn) error {

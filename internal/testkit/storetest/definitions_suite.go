@@ -46,15 +46,27 @@ func testDefinitionsReadWhole(t *testing.T, f Fixture) {
 		t.Fatalf("read with limit 1: %+v, %v; want task a and trigger y", d, err)
 	}
 	newProject(t, f, "alpha")
-	if names, err := f.Definitions.ProjectNames(t.Context(), 5, nil); err != nil || strings.Join(catalog.Names(names), ",") != "alpha,small" {
+	if names, err := f.Definitions.ProjectNames(t.Context(), "", 5, nil); err != nil || strings.Join(catalog.Names(names), ",") != "alpha,small" {
 		t.Fatalf("project names %v, %v; want alpha,small", names, err)
 	}
-	if names, err := f.Definitions.ProjectNames(t.Context(), 1, nil); err != nil || strings.Join(catalog.Names(names), ",") != "alpha" {
+	if names, err := f.Definitions.ProjectNames(t.Context(), "", 1, nil); err != nil || strings.Join(catalog.Names(names), ",") != "alpha" {
 		t.Fatalf("first project name %v, %v; want alpha", names, err)
 	}
 	// A bound token's or user's projects are kept before the limit cuts.
-	if names, err := f.Definitions.ProjectNames(t.Context(), 1, []string{"small", "gone"}); err != nil || strings.Join(catalog.Names(names), ",") != "small" {
+	if names, err := f.Definitions.ProjectNames(t.Context(), "", 1, []string{"small", "gone"}); err != nil || strings.Join(catalog.Names(names), ",") != "small" {
 		t.Fatalf("first project name of small and gone %v, %v; want small", names, err)
+	}
+	// A page past a cursor, the last name of the page before, starts
+	// after it, each project with the id it is read by.
+	names, err := f.Definitions.ProjectNames(t.Context(), "alpha", 5, nil)
+	if err != nil || strings.Join(catalog.Names(names), ",") != "small" || names[0].ID != d.Project.ID {
+		t.Fatalf("project names past alpha %+v, %v; want small, id %s", names, err, d.Project.ID)
+	}
+	if names, err := f.Definitions.ProjectNames(t.Context(), "small", 5, nil); err != nil || len(names) != 0 {
+		t.Fatalf("project names past the last one %+v, %v; want none", names, err)
+	}
+	if names, err := f.Definitions.ProjectNames(t.Context(), "alpha", 5, []string{"alpha"}); err != nil || len(names) != 0 {
+		t.Fatalf("alpha's names past alpha %+v, %v; want none", names, err)
 	}
 }
 

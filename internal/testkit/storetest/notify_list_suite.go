@@ -114,8 +114,8 @@ func testOutboxListingRefusals(t *testing.T, f Fixture) {
 		reason qlerror.Reason
 	}{
 		{notify.ListQuery{State: "failed"}, notify.RefusalNotificationState},
-		{notify.ListQuery{After: "not-an-id"}, notify.RefusalNotANotificationID},
-		{notify.ListQuery{ProjectID: "alpha"}, ""},
+		{notify.ListQuery{After: "not-an-id"}, run.RefusalListNotAnID},
+		{notify.ListQuery{ProjectID: "alpha"}, run.RefusalListNotAnID},
 		{notify.ListQuery{Limit: -1}, ""},
 		{notify.ListQuery{Limit: notify.MaxListed + 1}, ""},
 	} {

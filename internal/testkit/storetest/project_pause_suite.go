@@ -196,7 +196,7 @@ func testProjectsListed(t *testing.T, f Fixture) {
 	pauseProject(t, f, "alpha", true, "freeze")
 	pauseProject(t, f, "bravo", true, "")
 	pauseProject(t, f, "bravo", false, "")
-	got, err := f.Definitions.ProjectNames(t.Context(), 10, nil)
+	got, err := f.Definitions.ProjectNames(t.Context(), "", 10, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -204,6 +204,13 @@ func testProjectsListed(t *testing.T, f Fixture) {
 		{Name: "alpha", Status: project.Active, Paused: true},
 		{Name: "bravo", Status: project.Active},
 		{Name: "charlie", Status: project.Archived},
+	}
+	for i := range got {
+		// Each listed with its id, which the comparison leaves aside.
+		if ids.Validate("project id", got[i].ID) != nil {
+			t.Fatalf("project %s is listed without its id: %+v", got[i].Name, got[i])
+		}
+		got[i].ID = ""
 	}
 	if !slices.Equal(got, want) {
 		t.Fatalf("the projects listed are %+v; want %+v", got, want)

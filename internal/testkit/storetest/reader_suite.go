@@ -339,7 +339,7 @@ func testTriggerListErrors(t *testing.T, f Fixture) {
 // every store alike.
 func testTriggerListReasons(t *testing.T, f Fixture) {
 	for p, want := range map[*schedule.TriggerListParams]qlerror.Reason{
-		{Limit: 10, After: "not-an-id"}:                                schedule.RefusalListNotACursor,
+		{Limit: 10, After: "not-an-id"}:                                run.RefusalListNotAnID,
 		{Limit: 10, Search: strings.Repeat("x", schedule.MaxSearch+1)}: schedule.RefusalSearchTooLong,
 	} {
 		_, _, err := f.Status.TriggerList(t.Context(), *p)

@@ -62,7 +62,7 @@ func testATitleReadsBackAsWritten(t *testing.T, f Fixture) {
 	if err != nil || !reflect.DeepEqual(d.Titles, want) || d.Project.Title != "京东 商城" {
 		t.Fatalf("definitions read back titles %+v and project %+v, %v; want %+v", d.Titles, d.Project, err, want)
 	}
-	if names, err := f.Definitions.ProjectNames(t.Context(), 5, nil); err != nil || !reflect.DeepEqual(names, []catalog.ProjectName{{Name: "shop", Title: "京东 商城", Status: project.Active}}) {
+	if names, err := f.Definitions.ProjectNames(t.Context(), "", 5, nil); err != nil || !reflect.DeepEqual(names, []catalog.ProjectName{{ID: p.ID, Name: "shop", Title: "京东 商城", Status: project.Active}}) {
 		t.Fatalf("the projects listed: %+v, %v; want shop with its title, as the console's pickers offer it", names, err)
 	}
 	// Removing a title from the file clears it.

@@ -23,15 +23,17 @@ SELECT r.trigger_id, r.project_id, r.task_id, r.revision, r.task_revision, r.tas
  LIMIT $2
 
 -- name: ProjectNames
--- The first $1 project names in name order, each with its display title,
--- status and whether it is paused as a whole, for `ql projects list`, a
--- message naming the projects that exist and the console's pickers. $2 is
--- the names of the projects a bound token or console user may see (NULL
--- every project), filtered before the limit cuts, so that the list is
--- full of theirs however many other projects sort first.
-SELECT p.name, p.title, p.status, coalesce(pp.paused, false)
+-- The first $1 projects in name order past the name $3 ('' from the
+-- first: a page's cursor), each with its id, display title, status and
+-- whether it is paused as a whole, for `ql projects list`, the API's
+-- listing, a message naming the projects that exist and the console's
+-- pickers. $2 is the names of the projects a bound token or console user
+-- may see (NULL every project), filtered before the limit cuts, so that
+-- the list is full of theirs however many other projects sort first.
+SELECT p.id::text, p.name, p.title, p.status, coalesce(pp.paused, false)
   FROM qinglong.projects p LEFT JOIN qinglong.project_pauses pp ON pp.project_id = p.id
- WHERE $2::text[] IS NULL OR p.name = ANY($2::text[])
+ WHERE ($2::text[] IS NULL OR p.name = ANY($2::text[]))
+   AND ($3::text = '' OR p.name COLLATE "C" > $3::text COLLATE "C")
  ORDER BY p.name COLLATE "C" LIMIT $1
 
 -- name: ProjectNameByID

@@ -1,0 +1,9 @@
+package cmdname_test
+
+import (
+	"testing"
+
+	"github.com/qinglong/qinglong/internal/testkit/leakcheck"
+)
+
+func TestMain(m *testing.M) { leakcheck.Main(m) }
