@@ -227,3 +227,7 @@ func (m *Maintenance) RetentionEstimate(ctx context.Context, p retention.Policy)
 // deleted rows' space reusable, and returning it to the file system would
 // take an exclusive lock (VACUUM FULL) that no running cluster should take.
 func (m *Maintenance) RetentionCompact(context.Context) (int64, error) { return 0, nil }
+
+// RetentionFinish has nothing to finish: a batch deletes the logs' chunks
+// with their attempts, in its transaction, and leaves no file behind.
+func (m *Maintenance) RetentionFinish(context.Context) ([]retention.Kept, error) { return nil, nil }

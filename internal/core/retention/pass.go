@@ -58,9 +58,12 @@ type Result struct {
 	Deleted Deleted
 	// More is true when the rule has more to delete.
 	More bool
-	// Kept lists the logs the batch could not remove. Their rows stay
-	// (the runs rule keeps their Runs whole), so the next pass tries them
-	// again and no file is ever left behind with nothing naming it.
+	// Kept lists the logs the batch could not remove. A store that
+	// removes files before its commit keeps their rows (the runs rule
+	// keeps their Runs whole); one that removes them after its commit
+	// keeps them named for removal (RetentionFinish). Either way the next
+	// pass tries them again and no file is ever left behind with nothing
+	// naming it.
 	Kept []Kept
 	// Idle is true when the store knows that other writers held the
 	// database's writer for little of the time since its previous batch
@@ -68,6 +71,11 @@ type Result struct {
 	// CatchUpShare rather than Share. A store that cannot tell leaves it
 	// false.
 	Idle bool
+	// Held is how long the batch held the database's writer, when the
+	// store knows it: the pass paces and sizes its batches by it, since
+	// what the store does after its commit (removing log files) takes
+	// nothing from other writers. 0 counts the batch's whole time.
+	Held time.Duration
 }
 
 // Kept is a log file retention could not remove.
@@ -115,6 +123,13 @@ type Store interface {
 	// system, in short steps, and returns the bytes it gave back (0 where
 	// the database reuses space itself).
 	RetentionCompact(ctx context.Context) (int64, error)
+	// RetentionFinish removes the log files earlier batches deleted the
+	// rows of but did not remove (a process stopped between a batch's
+	// commit and its removals, or a file the file system refused), and
+	// returns those it still cannot remove, stopping after KeptPerRule of
+	// them. A store that removes nothing after its commits has nothing to
+	// finish.
+	RetentionFinish(ctx context.Context) ([]Kept, error)
 }
 
 // Options bound one pass.
@@ -261,6 +276,24 @@ func Pass(ctx context.Context, st Store, p Policy, o Options) (Report, error) {
 	rules = slices.DeleteFunc(rules, func(b Batch) bool {
 		return b.Kind != KindSessions && b.OlderThan == 0 && b.MaxLogBytes == 0
 	})
+	// What an earlier pass left goes first. A directory nothing can be
+	// removed from leaves the rules that remove logs to a later pass: each
+	// of their batches would name more files for removal that cannot go.
+	left, err := st.RetentionFinish(ctx)
+	if err != nil {
+		rep.Elapsed = time.Since(start)
+		return rep, err
+	}
+	rep.Kept = append(rep.Kept, left...)
+	if len(left) >= KeptPerRule {
+		rules = slices.DeleteFunc(rules, func(b Batch) bool {
+			if b.Kind == KindNotifications || b.Kind == KindSessions {
+				return false
+			}
+			rep.Cut = append(rep.Cut, b.Kind)
+			return true
+		})
+	}
 	for i, b := range rules {
 		ruleStart := time.Now()
 		share := (o.Budget - ruleStart.Sub(start)) / time.Duration(len(rules)-i)
@@ -275,6 +308,9 @@ func Pass(ctx context.Context, st Store, p Policy, o Options) (Report, error) {
 			began := time.Now()
 			res, err := st.RetentionBatch(ctx, b)
 			took := time.Since(began)
+			if res.Held > 0 {
+				took = res.Held
+			}
 			if err != nil {
 				rep.Elapsed = time.Since(start)
 				return rep, err
@@ -328,7 +364,7 @@ const (
 // KeptAdvice says what to do about logs a pass could not remove.
 const KeptAdvice = "make each file removable by the server's user (an immutable file: chattr -i; " +
 	"its directory: write permission; a directory in a log's place: move it away), or delete the file yourself; " +
-	"until its log is gone its Run stays, and each pass tries it again"
+	"it stays named for removal, and each pass tries it again first"
 
 // keptListed bounds the files one log record names.
 const keptListed = 10
