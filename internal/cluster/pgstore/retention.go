@@ -70,8 +70,7 @@ func (m *Maintenance) Ready(ctx context.Context) error {
 // try is reported as unavailable, and the next pass tries again.
 //
 // Logs are chunks in the database, deleted in the batch's transaction:
-// there is no file that could stay behind, so nothing is ever kept and
-// b.Skip is always empty.
+// there is no file that could stay behind, so nothing is ever kept.
 func (m *Maintenance) RetentionBatch(ctx context.Context, b retention.Batch) (retention.Result, error) {
 	d, more, err := m.retentionBatch(ctx, b)
 	if err != nil && connectionLost(err) && ctx.Err() == nil {

@@ -46,11 +46,6 @@ type Batch struct {
 	// Limit bounds the Runs (KindRuns), notifications (KindNotifications),
 	// sessions (KindSessions) or logs (the others) one batch deletes.
 	Limit int
-	// Skip lists the attempts whose logs this pass could not remove: a
-	// batch passes over them, and the runs rule over their Runs, so one
-	// stuck file is tried once per pass and never holds back what follows
-	// it. A store that never keeps a log has nothing to skip.
-	Skip []string
 }
 
 // Result is what one batch did.
@@ -58,12 +53,9 @@ type Result struct {
 	Deleted Deleted
 	// More is true when the rule has more to delete.
 	More bool
-	// Kept lists the logs the batch could not remove. A store that
-	// removes files before its commit keeps their rows (the runs rule
-	// keeps their Runs whole); one that removes them after its commit
-	// keeps them named for removal (RetentionFinish). Either way the next
-	// pass tries them again and no file is ever left behind with nothing
-	// naming it.
+	// Kept lists the logs the batch could not remove. They stay named for
+	// removal, so the next pass tries them again first (RetentionFinish)
+	// and no file is ever left behind with nothing naming it.
 	Kept []Kept
 	// Idle is true when the store knows that other writers held the
 	// database's writer for little of the time since its previous batch
@@ -241,11 +233,13 @@ type Report struct {
 	// More is true when a rule's share of the budget ended its batches
 	// before it was done.
 	More bool
-	// Kept lists the logs the pass could not remove, each once; their
-	// Runs and attempts stay for the next pass to try again.
+	// Kept lists the logs the pass could not remove, each once; they
+	// stay named for removal for the next pass to try again.
 	Kept []Kept
 	// Cut lists the rules the pass left after KeptPerRule logs they
-	// could not remove; the rest of their work waits for the next pass.
+	// could not remove, or did not start because KeptPerRule logs an
+	// earlier pass left could still not be removed; the rest of their
+	// work waits for a later pass.
 	Cut     []Kind
 	Elapsed time.Duration
 }
@@ -262,10 +256,6 @@ func Pass(ctx context.Context, st Store, p Policy, o Options) (Report, error) {
 	o = o.withDefaults()
 	start := time.Now()
 	rep := Report{ByKind: map[Kind]Deleted{}}
-	// The attempts whose logs the pass could not remove, passed over by
-	// every batch after: a Run the runs rule kept for its log is not
-	// tried again by the logs rule or the cap in the same pass.
-	var skipped []string
 	rules := []Batch{
 		{Kind: KindRuns, OlderThan: p.RunsAge},
 		{Kind: KindLogs, OlderThan: p.LogsAge},
@@ -304,7 +294,6 @@ func Pass(ctx context.Context, st Store, p Policy, o Options) (Report, error) {
 				rep.More = true
 				break
 			}
-			b.Skip = skipped
 			began := time.Now()
 			res, err := st.RetentionBatch(ctx, b)
 			took := time.Since(began)
@@ -321,9 +310,6 @@ func Pass(ctx context.Context, st Store, p Policy, o Options) (Report, error) {
 			rep.ByKind[b.Kind] = k
 			rep.Total.Add(res.Deleted)
 			rep.Kept = append(rep.Kept, res.Kept...)
-			for _, l := range res.Kept {
-				skipped = append(skipped, l.Attempt)
-			}
 			kept += len(res.Kept)
 			if o.OnBatch != nil {
 				o.OnBatch(b.Kind, res.Deleted, rep.Total)

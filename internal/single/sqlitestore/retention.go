@@ -101,7 +101,6 @@ func (r *Retention) cutoff(b retention.Batch) int64 {
 func (r *Retention) RetentionBatch(ctx context.Context, b retention.Batch) (retention.Result, error) {
 	var res retention.Result
 	var doomed []logFile
-	skip := jsonList(b.Skip)
 	var began time.Time
 	var heldSoFar int64
 	removed := r.takeRemoved()
@@ -116,9 +115,9 @@ func (r *Retention) RetentionBatch(ctx context.Context, b retention.Batch) (rete
 		var err error
 		switch b.Kind {
 		case retention.KindRuns:
-			res, doomed, err = r.runsBatch(ctx, tx, b, skip)
+			res, doomed, err = r.runsBatch(ctx, tx, b)
 		case retention.KindLogs:
-			res, doomed, err = r.logsBatch(ctx, tx, r.cutoff(b), b.Limit, math.MaxInt64, skip)
+			res, doomed, err = r.logsBatch(ctx, tx, r.cutoff(b), b.Limit, math.MaxInt64)
 		case retention.KindLogBytes:
 			var total int64
 			if err := tx.QueryRowContext(ctx, qRetentionLogBytes).Scan(&total); err != nil {
@@ -132,7 +131,7 @@ func (r *Retention) RetentionBatch(ctx context.Context, b retention.Batch) (rete
 			if total <= b.MaxLogBytes {
 				return nil
 			}
-			res, doomed, err = r.logsBatch(ctx, tx, math.MaxInt64, b.Limit, total-b.MaxLogBytes, skip)
+			res, doomed, err = r.logsBatch(ctx, tx, math.MaxInt64, b.Limit, total-b.MaxLogBytes)
 			// A file that cannot be removed stays named and counted, and
 			// the next batch takes the next oldest log in its place.
 			res.More = res.Deleted.Logs > 0 && total-res.Deleted.LogBytes > b.MaxLogBytes
@@ -176,9 +175,9 @@ func (r *Retention) RetentionBatch(ctx context.Context, b retention.Batch) (rete
 
 // runsBatch deletes the batch's Runs with their attempts and events, and
 // names their logs' files for removal; it returns those files.
-func (r *Retention) runsBatch(ctx context.Context, tx *txn, b retention.Batch, skip string) (retention.Result, []logFile, error) {
+func (r *Retention) runsBatch(ctx context.Context, tx *txn, b retention.Batch) (retention.Result, []logFile, error) {
 	var res retention.Result
-	ids, err := queryStrings(ctx, tx, qRetentionRunsBatch, r.cutoff(b), b.Limit, skip)
+	ids, err := queryStrings(ctx, tx, qRetentionRunsBatch, r.cutoff(b), b.Limit)
 	if err != nil || len(ids) == 0 {
 		return res, nil, err
 	}
@@ -211,12 +210,12 @@ func (r *Retention) runsBatch(ctx context.Context, tx *txn, b retention.Batch, s
 }
 
 // logsBatch forgets the oldest logs of finished or lost Runs that ended
-// before cutoff, passing over the attempts in skip: at most limit, and no
-// more than needed to free atLeast bytes. It names their files for
+// before cutoff: at most limit, and no more than needed to free atLeast
+// bytes. It names their files for
 // removal and returns them.
-func (r *Retention) logsBatch(ctx context.Context, tx *txn, cutoff int64, limit int, atLeast int64, skip string) (retention.Result, []logFile, error) {
+func (r *Retention) logsBatch(ctx context.Context, tx *txn, cutoff int64, limit int, atLeast int64) (retention.Result, []logFile, error) {
 	var res retention.Result
-	logs, err := r.logsOf(ctx, tx, qRetentionLogsBatch, cutoff, limit, skip)
+	logs, err := r.logsOf(ctx, tx, qRetentionLogsBatch, cutoff, limit)
 	if err != nil || len(logs) == 0 {
 		return res, nil, err
 	}
