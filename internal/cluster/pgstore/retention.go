@@ -70,8 +70,7 @@ func (m *Maintenance) Ready(ctx context.Context) error {
 // try is reported as unavailable, and the next pass tries again.
 //
 // Logs are chunks in the database, deleted in the batch's transaction:
-// there is no file that could stay behind, so nothing is ever kept and
-// b.Skip is always empty.
+// there is no file that could stay behind, so nothing is ever kept.
 func (m *Maintenance) RetentionBatch(ctx context.Context, b retention.Batch) (retention.Result, error) {
 	d, more, err := m.retentionBatch(ctx, b)
 	if err != nil && connectionLost(err) && ctx.Err() == nil {
@@ -227,3 +226,7 @@ func (m *Maintenance) RetentionEstimate(ctx context.Context, p retention.Policy)
 // deleted rows' space reusable, and returning it to the file system would
 // take an exclusive lock (VACUUM FULL) that no running cluster should take.
 func (m *Maintenance) RetentionCompact(context.Context) (int64, error) { return 0, nil }
+
+// RetentionFinish has nothing to finish: a batch deletes the logs' chunks
+// with their attempts, in its transaction, and leaves no file behind.
+func (m *Maintenance) RetentionFinish(context.Context) ([]retention.Kept, error) { return nil, nil }

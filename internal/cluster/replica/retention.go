@@ -118,6 +118,9 @@ func (mt *maintenance) RetentionCompact(ctx context.Context) (int64, error) {
 	return n, mt.settle(err)
 }
 
+// RetentionFinish has nothing to finish on PostgreSQL (pgstore).
+func (mt *maintenance) RetentionFinish(context.Context) ([]retention.Kept, error) { return nil, nil }
+
 // ProjectDelete deletes an archived project as the maintenance role, the
 // one that deletes Runs (`ql projects delete`).
 func (mt *maintenance) ProjectDelete(ctx context.Context, r project.DeleteRequest) (project.DeleteResult, error) {

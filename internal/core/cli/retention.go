@@ -266,13 +266,14 @@ func keptError(rep retention.Report) error {
 	if len(rep.Kept) == 0 {
 		return nil
 	}
-	runs := "their Runs are"
+	them := "each stays"
 	if len(rep.Kept) == 1 {
-		runs = "its Run is"
+		them = "it stays"
 	}
 	first := rep.Kept[0]
 	problem := first.Problem()
-	msg := fmt.Sprintf("could not remove %s (listed above), so %s kept; every other rule and Run went on", plural.Count(int64(len(rep.Kept)), "log file", "log files"), runs)
+	msg := fmt.Sprintf("could not remove %s (listed above): %s named for removal, and each pass tries it again first; every other rule and Run went on",
+		plural.Count(int64(len(rep.Kept)), "log file", "log files"), them)
 	if len(rep.Cut) > 0 {
 		var rules []string
 		for _, k := range rep.Cut {
@@ -282,6 +283,6 @@ func keptError(rep retention.Report) error {
 	}
 	// failed_precondition (exit 4): the files' state forbids their
 	// removal, and the same pass fails the same way until it is changed.
-	return qlerror.New(qlerror.FailedPrecondition, "%s; %s: %s; until its log is gone its Run stays, and each pass tries it again", msg, first.Path, retention.ProblemAdvice(problem)).
+	return qlerror.New(qlerror.FailedPrecondition, "%s; %s: %s", msg, first.Path, retention.ProblemAdvice(problem)).
 		Because(retention.RefusalLogsNotRemovable, "files", len(rep.Kept), "path", first.Path, "problem", problem)
 }

@@ -9,8 +9,8 @@ import (
 )
 
 // RefusalLogsNotRemovable is the reason of a pass that could not remove
-// some log files: everything else it could delete is deleted, and the
-// Runs of those files are kept until they can go. Its params name the
+// some log files: everything else it could delete is deleted, and those
+// files stay named for removal until they can go. Its params name the
 // first file's problem, which decides what the operator does.
 const RefusalLogsNotRemovable qlerror.Reason = "logs_not_removable"
 

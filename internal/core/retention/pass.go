@@ -46,11 +46,6 @@ type Batch struct {
 	// Limit bounds the Runs (KindRuns), notifications (KindNotifications),
 	// sessions (KindSessions) or logs (the others) one batch deletes.
 	Limit int
-	// Skip lists the attempts whose logs this pass could not remove: a
-	// batch passes over them, and the runs rule over their Runs, so one
-	// stuck file is tried once per pass and never holds back what follows
-	// it. A store that never keeps a log has nothing to skip.
-	Skip []string
 }
 
 // Result is what one batch did.
@@ -58,9 +53,9 @@ type Result struct {
 	Deleted Deleted
 	// More is true when the rule has more to delete.
 	More bool
-	// Kept lists the logs the batch could not remove. Their rows stay
-	// (the runs rule keeps their Runs whole), so the next pass tries them
-	// again and no file is ever left behind with nothing naming it.
+	// Kept lists the logs the batch could not remove. They stay named for
+	// removal, so the next pass tries them again first (RetentionFinish)
+	// and no file is ever left behind with nothing naming it.
 	Kept []Kept
 	// Idle is true when the store knows that other writers held the
 	// database's writer for little of the time since its previous batch
@@ -68,6 +63,11 @@ type Result struct {
 	// CatchUpShare rather than Share. A store that cannot tell leaves it
 	// false.
 	Idle bool
+	// Held is how long the batch held the database's writer, when the
+	// store knows it: the pass paces and sizes its batches by it, since
+	// what the store does after its commit (removing log files) takes
+	// nothing from other writers. 0 counts the batch's whole time.
+	Held time.Duration
 }
 
 // Kept is a log file retention could not remove.
@@ -115,6 +115,13 @@ type Store interface {
 	// system, in short steps, and returns the bytes it gave back (0 where
 	// the database reuses space itself).
 	RetentionCompact(ctx context.Context) (int64, error)
+	// RetentionFinish removes the log files earlier batches deleted the
+	// rows of but did not remove (a process stopped between a batch's
+	// commit and its removals, or a file the file system refused), and
+	// returns those it still cannot remove, stopping after KeptPerRule of
+	// them. A store that removes nothing after its commits has nothing to
+	// finish.
+	RetentionFinish(ctx context.Context) ([]Kept, error)
 }
 
 // Options bound one pass.
@@ -226,11 +233,13 @@ type Report struct {
 	// More is true when a rule's share of the budget ended its batches
 	// before it was done.
 	More bool
-	// Kept lists the logs the pass could not remove, each once; their
-	// Runs and attempts stay for the next pass to try again.
+	// Kept lists the logs the pass could not remove, each once; they
+	// stay named for removal for the next pass to try again.
 	Kept []Kept
 	// Cut lists the rules the pass left after KeptPerRule logs they
-	// could not remove; the rest of their work waits for the next pass.
+	// could not remove, or did not start because KeptPerRule logs an
+	// earlier pass left could still not be removed; the rest of their
+	// work waits for a later pass.
 	Cut     []Kind
 	Elapsed time.Duration
 }
@@ -247,10 +256,6 @@ func Pass(ctx context.Context, st Store, p Policy, o Options) (Report, error) {
 	o = o.withDefaults()
 	start := time.Now()
 	rep := Report{ByKind: map[Kind]Deleted{}}
-	// The attempts whose logs the pass could not remove, passed over by
-	// every batch after: a Run the runs rule kept for its log is not
-	// tried again by the logs rule or the cap in the same pass.
-	var skipped []string
 	rules := []Batch{
 		{Kind: KindRuns, OlderThan: p.RunsAge},
 		{Kind: KindLogs, OlderThan: p.LogsAge},
@@ -261,6 +266,24 @@ func Pass(ctx context.Context, st Store, p Policy, o Options) (Report, error) {
 	rules = slices.DeleteFunc(rules, func(b Batch) bool {
 		return b.Kind != KindSessions && b.OlderThan == 0 && b.MaxLogBytes == 0
 	})
+	// What an earlier pass left goes first. A directory nothing can be
+	// removed from leaves the rules that remove logs to a later pass: each
+	// of their batches would name more files for removal that cannot go.
+	left, err := st.RetentionFinish(ctx)
+	if err != nil {
+		rep.Elapsed = time.Since(start)
+		return rep, err
+	}
+	rep.Kept = append(rep.Kept, left...)
+	if len(left) >= KeptPerRule {
+		rules = slices.DeleteFunc(rules, func(b Batch) bool {
+			if b.Kind == KindNotifications || b.Kind == KindSessions {
+				return false
+			}
+			rep.Cut = append(rep.Cut, b.Kind)
+			return true
+		})
+	}
 	for i, b := range rules {
 		ruleStart := time.Now()
 		share := (o.Budget - ruleStart.Sub(start)) / time.Duration(len(rules)-i)
@@ -271,10 +294,12 @@ func Pass(ctx context.Context, st Store, p Policy, o Options) (Report, error) {
 				rep.More = true
 				break
 			}
-			b.Skip = skipped
 			began := time.Now()
 			res, err := st.RetentionBatch(ctx, b)
 			took := time.Since(began)
+			if res.Held > 0 {
+				took = res.Held
+			}
 			if err != nil {
 				rep.Elapsed = time.Since(start)
 				return rep, err
@@ -285,9 +310,6 @@ func Pass(ctx context.Context, st Store, p Policy, o Options) (Report, error) {
 			rep.ByKind[b.Kind] = k
 			rep.Total.Add(res.Deleted)
 			rep.Kept = append(rep.Kept, res.Kept...)
-			for _, l := range res.Kept {
-				skipped = append(skipped, l.Attempt)
-			}
 			kept += len(res.Kept)
 			if o.OnBatch != nil {
 				o.OnBatch(b.Kind, res.Deleted, rep.Total)
@@ -328,7 +350,7 @@ const (
 // KeptAdvice says what to do about logs a pass could not remove.
 const KeptAdvice = "make each file removable by the server's user (an immutable file: chattr -i; " +
 	"its directory: write permission; a directory in a log's place: move it away), or delete the file yourself; " +
-	"until its log is gone its Run stays, and each pass tries it again"
+	"it stays named for removal, and each pass tries it again first"
 
 // keptListed bounds the files one log record names.
 const keptListed = 10

@@ -170,8 +170,13 @@ func syncPath(path string) error {
 	if err != nil {
 		return err
 	}
-	return errors.Join(f.Sync(), f.Close())
+	return errors.Join(backupSync(f), f.Close())
 }
+
+// backupSync fsyncs an open file of a backup. A test replaces it to fail
+// a sync as a disk that cannot write a file back does: no file system at
+// hand refuses a sync on request.
+var backupSync = (*os.File).Sync
 
 // newBackupDir creates dest, or accepts it empty; created says whether
 // this backup made it (and may remove it).

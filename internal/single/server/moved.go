@@ -217,6 +217,13 @@ func (r heldRetention) RetentionCompact(ctx context.Context) (freed int64, err e
 	return freed, err
 }
 
+// RetentionFinish removes no file while the path names another file: a
+// start on the path would still find rows for it.
+func (r heldRetention) RetentionFinish(ctx context.Context) (kept []retention.Kept, err error) {
+	r.s.unlessMoved(func() { kept, err = r.Store.RetentionFinish(ctx) })
+	return kept, err
+}
+
 // heldTouches records no token use while the database path names another
 // file. It reads the flag without the lock: a request's sign-in or write
 // may already hold admitting for reading, and a second read lock behind a

@@ -149,8 +149,8 @@ func jsonList(t *testing.T, ids []string) string {
 
 // A log file the server's retention cannot remove is reported once per
 // pass as a warning naming it, its cause and what to do, and never stops
-// retention: every other old Run goes, no pass fails, and once the file
-// can go a later pass deletes its Run.
+// retention: every old Run goes, no pass fails, the file stays named for
+// removal, and once it can go a later pass removes it.
 func TestAServersRetentionWarnsOfALogItCannotRemoveAndGoesOn(t *testing.T) {
 	t.Parallel()
 	dataDir := installedDir(t)
@@ -178,12 +178,12 @@ func TestAServersRetentionWarnsOfALogItCannotRemoveAndGoesOn(t *testing.T) {
 		t.Fatal(err)
 	}
 	aged := ageFinishedRuns(t, dataDir, 40*retention.Day)
-	waitFor(t, "every aged run but the jammed one deleted", 30*time.Second, func() bool {
-		return count(t, db, `SELECT count(*) FROM attempts WHERE id IN (SELECT value FROM json_each(?))`, jsonList(t, aged)) == 1
+	waitFor(t, "every aged run deleted", 30*time.Second, func() bool {
+		return count(t, db, `SELECT count(*) FROM attempts WHERE id IN (SELECT value FROM json_each(?))`, jsonList(t, aged)) == 0
 	})
 	waitFor(t, "the warning", 30*time.Second, func() bool { return strings.Contains(logs.String(), retention.CodeNotRemoved) })
-	if count(t, db, `SELECT count(*) FROM attempts WHERE id = ? AND log_path <> ''`, jammed) != 1 {
-		t.Fatalf("the jammed attempt %s is gone or forgot its file; want it kept, pointing to the file", jammed)
+	if count(t, db, `SELECT count(*) FROM retention_logs WHERE attempt_id = ?`, jammed) != 1 {
+		t.Fatalf("the jammed attempt %s's file is not named for removal; want it named while it is there", jammed)
 	}
 	var warned bool
 	for line := range strings.Lines(logs.String()) {
@@ -209,11 +209,12 @@ func TestAServersRetentionWarnsOfALogItCannotRemoveAndGoesOn(t *testing.T) {
 	if !warned {
 		t.Fatalf("no %s record:\n%s", retention.CodeNotRemoved, logs.String())
 	}
-	if err := os.RemoveAll(path); err != nil {
+	if err := os.RemoveAll(filepath.Join(path, "inside")); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "the jammed run deleted once its file can go", 30*time.Second, func() bool {
-		return count(t, db, `SELECT count(*) FROM attempts WHERE id = ?`, jammed) == 0
+	waitFor(t, "the jammed file removed once it can go", 30*time.Second, func() bool {
+		_, err := os.Stat(path)
+		return errors.Is(err, fs.ErrNotExist) && count(t, db, `SELECT count(*) FROM retention_logs WHERE attempt_id = ?`, jammed) == 0
 	})
 	if err := srv.Stop(context.Background()); err != nil {
 		t.Fatal(err)

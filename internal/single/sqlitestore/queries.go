@@ -245,6 +245,9 @@ var (
 	qRetentionRunsDelete     = query("retention_runs_delete")
 	qRetentionLogsBatch      = query("retention_logs_batch")
 	qRetentionLogsForget     = query("retention_logs_forget")
+	qRetentionLogsRecord     = query("retention_logs_record")
+	qRetentionLogsRemoved    = query("retention_logs_removed")
+	qRetentionLogsLeft       = query("retention_logs_left")
 	qRetentionLogBytes       = query("retention_log_bytes")
 	qRetentionLogsRunning    = query("retention_logs_running")
 	qRetentionEstimate       = query("retention_estimate")
@@ -321,7 +324,7 @@ var readQueries = []string{
 	qRunsList, qRunsLast, qRunGet, qRunWaiting, qRunProjectArchived, qRunSlotHolders, qAttemptsOfRun, qEventsOfRun, qRunsRerunAs, qTriggersList, qTriggersCount, qAttemptsPending, qAttemptLiveOwners,
 	qAttemptsCancelAsked, qTriggerDetail, qLedgerOfTrigger, qAuditOfTrigger, qProjectPauseRead, qTokensList, qTokenByDigest, qUsersList, qUserCredentials, qUserByID, qUsersExist, qTwoStepOf, qTwoStepPendingOf, qSessionByDigest, qNotifyList, qNotifyDue, qAuditList, qNotifyProject,
 	qHandoverRead, qProjectDeleteTarget, qProjectDeleteCounts, qProjectDeleteUnfinished, qProjectDeleteTokens, qProjectDeleteLogsLeft, qRunsQueuedCount,
-	qRetentionEstimate, qRetentionLogsRunning, qRetentionLogBytes, qMonitorBacklog, qMonitorBacklogInProjects, qMonitorRunState, qMonitorOldestQueued, qMonitorTriggerActivity, qRetriesNext,
+	qRetentionEstimate, qRetentionLogsRunning, qRetentionLogBytes, qRetentionLogsLeft, qMonitorBacklog, qMonitorBacklogInProjects, qMonitorRunState, qMonitorOldestQueued, qMonitorTriggerActivity, qRetriesNext,
 }
 
 // writeQueries are prepared on the writer: everything that runs inside a
@@ -352,5 +355,5 @@ var writeQueries = []string{
 	qNotifyFacts, qNotifyRunFacts, qNotifyHistory, qNotifyInsert, qNotifyClaim, qNotifyDelivered, qNotifyPromote, qNotifyFailed, qNotifyRetry, qNotifyState, qNotifyRelease, qNotifySkipFacts,
 	qRetentionRunsBatch, qRetentionLogsOfRuns, qRetentionEventsDelete, qRetentionAttemptsDelete, qRetentionRunsDelete,
 	qProjectDeleteTarget, qProjectDeleteUnfinished, qProjectDeleteTokens, qProjectDeleteCounts, qProjectDeleteRunsPage, qProjectDeleteLogsRecord, qProjectDeleteLedger, qProjectDeleteLedgerCompacted, qProjectDeleteAudit, qProjectDeleteSchedules, qProjectDeleteNotifications, qProjectDeletePause, qProjectDeleteTriggerRevisions, qProjectDeleteTriggers, qProjectDeleteExecutionRevisions, qProjectDeleteTaskRevisions, qProjectDeleteTasks, qProjectDeleteProject, qProjectDeleteLogsDone,
-	qRetentionLogsBatch, qRetentionLogsForget, qRetentionLogBytes, qRetentionLogsRunning, qRetentionNotifications, qRetentionSessions, qPragmaFreelist, qPragmaIncrementalVacuum,
+	qRetentionLogsBatch, qRetentionLogsForget, qRetentionLogsRecord, qRetentionLogsRemoved, qRetentionLogBytes, qRetentionLogsRunning, qRetentionNotifications, qRetentionSessions, qPragmaFreelist, qPragmaIncrementalVacuum,
 }

@@ -24,6 +24,12 @@ type Retention struct {
 	mu     sync.Mutex
 	// last is this adapter's previous batch, for idle.
 	last batchTurn
+	// removed lists the attempts whose files this adapter removed and
+	// whose names in retention_logs its next write deletes.
+	removed []string
+	// stopAfterCommit, set by tests only, stops a batch between its
+	// commit and its removals, as a crash would.
+	stopAfterCommit func() error
 }
 
 // batchTurn is a batch's turn on the writer: when it began, how long
@@ -82,26 +88,36 @@ func (r *Retention) cutoff(b retention.Batch) int64 {
 }
 
 // RetentionBatch deletes one batch in one BEGIN IMMEDIATE transaction.
-// Log files are removed inside it, before the commit: a commit that fails
-// leaves rows whose files are gone, which the next batch finds and
-// finishes (a missing file is not an error), never a file nothing points
-// to. A file that cannot be removed keeps its rows for the same reason:
-// its attempt keeps pointing to it (and the runs rule keeps its Run
-// whole), it is reported in the Result, and the batch goes on without it.
+// The log files of the attempts it deletes, or whose logs it forgets, are
+// named in retention_logs in the same transaction and removed after the
+// commit, outside the writer: a commit that fails leaves every row and
+// file as they were, and a stop after it leaves the files named, for the
+// next pass to remove first (RetentionFinish). No attempt ever names a
+// file that is gone, and no file stays with nothing naming it. A file
+// that cannot be removed stays named, is reported in the Result, and the
+// batch goes on without it. The names of the files the previous batch
+// removed go in this batch's transaction, which spares each batch a
+// transaction of its own for them.
 func (r *Retention) RetentionBatch(ctx context.Context, b retention.Batch) (retention.Result, error) {
 	var res retention.Result
-	skip := jsonList(b.Skip)
+	var doomed []logFile
 	var began time.Time
 	var heldSoFar int64
+	removed := r.takeRemoved()
 	err := r.store.write(ctx, "retention "+string(b.Kind), routine, func(tx *txn) error {
-		res = retention.Result{}
+		res, doomed = retention.Result{}, nil
 		began, heldSoFar = time.Now(), r.store.writerHeld.Load()
+		if len(removed) > 0 {
+			if _, err := tx.ExecContext(ctx, qRetentionLogsRemoved, jsonList(removed)); err != nil {
+				return err
+			}
+		}
 		var err error
 		switch b.Kind {
 		case retention.KindRuns:
-			res, err = r.runsBatch(ctx, tx, b, skip)
+			res, doomed, err = r.runsBatch(ctx, tx, b)
 		case retention.KindLogs:
-			res, err = r.logsBatch(ctx, tx, r.cutoff(b), b.Limit, math.MaxInt64, skip)
+			res, doomed, err = r.logsBatch(ctx, tx, r.cutoff(b), b.Limit, math.MaxInt64)
 		case retention.KindLogBytes:
 			var total int64
 			if err := tx.QueryRowContext(ctx, qRetentionLogBytes).Scan(&total); err != nil {
@@ -115,10 +131,10 @@ func (r *Retention) RetentionBatch(ctx context.Context, b retention.Batch) (rete
 			if total <= b.MaxLogBytes {
 				return nil
 			}
-			res, err = r.logsBatch(ctx, tx, math.MaxInt64, b.Limit, total-b.MaxLogBytes, skip)
-			// A log kept is passed over by the next batch, which takes
-			// the next oldest in its place: the files still there count.
-			res.More = (res.Deleted.Logs > 0 || len(res.Kept) > 0) && total-res.Deleted.LogBytes > b.MaxLogBytes
+			res, doomed, err = r.logsBatch(ctx, tx, math.MaxInt64, b.Limit, total-b.MaxLogBytes)
+			// A file that cannot be removed stays named and counted, and
+			// the next batch takes the next oldest log in its place.
+			res.More = res.Deleted.Logs > 0 && total-res.Deleted.LogBytes > b.MaxLogBytes
 		case retention.KindNotifications:
 			out, err := tx.ExecContext(ctx, qRetentionNotifications, r.cutoff(b), b.Limit)
 			if err != nil {
@@ -143,50 +159,36 @@ func (r *Retention) RetentionBatch(ctx context.Context, b retention.Batch) (rete
 		return err
 	})
 	if err != nil {
+		r.giveBack(removed)
 		return retention.Result{}, err
 	}
-	res.Idle = r.idle(began, heldSoFar, time.Since(began))
-	return res, nil
-}
-
-func (r *Retention) runsBatch(ctx context.Context, tx *txn, b retention.Batch, skip string) (retention.Result, error) {
-	var res retention.Result
-	ids, err := queryStrings(ctx, tx, qRetentionRunsBatch, r.cutoff(b), b.Limit, skip)
-	if err != nil || len(ids) == 0 {
-		return res, err
-	}
-	logs, err := r.logsOf(ctx, tx, qRetentionLogsOfRuns, jsonList(ids))
-	if err != nil {
-		return res, err
-	}
-	var removed []logFile
-	removed, res.Kept = r.removeFiles(logs)
-	keptRuns := map[string]bool{}
-	for _, k := range res.Kept {
-		keptRuns[k.Run] = true
-	}
-	// A kept Run's logs that did go are forgotten now, so its attempts
-	// point only to files that are still there.
-	var gone []string
-	for _, l := range removed {
-		res.Deleted.Logs++
-		res.Deleted.LogBytes += l.bytes
-		if keptRuns[l.run] {
-			gone = append(gone, l.id)
-		}
-	}
-	if len(gone) > 0 {
-		if _, err := tx.ExecContext(ctx, qRetentionLogsForget, jsonList(gone)); err != nil {
+	res.Held = time.Since(began)
+	res.Idle = r.idle(began, heldSoFar, res.Held)
+	if r.stopAfterCommit != nil {
+		if err := r.stopAfterCommit(); err != nil {
 			return res, err
 		}
 	}
-	doomed := make([]string, 0, len(ids))
-	for _, id := range ids {
-		if !keptRuns[id] {
-			doomed = append(doomed, id)
-		}
+	res.Kept = r.remove(doomed, len(doomed))
+	return res, nil
+}
+
+// runsBatch deletes the batch's Runs with their attempts and events, and
+// names their logs' files for removal; it returns those files.
+func (r *Retention) runsBatch(ctx context.Context, tx *txn, b retention.Batch) (retention.Result, []logFile, error) {
+	var res retention.Result
+	ids, err := queryStrings(ctx, tx, qRetentionRunsBatch, r.cutoff(b), b.Limit)
+	if err != nil || len(ids) == 0 {
+		return res, nil, err
 	}
-	list := jsonList(doomed)
+	logs, err := r.logsOf(ctx, tx, qRetentionLogsOfRuns, jsonList(ids))
+	if err != nil {
+		return res, nil, err
+	}
+	if err := nameForRemoval(ctx, tx, logs, &res.Deleted); err != nil {
+		return res, nil, err
+	}
+	list := jsonList(ids)
 	d := &res.Deleted
 	for _, step := range []struct {
 		q string
@@ -194,27 +196,28 @@ func (r *Retention) runsBatch(ctx context.Context, tx *txn, b retention.Batch, s
 	}{{qRetentionEventsDelete, &d.Events}, {qRetentionAttemptsDelete, &d.Attempts}, {qRetentionRunsDelete, &d.Runs}} {
 		out, err := tx.ExecContext(ctx, step.q, list)
 		if err != nil {
-			return res, err
+			return res, nil, err
 		}
 		if *step.n, err = out.RowsAffected(); err != nil {
-			return res, err
+			return res, nil, err
 		}
 	}
-	if d.Runs != int64(len(doomed)) {
-		return res, qlerror.New(qlerror.Conflict, "retention deleted %d of %d ended runs under the write lock", d.Runs, len(doomed))
+	if d.Runs != int64(len(ids)) {
+		return res, nil, qlerror.New(qlerror.Conflict, "retention deleted %d of %d ended runs under the write lock", d.Runs, len(ids))
 	}
 	res.More = len(ids) == b.Limit
-	return res, nil
+	return res, logs, nil
 }
 
-// logsBatch removes the oldest logs of finished or lost Runs that ended
-// before cutoff, passing over the attempts in skip: at most limit, and no
-// more than needed to free atLeast bytes.
-func (r *Retention) logsBatch(ctx context.Context, tx *txn, cutoff int64, limit int, atLeast int64, skip string) (retention.Result, error) {
+// logsBatch forgets the oldest logs of finished or lost Runs that ended
+// before cutoff: at most limit, and no more than needed to free atLeast
+// bytes. It names their files for
+// removal and returns them.
+func (r *Retention) logsBatch(ctx context.Context, tx *txn, cutoff int64, limit int, atLeast int64) (retention.Result, []logFile, error) {
 	var res retention.Result
-	logs, err := r.logsOf(ctx, tx, qRetentionLogsBatch, cutoff, limit, skip)
+	logs, err := r.logsOf(ctx, tx, qRetentionLogsBatch, cutoff, limit)
 	if err != nil || len(logs) == 0 {
-		return res, err
+		return res, nil, err
 	}
 	res.More = len(logs) == limit
 	var freed int64
@@ -225,21 +228,13 @@ func (r *Retention) logsBatch(ctx context.Context, tx *txn, cutoff int64, limit 
 			break
 		}
 	}
-	var removed []logFile
-	removed, res.Kept = r.removeFiles(logs)
-	if len(removed) == 0 {
-		return res, nil
+	if err := nameForRemoval(ctx, tx, logs, &res.Deleted); err != nil {
+		return res, nil, err
 	}
-	ids := make([]string, len(removed))
-	for i, l := range removed {
-		ids[i] = l.id
-		res.Deleted.Logs++
-		res.Deleted.LogBytes += l.bytes
+	if _, err := tx.ExecContext(ctx, qRetentionLogsForget, jsonList(attemptIDs(logs))); err != nil {
+		return res, nil, err
 	}
-	if _, err := tx.ExecContext(ctx, qRetentionLogsForget, jsonList(ids)); err != nil {
-		return res, err
-	}
-	return res, nil
+	return res, logs, nil
 }
 
 // jsonList is ids as the statements' JSON array argument: [] for none,
@@ -293,20 +288,6 @@ func (r *Retention) logsOf(ctx context.Context, tx *txn, q string, args ...any) 
 		out = append(out, l)
 	}
 	return out, rows.Err()
-}
-
-// removeFiles removes the logs' files; one already gone counts as
-// removed, one the file system refuses to remove is kept.
-func (r *Retention) removeFiles(logs []logFile) (removed []logFile, kept []retention.Kept) {
-	for _, l := range logs {
-		path := attemptlog.Path(r.logDir, l.id)
-		if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			kept = append(kept, retention.Kept{Run: l.run, Attempt: l.id, Path: path, Err: err})
-			continue
-		}
-		removed = append(removed, l)
-	}
-	return removed, kept
 }
 
 func queryStrings(ctx context.Context, tx *txn, q string, args ...any) ([]string, error) {

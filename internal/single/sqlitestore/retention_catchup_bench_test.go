@@ -14,14 +14,6 @@ import (
 // and both (RetentionOptions).
 func BenchmarkRetentionCatchUp(b *testing.B) {
 	e := newEnv(b)
-	// The fixture's own connection makes the triggers due between rounds:
-	// committed without waiting for the disk, as the store's routine
-	// commits are, so that a batch waiting for its lock waits for a
-	// write and not for a flush no server makes there.
-	e.raw.SetMaxOpenConns(1)
-	if _, err := e.raw.Exec(`PRAGMA synchronous = NORMAL`); err != nil {
-		b.Fatal(err)
-	}
 	storetest.BenchRetentionCatchUp(b, e.fixture(),
 		storetest.RetentionPacing{Name: "previous", Options: retention.Options{BatchSize: 16}},
 		storetest.RetentionPacing{Name: "growing", Options: retention.Options{BatchSize: 16, MaxBatchSize: RetentionOptions.MaxBatchSize}},

@@ -17,8 +17,8 @@ func TestRetentionBatchesReadByFinishTimeNeverEveryFinishedRun(t *testing.T) {
 		what, query, want string
 		args              []any
 	}{
-		{"runs", qRetentionRunsBatch, "SEARCH r USING INDEX runs_finished (finished_at_ms<?)", []any{1, 2, "[]"}},
-		{"logs", qRetentionLogsBatch, "SEARCH a USING INDEX attempts_logs (finished_at_ms<?)", []any{1, 2, "[]"}},
+		{"runs", qRetentionRunsBatch, "SEARCH r USING INDEX runs_finished (finished_at_ms<?)", []any{1, 2}},
+		{"logs", qRetentionLogsBatch, "SEARCH a USING INDEX attempts_logs (finished_at_ms<?)", []any{1, 2}},
 	} {
 		plan := strings.Join(e.queryPlan(t, c.query, c.args...), "\n")
 		if !strings.HasPrefix(plan, c.want) || strings.Contains(plan, "TEMP B-TREE") || strings.Contains(plan, "runs_finished_state") {

@@ -1,17 +1,16 @@
 package sqlitestore
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/qinglong/qinglong/internal/core/ids"
 	"github.com/qinglong/qinglong/internal/core/process"
 	"github.com/qinglong/qinglong/internal/core/qlerror"
 	"github.com/qinglong/qinglong/internal/core/retention"
-	"github.com/qinglong/qinglong/internal/core/run"
 	"github.com/qinglong/qinglong/internal/testkit/storetest"
 )
 
@@ -266,12 +265,13 @@ func jam(t *testing.T, e *env, attempt string) string {
 	return path
 }
 
-// A log file that cannot be removed is reported once, names its file, its
-// attempt and Run and the cause, and keeps its Run (with every row that
-// names the file, so the file is never left behind): the pass goes on
-// with the Runs after it and the logs rule, and the next pass, once the
-// file can go, deletes the Run.
-func TestALogThatCannotBeRemovedKeepsItsRunAndThePassGoesOn(t *testing.T) {
+// A log file that cannot be removed is reported once per pass, names its
+// file, its attempt and Run and the cause, and stays named for removal
+// (never a file left behind with nothing naming it, never an attempt
+// naming a file that is gone): the pass goes on with the Runs after it
+// and the logs rule, each later pass tries it again first, and once the
+// file can go the next pass removes it.
+func TestALogThatCannotBeRemovedStaysNamedForRemovalAndThePassGoesOn(t *testing.T) {
 	t.Parallel()
 	ctx := t.Context()
 	e := newEnv(t)
@@ -288,50 +288,35 @@ func TestALogThatCannotBeRemovedKeepsItsRunAndThePassGoesOn(t *testing.T) {
 		t.Fatal(err)
 	}
 	stuckRun, stuckLog := attemptOf(t, e, old[0]), attemptOf(t, e, aged[0])
-	// The stuck Run's second attempt has a log that can go: it goes, and
-	// the attempt no longer points to it.
-	second := ids.New()
-	if err := os.WriteFile(filepath.Join(e.logDir(), second+".log"), []byte(strings.Repeat("y", 100)), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	if err := e.tamper(ctx, `INSERT INTO attempts (id, run_id, number, executor, state, owner, exit_code, created_at_ms, started_at_ms, finished_at_ms, log_path, log_bytes, project_id)
-		SELECT ?2, run_id, 2, executor, state, owner, exit_code, created_at_ms, started_at_ms, finished_at_ms, ?3, 100, project_id FROM attempts WHERE id = ?1`,
-		stuckRun, second, filepath.Join(e.logDir(), second+".log")); err != nil {
-		t.Fatal(err)
-	}
 	paths := map[string]string{stuckRun: jam(t, e, stuckRun), stuckLog: jam(t, e, stuckLog)}
+	runOf := map[string]string{stuckRun: old[0], stuckLog: aged[0]}
 
 	policy := retention.Policy{RunsAge: 30 * retention.Day, LogsAge: 7 * retention.Day}
-	rep, err := retention.Pass(ctx, f.Retention, policy, retention.Options{BatchSize: 2, Share: 1, Budget: time.Minute})
-	if err != nil {
-		t.Fatalf("a pass with two logs it cannot remove failed: %v", err)
-	}
-	if rep.ByKind[retention.KindRuns].Runs != 3 || rep.ByKind[retention.KindLogs].Logs != 1 || rep.Total.Logs != 5 {
-		t.Fatalf("the pass deleted %+v; want the 3 other old Runs, the other aged log, and the stuck Run's second log", rep.ByKind)
-	}
-	if len(rep.Kept) != 2 || len(rep.Cut) != 0 {
-		t.Fatalf("the pass kept %v (rules cut short: %v); want the two stuck logs, each once", rep.Kept, rep.Cut)
-	}
-	for _, k := range rep.Kept {
-		msg := k.String()
-		if k.Path != paths[k.Attempt] || !strings.Contains(msg, paths[k.Attempt]) || !strings.Contains(msg, k.Run) || !strings.Contains(msg, "directory not empty") {
-			t.Errorf("kept %q; want its path, its Run and the cause", msg)
+	opts := retention.Options{BatchSize: 2, Share: 1, Budget: time.Minute}
+	for pass := 1; pass <= 2; pass++ {
+		rep, err := retention.Pass(ctx, f.Retention, policy, opts)
+		if err != nil {
+			t.Fatalf("pass %d with two logs it cannot remove failed: %v", pass, err)
 		}
-	}
-	for _, id := range []string{old[0], aged[0]} {
-		if got, err := e.store.RunGet(ctx, id); err != nil || got.Run.State != run.Succeeded {
-			t.Fatalf("Run %s of a stuck log: %+v, %v; want it kept", id, got.Run, err)
+		if pass == 1 && (rep.ByKind[retention.KindRuns].Runs != 4 || rep.ByKind[retention.KindLogs].Logs != 2) {
+			t.Fatalf("the pass deleted %+v; want the 4 old Runs and both aged logs", rep.ByKind)
 		}
-	}
-	for _, c := range []struct {
-		attempt string
-		want    bool
-	}{{stuckRun, true}, {second, false}, {stuckLog, true}, {attemptOf(t, e, aged[1]), false}} {
-		if has, err := f.HasLog(ctx, c.attempt); err != nil || has != c.want {
-			t.Errorf("attempt %s has a log: %v, %v; want %v", c.attempt, has, err, c.want)
+		if len(rep.Kept) != 2 || len(rep.Cut) != 0 {
+			t.Fatalf("pass %d kept %v (rules cut short: %v); want the two stuck logs, each once", pass, rep.Kept, rep.Cut)
 		}
+		for _, k := range rep.Kept {
+			msg := k.String()
+			if k.Path != paths[k.Attempt] || k.Run != runOf[k.Attempt] || !strings.Contains(msg, paths[k.Attempt]) || !strings.Contains(msg, k.Run) ||
+				!strings.Contains(msg, "directory not empty") {
+				t.Errorf("pass %d kept %q; want its path, its Run and the cause", pass, msg)
+			}
+		}
+		if n := namedForRemoval(t, e); n != 2 {
+			t.Fatalf("after pass %d, %d files are named for removal; want the two stuck ones", pass, n)
+		}
+		logsAccountedFor(t, e)
 	}
-	for _, id := range old[1:] {
+	for _, id := range old {
 		if _, err := e.store.RunGet(ctx, id); !qlerror.Is(err, qlerror.NotFound) {
 			t.Errorf("old Run %s after the pass: %v; want it deleted", id, err)
 		}
@@ -341,21 +326,30 @@ func TestALogThatCannotBeRemovedKeepsItsRunAndThePassGoesOn(t *testing.T) {
 		if err := os.RemoveAll(p); err != nil {
 			t.Fatal(err)
 		}
+		if err := os.Mkdir(p, 0o700); err != nil {
+			t.Fatal(err)
+		}
 	}
-	rep, err = retention.Pass(ctx, f.Retention, policy, retention.Options{BatchSize: 2, Share: 1, Budget: time.Minute})
-	if err != nil || len(rep.Kept) != 0 || rep.ByKind[retention.KindRuns].Runs != 1 || rep.ByKind[retention.KindLogs].Logs != 1 {
-		t.Fatalf("the next pass, the files gone: %+v, kept %v, %v; want the kept Run and the kept log deleted", rep.ByKind, rep.Kept, err)
+	rep, err := retention.Pass(ctx, f.Retention, policy, opts)
+	if err != nil || len(rep.Kept) != 0 || rep.Total != (retention.Deleted{}) {
+		t.Fatalf("the next pass, the files removable: %+v, kept %v, %v; want them removed and nothing else deleted", rep.ByKind, rep.Kept, err)
 	}
-	if _, err := e.store.RunGet(ctx, old[0]); !qlerror.Is(err, qlerror.NotFound) {
-		t.Fatalf("the kept Run after the next pass: %v; want it deleted", err)
+	for _, p := range paths {
+		if _, err := os.Stat(p); !errors.Is(err, os.ErrNotExist) {
+			t.Fatalf("%s after the next pass: %v; want it removed", p, err)
+		}
+	}
+	if n := namedForRemoval(t, e); n != 0 {
+		t.Fatalf("%d files named for removal after they went; want none", n)
 	}
 }
 
-// A rule that cannot remove KeptPerRule logs in a pass leaves the rest of
-// its work to the next pass, and the rules after it still run: a log
-// directory nothing can be removed from costs a bounded pass, not one
-// over every file of the backlog.
-func TestARuleThatCannotRemoveManyLogsStopsAndTheNextRuleRuns(t *testing.T) {
+// A log directory nothing can be removed from costs a bounded pass: a
+// rule stops after KeptPerRule files it could not remove and the rules
+// after it still run; the next pass, finding that many of the files named
+// for removal still there, leaves every rule that removes logs to a later
+// pass instead of naming more files that cannot go.
+func TestALogDirectoryNothingCanBeRemovedFromCostsABoundedPass(t *testing.T) {
 	t.Parallel()
 	ctx := t.Context()
 	e := newEnv(t)
@@ -374,18 +368,31 @@ func TestARuleThatCannotRemoveManyLogsStopsAndTheNextRuleRuns(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rep, err := retention.Pass(ctx, f.Retention, retention.Policy{RunsAge: 30 * retention.Day, LogsAge: 7 * retention.Day},
-		retention.Options{BatchSize: 16, Share: 1, Budget: time.Minute})
+	policy := retention.Policy{RunsAge: 30 * retention.Day, LogsAge: 7 * retention.Day}
+	opts := retention.Options{BatchSize: 16, Share: 1, Budget: time.Minute}
+	rep, err := retention.Pass(ctx, f.Retention, policy, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(rep.Cut) != 1 || rep.Cut[0] != retention.KindRuns || rep.ByKind[retention.KindRuns].Runs != 0 {
-		t.Fatalf("the runs rule: cut %v, deleted %+v; want it stopped after %d stuck logs, before the Runs behind them", rep.Cut, rep.ByKind[retention.KindRuns], retention.KeptPerRule)
+	if len(rep.Cut) != 1 || rep.Cut[0] != retention.KindRuns || rep.ByKind[retention.KindRuns].Runs != retention.KeptPerRule {
+		t.Fatalf("the runs rule: cut %v, deleted %+v; want it stopped after %d stuck logs", rep.Cut, rep.ByKind[retention.KindRuns], retention.KeptPerRule)
 	}
-	if len(rep.Kept) != len(stuck) || rep.ByKind[retention.KindLogs].Logs != int64(len(behind)) {
-		t.Fatalf("kept %d logs and the logs rule removed %d; want every stuck log once (%d) and the logs of the Runs behind them (%d)",
-			len(rep.Kept), rep.ByKind[retention.KindLogs].Logs, len(stuck), len(behind))
+	if len(rep.Kept) != len(stuck) || rep.ByKind[retention.KindLogs].Logs != int64(len(stuck)-retention.KeptPerRule+len(behind)) {
+		t.Fatalf("kept %d logs and the logs rule took %d; want every stuck log once (%d) and the logs rule run over the rest",
+			len(rep.Kept), rep.ByKind[retention.KindLogs].Logs, len(stuck))
 	}
+	named := namedForRemoval(t, e)
+	rep, err = retention.Pass(ctx, f.Retention, policy, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Kept) != retention.KeptPerRule || len(rep.Cut) != 2 || rep.Total != (retention.Deleted{}) {
+		t.Fatalf("the next pass kept %d, cut %v, deleted %+v; want it to stop trying after %d and leave the runs and logs rules", len(rep.Kept), rep.Cut, rep.Total, retention.KeptPerRule)
+	}
+	if n := namedForRemoval(t, e); n != named {
+		t.Fatalf("%d files named for removal after the next pass, %d before; want no more", n, named)
+	}
+	logsAccountedFor(t, e)
 }
 
 // BenchmarkRetentionEstimate: the dry run over a history of ended Runs

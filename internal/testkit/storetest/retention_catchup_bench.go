@@ -38,7 +38,8 @@ var catchUpPolicy = retention.Policy{RunsAge: 30 * retention.Day, LogsAge: 7 * r
 // logs deleted per second of its blocks, the admission rounds' median,
 // 99th percentile and longest time, and the most Runs and logs one batch
 // (one write transaction) deleted; the block without retention reports
-// its admission times as the baseline.
+// its admission times as the baseline. A store that reports its batches'
+// hold on the writer (Result.Held) also gets their mean and longest.
 func BenchRetentionCatchUp(b *testing.B, f Fixture, pacings ...RetentionPacing) {
 	ctx := context.Background()
 	backlog := envInt(b, EnvCatchUpBacklog, 100_000)
@@ -78,6 +79,7 @@ func BenchRetentionCatchUp(b *testing.B, f Fixture, pacings ...RetentionPacing) 
 		admits           []time.Duration
 		maxRuns, maxLogs int64
 		batches          int
+		held, maxHeld    time.Duration
 	}
 	tallies := make([]tally, len(pacings)+1)
 	order := make([]int, len(pacings)+1)
@@ -119,6 +121,8 @@ func BenchRetentionCatchUp(b *testing.B, f Fixture, pacings ...RetentionPacing) 
 				t.maxRuns = max(t.maxRuns, g.maxRuns)
 				t.maxLogs = max(t.maxLogs, g.maxLogs)
 				t.batches += g.batches
+				t.held += g.held
+				t.maxHeld = max(t.maxHeld, g.maxHeld)
 			}
 		}
 	}
@@ -137,6 +141,8 @@ func BenchRetentionCatchUp(b *testing.B, f Fixture, pacings ...RetentionPacing) 
 			b.ReportMetric(float64(t.maxRuns), name+"-most-runs/batch")
 			b.ReportMetric(float64(t.maxLogs), name+"-most-logs/batch")
 			b.ReportMetric(float64(t.batches), name+"-batches")
+			b.ReportMetric(ms(t.held)/float64(t.batches), name+"-held-ms/batch")
+			b.ReportMetric(ms(t.maxHeld), name+"-held-max-ms")
 		}
 		slices.Sort(t.admits)
 		b.ReportMetric(ms(t.admits[len(t.admits)/2]), name+"-admit-p50-ms")
@@ -184,6 +190,9 @@ type catchUpGate struct {
 	deleted          retention.Deleted
 	maxRuns, maxLogs int64
 	batches          int
+	// held adds up how long the batches held the writer (Result.Held),
+	// maxHeld the longest.
+	held, maxHeld time.Duration
 }
 
 func (g *catchUpGate) RetentionBatch(ctx context.Context, bt retention.Batch) (retention.Result, error) {
@@ -197,6 +206,8 @@ func (g *catchUpGate) RetentionBatch(ctx context.Context, bt retention.Batch) (r
 	g.maxRuns = max(g.maxRuns, res.Deleted.Runs)
 	g.maxLogs = max(g.maxLogs, res.Deleted.Logs)
 	g.batches++
+	g.held += res.Held
+	g.maxHeld = max(g.maxHeld, res.Held)
 	return res, err
 }
 

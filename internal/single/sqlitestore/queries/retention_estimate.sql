@@ -5,7 +5,8 @@
 -- the second; then the delivered and dead notifications created before
 -- ?3; then the console sessions expired by ?5. Bytes are what the logs take on disk, as the cap counts them
 -- (retention.DiskBytes: whole 4 KiB blocks, at least one a file); a
--- running attempt's log is counted from its file (retention_logs_running).
+-- running attempt's log is counted from its file (retention_logs_running),
+-- and a file named for removal and still there (retention_logs) as well.
 -- Each set is read once, materialized, and aggregated in one pass: the
 -- cost is the expired Runs' rows, the old logs and (with a cap) every log,
 -- never a multiple of them.
@@ -30,7 +31,8 @@ WITH doomed AS MATERIALIZED (
 SELECT (SELECT count(*) FROM doomed), da.attempts,
        (SELECT count(*) FROM doomed d JOIN run_events e ON e.run_id = d.id),
        da.logs, da.bytes, ol.logs, ol.bytes,
-       (SELECT coalesce(sum(max((log_bytes + 4095) / 4096, 1) * 4096), 0) FROM attempts WHERE ?4 AND log_path <> '' AND finished_at_ms IS NOT NULL),
+       (SELECT coalesce(sum(max((log_bytes + 4095) / 4096, 1) * 4096), 0) FROM attempts WHERE ?4 AND log_path <> '' AND finished_at_ms IS NOT NULL)
+         + (SELECT coalesce(sum(disk_bytes), 0) FROM retention_logs WHERE ?4),
        (SELECT count(*) FROM notification_outbox WHERE state IN ('delivered', 'dead') AND created_at_ms < ?3),
        (SELECT count(*) FROM console_sessions WHERE expires_at_ms <= ?5)
 FROM doomed_attempts da, old_logs ol
