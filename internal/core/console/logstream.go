@@ -133,10 +133,15 @@ func (c *Console) logStream(w http.ResponseWriter, r *http.Request, s *session) 
 	checkedMs := c.cfg.NowMs()
 	for round := 0; ; round++ {
 		if round > 0 {
+			// The check is due again a SeenEvery after the last one done:
+			// one that failed is tried at the next poll.
 			if now := c.cfg.NowMs(); now-checkedMs >= websession.SeenEvery.Milliseconds() {
-				checkedMs = now
-				if !c.stillFollowed(r, st, l) {
+				followed, checked := c.stillFollowed(r, st, l)
+				if !followed {
 					return
+				}
+				if checked {
+					checkedMs = now
 				}
 			}
 			if d, err = c.runOf(ctx, id); err != nil {
