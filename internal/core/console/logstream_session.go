@@ -18,13 +18,14 @@ import (
 // session still ends at its lifetime. A store that does not answer, or
 // does not record the use, decides nothing: the stream goes on, and says
 // the check was not done (checked false), so the next poll tries again
-// rather than a websession.SeenEvery later.
-func (c *Console) stillFollowed(r *http.Request, st *stream, l string) (followed, checked bool) {
+// rather than a websession.SeenEvery later. Only the first failure of a
+// run is logged (failing: the check before failed too), not every poll's.
+func (c *Console) stillFollowed(r *http.Request, st *stream, l string, failing bool) (followed, checked bool) {
 	ctx, cancel := context.WithTimeout(r.Context(), c.cfg.RequestTimeout)
 	defer cancel()
 	s, _, err := c.sessionOf(r.WithContext(ctx), true)
 	if err != nil && !errors.Is(err, errSessionIdle) {
-		if r.Context().Err() == nil {
+		if r.Context().Err() == nil && !failing {
 			c.cfg.Log.Warn("console: checking the session of a live log", "code", CodeSessionCheckFailed, "err", err)
 		}
 		return true, false
