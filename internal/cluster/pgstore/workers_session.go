@@ -135,6 +135,7 @@ func (r *Runtime) RegisterWorker(ctx context.Context, w WorkerIdentity, req work
 		rows, err := queryNamed(ctx, r.pool, sqlSessionOpen, sessionOpenParams, pgx.StrictNamedArgs{
 			"worker_id": w.ID, "id": ids.New(), "labels": effective, "capacity": capacity, "version": req.Version,
 			"reads": reads, "session_lease_ms": workerproto.SessionLease.Milliseconds(),
+			"run_lease_ms": s.RunLease.Milliseconds(),
 		})
 		if err == nil {
 			_, err = pgx.ForEachRow(rows, []any{&reply.SessionID, &reply.Generation, &reply.State, &replacedIDs, &replacedLabels}, func() error { return nil })

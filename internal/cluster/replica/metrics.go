@@ -65,7 +65,7 @@ func (r *replica) newMetrics() *metrics.Metrics {
 			if act == nil {
 				return nil, errNoActivation
 			}
-			c, err := act.rt.WorkerStates(ctx, metrics.WorkerExpiredWindow, workerReturnGrace(r.s.Worker.Settings.RunLease), limit)
+			c, err := act.rt.WorkerStates(ctx, metrics.WorkerExpiredWindow, r.s.Worker.Settings.RunLease, limit)
 			return map[string]int{metrics.WorkerActive: c.Active, metrics.WorkerDraining: c.Draining, metrics.WorkerExpired: c.Expired, metrics.WorkerLost: c.Lost}, err
 		},
 		Readiness:    r.readiness,

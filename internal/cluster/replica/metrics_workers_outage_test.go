@@ -13,8 +13,9 @@ import (
 // A PostgreSQL outage longer than the session lease expires every worker's
 // session, healthy workers' too: two real workers that register again
 // once the replica answers count as expired, never as lost, however long
-// after; a worker that never comes back is counted lost once a run lease
-// and a session lease have passed since its session expired.
+// after; a worker that never comes back is counted lost once the run
+// lease it registered under and a session lease have passed since its
+// session expired.
 func TestWorkersBackAfterADatabaseOutageAreNotCountedLost(t *testing.T) {
 	t.Parallel()
 	srv, env := ownServer(t)
@@ -53,7 +54,6 @@ func TestWorkersBackAfterADatabaseOutageAreNotCountedLost(t *testing.T) {
 	for _, logs := range back {
 		eventually(t, time.Minute, "the workers to register again", func() bool { return len(logs.withCode("worker_registered")) == 2 })
 	}
-	grace := workerReturnGrace(f.RunLease)
 	states := func() (expired, lost float64) {
 		m := metricstest.Scrape(t, "http://"+addr+"/metrics")
 		return m.Sum("qinglong_workers", "state", metrics.WorkerExpired), m.Sum("qinglong_workers", "state", metrics.WorkerLost)
@@ -61,11 +61,12 @@ func TestWorkersBackAfterADatabaseOutageAreNotCountedLost(t *testing.T) {
 	if _, lost := states(); lost != 0 {
 		t.Fatalf("qinglong_workers{state=\"lost\"} = %g before any grace passed, want 0", lost)
 	}
-	// Once the grace of every expiry has passed in database time, only the
-	// worker that stayed away is lost.
-	eventually(t, grace+time.Minute, "the grace of every expiry to pass", func() bool {
+	// Once the grace of every expiry (the run lease its session was
+	// registered under and a session lease) has passed in database time,
+	// only the worker that stayed away is lost.
+	eventually(t, pgstore.DefaultRunLease+workerproto.SessionLease+time.Minute, "the grace of every expiry to pass", func() bool {
 		return env.Int(t, `SELECT count(*) FROM qinglong.worker_sessions
-		                    WHERE state = 'expired' AND updated_at_ms + $1 > `+pgstore.ClockMsSQL, grace.Milliseconds()) == 0
+		                    WHERE state = 'expired' AND updated_at_ms + run_lease_ms + $1 > `+pgstore.ClockMsSQL, workerproto.SessionLease.Milliseconds()) == 0
 	})
 	var expired, lost float64
 	eventually(t, 30*time.Second, "a reading after the grace", func() bool {

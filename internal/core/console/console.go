@@ -773,6 +773,12 @@ func (c *Console) sessionIfAny(r *http.Request) *session {
 // longer allowed, and the projects its user is bound to now; errSessionIdle
 // when it was ended just now for going unused.
 func (c *Console) session(r *http.Request) (*session, bound, error) {
+	return c.sessionOf(r, false)
+}
+
+// sessionOf is session; with useRecorded a use of the session that is due
+// but could not be recorded is an error too (session only warns of it).
+func (c *Console) sessionOf(r *http.Request, useRecorded bool) (*session, bound, error) {
 	ck, err := r.Cookie(c.sessionCookieName())
 	if err != nil {
 		return nil, bound{}, nil
@@ -780,7 +786,7 @@ func (c *Console) session(r *http.Request) (*session, bound, error) {
 	now := c.cfg.NowMs()
 	var s *session
 	if c.cfg.Sessions != nil {
-		if s, err = c.storedSession(r.Context(), ck.Value); err != nil {
+		if s, err = c.storedSession(r.Context(), ck.Value, useRecorded); err != nil {
 			return nil, bound{}, err
 		}
 	} else if held, idle := c.sessions.get(ck.Value, now, c.cfg.SessionIdle.Milliseconds()); idle {

@@ -131,12 +131,19 @@ func (c *Console) logStream(w http.ResponseWriter, r *http.Request, s *session) 
 	rows := map[string][]byte{}
 	p := c.pageOf(r, s, nil)
 	checkedMs := c.cfg.NowMs()
+	checkFailed := false
 	for round := 0; ; round++ {
 		if round > 0 {
+			// The check is due again a SeenEvery after the last one done:
+			// one that failed is tried at the next poll, logged once a run.
 			if now := c.cfg.NowMs(); now-checkedMs >= websession.SeenEvery.Milliseconds() {
-				checkedMs = now
-				if !c.stillFollowed(r, st, l) {
+				followed, checked := c.stillFollowed(r, st, l, checkFailed)
+				if !followed {
 					return
+				}
+				checkFailed = !checked
+				if checked {
+					checkedMs = now
 				}
 			}
 			if d, err = c.runOf(ctx, id); err != nil {

@@ -15,24 +15,27 @@ import (
 // or its user disabled) ends the stream, which then says so and that
 // signing in again follows it. The check records the use as a page's
 // does, at most once per websession.SeenEvery, and lengthens nothing: the
-// session still ends at its lifetime. A store that does not answer
-// decides nothing: the stream goes on, and the next check tries again.
-func (c *Console) stillFollowed(r *http.Request, st *stream, l string) bool {
+// session still ends at its lifetime. A store that does not answer, or
+// does not record the use, decides nothing: the stream goes on, and says
+// the check was not done (checked false), so the next poll tries again
+// rather than a websession.SeenEvery later. Only the first failure of a
+// run is logged (failing: the check before failed too), not every poll's.
+func (c *Console) stillFollowed(r *http.Request, st *stream, l string, failing bool) (followed, checked bool) {
 	ctx, cancel := context.WithTimeout(r.Context(), c.cfg.RequestTimeout)
 	defer cancel()
-	s, _, err := c.session(r.WithContext(ctx))
+	s, _, err := c.sessionOf(r.WithContext(ctx), true)
 	if err != nil && !errors.Is(err, errSessionIdle) {
-		if r.Context().Err() == nil {
+		if r.Context().Err() == nil && !failing {
 			c.cfg.Log.Warn("console: checking the session of a live log", "code", CodeSessionCheckFailed, "err", err)
 		}
-		return true
+		return true, false
 	}
 	if s != nil {
-		return true
+		return true, true
 	}
 	b, _ := json.Marshal(tr(l, "log.signedout")) // a string always marshals
 	if st.send("event: stopped\ndata: %s\n\n", b) == nil {
 		_ = st.rc.Flush()
 	}
-	return false
+	return false, true
 }

@@ -20,6 +20,7 @@ import (
 // a test of a session's life needs.
 type sessionSite struct {
 	st     *sqlitestore.Store
+	path   string
 	nowMs  *atomic.Int64
 	secret string
 	c      *Console
@@ -31,12 +32,13 @@ func newSessionSite(t *testing.T) *sessionSite {
 	t.Helper()
 	var nowMs atomic.Int64
 	nowMs.Store(time.Date(2030, 1, 2, 3, 4, 5, 0, time.UTC).UnixMilli())
-	st := sqlitetest.OpenAt(t, filepath.Join(t.TempDir(), "ql.db"), nowMs.Load)
+	path := filepath.Join(t.TempDir(), "ql.db")
+	st := sqlitetest.OpenAt(t, path, nowMs.Load)
 	secret, _, err := apitoken.Create(t.Context(), st, "tester", ids.New(), "web", apitoken.Read, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &sessionSite{st: st, nowMs: &nowMs, secret: secret}
+	return &sessionSite{st: st, path: path, nowMs: &nowMs, secret: secret}
 }
 
 // serve is the site with a console of cfg, whose tokens and sessions are

@@ -5,6 +5,7 @@ import (
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/base64"
+	"fmt"
 	"net/http"
 
 	"github.com/qinglong/qinglong/internal/core/qlerror"
@@ -35,8 +36,9 @@ func sessionCSRF(id string) string {
 // errSessionIdle when its last use is Config.SessionIdle old on the
 // store's clock (it is then ended); the process's entry of it keeps its
 // flashes. Its last use is written at most once per websession.SeenEvery,
-// judged on the store's clock too: this server's may be off.
-func (c *Console) storedSession(ctx context.Context, id string) (*session, error) {
+// judged on the store's clock too: this server's may be off. A use not
+// recorded is a warning, or with useRecorded the error.
+func (c *Console) storedSession(ctx context.Context, id string, useRecorded bool) (*session, error) {
 	row, err := c.cfg.Sessions.SessionByDigest(ctx, websession.Digest(id))
 	if qlerror.CodeOf(err) == qlerror.NotFound {
 		c.sessions.remove(id)
@@ -53,6 +55,9 @@ func (c *Console) storedSession(ctx context.Context, id string) (*session, error
 	}
 	if row.ReadAtMs-row.LastSeenAtMs >= websession.SeenEvery.Milliseconds() {
 		if err := c.cfg.Sessions.SessionSeen(ctx, row.Digest); err != nil {
+			if useRecorded {
+				return nil, fmt.Errorf("recording the session's use: %w", err)
+			}
 			// Informational: the session stands, and the next request
 			// tries again.
 			c.cfg.Log.Warn("console: recording a session's use", "code", CodeSessionSeenFailed, "err", err)

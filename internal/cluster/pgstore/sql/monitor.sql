@@ -94,9 +94,13 @@ SELECT count(*), coalesce(sum(greatest(s.capacity - s.running, 0)), 0)
 -- not passed in database time) active or draining, and the ones the sweep
 -- expired within the last $1 ms of database time (their worker stopped
 -- heartbeating without ending its session), split by whether their worker
--- came back: lost when $3 ms passed since the expiry and the worker did
--- not register again within them, expired otherwise (it registered again
--- within them, or they have not passed yet). A database outage expires
+-- came back within its grace: lost when the grace passed since the expiry
+-- and the worker did not register again within it, expired otherwise (it
+-- registered again within it, or it has not passed yet). The grace is the
+-- run lease the session was registered under (run_lease_ms, pg-0055; $3,
+-- the asking replica's, for a session that recorded none) plus the session
+-- lease $4: every replica gives a worker the same state, whatever its own
+-- --run-lease. A database outage expires
 -- every session, healthy workers' too (no replica could record their
 -- heartbeats), and those register again once a replica answers: their
 -- sessions are expired, never lost. The worker's next session is its
@@ -113,11 +117,11 @@ SELECT count(*), coalesce(sum(greatest(s.capacity - s.running, 0)), 0)
 -- visited.
 WITH n AS MATERIALIZED (SELECT {{now_ms}} AS ms),
 e AS (
-    SELECT x.updated_at_ms <= (SELECT ms FROM n) - $3::bigint
+    SELECT x.updated_at_ms <= (SELECT ms FROM n) - (coalesce(x.run_lease_ms, $3::bigint) + $4::bigint)
            AND NOT EXISTS (SELECT 1
                              FROM qinglong.worker_sessions y
                             WHERE y.worker_id = x.worker_id AND y.generation = x.generation + 1
-                              AND y.created_at_ms <= x.updated_at_ms + $3::bigint) AS lost
+                              AND y.created_at_ms <= x.updated_at_ms + coalesce(x.run_lease_ms, $3::bigint) + $4::bigint) AS lost
       FROM qinglong.worker_sessions x
       JOIN qinglong.workers w ON w.id = x.worker_id AND w.state <> 'revoked'
      WHERE x.state = 'expired' AND x.updated_at_ms > (SELECT ms FROM n) - $1::bigint

@@ -28,18 +28,21 @@ SELECT name, labels, max_concurrency, state FROM qinglong.workers WHERE id = $1
 -- their grants never started and wakes the waiting pulls, so a replaced
 -- worker's long-poll answers replaced at once, and says when the labels
 -- changed with the replacement. The session records the grant fields its
--- worker reads (@reads, pg-0052), which Dispatch grants by.
+-- worker reads (@reads, pg-0052), which Dispatch grants by, and the run
+-- lease the registration tells the worker (@run_lease_ms, pg-0055), which
+-- every replica counts its return grace by (MonitorWorkerStates).
 WITH n AS MATERIALIZED (SELECT {{now_ms}} AS ms),
 w AS (
     SELECT id, state FROM qinglong.workers WHERE id = @worker_id AND state <> 'revoked'
 ),
 opened AS (
     INSERT INTO qinglong.worker_sessions (id, worker_id, generation, labels, capacity, running, version, state,
-                                          created_at_ms, heartbeat_at_ms, lease_expires_at_ms, updated_at_ms, reads)
+                                          created_at_ms, heartbeat_at_ms, lease_expires_at_ms, updated_at_ms, reads,
+                                          run_lease_ms)
     SELECT @id, w.id,
            coalesce((SELECT max(g.generation) FROM qinglong.worker_sessions g WHERE g.worker_id = w.id), 0) + 1,
            @labels, @capacity, 0, @version, CASE WHEN w.state = 'draining' THEN 'draining' ELSE 'active' END,
-           n.ms, n.ms, n.ms + @session_lease_ms, n.ms, @reads::text[]
+           n.ms, n.ms, n.ms + @session_lease_ms, n.ms, @reads::text[], @run_lease_ms::bigint
       FROM w, n
     RETURNING id, generation, state
 ),

@@ -1,0 +1,14 @@
+-- pg-0055: the run lease a worker session was registered under
+-- (sql/workers_session.sql, SessionOpen; sql/monitor.sql,
+-- MonitorWorkerStates).
+--
+-- qinglong_workers counts the worker of an expired session lost once a
+-- run lease and a session lease passed without it registering again. The
+-- run lease is a replica's setting (--run-lease), and replicas may be
+-- configured differently: the lease counted is the one the registration
+-- told the worker, recorded with its session, so every replica gives a
+-- worker the same state. NULL: a session opened before this migration, or
+-- by a replica older than it; the asking replica's own lease stands in.
+-- Bounded like the setting (pgstore.MinRunLease–MaxRunLease), so the
+-- grace never outlasts the hour qinglong_workers looks back.
+ALTER TABLE qinglong.worker_sessions ADD COLUMN run_lease_ms bigint CHECK (run_lease_ms BETWEEN 1000 AND 600000);
