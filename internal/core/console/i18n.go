@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"testing"
 	"time"
 
 	"github.com/qinglong/qinglong/internal/core/apply"
@@ -582,11 +583,34 @@ var messages = map[string]map[string]string{
 	},
 }
 
+// tr is key's words in lang, English's where lang has none, and "" for a
+// key no language has (missingKey is told of it).
 func tr(lang, key string) string {
 	if s, ok := messages[lang][key]; ok {
 		return s
 	}
-	return messages["en"][key]
+	s, ok := messages["en"][key]
+	if !ok {
+		missingKey(key)
+	}
+	return s
+}
+
+// missingKey is told of each key tr was asked for that no language has: a
+// misspelt key, or a sentence not yet written, which a page would show as
+// nothing. A served page goes on without the sentence; under a test,
+// whichever package's, the page fails (a template's call of it is an
+// error, a handler's a panic the server reports), so that a key built as
+// the page runs is caught by any test that shows it. The package's own
+// tests list every such key instead (TestMain).
+var missingKey = failUnderTest
+
+// failUnderTest panics, under a test, naming key; it does nothing in a
+// served console.
+func failUnderTest(key string) {
+	if testing.Testing() {
+		panic(fmt.Sprintf("console: no language has the words %q; add them to both catalogues (i18n*.go), or mend the key's spelling", key))
+	}
 }
 
 // trCount is key's words in l for the count n: its singular form
