@@ -599,15 +599,11 @@ func tr(lang, key string) string {
 // missingKey is told of each key tr was asked for that no language has: a
 // misspelt key, or a sentence not yet written, which a page would show as
 // nothing. A served page goes on without the sentence; under a test,
-// whichever package's, the page fails (a template's call of it is an
-// error, a handler's a panic the server reports), so that a key built as
-// the page runs is caught by any test that shows it. The package's own
-// tests list every such key instead (TestMain).
-var missingKey = failUnderTest
-
-// failUnderTest panics, under a test, naming key; it does nothing in a
-// served console.
-func failUnderTest(key string) {
+// whichever package's, it panics naming the key, and the page fails (a
+// template's call of tr is an error, a handler's a panic the server
+// reports), so that a key built as the page runs is caught by any test
+// that shows it.
+func missingKey(key string) {
 	if testing.Testing() {
 		panic(fmt.Sprintf("console: no language has the words %q; add them to both catalogues (i18n*.go), or mend the key's spelling", key))
 	}

@@ -124,28 +124,15 @@ func goKeys(keys map[string]string) error {
 	return nil
 }
 
-// A key no language has is told to missingKey as a page asks for it, and
-// the page shows nothing in its place.
-func TestAKeyNoLanguageHasIsToldAsItIsAskedFor(t *testing.T) {
-	t.Parallel()
-	const key = "no.such.words.test"
-	if got := tr("zh", key); got != "" {
-		t.Fatalf("tr gave %q for a key no language has", got)
-	}
-	if !asked.take(key) {
-		t.Fatalf("tr did not tell missingKey of %q", key)
-	}
-}
-
 // Under any package's test, a key no language has fails the page that
-// asks for it, so that a key built as a page runs is caught by whichever
-// test shows that page.
+// asks for it (tr panics naming it), so that a key built as a page runs
+// is caught by whichever test shows that page.
 func TestAKeyNoLanguageHasFailsThePageUnderATest(t *testing.T) {
 	t.Parallel()
 	defer func() {
 		if r := recover(); r == nil || !strings.Contains(fmt.Sprint(r), "no.such.words.test") {
-			t.Errorf("failUnderTest gave %v, want a panic naming the key", r)
+			t.Errorf("tr of a key no language has gave %v, want a panic naming the key", r)
 		}
 	}()
-	failUnderTest("no.such.words.test")
+	t.Errorf("tr gave %q for a key no language has", tr("zh", "no.such.words.test"))
 }
