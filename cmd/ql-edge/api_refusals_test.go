@@ -3,6 +3,7 @@ package main
 import (
 	"database/sql"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"os"
@@ -10,9 +11,11 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	_ "modernc.org/sqlite"
 
+	"github.com/qinglong/qinglong/internal/core/view"
 	"github.com/qinglong/qinglong/internal/testkit/freeport"
 )
 
@@ -31,7 +34,8 @@ type apiRefusal struct {
 // (bad and unknown tokens, ids that are none, missing and disabled
 // triggers and runs, archived and unknown projects, stale revisions,
 // project-bound tokens, a running Run's re-run, a definitions file's
-// errors), and so do an apply's notes.
+// errors), and so do an apply's notes, a queued Run's reason for waiting
+// and a trigger's overlap warning.
 func TestTheAPIRefusalsOfQlEdgeNameOnlyQlEdgeCommandsAndNothingOfTheCluster(t *testing.T) {
 	t.Parallel()
 	opts := options()
@@ -40,7 +44,8 @@ func TestTheAPIRefusalsOfQlEdgeNameOnlyQlEdgeCommandsAndNothingOfTheCluster(t *t
 	demo := "project: demo\ntasks:\n  - {name: hello, script: echo hello}\n  - {name: slow, script: sleep 60}\ntriggers:\n" +
 		"  - {name: nightly, task: hello, cron: '0 3 * * *', timezone: UTC}\n" +
 		"  - {name: slowly, task: slow, cron: '0 3 * * *', timezone: UTC}\n" +
-		"  - {name: off, task: hello, cron: '0 4 * * *', timezone: UTC, enabled: false}\n"
+		"  - {name: off, task: hello, cron: '0 4 * * *', timezone: UTC, enabled: false}\n" +
+		"  - {name: once, task: slow, cron: '0 5 * * *', timezone: UTC, overlap: queue_one}\n"
 	old := "project: old\ntasks:\n  - {name: hello, script: echo hello}\ntriggers:\n" +
 		"  - {name: gone, task: hello, cron: '0 3 * * *', timezone: UTC}\n"
 	// A project is archived by a later apply, which changes nothing else.
@@ -54,6 +59,9 @@ func TestTheAPIRefusalsOfQlEdgeNameOnlyQlEdgeCommandsAndNothingOfTheCluster(t *t
 		return strings.TrimSpace(runOK(t, opts, append(append([]string{"tokens", "create"}, args...), "--data-dir", dir)...))
 	}
 	admin := token("admin", "--scope", "admin")
+	// The answers read after the refusals are asked with a token of their
+	// own, under its own rate.
+	queuer := token("queuer", "--scope", "admin")
 	revoked := token("gone", "--scope", "read")
 	runOK(t, opts, "tokens", "revoke", "gone", "--data-dir", dir)
 	expired := token("past", "--scope", "read", "--expires", "1d")
@@ -77,6 +85,7 @@ func TestTheAPIRefusalsOfQlEdgeNameOnlyQlEdgeCommandsAndNothingOfTheCluster(t *t
 		return m[1]
 	}
 	off, gone, slowly := triggerID("demo/off"), triggerID("old/gone"), triggerID("demo/slowly")
+	nightly, once := triggerID("demo/nightly"), triggerID("demo/once")
 	const none = "0190a4f2-0000-7000-8000-000000000000"
 	changed := demo + "  - {name: more, task: hello, cron: '0 5 * * *', timezone: UTC}\n"
 
@@ -195,7 +204,53 @@ func TestTheAPIRefusalsOfQlEdgeNameOnlyQlEdgeCommandsAndNothingOfTheCluster(t *t
 			}
 			answers = append(answers, c.name+": "+string(b))
 		}
+		// Answers that are no refusals name their commands as the
+		// refusals do: a queued Run held behind the one before it
+		// (queue_one), and a trigger whose Runs queue behind those of
+		// demo/slowly and demo/once, which hold the server's two slots.
+		runNow := func(trigger, key string) string {
+			st, b := call(http.MethodPost, "/api/v1/triggers/"+trigger+"/run", queuer, "", map[string]string{"Idempotency-Key": key})
+			var queued struct {
+				RunID string `json:"runId"`
+			}
+			if err := json.Unmarshal(b, &queued); err != nil || st != http.StatusOK || queued.RunID == "" {
+				t.Fatalf("run now of %s: %d %s", trigger, st, b)
+			}
+			return queued.RunID
+		}
+		first := runNow(once, "once-1")
+		// A queue_one trigger's second Run waits for the first only once
+		// that one runs: while it is queued, the second is not made.
+		for i := 0; ; i++ {
+			_, b := call(http.MethodGet, "/api/v1/runs/"+first, queuer, "", nil)
+			if strings.Contains(string(b), `"state":"running"`) {
+				break
+			}
+			if i == 100 {
+				t.Fatalf("demo/once's Run did not start within 10s: %s", b)
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+		held := runNow(once, "once-2")
+		for i := range view.BacklogAt {
+			runNow(nightly, fmt.Sprint("backlog-", i))
+		}
+		for _, c := range []struct{ name, path, want string }{
+			{"a Run waiting for the one before it", "/api/v1/runs/" + held, "`ql-edge runs show "},
+			{"a trigger's backlog behind another's Runs", "/api/v1/triggers/" + nightly, "`ql-edge triggers pause PROJECT/TRIGGER`"},
+		} {
+			st, b := call(http.MethodGet, c.path, queuer, "", nil)
+			if st != http.StatusOK || !strings.Contains(string(b), c.want) {
+				t.Errorf("%s: %d %s; want it to name %s", c.name, st, b, c.want)
+			}
+			// Their fields are the API's shape, which the cluster shares
+			// (a waiting Run's workers count); what they say is the rest.
+			for _, m := range sentence.FindAllStringSubmatch(string(b), -1) {
+				answers = append(answers, c.name+": "+m[1])
+			}
+		}
 		call(http.MethodPost, "/api/v1/runs/"+started.RunID+"/cancel", admin, "", nil)
+		call(http.MethodPost, "/api/v1/runs/"+first+"/cancel", queuer, "", nil)
 		// An apply's notes name their commands as the refusals do.
 		st, b = call(http.MethodPost, "/api/v1/apply?dryRun=true", admin,
 			"project: keys\ntasks:\n  - {name: t, script: echo, env: {TOKEN: {secret: api-token}}}\n", yaml)
@@ -205,7 +260,7 @@ func TestTheAPIRefusalsOfQlEdgeNameOnlyQlEdgeCommandsAndNothingOfTheCluster(t *t
 		answers = append(answers, "an apply's notes: "+string(b))
 		return true
 	}
-	serveWith(t, opts, "the API's refusals", ready, "--data-dir", dir, "--http-addr", addr, "--log-level", "warn")
+	serveWith(t, opts, "the API's refusals", ready, "--data-dir", dir, "--http-addr", addr, "--log-level", "warn", "--concurrency", "2")
 	named := 0
 	for _, a := range answers {
 		// The data directory, in a message, is the test's temporary one.
@@ -219,3 +274,6 @@ func TestTheAPIRefusalsOfQlEdgeNameOnlyQlEdgeCommandsAndNothingOfTheCluster(t *t
 		t.Errorf("%d of %d refusals name a ql-edge command; the messages lost their commands:\n%s", named, len(answers), strings.Join(answers, "\n"))
 	}
 }
+
+// sentence is a sentence an answer says: a "message" field's value.
+var sentence = regexp.MustCompile(`"message":"((?:[^"\\]|\\.)*)"`)

@@ -15,6 +15,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	_ "modernc.org/sqlite"
 
@@ -62,8 +63,9 @@ func consolePages(t *testing.T, opts cli.Options) ([]consolePage, string) {
 	t.Helper()
 	dir := t.TempDir()
 	defs := filepath.Join(t.TempDir(), "defs.yaml")
-	file := "project: demo\ntasks:\n  - name: hello\n    script: echo hello\n    retry: {maxAttempts: 3}\ntriggers:\n" +
+	file := "project: demo\ntasks:\n  - name: hello\n    script: echo hello\n    retry: {maxAttempts: 3}\n  - {name: slow, script: sleep 60}\ntriggers:\n" +
 		"  - {name: nightly, task: hello, cron: '0 3 * * *', timezone: UTC}\n" +
+		"  - {name: slowly, task: slow, cron: '0 5 * * *', timezone: UTC}\n" +
 		"  - {name: off, task: hello, cron: '0 4 * * *', timezone: UTC, enabled: false}\n"
 	if err := os.WriteFile(defs, []byte(file), 0o600); err != nil {
 		t.Fatal(err)
@@ -77,7 +79,7 @@ func consolePages(t *testing.T, opts cli.Options) ([]consolePage, string) {
 		}
 		return m[1]
 	}
-	nightly, off := triggerID("nightly"), triggerID("off")
+	nightly, off, slowly := triggerID("nightly"), triggerID("off"), triggerID("slowly")
 	// One entry more than the page shows, so it says how to list them all.
 	db, err := sql.Open("sqlite", filepath.Join(dir, "qinglong.db")+"?_pragma=busy_timeout(10000)")
 	if err != nil {
@@ -157,6 +159,45 @@ func consolePages(t *testing.T, opts cli.Options) ([]consolePage, string) {
 		}
 		_, page = fetch(http.MethodGet, "/", nil)
 		session := csrfOf(page)
+		// demo/slowly's Run holds the server's one slot, so that nightly's
+		// Runs queue behind it: its run page says why it waits, its
+		// trigger's page warns of the backlog.
+		api := func(method, path, key string) string {
+			t.Helper()
+			req, err := http.NewRequest(method, base+path, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			req.Header.Set("Authorization", "Bearer "+token)
+			if key != "" {
+				req.Header.Set("Idempotency-Key", key)
+			}
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer resp.Body.Close()
+			b, err := io.ReadAll(resp.Body)
+			if err != nil || resp.StatusCode != http.StatusOK {
+				t.Fatalf("POST %s: %d %s", path, resp.StatusCode, b)
+			}
+			return string(b)
+		}
+		slow := regexp.MustCompile(`"runId":"([^"]+)"`).FindStringSubmatch(api(http.MethodPost, "/api/v1/triggers/"+slowly+"/run", "slow"))
+		if slow == nil {
+			t.Fatal("run now of demo/slowly answered no runId")
+		}
+		defer api(http.MethodPost, "/api/v1/runs/"+slow[1]+"/cancel", "cancel")
+		// Runs queued before it starts would queue behind no one.
+		for i := 0; !strings.Contains(api(http.MethodGet, "/api/v1/runs/"+slow[1], ""), `"state":"running"`); i++ {
+			if i == 100 {
+				t.Fatal("demo/slowly's Run did not start within 10s")
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+		for i := 1; i < view.BacklogAt; i++ {
+			api(http.MethodPost, "/api/v1/triggers/"+nightly+"/run", fmt.Sprint("backlog-", i))
+		}
 		// A Run of its own, for the run page (its attempts' table).
 		req, err := http.NewRequest(http.MethodPost, base+"/triggers/"+nightly+"/run", strings.NewReader(url.Values{"csrf": {session}, "request": {"r-run-page"}}.Encode()))
 		if err != nil {
@@ -174,7 +215,9 @@ func consolePages(t *testing.T, opts cli.Options) ([]consolePage, string) {
 		}
 		for _, l := range []string{"en", "zh"} {
 			_, page := fetch(http.MethodGet, runPage+"?lang="+l, nil)
-			pages = append(pages, consolePage{"a run's page (" + l + ")", page, nil})
+			pages = append(pages, consolePage{"a queued run's page (" + l + ")", page, nil})
+			_, page = fetch(http.MethodGet, "/triggers?lang="+l, nil)
+			pages = append(pages, consolePage{"the triggers (" + l + ")", page, nil})
 			_, page = fetch(http.MethodGet, "/definitions?project=demo&lang="+l, nil)
 			pages = append(pages, consolePage{"definitions (" + l + ")", page, []string{"%s apply"}})
 			_, page = fetch(http.MethodPost, "/definitions/preview?lang="+l, url.Values{"csrf": {session}, "yaml": {file}})
@@ -190,7 +233,10 @@ func consolePages(t *testing.T, opts cli.Options) ([]consolePage, string) {
 			}
 			pages = append(pages, consolePage{"scripts (" + l + ")", page, nil})
 			_, page = fetch(http.MethodGet, "/triggers/"+nightly+"?lang="+l, nil)
-			pages = append(pages, consolePage{"trigger with a ledger hint (" + l + ")", page,
+			if !strings.Contains(page, `id="warning-trig.warn.backlog.behind"`) {
+				t.Fatalf("nightly's page (%s) warns of no backlog behind demo/slowly:\n%s", l, page)
+			}
+			pages = append(pages, consolePage{"trigger with a ledger hint and a backlog (" + l + ")", page,
 				[]string{"<code>%s triggers show demo/nightly --ledger " + fmt.Sprint(view.MaxLedgerShown) + " --data-dir " + dir + "</code>"}})
 			// The command that enables off names it by its project and
 			// name, and reaches this server's database, in both languages:
@@ -238,7 +284,7 @@ func consolePages(t *testing.T, opts cli.Options) ([]consolePage, string) {
 		}
 		return true
 	}
-	serveWith(t, opts, "the console's pages", ready, "--data-dir", dir, "--http-addr", addr, "--metrics-addr", metricsAddr, "--log-level", "warn")
+	serveWith(t, opts, "the console's pages", ready, "--data-dir", dir, "--http-addr", addr, "--metrics-addr", metricsAddr, "--log-level", "warn", "--concurrency", "1")
 	return pages, scraped
 }
 

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"testing"
 	"time"
 
 	"github.com/qinglong/qinglong/internal/core/apply"
@@ -57,12 +58,13 @@ var messages = map[string]map[string]string{
 		"trig.done.pause": "Paused %s.", "trig.done.resume": "Resumed %s.", "trig.done.enable": "Enabled %s.", "trig.done.disable": "Disabled %s.",
 		// The overlap warnings (view.WarningsOf): %[1]d is the count, %[2]d
 		// the newest Runs looked at (starving only).
-		"trig.warn.backlog":             "Backlog: %[1]d Runs queued. Raise the slots (`--concurrency` of the server, or of a worker), or set overlap: skip so that an occurrence due while one runs gets no Run.",
+		"trig.warn.backlog":             "Backlog: %[1]d Runs queued. To run them sooner, %[4]s; or set overlap: skip so that an occurrence due while one runs gets no Run.",
 		"trig.warn.backlog.capped":      "Backlog: %[1]d Runs queued behind the cap of project %[3]s, which runs as many of its Runs at once as its maxRunning allows. Raise the project's maxRunning in its definitions file, or set overlap: skip so that an occurrence due while one runs gets no Run.",
 		"trig.warn.backlog.capped.more": "Backlog: %[1]d or more Runs queued behind the cap of project %[3]s, which runs as many of its Runs at once as its maxRunning allows. Raise the project's maxRunning in its definitions file, or set overlap: skip so that an occurrence due while one runs gets no Run.",
-		"trig.warn.backlog.behind":      "Backlog: %[1]d Runs queued behind the Runs of %[3]s, which hold the slots. Pause that trigger (Pause, on its page), or raise the slots with `--concurrency` (the server's, or a worker's).",
-		"trig.warn.backlog.behind.more": "Backlog: %[1]d or more Runs queued behind the Runs of %[3]s, which hold the slots. Pause that trigger (Pause, on its page), or raise the slots with `--concurrency` (the server's, or a worker's).", "trig.warn.backlog.more": "Backlog: %[1]d or more Runs queued. Raise the slots (`--concurrency` of the server, or of a worker), or set overlap: skip so that an occurrence due while one runs gets no Run.", "trig.warn.starving": "Starving: %[1]d of the newest %[2]d Runs were cancelled before they started (overlap: cancel_previous with the slots full). Raise the slots, or set overlap: skip or queue_one.",
-		"batch.help": "Tick triggers in the list, then choose what to do with them all:", "batch.all": "Select all on this page", "batch.pick": "Select",
+		"trig.warn.backlog.behind":      "Backlog: %[1]d Runs queued behind the Runs of %[3]s, which hold the slots. Pause that trigger (Pause, on its page); or, to give them more slots, %[4]s.",
+		"trig.warn.backlog.behind.more": "Backlog: %[1]d or more Runs queued behind the Runs of %[3]s, which hold the slots. Pause that trigger (Pause, on its page); or, to give them more slots, %[4]s.", "trig.warn.backlog.more": "Backlog: %[1]d or more Runs queued. To run them sooner, %[4]s; or set overlap: skip so that an occurrence due while one runs gets no Run.", "trig.slots": "raise the server's `--concurrency`", "trig.slots.workers": "start more workers, or raise their `--concurrency`",
+		"trig.warn.starving": "Starving: %[1]d of the newest %[2]d Runs were cancelled before they started (overlap: cancel_previous with the slots full). Raise the slots, or set overlap: skip or queue_one.",
+		"batch.help":         "Tick triggers in the list, then choose what to do with them all:", "batch.all": "Select all on this page", "batch.pick": "Select",
 		"batch.title.run": "Run now: selected triggers", "batch.title.pause": "Pause: selected triggers", "batch.title.resume": "Resume: selected triggers",
 		"batch.title.enable": "Enable: selected triggers", "batch.title.disable": "Disable: selected triggers",
 		"batch.summary": "Selected: %d. Done: %d. Refused: %d.", "batch.outcome": "Outcome", "batch.done": "done", "batch.refused": "refused",
@@ -338,12 +340,13 @@ var messages = map[string]map[string]string{
 		"disabled":    "已停用", "ended": "已结束", "duration": "耗时", "took": "总用时（含排队）", "ran": "运行", "ran.atleast": "至少 %s（至最后一次联系）", "number": "#", "executor": "执行者", "reason": "原因", "count": "次数",
 		"enable": "启用", "disable": "停用",
 		"trig.done.pause": "已暂停 %s。", "trig.done.resume": "已恢复 %s。", "trig.done.enable": "已启用 %s。", "trig.done.disable": "已停用 %s。",
-		"trig.warn.backlog":             "积压：%[1]d 个运行正在排队，尚未启动。请以 `--concurrency` 增加槽位（服务器或 worker 启动时指定），或把 overlap 设为 skip，让前一个运行未结束时到期的触发不再产生运行。",
+		"trig.warn.backlog":             "积压：%[1]d 个运行正在排队，尚未启动。要让它们早些运行，请%[4]s；或把 overlap 设为 skip，让前一个运行未结束时到期的触发不再产生运行。",
 		"trig.warn.backlog.capped":      "积压：%[1]d 个运行正在排队，因为项目 %[3]s 同时运行的运行数已达到它的 maxRunning 上限。请在定义文件中提高该项目的 maxRunning，或把 overlap 设为 skip，让前一个运行未结束时到期的触发不再产生运行。",
 		"trig.warn.backlog.capped.more": "积压：%[1]d 个以上的运行正在排队，因为项目 %[3]s 同时运行的运行数已达到它的 maxRunning 上限。请在定义文件中提高该项目的 maxRunning，或把 overlap 设为 skip，让前一个运行未结束时到期的触发不再产生运行。",
-		"trig.warn.backlog.behind":      "积压：%[1]d 个运行正在排队，排在占用槽位的 %[3]s 的运行之后。请暂停该触发器（在它的页面上点“暂停”），或以 `--concurrency` 增加槽位（服务器或 worker 启动时指定）。",
-		"trig.warn.backlog.behind.more": "积压：%[1]d 个以上的运行正在排队，排在占用槽位的 %[3]s 的运行之后。请暂停该触发器（在它的页面上点“暂停”），或以 `--concurrency` 增加槽位（服务器或 worker 启动时指定）。", "trig.warn.backlog.more": "积压：%[1]d 个以上的运行正在排队，尚未启动。请以 `--concurrency` 增加槽位（服务器或 worker 启动时指定），或把 overlap 设为 skip，让前一个运行未结束时到期的触发不再产生运行。", "trig.warn.starving": "饥饿：最近 %[2]d 个运行中有 %[1]d 个在启动前就被取消（overlap: cancel_previous，且槽位已满）。请增加槽位，或把 overlap 设为 skip 或 queue_one。",
-		"batch.help": "在列表中勾选触发器，然后选择对它们全部执行的操作：", "batch.all": "全选本页", "batch.pick": "选择",
+		"trig.warn.backlog.behind":      "积压：%[1]d 个运行正在排队，排在占用槽位的 %[3]s 的运行之后。请暂停该触发器（在它的页面上点“暂停”）；或为它们增加槽位：%[4]s。",
+		"trig.warn.backlog.behind.more": "积压：%[1]d 个以上的运行正在排队，排在占用槽位的 %[3]s 的运行之后。请暂停该触发器（在它的页面上点“暂停”）；或为它们增加槽位：%[4]s。", "trig.warn.backlog.more": "积压：%[1]d 个以上的运行正在排队，尚未启动。要让它们早些运行，请%[4]s；或把 overlap 设为 skip，让前一个运行未结束时到期的触发不再产生运行。", "trig.slots": "调高服务器的 `--concurrency`", "trig.slots.workers": "启动更多 worker，或调高它们的 `--concurrency`",
+		"trig.warn.starving": "饥饿：最近 %[2]d 个运行中有 %[1]d 个在启动前就被取消（overlap: cancel_previous，且槽位已满）。请增加槽位，或把 overlap 设为 skip 或 queue_one。",
+		"batch.help":         "在列表中勾选触发器，然后选择对它们全部执行的操作：", "batch.all": "全选本页", "batch.pick": "选择",
 		"batch.title.run": "立即运行：所选触发器", "batch.title.pause": "暂停：所选触发器", "batch.title.resume": "恢复：所选触发器",
 		"batch.title.enable": "启用：所选触发器", "batch.title.disable": "停用：所选触发器",
 		"batch.summary": "已选 %d 个；完成 %d 个；被拒绝 %d 个。", "batch.outcome": "结果", "batch.done": "完成", "batch.refused": "被拒绝",
@@ -580,11 +583,30 @@ var messages = map[string]map[string]string{
 	},
 }
 
+// tr is key's words in lang, English's where lang has none, and "" for a
+// key no language has (missingKey is told of it).
 func tr(lang, key string) string {
 	if s, ok := messages[lang][key]; ok {
 		return s
 	}
-	return messages["en"][key]
+	s, ok := messages["en"][key]
+	if !ok {
+		missingKey(key)
+	}
+	return s
+}
+
+// missingKey is told of each key tr was asked for that no language has: a
+// misspelt key, or a sentence not yet written, which a page would show as
+// nothing. A served page goes on without the sentence; under a test,
+// whichever package's, it panics naming the key, and the page fails (a
+// template's call of tr is an error, a handler's a panic the server
+// reports), so that a key built as the page runs is caught by any test
+// that shows it.
+func missingKey(key string) {
+	if testing.Testing() {
+		panic(fmt.Sprintf("console: no language has the words %q; add them to both catalogues (i18n*.go), or mend the key's spelling", key))
+	}
 }
 
 // trCount is key's words in l for the count n: its singular form

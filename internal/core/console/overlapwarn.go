@@ -9,11 +9,14 @@ import (
 // its language: the key of its sentence, and its count N with, for
 // starving, the number of newest Runs looked at (Of), and for a backlog
 // queued behind other triggers' Runs, those triggers (Held); behind its
-// project's maxRunning, that project (Held).
+// project's maxRunning, that project (Held); and how its trigger's Runs
+// get more slots where they run (Slots): the server's --concurrency on a
+// single node, which has no workers to name, the workers on the cluster.
 type warningLine struct {
 	Key   string
 	N, Of int
 	Held  string
+	Slots string
 }
 
 // warningLines are the overlap warnings of a trigger under c with the
@@ -21,7 +24,10 @@ type warningLine struct {
 func warningLines(lang string, c view.Cron, l run.Last) []warningLine {
 	var out []warningLine
 	for _, w := range view.WarningsOf(c, l) {
-		line := warningLine{Key: "trig.warn." + w.Code, N: w.Count, Of: run.StarvingWindow}
+		line := warningLine{Key: "trig.warn." + w.Code, N: w.Count, Of: run.StarvingWindow, Slots: tr(lang, "trig.slots")}
+		if l.Workers {
+			line.Slots = tr(lang, "trig.slots.workers")
+		}
 		switch {
 		case w.Code != view.WarningBacklog:
 		case l.AtProjectCap():

@@ -10,7 +10,6 @@ import (
 	"github.com/qinglong/qinglong/internal/core/apitoken"
 	"github.com/qinglong/qinglong/internal/core/apply"
 	"github.com/qinglong/qinglong/internal/core/catalog"
-	"github.com/qinglong/qinglong/internal/core/cmdname"
 	"github.com/qinglong/qinglong/internal/core/ids"
 	"github.com/qinglong/qinglong/internal/core/process"
 	"github.com/qinglong/qinglong/internal/core/qlerror"
@@ -86,7 +85,7 @@ type ApplyNote struct {
 	Items   []map[string]string `json:"items"`
 	More    int                 `json:"more,omitempty"`
 	Params  map[string]string   `json:"params,omitempty"`
-	Message string              `json:"message"`
+	Message string              `json:"message" cmdname:"said"`
 }
 
 // NewApplyView shapes what an apply of file (of project) did, or in a dry
@@ -185,13 +184,7 @@ func (a *api) applyDefinitions(ctx context.Context, r *http.Request) (any, error
 	if err != nil {
 		return nil, err
 	}
-	v := NewApplyView(dry, file, doc.Project, results, a.definitionsNotes(ctx, doc, results))
-	// A note names the command that acts on it as the refusals do: in
-	// the words of the binary serving.
-	for i := range v.Notes {
-		v.Notes[i].Message = cmdname.As(a.Binary, v.Notes[i].Message)
-	}
-	return v, nil
+	return NewApplyView(dry, file, doc.Project, results, a.definitionsNotes(ctx, doc, results)), nil
 }
 
 // boundRunAs refuses a token bound to projects a file whose task names a

@@ -23,7 +23,7 @@ type definitionsView struct {
 // sentence `ql export` prints after "note: ".
 type exportNote struct {
 	Reason  string `json:"reason"`
-	Message string `json:"message"`
+	Message string `json:"message" cmdname:"said"`
 }
 
 // projectDefinitions exports a project's current definitions, every task

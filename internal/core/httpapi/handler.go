@@ -16,6 +16,7 @@ import (
 	"github.com/qinglong/qinglong/internal/core/authlimit"
 	"github.com/qinglong/qinglong/internal/core/authlog"
 	"github.com/qinglong/qinglong/internal/core/catalog"
+	"github.com/qinglong/qinglong/internal/core/cmdname"
 	"github.com/qinglong/qinglong/internal/core/databackup"
 	"github.com/qinglong/qinglong/internal/core/deps"
 	"github.com/qinglong/qinglong/internal/core/hold"
@@ -472,6 +473,9 @@ func (a *api) admitted(h func(context.Context, *http.Request) (any, error)) http
 			a.writeError(w, r, err)
 			return
 		}
+		// The sentences an answer says name the commands as the refusals
+		// do: in the words of the binary serving.
+		body = cmdname.InAnswer(a.Binary, body)
 		if raw, ok := body.(rawAnswer); ok {
 			raw.write(w)
 			return

@@ -72,5 +72,5 @@ func (a *api) projectGet(ctx context.Context, r *http.Request) (any, error) {
 		}
 		p.Pause = view.NewProjectPauseState(st)
 	}
-	return taggedAnswer{etag: rev, body: p}, nil
+	return taggedAnswer{ETag: rev, Body: p}, nil
 }

@@ -28,16 +28,18 @@ func ifMatch(r *http.Request) []string {
 }
 
 // taggedAnswer is a JSON answer with the ETag of the revision it shows.
+// Its fields are exported so that the API's renaming of its sentences
+// (cmdname.InAnswer) reaches the body.
 type taggedAnswer struct {
-	etag string
-	body any
+	ETag string
+	Body any
 }
 
 func (t taggedAnswer) write(w http.ResponseWriter) {
-	if t.etag != "" {
-		w.Header().Set("ETag", `"`+t.etag+`"`)
+	if t.ETag != "" {
+		w.Header().Set("ETag", `"`+t.ETag+`"`)
 	}
-	writeJSON(w, http.StatusOK, t.body)
+	writeJSON(w, http.StatusOK, t.Body)
 }
 
 // checkDry refuses a dry run whose If-Match (tags) does not name the

@@ -8,7 +8,7 @@ import "github.com/qinglong/qinglong/internal/core/schedule"
 type NothingTaken struct {
 	Reason  string `json:"reason"`
 	AtMs    int64  `json:"atMs"`
-	Message string `json:"message"`
+	Message string `json:"message" cmdname:"said"`
 }
 
 // NewNothingTaken shapes n; nil when it says nothing.

@@ -126,7 +126,7 @@ type NoServer struct {
 	DataDir string `json:"dataDir"`
 	// Message says what becomes of the Run or the triggers, with the
 	// command that serves the directory.
-	Message string `json:"message"`
+	Message string `json:"message" cmdname:"said"`
 }
 
 // Waiting is the stable shape of why a queued Run has not started.
@@ -175,7 +175,7 @@ type Waiting struct {
 	DataDir    string `json:"dataDir,omitempty"`
 	HandedOver bool   `json:"handedOver,omitempty"`
 	// Message is Reason in English words, with what to do.
-	Message string `json:"message"`
+	Message string `json:"message" cmdname:"said"`
 }
 
 // SlotHolder is a trigger whose Runs hold some of a single-node server's

@@ -20,7 +20,7 @@ type Warning struct {
 	// cancelled before they started (starving).
 	Count int `json:"count"`
 	// Message says it, and what to do, in a sentence.
-	Message string `json:"message"`
+	Message string `json:"message" cmdname:"said"`
 }
 
 // The warnings' codes.

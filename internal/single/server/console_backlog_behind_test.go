@@ -43,8 +43,8 @@ func TestTheConsoleNamesTheTriggerABacklogIsQueuedBehind(t *testing.T) {
 		site.runNowOverAPI(t, bravo)
 	}
 	for path, want := range map[string]string{
-		"/triggers?lang=en":               "Runs queued behind the Runs of shop/nightly (1), which hold the slots. Pause that trigger (Pause, on its page), or raise the slots with <code><span class=\"nowrap\">--concurrency</span></code>",
-		"/triggers?lang=zh":               "个运行正在排队，排在占用槽位的 shop/nightly (1) 的运行之后。请暂停该触发器（在它的页面上点“暂停”），或以 <code><span class=\"nowrap\">--concurrency</span></code> 增加槽位",
+		"/triggers?lang=en":               "Runs queued behind the Runs of shop/nightly (1), which hold the slots. Pause that trigger (Pause, on its page); or, to give them more slots, raise the server's <code><span class=\"nowrap\">--concurrency</span></code>.",
+		"/triggers?lang=zh":               "个运行正在排队，排在占用槽位的 shop/nightly (1) 的运行之后。请暂停该触发器（在它的页面上点“暂停”）；或为它们增加槽位：调高服务器的 <code><span class=\"nowrap\">--concurrency</span></code>。",
 		"/triggers/" + bravo + "?lang=en": `id="warning-trig.warn.backlog.behind" role="alert">Backlog: `,
 	} {
 		if body := page(path); !strings.Contains(body, want) {
