@@ -8,9 +8,7 @@ package console
 import (
 	"container/list"
 	"context"
-	"crypto/hmac"
 	"crypto/rand"
-	"crypto/sha256"
 	"crypto/subtle"
 	"embed"
 	"encoding/base64"
@@ -470,10 +468,12 @@ type Console struct {
 	authLog *authlog.Log
 	slots   *checkSlots
 	verify  func(hash, password string, found bool) bool
-	// signinKey signs the sign-in form's CSRF values (signinValue), so a
-	// cookie planted by someone else is refused; it is per process, so a
-	// restart only makes open sign-in forms stale.
-	signinKey []byte
+	// crossOrigin refuses a signed-out form posted from a page of another
+	// origin (signinform.go).
+	crossOrigin *http.CrossOriginProtection
+	// previewKey signs the QL panel import's preview (qlpanel.go); it is
+	// per process, so a restart only makes an open preview stale.
+	previewKey []byte
 
 	// setupThrottle counts wrong setup codes (setup.go).
 	setupThrottle *setupThrottle
@@ -508,8 +508,8 @@ func New(cfg Config) *Console {
 	}
 	c := &Console{cfg: cfg, mux: http.NewServeMux(), tmpl: parseTemplates(cfg.Binary, cfg.DatabaseFlags), sessions: newSessionTable(maxSessions, maxSessionsPerPrincipal),
 		throttle: newThrottle(func() time.Time { return time.UnixMilli(cfg.NowMs()) }), slots: defaultCheckSlots(), verify: verifyPassword, setupThrottle: newSetupThrottle(), liveLogs: newLiveLogSlots(maxLiveLogs), limits: newSessionLimits(),
-		signinKey: make([]byte, 32), authLog: authlog.New(cfg.Log, func() time.Time { return time.UnixMilli(cfg.NowMs()) })}
-	_, _ = rand.Read(c.signinKey) // crypto/rand never fails on supported platforms
+		previewKey: make([]byte, 32), crossOrigin: newCrossOrigin(cfg.PublicURL), authLog: authlog.New(cfg.Log, func() time.Time { return time.UnixMilli(cfg.NowMs()) })}
+	_, _ = rand.Read(c.previewKey) // crypto/rand never fails on supported platforms
 	byPattern := map[string]map[string]http.HandlerFunc{}
 	var order []string
 	for _, rt := range routes {
@@ -935,24 +935,6 @@ func serveAsset(w http.ResponseWriter, r *http.Request, _ *session) {
 	http.StripPrefix("/assets/", http.FileServerFS(sub)).ServeHTTP(w, r)
 }
 
-// signinValue is the sign-in form's CSRF value for nonce: the nonce and
-// its HMAC under the process's key. A double-submit cookie alone would
-// take any value a page on another site (or a neighbouring subdomain)
-// managed to plant as a cookie with the same value in its form, signing
-// the victim in to the attacker's account; a value without the server's
-// signature is refused.
-func (c *Console) signinValue(nonce string) string {
-	m := hmac.New(sha256.New, c.signinKey)
-	m.Write([]byte(nonce))
-	return nonce + "." + base64.RawURLEncoding.EncodeToString(m.Sum(nil))
-}
-
-// signedSigninValue reports whether v is a value signinValue made.
-func (c *Console) signedSigninValue(v string) bool {
-	nonce, _, ok := strings.Cut(v, ".")
-	return ok && hmac.Equal([]byte(v), []byte(c.signinValue(nonce)))
-}
-
 // signinPage shows the sign-in form with its double-submit CSRF value.
 func (c *Console) signinPage(w http.ResponseWriter, r *http.Request, _ *session) {
 	c.renderSignin(w, r, "", http.StatusOK)
@@ -961,16 +943,14 @@ func (c *Console) signinPage(w http.ResponseWriter, r *http.Request, _ *session)
 // renderSignin shows the sign-in form with msg, keeping the user name a
 // failed sign-in was tried with (never the password or token).
 func (c *Console) renderSignin(w http.ResponseWriter, r *http.Request, msg string, status int) {
-	// A browser's signed value is kept: another render of this page for
-	// the same browser (a second tab, or a request it made on its own, for
-	// its icon, and was sent here to sign in) must not make the form being
+	// A browser's value is kept: another render of this page for the
+	// same browser (a second tab, or a request it made on its own, for its
+	// icon, and was sent here to sign in) must not make the form being
 	// filled in stale.
-	v := ""
-	if ck, err := r.Cookie(signinCookie); err == nil && c.signedSigninValue(ck.Value) {
-		v = ck.Value
-	} else {
-		v = c.signinValue(randomID())
-		http.SetCookie(w, c.cookie(signinCookie, v, "/signin", 0))
+	v, err := c.formValue(r, signinCookie)
+	if err != nil || v == "" {
+		v = randomID()
+		http.SetCookie(w, c.formCookie(signinCookie, v, "/signin"))
 	}
 	user := ""
 	if r.Method == http.MethodPost {
@@ -999,12 +979,16 @@ func (c *Console) signin(w http.ResponseWriter, r *http.Request, _ *session) {
 		c.renderSignin(w, r, fmt.Sprintf(tr(lang(r), "err.toolarge"), maxForm>>10), http.StatusRequestEntityTooLarge)
 		return
 	}
-	ck, err := r.Cookie(signinCookie)
+	v, err := c.formValue(r, signinCookie)
 	if err != nil && c.cameOverPlainHTTP(r) {
 		c.usePublicAddress(w, r, "/signin")
 		return
 	}
-	if err != nil || !sameSecret(r.PostFormValue("csrf"), ck.Value) || !c.signedSigninValue(ck.Value) {
+	if c.crossOrigin.Check(r) != nil {
+		c.renderSignin(w, r, tr(lang(r), "err.crossform"), http.StatusForbidden)
+		return
+	}
+	if err != nil || !sameSecret(r.PostFormValue("csrf"), v) {
 		c.renderSignin(w, r, tr(lang(r), "err.signincsrf"), http.StatusForbidden)
 		return
 	}

@@ -260,6 +260,8 @@ var messages = map[string]map[string]string{
 		"err.tokenbound":   "This token is bound to projects, and a token's console session is not: it cannot sign in here. Use it with the API or `ql --api-url`, or sign in with an account bound to its projects (`ql users create NAME --project P`) or a token or account of every project.",
 		"err.userstore":    "the user store did not answer; try again",
 		"err.signincsrf":   "the sign-in form is missing its CSRF token or it is stale; sign in again on this page",
+		// A signed-out form posted from a page of another origin (signinform.go).
+		"err.crossform": "This form was sent from a page of another site or address, and the console takes its sign-in and setup forms only from its own pages. Open the console at its own address and fill the form in there.",
 		// Why a queued Run waits (waitingText): a cluster Run for a worker.
 		"wait.title":                  "Why it waits",
 		"wait.no_worker":              "No worker is connected, so nothing can run it. Start one with ql-worker --server URL --credential-file FILE (create its credential with ql workers create NAME).",
@@ -534,6 +536,7 @@ var messages = map[string]map[string]string{
 		"err.tokenbound":   "此令牌绑定了项目，而令牌的控制台会话不受项目限制：它不能在此登录。请通过 API 或 `ql --api-url` 使用它，或用绑定了这些项目的账号（`ql users create NAME --project P`）登录，或用适用于所有项目的令牌或账号登录。",
 		"err.userstore":    "用户存储没有应答，请重试。",
 		"err.signincsrf":   "登录表单缺少 CSRF 令牌或已过期，请在本页重新登录。",
+		"err.crossform":    "此表单是从其他站点或地址的页面提交的，而控制台只接受从它自己的页面提交的登录和初始设置表单。请在控制台自己的地址打开它，并在那里填写表单。",
 		// Why a queued Run waits (waitingText): a cluster Run for a worker.
 		"wait.title":              "等待原因",
 		"wait.no_worker":          "没有任何执行节点连接，因此无法运行。请用 ql-worker --server URL --credential-file FILE 启动一个（用 ql workers create NAME 创建其凭据）。",

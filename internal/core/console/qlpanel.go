@@ -239,7 +239,7 @@ func (c *Console) readPanel(r *http.Request, d panelImport, f io.Reader) (qlimpo
 // language l shows it.
 func (c *Console) panelPreviewOf(l string, plan qlimport.Plan, file []byte) *panelPreview {
 	p := &panelPreview{YAML: string(file), Skipped: plan.Skipped, Notes: plan.Notes}
-	sum := hmac.New(sha256.New, c.signinKey)
+	sum := hmac.New(sha256.New, c.previewKey)
 	sum.Write(file)
 	for _, e := range plan.Definitions.Entries {
 		p.Tasks = append(p.Tasks, panelTask{Ref: plan.Refs[e.Line-1], Name: e.Name, Title: e.Title, Cron: e.Cron, Zone: e.Timezone, Command: e.Script, Enabled: !e.Disabled})

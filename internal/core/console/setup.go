@@ -30,8 +30,9 @@ const (
 	CodeFirstOwnerFailed  = "console.first_owner_failed"
 )
 
-// setupCookie holds the setup form's CSRF value, signed as the sign-in
-// form's is (signinValue); its path keeps it to the setup page.
+// setupCookie holds the setup form's CSRF value, a double-submit one as
+// the sign-in form's (signinform.go); its path keeps it to the setup page
+// where the cookies are not Secure.
 const setupCookie = "ql_setup"
 
 // Wrong setup codes are throttled per address as wrong sign-ins are: a
@@ -123,12 +124,10 @@ func (c *Console) setupGate(w http.ResponseWriter, r *http.Request) bool {
 }
 
 func (c *Console) renderSetup(w http.ResponseWriter, r *http.Request, msg string, status int) {
-	v := ""
-	if ck, err := r.Cookie(setupCookie); err == nil && c.signedSigninValue(ck.Value) {
-		v = ck.Value
-	} else {
-		v = c.signinValue(randomID())
-		http.SetCookie(w, c.cookie(setupCookie, v, "/setup", 0))
+	v, err := c.formValue(r, setupCookie)
+	if err != nil || v == "" {
+		v = randomID()
+		http.SetCookie(w, c.formCookie(setupCookie, v, "/setup"))
 	}
 	user := ""
 	if r.Method == http.MethodPost {
@@ -149,12 +148,16 @@ func (c *Console) setup(w http.ResponseWriter, r *http.Request, _ *session) {
 		c.renderSetup(w, r, fmt.Sprintf(tr(l, "err.toolarge"), maxForm>>10), http.StatusRequestEntityTooLarge)
 		return
 	}
-	ck, err := r.Cookie(setupCookie)
+	v, err := c.formValue(r, setupCookie)
 	if err != nil && c.cameOverPlainHTTP(r) {
 		c.usePublicAddress(w, r, "/setup")
 		return
 	}
-	if err != nil || !sameSecret(r.PostFormValue("csrf"), ck.Value) || !c.signedSigninValue(ck.Value) {
+	if c.crossOrigin.Check(r) != nil {
+		c.renderSetup(w, r, tr(l, "err.crossform"), http.StatusForbidden)
+		return
+	}
+	if err != nil || !sameSecret(r.PostFormValue("csrf"), v) {
 		c.renderSetup(w, r, tr(l, "err.setupcsrf"), http.StatusForbidden)
 		return
 	}

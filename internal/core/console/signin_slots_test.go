@@ -47,16 +47,16 @@ func wrongSignin(c *Console, name, addr string) *httptest.ResponseRecorder {
 }
 
 // postSignin posts the sign-in form with fields from addr, with a
-// matching, signed sign-in cookie and form token, and returns the answer.
+// matching sign-in cookie and form token, and returns the answer.
 func postSignin(c *Console, fields url.Values, addr string) *httptest.ResponseRecorder {
-	form := url.Values{"csrf": {c.signinValue("x")}}
+	form := url.Values{"csrf": {"a-browsers-value"}}
 	for k, v := range fields {
 		form[k] = v
 	}
 	r := httptest.NewRequest(http.MethodPost, "/signin", strings.NewReader(form.Encode()))
 	r.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 	r.RemoteAddr = addr + ":4000"
-	r.AddCookie(&http.Cookie{Name: signinCookie, Value: c.signinValue("x")})
+	r.AddCookie(&http.Cookie{Name: c.formCookieName(signinCookie), Value: "a-browsers-value"})
 	w := httptest.NewRecorder()
 	c.ServeHTTP(w, r)
 	return w

@@ -24,24 +24,23 @@ const twoStepWindow = 5 * time.Minute
 // the digest of the browser's sign-in CSRF value, ending twoStepWindow on.
 // So the ticket works only in the browser that typed the password, only
 // while that password is the account's, until it ends, and once; being
-// the database's, it works on any replica and after a restart. The second
-// step does not ask the sign-in cookie for this process's signature
-// (signedSigninValue), which another replica's or a restarted server's
-// key would refuse: the row names the value the password step checked,
-// and a cookie of any other value does not match it.
+// the database's, it works on any replica and after a restart. Its form is
+// checked as the password's is (signinform.go), and the row names the
+// sign-in value the password step took, so a cookie of any other value
+// does not match it.
 
 // startTwoStep stores the second step of a right password of u and shows
 // its form.
 func (c *Console) startTwoStep(w http.ResponseWriter, r *http.Request, u account.User, stamp string) {
-	ck, _ := r.Cookie(signinCookie) // signin checked it is there
+	v, _ := c.formValue(r, signinCookie) // signin checked it is there
 	ticket := randomID()
-	p := account.PendingStep{Digest: ticketDigest(ticket), UserID: u.ID, Stamp: stamp, Browser: ticketDigest(ck.Value)}
+	p := account.PendingStep{Digest: ticketDigest(ticket), UserID: u.ID, Stamp: stamp, Browser: ticketDigest(v)}
 	if err := c.cfg.TwoStep.PendingStepCreate(r.Context(), p, twoStepWindow); err != nil {
 		c.cfg.Log.Warn("console sign-in: storing the second step", "code", CodeTwoStepStoreFailed, "err", err)
 		c.renderSignin(w, r, tr(lang(r), "err.userstore"), http.StatusServiceUnavailable)
 		return
 	}
-	c.renderTwoStep(w, r, ck.Value, ticket, "", http.StatusOK)
+	c.renderTwoStep(w, r, v, ticket, "", http.StatusOK)
 }
 
 // ticketDigest is the SHA-256 a second step's row keeps of its ticket,
@@ -69,8 +68,12 @@ func (c *Console) signinTwoStep(w http.ResponseWriter, r *http.Request, _ *sessi
 		c.renderSignin(w, r, fmt.Sprintf(tr(l, "err.toolarge"), maxForm>>10), http.StatusRequestEntityTooLarge)
 		return
 	}
-	ck, err := r.Cookie(signinCookie)
-	if err != nil || !sameSecret(r.PostFormValue("csrf"), ck.Value) {
+	if c.crossOrigin.Check(r) != nil {
+		c.renderSignin(w, r, tr(l, "err.crossform"), http.StatusForbidden)
+		return
+	}
+	v, err := c.formValue(r, signinCookie)
+	if err != nil || !sameSecret(r.PostFormValue("csrf"), v) {
 		c.renderSignin(w, r, tr(l, "err.signincsrf"), http.StatusForbidden)
 		return
 	}
@@ -96,23 +99,23 @@ func (c *Console) signinTwoStep(w http.ResponseWriter, r *http.Request, _ *sessi
 	}
 	if err != nil {
 		c.cfg.Log.Warn("console sign-in: reading the second step", "code", CodeTwoStepStoreFailed, "err", err)
-		c.renderTwoStep(w, r, ck.Value, ticket, tr(l, "err.userstore"), http.StatusServiceUnavailable)
+		c.renderTwoStep(w, r, v, ticket, tr(l, "err.userstore"), http.StatusServiceUnavailable)
 		return
 	}
 	u, err := c.cfg.Users.UserByID(r.Context(), p.UserID)
 	if err != nil && qlerror.CodeOf(err) != qlerror.NotFound {
 		c.cfg.Log.Warn("console sign-in: user store", "code", CodeSigninStoreFailed, "err", err)
-		c.renderTwoStep(w, r, ck.Value, ticket, tr(l, "err.userstore"), http.StatusServiceUnavailable)
+		c.renderTwoStep(w, r, v, ticket, tr(l, "err.userstore"), http.StatusServiceUnavailable)
 		return
 	}
-	if err != nil || u.State() != account.StateActive || u.PasswordStamp != p.Stamp || !hmac.Equal(p.Browser, ticketDigest(ck.Value)) {
+	if err != nil || u.State() != account.StateActive || u.PasswordStamp != p.Stamp || !hmac.Equal(p.Browser, ticketDigest(v)) {
 		ended()
 		return
 	}
 	addr := remoteHost(r)
 	try, release, status, msg := c.reserveCheck(w, r, u.Name)
 	if msg != "" {
-		c.renderTwoStep(w, r, ck.Value, ticket, msg, status)
+		c.renderTwoStep(w, r, v, ticket, msg, status)
 		return
 	}
 	defer release()
@@ -120,7 +123,7 @@ func (c *Console) signinTwoStep(w http.ResponseWriter, r *http.Request, _ *sessi
 	if err != nil {
 		try.settle(false)
 		c.cfg.Log.Warn("console sign-in: reading the two-step secret", "code", CodeTwoStepStoreFailed, "err", err)
-		c.renderTwoStep(w, r, ck.Value, ticket, tr(l, "err.userstore"), http.StatusServiceUnavailable)
+		c.renderTwoStep(w, r, v, ticket, tr(l, "err.userstore"), http.StatusServiceUnavailable)
 		return
 	}
 	reason := authlog.ReasonPassword
@@ -131,7 +134,7 @@ func (c *Console) signinTwoStep(w http.ResponseWriter, r *http.Request, _ *sessi
 		recovery, err := c.checkTwoStepCode(r.Context(), u.ID, u.Name, actor, ts, r.PostFormValue("code"))
 		try.settle(isCodeRefusal(err))
 		if err != nil {
-			c.twoStepRefused(w, r, ck.Value, ticket, u.Name, addr, err)
+			c.twoStepRefused(w, r, v, ticket, u.Name, addr, err)
 			return
 		}
 		reason = authlog.ReasonTwoStepCode
@@ -146,7 +149,7 @@ func (c *Console) signinTwoStep(w http.ResponseWriter, r *http.Request, _ *sessi
 	used, err := c.cfg.TwoStep.PendingStepUse(r.Context(), p.Digest)
 	if err != nil {
 		c.cfg.Log.Warn("console sign-in: using the second step", "code", CodeTwoStepStoreFailed, "err", err)
-		c.renderTwoStep(w, r, ck.Value, ticket, tr(l, "err.userstore"), http.StatusServiceUnavailable)
+		c.renderTwoStep(w, r, v, ticket, tr(l, "err.userstore"), http.StatusServiceUnavailable)
 		return
 	}
 	if !used {

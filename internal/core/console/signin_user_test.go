@@ -97,11 +97,11 @@ func TestOnlyASuccessfulSigninMakesItsAddressKnown(t *testing.T) {
 	if w := wrongSignin(c, "bob", "198.51.100.7"); w.Code != http.StatusUnauthorized {
 		t.Fatalf("a wrong password: %d, want 401", w.Code)
 	}
-	form := url.Values{"csrf": {c.signinValue("x")}, "user": {"bob"}, "password": {"the right one"}}
+	form := url.Values{"csrf": {"a-browsers-value"}, "user": {"bob"}, "password": {"the right one"}}
 	r := httptest.NewRequest(http.MethodPost, "/signin", strings.NewReader(form.Encode()))
 	r.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 	r.RemoteAddr = "192.0.2.1:4000"
-	r.AddCookie(&http.Cookie{Name: signinCookie, Value: c.signinValue("x")})
+	r.AddCookie(&http.Cookie{Name: c.formCookieName(signinCookie), Value: "a-browsers-value"})
 	w := httptest.NewRecorder()
 	c.ServeHTTP(w, r)
 	if w.Code != http.StatusSeeOther {

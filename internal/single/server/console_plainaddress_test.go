@@ -33,7 +33,7 @@ func TestASigninThroughThePlainAddressOfAnHTTPSConsoleLinksItsAddress(t *testing
 	}
 	var form *http.Cookie
 	for _, ck := range page.Cookies() {
-		if ck.Name == "ql_signin" {
+		if ck.Name == "__Host-ql_signin" {
 			form = ck
 		}
 	}

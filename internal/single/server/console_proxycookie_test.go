@@ -11,7 +11,8 @@ import (
 
 // Behind a TLS-terminating proxy the server listens on plain HTTP, but the
 // browser reaches the console over https (--console-url): its session
-// cookie is then Secure and __Host- prefixed, as over TLS.
+// cookie and its sign-in form's are then Secure and __Host- prefixed, as
+// over TLS.
 func TestBehindAnHTTPSConsoleURLTheSessionCookieIsSecure(t *testing.T) {
 	t.Parallel()
 	site := startConsoleSiteConfigured(t, trigger.Cron{Expression: "0 0 3 1 1 *", Timezone: "Asia/Shanghai", MisfirePolicy: trigger.FireOnce}, slowScript,
@@ -25,12 +26,12 @@ func TestBehindAnHTTPSConsoleURLTheSessionCookieIsSecure(t *testing.T) {
 	_ = page.Body.Close()
 	var form *http.Cookie
 	for _, ck := range page.Cookies() {
-		if ck.Name == "ql_signin" {
+		if ck.Name == "__Host-ql_signin" {
 			form = ck
 		}
 	}
-	if form == nil || !form.Secure {
-		t.Fatalf("the sign-in form's cookie %+v, want Secure", form)
+	if form == nil || !form.Secure || form.Path != "/" || form.Domain != "" {
+		t.Fatalf("the sign-in form's cookie %+v, want __Host-ql_signin, Secure, Path=/, no Domain", form)
 	}
 	c := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 	req, err := http.NewRequestWithContext(t.Context(), http.MethodPost, site.base+"/signin",

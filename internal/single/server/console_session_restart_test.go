@@ -44,3 +44,29 @@ func TestAConsoleSessionSurvivesAServerRestart(t *testing.T) {
 		t.Fatalf("after the sign-out the overview answers %d, want 303 to sign in", resp.StatusCode)
 	}
 }
+
+// The sign-in form's CSRF value is checked against nothing the server
+// keeps in its process: a sign-in page loaded before a restart, posted to
+// the server started again on the same data directory, signs in.
+func TestASigninPageLoadedBeforeARestartSignsInAfterIt(t *testing.T) {
+	t.Parallel()
+	site := startConsoleSite(t)
+	c := consoleClient(t)
+	csrf, _ := site.signinForm(t, c)
+	if err := site.srv.Stop(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	srv, err := Start(t.Context(), Config{DataDir: site.dir, HTTPAddr: "127.0.0.1:0", Cadence: 250 * time.Millisecond, Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	stopAtCleanup(t, srv)
+	base := "http://" + srv.Addr()
+	resp, body := httpcall.Form(t, c, http.MethodPost, base+"/signin", url.Values{"csrf": {csrf}, "user": {site.owner}, "password": {ownerPassword}})
+	if resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != "/" {
+		t.Fatalf("the sign-in page loaded before the restart, posted after it: %d to %q, want signed in\n%s", resp.StatusCode, resp.Header.Get("Location"), body)
+	}
+	if resp, _ := httpcall.Form(t, c, http.MethodGet, base+"/account", nil); resp.StatusCode != http.StatusOK {
+		t.Fatalf("the account page after that sign-in: %d, want 200", resp.StatusCode)
+	}
+}

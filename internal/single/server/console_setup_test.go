@@ -2,6 +2,7 @@ package server
 
 import (
 	"errors"
+	"io"
 	"io/fs"
 	"log/slog"
 	"net/http"
@@ -295,5 +296,69 @@ func TestTheSetupCodeIsOnlyInItsPrivateFileWhichGoesOnceAnOwnerExists(t *testing
 	})
 	if err != nil {
 		t.Fatal(err)
+	}
+}
+
+// The setup form's CSRF value is checked against nothing the server keeps
+// in its process: a setup page loaded before a restart, filled in with the
+// code the restarted server wrote, creates the owner.
+func TestASetupPageLoadedBeforeARestartCreatesTheOwnerAfterIt(t *testing.T) {
+	t.Parallel()
+	site := startSetupSite(t)
+	c := consoleClient(t)
+	csrf := site.setupForm(t, c)
+	if err := site.srv.Stop(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	srv, err := Start(t.Context(), Config{DataDir: site.dir, HTTPAddr: "127.0.0.1:0", Cadence: time.Hour, StopTimeout: testStopTimeout, Concurrency: 1, Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	stopAtCleanup(t, srv)
+	b, err := os.ReadFile(filepath.Join(site.dir, SetupCodeFile))
+	m := setupCodeForm.FindStringSubmatch(string(b))
+	if err != nil || m == nil {
+		t.Fatalf("no setup code in its file after the restart (%v): %q", err, b)
+	}
+	again := &setupSite{srv: srv, dir: site.dir, base: "http://" + srv.Addr(), setup: m[1]}
+	resp, body := again.postSetup(t, c, csrf, "lead", again.code(t))
+	if resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != "/" {
+		t.Fatalf("the setup page loaded before the restart, posted after it: %d to %q, want the owner created\n%s", resp.StatusCode, resp.Header.Get("Location"), body)
+	}
+}
+
+// The setup form and the sign-in's second step, double-submit forms as
+// the sign-in's, are refused when a browser posts them from a page of
+// another site, even with a matching cookie and value; the code is not
+// spent.
+func TestTheSetupAndSecondStepFormsFromAnotherSiteAreRefused(t *testing.T) {
+	t.Parallel()
+	site := startSetupSite(t)
+	const planted = "chosen-by-the-attacker"
+	for path, form := range map[string]url.Values{
+		"/setup":           {"csrf": {planted}, "user": {"lead"}, "password": {ownerPassword}, "password2": {ownerPassword}, "code": {site.code(t)}},
+		"/signin/two-step": {"csrf": {planted}, "ticket": {"a-ticket"}, "code": {"123456"}},
+	} {
+		req, err := http.NewRequestWithContext(t.Context(), http.MethodPost, site.base+path, strings.NewReader(form.Encode()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		req.Header.Set("Sec-Fetch-Site", "cross-site")
+		req.AddCookie(&http.Cookie{Name: "ql_setup", Value: planted})
+		req.AddCookie(&http.Cookie{Name: "ql_signin", Value: planted})
+		resp, err := consoleClient(t).Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusForbidden || !strings.Contains(string(body), "sent from a page of another site or address") {
+			t.Fatalf("%s posted from another site: %d, want 403 saying where it came from:\n%s", path, resp.StatusCode, body)
+		}
+	}
+	c := consoleClient(t)
+	if resp, body := site.postSetup(t, c, site.setupForm(t, c), "lead", site.code(t)); resp.StatusCode != http.StatusSeeOther {
+		t.Fatalf("the setup code after the refused forms: %d, want the owner created\n%s", resp.StatusCode, body)
 	}
 }

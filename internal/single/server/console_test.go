@@ -390,27 +390,42 @@ func TestAPastedTokenThatIsNotWholeIsToldWhatAWholeOneIs(t *testing.T) {
 	}
 }
 
-// A sign-in whose CSRF cookie and field carry a value the server did not
-// sign (one planted by another site: login CSRF) is refused, even with a
-// good token.
+// A sign-in form's value is a double-submit one the server keeps nowhere,
+// so a value planted by a page elsewhere (login CSRF: a neighbouring
+// subdomain, or another port of this host, setting the cookie and posting
+// a form with the same value and the attacker's token) is refused by
+// where its form came from: a browser names the page's site in
+// Sec-Fetch-Site, or its Origin where it sends no Sec-Fetch-Site. The
+// refusal says what to do, in English and Chinese.
 func TestASigninWithAPlantedCSRFCookieIsRefused(t *testing.T) {
 	t.Parallel()
 	site := startConsoleSite(t)
 	const planted = "chosen-by-the-attacker"
-	req, err := http.NewRequestWithContext(t.Context(), http.MethodPost, site.base+"/signin",
-		strings.NewReader(url.Values{"csrf": {planted}, "token": {site.tokens[apitoken.Read]}}.Encode()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-	req.AddCookie(&http.Cookie{Name: "ql_signin", Value: planted})
-	resp, err := consoleClient(t).Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
-	if resp.StatusCode != http.StatusForbidden {
-		t.Fatalf("a sign-in with a planted CSRF cookie: %d, want 403", resp.StatusCode)
+	for _, tc := range []struct {
+		name, header, value, language, want string
+	}{
+		{"a neighbouring subdomain's page", "Sec-Fetch-Site", "same-site", "en", "sent from a page of another site or address"},
+		{"another site's page", "Sec-Fetch-Site", "cross-site", "zh-CN", "其他站点或地址的页面"},
+		{"another port's page, from a browser without Sec-Fetch-Site", "Origin", "http://127.0.0.1:1", "en", "sent from a page of another site or address"},
+	} {
+		req, err := http.NewRequestWithContext(t.Context(), http.MethodPost, site.base+"/signin",
+			strings.NewReader(url.Values{"csrf": {planted}, "token": {site.tokens[apitoken.Read]}}.Encode()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		req.Header.Set(tc.header, tc.value)
+		req.Header.Set("Accept-Language", tc.language)
+		req.AddCookie(&http.Cookie{Name: "ql_signin", Value: planted})
+		resp, err := consoleClient(t).Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusForbidden || !strings.Contains(string(body), tc.want) || resp.Header.Get("Location") != "" {
+			t.Fatalf("a sign-in with a planted CSRF cookie from %s: %d, want 403 saying %q:\n%s", tc.name, resp.StatusCode, tc.want, body)
+		}
 	}
 }
 
