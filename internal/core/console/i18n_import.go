@@ -110,6 +110,8 @@ var importWhy = map[string]map[crontab.Code]string{
 		// The Subscriptions form refuses such a URL in the same words.
 		crontab.CodeRepoURL:    scriptsRefusalsZH[subscription.RefusalURLRepo],
 		crontab.CodeRepoBranch: scriptsRefusalsZH[subscription.RefusalBranch],
+		crontab.CodeRepoCredentials: "仓库 URL 的用户名和密码中有“/”“?”或“#”，主机名会在那里结束，git 不会把它们当作用户名和密码读取：请把这些字符写成百分号编码（%2F、%3F、%23；路径中的“@”写成 %40）。" +
+			"这一{unit}没有转换，以免密码留在任务中。",
 		crontab.CodeRepoRepeated: "ql repo 拉取到文件夹 {folder}，而{earlier}已拉取到 {other}：这一{unit}被略过，因为两个拉取到同一文件夹（或一个拉取到另一个的文件夹之内）的任务会互相撤销对方的拉取；" +
 			"要拉取另一个分支，请在 URL 之后写出分支（ql repo URL \"\" \"\" \"\" 分支）。",
 		crontab.CodePanelRaw: "ql raw 转换为一个任务，用 curl 把 {url} 下载到 \"$QL_SCRIPTS_DIR/{file}\"（下载失败时保留上一份）。QL_SCRIPTS_DIR 为空时运行会失败；" +

@@ -31,6 +31,10 @@ const (
 	// (value), which a subscription's folder and git's command line are
 	// made of: the Subscriptions form refuses it alike.
 	CodeRepoBranch Code = "repo_branch"
+	// CodeRepoCredentials: the panel's ql repo of a URL whose user and
+	// password hold a '/', '?' or '#' (CredentialsFault), which would keep
+	// the password in the task: not converted, the URL not repeated.
+	CodeRepoCredentials Code = "repo_credentials"
 	// CodeRepoRepeated: a ql repo pulling into the folder (folder) an
 	// earlier line's task (line, name) pulls into (other), or into one
 	// inside or around it (FoldersShare), left out.
@@ -91,5 +95,5 @@ const (
 var ScriptCodes = []Code{CodeScriptTypeScript, CodeScriptNoCron, CodeScriptCron}
 
 // Codes lists every code, for the readers that must word each.
-var Codes = []Code{CodeNotAnEntry, CodeReboot, CodeNotAUser, CodeNoCommand, CodeRootCommand, CodePanelCommand, CodePanelRepo, CodeRepoURL, CodeRepoBranch, CodeRepoRepeated, CodePanelRaw, CodePanelLogs, CodePanelUpkeep, CodeUnknownMacro,
+var Codes = []Code{CodeNotAnEntry, CodeReboot, CodeNotAUser, CodeNoCommand, CodeRootCommand, CodePanelCommand, CodePanelRepo, CodeRepoURL, CodeRepoBranch, CodeRepoCredentials, CodeRepoRepeated, CodePanelRaw, CodePanelLogs, CodePanelUpkeep, CodeUnknownMacro,
 	CodeSchedule, CodeStandardInput, CodeSeconds, CodeTaskCommand, CodeRunAs, CodeBothDays, CodeZoneKept, CodeShellKept, CodeMail, CodeReservedName, CodeCommented, CodeTaskInterpreter}

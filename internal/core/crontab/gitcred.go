@@ -103,3 +103,30 @@ func bareURL(u string) string {
 	bare, _, _, _ := gitCredentials(u)
 	return bare
 }
+
+// CredentialsFault says why url's user and password would not be read as
+// such, "" when they would or it carries none. In https://u:a/b@host/o/r
+// the '/' inside the password ends the host: git reads a host "u" and
+// cannot fetch, and gitCredentials (and the pages' masking of the URL)
+// find no credentials, so the password would stay in the pull task's
+// script, its labels and the audit trail. What looks so is refused: a
+// host with no '@' and an '@' further on with a ':' before it (an '@' in
+// a path after a port, rare in a repository's URL, is written %40 then).
+// The sentence never repeats the URL.
+func CredentialsFault(u string) string {
+	i := strings.Index(u, "://")
+	if i < 0 {
+		return ""
+	}
+	rest := u[i+3:]
+	host := rest
+	if j := strings.IndexAny(rest, "/?#"); j >= 0 {
+		host = rest[:j]
+	}
+	at := strings.LastIndex(rest, "@")
+	if strings.Contains(host, "@") || at < 0 || !strings.Contains(rest[:at], ":") {
+		return ""
+	}
+	return "the repository URL's user and password hold a '/', '?' or '#', which ends the host's name there, so git would not read them as a user and password: " +
+		"write those characters percent-encoded (%2F, %3F, %23; an '@' in the path as %40)"
+}

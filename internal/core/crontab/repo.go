@@ -62,6 +62,9 @@ func parseSubscription(words []string) (s subscription, why string) {
 	if why := BranchFault(s.Branch); why != "" {
 		return s, why
 	}
+	if why := CredentialsFault(s.URL); why != "" {
+		return s, why
+	}
 	// The panel takes the repository from the last path segment without
 	// its extension (.git), the owner from the one before it, after any
 	// "host:" of an scp-like URL (git@github.com:owner/repo.git).
@@ -349,6 +352,9 @@ func panelPull(command, binary string, edge bool) (p pull, why string) {
 		s, why := parseSubscription(words[2:])
 		if why != "" && BranchFault(s.Branch) != "" {
 			return pull{code: CodeRepoBranch, params: []string{"value", s.Branch}}, why
+		}
+		if why != "" && CredentialsFault(s.URL) != "" {
+			return pull{code: CodeRepoCredentials}, why
 		}
 		if why != "" && len(words) > 2 {
 			return pull{code: CodeRepoURL, params: []string{"value", words[2]}}, why

@@ -178,6 +178,8 @@ func checkURL(u string) (crontab.RepoPull, error) {
 		return crontab.RepoPull{}, refuse("holds a space or a control character")
 	case strings.HasPrefix(u, "-"):
 		return crontab.RepoPull{}, refuse("starts with '-', which git would read as an option")
+	case crontab.CredentialsFault(u) != "":
+		return crontab.RepoPull{}, refuse("holds a user and password with a '/', '?' or '#', which ends the host's name there, so git would not read them as such: write those characters percent-encoded (%2F, %3F, %23)")
 	}
 	known := scpLike.MatchString(u)
 	for _, s := range schemes {
