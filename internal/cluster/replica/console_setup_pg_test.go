@@ -143,14 +143,7 @@ func TestTheFirstOwnerIsCreatedOnAReplicaAndTheOtherReplicasCodeStopsWorking(t *
 // database), and only the new password signs in.
 func TestAPasswordChangedOnOneReplicaEndsTheUsersSessionsOnTheOthers(t *testing.T) {
 	t.Parallel()
-	bin := buildQL(t)
-	env := clustertest.New(t)
-	if code, out := runQLIn(t, bin, leadPassword+"\n", []string{"QL_DATABASE_URL=" + env.URL(pgstore.RoleAdmin)}, "users", "create", "lead", "--owner", "--password-stdin"); code != 0 {
-		t.Fatalf("users create: exit %d %q", code, out)
-	}
-	a, b := startReplica(t, bin, env, "replica-a"), startReplica(t, bin, env, "replica-b")
-	a.await(t, CodeReady, 30*time.Second)
-	b.await(t, CodeReady, 30*time.Second)
+	a, b := leadReplicas(t)
 	baseA, baseB := "http://"+a.addr, "http://"+b.addr
 	ca, getA := consoleBrowser(t, baseA)
 	cb, getB := consoleBrowser(t, baseB)
@@ -218,4 +211,19 @@ func TestAReplicaLogsNoSetupCodeAndItsFileGoesWhenItStops(t *testing.T) {
 	if _, err := os.Stat(stale); !errors.Is(err, fs.ErrNotExist) {
 		t.Fatalf("the setup code's file (code %s) outlived its replica's stop (%v)", code, err)
 	}
+}
+
+// leadReplicas starts two replicas, each ready, of a fresh cluster whose
+// owner lead signs in with leadPassword.
+func leadReplicas(t *testing.T) (a, b *child) {
+	t.Helper()
+	bin := buildQL(t)
+	env := clustertest.New(t)
+	if code, out := runQLIn(t, bin, leadPassword+"\n", []string{"QL_DATABASE_URL=" + env.URL(pgstore.RoleAdmin)}, "users", "create", "lead", "--owner", "--password-stdin"); code != 0 {
+		t.Fatalf("users create: exit %d %q", code, out)
+	}
+	a, b = startReplica(t, bin, env, "replica-a"), startReplica(t, bin, env, "replica-b")
+	a.await(t, CodeReady, 30*time.Second)
+	b.await(t, CodeReady, 30*time.Second)
+	return a, b
 }

@@ -4,10 +4,7 @@ import (
 	"net/http"
 	"net/url"
 	"testing"
-	"time"
 
-	"github.com/qinglong/qinglong/internal/cluster/pgstore"
-	"github.com/qinglong/qinglong/internal/testkit/clustertest"
 	"github.com/qinglong/qinglong/internal/testkit/httpcall"
 )
 
@@ -17,14 +14,7 @@ import (
 // against nothing a replica keeps.
 func TestASigninPageFromOneReplicaSignsInOnAnother(t *testing.T) {
 	t.Parallel()
-	bin := buildQL(t)
-	env := clustertest.New(t)
-	if code, out := runQLIn(t, bin, leadPassword+"\n", []string{"QL_DATABASE_URL=" + env.URL(pgstore.RoleAdmin)}, "users", "create", "lead", "--owner", "--password-stdin"); code != 0 {
-		t.Fatalf("users create: exit %d %q", code, out)
-	}
-	a, b := startReplica(t, bin, env, "replica-a"), startReplica(t, bin, env, "replica-b")
-	a.await(t, CodeReady, 30*time.Second)
-	b.await(t, CodeReady, 30*time.Second)
+	a, b := leadReplicas(t)
 	baseA, baseB := "http://"+a.addr, "http://"+b.addr
 	c, _ := consoleBrowser(t, baseA)
 	csrf := formCSRF(t, c, baseA+"/signin")

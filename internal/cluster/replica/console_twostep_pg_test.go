@@ -12,9 +12,7 @@ import (
 	"github.com/pquerna/otp"
 	"github.com/pquerna/otp/totp"
 
-	"github.com/qinglong/qinglong/internal/cluster/pgstore"
 	"github.com/qinglong/qinglong/internal/core/account"
-	"github.com/qinglong/qinglong/internal/testkit/clustertest"
 	"github.com/qinglong/qinglong/internal/testkit/httpcall"
 )
 
@@ -28,14 +26,7 @@ var (
 // ahead of the wall clock.
 func twoStepReplicas(t *testing.T) (baseA, baseB string, code func(ahead time.Duration) string) {
 	t.Helper()
-	bin := buildQL(t)
-	env := clustertest.New(t)
-	if code, out := runQLIn(t, bin, leadPassword+"\n", []string{"QL_DATABASE_URL=" + env.URL(pgstore.RoleAdmin)}, "users", "create", "lead", "--owner", "--password-stdin"); code != 0 {
-		t.Fatalf("users create: exit %d %q", code, out)
-	}
-	a, b := startReplica(t, bin, env, "replica-a"), startReplica(t, bin, env, "replica-b")
-	a.await(t, CodeReady, 30*time.Second)
-	b.await(t, CodeReady, 30*time.Second)
+	a, b := leadReplicas(t)
 	baseA, baseB = "http://"+a.addr, "http://"+b.addr
 	ca, getA := consoleBrowser(t, baseA)
 	if resp := consoleSignIn(t, ca, getA, baseA, url.Values{"user": {"lead"}, "password": {leadPassword}}); resp.StatusCode != http.StatusSeeOther {

@@ -350,3 +350,25 @@ func TestABatchOutOfTimeSaysWhichTriggersItDidNotTry(t *testing.T) {
 		}
 	}
 }
+
+// publishQuiet publishes the trigger name of shop's task report, whose
+// cron never falls due while a test runs, and returns its id.
+func (b *batchSite) publishQuiet(t *testing.T, name string, enabled bool) string {
+	t.Helper()
+	ctx := t.Context()
+	svc := catalog.Service{Store: b.st, Executor: task.LocalProcess, NowMs: func() int64 { return time.Now().UnixMilli() }}
+	p, err := b.st.ProjectByName(ctx, "shop")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tk, err := b.st.TaskByName(ctx, p.ID, "report")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cron := trigger.Cron{Expression: "0 0 3 1 1 *", Timezone: "UTC", MisfirePolicy: trigger.FireOnce}
+	pub, _, err := svc.PublishTrigger(ctx, p.ID, ids.New(), tk, 0, ids.New(), trigger.Spec{Name: name, Enabled: enabled, Cron: cron})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pub.TriggerID
+}

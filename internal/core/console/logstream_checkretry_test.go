@@ -1,7 +1,6 @@
 package console
 
 import (
-	"bytes"
 	"context"
 	"database/sql"
 	"io"
@@ -9,13 +8,13 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/qinglong/qinglong/internal/core/run"
 	"github.com/qinglong/qinglong/internal/core/websession"
+	"github.com/qinglong/qinglong/internal/testkit/syncbuf"
 )
 
 // A live log whose check of its session fails, here because another
@@ -29,7 +28,7 @@ func TestALiveLogsFailedSessionCheckIsRetriedAtTheNextPoll(t *testing.T) {
 	storeMs := site.nowMs
 	runs := &endingRun{roundsOfRun: roundsOfRun{round: make(chan struct{}, 1)}}
 	runs.answers.Store(1 << 40)
-	logs := &checkLog{}
+	logs := &syncbuf.Buffer{}
 	site.serve(Config{Runs: runs, Log: slog.New(slog.NewJSONHandler(logs, nil)),
 		ReadLog: func(context.Context, string, int64, int64, io.Writer) (int64, bool, error) { return 0, false, nil }})
 	cookie := site.signIn(t)
@@ -98,22 +97,4 @@ func (r *endingRun) RunGet(ctx context.Context, id string) (run.Detail, error) {
 		d.Attempts[0].State = run.AttemptSucceeded
 	}
 	return d, err
-}
-
-// checkLog is a console log the test reads while the console writes it.
-type checkLog struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (l *checkLog) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.buf.Write(p)
-}
-
-func (l *checkLog) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.buf.String()
 }

@@ -5,14 +5,9 @@ import (
 	"fmt"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/qinglong/qinglong/internal/core/apitoken"
-	"github.com/qinglong/qinglong/internal/core/catalog"
-	"github.com/qinglong/qinglong/internal/core/ids"
 	"github.com/qinglong/qinglong/internal/core/schedule"
-	"github.com/qinglong/qinglong/internal/core/task"
-	"github.com/qinglong/qinglong/internal/core/trigger"
 	"github.com/qinglong/qinglong/internal/single/sqlitestore"
 )
 
@@ -36,21 +31,8 @@ func (r *rowsRead) TriggerList(ctx context.Context, p schedule.TriggerListParams
 func TestTheTriggersListCountsItsMatchesWithoutReadingThem(t *testing.T) {
 	read := &rowsRead{}
 	b := newBatchSite(t, func(cfg *Config) { read.Store = cfg.Triggers.(*sqlitestore.Store); cfg.Triggers = read })
-	ctx := t.Context()
-	svc := catalog.Service{Store: b.st, Executor: task.LocalProcess, NowMs: func() int64 { return time.Now().UnixMilli() }}
-	p, err := b.st.ProjectByName(ctx, "shop")
-	if err != nil {
-		t.Fatal(err)
-	}
-	tk, err := b.st.TaskByName(ctx, p.ID, "report")
-	if err != nil {
-		t.Fatal(err)
-	}
-	cron := trigger.Cron{Expression: "0 0 3 1 1 *", Timezone: "UTC", MisfirePolicy: trigger.FireOnce}
 	for i := range 347 {
-		if _, _, err := svc.PublishTrigger(ctx, p.ID, ids.New(), tk, 0, ids.New(), trigger.Spec{Name: fmt.Sprintf("filler-%03d", i), Enabled: true, Cron: cron}); err != nil {
-			t.Fatal(err)
-		}
+		b.publishQuiet(t, fmt.Sprintf("filler-%03d", i), true)
 	}
 	for _, c := range []struct {
 		path, count string

@@ -5,13 +5,8 @@ import (
 	"html"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/qinglong/qinglong/internal/core/apitoken"
-	"github.com/qinglong/qinglong/internal/core/catalog"
-	"github.com/qinglong/qinglong/internal/core/ids"
-	"github.com/qinglong/qinglong/internal/core/task"
-	"github.com/qinglong/qinglong/internal/core/trigger"
 )
 
 // A search on the triggers list finds a trigger the unfiltered list's
@@ -19,28 +14,12 @@ import (
 // page the console fetched.
 func TestATriggerSearchShowsAMatchBeyondTheFirstPage(t *testing.T) {
 	b := newBatchSite(t, nil)
-	ctx := t.Context()
-	svc := catalog.Service{Store: b.st, Executor: task.LocalProcess, NowMs: func() int64 { return time.Now().UnixMilli() }}
-	p, err := b.st.ProjectByName(ctx, "shop")
-	if err != nil {
-		t.Fatal(err)
-	}
-	tk, err := b.st.TaskByName(ctx, p.ID, "report")
-	if err != nil {
-		t.Fatal(err)
-	}
-	cron := trigger.Cron{Expression: "0 0 3 1 1 *", Timezone: "UTC", MisfirePolicy: trigger.FireOnce}
 	for i := range triggersPage {
-		if _, _, err := svc.PublishTrigger(ctx, p.ID, ids.New(), tk, 0, ids.New(), trigger.Spec{Name: fmt.Sprintf("filler-%d", i), Cron: cron}); err != nil {
-			t.Fatal(err)
-		}
+		b.publishQuiet(t, fmt.Sprintf("filler-%d", i), false)
 	}
-	late, _, err := svc.PublishTrigger(ctx, p.ID, ids.New(), tk, 0, ids.New(), trigger.Spec{Name: "late", Cron: cron})
-	if err != nil {
-		t.Fatal(err)
-	}
+	late := b.publishQuiet(t, "late", false)
 	page := b.do(apitoken.Read, "/triggers?q=LATE", nil).Body.String()
-	if listRow(page, late.TriggerID) == "" {
+	if listRow(page, late) == "" {
 		t.Fatalf("the search for LATE does not show trigger late, created after the first %d triggers", triggersPage)
 	}
 	if listRow(page, b.triggers["a"]) != "" || strings.Contains(page, "after=") {

@@ -7,14 +7,10 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/qinglong/qinglong/internal/core/apitoken"
-	"github.com/qinglong/qinglong/internal/core/catalog"
 	"github.com/qinglong/qinglong/internal/core/ids"
 	"github.com/qinglong/qinglong/internal/core/schedule"
-	"github.com/qinglong/qinglong/internal/core/task"
-	"github.com/qinglong/qinglong/internal/core/trigger"
 )
 
 // listedRow is a row of the triggers list: its trigger's id.
@@ -28,20 +24,8 @@ var listedRow = regexp.MustCompile(`<tr id="trigger-([0-9a-f-]{36})">`)
 func TestTheTriggersListShowsAPageOfAHundredAndABatchActsOnlyOnTheTickedOnes(t *testing.T) {
 	b := newBatchSite(t, nil)
 	ctx := t.Context()
-	svc := catalog.Service{Store: b.st, Executor: task.LocalProcess, NowMs: func() int64 { return time.Now().UnixMilli() }}
-	p, err := b.st.ProjectByName(ctx, "shop")
-	if err != nil {
-		t.Fatal(err)
-	}
-	tk, err := b.st.TaskByName(ctx, p.ID, "report")
-	if err != nil {
-		t.Fatal(err)
-	}
-	cron := trigger.Cron{Expression: "0 0 3 1 1 *", Timezone: "UTC", MisfirePolicy: trigger.FireOnce}
 	for i := range 2*triggersShown + 7 {
-		if _, _, err := svc.PublishTrigger(ctx, p.ID, ids.New(), tk, 0, ids.New(), trigger.Spec{Name: fmt.Sprintf("filler-%03d", i), Enabled: true, Cron: cron}); err != nil {
-			t.Fatal(err)
-		}
+		b.publishQuiet(t, fmt.Sprintf("filler-%03d", i), true)
 	}
 	all, next, err := b.st.TriggerList(ctx, schedule.TriggerListParams{Limit: triggersPage})
 	if err != nil || next != "" || len(all) != 2*triggersShown+10 {
