@@ -57,7 +57,11 @@ func TestALiveLogsFailedSessionCheckIsRetriedAtTheNextPoll(t *testing.T) {
 		t.Fatal(err)
 	}
 	storeMs.Add(websession.SeenEvery.Milliseconds())
+	failedBy := time.Now().Add(roundsLimit)
 	for !strings.Contains(logs.String(), `"code":"`+CodeSessionCheckFailed+`"`) {
+		if time.Now().After(failedBy) {
+			t.Fatalf("no failed session check was logged within %s of the lock being taken, over %d reads of the Run:\n%s", roundsLimit, runs.reads.Load(), logs.String())
+		}
 		runs.await(t, runs.reads.Load()+1)
 	}
 	if _, err := lock.ExecContext(t.Context(), "ROLLBACK"); err != nil {
