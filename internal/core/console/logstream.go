@@ -87,6 +87,10 @@ func (c *Console) logStream(w http.ResponseWriter, r *http.Request, s *session) 
 	}
 	ctx := r.Context()
 	l := lang(r)
+	// The session was checked before this handler ran, so the next check
+	// is due a SeenEvery from here: read later (after the Run), a clock
+	// that moved meanwhile would put it off by that much.
+	checkedMs := c.cfg.NowMs()
 	st := &stream{w: w, rc: http.NewResponseController(w)}
 	// Past the session's bound the answer is the "stopped" event, which
 	// the page shows and which ends its following (a browser would only
@@ -130,7 +134,6 @@ func (c *Console) logStream(w http.ResponseWriter, r *http.Request, s *session) 
 	wait := logMinWait
 	rows := map[string][]byte{}
 	p := c.pageOf(r, s, nil)
-	checkedMs := c.cfg.NowMs()
 	checkFailed := false
 	for round := 0; ; round++ {
 		if round > 0 {
