@@ -150,6 +150,14 @@ var tableGrants = map[string]map[RoleKind][]string{
 	// which runs as the tables' owner.
 	"console_two_step":       {RoleAdmin: {"SELECT", "DELETE"}, RoleRuntime: {"SELECT", "INSERT", "UPDATE", "DELETE"}},
 	"console_recovery_codes": {RoleRuntime: {"SELECT", "INSERT", "DELETE"}},
+	// Whether two-step sign-in is required of every user: an owner
+	// changes it on a replica's account page (the runtime) and an
+	// operator with `ql users require-two-step` (admin); each replica's
+	// console reads it at every request of a user's session. Its one row
+	// is the migration's: nobody inserts or deletes one. Turning it off
+	// grants nothing a role could not do already: the runtime may turn
+	// any user's two-step off (console_two_step).
+	"console_settings": {RoleAdmin: {"SELECT", "UPDATE"}, RoleRuntime: {"SELECT", "UPDATE"}},
 	// A sign-in waiting for its second step is the runtime's too: its row
 	// names a user whose password was right, and the session it leads to
 	// still needs that user's code.

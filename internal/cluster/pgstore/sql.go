@@ -340,6 +340,13 @@ var (
 	sqlTwoStepPendingEnd           = stmt("TwoStepPendingEnd")
 )
 
+// sql/two_step_required.sql: two-step sign-in required of every user.
+var (
+	sqlTwoStepRequired = stmt("TwoStepRequired")
+	sqlTwoStepRequire  = stmt("TwoStepRequire")
+	sqlTwoStepWalled   = stmt("TwoStepWalled")
+)
+
 // sql/replicas.sql: replica heartbeats.
 var (
 	sqlReplicaBeat            = stmt("ReplicaBeat")

@@ -7,8 +7,9 @@ import (
 	"github.com/qinglong/qinglong/internal/core/account"
 )
 
-// The console keeps two-step secrets through the live activation's
-// runtime role, as it signs users in.
+// The console keeps two-step secrets, and reads and changes whether every
+// user must have one, through the live activation's runtime role, as it
+// signs users in.
 var _ account.TwoStepStore = liveReaders{}
 
 func (l liveReaders) TwoStepOf(ctx context.Context, userID string) (account.TwoStep, error) {
@@ -81,4 +82,28 @@ func (l liveReaders) PendingStepUse(ctx context.Context, digest []byte) (bool, e
 		return false, err
 	}
 	return rt.PendingStepUse(ctx, digest)
+}
+
+func (l liveReaders) TwoStepRequired(ctx context.Context) (bool, error) {
+	rt, err := l.runtime()
+	if err != nil {
+		return false, err
+	}
+	return rt.TwoStepRequired(ctx)
+}
+
+func (l liveReaders) TwoStepRequire(ctx context.Context, on bool, actor string) (bool, error) {
+	rt, err := l.runtime()
+	if err != nil {
+		return false, err
+	}
+	return rt.TwoStepRequire(ctx, on, actor)
+}
+
+func (l liveReaders) TwoStepWalled(ctx context.Context, userID string) (bool, error) {
+	rt, err := l.runtime()
+	if err != nil {
+		return false, err
+	}
+	return rt.TwoStepWalled(ctx, userID)
 }

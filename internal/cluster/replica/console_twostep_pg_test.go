@@ -28,34 +28,43 @@ func twoStepReplicas(t *testing.T) (baseA, baseB string, code func(ahead time.Du
 	t.Helper()
 	a, b := leadReplicas(t)
 	baseA, baseB = "http://"+a.addr, "http://"+b.addr
-	ca, getA := consoleBrowser(t, baseA)
-	if resp := consoleSignIn(t, ca, getA, baseA, url.Values{"user": {"lead"}, "password": {leadPassword}}); resp.StatusCode != http.StatusSeeOther {
-		t.Fatalf("sign-in on replica a: %d", resp.StatusCode)
+	_, _, code = leadTwoStepAt(t, baseA)
+	return baseA, baseB, code
+}
+
+// leadTwoStepAt signs lead in at base with the password and turns its
+// two-step sign-in on there; it returns that browser, still signed in,
+// its session's CSRF value and the app's code ahead of the wall clock.
+func leadTwoStepAt(t *testing.T, base string) (*http.Client, string, func(ahead time.Duration) string) {
+	t.Helper()
+	c, get := consoleBrowser(t, base)
+	if resp := consoleSignIn(t, c, get, base, url.Values{"user": {"lead"}, "password": {leadPassword}}); resp.StatusCode != http.StatusSeeOther {
+		t.Fatalf("sign-in on %s: %d", base, resp.StatusCode)
 	}
-	csrf := formCSRF(t, ca, baseA+"/account")
-	if resp, body := httpcall.Form(t, ca, http.MethodPost, baseA+"/account/two-step/begin", url.Values{"csrf": {csrf}}); resp.StatusCode != http.StatusSeeOther {
+	csrf := formCSRF(t, c, base+"/account")
+	if resp, body := httpcall.Form(t, c, http.MethodPost, base+"/account/two-step/begin", url.Values{"csrf": {csrf}}); resp.StatusCode != http.StatusSeeOther {
 		t.Fatalf("begin: %d\n%s", resp.StatusCode, body)
 	}
-	_, page := getA("/account")
+	_, page := get("/account")
 	m := twoStepURIIn.FindStringSubmatch(page)
 	if m == nil {
-		t.Fatalf("replica a's account page shows no key:\n%s", page)
+		t.Fatalf("the account page at %s shows no key:\n%s", base, page)
 	}
 	key, err := otp.NewKeyFromURL(html.UnescapeString(m[1]))
 	if err != nil {
 		t.Fatal(err)
 	}
-	code = func(ahead time.Duration) string {
+	code := func(ahead time.Duration) string {
 		c, err := totp.GenerateCodeCustom(key.Secret(), time.Now().Add(ahead), totp.ValidateOpts{Period: account.TwoStepPeriod, Digits: otp.DigitsSix, Algorithm: otp.AlgorithmSHA1})
 		if err != nil {
 			t.Fatal(err)
 		}
 		return c
 	}
-	if resp, body := httpcall.Form(t, ca, http.MethodPost, baseA+"/account/two-step/confirm", url.Values{"csrf": {csrf}, "code": {code(0)}, "current": {leadPassword}}); resp.StatusCode != http.StatusOK || !strings.Contains(body, `id="recovery-codes"`) {
-		t.Fatalf("confirm on replica a: %d\n%s", resp.StatusCode, body)
+	if resp, body := httpcall.Form(t, c, http.MethodPost, base+"/account/two-step/confirm", url.Values{"csrf": {csrf}, "code": {code(0)}, "current": {leadPassword}}); resp.StatusCode != http.StatusOK || !strings.Contains(body, `id="recovery-codes"`) {
+		t.Fatalf("confirm at %s: %d\n%s", base, resp.StatusCode, body)
 	}
-	return baseA, baseB, code
+	return c, csrf, code
 }
 
 // passwordAt sends lead's password to the sign-in at base in a new

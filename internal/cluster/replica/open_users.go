@@ -47,3 +47,13 @@ func (u adminUsers) UserResetTwoStep(ctx context.Context, name, actor string) (a
 	done, err := u.a.UserResetTwoStep(ctx, name, actor)
 	return done, explainRole(err, "resetting console users' two-step sign-in", "admin")
 }
+
+func (u adminUsers) TwoStepRequired(ctx context.Context) (bool, error) {
+	on, err := u.a.TwoStepRequired(ctx)
+	return on, explainRole(err, "reading whether two-step sign-in is required", "admin")
+}
+
+func (u adminUsers) TwoStepRequire(ctx context.Context, on bool, actor string) (bool, error) {
+	changed, err := u.a.TwoStepRequire(ctx, on, actor)
+	return changed, explainRole(err, "requiring two-step sign-in", "admin")
+}

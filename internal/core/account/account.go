@@ -130,8 +130,11 @@ type NewUser struct {
 // passwords: the admin's work (on the cluster, the admin role). Disabling,
 // deleting and setting a password delete the account's console sessions
 // (websession) in the same transaction, so they end at once on every
-// server; NotFound changes and ends nothing.
+// server; NotFound changes and ends nothing. It requires two-step
+// sign-in of every user, or not, as an owner does on the account page
+// (TwoStepPolicy).
 type Manager interface {
+	TwoStepPolicy
 	// UserCreate stores an account; Conflict when the name is taken.
 	UserCreate(ctx context.Context, u NewUser) (User, error)
 	// UserList returns every account by name, disabled ones included.

@@ -27,9 +27,13 @@ type TwoStep struct {
 // console). Each change that turns it on or off, or spends a recovery
 // code, is audited in its transaction under name and actor; a recovery
 // code is stored only as its digest (RecoveryDigest). It keeps the
-// sign-ins waiting for their second step too (PendingSteps).
+// sign-ins waiting for their second step too (PendingSteps), and reads
+// and changes whether every user must have it (TwoStepPolicy), which the
+// console's owners change and its wall reads (TwoStepWall).
 type TwoStepStore interface {
 	PendingSteps
+	TwoStepPolicy
+	TwoStepWall
 	// TwoStepOf returns the user's two-step; the zero TwoStep when it has
 	// none.
 	TwoStepOf(ctx context.Context, userID string) (TwoStep, error)

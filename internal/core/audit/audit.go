@@ -80,11 +80,18 @@ const (
 	UserRecoveryCodeUsed Action = "user.recovery_code_used"
 )
 
+// SettingTwoStepRequired is recorded when an owner (the console's account
+// page) or an operator (`ql users require-two-step`) required two-step
+// sign-in of every user, or stopped requiring it; the note says on or
+// off.
+const SettingTwoStepRequired Action = "setting.two_step_required"
+
 // Actions lists every action in the order the docs table has them.
 var Actions = []Action{
 	TokenCreated, TokenRevoked,
 	UserCreated, UserDisabled, UserEnabled, UserDeleted, UserPasswordSet, UserPasswordChanged, UserProjectsSet,
 	UserTwoStepEnabled, UserTwoStepDisabled, UserTwoStepReset, UserRecoveryCodeUsed,
+	SettingTwoStepRequired,
 	ProjectPaused, ProjectResumed, ProjectArchived, ProjectActivated, ProjectDeleted,
 	SecretSet, SecretDeleted,
 	ScriptSaved, ScriptCreated, ScriptUploaded, ScriptRenamed, ScriptDeleted, ScriptFolderCreated,
@@ -111,6 +118,8 @@ const (
 	KindBackup       Kind = "backup"
 	KindSubscription Kind = "subscription"
 	KindDependency   Kind = "dependency"
+	// KindSetting is a setting of the whole installation, by its name.
+	KindSetting Kind = "setting"
 )
 
 // Bounds of a record's text, which the tables check too.

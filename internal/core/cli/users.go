@@ -28,10 +28,12 @@ is stored. Disabling or deleting a user, or setting its password, ends its conso
 they are deleted with the change. A viewer or operator may be bound to projects (users create --project,
 users set-projects): its console then shows and acts on those projects only; an owner is never bound.
 A user may turn on two-step sign-in (an authenticator app's code after the password) on the console's
-account page; users reset-two-step turns it off for a user who lost the phone.` + opts.clusterOnly(" On the cluster these commands need the admin role's URL: given neither --database-url nor --data-dir, they read $QL_DATABASE_ADMIN_URL first, as `ql workers` does."),
+account page; users reset-two-step turns it off for a user who lost the phone, and users
+require-two-step on requires it of every user.` + opts.clusterOnly(" On the cluster these commands need the admin role's URL: given neither --database-url nor --data-dir, they read $QL_DATABASE_ADMIN_URL first, as `ql workers` does."),
 	}
 	c.AddCommand(usersCreateCommand(opts), usersListCommand(opts), usersDisableCommand(opts),
-		usersEnableCommand(opts), usersDeleteCommand(opts), usersPasswdCommand(opts), usersSetProjectsCommand(opts), usersResetTwoStepCommand(opts))
+		usersEnableCommand(opts), usersDeleteCommand(opts), usersPasswdCommand(opts), usersSetProjectsCommand(opts), usersResetTwoStepCommand(opts),
+		usersRequireTwoStepCommand(opts))
 	return c
 }
 
@@ -167,7 +169,12 @@ func usersListCommand(opts Options) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "list",
 		Short: "List console users: name, role, projects, state, creation, last sign-in and two-step",
-		Args:  cobra.NoArgs,
+		Long: `List the console users: name, role, the projects it is bound to, state, creation, last sign-in and
+whether its two-step sign-in is on (TWO-STEP, on or off; a key begun and never confirmed is off).
+While two-step sign-in is required of every user (users require-two-step on), a line after the table
+says so and names the active users without it, who can only set it up; -o json gives it as
+"twoStepRequired".`,
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := checkOutput(out); err != nil {
 				return err
@@ -184,6 +191,14 @@ func usersListCommand(opts Options) *cobra.Command {
 			if err != nil {
 				return err
 			}
+			required, err := b.Users.TwoStepRequired(cmd.Context())
+			if err != nil {
+				return err
+			}
+			var notes []string
+			if required {
+				notes = append(notes, "two-step sign-in is required of every user: "+withoutTwoStep(list))
+			}
 			views := make([]UserView, 0, len(list))
 			for _, u := range list {
 				views = append(views, UserView{Name: u.Name, Role: string(u.Role), Scope: string(u.Role.Scope()), State: u.State(),
@@ -192,11 +207,15 @@ func usersListCommand(opts Options) *cobra.Command {
 			return printListing(cmd, out, listing[UserView]{
 				json: struct {
 					Users []UserView `json:"users"`
-				}{views},
+					// TwoStepRequired says every user must have
+					// two-step on (`users require-two-step`).
+					TwoStepRequired bool `json:"twoStepRequired"`
+				}{views, required},
+				notes:  notes,
 				header: []string{"NAME", "ROLE", "PROJECTS", "STATE", "CREATED", "LAST SIGN-IN", "TWO-STEP"},
 				items:  views,
 				row: func(v UserView) []string {
-					return []string{v.Name, v.Role, account.User{Projects: v.Projects}.ProjectsText(), v.State, fmtMs(&v.CreatedAtMs), fmtMs(v.LastSigninAtMs), twoStepText(v.TwoStep)}
+					return []string{v.Name, v.Role, account.User{Projects: v.Projects}.ProjectsText(), v.State, fmtMs(&v.CreatedAtMs), fmtMs(v.LastSigninAtMs), account.OnOff(v.TwoStep)}
 				},
 				none: NoneLine("console user", false, "`"+suggest(cmd, "users", "create", "NAME", "--owner")+"` makes one"),
 			})
@@ -365,13 +384,4 @@ func warnUserProjectsAhead(cmd *cobra.Command, b *Backend, projects []string) {
 			fmt.Fprintln(textWriter{cmd.ErrOrStderr()}, "warning: "+w)
 		}
 	}
-}
-
-// twoStepText is the list's TWO-STEP column: on, or off for a user who
-// signs in with the password alone.
-func twoStepText(on bool) string {
-	if on {
-		return "on"
-	}
-	return "off"
 }

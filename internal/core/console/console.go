@@ -78,8 +78,11 @@ type Config struct {
 	Passwords account.PasswordChanger
 	// TwoStep keeps the users' two-step secrets: a user turns it on and
 	// off on the account page, and a sign-in asks for a code after the
-	// password when it is on. Nil where the server has none: no user is
-	// asked, and the account page does not offer it.
+	// password when it is on. It keeps whether every user must have it
+	// too, which an owner changes on the account page, and a user without
+	// it is then kept at its set-up (twostep_wall.go). Nil where the
+	// server has none: no user is asked, and the account page does not
+	// offer it.
 	TwoStep account.TwoStepStore
 	// TokenAdmin lists, creates and revokes tokens on the tokens page;
 	// nil where the server's role cannot (the page is then not offered).
@@ -345,6 +348,7 @@ var routes = []route{
 	{http.MethodGet, "/account/two-step/qr.png", apitoken.Read, func(c *Console) handlerFunc { return c.twoStepQR }, noProject},
 	{http.MethodPost, "/account/two-step/confirm", apitoken.Read, func(c *Console) handlerFunc { return c.twoStepConfirm }, noProject},
 	{http.MethodPost, "/account/two-step/off", apitoken.Read, func(c *Console) handlerFunc { return c.twoStepOff }, noProject},
+	{http.MethodPost, "/account/two-step/required", apitoken.Admin, func(c *Console) handlerFunc { return c.twoStepRequireForm }, adminOfEveryProject},
 	{http.MethodPost, "/signin/two-step", signedOut, func(c *Console) handlerFunc { return c.signinTwoStep }, noProject},
 	{http.MethodGet, "/assets/", signedOut, func(*Console) handlerFunc { return serveAsset }, noProject},
 	{http.MethodPost, "/signout", apitoken.Read, func(c *Console) handlerFunc { return c.signout }, noProject},
@@ -669,6 +673,11 @@ func (c *Console) guard(rt route) http.HandlerFunc {
 				c.failWith(w, r, s, http.StatusForbidden, tr(l, "err.csrf"))
 				return
 			}
+		}
+		// A user at the two-step wall may only set it up, read the
+		// account page and sign out (twostep_wall.go).
+		if c.walled(checked.Context(), w, r, s, rt) {
+			return
 		}
 		// A user bound to projects: its listings keep its projects' rows,
 		// and an object of another project is refused before the handler

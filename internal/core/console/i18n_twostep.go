@@ -34,6 +34,15 @@ var twoStepMessages = map[string]map[string]string{
 		"ts.stepgo":    "Verify and sign in",
 		"ts.back":      "Back to sign-in",
 
+		"ts.walled":           "Two-step sign-in is required for every user of this console, and yours is not set up yet: set it up below before anything else. Until you do, every other page brings you back here; only this page and Sign out work.",
+		"ts.requiredon":       "Two-step sign-in is required for every user of this console, so yours stays on. Lost your phone and your recovery codes? An owner resets it on the server with `ql users reset-two-step NAME`, and you set it up again at your next sign-in.",
+		"ts.everyone":         "Two-step sign-in for everyone",
+		"ts.everyone.off":     "Each user chooses whether to use two-step sign-in. Require it, and a user without it who signs in with a password can do nothing but set it up, read their account and sign out until they have. API tokens are not affected.",
+		"ts.everyone.on":      "Two-step sign-in is required for every user: a user without it who signs in with a password is sent to set it up before anything else, from every page. API tokens are not affected.",
+		"ts.everyone.require": "Require two-step sign-in for everyone",
+		"ts.everyone.stop":    "Stop requiring it",
+		"err.requiredvalue":   "The form asked for neither on nor off: reload the Account page and use its button.",
+
 		"err.twosteptoken": "Two-step sign-in is for user accounts, and this server keeps none: you are signed in with an API token, or the server has no user accounts.",
 		"err.twostepended": "This sign-in's second step has ended: it lasts %d minutes, signs in once and only in the browser where the password was typed, and a password changed meanwhile ends it. Sign in again.",
 	},
@@ -62,6 +71,15 @@ var twoStepMessages = map[string]map[string]string{
 		"ts.stephelp":  "密码正确。请输入身份验证器应用当前显示的验证码，或一个恢复码。此步骤在 %d 分钟后失效。",
 		"ts.stepgo":    "验证并登录",
 		"ts.back":      "返回登录",
+
+		"ts.walled":           "此控制台要求每位用户启用两步验证，而你的尚未设置：请先在下方设置。完成之前，其他页面都会把你带回这里，只有本页和“退出”可用。",
+		"ts.requiredon":       "此控制台要求每位用户启用两步验证，因此你的两步验证保持开启。手机和恢复码都丢了？请所有者在服务器上用 `ql users reset-two-step NAME` 重置，你在下次登录时重新设置。",
+		"ts.everyone":         "要求所有用户启用两步验证",
+		"ts.everyone.off":     "目前由每位用户自行决定是否启用两步验证。要求之后，未启用的用户用密码登录后，在设置好之前只能设置两步验证、查看账号和退出。API 令牌不受影响。",
+		"ts.everyone.on":      "已要求每位用户启用两步验证：未启用的用户用密码登录后，无论打开哪个页面，都会先被带去设置。API 令牌不受影响。",
+		"ts.everyone.require": "要求所有用户启用两步验证",
+		"ts.everyone.stop":    "不再要求",
+		"err.requiredvalue":   "表单既未要求开启也未要求关闭：请刷新账号页并使用其中的按钮。",
 
 		"err.twosteptoken": "两步验证只用于用户账号，而这里没有：你使用 API 令牌登录，或此服务器没有用户账号。",
 		"err.twostepended": "本次登录的第二步已失效：它只持续 %d 分钟，只能登录一次，且只在输入密码的浏览器中有效；期间修改密码也会使它失效。请重新登录。",

@@ -70,7 +70,7 @@ const (
 // it is the reference these translate, and it names the ids and commands
 // that the page around the message already shows.
 var refusals = map[string]map[qlerror.Reason]string{
-	"zh": union(refusalsZH, definitionsRefusalsZH, notificationsRefusalsZH, editRefusalsZH, scriptsRefusalsZH, depsRefusalsZH, qlimportRefusalsZH),
+	"zh": union(refusalsZH, definitionsRefusalsZH, notificationsRefusalsZH, editRefusalsZH, scriptsRefusalsZH, depsRefusalsZH, qlimportRefusalsZH, twoStepRequiredRefusalsZH),
 }
 
 // refusalsZH say in Chinese the refusals of the pages' actions and forms.

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/qinglong/qinglong/internal/core/account"
+	"github.com/qinglong/qinglong/internal/core/apitoken"
 	"github.com/qinglong/qinglong/internal/core/authlog"
 	"github.com/qinglong/qinglong/internal/core/qlerror"
 )
@@ -33,6 +34,13 @@ type twoStepData struct {
 	// be read.
 	Error  string
 	Unread bool
+	// Required says every user must have two-step on, Walled that this
+	// user has not and may do nothing else yet (twostep_wall.go).
+	Required, Walled bool
+	// Owner offers the form that requires it of every user, and
+	// RequireError is that form's refusal.
+	Owner        bool
+	RequireError string
 }
 
 // twoStepOf reads the section of the session's user.
@@ -45,7 +53,13 @@ func (c *Console) twoStepOf(ctx context.Context, s *session) twoStepData {
 		c.cfg.Log.Warn("console: reading a user's two-step sign-in", "code", CodeTwoStepStoreFailed, "err", err)
 		return twoStepData{Offered: true, Unread: true}
 	}
-	d := twoStepData{Offered: true, On: ts.On, Waiting: ts.Secret != "" && !ts.On, RecoveryLeft: ts.RecoveryLeft}
+	required, err := c.cfg.TwoStep.TwoStepRequired(ctx)
+	if err != nil {
+		c.cfg.Log.Warn("console: reading whether two-step sign-in is required", "code", CodeTwoStepStoreFailed, "err", err)
+		return twoStepData{Offered: true, Unread: true}
+	}
+	d := twoStepData{Offered: true, On: ts.On, Waiting: ts.Secret != "" && !ts.On, RecoveryLeft: ts.RecoveryLeft,
+		Required: required, Walled: required && !ts.On, Owner: s.scope == apitoken.Admin}
 	if d.Waiting {
 		if k, err := account.TwoStepKey(s.name, ts.Secret); err == nil {
 			d.URI = k.String()
@@ -173,7 +187,9 @@ func (c *Console) twoStepConfirm(w http.ResponseWriter, r *http.Request, s *sess
 // twoStepOff turns two-step off with a current code or a recovery code,
 // which counts against the sign-in limits as a password change's current
 // password does, through the same reserveCheck: whoever sits at an
-// unattended browser may not guess it.
+// unattended browser may not guess it. While every user must have it, it
+// is refused (two_step_required_stays_on): an owner's reset is the way
+// to a new phone.
 func (c *Console) twoStepOff(w http.ResponseWriter, r *http.Request, s *session) {
 	if !c.twoStepUser(w, r, s) {
 		return
@@ -181,6 +197,15 @@ func (c *Console) twoStepOff(w http.ResponseWriter, r *http.Request, s *session)
 	l := lang(r)
 	refuse := func(status int, msg string) {
 		c.renderAccount(w, r, s, status, func(d *twoStepData) { d.Error = msg })
+	}
+	// Required of everyone, it stays on: asked before the code, which is
+	// then not spent.
+	if required, err := c.cfg.TwoStep.TwoStepRequired(r.Context()); err != nil || required {
+		if err == nil {
+			err = account.ErrTwoStepRequiredStaysOn()
+		}
+		refuse(statusOf(err), c.formError(l, err))
+		return
 	}
 	addr := remoteHost(r)
 	try, release, status, msg := c.reserveCheck(w, r, s.name)

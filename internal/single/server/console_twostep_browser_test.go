@@ -12,6 +12,7 @@ import (
 	"github.com/pquerna/otp/totp"
 
 	"github.com/qinglong/qinglong/internal/core/account"
+	"github.com/qinglong/qinglong/internal/core/ids"
 	"github.com/qinglong/qinglong/internal/core/trigger"
 	"github.com/qinglong/qinglong/internal/testkit/browsertest"
 )
@@ -19,8 +20,10 @@ import (
 // In a real browser, in English: the owner turns two-step sign-in on
 // from the account page (the key read from the page's otpauth:// address,
 // as an app that takes it typed would), signs out, and signs in again
-// with the password and then the app's code. Then, in Chinese, the
-// second step's page speaks Chinese.
+// with the password and then the app's code. The owner then requires it
+// of everyone on the account page, and a user without it who signs in is
+// kept at its set-up, every other page sending them back. Then, in
+// Chinese, the second step's page speaks Chinese.
 func TestTwoStepSignInInABrowserTurnsOnAndSignsInWithACode(t *testing.T) {
 	ctx := browsertest.Start(t)
 	now := &atomic.Int64{}
@@ -30,11 +33,14 @@ func TestTwoStepSignInInABrowserTurnsOnAndSignsInWithACode(t *testing.T) {
 	b := site.base
 	dir := browsertest.ArtifactDir(t)
 	const width = 1024
-	password := func() chromedp.Action[chromedp.Void] {
+	if _, err := account.Create(t.Context(), site.srv.store, "tester", ids.New(), "vera", account.Operator, ownerPassword); err != nil {
+		t.Fatal(err)
+	}
+	signIn := func(user string) chromedp.Action[chromedp.Void] {
 		return func(ctx context.Context, tg *chromedp.Target) (chromedp.Void, error) {
 			for _, a := range []chromedp.Action[chromedp.Void]{
 				chromedp.WaitVisible(chromedp.ID("password")),
-				chromedp.SendKeys(chromedp.ID("user"), site.owner),
+				chromedp.SendKeys(chromedp.ID("user"), user),
 				chromedp.SendKeys(chromedp.ID("password"), ownerPassword),
 				chromedp.Click(chromedp.ID("signin-user")),
 			} {
@@ -45,6 +51,7 @@ func TestTwoStepSignInInABrowserTurnsOnAndSignsInWithACode(t *testing.T) {
 			return chromedp.Void{}, nil
 		}
 	}
+	password := func() chromedp.Action[chromedp.Void] { return signIn(site.owner) }
 	browsertest.Step(t, ctx, "sign in with the password", chromedp.EmulateViewport(width, 800), chromedp.Navigate(b+"/signin?lang=en"),
 		password(), browsertest.WaitText("main h1", "Overview"))
 	browsertest.Step(t, ctx, "begin two-step sign-in", chromedp.Click(chromedp.ID("nav-account")),
@@ -78,6 +85,13 @@ func TestTwoStepSignInInABrowserTurnsOnAndSignsInWithACode(t *testing.T) {
 		chromedp.SendKeys(chromedp.ID("two-step-code"), code()),
 		chromedp.Click(chromedp.ID("signin-two-step")),
 		browsertest.WaitText("main h1", "Overview"))
+	browsertest.Step(t, ctx, "require it of everyone", chromedp.Click(chromedp.ID("nav-account")),
+		chromedp.Click(chromedp.ID("two-step-everyone-require")), chromedp.WaitVisible(chromedp.ID("two-step-everyone-stop")))
+	browsertest.Step(t, ctx, "a user without it is kept at its set-up", chromedp.Click(chromedp.ID("signout")), chromedp.WaitVisible(chromedp.ID("signed-out")),
+		signIn("vera"), browsertest.WaitText("#two-step-required", "Two-step sign-in is required for every user of this console"),
+		chromedp.WaitVisible(chromedp.ID("two-step-begin")))
+	browsertest.Screenshot(t, ctx, dir, "two-step-wall-en.png", width)
+	browsertest.Step(t, ctx, "another page sends them back", chromedp.Navigate(b+"/runs"), chromedp.WaitVisible(chromedp.ID("two-step-required")))
 
 	browsertest.Step(t, ctx, "sign out and sign in again in Chinese", chromedp.Click(chromedp.ID("signout")), chromedp.WaitVisible(chromedp.ID("signed-out")),
 		chromedp.Navigate(b+"/signin?lang=zh"), password(),

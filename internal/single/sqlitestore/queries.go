@@ -236,6 +236,13 @@ var (
 	qBackupForgetTwoStepPending  = query("backup_forget_two_step_pending")
 )
 
+// Two-step sign-in required of every user (twostep_required.go).
+var (
+	qTwoStepRequired = query("two_step_required")
+	qTwoStepRequire  = query("two_step_require")
+	qTwoStepWalled   = query("two_step_walled")
+)
+
 // Retention's statements (retention.go).
 var (
 	qRetentionRunsBatch      = query("retention_runs_batch")
@@ -322,7 +329,7 @@ var readQueries = []string{
 	qTasksOfProject, qTriggersOfProject, qProjectNames, qProjectNameByID, qTitlesOfProject,
 	qScheduleTakeUninitialised, qScheduleTakeDue, qScheduleNextDue, qScheduleReanchorRead, qScheduleRecheckStale, qClockNewestRecorded,
 	qRunsList, qRunsLast, qRunGet, qRunWaiting, qRunProjectArchived, qRunSlotHolders, qAttemptsOfRun, qEventsOfRun, qRunsRerunAs, qTriggersList, qTriggersCount, qAttemptsPending, qAttemptLiveOwners,
-	qAttemptsCancelAsked, qTriggerDetail, qLedgerOfTrigger, qAuditOfTrigger, qProjectPauseRead, qTokensList, qTokenByDigest, qUsersList, qUserCredentials, qUserByID, qUsersExist, qTwoStepOf, qTwoStepPendingOf, qSessionByDigest, qNotifyList, qNotifyDue, qAuditList, qNotifyProject,
+	qAttemptsCancelAsked, qTriggerDetail, qLedgerOfTrigger, qAuditOfTrigger, qProjectPauseRead, qTokensList, qTokenByDigest, qUsersList, qUserCredentials, qUserByID, qUsersExist, qTwoStepOf, qTwoStepPendingOf, qTwoStepRequired, qTwoStepWalled, qSessionByDigest, qNotifyList, qNotifyDue, qAuditList, qNotifyProject,
 	qHandoverRead, qProjectDeleteTarget, qProjectDeleteCounts, qProjectDeleteUnfinished, qProjectDeleteTokens, qProjectDeleteLogsLeft, qRunsQueuedCount,
 	qRetentionEstimate, qRetentionLogsRunning, qRetentionLogBytes, qRetentionLogsLeft, qMonitorBacklog, qMonitorBacklogInProjects, qMonitorRunState, qMonitorOldestQueued, qMonitorTriggerActivity, qRetriesNext,
 }
@@ -350,7 +357,7 @@ var writeQueries = []string{
 	qDependencyDeclare, qDependencyInstalling, qDependencyDelete, qDependencyMirrorSet,
 	qUserInsert, qUserDisable, qUserEnable, qUserDelete, qUserSetPassword, qUserChangePassword, qUserSignedIn, qUserInsertFirst, qUserSetProjects, qUserRole, qUserState,
 	qTwoStepOf, qTwoStepBegin, qTwoStepConfirm, qRecoveryCodeInsert, qTwoStepUseStep, qRecoveryCodeUse, qTwoStepOff, qTwoStepReset,
-	qTwoStepPendingInsert, qTwoStepPendingDeleteExpired, qTwoStepPendingUse, qTwoStepPendingEnd,
+	qTwoStepPendingInsert, qTwoStepPendingDeleteExpired, qTwoStepPendingUse, qTwoStepPendingEnd, qTwoStepRequire,
 	qSessionInsert, qSessionEvict, qSessionDeleteExpired, qSessionSeen, qSessionEnd, qSessionEndOthers, qSessionEndPrincipal,
 	qNotifyFacts, qNotifyRunFacts, qNotifyHistory, qNotifyInsert, qNotifyClaim, qNotifyDelivered, qNotifyPromote, qNotifyFailed, qNotifyRetry, qNotifyState, qNotifyRelease, qNotifySkipFacts,
 	qRetentionRunsBatch, qRetentionLogsOfRuns, qRetentionEventsDelete, qRetentionAttemptsDelete, qRetentionRunsDelete,

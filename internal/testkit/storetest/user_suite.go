@@ -31,6 +31,7 @@ func RunUsers(t *testing.T, newFixture Factory) {
 		"AResetTurnsTwoStepOffAndEndsTheUsersSessions":   testTwoStepReset,
 		"TheUserListSaysWhoseTwoStepIsOn":                testUserListSaysWhoseTwoStepIsOn,
 		"ASecondStepIsUsedOnceUntilItEnds":               testPendingStepUsedOnceUntilItEnds,
+		"TwoStepRequiredIsOneSettingForEveryUser":        testTwoStepRequiredIsOneSettingForEveryUser,
 	}
 	for name, fn := range tests {
 		t.Run(name, func(t *testing.T) {
