@@ -89,7 +89,7 @@ with --system) names a user between the schedule and the command: it becomes the
 	convert.Flags().StringVar(&project, "project", "", "the project the tasks and triggers go in (required)")
 	convert.Flags().StringVar(&zone, "tz", "", "IANA time zone of the entries before any CRON_TZ= line (required), e.g. Europe/Berlin")
 	convert.Flags().BoolVar(&system, "system", false, "read a system crontab, whose entries name a user between the schedule and the command (default: true for /etc/crontab and files in /etc/cron.d, false otherwise)")
-	convert.Flags().StringVar(&scriptsDir, "scripts-dir", "", "the folder, an absolute path, holding the scripts the qinglong panel's task command ran: each task SCRIPT becomes node SCRIPT (.js), python3 -u SCRIPT (.py) or bash SCRIPT (.sh) run there, as its workingDir (default: $QL_SCRIPTS_DIR, the scripts folder every command a single node starts has"+
+	convert.Flags().StringVar(&scriptsDir, "scripts-dir", "", "the folder, an absolute path, holding the scripts the qinglong panel's task command ran: each task SCRIPT becomes node SCRIPT (.js), python3 -u SCRIPT (.py) bash SCRIPT (.sh) or tsx SCRIPT (.ts) run there, as its workingDir (default: $QL_SCRIPTS_DIR, the scripts folder every command a single node starts has"+
 		opts.clusterOnly(", as does every command a cluster worker given --scripts-dir starts")+"; without it task lines stay as written, reported)")
 	BindEnv(convert.Flags(), "scripts-dir")
 	convert.Flags().StringVar(&account, "account", "", "with a system crontab: the account the server runs commands as; entries naming it get no runAs (default: every entry's user becomes its task's runAs)")

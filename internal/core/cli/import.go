@@ -76,7 +76,7 @@ the panel, or import a copy made while it was stopped.`,
 	}
 	c.Flags().StringVar(&project, "project", "", "the project the tasks, subscriptions and secrets go in (required)")
 	c.Flags().StringVar(&zone, "tz", "", "IANA time zone of the panel's schedules (required), e.g. Asia/Shanghai")
-	c.Flags().StringVar(&scriptsDir, "scripts-dir", "", "the folder, an absolute path, the panel's scripts folder is copied to: each task SCRIPT becomes node SCRIPT (.js), python3 -u SCRIPT (.py) or bash SCRIPT (.sh) run there (default: task lines stay as written, reported)")
+	c.Flags().StringVar(&scriptsDir, "scripts-dir", "", "the folder, an absolute path, the panel's scripts folder is copied to: each task SCRIPT becomes node SCRIPT (.js), python3 -u SCRIPT (.py) bash SCRIPT (.sh) or tsx SCRIPT (.ts) run there (default: task lines stay as written, reported)")
 	BindEnv(c.Flags(), "scripts-dir")
 	c.Flags().BoolVar(&doApply, "apply", false, "store what the preview shows: publish the definitions, set the secrets, declare the dependencies")
 	addDBWriteFlags(c, &db, opts.OpenPostgres != nil)

@@ -475,10 +475,6 @@ type Console struct {
 	// crossOrigin refuses a signed-out form posted from a page of another
 	// origin (signinform.go).
 	crossOrigin *http.CrossOriginProtection
-	// previewKey signs the QL panel import's preview (qlpanel.go); it is
-	// per process, so a restart only makes an open preview stale.
-	previewKey []byte
-
 	// setupThrottle counts wrong setup codes (setup.go).
 	setupThrottle *setupThrottle
 	// liveLogs counts each session's open live logs (livelogslots.go).
@@ -512,8 +508,7 @@ func New(cfg Config) *Console {
 	}
 	c := &Console{cfg: cfg, mux: http.NewServeMux(), tmpl: parseTemplates(cfg.Binary, cfg.DatabaseFlags), sessions: newSessionTable(maxSessions, maxSessionsPerPrincipal),
 		throttle: newThrottle(func() time.Time { return time.UnixMilli(cfg.NowMs()) }), slots: defaultCheckSlots(), verify: verifyPassword, setupThrottle: newSetupThrottle(), liveLogs: newLiveLogSlots(maxLiveLogs), limits: newSessionLimits(),
-		previewKey: make([]byte, 32), crossOrigin: newCrossOrigin(cfg.PublicURL), authLog: authlog.New(cfg.Log, func() time.Time { return time.UnixMilli(cfg.NowMs()) })}
-	_, _ = rand.Read(c.previewKey) // crypto/rand never fails on supported platforms
+		crossOrigin: newCrossOrigin(cfg.PublicURL), authLog: authlog.New(cfg.Log, func() time.Time { return time.UnixMilli(cfg.NowMs()) })}
 	byPattern := map[string]map[string]http.HandlerFunc{}
 	var order []string
 	for _, rt := range routes {

@@ -56,18 +56,27 @@ type panelPreview struct {
 	Disabled     int
 	Secrets      []panelSecret
 	Dependencies []panelKind
-	Skipped      []qlimport.Item
-	Notes        []qlimport.Item
+	Skipped      []panelItem
+	Notes        []panelItem
 	YAML         string
-	// Sum stands for the whole plan, values too, under a key of this
-	// process: the Import compares it with the plan it reads again.
+	// Sum stands for the whole plan, values too, under the session's
+	// preview key (previewKey): the Import compares it with the plan it
+	// reads again.
 	Sum string
 }
 
-// panelTask is a panel's task or subscription as its task and trigger.
+// panelTask is a panel's task or subscription as its task and trigger:
+// Command is what the Command column shows of its script, Script the
+// whole script when that is not it ("" when it is).
 type panelTask struct {
-	Ref, Name, Title, Cron, Zone, Command string
-	Enabled                               bool
+	Ref, Name, Title, Cron, Zone, Command, Script string
+	Enabled                                       bool
+}
+
+// panelItem is a thing of the panel's, and what became of it, in the
+// page's language.
+type panelItem struct {
+	Ref, Why string
 }
 
 // panelSecret is a secret the import sets, by name only.
@@ -172,7 +181,7 @@ func (c *Console) panelStep(w http.ResponseWriter, r *http.Request, s *session, 
 		c.fail(w, r, s, err)
 		return
 	}
-	d.Preview = c.panelPreviewOf(l, plan, file)
+	d.Preview = c.panelPreviewOf(l, plan, file, previewKey(s.id))
 	if !store {
 		c.renderPanel(w, r, s, http.StatusOK, d)
 		return
@@ -235,14 +244,35 @@ func (c *Console) readPanel(r *http.Request, d panelImport, f io.Reader) (qlimpo
 	return qlimport.ReadDatabase(r.Context(), db, d.Upload)
 }
 
+// previewKey is the key of the panel import's sums for the session whose
+// cookie holds id: an HMAC of a fixed label under the session's own
+// token, as its CSRF token is (sessionCSRF), so that the server started
+// again on its data directory, which finds the session stored, derives
+// the same key and imports a preview made before it stopped. The sum is
+// keyed because it covers the secrets' values: unkeyed, the page would
+// carry a hash anyone who saw it could test guessed values against; this
+// key is as unguessable as the cookie, which no page shows.
+func previewKey(id string) []byte {
+	m := hmac.New(sha256.New, []byte(id))
+	m.Write([]byte("qinglong panel import preview"))
+	return m.Sum(nil)
+}
+
 // panelPreviewOf is plan, file its definitions file, as the page of
-// language l shows it.
-func (c *Console) panelPreviewOf(l string, plan qlimport.Plan, file []byte) *panelPreview {
-	p := &panelPreview{YAML: string(file), Skipped: plan.Skipped, Notes: plan.Notes}
-	sum := hmac.New(sha256.New, c.previewKey)
+// language l shows it, its sum under key.
+func (c *Console) panelPreviewOf(l string, plan qlimport.Plan, file, key []byte) *panelPreview {
+	p := &panelPreview{YAML: string(file)}
+	for _, it := range plan.Skipped {
+		p.Skipped = append(p.Skipped, panelItem{Ref: refIn(l, it.Ref), Why: c.named(itemWhyIn(l, it))})
+	}
+	for _, it := range plan.Notes {
+		p.Notes = append(p.Notes, panelItem{Ref: refIn(l, it.Ref), Why: c.named(itemWhyIn(l, it))})
+	}
+	sum := hmac.New(sha256.New, key)
 	sum.Write(file)
 	for _, e := range plan.Definitions.Entries {
-		p.Tasks = append(p.Tasks, panelTask{Ref: plan.Refs[e.Line-1], Name: e.Name, Title: e.Title, Cron: e.Cron, Zone: e.Timezone, Command: e.Script, Enabled: !e.Disabled})
+		shown, whole := commandShown(l, e)
+		p.Tasks = append(p.Tasks, panelTask{Ref: refIn(l, plan.Refs[e.Line-1]), Name: e.Name, Title: e.Title, Cron: e.Cron, Zone: e.Timezone, Command: shown, Script: whole, Enabled: !e.Disabled})
 		if e.Disabled {
 			p.Disabled++
 		}
@@ -264,7 +294,7 @@ func (c *Console) panelPreviewOf(l string, plan qlimport.Plan, file []byte) *pan
 		}
 	}
 	for _, pr := range plan.Definitions.Problems {
-		it := qlimport.Item{Ref: plan.Refs[pr.Line-1], Why: c.named(problemWhyIn(l, pr, true, c.edge()))}
+		it := panelItem{Ref: refIn(l, plan.Refs[pr.Line-1]), Why: c.named(problemWhyIn(l, pr, true, c.edge()))}
 		if pr.Kind == crontab.NotConverted {
 			p.Skipped = append(p.Skipped, it)
 		} else {

@@ -78,6 +78,9 @@ const (
 	// CodeTaskInterpreter: the panel's task SCRIPT written with its
 	// interpreter, run in the scripts folder (dir).
 	CodeTaskInterpreter Code = "task_interpreter"
+	// CodeTaskTypeScript: the panel's task SCRIPT.ts written as tsx
+	// SCRIPT.ts, which needs tsx installed.
+	CodeTaskTypeScript Code = "task_typescript"
 )
 
 // The codes of a script Scripts makes no task of, each with the params
@@ -96,4 +99,4 @@ var ScriptCodes = []Code{CodeScriptTypeScript, CodeScriptNoCron, CodeScriptCron}
 
 // Codes lists every code, for the readers that must word each.
 var Codes = []Code{CodeNotAnEntry, CodeReboot, CodeNotAUser, CodeNoCommand, CodeRootCommand, CodePanelCommand, CodePanelRepo, CodeRepoURL, CodeRepoBranch, CodeRepoCredentials, CodeRepoRepeated, CodePanelRaw, CodePanelLogs, CodePanelUpkeep, CodeUnknownMacro,
-	CodeSchedule, CodeStandardInput, CodeSeconds, CodeTaskCommand, CodeRunAs, CodeBothDays, CodeZoneKept, CodeShellKept, CodeMail, CodeReservedName, CodeCommented, CodeTaskInterpreter}
+	CodeSchedule, CodeStandardInput, CodeSeconds, CodeTaskCommand, CodeRunAs, CodeBothDays, CodeZoneKept, CodeShellKept, CodeMail, CodeReservedName, CodeCommented, CodeTaskInterpreter, CodeTaskTypeScript}

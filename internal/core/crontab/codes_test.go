@@ -32,6 +32,7 @@ not an entry
 * * * * * root /bin/true
 # 0 0 7 * * * ID=7 task jd_speed.js
 0 0 8 * * * task jd_tool.ts
+0 0 9 * * * task jd_speed.js conc JD_COOKIE 1-3
 `,
 	true: `* * * * * -bad /bin/true
 * * * * * backup

@@ -77,6 +77,10 @@ type Entry struct {
 	// Labels are the task's labels: a ql repo line's say what it
 	// subscribes to (SubscriptionLabels).
 	Labels map[string]string
+	// Pulls is the repository a ql repo line's task pulls, Downloads the
+	// file a ql raw line's downloads, each URL without its credentials:
+	// what a page shows of a script too long to show whole.
+	Pulls, Downloads string
 }
 
 // Result is a converted crontab: its entries in file order and the lines
@@ -151,6 +155,9 @@ type state struct {
 	// interpreterNoted: a task SCRIPT written with its interpreter was
 	// noted already.
 	interpreterNoted bool
+	// typeScriptNoted: a task SCRIPT.ts written as tsx SCRIPT.ts was
+	// noted already.
+	typeScriptNoted bool
 	// literal: commands are taken as written, a "%" being a "%": the
 	// panel's own rows, which it runs itself rather than through cron.
 	literal bool
@@ -312,9 +319,16 @@ func (st *state) entry(res *Result, n int, text, body string, disabled bool) {
 		}
 		maps.Copy(e.Env, pulled.env)
 	}
+	if pulled != nil {
+		e.Pulls, e.Downloads = pulled.pulls, pulled.downloads
+	}
 	res.Entries = append(res.Entries, e)
 	if pulled != nil {
 		res.Problems = append(res.Problems, Problem{Line: n, Text: text, Kind: Noted, Code: pulled.code, Why: pulled.why, Params: paramsOf(pulled.params)})
+	}
+	if interpreted && strings.HasPrefix(written, typeScriptRunner+" ") && !st.typeScriptNoted {
+		st.typeScriptNoted = true
+		res.Problems = append(res.Problems, Problem{Line: n, Text: text, Kind: Noted, Code: CodeTaskTypeScript, Why: typeScriptNote})
 	}
 	if interpreted && !st.interpreterNoted {
 		st.interpreterNoted = true
@@ -426,15 +440,29 @@ func splitEntry(line string) (expr, command string, seconds, ok bool) {
 var dayOfWeekField = regexp.MustCompile(`^(?i)([0-9]+|\*|\?|sun|mon|tue|wed|thu|fri|sat)([-,/]([0-9]+|sun|mon|tue|wed|thu|fri|sat))*$`)
 
 // taskCommandWhy is what is said of an entry whose command is the qinglong
-// panel's task command, which this server does not have.
+// panel's task command, which this server does not have: it names no
+// printed file, as the console and an --apply print none.
 const taskCommandWhy = "task is the qinglong panel's command (it finds the script in the panel's scripts folder and runs it with node, python3 or bash by its extension); " +
-	"this server has no such command, so the Run would fail with \"task: not found\" (exit code 127): in the file printed, write the interpreter and the script's path, " +
+	"this server has no such command, so the Run would fail with \"task: not found\" (exit code 127): write the interpreter and the script's path as the task's script, " +
 	"such as node /ql/scripts/jd_bean_sign.js, or set the task's workingDir to the scripts folder and write node jd_bean_sign.js"
 
 // interpreters are the programs the panel's task command runs a script
 // with, by its extension: python3 -u keeps a Python script's live log
-// live, as the panel's does.
-var interpreters = map[string]string{".js": "node", ".mjs": "node", ".py": "python3 -u", ".sh": "bash"}
+// live, as the panel's does; a TypeScript script, which the panel runs
+// with the ts-node of its own image, runs with typeScriptRunner.
+var interpreters = map[string]string{".js": "node", ".mjs": "node", ".py": "python3 -u", ".sh": "bash", ".ts": typeScriptRunner}
+
+// typeScriptRunner runs a TypeScript script, as the Scripts page's New
+// task link does: it must be installed where the tasks run (node alone
+// runs no TypeScript), and nothing downloads it at run time, so a Run
+// without it fails at once, saying so, rather than fetch a package
+// unasked (as npx would).
+const typeScriptRunner = "tsx"
+
+// typeScriptNote is what is said, once, of the panel's task SCRIPT.ts
+// written as typeScriptRunner SCRIPT.ts.
+const typeScriptNote = "the panel's task SCRIPT.ts is written as tsx SCRIPT.ts, here and on every later one: the panel ran TypeScript with the ts-node of its own image, and node alone runs none; " +
+	"install tsx on the host that runs the tasks (npm install -g tsx), without which their Runs fail with \"tsx: not found\" (exit code 127)"
 
 // panelTask is the panel's "task SCRIPT [ARGS]" as a command run in the
 // scripts folder: SCRIPT's interpreter, SCRIPT and ARGS, without the
@@ -567,7 +595,7 @@ func runAsNote(user string, edge bool) string {
 // written as its interpreter run in dir, at a unit (unit); edge names no
 // cluster.
 func interpreterNote(dir, unit string, edge bool) string {
-	why := fmt.Sprintf("the panel's task SCRIPT is written as its interpreter and the script (node for .js, python3 -u for .py, bash for .sh), run in %s (workingDir), here and on every later %s; "+
+	why := fmt.Sprintf("the panel's task SCRIPT is written as its interpreter and the script (node for .js, python3 -u for .py, bash for .sh, tsx for .ts), run in %s (workingDir), here and on every later %s; "+
 		"a trailing now is left out, as no random delay is added here", dir, unit)
 	if edge {
 		return why

@@ -81,7 +81,8 @@ func Scripts(fsys fs.FS, root string, o ScriptOptions) (Result, []Skipped, error
 	for _, p := range paths {
 		if path.Ext(p) == ".ts" {
 			skipped = append(skipped, Skipped{Path: p, Code: CodeScriptTypeScript, Params: map[string]string{"script": path.Base(p)},
-				Why: "the panel runs TypeScript with ts-node, which is no interpreter here: write its task by hand (npx ts-node " + path.Base(p) + ")"})
+				Why: "the panel runs TypeScript with the ts-node of its own image, and node alone runs none: write its task by hand as tsx " + ScriptWord(path.Base(p)) +
+					" (the Scripts page's New task link does), with tsx installed where the tasks run (npm install -g tsx)"})
 			continue
 		}
 		text, err := readStart(fsys, p, buf)

@@ -99,8 +99,9 @@ func TestThePanelsRowIDHidesNeitherItsTaskNorItsQlCommands(t *testing.T) {
 
 // Given the folder its scripts are in, the panel's task SCRIPT runs the
 // script with its interpreter there, noted once, its trailing now left
-// out; a script of another extension, or a desi or conc mode (once per
-// account), stays as written and reported.
+// out (a TypeScript one runs with tsx, noted apart); a script of another
+// extension, or a desi or conc mode (once per account), stays as written
+// and reported.
 func TestThePanelsTaskCommandRunsItsScriptWithItsInterpreterInTheScriptsFolder(t *testing.T) {
 	t.Parallel()
 	const list = "5 0 * * * ID=6 task jd_joy.js now\n30 7 * * * task checkin.py\n0 9 * * 1 task weekly.sh first\n" +
@@ -110,7 +111,7 @@ func TestThePanelsTaskCommandRunsItsScriptWithItsInterpreterInTheScriptsFolder(t
 		t.Fatal(err)
 	}
 	want := map[int][2]string{1: {"node jd_joy.js", "/srv/ql/scripts"}, 2: {"python3 -u checkin.py", "/srv/ql/scripts"}, 3: {"bash weekly.sh first", "/srv/ql/scripts"},
-		4: {"task jd_speed.js conc JD_COOKIE 1-3", ""}, 5: {"task jd_tool.ts", ""}, 6: {"/usr/local/bin/other.sh", ""}}
+		4: {"task jd_speed.js conc JD_COOKIE 1-3", ""}, 5: {"tsx jd_tool.ts", "/srv/ql/scripts"}, 6: {"/usr/local/bin/other.sh", ""}}
 	for _, e := range res.Entries {
 		if got := [2]string{e.Script, e.WorkingDir}; got != want[e.Line] {
 			t.Errorf("line %d: script and workingDir %q, want %q", e.Line, got, want[e.Line])
@@ -120,7 +121,7 @@ func TestThePanelsTaskCommandRunsItsScriptWithItsInterpreterInTheScriptsFolder(t
 	for _, p := range res.Problems {
 		codes[p.Line] = append(codes[p.Line], p.Code)
 	}
-	wantCodes := map[int][]Code{1: {CodeTaskInterpreter}, 4: {CodeTaskCommand}, 5: {CodeTaskCommand}}
+	wantCodes := map[int][]Code{1: {CodeTaskInterpreter}, 4: {CodeTaskCommand}, 5: {CodeTaskTypeScript}}
 	for line := 1; line <= 6; line++ {
 		if !slices.Equal(codes[line], wantCodes[line]) {
 			t.Errorf("line %d reported %v, want %v", line, codes[line], wantCodes[line])

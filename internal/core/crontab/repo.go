@@ -32,8 +32,11 @@ func scriptsDirSetBy(edge bool) string {
 
 // needScriptsDir is the first line of a pull task: the Run fails, saying
 // why, when the scripts folder is not set, rather than write into the
-// fresh working directory removed after it.
-const needScriptsDir = `: "${` + ScriptsDirVariable + `:?is empty: the server or worker running this task gives no scripts folder: upgrade it}"` + "\n"
+// fresh working directory removed after it. It names no server or worker:
+// the script is the same on every profile, so a file exported from
+// ql-edge and applied on a cluster changes nothing, and ql-edge's Runs
+// name no worker.
+const needScriptsDir = `: "${` + ScriptsDirVariable + `:?is empty: the QingLong that started this task gives its commands no scripts folder: upgrade it}"` + "\n"
 
 // subscription is the qinglong panel's "ql repo URL WHITELIST BLACKLIST
 // DEPENDENCE BRANCH": the repository it pulls and the regular expressions
@@ -332,9 +335,12 @@ func SubscriptionLabels(url, branch, match, exclude string) map[string]string {
 // subscription's) and, of a ql repo, the folder it pulls into.
 type pull struct {
 	name, title, script, why, folder string
-	code                             Code
-	params                           []string
-	labels, env                      map[string]string
+	// pulls and downloads are the URL, without its credentials, of a ql
+	// repo's repository and of a ql raw's file.
+	pulls, downloads string
+	code             Code
+	params           []string
+	labels, env      map[string]string
 }
 
 // panelPull is the task the panel's "ql repo ..." or "ql raw ..." command
@@ -363,7 +369,8 @@ func panelPull(command, binary string, edge bool) (p pull, why string) {
 			return p, why
 		}
 		rp := s.repoPull()
-		p = pull{name: rp.Name, title: rp.Title, script: rp.Script, env: rp.Env, folder: rp.Folder, code: CodePanelRepo, labels: SubscriptionLabels(s.URL, s.Branch, s.Match, s.Exclude)}
+		p = pull{name: rp.Name, title: rp.Title, script: rp.Script, env: rp.Env, folder: rp.Folder, code: CodePanelRepo, labels: SubscriptionLabels(s.URL, s.Branch, s.Match, s.Exclude),
+			pulls: bareURL(s.URL)}
 		p.why, p.params = s.note(binary, edge)
 		return p, ""
 	default:
@@ -371,7 +378,7 @@ func panelPull(command, binary string, edge bool) (p pull, why string) {
 		if why != "" {
 			return p, why
 		}
-		p = pull{name: "raw-" + strings.TrimSuffix(strings.TrimPrefix(r.File, "raw_"), path.Ext(r.File)), title: r.File, script: r.downloadScript(), env: credentialEnv(r.URL), code: CodePanelRaw}
+		p = pull{name: "raw-" + strings.TrimSuffix(strings.TrimPrefix(r.File, "raw_"), path.Ext(r.File)), title: r.File, script: r.downloadScript(), env: credentialEnv(r.URL), code: CodePanelRaw, downloads: bareURL(r.URL)}
 		p.why, p.params = r.note(binary, edge)
 		return p, ""
 	}

@@ -183,7 +183,7 @@ func TestThePullTaskClonesTheRepositoryThenUpdatesItToTheBranchsHead(t *testing.
 func TestThePullTaskFailsClearlyWhenTheScriptsFolderIsUnset(t *testing.T) {
 	t.Parallel()
 	out, err := runPull(t, pullTask(t, "https://example.com/o/r.git"), "")
-	if err == nil || !strings.Contains(out, "QL_SCRIPTS_DIR") || !strings.Contains(out, "gives no scripts folder: upgrade it") {
+	if err == nil || !strings.Contains(out, "QL_SCRIPTS_DIR") || !strings.Contains(out, "no scripts folder: upgrade it") {
 		t.Fatalf("run with QL_SCRIPTS_DIR empty: %v\n%s\nwant a failure saying to upgrade what runs it", err, out)
 	}
 }

@@ -38,18 +38,29 @@ type Config struct {
 // (notify.js, notify.py) reads: its push services' tokens and targets.
 var notifyKey = regexp.MustCompile(`^(PUSH_KEY|SCKEY|BARK_\w+|TG_\w+|DD_BOT_\w+|FSKEY|FSSECRET|QYWX_\w+|IGOT_PUSH_KEY|PUSH_PLUS_\w+|WE_PLUS_\w+|GOBOT_\w+|GOTIFY_\w+|SMTP_\w+|PUSHME_\w+|CHRONOCAT_\w+|WEBHOOK_\w+|NTFY_\w+|WXPUSHER_\w+|DEER_\w+|QMSG_\w+|AIBOTK_\w+|CHAT_\w+|HITOKOTO|SKIP_PUSH_TITLE)$`)
 
-// settingAdvice is what to do here instead of each of the panel's own
-// settings that has a counterpart; the others are the panel's alone.
-var settingAdvice = map[string]string{
-	"CommandTimeoutTime":        "set the tasks' timeout (1h when not set)",
-	"MaxConcurrentNum":          "start the server with --concurrency",
-	"RandomDelay":               "give the triggers a jitter",
-	"RandomDelayFileExtensions": "give the triggers a jitter",
-	"RandomDelayIgnoredMinutes": "give the triggers a jitter",
-	"PipMirror":                 "set the mirror on the Dependencies page",
-	"NpmMirror":                 "set the mirror on the Dependencies page",
-	"ProxyUrl":                  "set the proxy on the Dependencies page, or HTTPS_PROXY in the env of the tasks that need it",
-	"GithubProxyUrl":            "write the proxied URL in the subscription",
+// settingAdvice is which advice (adviceWords) says what to do here
+// instead of each of the panel's own settings that has a counterpart; the
+// others are the panel's alone.
+var settingAdvice = map[string]Code{
+	"CommandTimeoutTime":        CodeSettingTimeout,
+	"MaxConcurrentNum":          CodeSettingConcurrency,
+	"RandomDelay":               CodeSettingJitter,
+	"RandomDelayFileExtensions": CodeSettingJitter,
+	"RandomDelayIgnoredMinutes": CodeSettingJitter,
+	"PipMirror":                 CodeSettingMirror,
+	"NpmMirror":                 CodeSettingMirror,
+	"ProxyUrl":                  CodeSettingProxy,
+	"GithubProxyUrl":            CodeSettingGithubProxy,
+}
+
+// adviceWords are the advices of settingAdvice in English.
+var adviceWords = map[Code]string{
+	CodeSettingTimeout:     "set the tasks' timeout (1h when not set)",
+	CodeSettingConcurrency: "start the server with --concurrency",
+	CodeSettingJitter:      "give the triggers a jitter",
+	CodeSettingMirror:      "set the mirror on the Dependencies page",
+	CodeSettingProxy:       "set the proxy on the Dependencies page, or HTTPS_PROXY in the env of the tasks that need it",
+	CodeSettingGithubProxy: "write the proxied URL in the subscription",
 }
 
 // panelSettings are the settings the panel's config.sh sets for the

@@ -96,13 +96,13 @@ func TestAPanelsVariablesBecomeSecretsAndItsDependenciesPackages(t *testing.T) {
 	}
 	var skipped []string
 	for _, it := range pl.Skipped {
-		skipped = append(skipped, it.Ref)
+		skipped = append(skipped, it.Ref.String())
 	}
 	if strings.Join(skipped, ", ") != "subscription 3 (私有仓库), env SHORT, env bad-name, dependency 4 (left-pad)" {
 		t.Errorf("not converted: %v", skipped)
 	}
 	for _, p := range pl.Definitions.Problems {
-		if p.Kind == crontab.NotConverted && pl.Refs[p.Line-1] != "task 3 (删除日志)" {
+		if p.Kind == crontab.NotConverted && pl.Refs[p.Line-1].String() != "task 3 (删除日志)" {
 			t.Errorf("not converted: %s: %s", pl.Refs[p.Line-1], p.Why)
 		}
 	}
@@ -208,7 +208,7 @@ func TestThePanelsConfigIsListedByNameNeverByValue(t *testing.T) {
 	pl, _ := planOf(t, qlpanel.Write(t, t.TempDir(), qlpanel.Schema, qlpanel.Rows))
 	var said []string
 	for _, it := range pl.Notes {
-		if it.Ref == ConfigFile {
+		if it.Ref.Name == ConfigFile {
 			said = append(said, it.Why)
 		}
 	}

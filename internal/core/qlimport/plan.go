@@ -32,7 +32,7 @@ type Plan struct {
 	// naming the secrets (ProjectSecrets).
 	Definitions crontab.Result
 	// Refs name the item each Problem's Line of Definitions is (from 1).
-	Refs []string
+	Refs []Ref
 	// Secrets are the secrets to set, by name.
 	Secrets []Secret
 	// Dependencies are the packages to declare.
@@ -55,9 +55,28 @@ type Secret struct {
 	Given bool
 }
 
-// Item is one thing of the panel's, by what it is (Ref), and why.
+// Item is one thing of the panel's, by what it is (Ref), and why: Code
+// is which sentence Why is, Params the values it names and Err the
+// refusal it gives the words of, if any (codes.go).
 type Item struct {
-	Ref, Why string
+	Ref    Ref
+	Why    string
+	Code   Code
+	Params map[string]string
+	Err    error
+}
+
+// item is an Item of ref, code and why, naming the params given as
+// pairs name, value, ...
+func item(ref Ref, code Code, why string, params ...string) Item {
+	it := Item{Ref: ref, Why: why, Code: code}
+	if len(params) > 0 {
+		it.Params = map[string]string{}
+		for i := 0; i+1 < len(params); i += 2 {
+			it.Params[params[i]] = params[i+1]
+		}
+	}
+	return it
 }
 
 // LabelPanel is the label a task carries the panel's labels of its task
@@ -89,24 +108,26 @@ func Make(p Panel, o Options) Plan {
 
 // cronRow is the panel's task c as the n-th row the converter reads.
 func cronRow(pl *Plan, c Cron, n int) crontab.Row {
-	ref := fmt.Sprintf("task %d (%s)", c.ID, c.Name)
+	ref := Ref{Kind: RefTask, ID: c.ID, Name: c.Name}
 	pl.Refs = append(pl.Refs, ref)
 	r := crontab.Row{ID: n, Name: c.Name, Schedule: c.Schedule, Command: c.Command, Disabled: c.Disabled}
 	if len(c.Labels) > 0 {
 		if v := strings.Join(c.Labels, ","); len(v) <= task.MaxLabelLen {
 			r.Labels = map[string]string{LabelPanel: v}
 		} else {
-			pl.Notes = append(pl.Notes, Item{ref, fmt.Sprintf("its labels (%s) are longer than a label's %d characters: left out", v, task.MaxLabelLen)})
+			pl.Notes = append(pl.Notes, item(ref, CodeLabelsLong, fmt.Sprintf("its labels (%s) are longer than a label's %d characters: left out", v, task.MaxLabelLen),
+				"labels", v, "max", strconv.Itoa(task.MaxLabelLen)))
 		}
 	}
 	if c.ExtraSchedules > 0 {
-		pl.Notes = append(pl.Notes, Item{ref, fmt.Sprintf("its %d extra schedules are not imported: add a trigger of the task for each", c.ExtraSchedules)})
+		pl.Notes = append(pl.Notes, item(ref, CodeExtraSchedules, fmt.Sprintf("its %d extra schedules are not imported: add a trigger of the task for each", c.ExtraSchedules),
+			"count", strconv.Itoa(c.ExtraSchedules)))
 	}
 	if c.TaskBefore != "" || c.TaskAfter != "" {
-		pl.Notes = append(pl.Notes, Item{ref, "its commands run before and after it (task_before, task_after) are not imported: write them into its command"})
+		pl.Notes = append(pl.Notes, item(ref, CodeTaskHooks, "its commands run before and after it (task_before, task_after) are not imported: write them into its command"))
 	}
 	if c.Dir != "" {
-		pl.Notes = append(pl.Notes, Item{ref, fmt.Sprintf("it ran in %s (work_dir), which is not imported: set the task's workingDir to that folder as the server sees it", c.Dir)})
+		pl.Notes = append(pl.Notes, item(ref, CodeWorkDir, fmt.Sprintf("it ran in %s (work_dir), which is not imported: set the task's workingDir to that folder as the server sees it", c.Dir), "dir", c.Dir))
 	}
 	return r
 }
@@ -116,9 +137,9 @@ func cronRow(pl *Plan, c Cron, n int) crontab.Row {
 // crontab.list wrote for it, so that it becomes the labelled pull task
 // the Subscriptions page lists.
 func subscriptionRow(pl *Plan, s Subscription, n int) (crontab.Row, bool) {
-	ref := fmt.Sprintf("subscription %d (%s)", s.ID, s.Name)
+	ref := Ref{Kind: RefSubscription, ID: s.ID, Name: s.Name}
 	if s.ScheduleType == "interval" {
-		pl.Skipped = append(pl.Skipped, Item{ref, "it is pulled at an interval, which no trigger has: add it on the Subscriptions page with a cron"})
+		pl.Skipped = append(pl.Skipped, item(ref, CodeInterval, "it is pulled at an interval, which no trigger has: add it on the Subscriptions page with a cron"))
 		return crontab.Row{}, false
 	}
 	var command string
@@ -132,10 +153,10 @@ func subscriptionRow(pl *Plan, s Subscription, n int) (crontab.Row, bool) {
 		command = "ql repo " + strings.Join(args, " ")
 	}
 	if s.Type == "private-repo" {
-		pl.Notes = append(pl.Notes, Item{ref, "its SSH key or password is not imported: the pull runs git as the server's account, with that account's own credentials (an SSH key in its ~/.ssh)"})
+		pl.Notes = append(pl.Notes, item(ref, CodePrivateRepo, "its SSH key or password is not imported: the pull runs git as the server's account, with that account's own credentials (an SSH key in its ~/.ssh)"))
 	}
 	if s.SubBefore != "" || s.SubAfter != "" {
-		pl.Notes = append(pl.Notes, Item{ref, "its commands run before and after a pull (sub_before, sub_after) are not imported"})
+		pl.Notes = append(pl.Notes, item(ref, CodeSubscriptionHooks, "its commands run before and after a pull (sub_before, sub_after) are not imported"))
 	}
 	pl.Refs = append(pl.Refs, ref)
 	return crontab.Row{ID: n, Name: s.Name, Schedule: s.Schedule, Command: command, Disabled: s.Disabled}, true
@@ -169,13 +190,14 @@ func (pl *Plan) secrets(envs []Env, project string) {
 	sort.Strings(names)
 	pl.Definitions.ProjectSecrets = map[string]string{}
 	for _, name := range names {
-		ref := "env " + name
+		ref := Ref{Kind: RefEnv, Name: name}
 		switch {
 		case !variableName.MatchString(name):
-			pl.Skipped = append(pl.Skipped, Item{ref, "no shell variable may be named so, and the panel gave it to no task either"})
+			pl.Skipped = append(pl.Skipped, item(ref, CodeEnvName, "no shell variable may be named so, and the panel gave it to no task either"))
 			continue
 		case strings.HasPrefix(name, task.ReservedEnvPrefix):
-			pl.Skipped = append(pl.Skipped, Item{ref, "names starting with " + task.ReservedEnvPrefix + " are QingLong's own, set for every command: rename it in the scripts that read it"})
+			pl.Skipped = append(pl.Skipped, item(ref, CodeEnvReserved, "names starting with "+task.ReservedEnvPrefix+" are QingLong's own, set for every command: rename it in the scripts that read it",
+				"prefix", task.ReservedEnvPrefix))
 			continue
 		}
 		g := groups[name]
@@ -197,18 +219,19 @@ func (pl *Plan) secrets(envs []Env, project string) {
 			}
 			s.Value = strings.TrimSpace(strings.Join(values, "&"))
 			if !task.IsSecretName(s.Name) {
-				pl.Skipped = append(pl.Skipped, Item{ref, fmt.Sprintf("the secret's name %s would be longer than a secret's name may be: set it by hand under a shorter name", s.Name)})
+				pl.Skipped = append(pl.Skipped, item(ref, CodeSecretNameLong, fmt.Sprintf("the secret's name %s would be longer than a secret's name may be: set it by hand under a shorter name", s.Name), "name", s.Name))
 				continue
 			}
 			if err := process.CheckSecretValue(s.Name, s.Value); err != nil {
-				pl.Skipped = append(pl.Skipped, Item{ref, strings.TrimPrefix(err.Error(), "invalid input: ")})
+				pl.Skipped = append(pl.Skipped, Item{Ref: ref, Why: strings.TrimPrefix(err.Error(), "invalid input: "), Code: CodeSecretValue, Err: err})
 				continue
 			}
 			if s.Given {
 				pl.Definitions.ProjectSecrets[name] = s.Name
 			} else {
-				pl.Notes = append(pl.Notes, Item{ref, fmt.Sprintf("%s disabled in the panel, which gives its tasks none of them: kept in secret %s, given to no task; "+
-					"to give it, put %s: {secret: %s} in the project's env", plural(len(part.rows), "value", "values")+isAre(len(part.rows)), s.Name, name, s.Name)})
+				pl.Notes = append(pl.Notes, item(ref, CodeDisabledValues, fmt.Sprintf("%s disabled in the panel, which gives its tasks none of them: kept in secret %s, given to no task; "+
+					"to give it, put %s: {secret: %s} in the project's env", plural(len(part.rows), "value", "values")+isAre(len(part.rows)), s.Name, name, s.Name),
+					"count", strconv.Itoa(len(part.rows)), "secret", s.Name, "variable", name))
 			}
 			pl.Secrets = append(pl.Secrets, s)
 		}
@@ -223,19 +246,19 @@ var depKinds = map[int]deps.Kind{0: deps.Node, 1: deps.Python, 2: deps.Linux}
 func (pl *Plan) dependencies(ds []Dependency) {
 	at := map[deps.Package]int{}
 	for _, d := range ds {
-		ref := fmt.Sprintf("dependency %d (%s)", d.ID, d.Name)
+		ref := Ref{Kind: RefDependency, ID: d.ID, Name: d.Name}
 		k, ok := depKinds[d.Type]
 		switch {
 		case !ok:
-			pl.Skipped = append(pl.Skipped, Item{ref, "its type " + strconv.Itoa(d.Type) + " is none of the panel's (0 Node.js, 1 Python 3, 2 Linux)"})
+			pl.Skipped = append(pl.Skipped, item(ref, CodeDependencyType, "its type "+strconv.Itoa(d.Type)+" is none of the panel's (0 Node.js, 1 Python 3, 2 Linux)", "type", strconv.Itoa(d.Type)))
 			continue
 		case d.Status == 3 || d.Status == 4:
-			pl.Skipped = append(pl.Skipped, Item{ref, "the panel removed it (or was removing it)"})
+			pl.Skipped = append(pl.Skipped, item(ref, CodeDependencyRemoved, "the panel removed it (or was removing it)"))
 			continue
 		}
 		pkgs, err := deps.ParseList(k, d.Name)
 		if err != nil {
-			pl.Skipped = append(pl.Skipped, Item{ref, strings.TrimPrefix(err.Error(), "invalid input: ")})
+			pl.Skipped = append(pl.Skipped, Item{Ref: ref, Why: strings.TrimPrefix(err.Error(), "invalid input: "), Code: CodeDependencySpec, Err: err})
 			continue
 		}
 		for _, p := range pkgs {
@@ -253,10 +276,10 @@ func (pl *Plan) dependencies(ds []Dependency) {
 // folder notes what of the data folder beside the database is not read.
 func (pl *Plan) folder(p Panel) {
 	for _, t := range p.Missing {
-		pl.Notes = append(pl.Notes, Item{"table " + t, "the panel's database has no such table (an older panel's): nothing of it to import"})
+		pl.Notes = append(pl.Notes, item(Ref{Kind: RefTable, Name: t}, CodeTableMissing, "the panel's database has no such table (an older panel's): nothing of it to import"))
 	}
 	if fi, err := os.Stat(filepath.Join(p.Dir, "scripts")); err == nil && fi.IsDir() {
-		pl.Notes = append(pl.Notes, Item{"scripts/", "not copied: copy the folder to the server's scripts folder (the one --scripts-dir names) before the tasks run"})
+		pl.Notes = append(pl.Notes, item(Ref{Kind: RefFile, Name: "scripts/"}, CodeScriptsFolder, "not copied: copy the folder to the server's scripts folder (the one --scripts-dir names) before the tasks run"))
 	}
 	pl.config(p.Config)
 }
@@ -264,24 +287,30 @@ func (pl *Plan) folder(p Panel) {
 // config notes what the panel's config.sh sets that nothing here takes,
 // by name, and what to do instead.
 func (pl *Plan) config(c Config) {
-	note := func(why string) { pl.Notes = append(pl.Notes, Item{ConfigFile, why}) }
+	note := func(code Code, why string, params ...string) {
+		pl.Notes = append(pl.Notes, item(Ref{Kind: RefFile, Name: ConfigFile}, code, why, params...))
+	}
 	if c.Unreadable != "" {
-		note("could not be read (" + c.Unreadable + "): nothing of it is imported; the notification keys it sets go in the project's notifications (docs/notifications.md)")
+		note(CodeConfigUnreadable, "could not be read ("+c.Unreadable+"): nothing of it is imported; the notification keys it sets go in the project's notifications (docs/notifications.md)",
+			"why", c.Unreadable)
 	}
 	if len(c.Notify) > 0 {
-		note("it sets the notification keys " + strings.Join(c.Notify, ", ") + ", which QingLong does not take: " +
-			"give the project a notification channel and rule instead (docs/notifications.md), which tells of failed Runs; a script that sends its own messages reads them from the project's env, as secrets set by hand")
+		names := strings.Join(c.Notify, ", ")
+		note(CodeConfigNotify, "it sets the notification keys "+names+", which QingLong does not take: "+
+			"give the project a notification channel and rule instead (docs/notifications.md), which tells of failed Runs; a script that sends its own messages reads them from the project's env, as secrets set by hand",
+			"names", names)
 	}
 	if len(c.Exported) > 0 {
-		note("it exports " + strings.Join(c.Exported, ", ") + " to every task, which this import does not read: " +
-			"put each in the project's env (a secret for what must stay hidden) if the scripts read it")
+		names := strings.Join(c.Exported, ", ")
+		note(CodeConfigExported, "it exports "+names+" to every task, which this import does not read: "+
+			"put each in the project's env (a secret for what must stay hidden) if the scripts read it", "names", names)
 	}
 	for _, name := range c.Settings {
-		if advice := settingAdvice[name]; advice != "" {
-			note("it sets " + name + ", the panel's own setting, which QingLong does not take: " + advice)
+		if code, ok := settingAdvice[name]; ok {
+			note(code, "it sets "+name+", the panel's own setting, which QingLong does not take: "+adviceWords[code], "name", name)
 			continue
 		}
-		note("it sets " + name + ", the panel's own setting, which means nothing here")
+		note(CodeConfigPanelSetting, "it sets "+name+", the panel's own setting, which means nothing here", "name", name)
 	}
 }
 

@@ -188,7 +188,7 @@ func TestTheScriptsTasksPagesSpeakChinese(t *testing.T) {
 		t.Errorf("the form in Chinese:\n%s", page)
 	}
 	_, preview := httpcall.Form(t, c, http.MethodPost, site.base+"/scripts/tasks/preview?lang=zh", scriptsImportForm(csrf, "owner_repo", "jd", "", "backup"))
-	for _, want := range []string{"脚本头部没有写 cron", "TypeScript，这里没有这个解释器", "有 3 个脚本各生成一个任务和一个触发器", "返回表单"} {
+	for _, want := range []string{"脚本头部没有写 cron", "仅有 node 无法运行：请手工写它的任务，写成 tsx jd_tool.ts", "有 3 个脚本各生成一个任务和一个触发器", "返回表单"} {
 		if !strings.Contains(preview, want) {
 			t.Errorf("the Chinese preview lacks %q:\n%s", want, preview)
 		}

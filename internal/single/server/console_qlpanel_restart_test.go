@@ -1,0 +1,42 @@
+package server
+
+import (
+	"log/slog"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/qinglong/qinglong/internal/core/apitoken"
+	"github.com/qinglong/qinglong/internal/core/process"
+	"github.com/qinglong/qinglong/internal/testkit/httpcall"
+	"github.com/qinglong/qinglong/internal/testkit/qlpanel"
+)
+
+// A panel import previewed before the server stopped imports after it
+// starts again on the same data directory: the preview's sum is keyed by
+// the stored session, not by the process.
+func TestAPanelPreviewMadeBeforeARestartImportsAfterIt(t *testing.T) {
+	t.Parallel()
+	site, c, csrf := startSignedInConsoleSite(t, apitoken.Admin)
+	data := qlpanel.Write(t, t.TempDir(), qlpanel.Schema, qlpanel.Rows)
+	resp, preview := httpcall.Form(t, c, http.MethodPost, site.base+"/definitions/qinglong/preview?lang=en", panelFields(csrf, data))
+	if resp.StatusCode != http.StatusOK || !strings.Contains(preview, `id="qlp-preview"`) {
+		t.Fatalf("the preview: %d:\n%s", resp.StatusCode, preview)
+	}
+	if err := site.srv.Stop(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	srv, err := Start(t.Context(), Config{DataDir: site.dir, HTTPAddr: "127.0.0.1:0", Cadence: 250 * time.Millisecond, Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	stopAtCleanup(t, srv)
+	resp, applied := httpcall.Form(t, c, http.MethodPost, "http://"+srv.Addr()+"/definitions/qinglong/apply?lang=en", panelApplyForm(t, preview))
+	if resp.StatusCode != http.StatusOK || !strings.Contains(applied, `id="qlp-applied"`) || strings.Contains(applied, `id="qlp-stale"`) {
+		t.Fatalf("the Import after the restart: %d; want the preview imported, not stale:\n%s", resp.StatusCode, applied)
+	}
+	if names, _ := (process.Secrets{Path: LayoutOf(site.dir).Secrets}).Names(); len(names) == 0 {
+		t.Error("the Import after the restart stored no secret")
+	}
+}
