@@ -54,8 +54,9 @@ type Config struct {
 	// LastRuns reads the newest Run of each trigger the triggers list
 	// shows; nil hides the list's last-run column.
 	LastRuns run.LastReader
-	// Triggers lists the triggers and counts a filtered list's pages.
-	Triggers schedule.StatusCounter
+	// Triggers lists the triggers and counts a filtered list's pages,
+	// a page and its count from one snapshot.
+	Triggers schedule.StatusPager
 	Detail   schedule.DetailReader
 	Tokens   apitoken.Authenticator
 	// Uses records the last use of a token a session was signed in with,
