@@ -77,6 +77,7 @@ func (s *store) fixture() storetest.Fixture {
 		Last:        s.runtime,
 		Status:      s.runtime,
 		Count:       s.runtime,
+		Snapshot:    s.runtime,
 		Service: catalog.Service{Store: s.admin, Executor: task.RemoteWorker,
 			NowMs: func() int64 { return time.Now().UnixMilli() }},
 		AnotherService: func(t *testing.T) catalog.Service {

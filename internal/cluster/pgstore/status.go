@@ -19,6 +19,12 @@ const (
 
 // TriggerList lists triggers with their schedule state, by trigger id.
 func (r *Runtime) TriggerList(ctx context.Context, p schedule.TriggerListParams) ([]schedule.TriggerStatus, string, error) {
+	return listTriggers(ctx, r.pool, p)
+}
+
+// listTriggers is TriggerList through q: the pool, or a snapshot's
+// transaction.
+func listTriggers(ctx context.Context, q querier, p schedule.TriggerListParams) ([]schedule.TriggerStatus, string, error) {
 	if p.Limit == 0 {
 		p.Limit = defaultTriggerPage
 	}
@@ -50,7 +56,7 @@ func (r *Runtime) TriggerList(ctx context.Context, p schedule.TriggerListParams)
 	if len(p.InProjects) > 0 {
 		inProjects = p.InProjects
 	}
-	rows, err := r.pool.Query(ctx, sqlTriggerList, projectID, after, p.Limit+1, search, inProjects, p.TitlesOnly)
+	rows, err := q.Query(ctx, sqlTriggerList, projectID, after, p.Limit+1, search, inProjects, p.TitlesOnly)
 	if err != nil {
 		return nil, "", mapErr(err, "listing triggers")
 	}

@@ -308,7 +308,7 @@ type liveReaders struct{ adm *admission }
 
 var (
 	_               run.Reader                  = liveReaders{}
-	_               schedule.StatusReader       = liveReaders{}
+	_               schedule.StatusPager        = liveReaders{}
 	_               schedule.DetailReader       = liveReaders{}
 	_               schedule.Pauser             = liveReaders{}
 	_               schedule.ProjectPauser      = liveReaders{}
@@ -370,6 +370,14 @@ func (l liveReaders) TriggerCount(ctx context.Context, p schedule.TriggerListPar
 		return 0, err
 	}
 	return rt.TriggerCount(ctx, p)
+}
+
+func (l liveReaders) TriggerSnapshot(ctx context.Context, fn func(schedule.StatusCounter) error) error {
+	rt, err := l.runtime()
+	if err != nil {
+		return err
+	}
+	return rt.TriggerSnapshot(ctx, fn)
 }
 
 // tokenRuntime is the live activation's runtime or, while an activation

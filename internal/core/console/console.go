@@ -54,8 +54,9 @@ type Config struct {
 	// LastRuns reads the newest Run of each trigger the triggers list
 	// shows; nil hides the list's last-run column.
 	LastRuns run.LastReader
-	// Triggers lists the triggers and counts a filtered list's pages.
-	Triggers schedule.StatusCounter
+	// Triggers lists the triggers and counts a filtered list's pages,
+	// a page and its count from one snapshot.
+	Triggers schedule.StatusPager
 	Detail   schedule.DetailReader
 	Tokens   apitoken.Authenticator
 	// Uses records the last use of a token a session was signed in with,
@@ -780,9 +781,11 @@ func (c *Console) session(r *http.Request) (*session, bound, error) {
 	return c.sessionOf(r, false)
 }
 
-// sessionOf is session; with useRecorded a use of the session that is due
-// but could not be recorded is an error too (session only warns of it).
-func (c *Console) sessionOf(r *http.Request, useRecorded bool) (*session, bound, error) {
+// sessionOf is session; following, it is a live log's check
+// (stillFollowed): a use of the session that is due but could not be
+// recorded, within followSeenWithin, is an error too (session only warns
+// of it).
+func (c *Console) sessionOf(r *http.Request, following bool) (*session, bound, error) {
 	ck, err := r.Cookie(c.sessionCookieName())
 	if err != nil {
 		return nil, bound{}, nil
@@ -790,7 +793,7 @@ func (c *Console) sessionOf(r *http.Request, useRecorded bool) (*session, bound,
 	now := c.cfg.NowMs()
 	var s *session
 	if c.cfg.Sessions != nil {
-		if s, err = c.storedSession(r.Context(), ck.Value, useRecorded); err != nil {
+		if s, err = c.storedSession(r.Context(), ck.Value, following); err != nil {
 			return nil, bound{}, err
 		}
 	} else if held, idle := c.sessions.get(ck.Value, now, c.cfg.SessionIdle.Milliseconds()); idle {

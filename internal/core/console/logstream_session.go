@@ -16,9 +16,10 @@ import (
 // signing in again follows it. The check records the use as a page's
 // does, at most once per websession.SeenEvery, and lengthens nothing: the
 // session still ends at its lifetime. A store that does not answer, or
-// does not record the use, decides nothing: the stream goes on, and says
-// the check was not done (checked false), so the next poll tries again
-// rather than a websession.SeenEvery later. Only the first failure of a
+// does not record the use within followSeenWithin (another process holds
+// the database file), decides nothing: the stream goes on sending the
+// output, and says the check was not done (checked false), so the next
+// poll tries again rather than a websession.SeenEvery later. Only the first failure of a
 // run is logged (failing: the check before failed too), not every poll's.
 func (c *Console) stillFollowed(r *http.Request, st *stream, l string, failing bool) (followed, checked bool) {
 	ctx, cancel := context.WithTimeout(r.Context(), c.cfg.RequestTimeout)

@@ -7,6 +7,7 @@ import (
 	"encoding/base64"
 	"fmt"
 	"net/http"
+	"time"
 
 	"github.com/qinglong/qinglong/internal/core/qlerror"
 	"github.com/qinglong/qinglong/internal/core/websession"
@@ -37,8 +38,9 @@ func sessionCSRF(id string) string {
 // store's clock (it is then ended); the process's entry of it keeps its
 // flashes. Its last use is written at most once per websession.SeenEvery,
 // judged on the store's clock too: this server's may be off. A use not
-// recorded is a warning, or with useRecorded the error.
-func (c *Console) storedSession(ctx context.Context, id string, useRecorded bool) (*session, error) {
+// recorded is a warning or, following (a live log's check), the error;
+// there the write waits at most followSeenWithin.
+func (c *Console) storedSession(ctx context.Context, id string, following bool) (*session, error) {
 	row, err := c.cfg.Sessions.SessionByDigest(ctx, websession.Digest(id))
 	if qlerror.CodeOf(err) == qlerror.NotFound {
 		c.sessions.remove(id)
@@ -54,8 +56,8 @@ func (c *Console) storedSession(ctx context.Context, id string, useRecorded bool
 		return nil, errSessionIdle
 	}
 	if row.ReadAtMs-row.LastSeenAtMs >= websession.SeenEvery.Milliseconds() {
-		if err := c.cfg.Sessions.SessionSeen(ctx, row.Digest); err != nil {
-			if useRecorded {
+		if err := c.sessionSeen(ctx, row.Digest, following); err != nil {
+			if following {
 				return nil, fmt.Errorf("recording the session's use: %w", err)
 			}
 			// Informational: the session stands, and the next request
@@ -69,6 +71,26 @@ func (c *Console) storedSession(ctx context.Context, id string, useRecorded bool
 	s := &session{id: id, csrf: sessionCSRF(id), digest: row.TokenDigest, userID: row.UserID, stamp: row.Stamp, name: row.Name, scope: row.Scope, expiresMs: row.ExpiresAtMs}
 	c.sessions.add(s)
 	return s, nil
+}
+
+// followSeenWithin bounds a live log's write of its session's use. The
+// check comes before the round's reads of the Run and its output, and a
+// write waits for another process's hold on a SQLite file up to the
+// request's time limit: unbounded, every round stalled that long while
+// the file was held, and the output the page shows with it. A write takes
+// milliseconds when the file is free; one that waited this long fails the
+// check, which the next poll tries again.
+const followSeenWithin = 250 * time.Millisecond
+
+// sessionSeen records a use of the session of digest; following, within
+// followSeenWithin.
+func (c *Console) sessionSeen(ctx context.Context, digest []byte, following bool) error {
+	if following {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, followSeenWithin)
+		defer cancel()
+	}
+	return c.cfg.Sessions.SessionSeen(ctx, digest)
 }
 
 // store records a new session in the database (when the console has one)

@@ -42,55 +42,61 @@ func pageNumber(v string) int {
 }
 
 // triggerPage is page n (triggersShown rows) of the triggers p matches,
-// in the store's order, which is stable (by trigger id): the store counts
-// the matches in one statement, and the list is read up to the page asked
-// for, a store page of at most triggersPage at a time, so that a view
-// reads the rows of its page and those before it, never every match. A
-// page past the last shows the last one, so a page left open while
-// triggers went (the last ones deleted, a batch disable under a search)
-// still lists what there is. The count and the rows are two reads:
-// triggers published or deleted between them can leave the count off by
-// those until the next view, except where the list ran out before the
-// page, which is then a count of its own.
+// in the store's order, which is stable (by trigger id), and where it is
+// among them. The count and the rows are read from one snapshot of the
+// store (TriggerSnapshot), so they agree whatever is published or deleted
+// meanwhile: the store counts the matches in one statement, and the list
+// is read up to the page asked for, a store page of at most triggersPage
+// at a time, so that a view reads the rows of its page and those before
+// it, never every match. A page past the last shows the last one, so a
+// page left open while triggers went (the last ones deleted, a batch
+// disable under a search) still lists what there is.
 func (c *Console) triggerPage(ctx context.Context, p schedule.TriggerListParams, n int) ([]schedule.TriggerStatus, triggersAt, error) {
-	total, err := c.cfg.Triggers.TriggerCount(ctx, p)
+	var shown []schedule.TriggerStatus
+	var at triggersAt
+	err := c.cfg.Triggers.TriggerSnapshot(ctx, func(r schedule.StatusCounter) error {
+		var err error
+		shown, at, err = pageOf(ctx, r, p, n)
+		return err
+	})
 	if err != nil {
 		return nil, triggersAt{}, err
 	}
-	at := triggersAt{Page: min(n, max(pagesOf(total), 1))}
+	return shown, at, nil
+}
+
+// pageOf is triggerPage through r, whose count and listings read one
+// snapshot: the count is how many rows its pages walk to.
+func pageOf(ctx context.Context, r schedule.StatusCounter, p schedule.TriggerListParams, n int) ([]schedule.TriggerStatus, triggersAt, error) {
+	total, err := r.TriggerCount(ctx, p)
+	if err != nil {
+		return nil, triggersAt{}, err
+	}
+	at := triggersAt{Total: total, Pages: pagesOf(total)}
+	at.Page = min(n, max(at.Pages, 1))
 	skip, want := (at.Page-1)*triggersShown, at.Page*triggersShown
-	var shown, last []schedule.TriggerStatus
-	read, ranOut := 0, false
+	var shown []schedule.TriggerStatus
+	read := 0
 	p.After = ""
-	for read < want && !ranOut {
+	for read < want {
 		p.Limit = min(triggersPage, want-read)
-		list, next, err := c.cfg.Triggers.TriggerList(ctx, p)
+		list, next, err := r.TriggerList(ctx, p)
 		if err != nil {
 			return nil, triggersAt{}, err
 		}
 		for _, t := range list {
-			if read%triggersShown == 0 {
-				last = last[:0]
-			}
-			last = append(last, t)
 			if read >= skip {
 				shown = append(shown, t)
 			}
 			read++
 		}
-		ranOut, p.After = next == "", next
-	}
-	at.Total = max(total, read)
-	if ranOut {
-		at.Total = read
-	}
-	at.Pages = pagesOf(at.Total)
-	if len(shown) == 0 {
-		shown, at.Page = last, max(at.Pages, 1)
+		if next == "" {
+			break
+		}
+		p.After = next
 	}
 	if len(shown) > 0 {
-		at.From = (at.Page-1)*triggersShown + 1
-		at.To = at.From + len(shown) - 1
+		at.From, at.To = skip+1, skip+len(shown)
 	}
 	return shown, at, nil
 }

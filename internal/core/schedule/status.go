@@ -188,3 +188,19 @@ type StatusCounter interface {
 	StatusReader
 	TriggerCounter
 }
+
+// TriggerSnapshotter reads trigger listings and counts from one snapshot
+// of the store: every listing and count fn makes through the reader it is
+// given sees the same triggers, whatever is published or deleted
+// meanwhile, so a page and the count shown beside it agree. The reader is
+// fn's alone and only while fn runs.
+type TriggerSnapshotter interface {
+	TriggerSnapshot(ctx context.Context, fn func(StatusCounter) error) error
+}
+
+// StatusPager is what the console's triggers list reads: listings and
+// counts, alone or from one snapshot.
+type StatusPager interface {
+	StatusCounter
+	TriggerSnapshotter
+}

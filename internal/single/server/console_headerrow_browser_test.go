@@ -58,3 +58,25 @@ func TestAnAdminsHeaderIsOneRowOnALaptopInEitherLanguageAndColours(t *testing.T)
 	}
 	browsertest.Step(t, ctx, "choose dark", chromedp.Click(chromedp.ID("theme-dark")), chromedp.WaitVisible(chromedp.CSS(`html[data-theme="dark"] main h1`)))
 }
+
+// On a laptop with a touch screen at 1280 px — a coarse pointer, so every
+// header link is a target a finger hits, 44 px high — an admin's header
+// is still one row, in English and in Chinese, and the page does not
+// scroll sideways.
+func TestAnAdminsHeaderIsOneRowOnATouchLaptopInEitherLanguage(t *testing.T) {
+	ctx := browsertest.Start(t)
+	site := startConsoleSite(t)
+	dir := browsertest.ArtifactDir(t)
+	browsertest.Step(t, ctx, "sign in on a touch laptop", chromedp.EmulateViewport(1280, 800, chromedp.EmulateTouch),
+		chromedp.Navigate(site.base+"/signin?lang=en"), browsertest.SignInWithToken(site.tokens[apitoken.Admin], "Overview"))
+	for _, l := range []string{"en", "zh"} {
+		browsertest.Step(t, ctx, "the triggers list in "+l, chromedp.Navigate(site.base+"/triggers?lang="+l), chromedp.WaitVisible(chromedp.CSS("main h1")))
+		if !browsertest.Value(t, ctx, chromedp.Evaluate[bool](`matchMedia("(pointer: coarse)").matches`)) {
+			t.Fatal("the browser's pointer is not coarse: the touch screen was not emulated, so the header was measured as a mouse's")
+		}
+		if got := browsertest.Value(t, ctx, chromedp.Evaluate[headerRows](laptopHeader)); got.Items < 2 || len(got.Wrapped) > 0 || got.Width > 1280 {
+			t.Errorf("%s: the header's %d items have %q below the others on a touch screen %d px wide; want one row within 1280 px", l, got.Items, got.Wrapped, got.Width)
+			browsertest.Screenshot(t, ctx, dir, "header-row-1280-touch-"+l+".png", 1280)
+		}
+	}
+}

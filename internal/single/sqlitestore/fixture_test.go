@@ -163,6 +163,7 @@ func (e *env) fixture() storetest.Fixture {
 		Last:        e.store,
 		Status:      e.store,
 		Count:       e.store,
+		Snapshot:    e.store,
 		Service:     e.service(),
 		AnotherService: func(t *testing.T) catalog.Service {
 			s, err := Open(t.Context(), Config{Path: e.path, NowMs: e.clock.NowMs})

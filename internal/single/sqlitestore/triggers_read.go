@@ -15,6 +15,21 @@ var _ schedule.StatusReader = (*Store)(nil)
 // TriggerList returns one page of triggers with their schedule state,
 // ordered by id, and the cursor of the next page ("" when done).
 func (s *Store) TriggerList(ctx context.Context, p schedule.TriggerListParams) ([]schedule.TriggerStatus, string, error) {
+	var out []schedule.TriggerStatus
+	var next string
+	err := s.read(ctx, "list triggers", func(tx *txn) error {
+		var err error
+		out, next, err = listTriggers(ctx, tx, p)
+		return err
+	})
+	if err != nil {
+		return nil, "", err
+	}
+	return out, next, nil
+}
+
+// listTriggers is TriggerList in the read transaction tx.
+func listTriggers(ctx context.Context, tx *txn, p schedule.TriggerListParams) ([]schedule.TriggerStatus, string, error) {
 	limit, err := pageLimit(p.Limit)
 	if err != nil {
 		return nil, "", err
@@ -35,36 +50,33 @@ func (s *Store) TriggerList(ctx context.Context, p schedule.TriggerListParams) (
 	if len(p.InProjects) > 0 {
 		inProjects = namesJSON(p.InProjects)
 	}
-	var out []schedule.TriggerStatus
-	err = s.read(ctx, "list triggers", func(tx *txn) error {
-		rows, err := tx.QueryContext(ctx, qTriggersList, p.ProjectID, p.After, limit+1, pattern, inProjects, specPrefilter(p.Search), p.TitlesOnly)
-		if err != nil {
-			return err
-		}
-		defer rows.Close()
-		for rows.Next() {
-			var t schedule.TriggerStatus
-			var enabled, paused, withProject, archived, inNames int
-			var mode string
-			var next, due, last sql.NullInt64
-			var pol policyCols
-			if err := rows.Scan(&t.ProjectID, &t.ProjectName, &t.TriggerID, &t.Name, &t.Revision, &enabled,
-				&t.Cron.Expression, &t.Cron.Timezone, &t.Cron.MisfirePolicy, &pol.jitter, &pol.start, &pol.end, &pol.window, &pol.overlap,
-				&t.TaskID, &t.TaskName, &t.TaskRevision, &next, &due, &last, &t.StateVersion, &paused, &withProject, &archived,
-				&t.Title, &t.TaskTitle, &t.ProjectTitle, &inNames, &mode); err != nil {
-				return err
-			}
-			pol.into(&t.Cron)
-			t.Enabled, t.Paused, t.LastScheduledAtMs = enabled == 1, paused == 1, ptr(last)
-			t.PausedWithProject = paused == 1 && withProject == 1
-			t.SetCursor(ptr(next), ptr(due))
-			t.SetArchived(archived == 1)
-			t.FoundIn = schedule.FoundInOf(pattern != "", inNames == 1, mode)
-			out = append(out, t)
-		}
-		return rows.Err()
-	})
+	rows, err := tx.QueryContext(ctx, qTriggersList, p.ProjectID, p.After, limit+1, pattern, inProjects, specPrefilter(p.Search), p.TitlesOnly)
 	if err != nil {
+		return nil, "", err
+	}
+	defer rows.Close()
+	var out []schedule.TriggerStatus
+	for rows.Next() {
+		var t schedule.TriggerStatus
+		var enabled, paused, withProject, archived, inNames int
+		var mode string
+		var next, due, last sql.NullInt64
+		var pol policyCols
+		if err := rows.Scan(&t.ProjectID, &t.ProjectName, &t.TriggerID, &t.Name, &t.Revision, &enabled,
+			&t.Cron.Expression, &t.Cron.Timezone, &t.Cron.MisfirePolicy, &pol.jitter, &pol.start, &pol.end, &pol.window, &pol.overlap,
+			&t.TaskID, &t.TaskName, &t.TaskRevision, &next, &due, &last, &t.StateVersion, &paused, &withProject, &archived,
+			&t.Title, &t.TaskTitle, &t.ProjectTitle, &inNames, &mode); err != nil {
+			return nil, "", err
+		}
+		pol.into(&t.Cron)
+		t.Enabled, t.Paused, t.LastScheduledAtMs = enabled == 1, paused == 1, ptr(last)
+		t.PausedWithProject = paused == 1 && withProject == 1
+		t.SetCursor(ptr(next), ptr(due))
+		t.SetArchived(archived == 1)
+		t.FoundIn = schedule.FoundInOf(pattern != "", inNames == 1, mode)
+		out = append(out, t)
+	}
+	if err := rows.Err(); err != nil {
 		return nil, "", err
 	}
 	next := ""

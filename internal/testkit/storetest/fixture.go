@@ -57,6 +57,9 @@ type Fixture struct {
 	// Count counts the triggers a listing's filters match, as the
 	// console's triggers list counts its pages.
 	Count schedule.TriggerCounter
+	// Snapshot lists and counts triggers from one snapshot, as the
+	// console's triggers list reads a page and its count.
+	Snapshot schedule.TriggerSnapshotter
 	// Executor the adapter admits for (remote_worker or local_process).
 	Service catalog.Service
 	// AnotherService opens a second handle on the same database and

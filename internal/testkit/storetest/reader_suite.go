@@ -59,6 +59,7 @@ func RunStatusReader(t *testing.T, newFixture Factory) {
 		"ABoundSearchNeverFindsAnotherProjectsScript":                testABoundSearchNeverFindsAnotherProjectsScript,
 		"ATitlesOnlySearchMatchesTriggerTitlesAlone":                 testATitlesOnlySearchMatchesTriggerTitlesAlone,
 		"ATriggerCountIsHowManyTheListingWalksTo":                    testATriggerCountIsHowManyTheListingWalksTo,
+		"ATriggersPageAndItsCountReadOneSnapshot":                    testATriggersPageAndItsCountReadOneSnapshot,
 	}
 	for name, fn := range tests {
 		t.Run(name, func(t *testing.T) {
