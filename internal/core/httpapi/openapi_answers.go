@@ -29,8 +29,8 @@ var rawJSON = reflect.TypeFor[json.RawMessage]()
 
 // answerSchemas describes the answers' types as JSON Schema components,
 // one a struct type, each answered field a property: required unless its
-// tag says omitempty, and null allowed where a pointer without omitempty
-// encodes nil as null.
+// tag says omitempty or omitzero (a field one profile leaves out), and
+// null allowed where a pointer without either encodes nil as null.
 type answerSchemas struct {
 	components map[string]any
 	names      map[reflect.Type]string
@@ -66,7 +66,7 @@ func (s *answerSchemas) object(t reflect.Type) map[string]any {
 		if tag == "" {
 			tag = f.Name
 		}
-		omitted := strings.Contains(","+opts+",", ",omitempty,")
+		omitted := strings.Contains(","+opts+",", ",omitempty,") || strings.Contains(","+opts+",", ",omitzero,")
 		schema := s.value(f.Type)
 		if f.Type.Kind() == reflect.Pointer && !omitted {
 			schema = map[string]any{"oneOf": []any{schema, map[string]any{"type": "null"}}}

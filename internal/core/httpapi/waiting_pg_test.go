@@ -61,7 +61,7 @@ func TestAQueuedRunNoWorkerCanTakeSaysWhyInTheCLIAndTheAPI(t *testing.T) {
 		Waiting *struct {
 			Reason       string
 			Labels       map[string]string
-			Workers      int
+			Workers      *int
 			WorkerLabels []map[string]string
 			Message      string
 		}
@@ -93,6 +93,11 @@ func TestAQueuedRunNoWorkerCanTakeSaysWhyInTheCLIAndTheAPI(t *testing.T) {
 	if w := d.Waiting; w == nil || w.Reason != "no_worker" || !strings.Contains(w.Message, "ql-worker") || !strings.Contains(text, "waiting    no worker is connected") {
 		t.Fatalf("with no worker: waiting %+v, text:\n%s\nwant no_worker and how to start one", w, text)
 	}
+	// The cluster's shape gives the placement's labels and the workers
+	// counted, none included, as a client of the cluster reads them.
+	if w := d.Waiting; !reflect.DeepEqual(w.Labels, map[string]string{"zone": "eu", "gpu": "a100"}) || w.Workers == nil || *w.Workers != 0 {
+		t.Fatalf("with no worker: waiting labels %v, workers given %v; want the placement's labels and workers 0 given", w.Labels, w.Workers != nil)
+	}
 	// Its log has nothing yet and says why; a follower says it once.
 	var out, errOut bytes.Buffer
 	if code := cli.Main(context.Background(), opts, []string{"runs", "logs", runID}, &out, &errOut); code == 0 ||
@@ -121,7 +126,7 @@ func TestAQueuedRunNoWorkerCanTakeSaysWhyInTheCLIAndTheAPI(t *testing.T) {
 	connect("eu-cpu", map[string]string{"zone": "eu"})
 	text, d = show()
 	want := map[string]string{"zone": "eu", "gpu": "a100"}
-	if w := d.Waiting; w == nil || w.Reason != "no_matching_worker" || !reflect.DeepEqual(w.Labels, want) || w.Workers != 1 ||
+	if w := d.Waiting; w == nil || w.Reason != "no_matching_worker" || !reflect.DeepEqual(w.Labels, want) || w.Workers == nil || *w.Workers != 1 ||
 		len(w.WorkerLabels) != 1 || !reflect.DeepEqual(w.WorkerLabels[0], map[string]string{"zone": "eu"}) ||
 		!strings.Contains(text, "waiting    its task's placement requires the labels gpu=a100,zone=eu") || !strings.Contains(text, "{zone=eu}") {
 		t.Fatalf("with a worker lacking gpu: waiting %+v, text:\n%s\nwant no_matching_worker naming gpu=a100,zone=eu and the worker's zone=eu", w, text)

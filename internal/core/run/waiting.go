@@ -142,6 +142,11 @@ type Waiting struct {
 	// start there before a take-back.
 	DataDir    string
 	HandedOver bool
+	// SingleNode says a single-node server's store, or a reader of its
+	// data directory, said it: that profile has no workers, so what is
+	// shown of the Run leaves out what only the cluster's reasons count
+	// (Labels, Workers).
+	SingleNode bool
 }
 
 // MaxSlotHolders bounds Waiting.Holders: the few triggers holding most of

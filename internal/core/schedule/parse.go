@@ -55,7 +55,7 @@ func storedCronRefusal(triggerID string, err error, remedy string) error {
 		}
 		return qlerror.New(qlerror.FailedPrecondition, "trigger %s: this server does not know its time zone %q: the zone database of its host lacks it "+
 			"(a server with a newer one published the trigger), so its occurrences cannot be worked out here and nothing was changed; install a newer zone database on that host (the tzdata package), "+
-			"point ZONEINFO at one that has the zone (a zoneinfo directory or zip, in the environment of the server, which reads it as it starts, and of ql), "+
+			"point ZONEINFO at one that has the zone (a zoneinfo directory or zip, in the environment of the server, which reads it as it starts, and of the commands that read its database), "+
 			"or run a newer release of this server, whose own copy it falls back on%s",
 			triggerID, pe.Input, then).Because(RefusalTriggerZoneUnknown, "zone", pe.Input, "remedy", remedy)
 	}

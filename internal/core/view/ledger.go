@@ -45,7 +45,7 @@ type TriggerDetail struct {
 	// NextFiresUnknown says why NextFires is empty for a trigger whose
 	// stored cron does not parse here (a zone the zone database of this
 	// host lacks), and what mends it; "" otherwise.
-	NextFiresUnknown string `json:"nextFiresUnknown,omitempty"`
+	NextFiresUnknown string `json:"nextFiresUnknown,omitempty" cmdname:"said"`
 	Runs             []Run  `json:"runs"`
 	// RunsMore says the trigger has older Runs than Runs lists (`ql runs
 	// list --trigger` lists them all), so its last Runs are not taken for

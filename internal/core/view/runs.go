@@ -132,9 +132,12 @@ type NoServer struct {
 // Waiting is the stable shape of why a queued Run has not started.
 type Waiting struct {
 	Reason run.WaitReason `json:"reason"`
-	// Labels are the labels the task's placement requires ({} for none).
-	Labels       map[string]string   `json:"labels"`
-	Workers      int                 `json:"workers"`
+	// Labels are the labels the task's placement requires ({} for none),
+	// and Workers the live workers the reason counts: the cluster's, whose
+	// workers run its Runs, always gives both; a single-node server, which
+	// has no workers and runs every Run itself, gives neither.
+	Labels       map[string]string   `json:"labels,omitzero"`
+	Workers      *int                `json:"workers,omitzero"`
 	WorkerLabels []map[string]string `json:"workerLabels,omitempty"`
 	// Reads is, for workers_too_old, the grant field none of the Workers
 	// carrying the labels reads (projectEnv).
@@ -213,16 +216,20 @@ func NewWaiting(w *run.Waiting) *Waiting {
 	if w == nil {
 		return nil
 	}
-	labels := w.Labels
-	if labels == nil {
-		labels = map[string]string{}
-	}
 	var holders []SlotHolder
 	for _, h := range w.Holders {
 		holders = append(holders, SlotHolder(h))
 	}
-	return &Waiting{Reason: w.Reason, Labels: labels, Workers: w.Workers, WorkerLabels: w.WorkerLabels, Reads: w.Reads,
+	out := &Waiting{Reason: w.Reason, WorkerLabels: w.WorkerLabels, Reads: w.Reads,
 		PreviousRun: w.PreviousRun, Overlap: w.Overlap, Running: w.Running, Concurrency: w.Concurrency, Holders: holders, MoreHolders: w.MoreHolders, OtherProjectsRuns: w.OtherProjectsRuns, ServerPID: w.ServerPID, ServerStartedAtMs: w.ServerStartedAtMs, DataDir: w.DataDir, HandedOver: w.HandedOver, Project: w.Project, MaxRunning: w.MaxRunning, Message: w.Message()}
+	if !w.SingleNode {
+		workers := w.Workers
+		out.Labels, out.Workers = w.Labels, &workers
+		if out.Labels == nil {
+			out.Labels = map[string]string{}
+		}
+	}
+	return out
 }
 
 // RunOf is the waiting reason v shows, back in the model's terms.
@@ -234,8 +241,13 @@ func (v *Waiting) RunOf() *run.Waiting {
 	for _, h := range v.Holders {
 		holders = append(holders, run.SlotHolder(h))
 	}
-	return &run.Waiting{Reason: v.Reason, Labels: v.Labels, Workers: v.Workers, WorkerLabels: v.WorkerLabels, Reads: v.Reads, PreviousRun: v.PreviousRun, Overlap: v.Overlap,
-		Running: v.Running, Concurrency: v.Concurrency, Holders: holders, MoreHolders: v.MoreHolders, OtherProjectsRuns: v.OtherProjectsRuns, ServerPID: v.ServerPID, ServerStartedAtMs: v.ServerStartedAtMs, DataDir: v.DataDir, HandedOver: v.HandedOver, Project: v.Project, MaxRunning: v.MaxRunning}
+	w := &run.Waiting{Reason: v.Reason, Labels: v.Labels, WorkerLabels: v.WorkerLabels, Reads: v.Reads, PreviousRun: v.PreviousRun, Overlap: v.Overlap,
+		Running: v.Running, Concurrency: v.Concurrency, Holders: holders, MoreHolders: v.MoreHolders, OtherProjectsRuns: v.OtherProjectsRuns, ServerPID: v.ServerPID, ServerStartedAtMs: v.ServerStartedAtMs, DataDir: v.DataDir, HandedOver: v.HandedOver, Project: v.Project, MaxRunning: v.MaxRunning,
+		SingleNode: v.Workers == nil}
+	if v.Workers != nil {
+		w.Workers = *v.Workers
+	}
+	return w
 }
 
 // NewRunDetail shapes d. A payload that is not valid JSON is shown as {}

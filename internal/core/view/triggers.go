@@ -107,7 +107,7 @@ type Trigger struct {
 	// lacks), in the words of its refusals: the stored cursor, left by a
 	// server that read the zone, is then no time this one's scheduler
 	// fires at, and is not shown.
-	NextFireUnknown   string  `json:"nextFireUnknown,omitempty"`
+	NextFireUnknown   string  `json:"nextFireUnknown,omitempty" cmdname:"said"`
 	LastScheduledAtMs *int64  `json:"lastScheduledAtMs"`
 	StateVersion      int64   `json:"stateVersion"`
 	ClaimOwner        *string `json:"claimOwner"`

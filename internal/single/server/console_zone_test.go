@@ -205,7 +205,7 @@ func TestATriggersZoneThisServerDoesNotKnowIsSaidInThePagesLanguage(t *testing.T
 		{"en", "none: this server does not know its time zone",
 			"This server does not know the trigger&#39;s time zone “Mars/Olympus”: the zone database of its host lacks it",
 			"this server does not know its time zone &#34;Mars/Olympus&#34;: the zone database of its host lacks it",
-			"point ZONEINFO at one that has the zone (a zoneinfo directory or zip, in the environment of the server, which reads it as it starts, and of ql), or run a newer release of this server, whose own copy it falls back on; or apply the trigger again with a zone this host knows",
+			"point ZONEINFO at one that has the zone (a zoneinfo directory or zip, in the environment of the server, which reads it as it starts, and of the commands that read its database), or run a newer release of this server, whose own copy it falls back on; or apply the trigger again with a zone this host knows",
 			"Not listed: the next fires of these triggers cannot be worked out here"},
 		{"zh", "无：此服务器不认识它的时区",
 			"此服务器不认识该触发器的时区“Mars/Olympus”：服务器主机的时区数据库中没有这个时区",

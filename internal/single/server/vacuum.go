@@ -214,13 +214,19 @@ func writeVacuumCopy(ctx context.Context, file, copyPath string, pageBytes int, 
 	if err != nil {
 		return err
 	}
-	return syncFile(copyPath)
+	if err := syncFile(copyPath); err != nil {
+		return qlerror.Wrap(qlerror.Unavailable, err, "the vacuum's copy could not be written to disk, so it did not replace %s, which is as it was; "+
+			"check the disk (the system log says what failed) and run the vacuum again", file)
+	}
+	return nil
 }
 
 // replaceByCopy renames the copy over the file and fsyncs the directory,
 // so the rename itself survives a power cut. The database's -wal file is
 // empty then (VacuumInto), and its -shm file is rebuilt by the next
-// process that opens the file alone.
+// process that opens the file alone. A directory that cannot be written to
+// disk is reported: the file is the whole copy, but a power cut may bring
+// back the file as it was, whole too.
 func replaceByCopy(file, copyPath string) error {
 	if info, err := os.Stat(file + "-wal"); err == nil && info.Size() > 0 {
 		return qlerror.New(qlerror.FailedPrecondition,
@@ -229,7 +235,12 @@ func replaceByCopy(file, copyPath string) error {
 	if err := os.Rename(copyPath, file); err != nil {
 		return qlerror.Wrap(qlerror.Unavailable, err, "move the vacuum's copy %s over %s", copyPath, file)
 	}
-	return syncFile(filepath.Dir(file))
+	if err := syncFile(filepath.Dir(file)); err != nil {
+		return qlerror.Wrap(qlerror.Unavailable, err, "the vacuum's compacted copy replaced %s, but the directory holding it could not be written to disk: "+
+			"the database is whole, and a power cut before the disk writes it may bring back the file as it was before the vacuum, whole too; "+
+			"check the disk (the system log says what failed)", file)
+	}
+	return nil
 }
 
 // syncFile fsyncs the file or directory at path.
@@ -238,7 +249,7 @@ func syncFile(path string) error {
 	if err != nil {
 		return qlerror.Wrap(qlerror.Unavailable, err, "open %s to write it to disk", path)
 	}
-	err = f.Sync()
+	err = fileSync(f)
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
@@ -247,5 +258,10 @@ func syncFile(path string) error {
 	}
 	return nil
 }
+
+// fileSync fsyncs an open file for syncFile. A test replaces it to fail
+// a sync as a disk that cannot write a file back does: no file system at
+// hand refuses a sync on request.
+var fileSync = (*os.File).Sync
 
 func mib(n int64) float64 { return float64(n) / (1 << 20) }

@@ -42,7 +42,7 @@ func (r localRuns) RunGet(ctx context.Context, id string) (run.Detail, error) {
 	switch {
 	case err != nil:
 	case !serving:
-		w := &run.Waiting{Reason: run.WaitNoServer, DataDir: filepath.Dir(r.layout.DB)}
+		w := &run.Waiting{Reason: run.WaitNoServer, DataDir: filepath.Dir(r.layout.DB), SingleNode: true}
 		_, w.HandedOver, err = r.handedOver(ctx)
 		if err != nil {
 			return d, fmt.Errorf("read whether the database of %s was handed over: %w", w.DataDir, err)

@@ -33,13 +33,13 @@ func runWaiting(ctx context.Context, tx *txn, id string) (*run.Waiting, error) {
 	case !dispatchable:
 		return nil, nil
 	case previous.Valid:
-		return &run.Waiting{Reason: run.WaitPrevious, PreviousRun: previous.String, Overlap: overlap.String}, nil
+		return &run.Waiting{Reason: run.WaitPrevious, PreviousRun: previous.String, Overlap: overlap.String, SingleNode: true}, nil
 	case limit > 0 && projectRunning >= limit:
-		w := &run.Waiting{Reason: run.WaitProjectBusy, Project: projectName, Running: projectRunning, MaxRunning: limit}
+		w := &run.Waiting{Reason: run.WaitProjectBusy, Project: projectName, Running: projectRunning, MaxRunning: limit, SingleNode: true}
 		w.Holders, w.MoreHolders, err = slotHolders(ctx, tx, projectID)
 		return w, err
 	case running > 0:
-		w := &run.Waiting{Reason: run.WaitServerBusy, Running: running}
+		w := &run.Waiting{Reason: run.WaitServerBusy, Running: running, SingleNode: true}
 		w.Holders, w.MoreHolders, err = slotHolders(ctx, tx, "")
 		return w, err
 	}
@@ -58,7 +58,7 @@ func archivedWaiting(ctx context.Context, tx *txn, id string) (*run.Waiting, err
 	case err != nil:
 		return nil, err
 	}
-	return &run.Waiting{Reason: run.WaitProjectArchived, Project: project}, nil
+	return &run.Waiting{Reason: run.WaitProjectArchived, Project: project, SingleNode: true}, nil
 }
 
 // slotHolders are the triggers whose Runs hold the server's slots (of the
