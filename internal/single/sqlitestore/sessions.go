@@ -59,9 +59,11 @@ func (s *Store) SessionByDigest(ctx context.Context, digest []byte) (websession.
 	}
 	out.ReadAtMs = s.nowMs()
 	if out.ExpiresAtMs <= out.ReadAtMs {
-		if err := s.SessionEnd(ctx, digest); err != nil {
-			return websession.Session{}, err
-		}
+		// The row decides: an expired session is over whether or not its
+		// delete goes through (a writer holding the database would
+		// otherwise keep it answering an error, never "no session"), and
+		// every later read finds it expired again and retries the delete.
+		_ = s.SessionEnd(ctx, digest)
 		return websession.Session{}, websession.ErrNoSession()
 	}
 	return out, nil
