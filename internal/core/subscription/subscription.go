@@ -295,6 +295,17 @@ func KeepCredentials(sent, stored string) string {
 	return sent
 }
 
+// RefusedFormURL is the URL a refused form shows again in its box: sent
+// without the credentials it carries, however they were written
+// (refusedURL), as no page holds a token; retype says that some were left
+// out, which the user must type again, since the URL sent back as shown
+// keeps the credentials the subscription had (KeepCredentials), none for
+// a new one.
+func RefusedFormURL(sent string) (shown string, retype bool) {
+	shown = refusedURL(sent)
+	return shown, shown != sent
+}
+
 // List reads every project's subscriptions, in project and name order.
 func List(ctx context.Context, r catalog.DefinitionsReader) ([]Subscription, error) {
 	projects, err := r.ProjectNames(ctx, "", maxProjects, nil)
