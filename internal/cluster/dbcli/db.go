@@ -73,6 +73,8 @@ func migrateCommand(getenv func(string) string) *cobra.Command {
 		Example: "  QL_DATABASE_MIGRATION_URL=postgres://ql_migration@db.example/qinglong ql db migrate   # the password in PGPASSWORD",
 		Long: "Applies the migrations embedded in this binary, each in its own transaction under an advisory lock.\n" +
 			"Connects with $" + EnvMigrationURL + " (else $" + EnvURL + ") as the migration role, or a superuser for the first install.\n" +
+			"Then publishes again, scoped to its own scheme, host and port, the pull task of each subscription an earlier\n" +
+			"release wrote with the git credential helper for every host (one new revision each).\n" +
 			"Run `ql db roles` afterwards so new tables get their grants.",
 		Args:         cobra.NoArgs,
 		SilenceUsage: true,
@@ -91,6 +93,7 @@ func migrateCommand(getenv func(string) string) *cobra.Command {
 				return pgstore.ForCommand(err)
 			}
 			fmt.Fprintln(out, migrated(applied, len(pgstore.Stream()), time.Since(began)))
+			rescopeSubscriptions(cmd.Context(), url, out)
 			if len(applied) > 0 {
 				fmt.Fprintln(out, "next: run `ql db roles` so every role gets exactly its grants on the new tables")
 			}

@@ -153,3 +153,23 @@ func pullEnv(had []task.EnvVar, e PullEntry) any {
 	}
 	return out
 }
+
+// ScriptEditFile writes the definitions file giving the task named name
+// of projectName the script, every other field of it (env, labels,
+// enabled, timeout, placement, title, …) as it is; its triggers, left out,
+// follow it to its new revision as any apply's do. The task's revision
+// the file was written from is returned for the apply to check again
+// (Document.Expect), so that a change published meanwhile is not undone.
+func ScriptEditFile(ctx context.Context, r catalog.DefinitionsReader, projectName, name, script string) ([]byte, []Expected, error) {
+	d, cur, err := taskOf(ctx, r, projectName, name)
+	if err != nil {
+		return nil, nil, err
+	}
+	t := exportTaskSpec(cur.Spec)
+	t.Title = d.Titles.Tasks[name]
+	t.Script = &script
+	doc := statusOnly(d.Project)
+	doc.Tasks = []exportTask{t}
+	text, err := encodeExport(doc)
+	return text, []Expected{{Kind: "task", Name: name, Revision: cur.Revision}}, err
+}

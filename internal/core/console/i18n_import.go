@@ -112,6 +112,9 @@ var importWhy = map[string]map[crontab.Code]string{
 		crontab.CodeRepoBranch: scriptsRefusalsZH[subscription.RefusalBranch],
 		crontab.CodeRepoCredentials: "仓库 URL 的用户名和密码中有“/”“?”或“#”，主机名会在那里结束，git 不会把它们当作用户名和密码读取：请把这些字符写成百分号编码（%2F、%3F、%23；路径中的“@”写成 %40）。" +
 			"这一{unit}没有转换，以免密码留在任务中。",
+		// {field} is said in the form's word for it (paramWords).
+		crontab.CodeRepoCharacter: "ql repo 的{field}含有 {char}，这是控制或格式字符（如改变文字方向的字符、零宽空格），显示不出来或会打乱周围文字的顺序，页面显示的就不是 git 和脚本文件夹读到的内容：" +
+			"请从这一{unit}中删除它（订阅表单同样拒绝它）。这一{unit}没有转换。",
 		crontab.CodeRepoRepeated: "ql repo 拉取到文件夹 {folder}，而{earlier}已拉取到 {other}：这一{unit}被略过，因为两个拉取到同一文件夹（或一个拉取到另一个的文件夹之内）的任务会互相撤销对方的拉取；" +
 			"要拉取另一个分支，请在 URL 之后写出分支（ql repo URL \"\" \"\" \"\" 分支）。",
 		crontab.CodePanelRaw: "ql raw 转换为一个任务，用 curl 把 {url} 下载到 \"$QL_SCRIPTS_DIR/{file}\"（下载失败时保留上一份）。QL_SCRIPTS_DIR 为空时运行会失败；" +
@@ -162,9 +165,15 @@ func problemWhyIn(l string, p crontab.Problem, rows, edge bool) string {
 	complete := true
 	context := whyContext(l, p.Params, rows, edge)
 	s = placeholder.ReplaceAllStringFunc(s, func(m string) string {
-		v, ok := p.Params[m[1:len(m)-1]]
+		key := m[1 : len(m)-1]
+		v, ok := p.Params[key]
+		if w, said := paramWords[l]["field."+v]; ok && key == "field" && said {
+			// A subscription's field, named as the form's refusals
+			// name it.
+			return w
+		}
 		if !ok {
-			v, ok = context[m[1:len(m)-1]]
+			v, ok = context[key]
 		}
 		complete = complete && ok
 		return v

@@ -35,6 +35,9 @@ type subscriptionsData struct {
 	// FolderHere says the subscription's folder is in the scripts folder
 	// now (the delete's confirm offers to delete it).
 	FolderHere bool
+	// Retype says that the refused form's URL carried a user or token,
+	// which its box shows no more: the page asks for it again.
+	Retype bool
 	// Request keys the list's Pull now forms, so that a form sent twice
 	// (a double click, a resend) admits one Run.
 	Request string
@@ -202,11 +205,12 @@ func (c *Console) subscriptionSave(w http.ResponseWriter, r *http.Request, s *se
 		name = d.Name
 	}
 	pull, f, errs := subscription.Save(r.Context(), c.cfg.Export, *c.cfg.Definitions, f, name, s.actor(r))
-	// A refused form shows the URL as it was sent, never the stored
-	// credentials Save put back into it.
+	// A refused form shows the URL as it was sent without its
+	// credentials: never the stored ones Save put back into it, nor a
+	// token typed into it, which the page asks for again (Retype).
 	sent := d.Form.URL
 	d.Form = f
-	d.Form.URL = sent
+	d.Form.URL, d.Retype = subscription.RefusedFormURL(sent)
 	for _, err := range errs {
 		if qlerror.CodeOf(err) == qlerror.Internal || outOfTime(r, err) {
 			c.fail(w, r, s, err)

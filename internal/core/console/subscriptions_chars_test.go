@@ -62,11 +62,13 @@ func TestTheSubscriptionFormRefusesControlAndFormatCharactersInEachField(t *test
 	}
 }
 
-// No refusal of the subscription form shows a URL's token, in English
-// or Chinese, however the URL was written or mistyped: a URL refused
-// itself (of no form, a space, a control character, over-long, naming
-// no owner, its user and token written in a form git does not read) or
-// sent with another field refused.
+// No page of a refused subscription form holds a URL's token, in
+// English or Chinese, however the URL was written or mistyped: neither
+// the refusals nor the URL's box, which shows the URL without it and
+// says to type it again; a URL refused itself (of no form, a space, a
+// control character, over-long, naming no owner, its user and token
+// written in a form git does not read) or sent with another field
+// refused.
 func TestASubscriptionRefusalNeverShowsTheURLsToken(t *testing.T) {
 	t.Parallel()
 	site := newScriptsSite(t)
@@ -85,11 +87,14 @@ func TestASubscriptionRefusalNeverShowsTheURLsToken(t *testing.T) {
 		f := subscriptionForm("jd", c.url, c.branch)
 		f.Set("match", c.match)
 		f.Set("cron", c.cron)
-		for _, l := range []string{"en", "zh"} {
+		for l, retype := range map[string]string{"en": "type them into the URL again", "zh": "保存前请在地址中重新输入"} {
 			w := site.do(apitoken.Admin, "/subscriptions/new?lang="+l, f)
-			errs := subscriptionErrors(w.Body.String())
-			if w.Code != http.StatusBadRequest || errs == "" || strings.Contains(html.UnescapeString(errs), token) || strings.Contains(errs, token) {
-				t.Errorf("%q (%s): %d; want a refusal without the token:\n%s", c.url, l, w.Code, errs)
+			page := w.Body.String()
+			if w.Code != http.StatusBadRequest || subscriptionErrors(page) == "" || strings.Contains(html.UnescapeString(page), token) || strings.Contains(page, token) {
+				t.Errorf("%q (%s): %d; want a refusal whose page holds no token:\n%s", c.url, l, w.Code, page)
+			}
+			if !strings.Contains(html.UnescapeString(page), retype) {
+				t.Errorf("%q (%s): the page does not ask for the token again (%q)", c.url, l, retype)
 			}
 		}
 	}

@@ -56,6 +56,47 @@ func TestTheEditFormNeverShowsTheTokenAndAnEditLeavingTheURLKeepsIt(t *testing.T
 	}
 }
 
+// A refused edit whose URL was typed with a new token shows it nowhere
+// (the URL's box holds the URL without it) and says to type it again; the
+// form sent back as shown keeps the subscription's stored token, and
+// typed again the new one replaces it.
+func TestARefusedEditShowsNoTypedTokenAndKeepsTheStoredOneWhenSentAsShown(t *testing.T) {
+	t.Parallel()
+	site := newScriptsSite(t)
+	const stored, typed = "ghp_STORED1", "ghp_TYPED2"
+	if w := site.do(apitoken.Admin, "/subscriptions/new", subscriptionForm("jd", "https://bot:"+stored+"@github.com/o/r.git", "")); w.Code != http.StatusOK {
+		t.Fatalf("the add: %d\n%s", w.Code, w.Body)
+	}
+	f := subscriptionForm("jd", "https://bot:"+typed+"@github.com/o/r.git", "")
+	f.Set("name", "repo-o-r")
+	f.Set("cron", "not a cron")
+	for l, retype := range map[string]string{"en": "or the subscription keeps the ones it had", "zh": "否则订阅保留原有的用户名和令牌"} {
+		w := site.do(apitoken.Admin, "/subscriptions/edit?lang="+l, f)
+		page := html.UnescapeString(w.Body.String())
+		if w.Code != http.StatusBadRequest || strings.Contains(page, typed) || strings.Contains(page, stored) ||
+			!strings.Contains(page, `name="url" value="https://github.com/o/r.git"`) || !strings.Contains(page, retype) {
+			t.Fatalf("the refused edit (%s): %d; want the URL without a token and %q:\n%s", l, w.Code, retype, page)
+		}
+	}
+	f.Set("url", "https://github.com/o/r.git")
+	f.Set("cron", "30 5 * * *")
+	if w := site.do(apitoken.Admin, "/subscriptions/edit?lang=en", f); w.Code != http.StatusOK {
+		t.Fatalf("the edit sent as shown: %d\n%s", w.Code, w.Body)
+	}
+	tk, _ := taskNamed(definitionsOf(t, site, "jd"), "repo-o-r")
+	if env := taskEnv(tk); env[crontab.CredentialPasswordVariable] != stored {
+		t.Errorf("after the edit sent as shown the password is %q; want the stored one kept", env[crontab.CredentialPasswordVariable])
+	}
+	f.Set("url", "https://bot:"+typed+"@github.com/o/r.git")
+	if w := site.do(apitoken.Admin, "/subscriptions/edit?lang=en", f); w.Code != http.StatusOK {
+		t.Fatalf("the edit with the token typed again: %d\n%s", w.Code, w.Body)
+	}
+	tk, _ = taskNamed(definitionsOf(t, site, "jd"), "repo-o-r")
+	if env := taskEnv(tk); env[crontab.CredentialPasswordVariable] != typed {
+		t.Errorf("after the token was typed again the password is %q; want it", env[crontab.CredentialPasswordVariable])
+	}
+}
+
 // taskEnv is t's env by name, a secret's by its reference.
 func taskEnv(t task.Revision) map[string]string {
 	out := map[string]string{}

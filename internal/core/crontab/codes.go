@@ -35,6 +35,12 @@ const (
 	// password hold a '/', '?' or '#' (CredentialsFault), which would keep
 	// the password in the task: not converted, the URL not repeated.
 	CodeRepoCredentials Code = "repo_credentials"
+	// CodeRepoCharacter: the panel's ql repo whose URL, branch,
+	// whitelist or blacklist (field: url, branch, match, exclude) holds a
+	// control or format character (char: U+XXXX; Unseen), which the
+	// Subscriptions form refuses alike (subscription_character): not
+	// converted, the word not repeated.
+	CodeRepoCharacter Code = "repo_character"
 	// CodeRepoRepeated: a ql repo pulling into the folder (folder) an
 	// earlier line's task (line, name) pulls into (other), or into one
 	// inside or around it (FoldersShare), left out.
@@ -98,5 +104,5 @@ const (
 var ScriptCodes = []Code{CodeScriptTypeScript, CodeScriptNoCron, CodeScriptCron}
 
 // Codes lists every code, for the readers that must word each.
-var Codes = []Code{CodeNotAnEntry, CodeReboot, CodeNotAUser, CodeNoCommand, CodeRootCommand, CodePanelCommand, CodePanelRepo, CodeRepoURL, CodeRepoBranch, CodeRepoCredentials, CodeRepoRepeated, CodePanelRaw, CodePanelLogs, CodePanelUpkeep, CodeUnknownMacro,
+var Codes = []Code{CodeNotAnEntry, CodeReboot, CodeNotAUser, CodeNoCommand, CodeRootCommand, CodePanelCommand, CodePanelRepo, CodeRepoURL, CodeRepoBranch, CodeRepoCredentials, CodeRepoCharacter, CodeRepoRepeated, CodePanelRaw, CodePanelLogs, CodePanelUpkeep, CodeUnknownMacro,
 	CodeSchedule, CodeStandardInput, CodeSeconds, CodeTaskCommand, CodeRunAs, CodeBothDays, CodeZoneKept, CodeShellKept, CodeMail, CodeReservedName, CodeCommented, CodeTaskInterpreter, CodeTaskTypeScript}

@@ -26,6 +26,7 @@ not an entry
 0 2 * * * ql repo https://example.com/scripts.git
 0 3 * * * ql repo https://example.com/owner/scripts.git "" "" "" /../../x
 0 4 * * * ql repo https://bot:t/k@example.com/owner/c.git
+0 5 * * * ql repo https://example.com/owner/d.git '' '' '' 'ma` + "\u200b" + `in'
 57 13 * * * ID=11 ql rmlog 7
 15 0,12 * * * ql update
 0 0 */2 * 1 /bin/true

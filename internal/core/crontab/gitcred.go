@@ -28,8 +28,38 @@ const (
 // options reach the git processes git starts), finds no helper and gets
 // no credentials, git failing for want of them.
 func credentialHelper(scope string) string {
-	return "-c credential.helper= -c " + shellquote.Quote("credential."+scope+`.helper=!f() { test "$1" = get || return 0; printf "username=%s\npassword=%s\n" "$`+
-		CredentialUserVariable+`" "$`+CredentialPasswordVariable+`"; }; f`)
+	return "-c credential.helper= -c " + scopedHelper(scope)
+}
+
+// helperCommand is the credential helper's command: it answers git's
+// "get" with the two variables, expanded by its own shell.
+const helperCommand = `!f() { test "$1" = get || return 0; printf "username=%s\npassword=%s\n" "$` +
+	CredentialUserVariable + `" "$` + CredentialPasswordVariable + `"; }; f`
+
+// scopedHelper is the helper's git option for the URLs of scope, quoted
+// for the shell.
+func scopedHelper(scope string) string {
+	return shellquote.Quote("credential." + scope + ".helper=" + helperCommand)
+}
+
+// unscopedHelper is the helper's option as pull tasks were written
+// before it was scoped: git's for every URL, so that a redirect or a
+// submodule elsewhere received the token.
+var unscopedHelper = shellquote.Quote("credential.helper=" + helperCommand)
+
+// Rescoped is script, a subscription's pull task's of url, with the
+// helper written unscoped (unscopedHelper) scoped to url's scheme, host
+// and port as pull tasks are written now, and everything else of the
+// script as it is (an edit made to it by hand stays); ok is false when
+// script holds no unscoped helper, or url is no http or https URL, the
+// only ones a pull gives credentials for.
+func Rescoped(script, url string) (string, bool) {
+	bare, _, _, _ := gitCredentials(url)
+	scheme, _, found := strings.Cut(strings.ToLower(bare), "://")
+	if !found || (scheme != "http" && scheme != "https") || !strings.Contains(script, unscopedHelper) {
+		return script, false
+	}
+	return strings.ReplaceAll(script, unscopedHelper, scopedHelper(helperScope(bare))), true
 }
 
 // helperScope is the scheme, host and port of bare, an http or https URL

@@ -356,6 +356,9 @@ func panelPull(command, binary string, edge bool) (p pull, why string) {
 	switch words[1] {
 	case "repo":
 		s, why := parseSubscription(words[2:])
+		if field, char, unseen := s.unseenFault(); unseen != "" {
+			return pull{code: CodeRepoCharacter, params: []string{"field", field, "char", char}}, unseen
+		}
 		if why != "" && BranchFault(s.Branch) != "" {
 			return pull{code: CodeRepoBranch, params: []string{"value", s.Branch}}, why
 		}

@@ -295,6 +295,17 @@ func KeepCredentials(sent, stored string) string {
 	return sent
 }
 
+// RefusedFormURL is the URL a refused form shows again in its box: sent
+// without the credentials it carries, however they were written
+// (refusedURL), as no page holds a token; retype says that some were left
+// out, which the user must type again, since the URL sent back as shown
+// keeps the credentials the subscription had (KeepCredentials), none for
+// a new one.
+func RefusedFormURL(sent string) (shown string, retype bool) {
+	shown = refusedURL(sent)
+	return shown, shown != sent
+}
+
 // List reads every project's subscriptions, in project and name order.
 func List(ctx context.Context, r catalog.DefinitionsReader) ([]Subscription, error) {
 	projects, err := r.ProjectNames(ctx, "", maxProjects, nil)
@@ -420,11 +431,17 @@ func End(ctx context.Context, r catalog.DefinitionsReader, svc catalog.Service, 
 // the file was written from checked again (expect), a new one's refused
 // if anything of it exists meanwhile (createOnly).
 func publish(ctx context.Context, svc catalog.Service, text []byte, expect []apply.Expected, createOnly bool, actor string) error {
+	return publishAs(ctx, svc, text, expect, apply.Options{Actor: actor, Summarized: true, CreateOnly: createOnly})
+}
+
+// publishAs applies a subscription's file with o, the revisions it was
+// written from checked again (expect).
+func publishAs(ctx context.Context, svc catalog.Service, text []byte, expect []apply.Expected, o apply.Options) error {
 	doc, err := apply.Parse("subscription.yaml", text)
 	if err != nil {
 		return err
 	}
 	doc.Expect = expect
-	_, err = apply.Publish(ctx, svc, doc, ids.New, apply.Options{Actor: actor, Summarized: true, CreateOnly: createOnly})
+	_, err = apply.Publish(ctx, svc, doc, ids.New, o)
 	return err
 }

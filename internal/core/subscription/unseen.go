@@ -3,40 +3,25 @@ package subscription
 import (
 	"fmt"
 	"strings"
-	"unicode"
-	"unicode/utf8"
 
+	"github.com/qinglong/qinglong/internal/core/crontab"
 	"github.com/qinglong/qinglong/internal/core/qlerror"
 )
 
 // RefusalCharacter is a field holding a character that shows as no text
-// of its own or reorders the text around it (unseen): field
+// of its own or reorders the text around it (crontab.Unseen): field
 // ("subscription name", url, branch, match or exclude), char (U+XXXX). The value is not
 // echoed: a URL's may carry a token.
 const RefusalCharacter qlerror.Reason = "subscription_character"
 
-// unseen says whether c is a control character (C0 or C1), a format
-// character (Unicode's Cf: the text-direction marks, embeddings,
-// overrides and isolates, zero-width spaces and joiners, the byte-order
-// mark, the soft hyphen) or a line or paragraph separator. Git takes the
-// latter kinds in a branch, but a subscription's URL, branch and
-// expressions go into its folder's name and the pages and records showing
-// them, where such a character would show as other text than git and the
-// scripts folder read (o/r\u202Egpj.exe shows as o/rexe.jpg). The
-// converter takes what a crontab says; the pages show such characters of
-// it as escapes.
-func unseen(c rune) bool {
-	return unicode.IsControl(c) || unicode.In(c, unicode.Cf, unicode.Zl, unicode.Zp)
-}
-
-// checkCharacters refuses value, the form's field, when it holds an
-// unseen character, naming the first.
+// checkCharacters refuses value, the form's field, when it holds a
+// character that shows as no text of its own or reorders the text around
+// it (crontab.Unseen, the converter's rule), naming the first.
 func checkCharacters(field, value string) error {
-	i := strings.IndexFunc(value, unseen)
-	if i < 0 {
+	c, ok := crontab.FirstUnseen(value)
+	if !ok {
 		return nil
 	}
-	c, _ := utf8.DecodeRuneInString(value[i:])
 	return qlerror.New(qlerror.Invalid, "%s holds %U, a control or format character (a text-direction override, a zero-width space and the like), which shows as no text "+
 		"or reorders the text around it, so that what a page shows would not be what git and the scripts folder read: remove it and type the %s again", fieldWords[field], c, fieldWords[field]).
 		Because(RefusalCharacter, "field", field, "char", fmt.Sprintf("%U", c))

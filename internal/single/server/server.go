@@ -334,6 +334,9 @@ func Start(ctx context.Context, cfg Config) (srv *Server, err error) {
 	if err := s.sayRestored(ctx); err != nil {
 		return nil, err
 	}
+	// Before the scheduler's first round starts a pull with the helper an
+	// earlier release wrote.
+	s.rescopeSubscriptions(ctx)
 	// Retention's loop exists before the dispatcher, which wakes it as logs
 	// grow (executor.Config.LogsGrown); it starts after the scheduler. It
 	// runs with every setting off too, for the expired console sessions.
