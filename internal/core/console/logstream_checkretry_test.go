@@ -2,10 +2,8 @@ package console
 
 import (
 	"context"
-	"database/sql"
 	"io"
 	"log/slog"
-	"net/http"
 	"net/http/httptest"
 	"strings"
 	"sync/atomic"
@@ -26,36 +24,15 @@ import (
 func TestALiveLogsFailedSessionCheckIsRetriedAtTheNextPoll(t *testing.T) {
 	site := newSessionSite(t)
 	storeMs := site.nowMs
-	runs := &endingRun{roundsOfRun: roundsOfRun{round: make(chan struct{}, 1)}}
-	runs.answers.Store(1 << 40)
+	runs := newEndingRun()
 	logs := &syncbuf.Buffer{}
 	site.serve(Config{Runs: runs, Log: slog.New(slog.NewJSONHandler(logs, nil)),
 		ReadLog: func(context.Context, string, int64, int64, io.Writer) (int64, bool, error) { return 0, false, nil }})
-	cookie := site.signIn(t)
-	if site.getWith(t.Context(), cookie, "/account").Code != http.StatusOK {
-		t.Fatal("no session to follow a live log with")
-	}
-	ctx, cancel := context.WithCancel(t.Context())
-	defer cancel()
-	done := make(chan *httptest.ResponseRecorder, 1)
-	go func() { done <- site.getWith(ctx, cookie, "/runs/r1/log?lang=en") }()
-	runs.await(t, 1)
+	cookie, done := site.followLog(t, runs)
 
 	// Another process takes the write lock; the next check, due a minute
 	// of the store's clock on, reads the session but cannot record its use.
-	db, err := sql.Open("sqlite", site.path+"?_pragma=busy_timeout(10000)")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	lock, err := db.Conn(t.Context())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer lock.Close()
-	if _, err := lock.ExecContext(t.Context(), "BEGIN IMMEDIATE"); err != nil {
-		t.Fatal(err)
-	}
+	lock := site.holdWriteLock(t)
 	storeMs.Add(websession.SeenEvery.Milliseconds())
 	failedBy := time.Now().Add(roundsLimit)
 	for !strings.Contains(logs.String(), `"code":"`+CodeSessionCheckFailed+`"`) {
@@ -64,9 +41,7 @@ func TestALiveLogsFailedSessionCheckIsRetriedAtTheNextPoll(t *testing.T) {
 		}
 		runs.await(t, runs.reads.Load()+1)
 	}
-	if _, err := lock.ExecContext(t.Context(), "ROLLBACK"); err != nil {
-		t.Fatal(err)
-	}
+	release(t, lock)
 	// The clock stands still: only a check at the next poll records the
 	// use now. Its rounds read the Run after the check, so the second read
 	// from here began after a check done with the lock released.

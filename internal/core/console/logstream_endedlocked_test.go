@@ -2,9 +2,7 @@ package console
 
 import (
 	"context"
-	"database/sql"
 	"io"
-	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
@@ -26,33 +24,11 @@ func TestALiveLogOfASessionThatEndedStopsWhileAnotherProcessHoldsTheDatabase(t *
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			site := newSessionSite(t)
-			runs := &endingRun{roundsOfRun: roundsOfRun{round: make(chan struct{}, 1)}}
-			runs.answers.Store(1 << 40)
+			runs := newEndingRun()
 			site.serve(Config{Runs: runs,
 				ReadLog: func(context.Context, string, int64, int64, io.Writer) (int64, bool, error) { return 0, false, nil }})
-			cookie := site.signIn(t)
-			if site.getWith(t.Context(), cookie, "/account").Code != http.StatusOK {
-				t.Fatal("no session to follow a live log with")
-			}
-			ctx, cancel := context.WithCancel(t.Context())
-			defer cancel()
-			done := make(chan *httptest.ResponseRecorder, 1)
-			go func() { done <- site.getWith(ctx, cookie, "/runs/r1/log?lang=en") }()
-			runs.await(t, 1)
-
-			db, err := sql.Open("sqlite", site.path+"?_pragma=busy_timeout(10000)")
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer db.Close()
-			lock, err := db.Conn(t.Context())
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer lock.Close()
-			if _, err := lock.ExecContext(t.Context(), "BEGIN IMMEDIATE"); err != nil {
-				t.Fatal(err)
-			}
+			_, done := site.followLog(t, runs)
+			lock := site.holdWriteLock(t)
 			site.nowMs.Add(tc.by.Milliseconds())
 			var w *httptest.ResponseRecorder
 			select {
@@ -67,9 +43,7 @@ func TestALiveLogOfASessionThatEndedStopsWhileAnotherProcessHoldsTheDatabase(t *
 			if err := lock.QueryRowContext(t.Context(), "SELECT count(*) FROM console_sessions").Scan(&n); err != nil || n != 1 {
 				t.Fatalf("with the database held, %d session rows (%v), want the one that ended still stored: the lock did not refuse its delete", n, err)
 			}
-			if _, err := lock.ExecContext(t.Context(), "ROLLBACK"); err != nil {
-				t.Fatal(err)
-			}
+			release(t, lock)
 		})
 	}
 }

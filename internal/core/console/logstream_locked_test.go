@@ -2,10 +2,8 @@ package console
 
 import (
 	"context"
-	"database/sql"
 	"io"
 	"log/slog"
-	"net/http"
 	"net/http/httptest"
 	"strings"
 	"sync/atomic"
@@ -30,8 +28,7 @@ const lockedRounds = 2*int(roundsLimit/DefaultRequestTimeout) + 1
 func TestALiveLogKeepsSendingWhileAnotherProcessHoldsTheDatabase(t *testing.T) {
 	site := newSessionSite(t)
 	storeMs := site.nowMs
-	runs := &endingRun{roundsOfRun: roundsOfRun{round: make(chan struct{}, 1)}}
-	runs.answers.Store(1 << 40)
+	runs := newEndingRun()
 	logs := &syncbuf.Buffer{}
 	var pieces atomic.Int64
 	site.serve(Config{Runs: runs, Log: slog.New(slog.NewJSONHandler(logs, nil)),
@@ -40,30 +37,10 @@ func TestALiveLogKeepsSendingWhileAnotherProcessHoldsTheDatabase(t *testing.T) {
 			pieces.Add(1)
 			return offset + int64(n), false, err
 		}})
-	cookie := site.signIn(t)
-	if site.getWith(t.Context(), cookie, "/account").Code != http.StatusOK {
-		t.Fatal("no session to follow a live log with")
-	}
 	firstSeen := storeMs.Load()
-	ctx, cancel := context.WithCancel(t.Context())
-	defer cancel()
-	done := make(chan *httptest.ResponseRecorder, 1)
-	go func() { done <- site.getWith(ctx, cookie, "/runs/r1/log?lang=en") }()
-	runs.await(t, 1)
+	cookie, done := site.followLog(t, runs)
 
-	db, err := sql.Open("sqlite", site.path+"?_pragma=busy_timeout(10000)")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	lock, err := db.Conn(t.Context())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer lock.Close()
-	if _, err := lock.ExecContext(t.Context(), "BEGIN IMMEDIATE"); err != nil {
-		t.Fatal(err)
-	}
+	lock := site.holdWriteLock(t)
 	// From here every poll's check is due, and fails on the lock.
 	storeMs.Add(websession.SeenEvery.Milliseconds())
 	by := time.Now().Add(roundsLimit)
@@ -91,9 +68,7 @@ func TestALiveLogKeepsSendingWhileAnotherProcessHoldsTheDatabase(t *testing.T) {
 		t.Fatalf("with the database held, the session's last use is %d (%v), want %d: a use was recorded through the lock, so the checks did not fail on it", row.LastSeenAtMs, err, firstSeen)
 	}
 
-	if _, err := lock.ExecContext(t.Context(), "ROLLBACK"); err != nil {
-		t.Fatal(err)
-	}
+	release(t, lock)
 	// Its rounds read the Run after the check: the second read from here
 	// began after a check done with the lock released.
 	runs.await(t, runs.reads.Load()+2)
