@@ -8,7 +8,6 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -77,13 +76,7 @@ func TestTheAPIRefusalsOfQlEdgeNameOnlyQlEdgeCommandsAndNothingOfTheCluster(t *t
 	if err := db.Close(); err != nil {
 		t.Fatal(err)
 	}
-	triggerID := func(name string) string {
-		m := regexp.MustCompile(`"triggerId":\s*"([^"]+)"`).FindStringSubmatch(runOK(t, opts, "triggers", "show", name, "-o", "json", "--data-dir", dir))
-		if m == nil {
-			t.Fatalf("triggers show %s -o json printed no triggerId", name)
-		}
-		return m[1]
-	}
+	triggerID := func(name string) string { return triggerIDOf(t, opts, dir, name) }
 	off, gone, slowly := triggerID("demo/off"), triggerID("old/gone"), triggerID("demo/slowly")
 	nightly, once := triggerID("demo/nightly"), triggerID("demo/once")
 	const none = "0190a4f2-0000-7000-8000-000000000000"

@@ -36,6 +36,17 @@ func runOK(t *testing.T, opts cli.Options, args ...string) string {
 	return out.String()
 }
 
+// triggerIDOf is the id of the trigger PROJECT/NAME in the data directory
+// dir, as `triggers show -o json` gives it.
+func triggerIDOf(t *testing.T, opts cli.Options, dir, name string) string {
+	t.Helper()
+	m := regexp.MustCompile(`"triggerId":\s*"([^"]+)"`).FindStringSubmatch(runOK(t, opts, "triggers", "show", name, "-o", "json", "--data-dir", dir))
+	if m == nil {
+		t.Fatalf("triggers show %s -o json printed no triggerId", name)
+	}
+	return m[1]
+}
+
 // consolePage is one page a console served, its HTML unescaped, and the
 // commands it must name (a %s for the binary), as the console shows them
 // but for their long flags (keptFlags).
@@ -72,13 +83,7 @@ func consolePages(t *testing.T, opts cli.Options) ([]consolePage, string) {
 	}
 	runOK(t, opts, "apply", "-f", defs, "--data-dir", dir)
 	token := strings.TrimSpace(runOK(t, opts, "tokens", "create", "browser", "--scope", "admin", "--data-dir", dir))
-	triggerID := func(name string) string {
-		m := regexp.MustCompile(`"triggerId":\s*"([^"]+)"`).FindStringSubmatch(runOK(t, opts, "triggers", "show", "demo/"+name, "-o", "json", "--data-dir", dir))
-		if m == nil {
-			t.Fatalf("triggers show demo/%s -o json printed no triggerId", name)
-		}
-		return m[1]
-	}
+	triggerID := func(name string) string { return triggerIDOf(t, opts, dir, "demo/"+name) }
 	nightly, off, slowly := triggerID("nightly"), triggerID("off"), triggerID("slowly")
 	// One entry more than the page shows, so it says how to list them all.
 	db, err := sql.Open("sqlite", filepath.Join(dir, "qinglong.db")+"?_pragma=busy_timeout(10000)")

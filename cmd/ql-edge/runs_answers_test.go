@@ -7,7 +7,6 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -45,13 +44,7 @@ func TestTheRunsAnswersOfQlEdgeNameOnlyQlEdgeCommandsAndNothingOfTheCluster(t *t
 	}
 	runOK(t, opts, "apply", "-f", defs, "--data-dir", dir)
 	admin := strings.TrimSpace(runOK(t, opts, "tokens", "create", "admin", "--scope", "admin", "--data-dir", dir))
-	triggerID := func(name string) string {
-		m := regexp.MustCompile(`"triggerId":\s*"([^"]+)"`).FindStringSubmatch(runOK(t, opts, "triggers", "show", "demo/"+name, "-o", "json", "--data-dir", dir))
-		if m == nil {
-			t.Fatalf("triggers show demo/%s -o json printed no triggerId", name)
-		}
-		return m[1]
-	}
+	triggerID := func(name string) string { return triggerIDOf(t, opts, dir, "demo/"+name) }
 	// demo/missed was due three days ago and nothing ran since: the
 	// server's first round passes those occurrences over (misfire: skip)
 	// and records them.
