@@ -22,11 +22,7 @@ func TestTheFormAndTheConverterRefuseAURLWithoutAnOwnerAlike(t *testing.T) {
 		"file:///srv/git/owner/scripts.git":    false,
 		"https://github.com/Owner/Scripts.git": false,
 	} {
-		_, errs := Form{URL: url}.Check()
-		res, err := crontab.Convert(strings.NewReader("0 0 * * * ql repo "+url+"\n"), crontab.Options{Zone: "UTC"})
-		if err != nil {
-			t.Fatal(err)
-		}
+		errs, res := formAndLine(t, url)
 		if !refused {
 			if len(errs) != 0 || len(res.Entries) != 1 {
 				t.Errorf("%s: form %v, converter %+v; want both to take it", url, errs, res.Problems)
@@ -59,11 +55,7 @@ func TestAURLWhosePasswordEndsItsHostIsRefusedWithoutRepeatingTheToken(t *testin
 		"https://bot:" + token + "@git.example.com/o/scripts.git":     false,
 		"https://git.example.com/o/scripts@v2.git":                    false,
 	} {
-		_, errs := Form{URL: url}.Check()
-		res, err := crontab.Convert(strings.NewReader("0 0 * * * ql repo "+url+"\n"), crontab.Options{Zone: "UTC"})
-		if err != nil {
-			t.Fatal(err)
-		}
+		errs, res := formAndLine(t, url)
 		if !refused {
 			if len(errs) != 0 || len(res.Entries) != 1 {
 				t.Errorf("%s: form %v, converter %+v; want both to take it", url, errs, res.Problems)
@@ -77,4 +69,16 @@ func TestAURLWhosePasswordEndsItsHostIsRefusedWithoutRepeatingTheToken(t *testin
 			t.Errorf("%s: converter %+v %+v; want it left out as %s, without the token", url, res.Entries, res.Problems, crontab.CodeRepoCredentials)
 		}
 	}
+}
+
+// formAndLine reads url as the subscription form does and as a crontab's
+// ql repo line.
+func formAndLine(t *testing.T, url string) ([]error, crontab.Result) {
+	t.Helper()
+	_, errs := Form{URL: url}.Check()
+	res, err := crontab.Convert(strings.NewReader("0 0 * * * ql repo "+url+"\n"), crontab.Options{Zone: "UTC"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return errs, res
 }
