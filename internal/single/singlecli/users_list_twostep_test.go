@@ -14,13 +14,7 @@ import (
 // one begun and never confirmed.
 func TestUsersListSaysWhoseTwoStepIsOn(t *testing.T) {
 	t.Parallel()
-	dir := installedDir(t)
-	for _, name := range []string{"alice", "bob"} {
-		if code, out, errOut := qlIn(t, "correct horse battery\n", "users", "create", name, "--password-stdin", "--data-dir", dir); code != 0 {
-			t.Fatalf("users create %s: %d %q %q", name, code, out, errOut)
-		}
-	}
-	turnOnAndBegin(t, dir, "alice", "bob")
+	dir := aliceOnBobBegun(t)
 
 	code, out, errOut := ql(t, "users", "list", "--data-dir", dir)
 	if code != 0 {
@@ -53,6 +47,20 @@ func TestUsersListSaysWhoseTwoStepIsOn(t *testing.T) {
 	if want := map[string]any{"alice": true, "bob": false}; !maps.Equal(on, want) {
 		t.Fatalf("users list -o json twoStep %v; want %v", on, want)
 	}
+}
+
+// aliceOnBobBegun is a data directory of two users, alice with two-step
+// on and bob with it begun and never confirmed.
+func aliceOnBobBegun(t *testing.T) string {
+	t.Helper()
+	dir := installedDir(t)
+	for _, name := range []string{"alice", "bob"} {
+		if code, out, errOut := qlIn(t, "correct horse battery\n", "users", "create", name, "--password-stdin", "--data-dir", dir); code != 0 {
+			t.Fatalf("users create %s: %d %q %q", name, code, out, errOut)
+		}
+	}
+	turnOnAndBegin(t, dir, "alice", "bob")
+	return dir
 }
 
 // turnOnAndBegin turns two-step on for the user named on, and begins it,

@@ -15,13 +15,7 @@ import (
 // off, and a word other than on or off is a usage error.
 func TestUsersRequireTwoStepTurnsTheRequirementOnAndOffOnBothBinaries(t *testing.T) {
 	t.Parallel()
-	dir := installedDir(t)
-	for _, name := range []string{"alice", "bob"} {
-		if code, out, errOut := qlIn(t, "correct horse battery\n", "users", "create", name, "--password-stdin", "--data-dir", dir); code != 0 {
-			t.Fatalf("users create %s: %d %q %q", name, code, out, errOut)
-		}
-	}
-	turnOnAndBegin(t, dir, "alice", "bob")
+	dir := aliceOnBobBegun(t)
 	if code, out, errOut := ql(t, "users", "require-two-step", "on", "--data-dir", dir); code != 0 || !strings.Contains(out, "two-step sign-in is now required of every console user") || !strings.Contains(out, "1 without it (bob) can only set it up") {
 		t.Fatalf("ql-edge users require-two-step on: %d %q %q", code, out, errOut)
 	}

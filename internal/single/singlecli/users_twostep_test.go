@@ -54,13 +54,7 @@ func TestUsersResetTwoStepTurnsItOffAndIsAudited(t *testing.T) {
 // second reset then finds nothing.
 func TestUsersResetTwoStepOfAWaitingKeySaysItForgotIt(t *testing.T) {
 	t.Parallel()
-	dir := installedDir(t)
-	for _, name := range []string{"alice", "bob"} {
-		if code, out, errOut := qlIn(t, "correct horse battery\n", "users", "create", name, "--password-stdin", "--data-dir", dir); code != 0 {
-			t.Fatalf("users create %s: %d %q %q", name, code, out, errOut)
-		}
-	}
-	turnOnAndBegin(t, dir, "alice", "bob")
+	dir := aliceOnBobBegun(t)
 	if code, out, errOut := ql(t, "users", "reset-two-step", "bob", "--data-dir", dir); code != 0 || !strings.Contains(out, `user "bob" had two-step sign-in waiting for its first code, never on: the waiting key is forgotten`) {
 		t.Fatalf("a reset of a waiting key: %d %q %q", code, out, errOut)
 	}
