@@ -19,6 +19,10 @@ import (
 // subscribes to, the schedule, and whether both are enabled.
 type PullEntry struct {
 	Project, Name, Title, Script string
+	// KeepCommand leaves the task's command (its script or argv, and
+	// shell) as it is, Script unused: an ended subscription's task pulls
+	// what it pulled, whatever its labels would write now.
+	KeepCommand bool
 	// Labels replace the task's labels whose keys start with
 	// LabelPrefix; the task's other labels are kept.
 	Labels      map[string]string
@@ -72,8 +76,9 @@ func NewPullFile(ctx context.Context, r catalog.DefinitionsReader, e PullEntry) 
 }
 
 // PullEditFile writes the definitions file giving the task and trigger
-// named e.Name of e.Project e's script, subscription labels, credentials
-// (the env of e.EnvNames), schedule and enabled state, every other field
+// named e.Name of e.Project e's script (unless e.KeepCommand),
+// subscription labels, credentials (the env of e.EnvNames), schedule and
+// enabled state, every other field
 // of theirs (the rest of the env, timeout, placement, titles, overlap, …)
 // as it is, so that what was set on the task as a task
 // stays; a trigger of that name missing is created when e has a cron (an
@@ -87,8 +92,11 @@ func PullEditFile(ctx context.Context, r catalog.DefinitionsReader, e PullEntry)
 	}
 	t := exportTaskSpec(cur.Spec)
 	t.Title = d.Titles.Tasks[e.Name]
-	script := e.Script
-	t.Script, t.Labels, t.Env = &script, pullLabels(cur.Spec.Labels, e), pullEnv(cur.Spec.Command.Env, e)
+	if !e.KeepCommand {
+		script := e.Script
+		t.Script = &script
+	}
+	t.Labels, t.Env = pullLabels(cur.Spec.Labels, e), pullEnv(cur.Spec.Command.Env, e)
 	t.Enabled = nil
 	if !e.Enabled {
 		t.Enabled = new(false)

@@ -139,7 +139,8 @@ func subscriptionsRmCommand(opts Options) *cobra.Command {
 		Use:   "rm NAME",
 		Short: "Remove a subscription; its folder stays unless --with-folder",
 		Long: `Remove the subscription NAME: its task loses the labels that made it one, and it and its trigger
-are disabled (a task is never deleted: its Runs and history stay). Its folder stays in the scripts
+are disabled (a task is never deleted: its Runs and history stay, and its script pulls what it
+pulled if it is enabled again). Its folder stays in the scripts
 folder, with the tasks made of its scripts, unless --with-folder deletes it and all it holds.`,
 		Example: "  " + opts.Binary + " subscriptions rm repo-owner-repo --data-dir /var/lib/qinglong",
 		Args:    oneArg("subscriptions rm takes one subscription name, such as repo-owner-repo (subscriptions list shows them)"),

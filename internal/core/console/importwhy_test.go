@@ -18,7 +18,7 @@ func TestEveryLineACrontabImportReportsIsSaidInChinese(t *testing.T) {
 	}
 	crontabs := map[bool]string{
 		false: "MAILTO=me@example.com\nQL_X=1\nCRON_TZ=Mars/Olympus\nSHELL=/bin/zsh\nnot an entry\n@reboot /bin/true\n@fortnightly /bin/true\n" +
-			"61 * * * * /bin/true\n* * * * * printf 'a%b'\n0 5 0 * * * task jd_bean_sign.js\n33 8 * * * ql repo https://example.com/owner/s.git\n0 1 * * * ql repo https://example.com/owner/s.git\n0 2 * * * ql repo https://example.com/s.git\n0 3 * * * ql repo https://example.com/owner/b.git \"\" \"\" \"\" /../../x\n0 4 * * * ql repo https://bot:t/k@example.com/owner/c.git\n0 5 * * * ql repo https://example.com/owner/d.git '' '' '' 'ma\u200bin'\n0 */6 * * * ql raw https://example.com/a.js\n0 0 * * * ql repo\n57 13 * * * ID=11 ql rmlog 7\n15 0,12 * * * ql update\n" +
+			"61 * * * * /bin/true\n* * * * * printf 'a%b'\n0 5 0 * * * task jd_bean_sign.js\n33 8 * * * ql repo https://example.com/owner/s.git\n0 1 * * * ql repo https://example.com/owner/s.git\n0 2 * * * ql repo https://example.com/s.git\n0 3 * * * ql repo https://example.com/owner/b.git \"\" \"\" \"\" /../../x\n0 4 * * * ql repo https://bot:t/k@example.com/owner/c.git\n0 5 * * * ql repo https://example.com/owner/d.git '' '' '' 'ma\u200bin'\n0 */6 * * * ql raw https://example.com/a.js\n0 7 * * * ql raw https://example.com/b\u202esj.js\n0 0 * * * ql repo\n57 13 * * * ID=11 ql rmlog 7\n15 0,12 * * * ql update\n" +
 			"0 0 */2 * 1 /bin/true\n* * * * * root /bin/true\n# 0 0 7 * * * ID=7 task jd_speed.js\n0 0 8 * * * task jd_tool.ts\n0 0 9 * * * task jd_speed.js conc JD_COOKIE 1-3\n",
 		true: "* * * * * -bad /bin/true\n* * * * * backup\n* * * * * backup /usr/local/bin/backup.sh\n",
 	}
@@ -31,6 +31,9 @@ func TestEveryLineACrontabImportReportsIsSaidInChinese(t *testing.T) {
 		for _, p := range res.Problems {
 			seen[p.Code] = true
 			got := problemWhyIn("zh", p, false, false)
+			if p.Code == crontab.CodeRawCharacter && !strings.Contains(got, "ql raw 的 URL 含有 U+202E") {
+				t.Errorf("line %d (%s) in Chinese: %q; want the URL named", p.Line, p.Code, got)
+			}
 			if p.Code == crontab.CodeRepoCharacter && !strings.Contains(got, "ql repo 的分支含有 U+200B") {
 				t.Errorf("line %d (%s) in Chinese: %q; want the field named in the form's word", p.Line, p.Code, got)
 			}

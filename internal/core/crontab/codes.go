@@ -48,6 +48,11 @@ const (
 	// CodePanelRaw: the panel's ql raw, converted to a download task
 	// (url, file).
 	CodePanelRaw Code = "panel_raw"
+	// CodeRawCharacter: the panel's ql raw whose URL (field: url) holds
+	// a control or format character (char: U+XXXX; Unseen), as
+	// CodeRepoCharacter of a ql repo: not converted, the URL not
+	// repeated.
+	CodeRawCharacter Code = "raw_character"
 	// CodePanelLogs: the panel's ql rmlog, which deletes old logs.
 	CodePanelLogs Code = "panel_logs"
 	// CodePanelUpkeep: one of the panel's ql commands that keep the panel
@@ -104,5 +109,5 @@ const (
 var ScriptCodes = []Code{CodeScriptTypeScript, CodeScriptNoCron, CodeScriptCron}
 
 // Codes lists every code, for the readers that must word each.
-var Codes = []Code{CodeNotAnEntry, CodeReboot, CodeNotAUser, CodeNoCommand, CodeRootCommand, CodePanelCommand, CodePanelRepo, CodeRepoURL, CodeRepoBranch, CodeRepoCredentials, CodeRepoCharacter, CodeRepoRepeated, CodePanelRaw, CodePanelLogs, CodePanelUpkeep, CodeUnknownMacro,
+var Codes = []Code{CodeNotAnEntry, CodeReboot, CodeNotAUser, CodeNoCommand, CodeRootCommand, CodePanelCommand, CodePanelRepo, CodeRepoURL, CodeRepoBranch, CodeRepoCredentials, CodeRepoCharacter, CodeRepoRepeated, CodePanelRaw, CodeRawCharacter, CodePanelLogs, CodePanelUpkeep, CodeUnknownMacro,
 	CodeSchedule, CodeStandardInput, CodeSeconds, CodeTaskCommand, CodeRunAs, CodeBothDays, CodeZoneKept, CodeShellKept, CodeMail, CodeReservedName, CodeCommented, CodeTaskInterpreter, CodeTaskTypeScript}

@@ -21,6 +21,7 @@ not an entry
 0 5 0 * * * task jd_bean_sign.js
 33 8 * * * ql repo https://example.com/owner/scripts.git
 0 */6 * * * ql raw https://example.com/a.js
+0 7 * * * ql raw https://example.com/b` + "\u202e" + `sj.js
 0 0 * * * ql repo
 0 1 * * * ql repo https://example.com/owner/scripts.git
 0 2 * * * ql repo https://example.com/scripts.git

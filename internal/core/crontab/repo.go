@@ -377,6 +377,11 @@ func panelPull(command, binary string, edge bool) (p pull, why string) {
 		p.why, p.params = s.note(binary, edge)
 		return p, ""
 	default:
+		if len(words) > 2 {
+			if char, unseen := rawUnseenFault(words[2]); unseen != "" {
+				return pull{code: CodeRawCharacter, params: []string{"field", "url", "char", char}}, unseen
+			}
+		}
 		r, why := parseRaw(words[2:])
 		if why != "" {
 			return p, why

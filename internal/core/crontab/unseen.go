@@ -54,3 +54,18 @@ func (s subscription) unseenFault() (field, char, why string) {
 	}
 	return "", "", ""
 }
+
+// rawUnseenFault says which character of a ql raw line's URL is Unseen
+// first, and why is "" when none is: the file's name, its task's and the
+// pages showing them are made of the URL, as a subscription's folder is
+// of its words. The URL is not repeated, as it may carry a token.
+func rawUnseenFault(url string) (char, why string) {
+	c, ok := FirstUnseen(url)
+	if !ok {
+		return "", ""
+	}
+	char = fmt.Sprintf("%U", c)
+	return char, fmt.Sprintf("ql raw's URL holds %s, a control or format character (a text-direction override, a zero-width space and the like), "+
+		"which shows as no text or reorders the text around it, so that what a page shows would not be what curl and the scripts folder read: "+
+		"remove it from the line", char)
+}

@@ -35,40 +35,29 @@ type Rescoped struct{ Project, Name string }
 func Rescope(ctx context.Context, r catalog.DefinitionsReader, svc catalog.Service, actor string, audited bool) ([]Rescoped, error) {
 	var done []Rescoped
 	var errs []error
-	after := ""
-	for {
-		projects, err := r.ProjectNames(ctx, after, maxProjects, nil)
-		if err != nil {
-			return done, err
-		}
-		for _, p := range projects {
-			d, err := r.ProjectDefinitions(ctx, p.Name, max(apply.MaxTasks, apply.MaxTriggers))
+	err := eachProject(ctx, r, projectsPage, func(d catalog.Definitions) {
+		for _, t := range d.Tasks {
+			u, ok := t.Spec.Labels[LabelURL]
+			if !ok {
+				continue
+			}
+			script, ok := crontab.Rescoped(t.Spec.Command.Script, u)
+			if !ok {
+				continue
+			}
+			text, expect, err := apply.ScriptEditFile(ctx, r, d.Project.Name, t.Spec.Name, script)
+			if err == nil {
+				err = publishAs(ctx, svc, text, expect, apply.Options{Actor: actor, Summarized: audited})
+			}
 			if err != nil {
-				return done, err
+				errs = append(errs, qlerror.Wrap(qlerror.CodeOf(err), err, "scope the credential helper of subscription %s (project %s)", t.Spec.Name, d.Project.Name))
+				continue
 			}
-			for _, t := range d.Tasks {
-				u, ok := t.Spec.Labels[LabelURL]
-				if !ok {
-					continue
-				}
-				script, ok := crontab.Rescoped(t.Spec.Command.Script, u)
-				if !ok {
-					continue
-				}
-				text, expect, err := apply.ScriptEditFile(ctx, r, p.Name, t.Spec.Name, script)
-				if err == nil {
-					err = publishAs(ctx, svc, text, expect, apply.Options{Actor: actor, Summarized: audited})
-				}
-				if err != nil {
-					errs = append(errs, qlerror.Wrap(qlerror.CodeOf(err), err, "scope the credential helper of subscription %s (project %s)", t.Spec.Name, p.Name))
-					continue
-				}
-				done = append(done, Rescoped{Project: p.Name, Name: t.Spec.Name})
-			}
+			done = append(done, Rescoped{Project: d.Project.Name, Name: t.Spec.Name})
 		}
-		if len(projects) < maxProjects {
-			return done, errors.Join(errs...)
-		}
-		after = projects[len(projects)-1].Name
+	})
+	if err != nil {
+		return done, err
 	}
+	return done, errors.Join(errs...)
 }

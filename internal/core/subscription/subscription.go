@@ -308,24 +308,46 @@ func RefusedFormURL(sent string) (shown string, retype bool) {
 
 // List reads every project's subscriptions, in project and name order.
 func List(ctx context.Context, r catalog.DefinitionsReader) ([]Subscription, error) {
-	projects, err := r.ProjectNames(ctx, "", maxProjects, nil)
-	if err != nil {
-		return nil, err
-	}
-	var out []Subscription
-	for _, p := range projects {
-		d, err := r.ProjectDefinitions(ctx, p.Name, max(apply.MaxTasks, apply.MaxTriggers))
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, Of(d)...)
-	}
-	return out, nil
+	return list(ctx, r, projectsPage)
 }
 
-// maxProjects bounds the projects List reads, as the console's pickers
-// offer them.
-const maxProjects = 1000
+// list is List reading page projects' names at a time.
+func list(ctx context.Context, r catalog.DefinitionsReader, page int) ([]Subscription, error) {
+	var out []Subscription
+	err := eachProject(ctx, r, page, func(d catalog.Definitions) {
+		out = append(out, Of(d)...)
+	})
+	return out, err
+}
+
+// projectsPage is how many projects' names List and Rescope read at a
+// time, as the console's pickers offer them.
+const projectsPage = 1000
+
+// eachProject calls do with every project's definitions, in name order,
+// reading page projects' names at a time to the last: a site may have
+// more projects than one read returns, and a subscription of one past
+// the first page is a subscription all the same.
+func eachProject(ctx context.Context, r catalog.DefinitionsReader, page int, do func(catalog.Definitions)) error {
+	after := ""
+	for {
+		projects, err := r.ProjectNames(ctx, after, page, nil)
+		if err != nil {
+			return err
+		}
+		for _, p := range projects {
+			d, err := r.ProjectDefinitions(ctx, p.Name, max(apply.MaxTasks, apply.MaxTriggers))
+			if err != nil {
+				return err
+			}
+			do(d)
+		}
+		if len(projects) < page {
+			return nil
+		}
+		after = projects[len(projects)-1].Name
+	}
+}
 
 // Named is the subscription of name among subs, and whether there is one.
 func Named(subs []Subscription, name string) (Subscription, bool) {
@@ -416,9 +438,14 @@ func Save(ctx context.Context, r catalog.DefinitionsReader, svc catalog.Service,
 // End ends sub by actor: its task loses the labels that made it a
 // subscription, and it and its trigger are disabled. A task is never
 // deleted: its Runs and history stay, and its folder is left as it is.
+// Its command and env stay as they are, so that enabled again by hand it
+// pulls what it pulled: a script written again from its labels would
+// pull something else where they no longer make one (a branch stored
+// with a character the form now refuses would be read as none, the
+// default branch pulled into another folder), or where its script was
+// edited as a task's.
 func End(ctx context.Context, r catalog.DefinitionsReader, svc catalog.Service, sub Subscription, actor string) error {
-	pull, _ := Form{URL: sub.URL, Branch: sub.Branch}.Check()
-	e := apply.PullEntry{Project: sub.Project, Name: sub.Name, Script: pull.Script, Env: pull.Env, EnvNames: crontab.CredentialVariables(), LabelPrefix: LabelPrefix, Cron: sub.Cron, Timezone: sub.Timezone}
+	e := apply.PullEntry{Project: sub.Project, Name: sub.Name, KeepCommand: true, LabelPrefix: LabelPrefix, Cron: sub.Cron, Timezone: sub.Timezone}
 	text, expect, err := apply.PullEditFile(ctx, r, e)
 	if err != nil {
 		return err
