@@ -121,6 +121,8 @@ var importWhy = map[string]map[crontab.Code]string{
 			"{setby}下载不会添加任务：用 {command} 列出该文件的任务，再应用该文件。",
 		crontab.CodeRawCharacter: "ql raw 的 URL 含有 {char}，这是控制或格式字符（如改变文字方向的字符、零宽空格），显示不出来或会打乱周围文字的顺序，页面显示的就不是 curl 和脚本文件夹读到的内容：" +
 			"请从这一{unit}中删除它。这一{unit}没有转换。",
+		crontab.CodeRawCredentials: "ql raw 的 URL 的用户名和密码中有“/”“?”或“#”，主机名会在那里结束，下载时不会把它们当作用户名和密码读取，密码就会留在任务中：请把这些字符写成百分号编码（%2F、%3F、%23；路径中的“@”写成 %40）。" +
+			"这一{unit}没有转换。",
 		crontab.CodePanelLogs:    "ql rmlog 是青龙面板自己的命令，QingLong 没有这个命令：服务器会自己删除已结束运行的日志，保留期为 --retention-logs（7 天；边缘配置为 3 天）。",
 		crontab.CodePanelUpkeep:  "ql {command} 是青龙面板维护自身的命令，QingLong 没有也不需要这个命令：升级 QingLong 只需替换其程序文件，并在同一数据目录上重新启动。",
 		crontab.CodeUnknownMacro: "{macro} 不是 cron 认识的计划。",

@@ -53,6 +53,11 @@ const (
 	// CodeRepoCharacter of a ql repo: not converted, the URL not
 	// repeated.
 	CodeRawCharacter Code = "raw_character"
+	// CodeRawCredentials: the panel's ql raw of a URL whose user and
+	// password hold a '/', '?' or '#' (CredentialsFault), as
+	// CodeRepoCredentials of a ql repo: not converted, the URL not
+	// repeated.
+	CodeRawCredentials Code = "raw_credentials"
 	// CodePanelLogs: the panel's ql rmlog, which deletes old logs.
 	CodePanelLogs Code = "panel_logs"
 	// CodePanelUpkeep: one of the panel's ql commands that keep the panel
@@ -109,5 +114,5 @@ const (
 var ScriptCodes = []Code{CodeScriptTypeScript, CodeScriptNoCron, CodeScriptCron}
 
 // Codes lists every code, for the readers that must word each.
-var Codes = []Code{CodeNotAnEntry, CodeReboot, CodeNotAUser, CodeNoCommand, CodeRootCommand, CodePanelCommand, CodePanelRepo, CodeRepoURL, CodeRepoBranch, CodeRepoCredentials, CodeRepoCharacter, CodeRepoRepeated, CodePanelRaw, CodeRawCharacter, CodePanelLogs, CodePanelUpkeep, CodeUnknownMacro,
+var Codes = []Code{CodeNotAnEntry, CodeReboot, CodeNotAUser, CodeNoCommand, CodeRootCommand, CodePanelCommand, CodePanelRepo, CodeRepoURL, CodeRepoBranch, CodeRepoCredentials, CodeRepoCharacter, CodeRepoRepeated, CodePanelRaw, CodeRawCharacter, CodeRawCredentials, CodePanelLogs, CodePanelUpkeep, CodeUnknownMacro,
 	CodeSchedule, CodeStandardInput, CodeSeconds, CodeTaskCommand, CodeRunAs, CodeBothDays, CodeZoneKept, CodeShellKept, CodeMail, CodeReservedName, CodeCommented, CodeTaskInterpreter, CodeTaskTypeScript}

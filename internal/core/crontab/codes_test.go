@@ -22,6 +22,7 @@ not an entry
 33 8 * * * ql repo https://example.com/owner/scripts.git
 0 */6 * * * ql raw https://example.com/a.js
 0 7 * * * ql raw https://example.com/b` + "\u202e" + `sj.js
+0 8 * * * ql raw https://bot:to/ken@example.com/c.js
 0 0 * * * ql repo
 0 1 * * * ql repo https://example.com/owner/scripts.git
 0 2 * * * ql repo https://example.com/scripts.git

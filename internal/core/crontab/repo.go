@@ -208,6 +208,12 @@ func (s subscription) flags() string {
 	return out
 }
 
+// rawCredentialsWhy is what is said of a ql raw whose URL's user and
+// password would not be read as such (CredentialsFault), never repeating
+// the URL.
+const rawCredentialsWhy = "ql raw's URL has a user and password holding a '/', '?' or '#', which ends the host's name there, so the download would not read them as a user and password and the password would stay in the task: " +
+	"write those characters percent-encoded (%2F, %3F, %23; an '@' in the path as %40); the line is not converted"
+
 // rawFile is the qinglong panel's "ql raw URL": one file downloaded into
 // the scripts folder as raw_NAME, NAME the URL's last path segment.
 type rawFile struct{ URL, File string }
@@ -380,6 +386,11 @@ func panelPull(command, binary string, edge bool) (p pull, why string) {
 		if len(words) > 2 {
 			if char, unseen := rawUnseenFault(words[2]); unseen != "" {
 				return pull{code: CodeRawCharacter, params: []string{"field", "url", "char", char}}, unseen
+			}
+			// The download splits a user and password off the URL as git's
+			// helper does: one it cannot read would stay in the script.
+			if CredentialsFault(words[2]) != "" {
+				return pull{code: CodeRawCredentials}, rawCredentialsWhy
 			}
 		}
 		r, why := parseRaw(words[2:])
