@@ -94,6 +94,7 @@ func (s *store) fixture() storetest.Fixture {
 		Tokens:           s.admin,
 		Users:            s.admin,
 		UserAuth:         s.runtime,
+		DependencyKeys:   s.runtime,
 		Sessions:         s.runtime,
 		Cancel:           s.runtime.CancelRun,
 		Auth:             s.runtime,
@@ -324,6 +325,11 @@ func TestTokenConformance(t *testing.T) {
 func TestAuditConformance(t *testing.T) {
 	t.Parallel()
 	storetest.RunAudit(t, newFixture)
+}
+
+func TestDependencyKeyConformance(t *testing.T) {
+	t.Parallel()
+	storetest.RunDependencyKeys(t, newFixture)
 }
 
 func TestUserConformance(t *testing.T) {

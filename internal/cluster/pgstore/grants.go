@@ -162,6 +162,12 @@ var tableGrants = map[string]map[RoleKind][]string{
 	// names a user whose password was right, and the session it leads to
 	// still needs that user's code.
 	"console_two_step_pending": {RoleRuntime: {"SELECT", "INSERT", "DELETE"}},
+	// The Idempotency-Keys of dependencies changes are the API's (the
+	// runtime): a claim inserts or takes back a stale one, its change
+	// records its Run or deletes it, and new claims delete old ones. A row
+	// only names a Run for its own caller's retry: writing one starts no
+	// change.
+	"dependency_keys": {RoleRuntime: {"SELECT", "INSERT", "UPDATE", "DELETE"}},
 	// Console sessions are the runtime's (sign-in, sign-out, expiry, the
 	// last use): a row holds a token's digest and names a user or an API
 	// token that every request looks up again, so writing one can never

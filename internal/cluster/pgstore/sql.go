@@ -331,6 +331,15 @@ var (
 	sqlUserIDOf           = stmt("UserIDOf")
 )
 
+// sql/dependency_keys.sql: the Idempotency-Keys of dependencies changes.
+var (
+	sqlDependencyKeyDeleteExpired = stmt("DependencyKeyDeleteExpired")
+	sqlDependencyKeyClaim         = stmt("DependencyKeyClaim")
+	sqlDependencyKeyOf            = stmt("DependencyKeyOf")
+	sqlDependencyKeyDone          = stmt("DependencyKeyDone")
+	sqlDependencyKeyForget        = stmt("DependencyKeyForget")
+)
+
 // sql/two_step_pending.sql: the sign-ins waiting for their second step.
 var (
 	sqlTwoStepPendingDeleteExpired = stmt("TwoStepPendingDeleteExpired")

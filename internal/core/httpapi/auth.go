@@ -131,6 +131,11 @@ func (p principal) actor() string {
 	return s
 }
 
+// keyOwner is whose an Idempotency-Key is: the token's, by its id, from
+// wherever it is sent, so that a retry through another proxy or address
+// is the same caller's and another token's same key is not.
+func (p principal) keyOwner() string { return "token:" + p.tok.ID }
+
 func remoteHost(r *http.Request) string {
 	host, _, err := net.SplitHostPort(r.RemoteAddr)
 	if err != nil {

@@ -41,7 +41,7 @@ func (a *api) depsList(ctx context.Context, r *http.Request) (any, error) {
 }
 
 // depsChange answers a change of the declared packages with its Run; one
-// sent with an Idempotency-Key is made once per key (depsKeys).
+// sent with an Idempotency-Key is made once per key (depsOnce).
 func (a *api) depsChange(do func(ctx context.Context, actor string, k deps.Kind, b depsBody) (string, error)) func(context.Context, *http.Request) (any, error) {
 	return func(ctx context.Context, r *http.Request) (any, error) {
 		if _, err := params(r.URL.Query()); err != nil {
@@ -68,7 +68,7 @@ func (a *api) depsChange(do func(ctx context.Context, actor string, k deps.Kind,
 		if key == "" {
 			id, err = change()
 		} else {
-			id, err = a.depsKeys.once(ctx, actor, key, r.URL.Path, b, change)
+			id, err = a.depsOnce(ctx, principalOf(ctx).keyOwner(), key, r.URL.Path, b, change)
 		}
 		if err != nil {
 			return nil, err

@@ -113,6 +113,10 @@ const (
 	// RefusalIdempotencyKeyMismatch: a run now or a re-run whose
 	// Idempotency-Key header and body's requestId name different requests.
 	RefusalIdempotencyKeyMismatch qlerror.Reason = "idempotency_key_mismatch"
+	// RefusalIdempotencyKeyInUse: a dependencies change whose
+	// Idempotency-Key another server is making the change of, or whose
+	// claim was cut off less than a lease ago.
+	RefusalIdempotencyKeyInUse qlerror.Reason = "idempotency_key_in_use"
 	// RefusalBodyFieldMissing: a required field left out.
 	RefusalBodyFieldMissing qlerror.Reason = "body_field_missing"
 	// RefusalQueryUnknown: a query parameter the endpoint does not take.

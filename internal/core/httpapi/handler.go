@@ -152,6 +152,9 @@ type Config struct {
 	// that run them install their own (a cluster's workers), and the
 	// routes refuse.
 	Dependencies deps.Manager
+	// DependencyKeys keeps the Idempotency-Keys of Dependencies' changes
+	// in the database; required with Dependencies.
+	DependencyKeys deps.Keys
 	// Backup makes the backup archives of the data directory (GET
 	// /api/v1/backup); nil where the database is not the server's file
 	// (a cluster replica's is PostgreSQL's), which refuses the route.
@@ -207,7 +210,7 @@ type api struct {
 	// described is the OpenAPI document of the routes served (describe).
 	described []byte
 	// depsKeys are the dependencies changes asked for with an
-	// Idempotency-Key.
+	// Idempotency-Key that this server is making now.
 	depsKeys depsKeys
 }
 

@@ -34,7 +34,7 @@ type routeShape struct {
 	// body's requestId (requestIDOf).
 	idempotent bool
 	// keyed: the route takes an optional Idempotency-Key header, a
-	// request repeating one answering the first's Run (depsKeys).
+	// request repeating one answering the first's Run (depsOnce).
 	keyed bool
 	// counts are the query parameters read by count, each with its
 	// default and its most (the least is 1).
@@ -224,7 +224,7 @@ func parametersOf(rt route) []any {
 	}
 	if sh.keyed {
 		ps = append(ps, map[string]any{"name": "Idempotency-Key", "in": "header", "schema": map[string]any{"type": "string"},
-			"description": "optional, 1–128 letters, digits, '.', '_' and '-': the same change asked again with it answers the Run the first made; with another body, 400 idempotency_key_mismatch"})
+			"description": "optional, 1–128 letters, digits, '.', '_' and '-': the same change asked again with it answers the Run the first made; with another body, 400 idempotency_key_mismatch; while another server makes it, 409 idempotency_key_in_use"})
 	}
 	for _, q := range sh.query {
 		typ := queryTypes[q]

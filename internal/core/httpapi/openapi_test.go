@@ -187,7 +187,7 @@ func wiredHandler(t *testing.T) (http.Handler, map[apitoken.Scope]string) {
 	t.Helper()
 	st, scoped := tokenStore(t)
 	h := NewHandler(Config{Runs: st, Triggers: st, Detail: st, Tokens: st, Pauser: st, ProjectPauser: st, Manual: st, Export: st, Notifications: st, Audit: st,
-		Enabler: catalog.Service{Store: st, Executor: task.LocalProcess}, Dependencies: &deps.Service{},
+		Enabler: catalog.Service{Store: st, Executor: task.LocalProcess}, Dependencies: &deps.Service{}, DependencyKeys: st,
 		Cancel: func(context.Context, string, string) (run.Run, run.CancelEffect, error) {
 			t.Error("a body refused reached the cancel")
 			return run.Run{}, run.CancelEffect{}, nil

@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"encoding/json"
 	"io"
+	"log/slog"
 	"net/http"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/qinglong/qinglong/internal/core/apitoken"
 )
@@ -113,5 +115,40 @@ func TestADependencyChangeAskedAgainWithItsIdempotencyKeyStartsNoSecondRun(t *te
 	site.finished(t, first)
 	if _, second, _ := site.depsCall(t, "/api/v1/dependencies", "", add); second == "" || second == first {
 		t.Errorf("two adds without a key made the Runs %s and %s; want two", first, second)
+	}
+}
+
+// A dependencies change's Idempotency-Key is the database's, not the
+// server process's: the change asked again with its key after the server
+// restarted answers the first change's Run and installs nothing again,
+// and the key with another body is still refused.
+func TestARetryAfterARestartAnswersTheFirstChangeAndInstallsNothingAgain(t *testing.T) {
+	fake := fakeInstallers(t)
+	site := startConsoleSite(t)
+	const add = `{"kind": "node", "packages": ["axios"]}`
+	status, first, reason := site.depsCall(t, "/api/v1/dependencies", "add-axios-restart", add)
+	if status != http.StatusOK || first == "" {
+		t.Fatalf("the add: %d %q", status, reason)
+	}
+	site.finished(t, first)
+	if err := site.srv.Stop(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	srv, err := Start(t.Context(), Config{DataDir: site.dir, HTTPAddr: "127.0.0.1:0", Cadence: 250 * time.Millisecond, Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	stopAtCleanup(t, srv)
+	site.srv, site.base = srv, "http://"+srv.Addr()
+
+	if status, id, reason := site.depsCall(t, "/api/v1/dependencies", "add-axios-restart", add); status != http.StatusOK || id != first {
+		t.Errorf("the add asked again with its key after a restart: %d %q, Run %s; want the first's, %s", status, reason, id, first)
+	}
+	if status, id, reason := site.depsCall(t, "/api/v1/dependencies", "add-axios-restart", `{"kind": "node", "packages": ["lodash"]}`); status != http.StatusBadRequest ||
+		reason != "idempotency_key_mismatch" || id != "" {
+		t.Errorf("the key with another body after a restart: %d %q, Run %q; want 400 idempotency_key_mismatch", status, reason, id)
+	}
+	if n := strings.Count("\n"+calls(t, fake, "npm"), "\ninstall\n"); n != 1 {
+		t.Errorf("npm installed %d times; want once, before the restart:\n%s", n, calls(t, fake, "npm"))
 	}
 }

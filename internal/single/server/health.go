@@ -73,7 +73,7 @@ func (s *Server) listen() error {
 	// Runs of the dependencies project's tasks.
 	dependencies := &deps.Service{Host: deps.Host{ScriptsDir: s.scriptsFolder.Dir, Root: os.Geteuid() == 0, RunAs: s.cfg.RunAs}, Store: s.store, Runs: s.store,
 		Catalog: *cfg.Definitions, Manual: cfg.Manual, Pauser: s.store}
-	cfg.Dependencies = dependencies
+	cfg.Dependencies, cfg.DependencyKeys = dependencies, s.store
 	setup, setupFailed := s.drawSetupCode()
 	cfg.Console = console.New(console.Config{Runs: cfg.Runs, LastRuns: cfg.LastRuns, Triggers: s.store, Detail: cfg.Detail, Tokens: cfg.Tokens, Uses: cfg.Uses,
 		Users: s.store, Sessions: s.store, FirstOwner: s.store, Setup: setup, Passwords: s.store, TwoStep: s.store, TokenAdmin: s.store, Backlog: s.store.Backlog,

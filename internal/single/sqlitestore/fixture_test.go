@@ -173,31 +173,32 @@ func (e *env) fixture() storetest.Fixture {
 			t.Cleanup(func() { s.Close() })
 			return catalog.Service{Store: s, Executor: task.LocalProcess, NowMs: e.clock.NowMs}
 		},
-		Row:           e.row,
-		Counts:        e.counts,
-		MakeDue:       e.makeDue,
-		NowMs:         func(context.Context) (int64, error) { return e.clock.NowMs(), nil },
-		Pauser:        e.store,
-		Adopter:       e.store,
-		ProjectPauser: e.store,
-		ProjectPauses: e.store,
-		Tokens:        e.store,
-		Users:         e.store,
-		UserAuth:      e.store,
-		Sessions:      e.store,
-		Cancel:        e.store.CancelRun,
-		Auth:          e.store,
-		Detail:        e.store,
-		Audits:        e.audits,
-		Elapse:        e.clock.Advance,
-		Manual:        e.store,
-		Outbox:        e.store,
-		Audit:         e.store,
-		Record:        e.store,
-		Finish:        e.finish,
-		DispatchOrder: e.pendingOrder,
-		FinishKilled:  e.finishKilled,
-		FinishAgain:   e.finishAgain,
+		Row:            e.row,
+		Counts:         e.counts,
+		MakeDue:        e.makeDue,
+		NowMs:          func(context.Context) (int64, error) { return e.clock.NowMs(), nil },
+		Pauser:         e.store,
+		Adopter:        e.store,
+		ProjectPauser:  e.store,
+		ProjectPauses:  e.store,
+		Tokens:         e.store,
+		Users:          e.store,
+		UserAuth:       e.store,
+		DependencyKeys: e.store,
+		Sessions:       e.store,
+		Cancel:         e.store.CancelRun,
+		Auth:           e.store,
+		Detail:         e.store,
+		Audits:         e.audits,
+		Elapse:         e.clock.Advance,
+		Manual:         e.store,
+		Outbox:         e.store,
+		Audit:          e.store,
+		Record:         e.store,
+		Finish:         e.finish,
+		DispatchOrder:  e.pendingOrder,
+		FinishKilled:   e.finishKilled,
+		FinishAgain:    e.finishAgain,
 		Told: func(runID string) run.Identity {
 			e.mu.Lock()
 			defer e.mu.Unlock()
@@ -469,6 +470,11 @@ func TestRunReaderConformance(t *testing.T) {
 func TestTokenConformance(t *testing.T) {
 	t.Parallel()
 	storetest.RunTokens(t, newFixture)
+}
+
+func TestDependencyKeyConformance(t *testing.T) {
+	t.Parallel()
+	storetest.RunDependencyKeys(t, newFixture)
 }
 
 func TestUserConformance(t *testing.T) {

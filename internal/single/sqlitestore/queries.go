@@ -274,6 +274,15 @@ var (
 	qDependencyMirrorSet  = query("dependency_mirror_set")
 )
 
+// The Idempotency-Keys of dependencies changes (dependency_keys.go).
+var (
+	qDependencyKeyDeleteExpired = query("dependency_key_delete_expired")
+	qDependencyKeyClaim         = query("dependency_key_claim")
+	qDependencyKeyOf            = query("dependency_key_of")
+	qDependencyKeyDone          = query("dependency_key_done")
+	qDependencyKeyForget        = query("dependency_key_forget")
+)
+
 // Backup's statements (backup.go).
 var qBackupLoggedAttempts = query("backup_logged_attempts")
 
@@ -355,6 +364,7 @@ var writeQueries = []string{
 	qRunByKey, qManualReplay, qRunsCronScheduledIn,
 	qTokenInsert, qTokenNameHolder, qTokenRevoke, qTokenTouch, qAuditInsert,
 	qDependencyDeclare, qDependencyInstalling, qDependencyDelete, qDependencyMirrorSet,
+	qDependencyKeyDeleteExpired, qDependencyKeyClaim, qDependencyKeyOf, qDependencyKeyDone, qDependencyKeyForget,
 	qUserInsert, qUserDisable, qUserEnable, qUserDelete, qUserSetPassword, qUserChangePassword, qUserSignedIn, qUserInsertFirst, qUserSetProjects, qUserRole, qUserState,
 	qTwoStepOf, qTwoStepBegin, qTwoStepConfirm, qRecoveryCodeInsert, qTwoStepUseStep, qRecoveryCodeUse, qTwoStepOff, qTwoStepReset,
 	qTwoStepPendingInsert, qTwoStepPendingDeleteExpired, qTwoStepPendingUse, qTwoStepPendingEnd, qTwoStepRequire,

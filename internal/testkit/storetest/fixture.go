@@ -13,6 +13,7 @@ import (
 	"github.com/qinglong/qinglong/internal/core/apitoken"
 	"github.com/qinglong/qinglong/internal/core/audit"
 	"github.com/qinglong/qinglong/internal/core/catalog"
+	"github.com/qinglong/qinglong/internal/core/deps"
 	"github.com/qinglong/qinglong/internal/core/notify"
 	"github.com/qinglong/qinglong/internal/core/project"
 	"github.com/qinglong/qinglong/internal/core/retention"
@@ -127,6 +128,9 @@ type Fixture struct {
 	// Sessions keeps the console's sessions as a server does (on the
 	// cluster, the runtime role).
 	Sessions websession.Store
+	// DependencyKeys keeps the Idempotency-Keys of dependencies changes
+	// as a server's API does (on the cluster, the runtime role).
+	DependencyKeys deps.Keys
 	// Audit lists the audit trail as `ql audit list` does (on the
 	// cluster, the runtime role).
 	Audit audit.Reader
