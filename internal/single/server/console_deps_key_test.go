@@ -4,12 +4,10 @@ import (
 	"bytes"
 	"encoding/json"
 	"io"
-	"log/slog"
 	"net/http"
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/qinglong/qinglong/internal/core/apitoken"
 )
@@ -131,15 +129,7 @@ func TestARetryAfterARestartAnswersTheFirstChangeAndInstallsNothingAgain(t *test
 		t.Fatalf("the add: %d %q", status, reason)
 	}
 	site.finished(t, first)
-	if err := site.srv.Stop(t.Context()); err != nil {
-		t.Fatal(err)
-	}
-	srv, err := Start(t.Context(), Config{DataDir: site.dir, HTTPAddr: "127.0.0.1:0", Cadence: 250 * time.Millisecond, Logger: slog.New(slog.DiscardHandler)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	stopAtCleanup(t, srv)
-	site.srv, site.base = srv, "http://"+srv.Addr()
+	site.restart(t)
 
 	if status, id, reason := site.depsCall(t, "/api/v1/dependencies", "add-axios-restart", add); status != http.StatusOK || id != first {
 		t.Errorf("the add asked again with its key after a restart: %d %q, Run %s; want the first's, %s", status, reason, id, first)

@@ -1,11 +1,9 @@
 package server
 
 import (
-	"log/slog"
 	"net/http"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/qinglong/qinglong/internal/core/apitoken"
 	"github.com/qinglong/qinglong/internal/core/process"
@@ -24,15 +22,8 @@ func TestAPanelPreviewMadeBeforeARestartImportsAfterIt(t *testing.T) {
 	if resp.StatusCode != http.StatusOK || !strings.Contains(preview, `id="qlp-preview"`) {
 		t.Fatalf("the preview: %d:\n%s", resp.StatusCode, preview)
 	}
-	if err := site.srv.Stop(t.Context()); err != nil {
-		t.Fatal(err)
-	}
-	srv, err := Start(t.Context(), Config{DataDir: site.dir, HTTPAddr: "127.0.0.1:0", Cadence: 250 * time.Millisecond, Logger: slog.New(slog.DiscardHandler)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	stopAtCleanup(t, srv)
-	resp, applied := httpcall.Form(t, c, http.MethodPost, "http://"+srv.Addr()+"/definitions/qinglong/apply?lang=en", panelApplyForm(t, preview))
+	site.restart(t)
+	resp, applied := httpcall.Form(t, c, http.MethodPost, site.base+"/definitions/qinglong/apply?lang=en", panelApplyForm(t, preview))
 	if resp.StatusCode != http.StatusOK || !strings.Contains(applied, `id="qlp-applied"`) || strings.Contains(applied, `id="qlp-stale"`) {
 		t.Fatalf("the Import after the restart: %d; want the preview imported, not stale:\n%s", resp.StatusCode, applied)
 	}

@@ -25,15 +25,8 @@ func TestAConsoleSessionSurvivesAServerRestart(t *testing.T) {
 	if csrf == nil {
 		t.Fatalf("the overview has no CSRF token:\n%s", page)
 	}
-	if err := site.srv.Stop(t.Context()); err != nil {
-		t.Fatal(err)
-	}
-	srv, err := Start(t.Context(), Config{DataDir: site.dir, HTTPAddr: "127.0.0.1:0", Cadence: 250 * time.Millisecond, Logger: slog.New(slog.DiscardHandler)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	stopAtCleanup(t, srv)
-	base := "http://" + srv.Addr()
+	site.restart(t)
+	base := site.base
 	if resp, body := httpcall.Form(t, c, http.MethodGet, base+"/", nil); resp.StatusCode != http.StatusOK || csrfField.FindStringSubmatch(body) == nil || csrfField.FindStringSubmatch(body)[1] != csrf[1] {
 		t.Fatalf("after the restart the overview answers %d to %q, want 200 with the same CSRF token", resp.StatusCode, resp.Header.Get("Location"))
 	}

@@ -42,6 +42,21 @@ const ownerPassword = "correct horse battery"
 // enough to watch live and to cancel.
 const slowScript = `i=0; while [ $i -lt 300 ]; do i=$((i+1)); echo "line $i"; sleep 0.1; done`
 
+// restart stops the site's server and starts another on its data
+// directory, the site then naming the new one.
+func (site *consoleSite) restart(t *testing.T) {
+	t.Helper()
+	if err := site.srv.Stop(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	srv, err := Start(t.Context(), Config{DataDir: site.dir, HTTPAddr: "127.0.0.1:0", Cadence: 250 * time.Millisecond, Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	stopAtCleanup(t, srv)
+	site.srv, site.base = srv, "http://"+srv.Addr()
+}
+
 func startConsoleSite(t testing.TB) *consoleSite {
 	t.Helper()
 	return startConsoleSiteWith(t, trigger.Cron{Expression: "0 0 3 1 1 *", Timezone: "Asia/Shanghai", MisfirePolicy: trigger.FireOnce})
