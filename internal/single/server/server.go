@@ -709,9 +709,12 @@ func (s *Server) Stop(ctx context.Context) error {
 	s.stopOnce.Do(func() {
 		ctx, cancel := context.WithTimeout(ctx, s.cfg.StopTimeout)
 		defer cancel()
-		s.cfg.Logger.Info("stopping: admission closed; draining what runs", "code", CodeStopping, "stop_timeout_ms", s.cfg.StopTimeout.Milliseconds())
+		// Further stop signals are listened for before the stop is said:
+		// one sent as soon as the line shows would otherwise reach only the
+		// first signal's listener, and be answered by nothing.
 		tornDown := make(chan struct{})
 		s.sayStopPending(time.Now(), tornDown)
+		s.cfg.Logger.Info("stopping: admission closed; draining what runs", "code", CodeStopping, "stop_timeout_ms", s.cfg.StopTimeout.Milliseconds())
 		s.stopErr = s.teardown(ctx, true)
 		close(tornDown)
 		if s.stopErr != nil {
