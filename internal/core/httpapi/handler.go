@@ -364,7 +364,7 @@ func newHandler(cfg Config, table []route) *Handler {
 	if g.uses == nil {
 		g.uses = apitoken.NewUses(cfg.Tokens)
 	}
-	a := &api{Config: cfg, guard: g, described: describe(table)}
+	a := &api{Config: cfg, guard: g, described: describe(table, cfg.Binary)}
 	h := &Handler{mux: http.NewServeMux(), a: a, g: g, apiPaths: map[string]bool{}, anyHost: map[string]bool{}}
 	byPattern := map[string][]route{}
 	var order []string

@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"net/http"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/qinglong/qinglong/internal/core/apitoken"
 	"github.com/qinglong/qinglong/internal/core/audit"
+	"github.com/qinglong/qinglong/internal/core/cmdname"
 	"github.com/qinglong/qinglong/internal/core/notify"
 	"github.com/qinglong/qinglong/internal/core/run"
 	"github.com/qinglong/qinglong/internal/core/view"
@@ -104,8 +106,10 @@ var boundRuleWords = map[projectRule]string{ //nolint:gosec // G101: words of th
 
 var pathParam = regexp.MustCompile(`\{([a-z]+)\}`)
 
-// describe is the OpenAPI 3.1 document of the routes of table.
-func describe(table []route) []byte {
+// describe is the OpenAPI 3.1 document of the routes of table, served by
+// binary: the commands its words name are binary's (cmdname.As), as its
+// refusals' are.
+func describe(table []route, binary string) []byte {
 	paths := map[string]map[string]any{}
 	schemas := map[string]any{"Error": errorSchema}
 	answered := describeAnswers(schemas)
@@ -139,7 +143,8 @@ func describe(table []route) []byte {
 			"version": "1",
 			"description": "What each route does, its scope, the token bound to projects it serves, its query parameters and JSON body fields, " +
 				"and the schema of the answers of the main reads (runs, a Run, triggers, projects) and of run now, read from the types the server encodes them from. " +
-				"The answers' fields and every refusal's reason are described in docs/operations.md (\"The HTTP API\", \"Refusal reasons\"). " +
+				"Each field of those answers says what it means, its unit, when it is absent and which profile alone gives it; " +
+				"every refusal's reason is described in docs/operations.md (\"Refusal reasons\"). " +
 				"Every error is the Error schema; match its reason, never its message.",
 		},
 		"security": []any{map[string]any{"bearer": []any{}}},
@@ -154,7 +159,40 @@ func describe(table []route) []byte {
 	if err != nil {
 		panic("the OpenAPI document of the route table does not marshal: " + err.Error()) // only maps, strings and slices
 	}
+	if binary == "" || binary == "ql" {
+		return out
+	}
+	// The document holds no user data: each of its strings is the
+	// server's own words, renamed as a refusal's message is. Its numbers
+	// are read back as written.
+	var words any
+	dec := json.NewDecoder(bytes.NewReader(out))
+	dec.UseNumber()
+	if err := dec.Decode(&words); err != nil {
+		panic("the OpenAPI document of the route table does not read back: " + err.Error()) // json.Marshal's own output
+	}
+	if out, err = json.Marshal(renamed(binary, words)); err != nil {
+		panic("the OpenAPI document of the route table does not marshal: " + err.Error()) // decoded JSON values only
+	}
 	return out
+}
+
+// renamed is v, a decoded JSON value, with the commands of its strings
+// renamed for binary; the keys are names, never words, and stay.
+func renamed(binary string, v any) any {
+	switch v := v.(type) {
+	case string:
+		return cmdname.As(binary, v)
+	case []any:
+		for i := range v {
+			v[i] = renamed(binary, v[i])
+		}
+	case map[string]any:
+		for k := range v {
+			v[k] = renamed(binary, v[k])
+		}
+	}
+	return v
 }
 
 // errorSchema is the one shape of every error the API answers.
@@ -162,8 +200,9 @@ var errorSchema = map[string]any{
 	"type":     "object",
 	"required": []string{"error"},
 	"properties": map[string]any{"error": map[string]any{
-		"type":     "object",
-		"required": []string{"code", "message"},
+		"type":        "object",
+		"description": "the refusal: its kind, why, and what to do",
+		"required":    []string{"code", "message"},
 		"properties": map[string]any{
 			"code":       map[string]any{"type": "string", "description": "the kind of refusal: invalid, not_found, conflict, failed_precondition, permission_denied, unauthenticated, rate_limited, unavailable, timeout, internal, …"},
 			"message":    map[string]any{"type": "string", "description": "what was wrong and what to do, in English; its words may change"},

@@ -27,10 +27,17 @@ var answers = map[string]any{
 // any JSON value.
 var rawJSON = reflect.TypeFor[json.RawMessage]()
 
+// docTag is the struct tag that says, beside an answered field, what it
+// means: its unit, when it is absent and which profile gives it. The
+// description reads it as the field's description, so that a field added
+// without one shows as undescribed in the document a test walks.
+const docTag = "doc"
+
 // answerSchemas describes the answers' types as JSON Schema components,
-// one a struct type, each answered field a property: required unless its
-// tag says omitempty or omitzero (a field one profile leaves out), and
-// null allowed where a pointer without either encodes nil as null.
+// one a struct type, each answered field a property: described by its doc
+// tag, required unless its json tag says omitempty or omitzero (a field
+// one profile leaves out), and null allowed where a pointer without
+// either encodes nil as null.
 type answerSchemas struct {
 	components map[string]any
 	names      map[reflect.Type]string
@@ -70,6 +77,9 @@ func (s *answerSchemas) object(t reflect.Type) map[string]any {
 		schema := s.value(f.Type)
 		if f.Type.Kind() == reflect.Pointer && !omitted {
 			schema = map[string]any{"oneOf": []any{schema, map[string]any{"type": "null"}}}
+		}
+		if words := f.Tag.Get(docTag); words != "" {
+			schema["description"] = words
 		}
 		props[tag] = schema
 		if !omitted {

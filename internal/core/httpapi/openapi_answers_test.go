@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
+	"net/http"
 	"slices"
 	"strings"
 	"testing"
@@ -143,6 +144,134 @@ func TestTheMainReadsAnswerAsTheirOpenAPISchemasSay(t *testing.T) {
 		}
 		if errs := conforms(doc, schema, answer, "answer"); len(errs) > 0 {
 			t.Errorf("%s %s answered %s\nwhich departs from its schema:\n%s", c.method, c.pattern, a.raw, strings.Join(errs, "\n"))
+		}
+	}
+}
+
+// servedDocument is the description h serves, decoded.
+func servedDocument(t *testing.T, h http.Handler, token string) map[string]any {
+	t.Helper()
+	var doc map[string]any
+	if a := request(t, h, "GET", openAPIPath, token, ""); a.status != 200 || json.Unmarshal([]byte(a.raw), &doc) != nil {
+		t.Fatalf("GET %s: %d %s", openAPIPath, a.status, a.raw)
+	}
+	return doc
+}
+
+// answerFields calls field with every property of every schema an answer
+// of doc reaches (a success's or a refusal's, through its references,
+// lists, maps and nested objects), by "Schema.field" where the property is
+// a component's and "path.field" where it is nested in one, each once.
+func answerFields(doc map[string]any, field func(at string, schema map[string]any)) {
+	components, _ := doc["components"].(map[string]any)["schemas"].(map[string]any)
+	seen := map[string]bool{}
+	var walk func(at string, schema map[string]any)
+	walk = func(at string, schema map[string]any) {
+		if ref, ok := schema["$ref"].(string); ok {
+			name := strings.TrimPrefix(ref, "#/components/schemas/")
+			if target, ok := components[name].(map[string]any); ok && !seen[name] {
+				seen[name] = true
+				walk(name, target)
+			}
+		}
+		for _, b := range asList(schema["oneOf"]) {
+			walk(at, b)
+		}
+		if items, ok := schema["items"].(map[string]any); ok {
+			walk(at+"[]", items)
+		}
+		if extra, ok := schema["additionalProperties"].(map[string]any); ok {
+			walk(at+"{}", extra)
+		}
+		props, _ := schema["properties"].(map[string]any)
+		for _, name := range slices.Sorted(maps.Keys(props)) {
+			p := props[name].(map[string]any)
+			field(at+"."+name, p)
+			walk(at+"."+name, p)
+		}
+	}
+	paths, _ := doc["paths"].(map[string]any)
+	for _, path := range slices.Sorted(maps.Keys(paths)) {
+		ops := paths[path].(map[string]any)
+		for _, method := range slices.Sorted(maps.Keys(ops)) {
+			responses, _ := ops[method].(map[string]any)["responses"].(map[string]any)
+			for _, status := range slices.Sorted(maps.Keys(responses)) {
+				content, _ := responses[status].(map[string]any)["content"].(map[string]any)
+				for _, media := range slices.Sorted(maps.Keys(content)) {
+					if schema, ok := content[media].(map[string]any)["schema"].(map[string]any); ok {
+						walk(strings.ToUpper(method)+" "+path+" "+status, schema)
+					}
+				}
+			}
+		}
+	}
+}
+
+// asList is v's elements that are objects, v a decoded JSON array.
+func asList(v any) []map[string]any {
+	list, _ := v.([]any)
+	var out []map[string]any
+	for _, x := range list {
+		if m, ok := x.(map[string]any); ok {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// Every field of every answer the OpenAPI description gives a schema to
+// (the main reads', run now's and the Error of every refusal), nested ones
+// included, has a description: a field added to an answered type without
+// one fails here.
+func TestEveryAnswerFieldOfTheOpenAPIDocumentHasADescription(t *testing.T) {
+	t.Parallel()
+	h, tokens := walkHandler(t, Config{})
+	doc := servedDocument(t, h, tokens[apitoken.Read])
+	fields := 0
+	answerFields(doc, func(at string, schema map[string]any) {
+		fields++
+		if words, _ := schema["description"].(string); strings.TrimSpace(words) == "" {
+			t.Errorf("%s has no description: give its field a doc tag saying what it is, its unit, when it is absent and which profile alone gives it", at)
+		}
+	})
+	if fields < 100 {
+		t.Errorf("the walk found %d answer fields; the answers' schemas have more than 100, so it missed some", fields)
+	}
+}
+
+// The answer fields only the cluster gives (what names workers, their
+// labels, a scheduler's hold on a trigger and a database role's reach)
+// start their description with "Cluster only", and those only a
+// standalone or edge server gives (its slots, its data directory) with
+// "Standalone and edge only"; no other field says either.
+func TestTheAnswerFieldsOneProfileAloneGivesSaySoInTheOpenAPIDocument(t *testing.T) {
+	t.Parallel()
+	h, tokens := walkHandler(t, Config{})
+	doc := servedDocument(t, h, tokens[apitoken.Read])
+	const cluster, single = "Cluster only", "Standalone and edge only"
+	want := map[string]string{
+		"Run.worker": cluster, "Run.ranMsIsLowerBound": cluster, "Attempt.worker": cluster,
+		"Waiting.labels": cluster, "Waiting.workers": cluster, "Waiting.workerLabels": cluster, "Waiting.reads": cluster,
+		"Trigger.claimOwner": cluster, "Trigger.claimExpiresAtMs": cluster, "TriggerList.lastRunsUnknown": cluster, "RunNowView.waits": cluster,
+		"Waiting.concurrency": single, "Waiting.holders": single, "Waiting.moreHolders": single, "Waiting.otherProjectsRuns": single,
+		"Waiting.serverPid": single, "Waiting.serverStartedAtMs": single, "Waiting.dataDir": single, "Waiting.handedOver": single,
+		"RunDetail.noServer": single, "TriggerList.noServer": single,
+	}
+	found := map[string]bool{}
+	answerFields(doc, func(at string, schema map[string]any) {
+		words, _ := schema["description"].(string)
+		profile, only := want[at]
+		found[at] = true
+		switch {
+		case only && !strings.HasPrefix(words, profile):
+			t.Errorf("%s is given by one profile alone; its description must start %q: %q", at, profile, words)
+		case !only && (strings.Contains(words, cluster) || strings.Contains(words, single)):
+			t.Errorf("%s is given by every profile; its description says otherwise: %q", at, words)
+		}
+	})
+	for _, at := range slices.Sorted(maps.Keys(want)) {
+		if !found[at] {
+			t.Errorf("%s is no answer field of the document", at)
 		}
 	}
 }

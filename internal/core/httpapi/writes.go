@@ -267,22 +267,22 @@ type runNowBody struct {
 }
 
 type runNowView struct {
-	RunID   string `json:"runId,omitempty"`
-	Created bool   `json:"created"`
-	Skipped string `json:"skipped,omitempty"`
+	RunID   string `json:"runId,omitempty" doc:"The id of the Run the request made, or that an earlier request with the same request id made; absent when the overlap policy refused it (skipped)."`
+	Created bool   `json:"created" doc:"True when this request made the Run, false when an earlier one with the same request id did (or none was made)."`
+	Skipped string `json:"skipped,omitempty" doc:"Why no Run was made: overlap, the trigger's overlap policy refused it beside an unfinished Run; absent when a Run was made."`
 	// Unfinished is the earlier Run the overlap policy refused this one
 	// beside, with skipped; Waiting says it is one that already waits
 	// (queue_one), not an unfinished one.
-	Unfinished string `json:"unfinished,omitempty"`
-	Waiting    bool   `json:"waiting,omitempty"`
+	Unfinished string `json:"unfinished,omitempty" doc:"With skipped, the id of the earlier Run the policy refused this one beside: the oldest unfinished one, or under queue_one the one already waiting; absent otherwise."`
+	Waiting    bool   `json:"waiting,omitempty" doc:"With skipped, true when unfinished is a Run that already waits (queue_one); absent otherwise."`
 	// Cancelled are the unfinished Runs the trigger's overlap policy
 	// cancel_previous cancelled to admit this one (the running ones asked
 	// to stop; this Run starts once they have), oldest first.
-	Cancelled []string `json:"cancelled,omitempty"`
+	Cancelled []string `json:"cancelled,omitempty" doc:"The ids of the unfinished Runs the trigger's overlap policy cancel_previous cancelled to admit this one, oldest first (the running ones asked to stop; this Run starts once they have); absent when none."`
 	// Waits says why the Run waits for a worker (none connected, all
 	// draining, none with its placement's labels), as `ql runs show`'s
 	// waiting does; absent when a worker can take it.
-	Waits *view.Waiting `json:"waits,omitempty"`
+	Waits *view.Waiting `json:"waits,omitempty" doc:"Cluster only: why the new Run waits for a worker (none connected, all draining, none with its placement's labels), as a Run's waiting says; absent when a worker can take it, and always on a standalone or edge server."`
 }
 
 // triggerRunNow admits one Run of a trigger now, through the store's

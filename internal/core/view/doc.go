@@ -3,4 +3,10 @@
 // shape (camelCase field names) whichever it asks, and the API's client
 // reads the API's answers through them; and the headers of the one answer
 // that is not JSON, an attempt's output.
+//
+// A field of a shape the API's OpenAPI description gives a schema to
+// carries a doc tag beside its json tag: what it is, its unit, when it is
+// absent and which profile alone gives it. The description reads the tag
+// as the field's description, and its test fails for a field without one,
+// so a field is documented where it is added.
 package view

@@ -52,23 +52,23 @@ func NewProjectPauseState(st schedule.ProjectPauseState) *ProjectPauseState {
 // page's last name, which GET /api/v1/projects?after= takes) when there
 // are others past the last one.
 type ProjectList struct {
-	Projects []ProjectListed `json:"projects"`
-	More     bool            `json:"more,omitempty"`
-	Next     string          `json:"next,omitempty"`
+	Projects []ProjectListed `json:"projects" doc:"The page's projects, in name order, at most 1000."`
+	More     bool            `json:"more,omitempty" doc:"True when projects follow past the page; absent on the last page."`
+	Next     string          `json:"next,omitempty" doc:"The cursor of the next page (the page's last name), given back as ?after=; absent on the last page."`
 }
 
 // ProjectListed is one project of a ProjectList.
 type ProjectListed struct {
 	// ID is the project's id, which the listings' project filters and
 	// the Runs and triggers name.
-	ID   string `json:"id"`
-	Name string `json:"name"`
+	ID   string `json:"id" doc:"The project's id, which the listings' project filters and the Runs and triggers name."`
+	Name string `json:"name" doc:"The project's name."`
 	// Title is the project's display title, absent when it has none.
-	Title  string `json:"title,omitempty"`
-	Status string `json:"status"`
+	Title  string `json:"title,omitempty" doc:"The project's display title; absent when it has none."`
+	Status string `json:"status" doc:"active or archived."`
 	// Paused is whether the project is paused as a whole (`ql projects
 	// pause`); a trigger paused on its own does not count.
-	Paused bool `json:"paused"`
+	Paused bool `json:"paused" doc:"Whether the project is paused as a whole (ql projects pause); a trigger paused on its own does not count."`
 }
 
 // ProjectListLimit is the most projects a ProjectList holds: past it a

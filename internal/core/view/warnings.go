@@ -14,13 +14,13 @@ import (
 // nothing stores it, so it is gone as soon as its cause is.
 type Warning struct {
 	// Code names the warning: WarningBacklog or WarningStarving.
-	Code string `json:"code"`
+	Code string `json:"code" doc:"The warning: backlog (many of the trigger's Runs are queued) or starving (under overlap cancel_previous, most of its newest Runs were cancelled before they started)."`
 	// Count is the Runs it counts: queued ones (backlog; run.BacklogCountCap
 	// means at least as many), or those of the newest run.StarvingWindow
 	// cancelled before they started (starving).
-	Count int `json:"count"`
+	Count int `json:"count" doc:"The Runs it counts: the queued ones for backlog (100 means at least as many), those of the newest 5 cancelled before they started for starving."`
 	// Message says it, and what to do, in a sentence.
-	Message string `json:"message" cmdname:"said"`
+	Message string `json:"message" doc:"The warning in an English sentence, with what to do." cmdname:"said"`
 }
 
 // The warnings' codes.
