@@ -22,11 +22,15 @@ import (
 // completion, given half of that, never arrived. The worker now renews on
 // a schedule of its own beside its sends, and the replica takes a chunk
 // or a completion of the lease's holder under the version a renewal just
-// replaced. (At the shortest lease, 3 s and 0.6 s, a renewal has about a
-// quarter of a second to spare, and at 6 s and 1.2 s under a second, which
-// a loaded machine running the race detector can take away; the ratio is
-// what the test is about, so it keeps it at a lease long enough that a
-// stall of the machine is small beside its margin.)
+// replaced. A renewal's send is awaited until the kill point, the
+// renewal sent again beside it once half of that has passed: cut at that
+// half instead, a renewal answered a little late on a loaded machine (past
+// 3.1 s here) was sent again with ever less time, none enough for a
+// replica taking 2.4 s, and the lease was lost, the replica answering all
+// along.
+// (At the shortest lease, 3 s and 0.6 s, a renewal has about a second to
+// spare; the ratio is what the test is about, so it keeps it at a lease
+// long enough that a stall of the machine is small beside its margin.)
 func TestAReplicaSlowOnEveryRequestKeepsEveryByteTheLeaseAndTheCompletion(t *testing.T) {
 	t.Parallel()
 	const lines = 3000

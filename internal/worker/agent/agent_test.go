@@ -855,8 +855,9 @@ func TestAWorkerWithSeveralServersFailsOverToTheNextOne(t *testing.T) {
 
 // A replica that froze (it accepts requests and never answers) is left
 // in time for the renewal to reach the next one, even at the shortest
-// lease: each send of a lease-bound request gets a share of what is left
-// of the lease, not a fixed timeout longer than the whole lease.
+// lease: once a send of a lease-bound request has had its share of what
+// is left of the lease, the next goes out, not after a fixed timeout
+// longer than the whole lease.
 func TestAWorkerWithTwoReplicasRenewsThroughTheSecondWhenTheFirstHangsAtTheShortestLease(t *testing.T) {
 	t.Parallel()
 	in := newIngress(t, 3_000)

@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"reflect"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -288,7 +289,8 @@ func (c *Client) Pull(ctx context.Context, req workerproto.PullRequest) (reply w
 }
 
 // leaseBound is the timeout of a start and a renewal: their context ends
-// with the lease, and each send gets a share of what is left of it.
+// with the lease, each send is awaited until then, and the next goes out
+// beside it once its share of what is left has passed (see sendBeside).
 const leaseBound time.Duration = -1
 
 // wholeBound is the timeout of a log send and of a completion, whose
@@ -302,15 +304,16 @@ const leaseBound time.Duration = -1
 const wholeBound time.Duration = -2
 
 // tryTimeout bounds one send of a request whose whole is bounded by ctx
-// (for a whole-bound one see wholeBound). A lease-bound send gets
+// (for a whole-bound one see wholeBound). A lease-bound send's share is
 // half of the time left before ctx's deadline (at least minLeaseTry, at
-// most requestTimeout): a replica that accepts the
-// request and never answers (frozen, hung) must not hold it to the end of
-// the lease, or the worker could not fail over to the next replica and
-// renew there in time. A fixed timeout cannot do it: it would be longer
-// than the whole of a short lease (3 s at least), or cut a long one's
-// sends needlessly short. Half leaves the next replica as long as the
-// hung one had.
+// most requestTimeout), after which the request is sent again beside it:
+// a replica that accepts the request and never answers (frozen, hung)
+// must not be the only one asked until the end of the lease, or the
+// worker could not fail over to the next replica and renew there in
+// time. A fixed share cannot do it: it would be longer than the whole of
+// a short lease (3 s at least), or send a long one's requests again
+// needlessly soon. Half leaves the next replica as long as the hung one
+// had.
 func tryTimeout(ctx context.Context, timeout time.Duration) time.Duration {
 	if timeout != leaseBound && timeout != wholeBound {
 		return timeout
@@ -384,6 +387,9 @@ func (c *Client) call(ctx context.Context, path string, timeout time.Duration, r
 // send begins: a request that says how long ago something happened counts
 // it again for every send.
 func (c *Client) send(ctx context.Context, path string, timeout time.Duration, at func(began time.Time) any, out any, sent *time.Time) error {
+	if timeout == leaseBound {
+		return c.sendBeside(ctx, path, at, out, sent)
+	}
 	wait := backoffMin
 	for {
 		i, base := c.server()
@@ -425,6 +431,115 @@ func (c *Client) send(ctx context.Context, path string, timeout time.Duration, a
 		wait = min(2*wait, backoffMax)
 	}
 }
+
+// leaseTry is what one send of a lease-bound request got: its reply
+// decoded into a value of its own (reply), or err.
+type leaseTry struct {
+	seq    int
+	server uint64
+	began  time.Time
+	reply  reflect.Value
+	err    error
+}
+
+// sendBeside sends a lease-bound request (a start, a renewal) until one
+// of its sends is answered or ctx ends. Each send has a share of what is
+// left before ctx's deadline (see tryTimeout); once its share has passed
+// unanswered, the same request is sent again — to the next server when
+// there are several — beside it, not instead of it: the earlier send is
+// still awaited until the deadline, and the first answer of any send is
+// the request's. A replica that answers every request slowly but within
+// the lease thus keeps it: its answer to the first send counts however
+// long after that send's share it comes, where cutting each send at its
+// share left the sends after it ever less time (a half, a quarter, …),
+// none enough for that replica, and the lease was lost, the replica
+// answering all along. A replica that hangs is still left in time: the next
+// send goes out when the share has passed. The replica takes the same
+// request twice as one (a renewal replayed under the version it replaced
+// gets the same answer), so whichever send it answers first wins.
+func (c *Client) sendBeside(ctx context.Context, path string, at func(began time.Time) any, out any, sent *time.Time) error {
+	tries, stop := context.WithCancel(ctx)
+	defer stop()
+	answers := make(chan leaseTry)
+	wait := backoffMin
+	var last error
+	// latest is the number of the latest send; shareRunning says the
+	// next timer is its share, not a pause after a failure.
+	latest, shareRunning := 0, false
+	var latestServer uint64
+	next := time.NewTimer(0)
+	defer next.Stop()
+	for {
+		select {
+		case <-next.C:
+			if ctx.Err() != nil {
+				// Ended as the timer fired: no send could be answered now.
+				continue
+			}
+			if shareRunning {
+				// The latest send's share passed unanswered: it is left in
+				// flight, and the next one goes to the next server.
+				c.failover(latestServer)
+			}
+			i, base := c.server()
+			began := time.Now()
+			body, err := json.Marshal(at(began))
+			if err != nil {
+				return err
+			}
+			latest++
+			latestServer, shareRunning = i, true
+			seq, whole := latest, tryTimeout(ctx, wholeBound)
+			go func() {
+				reply := reflect.New(reflect.TypeOf(out).Elem())
+				err := c.once(tries, base, path, whole, body, reply.Interface())
+				c.observe(tries, base, err, began, whole)
+				select {
+				case answers <- leaseTry{seq: seq, server: i, began: began, reply: reply, err: err}:
+				case <-tries.Done():
+				}
+			}()
+			next.Reset(tryTimeout(ctx, leaseBound))
+		case a := <-answers:
+			if a.err == nil {
+				reflect.ValueOf(out).Elem().Set(a.reply.Elem())
+				if sent != nil {
+					*sent = a.began
+				}
+				return nil
+			}
+			if !transient(a.err) {
+				var e *Error
+				if errors.As(a.err, &e) {
+					e.server = a.server
+				}
+				return a.err
+			}
+			last = a.err
+			if errors.Is(ctx.Err(), context.Canceled) {
+				// See send: the caller gave the request up.
+				return &gaveUp{path: path, cause: context.Cause(ctx), last: a.err}
+			}
+			c.failover(a.server)
+			if a.seq == latest && shareRunning {
+				// The latest send failed before its share passed: the next
+				// goes out after a pause, as send's do.
+				shareRunning = false
+				next.Reset(wait/2 + rand.N(wait/2+1)) //nolint:gosec // G404: pacing, not security
+				wait = min(2*wait, backoffMax)
+			}
+		case <-ctx.Done():
+			if last == nil {
+				last = errNoAnswer
+			}
+			return &gaveUp{path: path, cause: context.Cause(ctx), last: last}
+		}
+	}
+}
+
+// errNoAnswer is the last failure of a lease-bound request none of whose
+// sends failed before its deadline: they were all still unanswered.
+var errNoAnswer = errors.New("no send was answered")
 
 // gaveUp is a request whose context ended while it was being sent again
 // after transient failures. It wraps the context's cause only: the last

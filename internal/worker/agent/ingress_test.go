@@ -48,6 +48,13 @@ type ingress struct {
 	// answerDelay holds each start's and renewal's answer that long, as
 	// an overloaded replica does.
 	answerDelay time.Duration
+	// renewals counts the renewals taken, renewReplays those answered as
+	// the replay of one already taken; lateRenewal, when not 0, is the
+	// one (counted from 1) held lateBy longer than answerDelay.
+	renewals     int
+	renewReplays int
+	lateRenewal  int
+	lateBy       time.Duration
 	// holdLogs stores each log chunk and holds its answer until the worker
 	// gives the request up, as a replica that commits and answers too late
 	// does; heldGivenUp counts the requests so given up.
@@ -617,6 +624,14 @@ func (in *ingress) renew(w http.ResponseWriter, r *http.Request) {
 	if !in.decode(w, r, &req) {
 		return
 	}
+	in.mu.Lock()
+	in.renewals++
+	var late time.Duration
+	if in.renewals == in.lateRenewal {
+		late = in.lateBy
+	}
+	in.mu.Unlock()
+	time.Sleep(late)
 	in.delayAnswer()
 	in.mu.Lock()
 	defer in.mu.Unlock()
@@ -625,7 +640,8 @@ func (in *ingress) renew(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if a := in.attempts[req.AttemptID]; a != nil && sha256.Sum256([]byte(req.Token)) == a.tokenHash && req.LeaseVersion+1 == a.version && time.Now().Before(a.leaseEnd) {
-		// The replay of a renewal the worker gave up before its answer.
+		// The replay of a renewal sent again before its answer.
+		in.renewReplays++
 		reply(w, in.currentLease(a))
 		return
 	}

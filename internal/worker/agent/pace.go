@@ -11,10 +11,10 @@ import (
 // Why: a replica that answers a start or a renewal late is short of CPU or
 // of database time, usually because it and its database serve more work
 // than they can. Taking more commands makes it worse in two ways: each
-// start and renewal is one more request for them, and a request the worker
-// gives up on (half of the lease left, see tryTimeout) is sent again to the
-// next replica, which then does the same work a second time, while the
-// unacknowledged start parks its Run for a whole lease. Under such an
+// start and renewal is one more request for them, and a request not
+// answered within its share (half of the lease left, see sendBeside) is
+// sent again to the next replica, which then does the same work a second
+// time, while the unacknowledged start parks its Run for a whole lease. Under such an
 // overload every worker pulling to its capacity turns a slowdown into lost
 // leases in bulk. So the worker halves its share when an answer comes back
 // late and adds one back for each answer in time (additive increase,
@@ -42,7 +42,7 @@ type pacer struct {
 // lateShare is the share of its lease after which an answer to a start or
 // a renewal is late: a sixth, half of the time between two renewals (a
 // third of the lease), so a worker slows down well before its requests
-// time out (at half of what is left of the lease).
+// are sent again (at half of what is left of the lease).
 const lateShare = 6
 
 func newPacer(capacity int, free func()) *pacer {
