@@ -25,12 +25,14 @@ script whose header comment gives a cron, as the qinglong panel reads them after
 pull: a cron before the script's name on one line (cron "1 7-21/2 * * *" jd_x.js, tag=NAME;
 Quantumult X's 0 0 * * * jd_x.js, tag=NAME; Loon's cron "0 0 * * *" script-path=...), else a line
 "cron: EXPR", else cron "EXPR"; 6 fields are read with seconds first. The title is new Env('NAME')'s,
-else the tag's. The task runs the script with node (.js), python3 -u (.py) or bash (.sh) in its
-folder (workingDir, DIR made absolute: give DIR as the server sees it). --match and --exclude are
+else the tag's. The task runs the script with node (.js), python3 -u (.py), bash (.sh) or tsx (.ts)
+in its folder (workingDir, DIR made absolute: give DIR as the server sees it); the first .ts script
+is noted on standard error, saying to install tsx where the tasks run (npm install -g tsx), as
+` + "`" + opts.Binary + ` crontab convert` + "`" + ` notes the panel's task SCRIPT.ts. --match and --exclude are
 the subscription's whitelist and blacklist, regular expressions over the path under DIR; a script
 they leave out is left out without a word. Every other script read that gives no task (no cron, a
-cron refused, TypeScript) is listed on standard error with why, and the command then exits 1 after
-printing the file of the others. The file is sorted by path, so reading an unchanged folder again
+cron refused) is listed on standard error with why, and the command then exits 1 after printing
+the file of the others. The file is sorted by path, so reading an unchanged folder again
 prints the same file and applying it again publishes nothing new. Nothing follows the folder by
 itself: after a pull, read it again and check the file with ` + "`" + opts.Binary + ` apply --dry-run -f FILE` + "`" + `.`,
 		Example: "  " + opts.Binary + " crontab scripts /srv/scripts/owner_repo --project jd --tz Asia/Shanghai --match 'jd_|jx_' --exclude 'backup|test' > jd.yaml\n" +
@@ -71,6 +73,9 @@ itself: after a pull, read it again and check the file with ` + "`" + opts.Binar
 			}
 			if _, err := cmd.OutOrStdout().Write(out); err != nil {
 				return err
+			}
+			for _, p := range res.Problems {
+				fmt.Fprintf(textWriter{cmd.ErrOrStderr()}, "%s: note: %s\n", p.Text, p.Why)
 			}
 			for _, s := range skipped {
 				fmt.Fprintf(textWriter{cmd.ErrOrStderr()}, "%s: not converted: %s\n", s.Path, s.Why)

@@ -140,7 +140,7 @@ var importWhy = map[string]map[crontab.Code]string{
 		crontab.CodeMail:             "QingLong 不发送邮件：运行的输出保存在其日志中（`ql runs logs`）；失败由通知（docs/notifications.md）告知。",
 		crontab.CodeReservedName:     "以 QL_ 开头的名称是 QingLong 自己的；它不会写入任务的 env。",
 		crontab.CodeTaskInterpreter:  "面板的 task 脚本 改写为解释器加脚本（.js 用 node，.py 用 python3 -u，.sh 用 bash，.ts 用 tsx），在 {dir} 中运行（workingDir），此{unit}及之后每个这样的{unit}都如此；末尾的 now 被去掉，因为这里不加随机延迟{cluster}。",
-		crontab.CodeScriptTypeScript: "青龙面板用其镜像自带的 ts-node 运行 TypeScript，仅有 node 无法运行：请手工写它的任务，写成 tsx {script}（脚本页面的“用此脚本新建任务”链接就是这样写的），并在运行任务的主机上安装 tsx（npm install -g tsx）。",
+		crontab.CodeScriptTypeScript: "它的任务写成 {script}，此脚本及之后每个 .ts 脚本都如此：面板用其镜像自带的 ts-node 运行 TypeScript，仅有 node 无法运行；请在运行任务的主机上安装 tsx（npm install -g tsx），否则其运行会以“tsx: not found”失败（退出码 127）。",
 		crontab.CodeTaskTypeScript:   "面板的 task 脚本.ts 改写为 tsx 脚本.ts，此{unit}及之后每个这样的{unit}都如此：面板用其镜像自带的 ts-node 运行 TypeScript，仅有 node 无法运行；请在运行任务的主机上安装 tsx（npm install -g tsx），否则其运行会以“tsx: not found”失败（退出码 127）。",
 		crontab.CodeScriptNoCron:     "脚本头部没有写 cron（cron: 表达式、cron \"表达式\"，或在脚本名之前写表达式，面板按这些写法读取）：请手工写它的任务。",
 		crontab.CodeScriptCron:       "脚本头部的 cron“{cron}”被拒绝：",

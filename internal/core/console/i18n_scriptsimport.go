@@ -9,8 +9,8 @@ var scriptsImportMessages = map[string]map[string]string{
 	"en": {
 		"sti.title":      "Tasks from these scripts",
 		"sti.actionhelp": "a task and a trigger for each script of this folder (its subfolders too) whose header gives a cron, as the qinglong panel adds them after a subscription's pull; previewed before anything is published.",
-		"sti.intro": "Each .js, .py or .sh script of this folder and its subfolders (not hidden ones or node_modules) whose header comment gives a cron becomes a task and a trigger of the project, " +
-			"as `ql crontab scripts` makes them: run with node, python3 -u or bash in its own folder, titled by the name in its new Env(…) or its tag=. The next step shows what would be published and every script " +
+		"sti.intro": "Each .js, .py, .sh or .ts script of this folder and its subfolders (not hidden ones or node_modules) whose header comment gives a cron becomes a task and a trigger of the project, " +
+			"as `ql crontab scripts` makes them: run with node, python3 -u, bash or tsx (which must be installed where the tasks run) in its own folder, titled by the name in its new Env(…) or its tag=. The next step shows what would be published and every script " +
 			"made no task of and why; nothing is published before you confirm there. Nothing follows the folder by itself: after a pull, preview it again (a script unchanged publishes nothing new).",
 		"sti.zonehelp":      "The time zone of every trigger (the scripts' crons are the panel's, which ran at its own zone: Asia/Shanghai for most).",
 		"sti.match":         "Only paths matching (optional)",
@@ -31,8 +31,8 @@ var scriptsImportMessages = map[string]map[string]string{
 	"zh": {
 		"sti.title":      "从脚本生成任务",
 		"sti.actionhelp": "为此目录（包括子目录）中头部写有 cron 的每个脚本生成一个任务和一个触发器，与青龙面板订阅拉取后添加任务的方式相同；发布之前会先预览。",
-		"sti.intro": "此目录及其子目录（隐藏目录和 node_modules 除外）中头部注释写有 cron 的每个 .js、.py 或 .sh 脚本，成为项目中的一个任务和一个触发器，" +
-			"与 `ql crontab scripts` 的结果相同：在脚本自己的目录中用 node、python3 -u 或 bash 运行，标题取自 new Env(…) 中的名称或 tag=。下一步会显示将要发布的内容，以及每个没有生成任务的脚本和原因；" +
+		"sti.intro": "此目录及其子目录（隐藏目录和 node_modules 除外）中头部注释写有 cron 的每个 .js、.py、.sh 或 .ts 脚本，成为项目中的一个任务和一个触发器，" +
+			"与 `ql crontab scripts` 的结果相同：在脚本自己的目录中用 node、python3 -u、bash 或 tsx（须在运行任务的主机上安装）运行，标题取自 new Env(…) 中的名称或 tag=。下一步会显示将要发布的内容，以及每个没有生成任务的脚本和原因；" +
 			"在那里确认之前不会发布任何内容。任务不会自动跟随目录变化：拉取之后请重新预览（未变的脚本不会发布新内容）。",
 		"sti.zonehelp":  "每个触发器的时区（脚本中的 cron 是按面板的时区写的，多数为 Asia/Shanghai）。",
 		"sti.match":     "只包含匹配的路径（可选）",

@@ -2,6 +2,7 @@ package console
 
 import (
 	"context"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -11,14 +12,16 @@ import (
 )
 
 // Every item the panel import notes or leaves out, its config.sh's
-// included, has a sentence in both languages: in Chinese by its code, its
-// values filled in, and what it is of in Chinese words; in English the
-// import's own sentence, as the command line prints it.
+// included, has a sentence in both languages by its code, its values
+// filled in: in English the console's own, not the command line's; in
+// Chinese with what it is of in Chinese words.
 func TestEveryItemThePanelImportNotesIsSaidInBothLanguages(t *testing.T) {
 	t.Parallel()
-	for _, code := range qlimport.Codes {
-		if _, ok := panelWhy["zh"][code]; !ok {
-			t.Errorf("panel import code %s has no Chinese sentence in panelWhy", code)
+	for _, l := range []string{"en", "zh"} {
+		for _, code := range qlimport.Codes {
+			if _, ok := panelWhy[l][code]; !ok {
+				t.Errorf("panel import code %s has no %s sentence in panelWhy", code, l)
+			}
 		}
 	}
 	panel, err := qlimport.Read(context.Background(), qlpanel.Write(t, t.TempDir(), qlpanel.Schema, qlpanel.Rows))
@@ -30,8 +33,8 @@ func TestEveryItemThePanelImportNotesIsSaidInBothLanguages(t *testing.T) {
 	seen := map[qlimport.Code]bool{}
 	for _, it := range items {
 		seen[it.Code] = true
-		if en := itemWhyIn("en", it); en != it.Why || en == "" {
-			t.Errorf("%s (%s) in English: %q, want the import's %q", it.Ref, it.Code, en, it.Why)
+		if en := itemWhyIn("en", it); en == "" || placeholder.MatchString(en) || (it.Err != nil && !strings.HasSuffix(en, it.Why)) {
+			t.Errorf("%s (%s) in English: %q, want its code's sentence whole, any refusal's own words last (%q)", it.Ref, it.Code, en, it.Why)
 		}
 		zh := itemWhyIn("zh", it)
 		if zh == it.Why || placeholder.MatchString(zh) || strings.Contains(zh, " is ") || strings.Contains(zh, " the ") {
@@ -68,5 +71,45 @@ func TestThePanelsTaskCommandNoteNamesNoPrintedFile(t *testing.T) {
 	}
 	if said != 1 {
 		t.Fatalf("the panel's task command was noted %d times: %v", said, res.Problems)
+	}
+}
+
+// commandLineFlag is a flag of a command or of the server, which a
+// console user cannot give.
+var commandLineFlag = regexp.MustCompile(`--[a-z][a-z-]+`)
+
+// The console's sentence of every panel import code, in both languages,
+// says what to do on the console's pages, naming no command line flag,
+// command or documentation file: only where no page changes it does one
+// name a server setting, said to be the server's and whom to ask. The
+// command line keeps its own sentences, which name its flags.
+func TestEveryPanelImportNoteSaysWhatToDoInTheConsoleNotOnTheCommandLine(t *testing.T) {
+	t.Parallel()
+	serverSetting := map[qlimport.Code]bool{qlimport.CodeSettingConcurrency: true}
+	ask := map[string]string{"en": "ask whoever runs QingLong", "zh": "请询问运行 QingLong 的人"}
+	for _, l := range []string{"en", "zh"} {
+		for _, code := range qlimport.Codes {
+			s := panelWhy[l][code]
+			flags := commandLineFlag.FindAllString(s, -1)
+			switch {
+			case s == "":
+				t.Errorf("%s: code %s has no sentence", l, code)
+			case serverSetting[code] && (len(flags) != 1 || !strings.Contains(s, "server's "+flags[0]+" setting") && !strings.Contains(s, "服务器的 "+flags[0]+" 设置") || !strings.Contains(s, ask[l])):
+				t.Errorf("%s: code %s: %q; want the server's setting named as the server's, saying to %q", l, code, s, ask[l])
+			case !serverSetting[code] && len(flags) > 0:
+				t.Errorf("%s: code %s names %v, which the console cannot give: %q", l, code, flags, s)
+			case strings.Contains(s, "`") || strings.Contains(s, "ql ") || strings.Contains(s, "docs/"):
+				t.Errorf("%s: code %s sends the console user to a command or a file: %q", l, code, s)
+			}
+		}
+	}
+	panel, err := qlimport.Read(context.Background(), qlpanel.Write(t, t.TempDir(), qlpanel.Schema, qlpanel.Rows))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, it := range qlimport.Make(panel, qlimport.Options{Project: "jd", Convert: crontab.Options{Zone: "Asia/Shanghai"}}).Notes {
+		if it.Code == qlimport.CodeScriptsFolder && !strings.Contains(it.Why, "--scripts-dir") {
+			t.Errorf("the command line's note of the scripts folder: %q; want it naming --scripts-dir, as it was", it.Why)
+		}
 	}
 }

@@ -19,11 +19,12 @@ const originScripts = "scripts"
 
 // scriptsImport is a folder of the scripts folder as the Tasks from
 // these scripts form took it, and what `ql crontab scripts`'s reader made
-// of it: the scripts it made no task of (Skipped, Text their paths), why
-// worded in the page's language, and how many tasks it made.
+// of it: the scripts it made no task of (Skipped, Text their paths) and
+// what it noted of those it did (Notes), why worded in the page's
+// language, and how many tasks it made.
 type scriptsImport struct {
 	Path, Project, Zone, Match, Exclude string
-	Skipped                             []importLine
+	Skipped, Notes                      []importLine
 	Converted                           int
 }
 
@@ -141,10 +142,13 @@ func (c *Console) readScripts(l string, si *scriptsImport, o crontab.ScriptOptio
 		return res, err
 	}
 	si.Path, _ = scripts.Clean(si.Path)
-	si.Converted, si.Skipped = len(res.Entries), nil
+	si.Converted, si.Skipped, si.Notes = len(res.Entries), nil, nil
 	for _, sk := range skipped {
 		si.Skipped = append(si.Skipped, importLine{Text: sk.Path, Kind: kindClass[crontab.NotConverted],
 			Why: c.named(problemWhyIn(l, crontab.Problem{Text: sk.Path, Why: sk.Why, Code: sk.Code, Params: sk.Params, Err: sk.Err}, false, c.edge()))})
+	}
+	for _, p := range res.Problems {
+		si.Notes = append(si.Notes, importLine{Text: p.Text, Kind: kindClass[p.Kind], Why: c.named(problemWhyIn(l, p, false, c.edge()))})
 	}
 	return res, nil
 }

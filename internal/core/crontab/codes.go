@@ -99,10 +99,12 @@ const (
 	CodeTaskTypeScript Code = "task_typescript"
 )
 
-// The codes of a script Scripts makes no task of, each with the params
-// its sentence names.
+// The codes of what Scripts says of a script, each with the params its
+// sentence names: of one it makes no task of, and the note of the first
+// TypeScript one it does.
 const (
-	// CodeScriptTypeScript: a .ts script (script: its name).
+	// CodeScriptTypeScript: a .ts script's task runs it with tsx, which
+	// must be installed (script: the task's command).
 	CodeScriptTypeScript Code = "script_typescript"
 	// CodeScriptNoCron: a script whose header gives no cron.
 	CodeScriptNoCron Code = "script_no_cron"
@@ -110,7 +112,7 @@ const (
 	CodeScriptCron Code = "script_cron"
 )
 
-// ScriptCodes lists every code of a skipped script.
+// ScriptCodes lists every code Scripts says of a script.
 var ScriptCodes = []Code{CodeScriptTypeScript, CodeScriptNoCron, CodeScriptCron}
 
 // Codes lists every code, for the readers that must word each.

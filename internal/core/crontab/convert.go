@@ -461,7 +461,12 @@ const typeScriptRunner = "tsx"
 
 // typeScriptNote is what is said, once, of the panel's task SCRIPT.ts
 // written as typeScriptRunner SCRIPT.ts.
-const typeScriptNote = "the panel's task SCRIPT.ts is written as tsx SCRIPT.ts, here and on every later one: the panel ran TypeScript with the ts-node of its own image, and node alone runs none; " +
+const typeScriptNote = "the panel's task SCRIPT.ts is written as tsx SCRIPT.ts, here and on every later one: " + typeScriptInstall
+
+// typeScriptInstall is why a task runs TypeScript with typeScriptRunner
+// and what to install for it, said alike of the panel's task lines and of
+// the scripts Scripts reads, so that both ways in say the same.
+const typeScriptInstall = "the panel ran TypeScript with the ts-node of its own image, and node alone runs none; " +
 	"install tsx on the host that runs the tasks (npm install -g tsx), without which their Runs fail with \"tsx: not found\" (exit code 127)"
 
 // panelTask is the panel's "task SCRIPT [ARGS]" as a command run in the

@@ -43,15 +43,17 @@ type Skipped struct {
 	Err       error
 }
 
-// scriptExtensions are the extensions of the scripts the panel runs; .ts
-// is read only to say it is not converted.
+// scriptExtensions are the extensions of the scripts the panel runs.
 var scriptExtensions = []string{".js", ".py", ".sh", ".ts"}
 
 // Scripts reads each script under root (fsys is root's files, root its
 // absolute path as the server sees it) and makes one task and trigger per
 // script whose header comment gives a cron, in the path order of the
 // files, so that reading the same folder again gives the same entries.
-// Every other script read is in the skipped list, saying why.
+// Every other script read is in the skipped list, saying why. The first
+// TypeScript script made a task is noted in the result's problems, as the
+// panel's task SCRIPT.ts is: its task runs it with tsx, which must be
+// installed.
 func Scripts(fsys fs.FS, root string, o ScriptOptions) (Result, []Skipped, error) {
 	var paths []string
 	err := fs.WalkDir(fsys, ".", func(p string, d fs.DirEntry, err error) error {
@@ -79,12 +81,6 @@ func Scripts(fsys fs.FS, root string, o ScriptOptions) (Result, []Skipped, error
 	var res Result
 	var skipped []Skipped
 	for _, p := range paths {
-		if path.Ext(p) == ".ts" {
-			skipped = append(skipped, Skipped{Path: p, Code: CodeScriptTypeScript, Params: map[string]string{"script": path.Base(p)},
-				Why: "the panel runs TypeScript with the ts-node of its own image, and node alone runs none: write its task by hand as tsx " + ScriptWord(path.Base(p)) +
-					" (the Scripts page's New task link does), with tsx installed where the tasks run (npm install -g tsx)"})
-			continue
-		}
 		text, err := readStart(fsys, p, buf)
 		if err != nil {
 			return Result{}, nil, fmt.Errorf("read the script %s: %w", p, err)
@@ -107,8 +103,14 @@ func Scripts(fsys fs.FS, root string, o ScriptOptions) (Result, []Skipped, error
 		if base == "" {
 			base = "script"
 		}
+		script := interpreters[path.Ext(p)] + " " + ScriptWord(path.Base(p))
 		res.Entries = append(res.Entries, Entry{Name: st.unique(base), Title: h.title, Cron: expr, Timezone: o.Zone, Shell: "/bin/sh",
-			Script: interpreters[path.Ext(p)] + " " + ScriptWord(path.Base(p)), WorkingDir: filepath.Join(root, filepath.FromSlash(path.Dir(p)))})
+			Script: script, WorkingDir: filepath.Join(root, filepath.FromSlash(path.Dir(p)))})
+		if path.Ext(p) == ".ts" && !st.typeScriptNoted {
+			st.typeScriptNoted = true
+			res.Problems = append(res.Problems, Problem{Text: p, Kind: Noted, Code: CodeScriptTypeScript, Params: map[string]string{"script": script},
+				Why: "its task is written as " + script + ", here and on every later .ts script: " + typeScriptInstall})
+		}
 	}
 	res.Header = ScriptsHeader
 	return res, skipped, nil

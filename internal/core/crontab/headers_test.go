@@ -73,7 +73,8 @@ func writeScripts(t *testing.T, files map[string]string) string {
 // before the script's name (the panel's, Quantumult X's and Loon's
 // lines), else a cron: line, else cron "…", six fields with seconds
 // first; the title new Env('…')'s, else the tag's; the command its
-// interpreter and the script, run in the script's folder.
+// interpreter (tsx for TypeScript) and the script, run in the script's
+// folder.
 func TestEachScriptsHeaderGivesItsTaskAsThePanelReadsIt(t *testing.T) {
 	t.Parallel()
 	dir := writeScripts(t, pulledRepository)
@@ -89,6 +90,7 @@ func TestEachScriptsHeaderGivesItsTaskAsThePanelReadsIt(t *testing.T) {
 		"jx_sign":     {"京喜签到", "0 0 * * *", "python3 -u jx_sign.py", dir},
 		"sub-jd_joy":  {"宠汪汪", "0 0 8,20 * * *", "node jd_joy.js", filepath.Join(dir, "sub")},
 		"backup_test": {"", "0 2 * * *", "node backup_test.js", dir},
+		"jd_types":    {"", "0 1 * * *", "tsx jd_types.ts", dir},
 	}
 	got := map[string]task{}
 	for _, e := range res.Entries {
@@ -108,7 +110,7 @@ func TestEachScriptsHeaderGivesItsTaskAsThePanelReadsIt(t *testing.T) {
 }
 
 // A script that gives no task — no cron in its header (a version number
-// before its name is none), a cron refused, TypeScript — is listed with
+// before its name is none), a cron refused — is listed with
 // why; files of other extensions, hidden folders and node_modules are not
 // read.
 func TestAScriptWhoseHeaderGivesNoCronIsListedWithWhy(t *testing.T) {
@@ -118,7 +120,7 @@ func TestAScriptWhoseHeaderGivesNoCronIsListedWithWhy(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := map[string]string{"jd_bad.js": "is refused", "jd_no_cron.js": "gives no cron", "jd_types.ts": "ts-node", "sendNotify.js": "gives no cron"}
+	want := map[string]string{"jd_bad.js": "is refused", "jd_no_cron.js": "gives no cron", "sendNotify.js": "gives no cron"}
 	if len(skipped) != len(want) {
 		t.Errorf("skipped %+v, want %v", skipped, want)
 	}

@@ -3,14 +3,11 @@ package crontab
 import (
 	"strings"
 	"testing"
-	"testing/fstest"
 )
 
 // Given the scripts folder, the panel's task SCRIPT.ts runs as tsx
 // SCRIPT.ts there, nothing downloading a runner at run time, and is noted
-// once saying what to install; the Scripts reader, which has no such
-// note, still makes no task of a .ts script and says to write it with
-// tsx, not with npx (which would download one).
+// once saying what to install, not npx (which would download one).
 func TestAPanelsTypeScriptTaskRunsWithTsxNotingWhatToInstall(t *testing.T) {
 	t.Parallel()
 	res, err := Convert(strings.NewReader("0 1 * * * task jd_tool.ts now\n0 2 * * * task jd_other.ts\n"), Options{Zone: "UTC", ScriptsDir: "/srv/ql/scripts"})
@@ -34,12 +31,5 @@ func TestAPanelsTypeScriptTaskRunsWithTsxNotingWhatToInstall(t *testing.T) {
 	}
 	if notes != 1 {
 		t.Errorf("%d TypeScript notes, want 1: %v", notes, res.Problems)
-	}
-	_, skipped, err := Scripts(fstest.MapFS{"jd_tool.ts": {Data: []byte("// cron: 0 1 * * *\n")}}, "/srv/ql/scripts", ScriptOptions{Zone: "UTC"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(skipped) != 1 || skipped[0].Code != CodeScriptTypeScript || !strings.Contains(skipped[0].Why, "tsx jd_tool.ts") || strings.Contains(skipped[0].Why, "npx") {
-		t.Errorf("the Scripts reader of a .ts script: %+v; want it skipped, saying to write it with tsx, not npx", skipped)
 	}
 }

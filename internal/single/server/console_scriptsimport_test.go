@@ -15,8 +15,8 @@ import (
 )
 
 // pulledScripts is a subscription's folder as the panel's ql repo pulls
-// it: scripts whose headers give a cron and a Chinese title, one of no
-// cron, a TypeScript one and a backup the blacklist leaves out.
+// it: scripts whose headers give a cron and a Chinese title, a
+// TypeScript one, one of no cron and a backup the blacklist leaves out.
 var pulledScripts = map[string]string{
 	"owner_repo/jd_bean.js":       "/*\n京豆签到\ncron \"5 0 * * *\" jd_bean.js, tag=京豆签到\n*/\nconst $ = new Env('京豆签到');\n",
 	"owner_repo/jx_farm.py":       "# cron: 0 */2 * * *\n# new Env('京喜农场')\nprint('farm')\n",
@@ -64,11 +64,11 @@ func TestTheScriptsPageMakesTasksFromAFoldersScriptHeadersPreviewedBeforePublish
 	}
 	form := scriptsImportForm(csrf, "owner_repo", "jd", "", "backup")
 	resp, preview := httpcall.Form(t, c, http.MethodPost, site.base+"/scripts/tasks/preview?lang=en", form)
-	// The project, and a task and a trigger for each of the 3 scripts.
-	if resp.StatusCode != http.StatusOK || !strings.Contains(preview, `id="def-preview"`) || strings.Count(preview, `class="change-created"`) != 7 || !strings.Contains(preview, `id="def-confirm"`) {
-		t.Fatalf("the preview: %d, want 200 creating the project and 3 tasks and triggers:\n%s", resp.StatusCode, preview)
+	// The project, and a task and a trigger for each of the 4 scripts.
+	if resp.StatusCode != http.StatusOK || !strings.Contains(preview, `id="def-preview"`) || strings.Count(preview, `class="change-created"`) != 9 || !strings.Contains(preview, `id="def-confirm"`) {
+		t.Fatalf("the preview: %d, want 200 creating the project and 4 tasks and triggers:\n%s", resp.StatusCode, preview)
 	}
-	for _, want := range []string{"jd_bean", "jx_farm", "sub-jd_speed", "util.js", "jd_tool.ts", "ts-node"} {
+	for _, want := range []string{"jd_bean", "jx_farm", "sub-jd_speed", "util.js", "jd_tool.ts", "its task is written as tsx jd_tool.ts", "npm install -g tsx"} {
 		if !strings.Contains(preview, want) {
 			t.Errorf("the preview lacks %q:\n%s", want, preview)
 		}
@@ -87,8 +87,8 @@ func TestTheScriptsPageMakesTasksFromAFoldersScriptHeadersPreviewedBeforePublish
 		t.Fatal(err)
 	}
 	titles := doc.Titles.Tasks
-	if len(doc.Tasks) != 3 || len(doc.Triggers) != 3 {
-		t.Errorf("published %d tasks and %d triggers, want 3 of each", len(doc.Tasks), len(doc.Triggers))
+	if len(doc.Tasks) != 4 || len(doc.Triggers) != 4 {
+		t.Errorf("published %d tasks and %d triggers, want 4 of each", len(doc.Tasks), len(doc.Triggers))
 	}
 	for _, tk := range doc.Tasks {
 		if !strings.HasPrefix(tk.Spec.Command.WorkingDir, site.srv.cfg.ScriptsDir) {
@@ -112,8 +112,8 @@ func TestTheScriptsTasksFormKeepsOnlyMatchedPathsAndRefusesABadExpression(t *tes
 	site, c, csrf := startSignedInConsoleSite(t, apitoken.Admin)
 	writePulledScripts(t, site)
 	_, preview := httpcall.Form(t, c, http.MethodPost, site.base+"/scripts/tasks/preview?lang=en", scriptsImportForm(csrf, "", "jd", "jd_", "backup|sub/"))
-	if strings.Count(preview, `class="change-created"`) != 3 || !strings.Contains(preview, "owner_repo-jd_bean") || strings.Contains(preview, "jx_farm") || strings.Contains(preview, "jd_speed") {
-		t.Errorf("the scripts folder's root with match jd_ and exclude backup|sub/: want only jd_bean's task, trigger and the project:\n%s", preview)
+	if strings.Count(preview, `class="change-created"`) != 5 || !strings.Contains(preview, "owner_repo-jd_bean") || !strings.Contains(preview, "owner_repo-jd_tool") || strings.Contains(preview, "jx_farm") || strings.Contains(preview, "jd_speed") {
+		t.Errorf("the scripts folder's root with match jd_ and exclude backup|sub/: want only jd_bean's and jd_tool's tasks, triggers and the project:\n%s", preview)
 	}
 	resp, page := httpcall.Form(t, c, http.MethodPost, site.base+"/scripts/tasks/preview?lang=zh", scriptsImportForm(csrf, "owner_repo", "jd", "jd_(", ""))
 	if resp.StatusCode != http.StatusBadRequest || !strings.Contains(page, `id="sti-match-error"`) || !strings.Contains(page, "这不是有效的正则表达式") || strings.Contains(page, `id="def-preview"`) {
@@ -179,7 +179,7 @@ func TestABoundUserCannotMakeTasksFromScripts(t *testing.T) {
 }
 
 // The form and its preview speak Chinese on a Chinese page, the scripts
-// made no task of included.
+// made no task of and the note of the TypeScript one included.
 func TestTheScriptsTasksPagesSpeakChinese(t *testing.T) {
 	t.Parallel()
 	site, c, csrf := startSignedInConsoleSite(t, apitoken.Admin)
@@ -188,12 +188,12 @@ func TestTheScriptsTasksPagesSpeakChinese(t *testing.T) {
 		t.Errorf("the form in Chinese:\n%s", page)
 	}
 	_, preview := httpcall.Form(t, c, http.MethodPost, site.base+"/scripts/tasks/preview?lang=zh", scriptsImportForm(csrf, "owner_repo", "jd", "", "backup"))
-	for _, want := range []string{"脚本头部没有写 cron", "仅有 node 无法运行：请手工写它的任务，写成 tsx jd_tool.ts", "有 3 个脚本各生成一个任务和一个触发器", "返回表单"} {
+	for _, want := range []string{"脚本头部没有写 cron", "它的任务写成 tsx jd_tool.ts", "npm install -g tsx", "有 4 个脚本各生成一个任务和一个触发器", "返回表单"} {
 		if !strings.Contains(preview, want) {
 			t.Errorf("the Chinese preview lacks %q:\n%s", want, preview)
 		}
 	}
-	if strings.Contains(preview, "write its task by hand") {
+	if strings.Contains(preview, "write its task by hand") || strings.Contains(preview, "its task is written as") {
 		t.Errorf("the Chinese preview says why in English:\n%s", preview)
 	}
 }
@@ -208,8 +208,8 @@ func TestTheScriptsTasksFormShowsTheStoresRefusalAtConfirmAndPublishesNothing(t 
 	site, c, csrf := startSignedInConsoleSite(t, apitoken.Admin)
 	writePulledScripts(t, site)
 	_, preview := httpcall.Form(t, c, http.MethodPost, site.base+"/scripts/tasks/preview?lang=en", scriptsImportForm(csrf, "owner_repo", "shop", "", "backup"))
-	if strings.Count(preview, `class="change-created"`) != 6 {
-		t.Fatalf("the preview into shop: want 3 tasks and 3 triggers created:\n%s", preview)
+	if strings.Count(preview, `class="change-created"`) != 8 {
+		t.Fatalf("the preview into shop: want 4 tasks and 4 triggers created:\n%s", preview)
 	}
 	before, err := site.srv.store.ProjectDefinitions(t.Context(), "shop", 10)
 	if err != nil {

@@ -61,3 +61,42 @@ func TestAPanelSubscriptionConvertedIsAppliedByADryRun(t *testing.T) {
 		t.Fatalf("dry run of the converted file: %d\n%s%s\nfile:\n%s", code, applied, errOut, out)
 	}
 }
+
+// `crontab scripts` makes a task of a TypeScript script whose header
+// gives a cron, as `crontab convert` writes the panel's task SCRIPT.ts:
+// tsx SCRIPT.ts run in the script's folder, noted once on standard error
+// in the same words of what to install, exiting 0 since no script was
+// left out; the file applies whole.
+func TestCrontabScriptsRunsATypeScriptScriptWithTsxAsCrontabConvertDoes(t *testing.T) {
+	t.Parallel()
+	dir := installedDir(t)
+	scripts := t.TempDir()
+	writeFile(t, scripts, "jd_tool.ts", "// cron: 0 8 * * *\nconst $ = new Env('京东工具');\nexport {}\n")
+	writeFile(t, scripts, "jd_other.ts", "// cron: 0 9 * * *\nexport {}\n")
+	tab := writeFile(t, t.TempDir(), "crontab.list", "0 8 * * * task jd_tool.ts\n")
+	code, scriptsOut, scriptsNote := ql(t, "crontab", "scripts", scripts, "--project", "jd", "--tz", "Asia/Shanghai")
+	if code != 0 {
+		t.Fatalf("scripts: %d %q\n%s", code, scriptsNote, scriptsOut)
+	}
+	code, convertOut, convertNote := ql(t, "crontab", "convert", tab, "--project", "jd", "--tz", "Asia/Shanghai", "--scripts-dir", scripts)
+	if code != 0 {
+		t.Fatalf("convert: %d %q\n%s", code, convertNote, convertOut)
+	}
+	for _, out := range []string{scriptsOut, convertOut} {
+		if !strings.Contains(out, "script: tsx jd_tool.ts\n    workingDir: "+scripts+"\n") {
+			t.Errorf("the file printed:\n%s\nwant jd_tool.ts run as tsx jd_tool.ts in %s", out, scripts)
+		}
+	}
+	if !strings.Contains(scriptsOut, "script: tsx jd_other.ts\n") {
+		t.Errorf("scripts printed:\n%s\nwant jd_other.ts run as tsx jd_other.ts too", scriptsOut)
+	}
+	const install = "install tsx on the host that runs the tasks (npm install -g tsx)"
+	if strings.Count(scriptsNote, install) != 1 || !strings.HasPrefix(scriptsNote, "jd_other.ts: note: its task is written as tsx jd_other.ts") || strings.Contains(scriptsNote, "not converted") ||
+		!strings.Contains(convertNote, install) {
+		t.Errorf("the notes: scripts %q, convert %q; want each saying once %q and nothing left out", scriptsNote, convertNote, install)
+	}
+	file := writeFile(t, t.TempDir(), "jd.yaml", scriptsOut)
+	if code, applied, errOut := ql(t, "apply", "--dry-run", "-f", file, "--data-dir", dir); code != 0 || !strings.Contains(applied, "valid (2 tasks, 2 triggers)") {
+		t.Fatalf("apply --dry-run: %d\n%s%s", code, applied, errOut)
+	}
+}
