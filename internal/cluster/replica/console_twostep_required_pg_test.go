@@ -17,6 +17,7 @@ import (
 // the session signed in there before included, and stopping it there
 // frees them at once; required by `ql users require-two-step on` with
 // the admin role's URL, it walls them again, and the command names them.
+// At the wall, the header offers sign-out and not the pages.
 // Each replica reads the setting from the database at every request.
 func TestEveryReplicaWallsAtOnceWhenTwoStepIsRequiredAnywhere(t *testing.T) {
 	t.Parallel()
@@ -56,6 +57,8 @@ func TestEveryReplicaWallsAtOnceWhenTwoStepIsRequiredAnywhere(t *testing.T) {
 	veraWalled(true)
 	if _, page := getB("/account"); !strings.Contains(page, `id="two-step-required"`) {
 		t.Fatalf("vera's account page on replica b says nothing of the requirement:\n%s", page)
+	} else if header, _, _ := strings.Cut(page, "</header>"); strings.Contains(header, `href="/runs"`) || !strings.Contains(header, `id="signout"`) {
+		t.Fatalf("vera's header at the wall on replica b offers the pages or no sign-out:\n%s", header)
 	}
 	require("off")
 	veraWalled(false)

@@ -672,7 +672,8 @@ func (c *Console) guard(rt route) http.HandlerFunc {
 		}
 		// A user at the two-step wall may only set it up, read the
 		// account page and sign out (twostep_wall.go).
-		if c.walled(checked.Context(), w, r, s, rt) {
+		r, walled := c.walled(checked.Context(), w, r, s, rt)
+		if walled {
 			return
 		}
 		// A user bound to projects: its listings keep its projects' rows,
@@ -1003,7 +1004,7 @@ func (c *Console) signin(w http.ResponseWriter, r *http.Request, _ *session) {
 	done, err := hold.Admit(c.cfg.Writes)
 	if err != nil {
 		retryAfter(w, err)
-		c.renderSignin(w, r, formErrorText(l, err), statusOf(err))
+		c.renderSignin(w, r, c.formError(l, err), statusOf(err))
 		return
 	}
 	defer done()

@@ -34,6 +34,7 @@ var twoStepMessages = map[string]map[string]string{
 		"ts.stepgo":    "Verify and sign in",
 		"ts.back":      "Back to sign-in",
 
+		"log.walled":          "The live output stopped: two-step sign-in is now required for every user of this console, and yours is not set up. Set it up on the Account page, then reload this page to follow the output again.",
 		"ts.walled":           "Two-step sign-in is required for every user of this console, and yours is not set up yet: set it up below before anything else. Until you do, every other page brings you back here; only this page and Sign out work.",
 		"ts.requiredon":       "Two-step sign-in is required for every user of this console, so yours stays on. Lost your phone and your recovery codes? An owner resets it on the server with `ql users reset-two-step NAME`, and you set it up again at your next sign-in.",
 		"ts.everyone":         "Two-step sign-in for everyone",
@@ -72,6 +73,7 @@ var twoStepMessages = map[string]map[string]string{
 		"ts.stepgo":    "验证并登录",
 		"ts.back":      "返回登录",
 
+		"log.walled":          "实时输出已停止：此控制台现在要求每位用户启用两步验证，而你的尚未设置。请在“账号”页设置后，刷新本页继续跟随输出。",
 		"ts.walled":           "此控制台要求每位用户启用两步验证，而你的尚未设置：请先在下方设置。完成之前，其他页面都会把你带回这里，只有本页和“退出”可用。",
 		"ts.requiredon":       "此控制台要求每位用户启用两步验证，因此你的两步验证保持开启。手机和恢复码都丢了？请所有者在服务器上用 `ql users reset-two-step NAME` 重置，你在下次登录时重新设置。",
 		"ts.everyone":         "要求所有用户启用两步验证",

@@ -43,6 +43,9 @@ const (
 // page is what every signed-in template receives.
 type page struct {
 	Lang, CSRF, Token string
+	// Walled: the user is kept at the two-step wall (atWall), and the
+	// header offers only the account page and sign-out.
+	Walled bool
 	// LangEN and LangZH are this page in either language: its address
 	// with ?lang= set (a page answering a form links to where the form
 	// was, since a form's answer cannot be fetched again).
@@ -136,6 +139,7 @@ func (c *Console) pageOf(r *http.Request, s *session, data any) page {
 	}
 	if s != nil {
 		p.CSRF, p.Token, p.CanOperate, p.CanAdmin = s.csrf, s.name, s.scope.Allows(apitoken.Operate), s.scope.Allows(apitoken.Admin)
+		p.Walled = atWall(r.Context())
 		p.CanEnable = c.cfg.Enabler != nil && s.scope.Allows(apitoken.Admin)
 		p.ShowTokens = s.scope.Allows(apitoken.Admin) && c.cfg.TokenAdmin != nil
 		p.ShowWorkers = c.cfg.Workers != nil
@@ -162,6 +166,11 @@ func langHref(r *http.Request, l string) string { return switchHref(r, "lang", l
 // (/definitions for /definitions/preview, /tokens for a token just
 // created).
 func switchHref(r *http.Request, key, v string) string {
+	// At the two-step wall every other page sends the user back to the
+	// account page, which would drop the switch on the way.
+	if atWall(r.Context()) && r.URL.Path != "/account" && !strings.HasPrefix(r.URL.Path, "/account/") {
+		return "/account?" + key + "=" + v
+	}
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
 		if r.URL.Path == "/definitions/new" {
 			// The form again, empty: what was typed is not in the address.

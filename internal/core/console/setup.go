@@ -164,7 +164,7 @@ func (c *Console) setup(w http.ResponseWriter, r *http.Request, _ *session) {
 	done, err := hold.Admit(c.cfg.Writes)
 	if err != nil {
 		retryAfter(w, err)
-		c.renderSetup(w, r, formErrorText(l, err), statusOf(err))
+		c.renderSetup(w, r, c.formError(l, err), statusOf(err))
 		return
 	}
 	defer done()
@@ -184,7 +184,7 @@ func (c *Console) setup(w http.ResponseWriter, r *http.Request, _ *session) {
 	defer func() { try.Settle(time.UnixMilli(c.cfg.NowMs()), wrongCode) }()
 	name, password, code := strings.TrimSpace(r.PostFormValue("user")), r.PostFormValue("password"), r.PostFormValue("code")
 	if err := validate.Name("user name", name); err != nil {
-		c.renderSetup(w, r, formErrorText(l, err), http.StatusBadRequest)
+		c.renderSetup(w, r, c.formError(l, err), http.StatusBadRequest)
 		return
 	}
 	if msg := newPasswordFault(l, name, password, r.PostFormValue("password2")); msg != "" {

@@ -80,7 +80,7 @@ func (c *Console) signinTwoStep(w http.ResponseWriter, r *http.Request, _ *sessi
 	done, err := hold.Admit(c.cfg.Writes)
 	if err != nil {
 		retryAfter(w, err)
-		c.renderSignin(w, r, formErrorText(l, err), statusOf(err))
+		c.renderSignin(w, r, c.formError(l, err), statusOf(err))
 		return
 	}
 	defer done()
@@ -169,5 +169,5 @@ func (c *Console) twoStepRefused(w http.ResponseWriter, r *http.Request, csrf, t
 		return
 	}
 	c.authLog.Failed(authlog.Event{Surface: authlog.SurfaceConsole, Addr: addr, Name: name, Reason: codeFailure(err)})
-	c.renderTwoStep(w, r, csrf, ticket, formErrorText(l, err), http.StatusUnauthorized)
+	c.renderTwoStep(w, r, csrf, ticket, c.formError(l, err), http.StatusUnauthorized)
 }

@@ -100,7 +100,7 @@ func (c *Console) twoStepBegin(w http.ResponseWriter, r *http.Request, s *sessio
 		err = c.cfg.TwoStep.TwoStepBegin(r.Context(), s.userID, secret)
 	}
 	if err != nil {
-		c.renderAccount(w, r, s, twoStepStatus(err), func(d *twoStepData) { d.Error = formErrorText(lang(r), err) })
+		c.renderAccount(w, r, s, twoStepStatus(err), func(d *twoStepData) { d.Error = c.formError(lang(r), err) })
 		return
 	}
 	http.Redirect(w, r, "/account#two-step", http.StatusSeeOther)
@@ -149,7 +149,7 @@ func (c *Console) twoStepConfirm(w http.ResponseWriter, r *http.Request, s *sess
 	}
 	l := lang(r)
 	refuse := func(err error) {
-		c.renderAccount(w, r, s, twoStepStatus(err), func(d *twoStepData) { d.Error = formErrorText(l, err) })
+		c.renderAccount(w, r, s, twoStepStatus(err), func(d *twoStepData) { d.Error = c.formError(l, err) })
 	}
 	ts, err := c.cfg.TwoStep.TwoStepOf(r.Context(), s.userID)
 	if err != nil {
@@ -217,13 +217,13 @@ func (c *Console) twoStepOff(w http.ResponseWriter, r *http.Request, s *session)
 	ts, err := c.cfg.TwoStep.TwoStepOf(r.Context(), s.userID)
 	if err != nil {
 		try.settle(false)
-		refuse(twoStepStatus(err), formErrorText(l, err))
+		refuse(twoStepStatus(err), c.formError(l, err))
 		return
 	}
 	if !ts.On {
 		try.settle(false)
 		err := account.ErrTwoStepOff()
-		refuse(twoStepStatus(err), formErrorText(l, err))
+		refuse(twoStepStatus(err), c.formError(l, err))
 		return
 	}
 	_, err = c.checkTwoStepCode(r.Context(), s.userID, s.name, s.actor(r), ts, r.PostFormValue("code"))
@@ -235,7 +235,7 @@ func (c *Console) twoStepOff(w http.ResponseWriter, r *http.Request, s *session)
 		if isCodeRefusal(err) {
 			c.authLog.Failed(authlog.Event{Surface: authlog.SurfaceConsole, Addr: addr, Name: s.name, Reason: codeFailure(err)})
 		}
-		refuse(twoStepStatus(err), formErrorText(l, err))
+		refuse(twoStepStatus(err), c.formError(l, err))
 		return
 	}
 	http.Redirect(w, r, "/account?"+twoStepOffParam+"#two-step", http.StatusSeeOther)

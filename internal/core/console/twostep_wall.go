@@ -24,26 +24,47 @@ var openBehindWall = map[string]bool{
 // a form is refused with two_step_required. The store answers at each
 // request, so a requirement set on any replica holds from the next page
 // on. A token's session is never walled: a token is no password. A store
-// that cannot answer refuses, as a session it cannot check.
-func (c *Console) walled(ctx context.Context, w http.ResponseWriter, r *http.Request, s *session, rt route) bool {
-	if s.userID == "" || c.cfg.TwoStep == nil || openBehindWall[rt.pattern] {
-		return false
+// that cannot answer refuses, as a session it cannot check. The request
+// it returns says whether the user is at the wall (atWall), so the page
+// it gets shows no links the wall would send back: on the wall's own
+// routes a store that cannot answer leaves the header whole, as each of
+// its links asks again.
+func (c *Console) walled(ctx context.Context, w http.ResponseWriter, r *http.Request, s *session, rt route) (*http.Request, bool) {
+	if s.userID == "" || c.cfg.TwoStep == nil {
+		return r, false
 	}
 	walled, err := c.cfg.TwoStep.TwoStepWalled(ctx, s.userID)
+	if openBehindWall[rt.pattern] {
+		if err == nil && walled {
+			r = r.WithContext(context.WithValue(r.Context(), wallKey{}, true))
+		}
+		return r, false
+	}
 	if err != nil {
 		c.cfg.Log.Warn("console: reading whether two-step sign-in is required", "code", CodeTwoStepStoreFailed, "err", err)
 		c.failWith(w, r, s, http.StatusServiceUnavailable, tr(lang(r), "err.sessioncheck"))
-		return true
+		return r, true
 	}
 	if !walled {
-		return false
+		return r, false
 	}
 	if r.Method == http.MethodGet || r.Method == http.MethodHead {
 		http.Redirect(w, r, "/account#two-step", http.StatusSeeOther)
-		return true
+		return r, true
 	}
-	c.fail(w, r, s, account.ErrTwoStepRequired())
-	return true
+	c.fail(w, r.WithContext(context.WithValue(r.Context(), wallKey{}, true)), s, account.ErrTwoStepRequired())
+	return r, true
+}
+
+// wallKey marks, in a request's context, a user kept at the two-step wall.
+type wallKey struct{}
+
+// atWall reports whether the request's user is kept at the two-step wall:
+// its page's header offers only the account page and sign-out, and its
+// language and colour switches lead to the account page.
+func atWall(ctx context.Context) bool {
+	at, _ := ctx.Value(wallKey{}).(bool)
+	return at
 }
 
 // twoStepRequireForm requires two-step sign-in of every user, or stops

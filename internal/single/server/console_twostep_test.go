@@ -43,12 +43,22 @@ var (
 // database recorded), and turns the owner's two-step on in the browser.
 func startTwoStepSite(t *testing.T) *twoStepSite {
 	t.Helper()
+	return startTwoStepSiteConfigured(t, func(*Config) {})
+}
+
+// startTwoStepSiteConfigured is startTwoStepSite with the server's
+// settings changed by configure.
+func startTwoStepSiteConfigured(t *testing.T, configure func(*Config)) *twoStepSite {
+	t.Helper()
 	now := &atomic.Int64{}
 	start := time.Now().Add(time.Minute).Truncate(account.TwoStepPeriod * time.Second)
 	now.Store(start.UnixMilli())
 	logs := &lockedBuffer{}
 	site := startConsoleSiteConfigured(t, trigger.Cron{Expression: "0 0 3 1 1 *", Timezone: "Asia/Shanghai", MisfirePolicy: trigger.FireOnce}, "true",
-		func(c *Config) { c.Logger, c.NowMs = slog.New(slog.NewTextHandler(logs, nil)), now.Load })
+		func(c *Config) {
+			c.Logger, c.NowMs = slog.New(slog.NewTextHandler(logs, nil)), now.Load
+			configure(c)
+		})
 	s := &twoStepSite{consoleSite: site, logs: logs, now: now}
 	c, csrf := site.signedInUser(t, ownerPassword)
 	if resp, body := httpcall.Form(t, c, http.MethodPost, site.base+"/account/two-step/begin", url.Values{"csrf": {csrf}}); resp.StatusCode != http.StatusSeeOther {
