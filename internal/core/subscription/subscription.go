@@ -380,7 +380,10 @@ func Find(ctx context.Context, r catalog.DefinitionsReader, name string) (Subscr
 // Save publishes f by actor: as a new subscription when name is "", else
 // as the edit of the subscription named name (whose project it keeps,
 // and its URL's credentials when f sends its URL without them:
-// KeepCredentials).
+// KeepCredentials). An edit gives the task the pull script in place of
+// its script or command, and keeps the credential variables a task's
+// env gives from a secret unless f's URL is sent with credentials
+// (apply.PullEntry's CredentialsTyped).
 // It returns the pull task f makes and every refusal: a name holding a
 // control or format character (checkCharacters), f's fields', a
 // name taken (a new one's, in any project) or changed (an edit's), a
@@ -395,6 +398,7 @@ func Save(ctx context.Context, r catalog.DefinitionsReader, svc catalog.Service,
 	if err != nil {
 		return crontab.RepoPull{}, f, []error{err}
 	}
+	sent := f.URL
 	if old, ok := Named(subs, name); ok && name != "" {
 		f.URL = KeepCredentials(f.URL, old.URL)
 	}
@@ -418,7 +422,7 @@ func Save(ctx context.Context, r catalog.DefinitionsReader, svc catalog.Service,
 		return pull, f, []error{FolderTaken(pull.Folder, other)}
 	}
 	e := apply.PullEntry{Project: f.Project, Name: pull.Name, Title: pull.Title, Script: pull.Script, Labels: f.Labels(), LabelPrefix: LabelPrefix,
-		Env: pull.Env, EnvNames: crontab.CredentialVariables(), Enabled: f.Enabled, Cron: f.Cron, Timezone: f.Timezone}
+		Env: pull.Env, EnvNames: crontab.CredentialVariables(), CredentialsTyped: sent != Redacted(sent) && pull.Env != nil, Enabled: f.Enabled, Cron: f.Cron, Timezone: f.Timezone}
 	var text []byte
 	var expect []apply.Expected
 	if name != "" {
