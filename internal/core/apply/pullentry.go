@@ -32,15 +32,16 @@ type PullEntry struct {
 	// removed; the task's other variables are kept.
 	Env      map[string]string
 	EnvNames []string
-	// CredentialsTyped says that Env holds credentials typed into the
-	// edit's URL. Without them, an edited task whose env gives one of
-	// EnvNames from a secret ({secret: NAME}) keeps the variables of
+	// KeepSecretCredentials says that an edited task whose env gives one
+	// of EnvNames from a secret ({secret: NAME}) keeps the variables of
 	// EnvNames as they are, Env unused: the user pointed the task at a
-	// secret by hand, which the credentials the stored URL carries, or
-	// a URL carrying none, must not undo.
-	CredentialsTyped bool
-	Enabled          bool
-	Cron, Timezone   string
+	// secret by hand, which an edit typing no credentials into a URL of
+	// the same host must not undo. Unset (an edit to another host, or
+	// one typing credentials), they are replaced by Env as any are, so
+	// that a secret never follows the task to a host it was not set for.
+	KeepSecretCredentials bool
+	Enabled               bool
+	Cron, Timezone        string
 }
 
 // NewPullFile writes the definitions file creating e's task and trigger
@@ -85,7 +86,7 @@ func NewPullFile(ctx context.Context, r catalog.DefinitionsReader, e PullEntry) 
 // PullEditFile writes the definitions file giving the task and trigger
 // named e.Name of e.Project e's script in place of its script or command
 // (unless e.KeepCommand), subscription labels, credentials (the env of
-// e.EnvNames, a secret set by hand kept: e.CredentialsTyped), schedule
+// e.EnvNames, a secret set by hand kept: e.KeepSecretCredentials), schedule
 // and enabled state, every other field
 // of theirs (the rest of the env, timeout, placement, titles, overlap, …)
 // as it is, so that what was set on the task as a task
@@ -157,10 +158,9 @@ func pullLabels(had map[string]string, e PullEntry) map[string]string {
 
 // pullEnv is the task's env with the variables of e's names replaced by
 // e's, nil when none is left; the task's env as it is when it gives one
-// of them from a secret and e's credentials were not typed.
+// of them from a secret and e keeps such (KeepSecretCredentials).
 func pullEnv(had []task.EnvVar, e PullEntry) any {
-	secret := func(v task.EnvVar) bool { return v.SecretRef != "" && slices.Contains(e.EnvNames, v.Name) }
-	if !e.CredentialsTyped && slices.ContainsFunc(had, secret) {
+	if e.KeepSecretCredentials && SecretCredentials(had, e.EnvNames) {
 		return exportEnv(had)
 	}
 	kept := slices.DeleteFunc(slices.Clone(had), func(v task.EnvVar) bool { return slices.Contains(e.EnvNames, v.Name) })
@@ -177,6 +177,12 @@ func pullEnv(had []task.EnvVar, e PullEntry) any {
 		return nil
 	}
 	return out
+}
+
+// SecretCredentials says whether env gives one of the variables of names
+// from a secret ({secret: NAME}).
+func SecretCredentials(env []task.EnvVar, names []string) bool {
+	return slices.ContainsFunc(env, func(v task.EnvVar) bool { return v.SecretRef != "" && slices.Contains(names, v.Name) })
 }
 
 // ScriptEditFile writes the definitions file giving the task named name

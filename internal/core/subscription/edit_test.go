@@ -131,3 +131,43 @@ func quoteYAML(s string) string {
 	r := strings.NewReplacer(`\`, `\\`, `"`, `\"`, "\n", `\n`)
 	return `"` + r.Replace(s) + `"`
 }
+
+// Credentials the user gave a subscription's task from a secret are set
+// for the scheme, host and port of its URL, to which alone the pull's
+// credential helper gives them: an edit whose URL, sent without
+// credentials, leads to another host, port or scheme removes them from
+// the task's env (it pulls without any there) and says so, never naming
+// the token; one to the same host, its name's case aside, keeps them.
+func TestAnEditToAnotherHostDoesNotCarryASecretCredentialThere(t *testing.T) {
+	t.Parallel()
+	st, svc := newStore(t)
+	pull, _ := crontab.PullOf("https://bot@example.com/o/r.git", "")
+	edits := map[string]string{
+		"repo-o-h": "https://git.example.org/o/h.git",
+		"repo-o-p": "https://example.com:8443/o/p.git",
+		"repo-o-s": "http://example.com/o/s.git",
+		"repo-o-k": "https://EXAMPLE.com/o/k.git",
+	}
+	for name := range edits {
+		applyText(t, svc, []byte("project: jd\ntasks:\n  - name: "+name+"\n    script: "+quoteYAML(pull.Script)+"\n"+
+			"    labels: {subscription/url: \"https://bot@example.com/o/"+name[len(name)-1:]+".git\"}\n"+
+			"    env: {"+crontab.CredentialUserVariable+": bot, "+crontab.CredentialPasswordVariable+": {secret: GH_TOKEN}, HTTPS_PROXY: \"http://proxy:3128\"}\n"))
+	}
+	for name, u := range edits {
+		f := Form{URL: u, Cron: "6 * * * *", Timezone: "UTC", Enabled: true}
+		saved, _, errs := Save(t.Context(), st, svc, f, name, "admin")
+		if len(errs) != 0 {
+			t.Errorf("edit %s to %s: %v; want it published", name, u, errs)
+			continue
+		}
+		tk, _ := taskOf(t, st, "jd", name)
+		got := envOf(tk)
+		want := map[string]string{"HTTPS_PROXY": "http://proxy:3128"}
+		if name == "repo-o-k" {
+			want[crontab.CredentialUserVariable], want[crontab.CredentialPasswordVariable] = "bot", "secret GH_TOKEN"
+		}
+		if !maps.Equal(got, want) || saved.SecretCredentialsDropped != (name != "repo-o-k") {
+			t.Errorf("%s edited to %s: env %v, said dropped %t; want env %v, said dropped %t", name, u, got, saved.SecretCredentialsDropped, want, name != "repo-o-k")
+		}
+	}
+}
