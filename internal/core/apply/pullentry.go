@@ -30,10 +30,18 @@ type PullEntry struct {
 	// Env sets the task's variables of the names in EnvNames (the
 	// credentials its script reads), one of them missing from Env
 	// removed; the task's other variables are kept.
-	Env            map[string]string
-	EnvNames       []string
-	Enabled        bool
-	Cron, Timezone string
+	Env      map[string]string
+	EnvNames []string
+	// KeepSecretCredentials says that an edited task whose env gives one
+	// of EnvNames from a secret ({secret: NAME}) keeps the variables of
+	// EnvNames as they are, Env unused: the user pointed the task at a
+	// secret by hand, which an edit typing no credentials into a URL of
+	// the same host must not undo. Unset (an edit to another host, or
+	// one typing credentials), they are replaced by Env as any are, so
+	// that a secret never follows the task to a host it was not set for.
+	KeepSecretCredentials bool
+	Enabled               bool
+	Cron, Timezone        string
 }
 
 // NewPullFile writes the definitions file creating e's task and trigger
@@ -76,9 +84,10 @@ func NewPullFile(ctx context.Context, r catalog.DefinitionsReader, e PullEntry) 
 }
 
 // PullEditFile writes the definitions file giving the task and trigger
-// named e.Name of e.Project e's script (unless e.KeepCommand),
-// subscription labels, credentials (the env of e.EnvNames), schedule and
-// enabled state, every other field
+// named e.Name of e.Project e's script in place of its script or command
+// (unless e.KeepCommand), subscription labels, credentials (the env of
+// e.EnvNames, a secret set by hand kept: e.KeepSecretCredentials), schedule
+// and enabled state, every other field
 // of theirs (the rest of the env, timeout, placement, titles, overlap, …)
 // as it is, so that what was set on the task as a task
 // stays; a trigger of that name missing is created when e has a cron (an
@@ -93,8 +102,12 @@ func PullEditFile(ctx context.Context, r catalog.DefinitionsReader, e PullEntry)
 	t := exportTaskSpec(cur.Spec)
 	t.Title = d.Titles.Tasks[e.Name]
 	if !e.KeepCommand {
+		// A task runs a command or a script, not both: a task labelled a
+		// subscription by hand whose command is a program and its
+		// arguments gets the pull script in its place. Its shell, a
+		// script's, is kept: both allowed shells run the pull script.
 		script := e.Script
-		t.Script = &script
+		t.Script, t.Command = &script, nil
 	}
 	t.Labels, t.Env = pullLabels(cur.Spec.Labels, e), pullEnv(cur.Spec.Command.Env, e)
 	t.Enabled = nil
@@ -144,8 +157,12 @@ func pullLabels(had map[string]string, e PullEntry) map[string]string {
 }
 
 // pullEnv is the task's env with the variables of e's names replaced by
-// e's, nil when none is left.
+// e's, nil when none is left; the task's env as it is when it gives one
+// of them from a secret and e keeps such (KeepSecretCredentials).
 func pullEnv(had []task.EnvVar, e PullEntry) any {
+	if e.KeepSecretCredentials && SecretCredentials(had, e.EnvNames) {
+		return exportEnv(had)
+	}
 	kept := slices.DeleteFunc(slices.Clone(had), func(v task.EnvVar) bool { return slices.Contains(e.EnvNames, v.Name) })
 	out, _ := exportEnv(kept).(map[string]any)
 	if out == nil {
@@ -160,6 +177,12 @@ func pullEnv(had []task.EnvVar, e PullEntry) any {
 		return nil
 	}
 	return out
+}
+
+// SecretCredentials says whether env gives one of the variables of names
+// from a secret ({secret: NAME}).
+func SecretCredentials(env []task.EnvVar, names []string) bool {
+	return slices.ContainsFunc(env, func(v task.EnvVar) bool { return v.SecretRef != "" && slices.Contains(names, v.Name) })
 }
 
 // ScriptEditFile writes the definitions file giving the task named name

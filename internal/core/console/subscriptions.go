@@ -221,11 +221,14 @@ func (c *Console) subscriptionSave(w http.ResponseWriter, r *http.Request, s *se
 		refuse(errs...)
 		return
 	}
-	action, done := audit.SubscriptionCreated, "sub.done.created"
+	action, done, note := audit.SubscriptionCreated, "sub.done.created", f.Note()
 	if mode == "edit" {
 		action, done = audit.SubscriptionUpdated, "sub.done.updated"
 	}
-	if c.recordSubscription(w, r, s, audit.Subscription(action, s.actor(r), f.Project, pull.Name, subscription.Redacted(f.URL), f.Note()), "subscription "+pull.Name+" was saved") {
+	if pull.SecretCredentialsDropped {
+		done, note = "sub.done.otherhost", note+", the credential variables given from a secret removed (set for another host)"
+	}
+	if c.recordSubscription(w, r, s, audit.Subscription(action, s.actor(r), f.Project, pull.Name, subscription.Redacted(f.URL), note), "subscription "+pull.Name+" was saved") {
 		c.redirectWith(w, r, s, "/subscriptions", flash{Message: fmt.Sprintf(tr(l, done), pull.Name, visibleControls(pull.Folder))})
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/qinglong/qinglong/internal/core/apitoken"
+	"github.com/qinglong/qinglong/internal/core/audit"
 	"github.com/qinglong/qinglong/internal/core/crontab"
 	"github.com/qinglong/qinglong/internal/core/subscription"
 	"github.com/qinglong/qinglong/internal/core/task"
@@ -104,4 +105,41 @@ func taskEnv(t task.Revision) map[string]string {
 		out[v.Name] = cmp.Or(v.Value, v.SecretRef)
 	}
 	return out
+}
+
+// An edit whose URL leads to another host than the one its task's
+// credentials given from a secret were set for removes them (the
+// subscription package's TestAnEditToAnotherHostDoesNotCarryASecretCredentialThere):
+// the page says so, in English and in Chinese, and the audit record too,
+// naming the variables and never the secret's value.
+func TestAnEditToAnotherHostSaysItsSecretCredentialsWereRemoved(t *testing.T) {
+	t.Parallel()
+	site := newScriptsSite(t)
+	for _, name := range []string{"repo-o-r", "repo-o-s"} {
+		applyYAML(t, site.batchSite, "project: jd\ntasks:\n  - name: "+name+"\n    script: \"true\"\n"+
+			"    labels: {subscription/url: \"https://bot@github.com/o/"+name[len(name)-1:]+".git\"}\n"+
+			"    env: {"+crontab.CredentialUserVariable+": bot, "+crontab.CredentialPasswordVariable+": {secret: GH_TOKEN}}\n")
+	}
+	for name, l := range map[string]string{"repo-o-r": "en", "repo-o-s": "zh"} {
+		f := subscriptionForm("jd", "https://gitlab.com/o/"+name[len(name)-1:]+".git", "")
+		f.Set("name", name)
+		w := site.do(apitoken.Admin, "/subscriptions/edit?lang="+l, f)
+		want := map[string]string{"en": "so they were removed from the task's env and it pulls without credentials", "zh": "因此这些凭据已从任务的环境变量中移除"}[l]
+		if w.Code != http.StatusOK || !strings.Contains(html.UnescapeString(w.Body.String()), want) {
+			t.Errorf("the edit of %s to another host (%s): %d; want the page saying %q:\n%s", name, l, w.Code, want, w.Body)
+		}
+	}
+	page, err := site.st.AuditList(t.Context(), audit.Query{Limit: 100})
+	if err != nil {
+		t.Fatal(err)
+	}
+	said := 0
+	for _, rec := range page.Records {
+		if rec.Action == audit.SubscriptionUpdated && strings.Contains(rec.Note, "the credential variables given from a secret removed") {
+			said++
+		}
+	}
+	if said != 2 {
+		t.Errorf("%d audit records of the edits say the credentials were removed; want 2", said)
+	}
 }

@@ -74,6 +74,20 @@ func helperScope(bare string) string {
 	return strings.ToLower(bare[:i]) + "://" + rest
 }
 
+// CredentialScope is the scheme, host and port the pull task of u gives
+// its credentials to (helperScope), lowercased as git matches them; ok is
+// false when u is no http or https URL, to which a pull gives none. An
+// edit keeps credentials only for a URL of the same scope, so that they
+// reach no host they were not set for.
+func CredentialScope(u string) (scope string, ok bool) {
+	bare, _, _, _ := gitCredentials(u)
+	scheme, _, found := strings.Cut(strings.ToLower(bare), "://")
+	if !found || (scheme != "http" && scheme != "https") {
+		return "", false
+	}
+	return strings.ToLower(helperScope(bare)), true
+}
+
 // gitCredentials is what an http or https URL carries before its host,
 // taken out: bare is the URL without it, user and password as git reads
 // them (percent-decoded), ok false when the URL carries none or is of

@@ -45,6 +45,9 @@ type Subscription struct {
 	// Trigger is its trigger's id, "" when the task has no trigger of its
 	// name (then it is pulled by no schedule).
 	Trigger string
+	// SecretCredentials says that its task's env gives a credential
+	// variable (crontab.CredentialVariables) from a secret.
+	SecretCredentials bool
 }
 
 // Form is a subscription as the add and edit forms send it.
@@ -63,7 +66,8 @@ func Of(d catalog.Definitions) []Subscription {
 			continue
 		}
 		l := t.Spec.Labels
-		s := Subscription{Project: d.Project.Name, Name: t.Spec.Name, Title: d.Titles.Tasks[t.Spec.Name], URL: u, Branch: l[LabelBranch], Match: l[LabelMatch], Exclude: l[LabelExclude]}
+		s := Subscription{Project: d.Project.Name, Name: t.Spec.Name, Title: d.Titles.Tasks[t.Spec.Name], URL: u, Branch: l[LabelBranch], Match: l[LabelMatch], Exclude: l[LabelExclude],
+			SecretCredentials: apply.SecretCredentials(t.Spec.Command.Env, crontab.CredentialVariables())}
 		if p, why := crontab.PullOf(s.URL, s.Branch); why == "" {
 			s.Folder = p.Folder
 		}
@@ -377,48 +381,71 @@ func Find(ctx context.Context, r catalog.DefinitionsReader, name string) (Subscr
 	return sub, nil
 }
 
+// Saved is what Save published: the pull task, and whether the edit
+// removed credentials its task's env gave from a secret.
+type Saved struct {
+	crontab.RepoPull
+	// SecretCredentialsDropped says that the credential variables were
+	// removed from the task's env, one given from a secret, because the
+	// edited URL leads to another host (sameCredentialScope) and was
+	// sent without credentials: the task pulls without any until some
+	// are typed into its URL or set in its env again, which the page
+	// says.
+	SecretCredentialsDropped bool
+}
+
 // Save publishes f by actor: as a new subscription when name is "", else
 // as the edit of the subscription named name (whose project it keeps,
 // and its URL's credentials when f sends its URL without them:
-// KeepCredentials).
-// It returns the pull task f makes and every refusal: a name holding a
+// KeepCredentials). An edit gives the task the pull script in place of
+// its script or command, and keeps the credential variables a task's
+// env gives from a secret when f's URL is sent without credentials and
+// leads to the host they were set for (sameCredentialScope), and drops
+// them when it leads elsewhere (Saved.SecretCredentialsDropped).
+// It returns the pull task f makes (Saved) and every refusal: a name holding a
 // control or format character (checkCharacters), f's fields', a
 // name taken (a new one's, in any project) or changed (an edit's), a
 // folder another subscription pulls into (FolderTaken), and the
 // publish's, as an apply of the file it writes refuses it (a cron or
 // zone refused as a trigger's, a change published meanwhile).
-func Save(ctx context.Context, r catalog.DefinitionsReader, svc catalog.Service, f Form, name, actor string) (crontab.RepoPull, Form, []error) {
+func Save(ctx context.Context, r catalog.DefinitionsReader, svc catalog.Service, f Form, name, actor string) (Saved, Form, []error) {
 	if err := checkCharacters("subscription name", name); err != nil {
-		return crontab.RepoPull{}, f, []error{err}
+		return Saved{}, f, []error{err}
 	}
 	subs, err := List(ctx, r)
 	if err != nil {
-		return crontab.RepoPull{}, f, []error{err}
+		return Saved{}, f, []error{err}
 	}
+	sent := f.URL
 	if old, ok := Named(subs, name); ok && name != "" {
 		f.URL = KeepCredentials(f.URL, old.URL)
 	}
 	pull, errs := f.Check()
+	saved := Saved{RepoPull: pull}
 	if len(errs) > 0 {
-		return pull, f, errs
+		return saved, f, errs
 	}
+	keepSecret := false
 	if name != "" {
 		old, ok := Named(subs, name)
 		switch {
 		case !ok:
-			return pull, f, []error{Missing(name)}
+			return saved, f, []error{Missing(name)}
 		case pull.Name != old.Name:
-			return pull, f, []error{Renamed(old.Name, pull.Name)}
+			return saved, f, []error{Renamed(old.Name, pull.Name)}
 		}
 		f.Project = old.Project
+		typed := sent != Redacted(sent) && pull.Env != nil
+		keepSecret = !typed && sameCredentialScope(old.URL, f.URL)
+		saved.SecretCredentialsDropped = old.SecretCredentials && !typed && !keepSecret
 	} else if other, ok := Named(subs, pull.Name); ok {
-		return pull, f, []error{Exists(other)}
+		return saved, f, []error{Exists(other)}
 	}
 	if other, ok := folderTaken(subs, name, pull.Folder); ok {
-		return pull, f, []error{FolderTaken(pull.Folder, other)}
+		return saved, f, []error{FolderTaken(pull.Folder, other)}
 	}
 	e := apply.PullEntry{Project: f.Project, Name: pull.Name, Title: pull.Title, Script: pull.Script, Labels: f.Labels(), LabelPrefix: LabelPrefix,
-		Env: pull.Env, EnvNames: crontab.CredentialVariables(), Enabled: f.Enabled, Cron: f.Cron, Timezone: f.Timezone}
+		Env: pull.Env, EnvNames: crontab.CredentialVariables(), KeepSecretCredentials: keepSecret, Enabled: f.Enabled, Cron: f.Cron, Timezone: f.Timezone}
 	var text []byte
 	var expect []apply.Expected
 	if name != "" {
@@ -430,9 +457,20 @@ func Save(ctx context.Context, r catalog.DefinitionsReader, svc catalog.Service,
 		err = publish(ctx, svc, text, expect, name == "", actor)
 	}
 	if err != nil {
-		return pull, f, []error{err}
+		saved.SecretCredentialsDropped = false
+		return saved, f, []error{err}
 	}
-	return pull, f, nil
+	return saved, f, nil
+}
+
+// sameCredentialScope says whether the pull of edited gives credentials
+// to the scheme, host and port the pull of stored gives them to
+// (crontab.CredentialScope: the credential helper answers those only),
+// both http or https: credentials set for stored reach no other server.
+func sameCredentialScope(stored, edited string) bool {
+	a, ok := crontab.CredentialScope(stored)
+	b, same := crontab.CredentialScope(edited)
+	return ok && same && a == b
 }
 
 // End ends sub by actor: its task loses the labels that made it a
