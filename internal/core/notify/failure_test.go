@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/qinglong/qinglong/internal/testkit/freeport"
 	"github.com/qinglong/qinglong/internal/testkit/smtptest"
 )
 
@@ -37,7 +38,7 @@ func TestEveryWayADeliveryFailsRecordsItsReason(t *testing.T) {
 	t.Cleanup(func() { close(release) })
 	untrusted := httptest.NewTLSServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))
 	t.Cleanup(untrusted.Close)
-	refused := refusedAddr(t)
+	refused := freeport.Refused(t)
 
 	type walk struct {
 		name string

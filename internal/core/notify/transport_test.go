@@ -6,20 +6,9 @@ import (
 	"net/http"
 	"strings"
 	"testing"
-)
 
-// refusedAddr is a local address where nothing listens: a port just
-// given back.
-func refusedAddr(t *testing.T) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := l.Addr().String()
-	l.Close()
-	return addr
-}
+	"github.com/qinglong/qinglong/internal/testkit/freeport"
+)
 
 // nxdomainServer answers every DNS query over UDP that the name does not
 // exist (NXDOMAIN), as a resolver does for a mistyped host; it returns
@@ -61,7 +50,7 @@ func TestAnUnreachableReceiverSaysWhichPartOfTheURLToCheck(t *testing.T) {
 		return (&net.Dialer{}).DialContext(ctx, "udp", dnsAddr)
 	}}}
 	client := &http.Client{Transport: &http.Transport{DialContext: dialer.DialContext}}
-	refused := refusedAddr(t)
+	refused := freeport.Refused(t)
 	const token = "123456789:AAEhBP0av28tUsEr"
 	d := NewDeliverer(DeliveryConfig{Client: client, Secrets: func([]string) (map[string]string, error) {
 		return map[string]string{"hook_url": "http://" + refused + "/bot" + token + "/sendMessage"}, nil

@@ -31,6 +31,7 @@ import (
 	"github.com/qinglong/qinglong/internal/core/qlerror"
 	"github.com/qinglong/qinglong/internal/core/task"
 	"github.com/qinglong/qinglong/internal/core/workerproto"
+	"github.com/qinglong/qinglong/internal/testkit/freeport"
 	"github.com/qinglong/qinglong/internal/testkit/syncbuf"
 	"github.com/qinglong/qinglong/internal/worker/journal"
 )
@@ -1225,19 +1226,11 @@ func TestAWorkerRevokedWhileItDrainsStopsAsRevoked(t *testing.T) {
 	waitFor(t, "the command to be killed", func() bool { return processGone(pid) })
 }
 
-// deadServer returns the URL of a local address nothing listens on: it
-// was listened on and closed, so a connection there is refused at once.
+// deadServer returns the URL of a local address whose connections are
+// refused at once, for the whole test (freeport.Refused).
 func deadServer(t *testing.T) string {
 	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	dead := "http://" + l.Addr().String()
-	if err := l.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return dead
+	return "http://" + freeport.Refused(t)
 }
 
 // A routine stop logs no error: a pull the drain cut short before its
