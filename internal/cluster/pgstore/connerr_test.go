@@ -4,11 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
 	"strings"
 	"testing"
 
 	"github.com/qinglong/qinglong/internal/core/qlerror"
+	"github.com/qinglong/qinglong/internal/testkit/freeport"
 	"github.com/qinglong/qinglong/internal/testkit/pgtest"
 )
 
@@ -168,12 +168,7 @@ func TestAMissingDatabaseIsCodedDatabaseMissingAndSaysHowToCreateIt(t *testing.T
 // to check.
 func TestAServerThatCannotBeReachedIsSaidOnceWithWhatToCheck(t *testing.T) {
 	t.Parallel()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := l.Addr().String()
-	_ = l.Close()
+	addr := freeport.Refused(t)
 	for step, open := range connectsAs {
 		err := open(t.Context(), "postgres://ql_runtime@"+addr+"/qinglong")
 		if !Transient(err) {

@@ -14,6 +14,7 @@ import (
 	"github.com/qinglong/qinglong/internal/core/ids"
 	"github.com/qinglong/qinglong/internal/core/qlerror"
 	"github.com/qinglong/qinglong/internal/core/schedule"
+	"github.com/qinglong/qinglong/internal/testkit/freeport"
 )
 
 // rawConn is a single connection as the runtime role, for driver errors
@@ -86,12 +87,7 @@ func TestALostConnectionIsToldApartFromARequestsOwnDeadline(t *testing.T) {
 	_, termErr := conn.Exec(t.Context(), `SELECT 1`)
 
 	// Nothing listening where the URL points.
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	closedAddr := ln.Addr().String()
-	ln.Close()
+	closedAddr := freeport.Refused(t)
 	_, refusedErr := pgx.Connect(t.Context(), s.withURL(t, func(u *url.URL) { u.Host = closedAddr }))
 	// TLS demanded of a server offering none, and a database that does not
 	// exist (the test server trusts every password).
@@ -253,12 +249,7 @@ func TestAConnectionFailureNamesItsCauseWithoutThePassword(t *testing.T) {
 	if cause := ConnectCause(err); !strings.Contains(cause, "does not exist") || !strings.Contains(cause, "3D000") || strings.Contains(cause, password) {
 		t.Errorf("a database that does not exist: cause %q (from %v), want the server's refusal with its SQLSTATE and no password", cause, err)
 	}
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := l.Addr().String()
-	_ = l.Close()
+	addr := freeport.Refused(t)
 	u.Host = addr
 	_, err = pgx.Connect(t.Context(), u.String())
 	if cause := ConnectCause(err); !strings.Contains(cause, addr) || !strings.Contains(cause, "refused") || strings.Contains(cause, password) {

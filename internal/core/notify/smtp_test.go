@@ -5,13 +5,13 @@ import (
 	"io"
 	"mime"
 	"mime/quotedprintable"
-	"net"
 	"net/http"
 	"net/mail"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/qinglong/qinglong/internal/testkit/freeport"
 	"github.com/qinglong/qinglong/internal/testkit/smtptest"
 )
 
@@ -247,12 +247,7 @@ func TestAnEmailServerThatDoesNotAnswerIsNoAnswerWithinTheTimeout(t *testing.T) 
 		t.Fatalf("send to a mute server: %v (reach %d) after %s, want no answer within %s", err, r, took, timeout)
 	}
 
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	closed := ln.Addr().(*net.TCPAddr).Port
-	_ = ln.Close()
+	_, closed := splitHostPort(t, freeport.Refused(t))
 	c := mailChannel(srv)
 	c.Port = closed
 	r, err = mailer(srv, timeout).send(t.Context(), mailMessage(c))
