@@ -221,13 +221,23 @@ func (f *fixture) endedWithin(t *testing.T, project string, timeout time.Duratio
 	return a
 }
 
+// log is the attempt's whole log as the store holds it. It reads as the
+// replica's log route does, a piece at a time: one
+// statement reading a log of tens of megabytes whole can outlast the
+// runtime role's statement timeout on a loaded machine.
 func (f *fixture) log(t *testing.T, attemptID string) string {
 	t.Helper()
 	var out bytes.Buffer
-	if _, _, err := f.rt.ReadAttemptLog(t.Context(), attemptID, 0, &out); err != nil {
-		t.Fatal(err)
+	for offset := int64(0); ; {
+		next, _, err := f.rt.ReadAttemptLogUpTo(t.Context(), attemptID, offset, 4<<20, &out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if next == offset {
+			return out.String()
+		}
+		offset = next
 	}
-	return out.String()
 }
 
 // scriptTask is a definitions document of project with one task running
