@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"log"
 	"log/slog"
 	"maps"
 	"net/http"
@@ -75,6 +76,9 @@ func newProxy(t *testing.T, target string, rewrite func(*task.Command)) *proxy {
 	transport := &http.Transport{}
 	rp := httputil.NewSingleHostReverseProxy(to)
 	rp.Transport = transport
+	// The worker cancels the sends of a start or renewal still open once
+	// one of them is answered: no error, though the proxy would print each.
+	rp.ErrorLog = log.New(io.Discard, "", 0)
 	rp.ModifyResponse = func(resp *http.Response) error {
 		if p.rewrite == nil || resp.Request.URL.Path != workerproto.PathPull || resp.StatusCode != http.StatusOK {
 			return nil

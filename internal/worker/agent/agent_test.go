@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log"
 	"log/slog"
 	"net"
 	"net/http"
@@ -868,7 +869,7 @@ func TestAWorkerWithTwoReplicasRenewsThroughTheSecondWhenTheFirstHangsAtTheShort
 	if err != nil {
 		t.Fatal(err)
 	}
-	proxy := httputil.NewSingleHostReverseProxy(target)
+	proxy := quietProxy(target)
 	var frozen atomic.Bool
 	var hungRenewals atomic.Int32
 	release := make(chan struct{})
@@ -1078,7 +1079,7 @@ func TestAPullSentAgainToAnotherReplicaCountsItsLeaseFromTheSecondSend(t *testin
 	if err != nil {
 		t.Fatal(err)
 	}
-	proxy := httputil.NewSingleHostReverseProxy(target)
+	proxy := quietProxy(target)
 	// Held past where a copy of the lease counted from the first send
 	// would end (its length less the kill margin of a sixth).
 	hold := time.Duration(leaseMs) * time.Millisecond * 9 / 10
@@ -1226,6 +1227,16 @@ func TestAWorkerRevokedWhileItDrainsStopsAsRevoked(t *testing.T) {
 	waitFor(t, "the command to be killed", func() bool { return processGone(pid) })
 }
 
+// quietProxy forwards to target and prints nothing of a request it could
+// not forward: the worker cancels the sends of a start or renewal still
+// open once one of them is answered, each of which the proxy would print
+// as an error though none is.
+func quietProxy(target *url.URL) *httputil.ReverseProxy {
+	proxy := httputil.NewSingleHostReverseProxy(target)
+	proxy.ErrorLog = log.New(io.Discard, "", 0)
+	return proxy
+}
+
 // deadServer returns the URL of a local address whose connections are
 // refused at once, for the whole test (freeport.Refused).
 func deadServer(t *testing.T) string {
@@ -1298,7 +1309,7 @@ func TestAWorkerGoesOnThroughTheNextServerWhenOneAnswersAsNoIngress(t *testing.T
 	if err != nil {
 		t.Fatal(err)
 	}
-	proxy := httputil.NewSingleHostReverseProxy(target)
+	proxy := quietProxy(target)
 	var down atomic.Bool
 	var pages atomic.Int32
 	front := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -1551,7 +1562,7 @@ func TestARenewalAnsweredWithAnInternalErrorGoesToTheNextServer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	proxy := httputil.NewSingleHostReverseProxy(target)
+	proxy := quietProxy(target)
 	var failing atomic.Bool
 	var internal atomic.Int32
 	front := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

@@ -34,6 +34,21 @@ const (
 	// minLeaseTry is the least time one send of a lease-bound request is
 	// given (see tryTimeout).
 	minLeaseTry = 200 * time.Millisecond
+	// maxOpenSends is how many sends of one lease-bound request may be
+	// open at once before another goes only to a server holding none of
+	// them (see sendBeside): so a replica holds at most the first,
+	// awaited until the lease's kill point, and the one sent beside it
+	// once half of that passed. Each later send has
+	// half the time of the one before, so a third would have a quarter of
+	// what was left (0.43 s at the shortest lease, 3 s, whose renewal has
+	// 1.7 s to the kill point), less than a replica slow on every request
+	// takes (a fifth of the lease, 0.6 s), which answers the first send
+	// in time anyway: it could only serve a replica that lost two sends
+	// in a row and answers the third at once. Unbounded, the halving down
+	// to minLeaseTry held up to five sends of a renewal open on a replica
+	// that hangs, a connection (and a file descriptor, on both sides)
+	// each, for every command the worker runs.
+	maxOpenSends = 2
 	// stallSlack is how far past its own limit a send may end while the
 	// worker runs as it should: the limit's timer fires, and the goroutine
 	// waiting on the send wakes, within it even on a loaded machine. A
@@ -457,6 +472,11 @@ type leaseTry struct {
 // send goes out when the share has passed. The replica takes the same
 // request twice as one (a renewal replayed under the version it replaced
 // gets the same answer), so whichever send it answers first wins.
+//
+// A send goes to a server already holding one of the request's sends only
+// while fewer than maxOpenSends are open (see there); past that, it waits
+// for one of them to end. A server holding none of them is always sent
+// to, so the next replica is never kept from the request.
 func (c *Client) sendBeside(ctx context.Context, path string, at func(began time.Time) any, out any, sent *time.Time) error {
 	tries, stop := context.WithCancel(ctx)
 	defer stop()
@@ -467,6 +487,11 @@ func (c *Client) sendBeside(ctx context.Context, path string, at func(began time
 	// next timer is its share, not a pause after a failure.
 	latest, shareRunning := 0, false
 	var latestServer uint64
+	// open counts the sends not ended yet, in all and on each server (by
+	// its place in c.bases); held says a send is due that the bound holds
+	// back until one of them ends.
+	open, openOn := 0, make([]int, len(c.bases))
+	held := false
 	next := time.NewTimer(0)
 	defer next.Stop()
 	for {
@@ -480,8 +505,14 @@ func (c *Client) sendBeside(ctx context.Context, path string, at func(began time
 				// The latest send's share passed unanswered: it is left in
 				// flight, and the next one goes to the next server.
 				c.failover(latestServer)
+				shareRunning = false
 			}
 			i, base := c.server()
+			on := i % uint64(len(c.bases))
+			if openOn[on] > 0 && open >= maxOpenSends {
+				held = true
+				continue
+			}
 			began := time.Now()
 			body, err := json.Marshal(at(began))
 			if err != nil {
@@ -489,6 +520,8 @@ func (c *Client) sendBeside(ctx context.Context, path string, at func(began time
 			}
 			latest++
 			latestServer, shareRunning = i, true
+			open++
+			openOn[on]++
 			seq, whole := latest, tryTimeout(ctx, wholeBound)
 			go func() {
 				reply := reflect.New(reflect.TypeOf(out).Elem())
@@ -501,6 +534,8 @@ func (c *Client) sendBeside(ctx context.Context, path string, at func(began time
 			}()
 			next.Reset(tryTimeout(ctx, leaseBound))
 		case a := <-answers:
+			open--
+			openOn[a.server%uint64(len(c.bases))]--
 			if a.err == nil {
 				reflect.ValueOf(out).Elem().Set(a.reply.Elem())
 				if sent != nil {
@@ -521,10 +556,11 @@ func (c *Client) sendBeside(ctx context.Context, path string, at func(began time
 				return &gaveUp{path: path, cause: context.Cause(ctx), last: a.err}
 			}
 			c.failover(a.server)
-			if a.seq == latest && shareRunning {
-				// The latest send failed before its share passed: the next
+			if (a.seq == latest && shareRunning) || held {
+				// The latest send failed before its share passed, or a send
+				// the bound held back may go now one has ended: the next
 				// goes out after a pause, as send's do.
-				shareRunning = false
+				shareRunning, held = false, false
 				next.Reset(wait/2 + rand.N(wait/2+1)) //nolint:gosec // G404: pacing, not security
 				wait = min(2*wait, backoffMax)
 			}

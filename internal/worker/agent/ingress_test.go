@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -55,6 +56,12 @@ type ingress struct {
 	renewReplays int
 	lateRenewal  int
 	lateBy       time.Duration
+	// hangRenewals takes every renewal and never answers it, as a hung
+	// replica does, until the worker drops it; renewalsOpen counts those
+	// held now, mostRenewalsOpen the most ever held at once.
+	hangRenewals     bool
+	renewalsOpen     int
+	mostRenewalsOpen int
 	// holdLogs stores each log chunk and holds its answer until the worker
 	// gives the request up, as a replica that commits and answers too late
 	// does; heldGivenUp counts the requests so given up.
@@ -630,7 +637,22 @@ func (in *ingress) renew(w http.ResponseWriter, r *http.Request) {
 	if in.renewals == in.lateRenewal {
 		late = in.lateBy
 	}
+	hang := in.hangRenewals
+	if hang {
+		in.renewalsOpen++
+		in.mostRenewalsOpen = max(in.mostRenewalsOpen, in.renewalsOpen)
+	}
 	in.mu.Unlock()
+	if hang {
+		// Read to its end, so the server watches the connection and the
+		// request's context ends when the worker drops it.
+		_, _ = io.Copy(io.Discard, r.Body)
+		<-r.Context().Done()
+		in.mu.Lock()
+		in.renewalsOpen--
+		in.mu.Unlock()
+		return
+	}
 	time.Sleep(late)
 	in.delayAnswer()
 	in.mu.Lock()
