@@ -4,11 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
 	"github.com/qinglong/qinglong/internal/core/audit"
+	"github.com/qinglong/qinglong/internal/core/crontab"
 	"github.com/qinglong/qinglong/internal/core/plural"
 	"github.com/qinglong/qinglong/internal/core/qlerror"
 	"github.com/qinglong/qinglong/internal/core/scripts"
@@ -18,16 +21,16 @@ import (
 func subscriptionsCommand(opts Options) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "subscriptions",
-		Short: "List, add and remove the subscriptions: git repositories pulled on a schedule into the scripts folder",
+		Short: "List, add, edit and remove the subscriptions: git repositories pulled on a schedule into the scripts folder",
 		Long: `A subscription is the qinglong panel's subscription (its repo command): a task and a trigger named repo-OWNER-REPO[-BRANCH]
 that clone the repository into OWNER_REPO[_BRANCH] of the scripts folder on their first Run and update
 it on each later one, as crontab convert makes of the panel's repo command; its task is labelled with the URL,
 branch, match and exclude, and stays a task (export and apply show and change it). A pull adds no
 task: ` + "`" + opts.Binary + ` crontab scripts` + "`" + ` (or the console's Tasks from this subscription) makes tasks of its
-scripts. add and rm are recorded in the audit trail by name and URL, never the URL's credentials,
+scripts. add, edit and rm are recorded in the audit trail by name and URL, never the URL's credentials,
 and are refused while this device's clock reads behind the newest time the database recorded.`,
 	}
-	c.AddCommand(subscriptionsListCommand(opts), subscriptionsAddCommand(opts), subscriptionsRmCommand(opts))
+	c.AddCommand(subscriptionsListCommand(opts), subscriptionsAddCommand(opts), subscriptionsEditCommand(opts), subscriptionsRmCommand(opts))
 	return c
 }
 
@@ -108,7 +111,7 @@ pull into one folder. Its first pull is its trigger's first fire, or ` + "`" + o
 			defer b.Close()
 			pull, form, errs := subscription.Save(cmd.Context(), b.Definitions, b.Catalog, form, "", actor())
 			if len(errs) > 0 {
-				return errors.Join(errs...)
+				return errors.Join(commandWords(errs, opts.Binary)...)
 			}
 			if b.Record != nil {
 				e := audit.Subscription(audit.SubscriptionCreated, actor(), form.Project, pull.Name, subscription.Redacted(form.URL), form.Note())
@@ -130,6 +133,126 @@ pull into one folder. Its first pull is its trigger's first fire, or ` + "`" + o
 	c.Flags().BoolVar(&disabled, "disabled", false, "add it with its task and trigger disabled")
 	addScriptsFlags(c, &f, opts, true)
 	return c
+}
+
+// subscriptionEditFlags are the flags of what `subscriptions edit` changes.
+var subscriptionEditFlags = []string{"url", "branch", "cron", "tz", "match", "exclude", "enabled", "disabled"}
+
+func subscriptionsEditCommand(opts Options) *cobra.Command {
+	var f scriptsFlags
+	var given subscription.Form
+	var enabled, disabled bool
+	c := &cobra.Command{
+		Use:   "edit NAME",
+		Short: "Edit a subscription: change what its flags give and keep the rest, as the console's edit does",
+		Long: `Edit the subscription NAME as the console's Subscriptions page edits it: what a flag gives
+changes (an empty --branch, --match or --exclude clears it), everything else stays as it is, and so
+does what was set on its task as a task (its other env, timeout, title, other labels and triggers);
+its task gets the pull script of its URL and branch again. Its name and folder follow its repository
+and branch, so a --url or --branch making another name is refused: add that one and remove this one.
+
+Without --url the stored URL is kept with its credentials. A --url typed with a user and token
+replaces the task's credentials; typed without them, it keeps the credential variables its task's env
+gives from a secret if it leads to the same scheme, host and port (the stored URL's user kept in it,
+so that git reads them), and removes them if it leads elsewhere, which the command says.`,
+		Example: "  " + opts.Binary + " subscriptions edit repo-owner-repo --cron '30 */4 * * *' --match 'jd_|jx_' --data-dir /var/lib/qinglong\n" +
+			"  " + opts.Binary + " subscriptions edit repo-owner-repo --url https://TOKEN@github.com/OWNER/REPO.git --disabled --data-dir /var/lib/qinglong",
+		Args: oneArg("subscriptions edit takes one subscription name, such as repo-owner-repo: `" + opts.Binary + " subscriptions list` shows them"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			fs := cmd.Flags()
+			if fs.Changed("enabled") && fs.Changed("disabled") {
+				return Usagef("subscriptions edit takes --enabled or --disabled, not both")
+			}
+			if !slices.ContainsFunc(subscriptionEditFlags, fs.Changed) {
+				return Usagef("subscriptions edit changes only what its flags give, and none was given: give one or more of --%s", strings.Join(subscriptionEditFlags, ", --"))
+			}
+			if _, err := f.folder(opts); err != nil {
+				return err
+			}
+			b, err := openDefinitions(cmd.Context(), opts, &f.db, true)
+			if err != nil {
+				return err
+			}
+			defer b.Close()
+			sub, err := subscription.Find(cmd.Context(), b.Definitions, args[0])
+			if err != nil {
+				return errors.Join(commandWords([]error{err}, opts.Binary)...)
+			}
+			// The stored URL is sent as the console's form shows it, without
+			// its credentials, which Save keeps for a URL sent so.
+			form := subscription.Form{Project: sub.Project, URL: subscription.Redacted(sub.URL), Branch: sub.Branch, Match: sub.Match, Exclude: sub.Exclude,
+				Cron: sub.Cron, Timezone: sub.Timezone, Enabled: sub.Enabled}
+			for _, v := range []struct {
+				flag  string
+				field *string
+				given string
+			}{{"url", &form.URL, given.URL}, {"branch", &form.Branch, given.Branch}, {"cron", &form.Cron, given.Cron},
+				{"tz", &form.Timezone, given.Timezone}, {"match", &form.Match, given.Match}, {"exclude", &form.Exclude, given.Exclude}} {
+				if fs.Changed(v.flag) {
+					*v.field = v.given
+				}
+			}
+			if fs.Changed("enabled") {
+				form.Enabled = enabled
+			}
+			if fs.Changed("disabled") {
+				form.Enabled = !disabled
+			}
+			saved, form, errs := subscription.Save(cmd.Context(), b.Definitions, b.Catalog, form, sub.Name, actor())
+			if len(errs) > 0 {
+				return errors.Join(commandWords(errs, opts.Binary)...)
+			}
+			note := form.Note()
+			if saved.SecretCredentialsDropped {
+				note += ", the credential variables given from a secret removed (set for another host)"
+			}
+			if b.Record != nil {
+				e := audit.Subscription(audit.SubscriptionUpdated, actor(), form.Project, saved.Name, subscription.Redacted(form.URL), note)
+				if err := audit.RecordDone(cmd.Context(), b.Record, e, "subscription "+saved.Name+" was edited"); err != nil {
+					return err
+				}
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "edited subscription %s of project %s, pulling into %s of the scripts folder; pull it now with `%s triggers run %s/%s`\n",
+				saved.Name, form.Project, userText(saved.Folder), opts.Binary, form.Project, saved.Name)
+			if saved.SecretCredentialsDropped {
+				fmt.Fprintf(cmd.OutOrStdout(), "its URL now leads to another host, port or scheme than the one its task's credentials given from a secret (%s, %s) were set for, "+
+					"so they were removed from the task's env and it pulls without credentials: to pull with some, give --url with the user and token, or set those variables in the task's env again\n",
+					crontab.CredentialUserVariable, crontab.CredentialPasswordVariable)
+			}
+			return nil
+		},
+	}
+	c.Flags().StringVar(&given.URL, "url", "", "the repository URL; its owner, repository and --branch must still make NAME (default: the stored one, its credentials kept)")
+	c.Flags().StringVar(&given.Branch, "branch", "", "the branch to pull, empty for the repository's default; it must still make NAME")
+	c.Flags().StringVar(&given.Cron, "cron", "", "when to pull: a cron expression, 5 fields or 6 with seconds first")
+	c.Flags().StringVar(&given.Timezone, "tz", "", "IANA time zone of the cron, e.g. Asia/Shanghai")
+	c.Flags().StringVar(&given.Match, "match", "", "a regular expression: the scripts to make tasks of (the panel's whitelist), empty for none")
+	c.Flags().StringVar(&given.Exclude, "exclude", "", "a regular expression: the scripts to leave out (the panel's blacklist), empty for none")
+	c.Flags().BoolVar(&enabled, "enabled", false, "enable its task and trigger")
+	c.Flags().BoolVar(&disabled, "disabled", false, "disable its task and trigger")
+	addScriptsFlags(c, &f, opts, true)
+	return c
+}
+
+// commandWords are errs with the refusals whose words send the reader to
+// the console (a name taken, a name missing) saying the commands of
+// binary to run instead, their reasons and params as they were.
+func commandWords(errs []error, binary string) []error {
+	out := make([]error, len(errs))
+	for i, err := range errs {
+		p := qlerror.ParamsOf(err)
+		switch qlerror.ReasonOf(err) {
+		case subscription.RefusalExists:
+			err = qlerror.New(qlerror.Conflict, "a subscription named %s exists already (project %s), pulling into the same folder: change it with `%s subscriptions edit %s`, "+
+				"or remove it first with `%s subscriptions rm %s`", p["name"], p["project"], binary, p["name"], binary, p["name"]).
+				Because(subscription.RefusalExists, "name", p["name"], "project", p["project"])
+		case subscription.RefusalMissing:
+			err = qlerror.New(qlerror.NotFound, "there is no subscription named %q (removed, or its task's subscription/url label removed): `%s subscriptions list` lists them", p["name"], binary).
+				Because(subscription.RefusalMissing, "name", p["name"])
+		}
+		out[i] = err
+	}
+	return out
 }
 
 func subscriptionsRmCommand(opts Options) *cobra.Command {
@@ -156,7 +279,7 @@ folder, with the tasks made of its scripts, unless --with-folder deletes it and 
 			defer b.Close()
 			sub, err := subscription.Find(cmd.Context(), b.Definitions, args[0])
 			if err != nil {
-				return err
+				return errors.Join(commandWords([]error{err}, opts.Binary)...)
 			}
 			if err := subscription.End(cmd.Context(), b.Definitions, b.Catalog, sub, actor()); err != nil {
 				return err

@@ -171,3 +171,37 @@ func TestAnEditToAnotherHostDoesNotCarryASecretCredentialThere(t *testing.T) {
 		}
 	}
 }
+
+// A same-host edit whose URL is typed without the user the stored one
+// carries (https://example.com/o/r where https://bot@example.com/o/r.git
+// was stored, the password given from a secret) keeps the secret's
+// variables and the stored user in its URL, so that the pull script gives
+// git the credential helper reading them: without it git would never ask
+// for the credentials and a private repository's pull would fail. The
+// stored URL's password is not carried, the secret giving it.
+func TestASameHostEditWithoutTheUserKeepsItSoGitReadsTheSecretCredentials(t *testing.T) {
+	t.Parallel()
+	st, svc := newStore(t)
+	const token = "ghp_LABEL9"
+	for name, label := range map[string]string{"repo-o-r": "https://bot@example.com/o/r.git", "repo-o-t": "https://bot:" + token + "@example.com/o/t.git"} {
+		had, _ := crontab.PullOf(label, "")
+		applyText(t, svc, []byte("project: jd\ntasks:\n  - name: "+name+"\n    script: "+quoteYAML(had.Script)+"\n"+
+			"    labels: {subscription/url: \""+label+"\"}\n"+
+			"    env: {"+crontab.CredentialUserVariable+": bot, "+crontab.CredentialPasswordVariable+": {secret: GH_TOKEN}}\n"))
+	}
+	want := map[string]string{crontab.CredentialUserVariable: "bot", crontab.CredentialPasswordVariable: "secret GH_TOKEN"}
+	for name, typed := range map[string]string{"repo-o-r": "https://example.com/o/r", "repo-o-t": "https://EXAMPLE.com/o/t"} {
+		saved, _, errs := Save(t.Context(), st, svc, Form{URL: typed, Cron: "6 * * * *", Timezone: "UTC", Enabled: true}, name, "admin")
+		if len(errs) != 0 {
+			t.Fatalf("edit %s to %s: %v", name, typed, errs)
+		}
+		withUser := strings.Replace(typed, "https://", "https://bot@", 1)
+		pull, _ := crontab.PullOf(withUser, "")
+		tk, _ := taskOf(t, st, "jd", name)
+		if got := envOf(tk); !maps.Equal(got, want) || saved.SecretCredentialsDropped || tk.Spec.Labels[LabelURL] != withUser ||
+			tk.Spec.Command.Script != pull.Script || !strings.Contains(strings.ToLower(pull.Script), "credential.https://example.com.helper=") {
+			t.Errorf("%s edited to %s: env %v, dropped %t, url %q, script %q; want env %v kept, the url %s and its script giving git the credential helper",
+				name, typed, got, saved.SecretCredentialsDropped, tk.Spec.Labels[LabelURL], tk.Spec.Command.Script, want, withUser)
+		}
+	}
+}

@@ -400,8 +400,9 @@ type Saved struct {
 // KeepCredentials). An edit gives the task the pull script in place of
 // its script or command, and keeps the credential variables a task's
 // env gives from a secret when f's URL is sent without credentials and
-// leads to the host they were set for (sameCredentialScope), and drops
-// them when it leads elsewhere (Saved.SecretCredentialsDropped).
+// leads to the host they were set for (sameCredentialScope), the stored
+// URL's user carried into it (withStoredUser), and drops them when it
+// leads elsewhere (Saved.SecretCredentialsDropped).
 // It returns the pull task f makes (Saved) and every refusal: a name holding a
 // control or format character (checkCharacters), f's fields', a
 // name taken (a new one's, in any project) or changed (an edit's), a
@@ -419,6 +420,9 @@ func Save(ctx context.Context, r catalog.DefinitionsReader, svc catalog.Service,
 	sent := f.URL
 	if old, ok := Named(subs, name); ok && name != "" {
 		f.URL = KeepCredentials(f.URL, old.URL)
+		if old.SecretCredentials && sent == Redacted(sent) && sameCredentialScope(old.URL, f.URL) {
+			f.URL = withStoredUser(f.URL, old.URL)
+		}
 	}
 	pull, errs := f.Check()
 	saved := Saved{RepoPull: pull}
@@ -461,6 +465,34 @@ func Save(ctx context.Context, r catalog.DefinitionsReader, svc catalog.Service,
 		return saved, f, []error{err}
 	}
 	return saved, f, nil
+}
+
+// withStoredUser is edited, an edit's URL of the stored one's scope
+// (sameCredentialScope), with the user stored carries before its host
+// when edited carries none: the pull script gives git the credential
+// helper only for a URL carrying a user, and the credential variables an
+// edit keeps from a secret reach git through that helper alone, so
+// without the user a private repository's pull would fail. The stored
+// password is never carried: the secret gives it.
+func withStoredUser(edited, stored string) string {
+	if edited != Redacted(edited) {
+		return edited
+	}
+	i := strings.Index(stored, "://")
+	host := stored[i+3:]
+	if j := strings.IndexAny(host, "/?#"); j >= 0 {
+		host = host[:j]
+	}
+	at := strings.LastIndex(host, "@")
+	if at < 0 {
+		return edited
+	}
+	user, _, _ := strings.Cut(host[:at], ":")
+	if user == "" {
+		return edited
+	}
+	i = strings.Index(edited, "://")
+	return edited[:i+3] + user + "@" + edited[i+3:]
 }
 
 // sameCredentialScope says whether the pull of edited gives credentials
