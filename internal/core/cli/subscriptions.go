@@ -202,12 +202,8 @@ so that git reads them), and removes them if it leads elsewhere, which the comma
 			if len(errs) > 0 {
 				return errors.Join(commandWords(errs, opts.Binary)...)
 			}
-			note := form.Note()
-			if saved.SecretCredentialsDropped {
-				note += ", the credential variables given from a secret removed (set for another host)"
-			}
 			if b.Record != nil {
-				e := audit.Subscription(audit.SubscriptionUpdated, actor(), form.Project, saved.Name, subscription.Redacted(form.URL), note)
+				e := audit.Subscription(audit.SubscriptionUpdated, actor(), form.Project, saved.Name, subscription.Redacted(form.URL), saved.AuditNote(form))
 				if err := audit.RecordDone(cmd.Context(), b.Record, e, "subscription "+saved.Name+" was edited"); err != nil {
 					return err
 				}

@@ -221,14 +221,14 @@ func (c *Console) subscriptionSave(w http.ResponseWriter, r *http.Request, s *se
 		refuse(errs...)
 		return
 	}
-	action, done, note := audit.SubscriptionCreated, "sub.done.created", f.Note()
+	action, done := audit.SubscriptionCreated, "sub.done.created"
 	if mode == "edit" {
 		action, done = audit.SubscriptionUpdated, "sub.done.updated"
 	}
 	if pull.SecretCredentialsDropped {
-		done, note = "sub.done.otherhost", note+", the credential variables given from a secret removed (set for another host)"
+		done = "sub.done.otherhost"
 	}
-	if c.recordSubscription(w, r, s, audit.Subscription(action, s.actor(r), f.Project, pull.Name, subscription.Redacted(f.URL), note), "subscription "+pull.Name+" was saved") {
+	if c.recordSubscription(w, r, s, audit.Subscription(action, s.actor(r), f.Project, pull.Name, subscription.Redacted(f.URL), pull.AuditNote(f)), "subscription "+pull.Name+" was saved") {
 		c.redirectWith(w, r, s, "/subscriptions", flash{Message: fmt.Sprintf(tr(l, done), pull.Name, visibleControls(pull.Folder))})
 	}
 }

@@ -394,6 +394,15 @@ type Saved struct {
 	SecretCredentialsDropped bool
 }
 
+// AuditNote is the audit record's note of a save of f: what f holds, and
+// the credentials the save removed.
+func (s Saved) AuditNote(f Form) string {
+	if s.SecretCredentialsDropped {
+		return f.Note() + ", the credential variables given from a secret removed (set for another host)"
+	}
+	return f.Note()
+}
+
 // Save publishes f by actor: as a new subscription when name is "", else
 // as the edit of the subscription named name (whose project it keeps,
 // and its URL's credentials when f sends its URL without them:
