@@ -314,7 +314,7 @@ func sealFlash(id, key string, f flash) (string, bool) {
 		}
 		sf.Data = b
 	}
-	b, err := json.Marshal(sf)
+	b, err := json.Marshal(sf) //nolint:gosec // G117: sealed below, for its own session's cookie only
 	if err != nil {
 		return "", false
 	}
