@@ -119,8 +119,9 @@ func (c *Console) redirectWith(w http.ResponseWriter, r *http.Request, s *sessio
 	key := randomID()
 	f.expiresMs = now + flashTTL.Milliseconds()
 	if v, ok := sealFlash(s.id, key, f); ok {
-		c.makeFlashRoom(w, r, s, now)
-		http.SetCookie(w, c.cookie(c.flashCookieName(key), v, "/", 0))
+		name := c.flashCookieName(key)
+		c.makeFlashRoom(w, r, s, now, len(name)+len(v))
+		http.SetCookie(w, c.cookie(name, v, "/", 0))
 	} else {
 		s.flashes.put(key, f)
 	}
@@ -181,6 +182,14 @@ const flashCookie = "ql_flash_"
 // in front takes of a request's headers.
 const maxFlashCookie = 3000
 
+// maxFlashCookies bounds the names and values of a session's flash cookies
+// in flight together. A browser sends them all with every request, and a
+// proxy in front refuses a request whose Cookie header passes its limit
+// (8 KB a line in nginx by default) before this server could clear any:
+// the session would be locked out until its browser closed. Flashes left
+// unread (pages not followed) are the only way to gather several.
+const maxFlashCookies = 6000
+
 // flashCookieName is the name of the cookie carrying the flash of key:
 // with the __Host- prefix where the cookies are Secure, so no other host
 // of the domain can set one (it could not be opened, but would be sent
@@ -193,6 +202,7 @@ func (c *Console) flashCookieName(key string) string {
 // flash when it opened under the session's key.
 type carriedFlash struct {
 	name, key string
+	size      int
 	f         flash
 	opened    bool
 }
@@ -207,7 +217,7 @@ func (c *Console) carriedFlashes(r *http.Request, s *session) []carriedFlash {
 			continue
 		}
 		f, opened := openFlash(s.id, key, ck.Value)
-		out = append(out, carriedFlash{name: ck.Name, key: key, f: f, opened: opened})
+		out = append(out, carriedFlash{name: ck.Name, key: key, size: len(ck.Name) + len(ck.Value), f: f, opened: opened})
 	}
 	return out
 }
@@ -232,17 +242,21 @@ func (c *Console) takeCarried(w http.ResponseWriter, r *http.Request, s *session
 }
 
 // makeFlashRoom clears the oldest of the session's flash cookies in flight
-// until a new one keeps them within maxFlashes.
-func (c *Console) makeFlashRoom(w http.ResponseWriter, r *http.Request, s *session, nowMs int64) {
+// until a new one of adding bytes (name and value) keeps them within
+// maxFlashes and maxFlashCookies.
+func (c *Console) makeFlashRoom(w http.ResponseWriter, r *http.Request, s *session, nowMs int64, adding int) {
 	var live []carriedFlash
+	total := adding
 	for _, cf := range c.carriedFlashes(r, s) {
 		if cf.opened && cf.f.expiresMs > nowMs {
 			live = append(live, cf)
+			total += cf.size
 		}
 	}
 	slices.SortFunc(live, func(a, b carriedFlash) int { return cmp.Compare(a.f.expiresMs, b.f.expiresMs) })
-	for len(live) >= maxFlashes {
+	for len(live) > 0 && (len(live) >= maxFlashes || total > maxFlashCookies) {
 		http.SetCookie(w, c.cookie(live[0].name, "", "/", -1))
+		total -= live[0].size
 		live = live[1:]
 	}
 }

@@ -1,6 +1,8 @@
 package console
 
 import (
+	"crypto/rand"
+	"encoding/hex"
 	"net/http"
 	"net/url"
 	"strings"
@@ -119,5 +121,42 @@ func TestAnotherSessionPresentingAFlashCookieSeesNothingOfIt(t *testing.T) {
 	}
 	if page := own.do(http.MethodGet, to, nil).Body.String(); !tokenSecret.MatchString(page) {
 		t.Fatalf("the session whose form it was no longer sees its secret:\n%s", page)
+	}
+}
+
+// A session's flash cookies in flight together stay within what a proxy
+// in front takes of a request's Cookie header: results left unread (their
+// pages not followed) are cleared, oldest first, to make room for a new
+// one, which is always kept.
+func TestASessionsUnreadFlashCookiesStayWithinWhatAProxyTakesOfAHeader(t *testing.T) {
+	t.Parallel()
+	p := newReplicaPair(t)
+	br, csrf := p.signIn(t, p.a)
+	// Six large results never read, as six big batches whose pages were
+	// not followed leave: hex of random bytes deflates to about half.
+	for range 6 {
+		noise := make([]byte, 2000)
+		if _, err := rand.Read(noise); err != nil {
+			t.Fatal(err)
+		}
+		key := randomID()
+		v, ok := sealFlash(br.cookies[sessionCookie], key, flash{Message: hex.EncodeToString(noise), expiresMs: p.a.cfg.NowMs() + flashTTL.Milliseconds()})
+		if !ok || len(v) < 2000 {
+			t.Fatalf("a large result sealed to %d characters (carried %v), want a cookie of 2000 or more", len(v), ok)
+		}
+		br.cookies[p.a.flashCookieName(key)] = v
+	}
+	to := createToken(t, br, csrf, "deploy")
+	total := 0
+	for k, v := range br.cookies {
+		if strings.HasPrefix(k, p.a.flashCookieName("")) {
+			total += len(k) + len(v)
+		}
+	}
+	if total > maxFlashCookies {
+		t.Fatalf("the session's flash cookies hold %d bytes of names and values after a new one, want at most %d", total, maxFlashCookies)
+	}
+	if page := br.do(http.MethodGet, to, nil).Body.String(); !tokenSecret.MatchString(page) {
+		t.Fatalf("the new token's secret, made while large results were unread, is not shown:\n%s", page)
 	}
 }
