@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -25,11 +26,16 @@ import (
 
 // batchSite is a console over a real store holding the project shop with
 // the enabled triggers a and b and the disabled trigger off, and a session
-// of each scope (its id is the scope's name, its CSRF value "k").
+// of each scope (its id is the scope's name, its CSRF value "k"), each
+// session's browser keeping the flash cookies the console sets (a form's
+// result rides to its page in one).
 type batchSite struct {
 	c        *Console
 	st       *sqlitestore.Store
 	triggers map[string]string
+
+	mu      sync.Mutex
+	cookies map[apitoken.Scope]map[string]string
 }
 
 // newBatchSite serves the console with every action a standalone server
@@ -48,7 +54,7 @@ func newBatchSite(t *testing.T, configure func(*Config)) *batchSite {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b := &batchSite{st: st, triggers: map[string]string{}}
+	b := &batchSite{st: st, triggers: map[string]string{}, cookies: map[apitoken.Scope]map[string]string{}}
 	for _, name := range []string{"a", "b", "off"} {
 		tg, _, err := svc.PublishTrigger(ctx, p.ID, ids.New(), tk, 0, ids.New(), trigger.Spec{Name: name, Enabled: name != "off",
 			Cron: trigger.Cron{Expression: "0 0 3 1 1 *", Timezone: "UTC", MisfirePolicy: trigger.FireOnce}})
@@ -97,9 +103,37 @@ func (b *batchSite) send(scope apitoken.Scope, path string, form url.Values) *ht
 		r.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 	}
 	r.AddCookie(&http.Cookie{Name: sessionCookie, Value: string(scope)})
+	b.mu.Lock()
+	for k, v := range b.cookies[scope] {
+		r.AddCookie(&http.Cookie{Name: k, Value: v})
+	}
+	b.mu.Unlock()
 	w := httptest.NewRecorder()
 	b.c.ServeHTTP(w, r)
+	b.keep(scope, w)
 	return w
+}
+
+// keep keeps the flash cookies w set in the browser of the session of
+// scope; the others (a language chosen, a theme) are left out, so that
+// each request of a test asks for what its address says alone.
+func (b *batchSite) keep(scope apitoken.Scope, w *httptest.ResponseRecorder) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	jar := b.cookies[scope]
+	if jar == nil {
+		jar = map[string]string{}
+		b.cookies[scope] = jar
+	}
+	for _, ck := range w.Result().Cookies() {
+		switch {
+		case !strings.HasPrefix(ck.Name, flashCookie):
+		case ck.MaxAge < 0:
+			delete(jar, ck.Name)
+		default:
+			jar[ck.Name] = ck.Value
+		}
+	}
 }
 
 // paused reports whether trigger name is paused, and its newest audit

@@ -77,6 +77,9 @@ func TestABoundUserFindsAnotherProjectsObjectsMissingAsAnIDNoObjectHas(t *testin
 		t.Fatal(err)
 	}
 	c.sessions.add(&session{id: "alpha-ops", csrf: "k", userID: id, stamp: account.PasswordStamp(hash), name: "alpha-ops", scope: account.Operator.Scope(), expiresMs: 1 << 62, seenMs: time.Now().UnixMilli()})
+	// The session's browser keeps the flash cookies the console sets: a
+	// form's result rides to its page in one.
+	flashes := map[string]string{}
 	send := func(method, path string, form url.Values) *httptest.ResponseRecorder {
 		r := httptest.NewRequest(method, path, nil)
 		if form != nil {
@@ -85,8 +88,20 @@ func TestABoundUserFindsAnotherProjectsObjectsMissingAsAnIDNoObjectHas(t *testin
 			r.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 		}
 		r.AddCookie(&http.Cookie{Name: sessionCookie, Value: "alpha-ops"})
+		for k, v := range flashes {
+			r.AddCookie(&http.Cookie{Name: k, Value: v})
+		}
 		w := httptest.NewRecorder()
 		c.ServeHTTP(w, r)
+		for _, ck := range w.Result().Cookies() {
+			switch {
+			case !strings.HasPrefix(ck.Name, flashCookie):
+			case ck.MaxAge < 0:
+				delete(flashes, ck.Name)
+			default:
+				flashes[ck.Name] = ck.Value
+			}
+		}
 		return w
 	}
 	charlie, none := of["charlie"], boundObjects{trigger: ids.New(), run: ids.New(), notification: ids.New()}

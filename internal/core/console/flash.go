@@ -1,9 +1,20 @@
 package console
 
 import (
+	"bytes"
+	"cmp"
+	"compress/flate"
 	"context"
+	"crypto/aes"
+	"crypto/cipher"
+	"crypto/rand"
+	"encoding/base64"
+	"encoding/json"
+	"io"
 	"net/http"
 	"net/url"
+	"reflect"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -12,11 +23,22 @@ import (
 // A form that succeeds answers 303 See Other to a page (Post/Redirect/
 // Get), so that the browser's history holds that page, not the POST: Back
 // and reload never send the form again nor ask whether to. What the POST
-// did is a flash: held in the session that sent the form, under a random
-// key the redirect's address names (?flash=KEY), and taken, once, by the
-// first GET that names it. Another session cannot read it (its key is
-// looked up in the requesting session only), a reload finds it gone, and
-// one never taken is forgotten after flashTTL.
+// did is a flash, under a random key the redirect's address names
+// (?flash=KEY), taken, once, by the first GET that names it.
+//
+// The flash rides to that GET in the browser: a cookie named with the key,
+// holding the flash sealed (AES-GCM) under a key derived from the
+// session's cookie token (sessionKey), the flash's key bound in the seal.
+// Whichever replica the GET reaches, and the server started again between
+// the form and its page, opens it from the cookie alone; nothing of it is
+// stored. Another session cannot open it (its token derives another key),
+// the page that takes it clears the cookie, so a reload or another tab
+// finds nothing, and one never taken is not shown after flashTTL, sealed
+// inside, its cookie cleared by the session's next request. A whole result
+// page whose data has no cookie encoding here (carriedPages), or is too
+// large for a cookie (maxFlashCookie), is held in the serving process's
+// memory instead, in the session (flashBox): the redirect reaching another
+// replica, or a restart, shows the page without it.
 
 // flashParam is the query parameter naming a flash.
 const flashParam = "flash"
@@ -43,15 +65,16 @@ type flash struct {
 	expiresMs int64
 }
 
-// flashBox is a session's flashes by key, oldest first.
+// flashBox is a session's flashes held in memory (those no cookie
+// carries) by key, oldest first.
 type flashBox struct {
 	mu   sync.Mutex
 	keys []string
 	byID map[string]flash
 }
 
-// put holds f under a new key and returns the key.
-func (b *flashBox) put(f flash, nowMs int64) string {
+// put holds f under key.
+func (b *flashBox) put(key string, f flash) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.byID == nil {
@@ -61,15 +84,12 @@ func (b *flashBox) put(f flash, nowMs int64) string {
 		delete(b.byID, b.keys[0])
 		b.keys = b.keys[1:]
 	}
-	key := randomID()
-	f.expiresMs = nowMs + flashTTL.Milliseconds()
 	b.byID[key] = f
 	b.keys = append(b.keys, key)
-	return key
 }
 
 // take removes and returns the flash of key, unless it has expired; every
-// expired flash goes with it, so that a secret never shown is not kept in
+// expired flash goes with it, so that a result never shown is not kept in
 // memory past flashTTL by a session that goes on browsing.
 func (b *flashBox) take(key string, nowMs int64) (flash, bool) {
 	b.mu.Lock()
@@ -95,7 +115,17 @@ func (b *flashBox) take(key string, nowMs int64) (flash, bool) {
 // redirectWith answers a form that succeeded: 303 to the page at to,
 // which shows f once.
 func (c *Console) redirectWith(w http.ResponseWriter, r *http.Request, s *session, to string, f flash) {
-	q := url.Values{flashParam: {s.flashes.put(f, c.cfg.NowMs())}}
+	now := c.cfg.NowMs()
+	key := randomID()
+	f.expiresMs = now + flashTTL.Milliseconds()
+	if v, ok := sealFlash(s.id, key, f); ok {
+		name := c.flashCookieName(key)
+		c.makeFlashRoom(w, r, s, now, len(name)+len(v))
+		http.SetCookie(w, c.cookie(name, v, "/", 0))
+	} else {
+		s.flashes.put(key, f)
+	}
+	q := url.Values{flashParam: {key}}
 	// A language or zone the form's address asked for stays the page's.
 	for _, k := range []string{"lang", "tz"} {
 		if v := r.URL.Query().Get(k); v != "" {
@@ -111,17 +141,21 @@ func (c *Console) redirectWith(w http.ResponseWriter, r *http.Request, s *sessio
 
 type flashKey struct{}
 
-// takeFlash takes the flash a GET names from s (on every request of a
-// session, so that the expired ones go). A whole result page is
-// rendered here (shown reports it); a message or a secret rides in the
-// returned request's context for the page (flashOf).
+// takeFlash takes the flash a GET names, from its cookie or from s (on
+// every request of a session, so that the expired ones go). A whole
+// result page is rendered here (shown reports it); a message or a secret
+// rides in the returned request's context for the page (flashOf).
 func (c *Console) takeFlash(w http.ResponseWriter, r *http.Request, s *session) (_ *http.Request, shown bool) {
 	key := ""
 	if r.Method == http.MethodGet {
 		key = r.URL.Query().Get(flashParam)
 	}
+	now := c.cfg.NowMs()
 	// Taken with no key too: that drops the expired ones.
-	f, ok := s.flashes.take(key, c.cfg.NowMs())
+	f, ok := s.flashes.take(key, now)
+	if carried, found := c.takeCarried(w, r, s, key, now); found {
+		f, ok = carried, true
+	}
 	if !ok {
 		return r, false
 	}
@@ -136,4 +170,223 @@ func (c *Console) takeFlash(w http.ResponseWriter, r *http.Request, s *session) 
 func flashOf(r *http.Request) *flash {
 	f, _ := r.Context().Value(flashKey{}).(*flash)
 	return f
+}
+
+// flashCookie begins the name of each flash cookie, the flash's key its
+// rest.
+const flashCookie = "ql_flash_"
+
+// maxFlashCookie bounds a flash cookie's value: with its name and
+// attributes it stays well under the 4 KB a browser keeps of one cookie,
+// and the few a session has in flight at once stay within what a proxy
+// in front takes of a request's headers.
+const maxFlashCookie = 3000
+
+// maxFlashCookies bounds the names and values of a session's flash cookies
+// in flight together. A browser sends them all with every request, and a
+// proxy in front refuses a request whose Cookie header passes its limit
+// (8 KB a line in nginx by default) before this server could clear any:
+// the session would be locked out until its browser closed. Flashes left
+// unread (pages not followed) are the only way to gather several.
+const maxFlashCookies = 6000
+
+// flashCookieName is the name of the cookie carrying the flash of key:
+// with the __Host- prefix where the cookies are Secure, so no other host
+// of the domain can set one (it could not be opened, but would be sent
+// along with every request).
+func (c *Console) flashCookieName(key string) string {
+	return c.formCookieName(flashCookie + key)
+}
+
+// carriedFlash is a flash cookie the request sent: its name, and the
+// flash when it opened under the session's key.
+type carriedFlash struct {
+	name, key string
+	size      int
+	f         flash
+	opened    bool
+}
+
+// carriedFlashes are the flash cookies the request sent.
+func (c *Console) carriedFlashes(r *http.Request, s *session) []carriedFlash {
+	prefix := c.flashCookieName("")
+	var out []carriedFlash
+	for _, ck := range r.Cookies() {
+		key, ok := strings.CutPrefix(ck.Name, prefix)
+		if !ok {
+			continue
+		}
+		f, opened := openFlash(s.id, key, ck.Value)
+		out = append(out, carriedFlash{name: ck.Name, key: key, size: len(ck.Name) + len(ck.Value), f: f, opened: opened})
+	}
+	return out
+}
+
+// takeCarried returns the flash of key the request's cookie carries,
+// unless it has expired, and clears its cookie; every flash cookie that
+// has expired, or that this session cannot open (a session signed out
+// since made it), is cleared with it.
+func (c *Console) takeCarried(w http.ResponseWriter, r *http.Request, s *session, key string, nowMs int64) (flash, bool) {
+	var taken flash
+	found := false
+	for _, cf := range c.carriedFlashes(r, s) {
+		live := cf.opened && cf.f.expiresMs > nowMs
+		if key != "" && cf.key == key {
+			taken, found = cf.f, live
+		} else if live {
+			continue
+		}
+		http.SetCookie(w, c.cookie(cf.name, "", "/", -1))
+	}
+	return taken, found
+}
+
+// makeFlashRoom clears the oldest of the session's flash cookies in flight
+// until a new one of adding bytes (name and value) keeps them within
+// maxFlashes and maxFlashCookies.
+func (c *Console) makeFlashRoom(w http.ResponseWriter, r *http.Request, s *session, nowMs int64, adding int) {
+	var live []carriedFlash
+	total := adding
+	for _, cf := range c.carriedFlashes(r, s) {
+		if cf.opened && cf.f.expiresMs > nowMs {
+			live = append(live, cf)
+			total += cf.size
+		}
+	}
+	slices.SortFunc(live, func(a, b carriedFlash) int { return cmp.Compare(a.f.expiresMs, b.f.expiresMs) })
+	for len(live) > 0 && (len(live) >= maxFlashes || total > maxFlashCookies) {
+		http.SetCookie(w, c.cookie(live[0].name, "", "/", -1))
+		total -= live[0].size
+		live = live[1:]
+	}
+}
+
+// carriedPage is how a whole result page's data goes into a flash cookie
+// and comes out of one: JSON of its one type.
+type carriedPage struct {
+	typ    reflect.Type
+	decode func([]byte) (any, error)
+}
+
+func carriedAs[T any]() carriedPage {
+	return carriedPage{typ: reflect.TypeFor[T](), decode: func(b []byte) (any, error) {
+		var v T
+		err := json.Unmarshal(b, &v)
+		return v, err
+	}}
+}
+
+// carriedPages are the result pages whose data a flash cookie carries:
+// plain values, each whole in JSON. A definitions preview or apply holds
+// the whole file, the project list and each object's change, larger than
+// a cookie takes for all but the smallest files, so it stays in memory.
+var carriedPages = map[string]carriedPage{
+	"batch":    carriedAs[batchData](),
+	"backfill": carriedAs[backfillData](),
+}
+
+// sealedFlash is a flash as its cookie holds it, sealed.
+type sealedFlash struct {
+	Page      string          `json:"p,omitempty"`
+	Data      json.RawMessage `json:"d,omitempty"`
+	Message   string          `json:"m,omitempty"`
+	Secret    string          `json:"s,omitempty"`
+	ExpiresMs int64           `json:"e"`
+}
+
+// The sealed text's first byte says how the rest is written.
+const (
+	sealedPlain    = 'j'
+	sealedDeflated = 'z'
+)
+
+// maxOpenedFlash bounds what an opened flash inflates to.
+const maxOpenedFlash = 1 << 20
+
+// flashAEAD is the cipher of the flashes of the session whose cookie
+// holds id.
+func flashAEAD(id string) cipher.AEAD {
+	// A 32-byte key and the standard nonce: neither call can fail.
+	block, _ := aes.NewCipher(sessionKey(id, "qinglong console flash"))
+	aead, _ := cipher.NewGCM(block)
+	return aead
+}
+
+// sealFlash is the value of the cookie carrying f under key for the
+// session whose cookie holds id; false when f does not go in a cookie
+// (a page not carried, or too large).
+func sealFlash(id, key string, f flash) (string, bool) {
+	sf := sealedFlash{Page: f.Page, Message: f.Message, Secret: f.Secret, ExpiresMs: f.expiresMs}
+	if f.Page != "" {
+		p, ok := carriedPages[f.Page]
+		if !ok || reflect.TypeOf(f.Data) != p.typ {
+			return "", false
+		}
+		b, err := json.Marshal(f.Data)
+		if err != nil {
+			return "", false
+		}
+		sf.Data = b
+	}
+	b, err := json.Marshal(sf) //nolint:gosec // G117: sealed below, for its own session's cookie only
+	if err != nil {
+		return "", false
+	}
+	text := append([]byte{sealedPlain}, b...)
+	// A result page's outcomes repeat their words, and deflated most
+	// batches fit. A token's secret is never compressed: what an observer
+	// may learn from a compressed length must not depend on it.
+	if f.Secret == "" {
+		var z bytes.Buffer
+		z.WriteByte(sealedDeflated)
+		zw, _ := flate.NewWriter(&z, flate.BestCompression) // a valid level: no error
+		_, _ = zw.Write(b)                                  // a bytes.Buffer takes every write
+		_ = zw.Close()
+		text = z.Bytes()
+	}
+	aead := flashAEAD(id)
+	nonce := make([]byte, aead.NonceSize(), aead.NonceSize()+len(text)+aead.Overhead())
+	_, _ = rand.Read(nonce) // crypto/rand never fails on supported platforms
+	v := base64.RawURLEncoding.EncodeToString(aead.Seal(nonce, nonce, text, []byte(key)))
+	return v, len(v) <= maxFlashCookie
+}
+
+// openFlash is the flash of key sealed in v for the session whose cookie
+// holds id; false when it does not open (another session's, another key's,
+// altered) or its page's data does not decode.
+func openFlash(id, key, v string) (flash, bool) {
+	aead := flashAEAD(id)
+	raw, err := base64.RawURLEncoding.DecodeString(v)
+	if err != nil || len(raw) < aead.NonceSize() {
+		return flash{}, false
+	}
+	text, err := aead.Open(nil, raw[:aead.NonceSize()], raw[aead.NonceSize():], []byte(key))
+	if err != nil || len(text) == 0 {
+		return flash{}, false
+	}
+	b := text[1:]
+	switch text[0] {
+	case sealedPlain:
+	case sealedDeflated:
+		if b, err = io.ReadAll(io.LimitReader(flate.NewReader(bytes.NewReader(b)), maxOpenedFlash)); err != nil {
+			return flash{}, false
+		}
+	default:
+		return flash{}, false
+	}
+	var sf sealedFlash
+	if json.Unmarshal(b, &sf) != nil {
+		return flash{}, false
+	}
+	f := flash{Page: sf.Page, Message: sf.Message, Secret: sf.Secret, expiresMs: sf.ExpiresMs}
+	if f.Page != "" {
+		p, ok := carriedPages[f.Page]
+		if !ok {
+			return flash{}, false
+		}
+		if f.Data, err = p.decode(sf.Data); err != nil {
+			return flash{}, false
+		}
+	}
+	return f, true
 }

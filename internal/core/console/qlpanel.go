@@ -253,9 +253,7 @@ func (c *Console) readPanel(r *http.Request, d panelImport, f io.Reader) (qlimpo
 // carry a hash anyone who saw it could test guessed values against; this
 // key is as unguessable as the cookie, which no page shows.
 func previewKey(id string) []byte {
-	m := hmac.New(sha256.New, []byte(id))
-	m.Write([]byte("qinglong panel import preview"))
-	return m.Sum(nil)
+	return sessionKey(id, "qinglong panel import preview")
 }
 
 // panelPreviewOf is plan, file its definitions file, as the page of

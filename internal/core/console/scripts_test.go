@@ -101,6 +101,7 @@ func (s *scriptsSite) upload(t *testing.T, dir string, replace bool, files ...[2
 	r.AddCookie(&http.Cookie{Name: sessionCookie, Value: string(apitoken.Admin)})
 	w := httptest.NewRecorder()
 	s.c.ServeHTTP(w, r)
+	s.keep(apitoken.Admin, w)
 	if to := w.Header().Get("Location"); w.Code == http.StatusSeeOther {
 		return s.send(apitoken.Admin, to, nil)
 	}

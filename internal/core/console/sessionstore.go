@@ -27,9 +27,18 @@ import (
 // send (SameSite=Strict); a page that shows it gives nothing of the
 // cookie away, and the stored digest (SHA-256 of the token) is not it.
 func sessionCSRF(id string) string {
+	return base64.RawURLEncoding.EncodeToString(sessionKey(id, "qinglong console csrf"))
+}
+
+// sessionKey is the key of one use (label) for the session whose cookie
+// holds id: an HMAC of the label under the session's own token. Every
+// replica, and the server started again, derives the same key from the
+// cookie alone; a key of one label gives nothing of another's, nor of the
+// token.
+func sessionKey(id, label string) []byte {
 	m := hmac.New(sha256.New, []byte(id))
-	m.Write([]byte("qinglong console csrf"))
-	return base64.RawURLEncoding.EncodeToString(m.Sum(nil))
+	m.Write([]byte(label))
+	return m.Sum(nil)
 }
 
 // storedSession returns the session of the cookie id from the store, nil
