@@ -21,7 +21,7 @@ var commandLineOnly = []string{"help", "version", "file", "dry-run", "output", "
 	"follow", "max-concurrency", "note", "runs", "ledger", "request-id", "force", "from", "to", "max", "scope", "expires", "role", "owner", "password-stdin",
 	"attempt", "exit-status", "quick", "if-match", "keep-old", "worker", "verbose", "search", "tail", "clock-behind-ok", "system", "account", "match", "exclude",
 	"take-back", "with-state", "all", "adopt-state", "create-only", "yes", "since", "actor", "action", "every-project", "recursive", "archive",
-	"branch", "cron", "disabled", "with-folder", "apply", "registry", "proxy"}
+	"branch", "cron", "disabled", "enabled", "url", "with-folder", "apply", "registry", "proxy"}
 
 // sampleOf is a value a flag of each type accepts, as its variable would
 // give it and as the flag prints it back.
