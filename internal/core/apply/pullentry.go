@@ -40,8 +40,20 @@ type PullEntry struct {
 	// one typing credentials), they are replaced by Env as any are, so
 	// that a secret never follows the task to a host it was not set for.
 	KeepSecretCredentials bool
-	Enabled               bool
-	Cron, Timezone        string
+	// Enabled is the state of the task and its trigger of Name. An edit
+	// setting it (KeepEnabled unset) disables the task and that trigger,
+	// or enables the two, or the task and every trigger of it when it has
+	// none of Name: a task labelled by hand may be fired by triggers of
+	// other names only, and enabling it must make it pull.
+	Enabled bool
+	// KeepEnabled says that an edit leaves the enabled state of the task
+	// and of each of its triggers as it is (one made by the edit takes
+	// Enabled; the trigger of Name of a disabled task is written
+	// disabled, as a file must): the form asked for no change of it, and
+	// the state read of several triggers is not one to write back over
+	// each.
+	KeepEnabled    bool
+	Cron, Timezone string
 }
 
 // NewPullFile writes the definitions file creating e's task and trigger
@@ -87,7 +99,8 @@ func NewPullFile(ctx context.Context, r catalog.DefinitionsReader, e PullEntry) 
 // named e.Name of e.Project e's script in place of its script or command
 // (unless e.KeepCommand), subscription labels, credentials (the env of
 // e.EnvNames, a secret set by hand kept: e.KeepSecretCredentials), schedule
-// and enabled state, every other field
+// and enabled state (unless e.KeepEnabled; the task's other triggers too
+// when enabling one with no trigger of e.Name), every other field
 // of theirs (the rest of the env, timeout, placement, titles, overlap, …)
 // as it is, so that what was set on the task as a task
 // stays; a trigger of that name missing is created when e has a cron (an
@@ -110,9 +123,8 @@ func PullEditFile(ctx context.Context, r catalog.DefinitionsReader, e PullEntry)
 		t.Script, t.Command = &script, nil
 	}
 	t.Labels, t.Env = pullLabels(cur.Spec.Labels, e), pullEnv(cur.Spec.Command.Env, e)
-	t.Enabled = nil
-	if !e.Enabled {
-		t.Enabled = new(false)
+	if !e.KeepEnabled {
+		t.Enabled = enabledField(e.Enabled)
 	}
 	expect := []Expected{{Kind: "task", Name: e.Name, Revision: cur.Revision}}
 	var tr *exportTrigger
@@ -124,20 +136,47 @@ func PullEditFile(ctx context.Context, r catalog.DefinitionsReader, e PullEntry)
 			expect = append(expect, Expected{Kind: "trigger", Name: e.Name, Revision: x.Revision})
 		}
 	}
-	if tr == nil && e.Cron != "" {
+	made := tr == nil && e.Cron != ""
+	if made {
 		tr = &exportTrigger{Name: e.Name, Task: e.Name, Title: e.Title, Misfire: string(trigger.FireOnce)}
 	}
 	doc := statusOnly(d.Project)
 	doc.Tasks = []exportTask{t}
 	if tr != nil {
-		tr.Cron, tr.Timezone, tr.Enabled = e.Cron, e.Timezone, nil
-		if !e.Enabled {
+		tr.Cron, tr.Timezone = e.Cron, e.Timezone
+		if made || !e.KeepEnabled {
+			tr.Enabled = enabledField(e.Enabled)
+		}
+		if t.Enabled != nil {
+			// A definitions file refuses an enabled trigger of a disabled
+			// task: a task kept disabled, whose trigger was left enabled
+			// (the task disabled alone), gets it written disabled, which
+			// fires nothing either way.
 			tr.Enabled = new(false)
 		}
 		doc.Triggers = []exportTrigger{*tr}
 	}
+	if tr == nil && e.Enabled && !e.KeepEnabled {
+		for _, x := range d.Triggers {
+			if x.TaskID == cur.TaskID && !x.Spec.Enabled {
+				other := exportTriggerSpec(e.Name, x.Spec)
+				other.Title, other.Enabled = d.Titles.Triggers[x.Spec.Name], nil
+				doc.Triggers = append(doc.Triggers, other)
+				expect = append(expect, Expected{Kind: "trigger", Name: x.Spec.Name, Revision: x.Revision})
+			}
+		}
+	}
 	text, err := encodeExport(doc)
 	return text, expect, err
+}
+
+// enabledField is a task's or trigger's enabled field of a definitions
+// file: left out when enabled, as an export writes it.
+func enabledField(enabled bool) *bool {
+	if enabled {
+		return nil
+	}
+	return new(false)
 }
 
 // pullLabels are the task's labels with those of e's prefix replaced by

@@ -153,8 +153,14 @@ and branch, so a --url or --branch making another name is refused: add that one 
 
 Without --url the stored URL is kept with its credentials. A --url typed with a user and token
 replaces the task's credentials; typed without them, it keeps the credential variables its task's env
-gives from a secret if it leads to the same scheme, host and port (the stored URL's user kept in it,
-so that git reads them), and removes them if it leads elsewhere, which the command says.`,
+gives from a secret if it leads to the same scheme, host and port (the stored URL's user kept in it),
+and removes them if it leads elsewhere, which the command says.
+
+A subscription is enabled when its task is and one of its triggers at least (of its name, or of
+another a task labelled by hand is fired by), as list shows. Unless --enabled or --disabled changes
+that, the enabled state of its task and of each of its triggers stays as it is; --disabled disables
+its task and its trigger of its name, --enabled enables the two, or the task and all its triggers
+when it has none of its name.`,
 		Example: "  " + opts.Binary + " subscriptions edit repo-owner-repo --cron '30 */4 * * *' --match 'jd_|jx_' --data-dir /var/lib/qinglong\n" +
 			"  " + opts.Binary + " subscriptions edit repo-owner-repo --url https://TOKEN@github.com/OWNER/REPO.git --disabled --data-dir /var/lib/qinglong",
 		Args: oneArg("subscriptions edit takes one subscription name, such as repo-owner-repo: `" + opts.Binary + " subscriptions list` shows them"),
@@ -166,18 +172,11 @@ so that git reads them), and removes them if it leads elsewhere, which the comma
 			if !slices.ContainsFunc(subscriptionEditFlags, fs.Changed) {
 				return Usagef("subscriptions edit changes only what its flags give, and none was given: give one or more of --%s", strings.Join(subscriptionEditFlags, ", --"))
 			}
-			if _, err := f.folder(opts); err != nil {
-				return err
-			}
-			b, err := openDefinitions(cmd.Context(), opts, &f.db, true)
+			b, _, sub, err := openSubscription(cmd.Context(), opts, &f, args[0])
 			if err != nil {
 				return err
 			}
 			defer b.Close()
-			sub, err := subscription.Find(cmd.Context(), b.Definitions, args[0])
-			if err != nil {
-				return errors.Join(commandWords([]error{err}, opts.Binary)...)
-			}
 			// The stored URL is sent as the console's form shows it, without
 			// its credentials, which Save keeps for a URL sent so.
 			form := subscription.Form{Project: sub.Project, URL: subscription.Redacted(sub.URL), Branch: sub.Branch, Match: sub.Match, Exclude: sub.Exclude,
@@ -224,8 +223,8 @@ so that git reads them), and removes them if it leads elsewhere, which the comma
 	c.Flags().StringVar(&given.Timezone, "tz", "", "IANA time zone of the cron, e.g. Asia/Shanghai")
 	c.Flags().StringVar(&given.Match, "match", "", "a regular expression: the scripts to make tasks of (the panel's whitelist), empty for none")
 	c.Flags().StringVar(&given.Exclude, "exclude", "", "a regular expression: the scripts to leave out (the panel's blacklist), empty for none")
-	c.Flags().BoolVar(&enabled, "enabled", false, "enable its task and trigger")
-	c.Flags().BoolVar(&disabled, "disabled", false, "disable its task and trigger")
+	c.Flags().BoolVar(&enabled, "enabled", false, "enable it if it is disabled: its task and trigger (all its triggers when none has its name)")
+	c.Flags().BoolVar(&disabled, "disabled", false, "disable it if it is enabled: its task and trigger")
 	addScriptsFlags(c, &f, opts, true)
 	return c
 }
@@ -264,19 +263,11 @@ folder, with the tasks made of its scripts, unless --with-folder deletes it and 
 		Example: "  " + opts.Binary + " subscriptions rm repo-owner-repo --data-dir /var/lib/qinglong",
 		Args:    oneArg("subscriptions rm takes one subscription name, such as repo-owner-repo (subscriptions list shows them)"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			folder, err := f.folder(opts)
-			if err != nil {
-				return err
-			}
-			b, err := openDefinitions(cmd.Context(), opts, &f.db, true)
+			b, folder, sub, err := openSubscription(cmd.Context(), opts, &f, args[0])
 			if err != nil {
 				return err
 			}
 			defer b.Close()
-			sub, err := subscription.Find(cmd.Context(), b.Definitions, args[0])
-			if err != nil {
-				return errors.Join(commandWords([]error{err}, opts.Binary)...)
-			}
 			if err := subscription.End(cmd.Context(), b.Definitions, b.Catalog, sub, actor()); err != nil {
 				return err
 			}
@@ -310,6 +301,27 @@ folder, with the tasks made of its scripts, unless --with-folder deletes it and 
 	c.Flags().BoolVar(&withFolder, "with-folder", false, "also delete its folder in the scripts folder, with all it holds")
 	addScriptsFlags(c, &f, opts, true)
 	return c
+}
+
+// openSubscription opens the data directory's database for a change of
+// the subscription named name (openDefinitions) and reads it, with the
+// scripts folder it pulls into; the caller closes the backend. A name no
+// subscription has is refused in the commands' words (commandWords).
+func openSubscription(ctx context.Context, opts Options, f *scriptsFlags, name string) (*Backend, *scripts.Folder, subscription.Subscription, error) {
+	folder, err := f.folder(opts)
+	if err != nil {
+		return nil, nil, subscription.Subscription{}, err
+	}
+	b, err := openDefinitions(ctx, opts, &f.db, true)
+	if err != nil {
+		return nil, nil, subscription.Subscription{}, err
+	}
+	sub, err := subscription.Find(ctx, b.Definitions, name)
+	if err != nil {
+		b.Close()
+		return nil, nil, subscription.Subscription{}, errors.Join(commandWords([]error{err}, opts.Binary)...)
+	}
+	return b, folder, sub, nil
 }
 
 // openDefinitions opens the data directory's database for the

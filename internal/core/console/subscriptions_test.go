@@ -442,6 +442,40 @@ func TestAHandLabelledTaskWithoutATriggerIsASubscriptionPulledByNoSchedule(t *te
 	}
 }
 
+// A task labelled subscription/url that a trigger of another name fires
+// is listed as enabled, its schedule saying that its task's other
+// triggers pull it, with no Pull now (which runs a trigger of its name);
+// one of a disabled task reads as disabled.
+func TestTheListShowsASubscriptionFiredByATriggerOfAnotherNameAsEnabled(t *testing.T) {
+	t.Parallel()
+	site := newScriptsSite(t)
+	doc, err := apply.Parse("jd.yaml", []byte(`project: jd
+tasks:
+  - name: repo-o-r
+    script: "true"
+    labels: {subscription/url: "https://github.com/o/r.git"}
+  - name: repo-o-s
+    script: "true"
+    enabled: false
+    labels: {subscription/url: "https://github.com/o/s.git"}
+triggers:
+  - {name: pull-r, task: repo-o-r, cron: "0 * * * *", timezone: UTC, misfire: skip}
+  - {name: pull-s, task: repo-o-s, cron: "0 * * * *", timezone: UTC, misfire: skip, enabled: false}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := apply.Apply(t.Context(), *site.c.cfg.Definitions, doc, ids.New); err != nil {
+		t.Fatal(err)
+	}
+	page := html.UnescapeString(site.send(apitoken.Admin, "/subscriptions?lang=en", nil).Body.String())
+	r, s, _ := strings.Cut(page, `id="sub-repo-o-s"`)
+	if !strings.Contains(r, `id="sub-repo-o-r"`) || !strings.Contains(r, "its task's other triggers pull it") || !strings.Contains(r, `class="sub-enabled">yes`) ||
+		strings.Contains(r, `class="sub-pull"`) || !strings.Contains(s, `class="sub-enabled">no`) {
+		t.Fatalf("the list:\n%s", page)
+	}
+}
+
 // Two subscriptions never share a folder: one added, or edited, into the
 // folder another pulls into (o/r on branch a and o/r_a both pull into
 // o_r_a), or into one inside or around it (branch a/b's o_r_a/b), is

@@ -31,6 +31,28 @@ func credentialHelper(scope string) string {
 	return "-c credential.helper= -c " + scopedHelper(scope)
 }
 
+// envGitName is the shell function the pull script of an http or https
+// URL carrying no credentials runs git by (envGit).
+const envGitName = "pull_git"
+
+// envGit defines envGitName for the URLs of scope: git given the
+// credential helper (credentialHelper, so scoped likewise and the
+// account's helpers dropped, which could store what it answers) when the
+// task's env gives a credential variable, as from a secret for a URL
+// stored without a user, which git would otherwise never read; git as the
+// account configures it when the env gives none, its own helpers asked as
+// they always were for such a URL. The test is the shell's own builtin,
+// so the values are on no command line.
+func envGit(scope string) string {
+	return envGitName + "() {\n" +
+		`  if [ -n "${` + CredentialUserVariable + `:-}${` + CredentialPasswordVariable + `:-}" ]; then` + "\n" +
+		"    git " + credentialHelper(scope) + ` "$@"` + "\n" +
+		"  else\n" +
+		`    git "$@"` + "\n" +
+		"  fi\n" +
+		"}\n"
+}
+
 // helperCommand is the credential helper's command: it answers git's
 // "get" with the two variables, expanded by its own shell.
 const helperCommand = `!f() { test "$1" = get || return 0; printf "username=%s\npassword=%s\n" "$` +

@@ -197,8 +197,101 @@ func TestOnlyAnHTTPURLsCredentialsMoveToThePullTasksEnv(t *testing.T) {
 				t.Errorf("%s: %s is %q, want %q", url, k, p.Env[k], v)
 			}
 		}
-		if strings.Contains(p.Script, "credential.helper") != (want.env != nil) {
-			t.Errorf("%s: the script gives a credential helper without credentials, or none with them:\n%s", url, p.Script)
+		// An http or https URL without credentials gets the helper too, for
+		// credentials its task's env may be given from a secret, but only
+		// when the env gives them (envGit).
+		web := strings.HasPrefix(strings.ToLower(url), "http")
+		if strings.Contains(p.Script, "credential.helper") != web || strings.Contains(p.Script, envGitName+"()") != (web && want.env == nil) {
+			t.Errorf("%s: the script gives a credential helper to a URL of no http or https, or none to one, or not by the env's:\n%s", url, p.Script)
 		}
+	}
+}
+
+// A subscription whose URL names no user (https://host/o/r) pulls a
+// private repository over HTTP with the user and password its task's env
+// gives, as from a secret, git reading them through the pull script's
+// credential helper, on its clone and on its fetches; without them the
+// server refuses the pull, and neither the script nor git's output holds
+// the token.
+func TestAPullOfAURLWithoutAUserReadsTheCredentialsItsTasksEnvGives(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	served, work, home, scripts := filepath.Join(root, "served"), filepath.Join(root, "work"), filepath.Join(root, "home"), filepath.Join(root, "scripts")
+	if err := os.MkdirAll(home, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	bareRepo(t, filepath.Join(served, "owner", "repo.git"), work)
+	commit := func(content string) {
+		if err := os.WriteFile(filepath.Join(work, "jd_a.js"), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		git(t, work, "add", "jd_a.js")
+		git(t, work, "commit", "-q", "-m", content)
+		git(t, work, "push", "-q", "origin", "HEAD:main")
+	}
+	commit("// first\n")
+	p, why := PullOf(gitServer(t, served)+"/owner/repo.git", "main")
+	if why != "" || p.Env != nil {
+		t.Fatalf("the pull task of a URL without a user: %s, env %v; want one with no env of its own", why, p.Env)
+	}
+	pull := func(env map[string]string) (string, error) {
+		cmd := exec.Command("/bin/sh", "-c", p.Script)
+		cmd.Dir, cmd.Env = t.TempDir(), gitEnv(home, scripts, env)
+		out, err := cmd.CombinedOutput()
+		return string(out), err
+	}
+	if out, err := pull(nil); err == nil {
+		t.Fatalf("the server let a pull without credentials clone:\n%s", out)
+	}
+	secret := map[string]string{CredentialUserVariable: gitUser, CredentialPasswordVariable: gitToken}
+	folder := filepath.Join(scripts, p.Folder)
+	for _, step := range []string{"// first\n", "// second\n"} {
+		if step != "// first\n" {
+			commit(step)
+		}
+		out, err := pull(secret)
+		if err != nil {
+			t.Fatalf("the pull with the env's credentials: %v\n%s", err, out)
+		}
+		if got, err := os.ReadFile(filepath.Join(folder, "jd_a.js")); err != nil || string(got) != step {
+			t.Errorf("after the pull jd_a.js is %q (%v), want %q", got, err, step)
+		}
+		if strings.Contains(out, gitTokenPart) || strings.Contains(p.Script, gitTokenPart) {
+			t.Errorf("the script or git's output holds the token:\n%s\n%s", p.Script, out)
+		}
+	}
+}
+
+// A subscription whose URL carries no credentials and whose task's env
+// gives none pulls with the credentials the server account's own git
+// configuration gives (its credential helper, here git's store of
+// ~/.git-credentials), as it always did: the pull script's helper, which
+// drops the account's, is given to git only when the env gives some.
+func TestAPullWithoutCredentialsOfItsOwnAsksTheAccountsCredentialHelper(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	served, work, home := filepath.Join(root, "served"), filepath.Join(root, "work"), filepath.Join(root, "home")
+	if err := os.MkdirAll(home, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	bareRepo(t, filepath.Join(served, "owner", "repo.git"), work)
+	git(t, work, "commit", "-q", "--allow-empty", "-m", "first")
+	git(t, work, "push", "-q", "origin", "HEAD:main")
+	server := gitServer(t, served)
+	if err := os.WriteFile(filepath.Join(home, ".gitconfig"), []byte("[credential]\n\thelper = store\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(home, ".git-credentials"), []byte(withToken(server)+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	p, _ := PullOf(server+"/owner/repo.git", "main")
+	scripts := t.TempDir()
+	cmd := exec.Command("/bin/sh", "-c", p.Script)
+	cmd.Dir, cmd.Env = t.TempDir(), gitEnv(home, scripts, nil)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("the pull with the account's stored credentials: %v\n%s", err, out)
+	}
+	if _, err := os.Stat(filepath.Join(scripts, p.Folder, ".git")); err != nil {
+		t.Errorf("the pull made no clone: %v", err)
 	}
 }

@@ -86,11 +86,12 @@ func withToken(u string) string {
 }
 
 // A pull task's credential helper answers git for the subscription's own
-// scheme, host and port only: a subscription whose server redirects git
-// to another host, or to another port of its own, pulls nothing there
-// and the other end never receives the token (git asked it, and failed
-// for want of credentials), while a subscription of that other end
-// itself still pulls with it.
+// scheme, host and port only, whether the token came in its URL or its
+// env gives it (from a secret) to a URL without a user: a subscription
+// whose server redirects git to another host, or to another port of its
+// own, pulls nothing there and the other end never receives the token
+// (git asked it, and failed for want of credentials), while a
+// subscription of that other end itself still pulls with it.
 func TestAPullTasksCredentialsGoToItsOwnHostOnlyNotWhereARedirectLeads(t *testing.T) {
 	t.Parallel()
 	root := t.TempDir()
@@ -109,22 +110,28 @@ func TestAPullTasksCredentialsGoToItsOwnHostOnlyNotWhereARedirectLeads(t *testin
 		{"another host, the same port", own.host("localhost"), own},
 		{"another port of the same host", other.host("127.0.0.1"), other},
 	} {
-		p, why := PullOf(withToken(own.URL)+"/to/"+c.to+"/owner/repo.git", "main")
-		if why != "" {
-			t.Fatal(why)
-		}
-		scripts := t.TempDir()
-		cmd := exec.Command("/bin/sh", "-c", p.Script)
-		cmd.Dir, cmd.Env = t.TempDir(), gitEnv(home, scripts, p.Env)
-		out, err := cmd.CombinedOutput()
-		if asked, told := c.at.counts(c.to); asked == 0 || told != 0 {
-			t.Errorf("%s: the other end was asked %d times, %d with the token; want asked, never told", c.why, asked, told)
-		}
-		if err == nil || strings.Contains(string(out), gitTokenPart) {
-			t.Errorf("%s: the pull %v; want it failed for want of credentials, its output without the token:\n%s", c.why, err, out)
-		}
-		if _, err := os.Stat(filepath.Join(scripts, p.Folder, ".git")); err == nil {
-			t.Errorf("%s: the pull made its clone", c.why)
+		for _, inURL := range []bool{true, false} {
+			why := c.why + ", the token in the URL"
+			p, _ := PullOf(withToken(own.URL)+"/to/"+c.to+"/owner/repo.git", "main")
+			env := p.Env
+			if !inURL {
+				why = c.why + ", the token in the env of a URL without a user"
+				p, _ = PullOf(own.URL+"/to/"+c.to+"/owner/repo.git", "main")
+				env = map[string]string{CredentialUserVariable: gitUser, CredentialPasswordVariable: gitToken}
+			}
+			scripts := t.TempDir()
+			cmd := exec.Command("/bin/sh", "-c", p.Script)
+			cmd.Dir, cmd.Env = t.TempDir(), gitEnv(home, scripts, env)
+			out, err := cmd.CombinedOutput()
+			if asked, told := c.at.counts(c.to); asked == 0 || told != 0 {
+				t.Errorf("%s: the other end was asked %d times, %d with the token; want asked, never told", why, asked, told)
+			}
+			if err == nil || strings.Contains(string(out), gitTokenPart) {
+				t.Errorf("%s: the pull %v; want it failed for want of credentials, its output without the token:\n%s", why, err, out)
+			}
+			if _, err := os.Stat(filepath.Join(scripts, p.Folder, ".git")); err == nil {
+				t.Errorf("%s: the pull made its clone", why)
+			}
 		}
 	}
 	p, _ := PullOf(withToken(other.URL)+"/owner/repo.git", "main")

@@ -153,6 +153,9 @@ func ownerAndRepo(u string) bool {
 // command line, not in the clone's .git/config, and sent nowhere else; a
 // fetch writes the URL without them there too, over a clone an earlier
 // script made with them.
+// An http(s) URL carrying none is pulled through envGit: a task whose env
+// gives the credential variables (from a secret, its URL stored without
+// a user) has git read them through the same helper.
 func (s subscription) pullScript() string {
 	dir := `"$` + ScriptsDirVariable + `"/` + shellquote.Quote(s.Folder)
 	bare, _, _, credentials := gitCredentials(s.URL)
@@ -161,12 +164,16 @@ func (s subscription) pullScript() string {
 	if s.Branch != "" {
 		ref, branch = shellquote.Quote(s.Branch), " --branch "+shellquote.Quote(s.Branch)
 	}
-	git, scrub := "git", ""
-	if credentials {
+	git, scrub, define := "git", "", ""
+	_, web := CredentialScope(bare)
+	switch {
+	case credentials:
 		git = "git " + credentialHelper(helperScope(bare))
 		scrub = "  git -C " + dir + " config remote.origin.url " + url + "\n"
+	case web:
+		git, define = envGitName, envGit(helperScope(bare))
 	}
-	return "set -eu\n" + needScriptsDir +
+	return "set -eu\n" + needScriptsDir + define +
 		"if [ -d " + dir + "/.git ]; then\n" + scrub +
 		"  " + git + " -C " + dir + " fetch --depth 1 -- " + url + " " + ref + "\n" +
 		"  git -C " + dir + " reset --hard FETCH_HEAD\n" +

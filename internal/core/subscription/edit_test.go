@@ -175,10 +175,9 @@ func TestAnEditToAnotherHostDoesNotCarryASecretCredentialThere(t *testing.T) {
 // A same-host edit whose URL is typed without the user the stored one
 // carries (https://example.com/o/r where https://bot@example.com/o/r.git
 // was stored, the password given from a secret) keeps the secret's
-// variables and the stored user in its URL, so that the pull script gives
-// git the credential helper reading them: without it git would never ask
-// for the credentials and a private repository's pull would fail. The
-// stored URL's password is not carried, the secret giving it.
+// variables and the stored user in its URL, which keeps naming whom they
+// sign in as, its pull script giving git the credential helper reading
+// them. The stored URL's password is not carried, the secret giving it.
 func TestASameHostEditWithoutTheUserKeepsItSoGitReadsTheSecretCredentials(t *testing.T) {
 	t.Parallel()
 	st, svc := newStore(t)

@@ -34,17 +34,23 @@ const (
 
 // Subscription is one as the Subscriptions page shows it: its project,
 // its task's and trigger's name, what it pulls and where to, which of its
-// scripts become tasks, its schedule and whether it is enabled (its task
-// and its trigger both).
+// scripts become tasks, its schedule and whether it is enabled.
 type Subscription struct {
 	Project, Name, Title        string
 	URL, Branch, Match, Exclude string
 	Folder                      string
 	Cron, Timezone              string
-	Enabled                     bool
+	// Enabled says that it pulls on a schedule: its task is enabled and so
+	// is one of the task's triggers at least, of its name or another (a
+	// task labelled by hand may be fired by a trigger of its own naming,
+	// or by several), as what runs reads it.
+	Enabled bool
 	// Trigger is its trigger's id, "" when the task has no trigger of its
-	// name (then it is pulled by no schedule).
+	// name (then its schedule is another trigger's, or none).
 	Trigger string
+	// TriggerEnabled says that its trigger of its name and its task are
+	// both enabled, so that Pull now, which runs that trigger, can run.
+	TriggerEnabled bool
 	// SecretCredentials says that its task's env gives a credential
 	// variable (crontab.CredentialVariables) from a secret.
 	SecretCredentials bool
@@ -57,7 +63,8 @@ type Form struct {
 }
 
 // Of lists the subscriptions of a project's definitions: its tasks
-// labelled LabelURL, each with its trigger of the same name.
+// labelled LabelURL, each with its trigger of the same name and enabled
+// when the task and one of its triggers are.
 func Of(d catalog.Definitions) []Subscription {
 	var out []Subscription
 	for _, t := range d.Tasks {
@@ -71,11 +78,17 @@ func Of(d catalog.Definitions) []Subscription {
 		if p, why := crontab.PullOf(s.URL, s.Branch); why == "" {
 			s.Folder = p.Folder
 		}
+		fires := false
 		for _, tr := range d.Triggers {
-			if tr.Spec.Name == t.Spec.Name && tr.TaskID == t.TaskID {
-				s.Trigger, s.Cron, s.Timezone, s.Enabled = tr.TriggerID, tr.Spec.Cron.Expression, tr.Spec.Cron.Timezone, tr.Spec.Enabled && t.Spec.Enabled
+			if tr.TaskID != t.TaskID {
+				continue
+			}
+			fires = fires || tr.Spec.Enabled
+			if tr.Spec.Name == t.Spec.Name {
+				s.Trigger, s.Cron, s.Timezone, s.TriggerEnabled = tr.TriggerID, tr.Spec.Cron.Expression, tr.Spec.Cron.Timezone, tr.Spec.Enabled && t.Spec.Enabled
 			}
 		}
+		s.Enabled = t.Spec.Enabled && fires
 		out = append(out, s)
 	}
 	return out
@@ -411,7 +424,13 @@ func (s Saved) AuditNote(f Form) string {
 // env gives from a secret when f's URL is sent without credentials and
 // leads to the host they were set for (sameCredentialScope), the stored
 // URL's user carried into it (withStoredUser), and drops them when it
-// leads elsewhere (Saved.SecretCredentialsDropped).
+// leads elsewhere (Saved.SecretCredentialsDropped). An edit whose
+// Enabled is the state the subscription reads (Subscription.Enabled)
+// asks for no change of it, and leaves the enabled state of its task and
+// of each of its triggers as it is (a trigger of its name the edit makes
+// takes that state): a hand-labelled task pulled by a trigger of another
+// name, or one of several triggers, must not be stopped by an edit of
+// its schedule or match. One asking for the other state sets it (apply.PullEntry).
 // It returns the pull task f makes (Saved) and every refusal: a name holding a
 // control or format character (checkCharacters), f's fields', a
 // name taken (a new one's, in any project) or changed (an edit's), a
@@ -438,7 +457,7 @@ func Save(ctx context.Context, r catalog.DefinitionsReader, svc catalog.Service,
 	if len(errs) > 0 {
 		return saved, f, errs
 	}
-	keepSecret := false
+	keepSecret, keepEnabled := false, false
 	if name != "" {
 		old, ok := Named(subs, name)
 		switch {
@@ -447,7 +466,7 @@ func Save(ctx context.Context, r catalog.DefinitionsReader, svc catalog.Service,
 		case pull.Name != old.Name:
 			return saved, f, []error{Renamed(old.Name, pull.Name)}
 		}
-		f.Project = old.Project
+		f.Project, keepEnabled = old.Project, f.Enabled == old.Enabled
 		typed := sent != Redacted(sent) && pull.Env != nil
 		keepSecret = !typed && sameCredentialScope(old.URL, f.URL)
 		saved.SecretCredentialsDropped = old.SecretCredentials && !typed && !keepSecret
@@ -458,7 +477,7 @@ func Save(ctx context.Context, r catalog.DefinitionsReader, svc catalog.Service,
 		return saved, f, []error{FolderTaken(pull.Folder, other)}
 	}
 	e := apply.PullEntry{Project: f.Project, Name: pull.Name, Title: pull.Title, Script: pull.Script, Labels: f.Labels(), LabelPrefix: LabelPrefix,
-		Env: pull.Env, EnvNames: crontab.CredentialVariables(), KeepSecretCredentials: keepSecret, Enabled: f.Enabled, Cron: f.Cron, Timezone: f.Timezone}
+		Env: pull.Env, EnvNames: crontab.CredentialVariables(), KeepSecretCredentials: keepSecret, Enabled: f.Enabled, KeepEnabled: keepEnabled, Cron: f.Cron, Timezone: f.Timezone}
 	var text []byte
 	var expect []apply.Expected
 	if name != "" {
@@ -478,11 +497,11 @@ func Save(ctx context.Context, r catalog.DefinitionsReader, svc catalog.Service,
 
 // withStoredUser is edited, an edit's URL of the stored one's scope
 // (sameCredentialScope), with the user stored carries before its host
-// when edited carries none: the pull script gives git the credential
-// helper only for a URL carrying a user, and the credential variables an
-// edit keeps from a secret reach git through that helper alone, so
-// without the user a private repository's pull would fail. The stored
-// password is never carried: the secret gives it.
+// when edited carries none: the credential variables an edit keeps from a
+// secret were set with that URL, and the URL the subscription shows and
+// pulls by keeps naming the user they sign in as, whichever way the
+// edit's URL was typed. The stored password is never carried: the secret
+// gives it.
 func withStoredUser(edited, stored string) string {
 	if edited != Redacted(edited) {
 		return edited
