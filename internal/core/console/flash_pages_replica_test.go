@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"html"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"regexp"
 	"strconv"
@@ -13,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/qinglong/qinglong/internal/core/apply"
 	"github.com/qinglong/qinglong/internal/core/catalog"
 	"github.com/qinglong/qinglong/internal/core/ids"
 	"github.com/qinglong/qinglong/internal/core/run"
@@ -211,4 +213,45 @@ func firstTask(file string) string {
 		return ""
 	}
 	return m[1]
+}
+
+// An apply's result too large for a cookie even without its rows (notes
+// that say much) still says what the apply did: the cookie opens to the
+// project, the count of changes and the count of every row by change,
+// its notes left out and the page saying so.
+func TestAnApplysResultTooLargeEvenWithoutItsRowsStillSaysWhatItDid(t *testing.T) {
+	t.Parallel()
+	d := definitionsData{CanPublish: true, Project: "orchard", Step: "applied", Changes: 300}
+	for range 300 {
+		b := make([]byte, 16)
+		if _, err := rand.Read(b); err != nil {
+			t.Fatal(err)
+		}
+		name := "t" + hex.EncodeToString(b[:8])
+		d.Diff = append(d.Diff, apply.Result{Kind: "task", Name: name, Change: catalog.Created, Revision: 1})
+		d.Notes = append(d.Notes, "task "+name+" says "+hex.EncodeToString(b[8:]))
+	}
+	key := randomID()
+	v, ok := sealFlash("session-token", key, flash{Page: "definitions", Data: d, expiresMs: time.Now().Add(time.Minute).UnixMilli()})
+	if !ok {
+		t.Fatal("the apply's result went in no cookie")
+	}
+	f, ok := openFlash("session-token", key, v)
+	got, isData := f.Data.(definitionsData)
+	if !ok || !isData {
+		t.Fatalf("the cookie does not open to a definitions page: %v %T", ok, f.Data)
+	}
+	counted := 0
+	for _, u := range got.Unlisted {
+		counted += u.N
+	}
+	if got.Project != "orchard" || got.Step != "applied" || got.Changes != 300 || len(got.Diff)+counted != 300 || counted == 0 || !got.Short || len(got.Notes) != 0 {
+		t.Fatalf("the result carried is %s %s, %d changes, %d rows listed and %d counted, short %v with %d notes; want orchard applied, 300 changes, 300 rows, short without notes",
+			got.Project, got.Step, got.Changes, len(got.Diff), counted, got.Short, len(got.Notes))
+	}
+	w := httptest.NewRecorder()
+	newBatchSite(t, nil).c.render(w, httptest.NewRequest(http.MethodGet, "/definitions?project=orchard", nil), http.StatusOK, "definitions", nil, got)
+	if page := w.Body.String(); !strings.Contains(page, `id="def-applied"`) || !strings.Contains(page, `id="def-short"`) || !strings.Contains(page, `id="def-unlisted"`) {
+		t.Fatalf("the page of the result cut short does not say it was applied, what it does not list and that it left its notes out:\n%s", page)
+	}
 }
