@@ -32,7 +32,8 @@ type backfillForm struct {
 }
 
 // backfillData is what the backfill page shows: the trigger, the form as
-// it was sent, and the refusal, the preview to confirm or the result.
+// it was sent, and the refusal, the preview to confirm or the result (their
+// counts, without the lists of Runs: shownBackfill).
 type backfillData struct {
 	T       schedule.TriggerStatus
 	Form    backfillForm
@@ -112,17 +113,26 @@ func (c *Console) backfillStep(w http.ResponseWriter, r *http.Request, s *sessio
 	case dry:
 		// Shown by a GET, as the result is: Back from the result leads
 		// here, and a POST's answer would ask to send the form again.
-		d.Preview = &res
+		d.Preview = shownBackfill(res)
 		c.redirectWith(w, r, s, "/triggers/"+url.PathEscape(id), flash{Page: "backfill", Data: d})
 		return
 	default:
-		d.Done = &res
 		d.Runs = res.RunIDs[:min(len(res.RunIDs), backfillRunsShown)]
 		d.More = len(res.RunIDs) - len(d.Runs)
+		d.Done = shownBackfill(res)
 		c.redirectWith(w, r, s, "/triggers/"+url.PathEscape(id), flash{Page: "backfill", Data: d})
 		return
 	}
 	c.render(w, r, status, "backfill", s, d)
+}
+
+// shownBackfill is res as its page shows it: counts and bounds, without
+// the lists of Runs (the page lists backfillData.Runs, the first of them),
+// so that the result of the largest backfill fits in the cookie that takes
+// it to its page as well as the smallest's.
+func shownBackfill(res schedule.BackfillResult) *schedule.BackfillResult {
+	res.RunIDs, res.ExistingRunIDs = nil, nil
+	return &res
 }
 
 // backfillRequest is the form's window read in its zone, refused whole

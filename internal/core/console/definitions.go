@@ -3,6 +3,8 @@ package console
 import (
 	"net/http"
 	"net/url"
+	"slices"
+	"sort"
 	"strings"
 	"time"
 
@@ -25,7 +27,9 @@ const definitionsFile = "definitions.yaml"
 // choose from, the YAML being edited, and the errors, preview or result of
 // the last step.
 type definitionsData struct {
-	Projects []catalog.ProjectName
+	// Projects are read again on the page's GET, never carried in a
+	// flash (shownDefinitions).
+	Projects []catalog.ProjectName `json:"-"`
 	Project  string
 	YAML     string
 	// CanPublish is false where the server's database role may not.
@@ -49,6 +53,12 @@ type definitionsData struct {
 	Step    string
 	Diff    []apply.Result
 	Changes int
+	// Unlisted counts by change the rows of an apply's Diff its page does
+	// not list, and Short says it leaves out the rest of what the apply
+	// reported (notes, the task created, the import's lines): a result
+	// too large for the cookie taking it to its page is cut (fitApplied).
+	Unlisted []changeCount
+	Short    bool
 	// Notes say, in the page's language, what the valid file does that
 	// its author likely does not expect (as `ql apply` notes it).
 	Notes []string
@@ -101,6 +111,12 @@ type formOrigin struct {
 	// scripts is, for the Scripts page's file, the folder it was read
 	// from and the scripts made no task of.
 	scripts *scriptsImport
+}
+
+// changeCount is how many rows of a Diff have one Change.
+type changeCount struct {
+	Change catalog.Change
+	N      int
 }
 
 // ErrorCount is how many errors the file has, listed or not.
@@ -213,7 +229,7 @@ func (c *Console) editDefinitions(w http.ResponseWriter, r *http.Request, s *ses
 		c.fail(w, r, s, err)
 		return
 	}
-	c.redirectWith(w, r, s, "/definitions?"+url.Values{"project": {d.Project}}.Encode(), flash{Page: "definitions", Data: d})
+	c.redirectOrShow(w, r, s, "/definitions?"+url.Values{"project": {d.Project}}.Encode(), flash{Page: "definitions", Data: d})
 }
 
 // submitted is the form's definitions file: an uploaded file when one is
@@ -346,11 +362,108 @@ func (c *Console) definitionsText(w http.ResponseWriter, r *http.Request, s *ses
 			d.Changes++
 		}
 	}
-	// The preview too: Back from the applied page leads to it, and a
-	// POST's answer there would ask to send the file again.
-	if d.Step == "applied" || d.Step == "preview" {
-		c.redirectWith(w, r, s, "/definitions?"+url.Values{"project": {doc.Project}}.Encode(), flash{Page: "definitions", Data: d})
-		return
+	to := "/definitions?" + url.Values{"project": {d.Project}}.Encode()
+	switch d.Step {
+	case "preview":
+		// The preview too: Back from the applied page leads to it, and a
+		// POST's answer there would ask to send the file again. Its
+		// confirm sends the whole file back, so a preview too large for a
+		// cookie is this answer, never one replica's memory.
+		c.redirectOrShow(w, r, s, to, flash{Page: "definitions", Data: d})
+	case "applied":
+		// The page shows the project as the apply left it (its editor
+		// the project's definitions, read again: shownDefinitions), not
+		// the file sent, nor what only the preview's form sends back.
+		d.YAML, d.Expect, d.NewTask = "", nil, nil
+		if d.Crontab != nil {
+			shown := *d.Crontab
+			shown.Text = ""
+			d.Crontab = &shown
+		}
+		c.redirectWith(w, r, s, to, flash{Page: "definitions", Data: d})
+	default:
+		c.render(w, r, status, "definitions", s, d)
 	}
-	c.render(w, r, status, "definitions", s, d)
+}
+
+// shownDefinitions is a definitions page's data d from a flash, with what
+// it does not carry read again for r: the project choices and, after an
+// apply, the project's definitions as the apply left them, in the editor
+// with links to edit its tasks, as the page reloaded shows them. What
+// cannot be read now is left out: the flash is the one showing of what
+// the form did, which the page must not lose to a refusal.
+func (c *Console) shownDefinitions(r *http.Request, d definitionsData) definitionsData {
+	d.Projects, _ = c.projectChoices(r.Context())
+	if d.Step != "applied" || d.Project == "" {
+		return d
+	}
+	d.Projects = withChosen(d.Projects, catalog.ProjectName{Name: d.Project})
+	if c.cfg.Export == nil {
+		return d
+	}
+	if ex, err := apply.ExportProject(r.Context(), c.cfg.Export, d.Project, boundOf(r.Context()).in()); err == nil {
+		d.YAML, d.ShellTasks, d.TaskTitles = string(ex.YAML), ex.ShellTasks, ex.Titles.Tasks
+	}
+	return d
+}
+
+// fitApplied is an apply's result d cut until fits says it fits: its
+// changed rows listed before its unchanged ones, as many as fit, the rest
+// counted by change (Unlisted); when no row fits beside its notes and
+// details, those are left out (Short) and the rows fitted again. Every
+// cut keeps the project, the count of changes and the counts of what is
+// not listed, so the page always says what the apply did. A preview or
+// the editor is not cut: its file is sent back whole.
+func fitApplied(d definitionsData, fits func(definitionsData) bool) definitionsData {
+	if d.Step != "applied" {
+		return d
+	}
+	order := make([]int, 0, len(d.Diff))
+	for i, res := range d.Diff {
+		if res.Change != catalog.Unchanged {
+			order = append(order, i)
+		}
+	}
+	for i, res := range d.Diff {
+		if res.Change == catalog.Unchanged {
+			order = append(order, i)
+		}
+	}
+	// listing is from listing the first k rows of order, in the Diff's
+	// order, and counting the others.
+	listing := func(from definitionsData, k int) definitionsData {
+		out := from
+		out.Diff, out.Unlisted = make([]apply.Result, 0, k), nil
+		for _, i := range slices.Sorted(slices.Values(order[:k])) {
+			out.Diff = append(out.Diff, from.Diff[i])
+		}
+		for _, i := range order[k:] {
+			at := slices.IndexFunc(out.Unlisted, func(u changeCount) bool { return u.Change == from.Diff[i].Change })
+			if at < 0 {
+				out.Unlisted = append(out.Unlisted, changeCount{Change: from.Diff[i].Change})
+				at = len(out.Unlisted) - 1
+			}
+			out.Unlisted[at].N++
+		}
+		return out
+	}
+	// most is from listing as many rows as fit, and whether any number
+	// (none included) fits.
+	most := func(from definitionsData) (definitionsData, bool) {
+		k := sort.Search(len(order)+1, func(k int) bool { return !fits(listing(from, k)) }) - 1
+		for ; k >= 0; k-- {
+			if out := listing(from, k); fits(out) {
+				return out, true
+			}
+		}
+		return listing(from, 0), false
+	}
+	if out, ok := most(d); ok {
+		return out
+	}
+	short := d
+	short.Notes, short.SecretsNote, short.Created, short.EnvShown, short.Env, short.Crontab, short.Scripts = nil, false, nil, false, nil, nil, nil
+	short.Short = true
+	out, _ := most(short)
+	return out
 }

@@ -34,11 +34,16 @@ import (
 // stored. Another session cannot open it (its token derives another key),
 // the page that takes it clears the cookie, so a reload or another tab
 // finds nothing, and one never taken is not shown after flashTTL, sealed
-// inside, its cookie cleared by the session's next request. A whole result
-// page whose data has no cookie encoding here (carriedPages), or is too
-// large for a cookie (maxFlashCookie), is held in the serving process's
-// memory instead, in the session (flashBox): the redirect reaching another
-// replica, or a restart, shows the page without it.
+// inside, its cookie cleared by the session's next request. A result page
+// carries only what it shows (a backfill its counts and first Runs), and
+// one that can list less (an apply's changes) is cut to what fits, with
+// counts of what it leaves out (carriedPage.fit). A page whose data has no
+// cookie encoding here (carriedPages), or is still too large for a cookie
+// (maxFlashCookie), is held in the serving process's memory instead, in
+// the session (flashBox): the redirect reaching another replica, or a
+// restart, shows the page without it. A page that must reach the browser
+// whole, a definitions preview whose confirm sends its file back, is the
+// form's own answer instead when it is too large (redirectOrShow).
 
 // flashParam is the query parameter naming a flash.
 const flashParam = "flash"
@@ -115,16 +120,45 @@ func (b *flashBox) take(key string, nowMs int64) (flash, bool) {
 // redirectWith answers a form that succeeded: 303 to the page at to,
 // which shows f once.
 func (c *Console) redirectWith(w http.ResponseWriter, r *http.Request, s *session, to string, f flash) {
+	if c.redirectCarried(w, r, s, to, f) {
+		return
+	}
+	key := randomID()
+	f.expiresMs = c.cfg.NowMs() + flashTTL.Milliseconds()
+	s.flashes.put(key, f)
+	redirectToFlash(w, r, to, key)
+}
+
+// redirectOrShow answers a form whose result page must reach the browser
+// whole, whichever replica serves it: as redirectWith when it fits in a
+// cookie, else with the page itself, held nowhere (reloaded, the browser
+// asks to send the form again).
+func (c *Console) redirectOrShow(w http.ResponseWriter, r *http.Request, s *session, to string, f flash) {
+	if c.redirectCarried(w, r, s, to, f) {
+		return
+	}
+	c.render(w, r, http.StatusOK, f.Page, s, c.completed(r, f).Data)
+}
+
+// redirectCarried answers 303 to the page at to with f in a cookie; false,
+// having answered nothing, when f does not go in one.
+func (c *Console) redirectCarried(w http.ResponseWriter, r *http.Request, s *session, to string, f flash) bool {
 	now := c.cfg.NowMs()
 	key := randomID()
 	f.expiresMs = now + flashTTL.Milliseconds()
-	if v, ok := sealFlash(s.id, key, f); ok {
-		name := c.flashCookieName(key)
-		c.makeFlashRoom(w, r, s, now, len(name)+len(v))
-		http.SetCookie(w, c.cookie(name, v, "/", 0))
-	} else {
-		s.flashes.put(key, f)
+	v, ok := sealFlash(s.id, key, f)
+	if !ok {
+		return false
 	}
+	name := c.flashCookieName(key)
+	c.makeFlashRoom(w, r, s, now, len(name)+len(v))
+	http.SetCookie(w, c.cookie(name, v, "/", 0))
+	redirectToFlash(w, r, to, key)
+	return true
+}
+
+// redirectToFlash answers 303 to the page at to naming the flash of key.
+func redirectToFlash(w http.ResponseWriter, r *http.Request, to, key string) {
 	q := url.Values{flashParam: {key}}
 	// A language or zone the form's address asked for stays the page's.
 	for _, k := range []string{"lang", "tz"} {
@@ -160,10 +194,19 @@ func (c *Console) takeFlash(w http.ResponseWriter, r *http.Request, s *session) 
 		return r, false
 	}
 	if f.Page != "" {
-		c.render(w, r, http.StatusOK, f.Page, s, f.Data)
+		c.render(w, r, http.StatusOK, f.Page, s, c.completed(r, f).Data)
 		return r, true
 	}
 	return r.WithContext(context.WithValue(r.Context(), flashKey{}, &f)), false
+}
+
+// completed is f with what its page shows that no flash holds (read again
+// for the request: the project choices of a definitions page) filled in.
+func (c *Console) completed(r *http.Request, f flash) flash {
+	if p, ok := carriedPages[f.Page]; ok && p.complete != nil && reflect.TypeOf(f.Data) == p.typ {
+		f.Data = p.complete(c, r, f.Data)
+	}
+	return f
 }
 
 // flashOf is the flash the request's page shows, nil when none.
@@ -262,27 +305,47 @@ func (c *Console) makeFlashRoom(w http.ResponseWriter, r *http.Request, s *sessi
 }
 
 // carriedPage is how a whole result page's data goes into a flash cookie
-// and comes out of one: JSON of its one type.
+// and comes out of one: JSON of its one type. fit, when set, is the data
+// cut to what fits (fits tells), for data too large whole; complete, when
+// set, fills in on the page's GET what the data leaves to be read again.
 type carriedPage struct {
-	typ    reflect.Type
-	decode func([]byte) (any, error)
+	typ      reflect.Type
+	decode   func([]byte) (any, error)
+	fit      func(v any, fits func(any) bool) any
+	complete func(c *Console, r *http.Request, v any) any
 }
 
 func carriedAs[T any]() carriedPage {
-	return carriedPage{typ: reflect.TypeFor[T](), decode: func(b []byte) (any, error) {
+	return carriedWith[T](nil, nil)
+}
+
+func carriedWith[T any](fit func(v T, fits func(T) bool) T, complete func(c *Console, r *http.Request, v T) T) carriedPage {
+	p := carriedPage{typ: reflect.TypeFor[T](), decode: func(b []byte) (any, error) {
 		var v T
 		err := json.Unmarshal(b, &v)
 		return v, err
 	}}
+	if fit != nil {
+		p.fit = func(v any, fits func(any) bool) any {
+			return fit(v.(T), func(t T) bool { return fits(t) })
+		}
+	}
+	if complete != nil {
+		p.complete = func(c *Console, r *http.Request, v any) any { return complete(c, r, v.(T)) }
+	}
+	return p
 }
 
 // carriedPages are the result pages whose data a flash cookie carries:
-// plain values, each whole in JSON. A definitions preview or apply holds
-// the whole file, the project list and each object's change, larger than
-// a cookie takes for all but the smallest files, so it stays in memory.
+// plain values, each in JSON. A batch's is whole; a backfill's holds its
+// counts and the Runs it lists (backfillData); a definitions page's leaves
+// out the project choices, read again on its GET, and an apply's its
+// file, the editor showing the project as the apply left it
+// (shownDefinitions), while a preview's holds the file its confirm sends.
 var carriedPages = map[string]carriedPage{
-	"batch":    carriedAs[batchData](),
-	"backfill": carriedAs[backfillData](),
+	"batch":       carriedAs[batchData](),
+	"backfill":    carriedAs[backfillData](),
+	"definitions": carriedWith(fitApplied, (*Console).shownDefinitions),
 }
 
 // sealedFlash is a flash as its cookie holds it, sealed.
@@ -314,29 +377,48 @@ func flashAEAD(id string) cipher.AEAD {
 
 // sealFlash is the value of the cookie carrying f under key for the
 // session whose cookie holds id; false when f does not go in a cookie
-// (a page not carried, or too large).
+// (a page not carried, or too large even cut to fit).
 func sealFlash(id, key string, f flash) (string, bool) {
 	sf := sealedFlash{Page: f.Page, Message: f.Message, Secret: f.Secret, ExpiresMs: f.expiresMs}
-	if f.Page != "" {
-		p, ok := carriedPages[f.Page]
-		if !ok || reflect.TypeOf(f.Data) != p.typ {
-			return "", false
-		}
-		b, err := json.Marshal(f.Data)
+	if f.Page == "" {
+		v := sealText(id, key, sf)
+		return v, v != "" && len(v) <= maxFlashCookie
+	}
+	p, ok := carriedPages[f.Page]
+	if !ok || reflect.TypeOf(f.Data) != p.typ {
+		return "", false
+	}
+	withData := func(data any) (string, bool) {
+		b, err := json.Marshal(data)
 		if err != nil {
 			return "", false
 		}
 		sf.Data = b
+		v := sealText(id, key, sf)
+		return v, v != "" && len(v) <= maxFlashCookie
 	}
+	v, ok := withData(f.Data)
+	if !ok && p.fit != nil {
+		v, ok = withData(p.fit(f.Data, func(data any) bool {
+			_, fits := withData(data)
+			return fits
+		}))
+	}
+	return v, ok
+}
+
+// sealText is sf sealed for the session whose cookie holds id under key,
+// as a cookie's value; "" when it does not encode.
+func sealText(id, key string, sf sealedFlash) string {
 	b, err := json.Marshal(sf) //nolint:gosec // G117: sealed below, for its own session's cookie only
 	if err != nil {
-		return "", false
+		return ""
 	}
 	text := append([]byte{sealedPlain}, b...)
 	// A result page's outcomes repeat their words, and deflated most
 	// batches fit. A token's secret is never compressed: what an observer
 	// may learn from a compressed length must not depend on it.
-	if f.Secret == "" {
+	if sf.Secret == "" {
 		var z bytes.Buffer
 		z.WriteByte(sealedDeflated)
 		zw, _ := flate.NewWriter(&z, flate.BestCompression) // a valid level: no error
@@ -347,8 +429,7 @@ func sealFlash(id, key string, f flash) (string, bool) {
 	aead := flashAEAD(id)
 	nonce := make([]byte, aead.NonceSize(), aead.NonceSize()+len(text)+aead.Overhead())
 	_, _ = rand.Read(nonce) // crypto/rand never fails on supported platforms
-	v := base64.RawURLEncoding.EncodeToString(aead.Seal(nonce, nonce, text, []byte(key)))
-	return v, len(v) <= maxFlashCookie
+	return base64.RawURLEncoding.EncodeToString(aead.Seal(nonce, nonce, text, []byte(key)))
 }
 
 // openFlash is the flash of key sealed in v for the session whose cookie

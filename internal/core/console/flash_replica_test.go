@@ -13,18 +13,25 @@ import (
 )
 
 // replicaPair is two consoles over one database whose sessions it stores,
-// as two replicas behind a load balancer that is not sticky, and the
-// secret of an admin token to sign in with.
+// as two replicas behind a load balancer that is not sticky, each
+// configured by configure too, and the secret of an admin token to sign
+// in with.
 type replicaPair struct {
 	site   *batchSite
 	a, b   *Console
 	secret string
 }
 
-func newReplicaPair(t *testing.T) *replicaPair {
+func newReplicaPair(t *testing.T, configure ...func(*Config)) *replicaPair {
 	t.Helper()
 	var cfg Config
-	site := newBatchSite(t, func(c *Config) { withTokenAdmin(c); cfg = *c })
+	site := newBatchSite(t, func(c *Config) {
+		withTokenAdmin(c)
+		for _, f := range configure {
+			f(c)
+		}
+		cfg = *c
+	})
 	cfg.Sessions = site.st
 	secret, _, err := apitoken.Create(t.Context(), site.st, "tester", ids.New(), "owner", apitoken.Admin, 0)
 	if err != nil {
