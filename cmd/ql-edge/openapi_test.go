@@ -14,8 +14,12 @@ import (
 
 // The OpenAPI description a ql-edge server answers names ql-edge for
 // every command its texts name (a token's, an apply's, the data
-// directory's reads named in its answer fields' descriptions), never ql.
-func TestTheOpenAPIDocumentOfQlEdgeNamesOnlyQlEdgeCommands(t *testing.T) {
+// directory's reads named in its answer fields' descriptions), never ql,
+// and nothing of the cluster, in its words as in its names: no field only
+// the cluster gives (a Run's worker, a replica's hold on a trigger), no
+// parameter naming a worker, no description of replicas, workers,
+// PostgreSQL or database roles.
+func TestTheOpenAPIDocumentOfQlEdgeNamesOnlyQlEdgeCommandsAndNothingOfTheCluster(t *testing.T) {
 	t.Parallel()
 	opts := options()
 	dir := t.TempDir()
@@ -53,7 +57,8 @@ func TestTheOpenAPIDocumentOfQlEdgeNamesOnlyQlEdgeCommands(t *testing.T) {
 		return true
 	}
 	serveWith(t, opts, "the API's description", ready, "--data-dir", dir, "--http-addr", addr, "--log-level", "warn")
-	var texts []string
+	// Its texts, and its names: a field's, a parameter's, a schema's.
+	var texts, names []string
 	var walk func(v any)
 	walk = func(v any) {
 		switch v := v.(type) {
@@ -64,12 +69,21 @@ func TestTheOpenAPIDocumentOfQlEdgeNamesOnlyQlEdgeCommands(t *testing.T) {
 				walk(x)
 			}
 		case map[string]any:
-			for _, x := range v {
+			for k, x := range v {
+				names = append(names, k)
 				walk(x)
 			}
 		}
 	}
 	walk(doc)
+	showsNothingOfTheCluster(t, []string{"serve:", "/api/v1/openapi.json"}, strings.Join(append(texts, names...), "\n"), clusterWords)
+	// A replica's hold on a trigger's schedule row, which no cluster word
+	// names.
+	for _, name := range names {
+		if strings.HasPrefix(name, "claim") {
+			t.Errorf("ql-edge's OpenAPI document describes %s, which only the cluster answers", name)
+		}
+	}
 	named := 0
 	for _, s := range texts {
 		if otherBinary.MatchString(s) {

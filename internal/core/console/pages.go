@@ -286,8 +286,10 @@ func (c *Console) failWithHTML(w http.ResponseWriter, r *http.Request, s *sessio
 	c.renderError(w, r, s, status, errorData{Said: msg})
 }
 
-// renderError answers d, a message, as the error page of status.
+// renderError answers d, a message, as the error page of status, its
+// header the wall's for a user kept at the two-step wall (wallAsked).
 func (c *Console) renderError(w http.ResponseWriter, r *http.Request, s *session, status int, d errorData) {
+	r = c.wallAsked(r, s)
 	d.Title, d.Back, d.SignIn = "err."+strconv.Itoa(status), backHref(r), status == http.StatusUnauthorized
 	if _, known := messages["en"][d.Title]; !known {
 		d.Title = "err.500"

@@ -34,10 +34,10 @@ func (c *Console) walled(ctx context.Context, w http.ResponseWriter, r *http.Req
 		return r, false
 	}
 	walled, err := c.cfg.TwoStep.TwoStepWalled(ctx, s.userID)
+	// Asked once: an error page the request meets later reads the answer
+	// rather than ask again (wallAsked).
+	r = withWall(r, err == nil && walled)
 	if openBehindWall[rt.pattern] {
-		if err == nil && walled {
-			r = r.WithContext(context.WithValue(r.Context(), wallKey{}, true))
-		}
 		return r, false
 	}
 	if err != nil {
@@ -52,12 +52,40 @@ func (c *Console) walled(ctx context.Context, w http.ResponseWriter, r *http.Req
 		http.Redirect(w, r, "/account#two-step", http.StatusSeeOther)
 		return r, true
 	}
-	c.fail(w, r.WithContext(context.WithValue(r.Context(), wallKey{}, true)), s, account.ErrTwoStepRequired())
+	c.fail(w, r, s, account.ErrTwoStepRequired())
 	return r, true
 }
 
-// wallKey marks, in a request's context, a user kept at the two-step wall.
+// wallAsked is r marked with whether s is kept at the wall, asked now
+// where the request has not passed the wall's check: an error page met
+// before it (a method the address does not take, a scope, a form's size
+// or its CSRF value refused) shows the header the wall's own pages show,
+// not links that would only lead back to the account page. A store that
+// cannot answer leaves the header whole, as on the wall's own routes.
+func (c *Console) wallAsked(r *http.Request, s *session) *http.Request {
+	if s == nil || s.userID == "" || c.cfg.TwoStep == nil {
+		return r
+	}
+	if _, asked := r.Context().Value(wallKey{}).(bool); asked {
+		return r
+	}
+	ctx, cancel := context.WithTimeout(r.Context(), c.cfg.RequestTimeout)
+	defer cancel()
+	walled, err := c.cfg.TwoStep.TwoStepWalled(ctx, s.userID)
+	if err != nil {
+		c.cfg.Log.Warn("console: reading whether two-step sign-in is required", "code", CodeTwoStepStoreFailed, "err", err)
+	}
+	return withWall(r, err == nil && walled)
+}
+
+// wallKey holds, in a request's context, whether its user is kept at the
+// two-step wall, once the store was asked.
 type wallKey struct{}
+
+// withWall is r saying whether its user is kept at the wall.
+func withWall(r *http.Request, at bool) *http.Request {
+	return r.WithContext(context.WithValue(r.Context(), wallKey{}, at))
+}
 
 // atWall reports whether the request's user is kept at the two-step wall:
 // its page's header offers only the account page and sign-out, and its

@@ -16,9 +16,9 @@ var errNoDependencies = qlerror.New(qlerror.FailedPrecondition, "this server ins
 // and remove: a kind and the packages to add, or the name to install
 // again (every one of the kind when none) or to remove.
 type depsBody struct {
-	Kind     string   `json:"kind"`
-	Packages []string `json:"packages"`
-	Name     string   `json:"name"`
+	Kind     string   `json:"kind" doc:"Required: the packages' installer: node (npm), python (pip) or linux (the host's apk or apt) (dependency_kind_unknown)."`
+	Packages []string `json:"packages" doc:"For an add (POST /api/v1/dependencies): the packages to declare and install, from 1 to 100 (dependency_none, dependency_too_many), each as its installer writes it (axios or name@1.2.3, requests==2.31.0, curl) and at most 214 characters (dependency_name_invalid); a name given twice keeps the last. Install and remove do not read it."`
+	Name     string   `json:"name" doc:"For install and remove: the name of a declared package of the kind, without its version (dependency_missing for another); an install without it installs every declared package of the kind again, a remove needs it. An add does not read it."`
 }
 
 // depsDone is what a change answers: the Run that does it.
@@ -106,9 +106,9 @@ func (a *api) depsMirrors(ctx context.Context, r *http.Request) (any, error) {
 // mirrorBody is the body of POST /api/v1/dependencies/mirrors: a kind's
 // whole mirror, an empty field the installer's default.
 type mirrorBody struct {
-	Kind     string `json:"kind"`
-	Registry string `json:"registry"`
-	Proxy    string `json:"proxy"`
+	Kind     string `json:"kind" doc:"Required: the installer the mirror is for: node or python (dependency_mirror_kind); linux packages take none here, apk and apt reading theirs from the host's own files."`
+	Registry string `json:"registry" doc:"npm's registry or pip's index, an http:// or https:// URL without user or password, at most 512 characters (dependency_mirror_url); pip also trusts its host. Empty or left out for the installer's default."`
+	Proxy    string `json:"proxy" doc:"The HTTP(S) proxy the installer reaches the registry through, an http:// or https:// URL without user or password, at most 512 characters (dependency_mirror_url). Empty or left out for the installer's default."`
 }
 
 // depsMirrorSet keeps a kind's mirror and answers it as kept.

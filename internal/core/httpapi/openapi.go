@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"reflect"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/qinglong/qinglong/internal/core/apitoken"
@@ -14,6 +16,7 @@ import (
 	"github.com/qinglong/qinglong/internal/core/cmdname"
 	"github.com/qinglong/qinglong/internal/core/notify"
 	"github.com/qinglong/qinglong/internal/core/run"
+	"github.com/qinglong/qinglong/internal/core/schedule"
 	"github.com/qinglong/qinglong/internal/core/view"
 )
 
@@ -74,6 +77,25 @@ var shapes = map[string]routeShape{
 	"POST /api/v1/projects/{project}/notifications/channels/{name}/test": {body: struct{}{}},
 }
 
+// clusterQuery are the query parameters, by route, that only the full
+// binary takes: they name what only the cluster has (the worker that held
+// a Run). A server of the edge binary, which has none, refuses them as
+// any unknown parameter (takes), and its description leaves them out.
+var clusterQuery = map[string][]string{"GET /api/v1/runs": {"worker"}}
+
+// edgeBinary reports whether binary is the edge build, which serves no
+// cluster: its description names nothing only the cluster has.
+func edgeBinary(binary string) bool { return binary != "" && binary != "ql" }
+
+// takes is the query parameters of the route of key that binary serves:
+// allowed, but the cluster's on the edge binary.
+func takes(binary, key string, allowed ...string) []string {
+	if !edgeBinary(binary) {
+		return allowed
+	}
+	return slices.DeleteFunc(slices.Clone(allowed), func(q string) bool { return slices.Contains(clusterQuery[key], q) })
+}
+
 // queryTypes are the JSON Schema types of the query parameters that are
 // not free text.
 var queryTypes = map[string]string{
@@ -112,7 +134,8 @@ var pathParam = regexp.MustCompile(`\{([a-z]+)\}`)
 func describe(table []route, binary string) []byte {
 	paths := map[string]map[string]any{}
 	schemas := map[string]any{"Error": errorSchema}
-	answered := describeAnswers(schemas)
+	edge := edgeBinary(binary)
+	answered := describeAnswers(schemas, edge)
 	for _, rt := range table {
 		op := map[string]any{
 			"operationId": operationID(rt),
@@ -125,7 +148,7 @@ func describe(table []route, binary string) []byte {
 		} else {
 			op["x-ql-bound-token"] = boundRuleWords[rt.projects]
 		}
-		if ps := parametersOf(rt); len(ps) > 0 {
+		if ps := parametersOf(rt, binary); len(ps) > 0 {
 			op["parameters"] = ps
 		}
 		if body := requestBodyOf(rt); body != nil {
@@ -243,7 +266,7 @@ func scopeWords(s apitoken.Scope) string {
 	return string(s)
 }
 
-func parametersOf(rt route) []any {
+func parametersOf(rt route, binary string) []any {
 	var ps []any
 	for _, m := range pathParam.FindAllStringSubmatch(rt.pattern, -1) {
 		ps = append(ps, map[string]any{"name": m[1], "in": "path", "required": true, "schema": map[string]any{"type": "string"}})
@@ -265,7 +288,7 @@ func parametersOf(rt route) []any {
 		ps = append(ps, map[string]any{"name": "Idempotency-Key", "in": "header", "schema": map[string]any{"type": "string"},
 			"description": "optional, 1–128 letters, digits, '.', '_' and '-': the same change asked again with it answers the Run the first made; with another body, 400 idempotency_key_mismatch; while another server makes it, 409 idempotency_key_in_use"})
 	}
-	for _, q := range sh.query {
+	for _, q := range takes(binary, rt.method+" "+rt.pattern, sh.query...) {
 		typ := queryTypes[q]
 		if typ == "" {
 			typ = "string"
@@ -294,14 +317,17 @@ func requestBodyOf(rt route) map[string]any {
 	}
 	words := "one JSON object, sent with Content-Type: application/json; a field it does not list is refused (body_unknown_field)"
 	if sh.idempotent {
-		words += "; requestId (1–128 letters, digits, '.', '_' and '-') is required here or as the Idempotency-Key header"
+		words += fmt.Sprintf("; requestId (1–%d letters, digits, '.', '_' and '-') is required here or as the Idempotency-Key header", schedule.MaxRequestIDLen)
 	}
 	return map[string]any{"required": len(sh.required) > 0, "description": words,
 		"content": map[string]any{"application/json": map[string]any{"schema": schema}}}
 }
 
 // objectSchema is the JSON Schema of the JSON object the struct type t
-// decodes from, its fields named as decodeBody takes them.
+// decodes from, its fields named as decodeBody takes them, each described
+// by its doc tag (what it is, its unit, default and bounds), so that a
+// field added without one shows as undescribed in the document a test
+// walks.
 func objectSchema(t reflect.Type) map[string]any {
 	props := map[string]any{}
 	for f := range t.Fields() {
@@ -312,7 +338,11 @@ func objectSchema(t reflect.Type) map[string]any {
 		if name == "" {
 			name = f.Name
 		}
-		props[name] = valueSchema(f.Type)
+		schema := valueSchema(f.Type)
+		if words := f.Tag.Get(docTag); words != "" {
+			schema["description"] = words
+		}
+		props[name] = schema
 	}
 	return map[string]any{"type": "object", "properties": props, "additionalProperties": false}
 }

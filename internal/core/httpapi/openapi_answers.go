@@ -33,6 +33,15 @@ var rawJSON = reflect.TypeFor[json.RawMessage]()
 // without one shows as undescribed in the document a test walks.
 const docTag = "doc"
 
+// edgeDocTag says, beside a doc tag that speaks of the cluster, the same
+// of the field in the words of the edge binary's description, which names
+// nothing of the cluster: what the field is on a server without workers.
+const edgeDocTag = "edgedoc"
+
+// clusterOnly starts the doc tag of a field only the cluster gives; the
+// edge binary's description leaves such a field out, as its answers do.
+const clusterOnly = "Cluster only"
+
 // answerSchemas describes the answers' types as JSON Schema components,
 // one a struct type, each answered field a property: described by its doc
 // tag, required unless its json tag says omitempty or omitzero (a field
@@ -41,6 +50,9 @@ const docTag = "doc"
 type answerSchemas struct {
 	components map[string]any
 	names      map[reflect.Type]string
+	// edge: the schemas are the edge binary's, without the fields only the
+	// cluster gives and in its words (edgeDocTag).
+	edge bool
 }
 
 // refOf is a reference to the component of struct type t, described
@@ -73,12 +85,21 @@ func (s *answerSchemas) object(t reflect.Type) map[string]any {
 		if tag == "" {
 			tag = f.Name
 		}
+		words := f.Tag.Get(docTag)
+		if s.edge {
+			if strings.HasPrefix(words, clusterOnly) {
+				continue
+			}
+			if edgeWords := f.Tag.Get(edgeDocTag); edgeWords != "" {
+				words = edgeWords
+			}
+		}
 		omitted := strings.Contains(","+opts+",", ",omitempty,") || strings.Contains(","+opts+",", ",omitzero,")
 		schema := s.value(f.Type)
 		if f.Type.Kind() == reflect.Pointer && !omitted {
 			schema = map[string]any{"oneOf": []any{schema, map[string]any{"type": "null"}}}
 		}
-		if words := f.Tag.Get(docTag); words != "" {
+		if words != "" {
 			schema["description"] = words
 		}
 		props[tag] = schema
@@ -114,10 +135,11 @@ func (s *answerSchemas) value(t reflect.Type) map[string]any {
 	return valueSchema(t)
 }
 
-// describeAnswers adds to components the schemas of the answers' types
-// and returns each answer's schema by "METHOD pattern".
-func describeAnswers(components map[string]any) map[string]map[string]any {
-	s := &answerSchemas{components: components, names: map[reflect.Type]string{}}
+// describeAnswers adds to components the schemas of the answers' types,
+// the edge binary's where edge, and returns each answer's schema by
+// "METHOD pattern".
+func describeAnswers(components map[string]any, edge bool) map[string]map[string]any {
+	s := &answerSchemas{components: components, names: map[reflect.Type]string{}, edge: edge}
 	out := map[string]map[string]any{}
 	// In one order, so that the names a collision gives are the same in
 	// every document.

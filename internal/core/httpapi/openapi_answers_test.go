@@ -3,6 +3,7 @@ package httpapi
 import (
 	"encoding/json"
 	"fmt"
+	"log/slog"
 	"maps"
 	"net/http"
 	"slices"
@@ -105,10 +106,24 @@ func conforms(doc map[string]any, schema map[string]any, v any, at string) []str
 // now a schema read from the types the handlers encode, and real answers
 // of a server on the embedded database conform to it: a run now's, the
 // Run listing's and a Run's, the trigger and project listings', every
-// field answered described with its type, none required missing.
+// field answered described with its type, none required missing. So on
+// the full binary and on the edge binary, whose description leaves out
+// the fields only the cluster gives.
 func TestTheMainReadsAnswerAsTheirOpenAPISchemasSay(t *testing.T) {
 	t.Parallel()
-	h, tokens, trig, _ := onePublishedTrigger(t)
+	for _, binary := range []string{"ql", "ql-edge"} {
+		t.Run(binary, func(t *testing.T) {
+			t.Parallel()
+			mainReadsAnswerAsTheirSchemasSay(t, binary)
+		})
+	}
+}
+
+func mainReadsAnswerAsTheirSchemasSay(t *testing.T, binary string) {
+	st, tokens := tokenStore(t)
+	trig, _ := publishTrigger(t, st, "hourly", "0 * * * *")
+	h := NewHandler(Config{Runs: st, Triggers: st, Detail: st, Tokens: st, Manual: st, Export: st, Binary: binary,
+		Ready: func() (bool, string) { return true, "" }, Log: slog.New(slog.DiscardHandler)})
 	operate, read := tokens[apitoken.Operate], tokens[apitoken.Read]
 	var doc map[string]any
 	if a := request(t, h, "GET", openAPIPath, read, ""); a.status != 200 || json.Unmarshal([]byte(a.raw), &doc) != nil {
@@ -273,5 +288,42 @@ func TestTheAnswerFieldsOneProfileAloneGivesSaySoInTheOpenAPIDocument(t *testing
 		if !found[at] {
 			t.Errorf("%s is no answer field of the document", at)
 		}
+	}
+}
+
+// The edge binary's description gives the answers the fields the full
+// binary's does, each but those only the cluster gives ("Cluster only"),
+// which a server of the edge binary never answers: no field is left out
+// but those, and none of those is described.
+func TestTheOpenAPIDocumentOfTheEdgeBinaryLeavesOutTheFieldsOnlyTheClusterGives(t *testing.T) {
+	t.Parallel()
+	described := func(binary string) map[string]string {
+		h, tokens := walkHandler(t, Config{Binary: binary})
+		out := map[string]string{}
+		answerFields(servedDocument(t, h, tokens[apitoken.Read]), func(at string, schema map[string]any) {
+			out[at], _ = schema["description"].(string)
+		})
+		return out
+	}
+	full, edge := described("ql"), described("ql-edge")
+	left := 0
+	for _, at := range slices.Sorted(maps.Keys(full)) {
+		_, kept := edge[at]
+		switch cluster := strings.HasPrefix(full[at], clusterOnly); {
+		case cluster && kept:
+			t.Errorf("%s, given by the cluster alone, is in the edge binary's description: %q", at, edge[at])
+		case !cluster && !kept:
+			t.Errorf("%s, which every profile gives, is not in the edge binary's description", at)
+		case cluster:
+			left++
+		}
+	}
+	for _, at := range slices.Sorted(maps.Keys(edge)) {
+		if _, ok := full[at]; !ok {
+			t.Errorf("%s is in the edge binary's description alone", at)
+		}
+	}
+	if left < 10 {
+		t.Errorf("the edge binary's description left out %d fields only the cluster gives; there are more than 10", left)
 	}
 }

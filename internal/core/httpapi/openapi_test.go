@@ -152,30 +152,33 @@ func TestTheOpenAPIDocumentDescribesEveryRouteOfTheTableAndNoOther(t *testing.T)
 }
 
 // Each route's described query parameters are the ones its handler takes:
-// the server's own refusal of an unknown parameter lists them.
+// the server's own refusal of an unknown parameter lists them. So on the
+// full binary and on the edge binary, which takes none of the cluster's.
 func TestTheOpenAPIDocumentNamesTheQueryParametersEachRouteTakes(t *testing.T) {
 	t.Parallel()
-	h, tokens := walkHandler(t, Config{DryRuns: &DryRuns{}})
-	doc := servedOpenAPI(t, h, tokens[apitoken.Admin])
-	for _, rt := range routes {
-		// The probes and the metrics read no query string.
-		if rt.scope == public || rt.pattern == metricsPath {
-			continue
-		}
-		var described []string
-		for _, p := range doc.Paths[rt.pattern][strings.ToLower(rt.method)].Parameters {
-			if p.In == "query" {
-				described = append(described, p.Name)
+	for _, binary := range []string{"ql", "ql-edge"} {
+		h, tokens := walkHandler(t, Config{DryRuns: &DryRuns{}, Binary: binary})
+		doc := servedOpenAPI(t, h, tokens[apitoken.Admin])
+		for _, rt := range routes {
+			// The probes and the metrics read no query string.
+			if rt.scope == public || rt.pattern == metricsPath {
+				continue
 			}
-		}
-		target := strings.NewReplacer("{id}", someID, "{project}", "demo", "{name}", "demo").Replace(rt.pattern) + "?undescribed=1"
-		a := askRefused(t, h, rt.method, target, tokens[apitoken.Admin], "")
-		if a.status != 400 || a.err.Reason != string(RefusalQueryUnknown) {
-			t.Errorf("%s with an unknown parameter: %d %s; want 400 %s", routeKey(rt), a.status, a.raw, RefusalQueryUnknown)
-			continue
-		}
-		if got := strings.Join(described, ", "); a.err.Params["allowed"] != got {
-			t.Errorf("%s takes %q; the description says %q", routeKey(rt), a.err.Params["allowed"], got)
+			var described []string
+			for _, p := range doc.Paths[rt.pattern][strings.ToLower(rt.method)].Parameters {
+				if p.In == "query" {
+					described = append(described, p.Name)
+				}
+			}
+			target := strings.NewReplacer("{id}", someID, "{project}", "demo", "{name}", "demo").Replace(rt.pattern) + "?undescribed=1"
+			a := askRefused(t, h, rt.method, target, tokens[apitoken.Admin], "")
+			if a.status != 400 || a.err.Reason != string(RefusalQueryUnknown) {
+				t.Errorf("%s: %s with an unknown parameter: %d %s; want 400 %s", binary, routeKey(rt), a.status, a.raw, RefusalQueryUnknown)
+				continue
+			}
+			if got := strings.Join(described, ", "); a.err.Params["allowed"] != got {
+				t.Errorf("%s: %s takes %q; the description says %q", binary, routeKey(rt), a.err.Params["allowed"], got)
+			}
 		}
 	}
 }

@@ -12,7 +12,7 @@ import (
 type RerunBody struct {
 	// RequestID makes the request idempotent: asking again with the same
 	// id returns the same Run.
-	RequestID string `json:"requestId"`
+	RequestID string `json:"requestId" doc:"The request's id, which the client chooses (a UUID, say): 1–128 letters, digits, '.', '_' and '-' (request_id_shape). Asking again with it answers the Run the first request made instead of making a second; required here or as the Idempotency-Key header."`
 }
 
 // RerunView is POST /api/v1/runs/{id}/rerun's answer: the new Run (Created

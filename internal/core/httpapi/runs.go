@@ -9,7 +9,7 @@ import (
 )
 
 func (a *api) runList(ctx context.Context, r *http.Request) (any, error) {
-	q, err := params(r.URL.Query(), "after", "from", "limit", "project", "state", "to", "trigger", "worker")
+	q, err := params(r.URL.Query(), takes(a.Binary, "GET /api/v1/runs", "after", "from", "limit", "project", "state", "to", "trigger", "worker")...)
 	if err != nil {
 		return nil, err
 	}

@@ -27,7 +27,7 @@ var errNoSecretsFile = qlerror.New(qlerror.FailedPrecondition, "this server keep
 
 // secretSetBody is PUT /api/v1/secrets/{name}'s body.
 type secretSetBody struct {
-	Value *string `json:"value"`
+	Value *string `json:"value" doc:"Required: the secret's value, from 4 to 32768 bytes of UTF-8 text without a NUL byte (secret_value_short, secret_value_long, secret_value_nul, secret_value_not_utf8); it replaces the value the name had, and the next attempt that starts reads it. Never answered."`
 }
 
 // secretList lists the names the server's secrets file defines beside

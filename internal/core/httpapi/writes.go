@@ -201,7 +201,7 @@ func jsonTypeOf(k reflect.Kind) string {
 }
 
 type pauseBody struct {
-	Note string `json:"note"`
+	Note string `json:"note" doc:"Optional: why the trigger or project is paused or resumed, kept with the pause and in the audit trail; one line of plain text, at most 1000 characters, without control or text-direction characters (pause_note_too_long, pause_note_not_text); empty or left out for none."`
 }
 
 // triggerPause pauses or resumes a trigger ({"note": …} optional, for a
@@ -261,9 +261,10 @@ func (a *api) runCancel(ctx context.Context, r *http.Request) (any, error) {
 type runNowBody struct {
 	// RequestID makes the request idempotent: asking again with the same
 	// id returns the same Run.
-	RequestID string `json:"requestId"`
-	// Force runs a paused or disabled trigger anyway.
-	Force bool `json:"force"`
+	RequestID string `json:"requestId" doc:"The request's id, which the client chooses (a UUID, say): 1–128 letters, digits, '.', '_' and '-' (request_id_shape). Asking again with it answers the Run the first request made instead of making a second; required here or as the Idempotency-Key header."`
+	// Force admits the Run even where the trigger's overlap policy would
+	// refuse it or cancel the unfinished ones first.
+	Force bool `json:"force" doc:"True to admit the Run whatever the trigger's overlap policy says: no skip beside an unfinished Run, no wait under queue_one, no cancel under cancel_previous; false or left out applies the policy. A request asked again with its requestId must ask the same force."`
 }
 
 type runNowView struct {
@@ -334,12 +335,12 @@ type backfillBody struct {
 	// refused: 0 is an instant (1970-01-01T00:00:00Z), and any instant
 	// the CLI's --from and --to take on the database, before 1970
 	// included, is taken here too.
-	FromMs *int64 `json:"fromMs"`
-	ToMs   *int64 `json:"toMs"`
+	FromMs *int64 `json:"fromMs" doc:"Required: the window's first instant, Unix time in milliseconds: the occurrences scheduled at or after it are admitted. Not in the future (backfill_in_future), and within year 0000 to 9999."`
+	ToMs   *int64 `json:"toMs" doc:"Required: the window's last instant, Unix time in milliseconds: the occurrences scheduled at or before it are admitted. At or after fromMs (backfill_reversed) and not in the future (backfill_in_future)."`
 	// Max is nil when the body leaves it out: an explicit 0 is refused,
 	// as the CLI refuses --max 0, rather than read as the default.
-	Max    *int `json:"max"`
-	DryRun bool `json:"dryRun"`
+	Max    *int `json:"max" doc:"Optional: the most occurrences of the window the backfill takes, from 1 to 100000 (backfill_cap); left out, 1000. A window holding more is cut there, and the answer's truncated says so."`
+	DryRun bool `json:"dryRun" doc:"True to count what the backfill would admit and write nothing; false or left out admits the Runs."`
 }
 
 // apiBackfillNames are the backfill body's fields, as its refusals name them.

@@ -8,5 +8,8 @@
 // carries a doc tag beside its json tag: what it is, its unit, when it is
 // absent and which profile alone gives it. The description reads the tag
 // as the field's description, and its test fails for a field without one,
-// so a field is documented where it is added.
+// so a field is documented where it is added. A field whose words speak
+// of the cluster, and that the edge binary answers too, carries an edgedoc
+// tag as well: its words in the edge binary's description, which names
+// nothing of the cluster and leaves out the fields only the cluster gives.
 package view

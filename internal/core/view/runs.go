@@ -66,12 +66,12 @@ type Run struct {
 type Attempt struct {
 	ID       string           `json:"id" doc:"The attempt's id, a UUID."`
 	Number   int64            `json:"number" doc:"The attempt's number within its Run, from 1: a retry is the next number."`
-	Executor string           `json:"executor" doc:"What ran the attempt: local_process (the standalone or edge server itself) or remote_worker (a cluster worker)."`
+	Executor string           `json:"executor" doc:"What ran the attempt: local_process (the standalone or edge server itself) or remote_worker (a cluster worker)." edgedoc:"What ran the attempt: local_process, the server itself."`
 	State    run.AttemptState `json:"state" doc:"The attempt's state: claimed, starting, running, succeeded, failed, timed_out, cancelled or lost."`
 	// StateText is State in English words, read with its Run's state: a
 	// claimed attempt waits to start, or (its Run dispatching) was granted
 	// to a worker that has not started it yet.
-	StateText    string `json:"stateText" doc:"state in English words, read with its Run's state (a claimed attempt waits to start, or was granted to a worker that has not started it yet)."`
+	StateText    string `json:"stateText" doc:"state in English words, read with its Run's state (a claimed attempt waits to start, or was granted to a worker that has not started it yet)." edgedoc:"state in English words, read with its Run's state (a claimed attempt waits to start)."`
 	ExitCode     *int64 `json:"exitCode" doc:"The command's exit code when it exited on its own; null otherwise (not started, still running, killed by a signal, lost)."`
 	ErrorCode    string `json:"errorCode,omitempty" doc:"Why the attempt did not succeed (exit_nonzero, killed_by_signal, timed_out, spawn_failed, cancelled, ...); absent while it runs and when it succeeded."`
 	ErrorMessage string `json:"errorMessage,omitempty" doc:"In English words, why the attempt ended as it did, when its runner gave a reason; absent otherwise."`
@@ -131,7 +131,7 @@ type NoServer struct {
 
 // Waiting is the stable shape of why a queued Run has not started.
 type Waiting struct {
-	Reason run.WaitReason `json:"reason" doc:"Why the Run waits: no_worker, workers_draining, no_matching_worker, workers_too_old, workers_busy (cluster only); server_busy, server_starting, no_server (standalone and edge only); waits_for_previous, project_busy, project_archived (every profile)."`
+	Reason run.WaitReason `json:"reason" doc:"Why the Run waits: no_worker, workers_draining, no_matching_worker, workers_too_old, workers_busy (cluster only); server_busy, server_starting, no_server (standalone and edge only); waits_for_previous, project_busy, project_archived (every profile)." edgedoc:"Why the Run waits: server_busy, server_starting, no_server, waits_for_previous, project_busy or project_archived."`
 	// Labels are the labels the task's placement requires ({} for none),
 	// and Workers the live workers the reason counts: the cluster's, whose
 	// workers run its Runs, always gives both; a single-node server, which
@@ -176,7 +176,7 @@ type Waiting struct {
 	// HandedOver, that its database was handed over and waits for a
 	// take-back.
 	DataDir    string `json:"dataDir,omitempty" doc:"Standalone and edge only: for no_server, which only a read of the data directory itself gives, never this API, the data directory no server serves."`
-	HandedOver bool   `json:"handedOver,omitempty" doc:"Standalone and edge only: for no_server, true when the data directory's database was handed over to the cluster and waits for a take-back."`
+	HandedOver bool   `json:"handedOver,omitempty" doc:"Standalone and edge only: for no_server, true when the data directory's database was handed over (ql export --with-state), so that its triggers run where that state was applied, and no server starts here before a take-back (ql serve --take-back)."`
 	// Message is Reason in English words, with what to do.
 	Message string `json:"message" doc:"reason in English words, with what to do." cmdname:"said"`
 }

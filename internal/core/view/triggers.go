@@ -107,11 +107,14 @@ type Trigger struct {
 	// lacks), in the words of its refusals: the stored cursor, left by a
 	// server that read the zone, is then no time this one's scheduler
 	// fires at, and is not shown.
-	NextFireUnknown   string  `json:"nextFireUnknown,omitempty" doc:"Why this server cannot work out the trigger's next fire (its stored time zone is missing from the zone database of the server's host) and what to do; absent when it can." cmdname:"said"`
-	LastScheduledAtMs *int64  `json:"lastScheduledAtMs" doc:"The newest occurrence the clock admitted a Run for, Unix time in milliseconds; null before the first."`
-	StateVersion      int64   `json:"stateVersion" doc:"The version of the trigger's schedule row, one more at each change of it (its next fire moving on, a pause, a resume)."`
-	ClaimOwner        *string `json:"claimOwner" doc:"Cluster only: the replica whose scheduler holds the trigger's schedule row right now; null when none does, and always on a standalone or edge server."`
-	ClaimExpiresAtMs  *int64  `json:"claimExpiresAtMs" doc:"Cluster only: when the replica's hold on the schedule row lapses, Unix time in milliseconds; null when none holds it, and always on a standalone or edge server."`
+	NextFireUnknown   string `json:"nextFireUnknown,omitempty" doc:"Why this server cannot work out the trigger's next fire (its stored time zone is missing from the zone database of the server's host) and what to do; absent when it can." cmdname:"said"`
+	LastScheduledAtMs *int64 `json:"lastScheduledAtMs" doc:"The newest occurrence the clock admitted a Run for, Unix time in milliseconds; null before the first."`
+	StateVersion      int64  `json:"stateVersion" doc:"The version of the trigger's schedule row, one more at each change of it (its next fire moving on, a pause, a resume)."`
+	// ClaimOwner and ClaimExpiresAtMs are left out where no replica holds
+	// the row, as always on a single node: its answers carry nothing of
+	// the cluster.
+	ClaimOwner       *string `json:"claimOwner,omitempty" doc:"Cluster only: the replica whose scheduler holds the trigger's schedule row right now; absent when none does, and always on a standalone or edge server."`
+	ClaimExpiresAtMs *int64  `json:"claimExpiresAtMs,omitempty" doc:"Cluster only: when the replica's hold on the schedule row lapses, Unix time in milliseconds; absent when none holds it, and always on a standalone or edge server."`
 	// LastRun is the trigger's newest Run, the one admitted last; absent
 	// when it has none.
 	LastRun *LastRun `json:"lastRun,omitempty" doc:"The trigger's newest Run, the one admitted last; absent when it has none."`
